@@ -1,0 +1,124 @@
+// Typed environment. Every setting Portico reads is parsed here, once, at start; a bad value stops
+// the process with a message naming the variable rather than failing later inside a request.
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+export type AppEnv = 'development' | 'test' | 'production'
+export type Role = 'api' | 'worker' | 'all'
+
+export interface Config {
+  port: number
+  publicUrl: string
+  databaseUrl: string | null
+  dataDir: string
+  appEnv: AppEnv
+  role: Role
+  managementKey: string | null
+  provisionSecret: string | null
+  edgeAuthSecret: string | null
+  secretsKey: Buffer
+  dnsResolvers: string[]
+  monitorAlertsEnabled: boolean
+  sellPurchaseEnabled: boolean
+  billingEnforceQuota: boolean
+  webhookAllowLoopback: boolean
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  version: string
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function flag(env: Env, name: string): boolean {
+  const v = env[name]
+  if (v === undefined || v === '') return false
+  if (['1', 'true', 'yes', 'on'].includes(v.toLowerCase())) return true
+  if (['0', 'false', 'no', 'off'].includes(v.toLowerCase())) return false
+  throw new ConfigError(`${name} must be 1/0 (true/false), got ${JSON.stringify(v)}`)
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
+  const v = env[name]
+  if (v === undefined || v === '') return dflt
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`)
+  }
+  return v as T
+}
+
+function hostPort(entry: string, name: string): string {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(?::(\d{1,5}))?$/.exec(entry.trim())
+  if (!m || (m[2] && Number(m[2]) > 65535)) throw new ConfigError(`${name}: ${JSON.stringify(entry)} is not host:port`)
+  return `${m[1]}:${m[2] ?? '53'}`
+}
+
+/** SECRETS_KEY is 32 bytes as hex or base64. Outside production it is generated into DATA_DIR once. */
+function secretsKey(env: Env, appEnv: AppEnv, dataDir: string): Buffer {
+  const raw = env.SECRETS_KEY
+  if (raw) {
+    const buf = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
+    if (buf.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, as 64 hex characters or base64')
+    return buf
+  }
+  if (appEnv === 'production') throw new ConfigError('SECRETS_KEY is required in production')
+  const file = join(dataDir, 'secrets.key')
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex')
+  mkdirSync(dataDir, { recursive: true })
+  const key = randomBytes(32)
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return key
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const appEnv = oneOf(env, 'APP_ENV', ['development', 'test', 'production'] as const, 'development')
+  const port = Number(env.PORT ?? 8080)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${env.PORT}`)
+  const dataDir = resolve(env.DATA_DIR || './.data')
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '')
+  try {
+    new URL(publicUrl)
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.PUBLIC_URL)}`)
+  }
+  const dnsResolvers = (env.DNS_RESOLVERS || '127.0.0.1:53')
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => hostPort(s, 'DNS_RESOLVERS'))
+  const webhookAllowLoopback = flag(env, 'WEBHOOK_ALLOW_LOOPBACK')
+  if (webhookAllowLoopback && appEnv === 'production') {
+    throw new ConfigError('WEBHOOK_ALLOW_LOOPBACK is a test setting and cannot be on in production')
+  }
+  return {
+    port,
+    publicUrl,
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir,
+    appEnv,
+    role: oneOf(env, 'PORTICO_ROLE', ['api', 'worker', 'all'] as const, 'all'),
+    managementKey: env.MANAGEMENT_KEY || null,
+    provisionSecret: env.PROVISION_SECRET || null,
+    edgeAuthSecret: env.EDGE_AUTH_SECRET || null,
+    secretsKey: secretsKey(env, appEnv, dataDir),
+    dnsResolvers,
+    monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),
+    sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
+    billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),
+    webhookAllowLoopback,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+    version: env.PORTICO_VERSION || buildVersion(),
+  }
+}
+
+function buildVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    const head = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { stderr: 'ignore' })
+    const sha = head.success ? head.stdout.toString().trim() : ''
+    return sha ? `${pkg.version}+${sha}` : pkg.version
+  } catch {
+    return '0.0.0'
+  }
+}

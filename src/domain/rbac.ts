@@ -1,0 +1,59 @@
+// The role/permission matrix (CONTRACT.md section 5 rule 4). `GET /rbac` publishes this table and the
+// server enforces from the same table, so the published matrix cannot drift from what is enforced.
+
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const
+export type MemberRole = (typeof ROLES)[number]
+
+export const PERMISSIONS = {
+  'tenant:read': 'Read the workspace',
+  'app:read': 'Read applications and their settings',
+  'app:write': 'Create applications and change their settings',
+  'keys:read': 'List API key metadata',
+  'keys:manage': 'Create and revoke API keys',
+  'members:read': 'List members',
+  'members:manage': 'Invite members and change roles',
+  'connections:read': 'Read domain connections and their records',
+  'connections:write': 'Create, apply and re-check domain connections',
+  'connections:disconnect': 'Disconnect domains',
+  'webhooks:read': 'List webhook endpoints and deliveries',
+  'webhooks:manage': 'Create and remove webhook endpoints, replay deliveries',
+  'billing:read': 'Read billing standing',
+  'billing:manage': 'Save a card (billing setup)',
+  'billing:owner': 'Buy plans and read invoices',
+  'audit:read': 'Read the audit log',
+} as const
+export type Permission = keyof typeof PERMISSIONS
+
+const ALL = Object.keys(PERMISSIONS) as Permission[]
+const READS: Permission[] = ['tenant:read', 'app:read', 'keys:read', 'members:read', 'connections:read', 'webhooks:read', 'billing:read']
+
+export const ROLE_PERMISSIONS: Record<MemberRole, readonly Permission[]> = {
+  owner: ALL,
+  admin: ALL.filter((p) => p !== 'billing:owner'),
+  member: [...READS, 'connections:write', 'connections:disconnect', 'webhooks:manage'],
+  viewer: READS,
+}
+
+const index = new Map<MemberRole, Set<Permission>>(ROLES.map((r) => [r, new Set(ROLE_PERMISSIONS[r])]))
+
+export function can(role: MemberRole, permission: Permission): boolean {
+  return index.get(role)?.has(permission) ?? false
+}
+
+/** Rank for "may not grant more than you hold": owner 3 … viewer 0. */
+export function roleRank(role: MemberRole): number {
+  return 3 - ROLES.indexOf(role)
+}
+
+export function rbacMatrix() {
+  return {
+    roles: ROLES.map((role) => ({ role, permissions: [...ROLE_PERMISSIONS[role]] })),
+    permissions: Object.entries(PERMISSIONS).map(([id, description]) => ({ id, description })),
+    rules: [
+      'Managing members and minting or revoking API keys require admin or owner.',
+      'Only an owner can create or demote an owner; a workspace keeps at least one owner.',
+      'A key cannot be minted with a role above the role of the key that mints it.',
+      'Billing requires owner; saving a card (billing:manage) accepts owners and admins.',
+    ],
+  }
+}

@@ -1,0 +1,133 @@
+// The REST face: an Elysia app whose routes come from the operation registry. This file owns the
+// wire: request ids, body parsing, credential resolution, the error envelope and the request log.
+// Operations never see any of it.
+import { Elysia } from 'elysia'
+import type { Clock } from '../clock.ts'
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { randomToken } from '../ids.ts'
+import { errorFields, log } from '../logger.ts'
+import type { AnyOp } from '../ops/registry.ts'
+import { runOp, type OpResult } from '../ops/run.ts'
+import type { Services } from '../services.ts'
+import { authenticate } from './auth.ts'
+import { ApiError } from './errors.ts'
+import { Router } from './router.ts'
+
+export interface AppDeps {
+  config: Config
+  db: Sql
+  clock: Clock
+  services: Services
+  ops: AnyOp[]
+}
+
+export const API_BASE = '/v1'
+
+export function fullPath(op: AnyOp): string {
+  return op.root ? op.path : API_BASE + op.path
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
+const MAX_BODY_BYTES = 1 << 20
+
+function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+}
+
+async function readBody(req: Request): Promise<unknown> {
+  const len = Number(req.headers.get('content-length') ?? 0)
+  if (len > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
+  const text = await req.text()
+  if (text.length > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError('invalid_request', 'The body is not valid JSON')
+  }
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of url.searchParams) out[k] = v
+  return out
+}
+
+function headerObject(op: AnyOp, headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of Object.keys(op.headers?.properties ?? {})) {
+    const v = headers.get(name)
+    if (v !== null) out[name] = v
+  }
+  return out
+}
+
+export function buildRouter(ops: AnyOp[]): Router<AnyOp> {
+  const router = new Router<AnyOp>()
+  for (const op of ops) router.add(op.method, fullPath(op), op)
+  return router
+}
+
+export function createHandler(deps: AppDeps) {
+  const router = buildRouter(deps.ops)
+
+  return async function handle(req: Request, ip: string | null): Promise<Response> {
+    const started = performance.now()
+    const url = new URL(req.url)
+    const incoming = req.headers.get('x-request-id')
+    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${randomToken(12)}`
+    let status = 500
+    let opId: string | undefined
+    try {
+      const m = router.match(req.method, url.pathname)
+      if (m === null) throw new ApiError('not_found', 'No such route')
+      if (m === 'method') {
+        throw new ApiError('method_not_allowed', `Use ${router.allowed(url.pathname).join(', ')} on this path`, undefined, {
+          headers: { allow: router.allowed(url.pathname).join(', ') },
+        })
+      }
+      const op = m.value
+      opId = op.id
+      const principal = await authenticate(deps, req.headers, op.auth)
+      const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
+      if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+        throw new ApiError('invalid_request', 'This operation takes no body')
+      }
+      const result: OpResult = await runOp(
+        op,
+        { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip },
+        { params: m.params, query: queryObject(url), body, headers: headerObject(op, req.headers) },
+      )
+      status = result.status
+      return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
+    } catch (err) {
+      const e = toApiError(err, requestId, opId)
+      status = e.status
+      return json(e.status, e.body(), { 'x-request-id': requestId, ...e.headers })
+    } finally {
+      log.info('request', {
+        method: req.method,
+        path: url.pathname,
+        op: opId,
+        status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        request_id: requestId,
+      })
+    }
+  }
+}
+
+/** The one mapper from anything thrown to the contract's envelope; causes go to the log only. */
+export function toApiError(err: unknown, requestId: string, opId?: string): ApiError {
+  if (err instanceof ApiError) return err
+  log.error('unhandled error', { request_id: requestId, op: opId, ...errorFields(err) })
+  return new ApiError('internal_error')
+}
+
+export function createApp(deps: AppDeps) {
+  const handle = createHandler(deps)
+  const route = ({ request, server }: { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }) =>
+    handle(request, server?.requestIP(request)?.address ?? null)
+  return new Elysia().all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
+}

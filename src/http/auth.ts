@@ -1,0 +1,114 @@
+// Credential resolution (CONTRACT.md section 5). The bearer's form says what it claims to be (an API
+// key prefix, a JWT, or an opaque operator secret); it is then verified only as a credential the
+// operation accepts. Anything else is 401 with the same answer, so a caller learns nothing about why.
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import type { MemberRole } from '../domain/rbac.ts'
+import { looksLikeApiKey, secretEquals, sha256 } from '../domain/secrets.ts'
+import type { Clock } from '../clock.ts'
+import type { Services } from '../services.ts'
+import { ApiError } from './errors.ts'
+import type { Credential, Principal } from '../ops/registry.ts'
+
+export interface AuthDeps {
+  config: Config
+  db: Sql
+  clock: Clock
+  services: Services
+}
+
+function bearer(headers: Headers): string | null {
+  const h = headers.get('authorization')
+  if (!h) return null
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h)
+  return m ? m[1]! : null
+}
+
+function looksLikeJwt(token: string): boolean {
+  return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)
+}
+
+function jwtType(token: string): string | undefined {
+  try {
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { typ?: string }
+    return header.typ?.toLowerCase()
+  } catch {
+    return undefined
+  }
+}
+
+const lastUsedWrites = new Map<string, number>()
+
+/** Marks a key used, at most once a minute per key per process: a write per request would cost more than the read. */
+function touchKey(db: Sql, keyId: string, now: Date): void {
+  const prev = lastUsedWrites.get(keyId) ?? 0
+  if (now.getTime() - prev < 60_000) return
+  lastUsedWrites.set(keyId, now.getTime())
+  db`update api_keys set last_used_at = ${now} where id = ${keyId}`.catch(() => {})
+}
+
+async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal | null> {
+  const rows = await deps.db`
+    select id, tenant_id, role, application_id from api_keys
+    where key_hash = ${sha256(token)} and revoked_at is null`
+  const k = rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
+  if (!k) return null
+  touchKey(deps.db, k.id, deps.clock.now())
+  return { kind: 'KEY', tenantId: k.tenant_id, keyId: k.id, role: k.role, applicationId: k.application_id }
+}
+
+/** What a bearer claims to be, by its form alone. */
+function bearerKind(token: string): 'KEY' | 'AGENT' | 'WIDGET' | 'OPAQUE' {
+  if (looksLikeApiKey(token)) return 'KEY'
+  if (looksLikeJwt(token)) return jwtType(token) === 'at+jwt' ? 'AGENT' : 'WIDGET'
+  return 'OPAQUE'
+}
+
+async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<typeof bearerKind>): Promise<Principal | null> {
+  switch (kind) {
+    case 'KEY':
+      return apiKeyPrincipal(deps, token)
+    case 'AGENT': {
+      const a = deps.services.verifyAgentToken ? await deps.services.verifyAgentToken(token) : null
+      return a ? { kind: 'AGENT', ...a } : null
+    }
+    case 'WIDGET': {
+      const w = await deps.services.widgetTokens.verify(token, deps.clock.now())
+      return w ? { kind: 'WIDGET', ...w } : null
+    }
+    case 'OPAQUE':
+      if (deps.config.managementKey && secretEquals(token, deps.config.managementKey)) return { kind: 'MGMT' }
+      if (deps.config.provisionSecret && secretEquals(token, deps.config.provisionSecret)) return { kind: 'PROV' }
+      return null
+  }
+}
+
+/**
+ * Resolves the caller. A valid credential of a kind the operation does not accept is 403 (it is
+ * known, just not allowed here); a missing, unknown, expired or revoked one is 401.
+ */
+export async function authenticate(deps: AuthDeps, headers: Headers, accepted: readonly Credential[]): Promise<Principal> {
+  if (accepted.length === 1 && accepted[0] === 'NONE') return { kind: 'NONE' }
+  if (accepted.includes('EDGE')) {
+    const edge = headers.get('x-edge-auth')
+    if (edge && deps.config.edgeAuthSecret && secretEquals(edge, deps.config.edgeAuthSecret)) return { kind: 'EDGE' }
+  }
+  const token = bearer(headers)
+  const provHeader = headers.get('x-provision-secret')
+  if (provHeader !== null && accepted.includes('PROV') && deps.config.provisionSecret && secretEquals(provHeader, deps.config.provisionSecret)) {
+    return { kind: 'PROV' }
+  }
+  if (token) {
+    const p = await verifyBearer(deps, token, bearerKind(token))
+    if (p) {
+      if (p.kind === 'MGMT' && deps.config.appEnv === 'production') {
+        throw new ApiError('forbidden', 'Management-key routes are disabled in production')
+      }
+      if (accepted.includes(p.kind)) return p
+      if (accepted.includes('NONE')) return { kind: 'NONE' }
+      throw new ApiError('forbidden', 'This credential cannot call this operation')
+    }
+  }
+  if (accepted.includes('NONE')) return { kind: 'NONE' }
+  throw new ApiError('unauthorized', token || provHeader ? 'The credential is not valid' : 'Missing credential')
+}

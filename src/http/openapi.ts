@@ -1,0 +1,131 @@
+// The OpenAPI 3.1 document served at /v1/openapi.json, generated from the operation registry so the
+// document lists exactly the routes the server serves. Where the contract says "not shown", the
+// operation's own description says what Portico chose.
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { AnyOp, Credential } from '../ops/registry.ts'
+import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import { API_BASE } from './app.ts'
+
+const SECURITY_SCHEMES = {
+  ManagementKey: { type: 'http', scheme: 'bearer', description: 'Operator management key (opaque). Refused in production.' },
+  ProvisionSecret: { type: 'apiKey', in: 'header', name: 'X-Provision-Secret', description: 'Console-server provision secret; also accepted as a Bearer token.' },
+  ProvisionBearer: { type: 'http', scheme: 'bearer', description: 'The provision secret sent as a Bearer token.' },
+  ApiKey: { type: 'http', scheme: 'bearer', description: 'Tenant API key: `ptc_live_…` / `ptc_test_…` (older `sk_live_…` / `sk_test_…` still accepted).' },
+  WidgetToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Widget token minted by POST /tokens; 60 minutes; optionally bound to one hostname; scope `connect` (default) or `app`.' },
+  AgentToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Delegated agent access token (`typ: at+jwt`) from the agent OAuth flow; limited by its scopes.' },
+  EdgeAuth: { type: 'apiKey', in: 'header', name: 'X-Edge-Auth', description: 'Edge shared secret. Only POST /internal/ask; the route must be network-isolated.' },
+} as const
+
+const SCHEME_OF: Record<Exclude<Credential, 'NONE'>, (keyof typeof SECURITY_SCHEMES)[]> = {
+  MGMT: ['ManagementKey'],
+  PROV: ['ProvisionSecret', 'ProvisionBearer'],
+  KEY: ['ApiKey'],
+  WIDGET: ['WidgetToken'],
+  AGENT: ['AgentToken'],
+  EDGE: ['EdgeAuth'],
+}
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'title'],
+  properties: {
+    code: { type: 'string', description: 'Stable machine-readable code' },
+    title: { type: 'string', description: 'Human-readable summary' },
+    details: { description: 'Optional detail: for invalid_request a list of {in, field, message}' },
+  },
+}
+
+/** TypeBox schemas are JSON Schema; strip TypeBox's symbol keys by a JSON round trip. */
+function plain(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema))
+}
+
+function parameters(op: AnyOp) {
+  const out: Record<string, unknown>[] = []
+  const add = (schema: TObject | undefined, where: 'path' | 'query' | 'header') => {
+    if (!schema) return
+    const required = new Set(schema.required ?? [])
+    for (const [name, s] of Object.entries(schema.properties)) {
+      const p = plain(s as TSchema)
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        ...(p.description ? { description: p.description } : {}),
+        schema: p,
+      })
+    }
+  }
+  add(op.params, 'path')
+  add(op.query, 'query')
+  add(op.headers, 'header')
+  return out
+}
+
+function responses(op: AnyOp) {
+  const out: Record<string, unknown> = {}
+  const ok = op.status ?? 200
+  out[String(ok)] = { description: op.summary, content: { 'application/json': { schema: plain(op.response) } } }
+  for (const alt of op.altStatus ?? []) {
+    out[String(alt.status)] = { description: alt.description, content: { 'application/json': { schema: plain(op.response) } } }
+  }
+  const byStatus = new Map<number, ErrorCode[]>()
+  const codes = new Set<ErrorCode>([...op.errors, 'internal_error'])
+  if (!op.auth.includes('NONE')) codes.add('unauthorized')
+  if (op.params || op.query || op.body || op.headers) codes.add('invalid_request')
+  for (const code of codes) {
+    const status = ERROR_STATUS[code]
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: `Error: ${list.map((c) => `\`${c}\``).join(', ')}`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    }
+  }
+  return out
+}
+
+function describe(op: AnyOp): string {
+  const lines = [op.description ?? op.summary]
+  const creds = op.auth.map((c) => (c === 'NONE' ? 'no credential' : c)).join(', ')
+  lines.push('', `Credentials: ${creds}.`)
+  if (op.permission) lines.push(`API keys need the \`${op.permission}\` permission (see GET /rbac).`)
+  if (op.scope) lines.push(`Agent tokens need the \`${op.scope}\` scope.`)
+  if (op.widgetScope) lines.push(`Widget tokens must be minted with scope \`${op.widgetScope}\`; connect-scoped tokens get 403.`)
+  return lines.join('\n')
+}
+
+export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }) {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of ops) {
+    const key = op.path
+    const entry = (paths[op.root ? op.path : key] ??= op.root ? { servers: [{ url: opts.publicUrl }] } : {})
+    entry[op.method.toLowerCase()] = {
+      operationId: op.id,
+      summary: op.summary,
+      description: describe(op),
+      tags: [op.tag],
+      security: op.auth.flatMap((c) => (c === 'NONE' ? [{}] : SCHEME_OF[c].map((s) => ({ [s]: [] })))),
+      parameters: parameters(op),
+      ...(op.body
+        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: plain(op.body) } } } }
+        : {}),
+      responses: responses(op),
+      ...(op.kind === 'read' ? {} : { 'x-portico-kind': op.kind }),
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Portico API',
+      version: opts.version,
+      description:
+        'Portico is a domain-connection control plane. Every error body is `{code, title, details?}`. ' +
+        'Unknown body fields are rejected with 400 `invalid_request`. Ids of other tenants answer 404.',
+    },
+    servers: [{ url: opts.publicUrl + API_BASE }],
+    paths,
+    components: { schemas: { Error: ERROR_SCHEMA }, securitySchemes: SECURITY_SCHEMES },
+  }
+}

@@ -1,0 +1,108 @@
+// Path matching for the registry's routes. The contract uses custom-method paths such as
+// `/connections/{id}:recheck` and `/tenants:provision`, which Elysia's router cannot express (a `:`
+// inside a segment starts a parameter there), so the registry's paths are matched here and Elysia
+// hosts the result. Static segments win over parameters; a segment parameter never contains `/`.
+
+interface Seg {
+  literal?: string
+  param?: string
+  /** `{id}:verb`: the parameter is the segment up to this suffix. */
+  suffix?: string
+}
+
+interface Route<T> {
+  method: string
+  template: string
+  segs: Seg[]
+  value: T
+  rank: number
+}
+
+export interface Match<T> {
+  value: T
+  params: Record<string, string>
+}
+
+function parse(template: string): Seg[] {
+  return template
+    .split('/')
+    .slice(1)
+    .map((s) => {
+      const m = /^\{(\w+)\}(:[\w-]+)?$/.exec(s)
+      if (m) return { param: m[1], suffix: m[2] }
+      if (s.includes('{')) throw new Error(`unsupported path segment ${s} in ${template}`)
+      return { literal: s }
+    })
+}
+
+export class Router<T> {
+  private readonly exact = new Map<string, T>()
+  private readonly bySize = new Map<number, Route<T>[]>()
+  private readonly paths = new Set<string>()
+
+  add(method: string, template: string, value: T): void {
+    const segs = parse(template)
+    const key = `${method} ${template}`
+    if (this.paths.has(key)) throw new Error(`duplicate route ${key}`)
+    this.paths.add(key)
+    if (segs.every((s) => s.literal !== undefined)) {
+      this.exact.set(key, value)
+      return
+    }
+    // Fewer parameters and longer literal parts first, so `/connections:count` beats `/connections/{id}`.
+    const rank = segs.reduce((r, s) => r * 4 + (s.literal !== undefined ? 2 : s.suffix ? 1 : 0), 0)
+    const list = this.bySize.get(segs.length) ?? []
+    list.push({ method, template, segs, value, rank })
+    list.sort((a, b) => b.rank - a.rank)
+    this.bySize.set(segs.length, list)
+  }
+
+  /** Returns the match, or `'method'` when the path exists under another method, or null. */
+  match(method: string, path: string): Match<T> | 'method' | null {
+    const exact = this.exact.get(`${method} ${path}`)
+    if (exact !== undefined) return { value: exact, params: {} }
+    const parts = path.split('/').slice(1)
+    let otherMethod = false
+    for (const r of this.bySize.get(parts.length) ?? []) {
+      const params = matchSegs(r.segs, parts)
+      if (!params) continue
+      if (r.method === method) return { value: r.value, params }
+      otherMethod = true
+    }
+    if (otherMethod) return 'method'
+    for (const key of this.exact.keys()) if (key.endsWith(` ${path}`)) return 'method'
+    return null
+  }
+
+  allowed(path: string): string[] {
+    return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => {
+      const r = this.match(m, path)
+      return r !== null && r !== 'method'
+    })
+  }
+}
+
+function matchSegs(segs: Seg[], parts: string[]): Record<string, string> | null {
+  const params: Record<string, string> = {}
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i]!
+    const p = parts[i]!
+    if (s.literal !== undefined) {
+      if (s.literal !== p) return null
+      continue
+    }
+    let raw = p
+    if (s.suffix) {
+      if (!p.endsWith(s.suffix) || p.length === s.suffix.length) return null
+      raw = p.slice(0, -s.suffix.length)
+    } else if (p === '' || p.includes(':')) {
+      return null
+    }
+    try {
+      params[s.param!] = decodeURIComponent(raw)
+    } catch {
+      return null
+    }
+  }
+  return params
+}

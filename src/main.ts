@@ -1,0 +1,46 @@
+// Start: configuration, database (embedded when DATABASE_URL is absent), migrations, HTTP and workers.
+import { ConfigError, loadConfig } from './config.ts'
+import { startEmbedded, type EmbeddedDb } from './db/embedded.ts'
+import { createPortico } from './server.ts'
+import { errorFields, log } from './logger.ts'
+
+async function main(): Promise<void> {
+  let config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`portico: configuration error: ${err.message}`)
+      process.exit(2)
+    }
+    throw err
+  }
+  let embedded: EmbeddedDb | null = null
+  let databaseUrl = config.databaseUrl
+  if (!databaseUrl) {
+    embedded = await startEmbedded(config.dataDir)
+    databaseUrl = embedded.url
+    log.info('embedded postgres started', { data_dir: config.dataDir })
+  }
+  const portico = await createPortico(config, { databaseUrl })
+  const server = portico.app.listen({ port: config.port, hostname: process.env.HOST || '0.0.0.0' })
+  log.info('portico listening', { port: server.server?.port, env: config.appEnv, version: config.version, role: config.role })
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('stopping', { signal })
+    await server.stop()
+    await portico.close()
+    await embedded?.stop()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((err) => {
+  log.error('start failed', errorFields(err))
+  process.exit(1)
+})

@@ -1,0 +1,42 @@
+// Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
+// tools are generated from it; an operation missing here exists in no face.
+import type { AnyOp } from './registry.ts'
+import { configOp, healthOp, openapiOp, plansOp, rbacOp, setRegistry } from './catalogs.ts'
+import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, updateMemberOp } from './members.ts'
+import {
+  createApplicationOp,
+  createKeyOp,
+  createTenantOp,
+  defaultKeyOp,
+  getApplicationOp,
+  getTenantOp,
+  listApplicationsOp,
+  listKeysOp,
+  provisionOp,
+  revokeKeyOp,
+} from './tenancy.ts'
+
+export const OPERATIONS: AnyOp[] = [
+  healthOp,
+  configOp,
+  openapiOp,
+  rbacOp,
+  plansOp,
+  createTenantOp,
+  getTenantOp,
+  provisionOp,
+  defaultKeyOp,
+  createApplicationOp,
+  listApplicationsOp,
+  getApplicationOp,
+  createKeyOp,
+  listKeysOp,
+  revokeKeyOp,
+  createTokenOp,
+  inviteMemberOp,
+  listMembersOp,
+  updateMemberOp,
+  acceptMemberOp,
+]
+
+setRegistry(() => OPERATIONS)

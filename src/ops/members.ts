@@ -1,0 +1,217 @@
+// Tokens and members (CONTRACT.md section 4): widget tokens minted server-side with an application's
+// client secret, member invitations, role changes with the owner rules, and acceptance.
+import { Type } from '@sinclair/typebox'
+import { toASCII } from 'node:punycode'
+import { ApiError, notFound, unauthorized } from '../http/errors.ts'
+import { newId, randomToken } from '../ids.ts'
+import { matchesHash, sha256 } from '../domain/secrets.ts'
+import type { MemberRole } from '../domain/rbac.ts'
+import { WIDGET_TOKEN_TTL_SECONDS } from '../domain/widget-tokens.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { Email, IdParam, Input, Member, Out, RoleSchema } from './schemas.ts'
+
+interface MemberRow {
+  id: string
+  tenant_id: string
+  email: string
+  role: MemberRole
+  status: 'invited' | 'active'
+  created_at: Date
+  accepted_at: Date | null
+}
+
+const memberOut = (m: MemberRow, inviteToken?: string) => ({
+  id: m.id,
+  email: m.email,
+  role: m.role,
+  status: m.status,
+  ...(inviteToken ? { invite_token: inviteToken } : {}),
+  created_at: m.created_at,
+  accepted_at: m.accepted_at,
+})
+
+/** A hostname as a token may be bound to: lowercase, no trailing dot, IDNA ASCII form. */
+export function normalizeHostname(input: string): string | null {
+  let h = input.trim().toLowerCase().replace(/\.$/, '')
+  try {
+    h = toASCII(h)
+  } catch {
+    return null
+  }
+  if (h.length > 253) return null
+  const labels = h.split('.')
+  if (labels.length < 2) return null
+  return labels.every((l) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(l) || /^\*$/.test(l)) ? h : null
+}
+
+export const createTokenOp = defineOp({
+  id: 'tokens.create',
+  method: 'POST',
+  path: '/tokens',
+  summary: 'Mint a widget token',
+  description:
+    'Server-side only: authenticated by the application\'s `client_secret` in the body, never by a bearer. The token is a JWT for one ' +
+    'application, valid `expires_in` seconds (default 3600). `domain` binds it to one hostname: it may then act only on that hostname. ' +
+    '`scope` is `connect` (default; the end-user flow) or `app` (also reads application-level data such as billing standing).',
+  tag: 'Tokens and members',
+  auth: ['NONE'],
+  body: Input({
+    application_id: Type.String({ minLength: 1, maxLength: 100 }),
+    client_secret: Type.String({ minLength: 1, maxLength: 200 }),
+    domain: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+    scope: Type.Optional(Type.Union([Type.Literal('connect'), Type.Literal('app')])),
+    expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400, description: 'Seconds (default 3600)' })),
+  }),
+  response: Out({ token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }),
+  errors: ['invalid_request', 'unauthorized'],
+  kind: 'write',
+  transaction: false,
+  internal: true,
+  async handler(ctx, input) {
+    const [app] = await ctx.sql`select id, tenant_id, client_secret_hash from applications where id = ${input.application_id}`
+    // An unknown application and a wrong secret answer the same.
+    if (!app || !matchesHash(input.client_secret, app.client_secret_hash)) throw unauthorized('Unknown application or wrong client_secret')
+    let boundHost: string | null = null
+    if (input.domain !== undefined) {
+      boundHost = normalizeHostname(input.domain)
+      if (!boundHost) throw new ApiError('invalid_request', 'domain is not a valid hostname', [{ in: 'body', field: 'domain', message: 'not a hostname' }])
+    }
+    const ttl = input.expires_in ?? WIDGET_TOKEN_TTL_SECONDS
+    const token = await ctx.services.widgetTokens.mint(
+      { tenantId: app.tenant_id, applicationId: app.id, scope: input.scope ?? 'connect', boundHost },
+      ctx.clock.now(),
+      ttl,
+    )
+    ctx.audit = { tenantId: app.tenant_id, targetId: app.id, details: { bound_host: boundHost, scope: input.scope ?? 'connect' } }
+    return { token, token_type: 'Bearer' as const, expires_in: ttl }
+  },
+})
+
+async function memberInTenant(ctx: Ctx, tenantId: string, id: string): Promise<MemberRow> {
+  const [m] = await ctx.sql`select * from members where id = ${id} and tenant_id = ${tenantId}`
+  if (!m) throw notFound('Member not found')
+  return m as MemberRow
+}
+
+function keyPrincipal(ctx: Ctx) {
+  const p = ctx.principal
+  if (p.kind !== 'KEY') throw new ApiError('forbidden', 'Only API keys manage members')
+  return p
+}
+
+export const inviteMemberOp = defineOp({
+  id: 'members.invite',
+  method: 'POST',
+  path: '/members',
+  summary: 'Invite a member',
+  description:
+    'Admins and owners only; only an owner may invite an owner. Answers 201 with the Member and its `invite_token` (shown once). ' +
+    'Inviting an email that is still only invited answers 200 with a fresh token (the old one stops working); inviting an active member is 409.',
+  tag: 'Tokens and members',
+  auth: ['KEY'],
+  permission: 'members:manage',
+  body: Input({ email: Email, role: Type.Optional(RoleSchema) }),
+  response: Member,
+  status: 201,
+  altStatus: [{ status: 200, description: 'Re-invitation of a pending member with a fresh token' }],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = keyPrincipal(ctx)
+    const role = input.role ?? 'member'
+    if (role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner')
+    const token = `inv_${randomToken(24)}`
+    const now = ctx.clock.now()
+    const [existing] = await ctx.sql`select * from members where tenant_id = ${p.tenantId} and lower(email) = lower(${input.email}) for update`
+    if (existing) {
+      if (existing.status === 'active') throw new ApiError('conflict', 'This person is already a member')
+      if (existing.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can change an owner invitation')
+      const [m] = await ctx.sql`
+        update members set invite_token_hash = ${sha256(token)}, role = ${role}, invited_by = ${p.keyId}, updated_at = ${now}
+        where id = ${existing.id} returning *`
+      ctx.audit.targetId = existing.id
+      return reply(200, memberOut(m as MemberRow, token))
+    }
+    const [m] = await ctx.sql`
+      insert into members (id, tenant_id, email, role, status, invite_token_hash, invited_by, created_at, updated_at)
+      values (${newId('mem', now.getTime())}, ${p.tenantId}, ${input.email}, ${role}, 'invited', ${sha256(token)}, ${p.keyId}, ${now}, ${now})
+      returning *`
+    return memberOut(m as MemberRow, token)
+  },
+})
+
+export const listMembersOp = defineOp({
+  id: 'members.list',
+  method: 'GET',
+  path: '/members',
+  summary: 'List members',
+  tag: 'Tokens and members',
+  auth: ['KEY'],
+  permission: 'members:read',
+  response: Out({ members: Type.Array(Member), count: Type.Integer() }),
+  errors: ['unauthorized', 'forbidden'],
+  kind: 'read',
+  async handler(ctx) {
+    const p = keyPrincipal(ctx)
+    const rows = (await ctx.sql`select * from members where tenant_id = ${p.tenantId} order by id`) as MemberRow[]
+    return { members: rows.map((m) => memberOut(m)), count: rows.length }
+  },
+})
+
+export const updateMemberOp = defineOp({
+  id: 'members.update',
+  method: 'PATCH',
+  path: '/members/{id}',
+  summary: 'Change a member\'s role',
+  description: 'Admins and owners only. Only an owner may make someone an owner or change an owner\'s role (403); the last owner cannot be demoted (400).',
+  tag: 'Tokens and members',
+  auth: ['KEY'],
+  permission: 'members:manage',
+  params: IdParam,
+  body: Input({ role: RoleSchema }),
+  response: Member,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = keyPrincipal(ctx)
+    const m = await memberInTenant(ctx, p.tenantId, input.id)
+    if ((input.role === 'owner' || m.role === 'owner') && m.role !== input.role && p.role !== 'owner') {
+      throw new ApiError('forbidden', 'Only an owner can create or demote an owner')
+    }
+    if (m.role === 'owner' && input.role !== 'owner' && m.status === 'active') {
+      // Lock the tenant's owners so two concurrent demotions cannot leave none.
+      const owners = await ctx.sql`select id from members where tenant_id = ${p.tenantId} and role = 'owner' and status = 'active' for update`
+      if (owners.length <= 1) throw new ApiError('invalid_request', 'A workspace keeps at least one owner')
+    }
+    const [u] = await ctx.sql`update members set role = ${input.role}, updated_at = ${ctx.clock.now()} where id = ${m.id} returning *`
+    ctx.audit.details = { from: m.role, to: input.role }
+    return memberOut(u as MemberRow)
+  },
+})
+
+export const acceptMemberOp = defineOp({
+  id: 'members.accept',
+  method: 'POST',
+  path: '/members:accept',
+  summary: 'Accept an invitation',
+  description: 'Authenticated by the invitation token in the body. Accepting again with the same token answers the same member (idempotent); an unknown token is 404.',
+  tag: 'Tokens and members',
+  auth: ['NONE'],
+  body: Input({ invite_token: Type.String({ minLength: 1, maxLength: 200 }) }),
+  response: Member,
+  errors: ['invalid_request', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  internal: true,
+  async handler(ctx, input) {
+    const [m] = await ctx.sql`select * from members where invite_token_hash = ${sha256(input.invite_token)} for update`
+    if (!m) throw notFound('Invitation not found')
+    ctx.audit = { tenantId: m.tenant_id, targetId: m.id }
+    if (m.status === 'active') return memberOut(m as MemberRow)
+    const now = ctx.clock.now()
+    const [u] = await ctx.sql`update members set status = 'active', accepted_at = ${now}, updated_at = ${now} where id = ${m.id} returning *`
+    return memberOut(u as MemberRow)
+  },
+})

@@ -1,0 +1,129 @@
+// The face-independent executor. REST and MCP both hand it an operation, a resolved principal and
+// raw input parts; it checks authority, validates, runs the handler (mutations in one transaction
+// with their audit row) and returns the result or throws an ApiError.
+import type { TObject } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import './formats.ts'
+import { newId } from '../ids.ts'
+import { can } from '../domain/rbac.ts'
+import { ApiError } from '../http/errors.ts'
+import { isReply, type AnyOp, type Ctx, type Principal } from './registry.ts'
+import { validatePart, type Part } from './validate.ts'
+
+export interface RawInput {
+  params?: Record<string, unknown>
+  query?: Record<string, unknown>
+  body?: unknown
+  headers?: Record<string, unknown>
+}
+
+export interface OpResult {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+type BaseCtx = Omit<Ctx, 'sql' | 'audit'>
+
+/** Role, scope and widget-scope checks; credentials were matched against `op.auth` already. */
+export function authorize(op: AnyOp, p: Principal): void {
+  if (p.kind === 'KEY' && op.permission && !can(p.role, op.permission)) {
+    throw new ApiError('forbidden', `The ${p.role} role may not do this (needs ${op.permission})`)
+  }
+  if (p.kind === 'WIDGET' && op.widgetScope === 'app' && p.scope !== 'app') {
+    throw new ApiError('forbidden', 'A connect-scoped widget token cannot read this; mint one with scope "app"')
+  }
+  if (p.kind === 'AGENT') {
+    if (!op.scope) throw new ApiError('forbidden', 'Agent tokens cannot call this operation')
+    if (!p.scopes.includes(op.scope)) {
+      throw new ApiError('insufficient_scope', `This needs the ${op.scope} scope`, { required: [op.scope] })
+    }
+  }
+}
+
+function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
+  const parts: [TObject | undefined, unknown, Part][] = [
+    [op.params, raw.params ?? {}, 'path'],
+    [op.query, raw.query ?? {}, 'query'],
+    [op.headers, raw.headers ?? {}, 'header'],
+    [op.body, raw.body, 'body'],
+  ]
+  const input: Record<string, unknown> = {}
+  for (const [schema, value, part] of parts) {
+    if (!schema) continue
+    let v = value
+    if (part === 'body' && (v === undefined || v === null)) {
+      if (!op.bodyOptional) throw new ApiError('invalid_request', 'A JSON body is required')
+      v = {}
+    }
+    Object.assign(input, validatePart(schema, v, part))
+  }
+  return input
+}
+
+export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<OpResult> {
+  authorize(op, base.principal)
+  const input = validateAll(op, raw)
+  const mutation = op.kind !== 'read'
+  const call = async (ctx: Ctx) => {
+    const out = await op.handler(ctx, input as never)
+    const result = isReply(out) ? { status: out.status, body: out.body, headers: out.headers } : { status: op.status ?? 200, body: out }
+    if (ctx.config.appEnv === 'test') checkOutput(op, result)
+    return result
+  }
+  if (!mutation) return call({ ...base, sql: base.db, audit: {} })
+  if (op.transaction === false) {
+    const ctx: Ctx = { ...base, sql: base.db, audit: {} }
+    const result = await call(ctx)
+    await writeAudit(ctx, op, input, result)
+    return result
+  }
+  return base.db.begin(async (tx) => {
+    const ctx: Ctx = { ...base, sql: tx, audit: {} }
+    const result = await call(ctx)
+    await writeAudit(ctx, op, input, result)
+    return result
+  })
+}
+
+/**
+ * In tests every real output is checked against the declared response schema, after the same JSON
+ * serialisation the wire applies, so the OpenAPI document cannot promise what the handler does not send.
+ */
+function checkOutput(op: AnyOp, result: OpResult): void {
+  const wire = result.body === undefined ? undefined : JSON.parse(JSON.stringify(result.body))
+  if (!Value.Check(op.response, wire)) {
+    const first = [...Value.Errors(op.response, wire)].slice(0, 3).map((e) => `${e.path} ${e.message}`)
+    throw new Error(`operation ${op.id} answered outside its response schema: ${first.join('; ')}`)
+  }
+}
+
+function actorId(p: Principal): string | null {
+  switch (p.kind) {
+    case 'KEY':
+      return p.keyId
+    case 'WIDGET':
+      return p.applicationId
+    case 'AGENT':
+      return p.clientId
+    default:
+      return null
+  }
+}
+
+/** One audit row per successful mutation, written in the mutation's own transaction. */
+async function writeAudit(ctx: Ctx, op: AnyOp, input: Record<string, unknown>, result: OpResult): Promise<void> {
+  const p = ctx.principal
+  const body = result.body as Record<string, unknown> | null
+  const tenantId = ctx.audit.tenantId !== undefined ? ctx.audit.tenantId : 'tenantId' in p ? p.tenantId : null
+  const targetId =
+    ctx.audit.targetId !== undefined
+      ? ctx.audit.targetId
+      : ((input.id as string | undefined) ?? (typeof body?.id === 'string' ? body.id : null))
+  const now = ctx.clock.now()
+  const details = { status: result.status, ...ctx.audit.details }
+  await ctx.sql`
+    insert into audit_log (id, tenant_id, actor_kind, actor_id, action, target_id, method, path, ip, request_id, details, created_at)
+    values (${newId('aud', now.getTime())}, ${tenantId}, ${p.kind}, ${actorId(p)}, ${op.id}, ${targetId ?? null},
+            ${op.method}, ${op.path}, ${ctx.ip}, ${ctx.requestId}, ${JSON.stringify(details)}::jsonb, ${now})`
+}

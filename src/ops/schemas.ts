@@ -1,0 +1,68 @@
+// Shared schema pieces for operations. Input objects are closed (unknown fields are 400); output
+// objects describe what clients can rely on.
+import { Type, type TProperties, type TSchema, type ObjectOptions } from '@sinclair/typebox'
+
+/** A closed input object: unknown fields are refused. */
+export const Input = <T extends TProperties>(props: T, opts: ObjectOptions = {}) =>
+  Type.Object(props, { additionalProperties: false, ...opts })
+
+export const Out = <T extends TProperties>(props: T, opts: ObjectOptions = {}) => Type.Object(props, opts)
+
+export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) })
+export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()])
+export const Id = (prefix: string, description?: string) =>
+  Type.String({ minLength: 1, maxLength: 100, description: description ?? `Identifier (\`${prefix}_…\`)` })
+
+export const IdParam = Input({ id: Id('', 'Identifier') })
+
+export const Email = Type.String({ format: 'email', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' })
+export const Name = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: what })
+
+export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member'), Type.Literal('viewer')])
+export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+  description: 'Application environment: `live` (default) or `test`; decides the prefix of its API keys (`ptc_live_` / `ptc_test_`).',
+})
+
+export const Tenant = Out({
+  id: Type.String(),
+  name: Type.String(),
+  plan_id: Type.String(),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const Application = Out({
+  id: Type.String(),
+  tenant_id: Type.String(),
+  name: Type.String(),
+  environment: EnvironmentSchema,
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const ApplicationWithSecret = Type.Composite([
+  Application,
+  Out({ client_secret: Type.String({ description: 'Shown once. Used server-side with POST /tokens.' }) }),
+])
+
+export const Member = Out({
+  id: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  status: Type.Union([Type.Literal('invited'), Type.Literal('active')]),
+  invite_token: Type.Optional(Type.String({ description: 'Present only in the invitation response' })),
+  created_at: Timestamp(),
+  accepted_at: Nullable(Timestamp()),
+})
+
+export const ApiKeyMeta = Out({
+  id: Type.String(),
+  application_id: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  prefix: Type.String({ description: 'First characters of the key, for recognising it' }),
+  role: RoleSchema,
+  is_default: Type.Boolean(),
+  created_at: Timestamp(),
+  last_used_at: Nullable(Timestamp()),
+  revoked_at: Nullable(Timestamp()),
+})

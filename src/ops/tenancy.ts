@@ -1,0 +1,311 @@
+// Tenancy and keys (CONTRACT.md section 4): tenants, one-call provisioning, the workspace default key,
+// applications and their API keys.
+import { Type } from '@sinclair/typebox'
+import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { failpoint } from '../failpoints.ts'
+import { newId } from '../ids.ts'
+import { roleRank } from '../domain/rbac.ts'
+import type { KeyEnvironment } from '../domain/secrets.ts'
+import {
+  applicationOut,
+  createApplication,
+  createKey,
+  createTenant,
+  getApplicationInTenant,
+  getTenant,
+  keyOut,
+  tenantOut,
+  type ApplicationRow,
+  type KeyRow,
+} from '../domain/tenancy.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
+
+const TAG = 'Tenancy and keys'
+
+export const createTenantOp = defineOp({
+  id: 'tenants.create',
+  method: 'POST',
+  path: '/tenants',
+  summary: 'Create a tenant',
+  tag: TAG,
+  auth: ['MGMT'],
+  body: Input({ name: Name('Tenant name') }),
+  response: Tenant,
+  status: 201,
+  errors: ['invalid_request', 'unauthorized', 'forbidden'],
+  kind: 'write',
+  internal: true,
+  async handler(ctx, input) {
+    const t = await createTenant(ctx.sql, input.name, ctx.clock.now())
+    ctx.audit.tenantId = t.id
+    return tenantOut(t)
+  },
+})
+
+export const getTenantOp = defineOp({
+  id: 'tenants.get',
+  method: 'GET',
+  path: '/tenants/{id}',
+  summary: 'Read a tenant',
+  tag: TAG,
+  auth: ['MGMT'],
+  params: IdParam,
+  response: Tenant,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  internal: true,
+  handler: async (ctx, input) => tenantOut(await getTenant(ctx.sql, input.id)),
+})
+
+export const provisionOp = defineOp({
+  id: 'tenants.provision',
+  method: 'POST',
+  path: '/tenants:provision',
+  summary: 'Provision a workspace in one call',
+  description:
+    'Atomically creates the tenant, its first owner member (when `owner_email` is given), a default application and ' +
+    'an owner-role default API key. Either everything is created or nothing is. `api_key` and `client_secret` are shown once.',
+  tag: TAG,
+  auth: ['PROV'],
+  body: Input({
+    tenant_name: Name('Workspace name'),
+    app_name: Type.Optional(Name('Name of the default application (default: "Default")')),
+    owner_email: Type.Optional(Email),
+    environment: Type.Optional(EnvironmentSchema),
+  }),
+  response: Out({ tenant_id: Type.String(), application_id: Type.String(), api_key: Type.String(), client_secret: Type.String(), member_id: Type.Optional(Type.String()) }),
+  status: 201,
+  errors: ['invalid_request', 'unauthorized', 'service_unavailable'],
+  kind: 'write',
+  internal: true,
+  async handler(ctx, input) {
+    const now = ctx.clock.now()
+    const env: KeyEnvironment = input.environment ?? 'live'
+    const tenant = await createTenant(ctx.sql, input.tenant_name, now)
+    failpoint('provision.after_tenant')
+    let memberId: string | undefined
+    if (input.owner_email) {
+      memberId = newId('mem', now.getTime())
+      await ctx.sql`
+        insert into members (id, tenant_id, email, role, status, created_at, accepted_at, updated_at)
+        values (${memberId}, ${tenant.id}, ${input.owner_email}, 'owner', 'active', ${now}, ${now}, ${now})`
+    }
+    failpoint('provision.after_member')
+    const { app, clientSecret } = await createApplication(ctx.sql, tenant.id, input.app_name ?? 'Default', env, now)
+    failpoint('provision.after_application')
+    const created = await createKey(ctx.sql, { tenantId: tenant.id, applicationId: app.id, environment: env, role: 'owner', name: 'Default key', isDefault: true, createdBy: memberId ?? null, now })
+    if (!created) throw new Error('a new tenant already had a default key')
+    failpoint('provision.after_key')
+    ctx.audit.tenantId = tenant.id
+    ctx.audit.targetId = tenant.id
+    return { tenant_id: tenant.id, application_id: app.id, api_key: created.key, client_secret: clientSecret, ...(memberId ? { member_id: memberId } : {}) }
+  },
+})
+
+export const defaultKeyOp = defineOp({
+  id: 'tenants.default_key',
+  method: 'POST',
+  path: '/tenants/{id}/default-key',
+  summary: 'Ensure the workspace default API key',
+  description:
+    'With no active default key, creates one (owner role) and answers 201 with the key shown once. When one exists, answers 200 ' +
+    'with its id and prefix, `created: false`, and no secret. Two concurrent calls create at most one key.',
+  tag: TAG,
+  auth: ['PROV'],
+  params: IdParam,
+  bodyOptional: true,
+  response: Out({ key_id: Type.String(), prefix: Type.String(), created: Type.Boolean(), api_key: Type.Optional(Type.String()) }),
+  status: 201,
+  altStatus: [{ status: 200, description: 'A default key already exists; no secret is returned' }],
+  errors: ['unauthorized', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  internal: true,
+  async handler(ctx, input) {
+    const tenant = await getTenant(ctx.sql, input.id)
+    ctx.audit.tenantId = tenant.id
+    const existing = async () => {
+      const [k] = await ctx.sql`select id, prefix from api_keys where tenant_id = ${tenant.id} and is_default and revoked_at is null`
+      return k as { id: string; prefix: string } | undefined
+    }
+    const have = await existing()
+    if (have) return reply(200, { key_id: have.id, prefix: have.prefix, created: false })
+    const [app] = await ctx.sql`select id, environment from applications where tenant_id = ${tenant.id} order by id limit 1`
+    const a = app as { id: string; environment: KeyEnvironment } | undefined
+    const created = await createKey(ctx.sql, {
+      tenantId: tenant.id,
+      applicationId: a?.id ?? null,
+      environment: a?.environment ?? 'live',
+      role: 'owner',
+      name: 'Default key',
+      isDefault: true,
+      createdBy: null,
+      now: ctx.clock.now(),
+    })
+    if (!created) {
+      const raced = await existing()
+      if (!raced) throw new Error('default key conflict without a default key')
+      return reply(200, { key_id: raced.id, prefix: raced.prefix, created: false })
+    }
+    ctx.audit.targetId = created.row.id
+    return { key_id: created.row.id, prefix: created.row.prefix, created: true, api_key: created.key }
+  },
+})
+
+/** The tenant an application operation acts in: the key's own, or `tenant_id` for the management key. */
+function tenantFor(ctx: Ctx, given: string | undefined): string {
+  const p = ctx.principal
+  if ('tenantId' in p) return p.tenantId
+  if (!given) throw invalid('tenant_id is required with the management key', [{ in: 'body', field: 'tenant_id', message: 'is required' }])
+  return given
+}
+
+/** Reads one application the principal may see; a widget token sees only its own. */
+export async function applicationFor(ctx: Ctx, id: string): Promise<ApplicationRow> {
+  const p = ctx.principal
+  if (p.kind === 'MGMT') {
+    const [a] = await ctx.sql`select * from applications where id = ${id}`
+    if (!a) throw notFound('Application not found')
+    return a as ApplicationRow
+  }
+  if (!('tenantId' in p)) throw notFound('Application not found')
+  if (p.kind === 'WIDGET' && p.applicationId !== id) throw notFound('Application not found')
+  return getApplicationInTenant(ctx.sql, p.tenantId, id)
+}
+
+export const createApplicationOp = defineOp({
+  id: 'applications.create',
+  method: 'POST',
+  path: '/applications',
+  summary: 'Create an application',
+  description: 'With an API key the application is created in the key\'s own tenant and `tenant_id` is ignored; with the management key `tenant_id` is required. `client_secret` is returned once.',
+  tag: TAG,
+  auth: ['MGMT', 'KEY'],
+  permission: 'app:write',
+  body: Input({ tenant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), name: Name('Application name'), environment: Type.Optional(EnvironmentSchema) }),
+  response: ApplicationWithSecret,
+  status: 201,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  async handler(ctx, input) {
+    const tenantId = tenantFor(ctx, input.tenant_id)
+    await getTenant(ctx.sql, tenantId)
+    const { app, clientSecret } = await createApplication(ctx.sql, tenantId, input.name, input.environment ?? 'live', ctx.clock.now())
+    ctx.audit.tenantId = tenantId
+    return { ...applicationOut(app), client_secret: clientSecret }
+  },
+})
+
+export const listApplicationsOp = defineOp({
+  id: 'applications.list',
+  method: 'GET',
+  path: '/applications',
+  summary: 'List applications',
+  tag: TAG,
+  auth: ['KEY', 'MGMT'],
+  permission: 'app:read',
+  query: Input({ tenant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Needed only with the management key' })) }),
+  response: Out({ applications: Type.Array(Application), count: Type.Integer() }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const tenantId = tenantFor(ctx, input.tenant_id)
+    const rows = (await ctx.sql`select * from applications where tenant_id = ${tenantId} order by id`) as ApplicationRow[]
+    return { applications: rows.map(applicationOut), count: rows.length }
+  },
+})
+
+export const getApplicationOp = defineOp({
+  id: 'applications.get',
+  method: 'GET',
+  path: '/applications/{id}',
+  summary: 'Read an application',
+  description: 'A widget token may read only its own application.',
+  tag: TAG,
+  auth: ['KEY', 'MGMT', 'WIDGET'],
+  permission: 'app:read',
+  params: IdParam,
+  response: Application,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  handler: async (ctx, input) => applicationOut(await applicationFor(ctx, input.id)),
+})
+
+export const createKeyOp = defineOp({
+  id: 'keys.create',
+  method: 'POST',
+  path: '/applications/{id}/keys',
+  summary: 'Create an API key',
+  description:
+    'Admins and owners only. The key is tenant-wide, carries `role` (default: the role of the calling key, never above it) and ' +
+    'its prefix follows the application environment (`ptc_live_` / `ptc_test_`). The full key is returned once.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:manage',
+  params: IdParam,
+  body: Input({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), role: Type.Optional(RoleSchema) }),
+  bodyOptional: true,
+  response: Type.Composite([ApiKeyMeta, Out({ key: Type.String({ description: 'Shown once' }) })]),
+  status: 201,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  async handler(ctx, input) {
+    const p = ctx.principal
+    if (p.kind !== 'KEY') throw new ApiError('forbidden', 'Only API keys can mint API keys')
+    const app = await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const role = input.role ?? p.role
+    if (roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot mint a ${role} key`)
+    const created = await createKey(ctx.sql, { tenantId: p.tenantId, applicationId: app.id, environment: app.environment, role, name: input.name ?? null, isDefault: false, createdBy: p.keyId, now: ctx.clock.now() })
+    if (!created) throw new Error('non-default key insert reported a conflict')
+    return { ...keyOut(created.row), key: created.key }
+  },
+})
+
+export const listKeysOp = defineOp({
+  id: 'keys.list',
+  method: 'GET',
+  path: '/applications/{id}/keys',
+  summary: 'List API keys (metadata only)',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:read',
+  params: IdParam,
+  response: Out({ keys: Type.Array(ApiKeyMeta), count: Type.Integer() }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const p = ctx.principal as { tenantId: string }
+    await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const rows = (await ctx.sql`
+      select * from api_keys where tenant_id = ${p.tenantId} and application_id = ${input.id} order by id`) as KeyRow[]
+    return { keys: rows.map(keyOut), count: rows.length }
+  },
+})
+
+export const revokeKeyOp = defineOp({
+  id: 'keys.revoke',
+  method: 'DELETE',
+  path: '/applications/{id}/keys/{keyId}',
+  summary: 'Revoke an API key',
+  description: 'The key stops authenticating on its next request. Revoking a revoked key answers 200 again.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:manage',
+  params: Input({ id: Type.String({ minLength: 1, maxLength: 100 }), keyId: Type.String({ minLength: 1, maxLength: 100 }) }),
+  response: Out({ id: Type.String(), revoked: Type.Literal(true), revoked_at: Timestamp() }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'destroy',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = ctx.principal as { tenantId: string }
+    await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const [k] = await ctx.sql`
+      update api_keys set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
+      where id = ${input.keyId} and tenant_id = ${p.tenantId} and application_id = ${input.id}
+      returning id, revoked_at`
+    if (!k) throw notFound('API key not found')
+    ctx.audit.targetId = input.keyId
+    return { id: k.id as string, revoked: true as const, revoked_at: k.revoked_at as Date }
+  },
+})

@@ -1,0 +1,59 @@
+// Wiring: from a Config to a running Portico (database, migrations, services, HTTP app). Used by
+// src/main.ts and by the tests, so tests exercise the same assembly as production.
+import type { createApp as CreateApp } from './http/app.ts'
+import { MovableClock, type Clock } from './clock.ts'
+import type { Config } from './config.ts'
+import { connect, type Sql } from './db/sql.ts'
+import { migrate } from './db/migrate.ts'
+import { WidgetTokens } from './domain/widget-tokens.ts'
+import { createApp, createHandler } from './http/app.ts'
+import { OPERATIONS } from './ops/index.ts'
+import type { Services } from './services.ts'
+import { setLogLevel } from './logger.ts'
+import { allowFailpoints } from './failpoints.ts'
+
+export interface Portico {
+  config: Config
+  db: Sql
+  clock: Clock
+  services: Services
+  app: ReturnType<typeof CreateApp>
+  /** Handles one request without a socket (tests). */
+  handle: (req: Request, ip?: string | null) => Promise<Response>
+  close(): Promise<void>
+}
+
+async function pingDb(sql: Sql): Promise<boolean> {
+  try {
+    await Promise.race([sql`select 1`, Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
+    return true
+  } catch {
+    return false
+  }
+}
+
+export async function createPortico(config: Config, opts: { clock?: Clock; databaseUrl: string; poolSize?: number }): Promise<Portico> {
+  setLogLevel(config.logLevel)
+  if (config.appEnv === 'test') allowFailpoints(true)
+  const db = connect(opts.databaseUrl, opts.poolSize ?? 10)
+  await migrate(db)
+  const clock = opts.clock ?? new MovableClock()
+  const services: Services = {
+    widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
+    products: ['connect'],
+    pingDb,
+  }
+  const deps = { config, db, clock, services, ops: OPERATIONS }
+  const handler = createHandler(deps)
+  return {
+    config,
+    db,
+    clock,
+    services,
+    app: createApp(deps),
+    handle: (req, ip = '127.0.0.1') => handler(req, ip),
+    async close() {
+      await db.close()
+    },
+  }
+}

@@ -1,0 +1,15 @@
+// The adapters and engines an operation may call, wired once at start (src/main.ts) and handed to
+// every handler through its context. Optional engines are absent when not configured, and the
+// operations that need them answer 503 service_unavailable.
+import type { Sql } from './db/sql.ts'
+import type { WidgetTokens } from './domain/widget-tokens.ts'
+
+export interface Services {
+  widgetTokens: WidgetTokens
+  /** Verifies a delegated agent access token; absent until the agents area is wired. */
+  verifyAgentToken?: (token: string) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
+  /** Products this deployment has wired, for GET /v1/config. */
+  products: string[]
+  /** Database readiness for /healthz. */
+  pingDb: (sql: Sql) => Promise<boolean>
+}
