@@ -125,9 +125,14 @@ export function toApiError(err: unknown, requestId: string, opId?: string): ApiE
   return new ApiError('internal_error')
 }
 
-export function createApp(deps: AppDeps) {
+/** Other faces (MCP, the OAuth server, the widget bundle) add their own routes through `mounts`. */
+export type Mount = (app: Elysia) => Elysia
+
+export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const handle = createHandler(deps)
   const route = ({ request, server }: { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }) =>
     handle(request, server?.requestIP(request)?.address ?? null)
-  return new Elysia().all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
+  let app = new Elysia()
+  for (const mount of mounts) app = mount(app)
+  return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
 }
