@@ -23,6 +23,8 @@ export interface Config {
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
   webhookAllowLoopback: boolean
+  /** Cache API-key lookups per process (evicted by NOTIFY on revocation); off: one lookup per request. */
+  apiKeyCache: boolean
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
 }
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
     billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),
     webhookAllowLoopback,
+    apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.PORTICO_VERSION || buildVersion(),
   }

@@ -11,6 +11,7 @@ import { OPERATIONS } from './ops/index.ts'
 import type { Services } from './services.ts'
 import { setLogLevel } from './logger.ts'
 import { allowFailpoints } from './failpoints.ts'
+import { KeyCache } from './http/key-cache.ts'
 
 export interface Portico {
   config: Config
@@ -38,8 +39,11 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const db = connect(opts.databaseUrl, opts.poolSize ?? 10)
   await migrate(db)
   const clock = opts.clock ?? new MovableClock()
+  const keyCache = config.apiKeyCache ? new KeyCache() : undefined
+  await keyCache?.start(opts.databaseUrl)
   const services: Services = {
     widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
+    keyCache,
     products: ['connect'],
     pingDb,
   }
@@ -53,6 +57,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     app: createApp(deps),
     handle: (req, ip = '127.0.0.1') => handler(req, ip),
     async close() {
+      await keyCache?.close()
       await db.close()
     },
   }

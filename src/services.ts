@@ -3,9 +3,12 @@
 // operations that need them answer 503 service_unavailable.
 import type { Sql } from './db/sql.ts'
 import type { WidgetTokens } from './domain/widget-tokens.ts'
+import type { KeyCache } from './http/key-cache.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
+  /** API-key lookups cached per process, evicted by NOTIFY on revocation. */
+  keyCache?: KeyCache
   /** Verifies a delegated agent access token; absent until the agents area is wired. */
   verifyAgentToken?: (token: string) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
   /** Products this deployment has wired, for GET /v1/config. */

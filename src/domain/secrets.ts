@@ -1,7 +1,7 @@
 // Secret material: API keys (shown once, stored as SHA-256), application client secrets, keys derived
 // from SECRETS_KEY for signing widget tokens, and authenticated encryption of stored provider
 // credentials (AES-256-GCM). Nothing here logs.
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 
 export type KeyEnvironment = 'live' | 'test'
 
@@ -23,7 +23,9 @@ export function newClientSecret(): { secret: string; hash: Buffer } {
 }
 
 export function sha256(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
+  // Bun's hasher is about five times faster than node:crypto's here, and it runs on every request.
+  const d = Bun.SHA256.hash(value) as Uint8Array
+  return Buffer.from(d.buffer, d.byteOffset, d.byteLength)
 }
 
 /** Constant-time comparison of a presented secret with a stored hash. */

@@ -48,11 +48,24 @@ async function readBody(req: Request): Promise<unknown> {
   }
 }
 
-function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of url.searchParams) out[k] = v
-  return out
+/** Path and query of a request URL without building a URL object (this runs on every request). */
+export function splitUrl(raw: string): { path: string; query: Record<string, string> } {
+  const start = raw.indexOf('/', raw.indexOf('//') + 2)
+  if (start < 0) return { path: '/', query: {} }
+  const q = raw.indexOf('?', start)
+  const hash = raw.indexOf('#', start)
+  const end = hash < 0 ? raw.length : hash
+  const path = raw.slice(start, q < 0 || q > end ? end : q)
+  const query: Record<string, string> = {}
+  if (q >= 0 && q < end) for (const [k, v] of new URLSearchParams(raw.slice(q + 1, end))) query[k] = v
+  return { path, query }
 }
+
+// Request ids: a per-process random prefix and a counter; unique across processes without a random
+// draw per request.
+const ID_PREFIX = `req_${randomToken(6)}`
+let idCounter = 0
+const nextRequestId = () => `${ID_PREFIX}${(++idCounter).toString(36)}`
 
 function headerObject(op: AnyOp, headers: Headers): Record<string, string> {
   const out: Record<string, string> = {}
@@ -74,17 +87,17 @@ export function createHandler(deps: AppDeps) {
 
   return async function handle(req: Request, ip: string | null): Promise<Response> {
     const started = performance.now()
-    const url = new URL(req.url)
+    const url = splitUrl(req.url)
     const incoming = req.headers.get('x-request-id')
-    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${randomToken(12)}`
+    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : nextRequestId()
     let status = 500
     let opId: string | undefined
     try {
-      const m = router.match(req.method, url.pathname)
+      const m = router.match(req.method, url.path)
       if (m === null) throw new ApiError('not_found', 'No such route')
       if (m === 'method') {
-        throw new ApiError('method_not_allowed', `Use ${router.allowed(url.pathname).join(', ')} on this path`, undefined, {
-          headers: { allow: router.allowed(url.pathname).join(', ') },
+        throw new ApiError('method_not_allowed', `Use ${router.allowed(url.path).join(', ')} on this path`, undefined, {
+          headers: { allow: router.allowed(url.path).join(', ') },
         })
       }
       const op = m.value
@@ -97,7 +110,7 @@ export function createHandler(deps: AppDeps) {
       const result: OpResult = await runOp(
         op,
         { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip },
-        { params: m.params, query: queryObject(url), body, headers: headerObject(op, req.headers) },
+        { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) },
       )
       status = result.status
       return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
@@ -108,7 +121,7 @@ export function createHandler(deps: AppDeps) {
     } finally {
       log.info('request', {
         method: req.method,
-        path: url.pathname,
+        path: url.path,
         op: opId,
         status,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,

@@ -48,13 +48,22 @@ function touchKey(db: Sql, keyId: string, now: Date): void {
 }
 
 async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal | null> {
+  const hash = sha256(token)
+  const cache = deps.services.keyCache
+  const hex = hash.toString('hex')
+  const nowMs = Date.now()
+  const cached = cache?.get(hex, nowMs)
+  if (cached) return cached
+  const mark = cache?.mark() ?? 0
   const rows = await deps.db`
     select id, tenant_id, role, application_id from api_keys
-    where key_hash = ${sha256(token)} and revoked_at is null`
+    where key_hash = ${hash} and revoked_at is null`
   const k = rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
   if (!k) return null
   touchKey(deps.db, k.id, deps.clock.now())
-  return { kind: 'KEY', tenantId: k.tenant_id, keyId: k.id, role: k.role, applicationId: k.application_id }
+  const p = { kind: 'KEY' as const, tenantId: k.tenant_id, keyId: k.id, role: k.role, applicationId: k.application_id }
+  cache?.set(hex, p, nowMs, mark)
+  return p
 }
 
 /** What a bearer claims to be, by its form alone. */

@@ -98,6 +98,10 @@ function matchSegs(segs: Seg[], parts: string[]): Record<string, string> | null 
     } else if (p === '' || p.includes(':')) {
       return null
     }
+    if (!raw.includes('%')) {
+      params[s.param!] = raw
+      continue
+    }
     try {
       params[s.param!] = decodeURIComponent(raw)
     } catch {

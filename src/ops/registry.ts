@@ -42,6 +42,8 @@ export interface Ctx {
   requestId: string
   ip: string | null
   audit: AuditNote
+  /** Runs `fn` once the operation's transaction has committed (at once for reads). */
+  afterCommit: (fn: () => void) => void
 }
 
 export type OpKind = 'read' | 'write' | 'destroy'

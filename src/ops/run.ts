@@ -23,7 +23,7 @@ export interface OpResult {
   headers?: Record<string, string>
 }
 
-type BaseCtx = Omit<Ctx, 'sql' | 'audit'>
+type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
 
 /** Role, scope and widget-scope checks; credentials were matched against `op.auth` already. */
 export function authorize(op: AnyOp, p: Principal): void {
@@ -71,19 +71,23 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<Op
     if (ctx.config.appEnv === 'test') checkOutput(op, result)
     return result
   }
-  if (!mutation) return call({ ...base, sql: base.db, audit: {} })
+  const now = (fn: () => void) => fn()
+  if (!mutation) return call({ ...base, sql: base.db, audit: {}, afterCommit: now })
   if (op.transaction === false) {
-    const ctx: Ctx = { ...base, sql: base.db, audit: {} }
+    const ctx: Ctx = { ...base, sql: base.db, audit: {}, afterCommit: now }
     const result = await call(ctx)
     await writeAudit(ctx, op, input, result)
     return result
   }
-  return base.db.begin(async (tx) => {
-    const ctx: Ctx = { ...base, sql: tx, audit: {} }
-    const result = await call(ctx)
-    await writeAudit(ctx, op, input, result)
-    return result
+  const pending: (() => void)[] = []
+  const result = await base.db.begin(async (tx) => {
+    const ctx: Ctx = { ...base, sql: tx, audit: {}, afterCommit: (fn) => pending.push(fn) }
+    const r = await call(ctx)
+    await writeAudit(ctx, op, input, r)
+    return r
   })
+  for (const fn of pending) fn()
+  return result
 }
 
 /**

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../http/errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
+import { KEYS_CHANNEL } from '../http/key-cache.ts'
 import { roleRank } from '../domain/rbac.ts'
 import type { KeyEnvironment } from '../domain/secrets.ts'
 import {
@@ -303,8 +304,12 @@ export const revokeKeyOp = defineOp({
     const [k] = await ctx.sql`
       update api_keys set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
       where id = ${input.keyId} and tenant_id = ${p.tenantId} and application_id = ${input.id}
-      returning id, revoked_at`
+      returning id, revoked_at, key_hash`
     if (!k) throw notFound('API key not found')
+    // Every process evicts its cached lookup of this key when the revocation commits.
+    const hex = Buffer.from(k.key_hash as Uint8Array).toString('hex')
+    await ctx.sql`select pg_notify(${KEYS_CHANNEL}, ${hex})`
+    ctx.afterCommit(() => ctx.services.keyCache?.evict(hex))
     ctx.audit.targetId = input.keyId
     return { id: k.id as string, revoked: true as const, revoked_at: k.revoked_at as Date }
   },

@@ -7,12 +7,24 @@ import { Value } from '@sinclair/typebox/value'
 import { invalid } from '../http/errors.ts'
 import './formats.ts'
 
-const cache = new WeakMap<TObject, TypeCheck<TObject>>()
+interface Compiled {
+  check: TypeCheck<TObject>
+  /** Some property is not a plain string, so string input (path, query, header) must be converted. */
+  converts: boolean
+  hasDefaults: boolean
+}
 
-function compiled(schema: TObject): TypeCheck<TObject> {
+const cache = new WeakMap<TObject, Compiled>()
+
+function compiled(schema: TObject): Compiled {
   let c = cache.get(schema)
   if (!c) {
-    c = TypeCompiler.Compile(schema)
+    const text = JSON.stringify(schema)
+    c = {
+      check: TypeCompiler.Compile(schema),
+      converts: Object.values(schema.properties).some((p) => (p as { type?: unknown }).type !== 'string'),
+      hasDefaults: text.includes('"default"'),
+    }
     cache.set(schema, c)
   }
   return c
@@ -25,10 +37,10 @@ export type Part = 'path' | 'query' | 'body' | 'header'
  * declared types first; defaults are filled in. Throws invalid_request listing every problem.
  */
 export function validatePart(schema: TObject, value: unknown, part: Part): Record<string, unknown> {
+  const { check, converts, hasDefaults } = compiled(schema)
   let v = value
-  if (part !== 'body') v = Value.Convert(schema, v)
-  v = Value.Default(schema, v)
-  const check = compiled(schema)
+  if (part !== 'body' && converts) v = Value.Convert(schema, v)
+  if (hasDefaults) v = Value.Default(schema, v)
   if (check.Check(v)) return v as Record<string, unknown>
   const problems = [...check.Errors(v)].slice(0, 20).map((e) => ({
     in: part,

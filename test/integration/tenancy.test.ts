@@ -221,6 +221,42 @@ describe('API keys', () => {
     expect(again.body.revoked_at).toBe(revoke.body.revoked_at)
   })
 
+  test('a key revoked through one process stops working in another (cache eviction by NOTIFY)', async () => {
+    const other = await startPortico()
+    try {
+      const ws = await provision(p)
+      const c = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey })
+      // Both processes have the key cached now.
+      expect((await other.api('GET', '/v1/applications', { token: c.body.key })).status).toBe(200)
+      expect((await p.api('GET', '/v1/applications', { token: c.body.key })).status).toBe(200)
+      expect((await other.api('DELETE', `/v1/applications/${ws.appId}/keys/${c.body.id}`, { token: ws.apiKey })).status).toBe(200)
+      // The revoking process refuses at once; the other one as soon as the commit notification lands.
+      expect((await other.api('GET', '/v1/applications', { token: c.body.key })).status).toBe(401)
+      let status = 200
+      for (let i = 0; i < 100 && status === 200; i++) {
+        status = (await p.api('GET', '/v1/applications', { token: c.body.key })).status
+        if (status === 200) await Bun.sleep(5)
+      }
+      expect(status).toBe(401)
+    } finally {
+      await other.close()
+    }
+  })
+
+  test('with the cache off every request reads the key', async () => {
+    const strict = await startPortico({ API_KEY_CACHE: '0' })
+    try {
+      expect(strict.services.keyCache).toBeUndefined()
+      const ws = await provision(strict)
+      const c = await strict.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey })
+      expect((await strict.api('GET', '/v1/applications', { token: c.body.key })).status).toBe(200)
+      await p.db`update api_keys set revoked_at = now() where id = ${c.body.id}`
+      expect((await strict.api('GET', '/v1/applications', { token: c.body.key })).status).toBe(401)
+    } finally {
+      await strict.close()
+    }
+  })
+
   test('roles: a viewer cannot mint keys; nobody mints above their own role', async () => {
     const ws = await provision(p)
     const admin = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { role: 'admin' } })
