@@ -19,6 +19,9 @@ export interface Config {
   edgeAuthSecret: string | null
   secretsKey: Buffer
   dnsResolvers: string[]
+  dnsTimeoutMs: number
+  /** The platform edge connections point at by default. */
+  edge: { cnameTarget: string; apexIpv4: string[] }
   monitorAlertsEnabled: boolean
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
@@ -93,6 +96,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (webhookAllowLoopback && appEnv === 'production') {
     throw new ConfigError('WEBHOOK_ALLOW_LOOPBACK is a test setting and cannot be on in production')
   }
+  const dnsTimeoutMs = Number(env.DNS_TIMEOUT_MS || 2000)
+  if (!Number.isInteger(dnsTimeoutMs) || dnsTimeoutMs < 50 || dnsTimeoutMs > 30_000) throw new ConfigError('DNS_TIMEOUT_MS must be 50 to 30000')
+  const edgeCname = (env.EDGE_CNAME_TARGET || `edge.${new URL(publicUrl).hostname}`).toLowerCase().replace(/\.$/, '')
+  const apexIpv4 = (env.EDGE_APEX_IPV4 || '').split(',').map((s) => s.trim()).filter(Boolean)
+  for (const ip of apexIpv4) {
+    if (!/^(\d{1,3})(\.\d{1,3}){3}$/.test(ip) || ip.split('.').some((o) => Number(o) > 255)) throw new ConfigError(`EDGE_APEX_IPV4: ${ip} is not an IPv4 address`)
+  }
+  if (apexIpv4.length > 4) throw new ConfigError('EDGE_APEX_IPV4 takes up to 4 addresses')
   return {
     port,
     publicUrl,
@@ -105,6 +116,8 @@ export function loadConfig(env: Env = process.env): Config {
     edgeAuthSecret: env.EDGE_AUTH_SECRET || null,
     secretsKey: secretsKey(env, appEnv, dataDir),
     dnsResolvers,
+    dnsTimeoutMs,
+    edge: { cnameTarget: edgeCname, apexIpv4 },
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
     billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),

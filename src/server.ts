@@ -12,6 +12,9 @@ import type { Services } from './services.ts'
 import { setLogLevel } from './logger.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './http/key-cache.ts'
+import { Resolver } from './adapters/resolver.ts'
+import { startJobs, VERIFY_QUEUE, type Sweep } from './jobs/index.ts'
+import { verifyDue } from './jobs/verify-sweep.ts'
 
 export interface Portico {
   config: Config
@@ -37,16 +40,23 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   setLogLevel(config.logLevel)
   if (config.appEnv === 'test') allowFailpoints(true)
   const db = connect(opts.databaseUrl, opts.poolSize ?? 10)
-  await migrate(db)
   const clock = opts.clock ?? new MovableClock()
+  await migrate(db)
   const keyCache = config.apiKeyCache ? new KeyCache() : undefined
   await keyCache?.start(opts.databaseUrl)
+  const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {
     widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
     keyCache,
+    dns: resolver,
+    connectAdapters: { apiKey: new Set(), oauth: new Set() },
     products: ['connect'],
     pingDb,
   }
+  const sweeps: Sweep[] = [
+    { queue: VERIFY_QUEUE, cron: '* * * * *', batch: 500, run: () => verifyDue({ db, dns: services.dns, clock }, 500) },
+  ]
+  services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }
   const handler = createHandler(deps)
   return {
@@ -57,6 +67,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     app: createApp(deps),
     handle: (req, ip = '127.0.0.1') => handler(req, ip),
     async close() {
+      await services.jobs?.stop()
+      await resolver.close()
       await keyCache?.close()
       await db.close()
     },

@@ -4,6 +4,9 @@
 import type { Sql } from './db/sql.ts'
 import type { WidgetTokens } from './domain/widget-tokens.ts'
 import type { KeyCache } from './http/key-cache.ts'
+import type { Dns } from './domain/dns.ts'
+import type { CheckAdapters } from './domain/domain-check.ts'
+import type { Jobs } from './jobs/index.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -11,6 +14,12 @@ export interface Services {
   keyCache?: KeyCache
   /** Verifies a delegated agent access token; absent until the agents area is wired. */
   verifyAgentToken?: (token: string) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
+  /** Every DNS lookup, through DNS_RESOLVERS. */
+  dns: Dns
+  /** Which providers Portico can write to per automatic rail. */
+  connectAdapters: CheckAdapters
+  /** Background work; absent only while starting up. */
+  jobs?: Jobs
   /** Products this deployment has wired, for GET /v1/config. */
   products: string[]
   /** Database readiness for /healthz. */

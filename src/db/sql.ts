@@ -18,3 +18,6 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = '23505'
+
+// Bun's client sends a JS string bound to a json/jsonb parameter as a JSON string value, so pass
+// objects and arrays as they are (`${obj}::jsonb`), never JSON.stringify'd.

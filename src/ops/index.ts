@@ -1,6 +1,22 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
+import {
+  bulkConnectOp,
+  checkDomainOp,
+  countConnectionsOp,
+  createConnectionOp,
+  deleteConnectionOp,
+  disconnectOp,
+  getConnectionOp,
+  getConnectTargetOp,
+  getRecordsOp,
+  listConnectionsOp,
+  listProvidersOp,
+  putConnectTargetOp,
+  putRecordsOp,
+  recheckOp,
+} from './connect.ts'
 import { configOp, healthOp, openapiOp, plansOp, rbacOp, setRegistry } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, updateMemberOp } from './members.ts'
 import {
@@ -37,6 +53,20 @@ export const OPERATIONS: AnyOp[] = [
   listMembersOp,
   updateMemberOp,
   acceptMemberOp,
+  listProvidersOp,
+  getConnectTargetOp,
+  putConnectTargetOp,
+  checkDomainOp,
+  createConnectionOp,
+  listConnectionsOp,
+  countConnectionsOp,
+  bulkConnectOp,
+  getConnectionOp,
+  getRecordsOp,
+  putRecordsOp,
+  recheckOp,
+  deleteConnectionOp,
+  disconnectOp,
 ]
 
 setRegistry(() => OPERATIONS)

@@ -1,12 +1,12 @@
 // Tokens and members (CONTRACT.md section 4): widget tokens minted server-side with an application's
 // client secret, member invitations, role changes with the owner rules, and acceptance.
 import { Type } from '@sinclair/typebox'
-import { toASCII } from 'node:punycode'
 import { ApiError, notFound, unauthorized } from '../http/errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import { matchesHash, sha256 } from '../domain/secrets.ts'
 import type { MemberRole } from '../domain/rbac.ts'
 import { WIDGET_TOKEN_TTL_SECONDS } from '../domain/widget-tokens.ts'
+import { normalizeHostname } from '../domain/hostnames.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { Email, IdParam, Input, Member, Out, RoleSchema } from './schemas.ts'
 
@@ -29,20 +29,6 @@ const memberOut = (m: MemberRow, inviteToken?: string) => ({
   created_at: m.created_at,
   accepted_at: m.accepted_at,
 })
-
-/** A hostname as a token may be bound to: lowercase, no trailing dot, IDNA ASCII form. */
-export function normalizeHostname(input: string): string | null {
-  let h = input.trim().toLowerCase().replace(/\.$/, '')
-  try {
-    h = toASCII(h)
-  } catch {
-    return null
-  }
-  if (h.length > 253) return null
-  const labels = h.split('.')
-  if (labels.length < 2) return null
-  return labels.every((l) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(l) || /^\*$/.test(l)) ? h : null
-}
 
 export const createTokenOp = defineOp({
   id: 'tokens.create',

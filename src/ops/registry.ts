@@ -100,10 +100,15 @@ export interface OpDef<P extends TObject | undefined, Q extends TObject | undefi
   /** Not offered as an MCP tool (console-server and edge routes). */
   internal?: boolean
   /**
+   * Outside I/O (DNS lookups, provider calls) done before the operation's transaction opens, so no
+   * database connection waits on the network; its result is handed to the handler.
+   */
+  prepare?: (ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, input: OpInput<P, Q, B, H>) => Promise<unknown>
+  /**
    * Returns the response body (or `reply()` for another status). Dates may stand where the schema says
    * date-time strings; in tests every real output is checked against `response` after serialisation.
    */
-  handler: (ctx: Ctx, input: OpInput<P, Q, B, H>) => Promise<unknown>
+  handler: (ctx: Ctx, input: OpInput<P, Q, B, H>, prepared: any) => Promise<unknown>
 }
 
 // The registry stores operations with their schema types erased.

@@ -65,8 +65,9 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<Op
   authorize(op, base.principal)
   const input = validateAll(op, raw)
   const mutation = op.kind !== 'read'
+  const prepared = op.prepare ? await op.prepare(base, input as never) : undefined
   const call = async (ctx: Ctx) => {
-    const out = await op.handler(ctx, input as never)
+    const out = await op.handler(ctx, input as never, prepared)
     const result = isReply(out) ? { status: out.status, body: out.body, headers: out.headers } : { status: op.status ?? 200, body: out }
     if (ctx.config.appEnv === 'test') checkOutput(op, result)
     return result
@@ -129,5 +130,5 @@ async function writeAudit(ctx: Ctx, op: AnyOp, input: Record<string, unknown>, r
   await ctx.sql`
     insert into audit_log (id, tenant_id, actor_kind, actor_id, action, target_id, method, path, ip, request_id, details, created_at)
     values (${newId('aud', now.getTime())}, ${tenantId}, ${p.kind}, ${actorId(p)}, ${op.id}, ${targetId ?? null},
-            ${op.method}, ${op.path}, ${ctx.ip}, ${ctx.requestId}, ${JSON.stringify(details)}::jsonb, ${now})`
+            ${op.method}, ${op.path}, ${ctx.ip}, ${ctx.requestId}, ${details}::jsonb, ${now})`
 }

@@ -38,6 +38,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'silent',
     DATA_DIR: '/tmp/portico-test-data',
     PORTICO_VERSION: 'test',
+    // Tests drive sweeps themselves with the movable clock; a dedicated test runs the workers.
+    PORTICO_ROLE: 'api',
     ...env,
   })
 }

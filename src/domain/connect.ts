@@ -1,0 +1,228 @@
+// The Connect verbs shared by the operations and the jobs: inspect a domain before connecting it,
+// open (or resume) a connection, revive a failed one, record verifications, and disconnect one that
+// was set up by hand. Each write and its outbox event go through the caller's transaction.
+import type { Sql } from '../db/sql.ts'
+import { ApiError } from '../http/errors.ts'
+import { newId, randomToken } from '../ids.ts'
+import { connectionOut, type ConnectionRow } from './connections.ts'
+import type { Dns } from './dns.ts'
+import { valuesOf } from './dns.ts'
+import { emitForConnection, type Envelope } from './events.ts'
+import type { ParsedDomain } from './hostnames.ts'
+import { afterVerification } from './lifecycle.ts'
+import { detectProvider, type Provider } from './providers.ts'
+import { absoluteHost } from './hostnames.ts'
+import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
+import { summary, type Verification } from './verify.ts'
+
+export interface Inspection {
+  provider: Provider | null
+  nameservers: string[]
+}
+
+/**
+ * Refuses what cannot be connected: hosting-platform subdomains, names that do not exist (NXDOMAIN)
+ * or are not delegated. A resolver failure is a 503 to retry, never a verdict about the domain.
+ */
+export async function inspectDomain(dns: Dns, parsed: ParsedDomain): Promise<Inspection> {
+  if (parsed.platform) {
+    throw new ApiError('platform_subdomain', `${parsed.domain} is a subdomain of a hosting platform (${parsed.apex}); connect a domain you own`)
+  }
+  const ns = await dns.lookup(parsed.apex, 'NS')
+  if (ns.status === 'error') {
+    throw new ApiError('service_unavailable', 'DNS lookups failed; try again shortly', { detection_error: 'resolver' }, { headers: { 'retry-after': '5' } })
+  }
+  if (ns.status === 'nxdomain') throw new ApiError('InvalidNameservers', `${parsed.apex} is not registered`, { reason: 'not_registered', registered: false })
+  const nameservers = valuesOf(ns)
+  if (nameservers.length === 0) throw new ApiError('InvalidNameservers', `${parsed.apex} has no nameserver delegation`, { reason: 'not_delegated' })
+  return { provider: detectProvider(nameservers), nameservers }
+}
+
+export async function findOpen(sql: Sql, applicationId: string, domain: string): Promise<ConnectionRow | undefined> {
+  const [c] = await sql`select * from connections where application_id = ${applicationId} and domain = ${domain} and disconnected_at is null`
+  return c as ConnectionRow | undefined
+}
+
+/** A failed connection re-enters verification: `propagating` again with a fresh 24 hours. */
+export async function reviveConnection(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
+  const [r] = await sql`
+    update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
+      error_code = null, error_message = null, failed_at = null, updated_at = ${now}
+    where id = ${c.id} and status = 'failed' returning *`
+  return (r as ConnectionRow | undefined) ?? c
+}
+
+/** Someone says the records are in place: the 24-hour propagation clock starts. */
+export async function markPropagating(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
+  const [r] = await sql`
+    update connections set status = 'propagating', propagating_since = ${now}, next_check_at = ${now}, updated_at = ${now}
+    where id = ${c.id} and status = 'pending' returning *`
+  return (r as ConnectionRow | undefined) ?? c
+}
+
+export interface OpenOptions {
+  endUserRef: string | null
+  wwwRedirect: boolean
+  records: DnsRecord[] | null
+}
+
+/**
+ * Creates the connection, or answers the open one for the same application and domain (a failed one
+ * is revived: retrying a domain resumes it rather than creating a duplicate).
+ */
+export async function openConnection(
+  sql: Sql,
+  now: Date,
+  app: { id: string; tenant_id: string },
+  target: ConnectTarget,
+  parsed: ParsedDomain,
+  inspection: Inspection,
+  opts: OpenOptions,
+): Promise<{ row: ConnectionRow; outcome: 'created' | 'existing' | 'revived' }> {
+  const existing = await findOpen(sql, app.id, parsed.domain)
+  if (existing) {
+    if (existing.status !== 'failed') return { row: existing, outcome: 'existing' }
+    return { row: await reviveConnection(sql, existing, now), outcome: 'revived' }
+  }
+  const apex = inspection.provider?.capabilities.apex ?? null
+  if (!opts.records && apexStrategy(parsed, target, apex) === 'unsupported') {
+    throw new ApiError('apex_not_supported', `${inspection.provider?.name ?? 'This DNS provider'} cannot point the apex at a hostname, and the application has no apex_ipv4 addresses`)
+  }
+  const token = randomToken(18)
+  const records = opts.records ?? planRecords(parsed, target, apex, opts.wwwRedirect, token)
+  const rows = await sql`
+    insert into connections (id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, provider_id,
+      desired_records, records_source, planned_target, verification_token, next_check_at, created_at, updated_at)
+    values (${newId('con', now.getTime())}, ${app.tenant_id}, ${app.id}, ${parsed.domain}, ${parsed.apex}, ${opts.endUserRef}, ${opts.wwwRedirect},
+      'pending', ${inspection.provider?.id ?? null}, ${records}::jsonb, ${opts.records ? 'custom' : 'planned'},
+      ${target}::jsonb, ${token}, ${now}, ${now}, ${now})
+    on conflict (application_id, domain) where disconnected_at is null do nothing
+    returning *`
+  const row = rows[0] as ConnectionRow | undefined
+  if (!row) {
+    // A concurrent request created it first: answer that one.
+    const raced = await findOpen(sql, app.id, parsed.domain)
+    if (!raced) throw new Error('connection insert conflicted but no open connection exists')
+    return { row: raced, outcome: 'existing' }
+  }
+  await emitForConnection(sql, row, 'connection.created', now, { records: records.map(({ type, host, value }) => ({ type, host, value })) })
+  return { row, outcome: 'created' }
+}
+
+export interface Verified {
+  row: ConnectionRow
+  verification: Verification
+}
+
+/**
+ * Records a batch of verifications in one statement: the lifecycle decides each row's next state, the
+ * update only lands on rows still in the state they were verified in (a concurrent disconnect or
+ * revival wins), and transitions write their events in the same transaction.
+ */
+export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
+  if (items.length === 0) return { rows: [], events: [] }
+  const plans = items.map(({ row, verification }) => {
+    const t = afterVerification(row, verification, now)
+    return {
+      id: row.id,
+      expect: row.status,
+      status: t.status,
+      next_check_at: t.next_check_at?.toISOString() ?? null,
+      error_code: t.error_code,
+      error_message: t.error_message,
+      last_result: summary(verification),
+      event: t.event,
+    }
+  })
+  const updated = (await sql`
+    with v as (
+      select * from jsonb_to_recordset(${plans}::jsonb)
+        as v(id text, expect text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
+    )
+    update connections c set
+      status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
+      last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1, lease_until = null,
+      live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
+      failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
+      updated_at = ${now}
+    from v
+    where c.id = v.id and c.status = v.expect and c.disconnected_at is null
+    returning c.*`) as ConnectionRow[]
+  const eventOf = new Map(plans.map((p) => [p.id, p]))
+  const events: Envelope[] = []
+  for (const row of updated) {
+    const p = eventOf.get(row.id)!
+    if (p.event === 'connection.live' || p.event === 'connection.failed') {
+      events.push(await emitForConnection(sql, row, p.event, now, p.last_result))
+    }
+  }
+  return { rows: updated, events }
+}
+
+
+
+
+export interface DisconnectOutcome {
+  connection_id: string
+  domain: string
+  disconnected: true
+  records: {
+    choice: 'remove'
+    outcome: 'removed' | 'manual'
+    via: string
+    removed: RecordNote[]
+    restored: RecordNote[]
+    left_in_place: RecordNote[]
+    failed: RecordNote[]
+    manual_steps: string[]
+  }
+  serving: 'stopped'
+  certificate: 'removed'
+  monitoring: 'stopped'
+}
+
+interface RecordNote {
+  type: string
+  name: string
+  value: string
+  note: string
+}
+
+/**
+ * Disconnects a connection whose records were put in place by hand: Portico cannot remove them, so
+ * the outcome lists them as left in place with the steps a person takes. Serving, certificate and
+ * monitoring stop with the connection.
+ */
+export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): Promise<DisconnectOutcome> {
+  const left = c.desired_records.map((r) => ({
+    type: r.type,
+    name: absoluteHost(r.host, c.apex_domain),
+    value: r.value,
+    note: 'added by hand; remove it at your DNS provider',
+  }))
+  const outcome: DisconnectOutcome = {
+    connection_id: c.id,
+    domain: c.domain,
+    disconnected: true,
+    records: {
+      choice: 'remove',
+      outcome: left.length ? 'manual' : 'removed',
+      via: 'manual',
+      removed: [],
+      restored: [],
+      left_in_place: left,
+      failed: [],
+      manual_steps: left.map((r) => `At your DNS provider, delete the ${r.type} record ${r.name} → ${r.value}`),
+    },
+    serving: 'stopped',
+    certificate: 'removed',
+    monitoring: 'stopped',
+  }
+  const [row] = await sql`
+    update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
+    where id = ${c.id} and disconnected_at is null returning *`
+  if (row) await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
+  return outcome
+}
+
+export { connectionOut }

@@ -1,0 +1,107 @@
+// Connections: one customer domain under one application. Reads go through `connectionFor`, which
+// applies tenancy and the widget-token rules (own application only; a domain-bound token only its
+// hostname) so no operation can forget them. A foreign or disconnected connection is "not found".
+import type { Sql } from '../db/sql.ts'
+import { ApiError, notFound } from '../http/errors.ts'
+import type { Principal } from '../ops/registry.ts'
+import type { ApplicationRow } from './tenancy.ts'
+import type { ConnectTarget, DnsRecord } from './records.ts'
+import type { Status } from './lifecycle.ts'
+
+export interface ConnectionRow {
+  id: string
+  tenant_id: string
+  application_id: string
+  domain: string
+  apex_domain: string
+  end_user_ref: string | null
+  www_redirect: boolean
+  status: Status
+  rail: string
+  managed: boolean
+  provider_id: string | null
+  desired_records: DnsRecord[]
+  records_source: 'planned' | 'custom'
+  planned_target: ConnectTarget
+  records_written_at: Date | null
+  records_outdated_at: Date | null
+  verification_token: string
+  error_code: string | null
+  error_message: string | null
+  last_result: { records_propagated: unknown[]; records_non_propagated: unknown[] } | null
+  check_count: number
+  last_checked_at: Date | null
+  next_check_at: Date | null
+  propagating_since: Date | null
+  live_at: Date | null
+  failed_at: Date | null
+  retried_at: Date | null
+  created_at: Date
+  updated_at: Date
+  disconnected_at: Date | null
+  disconnect_outcome: unknown
+}
+
+export interface EdgeTarget {
+  cname_target: string
+  apex_ipv4: string[]
+}
+
+/** The target an application's records point at: its own, or the platform edge. */
+export function effectiveTarget(app: Pick<ApplicationRow, 'cname_target' | 'apex_ipv4'>, edge: EdgeTarget): ConnectTarget {
+  if (app.cname_target) return { cname_target: app.cname_target, apex_ipv4: app.apex_ipv4 }
+  return { cname_target: edge.cname_target, apex_ipv4: app.apex_ipv4.length > 0 ? app.apex_ipv4 : edge.apex_ipv4 }
+}
+
+export function connectionOut(c: ConnectionRow) {
+  const sub = c.domain === c.apex_domain ? '' : c.domain.slice(0, -(c.apex_domain.length + 1))
+  return {
+    id: c.id,
+    application_id: c.application_id,
+    domain: c.domain,
+    apex_domain: c.apex_domain,
+    subdomain: sub,
+    status: c.status,
+    end_user_ref: c.end_user_ref,
+    www_redirect: c.www_redirect,
+    rail: c.rail,
+    managed: c.managed,
+    provider: c.provider_id,
+    records: c.desired_records,
+    records_source: c.records_source,
+    records_outdated: c.records_outdated_at !== null,
+    error_code: c.error_code,
+    error_message: c.error_message,
+    propagation: c.last_result ?? { records_propagated: [], records_non_propagated: [] },
+    check_count: c.check_count,
+    last_checked_at: c.last_checked_at,
+    next_check_at: c.next_check_at,
+    propagating_since: c.propagating_since,
+    live_at: c.live_at,
+    failed_at: c.failed_at,
+    retried_at: c.retried_at,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  }
+}
+
+/** A domain-bound widget token may act only on its own hostname. */
+export function assertHostAllowed(p: Principal, domain: string): void {
+  if (p.kind === 'WIDGET' && p.boundHost && p.boundHost !== domain) {
+    throw new ApiError('forbidden', `This token is bound to ${p.boundHost}`)
+  }
+}
+
+export async function connectionFor(sql: Sql, p: Principal, id: string, opts: { lock?: boolean } = {}): Promise<ConnectionRow> {
+  if (!('tenantId' in p)) throw notFound('Connection not found')
+  const rows = opts.lock
+    ? await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and disconnected_at is null for update`
+    : await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and disconnected_at is null`
+  const c = rows[0] as ConnectionRow | undefined
+  if (!c) throw notFound('Connection not found')
+  // A widget token sees its own application only, and a bound one only its hostname; both as 404.
+  if (p.kind === 'WIDGET' && (p.applicationId !== c.application_id || (p.boundHost && p.boundHost !== c.domain))) {
+    throw notFound('Connection not found')
+  }
+  return c
+}

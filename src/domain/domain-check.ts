@@ -1,0 +1,164 @@
+// The domain check (POST /domains:check): everything a client needs to choose how to connect a
+// domain, computed from real lookups. `registered` is false only on NXDOMAIN; a resolver failure
+// leaves it out and says `detection_error: resolver`. Clients branch on `rails` and
+// `recommended_rail`; `supports_automatic` only says an adapter exists for the provider.
+import type { Dns, Lookup } from './dns.ts'
+import { valuesOf } from './dns.ts'
+import { absoluteHost, type ParsedDomain } from './hostnames.ts'
+import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
+import { detectProvider, type Provider } from './providers.ts'
+
+export type Rail = 'oauth' | 'domainConnect' | 'apiKey' | 'manual'
+export const RAIL_ORDER: Rail[] = ['oauth', 'domainConnect', 'apiKey', 'manual']
+
+export interface RailState {
+  available: boolean
+  reason?: string
+  caveat?: string
+}
+
+export interface Conflict {
+  type: string
+  host: string
+  value: string
+  /** The desired record it stands in the way of. */
+  desired: { type: string; host: string; value: string }
+  action: 'replace' | 'remove'
+}
+
+export interface CheckAdapters {
+  /** Provider ids Portico can write to with an API credential. */
+  apiKey: ReadonlySet<string>
+  /** Provider ids with a configured OAuth client. */
+  oauth: ReadonlySet<string>
+}
+
+/**
+ * What already published stands in the way of the desired records: at a CNAME host every other
+ * record (a CNAME cannot share its name), at an address host other A values (replaced) and AAAA
+ * values (they would send IPv6 clients elsewhere).
+ */
+async function conflictsFor(dns: Dns, apex: string, desired: DnsRecord[]): Promise<{ conflicts: Conflict[]; error?: string }> {
+  let error: string | undefined
+  const look = async (name: string, type: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT'): Promise<string[]> => {
+    const l: Lookup = await dns.lookup(name, type)
+    if (l.status === 'error') error = l.error
+    // An address answer reached through a CNAME belongs to the CNAME's target, not to this name.
+    if (l.status === 'ok' && l.cname && type !== 'CNAME') return []
+    return valuesOf(l)
+  }
+  const routing = desired.filter((d) => d.type === 'CNAME' || d.type === 'A')
+  const hosts = [...new Set(routing.map((d) => d.host))]
+  const perHost = await Promise.all(
+    hosts.map(async (host): Promise<Conflict[]> => {
+      const mine = routing.filter((d) => d.host === host)
+      const first = mine[0]!
+      const want = { type: first.type, host, value: first.value }
+      const name = absoluteHost(host, apex)
+      const found = (type: string, values: string[], action: Conflict['action'], keep: (v: string) => boolean = () => false) =>
+        values.filter((v) => !keep(v)).map((value) => ({ type, host, value, desired: want, action }))
+      if (first.type === 'CNAME' && host !== '@') {
+        const [cname, a, aaaa, mx, txt] = await Promise.all([look(name, 'CNAME'), look(name, 'A'), look(name, 'AAAA'), look(name, 'MX'), look(name, 'TXT')])
+        return [
+          ...found('CNAME', cname, 'replace', (v) => v === first.value.toLowerCase()),
+          ...found('A', a, 'remove'),
+          ...found('AAAA', aaaa, 'remove'),
+          ...found('MX', mx, 'remove'),
+          ...found('TXT', txt, 'remove'),
+        ]
+      }
+      const wanted = new Set(mine.filter((d) => d.type === 'A').map((d) => d.value))
+      const [a, aaaa] = await Promise.all([look(name, 'A'), look(name, 'AAAA')])
+      return [...found('A', a, 'replace', (v) => wanted.has(v)), ...found('AAAA', aaaa, 'remove')]
+    }),
+  )
+  return { conflicts: perHost.flat(), error }
+}
+
+function rails(p: Provider | null, parsed: ParsedDomain, adapters: CheckAdapters, dcHost: string | null, blocked: string | null): Record<Rail, RailState> {
+  if (blocked) {
+    const off = { available: false, reason: blocked }
+    return { oauth: off, domainConnect: off, apiKey: off, manual: { ...off } }
+  }
+  const unknown = { available: false, reason: 'unknown_provider' }
+  const oauth: RailState = !p
+    ? unknown
+    : !p.capabilities.oauth
+      ? { available: false, reason: 'provider_unsupported' }
+      : adapters.oauth.has(p.id)
+        ? { available: true }
+        : { available: false, reason: 'not_configured' }
+  const domainConnect: RailState = dcHost
+    ? { available: true, ...(p?.capabilities.domain_connect?.async ? {} : { caveat: 'redirect_only' }) }
+    : { available: false, reason: p?.capabilities.domain_connect?.sync ? 'not_discovered' : p ? 'provider_unsupported' : 'unknown_provider' }
+  const apiKey: RailState = !p ? unknown : adapters.apiKey.has(p.id) ? { available: true, caveat: 'needs_provider_api_credential' } : { available: false, reason: 'provider_unsupported' }
+  const manual: RailState = { available: true, ...(parsed.isApex && p && !p.capabilities.apex ? { caveat: 'apex_uses_a_records' } : {}) }
+  return { oauth, domainConnect, apiKey, manual }
+}
+
+export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: ConnectTarget, adapters: CheckAdapters, opts: { wwwRedirect?: boolean } = {}) {
+  const base = { domain: parsed.domain, apex_domain: parsed.apex, subdomain: parsed.subdomain, is_apex: parsed.isApex }
+  let registered: boolean | undefined
+  let detectionError: string | undefined
+  let nameservers: string[] = []
+  let blocked: string | null = parsed.platform ? 'platform_subdomain' : null
+  let provider: Provider | null = null
+  let dcHost: string | null = null
+  let conflicts: Conflict[] = []
+
+  if (!blocked) {
+    const [ns, dc] = await Promise.all([dns.lookup(parsed.apex, 'NS'), dns.lookup(`_domainconnect.${parsed.apex}`, 'TXT')])
+    if (ns.status === 'error') detectionError = 'resolver'
+    else if (ns.status === 'nxdomain') {
+      registered = false
+      blocked = 'not_registered'
+    } else {
+      registered = true
+      nameservers = valuesOf(ns).sort()
+      if (nameservers.length === 0) blocked = 'not_delegated'
+    }
+    provider = detectProvider(nameservers)
+    dcHost = valuesOf(dc)[0] ?? null
+  } else {
+    registered = true
+  }
+
+  const apex = provider?.capabilities.apex ?? null
+  const strategy = apexStrategy(parsed, target, apex)
+  if (!blocked && strategy === 'unsupported') blocked = 'apex_not_supported'
+  const desired = strategy === 'unsupported' ? [] : planRecords(parsed, target, apex, opts.wwwRedirect ?? false, 'preview')
+  if (!blocked && !detectionError) {
+    const c = await conflictsFor(dns, parsed.apex, desired)
+    conflicts = c.conflicts
+    if (c.error) detectionError = 'resolver'
+  }
+  const r = rails(provider, parsed, adapters, dcHost, blocked)
+  const recommended = RAIL_ORDER.find((k) => r[k].available) ?? null
+  return {
+    ...base,
+    provider: provider?.id ?? null,
+    provider_name: provider?.name ?? null,
+    setup_type: recommended === null ? null : recommended === 'manual' ? 'manual' : 'automatic',
+    supports_automatic: provider ? adapters.apiKey.has(provider.id) || adapters.oauth.has(provider.id) : false,
+    oauth_available: r.oauth.available,
+    domain_connect_available: r.domainConnect.available,
+    domain_connect_provider: dcHost,
+    ...(registered === undefined ? {} : { registered }),
+    ...(detectionError ? { detection_error: detectionError } : {}),
+    nameserver_supported: provider?.capabilities.subdomain_delegation ?? false,
+    wildcard_supported: provider?.capabilities.wildcard ?? false,
+    cname_flattening: apex === 'flattening',
+    spf_override_supported: provider?.capabilities.spf_override ?? false,
+    caa_supported: provider?.capabilities.caa ?? false,
+    social_login_supported: r.oauth.available,
+    conflicts,
+    apex_strategy: strategy,
+    rails: r,
+    recommended_rail: recommended,
+    end_user_automatic: r.oauth.available || r.domainConnect.available,
+    blocked_reason: blocked,
+    dashboard_url: provider?.dashboard_url ?? null,
+    nameservers,
+    desired_records: desired.map((d) => (d.purpose === 'ownership' ? { ...d, value: 'portico-verify=<token issued at connect>' } : d)),
+  }
+}

@@ -1,0 +1,77 @@
+// The connection lifecycle (CONTRACT.md section 3), as a pure function from a connection, a
+// verification and the time to what changes. Portico's choices where the contract is silent:
+// - a connection starts `pending`: its records are not known to be in place;
+// - it moves to `propagating` when a rail writes its records or when someone says they added them
+//   (`:recheck`); the 24-hour clock starts then;
+// - a `pending` connection is never failed for late DNS: it is re-checked (every minute for an hour,
+//   every 15 minutes until three days, then every six hours with diagnosis `setup_incomplete`) and
+//   goes live whenever its records appear.
+import { DAY, HOUR } from '../clock.ts'
+import type { Verification } from './verify.ts'
+
+export type Status = 'pending' | 'propagating' | 'live' | 'failed'
+
+export const PROPAGATION_TIMEOUT_MS = DAY
+export const LATE_DNS_AFTER_MS = 3 * DAY
+export const LATE_DNS_EVERY_MS = 6 * HOUR
+const MINUTE = 60_000
+
+export interface LifecycleState {
+  status: Status
+  created_at: Date
+  propagating_since: Date | null
+  error_code: string | null
+  error_message: string | null
+}
+
+export interface Transition {
+  status: Status
+  next_check_at: Date | null
+  error_code: string | null
+  error_message: string | null
+  event: 'connection.live' | 'connection.failed' | null
+}
+
+function nextPropagatingCheck(since: Date, now: Date): Date {
+  const age = now.getTime() - since.getTime()
+  const every = age < 10 * MINUTE ? 30_000 : age < HOUR ? 2 * MINUTE : 10 * MINUTE
+  const deadline = since.getTime() + PROPAGATION_TIMEOUT_MS
+  return new Date(Math.min(now.getTime() + every, Math.max(deadline, now.getTime() + 30_000)))
+}
+
+export function nextPendingCheck(created: Date, now: Date): Date {
+  const age = now.getTime() - created.getTime()
+  const every = age < HOUR ? MINUTE : age < LATE_DNS_AFTER_MS ? 15 * MINUTE : LATE_DNS_EVERY_MS
+  return new Date(now.getTime() + every)
+}
+
+export function afterVerification(c: LifecycleState, v: Verification, now: Date): Transition {
+  if (v.outcome === 'all') return { status: 'live', next_check_at: null, error_code: null, error_message: null, event: c.status === 'live' ? null : 'connection.live' }
+  const keep = { error_code: c.error_code, error_message: c.error_message }
+  if (c.status === 'propagating') {
+    const since = c.propagating_since ?? now
+    if (v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= PROPAGATION_TIMEOUT_MS) {
+      return {
+        status: 'failed',
+        next_check_at: null,
+        error_code: 'propagation_timeout',
+        error_message: 'The DNS records did not appear within 24 hours',
+        event: 'connection.failed',
+      }
+    }
+    const next = v.outcome === 'inconclusive' ? new Date(now.getTime() + MINUTE) : nextPropagatingCheck(since, now)
+    return { status: 'propagating', next_check_at: next, ...keep, event: null }
+  }
+  if (c.status === 'pending') {
+    const late = now.getTime() - c.created_at.getTime() >= LATE_DNS_AFTER_MS
+    return {
+      status: 'pending',
+      next_check_at: nextPendingCheck(c.created_at, now),
+      error_code: late ? 'setup_incomplete' : c.error_code,
+      error_message: late ? 'The DNS records have not been added yet' : c.error_message,
+      event: null,
+    }
+  }
+  // live or failed: verification is not scheduled for them; keep their state.
+  return { status: c.status, next_check_at: null, ...keep, event: null }
+}

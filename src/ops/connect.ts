@@ -1,0 +1,661 @@
+// Connect (CONTRACT.md section 4, "Domains and connections"): the domain check, connections, their
+// desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
+import { Type } from '@sinclair/typebox'
+import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
+import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
+import { checkDomain } from '../domain/domain-check.ts'
+import { emitForConnection } from '../domain/events.ts'
+import { isPublicHostname, isPublicIPv4, parseDomain, type ParsedDomain } from '../domain/hostnames.ts'
+import { canonicalRecords, DnsRecordSchema, planRecords, recordSetProblems, type DnsRecord } from '../domain/records.ts'
+import { parityCensus, providerById, PROVIDERS } from '../domain/providers.ts'
+import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
+import { verifyRecords } from '../domain/verify.ts'
+import { confirmMatches } from '../domain/confirm.ts'
+import { defineOp, reply, type Ctx, type Principal } from './registry.ts'
+import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+
+const TAG = 'Domains and connections'
+const StatusSchema = Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s)))
+const RecordRef = Out({ type: Type.String(), host: Type.String(), value: Type.String() })
+
+export const ConnectionSchema = Out({
+  id: Type.String(),
+  application_id: Type.String(),
+  domain: Type.String(),
+  apex_domain: Type.String(),
+  subdomain: Type.String({ description: 'Labels left of the apex; empty for the apex' }),
+  status: StatusSchema,
+  end_user_ref: Nullable(Type.String()),
+  www_redirect: Type.Boolean(),
+  rail: Type.String({ description: '`manual` until an automatic rail writes the records' }),
+  managed: Type.Boolean({ description: 'Portico holds a grant to change the records later' }),
+  provider: Nullable(Type.String()),
+  records: Type.Array(DnsRecordSchema, { description: 'The desired records' }),
+  records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
+  records_outdated: Type.Boolean({ description: 'The records were computed against a superseded connect target' }),
+  error_code: Nullable(Type.String({ description: 'Diagnosis: propagation_timeout, access_denied, ProviderAuthenticationError, setup_incomplete, zone_not_reached, platform_subdomain' })),
+  error_message: Nullable(Type.String()),
+  propagation: Out({ records_propagated: Type.Array(RecordRef), records_non_propagated: Type.Array(RecordRef) }),
+  check_count: Type.Integer(),
+  last_checked_at: Nullable(Timestamp()),
+  next_check_at: Nullable(Timestamp()),
+  propagating_since: Nullable(Timestamp()),
+  live_at: Nullable(Timestamp()),
+  failed_at: Nullable(Timestamp()),
+  retried_at: Nullable(Timestamp()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+const LIFECYCLE_NOTE =
+  'Lifecycle: a connection starts `pending` (records not known to be in place). It moves to `propagating` when a rail writes ' +
+  'its records or when `:recheck` says they were added; from then it has 24 hours to go `live` before it is `failed` with ' +
+  '`propagation_timeout`. A `pending` connection is never failed for late DNS: it is re-checked every minute for an hour, every ' +
+  '15 minutes until three days, then every six hours with diagnosis `setup_incomplete`, and goes `live` whenever its records appear.'
+
+/** The application an operation acts on: the widget's own, or `application_id` (else the key's own application). */
+async function applicationOf(ctx: Ctx, given: string | undefined): Promise<ApplicationRow> {
+  const p = ctx.principal
+  if (!('tenantId' in p)) throw notFound('Application not found')
+  if (p.kind === 'WIDGET') {
+    if (given !== undefined && given !== p.applicationId) throw notFound('Application not found')
+    return getApplicationInTenant(ctx.sql, p.tenantId, p.applicationId)
+  }
+  const id = given ?? (p.kind === 'KEY' ? p.applicationId : null)
+  if (!id) throw invalid('application_id is required', [{ in: 'body', field: 'application_id', message: 'is required' }])
+  return getApplicationInTenant(ctx.sql, p.tenantId, id)
+}
+
+function parseOrThrow(domain: string, field = 'domain'): ParsedDomain {
+  const parsed = parseDomain(domain)
+  if (!parsed) throw invalid(`${JSON.stringify(domain)} is not a domain name`, [{ in: 'body', field, message: 'not a valid domain name' }])
+  return parsed
+}
+
+function edge(ctx: Pick<Ctx, 'config'>) {
+  return { cname_target: ctx.config.edge.cnameTarget, apex_ipv4: ctx.config.edge.apexIpv4 }
+}
+
+function checkRecordSet(records: DnsRecord[], parsed: ParsedDomain): void {
+  const problems = recordSetProblems(records, parsed)
+  if (problems.length) throw invalid('The record set is not valid', problems.map((p) => ({ in: 'body', ...p })))
+}
+
+export const listProvidersOp = defineOp({
+  id: 'providers.list',
+  method: 'GET',
+  path: '/providers',
+  summary: 'DNS-provider capability catalog and parity census',
+  description: 'For each provider: nameserver patterns, dashboard, and capabilities per rail. `census` counts how many providers support each rail and capability.',
+  tag: 'Discovery and catalogs',
+  auth: ['NONE'],
+  response: Out({ providers: Type.Array(Type.Object({}, { additionalProperties: true })), census: Type.Object({}, { additionalProperties: true }) }),
+  errors: [],
+  kind: 'read',
+  internal: true,
+  handler: async () => ({ providers: PROVIDERS, census: parityCensus() }),
+})
+
+const CheckBody = Input({
+  domain: Type.String({ minLength: 1, maxLength: 300 }),
+  application_id: Type.Optional(Id('app', 'Application whose connect target to plan against (KEY: default the key\'s application; WIDGET: its own)')),
+  www_redirect: Type.Optional(Type.Boolean()),
+})
+
+export const checkDomainOp = defineOp({
+  id: 'domains.check',
+  method: 'POST',
+  path: '/domains:check',
+  summary: 'Pre-flight check of a domain',
+  description:
+    'Looks the domain up through the configured resolvers: the DNS provider from its nameservers, `registered` (false only on ' +
+    'NXDOMAIN; omitted with `detection_error: resolver` when the resolver failed), which rails are available and why not, the ' +
+    'recommended rail, records already published that conflict with the desired ones, the apex strategy, and the desired records. ' +
+    'Read-only.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  permission: 'connections:read',
+  scope: 'domains:read',
+  body: CheckBody,
+  response: Type.Object({}, { additionalProperties: true, description: 'Domain check result (CONTRACT.md section 2)' }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const parsed = parseOrThrow(input.domain)
+    assertHostAllowed(ctx.principal, parsed.domain)
+    const app = await applicationOf(ctx, input.application_id)
+    return checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, { wwwRedirect: input.www_redirect })
+  },
+})
+
+const CreateBody = Input({
+  domain: Type.String({ minLength: 1, maxLength: 300 }),
+  application_id: Type.Optional(Id('app', 'KEY and agent tokens: the application (default: the key\'s own); WIDGET: its own')),
+  end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Your reference for the end user; echoed as `user_id` in webhooks' })),
+  www_redirect: Type.Optional(Type.Boolean({ description: 'Apex only: also point www at the target; the edge redirects apex to www' })),
+  records: Type.Optional(Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50, description: 'An integrator-authored record set instead of the planned one' })),
+})
+
+interface CreatePrepared {
+  parsed: ParsedDomain
+  inspection: Inspection | null
+}
+
+async function prepareCreate(ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, domain: string, applicationId: string | undefined): Promise<CreatePrepared> {
+  const parsed = parseOrThrow(domain)
+  assertHostAllowed(ctx.principal, parsed.domain)
+  const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
+  // A replay of an open connection needs no DNS at all.
+  if (await findOpen(ctx.db, app.id, parsed.domain)) return { parsed, inspection: null }
+  return { parsed, inspection: await inspectDomain(ctx.services.dns, parsed) }
+}
+
+export const createConnectionOp = defineOp({
+  id: 'connections.create',
+  method: 'POST',
+  path: '/connections',
+  summary: 'Connect a domain',
+  description:
+    'Creates a connection (201, status `pending`) with its desired records, or answers the open connection for the same application ' +
+    'and domain with 200 (a failed one is revived into verification). Hosting-platform subdomains are refused with 422 ' +
+    '`platform_subdomain`; unregistered or undelegated domains with 422 `InvalidNameservers`; an apex the provider cannot point at a ' +
+    'hostname, when the application has no `apex_ipv4`, with 422 `apex_not_supported`; a resolver failure is 503 (retry). ' +
+    LIFECYCLE_NOTE,
+  tag: TAG,
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  permission: 'connections:write',
+  scope: 'domains:write',
+  body: CreateBody,
+  response: ConnectionSchema,
+  status: 201,
+  altStatus: [{ status: 200, description: 'The open connection for this application and domain (replayed or revived)' }],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable'],
+  kind: 'write',
+  idempotent: true,
+  prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
+  async handler(ctx, input, pre: CreatePrepared) {
+    const app = await applicationOf(ctx, input.application_id)
+    if (input.records) checkRecordSet(input.records, pre.parsed)
+    const now = ctx.clock.now()
+    // The open connection seen before may have been disconnected since: inspect after all (rare).
+    const inspection = pre.inspection ?? ((await findOpen(ctx.sql, app.id, pre.parsed.domain)) ? { provider: null, nameservers: [] } : await inspectDomain(ctx.services.dns, pre.parsed))
+    const { row, outcome } = await openConnection(ctx.sql, now, app, effectiveTarget(app, edge(ctx)), pre.parsed, inspection, {
+      endUserRef: input.end_user_ref ?? null,
+      wwwRedirect: input.www_redirect ?? false,
+      records: input.records ?? null,
+    })
+    if (outcome === 'created') ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
+    ctx.audit.details = { outcome }
+    return outcome === 'created' ? connectionOut(row) : reply(200, connectionOut(row))
+  },
+})
+
+const cursorOf = (id: string) => Buffer.from(id).toString('base64url')
+function idFromCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8')
+  if (!/^con_[0-9a-z]+$/.test(id)) throw invalid('cursor is not valid', [{ in: 'query', field: 'cursor', message: 'use next_cursor from the previous page' }])
+  return id
+}
+
+export const listConnectionsOp = defineOp({
+  id: 'connections.list',
+  method: 'GET',
+  path: '/connections',
+  summary: 'List connections',
+  description: 'Tenant-scoped, oldest first. Filters `app_id`, `status`; pages of `limit` (1 to 200, default 50) with the opaque `next_cursor`, absent on the last page.',
+  tag: TAG,
+  auth: ['KEY', 'AGENT'],
+  permission: 'connections:read',
+  scope: 'domains:read',
+  query: Input({
+    app_id: Type.Optional(Id('app')),
+    status: Type.Optional(StatusSchema),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  }),
+  response: Out({ connections: Type.Array(ConnectionSchema), count: Type.Integer(), next_cursor: Type.Optional(Type.String()) }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const limit = input.limit ?? 50
+    const after = input.cursor ? idFromCursor(input.cursor) : ''
+    const rows = (await ctx.sql`
+      select * from connections
+      where tenant_id = ${p.tenantId} and disconnected_at is null and id > ${after}
+        and (${input.app_id ?? null}::text is null or application_id = ${input.app_id ?? null})
+        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
+      order by id limit ${limit + 1}`) as ConnectionRow[]
+    const page = rows.slice(0, limit)
+    return {
+      connections: page.map(connectionOut),
+      count: page.length,
+      ...(rows.length > limit ? { next_cursor: cursorOf(page[page.length - 1]!.id) } : {}),
+    }
+  },
+})
+
+export const countConnectionsOp = defineOp({
+  id: 'connections.count',
+  method: 'GET',
+  path: '/connections:count',
+  summary: 'Count connections by status and application',
+  description: '`by_status` has only the statuses that occur (an absent key means zero). A widget token cannot read it.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'connections:read',
+  query: Input({ app_id: Type.Optional(Id('app')), status: Type.Optional(StatusSchema) }),
+  response: Out({
+    total: Type.Integer(),
+    by_status: Type.Record(Type.String(), Type.Integer()),
+    by_application: Type.Array(Out({ application_id: Type.String(), total: Type.Integer(), by_status: Type.Record(Type.String(), Type.Integer()) })),
+  }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const rows = (await ctx.sql`
+      select application_id, status, count(*)::int as n from connections
+      where tenant_id = ${p.tenantId} and disconnected_at is null
+        and (${input.app_id ?? null}::text is null or application_id = ${input.app_id ?? null})
+        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
+      group by application_id, status order by application_id, status`) as { application_id: string; status: string; n: number }[]
+    const byApp = new Map<string, { application_id: string; total: number; by_status: Record<string, number> }>()
+    const byStatus: Record<string, number> = {}
+    let total = 0
+    for (const r of rows) {
+      total += r.n
+      byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n
+      const a = byApp.get(r.application_id) ?? { application_id: r.application_id, total: 0, by_status: {} }
+      a.total += r.n
+      a.by_status[r.status] = r.n
+      byApp.set(r.application_id, a)
+    }
+    return { total, by_status: byStatus, by_application: [...byApp.values()] }
+  },
+})
+
+export const BULK_MAX = 200
+
+export const bulkConnectOp = defineOp({
+  id: 'connections.bulk',
+  method: 'POST',
+  path: '/connections:bulk',
+  summary: 'Connect up to 200 domains',
+  description:
+    'Each domain is handled on its own, in its own transaction: a bad one is `failed` with a message and the batch goes on; a ' +
+    'domain already connected under the application is `already`; a new one is `connected` (created, status `pending`). ' +
+    'One result per domain, in order. More than 200 domains is 400.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY'],
+  permission: 'connections:write',
+  body: Input({
+    domains: Type.Array(Type.String({ maxLength: 300 }), { minItems: 1, maxItems: BULK_MAX }),
+    application_id: Type.Optional(Id('app')),
+    end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  }),
+  response: Out({
+    results: Type.Array(
+      Out({
+        domain: Type.String(),
+        connection_id: Nullable(Type.String()),
+        status: Type.Union([Type.Literal('connected'), Type.Literal('failed'), Type.Literal('already')]),
+        message: Type.String(),
+        code: Type.Optional(Type.String()),
+      }),
+    ),
+  }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  transaction: false,
+  async handler(ctx, input) {
+    const app = await applicationOf(ctx, input.application_id)
+    const target = effectiveTarget(app, edge(ctx))
+    const seen = new Map<string, string>()
+    const one = async (domain: string) => {
+      try {
+        const parsed = parseOrThrow(domain)
+        assertHostAllowed(ctx.principal, parsed.domain)
+        const prior = seen.get(parsed.domain) ?? (await findOpen(ctx.db, app.id, parsed.domain))?.id
+        if (prior) return { domain, connection_id: prior, status: 'already' as const, message: 'Already connected under this application' }
+        const inspection = await inspectDomain(ctx.services.dns, parsed)
+        const { row, outcome } = await ctx.db.begin((tx) =>
+          openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null }),
+        )
+        seen.set(parsed.domain, row.id)
+        return outcome === 'created'
+          ? { domain, connection_id: row.id, status: 'connected' as const, message: 'Connection created' }
+          : { domain, connection_id: row.id, status: 'already' as const, message: 'Already connected under this application' }
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
+        return { domain, connection_id: null, status: 'failed' as const, message: err.title, code: err.code }
+      }
+    }
+    // In order, so a repeated domain in the batch is `already` after its first appearance.
+    const results = []
+    for (const d of input.domains) results.push(await one(d))
+    ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
+    ctx.audit.details = { connected: results.filter((r) => r.status === 'connected').length, total: results.length }
+    return { results }
+  },
+})
+
+export const getConnectionOp = defineOp({
+  id: 'connections.get',
+  method: 'GET',
+  path: '/connections/{id}',
+  summary: 'Read a connection',
+  description: LIFECYCLE_NOTE,
+  tag: TAG,
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  permission: 'connections:read',
+  scope: 'domains:read',
+  params: IdParam,
+  response: ConnectionSchema,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  handler: async (ctx, input) => connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
+})
+
+const RecordsResponse = Out({
+  connection_id: Type.String(),
+  domain: Type.String(),
+  records: Type.Array(DnsRecordSchema),
+  records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
+  manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps for adding the records by hand, where the catalog has them' }),
+  dashboard_url: Nullable(Type.String()),
+})
+
+function recordsOut(c: ConnectionRow) {
+  const provider = providerById(c.provider_id)
+  return {
+    connection_id: c.id,
+    domain: c.domain,
+    records: c.desired_records,
+    records_source: c.records_source,
+    manual_steps: provider?.manual_steps ?? ['Sign in to your DNS provider', 'Open the DNS settings of ' + c.apex_domain, 'Add each record below exactly as shown', 'Save, then choose "I have added them"'],
+    dashboard_url: provider?.dashboard_url ?? null,
+  }
+}
+
+export const getRecordsOp = defineOp({
+  id: 'connections.records.get',
+  method: 'GET',
+  path: '/connections/{id}/records',
+  summary: 'The desired records of a connection',
+  description: 'The manual rail: the records to add, `host` relative to the zone apex (`@` is the apex), with provider-specific steps where the catalog has them.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  permission: 'connections:read',
+  scope: 'domains:read',
+  params: IdParam,
+  response: RecordsResponse,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  handler: async (ctx, input) => recordsOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
+})
+
+export const putRecordsOp = defineOp({
+  id: 'connections.records.put',
+  method: 'PUT',
+  path: '/connections/{id}/records',
+  summary: 'Replace the desired records with an integrator-authored set',
+  description:
+    'Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 ' +
+    'and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a ' +
+    'connection with a custom set.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'connections:write',
+  params: IdParam,
+  body: Input({ records: Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50 }) }),
+  response: RecordsResponse,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const c = await connectionFor(ctx.sql, ctx.principal, input.id, { lock: true })
+    const parsed = parseOrThrow(c.domain)
+    checkRecordSet(input.records, parsed)
+    if (canonicalRecords(input.records) === canonicalRecords(c.desired_records)) {
+      ctx.audit.details = { changed: false }
+      return recordsOut(c)
+    }
+    const now = ctx.clock.now()
+    const [row] = await ctx.sql`
+      update connections set desired_records = ${input.records}::jsonb, records_source = 'custom', status = 'pending',
+        next_check_at = ${now}, propagating_since = null, error_code = null, error_message = null, records_outdated_at = null, updated_at = ${now}
+      where id = ${c.id} returning *`
+    ctx.audit.details = { changed: true }
+    ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
+    return recordsOut(row as ConnectionRow)
+  },
+})
+
+export const recheckOp = defineOp({
+  id: 'connections.recheck',
+  method: 'POST',
+  path: '/connections/{id}:recheck',
+  summary: 'Re-check a connection now',
+  description:
+    'Verifies the records at once and answers the connection. A `failed` connection is revived into verification (`propagating`, ' +
+    '`retried_at` set, diagnosis cleared, a fresh 24 hours); a `pending` one moves to `propagating` (the caller says the records ' +
+    'were added: what the widget\'s "I have added them" sends).',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  permission: 'connections:write',
+  scope: 'domains:write',
+  params: IdParam,
+  bodyOptional: true,
+  body: Input({}),
+  response: ConnectionSchema,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  transaction: false,
+  async handler(ctx, input) {
+    const now = ctx.clock.now()
+    let c = await connectionFor(ctx.db, ctx.principal, input.id)
+    if (c.status === 'failed') c = await reviveConnection(ctx.db, c, now)
+    else if (c.status === 'pending') c = await markPropagating(ctx.db, c, now)
+    if (c.status === 'live') return connectionOut(c)
+    const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
+    const { rows } = await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
+    return connectionOut(rows[0] ?? (await connectionFor(ctx.db, ctx.principal, input.id)))
+  },
+})
+
+const RecordNote = Out({ type: Type.String(), name: Type.String(), value: Type.String(), note: Type.String() })
+export const DisconnectOutcomeSchema = Out({
+  connection_id: Type.String(),
+  domain: Type.String(),
+  disconnected: Type.Boolean(),
+  records: Out({
+    choice: Type.String({ description: '`remove`' }),
+    outcome: Type.String({ description: '`removed` when Portico removed or restored every record; `manual` when a person must remove them (records set up by hand)' }),
+    via: Type.String({ description: 'The rail the removal went through: `manual`, or the provider rail' }),
+    removed: Type.Array(RecordNote),
+    restored: Type.Array(RecordNote),
+    left_in_place: Type.Array(RecordNote),
+    failed: Type.Array(RecordNote),
+    manual_steps: Type.Array(Type.String()),
+  }),
+  serving: Type.String(),
+  certificate: Type.String(),
+  monitoring: Type.String(),
+})
+
+/** Any connection of the tenant, disconnected ones included, so a repeated disconnect can answer again. */
+async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow> {
+  const p = ctx.principal
+  if (!('tenantId' in p)) throw notFound('Connection not found')
+  const [c] = await ctx.sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} for update`
+  const row = c as ConnectionRow | undefined
+  if (!row || (p.kind === 'WIDGET' && p.applicationId !== row.application_id)) throw notFound('Connection not found')
+  if (p.kind === 'WIDGET' && p.boundHost !== row.domain) {
+    throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
+  }
+  return row
+}
+
+async function disconnect(ctx: Ctx, id: string, confirm: string | undefined): Promise<DisconnectOutcome> {
+  const c = await connectionForRemoval(ctx, id)
+  if (ctx.principal.kind === 'AGENT') {
+    if (!confirm) throw new ApiError('confirmation_required', `Confirm by passing confirm=${c.domain}; nothing was removed`, { domain: c.domain })
+    if (!confirmMatches(confirm, c.domain)) throw new ApiError('confirmation_mismatch', `confirm names another domain than ${c.domain}; nothing was removed`, { domain: c.domain })
+  }
+  if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
+  const outcome = await disconnectManual(ctx.sql, c, ctx.clock.now())
+  ctx.audit.details = { domain: c.domain }
+  return outcome
+}
+
+const DISCONNECT_NOTE =
+  'Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under ' +
+  '`left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain.'
+
+export const deleteConnectionOp = defineOp({
+  id: 'connections.delete',
+  method: 'DELETE',
+  path: '/connections/{id}',
+  summary: 'Remove a domain',
+  description: DISCONNECT_NOTE,
+  tag: TAG,
+  auth: ['WIDGET', 'KEY'],
+  permission: 'connections:disconnect',
+  params: IdParam,
+  response: DisconnectOutcomeSchema,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'destroy',
+  idempotent: true,
+  handler: (ctx, input) => disconnect(ctx, input.id, undefined),
+})
+
+export const disconnectOp = defineOp({
+  id: 'connections.disconnect',
+  method: 'POST',
+  path: '/connections/{id}:disconnect',
+  summary: 'Disconnect a domain',
+  description:
+    DISCONNECT_NOTE +
+    ' A delegated agent token needs the `domains:disconnect` scope and `confirm` naming the domain (case, scheme, path and a ' +
+    'trailing dot ignored): without it 400 `confirmation_required`, naming another domain 409 `confirmation_mismatch`; nothing is removed then. ' +
+    '`credential` is a DNS-provider API key used once for this removal and never stored.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  permission: 'connections:disconnect',
+  scope: 'domains:disconnect',
+  params: IdParam,
+  query: Input({ confirm: Type.Optional(Type.String({ maxLength: 300, description: 'The domain being disconnected (required for agent tokens)' })) }),
+  body: Input({ credential: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
+  bodyOptional: true,
+  response: DisconnectOutcomeSchema,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch'],
+  kind: 'destroy',
+  idempotent: true,
+  handler: (ctx, input) => disconnect(ctx, input.id, input.confirm),
+})
+
+const TargetResponse = Out({
+  application_id: Type.String(),
+  mode: Type.Union([Type.Literal('edge'), Type.Literal('custom')], { description: '`edge`: the platform edge is the target' }),
+  connect_target: Out({ cname_target: Type.String(), apex_ipv4: Type.Array(Type.String()) }),
+  edge: Out({ cname_target: Type.String(), apex_ipv4: Type.Array(Type.String()) }),
+})
+
+function targetOut(ctx: Pick<Ctx, 'config'>, app: ApplicationRow) {
+  return { application_id: app.id, mode: app.cname_target ? ('custom' as const) : ('edge' as const), connect_target: effectiveTarget(app, edge(ctx)), edge: edge(ctx) }
+}
+
+export const getConnectTargetOp = defineOp({
+  id: 'applications.connect_target.get',
+  method: 'GET',
+  path: '/applications/{id}/connect-target',
+  summary: 'Read an application\'s connect target',
+  tag: 'Tenancy and keys',
+  auth: ['KEY', 'WIDGET'],
+  permission: 'app:read',
+  params: IdParam,
+  response: TargetResponse,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const app = await applicationOf(ctx, input.id)
+    return targetOut(ctx, app)
+  },
+})
+
+export const putConnectTargetOp = defineOp({
+  id: 'applications.connect_target.put',
+  method: 'PUT',
+  path: '/applications/{id}/connect-target',
+  summary: 'Point an application\'s connections at your own target',
+  description:
+    '`cname_target` is a public hostname that is not the platform edge (empty string returns to the edge); `apex_ipv4` up to 4 ' +
+    'public IPv4 addresses for apex domains. Available on every plan. Connections whose records are not yet in place pick up the ' +
+    'new target; connections whose records were already put in place by hand keep them and get `connection.records_outdated` ' +
+    '(with `connect_link`) so the end user can update them. Sending the current target again changes nothing.',
+  tag: 'Tenancy and keys',
+  auth: ['KEY'],
+  permission: 'app:write',
+  params: IdParam,
+  body: Input({
+    cname_target: Type.String({ maxLength: 253 }),
+    apex_ipv4: Type.Optional(Type.Array(Type.String({ maxLength: 15 }), { maxItems: 4 })),
+  }),
+  response: TargetResponse,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const app = await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const problems: { in: string; field: string; message: string }[] = []
+    let cname: string | null = null
+    if (input.cname_target !== '') {
+      cname = parseDomain(input.cname_target)?.domain ?? null
+      const edgeHost = ctx.config.edge.cnameTarget
+      if (!cname || !isPublicHostname(cname)) problems.push({ in: 'body', field: 'cname_target', message: 'must be a public hostname' })
+      else if (cname === edgeHost || cname.endsWith('.' + edgeHost)) problems.push({ in: 'body', field: 'cname_target', message: 'is the platform edge; send an empty string to use the edge' })
+    }
+    const ips = [...new Set(input.apex_ipv4 ?? [])]
+    ips.forEach((ip, i) => {
+      if (!isPublicIPv4(ip)) problems.push({ in: 'body', field: `apex_ipv4.${i}`, message: 'must be a public IPv4 address' })
+    })
+    if (problems.length) throw invalid('The connect target is not valid', problems)
+    const now = ctx.clock.now()
+    const [updated] = await ctx.sql`
+      update applications set cname_target = ${cname}, apex_ipv4 = ${ips}::text[], updated_at = ${now}
+      where id = ${app.id} returning *`
+    const fresh = updated as ApplicationRow
+    const target = effectiveTarget(fresh, edge(ctx))
+    const targetJson = target
+    const affected = (await ctx.sql`
+      select * from connections
+      where application_id = ${app.id} and disconnected_at is null and records_source = 'planned' and not managed
+        and planned_target <> ${targetJson}::jsonb
+      for update`) as ConnectionRow[]
+    let replanned = 0
+    let outdated = 0
+    for (const c of affected) {
+      const parsed = parseDomain(c.domain)!
+      const apexCap = providerById(c.provider_id)?.capabilities.apex ?? null
+      if (c.status === 'pending' && c.records_written_at === null) {
+        // Nothing is in place yet: the records simply follow the new target.
+        const records = planRecords(parsed, target, apexCap, c.www_redirect, c.verification_token)
+        await ctx.sql`update connections set desired_records = ${records}::jsonb, planned_target = ${targetJson}::jsonb, updated_at = ${now} where id = ${c.id}`
+        replanned++
+      } else if (c.records_outdated_at === null) {
+        const [row] = await ctx.sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+        const suggested = planRecords(parsed, target, apexCap, c.www_redirect, c.verification_token)
+        await emitForConnection(ctx.sql, row as ConnectionRow, 'connection.records_outdated', now, { records: suggested.map(({ type, host, value }) => ({ type, host, value })) }, {
+          connect_link: `${ctx.config.publicUrl}/v1/connections/${c.id}/records`,
+        })
+        outdated++
+      }
+    }
+    ctx.audit.details = { cname_target: cname, apex_ipv4: ips, replanned, outdated }
+    return targetOut(ctx, fresh)
+  },
+})
