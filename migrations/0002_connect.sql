@@ -27,7 +27,6 @@ create table connections (
   check_count          integer not null default 0,
   last_checked_at      timestamptz,
   next_check_at        timestamptz,
-  lease_until          timestamptz,
   propagating_since    timestamptz,
   live_at              timestamptz,
   failed_at            timestamptz,

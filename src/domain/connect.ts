@@ -7,7 +7,7 @@ import { newId, randomToken } from '../ids.ts'
 import { connectionOut, type ConnectionRow } from './connections.ts'
 import type { Dns } from './dns.ts'
 import { valuesOf } from './dns.ts'
-import { emitForConnection, type Envelope } from './events.ts'
+import { connectionEnvelope, emitForConnection, emitMany, type Envelope } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
 import { detectProvider, type Provider } from './providers.ts'
@@ -109,6 +109,11 @@ export async function openConnection(
   return { row, outcome: 'created' }
 }
 
+/** What verification and its events read of a connection; the sweep selects no more than this. */
+export const VERIFY_COLUMNS =
+  'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, provider_id, desired_records, ' +
+  'created_at, propagating_since, error_code, error_message'
+
 export interface Verified {
   row: ConnectionRow
   verification: Verification
@@ -141,21 +146,20 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     )
     update connections c set
       status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
-      last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1, lease_until = null,
+      last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1,
       live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
       failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
       updated_at = ${now}
     from v
     where c.id = v.id and c.status = v.expect and c.disconnected_at is null
-    returning c.*`) as ConnectionRow[]
-  const eventOf = new Map(plans.map((p) => [p.id, p]))
+    returning ${sql.unsafe(VERIFY_COLUMNS.replace(/(\w+)/g, 'c.$1'))}`) as ConnectionRow[]
+  const planOf = new Map(plans.map((p) => [p.id, p]))
   const events: Envelope[] = []
   for (const row of updated) {
-    const p = eventOf.get(row.id)!
-    if (p.event === 'connection.live' || p.event === 'connection.failed') {
-      events.push(await emitForConnection(sql, row, p.event, now, p.last_result))
-    }
+    const p = planOf.get(row.id)!
+    if (p.event === 'connection.live' || p.event === 'connection.failed') events.push(connectionEnvelope(row, p.event, now, p.last_result))
   }
+  await emitMany(sql, updated, events)
   return { rows: updated, events }
 }
 

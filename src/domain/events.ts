@@ -72,3 +72,17 @@ export async function emitForConnection(sql: Sql, c: ConnectionRow, type: EventT
   await emit(sql, c.tenant_id, c.application_id, c.id, env)
   return env
 }
+
+/** Writes many connection events in one statement (the verification sweep's transitions). */
+export async function emitMany(sql: Sql, rows: ConnectionRow[], envs: Envelope[]): Promise<void> {
+  if (envs.length === 0) return
+  const byId = new Map(rows.map((r) => [r.id, r]))
+  const items = envs.map((e) => {
+    const c = byId.get(e.connection_id as string)!
+    return { id: e.id, tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, type: e.type, payload: e, created_at: e.created_at }
+  })
+  await sql`
+    insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
+    select id, tenant_id, application_id, connection_id, type, payload, created_at
+    from jsonb_to_recordset(${items}::jsonb) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload jsonb, created_at timestamptz)`
+}

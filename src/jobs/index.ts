@@ -1,7 +1,7 @@
 // Background work on pg-boss, in the same PostgreSQL. Each kind of work is a queue; a worker process
 // (PORTICO_ROLE=worker or all) handles it. Sweeps are `stately` queues (one queued, one running across
 // every process) kicked by a cron schedule and by the operations that make work due; their handlers
-// lease rows with SKIP LOCKED, so a crash or a second worker never loses or doubles work.
+// lock rows with SKIP LOCKED, so a crash or a second worker never loses or doubles work.
 import { PgBoss } from 'pg-boss'
 import { errorFields, log } from '../logger.ts'
 

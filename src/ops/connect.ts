@@ -461,8 +461,8 @@ export const recheckOp = defineOp({
     else if (c.status === 'pending') c = await markPropagating(ctx.db, c, now)
     if (c.status === 'live') return connectionOut(c)
     const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
-    const { rows } = await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
-    return connectionOut(rows[0] ?? (await connectionFor(ctx.db, ctx.principal, input.id)))
+    await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
+    return connectionOut(await connectionFor(ctx.db, ctx.principal, input.id))
   },
 })
 

@@ -1,0 +1,76 @@
+// bench/verify: verifies 10,000 propagating connections against the local PowerDNS (the real sweep:
+// lease, lookups, lifecycle, batched writes and outbox events) and prints connections per second next
+// to the raw rate of the same DNS questions sent straight from a script, in the same run.
+// Goal: at least 0.5 of the raw rate.
+import { startPdns } from '../test/harness/pdns.ts'
+import { benchDatabaseUrl, dropBenchDatabase, fmt } from './lib/util.ts'
+import { rawQueryRate } from './lib/dns-raw.ts'
+import { connect } from '../src/db/sql.ts'
+import { migrate } from '../src/db/migrate.ts'
+import { Resolver } from '../src/adapters/resolver.ts'
+import { MovableClock } from '../src/clock.ts'
+import { createApplication, createTenant } from '../src/domain/tenancy.ts'
+import { sweepDue } from '../src/jobs/verify-sweep.ts'
+import { newId } from '../src/ids.ts'
+
+const N = Number(process.env.BENCH_CONNECTIONS ?? 10_000)
+const EDGE = 'edge.portico.test'
+const pdns = await startPdns()
+const zone = `bench${Date.now().toString(36)}.test`
+await pdns.createZone(zone)
+const hosts = Array.from({ length: N }, (_, i) => `c${i}.${zone}`)
+for (let i = 0; i < N; i += 1000) {
+  const rrsets = hosts.slice(i, i + 1000).map((h) => ({ name: `${h}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: `${EDGE}.`, disabled: false }] }))
+  const r = await fetch(`${pdns.apiUrl}/zones/${zone}.`, { method: 'PATCH', headers: { 'X-API-Key': pdns.apiKey }, body: JSON.stringify({ rrsets }) })
+  if (!r.ok) throw new Error(`PowerDNS: ${r.status} ${await r.text()}`)
+}
+
+const db = connect(await benchDatabaseUrl(), 10)
+await migrate(db)
+const clock = new MovableClock()
+const now = clock.now()
+const tenant = await createTenant(db, 'Bench', now)
+const { app } = await createApplication(db, tenant.id, 'Bench', 'live', now)
+
+async function seed() {
+  await db`delete from events`
+  await db`delete from connections`
+  const rows = hosts.map((h, i) => ({
+    id: newId('con', now.getTime()),
+    domain: h,
+    sub: `c${i}`,
+  }))
+  for (let i = 0; i < rows.length; i += 2000) {
+    await db`
+      insert into connections (id, tenant_id, application_id, domain, apex_domain, status, desired_records, planned_target,
+        verification_token, next_check_at, propagating_since, created_at, updated_at)
+      select r.id, ${tenant.id}, ${app.id}, r.domain, ${zone}, 'propagating',
+        jsonb_build_array(jsonb_build_object('type', 'CNAME', 'host', r.sub, 'value', ${EDGE}::text, 'ttl', 300)),
+        jsonb_build_object('cname_target', ${EDGE}::text, 'apex_ipv4', '[]'::jsonb), 'tok', ${now}, ${now}, ${now}, ${now}
+      from jsonb_to_recordset(${rows.slice(i, i + 2000)}::jsonb) as r(id text, domain text, sub text)`
+  }
+}
+
+const resolver = new Resolver({ servers: [pdns.dnsAddress], timeoutMs: 5000 })
+const raw: number[] = []
+const verified: number[] = []
+for (let round = 0; round < 2; round++) {
+  raw.push(await rawQueryRate(pdns.dnsAddress, hosts, 5, 64))
+  await seed()
+  const started = performance.now()
+  const total = await sweepDue({ db, dns: resolver, clock })
+  const secs = (performance.now() - started) / 1000
+  const [{ live }] = await db`select count(*)::int as live from connections where status = 'live'`
+  if (total !== N || live !== N) throw new Error(`verified ${total}, live ${live}, expected ${N}`)
+  verified.push(N / secs)
+  console.log(`round ${round + 1}: raw DNS ${fmt(raw[round]!)} q/s, verify ${fmt(verified[round]!)} connections/s`)
+}
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+console.log(`verify (${N} propagating connections, one CNAME each, PowerDNS on loopback):`)
+console.log(`  raw DNS queries from a script: ${fmt(avg(raw))} q/s`)
+console.log(`  portico verification sweep:   ${fmt(avg(verified))} connections/s (every one went live, with its event)`)
+console.log(`  ratio: ${(avg(verified) / avg(raw)).toFixed(2)} (goal >= 0.50)`)
+await resolver.close()
+await db.close()
+await dropBenchDatabase()
+await pdns.stop()

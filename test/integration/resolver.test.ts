@@ -1,0 +1,82 @@
+// The resolver adapter against a real authoritative server: values as written in a zone, and
+// NXDOMAIN, no data and failure told apart.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { Resolver, decodeResponse, encodeQuery } from '../../src/adapters/resolver.ts'
+import { startPdns, type Pdns } from '../harness/pdns.ts'
+
+let pdns: Pdns
+let r: Resolver
+const zone = `res${Date.now().toString(36)}.test`
+
+beforeAll(async () => {
+  pdns = await startPdns()
+  r = new Resolver({ servers: [pdns.dnsAddress], timeoutMs: 1000 })
+  await pdns.createZone(zone)
+  await pdns.setRecords(zone, 'A', ['198.51.100.1', '198.51.100.2'])
+  await pdns.setRecords(zone, 'AAAA', ['2001:db8:0:0:0:0:0:1'])
+  await pdns.setRecords(zone, 'TXT', ['"v=spf1 include:_spf.example.com ~all"', '"two" "parts"'])
+  await pdns.setRecords(zone, 'MX', ['10 mx1.example.com.', '20 mx2.example.com.'])
+  await pdns.setRecords(zone, 'CAA', ['0 issue "letsencrypt.org"'])
+  await pdns.setRecords(`www.${zone}`, 'CNAME', ['edge.portico.test.'])
+  await pdns.setRecords(`long.${zone}`, 'TXT', Array.from({ length: 12 }, (_, i) => `"${String(i).padStart(2, '0')}${'x'.repeat(200)}"`))
+})
+
+afterAll(async () => {
+  await r.close()
+})
+
+describe('resolver', () => {
+  test('values as a person writes them', async () => {
+    const a = await r.lookup(zone, 'A')
+    expect(a.status === 'ok' && a.values.sort()).toEqual(['198.51.100.1', '198.51.100.2'])
+    expect(await r.lookup(zone, 'AAAA')).toEqual({ status: 'ok', values: ['2001:db8::1'] })
+    const txt = await r.lookup(zone, 'TXT')
+    expect(txt.status === 'ok' && txt.values.sort()).toEqual(['twoparts', 'v=spf1 include:_spf.example.com ~all'])
+    const mx = await r.lookup(zone, 'MX')
+    expect(mx.status === 'ok' && mx.values.sort()).toEqual(['10 mx1.example.com', '20 mx2.example.com'])
+    expect(await r.lookup(zone, 'CAA')).toEqual({ status: 'ok', values: ['0 issue "letsencrypt.org"'] })
+    const ns = await r.lookup(zone.toUpperCase() + '.', 'NS')
+    expect(ns.status === 'ok' && ns.values.sort()).toEqual(['ns1.portico-test.test', 'ns2.portico-test.test'])
+  })
+
+  test('a CNAME is reported, and an address query through it says so', async () => {
+    expect(await r.lookup(`www.${zone}`, 'CNAME')).toEqual({ status: 'ok', values: ['edge.portico.test'] })
+    expect(await r.lookup(`www.${zone}`, 'A')).toEqual({ status: 'ok', values: [], cname: 'edge.portico.test' })
+  })
+
+  test('NXDOMAIN, no data and failure are different answers', async () => {
+    expect(await r.lookup(`missing.${zone}`, 'A')).toEqual({ status: 'nxdomain' })
+    expect(await r.lookup(`nothing-${Date.now()}.test`, 'NS')).toEqual({ status: 'nxdomain' })
+    expect(await r.lookup(zone, 'CNAME')).toEqual({ status: 'nodata' })
+    // An authoritative server refuses names outside its zones: a failure, not a verdict.
+    const refused = await r.lookup('example.com', 'A')
+    expect(refused.status).toBe('error')
+    const dead = new Resolver({ servers: ['127.0.0.1:9'], timeoutMs: 200, tries: 2 })
+    const started = performance.now()
+    const l = await dead.lookup(zone, 'A')
+    expect(l.status).toBe('error')
+    expect(performance.now() - started).toBeLessThan(2000)
+    await dead.close()
+  })
+
+  test('a truncated UDP answer is retried over TCP', async () => {
+    const l = await r.lookup(`long.${zone}`, 'TXT')
+    expect(l.status).toBe('ok')
+    expect(l.status === 'ok' && l.values.length).toBe(12)
+  })
+
+  test('many lookups in flight are matched to their questions', async () => {
+    const names = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? zone : i % 3 === 1 ? `www.${zone}` : `missing${i}.${zone}`))
+    const results = await Promise.all(names.map((n) => r.lookup(n, 'A')))
+    results.forEach((res, i) => {
+      const want = i % 3 === 0 ? 'ok' : i % 3 === 1 ? 'ok' : 'nxdomain'
+      expect(res.status).toBe(want)
+    })
+  })
+
+  test('the codec round-trips a question', () => {
+    const q = encodeQuery(4242, 'Shop.Example.com', 16)
+    const d = decodeResponse(q)
+    expect(d).toMatchObject({ id: 4242, qname: 'shop.example.com', qtype: 16, rcode: 0, answers: [] })
+  })
+})
