@@ -8,8 +8,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const db = await benchDatabaseUrl()
 const env = { DATABASE_URL: db, POOL_SIZE: '10' }
 
-const baseline = await startChild(['bun', 'bench/lib/baseline-select1.ts'], env, '/')
-const portico = await startChild(['bun', 'src/main.ts'], {
+const baseline = await startChild([process.execPath, 'bench/lib/baseline-select1.ts'], env, '/')
+const portico = await startChild([process.execPath, 'src/main.ts'], {
   ...env,
   HOST: '127.0.0.1',
   APP_ENV: 'development',

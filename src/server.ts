@@ -13,8 +13,9 @@ import { setLogLevel } from './logger.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './http/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
-import { startJobs, VERIFY_QUEUE, type Sweep } from './jobs/index.ts'
-import { verifyDue } from './jobs/verify-sweep.ts'
+import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
+import { deliverAll } from './domain/webhook-delivery.ts'
+import { sweepDue } from './jobs/verify-sweep.ts'
 
 export interface Portico {
   config: Config
@@ -54,7 +55,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     pingDb,
   }
   const sweeps: Sweep[] = [
-    { queue: VERIFY_QUEUE, cron: '* * * * *', batch: 500, run: () => verifyDue({ db, dns: services.dns, clock }, 500) },
+    { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
+    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }

@@ -7,19 +7,7 @@ import type { ConnectionRow } from '../domain/connections.ts'
 import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
 import type { Dns } from '../domain/dns.ts'
 import { verifyRecords } from '../domain/verify.ts'
-
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return out
-}
+import { drainInLanes, mapLimit } from './lanes.ts'
 
 export interface SweepDeps {
   db: Sql
@@ -50,23 +38,5 @@ export async function verifyDue(deps: SweepDeps, batch = 500, concurrency = 64):
   })
 }
 
-/**
- * Sweeps until nothing is due (or `budgetMs` runs out), in `lanes` independent loops: each locks its
- * own batch, so a batch waiting on a slow or lost answer never holds the others back, and one lane's
- * database writes overlap another's lookups. Returns how many connections were verified.
- */
-export async function sweepDue(deps: SweepDeps, opts: { lanes?: number; batch?: number; concurrency?: number; budgetMs?: number } = {}): Promise<number> {
-  const { lanes = 4, batch = 500, concurrency = 64, budgetMs = 55_000 } = opts
-  const until = performance.now() + budgetMs
-  let total = 0
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (performance.now() < until) {
-        const n = await verifyDue(deps, batch, concurrency)
-        total += n
-        if (n < batch) return
-      }
-    }),
-  )
-  return total
-}
+/** Verifies everything due, four lanes of 500. */
+export const sweepDue = (deps: SweepDeps, budgetMs?: number) => drainInLanes(() => verifyDue(deps, 500, 64), { lanes: 4, batch: 500, budgetMs })

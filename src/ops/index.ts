@@ -1,6 +1,7 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
+import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp } from './webhooks.ts'
 import {
   bulkConnectOp,
   checkDomainOp,
@@ -67,6 +68,11 @@ export const OPERATIONS: AnyOp[] = [
   recheckOp,
   deleteConnectionOp,
   disconnectOp,
+  createWebhookOp,
+  listWebhooksOp,
+  deleteWebhookOp,
+  listDeliveriesOp,
+  retryDeliveryOp,
 ]
 
 setRegistry(() => OPERATIONS)

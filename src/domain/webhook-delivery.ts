@@ -1,0 +1,194 @@
+// Webhook delivery (CONTRACT.md section 6): at least once, signed by the Standard Webhooks scheme,
+// at most three automatic attempts with exponential backoff. Deliveries are fanned out from the outbox
+// by a trigger (migrations/0003_webhooks.sql); this module sends the due ones and records one attempt
+// row per try. The batch stays locked (SKIP LOCKED) while it is sent, so a crash after a send and
+// before its record releases the rows and they are sent again: receivers deduplicate on
+// `webhook-id`, which is the event id.
+import type { Clock } from '../clock.ts'
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { newId } from '../ids.ts'
+import type { Dns } from './dns.ts'
+import { decrypt } from './secrets.ts'
+import { webhookHeaders } from '../adapters/webhook-signing.ts'
+import { guardUrl } from '../adapters/ssrf.ts'
+import { postPinned } from '../adapters/http-post.ts'
+import { drainInLanes, mapLimit } from '../jobs/lanes.ts'
+
+export const MAX_ATTEMPTS = 3
+export const ATTEMPT_TIMEOUT_MS = 10_000
+/** Backoff after attempt n (1-based): 10 s, then 60 s; a Retry-After answer overrides it (up to an hour). */
+export const BACKOFF_MS = [10_000, 60_000]
+const RETRY_AFTER_CAP_S = 3600
+
+export interface DeliveryDeps {
+  db: Sql
+  clock: Clock
+  config: Config
+  dns: Dns
+}
+
+interface DueRow {
+  id: string
+  tenant_id: string
+  application_id: string
+  endpoint_id: string
+  event_id: string
+  event_type: string
+  attempts: number
+  max_attempts: number
+  url: string
+  secret_sealed: string
+  endpoint_gone: boolean
+  payload: Record<string, unknown>
+}
+
+export interface AttemptRecord {
+  id: string
+  delivery_id: string
+  tenant_id: string
+  application_id: string
+  endpoint_id: string
+  url: string
+  event_id: string
+  event_type: string
+  domain: string | null
+  attempt: number
+  status_code: number | null
+  delivered: boolean
+  error: string | null
+  duration_ms: number
+  created_at: string
+}
+
+/** Resolves a hostname to every address it has, through the configured resolvers. */
+export function addressResolver(dns: Dns) {
+  return async (host: string): Promise<string[]> => {
+    const [a, aaaa] = await Promise.all([dns.lookup(host, 'A'), dns.lookup(host, 'AAAA')])
+    const err = [a, aaaa].find((l) => l.status === 'error')
+    const out = [...(a.status === 'ok' ? a.values : []), ...(aaaa.status === 'ok' ? aaaa.values : [])]
+    if (out.length === 0 && err && err.status === 'error') throw new Error(`could not resolve ${host}: ${err.error}`)
+    return out
+  }
+}
+
+interface Outcome {
+  attempt: AttemptRecord
+  /** Next state of the delivery. */
+  status: 'pending' | 'delivered' | 'failed'
+  next_attempt_at: string | null
+  disable_endpoint: boolean
+}
+
+async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number): Promise<Outcome> {
+  const now = deps.clock.now()
+  const n = d.attempts + 1
+  const started = performance.now()
+  let status_code: number | null = null
+  let error: string | null = null
+  let retryAfter: number | undefined
+  if (d.endpoint_gone) {
+    error = 'endpoint removed or disabled'
+  } else {
+    const guard = await guardUrl(d.url, { allowLoopback: deps.config.webhookAllowLoopback, resolve: addressResolver(deps.dns), requireHttps: !deps.config.webhookAllowLoopback })
+    if (!guard.ok) {
+      error = `refused: ${guard.reason}`
+    } else {
+      const body = JSON.stringify(d.payload)
+      const secret = decrypt(deps.config.secretsKey, d.secret_sealed, 'webhook-secret')
+      const headers = { ...webhookHeaders(secret, d.event_id, Math.floor(now.getTime() / 1000), body), 'user-agent': 'Portico-Webhooks/1' }
+      const res = await postPinned({ url: guard.url, address: guard.address, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS })
+      if (res.error !== undefined) error = res.error
+      else {
+        status_code = res.status
+        retryAfter = res.retryAfterSeconds
+        if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`
+      }
+    }
+  }
+  const delivered = status_code !== null && status_code >= 200 && status_code < 300
+  const gone = status_code === 410
+  const final = delivered || gone || d.endpoint_gone || n >= budget
+  let next: string | null = null
+  if (!final) {
+    const wait = (status_code === 429 || status_code === 503) && retryAfter !== undefined ? Math.min(retryAfter, RETRY_AFTER_CAP_S) * 1000 : BACKOFF_MS[Math.min(n - 1, BACKOFF_MS.length - 1)]!
+    next = new Date(now.getTime() + wait).toISOString()
+  }
+  const attempt: AttemptRecord = {
+    id: newId('wha', now.getTime()),
+    delivery_id: d.id,
+    tenant_id: d.tenant_id,
+    application_id: d.application_id,
+    endpoint_id: d.endpoint_id,
+    url: d.url,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    domain: typeof d.payload.domain === 'string' ? d.payload.domain : null,
+    attempt: n,
+    status_code,
+    delivered,
+    error: gone ? 'HTTP 410: endpoint disabled' : error,
+    duration_ms: Math.round(performance.now() - started),
+    created_at: now.toISOString(),
+  }
+  return { attempt, status: delivered ? 'delivered' : final ? 'failed' : 'pending', next_attempt_at: next, disable_endpoint: gone }
+}
+
+const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.max_attempts,
+  w.url, w.secret_sealed, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone, e.payload`
+
+async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return
+  const attempts = outcomes.map((o) => o.attempt)
+  await tx`
+    insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
+      attempt, status_code, delivered, error, duration_ms, created_at)
+    select * from jsonb_to_recordset(${attempts}::jsonb) as a(id text, delivery_id text, tenant_id text, application_id text,
+      endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, status_code int, delivered boolean,
+      error text, duration_ms int, created_at timestamptz)`
+  const updates = outcomes.map((o) => ({ id: o.attempt.delivery_id, status: o.status, attempts: o.attempt.attempt, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
+  await tx`
+    update webhook_deliveries d set status = u.status, attempts = u.attempts, next_attempt_at = u.next_attempt_at, updated_at = u.at
+    from jsonb_to_recordset(${updates}::jsonb) as u(id text, status text, attempts int, next_attempt_at timestamptz, at timestamptz)
+    where d.id = u.id`
+  const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
+  if (gone.length) {
+    await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
+  }
+}
+
+/** Sends one batch of due deliveries; returns how many were attempted. */
+export async function deliverDue(deps: DeliveryDeps, batch = 200, concurrency = 32): Promise<number> {
+  return deps.db.begin(async (tx) => {
+    const due = (await tx`
+      select ${tx.unsafe(DUE_COLUMNS)}
+      from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+      where d.status = 'pending' and d.next_attempt_at <= ${deps.clock.now()}
+      order by d.next_attempt_at limit ${batch}
+      for update of d skip locked`) as DueRow[]
+    if (due.length === 0) return 0
+    const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts))
+    await record(tx, outcomes)
+    return due.length
+  })
+}
+
+/**
+ * Replays one delivery by hand, now, whatever its state: one more attempt, recorded like the others.
+ * A delivered one is sent again too (the receiver asked for it).
+ */
+export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptRecord> {
+  return deps.db.begin(async (tx) => {
+    const [d] = (await tx`
+      select ${tx.unsafe(DUE_COLUMNS)}
+      from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+      where d.id = ${deliveryId} for update of d`) as DueRow[]
+    if (!d) throw new Error(`delivery ${deliveryId} vanished`)
+    const o = await sendOne(deps, d, d.attempts + 1)
+    await record(tx, [o])
+    return o.attempt
+  })
+}
+
+/** Sends everything due, in four lanes of 200 (each lane 32 requests in flight). */
+export const deliverAll = (deps: DeliveryDeps, budgetMs?: number) => drainInLanes(() => deliverDue(deps, 200, 32), { lanes: 4, batch: 200, budgetMs })

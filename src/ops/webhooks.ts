@@ -1,0 +1,281 @@
+// Webhooks (CONTRACT.md sections 4 and 6): endpoints, the delivery log and manual replay. Secrets are
+// `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
+import { Type } from '@sinclair/typebox'
+import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { newId } from '../ids.ts'
+import { decrypt, encrypt } from '../domain/secrets.ts'
+import { getApplicationInTenant } from '../domain/tenancy.ts'
+import { EVENT_TYPES } from '../domain/events.ts'
+import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS } from '../domain/webhook-delivery.ts'
+import { newWebhookSecret } from '../adapters/webhook-signing.ts'
+import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
+import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+
+const TAG = 'Webhooks'
+
+export const SIGNING_NOTE =
+  'Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on ' +
+  'it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret\'s bytes over ' +
+  '`{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is ' +
+  `success; otherwise up to ${MAX_ATTEMPTS} attempts in total, ${BACKOFF_MS.map((m) => m / 1000 + ' s').join(' then ')} apart ` +
+  `(a 429 or 503 with Retry-After waits as asked, up to an hour), each with a ${ATTEMPT_TIMEOUT_MS / 1000} s timeout; redirects ` +
+  'are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once.'
+
+const Webhook = Out({
+  id: Type.String(),
+  application_id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  secret: Type.Optional(Type.String({ description: 'Returned only at creation' })),
+  created_at: Timestamp(),
+  disabled_at: Type.Optional(Nullable(Timestamp())),
+  disabled_reason: Type.Optional(Nullable(Type.String())),
+})
+
+interface WebhookRow {
+  id: string
+  application_id: string
+  url: string
+  events: string[]
+  secret_sealed: string
+  created_at: Date
+  disabled_at: Date | null
+  disabled_reason: string | null
+}
+
+const webhookOut = (w: WebhookRow) => ({
+  id: w.id,
+  application_id: w.application_id,
+  url: w.url,
+  events: w.events,
+  created_at: w.created_at,
+  disabled_at: w.disabled_at,
+  disabled_reason: w.disabled_reason,
+})
+
+/** Tenant principal with the application filter the caller may use: a widget token sees its own app only. */
+function scope(ctx: Ctx, appId: string | undefined): { tenantId: string; appId: string | null } {
+  const p = ctx.principal as TenantPrincipal
+  if (p.kind === 'WIDGET') {
+    if (appId !== undefined && appId !== p.applicationId) throw notFound('Application not found')
+    return { tenantId: p.tenantId, appId: p.applicationId }
+  }
+  return { tenantId: p.tenantId, appId: appId ?? null }
+}
+
+export const createWebhookOp = defineOp({
+  id: 'webhooks.create',
+  method: 'POST',
+  path: '/webhooks',
+  summary: 'Register a webhook endpoint',
+  description:
+    '`url` must be https (loopback http only where the deployment allows it for tests); it is resolved again at every delivery and ' +
+    'refused when it points at private, loopback, link-local or metadata addresses. `events` empty or `["*"]` subscribes to every ' +
+    'event; an unknown event name is accepted but never delivered. Registering the same url and events again answers 200 with the ' +
+    'same endpoint and secret. ' + SIGNING_NOTE,
+  tag: TAG,
+  auth: ['KEY', 'WIDGET'],
+  permission: 'webhooks:manage',
+  body: Input({
+    url: Type.String({ minLength: 1, maxLength: 2000 }),
+    events: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+    application_id: Type.Optional(Id('app', 'API keys: the application (default: the key\'s own); widget tokens: their own')),
+  }),
+  response: Webhook,
+  status: 201,
+  altStatus: [{ status: 200, description: 'The same endpoint was registered before' }],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = ctx.principal as TenantPrincipal
+    const appId = p.kind === 'WIDGET' ? scope(ctx, input.application_id).appId! : (input.application_id ?? (p.kind === 'KEY' ? p.applicationId : null))
+    if (!appId) throw invalid('application_id is required', [{ in: 'body', field: 'application_id', message: 'is required' }])
+    await getApplicationInTenant(ctx.sql, p.tenantId, appId)
+    const check = isUrlSyntacticallyAllowed(input.url, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
+    if (!check.ok) throw invalid(`url is not allowed: ${check.reason}`, [{ in: 'body', field: 'url', message: check.reason }])
+    const events = [...new Set((input.events ?? []).includes('*') ? [] : (input.events ?? []))].sort()
+    const [existing] = (await ctx.sql`
+      select * from webhooks where application_id = ${appId} and url = ${input.url} and events = ${events}::text[] and deleted_at is null
+      order by id limit 1`) as WebhookRow[]
+    if (existing) {
+      const secret = decrypt(ctx.config.secretsKey, existing.secret_sealed, 'webhook-secret')
+      ctx.audit.details = { replayed: true }
+      return reply(200, { ...webhookOut(existing), secret })
+    }
+    const secret = newWebhookSecret()
+    const now = ctx.clock.now()
+    const [w] = (await ctx.sql`
+      insert into webhooks (id, tenant_id, application_id, url, events, secret_sealed, created_at)
+      values (${newId('whk', now.getTime())}, ${p.tenantId}, ${appId}, ${input.url}, ${events}::text[],
+              ${encrypt(ctx.config.secretsKey, secret, 'webhook-secret')}, ${now})
+      returning *`) as WebhookRow[]
+    ctx.audit.details = { url: input.url, events, unknown_events: events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e)) }
+    return { ...webhookOut(w!), secret }
+  },
+})
+
+export const listWebhooksOp = defineOp({
+  id: 'webhooks.list',
+  method: 'GET',
+  path: '/webhooks',
+  summary: 'List webhook endpoints',
+  description: 'API keys see every application of the tenant (filter `app_id`); widget tokens their own application. Secrets are never listed.',
+  tag: TAG,
+  auth: ['KEY', 'WIDGET'],
+  permission: 'webhooks:read',
+  query: Input({ app_id: Type.Optional(Id('app')) }),
+  response: Out({ webhooks: Type.Array(Webhook) }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const s = scope(ctx, input.app_id)
+    const rows = (await ctx.sql`
+      select * from webhooks where tenant_id = ${s.tenantId} and deleted_at is null
+        and (${s.appId}::text is null or application_id = ${s.appId}) order by id`) as WebhookRow[]
+    return { webhooks: rows.map(webhookOut) }
+  },
+})
+
+export const deleteWebhookOp = defineOp({
+  id: 'webhooks.delete',
+  method: 'DELETE',
+  path: '/webhooks/{id}',
+  summary: 'Remove a webhook endpoint',
+  description: 'Deliveries still pending for it are dropped (recorded as failed attempts). Removing it again answers the same.',
+  tag: TAG,
+  auth: ['KEY', 'WIDGET'],
+  permission: 'webhooks:manage',
+  params: IdParam,
+  response: Out({ id: Type.String(), deleted: Type.Boolean() }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'destroy',
+  idempotent: true,
+  async handler(ctx, input) {
+    const s = scope(ctx, undefined)
+    const [w] = await ctx.sql`
+      update webhooks set deleted_at = coalesce(deleted_at, ${ctx.clock.now()})
+      where id = ${input.id} and tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
+      returning id`
+    if (!w) throw notFound('Webhook not found')
+    return { id: input.id, deleted: true }
+  },
+})
+
+const Attempt = Out({
+  id: Type.String(),
+  delivery_id: Type.String(),
+  endpoint_id: Type.String(),
+  application_id: Type.String(),
+  url: Type.String(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  domain: Nullable(Type.String()),
+  attempts: Type.Integer({ description: 'Which attempt of this delivery this row records (1, 2, 3; manual replays go on counting)' }),
+  status_code: Nullable(Type.Integer()),
+  delivered: Type.Boolean(),
+  error: Nullable(Type.String()),
+  duration_ms: Type.Integer(),
+  created_at: Timestamp(),
+})
+
+interface AttemptRow {
+  id: string
+  delivery_id: string
+  endpoint_id: string
+  application_id: string
+  url: string
+  event_id: string
+  event_type: string
+  domain: string | null
+  attempt: number
+  status_code: number | null
+  delivered: boolean
+  error: string | null
+  duration_ms: number
+  created_at: Date | string
+}
+
+const attemptOut = (a: AttemptRow) => ({
+  id: a.id,
+  delivery_id: a.delivery_id,
+  endpoint_id: a.endpoint_id,
+  application_id: a.application_id,
+  url: a.url,
+  event_id: a.event_id,
+  event_type: a.event_type,
+  domain: a.domain,
+  attempts: a.attempt,
+  status_code: a.status_code,
+  delivered: a.delivered,
+  error: a.error,
+  duration_ms: a.duration_ms,
+  created_at: a.created_at,
+})
+
+export const listDeliveriesOp = defineOp({
+  id: 'webhooks.deliveries.list',
+  method: 'GET',
+  path: '/webhook-deliveries',
+  summary: 'The delivery log: one record per attempt',
+  description: 'Newest first. API keys see every application of the tenant; widget tokens their own. Filters `app_id`, `type` (event type); pages of `limit` (1 to 500, default 100) with `next_cursor`.',
+  tag: TAG,
+  auth: ['KEY', 'WIDGET'],
+  permission: 'webhooks:read',
+  query: Input({
+    app_id: Type.Optional(Id('app')),
+    type: Type.Optional(Type.String({ maxLength: 100 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  }),
+  response: Out({ deliveries: Type.Array(Attempt), count: Type.Integer(), next_cursor: Type.Optional(Type.String()) }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const s = scope(ctx, input.app_id)
+    const limit = input.limit ?? 100
+    const before = input.cursor ? Buffer.from(input.cursor, 'base64url').toString('utf8') : '~'
+    const rows = (await ctx.sql`
+      select * from webhook_attempts
+      where tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
+        and (${input.type ?? null}::text is null or event_type = ${input.type ?? null}) and id < ${before}
+      order by id desc limit ${limit + 1}`) as AttemptRow[]
+    const page = rows.slice(0, limit)
+    return {
+      deliveries: page.map(attemptOut),
+      count: page.length,
+      ...(rows.length > limit ? { next_cursor: Buffer.from(page[page.length - 1]!.id).toString('base64url') } : {}),
+    }
+  },
+})
+
+export const retryDeliveryOp = defineOp({
+  id: 'webhooks.deliveries.retry',
+  method: 'POST',
+  path: '/webhook-deliveries/{id}:retry',
+  summary: 'Replay a delivery by hand',
+  description: 'Sends the event of this delivery attempt (or delivery) to its endpoint once more, now, and answers the new attempt record.',
+  tag: TAG,
+  auth: ['KEY', 'WIDGET'],
+  permission: 'webhooks:manage',
+  params: IdParam,
+  bodyOptional: true,
+  body: Input({}),
+  response: Attempt,
+  errors: ['unauthorized', 'forbidden', 'not_found', 'conflict'],
+  kind: 'write',
+  transaction: false,
+  async handler(ctx, input) {
+    const s = scope(ctx, undefined)
+    const [d] = await ctx.db`
+      select d.id, w.deleted_at from webhook_deliveries d join webhooks w on w.id = d.endpoint_id
+      where d.tenant_id = ${s.tenantId} and (${s.appId}::text is null or d.application_id = ${s.appId})
+        and (d.id = ${input.id} or d.id = (select delivery_id from webhook_attempts where id = ${input.id}))`
+    if (!d) throw notFound('Delivery not found')
+    if (d.deleted_at) throw new ApiError('conflict', 'The endpoint of this delivery was removed')
+    const attempt = await retryDelivery({ db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }, d.id)
+    ctx.audit.targetId = d.id
+    return attemptOut({ ...attempt, created_at: attempt.created_at })
+  },
+})
