@@ -185,7 +185,7 @@ function classifyV6(g: number[]): AddressClass {
   if (startsWith(g, [0x64, 0xff9b, 1])) return 'private' // local-use NAT64, RFC 8215
   if (g[0] === 0x2002) return classifyV4(embeddedV4(g, 1)) // 6to4, RFC 3056 §2
   if (startsWith(g, [0x2001, 0])) return 'reserved' // Teredo, RFC 4380: tunnels to arbitrary IPv4
-  if (startsWith(g, [0x2001, 0x0db8]) || (g[0]! & 0xfff0) === 0x3ff0) return 'documentation' // RFC 3849, RFC 9637
+  if (startsWith(g, [0x2001, 0x0db8]) || (g[0] === 0x3fff && g[1]! < 0x1000)) return 'documentation' // RFC 3849, RFC 9637
   if ((g[0]! & 0xffc0) === 0xfe80) return 'link_local'
   if ((g[0]! & 0xffc0) === 0xfec0) return 'private' // deprecated site-local, RFC 3879
   if ((g[0]! & 0xfe00) === 0xfc00) return 'unique_local' // RFC 4193
@@ -210,6 +210,9 @@ export function classifyAddress(ip: string): AddressClass {
 
 const isAllowed = (cls: AddressClass, rules: UrlRules) => cls === 'public' || (rules.allowLoopback && cls === 'loopback')
 
+/** `a private address`, `an unspecified address`: the wording refusals are recorded with. */
+const described = (cls: AddressClass) => `${cls === 'unspecified' ? 'an' : 'a'} ${cls} address`
+
 /** `localhost` and its subdomains always mean loopback (RFC 6761 §6.3). */
 const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host)
 
@@ -228,7 +231,7 @@ export function isUrlSyntacticallyAllowed(raw: string, rules: UrlRules): SyntaxR
   const host = unbracket(url.hostname)
   const literal = parseHostLiteral(host)
   const cls = literal === null ? null : classifyAddress(literal)
-  if (literal !== null && !isAllowed(cls!, rules)) return { ok: false, reason: `${literal} is a ${cls} address` }
+  if (literal !== null && !isAllowed(cls!, rules)) return { ok: false, reason: `${literal} is ${described(cls!)}` }
   const loopbackHost = cls === 'loopback' || (literal === null && isLocalhostName(host))
   if (loopbackHost && !rules.allowLoopback) return { ok: false, reason: `${host} is a loopback name` }
   if (url.protocol === 'http:' && rules.requireHttps !== false && !loopbackHost) return { ok: false, reason: 'https is required' }
@@ -260,9 +263,10 @@ export async function guardUrl(raw: string, opts: GuardOptions): Promise<GuardRe
   const addresses: string[] = []
   for (const a of found) {
     const literal = parseHostLiteral(a)
-    const cls = literal === null ? 'invalid' : classifyAddress(literal)
-    if (!isAllowed(cls, opts)) return { ok: false, reason: `${host} resolves to ${a}, a ${cls} address` }
-    addresses.push(literal!)
+    if (literal === null) return { ok: false, reason: `${host} resolved to something that is not an address: ${a}` }
+    const cls = classifyAddress(literal)
+    if (!isAllowed(cls, opts)) return { ok: false, reason: `${host} resolves to ${described(cls)} (${literal})` }
+    addresses.push(literal)
   }
   return { ok: true, url: syntax.url, address: addresses[0]! }
 }

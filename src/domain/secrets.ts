@@ -40,8 +40,16 @@ export function secretEquals(a: string, b: string): boolean {
   return timingSafeEqual(sha256(a), sha256(b))
 }
 
+const derived = new WeakMap<Buffer, Map<string, Buffer>>()
+
+/** HKDF-SHA256 subkey of SECRETS_KEY for one purpose; derived once per process. */
 export function deriveKey(master: Buffer, purpose: string, length = 32): Buffer {
-  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `portico:${purpose}`, length))
+  let byPurpose = derived.get(master)
+  if (!byPurpose) derived.set(master, (byPurpose = new Map()))
+  const id = `${purpose}:${length}`
+  let key = byPurpose.get(id)
+  if (!key) byPurpose.set(id, (key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `portico:${purpose}`, length))))
+  return key
 }
 
 /** AES-256-GCM; the output is `v1.<iv>.<tag>.<ciphertext>` in base64url. */

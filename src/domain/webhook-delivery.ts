@@ -80,7 +80,7 @@ interface Outcome {
   disable_endpoint: boolean
 }
 
-async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number): Promise<Outcome> {
+async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, secrets: Map<string, string>): Promise<Outcome> {
   const now = deps.clock.now()
   const n = d.attempts + 1
   const started = performance.now()
@@ -95,7 +95,8 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number): Promise<O
       error = `refused: ${guard.reason}`
     } else {
       const body = JSON.stringify(d.payload)
-      const secret = decrypt(deps.config.secretsKey, d.secret_sealed, 'webhook-secret')
+      let secret = secrets.get(d.endpoint_id)
+      if (secret === undefined) secrets.set(d.endpoint_id, (secret = decrypt(deps.config.secretsKey, d.secret_sealed, 'webhook-secret')))
       const headers = { ...webhookHeaders(secret, d.event_id, Math.floor(now.getTime() / 1000), body), 'user-agent': 'Portico-Webhooks/1' }
       const res = await postPinned({ url: guard.url, address: guard.address, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS })
       if (res.error !== undefined) error = res.error
@@ -167,7 +168,8 @@ export async function deliverDue(deps: DeliveryDeps, batch = 200, concurrency = 
       order by d.next_attempt_at limit ${batch}
       for update of d skip locked`) as DueRow[]
     if (due.length === 0) return 0
-    const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts))
+    const secrets = new Map<string, string>()
+    const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts, secrets))
     await record(tx, outcomes)
     return due.length
   })
@@ -184,7 +186,7 @@ export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Pro
       from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
       where d.id = ${deliveryId} for update of d`) as DueRow[]
     if (!d) throw new Error(`delivery ${deliveryId} vanished`)
-    const o = await sendOne(deps, d, d.attempts + 1)
+    const o = await sendOne(deps, d, d.attempts + 1, new Map())
     await record(tx, [o])
     return o.attempt
   })
