@@ -52,17 +52,18 @@ create table webhook_attempts (
 create index webhook_attempts_app on webhook_attempts (application_id, id);
 create index webhook_attempts_tenant on webhook_attempts (tenant_id, id);
 
--- Fan-out at the source: every event row, however it was written, gets a delivery per subscribed,
--- enabled endpoint of its application in the same transaction. Event names nobody emits can be
--- subscribed to but never match.
+-- Fan-out at the source: every batch of event rows, however it was written, gets a delivery per
+-- subscribed, enabled endpoint of its application in the same transaction (one statement per insert
+-- statement, so a sweep that writes thousands of events fans them out in one go). Event names nobody
+-- emits can be subscribed to but never match.
 create function webhook_fan_out() returns trigger language plpgsql as $$
 begin
   insert into webhook_deliveries (id, tenant_id, application_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-  select 'whd_' || substr(new.id, 5) || '_' || substr(w.id, 5), new.tenant_id, new.application_id, w.id, new.id, new.type,
-         'pending', new.created_at, new.created_at, new.created_at
-  from webhooks w
-  where w.application_id = new.application_id and w.deleted_at is null and w.disabled_at is null
-    and (cardinality(w.events) = 0 or new.type = any(w.events) or '*' = any(w.events));
+  select 'whd_' || substr(e.id, 5) || '_' || substr(w.id, 5), e.tenant_id, e.application_id, w.id, e.id, e.type,
+         'pending', e.created_at, e.created_at, e.created_at
+  from new_events e
+  join webhooks w on w.application_id = e.application_id and w.deleted_at is null and w.disabled_at is null
+   and (cardinality(w.events) = 0 or e.type = any(w.events) or '*' = any(w.events));
   -- Wake a delivery worker when the transaction commits (identical notifications are sent once).
   if found then
     perform pg_notify('portico_work', 'webhook-deliver');
@@ -70,4 +71,5 @@ begin
   return null;
 end $$;
 
-create trigger events_fan_out after insert on events for each row execute function webhook_fan_out();
+create trigger events_fan_out after insert on events referencing new table as new_events
+  for each statement execute function webhook_fan_out();

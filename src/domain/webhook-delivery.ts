@@ -40,7 +40,9 @@ interface DueRow {
   url: string
   secret_sealed: string
   endpoint_gone: boolean
-  payload: Record<string, unknown>
+  /** The envelope as PostgreSQL renders it: the exact bytes that are signed and sent. */
+  body: string
+  domain: string | null
 }
 
 export interface AttemptRecord {
@@ -80,7 +82,14 @@ interface Outcome {
   disable_endpoint: boolean
 }
 
-async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, secrets: Map<string, string>): Promise<Outcome> {
+/** Per-batch memo: an endpoint's secret and its URL check are computed once for the whole batch. */
+interface BatchMemo {
+  secrets: Map<string, string>
+  guards: Map<string, ReturnType<typeof guardUrl>>
+}
+const newMemo = (): BatchMemo => ({ secrets: new Map(), guards: new Map() })
+
+async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: BatchMemo): Promise<Outcome> {
   const now = deps.clock.now()
   const n = d.attempts + 1
   const started = performance.now()
@@ -90,13 +99,19 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, secrets: M
   if (d.endpoint_gone) {
     error = 'endpoint removed or disabled'
   } else {
-    const guard = await guardUrl(d.url, { allowLoopback: deps.config.webhookAllowLoopback, resolve: addressResolver(deps.dns), requireHttps: !deps.config.webhookAllowLoopback })
+    // Resolved and checked at delivery time, once per batch per URL (a batch takes milliseconds).
+    let pending = memo.guards.get(d.url)
+    if (!pending) {
+      pending = guardUrl(d.url, { allowLoopback: deps.config.webhookAllowLoopback, resolve: addressResolver(deps.dns), requireHttps: !deps.config.webhookAllowLoopback })
+      memo.guards.set(d.url, pending)
+    }
+    const guard = await pending
     if (!guard.ok) {
       error = `refused: ${guard.reason}`
     } else {
-      const body = JSON.stringify(d.payload)
-      let secret = secrets.get(d.endpoint_id)
-      if (secret === undefined) secrets.set(d.endpoint_id, (secret = decrypt(deps.config.secretsKey, d.secret_sealed, 'webhook-secret')))
+      const body = d.body
+      let secret = memo.secrets.get(d.endpoint_id)
+      if (secret === undefined) memo.secrets.set(d.endpoint_id, (secret = decrypt(deps.config.secretsKey, d.secret_sealed, 'webhook-secret')))
       const headers = { ...webhookHeaders(secret, d.event_id, Math.floor(now.getTime() / 1000), body), 'user-agent': 'Portico-Webhooks/1' }
       const res = await postPinned({ url: guard.url, address: guard.address, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS })
       if (res.error !== undefined) error = res.error
@@ -124,7 +139,7 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, secrets: M
     url: d.url,
     event_id: d.event_id,
     event_type: d.event_type,
-    domain: typeof d.payload.domain === 'string' ? d.payload.domain : null,
+    domain: d.domain,
     attempt: n,
     status_code,
     delivered,
@@ -136,7 +151,8 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, secrets: M
 }
 
 const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.max_attempts,
-  w.url, w.secret_sealed, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone, e.payload`
+  w.url, w.secret_sealed, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
+  e.payload::text as body, e.payload->>'domain' as domain`
 
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
@@ -168,8 +184,8 @@ export async function deliverDue(deps: DeliveryDeps, batch = 200, concurrency = 
       order by d.next_attempt_at limit ${batch}
       for update of d skip locked`) as DueRow[]
     if (due.length === 0) return 0
-    const secrets = new Map<string, string>()
-    const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts, secrets))
+    const memo = newMemo()
+    const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts, memo))
     await record(tx, outcomes)
     return due.length
   })
@@ -186,11 +202,12 @@ export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Pro
       from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
       where d.id = ${deliveryId} for update of d`) as DueRow[]
     if (!d) throw new Error(`delivery ${deliveryId} vanished`)
-    const o = await sendOne(deps, d, d.attempts + 1, new Map())
+    const o = await sendOne(deps, d, d.attempts + 1, newMemo())
     await record(tx, [o])
     return o.attempt
   })
 }
 
-/** Sends everything due, in four lanes of 200 (each lane 32 requests in flight). */
-export const deliverAll = (deps: DeliveryDeps, budgetMs?: number) => drainInLanes(() => deliverDue(deps, 200, 32), { lanes: 4, batch: 200, budgetMs })
+/** Sends everything due, in lanes of batches; 128 requests in flight in all by default. */
+export const deliverAll = (deps: DeliveryDeps, budgetMs?: number, shape = { lanes: Number(process.env.WH_LANES ?? 8), batch: Number(process.env.WH_BATCH ?? 200), concurrency: Number(process.env.WH_CONC ?? 16) }) =>
+  drainInLanes(() => deliverDue(deps, shape.batch, shape.concurrency), { lanes: shape.lanes, batch: shape.batch, budgetMs })
