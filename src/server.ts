@@ -16,6 +16,11 @@ import { Resolver } from './adapters/resolver.ts'
 import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
 import { deliverAll } from './domain/webhook-delivery.ts'
 import { sweepDue } from './jobs/verify-sweep.ts'
+import { createAuthServer, oauthMount } from '../oauth/provider.ts'
+import { consentMount } from '../oauth/consent.ts'
+import { registrationMount } from '../oauth/register.ts'
+import { metadataMount } from '../mcp/metadata.ts'
+import { mcpMount } from '../mcp/server.ts'
 
 export interface Portico {
   config: Config
@@ -60,13 +65,18 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }
+  // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
+  const auth = await createAuthServer({ config, db, clock })
+  services.verifyAgentToken = auth.verifyAccessToken
+  services.products.push('mcp')
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth })]
   const handler = createHandler(deps)
   return {
     config,
     db,
     clock,
     services,
-    app: createApp(deps),
+    app: createApp(deps, mounts),
     handle: (req, ip = '127.0.0.1') => handler(req, ip),
     async close() {
       await services.jobs?.stop()

@@ -1,5 +1,6 @@
 // The role/permission matrix (CONTRACT.md section 5 rule 4). `GET /rbac` publishes this table and the
 // server enforces from the same table, so the published matrix cannot drift from what is enforced.
+import { AGENT_SCOPES } from '../../oauth/scopes.ts'
 
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const
 export type MemberRole = (typeof ROLES)[number]
@@ -49,6 +50,8 @@ export function rbacMatrix() {
   return {
     roles: ROLES.map((role) => ({ role, permissions: [...ROLE_PERMISSIONS[role]] })),
     permissions: Object.entries(PERMISSIONS).map(([id, description]) => ({ id, description })),
+    // Scopes a person can grant a delegated agent token, and the permission an approver needs for each.
+    agent_scopes: AGENT_SCOPES.map(({ id, description, permission }) => ({ id, description, permission })),
     rules: [
       'Managing members and minting or revoking API keys require admin or owner.',
       'Only an owner can create or demote an owner; a workspace keeps at least one owner.',

@@ -96,8 +96,79 @@ function describe(op: AnyOp): string {
   return lines.join('\n')
 }
 
-export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }) {
+/** A route another face serves under /v1 with its own envelope (path relative to /v1, method lowercase). */
+export interface ExtraPath {
+  path: string
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  operation: Record<string, unknown>
+}
+
+const RFC7591_ERROR = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+}
+
+/** Routes outside the registry that belong to the /v1 contract. */
+export const EXTRA_PATHS: ExtraPath[] = [
+  {
+    path: '/oauth/agent/register',
+    method: 'post',
+    operation: {
+      operationId: 'agents.register',
+      summary: 'Register an agent OAuth client (RFC 7591)',
+      description:
+        'Dynamic client registration for agents (public clients: PKCE, no secret). `redirect_uris` is required; plain http only to ' +
+        'loopback. A `client_name` claiming a well-known brand is refused unless every redirect belongs to that brand or is loopback. ' +
+        'Other metadata is accepted and ignored. A per-IP hourly budget and a global hourly limit apply (429 with Retry-After); ' +
+        'clients no person approves are deleted after 24 hours. Errors use the RFC 7591 envelope `{error, error_description}`.\n\n' +
+        'Credentials: no credential.',
+      tags: ['Agents'],
+      security: [{}],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['client_name', 'redirect_uris'],
+              properties: { client_name: { type: 'string', maxLength: 100 }, redirect_uris: { type: 'array', items: { type: 'string', format: 'uri' }, minItems: 1, maxItems: 10 } },
+              additionalProperties: true,
+            },
+          },
+        },
+      },
+      responses: {
+        '201': {
+          description: 'The registration response',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'token_endpoint_auth_method', 'grant_types', 'response_types'],
+                properties: {
+                  client_id: { type: 'string' },
+                  client_id_issued_at: { type: 'integer' },
+                  client_name: { type: 'string' },
+                  redirect_uris: { type: 'array', items: { type: 'string' } },
+                  token_endpoint_auth_method: { type: 'string', enum: ['none'] },
+                  grant_types: { type: 'array', items: { type: 'string', enum: ['authorization_code', 'refresh_token'] } },
+                  response_types: { type: 'array', items: { type: 'string', enum: ['code'] } },
+                },
+              },
+            },
+          },
+        },
+        '400': { description: 'Error: `invalid_redirect_uri`, `invalid_client_metadata` (RFC 7591 envelope)', content: { 'application/json': { schema: RFC7591_ERROR } } },
+        '429': { description: 'Error: `too_many_requests` (registration budget spent; see Retry-After)', content: { 'application/json': { schema: RFC7591_ERROR } } },
+      },
+    },
+  },
+]
+
+export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }, extraPaths: readonly ExtraPath[] = EXTRA_PATHS) {
   const paths: Record<string, Record<string, unknown>> = {}
+  for (const extra of extraPaths) (paths[extra.path] ??= {})[extra.method] = extra.operation
   for (const op of ops) {
     const key = op.path
     const entry = (paths[op.root ? op.path : key] ??= op.root ? { servers: [{ url: opts.publicUrl }] } : {})

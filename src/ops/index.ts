@@ -1,6 +1,7 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
+import { getConsentRequestOp } from './agents.ts'
 import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp } from './webhooks.ts'
 import {
   bulkConnectOp,
@@ -73,6 +74,7 @@ export const OPERATIONS: AnyOp[] = [
   deleteWebhookOp,
   listDeliveriesOp,
   retryDeliveryOp,
+  getConsentRequestOp,
 ]
 
 setRegistry(() => OPERATIONS)

@@ -1,0 +1,88 @@
+// PostgreSQL storage for oidc-provider (its adapter interface: upsert, find, findByUid,
+// findByUserCode, consume, destroy, revokeByGrantId). Every model lives in one table keyed by model
+// and id, so all processes share flows, grants and clients; nothing is kept in memory. Expiry is the
+// provider's own (`expiresIn` seconds from now, real time): an expired row is never returned, and
+// `purgeExpired` deletes them.
+import type { Sql } from '../src/db/sql.ts'
+
+export interface StoredPayload {
+  grantId?: string
+  uid?: string
+  userCode?: string
+  [key: string]: unknown
+}
+
+export interface Adapter {
+  upsert(id: string, payload: StoredPayload, expiresIn?: number): Promise<void>
+  find(id: string): Promise<StoredPayload | undefined>
+  findByUid(uid: string): Promise<StoredPayload | undefined>
+  findByUserCode(userCode: string): Promise<StoredPayload | undefined>
+  consume(id: string): Promise<void>
+  destroy(id: string): Promise<void>
+  revokeByGrantId(grantId: string): Promise<void>
+}
+
+type Row = { payload: StoredPayload; consumed_at: Date | null }
+
+function out(row: Row | undefined): StoredPayload | undefined {
+  if (!row) return undefined
+  const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as StoredPayload) : row.payload
+  // The provider reads `consumed` (epoch seconds) to refuse a second use of a code or rotated token.
+  return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
+}
+
+/** The adapter class oidc-provider instantiates once per model name. */
+export function postgresAdapter(db: Sql): new (model: string) => Adapter {
+  return class PostgresAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: StoredPayload, expiresIn?: number): Promise<void> {
+      const expires = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null
+      await db`
+        insert into oauth_store (model, id, payload, grant_id, uid, user_code, expires_at)
+        values (${this.model}, ${id}, ${payload}::jsonb, ${payload.grantId ?? null}, ${payload.uid ?? null}, ${payload.userCode ?? null}, ${expires})
+        on conflict (model, id) do update set
+          payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+          user_code = excluded.user_code, expires_at = excluded.expires_at`
+    }
+
+    async find(id: string): Promise<StoredPayload | undefined> {
+      const [row] = await db`
+        select payload, consumed_at from oauth_store
+        where model = ${this.model} and id = ${id} and (expires_at is null or expires_at > now())`
+      return out(row as Row | undefined)
+    }
+
+    async findByUid(uid: string): Promise<StoredPayload | undefined> {
+      const [row] = await db`
+        select payload, consumed_at from oauth_store
+        where model = ${this.model} and uid = ${uid} and (expires_at is null or expires_at > now())`
+      return out(row as Row | undefined)
+    }
+
+    async findByUserCode(userCode: string): Promise<StoredPayload | undefined> {
+      const [row] = await db`
+        select payload, consumed_at from oauth_store
+        where model = ${this.model} and user_code = ${userCode} and (expires_at is null or expires_at > now())`
+      return out(row as Row | undefined)
+    }
+
+    async consume(id: string): Promise<void> {
+      await db`update oauth_store set consumed_at = now() where model = ${this.model} and id = ${id}`
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db`delete from oauth_store where model = ${this.model} and id = ${id}`
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db`delete from oauth_store where grant_id = ${grantId}`
+    }
+  }
+}
+
+/** Deletes expired provider rows; returns how many went. */
+export async function purgeExpired(db: Sql): Promise<number> {
+  const rows = await db`delete from oauth_store where expires_at < now() returning 1`
+  return rows.length
+}

@@ -1,0 +1,244 @@
+// The agents' OAuth 2.1 authorization server: oidc-provider in this process, mounted under /oauth
+// through a Request/Response bridge, its state in PostgreSQL (adapter.ts) and its ES256 signing keys
+// generated once and kept sealed in the database, so every process and restart signs and verifies
+// with the same keys. Invariants:
+// - authorization code with PKCE S256 only, public clients only (no secret), no implicit flow;
+// - access tokens are JWTs (`typ: at+jwt`, RFC 9068) for one audience, the MCP resource
+//   `${PUBLIC_URL}/mcp` (RFC 8707 resource indicators), ten minutes long; refresh tokens rotate;
+// - tokens carry only the scopes a person granted, plus the tenant the grant is for;
+// - a token stops working when its grant is revoked or its client deleted (checked per request).
+import Provider, { errors, type ClientModel } from 'oidc-provider'
+import { exportJWK, generateKeyPair, createLocalJWKSet, jwtVerify, type JWK } from 'jose'
+import { toReqRes, toFetchResponse } from 'fetch-to-node'
+import type { Socket } from 'node:net'
+import type { Elysia } from 'elysia'
+import type { Mount } from '../src/http/app.ts'
+import type { Clock } from '../src/clock.ts'
+import type { Config } from '../src/config.ts'
+import type { Sql } from '../src/db/sql.ts'
+import { decrypt, deriveKey, encrypt } from '../src/domain/secrets.ts'
+import { errorFields, log } from '../src/logger.ts'
+import { randomToken } from '../src/ids.ts'
+import { postgresAdapter } from './adapter.ts'
+import { AGENT_SCOPE_IDS, parseScopes } from './scopes.ts'
+
+export const OAUTH_MOUNT = '/oauth'
+export const ACCESS_TOKEN_TTL_S = 600
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
+const KEYS_PURPOSE = 'oauth-jwks'
+
+export interface AuthServerDeps {
+  config: Config
+  db: Sql
+  clock: Clock
+}
+
+export interface AgentIdentity {
+  tenantId: string
+  clientId: string
+  subject: string
+  scopes: string[]
+}
+
+export interface AuthServer {
+  provider: Provider
+  issuer: string
+  /** The MCP resource URL: the only audience tokens are minted for. */
+  resource: string
+  /** Answers a request under /oauth. */
+  handle(req: Request, ip: string | null): Promise<Response>
+  /** RFC 8414 authorization server metadata, with Portico's registration endpoint. */
+  metadata(): Promise<Record<string, unknown>>
+  /** Verifies a delegated agent access token for the MCP resource; null when not valid. */
+  verifyAccessToken(token: string): Promise<AgentIdentity | null>
+}
+
+/** The signing key set: read from the database, or generated and stored by the first process. */
+async function signingKeys(db: Sql, config: Config, clock: Clock): Promise<JWK[]> {
+  const read = async () => {
+    const [row] = await db`select sealed from oauth_keys where id = 'signing'`
+    return row ? (JSON.parse(decrypt(config.secretsKey, row.sealed as string, KEYS_PURPOSE)) as JWK[]) : null
+  }
+  const have = await read()
+  if (have) return have
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+  const jwk = { ...(await exportJWK(privateKey)), kid: randomToken(12), alg: 'ES256', use: 'sig' }
+  const sealed = encrypt(config.secretsKey, JSON.stringify([jwk]), KEYS_PURPOSE)
+  // Two processes starting together: the first insert wins and both read it back.
+  await db`insert into oauth_keys (id, sealed, created_at) values ('signing', ${sealed}, ${clock.now()}) on conflict (id) do nothing`
+  return (await read())!
+}
+
+function publicJwk({ d: _d, ...pub }: JWK): JWK {
+  return pub
+}
+
+/** Tenant of a live grant whose client still exists; null when revoked or gone. */
+async function liveGrantTenant(db: Sql, grantId: string, clientId: string): Promise<string | null> {
+  const [row] = await db`
+    select tenant_id from agent_grants where id = ${grantId} and client_id = ${clientId} and revoked_at is null`
+  return row ? (row.tenant_id as string) : null
+}
+
+function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Record<string, unknown> {
+  const { config, db } = deps
+  return {
+    adapter: postgresAdapter(db),
+    jwks: { keys },
+    clients: [],
+    cookies: {
+      keys: [deriveKey(config.secretsKey, 'oauth-cookies').toString('base64url')],
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    // People sign in on the consent page with a tenant credential; the account is that credential.
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    claims: { openid: ['sub'] },
+    scopes: ['openid', 'offline_access'],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: false },
+      userinfo: { enabled: false },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // MCP clients may omit `resource`; every token is for the MCP server anyway.
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (indicator !== resource) throw new errors.InvalidTarget('the only resource is the MCP server')
+          return {
+            scope: AGENT_SCOPE_IDS.join(' '),
+            audience: resource,
+            accessTokenTTL: ACCESS_TOKEN_TTL_S,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          }
+        },
+      },
+    },
+    // MCP clients never send prompt=consent, which oidc-provider wants before issuing refresh tokens;
+    // a client registered for the refresh_token grant gets one (rotated on every use below).
+    issueRefreshToken: async (_ctx: unknown, client: ClientModel) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    extraTokenClaims: async (_ctx: unknown, token: { kind: string; grantId?: string; clientId?: string }) => {
+      if (token.kind !== 'AccessToken' || !token.grantId || !token.clientId) return undefined
+      const tenantId = await liveGrantTenant(db, token.grantId, token.clientId)
+      return tenantId ? { tenant_id: tenantId, grant_id: token.grantId } : undefined
+    },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_S,
+      AuthorizationCode: 60,
+      IdToken: ACCESS_TOKEN_TTL_S,
+      RefreshToken: REFRESH_TOKEN_TTL_S,
+      Grant: REFRESH_TOKEN_TTL_S,
+      Interaction: 30 * 60,
+      Session: 24 * 3600,
+    },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${OAUTH_MOUNT}/consent/${interaction.uid}` },
+    renderError: async (ctx: { type: string; body: string }, out: Record<string, string>) => {
+      ctx.type = 'html'
+      ctx.body = errorPage(out.error ?? 'error', out.error_description ?? '')
+    },
+  }
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+function errorPage(error: string, description: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portico: sign-in error</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto"><h1>This sign-in cannot continue</h1>
+<p><code>${escapeHtml(error)}</code></p><p>${escapeHtml(description)}</p></body></html>`
+}
+
+/**
+ * MCP clients often ask for no scope, or only OIDC ones; oidc-provider then has nothing to grant for
+ * the resource and answers access_denied. Such a request asks for every agent scope instead, and the
+ * person decides on the consent page.
+ */
+function withAgentScopes(req: Request): Request {
+  if (req.method !== 'GET') return req
+  const url = new URL(req.url)
+  if (url.pathname !== `${OAUTH_MOUNT}/auth`) return req
+  const scope = url.searchParams.get('scope') ?? ''
+  if (parseScopes(scope).length > 0) return req
+  url.searchParams.set('scope', [scope, ...AGENT_SCOPE_IDS].filter(Boolean).join(' '))
+  return new Request(url, req)
+}
+
+export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer> {
+  const { config, db } = deps
+  const issuer = config.publicUrl
+  const resource = `${config.publicUrl}/mcp`
+  const keys = await signingKeys(db, config, deps.clock)
+  const provider = new Provider(issuer, providerConfig(deps, keys, resource))
+  provider.on('server_error', (_ctx: unknown, err: unknown) => log.error('oauth server error', errorFields(err)))
+  const callback = provider.callback()
+  const secure = issuer.startsWith('https:')
+
+  // oidc-provider is a Koa app for node:http; fetch-to-node turns the Request into a node request and
+  // the node response back into a Response. Koa reads `socket.encrypted` for the scheme.
+  const handle = async (req: Request, ip: string | null): Promise<Response> => {
+    const { req: nodeReq, res } = toReqRes(withAgentScopes(req))
+    const path = nodeReq.url ?? '/'
+    ;(nodeReq as typeof nodeReq & { originalUrl: string }).originalUrl = path
+    nodeReq.url = path.startsWith(OAUTH_MOUNT) ? path.slice(OAUTH_MOUNT.length) || '/' : path
+    Object.defineProperty(nodeReq, 'socket', { value: { encrypted: secure, remoteAddress: ip ?? undefined } as unknown as Socket })
+    callback(nodeReq, res)
+    return toFetchResponse(res)
+  }
+
+  let discovery: Record<string, unknown> | null = null
+  const metadata = async () => {
+    if (!discovery) {
+      const url = `${issuer}${OAUTH_MOUNT}/.well-known/openid-configuration`
+      const res = await handle(new Request(url, { headers: { host: new URL(issuer).host } }), null)
+      const doc = (await res.json()) as Record<string, unknown>
+      discovery = {
+        ...doc,
+        registration_endpoint: `${issuer}/v1/oauth/agent/register`,
+        scopes_supported: [...AGENT_SCOPE_IDS, 'offline_access'],
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+      }
+    }
+    return discovery
+  }
+
+  const jwks = createLocalJWKSet({ keys: keys.map(publicJwk) })
+  const verifyAccessToken = async (token: string): Promise<AgentIdentity | null> => {
+    try {
+      const { payload } = await jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] })
+      const { tenant_id: tenantId, grant_id: grantId, client_id: clientId, sub, scope } = payload as Record<string, unknown>
+      if (typeof tenantId !== 'string' || typeof grantId !== 'string' || typeof clientId !== 'string' || typeof sub !== 'string') return null
+      // Revocation: the grant row must still be live, and its client still registered.
+      if ((await liveGrantTenant(db, grantId, clientId)) !== tenantId) return null
+      const scopes = typeof scope === 'string' ? scope.split(' ').filter((s) => AGENT_SCOPE_IDS.includes(s)) : []
+      return { tenantId, clientId, subject: sub, scopes }
+    } catch {
+      return null
+    }
+  }
+
+  return { provider, issuer, resource, handle, metadata, verifyAccessToken }
+}
+
+/** Every /oauth route goes to the authorization server (the consent page routes are mounted first). */
+export function oauthMount(auth: AuthServer): Mount {
+  // Elysia registers routes on the instance itself; the instance is handed back with its plain type.
+  return (app: Elysia) => {
+    app.all(`${OAUTH_MOUNT}/*`, ({ request, server }) => auth.handle(request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
+    return app
+  }
+}

@@ -1,0 +1,223 @@
+// Agent client registration, RFC 7591 (CONTRACT.md section 4, Agents; section 8, Limits). Public
+// clients only: no secret, PKCE at the authorization server. It speaks RFC 7591's envelope
+// (`{error, error_description}`), so it is a raw route rather than a registry operation. Invariants:
+// - redirect URIs are required; plain http only to loopback (RFC 8252 section 7.3), never to a
+//   network host; no fragments; no scripting or file schemes;
+// - a client name claiming a well-known brand is refused unless every redirect belongs to that brand
+//   or is loopback (brands.ts);
+// - a per-IP hourly budget and a global hourly limit, counted in PostgreSQL under one lock;
+// - clients no person approved are deleted after UNAPPROVED_CLIENT_TTL_MS (`cleanupAgentClients`).
+import type { Elysia } from 'elysia'
+import type { Mount } from '../src/http/app.ts'
+import type { Clock } from '../src/clock.ts'
+import { HOUR } from '../src/clock.ts'
+import type { Sql } from '../src/db/sql.ts'
+import { newId } from '../src/ids.ts'
+import { errorFields, log } from '../src/logger.ts'
+import { postgresAdapter, purgeExpired } from './adapter.ts'
+import { judgeClient } from './brands.ts'
+import type { AuthServer } from './provider.ts'
+
+export const REGISTER_PATH = '/v1/oauth/agent/register'
+export const REGISTRATION_LIMITS = { perIpPerHour: 20, globalPerHour: 1000 }
+export const UNAPPROVED_CLIENT_TTL_MS = 24 * HOUR
+const MAX_BODY_BYTES = 64 * 1024
+const MAX_REDIRECTS = 10
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ftp:', 'ws:', 'wss:'])
+const GRANT_TYPES = ['authorization_code', 'refresh_token']
+const REGISTRATION_LOCK = 0x61676e74 // "agnt"
+
+export interface RegistrationDeps {
+  db: Sql
+  clock: Clock
+  auth: AuthServer
+  limits?: { perIpPerHour: number; globalPerHour: number }
+}
+
+type Rfc7591Error = 'invalid_redirect_uri' | 'invalid_client_metadata'
+
+class RegistrationError extends Error {
+  constructor(
+    readonly error: Rfc7591Error | 'too_many_requests',
+    readonly description: string,
+    readonly status = 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description)
+  }
+}
+
+const CORS = { 'access-control-allow-origin': '*' }
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...CORS, ...headers },
+  })
+}
+
+interface ValidMetadata {
+  clientName: string
+  redirectUris: string[]
+  /** oidc-provider's client type: `web` when every redirect is https, else `native` (loopback or app scheme). */
+  applicationType: 'web' | 'native'
+}
+
+function checkRedirect(uri: unknown): string {
+  if (typeof uri !== 'string' || uri.length === 0 || uri.length > 2000) throw new RegistrationError('invalid_redirect_uri', 'Each redirect URI must be a string of 1 to 2000 characters')
+  let u: URL
+  try {
+    u = new URL(uri)
+  } catch {
+    throw new RegistrationError('invalid_redirect_uri', `${uri} is not an absolute URI`)
+  }
+  if (uri.includes('#')) throw new RegistrationError('invalid_redirect_uri', `${uri}: redirect URIs must not carry a fragment (RFC 6749 section 3.1.2)`)
+  if (FORBIDDEN_SCHEMES.has(u.protocol)) throw new RegistrationError('invalid_redirect_uri', `${uri}: the ${u.protocol} scheme is not allowed`)
+  if (u.protocol === 'http:' && !judgeClient('', [uri]).local) {
+    throw new RegistrationError('invalid_redirect_uri', `${uri}: plain http is allowed only to loopback addresses; use https`)
+  }
+  return uri
+}
+
+function optionalList(body: Record<string, unknown>, field: string, allowed: string[]): void {
+  const v = body[field]
+  if (v === undefined) return
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && allowed.includes(x))) {
+    throw new RegistrationError('invalid_client_metadata', `${field} may only contain ${allowed.join(', ')}`)
+  }
+}
+
+/** Checks the metadata Portico acts on; other RFC 7591 metadata is accepted and ignored. */
+export function validateMetadata(body: unknown): ValidMetadata {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new RegistrationError('invalid_client_metadata', 'The body must be a JSON object of client metadata')
+  }
+  const b = body as Record<string, unknown>
+  if (!Array.isArray(b.redirect_uris) || b.redirect_uris.length === 0) {
+    throw new RegistrationError('invalid_redirect_uri', 'redirect_uris is required: a non-empty array of URIs')
+  }
+  if (b.redirect_uris.length > MAX_REDIRECTS) throw new RegistrationError('invalid_redirect_uri', `At most ${MAX_REDIRECTS} redirect URIs`)
+  const redirectUris = [...new Set(b.redirect_uris.map(checkRedirect))]
+  const name = typeof b.client_name === 'string' ? b.client_name.trim() : ''
+  if (name.length === 0 || name.length > 100 || /[\p{Cc}\p{Cf}]/u.test(name)) {
+    throw new RegistrationError('invalid_client_metadata', 'client_name is required: 1 to 100 printable characters')
+  }
+  optionalList(b, 'grant_types', GRANT_TYPES)
+  optionalList(b, 'response_types', ['code'])
+  if (b.token_endpoint_auth_method !== undefined && b.token_endpoint_auth_method !== 'none') {
+    throw new RegistrationError('invalid_client_metadata', 'Only public clients are accepted: token_endpoint_auth_method must be "none"')
+  }
+  const imitates = judgeClient(name, redirectUris).imitates
+  if (imitates) {
+    throw new RegistrationError('invalid_client_metadata', `client_name claims ${imitates}, but not every redirect URI belongs to ${imitates} or to loopback`)
+  }
+  const applicationType = redirectUris.every((u) => u.startsWith('https:')) ? 'web' : 'native'
+  return { clientName: name, redirectUris, applicationType }
+}
+
+/** Refuses the registration when the IP's hourly budget or the global hourly limit is spent. */
+async function checkBudget(tx: Sql, ip: string | null, now: Date, limits: RegistrationDeps['limits'] & {}): Promise<void> {
+  const since = new Date(now.getTime() - HOUR)
+  const [g] = await tx`select count(*)::int as n, min(created_at) as oldest from agent_clients where created_at > ${since}`
+  const [p] = await tx`select count(*)::int as n, min(created_at) as oldest from agent_clients where ip is not distinct from ${ip} and created_at > ${since}`
+  const over = (g!.n as number) >= limits.globalPerHour ? g : (p!.n as number) >= limits.perIpPerHour ? p : null
+  if (!over) return
+  const retry = Math.max(1, Math.ceil(((over.oldest as Date).getTime() + HOUR - now.getTime()) / 1000))
+  throw new RegistrationError('too_many_requests', 'Too many client registrations; try again later', 429, { 'retry-after': String(retry) })
+}
+
+export async function registerClient(deps: RegistrationDeps, body: unknown, ip: string | null) {
+  const meta = validateMetadata(body)
+  const now = deps.clock.now()
+  const clientId = newId('agc', now.getTime())
+  const issuedAt = Math.floor(now.getTime() / 1000)
+  const stored = {
+    client_id: clientId,
+    client_id_issued_at: issuedAt,
+    client_name: meta.clientName,
+    redirect_uris: meta.redirectUris,
+    application_type: meta.applicationType,
+    grant_types: GRANT_TYPES,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  }
+  try {
+    await deps.auth.provider.Client.validate(stored)
+  } catch (err) {
+    const message = (err as { error_description?: string }).error_description ?? 'The client metadata is not valid'
+    throw new RegistrationError(/redirect_uri/.test(message) ? 'invalid_redirect_uri' : 'invalid_client_metadata', message)
+  }
+  await deps.db.begin(async (tx) => {
+    // One lock makes the budget exact under concurrent registrations (they are rare and cheap).
+    await tx`select pg_advisory_xact_lock(${REGISTRATION_LOCK})`
+    await checkBudget(tx, ip, now, deps.limits ?? REGISTRATION_LIMITS)
+    await new (postgresAdapter(tx))('Client').upsert(clientId, stored)
+    await tx`
+      insert into agent_clients (client_id, client_name, redirect_uris, ip, created_at)
+      values (${clientId}, ${meta.clientName}, ${meta.redirectUris}::text[], ${ip}, ${now})`
+  })
+  return {
+    client_id: clientId,
+    client_id_issued_at: issuedAt,
+    client_name: meta.clientName,
+    redirect_uris: meta.redirectUris,
+    token_endpoint_auth_method: 'none' as const,
+    grant_types: GRANT_TYPES,
+    response_types: ['code'],
+  }
+}
+
+/**
+ * Deletes clients no person approved within UNAPPROVED_CLIENT_TTL_MS, and expired authorization-server
+ * rows. Idempotent; a job calls it, and registration runs it now and then.
+ */
+export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clients: number; expired: number }> {
+  const cutoff = new Date(clock.now().getTime() - UNAPPROVED_CLIENT_TTL_MS)
+  const gone = await db.begin(async (tx) => {
+    const rows = await tx`delete from agent_clients where approved_at is null and created_at < ${cutoff} returning client_id`
+    const ids = rows.map((r: { client_id: string }) => r.client_id)
+    if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
+    return ids.length
+  })
+  return { clients: gone, expired: await purgeExpired(db) }
+}
+
+const CLEANUP_EVERY_MS = 10 * 60_000
+let lastCleanup = 0
+
+/** Cleanup piggybacks on registration at most every ten minutes per process, off the request path. */
+function maybeCleanup(deps: RegistrationDeps): void {
+  const now = deps.clock.now().getTime()
+  if (now - lastCleanup < CLEANUP_EVERY_MS) return
+  lastCleanup = now
+  cleanupAgentClients(deps.db, deps.clock).catch((err) => log.error('agent client cleanup failed', errorFields(err)))
+}
+
+export async function handleRegistration(deps: RegistrationDeps, req: Request, ip: string | null): Promise<Response> {
+  try {
+    const text = await req.text()
+    if (text.length > MAX_BODY_BYTES) throw new RegistrationError('invalid_client_metadata', 'The body is too large')
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      throw new RegistrationError('invalid_client_metadata', 'The body must be JSON client metadata')
+    }
+    const registered = await registerClient(deps, body, ip)
+    maybeCleanup(deps)
+    return json(201, registered)
+  } catch (err) {
+    if (err instanceof RegistrationError) return json(err.status, { error: err.error, error_description: err.description }, err.headers)
+    log.error('agent registration failed', errorFields(err))
+    return json(500, { error: 'server_error', error_description: 'Internal error' })
+  }
+}
+
+export function registrationMount(deps: RegistrationDeps): Mount {
+  return (app: Elysia) => {
+    app
+      .post(REGISTER_PATH, ({ request, server }) => handleRegistration(deps, request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
+      .options(REGISTER_PATH, () => new Response(null, { status: 204, headers: { ...CORS, 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type' } }))
+    return app
+  }
+}

@@ -1,0 +1,223 @@
+// The agents' authorization server as clients and people meet it: RFC 7591 registration and its
+// refusals, the registration budget, the consent request and page (brand imitation, roles, deny),
+// tokens (audience, tenant, scopes, refresh rotation, scope-less requests), discovery documents, and
+// the cleanup of clients nobody approved.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { MovableClock, DAY } from '../../src/clock.ts'
+import { createAuthServer, type AuthServer } from '../../oauth/provider.ts'
+import { cleanupAgentClients, handleRegistration } from '../../oauth/register.ts'
+import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, type LivePortico } from '../harness/agents.ts'
+import { provision, type Workspace } from '../harness/portico.ts'
+
+let p: LivePortico
+let ws: Workspace
+beforeAll(async () => {
+  p = await livePortico()
+  ws = await provision(p)
+})
+afterAll(async () => {
+  await p.stop()
+})
+
+const LOOPBACK = 'http://127.0.0.1:9/cb'
+
+function claims(jwt: string): Record<string, any> {
+  return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())
+}
+
+function header(jwt: string): Record<string, any> {
+  return JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString())
+}
+
+async function startFlow(clientName: string, redirect = LOOPBACK, scope: string | null = 'domains:read') {
+  const reg = await registerClient(p.url, { client_name: clientName, redirect_uris: [redirect] })
+  expect(reg.status).toBe(201)
+  const { verifier, challenge } = pkce()
+  const params: Record<string, string> = { client_id: reg.body.client_id, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz' }
+  if (scope !== null) params.scope = scope
+  return { clientId: reg.body.client_id as string, verifier, auth: await authorize(p.url, params) }
+}
+
+describe('registration (RFC 7591)', () => {
+  test('answers the contract registration response for a public client', async () => {
+    const r = await registerClient(p.url, { client_name: 'My Agent', redirect_uris: [LOOPBACK], logo_uri: 'https://x.example/logo.png', scope: 'domains:read' })
+    expect(r.status).toBe(201)
+    expect(r.body).toEqual({
+      client_id: expect.stringMatching(/^agc_/),
+      client_id_issued_at: expect.any(Number),
+      client_name: 'My Agent',
+      redirect_uris: [LOOPBACK],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    })
+  })
+
+  test('accepts a native app scheme and a brand whose redirects are its own or loopback', async () => {
+    expect((await registerClient(p.url, { client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/callback'] })).status).toBe(201)
+    expect((await registerClient(p.url, { client_name: 'Claude', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] })).status).toBe(201)
+    expect((await registerClient(p.url, { client_name: 'Claude Code', redirect_uris: ['http://localhost:33418/callback'] })).status).toBe(201)
+  })
+
+  test.each([
+    ['a brand imitation', { client_name: 'Gооgle Assistant', redirect_uris: ['https://evil.example/cb'] }, 'invalid_client_metadata'],
+    ['a spaced-out brand', { client_name: 'O p e n A I', redirect_uris: ['https://evil.example/cb'] }, 'invalid_client_metadata'],
+    ['plain http to a network host', { client_name: 'Agent', redirect_uris: ['http://agent.example/cb'] }, 'invalid_redirect_uri'],
+    ['missing redirect_uris', { client_name: 'Agent' }, 'invalid_redirect_uri'],
+    ['a javascript: redirect', { client_name: 'Agent', redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
+    ['a fragment', { client_name: 'Agent', redirect_uris: ['https://agent.example/cb#x'] }, 'invalid_redirect_uri'],
+    ['a confidential client', { client_name: 'Agent', redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
+    ['the implicit grant', { client_name: 'Agent', redirect_uris: [LOOPBACK], grant_types: ['implicit'] }, 'invalid_client_metadata'],
+    ['no client_name', { redirect_uris: [LOOPBACK] }, 'invalid_client_metadata'],
+  ])('refuses %s with the RFC 7591 envelope', async (_what, metadata, error) => {
+    const r = await registerClient(p.url, metadata)
+    expect(r.status).toBe(400)
+    expect(r.body).toEqual({ error, error_description: expect.any(String) })
+  })
+
+  test('a per-IP hourly budget answers 429 with Retry-After, and other addresses still register', async () => {
+    const auth = await createAuthServer({ config: p.config, db: p.db, clock: p.clock })
+    const deps = { db: p.db, clock: p.clock, auth, limits: { perIpPerHour: 2, globalPerHour: 1000 } }
+    const register = (ip: string) =>
+      handleRegistration(deps, new Request(`${p.url}/v1/oauth/agent/register`, { method: 'POST', body: JSON.stringify({ client_name: 'Burst', redirect_uris: [LOOPBACK] }) }), ip)
+    expect((await register('192.0.2.7')).status).toBe(201)
+    expect((await register('192.0.2.7')).status).toBe(201)
+    const refused = await register('192.0.2.7')
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await refused.json()).error).toBe('too_many_requests')
+    expect((await register('192.0.2.8')).status).toBe(201)
+  })
+})
+
+describe('discovery', () => {
+  test('authorization server metadata names the registration endpoint, S256 and code only', async () => {
+    const md = await (await fetch(`${p.url}/.well-known/oauth-authorization-server`)).json()
+    expect(md).toMatchObject({
+      issuer: p.url,
+      registration_endpoint: `${p.url}/v1/oauth/agent/register`,
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: ['code'],
+      token_endpoint_auth_methods_supported: ['none'],
+      authorization_response_iss_parameter_supported: true,
+    })
+  })
+
+  test('GET /v1/rbac publishes the agent scopes and /v1/config lists mcp', async () => {
+    const rbac = await (await fetch(`${p.url}/v1/rbac`)).json()
+    expect(rbac.agent_scopes.map((s: { id: string }) => s.id)).toEqual(['domains:read', 'domains:write', 'domains:disconnect'])
+    expect(rbac.agent_scopes[0].description).toBeTruthy()
+    expect((await (await fetch(`${p.url}/v1/config`)).json()).products).toContain('mcp')
+  })
+})
+
+describe('consent', () => {
+  test('the consent request carries every contract field', async () => {
+    const { clientId, auth } = await startFlow('Shell helper')
+    const res = await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({
+      client_id: clientId,
+      client_name: 'Shell helper',
+      redirect_uri: LOOPBACK,
+      scopes: ['domains:read'],
+      state: 'xyz',
+      redirect_host: '127.0.0.1:9',
+      verified: false,
+      verified_as: null,
+      local: true,
+      imitates: null,
+      registration: 'dynamic',
+      registered_at: expect.any(String),
+      client_id_host: null,
+    })
+    expect((await fetch(`${p.url}/v1/agent/consent-request/unknown_id_0123456789`)).status).toBe(404)
+  })
+
+  test('approval issues an ES256 at+jwt for the MCP audience with the tenant, granted scopes, iss in the response, and a rotating refresh token', async () => {
+    const { clientId, verifier, auth } = await startFlow('Token checker', LOOPBACK, 'domains:read domains:write')
+    const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    const back = new URL(done.location!)
+    expect(back.searchParams.get('iss')).toBe(p.url)
+    expect(back.searchParams.get('state')).toBe('xyz')
+    // The consent request is answered: its id no longer reads.
+    expect((await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).status).toBe(404)
+    const t = await token(p.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
+    expect(t.status).toBe(200)
+    expect(header(t.body.access_token)).toMatchObject({ typ: 'at+jwt', alg: 'ES256' })
+    expect(claims(t.body.access_token)).toMatchObject({ aud: `${p.url}/mcp`, iss: p.url, tenant_id: ws.tenantId, client_id: clientId, scope: 'domains:read domains:write' })
+    expect(t.body.expires_in).toBeLessThanOrEqual(600)
+    const refreshed = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: clientId })
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.body.refresh_token).not.toBe(t.body.refresh_token)
+    const reused = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: clientId })
+    expect(reused.status).toBe(400)
+  })
+
+  test('the code needs the PKCE verifier', async () => {
+    const { clientId, auth } = await startFlow('PKCE checker')
+    const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    const code = new URL(done.location!).searchParams.get('code')!
+    const t = await token(p.url, { grant_type: 'authorization_code', code, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: pkce().verifier })
+    expect(t.status).toBe(400)
+    expect(t.body.error).toBe('invalid_grant')
+  })
+
+  test('a request without scope is granted what the consent grants', async () => {
+    const { clientId, verifier, auth } = await startFlow('No scope agent', LOOPBACK, null)
+    const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
+    expect(request.scopes).toEqual(['domains:read', 'domains:write', 'domains:disconnect'])
+    const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    const code = new URL(done.location!).searchParams.get('code')
+    expect(code).toBeTruthy()
+    const t = await token(p.url, { grant_type: 'authorization_code', code: code!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
+    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write domains:disconnect')
+  })
+
+  test('deny sends the person back with access_denied', async () => {
+    const { auth } = await startFlow('Denied agent')
+    const done = await answer(p.url, auth, { action: 'deny' }, LOOPBACK)
+    expect(new URL(done.location!).searchParams.get('error')).toBe('access_denied')
+  })
+
+  test('a wrong API key or a role that cannot grant a scope is refused on the page', async () => {
+    const { auth } = await startFlow('Writer agent', LOOPBACK, 'domains:write')
+    const wrong = await answer(p.url, auth, { api_key: 'ptc_live_not_a_key', action: 'approve' }, LOOPBACK)
+    expect(wrong.status).toBe(401)
+    const key = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { role: 'viewer' } })
+    const viewer = await answer(p.url, auth, { api_key: key.body.key, action: 'approve' }, LOOPBACK)
+    expect(viewer.status).toBe(403)
+    expect(viewer.page).toContain('cannot grant: domains:write')
+  })
+
+  test('a client imitating a brand cannot be approved, even by a forged POST', async () => {
+    // A client registered before its name's brand was listed: the consent step judges it again.
+    const id = 'agc_imitator_0123456789'
+    const redirect = 'https://stripe-payments.example/cb'
+    const meta = { client_id: id, client_name: 'Stripe Payments', redirect_uris: [redirect], application_type: 'web', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }
+    await p.db`insert into oauth_store (model, id, payload) values ('Client', ${id}, ${meta}::jsonb)`
+    await p.db`insert into agent_clients (client_id, client_name, redirect_uris, created_at) values (${id}, 'Stripe Payments', ${[redirect]}::text[], now())`
+    const auth = await authorize(p.url, { client_id: id, redirect_uri: redirect, response_type: 'code', code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'domains:read' })
+    const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
+    expect(request.imitates).toBe('Stripe')
+    const page = await (await fetch(p.url + auth.consentPath)).text()
+    expect(page).not.toContain('value="approve"')
+    const forged = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, redirect)
+    expect(forged.status).toBe(403)
+    expect(await p.db`select 1 from agent_grants where client_id = ${id}`).toHaveLength(0)
+  })
+})
+
+describe('cleanup', () => {
+  test('deletes clients nobody approved after 24 hours, keeps approved ones', async () => {
+    const stale = await registerClient(p.url, { client_name: 'Forgotten agent', redirect_uris: [LOOPBACK] })
+    const { clientId: approved } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Kept agent')
+    const later = new MovableClock()
+    later.advance(DAY + 60_000)
+    const out = await cleanupAgentClients(p.db, later)
+    expect(out.clients).toBeGreaterThanOrEqual(1)
+    expect(await p.db`select 1 from agent_clients where client_id = ${stale.body.client_id}`).toHaveLength(0)
+    expect(await p.db`select 1 from oauth_store where model = 'Client' and id = ${stale.body.client_id}`).toHaveLength(0)
+    expect(await p.db`select 1 from agent_clients where client_id = ${approved}`).toHaveLength(1)
+  })
+})
