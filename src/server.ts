@@ -17,6 +17,7 @@ import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index
 import { deliverAll } from './domain/webhook-delivery.ts'
 import { sweepDue } from './jobs/verify-sweep.ts'
 import { createAuthServer, oauthMount } from '../oauth/provider.ts'
+import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
 import { registrationMount } from '../oauth/register.ts'
 import { metadataMount } from '../mcp/metadata.ts'
@@ -62,6 +63,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const sweeps: Sweep[] = [
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
     { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },
+    // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
+    { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }
