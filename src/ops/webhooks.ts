@@ -6,7 +6,7 @@ import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { EVENT_TYPES } from '../domain/events.ts'
-import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS } from '../domain/webhook-delivery.ts'
+import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type AttemptRecord } from '../domain/webhook-delivery.ts'
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
@@ -180,22 +180,8 @@ const Attempt = Out({
   created_at: Timestamp(),
 })
 
-interface AttemptRow {
-  id: string
-  delivery_id: string
-  endpoint_id: string
-  application_id: string
-  url: string
-  event_id: string
-  event_type: string
-  domain: string | null
-  attempt: number
-  status_code: number | null
-  delivered: boolean
-  error: string | null
-  duration_ms: number
-  created_at: Date | string
-}
+/** An attempt row as read back (timestamps come back as Dates) or as just recorded. */
+type AttemptRow = Omit<AttemptRecord, 'tenant_id' | 'created_at'> & { created_at: Date | string }
 
 const attemptOut = (a: AttemptRow) => ({
   id: a.id,
@@ -276,6 +262,6 @@ export const retryDeliveryOp = defineOp({
     if (d.deleted_at) throw new ApiError('conflict', 'The endpoint of this delivery was removed')
     const attempt = await retryDelivery({ db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }, d.id)
     ctx.audit.targetId = d.id
-    return attemptOut({ ...attempt, created_at: attempt.created_at })
+    return attemptOut(attempt)
   },
 })
