@@ -1,112 +1,161 @@
-// The DNS resolver adapter: every lookup goes to the servers in DNS_RESOLVERS, over UDP with EDNS0 and
-// TCP when an answer is truncated. It is a small wire-format client of Portico's own rather than
-// node:dns, because the Connect rules need what node:dns blurs: NXDOMAIN (RCODE 3), no data (RCODE 0
-// with nothing of the type) and a resolver failure (timeout, SERVFAIL, REFUSED) must stay apart, and a
-// custom port must work. One UDP socket serves every query in flight; replies are matched on id,
-// question and sender, so a stray or spoofed packet is ignored.
+// The DNS resolver adapter: every lookup goes to the servers in DNS_RESOLVERS (`host:port`), over UDP
+// with EDNS0 and over TCP when an answer is truncated (RFC 7766 §5). It answers with the domain's
+// `Lookup`: values as written in a zone, and NXDOMAIN, no data and resolver failure kept apart.
+//
+// Why a wire-format client of Portico's own and not node:dns: measured on Bun 1.4.5 against the test
+// PowerDNS, Bun's `dns.Resolver` takes a custom port and parses CAA, but reports ENOTFOUND both for
+// NXDOMAIN and for a name without data of the type, and hides the answer section, so a CNAME
+// reached by an A query is invisible. The Connect rules need exactly those distinctions
+// (RFC 2308 §2.1 NXDOMAIN, §2.2 NODATA), which the RCODE and answer section give directly here.
+//
+// Invariants:
+// - One UDP socket per address family serves every query in flight; a reply is accepted only when
+//   its id, question and sender match a pending query (RFC 5452 §9.1), so stray or spoofed packets
+//   are ignored. Ids are random, drawn from a pool of crypto bytes, never reused while in flight.
+// - Timeouts cost no timer per query: one sweep, running only while queries are pending, sends a
+//   query again (same id) when no answer came within the server's retransmission timeout, and fails
+//   it at its deadline. UDP loses packets even on loopback (a full receive buffer under load), so
+//   the retransmission timeout follows each server's measured round trip the way TCP's does
+//   (RFC 6298 §2, Karn's rule in §3), capped by `retransmitMs`: a lost packet costs a few round
+//   trips, not the whole timeout.
+// - A failure (timeout, SERVFAIL, REFUSED, unreachable) is retried on the next server, up to
+//   `tries` attempts; NXDOMAIN, no data and answers are final.
 import { createConnection } from 'node:net'
+import { getRandomValues } from 'node:crypto'
 import type { Dns, Lookup, LookupType } from '../domain/dns.ts'
 
 const TYPE_CODE: Record<LookupType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, CAA: 257 }
-const CODE_TYPE = new Map(Object.entries(TYPE_CODE).map(([k, v]) => [v, k as LookupType]))
+export const CODE_TYPE = new Map(Object.entries(TYPE_CODE).map(([k, v]) => [v, k as LookupType]))
+const CNAME = 5
+const RCODE_NXDOMAIN = 3
+/** Offered UDP payload size: the DNS Flag Day 2020 value, which avoids IP fragmentation. */
+const EDNS_UDP_SIZE = 1232
 
 export interface ResolverOptions {
-  /** `host:port` entries; IPv6 hosts in brackets. */
+  /** `host:port` entries; IPv6 hosts in brackets (`[::1]:53`). */
   servers: string[]
+  /** Per attempt. Default 2000 ms. */
   timeoutMs?: number
-  /** Attempts per lookup, rotating through the servers. */
+  /** Attempts per lookup, rotating through the servers. Default 2. */
   tries?: number
+  /** Upper bound of the retransmission timeout within an attempt. Default min(500, timeoutMs / 2). */
+  retransmitMs?: number
 }
 
 interface Server {
   host: string
   port: number
+  v6: boolean
+  /** Smoothed round trip and its variation, ms (RFC 6298 §2); 0 until measured. */
+  srtt: number
+  rttvar: number
 }
+
+/** Floor of the retransmission timeout: below it a busy server's queueing reads as loss. */
+const MIN_RTO_MS = 25
 
 interface Pending {
   name: string
   code: number
   server: Server
+  socket: UdpSocket
+  packet: Buffer
+  sentAt: number
+  resent: boolean
+  resendAt: number
+  deadline: number
   resolve: (l: Lookup) => void
-  timer: ReturnType<typeof setTimeout>
 }
 
-function parseServer(s: string): Server {
-  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(s)
-  if (!m) throw new Error(`resolver: ${s} is not host:port`)
-  return { host: m[1]!, port: Number(m[2]) }
+type UdpSocket = Bun.udp.Socket<'buffer'>
+
+export function parseServer(s: string): Server {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\]]+)):(\d{1,5})$/.exec(s.trim())
+  const port = Number(m?.[3])
+  if (!m || port < 1 || port > 65535) throw new Error(`resolver: ${s} is not host:port`)
+  const host = (m[1] ?? m[2])!
+  return { host, port, v6: m[1] !== undefined, srtt: 0, rttvar: 0 }
 }
 
-/** Encodes a query: header, one question, and an EDNS0 OPT record offering 1232-byte answers. */
-export function encodeQuery(id: number, name: string, code: number): Buffer {
-  const labels = name.replace(/\.$/, '').split('.').filter(Boolean)
-  const qname = Buffer.alloc(labels.reduce((n, l) => n + Buffer.byteLength(l) + 1, 1))
-  let o = 0
-  for (const l of labels) {
-    const len = qname.write(l, o + 1)
-    qname[o] = len
-    o += len + 1
+/** Presentation name → wire name inside `buf` at `offset` (RFC 1035 §3.1); returns the end, or -1 if the name is invalid. */
+function writeName(buf: Buffer, offset: number, name: string): number {
+  const len = buf.write(name, offset + 1, 'utf8')
+  let start = offset
+  for (let i = offset + 1; i <= offset + 1 + len; i++) {
+    if (i === offset + 1 + len || buf[i] === 0x2e) {
+      const labelLen = i - start - 1
+      if (labelLen < 1 || labelLen > 63) return -1
+      buf[start] = labelLen
+      start = i
+    }
   }
-  const buf = Buffer.alloc(12 + qname.length + 4 + 11)
+  buf[offset + 1 + len] = 0
+  return offset + len + 2
+}
+
+/**
+ * Encodes a query: header with RD, one question, and an EDNS0 OPT record (RFC 6891 §6.1.2).
+ * `name` is lowercase without the trailing dot; throws on a name DNS cannot carry.
+ */
+export function encodeQuery(id: number, name: string, code: number): Buffer {
+  const nameBytes = Buffer.byteLength(name)
+  if (nameBytes === 0 || nameBytes > 253) throw new Error(`invalid name: ${name}`)
+  const buf = Buffer.allocUnsafe(12 + nameBytes + 2 + 4 + 11)
   buf.writeUInt16BE(id, 0)
-  buf.writeUInt16BE(0x0100, 2) // RD
-  buf.writeUInt16BE(1, 4)
-  buf.writeUInt16BE(1, 10) // ARCOUNT: the OPT record
-  qname.copy(buf, 12)
-  let p = 12 + qname.length
+  buf.writeUInt16BE(0x0100, 2) // RD: the configured servers are recursive resolvers
+  buf.writeUInt32BE(0x00010000, 4) // QDCOUNT 1, ANCOUNT 0
+  buf.writeUInt32BE(0x00000001, 8) // NSCOUNT 0, ARCOUNT 1 (the OPT record)
+  const p = writeName(buf, 12, name)
+  if (p < 0) throw new Error(`invalid name: ${name}`)
   buf.writeUInt16BE(code, p)
-  buf.writeUInt16BE(1, p + 2)
-  p += 4
-  buf[p] = 0 // root name
-  buf.writeUInt16BE(41, p + 1) // OPT
-  buf.writeUInt16BE(1232, p + 3) // UDP payload size
+  buf.writeUInt16BE(1, p + 2) // class IN
+  buf[p + 4] = 0 // OPT owner: root
+  buf.writeUInt16BE(41, p + 5)
+  buf.writeUInt16BE(EDNS_UDP_SIZE, p + 7)
+  buf.writeUInt32BE(0, p + 9) // extended RCODE, version 0, no DO bit
+  buf.writeUInt16BE(0, p + 13) // no options
   return buf
 }
 
 function readName(buf: Buffer, offset: number): { name: string; next: number } {
-  const labels: string[] = []
+  let name = ''
   let p = offset
   let next = -1
-  for (let jumps = 0; jumps < 64; jumps++) {
+  // Compression pointers (RFC 1035 §4.1.4) may chain; a bound on hops stops loops.
+  for (let hops = 0; hops < 128; hops++) {
     const len = buf[p]
     if (len === undefined) throw new Error('truncated name')
-    if (len === 0) {
-      if (next < 0) next = p + 1
-      return { name: labels.join('.').toLowerCase(), next }
-    }
+    if (len === 0) return { name: name.toLowerCase(), next: next < 0 ? p + 1 : next }
     if ((len & 0xc0) === 0xc0) {
       if (next < 0) next = p + 2
       p = ((len & 0x3f) << 8) | buf[p + 1]!
       continue
     }
-    labels.push(buf.toString('latin1', p + 1, p + 1 + len))
+    if (p + 1 + len > buf.length) throw new Error('truncated label')
+    name += (name ? '.' : '') + buf.toString('latin1', p + 1, p + 1 + len)
     p += len + 1
   }
   throw new Error('name compression loop')
 }
 
+/** RFC 5952 §4: lowercase hex, leading zeros dropped, the longest run (>1) of zero groups as `::`. */
 function ipv6(buf: Buffer, p: number): string {
   const parts: string[] = []
   for (let i = 0; i < 8; i++) parts.push(buf.readUInt16BE(p + i * 2).toString(16))
-  // Compress the longest run of zero groups (RFC 5952).
   let best = -1
-  let bestLen = 0
-  for (let i = 0; i < 8; ) {
-    if (parts[i] !== '0') {
-      i++
-      continue
-    }
+  let bestLen = 1
+  for (let i = 0; i < 8; i++) {
     let j = i
     while (j < 8 && parts[j] === '0') j++
-    if (j - i > bestLen && j - i > 1) {
-      best = i
-      bestLen = j - i
-    }
+    if (j - i > bestLen) [best, bestLen] = [i, j - i]
     i = j
   }
   if (best < 0) return parts.join(':')
   return `${parts.slice(0, best).join(':')}::${parts.slice(best + bestLen).join(':')}`
 }
+
+/** RFC 8659 §4.1.1 presentation of a CAA value: a quoted string with `"` and `\` escaped. */
+const quoted = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`
 
 function rdata(buf: Buffer, type: number, p: number, len: number): string | null {
   switch (type) {
@@ -120,18 +169,15 @@ function rdata(buf: Buffer, type: number, p: number, len: number): string | null
     case 15:
       return `${buf.readUInt16BE(p)} ${readName(buf, p + 2).name}`
     case 16: {
+      // One TXT record is one or more character-strings; a person reads them as one value.
       let out = ''
-      for (let q = p; q < p + len; ) {
-        const l = buf[q]!
-        out += buf.toString('utf8', q + 1, q + 1 + l)
-        q += l + 1
-      }
+      for (let q = p; q < p + len; q += buf[q]! + 1) out += buf.toString('utf8', q + 1, q + 1 + buf[q]!)
       return out
     }
     case 257: {
       const tagLen = buf[p + 1]!
-      const tag = buf.toString('latin1', p + 2, p + 2 + tagLen)
-      return `${buf[p]} ${tag} "${buf.toString('utf8', p + 2 + tagLen, p + len)}"`
+      const tag = buf.toString('latin1', p + 2, p + 2 + tagLen).toLowerCase()
+      return `${buf[p]} ${tag} ${quoted(buf.toString('utf8', p + 2 + tagLen, p + len))}`
     }
     case 6: {
       const m = readName(buf, p)
@@ -163,10 +209,7 @@ export function decodeResponse(buf: Buffer): Decoded {
   let qtype = 0
   for (let i = 0; i < qd; i++) {
     const n = readName(buf, p)
-    if (i === 0) {
-      qname = n.name
-      qtype = buf.readUInt16BE(n.next)
-    }
+    if (i === 0) [qname, qtype] = [n.name, buf.readUInt16BE(n.next)]
     p = n.next + 4
   }
   const answers: Decoded['answers'] = []
@@ -175,6 +218,7 @@ export function decodeResponse(buf: Buffer): Decoded {
     const type = buf.readUInt16BE(n.next)
     const len = buf.readUInt16BE(n.next + 8)
     const start = n.next + 10
+    if (start + len > buf.length) throw new Error('truncated record')
     const value = rdata(buf, type, start, len)
     if (value !== null) answers.push({ name: n.name, type, value })
     p = start + len
@@ -182,150 +226,253 @@ export function decodeResponse(buf: Buffer): Decoded {
   return { id, truncated: (flags & 0x0200) !== 0, rcode: flags & 0x000f, qname, qtype, answers }
 }
 
-/** Reads one answer into Portico's lookup result. */
+/** Reads one decoded answer into Portico's lookup result for the question (`name`, `code`). */
 export function toLookup(d: Decoded, name: string, code: number): Lookup {
-  // NXDOMAIN speaks of the last name of a CNAME chain: a name that is itself an alias exists.
-  const aliased = code !== 5 && d.answers.some((a) => a.type === 5 && a.name === name)
-  if (d.rcode === 3 && !aliased) return { status: 'nxdomain' }
-  if (d.rcode !== 0 && d.rcode !== 3) return { status: 'error', error: `rcode ${d.rcode}` }
-  // Follow the CNAME chain inside the answer to the name whose data answers the question.
+  // RFC 6604 §2: with a CNAME chain the RCODE speaks of the chain's last name, so a name that is
+  // itself an alias exists even when the answer says NXDOMAIN.
+  const aliased = code !== CNAME && d.answers.some((a) => a.type === CNAME && a.name === name)
+  if (d.rcode === RCODE_NXDOMAIN && !aliased) return { status: 'nxdomain' }
+  if (d.rcode !== 0 && d.rcode !== RCODE_NXDOMAIN) return { status: 'error', error: `rcode ${d.rcode}` }
+  // Follow the chain inside the answer to the name whose records answer the question.
   let owner = name
   let cname: string | undefined
-  for (let hop = 0; hop < 10 && code !== 5; hop++) {
-    const alias = d.answers.find((a) => a.type === 5 && a.name === owner)
+  for (let hop = 0; hop < 16 && code !== CNAME; hop++) {
+    const alias = d.answers.find((a) => a.type === CNAME && a.name === owner)
     if (!alias) break
     cname ??= alias.value
     owner = alias.value
   }
-  const values = d.answers.filter((a) => a.type === code && a.name === owner).map((a) => a.value)
+  const values: string[] = []
+  for (const a of d.answers) if (a.type === code && a.name === owner) values.push(a.value)
   if (values.length === 0 && !cname) return { status: 'nodata' }
   return cname ? { status: 'ok', values, cname } : { status: 'ok', values }
+}
+
+const failure = (error: string): Lookup => ({ status: 'error', error })
+
+/**
+ * Sends one datagram; false when the kernel would not take it now (sent again on drain). An ICMP
+ * error caused by an earlier datagram (port unreachable) surfaces as a throw from the next send on
+ * the socket; it says nothing about this packet, so the send is tried once more, and a packet that
+ * still does not leave is counted as sent: the retransmission sweep and its deadline deal with it.
+ */
+function sendOnce(socket: UdpSocket, packet: Buffer, server: Server): boolean {
+  for (let i = 0; i < 2; i++) {
+    try {
+      return socket.send(packet, server.port, server.host)
+    } catch {
+      // the pending socket error is consumed by this throw
+    }
+  }
+  return true
 }
 
 export class Resolver implements Dns {
   private readonly servers: Server[]
   private readonly timeoutMs: number
   private readonly tries: number
+  private readonly retransmitMs: number
   private readonly pending = new Map<number, Pending>()
-  private nextId = Math.floor(Math.random() * 65536)
+  private readonly sockets: { v4?: Promise<UdpSocket>; v6?: Promise<UdpSocket> } = {}
+  private readonly ready: { v4?: UdpSocket; v6?: UdpSocket } = {}
+  /** Packets the kernel would not take yet; sent again on `drain`. */
+  private readonly backlog: { v4: { packet: Buffer; server: Server }[]; v6: { packet: Buffer; server: Server }[] } = { v4: [], v6: [] }
+  private readonly idPool = new Uint16Array(4096)
+  private idNext = this.idPool.length
+  private sweep: ReturnType<typeof setInterval> | null = null
   private rotate = 0
-  private socket: Promise<{ send(data: Buffer, port: number, address: string): boolean; close(): void }> | null = null
+  private closed = false
 
   constructor(opts: ResolverOptions) {
     if (opts.servers.length === 0) throw new Error('resolver: no servers')
     this.servers = opts.servers.map(parseServer)
     this.timeoutMs = opts.timeoutMs ?? 2000
-    this.tries = opts.tries ?? 2
-  }
-
-  private open() {
-    this.socket ??= Bun.udpSocket({
-      hostname: this.servers[0]!.host.includes(':') ? '::' : '0.0.0.0',
-      socket: {
-        data: (_s, data, port, address) => this.onMessage(Buffer.from(data), port, address),
-        // An ICMP "port unreachable" surfaces here; the lookup's own timer reports the failure.
-        error: () => {},
-      },
-    })
-    return this.socket
-  }
-
-  private onMessage(msg: Buffer, port: number, address: string): void {
-    if (msg.length < 12) return
-    const p = this.pending.get(msg.readUInt16BE(0))
-    if (!p || p.server.port !== port || p.server.host.replace(/^::ffff:/, '') !== address.replace(/^::ffff:/, '')) return
-    let d: Decoded
-    try {
-      d = decodeResponse(msg)
-    } catch {
-      return // malformed: let the timer decide
-    }
-    if (d.qname !== p.name || d.qtype !== p.code) return
-    this.pending.delete(d.id)
-    clearTimeout(p.timer)
-    if (d.truncated) void this.overTcp(p.server, p.name, p.code).then(p.resolve)
-    else p.resolve(toLookup(d, p.name, p.code))
-  }
-
-  private allocId(): number {
-    for (let i = 0; i < 65536; i++) {
-      this.nextId = (this.nextId + 1) & 0xffff
-      if (!this.pending.has(this.nextId)) return this.nextId
-    }
-    throw new Error('resolver: too many lookups in flight')
-  }
-
-  private async once(server: Server, name: string, code: number): Promise<Lookup> {
-    const socket = await this.open()
-    return new Promise<Lookup>((resolve) => {
-      const id = this.allocId()
-      const timer = setTimeout(() => {
-        this.pending.delete(id)
-        resolve({ status: 'error', error: `timeout after ${this.timeoutMs} ms (${server.host}:${server.port})` })
-      }, this.timeoutMs)
-      this.pending.set(id, { name, code, server, resolve, timer })
-      try {
-        socket.send(encodeQuery(id, name, code), server.port, server.host)
-      } catch (err) {
-        this.pending.delete(id)
-        clearTimeout(timer)
-        resolve({ status: 'error', error: `send failed: ${(err as Error).message}` })
-      }
-    })
-  }
-
-  private overTcp(server: Server, name: string, code: number): Promise<Lookup> {
-    return new Promise((resolve) => {
-      const query = encodeQuery(this.allocId(), name, code)
-      const frame = Buffer.alloc(query.length + 2)
-      frame.writeUInt16BE(query.length, 0)
-      query.copy(frame, 2)
-      let got = Buffer.alloc(0)
-      const sock = createConnection({ host: server.host, port: server.port })
-      const done = (l: Lookup) => {
-        sock.destroy()
-        clearTimeout(timer)
-        resolve(l)
-      }
-      const timer = setTimeout(() => done({ status: 'error', error: 'tcp timeout' }), this.timeoutMs)
-      sock.on('connect', () => sock.write(frame))
-      sock.on('data', (chunk: Buffer) => {
-        got = Buffer.concat([got, chunk])
-        if (got.length >= 2 && got.length >= got.readUInt16BE(0) + 2) {
-          try {
-            done(toLookup(decodeResponse(got.subarray(2, 2 + got.readUInt16BE(0))), name, code))
-          } catch (err) {
-            done({ status: 'error', error: `bad tcp answer: ${(err as Error).message}` })
-          }
-        }
-      })
-      sock.on('error', (err) => done({ status: 'error', error: `tcp: ${err.message}` }))
-    })
+    this.tries = Math.max(1, opts.tries ?? 2)
+    this.retransmitMs = opts.retransmitMs ?? Math.min(500, Math.ceil(this.timeoutMs / 2))
   }
 
   async lookup(name: string, type: LookupType): Promise<Lookup> {
     const n = name.toLowerCase().replace(/\.$/, '')
     const code = TYPE_CODE[type]
-    let last: Lookup = { status: 'error', error: 'no attempt' }
-    for (let attempt = 0; attempt < this.tries; attempt++) {
+    let last = failure('no attempt')
+    for (let attempt = 0; attempt < this.tries && !this.closed; attempt++) {
       const server = this.servers[this.rotate++ % this.servers.length]!
       last = await this.once(server, n, code)
-      // Only a transport failure is worth another server; an answer (even SERVFAIL) is final for
-      // NXDOMAIN and data, retried for failures.
       if (last.status !== 'error') return last
     }
     return last
   }
 
+  /** Fails every query in flight and releases the sockets. */
   async close(): Promise<void> {
-    for (const [id, p] of this.pending) {
-      clearTimeout(p.timer)
-      p.resolve({ status: 'error', error: 'resolver closed' })
-      this.pending.delete(id)
+    this.closed = true
+    this.stopSweep()
+    for (const p of this.pending.values()) p.resolve(failure('resolver closed'))
+    this.pending.clear()
+    this.backlog.v4.length = this.backlog.v6.length = 0
+    for (const s of [this.sockets.v4, this.sockets.v6]) if (s) (await s).close()
+    this.sockets.v4 = this.sockets.v6 = this.ready.v4 = this.ready.v6 = undefined
+  }
+
+  private once(server: Server, name: string, code: number): Promise<Lookup> {
+    const family = server.v6 ? 'v6' : 'v4'
+    const socket = this.ready[family]
+    // The socket exists after the first query of a family: no await on the hot path.
+    if (socket) return this.send(socket, server, name, code)
+    return this.open(family).then(
+      (s) => this.send(s, server, name, code),
+      (err: Error) => failure(`udp socket: ${err.message}`),
+    )
+  }
+
+  private send(socket: UdpSocket, server: Server, name: string, code: number): Promise<Lookup> {
+    if (this.closed) return Promise.resolve(failure('resolver closed'))
+    const id = this.allocId()
+    let packet: Buffer
+    try {
+      packet = encodeQuery(id, name, code)
+    } catch (err) {
+      return Promise.resolve(failure((err as Error).message))
     }
-    if (this.socket) (await this.socket).close()
-    this.socket = null
+    return new Promise<Lookup>((resolve) => {
+      const now = performance.now()
+      const resendAt = now + this.rto(server)
+      this.pending.set(id, { name, code, server, socket, packet, sentAt: now, resent: false, resendAt, deadline: now + this.timeoutMs, resolve })
+      this.sweep ??= setInterval(() => this.tick(), Math.max(5, Math.min(20, this.timeoutMs / 4)))
+      this.transmit(socket, packet, server)
+    })
+  }
+
+  private rto(server: Server): number {
+    if (server.srtt === 0) return this.retransmitMs
+    return Math.min(this.retransmitMs, Math.max(MIN_RTO_MS, server.srtt + 4 * server.rttvar))
+  }
+
+  /** RFC 6298 §2.2–2.3 with Karn's rule: only answers to queries sent once are samples. */
+  private sampleRtt(p: Pending): void {
+    if (p.resent) return
+    const r = performance.now() - p.sentAt
+    const s = p.server
+    if (s.srtt === 0) [s.srtt, s.rttvar] = [r, r / 2]
+    else [s.rttvar, s.srtt] = [0.75 * s.rttvar + 0.25 * Math.abs(s.srtt - r), 0.875 * s.srtt + 0.125 * r]
+  }
+
+  private transmit(socket: UdpSocket, packet: Buffer, server: Server): void {
+    const backlog = this.backlog[server.v6 ? 'v6' : 'v4']
+    if (backlog.length > 0 || !sendOnce(socket, packet, server)) backlog.push({ packet, server })
+  }
+
+  private open(family: 'v4' | 'v6'): Promise<UdpSocket> {
+    const opening = (this.sockets[family] ??= Bun.udpSocket({
+      hostname: family === 'v6' ? '::' : '0.0.0.0',
+      socket: {
+        data: (_s, data, port, address) => this.onMessage(data, port, address),
+        drain: (s) => this.flush(s, family),
+        // An ICMP error names no query: each query's retransmissions and deadline decide.
+        error: () => {},
+      },
+    }))
+    return opening.then((s) => (this.ready[family] = s))
+  }
+
+  private flush(socket: UdpSocket, family: 'v4' | 'v6'): void {
+    const backlog = this.backlog[family]
+    while (backlog.length > 0) {
+      const { packet, server } = backlog[0]!
+      if (!sendOnce(socket, packet, server)) return
+      backlog.shift()
+    }
+  }
+
+  private onMessage(msg: Buffer, port: number, address: string): void {
+    if (msg.length < 12) return
+    const id = msg.readUInt16BE(0)
+    const p = this.pending.get(id)
+    if (!p || p.server.port !== port || p.server.host !== address.replace(/^::ffff:/, '')) return
+    let d: Decoded
+    try {
+      d = decodeResponse(msg)
+    } catch {
+      return // malformed: the deadline decides
+    }
+    if (d.qname !== p.name || d.qtype !== p.code) return
+    this.pending.delete(id)
+    if (this.pending.size === 0) this.stopSweep()
+    this.sampleRtt(p)
+    if (d.truncated) void this.overTcp(p.server, p.name, p.code).then(p.resolve)
+    else p.resolve(toLookup(d, p.name, p.code))
+  }
+
+  private tick(): void {
+    const now = performance.now()
+    for (const [id, p] of this.pending) {
+      if (p.deadline <= now) {
+        this.pending.delete(id)
+        p.resolve(failure(`timeout after ${this.timeoutMs} ms (${p.server.host}:${p.server.port})`))
+      } else if (p.resendAt <= now) {
+        p.resent = true
+        // Back off while unanswered (RFC 6298 §5.5), within the cap.
+        p.resendAt = now + Math.min(this.retransmitMs, 2 * (p.resendAt - p.sentAt))
+        this.transmit(p.socket, p.packet, p.server)
+      }
+    }
+    if (this.pending.size === 0) this.stopSweep()
+  }
+
+  private stopSweep(): void {
+    if (this.sweep) clearInterval(this.sweep)
+    this.sweep = null
+  }
+
+  /** A random id not in flight (RFC 5452 §4.3: ids must not be predictable). */
+  private allocId(): number {
+    for (;;) {
+      if (this.idNext >= this.idPool.length) {
+        getRandomValues(this.idPool)
+        this.idNext = 0
+      }
+      const id = this.idPool[this.idNext++]!
+      if (!this.pending.has(id)) return id
+    }
+  }
+
+  private overTcp(server: Server, name: string, code: number): Promise<Lookup> {
+    return new Promise((resolve) => {
+      const id = this.allocId()
+      const query = encodeQuery(id, name, code)
+      const frame = Buffer.alloc(query.length + 2)
+      frame.writeUInt16BE(query.length, 0) // RFC 1035 §4.2.2: two-byte length prefix
+      query.copy(frame, 2)
+      let got = Buffer.alloc(0)
+      const sock = createConnection({ host: server.host, port: server.port })
+      let settled = false
+      const done = (l: Lookup) => {
+        if (settled) return
+        settled = true
+        sock.destroy()
+        clearTimeout(timer)
+        resolve(l)
+      }
+      const timer = setTimeout(() => done(failure(`tcp timeout after ${this.timeoutMs} ms`)), this.timeoutMs)
+      sock.on('connect', () => sock.write(frame))
+      sock.on('data', (chunk: Buffer) => {
+        got = Buffer.concat([got, chunk])
+        if (got.length < 2 || got.length < got.readUInt16BE(0) + 2) return
+        try {
+          const d = decodeResponse(got.subarray(2, 2 + got.readUInt16BE(0)))
+          if (d.id !== id || d.qname !== name || d.qtype !== code) done(failure('tcp answer does not match the question'))
+          else done(toLookup(d, name, code))
+        } catch (err) {
+          done(failure(`bad tcp answer: ${(err as Error).message}`))
+        }
+      })
+      sock.on('error', (err) => done(failure(`tcp: ${err.message}`)))
+      sock.on('close', () => done(failure('tcp: closed before an answer')))
+    })
   }
 }
 
-export { CODE_TYPE }
+/** The resolver for `DNS_RESOLVERS`. */
+export function createResolver(opts: ResolverOptions): Resolver {
+  return new Resolver(opts)
+}

@@ -2,7 +2,10 @@
 // each provider can do per rail. Capabilities follow the providers' public documentation; `apex` names
 // an ALIAS-style record that can point the apex at any hostname (Route 53 and Azure aliases reach only
 // their own cloud's resources, so they count as none). `api_apply` says the provider has a public DNS
-// API; whether Portico has an adapter for it is a separate, per-deployment fact.
+// API; whether Portico has an adapter for it is a separate, per-deployment fact. `spf_override` says
+// an existing SPF TXT record can be edited in place through an automated rail (so Portico can merge
+// its include instead of asking the person to). `caa` and `subdomain_delegation` say the provider's
+// zone editor accepts CAA records and NS records below the apex.
 
 export interface Capabilities {
   api_apply: boolean
@@ -57,8 +60,8 @@ export const PROVIDERS: Provider[] = [
   { id: 'vercel', name: 'Vercel DNS', nameserver_patterns: ['ns*.vercel-dns.com'], dashboard_url: 'https://vercel.com/dashboard/domains', capabilities: caps({ api_apply: true, apex: 'alias' }), manual_steps: steps('Vercel → Domains → DNS Records') },
   { id: 'netlify', name: 'Netlify DNS', nameserver_patterns: ['dns*.p*.nsone.net'], dashboard_url: 'https://app.netlify.com/teams/domains', capabilities: caps({ api_apply: true, oauth: true, apex: 'flattening' }), manual_steps: steps('Netlify → Domains → DNS records') },
   { id: 'azure', name: 'Azure DNS', nameserver_patterns: ['ns*-*.azure-dns.com', 'ns*-*.azure-dns.net', 'ns*-*.azure-dns.org', 'ns*-*.azure-dns.info'], dashboard_url: 'https://portal.azure.com/#browse/Microsoft.Network%2FdnsZones', capabilities: caps({ api_apply: true, oauth: true, spf_override: true }), manual_steps: steps('the Azure portal → DNS zones') },
-  { id: 'hover', name: 'Hover', nameserver_patterns: ['ns*.hover.com'], dashboard_url: 'https://www.hover.com/control_panel', capabilities: caps({}), manual_steps: steps('Hover → your domain → DNS') },
-  { id: 'wix', name: 'Wix', nameserver_patterns: ['ns*.wixdns.net'], dashboard_url: 'https://manage.wix.com/account/domains', capabilities: caps({ subdomain_delegation: false }), manual_steps: steps('Wix → Domains → Manage DNS Records') },
+  { id: 'hover', name: 'Hover', nameserver_patterns: ['ns*.hover.com'], dashboard_url: 'https://www.hover.com/control_panel', capabilities: caps({ caa: false }), manual_steps: steps('Hover → your domain → DNS') },
+  { id: 'wix', name: 'Wix', nameserver_patterns: ['ns*.wixdns.net'], dashboard_url: 'https://manage.wix.com/account/domains', capabilities: caps({ caa: false, subdomain_delegation: false }), manual_steps: steps('Wix → Domains → Manage DNS Records') },
   { id: 'powerdns', name: 'PowerDNS (self-hosted, HTTP API)', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', capabilities: caps({ api_apply: true, spf_override: true }), manual_steps: steps('your PowerDNS zone editor') },
 ]
 
@@ -88,7 +91,7 @@ export function providerById(id: string | null | undefined): Provider | undefine
   return id ? PROVIDERS.find((p) => p.id === id) : undefined
 }
 
-/** How many catalogued providers support each rail and capability. */
+/** How many catalogued providers support each rail and capability; every provider has the manual rail. */
 export function parityCensus() {
   const count = (f: (c: Capabilities) => boolean) => PROVIDERS.filter((p) => f(p.capabilities)).length
   return {
@@ -96,13 +99,16 @@ export function parityCensus() {
     rails: {
       oauth: count((c) => c.oauth),
       domain_connect: count((c) => c.domain_connect.sync || c.domain_connect.async),
-      api_key: count((c) => c.api_apply),
+      api_apply: count((c) => c.api_apply),
       manual: PROVIDERS.length,
     },
     capabilities: {
       domain_connect_sync: count((c) => c.domain_connect.sync),
       domain_connect_async: count((c) => c.domain_connect.async),
-      apex_alias_style: count((c) => c.apex !== null),
+      apex_any: count((c) => c.apex !== null),
+      apex_alias: count((c) => c.apex === 'alias'),
+      apex_aname: count((c) => c.apex === 'aname'),
+      apex_flattening: count((c) => c.apex === 'flattening'),
       wildcard: count((c) => c.wildcard),
       caa: count((c) => c.caa),
       spf_override: count((c) => c.spf_override),

@@ -1,9 +1,18 @@
 // A real PowerDNS authoritative server (Debian pdns-server, sqlite3 backend) on free loopback ports,
-// with its HTTP API, shared by every test of the process and stopped when the process exits. It
-// serves the parent zone `test.` so names that do not exist get real NXDOMAIN answers, and child
-// zones are delegated from it the way a registry delegates a customer's domain.
+// with its HTTP API, shared by every test of the process. It serves the parent zone `test.` so names
+// that do not exist get real NXDOMAIN answers, and child zones are delegated from it the way a
+// registry delegates a customer's domain (NS records in the parent), with whatever nameserver names a
+// test picks (`ns1.digitalocean.com.` is just data here).
+//
+// Invariants:
+// - One instance per process: `startPdns()` returns the same one until `stop()`.
+// - No orphaned daemon. `bun test` exits without running `process.on('exit')` handlers, so the
+//   daemon is started under `setpriv --pdeathsig KILL`: the kernel kills it when this process dies,
+//   however it dies (prctl PR_SET_PDEATHSIG survives the exec). The exit handler covers the rest,
+//   and a run directory whose owner process is gone is removed by the next start.
+// - Writes through the API are visible to the next query (every PowerDNS cache is off).
 import { spawn, type Subprocess } from 'bun'
-import { mkdtempSync, chmodSync, writeFileSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, chmodSync, writeFileSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -19,108 +28,178 @@ export interface Pdns {
   /** `127.0.0.1:PORT`, for DNS_RESOLVERS. */
   dnsAddress: string
   dnsPort: number
+  /** `http://127.0.0.1:PORT/api/v1/servers/localhost`; zones are under `/zones`. */
   apiUrl: string
   apiKey: string
   serverId: string
+  /** Creates `zone` with its SOA and NS, and delegates it from `test.` to the same nameservers. */
   createZone(zone: string, opts?: { nameservers?: string[] }): Promise<void>
   deleteZone(zone: string): Promise<void>
+  /** Replaces the RRset `name`/`type` in the zone that is its longest suffix. */
   setRecords(name: string, type: string, contents: string[], ttl?: number): Promise<void>
   deleteRecords(name: string, type: string): Promise<void>
   listRecords(zone: string): Promise<PdnsRecord[]>
+  /** Freezes the daemon (SIGSTOP): queries go unanswered, as with a dead resolver. */
+  pause(): void
+  resume(): void
+  /** Stops the daemon, keeping its data and ports: the DNS port is then closed. */
+  stopServer(): Promise<void>
+  /** Starts it again on the same ports with the same data. */
+  startServer(): Promise<void>
+  restart(): Promise<void>
+  /** Stops the daemon for good and removes its directory. */
   stop(): Promise<void>
 }
 
 export const PARENT_ZONE = 'test'
 export const DEFAULT_NAMESERVERS = ['ns1.portico-test.test.', 'ns2.portico-test.test.']
-
-async function freePort(kind: 'tcp' | 'udp'): Promise<number> {
-  if (kind === 'udp') {
-    const s = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0 })
-    const port = s.port
-    s.close()
-    return port
-  }
-  const srv = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = srv.port
-  srv.stop(true)
-  return port
-}
+const RUN_PREFIX = 'portico-pdns-'
+const OWNER_FILE = 'owner.pid'
 
 const fq = (name: string) => (name.endsWith('.') ? name : `${name}.`).toLowerCase()
 
 let shared: Promise<Pdns> | null = null
 
 export function startPdns(): Promise<Pdns> {
-  shared ??= launch()
+  shared ??= launch().catch((err) => {
+    shared = null
+    throw err
+  })
   return shared
 }
 
-async function launch(): Promise<Pdns> {
-  const dir = mkdtempSync(join(tmpdir(), 'portico-pdns-'))
-  chmodSync(dir, 0o755)
-  const db = join(dir, 'pdns.sqlite3')
-  const schema = readFileSync('/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql', 'utf8')
-  const init = spawn(['sqlite3', db], { stdin: new Blob([schema]), stdout: 'ignore', stderr: 'pipe' })
-  if ((await init.exited) !== 0) throw new Error(`sqlite3 schema failed: ${await new Response(init.stderr).text()}`)
-  // The DNS port must be free for both UDP and TCP; retry on the rare clash.
-  let dnsPort = 0
-  for (let i = 0; i < 20 && !dnsPort; i++) {
-    const p = await freePort('udp')
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Removes run directories left by test processes that died without cleaning up. */
+function sweepStaleRuns(): void {
+  for (const entry of readdirSync(tmpdir())) {
+    if (!entry.startsWith(RUN_PREFIX)) continue
+    const dir = join(tmpdir(), entry)
+    let owner: number
     try {
-      const t = Bun.listen({ hostname: '127.0.0.1', port: p, socket: { data() {} } })
+      owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'))
+    } catch {
+      continue // not ours to judge: no owner recorded
+    }
+    if (owner && !alive(owner)) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** A port free for both UDP and TCP on 127.0.0.1 (PowerDNS listens on both, RFC 7766). */
+async function freeDnsPort(): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const u = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0 })
+    const port = u.port
+    try {
+      const t = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
       t.stop(true)
-      dnsPort = p
+      return port
     } catch {
       // taken for TCP; try another
+    } finally {
+      u.close()
     }
   }
-  const apiPort = await freePort('tcp')
+  throw new Error('no free DNS port')
+}
+
+function freeTcpPort(): number {
+  const srv = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = srv.port
+  srv.stop(true)
+  return port
+}
+
+function writeConfig(dir: string, dnsPort: number, apiPort: number, apiKey: string): void {
+  const lines = [
+    'launch=gsqlite3',
+    `gsqlite3-database=${join(dir, 'pdns.sqlite3')}`,
+    `local-address=127.0.0.1:${dnsPort}`,
+    'api=yes',
+    `api-key=${apiKey}`,
+    'webserver=yes',
+    'webserver-address=127.0.0.1',
+    `webserver-port=${apiPort}`,
+    'webserver-allow-from=127.0.0.1/32',
+    'daemon=no',
+    'guardian=no',
+    'disable-syslog=yes',
+    `socket-dir=${dir}`,
+    'security-poll-suffix=',
+    'loglevel=3',
+    // Answers must reflect API writes at once.
+    'cache-ttl=0',
+    'negquery-cache-ttl=0',
+    'query-cache-ttl=0',
+    'zone-cache-refresh-interval=0',
+    'consistent-backends=yes',
+  ]
+  writeFileSync(join(dir, 'pdns.conf'), lines.join('\n') + '\n')
+}
+
+async function initDatabase(dir: string): Promise<void> {
+  const schema = readFileSync('/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql', 'utf8')
+  const init = spawn(['sqlite3', join(dir, 'pdns.sqlite3')], { stdin: new Blob([schema]), stdout: 'ignore', stderr: 'pipe' })
+  if ((await init.exited) !== 0) throw new Error(`sqlite3 schema failed: ${await new Response(init.stderr).text()}`)
+}
+
+const setpriv = Bun.which('setpriv')
+
+async function launch(): Promise<Pdns> {
+  sweepStaleRuns()
+  const dir = mkdtempSync(join(tmpdir(), RUN_PREFIX))
+  chmodSync(dir, 0o755)
+  writeFileSync(join(dir, OWNER_FILE), String(process.pid))
+  await initDatabase(dir)
+  const dnsPort = await freeDnsPort()
+  const apiPort = freeTcpPort()
   const apiKey = randomBytes(16).toString('hex')
-  writeFileSync(
-    join(dir, 'pdns.conf'),
-    [
-      'launch=gsqlite3',
-      `gsqlite3-database=${db}`,
-      `local-address=127.0.0.1:${dnsPort}`,
-      'api=yes',
-      `api-key=${apiKey}`,
-      'webserver=yes',
-      'webserver-address=127.0.0.1',
-      `webserver-port=${apiPort}`,
-      'webserver-allow-from=127.0.0.1/32',
-      'daemon=no',
-      'guardian=no',
-      'disable-syslog=yes',
-      `socket-dir=${dir}`,
-      'security-poll-suffix=',
-      'loglevel=3',
-      // Answers must reflect API writes at once.
-      'cache-ttl=0',
-      'negquery-cache-ttl=0',
-      'query-cache-ttl=0',
-      'zone-cache-refresh-interval=0',
-      'consistent-backends=yes',
-    ].join('\n') + '\n',
-  )
-  const proc: Subprocess = spawn(['pdns_server', `--config-dir=${dir}`], { stdout: 'ignore', stderr: 'pipe' })
+  writeConfig(dir, dnsPort, apiPort, apiKey)
   const apiUrl = `http://127.0.0.1:${apiPort}/api/v1/servers/localhost`
   const headers = { 'X-API-Key': apiKey, 'content-type': 'application/json' }
+
+  let proc: Subprocess | null = null
+  const killNow = () => proc?.kill('SIGKILL')
+  process.on('exit', killNow)
+
+  const startServer = async () => {
+    const cmd = ['pdns_server', `--config-dir=${dir}`]
+    const p = spawn(setpriv ? [setpriv, '--pdeathsig', 'KILL', ...cmd] : cmd, { stdout: 'ignore', stderr: 'pipe' })
+    proc = p
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(apiUrl, { headers })).ok) return
+      } catch {
+        // not up yet
+      }
+      if (p.exitCode !== null || i > 200) {
+        p.kill('SIGKILL')
+        throw new Error(`pdns_server did not start: ${await new Response(p.stderr as ReadableStream).text()}`)
+      }
+      await Bun.sleep(25)
+    }
+  }
+  const stopServer = async () => {
+    const p = proc
+    if (!p) return
+    proc = null
+    p.kill('SIGCONT') // a paused daemon cannot act on SIGTERM
+    p.kill('SIGTERM')
+    await p.exited
+  }
+
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(apiUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
     if (r.status >= 300) throw new Error(`PowerDNS ${method} ${path}: ${r.status} ${await r.text()}`)
     return r.status === 204 ? null : r.json()
   }
-  for (let i = 0; ; i++) {
-    try {
-      const r = await fetch(apiUrl, { headers })
-      if (r.ok) break
-    } catch {
-      // not up yet
-    }
-    if (proc.exitCode !== null || i > 100) throw new Error(`pdns_server did not start: ${await new Response(proc.stderr as ReadableStream).text()}`)
-    await Bun.sleep(50)
-  }
-
   const zones = new Set<string>()
   const zoneOf = (name: string) => {
     const n = fq(name)
@@ -131,19 +210,22 @@ async function launch(): Promise<Pdns> {
   }
   const rrset = (name: string, type: string, contents: string[], ttl: number) => ({
     name: fq(name),
-    type,
+    type: type.toUpperCase(),
     ttl,
     changetype: 'REPLACE',
     records: contents.map((content) => ({ content, disabled: false })),
   })
   const createZone = async (zone: string, opts: { nameservers?: string[] } = {}) => {
     const z = fq(zone)
-    const ns = opts.nameservers ?? DEFAULT_NAMESERVERS
+    const ns = (opts.nameservers ?? DEFAULT_NAMESERVERS).map(fq)
     await api('POST', '/zones', { name: z, kind: 'Native', nameservers: ns })
+    // The delegation lives in the closest enclosing zone served here (RFC 1034 §4.2.1).
+    const parent = [...zones].filter((p) => z.endsWith('.' + p)).sort((a, b) => b.length - a.length)[0]
     zones.add(z)
-    if (z !== fq(PARENT_ZONE)) await api('PATCH', `/zones/${zoneOf(PARENT_ZONE)}`, { rrsets: [rrset(z, 'NS', ns, 3600)] })
+    if (parent) await api('PATCH', `/zones/${parent}`, { rrsets: [rrset(z, 'NS', ns, 3600)] })
   }
 
+  await startServer()
   const pdns: Pdns = {
     dnsAddress: `127.0.0.1:${dnsPort}`,
     dnsPort,
@@ -155,26 +237,40 @@ async function launch(): Promise<Pdns> {
       const z = fq(zone)
       await api('DELETE', `/zones/${z}`)
       zones.delete(z)
-      await api('PATCH', `/zones/${fq(PARENT_ZONE)}`, { rrsets: [{ name: z, type: 'NS', changetype: 'DELETE' }] })
+      const parent = [...zones].filter((p) => z.endsWith('.' + p)).sort((a, b) => b.length - a.length)[0]
+      if (parent) await api('PATCH', `/zones/${parent}`, { rrsets: [{ name: z, type: 'NS', changetype: 'DELETE' }] })
     },
     async setRecords(name, type, contents, ttl = 300) {
       await api('PATCH', `/zones/${zoneOf(name)}`, { rrsets: [rrset(name, type, contents, ttl)] })
     },
     async deleteRecords(name, type) {
-      await api('PATCH', `/zones/${zoneOf(name)}`, { rrsets: [{ name: fq(name), type, changetype: 'DELETE' }] })
+      await api('PATCH', `/zones/${zoneOf(name)}`, { rrsets: [{ name: fq(name), type: type.toUpperCase(), changetype: 'DELETE' }] })
     },
     async listRecords(zone) {
       const z = (await api('GET', `/zones/${fq(zone)}`)) as { rrsets: { name: string; type: string; ttl: number; records: { content: string }[] }[] }
       return z.rrsets.flatMap((s) => s.records.map((r) => ({ name: s.name, type: s.type, ttl: s.ttl, content: r.content })))
     },
+    pause() {
+      proc?.kill('SIGSTOP')
+    },
+    resume() {
+      proc?.kill('SIGCONT')
+    },
+    stopServer,
+    startServer: async () => {
+      if (!proc) await startServer()
+    },
+    async restart() {
+      await stopServer()
+      await startServer()
+    },
     async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
+      await stopServer()
+      process.off('exit', killNow)
       rmSync(dir, { recursive: true, force: true })
       shared = null
     },
   }
   await createZone(PARENT_ZONE, { nameservers: ['a.ns.portico-test.test.'] })
-  process.once('exit', () => proc.kill('SIGKILL'))
   return pdns
 }

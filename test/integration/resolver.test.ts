@@ -1,7 +1,7 @@
 // The resolver adapter against a real authoritative server: values as written in a zone, and
 // NXDOMAIN, no data and failure told apart.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { Resolver, decodeResponse, encodeQuery } from '../../src/adapters/resolver.ts'
+import { Resolver, createResolver, decodeResponse, encodeQuery } from '../../src/adapters/resolver.ts'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 
 let pdns: Pdns
@@ -18,6 +18,10 @@ beforeAll(async () => {
   await pdns.setRecords(zone, 'MX', ['10 mx1.example.com.', '20 mx2.example.com.'])
   await pdns.setRecords(zone, 'CAA', ['0 issue "letsencrypt.org"'])
   await pdns.setRecords(`www.${zone}`, 'CNAME', ['edge.portico.test.'])
+  await pdns.setRecords(`chain.${zone}`, 'CNAME', [`www.${zone}.`])
+  await pdns.setRecords(`app.${zone}`, 'CNAME', [`target.${zone}.`])
+  await pdns.setRecords(`target.${zone}`, 'A', ['203.0.113.7'])
+  await pdns.setRecords(`quote.${zone}`, 'CAA', ['0 iodef "mailto:sec@example.com"', '128 issue "ca.example; account=1"'])
   await pdns.setRecords(`long.${zone}`, 'TXT', Array.from({ length: 12 }, (_, i) => `"${String(i).padStart(2, '0')}${'x'.repeat(200)}"`))
 })
 
@@ -44,17 +48,76 @@ describe('resolver', () => {
     expect(await r.lookup(`www.${zone}`, 'A')).toEqual({ status: 'ok', values: [], cname: 'edge.portico.test' })
   })
 
+  test('an address query through a CNAME answers with the target\'s addresses and names the alias', async () => {
+    expect(await r.lookup(`app.${zone}`, 'A')).toEqual({ status: 'ok', values: ['203.0.113.7'], cname: `target.${zone}` })
+    // A chain is followed inside the answer; the first hop is the one reported.
+    expect(await r.lookup(`chain.${zone}`, 'A')).toEqual({ status: 'ok', values: [], cname: `www.${zone}` })
+  })
+
+  test('CAA flags, tags and values as written', async () => {
+    const caa = await r.lookup(`quote.${zone}`, 'CAA')
+    expect(caa.status === 'ok' && caa.values.sort()).toEqual(['0 iodef "mailto:sec@example.com"', '128 issue "ca.example; account=1"'])
+  })
+
+  test('a child zone delegated to provider-looking nameservers answers NS with them', async () => {
+    const child = `do${Date.now().toString(36)}.test`
+    await pdns.createZone(child, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.'] })
+    const ns = await r.lookup(child, 'NS')
+    expect(ns.status === 'ok' && ns.values.sort()).toEqual(['ns1.digitalocean.com', 'ns2.digitalocean.com'])
+    expect(await r.lookup(child, 'SOA')).toMatchObject({ status: 'ok' })
+  })
+
+  test('an unresponsive server is a resolver error within the timeout, and answers come back after', async () => {
+    const quick = createResolver({ servers: [pdns.dnsAddress], timeoutMs: 300, tries: 2 })
+    pdns.pause()
+    try {
+      const started = performance.now()
+      const l = await quick.lookup(zone, 'A')
+      expect(l.status).toBe('error')
+      expect(performance.now() - started).toBeLessThan(1000)
+    } finally {
+      pdns.resume()
+    }
+    expect((await quick.lookup(zone, 'A')).status).toBe('ok')
+    await quick.close()
+  })
+
+  test('a stopped server is a resolver error; a restarted one answers with the same data', async () => {
+    const quick = createResolver({ servers: [pdns.dnsAddress], timeoutMs: 300, tries: 1 })
+    await pdns.stopServer()
+    try {
+      expect((await quick.lookup(zone, 'A')).status).toBe('error')
+    } finally {
+      await pdns.startServer()
+    }
+    const a = await quick.lookup(zone, 'A')
+    expect(a.status === 'ok' && a.values.sort()).toEqual(['198.51.100.1', '198.51.100.2'])
+    await quick.close()
+  })
+
+  test('a second server takes over when the first does not answer', async () => {
+    const failover = createResolver({ servers: ['127.0.0.1:9', pdns.dnsAddress], timeoutMs: 300, tries: 2 })
+    const a = await failover.lookup(zone, 'MX')
+    expect(a.status).toBe('ok')
+    await failover.close()
+  })
+
   test('NXDOMAIN, no data and failure are different answers', async () => {
     expect(await r.lookup(`missing.${zone}`, 'A')).toEqual({ status: 'nxdomain' })
     expect(await r.lookup(`nothing-${Date.now()}.test`, 'NS')).toEqual({ status: 'nxdomain' })
     expect(await r.lookup(zone, 'CNAME')).toEqual({ status: 'nodata' })
+    expect(await r.lookup(`target.${zone}`, 'TXT')).toEqual({ status: 'nodata' })
+    // An empty non-terminal exists: it has no records of any type, but names below it do (RFC 8020 §2).
+    await pdns.setRecords(`a.b.${zone}`, 'TXT', ['"deep"'])
+    expect(await r.lookup(`b.${zone}`, 'A')).toEqual({ status: 'nodata' })
     // An authoritative server refuses names outside its zones: a failure, not a verdict.
     const refused = await r.lookup('example.com', 'A')
     expect(refused.status).toBe('error')
     const dead = new Resolver({ servers: ['127.0.0.1:9'], timeoutMs: 200, tries: 2 })
     const started = performance.now()
-    const l = await dead.lookup(zone, 'A')
-    expect(l.status).toBe('error')
+    // Concurrent lookups: ICMP port-unreachable from one must not break the others' sends.
+    const all = await Promise.all([dead.lookup(zone, 'A'), dead.lookup(zone, 'NS'), dead.lookup(zone, 'TXT')])
+    expect(all.map((l) => l.status)).toEqual(['error', 'error', 'error'])
     expect(performance.now() - started).toBeLessThan(2000)
     await dead.close()
   })
@@ -72,6 +135,11 @@ describe('resolver', () => {
       const want = i % 3 === 0 ? 'ok' : i % 3 === 1 ? 'ok' : 'nxdomain'
       expect(res.status).toBe(want)
     })
+  })
+
+  test('a name DNS cannot carry is an error, not a query', async () => {
+    const l = await r.lookup(`${'x'.repeat(64)}.${zone}`, 'A')
+    expect(l).toMatchObject({ status: 'error' })
   })
 
   test('the codec round-trips a question', () => {
