@@ -25,6 +25,9 @@ export interface Config {
   monitorAlertsEnabled: boolean
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
+  /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR; only the sandbox exists). */
+  payments: { processor: 'sandbox' | 'stripe'; stripeSecretKey: string | null; stripeWebhookSecret: string | null }
+  registrar: 'sandbox'
   webhookAllowLoopback: boolean
   /** Cache API-key lookups per process (evicted by NOTIFY on revocation); off: one lookup per request. */
   apiKeyCache: boolean
@@ -104,6 +107,10 @@ export function loadConfig(env: Env = process.env): Config {
     if (!/^(\d{1,3})(\.\d{1,3}){3}$/.test(ip) || ip.split('.').some((o) => Number(o) > 255)) throw new ConfigError(`EDGE_APEX_IPV4: ${ip} is not an IPv4 address`)
   }
   if (apexIpv4.length > 4) throw new ConfigError('EDGE_APEX_IPV4 takes up to 4 addresses')
+  const processor = oneOf(env, 'PAYMENTS', ['sandbox', 'stripe'] as const, 'sandbox')
+  if (processor === 'stripe' && (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET)) {
+    throw new ConfigError('PAYMENTS=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET')
+  }
   return {
     port,
     publicUrl,
@@ -121,6 +128,8 @@ export function loadConfig(env: Env = process.env): Config {
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
     billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),
+    payments: { processor, stripeSecretKey: env.STRIPE_SECRET_KEY || null, stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null },
+    registrar: oneOf(env, 'REGISTRAR', ['sandbox'] as const, 'sandbox'),
     webhookAllowLoopback,
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),

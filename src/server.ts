@@ -22,6 +22,10 @@ import { consentMount } from '../oauth/consent.ts'
 import { registrationMount } from '../oauth/register.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
+import { paymentsFromConfig } from './adapters/payments/from-config.ts'
+import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
+import { sellExpirySweep } from './jobs/sell-expiry.ts'
+import { paymentsWebhookMount } from './ops/sell.ts'
 
 export interface Portico {
   config: Config
@@ -58,13 +62,17 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     dns: resolver,
     connectAdapters: { apiKey: new Set(), oauth: new Set() },
     products: ['connect'],
+    payments: paymentsFromConfig(config, clock),
+    registrar: new SandboxRegistrar(),
     pingDb,
   }
+  if (config.sellPurchaseEnabled) services.products.push('sell')
   const sweeps: Sweep[] = [
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
     { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
+    sellExpirySweep({ db, clock, payments: services.payments }),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }
@@ -72,7 +80,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const auth = await createAuthServer({ config, db, clock })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth })]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps)]
   const handler = createHandler(deps)
   return {
     config,

@@ -7,6 +7,8 @@ import type { KeyCache } from './http/key-cache.ts'
 import type { Dns } from './domain/dns.ts'
 import type { CheckAdapters } from './domain/domain-check.ts'
 import type { Jobs } from './jobs/index.ts'
+import type { Payments } from './adapters/payments/index.ts'
+import type { Registrar } from './adapters/registrar/index.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -22,6 +24,9 @@ export interface Services {
   jobs?: Jobs
   /** Products this deployment has wired, for GET /v1/config. */
   products: string[]
+  /** The payment processor (PAYMENTS) and the registrar (REGISTRAR) of Sell and billing. */
+  payments?: Payments
+  registrar?: Registrar
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

@@ -164,6 +164,25 @@ export const EXTRA_PATHS: ExtraPath[] = [
       },
     },
   },
+  {
+    path: '/payments/webhook',
+    method: 'post',
+    operation: {
+      operationId: 'payments.webhook',
+      summary: 'Payment-processor webhook',
+      description:
+        'Called by the payment processor (Stripe, or the sandbox processor in development), authenticated by the processor\'s ' +
+        'signature over the exact body (`Stripe-Signature`, or the sandbox\'s own header). A completed checkout drives the same path ' +
+        'as `POST /registrar/fulfill`: register, capture, connect; replays change nothing. A bad signature is 400.\n\nCredentials: the processor signature.',
+      tags: ['Registrar (Sell)'],
+      security: [{}],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } },
+      responses: {
+        '200': { description: 'Accepted', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } },
+        '400': { description: 'Error: `invalid_request` (bad signature or payload)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    },
+  },
 ]
 
 export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }, extraPaths: readonly ExtraPath[] = EXTRA_PATHS) {

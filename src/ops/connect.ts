@@ -12,6 +12,7 @@ import { parityCensus, providerById, PROVIDERS } from '../domain/providers.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
 import { verifyRecords } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
+import { assertCanConnect } from '../domain/billing.ts'
 import { defineOp, reply, type Ctx, type Principal } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -170,13 +171,14 @@ export const createConnectionOp = defineOp({
   response: ConnectionSchema,
   status: 201,
   altStatus: [{ status: 200, description: 'The open connection for this application and domain (replayed or revived)' }],
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded'],
   kind: 'write',
   idempotent: true,
   prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
   async handler(ctx, input, pre: CreatePrepared) {
     const app = await applicationOf(ctx, input.application_id)
     if (input.records) checkRecordSet(input.records, pre.parsed)
+    await assertCanConnect(ctx.sql, app.tenant_id, ctx.clock.now(), ctx.config, pre.parsed.domain)
     const now = ctx.clock.now()
     // The open connection seen before may have been disconnected since: inspect after all (rare).
     const inspection = pre.inspection ?? ((await findOpen(ctx.sql, app.id, pre.parsed.domain)) ? { provider: null, nameservers: [] } : await inspectDomain(ctx.services.dns, pre.parsed))
@@ -319,6 +321,7 @@ export const bulkConnectOp = defineOp({
         assertHostAllowed(ctx.principal, parsed.domain)
         const prior = seen.get(parsed.domain) ?? (await findOpen(ctx.db, app.id, parsed.domain))?.id
         if (prior) return { domain, connection_id: prior, status: 'already' as const, message: 'Already connected under this application' }
+        await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
         const inspection = await inspectDomain(ctx.services.dns, parsed)
         const { row, outcome } = await ctx.db.begin((tx) =>
           openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null }),

@@ -2,6 +2,8 @@
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
 import { getConsentRequestOp } from './agents.ts'
+import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
+import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
 import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp } from './webhooks.ts'
 import {
   bulkConnectOp,
@@ -75,6 +77,17 @@ export const OPERATIONS: AnyOp[] = [
   listDeliveriesOp,
   retryDeliveryOp,
   getConsentRequestOp,
+  searchDomainsOp,
+  quoteOp,
+  checkoutOp,
+  fulfillOp,
+  purchaseOp,
+  listOrdersOp,
+  standingOp,
+  setupOp,
+  planCheckoutOp,
+  statusOp,
+  portalOp,
 ]
 
 setRegistry(() => OPERATIONS)

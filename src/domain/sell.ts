@@ -1,0 +1,382 @@
+// Sell (CONTRACT.md sections 3 "Purchase order", 4 "Registrar", 6): quotes, checkout, and fulfilment
+// that registers before it captures. The order row is the state machine (migrations/0007); every move
+// is one guarded update, so concurrent requests and webhooks race safely. Invariants:
+// - only the caller whose update moves an order authorized → registering registers and captures;
+//   everyone else waits for the outcome and replays it: no path captures twice;
+// - capture happens only after the order is `registered`; a refused registration releases the
+//   authorization and emits `purchase.error`; success emits `domain.purchased` and connects the domain;
+// - an unpaid quote or checkout older than QUOTE_TTL_MS expires with `purchase.confirmation.expired`.
+import { createHash } from 'node:crypto'
+import type { Clock } from '../clock.ts'
+import { DAY } from '../clock.ts'
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { newId } from '../ids.ts'
+import { log, errorFields } from '../logger.ts'
+import { ApiError, type ErrorCode } from '../http/errors.ts'
+import type { Payments } from '../adapters/payments/index.ts'
+import type { Offer, Registrar } from '../adapters/registrar/index.ts'
+import { openConnection } from './connect.ts'
+import { effectiveTarget } from './connections.ts'
+import { emit, type Envelope, type EventType } from './events.ts'
+import { parseDomain } from './hostnames.ts'
+import type { Provider } from './providers.ts'
+import { getApplicationInTenant } from './tenancy.ts'
+
+export const QUOTE_TTL_MS = DAY
+/** How long a concurrent caller waits for the fulfilment another request is running. */
+const WAIT_MS = 15_000
+
+export type OrderStatus = 'quoted' | 'pending_payment' | 'authorized' | 'registering' | 'registered' | 'completed' | 'failed' | 'expired'
+
+export interface OrderRow {
+  id: string
+  tenant_id: string
+  application_id: string
+  domain: string
+  years: number
+  price_cents: number
+  currency: string
+  premium: boolean
+  status: OrderStatus
+  buyer_email: string | null
+  processor: string | null
+  payment_id: string | null
+  session_id: string | null
+  registrar: string | null
+  reg_order_id: string | null
+  connection_id: string | null
+  error_code: string | null
+  error_message: string | null
+  idempotency_key: string | null
+  request_hash: string | null
+  result_status: number | null
+  result: Record<string, unknown> | null
+  expires_at: Date
+  authorized_at: Date | null
+  captured_at: Date | null
+  released_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface SellDeps {
+  db: Sql
+  clock: Clock
+  config: Config
+  payments: Payments
+  registrar: Registrar
+}
+
+export const orderOut = (o: OrderRow) => ({
+  id: o.id,
+  application_id: o.application_id,
+  domain: o.domain,
+  years: o.years,
+  amount_cents: o.price_cents * o.years,
+  currency: o.currency,
+  premium: o.premium,
+  status: o.status,
+  buyer_email: o.buyer_email,
+  session_id: o.session_id,
+  registrar: o.registrar,
+  reg_order_id: o.reg_order_id,
+  connection_id: o.connection_id,
+  error_code: o.error_code,
+  error_message: o.error_message,
+  expires_at: o.expires_at,
+  authorized_at: o.authorized_at,
+  captured_at: o.captured_at,
+  released_at: o.released_at,
+  created_at: o.created_at,
+  updated_at: o.updated_at,
+})
+
+/** A registrable name (an apex under a public suffix), lower-cased; null when it is not one. */
+export function registrableName(input: string): string | null {
+  const parsed = parseDomain(input)
+  return parsed && parsed.isApex && !parsed.platform ? parsed.domain : null
+}
+
+export function orderEnvelope(o: OrderRow, type: EventType, now: Date, data: Record<string, unknown>): Envelope {
+  return {
+    id: newId('evt', now.getTime()),
+    type,
+    application_id: o.application_id,
+    domain: o.domain,
+    data: { order_id: o.id, amount_cents: o.price_cents * o.years, currency: o.currency, years: o.years, ...data },
+    created_at: now.toISOString(),
+  }
+}
+
+async function emitOrder(sql: Sql, o: OrderRow, type: EventType, now: Date, data: Record<string, unknown>, connectionId: string | null = null) {
+  await emit(sql, o.tenant_id, o.application_id, connectionId, orderEnvelope(o, type, now, data))
+}
+
+export async function orderById(sql: Sql, id: string): Promise<OrderRow | undefined> {
+  const [o] = await sql`select * from sell_orders where id = ${id}`
+  return o as OrderRow | undefined
+}
+
+/** A quote: a priced order valid for a day. Unavailable names are 409 with the registrar's answer. */
+export async function createQuote(
+  deps: Pick<SellDeps, 'db' | 'clock'>,
+  app: { id: string; tenant_id: string },
+  offer: Offer,
+  years: number,
+  extra: { status?: OrderStatus; email?: string; idempotencyKey?: string; requestHash?: string } = {},
+): Promise<OrderRow | undefined> {
+  if (!offer.available || offer.price_cents === null) throw new ApiError('conflict', `${offer.domain} is not available to buy`, { domain: offer.domain, available: false })
+  const now = deps.clock.now()
+  const rows = await deps.db`
+    insert into sell_orders (id, tenant_id, application_id, domain, years, price_cents, currency, premium, status, buyer_email,
+      idempotency_key, request_hash, expires_at, created_at, updated_at)
+    values (${newId('ord', now.getTime())}, ${app.tenant_id}, ${app.id}, ${offer.domain}, ${years}, ${offer.price_cents}, ${offer.currency},
+      ${offer.premium}, ${extra.status ?? 'quoted'}, ${extra.email ?? null}, ${extra.idempotencyKey ?? null}, ${extra.requestHash ?? null},
+      ${new Date(now.getTime() + QUOTE_TTL_MS)}, ${now}, ${now})
+    on conflict (application_id, idempotency_key) where idempotency_key is not null do nothing
+    returning *`
+  return rows[0] as OrderRow | undefined
+}
+
+/**
+ * Checkout: the application's open quote for the name (or a fresh one) becomes `pending_payment` with
+ * an authorization-only payment at the retail price.
+ */
+export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id: string }, domain: string, years: number, email: string, returnUrl: string): Promise<{ order: OrderRow; session: { id: string; url: string; client_secret: string } }> {
+  const now = deps.clock.now()
+  const [quoted] = await deps.db`
+    update sell_orders set status = 'pending_payment', buyer_email = ${email}, updated_at = ${now}
+    where id = (select id from sell_orders where application_id = ${app.id} and domain = ${domain} and years = ${years}
+                  and status = 'quoted' and expires_at > ${now} order by id desc limit 1 for update skip locked)
+      and status = 'quoted'
+    returning *`
+  const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await deps.registrar.check(domain), years, { status: 'pending_payment', email }))!
+  const session = await deps.payments.checkout({
+    amountCents: order.price_cents * order.years,
+    currency: order.currency,
+    email,
+    description: `${order.domain} (${order.years} year${order.years > 1 ? 's' : ''})`,
+    returnUrl,
+    reference: order.id,
+  })
+  const [updated] = await deps.db`
+    update sell_orders set payment_id = ${session.id}, session_id = ${session.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()}
+    where id = ${order.id} returning *`
+  return { order: updated as OrderRow, session }
+}
+
+export interface Fulfilment {
+  created: boolean
+  status: number
+  body: Record<string, unknown>
+}
+
+const TERMINAL: OrderStatus[] = ['completed', 'failed', 'expired']
+
+/** The stored answer of a finished order: its result, or its error thrown again. */
+function outcomeOf(o: OrderRow): Fulfilment {
+  if (o.status === 'completed' && o.result) return { created: false, status: o.result_status ?? 201, body: o.result }
+  if (o.status === 'expired') throw new ApiError('conflict', 'This checkout expired unpaid; quote again', { order_id: o.id, reason: 'expired' })
+  const r = (o.result ?? {}) as { code?: ErrorCode; title?: string; details?: unknown }
+  throw new ApiError(r.code ?? 'conflict', r.title ?? 'The purchase failed', r.details ?? { order_id: o.id, reason: o.error_code })
+}
+
+async function waitForOutcome(deps: Pick<SellDeps, 'db'>, id: string): Promise<Fulfilment> {
+  const deadline = Date.now() + WAIT_MS
+  for (;;) {
+    const o = (await orderById(deps.db, id))!
+    if (TERMINAL.includes(o.status)) return outcomeOf(o)
+    if (Date.now() > deadline) throw new ApiError('conflict', 'This purchase is still being fulfilled; retry shortly', { order_id: id, status: o.status })
+    await Bun.sleep(25)
+  }
+}
+
+/** Marks an order failed with the answer every later replay gives, and emits `purchase.error`. */
+async function failOrder(deps: Pick<SellDeps, 'db' | 'clock'>, o: OrderRow, from: OrderStatus[], reason: string, title: string, released: boolean): Promise<void> {
+  const now = deps.clock.now()
+  const details = { order_id: o.id, domain: o.domain, reason, released }
+  await deps.db.begin(async (tx) => {
+    const [row] = await tx`
+      update sell_orders set status = 'failed', error_code = ${reason}, error_message = ${title},
+        result_status = 409, result = ${{ code: 'conflict', title, details }}::jsonb,
+        released_at = ${released ? now : null}, updated_at = ${now}
+      where id = ${o.id} and status in ${tx(from)} returning *`
+    if (row) await emitOrder(tx, row as OrderRow, 'purchase.error', now, { reason, error_message: title, released })
+  })
+}
+
+/** Has the processor hold the money? Moves pending_payment → authorized, or fails a declined order. */
+async function settleAuthorization(deps: SellDeps, o: OrderRow): Promise<void> {
+  if (o.status === 'quoted' || (o.status === 'pending_payment' && !o.payment_id)) {
+    throw new ApiError('conflict', 'No payment was started for this order; check out first', { order_id: o.id, reason: 'no_payment' })
+  }
+  if (o.status !== 'pending_payment' || !o.payment_id) return
+  const status = await deps.payments.status(o.payment_id)
+  if (status === 'requires_capture') {
+    await deps.db`update sell_orders set status = 'authorized', authorized_at = ${deps.clock.now()}, updated_at = ${deps.clock.now()} where id = ${o.id} and status = 'pending_payment'`
+  } else if (status === 'failed' || status === 'canceled') {
+    await failOrder(deps, o, ['pending_payment'], 'payment_failed', 'The card was declined', false)
+  } else {
+    throw new ApiError('conflict', 'The payment is not authorized yet; complete the checkout first', { order_id: o.id, payment_status: status })
+  }
+}
+
+/** The registrar's DNS as a provider, so a purchased apex is planned with its ALIAS-style record. */
+function registrarDns(r: Registrar): Provider {
+  return {
+    id: `registrar-${r.name}`,
+    name: `${r.name} registrar DNS`,
+    nameserver_patterns: r.dns.nameservers,
+    dashboard_url: '',
+    capabilities: { api_apply: false, oauth: false, domain_connect: { sync: false, async: false }, apex: r.dns.apex, wildcard: true, caa: true, spf_override: false, subdomain_delegation: true },
+    manual_steps: [],
+  }
+}
+
+/**
+ * Fulfils an order: verify the authorization, register, capture, connect. Safe to call any number of
+ * times from any number of places (the widget, the purchase call, processor webhooks): the first
+ * completes it (created: true), the others replay its outcome.
+ */
+export async function fulfillOrder(deps: SellDeps, orderId: string): Promise<Fulfilment> {
+  let o = (await orderById(deps.db, orderId))!
+  if (TERMINAL.includes(o.status)) return outcomeOf(o)
+  await settleAuthorization(deps, o)
+  const [claimed] = await deps.db`
+    update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
+    where id = ${o.id} and status = 'authorized' returning *`
+  if (!claimed) return waitForOutcome(deps, o.id)
+  o = claimed as OrderRow
+  const reg = await deps.registrar.register({ domain: o.domain, years: o.years, email: o.buyer_email ?? '', reference: o.id })
+  if (!reg.ok) {
+    let released = false
+    try {
+      await deps.payments.release(o.payment_id!)
+      released = true
+    } catch (err) {
+      // The hold lapses at the processor on its own; the order still never captures.
+      log.error('could not release an authorization', { order_id: o.id, ...errorFields(err) })
+    }
+    await failOrder(deps, o, ['registering'], 'registration_failed', reg.reason, released)
+    return outcomeOf((await orderById(deps.db, o.id))!)
+  }
+  const [registered] = await deps.db`
+    update sell_orders set status = 'registered', registrar = ${deps.registrar.name}, reg_order_id = ${reg.orderId}, updated_at = ${deps.clock.now()}
+    where id = ${o.id} and status = 'registering' returning *`
+  o = registered as OrderRow
+  await deps.payments.capture(o.payment_id!, `capture_${o.id}`)
+  return complete(deps, o, reg.nameservers)
+}
+
+/** Captured: the order completes, the domain is connected and `domain.purchased` is emitted, in one transaction. */
+async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Promise<Fulfilment> {
+  const now = deps.clock.now()
+  return deps.db.begin(async (tx) => {
+    const app = await getApplicationInTenant(tx, o.tenant_id, o.application_id)
+    const parsed = parseDomain(o.domain)!
+    const target = effectiveTarget(app, { cname_target: deps.config.edge.cnameTarget, apex_ipv4: deps.config.edge.apexIpv4 })
+    const { row } = await openConnection(tx, now, app, target, parsed, { provider: registrarDns(deps.registrar), nameservers }, { endUserRef: null, wwwRedirect: false, records: null })
+    const body = {
+      Domain: o.domain,
+      Registrar: deps.registrar.name,
+      RegOrderID: o.reg_order_id!,
+      order_id: o.id,
+      status: 'completed',
+      amount_cents: o.price_cents * o.years,
+      currency: o.currency,
+      connection_id: row.id,
+    }
+    const [done] = await tx`
+      update sell_orders set status = 'completed', captured_at = ${now}, connection_id = ${row.id}, result_status = 201, result = ${body}::jsonb, updated_at = ${now}
+      where id = ${o.id} and status = 'registered' returning *`
+    await emitOrder(tx, done as OrderRow, 'domain.purchased', now, { registrar: deps.registrar.name, reg_order_id: o.reg_order_id, connection_id: row.id }, row.id)
+    return { created: true, status: 201, body }
+  })
+}
+
+/** A processor said a payment is authorized or declined: drive the order it belongs to, if any. */
+export async function onPaymentEvent(deps: SellDeps, e: { kind: 'payment_authorized' | 'payment_failed'; paymentId: string }): Promise<string | null> {
+  const [o] = await deps.db`select id from sell_orders where payment_id = ${e.paymentId}`
+  if (!o) return null
+  try {
+    await fulfillOrder(deps, (o as { id: string }).id)
+  } catch (err) {
+    // The outcome is on the order (failed, expired, or awaiting payment); the processor needs no retry.
+    if (!(err instanceof ApiError)) throw err
+  }
+  return (o as { id: string }).id
+}
+
+/** The hash an Idempotency-Key is bound to: the request body with its keys in a stable order. */
+export function requestHash(body: unknown): string {
+  const stable = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(stable) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Record<string, unknown>)[k])])) : v
+  return createHash('sha256').update(JSON.stringify(stable(body))).digest('hex')
+}
+
+/**
+ * `POST /registrar/purchase`: one call that quotes, authorizes with a payment method and fulfils,
+ * bound to the Idempotency-Key. The same key with the same body replays the first answer (status and
+ * body); the same key with another body is 409 `conflict`, and nothing is charged.
+ */
+export async function purchase(
+  deps: SellDeps,
+  app: { id: string; tenant_id: string },
+  key: string,
+  input: { domain: string; years: number; email: string; paymentMethod: string; hash: string },
+): Promise<Fulfilment> {
+  const [prior] = await deps.db`select * from sell_orders where application_id = ${app.id} and idempotency_key = ${key}`
+  const replay = async (o: OrderRow): Promise<Fulfilment> => {
+    if (o.request_hash !== input.hash) {
+      throw new ApiError('conflict', 'This Idempotency-Key was used with a different request', { idempotency_key: key, order_id: o.id, reason: 'idempotency_key_reused' })
+    }
+    const out = TERMINAL.includes(o.status) ? outcomeOf(o) : await waitForOutcome(deps, o.id)
+    return { ...out, created: false }
+  }
+  if (prior) return replay(prior as OrderRow)
+  const offer = await deps.registrar.check(input.domain)
+  const order = await createQuote(deps, app, offer, input.years, { status: 'pending_payment', email: input.email, idempotencyKey: key, requestHash: input.hash })
+  if (!order) {
+    // A concurrent request with the same key inserted first.
+    const [raced] = await deps.db`select * from sell_orders where application_id = ${app.id} and idempotency_key = ${key}`
+    return replay(raced as OrderRow)
+  }
+  const payment = await deps.payments.authorize({
+    amountCents: order.price_cents * order.years,
+    currency: order.currency,
+    email: input.email,
+    description: `${order.domain} (${order.years} year${order.years > 1 ? 's' : ''})`,
+    paymentMethod: input.paymentMethod,
+    reference: order.id,
+    idempotencyKey: `authorize_${order.id}`,
+  })
+  await deps.db`update sell_orders set payment_id = ${payment.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()} where id = ${order.id}`
+  return fulfillOrder(deps, order.id)
+}
+
+/**
+ * The expiry sweep: unpaid quotes and checkouts past their day become `expired` with
+ * `purchase.confirmation.expired`, in batches under SKIP LOCKED. A checkout's payment is released
+ * afterwards in case the buyer paid at the last moment.
+ */
+export async function expireUnpaid(deps: Pick<SellDeps, 'db' | 'clock'> & { payments?: Payments }, batch = 500): Promise<number> {
+  let total = 0
+  for (;;) {
+    const now = deps.clock.now()
+    const expired = await deps.db.begin(async (tx) => {
+      const rows = (await tx`
+        update sell_orders set status = 'expired', error_code = 'expired', updated_at = ${now}
+        where id in (select id from sell_orders where status in ('quoted', 'pending_payment') and expires_at <= ${now}
+                     order by expires_at limit ${batch} for update skip locked)
+        returning *`) as OrderRow[]
+      for (const o of rows) await emitOrder(tx, o, 'purchase.confirmation.expired', now, { expired_at: now.toISOString(), quoted_at: o.created_at })
+      return rows
+    })
+    for (const o of expired) {
+      if (o.payment_id && deps.payments) await deps.payments.release(o.payment_id).catch(() => {})
+    }
+    total += expired.length
+    if (expired.length < batch) return total
+  }
+}
