@@ -3,7 +3,7 @@
 import { connect } from '../../src/db/sql.ts'
 
 const sql = connect(process.env.DATABASE_URL!, Number(process.env.POOL_SIZE ?? 10))
-const server = Bun.serve({
+Bun.serve({
   port: Number(process.env.PORT ?? 0),
   hostname: '127.0.0.1',
   async fetch() {

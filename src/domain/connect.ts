@@ -4,7 +4,7 @@
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../http/errors.ts'
 import { newId, randomToken } from '../ids.ts'
-import { connectionOut, type ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from './connections.ts'
 import type { Dns } from './dns.ts'
 import { valuesOf } from './dns.ts'
 import { connectionEnvelope, emitForConnection, emitMany, type Envelope } from './events.ts'
@@ -229,4 +229,3 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
   return outcome
 }
 
-export { connectionOut }

@@ -4,7 +4,7 @@
 // the cleanup of clients nobody approved.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { MovableClock, DAY } from '../../src/clock.ts'
-import { createAuthServer, type AuthServer } from '../../oauth/provider.ts'
+import { createAuthServer } from '../../oauth/provider.ts'
 import { cleanupAgentClients, handleRegistration } from '../../oauth/register.ts'
 import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
