@@ -1,6 +1,7 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
+import { listAuditOp } from './audit.ts'
 import { getConsentRequestOp } from './agents.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
@@ -57,6 +58,7 @@ export const OPERATIONS: AnyOp[] = [
   listMembersOp,
   updateMemberOp,
   acceptMemberOp,
+  listAuditOp,
   listProvidersOp,
   getConnectTargetOp,
   putConnectTargetOp,
