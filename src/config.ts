@@ -31,6 +31,8 @@ export interface Config {
   webhookAllowLoopback: boolean
   /** Cache API-key lookups per process (evicted by NOTIFY on revocation); off: one lookup per request. */
   apiKeyCache: boolean
+  /** Web push (VAPID); all three or none. */
+  vapid: { publicKey: string; privateKey: string; subject: string } | null
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
 }
@@ -131,10 +133,19 @@ export function loadConfig(env: Env = process.env): Config {
     payments: { processor, stripeSecretKey: env.STRIPE_SECRET_KEY || null, stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null },
     registrar: oneOf(env, 'REGISTRAR', ['sandbox'] as const, 'sandbox'),
     webhookAllowLoopback,
+    vapid: vapidKeys(env),
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.PORTICO_VERSION || buildVersion(),
   }
+}
+
+function vapidKeys(env: Env): Config['vapid'] {
+  const { VAPID_PUBLIC_KEY: publicKey, VAPID_PRIVATE_KEY: privateKey, VAPID_SUBJECT: subject } = env
+  if (!publicKey && !privateKey && !subject) return null
+  if (!publicKey || !privateKey || !subject) throw new ConfigError('VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT go together')
+  if (!/^(mailto:|https:)/.test(subject)) throw new ConfigError('VAPID_SUBJECT must be a mailto: or https: URL')
+  return { publicKey, privateKey, subject }
 }
 
 function buildVersion(): string {

@@ -28,7 +28,7 @@ export interface PinnedPost {
   /** The address `guardUrl` checked; the connection goes here. */
   address: string
   headers: Record<string, string>
-  body: string
+  body: string | Uint8Array
   timeoutMs: number
   /** PEM roots to trust instead of the system's (tests, private PKI). */
   caCertificates?: string[]
@@ -116,7 +116,7 @@ export async function postPinned(opts: PinnedPost): Promise<PostResult> {
     const res = await sessionFor(url.protocol, address, port, hostname, opts.caCertificates).fetch(target, {
       method: 'POST',
       headers,
-      body: opts.body,
+      body: opts.body as BodyInit,
       redirect: 'manual',
       proxy: false,
       signal: AbortSignal.timeout(opts.timeoutMs),

@@ -2,6 +2,7 @@
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
 import { listAuditOp } from './audit.ts'
+import { addPushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
 import { getConsentRequestOp } from './agents.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
@@ -59,6 +60,12 @@ export const OPERATIONS: AnyOp[] = [
   updateMemberOp,
   acceptMemberOp,
   listAuditOp,
+  getEmailSenderOp,
+  putEmailSenderOp,
+  verifyEmailSenderOp,
+  addPushSubscriptionOp,
+  pushTestOp,
+  emailChangedOp,
   listProvidersOp,
   getConnectTargetOp,
   putConnectTargetOp,

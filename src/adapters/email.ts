@@ -1,0 +1,37 @@
+// The SMTP adapter: verifies an integrator's SMTP settings with a real SMTP conversation (connect,
+// TLS as asked, authenticate) through nodemailer, connecting to an address the caller checked.
+import nodemailer from 'nodemailer'
+
+export interface SmtpSettings {
+  host: string
+  /** The checked address to connect to (the host name is still used for TLS). */
+  address: string
+  port: number
+  username: string | null
+  password: string | null
+  tls: 'implicit' | 'starttls' | 'none'
+}
+
+export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{ ok: true } | { ok: false; error: string }> {
+  const transport = nodemailer.createTransport({
+    host: s.address,
+    port: s.port,
+    secure: s.tls === 'implicit',
+    requireTLS: s.tls === 'starttls',
+    ignoreTLS: s.tls === 'none',
+    tls: { servername: s.host },
+    auth: s.username ? { user: s.username, pass: s.password ?? '' } : undefined,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  })
+  try {
+    await transport.verify()
+    return { ok: true }
+  } catch (err) {
+    const e = err as { message?: string; responseCode?: number }
+    return { ok: false, error: e.responseCode ? `${e.responseCode}: ${e.message}` : (e.message ?? String(err)) }
+  } finally {
+    transport.close()
+  }
+}
