@@ -25,6 +25,7 @@ import { mcpMount } from '../mcp/server.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
 import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
 import { sellExpirySweep } from './jobs/sell-expiry.ts'
+import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './ops/sell.ts'
 
 export interface Portico {
@@ -73,6 +74,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
+    monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }

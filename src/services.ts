@@ -9,6 +9,7 @@ import type { CheckAdapters } from './domain/domain-check.ts'
 import type { Jobs } from './jobs/index.ts'
 import type { Payments } from './adapters/payments/index.ts'
 import type { Registrar } from './adapters/registrar/index.ts'
+import type { RepairRail } from './domain/monitor.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -27,6 +28,8 @@ export interface Services {
   /** The payment processor (PAYMENTS) and the registrar (REGISTRAR) of Sell and billing. */
   payments?: Payments
   registrar?: Registrar
+  /** Repairs drift on managed connections through their rail; absent until a managed rail is wired. */
+  monitorRepair?: RepairRail
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

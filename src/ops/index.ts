@@ -4,6 +4,7 @@ import type { AnyOp } from './registry.ts'
 import { listAuditOp } from './audit.ts'
 import { addPushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
 import { getConsentRequestOp } from './agents.ts'
+import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './monitor.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
 import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp } from './webhooks.ts'
@@ -97,6 +98,9 @@ export const OPERATIONS: AnyOp[] = [
   planCheckoutOp,
   statusOp,
   portalOp,
+  monitorCheckOp,
+  listMonitorDomainsOp,
+  connectionMonitorOp,
 ]
 
 setRegistry(() => OPERATIONS)
