@@ -27,6 +27,7 @@ import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
 import { sellExpirySweep } from './jobs/sell-expiry.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './ops/sell.ts'
+import { widgetMount } from './widget/route.ts'
 
 export interface Portico {
   config: Config
@@ -82,7 +83,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const auth = await createAuthServer({ config, db, clock })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps)]
   const handler = createHandler(deps)
   return {
     config,

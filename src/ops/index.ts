@@ -5,6 +5,7 @@ import { listAuditOp } from './audit.ts'
 import { addPushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
 import { getConsentRequestOp } from './agents.ts'
 import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './monitor.ts'
+import { createShareOp, getShareOp, recheckShareOp } from './share.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
 import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp } from './webhooks.ts'
@@ -101,6 +102,9 @@ export const OPERATIONS: AnyOp[] = [
   monitorCheckOp,
   listMonitorDomainsOp,
   connectionMonitorOp,
+  createShareOp,
+  getShareOp,
+  recheckShareOp,
 ]
 
 setRegistry(() => OPERATIONS)

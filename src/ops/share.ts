@@ -1,0 +1,137 @@
+// Sharing (CONTRACT.md sections 1 and 8): share links hand a connection's manual setup to whoever
+// controls the DNS. `POST /connections/{id}/share` mints a link (WIDGET or KEY; a domain-bound widget
+// token only for its hostname); `GET /share/{token}` and `POST /share/{token}:recheck` need no
+// credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
+// The widget SDK, not the server, emits the `shared` window event when it produces a link.
+import { Type } from '@sinclair/typebox'
+import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { markPropagating, recordVerifications, reviveConnection } from '../domain/connect.ts'
+import { providerById } from '../domain/providers.ts'
+import { DnsRecordSchema } from '../domain/records.ts'
+import { createShareLink, sharedConnection } from '../domain/share.ts'
+import { verifyRecords } from '../domain/verify.ts'
+import { defineOp, type Ctx } from './registry.ts'
+import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+
+const TAG = 'Sharing'
+const TokenParam = Input({ token: Type.String({ minLength: 10, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
+const RecordRef = Out({ type: Type.String(), host: Type.String(), value: Type.String() })
+
+const SharedFlow = Out({
+  connection_id: Type.String(),
+  domain: Type.String(),
+  apex_domain: Type.String(),
+  status: Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s))),
+  error_code: Nullable(Type.String({ description: 'Why the connection failed, when it did' })),
+  error_message: Nullable(Type.String()),
+  records: Type.Array(DnsRecordSchema, { description: 'The records to add, `host` relative to the zone apex' }),
+  propagation: Out({ records_propagated: Type.Array(RecordRef), records_non_propagated: Type.Array(RecordRef) }),
+  provider: Nullable(Type.String()),
+  provider_name: Nullable(Type.String()),
+  manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps, where the catalog has them' }),
+  dashboard_url: Nullable(Type.String()),
+  expires_at: Timestamp('When the link stops answering'),
+})
+
+function sharedOut(c: ConnectionRow, expiresAt: Date) {
+  const provider = providerById(c.provider_id)
+  return {
+    connection_id: c.id,
+    domain: c.domain,
+    apex_domain: c.apex_domain,
+    status: c.status,
+    error_code: c.error_code,
+    error_message: c.error_message,
+    records: c.desired_records,
+    propagation: c.last_result ?? { records_propagated: [], records_non_propagated: [] },
+    provider: c.provider_id,
+    provider_name: provider?.name ?? null,
+    manual_steps: provider?.manual_steps ?? [],
+    dashboard_url: provider?.dashboard_url ?? null,
+    expires_at: expiresAt,
+  }
+}
+
+function creator(ctx: Ctx): string {
+  const p = ctx.principal
+  return p.kind === 'KEY' ? `key:${p.keyId}` : p.kind === 'WIDGET' ? `widget:${p.tokenId}` : p.kind
+}
+
+export const createShareOp = defineOp({
+  id: 'share.create',
+  method: 'POST',
+  path: '/connections/{id}/share',
+  summary: 'Create a share link for a connection\'s manual setup',
+  description:
+    'Answers `{url, token, expires_at}`. The `url` opens the manual setup of this connection for whoever controls the DNS (the widget\'s ' +
+    '`loadSharedFlow`); the link needs no credential and expires after 30 days, then answers 404. Each call mints a new link. ' +
+    'A domain-bound widget token may share only its own hostname.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY'],
+  permission: 'connections:write',
+  params: IdParam,
+  bodyOptional: true,
+  body: Input({}),
+  response: Out({ url: Type.String(), token: Type.String({ description: 'Shown once; the capability behind the link' }), expires_at: Timestamp() }),
+  status: 201,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  async handler(ctx, input) {
+    const c = await connectionFor(ctx.sql, ctx.principal, input.id)
+    const link = await createShareLink(ctx.sql, c, creator(ctx), ctx.config.publicUrl, ctx.clock.now())
+    ctx.audit.details = { domain: c.domain, expires_at: link.expires_at.toISOString() }
+    return link
+  },
+})
+
+export const getShareOp = defineOp({
+  id: 'share.get',
+  method: 'GET',
+  path: '/share/{token}',
+  summary: 'Read a shared manual setup',
+  description:
+    'No credential: the share token is the capability. Answers the connection\'s domain, status, failure reason and the records to add, ' +
+    'with provider-specific steps. An unknown or expired (older than 30 days) token, or a disconnected connection, is 404.',
+  tag: TAG,
+  auth: ['NONE'],
+  params: TokenParam,
+  response: SharedFlow,
+  errors: ['not_found'],
+  kind: 'read',
+  internal: true,
+  async handler(ctx, input) {
+    const { row, expiresAt } = await sharedConnection(ctx.sql, input.token, ctx.clock.now())
+    return sharedOut(row, expiresAt)
+  },
+})
+
+export const recheckShareOp = defineOp({
+  id: 'share.recheck',
+  method: 'POST',
+  path: '/share/{token}:recheck',
+  summary: 'Say the shared records were added, and re-check now',
+  description:
+    'What "I have added them" sends in a shared flow: like `POST /connections/{id}:recheck`, a pending connection starts propagating ' +
+    'and a failed one is revived, then its records are verified at once. No credential; unknown or expired tokens are 404.',
+  tag: TAG,
+  auth: ['NONE'],
+  params: TokenParam,
+  bodyOptional: true,
+  body: Input({}),
+  response: SharedFlow,
+  errors: ['not_found'],
+  kind: 'write',
+  transaction: false,
+  internal: true,
+  async handler(ctx, input) {
+    const now = ctx.clock.now()
+    const { row, expiresAt } = await sharedConnection(ctx.db, input.token, now)
+    ctx.audit.tenantId = row.tenant_id
+    ctx.audit.targetId = row.id
+    const c = row.status === 'failed' ? await reviveConnection(ctx.db, row, now) : row.status === 'pending' ? await markPropagating(ctx.db, row, now) : row
+    if (c.status === 'live') return sharedOut(c, expiresAt)
+    const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
+    await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
+    return sharedOut((await sharedConnection(ctx.db, input.token, now)).row, expiresAt)
+  },
+})

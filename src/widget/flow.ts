@@ -1,0 +1,480 @@
+// The connect flow a person sees (CONTRACT.md section 6): enter domain → analysis (POST /domains:check)
+// → the recommended rail's screen (automatic rails only when `rails.x.available`, else the manual
+// records with a `fallback` event) → progress while propagating (polling the connection) → success or
+// error. Every screen change is a `step` event with one of the 15 statuses. Invariants:
+// - `step` fires on every screen change, `fallback` at most once per analysis, `success` once per flow;
+// - after a failed connection the manual screen shows the records and the reason, and "I have added
+//   them" re-checks (`:recheck`) before polling again;
+// - a shared flow (share link) runs the same manual and progress screens without a credential.
+import { ApiFailure, type Client } from './api.ts'
+import { translator, localeOf, type Translate } from './i18n.ts'
+import { tokenDeclarations } from './styles.ts'
+import { copyButton, Dialog, h } from './ui.ts'
+import type { DnsRecordIn, FallbackReason, OpenConfig, Step, StepError, WidgetErrorInfo } from './types.ts'
+
+export const GLOBAL = 'Portico'
+const POLL_MS = 2000
+const POLL_LIMIT = 60
+
+export function emit(name: string, detail: unknown): void {
+  window.dispatchEvent(new CustomEvent(`${GLOBAL}:${name}`, { detail }))
+}
+
+/** The connection state a flow needs, from either a connection or a share link. */
+interface ConnState {
+  id: string
+  domain: string
+  status: 'pending' | 'propagating' | 'live' | 'failed'
+  errorCode: string | null
+  errorMessage: string | null
+  waiting: number
+}
+
+interface Manual {
+  records: DnsRecordIn[]
+  steps: string[] | null
+  dashboardUrl: string | null
+}
+
+/** Where the manual screens get their data: the connection itself (token) or a share link (capability). */
+export interface Source {
+  load(): Promise<Manual>
+  recheck(): Promise<ConnState>
+  poll(): Promise<ConnState>
+  share?(): Promise<{ url: string; expiresAt: string }>
+}
+
+const state = (c: any): ConnState => ({
+  id: c.id ?? c.connection_id,
+  domain: c.domain,
+  status: c.status,
+  errorCode: c.error_code ?? null,
+  errorMessage: c.error_message ?? null,
+  waiting: c.propagation?.records_non_propagated?.length ?? 0,
+})
+
+export function connectionSource(api: Client, id: string, knownProvider: boolean): Source {
+  return {
+    async load() {
+      const r = await api.call('GET', `/connections/${id}/records`)
+      return { records: r.records, steps: knownProvider ? r.manual_steps : null, dashboardUrl: r.dashboard_url }
+    },
+    recheck: async () => state(await api.call('POST', `/connections/${id}:recheck`)),
+    poll: async () => state(await api.call('GET', `/connections/${id}`)),
+    async share() {
+      const r = await api.call('POST', `/connections/${id}/share`)
+      return { url: r.url, expiresAt: r.expires_at }
+    },
+  }
+}
+
+export function sharedSource(api: Client, token: string): Source {
+  const path = `/share/${encodeURIComponent(token)}`
+  return {
+    async load() {
+      const r = await api.call('GET', path)
+      return { records: r.records, steps: r.manual_steps.length ? r.manual_steps : null, dashboardUrl: r.dashboard_url }
+    },
+    recheck: async () => state(await api.call('POST', `${path}:recheck`)),
+    poll: async () => state(await api.call('GET', path)),
+  }
+}
+
+const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/
+
+export function normalizeDomain(input: string): string {
+  return input.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/[/?#].*$/, '').replace(/\.$/, '')
+}
+
+/** The records an integrator supplied for `domain`: one list for every domain, or a map per domain. */
+export function recordsFor(dns: OpenConfig['dnsRecords'], domain: string): DnsRecordIn[] | undefined {
+  if (!dns) return undefined
+  return Array.isArray(dns) ? dns : dns[domain]
+}
+
+/** Why a person lands on a non-automatic screen after analysis (`fallback` event reasons). */
+export function fallbackReason(check: any, forced: boolean): FallbackReason {
+  if (!check.provider) return 'unknown_provider'
+  if (!forced && check.conflicts?.length && (check.rails.oauth.available || check.rails.domainConnect.available || check.rails.apiKey.available)) return 'conflicts_exceed_tolerance'
+  if (!check.supports_automatic) return 'provider_unsupported'
+  return 'no_end_user_rail'
+}
+
+export class Flow {
+  step: Step = 'INITIAL'
+  private error: StepError | undefined
+  private readonly t: Translate
+  private readonly dialog: Dialog
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private closed = false
+  private succeeded = false
+  private conn: ConnState | null = null
+  private source: Source | null = null
+  private provider: string | null = null
+  private knownProvider = false
+  private setupType: 'manual' | 'automatic' = 'manual'
+  private shared = false
+
+  constructor(
+    private readonly cfg: OpenConfig,
+    private readonly api: Client,
+  ) {
+    this.t = translator(cfg.locale)
+    const wl = cfg.whiteLabel ?? {}
+    const container = cfg.container ? document.querySelector(cfg.container) : wl.embedded ? document.body : null
+    if (cfg.container && !container) throw new TypeError(`${GLOBAL}: no element matches container ${cfg.container}`)
+    this.dialog = new Dialog({
+      container,
+      declarations: tokenDeclarations(wl),
+      lang: localeOf(cfg.locale),
+      closeLabel: this.t('close'),
+      logo: wl.logo,
+      hideLogo: wl.hideLogo,
+      footer: this.t('poweredBy'),
+      onDismiss: () => this.dismiss(),
+    })
+    this.go('INITIAL')
+  }
+
+  private get app(): string {
+    return this.cfg.applicationName ?? ''
+  }
+  private disabled(s: Step): boolean {
+    return this.cfg.whiteLabel?.screens?.disable?.includes(s) ?? false
+  }
+
+  private go(step: Step, error?: StepError): void {
+    this.step = step
+    this.error = error
+    const detail = error ? { step, error } : { step }
+    emit('step', detail)
+    this.cfg.onStepChange?.(detail)
+  }
+
+  start(): void {
+    if (this.cfg.domain) void this.analyse(normalizeDomain(this.cfg.domain))
+    else this.enterDomain()
+  }
+
+  startShared(source: Source): void {
+    this.source = source
+    this.shared = true
+    void this.showManual()
+  }
+
+  enterDomain(message?: string, value?: string): void {
+    this.go('ENTER_DOMAIN')
+    const pre = this.cfg.prefilledDomain
+    const input = h('input', { id: 'je-domain', name: 'domain', type: 'text', inputmode: 'url', autocomplete: 'off', spellcheck: 'false', required: true, autofocus: true, 'aria-describedby': 'je-domain-hint', list: Array.isArray(pre) ? 'je-domains' : undefined }) as HTMLInputElement
+    input.value = value ?? (Array.isArray(pre) ? '' : pre ?? '')
+    const hint = h('p', { id: 'je-domain-hint', class: message ? 'je-err' : 'je-hint', role: message ? 'alert' : undefined }, message ?? this.t('domainHint'))
+    const form = h(
+      'form',
+      {
+        novalidate: true,
+        onsubmit: (e) => {
+          e.preventDefault()
+          const d = normalizeDomain(input.value)
+          if (!DOMAIN_RE.test(d)) return this.enterDomain(this.t('domainInvalid'), input.value)
+          void this.analyse(d)
+        },
+      },
+      h('label', { for: 'je-domain' }, this.t('domainLabel')),
+      input,
+      Array.isArray(pre) ? h('datalist', { id: 'je-domains' }, ...pre.map((d) => h('option', { value: d }))) : null,
+      hint,
+      h('div', { class: 'je-row' }, h('button', { type: 'submit', class: 'je-btn', id: 'je-continue' }, this.t('continue'))),
+    )
+    this.dialog.show(this.app ? this.t('titleApp', { app: this.app }) : this.t('title'), form)
+  }
+
+  private spinner(title: string, intro?: string): void {
+    this.dialog.show(title, intro ? h('p', {}, intro) : null, h('div', { class: 'je-spin', role: 'progressbar', 'aria-label': title }))
+  }
+
+  async analyse(domain: string): Promise<void> {
+    this.go('DOMAIN_ANALYSIS')
+    this.conn = null
+    this.spinner(this.t('analysing', { domain }))
+    try {
+      const check = await this.api.call('POST', '/domains:check', { domain, application_id: this.cfg.applicationId })
+      if (this.closed) return
+      if (check.is_apex && this.cfg.defaultSubdomain) return void this.analyse(`${this.cfg.defaultSubdomain}.${domain}`)
+      if (check.is_apex && this.cfg.hostRequired) return this.enterDomain(this.t('subdomainRequired', { domain }), domain)
+      if (!check.is_apex && this.cfg.supportForSubdomains === false) return this.enterDomain(this.t('subdomainRefused'), domain)
+      if (check.blocked_reason) throw new ApiFailure('GenericError', { code: check.blocked_reason, title: check.blocked_reason.replace(/_/g, ' '), details: { domain } }, 422)
+      const created = await this.api.call('POST', '/connections', {
+        domain,
+        application_id: this.cfg.applicationId,
+        ...(this.cfg.userId ? { end_user_ref: this.cfg.userId } : {}),
+        ...(recordsFor(this.cfg.dnsRecords, domain) ? { records: recordsFor(this.cfg.dnsRecords, domain) } : {}),
+      })
+      this.conn = state(created)
+      this.provider = check.provider_name
+      this.knownProvider = !!check.provider
+      this.source = connectionSource(this.api, this.conn.id, this.knownProvider)
+      if (this.conn.status === 'live') return this.success()
+      this.route(check)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  private route(check: any): void {
+    const forced = this.cfg.forceManualSetup === true
+    const rail = forced ? 'manual' : check.recommended_rail
+    const clean = !check.conflicts?.length
+    if (rail && rail !== 'manual' && check.rails[rail]?.available && clean) return this.automatic(rail)
+    const reason = fallbackReason(check, forced)
+    const screen: Step = check.conflicts?.length && !this.disabled('EXISTING_RECORDS') ? 'EXISTING_RECORDS' : !check.provider && !this.disabled('PROVIDER_MANUAL_SELECTION') ? 'PROVIDER_MANUAL_SELECTION' : 'MANUAL_CONFIGURATION'
+    emit('fallback', { reason, ...(check.provider ? { provider: check.provider } : {}), screen, ...(forced ? { message: 'forceManualSetup' } : {}) })
+    if (screen === 'EXISTING_RECORDS') return this.existing(check)
+    if (screen === 'PROVIDER_MANUAL_SELECTION') return void this.pickProvider()
+    void this.showManual()
+  }
+
+  private existing(check: any): void {
+    this.go('EXISTING_RECORDS')
+    this.dialog.show(
+      this.t('existingTitle'),
+      h('p', {}, this.t('existingIntro', { domain: check.domain })),
+      this.table(check.conflicts),
+      h('div', { class: 'je-row' }, h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => void (check.provider ? this.showManual() : this.pickProvider()) }, this.t('continue'))),
+    )
+  }
+
+  private async pickProvider(): Promise<void> {
+    this.go('PROVIDER_MANUAL_SELECTION')
+    let providers: { id: string; name: string; manual_steps: string[]; dashboard_url: string }[] = []
+    try {
+      providers = (await this.api.call('GET', '/providers')).providers
+    } catch {
+      // Without the catalog the person still gets the generic steps.
+    }
+    const select = h('select', { id: 'je-provider', autofocus: true }, h('option', { value: '' }, this.t('providerOther')), ...providers.map((p) => h('option', { value: p.id }, p.name))) as HTMLSelectElement
+    this.dialog.show(
+      this.t('providerTitle'),
+      h('label', { for: 'je-provider' }, this.t('providerLabel')),
+      select,
+      h('div', { class: 'je-row' }, h('button', { type: 'button', class: 'je-btn', onclick: () => void this.showManual(providers.find((p) => p.id === select.value)) }, this.t('continue'))),
+    )
+  }
+
+  private automatic(rail: 'oauth' | 'domainConnect' | 'apiKey'): void {
+    const provider = this.provider ?? ''
+    this.setupType = 'automatic'
+    if (rail === 'apiKey') return this.login(provider)
+    this.go('DOMAIN_SETUP')
+    const path = rail === 'oauth' ? 'oauth:start' : 'domainconnect:start'
+    const onGo = async () => {
+      // The window opens inside the click so pop-up blockers allow it; it is pointed once the URL is known.
+      const popup = window.open('', '_blank')
+      if (!popup) return this.reportOnly({ code: 'PopupBlockedError', message: 'The browser blocked the provider window' })
+      try {
+        const r = await this.api.call('POST', `/connections/${this.conn!.id}/${path}`, {})
+        popup.location.href = r.apply_url ?? r.authorize_url ?? r.url
+        void this.progress(true)
+      } catch (err) {
+        popup.close()
+        const e = err instanceof ApiFailure ? err : null
+        this.reportOnly({ code: rail === 'oauth' ? 'ProviderError' : 'DomainConnectError', message: e?.message ?? String(err), details: e?.envelope })
+        emit('fallback', { reason: 'provider_unsupported', provider: provider || undefined, screen: 'MANUAL_CONFIGURATION', message: e?.envelope.code })
+        void this.showManual()
+      }
+    }
+    this.dialog.show(
+      this.t('setupTitle', { provider }),
+      h('p', {}, this.t('setupIntro', { provider })),
+      h('div', { class: 'je-row' }, h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => void onGo() }, this.t('setupGo', { provider }))),
+    )
+  }
+
+  private login(provider: string, message?: string): void {
+    this.go('LOGIN')
+    const input = h('input', { id: 'je-credential', type: 'password', autocomplete: 'off', required: true, autofocus: true }) as HTMLInputElement
+    const form = h(
+      'form',
+      {
+        onsubmit: async (e) => {
+          e.preventDefault()
+          try {
+            await this.api.call('POST', `/connections/${this.conn!.id}/apply`, { credential: input.value })
+            void this.progress(true)
+          } catch (err) {
+            if (err instanceof ApiFailure && err.status === 422) {
+              this.reportOnly({ code: 'ProviderError', message: err.message, details: err.envelope })
+              return this.login(provider, err.message)
+            }
+            this.fail(err)
+          }
+        },
+      },
+      h('label', { for: 'je-credential' }, this.t('loginLabel')),
+      input,
+      message ? h('p', { class: 'je-err', role: 'alert' }, message) : null,
+      h('div', { class: 'je-row' }, h('button', { type: 'submit', class: 'je-btn' }, this.t('loginGo'))),
+    )
+    this.dialog.show(this.t('loginTitle', { provider }), form)
+  }
+
+  private table(records: DnsRecordIn[]): HTMLElement {
+    const t = this.t
+    const cell = (text: string, field: string, type: string) => h('td', {}, h('code', {}, text), copyButton(text, t('copyLabel', { field, type }), t('copy'), t('copied')))
+    return h(
+      'table',
+      { class: 'je-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')))),
+      h('tbody', {}, ...records.map((r) => h('tr', {}, h('td', {}, r.type), cell(r.host, t('host'), r.type), cell(r.value, t('value'), r.type)))),
+    )
+  }
+
+  async showManual(chosen?: { manual_steps: string[]; dashboard_url: string }): Promise<void> {
+    try {
+      const m = await this.source!.load()
+      const c = this.conn ?? (await this.source!.poll())
+      this.conn = c
+      if (this.closed) return
+      if (c.status === 'live') return this.success()
+      this.go('MANUAL_CONFIGURATION')
+      const steps = chosen?.manual_steps ?? m.steps ?? this.t('stepsGeneric', { domain: c.domain }).split('|')
+      const dashboard = chosen?.dashboard_url ?? m.dashboardUrl
+      const docs = this.cfg.manualSetupDocumentation
+      this.dialog.show(
+        this.t('manualTitle'),
+        c.status === 'failed' ? h('p', { class: 'je-err', role: 'alert', id: 'je-reason' }, this.t('manualFailed', { reason: c.errorMessage ?? c.errorCode ?? '' })) : null,
+        h('p', {}, this.t('manualIntro', { domain: c.domain })),
+        h('ol', { class: 'je-steps' }, ...steps.map((s) => h('li', {}, s))),
+        this.table(m.records),
+        h(
+          'div',
+          { class: 'je-row' },
+          h('button', { type: 'button', class: 'je-btn', id: 'je-added', autofocus: true, onclick: () => void this.added() }, this.t('added')),
+          this.source!.share ? h('button', { type: 'button', class: 'je-btn je-alt', id: 'je-share', onclick: () => void this.share() }, this.t('share')) : null,
+        ),
+        h(
+          'p',
+          { class: 'je-small' },
+          dashboard ? h('a', { href: dashboard, target: '_blank', rel: 'noopener' }, this.t('dashboard')) : null,
+          dashboard && docs ? ' · ' : null,
+          docs ? h('a', { href: docs, target: '_blank', rel: 'noopener', id: 'je-docs', onclick: () => emit('doc-click', { url: docs, step: this.step }) }, this.t('docs')) : null,
+        ),
+      )
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  /** "I have added them": re-check first (this revives a failed connection), then poll. */
+  private async added(): Promise<void> {
+    this.go('IN_PROGRESS')
+    this.spinner(this.t('progressTitle'), this.t('progressIntro'))
+    try {
+      this.conn = await this.source!.recheck()
+      await this.progress(false)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  private async progress(automatic: boolean, polls = 0): Promise<void> {
+    if (this.closed) return
+    const c = polls === 0 && this.conn && !automatic ? this.conn : await this.source!.poll()
+    this.conn = c
+    if (this.closed) return
+    if (c.status === 'live') return this.success()
+    if (c.status === 'failed') return void this.showManual()
+    if (this.step !== 'IN_PROGRESS') this.go('IN_PROGRESS')
+    this.spinner(this.t('progressTitle'), this.t('progressIntro'))
+    if (c.waiting) this.dialog.root.querySelector('h2')!.after(h('p', { class: 'je-small' }, this.t('waitingFor', { count: c.waiting })))
+    if (polls >= POLL_LIMIT) {
+      if (automatic) return this.fail(new ApiFailure('TimeoutError', { code: 'timeout', title: 'The records did not appear in time', details: { connection_id: c.id } }, 0))
+      return this.finishedManual()
+    }
+    this.timer = setTimeout(() => void this.progress(automatic, polls + 1).catch((e) => this.fail(e)), POLL_MS)
+  }
+
+  private finishedManual(): void {
+    this.go('FINISHED_SUCCESSFULLY_MANUAL')
+    this.dialog.show(this.t('successManualTitle'), h('p', {}, this.t('successManualIntro', { domain: this.conn!.domain })), this.closeRow())
+  }
+
+  private async share(): Promise<void> {
+    try {
+      const link = await this.source!.share!()
+      const detail = { url: link.url, expiresAt: link.expiresAt, domain: this.conn!.domain, connectionId: this.conn!.id }
+      emit('shared', detail)
+      this.go('FINISHED_SUCCESSFULLY_LINK_SHARED')
+      const input = h('input', { id: 'je-link', readonly: true, value: link.url }) as HTMLInputElement
+      this.dialog.show(
+        this.t('sharedTitle'),
+        h('p', {}, this.t('sharedIntro', { domain: this.conn!.domain })),
+        h('label', { for: 'je-link' }, this.t('linkLabel')),
+        input,
+        h(
+          'div',
+          { class: 'je-row' },
+          copyButton(link.url, this.t('linkLabel'), this.t('copy'), this.t('copied')),
+          h('button', { type: 'button', class: 'je-btn je-alt', autofocus: true, onclick: () => void this.showManual() }, this.t('back')),
+        ),
+      )
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  private success(): void {
+    if (this.succeeded) return
+    this.succeeded = true
+    clearTimeout(this.timer)
+    const c = this.conn!
+    this.go('FINISHED_SUCCESSFULLY')
+    const result = { jobId: c.id, domain: c.domain, setupType: this.setupType }
+    emit('success', result)
+    this.cfg.onSuccess?.(result)
+    if (this.disabled('FINISHED_SUCCESSFULLY')) return this.close()
+    const wl = this.cfg.whiteLabel ?? {}
+    const confetti = wl.hideConfetti
+      ? null
+      : h('div', { class: 'je-confetti', 'aria-hidden': 'true' }, ...Array.from({ length: 24 }, (_, i) => h('i', { style: `left:${(i * 37) % 100}%;background:hsl(${i * 47},80%,55%);animation-delay:${(i % 6) * 0.08}s` })))
+    this.dialog.show(this.t('successTitle'), h('p', { class: 'je-ok', id: 'je-success' }, this.t('successIntro', { domain: c.domain, app: this.app || c.domain })), this.closeRow(), confetti)
+  }
+
+  private closeRow(): HTMLElement {
+    return h('div', { class: 'je-row' }, h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => this.dismiss() }, this.t('close')))
+  }
+
+  /** Reports an error to the host without leaving the current screen. */
+  private reportOnly(e: WidgetErrorInfo): void {
+    this.cfg.onError?.(e)
+  }
+
+  fail(err: unknown): void {
+    if (this.closed) return
+    clearTimeout(this.timer)
+    const f = err instanceof ApiFailure ? err : new ApiFailure('GenericError', { code: 'internal_error', title: String((err as Error)?.message ?? err), details: null }, 0)
+    this.go('EXIT_WITH_ERROR', f.envelope)
+    this.cfg.onError?.({ code: f.sdkCode, message: f.envelope.title, details: f.envelope })
+    this.dialog.show(
+      this.t('errorTitle'),
+      h('p', { class: 'je-err', role: 'alert', id: 'je-error' }, f.envelope.title),
+      h('div', { class: 'je-row' }, this.conn ? h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => void this.showManual() }, this.t('back')) : this.shared ? null : h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => this.enterDomain() }, this.t('retry'))),
+    )
+  }
+
+  /** Escape, the × button or a close button: the host decides when it delegates dismissal. */
+  dismiss(): void {
+    if (this.cfg.whiteLabel?.delegateClose) emit('request-close', { lastStatus: this.step })
+    else this.close()
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    clearTimeout(this.timer)
+    this.dialog.destroy()
+    const detail = this.error ? { lastStatus: this.step, error: this.error } : { lastStatus: this.step }
+    emit('close', detail)
+    this.cfg.onClose?.(detail)
+  }
+}
+

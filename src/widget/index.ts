@@ -1,0 +1,113 @@
+// The browser widget SDK's entry point: `window.Portico` with the seven methods of CONTRACT.md
+// section 6. `open`, `purchaseDomain` and `loadSharedFlow` each return `{close}`; one widget is shown at
+// a time (opening another closes the first). The API base defaults to the origin this script was served
+// from, so a host page needs only the script tag and a widget token minted by its server.
+import { checkDomain as check, checkRecords as records, client } from './api.ts'
+import { emit, Flow, GLOBAL, sharedSource } from './flow.ts'
+import { translator } from './i18n.ts'
+import { tokenDeclarations } from './styles.ts'
+import { Dialog, h, injectStyles } from './ui.ts'
+import type { DnsRecordIn, OpenConfig } from './types.ts'
+
+const script = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null) : null
+const scriptOrigin = script?.src ? new URL(script.src).origin : location.origin
+
+function apiBaseOf(c: { apiBase?: string; widgetBase?: string }): string {
+  return c.apiBase ?? `${(c.widgetBase ?? scriptOrigin).replace(/\/+$/, '')}/v1`
+}
+
+let current: { close(): void } | null = null
+
+function show<T extends { close(): void }>(w: T): { close: () => void } {
+  current?.close()
+  current = w
+  return { close: () => w.close() }
+}
+
+function open(config: OpenConfig): { close: () => void } {
+  if (!config?.applicationId || !config.token) throw new TypeError(`${GLOBAL}.open: applicationId and token are required`)
+  const f = new Flow(config, client(apiBaseOf(config), config.token))
+  const handle = show(f)
+  f.start()
+  return handle
+}
+
+/** The shared manual setup behind a share link (`…/share/{token}`); no credential is needed. */
+function loadSharedFlow(url: string, config: Partial<OpenConfig> = {}): { close: () => void } {
+  const u = new URL(url, location.href)
+  const token = u.pathname.split('/').filter(Boolean).pop() ?? ''
+  const cfg = { applicationId: '', token: '', ...config, apiBase: config.apiBase ?? `${u.origin}/v1` } as OpenConfig
+  const api = client(cfg.apiBase!)
+  const f = new Flow(cfg, api)
+  const handle = show(f)
+  f.startShared(sharedSource(api, token))
+  return handle
+}
+
+/** Sell: the buyer's domain and email, then the payment page of `POST /registrar/checkout`. */
+function purchaseDomain(config: OpenConfig): { close: () => void } {
+  if (!config?.token) throw new TypeError(`${GLOBAL}.purchaseDomain: token is required`)
+  const t = translator(config.locale)
+  const api = client(apiBaseOf(config), config.token)
+  let closed = false
+  const close = () => {
+    if (closed) return
+    closed = true
+    dialog.destroy()
+    emit('close', { lastStatus: 'ENTER_DOMAIN' })
+    config.onClose?.({ lastStatus: 'ENTER_DOMAIN' })
+  }
+  const dialog = new Dialog({
+    container: config.container ? document.querySelector(config.container) : null,
+    declarations: tokenDeclarations(config.whiteLabel),
+    lang: config.locale ?? 'en',
+    closeLabel: t('close'),
+    logo: config.whiteLabel?.logo,
+    hideLogo: config.whiteLabel?.hideLogo,
+    footer: t('poweredBy'),
+    onDismiss: close,
+  })
+  const domain = h('input', { id: 'je-buy-domain', required: true, autofocus: true }) as HTMLInputElement
+  domain.value = config.domain ?? (typeof config.prefilledDomain === 'string' ? config.prefilledDomain : '')
+  const email = h('input', { id: 'je-buy-email', type: 'email', required: true, autocomplete: 'email' }) as HTMLInputElement
+  const err = h('p', { class: 'je-err', role: 'alert' })
+  const form = h(
+    'form',
+    {
+      onsubmit: async (e) => {
+        e.preventDefault()
+        try {
+          const s = await api.call('POST', '/registrar/checkout', { domain: domain.value.trim().toLowerCase(), buyer: { email: email.value }, return_url: location.href })
+          location.assign(s.url)
+        } catch (x) {
+          err.textContent = (x as Error).message
+          config.onError?.({ code: 'GenericError', message: (x as Error).message })
+        }
+      },
+    },
+    h('label', { for: 'je-buy-domain' }, t('domainLabel')),
+    domain,
+    h('label', { for: 'je-buy-email' }, t('buyEmail')),
+    email,
+    err,
+    h('div', { class: 'je-row' }, h('button', { type: 'submit', class: 'je-btn' }, t('buyGo'))),
+  )
+  dialog.show(t('buyTitle'), form)
+  return show({ close })
+}
+
+const Portico = {
+  open,
+  purchaseDomain,
+  loadSharedFlow,
+  checkDomain: (domain: string, o: { token: string; apiBase?: string }) => check(domain, { token: o.token, apiBase: apiBaseOf(o) }),
+  checkRecords: (domain: string, o: { token: string; dnsRecords: DnsRecordIn[]; apiBase?: string }) => records(domain, { ...o, apiBase: apiBaseOf(o) }),
+  /** Prepares the widget (its styles) ahead of `open()`; resolves once ready. */
+  load: async (): Promise<void> => injectStyles(),
+  close: (): void => {
+    current?.close()
+    current = null
+  },
+}
+
+;(window as unknown as Record<string, unknown>)[GLOBAL] = Portico

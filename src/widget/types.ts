@@ -1,0 +1,104 @@
+// Types shared by the widget SDK's modules: the `open()` configuration (CONTRACT.md section 6), the
+// 15 widget statuses (section 3) and the error codes `onError` receives. Browser-only code.
+
+/** The 15 widget statuses, exactly as the contract names them. */
+export const STEPS = [
+  'INITIAL',
+  'ENTER_DOMAIN',
+  'DOMAIN_ANALYSIS',
+  'DOMAIN_SETUP',
+  'IN_PROGRESS',
+  'EXISTING_RECORDS',
+  'LOGIN',
+  'LOGIN_2FA',
+  'MANUAL_CONFIGURATION',
+  'PROVIDER_MANUAL_SELECTION',
+  'EXIT_WITH_ERROR',
+  'DKIM_SETUP',
+  'FINISHED_SUCCESSFULLY',
+  'FINISHED_SUCCESSFULLY_MANUAL',
+  'FINISHED_SUCCESSFULLY_LINK_SHARED',
+] as const
+export type Step = (typeof STEPS)[number]
+
+/** onError codes (an open set in the contract). */
+export type ErrorCode =
+  | 'SessionError'
+  | 'AccessDeniedError'
+  | 'PopupBlockedError'
+  | 'DomainConnectError'
+  | 'ProviderError'
+  | 'TimeoutError'
+  | 'RateLimitError'
+  | 'NetworkError'
+  | 'GenericError'
+
+export interface WidgetErrorInfo {
+  code: ErrorCode
+  message: string
+  details?: unknown
+}
+
+/** What a step event carries after an error screen: the API's own envelope. */
+export interface StepError {
+  code: string
+  title: string
+  details: unknown
+}
+
+export interface DnsRecordIn {
+  type: string
+  host: string
+  value: string
+  ttl?: number
+  priority?: number
+}
+
+export type FallbackReason = 'no_end_user_rail' | 'conflicts_exceed_tolerance' | 'provider_unsupported' | 'unknown_provider'
+
+export interface WhiteLabel {
+  colors?: Record<string, string>
+  font?: string
+  borderRadius?: string | number
+  logo?: string
+  hideLogo?: boolean
+  hideConfetti?: boolean
+  /** Design tokens, emitted as CSS custom properties `--je-<token>`. */
+  tokens?: Record<string, string | number>
+  screens?: { disable?: Step[] }
+  /** Dismissal is asked of the host (`request-close`), which then calls `close()`. */
+  delegateClose?: boolean
+  embedded?: boolean
+}
+
+export interface SuccessResult {
+  jobId: string
+  domain: string
+  setupType: string
+}
+
+export interface OpenConfig {
+  applicationId: string
+  token: string
+  domain?: string
+  prefilledDomain?: string | string[]
+  dnsRecords?: DnsRecordIn[] | Record<string, DnsRecordIn[]>
+  applicationName?: string
+  applicationUrl?: string
+  locale?: string
+  whiteLabel?: WhiteLabel
+  forceManualSetup?: boolean
+  supportForSubdomains?: boolean
+  defaultSubdomain?: string
+  hostRequired?: boolean
+  manualSetupDocumentation?: string
+  enableDkim?: boolean
+  userId?: string
+  container?: string
+  apiBase?: string
+  widgetBase?: string
+  onStepChange?: (step: { step: Step; error?: StepError }) => void
+  onSuccess?: (result: SuccessResult) => void
+  onClose?: (detail: { lastStatus: Step; error?: StepError }) => void
+  onError?: (err: WidgetErrorInfo) => void
+}

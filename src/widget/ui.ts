@@ -1,0 +1,113 @@
+// The widget's dialog: one accessible container the flow renders screens into. Invariants: the
+// container has role="dialog" and is labelled by the current screen's heading; a modal dialog traps
+// Tab focus inside itself and Escape asks to dismiss it (WAI-ARIA Authoring Practices, "Dialog (Modal)
+// Pattern"); focus returns to where it was when the dialog goes away; screen changes are announced
+// through a polite live region. Embedded mode renders inline in the host's container, without overlay.
+import { STYLESHEET } from './styles.ts'
+
+export type Child = Node | string | null | undefined | false
+type Attrs = Record<string, string | boolean | ((e: Event) => void) | undefined>
+
+export function h(tag: string, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElement {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs)) {
+    if (typeof v === 'function') el.addEventListener(k.slice(2).toLowerCase(), v)
+    else if (v === true) el.setAttribute(k, '')
+    else if (typeof v === 'string') el.setAttribute(k, v)
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c)
+  return el
+}
+
+const FOCUSABLE = 'a[href],button:not([disabled]),input:not([disabled]),select:not([disabled]),textarea,[tabindex]:not([tabindex="-1"])'
+
+export function injectStyles(): void {
+  if (document.getElementById('je-style')) return
+  document.head.append(h('style', { id: 'je-style' }, STYLESHEET))
+}
+
+let seq = 0
+
+export interface DialogOptions {
+  container: Element | null
+  declarations: string
+  lang: string
+  closeLabel: string
+  logo?: string
+  hideLogo?: boolean
+  footer: string
+  onDismiss: () => void
+}
+
+export class Dialog {
+  readonly root: HTMLElement
+  private readonly body: HTMLElement
+  private readonly outer: HTMLElement
+  private readonly returnFocus: Element | null
+  private readonly titleId = `je-title-${++seq}`
+
+  constructor(private readonly o: DialogOptions) {
+    injectStyles()
+    this.returnFocus = document.activeElement
+    const modal = o.container === null
+    this.body = h('div', { 'aria-live': 'polite' })
+    this.root = h(
+      'div',
+      { class: 'je-root', role: 'dialog', 'aria-labelledby': this.titleId, 'aria-modal': modal ? 'true' : undefined, lang: o.lang, style: o.declarations, onkeydown: (e) => this.key(e as KeyboardEvent) },
+      h('button', { type: 'button', class: 'je-x', 'aria-label': o.closeLabel, onclick: () => o.onDismiss() }, '×'),
+      o.logo && !o.hideLogo ? h('div', { class: 'je-head' }, h('img', { class: 'je-logo', src: o.logo, alt: '' })) : null,
+      this.body,
+      o.hideLogo ? null : h('div', { class: 'je-foot' }, o.footer),
+    )
+    this.outer = modal ? h('div', { class: 'je-overlay', style: o.declarations }, this.root) : this.root
+    ;(o.container ?? document.body).append(this.outer)
+  }
+
+  /** Replaces the screen: a heading that labels the dialog, then the content; focus moves into it. */
+  show(title: string, ...content: (Child | Child[])[]): void {
+    this.body.replaceChildren(h('h2', { id: this.titleId, tabindex: '-1' }, title), ...content.flat().filter((c): c is Node | string => !!c))
+    const target = this.body.querySelector<HTMLElement>('[autofocus]') ?? this.body.querySelector<HTMLElement>('h2')
+    target?.focus()
+  }
+
+  destroy(): void {
+    this.outer.remove()
+    if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus()
+  }
+
+  private key(e: KeyboardEvent): void {
+    if (this.o.container !== null) return
+    if (e.key === 'Escape') {
+      e.preventDefault()
+      this.o.onDismiss()
+      return
+    }
+    if (e.key !== 'Tab') return
+    const items = [...this.root.querySelectorAll<HTMLElement>(FOCUSABLE)]
+    if (items.length === 0) return
+    const first = items[0]!
+    const last = items[items.length - 1]!
+    const active = document.activeElement
+    if (e.shiftKey && (active === first || !this.root.contains(active))) {
+      e.preventDefault()
+      last.focus()
+    } else if (!e.shiftKey && (active === last || !this.root.contains(active))) {
+      e.preventDefault()
+      first.focus()
+    }
+  }
+}
+
+/** A button that copies `text` and says so. */
+export function copyButton(text: string, label: string, idle: string, done: string): HTMLElement {
+  const b = h('button', { type: 'button', class: 'je-copy', 'aria-label': label }, idle)
+  b.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(text)
+    } catch {
+      // Clipboard refused (insecure context or permission): the value stays visible to copy by hand.
+    }
+    b.textContent = done
+  })
+  return b
+}

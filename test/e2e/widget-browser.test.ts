@@ -1,0 +1,293 @@
+// The widget SDK in a real browser (Debian's Chromium, headless, driven by playwright-core) against a
+// Portico listening on a loopback port and resolving through PowerDNS. A host page on another origin
+// loads /widget.js, opens the widget with a widget token, and records every window event and callback.
+// A person enters a domain, sees the manual records, the record is added in PowerDNS, "I have added
+// them" leads to FINISHED_SUCCESSFULLY. Screenshots of each screen go to test-artifacts/.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { mkdirSync } from 'node:fs'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { startPdns, type Pdns } from '../harness/pdns.ts'
+import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
+
+const ARTIFACTS = 'test-artifacts'
+const EDGE = 'edge.portico.test'
+let pdns: Pdns
+let p: TestPortico
+let server: { stop(force?: boolean): unknown }
+let base: string
+let ws: Workspace
+let zone: string
+let host: ReturnType<typeof Bun.serve>
+let browser: Browser
+let seq = 0
+
+// The integrator's page: loads the SDK from Portico and logs events and callbacks in arrival order.
+const HOST_PAGE = (portico: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body>
+<h1>Acme Sites</h1><button id="host-button">Host control</button><div id="slot"></div>
+<script>
+window.log = [];
+for (const name of ['step','success','close','fallback','request-close','doc-click','shared']) {
+  window.addEventListener('Portico:' + name, (e) => window.log.push(['event:' + name, e.detail]));
+}
+window.callbacks = {
+  onStepChange: (s) => window.log.push(['onStepChange', s]),
+  onSuccess: (r) => window.log.push(['onSuccess', r]),
+  onClose: (d) => window.log.push(['onClose', d]),
+  onError: (e) => window.log.push(['onError', e]),
+};
+</script>
+<script src="${portico}/widget.js"></script></body></html>`
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  pdns = await startPdns()
+  const port = freePort()
+  base = `http://127.0.0.1:${port}`
+  p = await startPortico({ PUBLIC_URL: base, DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE })
+  server = p.app.listen({ port, hostname: '127.0.0.1' })
+  ws = await provision(p)
+  zone = `w${Date.now().toString(36)}.test`
+  await pdns.createZone(zone)
+  host = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(HOST_PAGE(base), { headers: { 'content-type': 'text/html' } }) })
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  host?.stop(true)
+  await server?.stop(true)
+  await p?.close()
+})
+
+async function hostPage(): Promise<Page> {
+  const page = await browser.newPage()
+  await page.goto(`http://127.0.0.1:${host.port}/`)
+  await page.waitForFunction(() => typeof (window as any).Portico?.open === 'function')
+  return page
+}
+
+type Entry = [string, any]
+const log = (page: Page) => page.evaluate(() => (window as any).log as Entry[])
+const steps = (entries: Entry[], kind = 'event:step') => entries.filter(([k]) => k === kind).map(([, d]) => d.step)
+const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/widget-${name}.png` })
+
+async function open(page: Page, config: Record<string, unknown>): Promise<void> {
+  await page.evaluate((c) => {
+    const w = window as any
+    w.handle = w.Portico.open({ applicationId: c.applicationId, ...c, ...w.callbacks })
+  }, config)
+}
+
+describe('the widget in Chromium', () => {
+  test('enter a domain, see the manual records, add them in PowerDNS, "I have added them" reaches FINISHED_SUCCESSFULLY', async () => {
+    const domain = `shop${++seq}.${zone}`
+    const page = await hostPage()
+    const token = await widgetToken(p, ws)
+    await open(page, { applicationId: ws.appId, token, applicationName: 'Acme Sites', manualSetupDocumentation: 'https://docs.example/dns' })
+
+    const dialog = page.getByRole('dialog', { name: 'Connect your domain to Acme Sites' })
+    await dialog.waitFor()
+    await shot(page, '1-enter-domain')
+    await page.getByRole('textbox', { name: 'Your domain' }).fill(domain)
+    await page.keyboard.press('Enter')
+
+    await page.locator('#je-added').waitFor()
+    expect(await page.getByRole('dialog', { name: 'Add these DNS records' }).count()).toBe(1)
+    const table = await page.locator('.je-table').innerText()
+    expect(table).toContain('CNAME')
+    expect(table).toContain(`shop${seq}`)
+    expect(table).toContain(EDGE)
+    expect(await page.getByRole('button', { name: 'Copy the Value of the CNAME record' }).count()).toBe(1)
+    await shot(page, '2-manual-records')
+
+    await page.locator('#je-docs').click()
+    await page.locator('#je-share').click()
+    await page.locator('#je-link').waitFor()
+    const link = await page.locator('#je-link').inputValue()
+    expect(link.startsWith(`${base}/share/shr_`)).toBe(true)
+    await shot(page, '3-link-shared')
+    await page.getByRole('button', { name: 'Back' }).click()
+    await page.locator('#je-added').waitFor()
+
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    await page.locator('#je-added').click()
+    await page.locator('#je-success').waitFor()
+    await shot(page, '4-success')
+    await page.keyboard.press('Escape')
+    await page.waitForFunction(() => (window as any).log.some(([k]: [string]) => k === 'onClose'))
+
+    const entries = await log(page)
+    const expected = ['INITIAL', 'ENTER_DOMAIN', 'DOMAIN_ANALYSIS', 'MANUAL_CONFIGURATION', 'FINISHED_SUCCESSFULLY_LINK_SHARED', 'MANUAL_CONFIGURATION', 'IN_PROGRESS', 'FINISHED_SUCCESSFULLY']
+    expect(steps(entries)).toEqual(expected)
+    expect(steps(entries, 'onStepChange')).toEqual(expected)
+    const connectionId = (await p.db`select id from connections where domain = ${domain}`)[0]!.id
+    // The whole sequence in order: each step event is followed by its callback.
+    expect(entries.map(([k, d]) => (k === 'event:step' || k === 'onStepChange' ? `${k}:${d.step}` : k))).toEqual([
+      ...expected.slice(0, 3).flatMap((s) => [`event:step:${s}`, `onStepChange:${s}`]),
+      'event:fallback',
+      'event:step:MANUAL_CONFIGURATION',
+      'onStepChange:MANUAL_CONFIGURATION',
+      'event:doc-click',
+      'event:shared',
+      'event:step:FINISHED_SUCCESSFULLY_LINK_SHARED',
+      'onStepChange:FINISHED_SUCCESSFULLY_LINK_SHARED',
+      ...expected.slice(5).flatMap((s) => [`event:step:${s}`, `onStepChange:${s}`]),
+      'event:success',
+      'onSuccess',
+      'event:close',
+      'onClose',
+    ])
+    const detail = (k: string) => entries.find(([x]) => x === k)![1]
+    expect(detail('event:fallback')).toEqual({ reason: 'provider_unsupported', provider: 'powerdns', screen: 'MANUAL_CONFIGURATION' })
+    expect(detail('event:doc-click')).toEqual({ url: 'https://docs.example/dns', step: 'MANUAL_CONFIGURATION' })
+    expect(detail('event:shared')).toMatchObject({ url: link, domain, connectionId })
+    expect(detail('event:success')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
+    expect(detail('onSuccess')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
+    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY' })
+    expect(await page.locator('.je-root').count()).toBe(0)
+    expect((await p.api('GET', `/v1/connections/${connectionId}`, { token: ws.apiKey })).body.status).toBe('live')
+
+    // The share link opens the same records for whoever controls the DNS, without a credential.
+    const shared = await browser.newPage()
+    await shared.goto(link)
+    await shared.locator('#je-success').waitFor()
+    await shared.screenshot({ path: `${ARTIFACTS}/widget-5-shared-link-live.png` })
+    await shared.close()
+    await page.close()
+  })
+
+  test('after a failed connection the manual screen shows the reason, and "I have added them" re-checks before polling', async () => {
+    const domain = `fail${++seq}.${zone}`
+    const page = await hostPage()
+    const calls: string[] = []
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${base}/v1/connections`) && r.method() !== 'OPTIONS') calls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/con_\w+/, '{id}')}`)
+    })
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, locale: 'en' })
+    await page.locator('#je-added').click()
+    await page.getByRole('progressbar').waitFor()
+    const [c] = await p.db`select id from connections where domain = ${domain}`
+    await p.db`update connections set status = 'failed', error_code = 'propagation_timeout', error_message = 'The records never appeared within 24 hours' where id = ${c!.id}`
+    await page.locator('#je-reason').waitFor()
+    expect(await page.locator('#je-reason').innerText()).toContain('The records never appeared within 24 hours')
+    expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+    await shot(page, '6-failed-reason')
+
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    calls.length = 0
+    await page.locator('#je-added').click()
+    await page.locator('#je-success').waitFor()
+    expect(calls[0]).toBe('POST /v1/connections/{id}:recheck')
+    const s = steps(await log(page))
+    expect(s.slice(-3)).toEqual(['MANUAL_CONFIGURATION', 'IN_PROGRESS', 'FINISHED_SUCCESSFULLY'])
+    await page.close()
+  })
+
+  test('a domain-bound token cannot act on another hostname: error screen, step error and AccessDeniedError', async () => {
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain: `mine.${zone}` }) })
+    await page.getByRole('textbox', { name: 'Your domain' }).fill(`theirs.${zone}`)
+    await page.locator('#je-continue').click()
+    await page.locator('#je-error').waitFor()
+    await shot(page, '7-error')
+    const entries = await log(page)
+    const last = entries.filter(([k]) => k === 'event:step').pop()![1]
+    expect(last.step).toBe('EXIT_WITH_ERROR')
+    expect(last.error.code).toBe('forbidden')
+    expect(entries.find(([k]) => k === 'onError')![1]).toMatchObject({ code: 'AccessDeniedError' })
+    expect(await p.db`select id from connections where domain = ${`theirs.${zone}`}`).toHaveLength(0)
+    await page.close()
+  })
+
+  test('checkDomain and checkRecords resolve with the documented shapes', async () => {
+    const domain = `check${++seq}.${zone}`
+    const page = await hostPage()
+    const token = await widgetToken(p, ws)
+    const check = await page.evaluate(([d, t]) => (window as any).Portico.checkDomain(d, { token: t }), [domain, token])
+    expect(check).toMatchObject({ domain, recommendedRail: 'manual', registered: true, provider: 'powerdns', rails: { manual: { available: true } } })
+    expect(check.recommended_rail).toBeUndefined()
+    const records = [{ type: 'CNAME', host: domain.split('.')[0], value: EDGE }]
+    const before = await page.evaluate(([d, t, r]) => (window as any).Portico.checkRecords(d, { token: t, dnsRecords: r }), [domain, token, records] as const)
+    expect(before.inSync).toBe(false)
+    expect(before.records).toHaveLength(1)
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    const after = await page.evaluate(([d, t, r]) => (window as any).Portico.checkRecords(d, { token: t, dnsRecords: r }), [domain, token, records] as const)
+    expect(after.inSync).toBe(true)
+    expect(after.records[0]).toMatchObject({ type: 'CNAME', status: 'ok' })
+    const bound = await widgetToken(p, ws, { domain: `mine.${zone}` })
+    const refused = await page.evaluate(([d, t]) => (window as any).Portico.checkDomain(d, { token: t }).catch((e: any) => e.envelope.code), [domain, bound])
+    expect(refused).toBe('forbidden')
+    await page.close()
+  })
+
+  test('keyboard: focus stays in the dialog, Escape with delegateClose asks the host, which closes', async () => {
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), whiteLabel: { delegateClose: true } })
+    await page.getByRole('textbox', { name: 'Your domain' }).waitFor()
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => !!document.activeElement?.closest('.je-root'))).toBe(true)
+    }
+    await page.keyboard.press('Escape')
+    expect(await page.locator('.je-root').count()).toBe(1)
+    await page.evaluate(() => (window as any).Portico.close())
+    const entries = (await log(page)).map(([k]) => k)
+    expect(entries.slice(-3)).toEqual(['event:request-close', 'event:close', 'onClose'])
+    expect(await page.locator('.je-root').count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BODY')
+    await page.close()
+  })
+
+  test('embedded in a container, in French, with design tokens as --je- custom properties', async () => {
+    const page = await hostPage()
+    await open(page, {
+      applicationId: ws.appId,
+      token: await widgetToken(p, ws),
+      container: '#slot',
+      locale: 'fr-CA',
+      whiteLabel: { colors: { primary: '#0a7d33' }, borderRadius: 4, tokens: { 'font-size': '17px', 'badge-gap': '6px' } },
+    })
+    const root = page.locator('#slot .je-root')
+    await root.waitFor()
+    expect(await page.locator('.je-overlay').count()).toBe(0)
+    expect(await root.getAttribute('lang')).toBe('fr')
+    expect(await root.getByRole('heading').innerText()).toBe('Connectez votre domaine')
+    expect(await page.getByRole('textbox', { name: 'Votre domaine' }).count()).toBe(1)
+    const vars = await root.evaluate((el) => {
+      const s = getComputedStyle(el)
+      return { primary: s.getPropertyValue('--je-color-primary'), radius: s.getPropertyValue('--je-radius'), size: s.getPropertyValue('--je-font-size'), gap: s.getPropertyValue('--je-badge-gap'), font: s.fontSize }
+    })
+    expect(vars).toEqual({ primary: '#0a7d33', radius: '4px', size: '17px', gap: '6px', font: '17px' })
+    await shot(page, '8-embedded-fr')
+    await page.close()
+  })
+
+  test('the bundle is served versioned, gzip, immutable; /widget.js points at it', async () => {
+    const r = await fetch(`${base}/widget.js`, { redirect: 'manual' })
+    expect(r.status).toBe(302)
+    const path = r.headers.get('location')!
+    expect(path).toMatch(/^\/widget\/v1\.[0-9a-f]{12}\/portico\.js$/)
+    const js = await fetch(base + path, { headers: { 'accept-encoding': 'gzip' } })
+    expect(js.status).toBe(200)
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(js.headers.get('content-type')).toContain('javascript')
+    expect(js.headers.get('content-encoding')).toBe('gzip')
+    expect(await js.text()).toContain('Portico')
+    expect((await fetch(`${base}/widget/v0.000000000000/portico.js`)).status).toBe(404)
+    const pre = await fetch(`${base}/v1/domains:check`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'POST' } })
+    expect(pre.status).toBe(204)
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*')
+    const keyOnly = await fetch(`${base}/v1/connections:count`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'GET' } })
+    expect(keyOnly.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
