@@ -126,45 +126,48 @@ export interface Verified {
  */
 export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
   if (items.length === 0) return { rows: [], events: [] }
-  const plans = items.map(({ row, verification }) => {
+  const plans = []
+  const after = new Map<string, ConnectionRow>()
+  const events: Envelope[] = []
+  const eventRows = []
+  for (const { row, verification } of items) {
     const t = afterVerification(row, verification, now)
-    return {
-      id: row.id,
-      expect: row.status,
-      status: t.status,
-      next_check_at: t.next_check_at?.toISOString() ?? null,
-      error_code: t.error_code,
-      error_message: t.error_message,
-      last_result: summary(verification),
-      event: t.event,
+    const last_result = summary(verification)
+    plans.push({ id: row.id, expect: row.status, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
+    const next = { ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }
+    after.set(row.id, next)
+    if (t.event) {
+      const env = connectionEnvelope(next, t.event, now, last_result)
+      events.push(env)
+      eventRows.push({ id: env.id, tenant_id: row.tenant_id, application_id: row.application_id, connection_id: row.id, type: env.type, payload: env })
     }
-  })
+  }
+  // One statement: the update lands only on rows still in the state they were verified in (a
+  // concurrent disconnect or revival wins), and only those rows get their event.
   const updated = (await sql`
     with v as (
       select * from jsonb_to_recordset(${plans}::jsonb)
         as v(id text, expect text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
+    ), u as (
+      update connections c set
+        status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
+        last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1,
+        live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
+        failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
+        updated_at = ${now}
+      from v
+      where c.id = v.id and c.status = v.expect and c.disconnected_at is null
+      returning c.id
+    ), e as (
+      insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
+      select e.id, e.tenant_id, e.application_id, e.connection_id, e.type, e.payload, ${now}
+      from jsonb_to_recordset(${eventRows}::jsonb) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload jsonb)
+      join u on u.id = e.connection_id
     )
-    update connections c set
-      status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
-      last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1,
-      live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
-      failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
-      updated_at = ${now}
-    from v
-    where c.id = v.id and c.status = v.expect and c.disconnected_at is null
-    returning ${sql.unsafe(VERIFY_COLUMNS.replace(/(\w+)/g, 'c.$1'))}`) as ConnectionRow[]
-  const planOf = new Map(plans.map((p) => [p.id, p]))
-  const events: Envelope[] = []
-  for (const row of updated) {
-    const p = planOf.get(row.id)!
-    if (p.event === 'connection.live' || p.event === 'connection.failed') events.push(connectionEnvelope(row, p.event, now, p.last_result))
-  }
-  await emitMany(sql, updated, events)
-  return { rows: updated, events }
+    select id from u`) as { id: string }[]
+  const landed = new Set(updated.map((r) => r.id))
+  return { rows: [...landed].map((id) => after.get(id)!), events: events.filter((e) => landed.has(e.connection_id as string)) }
 }
-
-
-
 
 export interface DisconnectOutcome {
   connection_id: string
