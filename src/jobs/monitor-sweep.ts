@@ -41,11 +41,17 @@ export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promis
   await deps.db`
     delete from monitor_state m using connections c
     where c.id = m.connection_id and (c.disconnected_at is not null or c.status <> 'live')`
+  // Two statements: an insert that probed the table it fills would walk its own new rows for each
+  // candidate (quadratic in the size of the enrolment).
+  const todo = ((await deps.db`
+    select c.id from connections c
+    where c.status = 'live' and c.disconnected_at is null
+      and not exists (select 1 from monitor_state m where m.connection_id = c.id)`) as { id: string }[]).map((r) => r.id)
+  if (todo.length === 0) return 0
   const rows = await deps.db`
     insert into monitor_state (connection_id, tenant_id, application_id, next_check_at, enrolled_at, updated_at)
     select c.id, c.tenant_id, c.application_id, ${now}, ${now}, ${now} from connections c
-    where c.status = 'live' and c.disconnected_at is null
-      and not exists (select 1 from monitor_state m where m.connection_id = c.id)
+    where c.id = any(${todo}::text[]) and c.status = 'live' and c.disconnected_at is null
     on conflict do nothing
     returning connection_id`
   return rows.length
