@@ -13,7 +13,7 @@ import { decrypt } from './secrets.ts'
 import { webhookHeaders } from '../adapters/webhook-signing.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import { postPinned } from '../adapters/http-post.ts'
-import { drainInLanes, mapLimit } from '../jobs/lanes.ts'
+import { drainInRounds, mapLimit } from '../jobs/lanes.ts'
 
 export const MAX_ATTEMPTS = 3
 export const ATTEMPT_TIMEOUT_MS = 10_000
@@ -157,14 +157,15 @@ const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
   const attempts = outcomes.map((o) => o.attempt)
-  await tx`
-    insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
-      attempt, status_code, delivered, error, duration_ms, created_at)
-    select * from jsonb_to_recordset(${attempts}::jsonb) as a(id text, delivery_id text, tenant_id text, application_id text,
-      endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, status_code int, delivered boolean,
-      error text, duration_ms int, created_at timestamptz)`
   const updates = outcomes.map((o) => ({ id: o.attempt.delivery_id, status: o.status, attempts: o.attempt.attempt, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
   await tx`
+    with a as (
+      insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
+        attempt, status_code, delivered, error, duration_ms, created_at)
+      select * from jsonb_to_recordset(${attempts}::jsonb) as a(id text, delivery_id text, tenant_id text, application_id text,
+        endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, status_code int, delivered boolean,
+        error text, duration_ms int, created_at timestamptz)
+    )
     update webhook_deliveries d set status = u.status, attempts = u.attempts, next_attempt_at = u.next_attempt_at, updated_at = u.at
     from jsonb_to_recordset(${updates}::jsonb) as u(id text, status text, attempts int, next_attempt_at timestamptz, at timestamptz)
     where d.id = u.id`
@@ -174,15 +175,21 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   }
 }
 
-/** Sends one batch of due deliveries; returns how many were attempted. */
-export async function deliverDue(deps: DeliveryDeps, batch = 200, concurrency = 32): Promise<number> {
+/** Sends the deliveries among `ids` that are still due (another sender may have taken some); returns how many were attempted. */
+export async function deliverIds(deps: DeliveryDeps, ids: string[], concurrency = 16): Promise<number> {
   return deps.db.begin(async (tx) => {
+    // A commit lost in a crash loses the attempt records with it: those deliveries are sent again,
+    // which at-least-once allows (receivers deduplicate on the event id).
+    await tx`set local synchronous_commit = off`
     const due = (await tx`
+      with d as materialized (
+        select * from webhook_deliveries
+        where id = any(${ids}::text[]) and status = 'pending' and next_attempt_at <= ${deps.clock.now()}
+        for update skip locked
+      )
       select ${tx.unsafe(DUE_COLUMNS)}
-      from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-      where d.status = 'pending' and d.next_attempt_at <= ${deps.clock.now()}
-      order by d.next_attempt_at limit ${batch}
-      for update of d skip locked`) as DueRow[]
+      from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+      order by d.next_attempt_at`) as DueRow[]
     if (due.length === 0) return 0
     const memo = newMemo()
     const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts, memo))
@@ -208,6 +215,10 @@ export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Pro
   })
 }
 
-/** Sends everything due, in lanes of batches; 128 requests in flight in all by default. */
-export const deliverAll = (deps: DeliveryDeps, budgetMs?: number, shape = { lanes: Number(process.env.WH_LANES ?? 8), batch: Number(process.env.WH_BATCH ?? 200), concurrency: Number(process.env.WH_CONC ?? 16) }) =>
-  drainInLanes(() => deliverDue(deps, shape.batch, shape.concurrency), { lanes: shape.lanes, batch: shape.batch, budgetMs })
+const dueIds = (deps: DeliveryDeps) => async (limit: number) =>
+  ((await deps.db`
+    select id from webhook_deliveries where status = 'pending' and next_attempt_at <= ${deps.clock.now()}
+    order by next_attempt_at limit ${limit}`) as { id: string }[]).map((r) => r.id)
+
+/** Sends everything due: rounds of up to 20,000, eight lanes of 200, 16 requests in flight per lane. */
+export const deliverAll = (deps: DeliveryDeps, budgetMs?: number) => drainInRounds(dueIds(deps), (ids) => deliverIds(deps, ids), { lanes: 8, batch: 200, budgetMs })

@@ -1,4 +1,4 @@
-// Bounded concurrency for the sweeps: `mapLimit` for the I/O inside one batch, `drainInLanes` for
+// Bounded concurrency for the sweeps: `mapLimit` for the I/O inside one batch, `drainInRounds` for
 // several batches side by side.
 
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -15,22 +15,27 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
 }
 
 /**
- * Runs `step` (one batch; returns how many it handled) until a batch comes back short or `budgetMs`
- * runs out, in `lanes` independent loops: each takes its own batch, so one waiting on a slow or lost
- * answer never holds the others back, and one lane's database writes overlap another's network I/O.
+ * Drains a due queue in rounds: one scan of its due index takes up to `round` ids without locking,
+ * cut into batches that `lanes` loops take in turn; each batch locks its own ids (SKIP LOCKED, so
+ * sweepers side by side share the work) and re-checks that they are still due. Batches that each
+ * scanned the index from the front would walk the dead entries every earlier batch left behind,
+ * which is quadratic over a backlog. Returns how many were handled.
  */
-export async function drainInLanes(step: () => Promise<number>, opts: { lanes: number; batch: number; budgetMs?: number }): Promise<number> {
+export async function drainInRounds(
+  dueIds: (limit: number) => Promise<string[]>,
+  step: (ids: string[]) => Promise<number>,
+  opts: { lanes: number; batch: number; round?: number; budgetMs?: number },
+): Promise<number> {
+  const round = opts.round ?? 20_000
   const until = performance.now() + (opts.budgetMs ?? 55_000)
   let total = 0
-  await Promise.all(
-    Array.from({ length: opts.lanes }, async () => {
-      while (performance.now() < until) {
-        const n = await step()
-        total += n
-        if (n < opts.batch) return
-      }
-    }),
-  )
+  while (performance.now() < until) {
+    const ids = await dueIds(round)
+    const batches = Array.from({ length: Math.ceil(ids.length / opts.batch) }, (_, i) => ids.slice(i * opts.batch, (i + 1) * opts.batch))
+    const counts = await mapLimit(batches, opts.lanes, (b) => (performance.now() < until ? step(b) : Promise.resolve(0)))
+    const handled = counts.reduce((a, b) => a + b, 0)
+    total += handled
+    if (ids.length < round || handled === 0) break
+  }
   return total
 }
-

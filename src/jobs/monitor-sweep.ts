@@ -13,7 +13,7 @@ import { afterCheck, baselineOf, compareBaseline, nextCheckAt, rankOf, type Moni
 import { errorFields, log } from '../logger.ts'
 import { newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
-import { mapLimit } from './lanes.ts'
+import { drainInRounds, mapLimit } from './lanes.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
 
@@ -170,29 +170,15 @@ export async function checkBatch(deps: MonitorDeps, ids: string[], concurrency =
   })
 }
 
-const ROUND = 20_000
-const BATCH = 500
-const LANES = 4
+const dueIds = (deps: MonitorDeps) => async (limit: number) =>
+  ((await deps.db`
+    select connection_id from monitor_state where next_check_at <= ${deps.clock.now()}
+    order by next_check_at limit ${limit}`) as { connection_id: string }[]).map((r) => r.connection_id)
 
-/**
- * Enrols, then checks everything due: one scan of the due index per round of up to 20,000 ids, cut
- * into batches of 500 that four lanes take in turn (one lane's writes overlap another's lookups).
- */
+/** Enrols, then checks everything due: rounds of up to 20,000, four lanes of 500. */
 export async function sweepMonitor(deps: MonitorDeps, budgetMs = 55_000): Promise<number> {
   await enrolLive(deps)
-  const until = performance.now() + budgetMs
-  let total = 0
-  while (performance.now() < until) {
-    const ids = ((await deps.db`
-      select connection_id from monitor_state where next_check_at <= ${deps.clock.now()}
-      order by next_check_at limit ${ROUND}`) as { connection_id: string }[]).map((r) => r.connection_id)
-    const batches = Array.from({ length: Math.ceil(ids.length / BATCH) }, (_, i) => ids.slice(i * BATCH, (i + 1) * BATCH))
-    const counts = await mapLimit(batches, LANES, (b) => (performance.now() < until ? checkBatch(deps, b) : Promise.resolve(0)))
-    const checked = counts.reduce((a, b) => a + b, 0)
-    total += checked
-    if (ids.length < ROUND || checked === 0) break
-  }
-  return total
+  return drainInRounds(dueIds(deps), (ids) => checkBatch(deps, ids), { lanes: 4, batch: 500, budgetMs })
 }
 
 /** The pg-boss registration: wakes every minute; each domain comes due once an hour. */

@@ -3,7 +3,7 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
-import { verifyDue } from '../../src/jobs/verify-sweep.ts'
+import { sweepDue } from '../../src/jobs/verify-sweep.ts'
 import { DAY, HOUR } from '../../src/clock.ts'
 
 let pdns: Pdns
@@ -15,7 +15,7 @@ const EDGE = 'edge.portico.test'
 async function events(connectionId: string) {
   return (await p.db`select type, payload from events where connection_id = ${connectionId} order by id`) as { type: string; payload: any }[]
 }
-const sweep = () => verifyDue({ db: p.db, dns: p.services.dns, clock: p.clock })
+const sweep = () => sweepDue({ db: p.db, dns: p.services.dns, clock: p.clock })
 let seq = 0
 const fresh = () => `z${Date.now().toString(36)}${++seq}.test`
 

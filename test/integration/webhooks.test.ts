@@ -7,7 +7,7 @@ import { spawn } from 'bun'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { testDatabaseUrl } from '../harness/db.ts'
-import { deliverAll, deliverDue } from '../../src/domain/webhook-delivery.ts'
+import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -220,7 +220,7 @@ describe('delivery', () => {
         expect((await strict.api('POST', '/v1/webhooks', { token: w4.apiKey, body: { url: `https://${host}/hook` } })).status).toBe(201)
       }
       await strict.api('POST', '/v1/connections', { token: w4.apiKey, body: { domain: `ssrf.${zone}` } })
-      await deliverDue({ db: strict.db, clock: strict.clock, config: strict.config, dns: strict.services.dns })
+      await deliverAll({ db: strict.db, clock: strict.clock, config: strict.config, dns: strict.services.dns })
       const log = await strict.api('GET', '/v1/webhook-deliveries', { token: w4.apiKey })
       expect(log.body.count).toBe(2)
       for (const d of log.body.deliveries) {
