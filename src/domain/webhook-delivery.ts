@@ -157,7 +157,10 @@ const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
   const attempts = outcomes.map((o) => o.attempt)
-  const updates = outcomes.map((o) => ({ id: o.attempt.delivery_id, status: o.status, attempts: o.attempt.attempt, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
+  // A delivery that is done (delivered, or out of attempts) leaves the queue; one still to be retried
+  // waits for its next attempt.
+  const done = outcomes.filter((o) => o.status !== 'pending').map((o) => o.attempt.delivery_id)
+  const retries = outcomes.filter((o) => o.status === 'pending').map((o) => ({ id: o.attempt.delivery_id, attempts: o.attempt.attempt, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
   await tx`
     with a as (
       insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
@@ -165,10 +168,12 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
       select * from jsonb_to_recordset(${attempts}::jsonb) as a(id text, delivery_id text, tenant_id text, application_id text,
         endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, status_code int, delivered boolean,
         error text, duration_ms int, created_at timestamptz)
+    ), r as (
+      update webhook_deliveries d set attempts = u.attempts, next_attempt_at = u.next_attempt_at, updated_at = u.at
+      from jsonb_to_recordset(${retries}::jsonb) as u(id text, attempts int, next_attempt_at timestamptz, at timestamptz)
+      where d.id = u.id
     )
-    update webhook_deliveries d set status = u.status, attempts = u.attempts, next_attempt_at = u.next_attempt_at, updated_at = u.at
-    from jsonb_to_recordset(${updates}::jsonb) as u(id text, status text, attempts int, next_attempt_at timestamptz, at timestamptz)
-    where d.id = u.id`
+    delete from webhook_deliveries where id = any(${done}::text[])`
   const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
   if (gone.length) {
     await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
@@ -184,7 +189,7 @@ export async function deliverIds(deps: DeliveryDeps, ids: string[], concurrency 
     const due = (await tx`
       with d as materialized (
         select * from webhook_deliveries
-        where id = any(${ids}::text[]) and status = 'pending' and next_attempt_at <= ${deps.clock.now()}
+        where id = any(${ids}::text[]) and next_attempt_at <= ${deps.clock.now()}
         for update skip locked
       )
       select ${tx.unsafe(DUE_COLUMNS)}
@@ -200,14 +205,22 @@ export async function deliverIds(deps: DeliveryDeps, ids: string[], concurrency 
 
 /**
  * Replays one delivery by hand, now, whatever its state: one more attempt, recorded like the others.
- * A delivered one is sent again too (the receiver asked for it).
+ * A delivery still queued is taken from the queue for it (and leaves the queue if this attempt ends
+ * it); a finished one, delivered too (the receiver asked for it), is rebuilt from its last attempt.
  */
 export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptRecord> {
   return deps.db.begin(async (tx) => {
-    const [d] = (await tx`
+    const [queued] = (await tx`
       select ${tx.unsafe(DUE_COLUMNS)}
       from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
       where d.id = ${deliveryId} for update of d`) as DueRow[]
+    const [d] = queued
+      ? [queued]
+      : ((await tx`
+          select ${tx.unsafe(DUE_COLUMNS)}
+          from (select delivery_id as id, tenant_id, application_id, endpoint_id, event_id, event_type, attempt as attempts, ${MAX_ATTEMPTS}::int as max_attempts
+                from webhook_attempts where delivery_id = ${deliveryId} order by attempt desc limit 1) d
+          join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id`) as DueRow[])
     if (!d) throw new Error(`delivery ${deliveryId} vanished`)
     const o = await sendOne(deps, d, d.attempts + 1, newMemo())
     await record(tx, [o])
@@ -217,7 +230,7 @@ export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Pro
 
 const dueIds = (deps: DeliveryDeps) => async (limit: number) =>
   ((await deps.db`
-    select id from webhook_deliveries where status = 'pending' and next_attempt_at <= ${deps.clock.now()}
+    select id from webhook_deliveries where next_attempt_at <= ${deps.clock.now()}
     order by next_attempt_at limit ${limit}`) as { id: string }[]).map((r) => r.id)
 
 /** Sends everything due: rounds of up to 20,000, eight lanes of 200, 16 requests in flight per lane. */

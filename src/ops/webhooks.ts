@@ -254,10 +254,16 @@ export const retryDeliveryOp = defineOp({
   transaction: false,
   async handler(ctx, input) {
     const s = scope(ctx, undefined)
+    // A queued delivery, or a finished one known by its attempts; by its id or one of its attempts' ids.
     const [d] = await ctx.db`
-      select d.id, w.deleted_at from webhook_deliveries d join webhooks w on w.id = d.endpoint_id
+      select d.id, w.deleted_at from (
+        select id, tenant_id, application_id, endpoint_id from webhook_deliveries where id = ${input.id}
+        union all
+        select delivery_id, tenant_id, application_id, endpoint_id from webhook_attempts
+        where delivery_id = ${input.id} or id = ${input.id}
+      ) d join webhooks w on w.id = d.endpoint_id
       where d.tenant_id = ${s.tenantId} and (${s.appId}::text is null or d.application_id = ${s.appId})
-        and (d.id = ${input.id} or d.id = (select delivery_id from webhook_attempts where id = ${input.id}))`
+      limit 1`
     if (!d) throw notFound('Delivery not found')
     if (d.deleted_at) throw new ApiError('conflict', 'The endpoint of this delivery was removed')
     const attempt = await retryDelivery({ db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }, d.id)
