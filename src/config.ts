@@ -35,6 +35,8 @@ export interface Config {
   vapid: { publicKey: string; privateKey: string; subject: string } | null
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
+  /** DNS_PROVIDER_API_BASES: `id=url` pairs that replace a hosted DNS provider's public API base (local fakes, an egress proxy). */
+  providerApiBases: Record<string, string>
 }
 
 export class ConfigError extends Error {}
@@ -137,7 +139,18 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.PORTICO_VERSION || buildVersion(),
+    providerApiBases: providerApiBases(env),
   }
+}
+
+function providerApiBases(env: Env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const pair of (env.DNS_PROVIDER_API_BASES || '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9-]+)=(https?:\/\/\S+)$/.exec(pair)
+    if (!m) throw new ConfigError(`DNS_PROVIDER_API_BASES: ${JSON.stringify(pair)} is not provider=http(s)://base`)
+    out[m[1]!] = m[2]!.replace(/\/+$/, '')
+  }
+  return out
 }
 
 function vapidKeys(env: Env): Config['vapid'] {

@@ -13,6 +13,7 @@ import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.t
 import { verifyRecords } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
+import { disconnectReverted, prepareManagedRemoval, type RevertPlan } from '../domain/apply.ts'
 import { defineOp, reply, type Ctx, type Principal } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -502,14 +503,15 @@ async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow
   return row
 }
 
-async function disconnect(ctx: Ctx, id: string, confirm: string | undefined): Promise<DisconnectOutcome> {
+async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
   const c = await connectionForRemoval(ctx, id)
   if (ctx.principal.kind === 'AGENT') {
     if (!confirm) throw new ApiError('confirmation_required', `Confirm by passing confirm=${c.domain}; nothing was removed`, { domain: c.domain })
     if (!confirmMatches(confirm, c.domain)) throw new ApiError('confirmation_mismatch', `confirm names another domain than ${c.domain}; nothing was removed`, { domain: c.domain })
   }
   if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
-  const outcome = await disconnectManual(ctx.sql, c, ctx.clock.now())
+  // Records a rail wrote were taken out through its grant before this transaction (prepareManagedRemoval).
+  const outcome = reverted ? await disconnectReverted(ctx.sql, c, ctx.clock.now(), reverted.plan, reverted.via) : await disconnectManual(ctx.sql, c, ctx.clock.now())
   ctx.audit.details = { domain: c.domain }
   return outcome
 }
@@ -529,10 +531,11 @@ export const deleteConnectionOp = defineOp({
   permission: 'connections:disconnect',
   params: IdParam,
   response: DisconnectOutcomeSchema,
-  errors: ['unauthorized', 'forbidden', 'not_found'],
+  errors: ['unauthorized', 'forbidden', 'not_found', 'reauthorization_required', 'dns_write_failed'],
   kind: 'destroy',
   idempotent: true,
-  handler: (ctx, input) => disconnect(ctx, input.id, undefined),
+  prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, undefined, undefined),
+  handler: (ctx, input, reverted) => disconnect(ctx, input.id, undefined, reverted),
 })
 
 export const disconnectOp = defineOp({
@@ -554,10 +557,11 @@ export const disconnectOp = defineOp({
   body: Input({ credential: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed'],
   kind: 'destroy',
   idempotent: true,
-  handler: (ctx, input) => disconnect(ctx, input.id, input.confirm),
+  prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, input.credential, input.confirm),
+  handler: (ctx, input, reverted) => disconnect(ctx, input.id, input.confirm, reverted),
 })
 
 const TargetResponse = Out({
