@@ -44,7 +44,8 @@ describe('domain check', () => {
       provider: 'powerdns',
       apex_strategy: 'not_apex',
       blocked_reason: null,
-      recommended_rail: 'manual',
+      // PowerDNS has an API adapter: the API-credential rail comes before the manual one.
+      recommended_rail: 'apiKey',
     })
     expect(r.body.detection_error).toBeUndefined()
     expect(r.body.nameservers.length).toBeGreaterThan(0)
