@@ -4,6 +4,11 @@
 import { PowerDnsProvider } from './powerdns.ts'
 import type { ProviderHttp } from './http.ts'
 import type { DnsProvider } from './types.ts'
+import { CLOUDFLARE_API, CloudflareProvider } from './cloudflare.ts'
+import { DIGITALOCEAN_API, DigitalOceanProvider } from './digitalocean.ts'
+import { GODADDY_API, GoDaddyProvider } from './godaddy.ts'
+import { ROUTE53_API, Route53Provider } from './route53.ts'
+import { HETZNER_API, HetznerProvider } from './hetzner.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -13,11 +18,13 @@ export interface HostedFactoryOptions {
 
 type HostedFactory = { defaultBase: string; make: (secret: string, opts: HostedFactoryOptions) => DnsProvider }
 
-/** Hosted providers: filled by each adapter module below. */
-export const HOSTED: Record<string, HostedFactory> = {}
-
-export function registerHosted(id: string, f: HostedFactory): void {
-  HOSTED[id] = f
+/** Hosted providers, by catalog id. */
+export const HOSTED: Record<string, HostedFactory> = {
+  cloudflare: { defaultBase: CLOUDFLARE_API, make: (s, o) => new CloudflareProvider(s, o.base) },
+  digitalocean: { defaultBase: DIGITALOCEAN_API, make: (s, o) => new DigitalOceanProvider(s, o.base) },
+  godaddy: { defaultBase: GODADDY_API, make: (s, o) => new GoDaddyProvider(s, o.base) },
+  route53: { defaultBase: ROUTE53_API, make: (s, o) => new Route53Provider(s, o.base) },
+  hetzner: { defaultBase: HETZNER_API, make: (s, o) => new HetznerProvider(s, o.base) },
 }
 
 /** Provider ids an API credential can be applied with on this build. */
