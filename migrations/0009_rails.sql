@@ -47,3 +47,4 @@ create table provider_oauth_states (
   used_at         timestamptz,
   created_at      timestamptz not null
 );
+alter table provider_oauth_states add column return_url text;

@@ -30,6 +30,7 @@ import { paymentsWebhookMount } from './ops/sell.ts'
 import { widgetMount } from './widget/route.ts'
 import { apiKeyProviders } from './adapters/dns-providers/index.ts'
 import { managedRepairRail } from './ops/rails.ts'
+import { oauthProviders } from './domain/provider-oauth.ts'
 
 export interface Portico {
   config: Config
@@ -64,7 +65,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
     keyCache,
     dns: resolver,
-    connectAdapters: { apiKey: apiKeyProviders(), oauth: new Set() },
+    connectAdapters: { apiKey: apiKeyProviders(), oauth: oauthProviders(config) },
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
     registrar: new SandboxRegistrar(),

@@ -129,7 +129,10 @@ export async function getAccount(sql: Sql, tenantId: string, id: string, lock = 
 
 export function accountCredential(config: Config, a: AccountRow): Credential | null {
   if (!a.credential_sealed) return null
-  return { provider: a.provider, secret: unseal(config, a.credential_sealed), apiUrl: a.api_url }
+  const secret = unseal(config, a.credential_sealed)
+  // An OAuth grant is sealed as its token set; the access token is what the provider API takes.
+  if (a.kind === 'oauth') return { provider: a.provider, secret: (JSON.parse(secret) as { access_token: string }).access_token, apiUrl: null }
+  return { provider: a.provider, secret, apiUrl: a.api_url }
 }
 
 /** A one-time account past its hour, or whose key is already gone, is refused with 409. */

@@ -28,14 +28,64 @@ function paged<T>(key: string, items: T[], url: URL, base: string) {
   return { [key]: items.slice((p - 1) * per, p * per), links: p < last ? { pages: { last: link(last), next: link(p + 1) } } : {}, meta: { total: items.length } }
 }
 
-export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoRecord> {
+export interface DoOAuth {
+  clientId: string
+  clientSecret: string
+  /** The person approves at the authorization page: answers the code the redirect would carry. */
+  approve(authorizeUrl: string): string
+  /** Revokes an access token (as POST /v1/oauth/revoke would). */
+  revoke(token: string): void
+  issued: string[]
+}
+
+/**
+ * With OAuth (https://docs.digitalocean.com/reference/api/oauth/): GET /v1/oauth/authorize is the
+ * person's page (here `approve`), POST /v1/oauth/token exchanges a code (form body: grant_type,
+ * code, client_id, client_secret, redirect_uri; PKCE verifier checked when a challenge was sent) for
+ * `{access_token, token_type: "bearer", expires_in, refresh_token, scope, info}`; errors are
+ * `{error, error_description}` (400 invalid_grant, 401 invalid_client). Issued tokens work on API v2.
+ */
+export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoRecord> & { oauth: DoOAuth } {
   let seq = 1000
-  const fake: Fake<DoRecord> = startFake<DoRecord>({
+  const tokens = new Set([token])
+  const codes = new Map<string, { redirect: string; challenge: string | null; used: boolean }>()
+  const oauth: DoOAuth = {
+    clientId: 'do-client-' + nextId(),
+    clientSecret: 'do-secret-' + nextId(),
+    issued: [],
+    approve(authorizeUrl) {
+      const u = new URL(authorizeUrl)
+      if (u.pathname !== '/v1/oauth/authorize' || u.searchParams.get('response_type') !== 'code' || u.searchParams.get('client_id') !== oauth.clientId) throw new Error('bad authorization request')
+      const code = 'code' + nextId()
+      codes.set(code, { redirect: u.searchParams.get('redirect_uri')!, challenge: u.searchParams.get('code_challenge'), used: false })
+      return code
+    },
+    revoke(t) {
+      tokens.delete(t)
+    },
+  }
+  const fake = startFake<DoRecord>({
     credential: token,
     zoneId: (name) => name,
     throttled: () => err(429, 'too_many_requests', 'API Rate limit exceeded.', { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0' }),
     async handle(req, url, f) {
-      if (req.headers.get('authorization') !== `Bearer ${token}`) return err(401, 'unauthorized', 'Unable to authenticate you')
+      if (req.method === 'POST' && url.pathname === '/v1/oauth/token') {
+        const form = new URLSearchParams(await req.text())
+        if (form.get('client_id') !== oauth.clientId || form.get('client_secret') !== oauth.clientSecret) return json(401, { error: 'invalid_client', error_description: 'Client authentication failed' })
+        const c = codes.get(form.get('code') ?? '')
+        const verifier = form.get('code_verifier') ?? ''
+        const pkceOk = !c?.challenge || new Bun.CryptoHasher('sha256').update(verifier).digest('base64url') === c.challenge
+        if (form.get('grant_type') !== 'authorization_code' || !c || c.used || c.redirect !== form.get('redirect_uri') || !pkceOk) {
+          return json(400, { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.' })
+        }
+        c.used = true
+        const access = 'doo_v1_' + nextId()
+        tokens.add(access)
+        oauth.issued.push(access)
+        return json(200, { access_token: access, token_type: 'bearer', expires_in: 2592000, refresh_token: 'dor_v1_' + nextId(), scope: 'read write', info: { name: 'Pat', email: 'pat@example.com', uuid: nextId() } })
+      }
+      const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
+      if (!bearer || !tokens.has(bearer)) return err(401, 'unauthorized', 'Unable to authenticate you')
       const path = url.pathname.replace(/^\/v2/, '')
       if (req.method === 'GET' && path === '/domains') return json(200, paged('domains', f.zones.map((z) => ({ name: z.name, ttl: 1800, zone_file: '' })), url, f.url))
       const m = /^\/domains\/([^/]+)\/records(?:\/(\d+))?$/.exec(path)
@@ -58,5 +108,5 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
       return err(405, 'method_not_allowed', 'Method not allowed')
     },
   })
-  return fake
+  return Object.assign(fake, { oauth })
 }
