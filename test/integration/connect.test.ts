@@ -44,8 +44,7 @@ describe('domain check', () => {
       provider: 'powerdns',
       apex_strategy: 'not_apex',
       blocked_reason: null,
-      // PowerDNS has an API adapter: the API-credential rail comes before the manual one.
-      recommended_rail: 'apiKey',
+      recommended_rail: 'manual',
     })
     expect(r.body.detection_error).toBeUndefined()
     expect(r.body.nameservers.length).toBeGreaterThan(0)

@@ -27,9 +27,14 @@ export const HOSTED: Record<string, HostedFactory> = {
   hetzner: { defaultBase: HETZNER_API, make: (s, o) => new HetznerProvider(s, o.base) },
 }
 
-/** Provider ids an API credential can be applied with on this build. */
+/**
+ * Provider ids the domain check advertises the API-credential rail for: those whose credential is one
+ * secret an end user can paste into the widget's credential screen. PowerDNS is applied through the
+ * API and provider accounts too, but it also needs the integrator's API URL, which the widget does not
+ * ask for, so it is not advertised to end users.
+ */
 export function apiKeyProviders(): Set<string> {
-  return new Set(['powerdns', ...Object.keys(HOSTED)])
+  return new Set(Object.keys(HOSTED))
 }
 
 export function makeHosted(id: string, secret: string, bases: Record<string, string>): DnsProvider | null {
