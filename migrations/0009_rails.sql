@@ -48,3 +48,6 @@ create table provider_oauth_states (
   created_at      timestamptz not null
 );
 alter table provider_oauth_states add column return_url text;
+-- One rail write at a time per connection: a short lease taken before reading the zone, so two
+-- concurrent applies cannot both record the zone as its prior after the other wrote it.
+alter table connections add column rail_lease_until timestamptz;

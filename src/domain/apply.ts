@@ -27,8 +27,9 @@ import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters
 import { ApiError } from '../http/errors.ts'
 import type { ConnectionRow } from './connections.ts'
 import { emitForConnection, type EventType } from './events.ts'
-import { accountCredential, diagnosisOf, openProvider, providerFailure, type AccountRow, type Credential, type RailDeps } from './provider-accounts.ts'
+import { diagnosisOf, openProvider, providerFailure, type AccountRow, type Credential, type RailDeps } from './provider-accounts.ts'
 import { confirmMatches } from './confirm.ts'
+import { usableCredential } from './provider-oauth.ts'
 import type { Principal } from '../ops/registry.ts'
 import { providerById } from './providers.ts'
 
@@ -359,7 +360,40 @@ export interface RailOptions {
  * marks the connection written by this rail. A provider failure records the diagnosis and is thrown
  * as the contract's error.
  */
-export async function writeThroughRail(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
+export async function writeThroughRail(deps: ApplyDeps, conn: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
+  const c = await takeLease(deps, conn)
+  try {
+    return await writeLeased(deps, c, cred, opts)
+  } finally {
+    await releaseLease(deps, c.id)
+  }
+}
+
+export const LEASE_MS = 60_000
+
+/**
+ * Takes the connection's rail lease (one provider write at a time per connection) and answers the
+ * connection as it is now, so the priors an earlier write recorded are the ones planned against.
+ */
+export async function takeLease(deps: ApplyDeps, c: { id: string }): Promise<RailConnection> {
+  const now = deps.clock.now()
+  const [row] = await deps.db`
+    update connections set rail_lease_until = ${new Date(now.getTime() + LEASE_MS)}
+    where id = ${c.id} and disconnected_at is null and (rail_lease_until is null or rail_lease_until < ${now})
+    returning *`
+  if (!row) {
+    const [exists] = await deps.db`select 1 from connections where id = ${c.id} and disconnected_at is null`
+    if (!exists) throw new ApiError('not_found', 'Connection not found')
+    throw new ApiError('conflict', 'Another write to this domain\'s records is in progress; try again shortly', { reason: 'write_in_progress' }, { headers: { 'retry-after': '5' } })
+  }
+  return row as RailConnection
+}
+
+export async function releaseLease(deps: ApplyDeps, id: string): Promise<void> {
+  await deps.db`update connections set rail_lease_until = null where id = ${id}`
+}
+
+async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
   let plan: ApplyPlan
   let zone: Zone
   try {
@@ -537,7 +571,7 @@ export async function prepareManagedRemoval(
   if (credential) cred = { provider: c.applied.provider, secret: credential, apiUrl: c.applied.api_url }
   else if (c.provider_account_id) {
     const [a] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
-    cred = a ? accountCredential(deps.config, a as AccountRow) : null
+    cred = a ? await usableCredential(deps, a as AccountRow) : null
   }
   if (!cred) {
     throw new ApiError('reauthorization_required', undefined, undefined, {
@@ -545,7 +579,12 @@ export async function prepareManagedRemoval(
     })
   }
   try {
-    return { plan: await revertThroughRail(deps, c.applied, cred, c.domain), via: c.rail }
+    const leased = await takeLease(deps, c)
+    try {
+      return { plan: await revertThroughRail(deps, leased.applied ?? c.applied, cred, c.domain), via: c.rail }
+    } finally {
+      await releaseLease(deps, c.id)
+    }
   } catch (err) {
     if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
       throw new ApiError('reauthorization_required', undefined, { provider_reason: (err.details as { reason?: string })?.reason }, {

@@ -14,6 +14,7 @@ import { exchange } from '../adapters/dns-providers/http.ts'
 import { ApiError, invalid } from '../http/errors.ts'
 import { randomToken } from '../ids.ts'
 import { deriveKey } from './secrets.ts'
+import { accountCredential, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
 
 export const STATE_TTL_MS = 10 * 60_000
 
@@ -103,4 +104,37 @@ export async function exchangeCode(config: Config, provider: string, code: strin
   }
   const expiresIn = Number(r.body.expires_in)
   return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? null, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }
+}
+
+/** Refreshes an access token with its refresh token (RFC 6749 §6). */
+async function refreshTokens(config: Config, provider: string, refreshToken: string, now: Date): Promise<Tokens> {
+  const ep = endpoints(config, provider)
+  if (!ep) throw new ApiError('ProviderAuthenticationError', 'The OAuth client of this provider is no longer configured', { provider, reason: 'oauth_not_configured' })
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ep.clientId, client_secret: ep.clientSecret })
+  const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
+  if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
+    throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: r.body?.error ?? `HTTP ${r.status}` })
+  }
+  const expiresIn = Number(r.body.expires_in)
+  return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? refreshToken, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }
+}
+
+/** Refresh a token this close to its expiry before using it. */
+const REFRESH_MARGIN_MS = 5 * 60_000
+
+/**
+ * The credential of a provider account, ready to use: an OAuth grant whose access token has expired
+ * (or is about to) is renewed with its refresh token first and sealed again. A refused renewal is
+ * `ProviderAuthenticationError`, the same as a revoked grant.
+ */
+export async function usableCredential(deps: { db: Sql; config: Config; clock: { now(): Date } }, a: AccountRow): Promise<Credential | null> {
+  if (a.kind !== 'oauth' || !a.credential_sealed) return accountCredential(deps.config, a)
+  const tokens = JSON.parse(unseal(deps.config, a.credential_sealed)) as Tokens
+  const now = deps.clock.now()
+  if (!tokens.expires_at || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_MARGIN_MS || !tokens.refresh_token) {
+    return { provider: a.provider, secret: tokens.access_token, apiUrl: null }
+  }
+  const fresh = await refreshTokens(deps.config, a.provider, tokens.refresh_token, now)
+  await deps.db`update provider_accounts set credential_sealed = ${seal(deps.config, JSON.stringify(fresh))}, updated_at = ${now} where id = ${a.id}`
+  return { provider: a.provider, secret: fresh.access_token, apiUrl: null }
 }

@@ -10,7 +10,6 @@ import { connectionFor, connectionOut, effectiveTarget, assertHostAllowed } from
 import { findOpen, inspectDomain, openConnection, recordVerifications } from '../domain/connect.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
 import {
-  accountCredential,
   accountOut,
   assertUsable,
   canManage,
@@ -30,7 +29,7 @@ import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { summary, verifyRecords } from '../domain/verify.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
-import { consumeState, exchangeCode, startOAuth } from '../domain/provider-oauth.ts'
+import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
 import { ConnectionSchema } from './connect.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -137,7 +136,7 @@ export const applyOp = defineOp({
       if (c.provider_id && account.provider !== c.provider_id) {
         throw invalid(`This account is for ${account.provider}; ${c.domain} is hosted at ${c.provider_id}`, [{ in: 'body', field: 'provider_account_id', message: 'another provider' }])
       }
-      cred = accountCredential(ctx.config, account)!
+      cred = (await usableCredential(ctx, account))!
     } else {
       if (!c.provider_id) throw new ApiError('invalid_request', `The DNS provider of ${c.domain} is not known; use the manual rail`, { reason: 'unknown_provider' })
       const apiUrl = input.api_url ? checkApiUrl(ctx.config, input.api_url) : null
@@ -195,7 +194,7 @@ export const reapplyOp = defineOp({
     const p = tenantOf(ctx)
     const c = await connectionForRail(ctx, input.id)
     const account = c.managed && c.provider_account_id ? await getAccount(ctx.db, p.tenantId, c.provider_account_id).catch(() => null) : null
-    const cred = account ? accountCredential(ctx.config, account) : null
+    const cred = account ? await usableCredential(ctx, account).catch((err) => reapplyRefused(ctx, c, account, err)) : null
     if (!account || !cred) throw new ApiError('conflict', 'This connection is not managed: Portico holds no grant to change its records', { managed: false })
     const w = await reapplyManaged({ ...ctx, dns: ctx.services.dns }, c, account, cred)
     ctx.audit.details = { changed: w.changed, provider: cred.provider }
@@ -224,16 +223,21 @@ export async function reapplyManaged(deps: Pick<Ctx, 'db' | 'clock' | 'config'> 
     const [row] = await deps.db`select * from connections where id = ${c.id}`
     return { ...w, row: row as RailConnection }
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-      const now = deps.clock.now()
-      await deps.db.begin(async (tx) => {
-        const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-        await tx`update provider_accounts set status = 'needs_reconnect', last_error = ${(err.details as { reason?: string })?.reason ?? 'refused'}, updated_at = ${now} where id = ${account.id}`
-        if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider: account.provider })
-      })
-    }
-    throw err
+    return reapplyRefused(deps, c, account, err)
   }
+}
+
+/** A refused grant flags the connection for re-consent (`connection.reapply.failed`) and the account `needs_reconnect`. */
+async function reapplyRefused(deps: Pick<Ctx, 'db' | 'clock'>, c: RailConnection, account: AccountRow, err: unknown): Promise<never> {
+  if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
+    const now = deps.clock.now()
+    await deps.db.begin(async (tx) => {
+      const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+      await tx`update provider_accounts set status = 'needs_reconnect', last_error = ${(err.details as { reason?: string })?.reason ?? 'refused'}, updated_at = ${now} where id = ${account.id}`
+      if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider: account.provider })
+    })
+  }
+  throw err
 }
 
 // ---- Provider accounts -----------------------------------------------------------------------------
@@ -380,7 +384,7 @@ export const connectAccountOp = defineOp({
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can connect with it')
     assertUsable(a, ctx.clock.now())
     const app = await getApplicationInTenant(ctx.db, p.tenantId, input.application_id)
-    const cred = accountCredential(ctx.config, a)!
+    const cred = (await usableCredential(ctx, a).catch((err) => onFailure(ctx, a, err)))!
     const deps = { ...ctx, dns: ctx.services.dns }
     // The key itself first: a refused key fails the whole call and flags the account.
     await openProvider(deps, cred)
@@ -439,8 +443,8 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
       if (!c?.managed || !c.provider_account_id) return { fixed: false, detail: 'Portico holds no grant for this connection; put the records back at the DNS provider.' }
       const [acc] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
       const account = acc as AccountRow | undefined
-      const cred = account ? accountCredential(deps.config, account) : null
-      if (!account || !cred) return { fixed: false, detail: 'The provider account of this connection holds no credential any more; connect it again.' }
+      const cred = account ? await usableCredential(deps, account).catch(() => null) : null
+      if (!account || !cred) return { fixed: false, detail: 'The provider account of this connection holds no usable credential; connect it again.' }
       try {
         const w = await writeThroughRail(deps, c, cred, { accountId: account.id, managed: true, rail: account.kind === 'oauth' ? 'oauth' : 'api', event: null })
         const what = w.updated.map((u) => `${u.type} ${u.name}`).join(', ')

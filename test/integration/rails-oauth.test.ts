@@ -116,6 +116,23 @@ describe('provider OAuth', () => {
     expect(ok.headers.get('location')).toBe(`https://app.example.com/done?connection_id=${id}&status=connected`)
   })
 
+  test('an expired access token is renewed with the refresh token before a re-apply', async () => {
+    const { zone, id } = await doDomain()
+    const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: {} })
+    const state = new URL(start.body.authorize_url).searchParams.get('state')!
+    expect((await callback({ state, code: dop.oauth.approve(start.body.authorize_url) })).status).toBe(200)
+    const first = dop.oauth.issued.at(-1)!
+    // Thirty days on the token has expired: the provider no longer takes it.
+    p.clock.advance(30 * 24 * 3_600_000)
+    dop.oauth.revoke(first)
+    await dop.zones.find((z) => z.name === zone)!.records.splice(0)
+    const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+    expect(re.status).toBe(200)
+    expect(re.body.changed).toBe(true)
+    expect(dop.oauth.issued.at(-1)).not.toBe(first)
+    expect(dop.zones.find((z) => z.name === zone)!.records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop' }))
+  })
+
   test('a provider without a configured OAuth client is refused at start', async () => {
     const zone = `oa${Date.now().toString(36)}${++seq}.test`
     await pdns.createZone(zone)

@@ -120,6 +120,22 @@ describe('apply with a one-time credential', () => {
     expect(JSON.stringify(await p.db`select details from audit_log where target_id = ${c.id}`)).not.toContain(pdns.apiKey)
   })
 
+  test('concurrent applies are serialised: the prior is the zone before either, and disconnect restores it', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`shop.${zone}`, 'A', ['198.51.100.9'], 600)
+    const before = await snapshot(zone)
+    const c = await connect(`shop.${zone}`)
+    const results = await Promise.all([1, 2, 3].map(() => p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })))
+    const statuses = results.map((r) => r.status)
+    expect(statuses).toContain(200)
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true)
+    for (const r of results.filter((r) => r.status === 409)) expect(r.body.details.reason).toBe('write_in_progress')
+    const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
+    expect(out.status).toBe(200)
+    expect(await snapshot(zone)).toEqual(before)
+  })
+
   test('a wrong key is ProviderAuthenticationError, recorded as the diagnosis; nothing is written', async () => {
     const zone = fresh()
     await pdns.createZone(zone)

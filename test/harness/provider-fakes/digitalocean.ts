@@ -42,13 +42,23 @@ export interface DoOAuth {
  * With OAuth (https://docs.digitalocean.com/reference/api/oauth/): GET /v1/oauth/authorize is the
  * person's page (here `approve`), POST /v1/oauth/token exchanges a code (form body: grant_type,
  * code, client_id, client_secret, redirect_uri; PKCE verifier checked when a challenge was sent) for
- * `{access_token, token_type: "bearer", expires_in, refresh_token, scope, info}`; errors are
+ * `{access_token, token_type: "bearer", expires_in, refresh_token, scope, info}`; `grant_type=refresh_token`
+ * trades a refresh token (once) for a new pair; errors are
  * `{error, error_description}` (400 invalid_grant, 401 invalid_client). Issued tokens work on API v2.
  */
 export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoRecord> & { oauth: DoOAuth } {
   let seq = 1000
   const tokens = new Set([token])
   const codes = new Map<string, { redirect: string; challenge: string | null; used: boolean }>()
+  const refreshTokens = new Set<string>()
+  const issue = () => {
+    const access = 'doo_v1_' + nextId()
+    const refresh = 'dor_v1_' + nextId()
+    tokens.add(access)
+    refreshTokens.add(refresh)
+    oauth.issued.push(access)
+    return { access_token: access, token_type: 'bearer', expires_in: 2592000, refresh_token: refresh, scope: 'read write', info: { name: 'Pat', email: 'pat@example.com', uuid: nextId() } }
+  }
   const oauth: DoOAuth = {
     clientId: 'do-client-' + nextId(),
     clientSecret: 'do-secret-' + nextId(),
@@ -72,6 +82,12 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
       if (req.method === 'POST' && url.pathname === '/v1/oauth/token') {
         const form = new URLSearchParams(await req.text())
         if (form.get('client_id') !== oauth.clientId || form.get('client_secret') !== oauth.clientSecret) return json(401, { error: 'invalid_client', error_description: 'Client authentication failed' })
+        if (form.get('grant_type') === 'refresh_token') {
+          const rt = form.get('refresh_token') ?? ''
+          if (!refreshTokens.has(rt)) return json(400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or was revoked.' })
+          refreshTokens.delete(rt)
+          return json(200, issue())
+        }
         const c = codes.get(form.get('code') ?? '')
         const verifier = form.get('code_verifier') ?? ''
         const pkceOk = !c?.challenge || new Bun.CryptoHasher('sha256').update(verifier).digest('base64url') === c.challenge
@@ -79,10 +95,7 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
           return json(400, { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.' })
         }
         c.used = true
-        const access = 'doo_v1_' + nextId()
-        tokens.add(access)
-        oauth.issued.push(access)
-        return json(200, { access_token: access, token_type: 'bearer', expires_in: 2592000, refresh_token: 'dor_v1_' + nextId(), scope: 'read write', info: { name: 'Pat', email: 'pat@example.com', uuid: nextId() } })
+        return json(200, issue())
       }
       const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
       if (!bearer || !tokens.has(bearer)) return err(401, 'unauthorized', 'Unable to authenticate you')
