@@ -2,8 +2,9 @@
 // CONTRACT.md sections 2 and 4: "keeping existing CAA and TXT values and recording what was replaced").
 // The rules, per record set (name and type) the desired records touch:
 // - CNAME below the apex: a CNAME cannot share its name (RFC 1034 §3.6.2), so every other set at that
-//   name is removed (and recorded); the CNAME set becomes the desired target. At the apex only the
-//   CNAME set is written (providers that flatten accept it; others refuse, which is `dns_write_failed`).
+//   name is removed (and recorded); the CNAME set becomes the desired target. At the apex (providers
+//   that flatten a CNAME there) only the A and AAAA sets are removed; MX, TXT, CAA and NS stay.
+//   Providers that cannot flatten refuse the write, which is `dns_write_failed`.
 // - A, AAAA, MX, NS: the set is replaced by the desired values; a CNAME at the name is removed; beside
 //   desired A records an AAAA set is removed (it would send IPv6 clients elsewhere; the domain check
 //   lists it as a conflict to remove).
@@ -147,7 +148,9 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
     const ttl = g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL
     const isApexName = g.name === canonicalName(apex)
     if (g.type === 'CNAME') {
+      // At the apex the provider flattens the CNAME: only address sets would answer beside it.
       if (!isApexName) removeAt(g.name, (t) => t !== 'CNAME')
+      else removeAt(g.name, (t) => t === 'A' || t === 'AAAA')
       next.set(k, { name: g.name, type: 'CNAME', ttl, values: [desiredValue(g.records[0]!)] })
     } else if (g.type === 'TXT' || g.type === 'CAA') {
       removeAt(g.name, (t) => t === 'CNAME')

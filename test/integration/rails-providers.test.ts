@@ -134,6 +134,27 @@ for (const id of ['cloudflare', 'digitalocean', 'godaddy', 'route53', 'hetzner']
   })
 }
 
+describe('cloudflare apex flattening', () => {
+  test('an apex CNAME replaces the apex addresses and keeps MX, TXT and CAA; revert puts the addresses back', async () => {
+    const c = cases.find((x) => x.id === 'cloudflare')!
+    const { provider, zoneName } = setup(c)
+    const zone = await zoneOf(provider, zoneName)
+    await provider.writeChanges(zone, [
+      { name: zoneName, type: 'A', ttl: 300, values: ['198.51.100.1'] },
+      { name: zoneName, type: 'MX', ttl: 300, values: [`10 mx.${zoneName}`] },
+      { name: zoneName, type: 'TXT', ttl: 300, values: ['v=spf1 mx -all'] },
+      { name: zoneName, type: 'CAA', ttl: 300, values: ['0 issue "letsencrypt.org"'] },
+    ])
+    const before = await provider.readRecords(zone)
+    const plan = planApply(before, [{ type: 'CNAME', host: '@', value: 'edge.portico.test', purpose: 'routing_flattening' }], zoneName)
+    await provider.writeChanges(zone, plan.changes)
+    const after = await provider.readRecords(zone)
+    expect(after.filter((s) => s.name === zoneName).map((s) => s.type).sort()).toEqual(['CAA', 'CNAME', 'MX', 'TXT'])
+    await provider.writeChanges(zone, planRevert(after, plan.entries).changes)
+    expect(managed(await provider.readRecords(zone))).toEqual(managed(before))
+  })
+})
+
 describe('through the API: a DigitalOcean-hosted domain', () => {
   test('apply writes into the DigitalOcean zone and disconnect restores it', async () => {
     const pdns = await startPdns()

@@ -50,7 +50,9 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
         const name = b.name === '@' ? zone.name : b.name.endsWith(zone.name) ? b.name : `${b.name}.${zone.name}`
         const content = b.type === 'CAA' && b.data ? `${b.data.flags} ${b.data.tag} "${b.data.value}"` : b.content!
         if (zone.records.some((r) => r.name === name && r.type === b.type && r.content === content && r.priority === b.priority)) return fail(400, 81057, 'Record already exists.')
-        if (b.type === 'CNAME' ? zone.records.some((r) => r.name === name) : zone.records.some((r) => r.name === name && r.type === 'CNAME')) {
+        // Below the apex a CNAME stands alone; at the apex (flattened) it may not sit beside A or AAAA.
+        const clash = (other: string) => (name === zone.name ? ['A', 'AAAA', 'CNAME'].includes(other) : true)
+        if (b.type === 'CNAME' ? zone.records.some((r) => r.name === name && clash(r.type)) : zone.records.some((r) => r.name === name && r.type === 'CNAME' && clash(b.type!))) {
           return fail(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.')
         }
         const rec: CfRecord = { id: nextId('rec').padEnd(32, '0'), type: b.type, name, content, ttl: b.ttl ?? 1, ...(b.priority !== undefined ? { priority: b.priority } : {}), ...(b.data ? { data: b.data } : {}), proxied: b.proxied ?? false }
