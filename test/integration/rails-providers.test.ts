@@ -134,6 +134,19 @@ for (const id of ['cloudflare', 'digitalocean', 'godaddy', 'route53', 'hetzner']
   })
 }
 
+describe('paging', () => {
+  test('zone lists longer than a page are read to the end (Cloudflare 50 a page, DigitalOcean 200)', async () => {
+    for (const [id, count] of [['cloudflare', 60], ['digitalocean', 210]] as const) {
+      const c = cases.find((x) => x.id === id)!
+      const names = Array.from({ length: count }, (_, i) => `page${i}-${id}.example`)
+      for (const name of names) c.fake.addZone(name)
+      const zones = (await makeHosted(id, c.fake.credential, { [id]: c.base })!.listZones()).map((z) => z.name)
+      for (const name of names) expect(zones).toContain(name)
+      expect(c.fake.requests.filter((r) => r.includes(id === 'cloudflare' ? '/zones?page=2' : '/domains?page=2')).length).toBeGreaterThan(0)
+    }
+  })
+})
+
 describe('cloudflare apex flattening', () => {
   test('an apex CNAME replaces the apex addresses and keeps MX, TXT and CAA; revert puts the addresses back', async () => {
     const c = cases.find((x) => x.id === 'cloudflare')!

@@ -35,21 +35,22 @@ export class CloudflareProvider extends RecordBasedProvider {
     return r.body as { result: any; result_info?: { page: number; total_pages: number } }
   }
 
-  private async paged(path: string): Promise<any[]> {
+  /** `perPage`: zones allow at most 50 a page, DNS records more. */
+  private async paged(path: string, perPage: number): Promise<any[]> {
     const out: any[] = []
     for (let page = 1; ; page++) {
-      const r = await this.call('GET', `${path}${path.includes('?') ? '&' : '?'}page=${page}&per_page=100`)
+      const r = await this.call('GET', `${path}${path.includes('?') ? '&' : '?'}page=${page}&per_page=${perPage}`)
       out.push(...r.result)
       if (!r.result_info || page >= r.result_info.total_pages) return out
     }
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/zones')).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+    return (await this.paged('/zones', 50)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    const rows = await this.paged(`/zones/${encodeURIComponent(zone.id)}/dns_records`)
+    const rows = await this.paged(`/zones/${encodeURIComponent(zone.id)}/dns_records`, 500)
     return rows.map((r) => {
       const type = r.type as string
       let value: string

@@ -19,8 +19,9 @@ export interface CfRecord {
 const envelope = (result: unknown, info?: object) => ({ success: true, errors: [], messages: [], result, ...(info ? { result_info: info } : {}) })
 const fail = (status: number, code: number, message: string) => json(status, { success: false, errors: [{ code, message }], messages: [], result: null })
 
-function page<T>(items: T[], url: URL) {
-  const per = Math.min(Number(url.searchParams.get('per_page') ?? 20), 5000)
+function page<T>(items: T[], url: URL, max: number) {
+  const per = Number(url.searchParams.get('per_page') ?? 20)
+  if (per < 5 || per > max) return null
   const p = Number(url.searchParams.get('page') ?? 1)
   return { slice: items.slice((p - 1) * per, p * per), info: { page: p, per_page: per, count: Math.min(per, Math.max(0, items.length - (p - 1) * per)), total_count: items.length, total_pages: Math.max(1, Math.ceil(items.length / per)) } }
 }
@@ -34,15 +35,17 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
       if (req.headers.get('authorization') !== `Bearer ${token}`) return fail(403, 10000, 'Authentication error')
       const path = url.pathname.replace(/^\/client\/v4/, '')
       if (req.method === 'GET' && path === '/zones') {
-        const { slice, info } = page(fake.zones.map((z) => ({ id: z.id, name: z.name, status: 'active' })), url)
-        return json(200, envelope(slice, info))
+        const pg = page(fake.zones.map((z) => ({ id: z.id, name: z.name, status: 'active' })), url, 50)
+        if (!pg) return fail(400, 1004, 'per_page must be between 5 and 50')
+        return json(200, envelope(pg.slice, pg.info))
       }
       const m = /^\/zones\/([^/]+)\/dns_records(?:\/([^/]+))?$/.exec(path)
       const zone = m && fake.zones.find((z) => z.id === m[1])
       if (!m || !zone) return fail(404, 7003, `Could not route to ${path}, perhaps your object identifier is invalid?`)
       if (req.method === 'GET' && !m[2]) {
-        const { slice, info } = page(zone.records, url)
-        return json(200, envelope(slice, info))
+        const pg = page(zone.records, url, 5000)
+        if (!pg) return fail(400, 1004, 'per_page must be between 5 and 5000')
+        return json(200, envelope(pg.slice, pg.info))
       }
       if (req.method === 'POST' && !m[2]) {
         const b = (await req.json()) as Partial<CfRecord>
