@@ -35,6 +35,10 @@ export interface Config {
   vapid: { publicKey: string; privateKey: string; subject: string } | null
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
+  /** DNS_PROVIDER_API_BASES: `id=url` pairs that replace a hosted DNS provider's public API base (local fakes, an egress proxy). */
+  providerApiBases: Record<string, string>
+  /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
+  providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
 }
 
 export class ConfigError extends Error {}
@@ -137,7 +141,33 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.PORTICO_VERSION || buildVersion(),
+    providerApiBases: providerApiBases(env),
+    providerOAuth: providerOAuth(env),
   }
+}
+
+function providerOAuth(env: Env): Config['providerOAuth'] {
+  const out: Config['providerOAuth'] = {}
+  for (const [id, prefix] of [['digitalocean', 'DIGITALOCEAN_OAUTH']] as const) {
+    const clientId = env[`${prefix}_CLIENT_ID`]
+    const clientSecret = env[`${prefix}_CLIENT_SECRET`]
+    if (!clientId && !clientSecret) continue
+    if (!clientId || !clientSecret) throw new ConfigError(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET go together`)
+    const base = env[`${prefix}_BASE`] || null
+    if (base && !/^https?:\/\/\S+$/.test(base)) throw new ConfigError(`${prefix}_BASE must be an http(s) URL`)
+    out[id] = { clientId, clientSecret, base: base?.replace(/\/+$/, '') ?? null }
+  }
+  return out
+}
+
+function providerApiBases(env: Env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const pair of (env.DNS_PROVIDER_API_BASES || '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9-]+)=(https?:\/\/\S+)$/.exec(pair)
+    if (!m) throw new ConfigError(`DNS_PROVIDER_API_BASES: ${JSON.stringify(pair)} is not provider=http(s)://base`)
+    out[m[1]!] = m[2]!.replace(/\/+$/, '')
+  }
+  return out
 }
 
 function vapidKeys(env: Env): Config['vapid'] {

@@ -28,6 +28,9 @@ import { sellExpirySweep } from './jobs/sell-expiry.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './ops/sell.ts'
 import { widgetMount } from './widget/route.ts'
+import { apiKeyProviders } from './adapters/dns-providers/index.ts'
+import { managedRepairRail } from './ops/rails.ts'
+import { oauthProviders } from './domain/provider-oauth.ts'
 
 export interface Portico {
   config: Config
@@ -62,13 +65,14 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
     keyCache,
     dns: resolver,
-    connectAdapters: { apiKey: new Set(), oauth: new Set() },
+    connectAdapters: { apiKey: apiKeyProviders(), oauth: oauthProviders(config) },
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
     registrar: new SandboxRegistrar(),
     pingDb,
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
+  services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })
   const sweeps: Sweep[] = [
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
     { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },

@@ -13,6 +13,7 @@ import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.t
 import { verifyRecords } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
+import { disconnectReverted, prepareManagedRemoval, type RevertPlan } from '../domain/apply.ts'
 import { defineOp, reply, type Ctx, type Principal } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -502,21 +503,27 @@ async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow
   return row
 }
 
-async function disconnect(ctx: Ctx, id: string, confirm: string | undefined): Promise<DisconnectOutcome> {
+async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
   const c = await connectionForRemoval(ctx, id)
   if (ctx.principal.kind === 'AGENT') {
     if (!confirm) throw new ApiError('confirmation_required', `Confirm by passing confirm=${c.domain}; nothing was removed`, { domain: c.domain })
     if (!confirmMatches(confirm, c.domain)) throw new ApiError('confirmation_mismatch', `confirm names another domain than ${c.domain}; nothing was removed`, { domain: c.domain })
   }
   if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
-  const outcome = await disconnectManual(ctx.sql, c, ctx.clock.now())
+  // Records a rail wrote were taken out through its grant before this transaction (prepareManagedRemoval).
+  const outcome = reverted ? await disconnectReverted(ctx.sql, c, ctx.clock.now(), reverted.plan, reverted.via) : await disconnectManual(ctx.sql, c, ctx.clock.now())
   ctx.audit.details = { domain: c.domain }
   return outcome
 }
 
 const DISCONNECT_NOTE =
   'Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under ' +
-  '`left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain.'
+  '`left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. ' +
+  'Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account or OAuth grant) or a ' +
+  'one-time `credential`: Portico\'s own records are removed and what they replaced is restored (`restored`); a set changed at the ' +
+  'provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer ' +
+  'is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well ' +
+  'formed and the connection\'s state (no usable grant) is what stands in the way; resend with `credential` or follow the plan.'
 
 export const deleteConnectionOp = defineOp({
   id: 'connections.delete',
@@ -529,10 +536,11 @@ export const deleteConnectionOp = defineOp({
   permission: 'connections:disconnect',
   params: IdParam,
   response: DisconnectOutcomeSchema,
-  errors: ['unauthorized', 'forbidden', 'not_found'],
+  errors: ['unauthorized', 'forbidden', 'not_found', 'reauthorization_required', 'dns_write_failed'],
   kind: 'destroy',
   idempotent: true,
-  handler: (ctx, input) => disconnect(ctx, input.id, undefined),
+  prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, undefined, undefined),
+  handler: (ctx, input, reverted) => disconnect(ctx, input.id, undefined, reverted),
 })
 
 export const disconnectOp = defineOp({
@@ -554,10 +562,11 @@ export const disconnectOp = defineOp({
   body: Input({ credential: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed'],
   kind: 'destroy',
   idempotent: true,
-  handler: (ctx, input) => disconnect(ctx, input.id, input.confirm),
+  prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, input.credential, input.confirm),
+  handler: (ctx, input, reverted) => disconnect(ctx, input.id, input.confirm, reverted),
 })
 
 const TargetResponse = Out({

@@ -25,6 +25,7 @@ import {
   putRecordsOp,
   recheckOp,
 } from './connect.ts'
+import { RAIL_OPERATIONS } from './rails.ts'
 import { configOp, healthOp, openapiOp, plansOp, rbacOp, setRegistry } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, updateMemberOp } from './members.ts'
 import {
@@ -105,6 +106,7 @@ export const OPERATIONS: AnyOp[] = [
   createShareOp,
   getShareOp,
   recheckShareOp,
+  ...RAIL_OPERATIONS,
 ]
 
 setRegistry(() => OPERATIONS)

@@ -1,0 +1,91 @@
+// DigitalOcean API v2 (https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records):
+// `Authorization: Bearer <personal access token>`. Zones: GET /domains; records: GET
+// /domains/{name}/records (paged by `links.pages.next`), POST /domains/{name}/records (201),
+// DELETE /domains/{name}/records/{id} (204). Record names are relative (`@` for the apex); MX keeps
+// its priority apart; CAA is `data` with `flags` and `tag` apart. Errors are `{id, message}`: 401
+// `unauthorized`, 404 `not_found`, 429 `too_many_requests`, 422 `unprocessable_entity`.
+import { exchange, type HttpResult } from './http.ts'
+import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
+import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type Zone } from './types.ts'
+
+export const DIGITALOCEAN_API = 'https://api.digitalocean.com/v2'
+
+function failure(r: HttpResult): ProviderError | null {
+  if (r.status < 300) return null
+  const msg = r.body?.message ? `${r.body.id}: ${r.body.message}` : `HTTP ${r.status}`
+  if (r.status === 401 || r.status === 403) return new ProviderError('auth', `DigitalOcean refused the token (${msg})`, r.status)
+  if (r.status === 429) return new ProviderError('rate_limited', `DigitalOcean rate limit (${msg})`, r.status)
+  if (r.status === 404) return new ProviderError('zone_not_found', `DigitalOcean: ${msg}`, r.status)
+  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `DigitalOcean: ${msg}`, r.status)
+}
+
+const fq = (name: string) => `${name}.`
+
+export class DigitalOceanProvider extends RecordBasedProvider {
+  readonly id = 'digitalocean'
+  constructor(
+    private readonly token: string,
+    private readonly base = DIGITALOCEAN_API,
+  ) {
+    super()
+  }
+
+  private async call(method: string, pathOrUrl: string, body?: unknown) {
+    const url = pathOrUrl.startsWith('http') ? pathOrUrl : this.base + pathOrUrl
+    const r = await exchange(method, url, { authorization: `Bearer ${this.token}` }, body)
+    const f = failure(r)
+    if (f) throw f
+    return r.body
+  }
+
+  private async paged(path: string, key: string): Promise<any[]> {
+    const out: any[] = []
+    let next: string | null = `${path}?per_page=200`
+    while (next) {
+      const r = await this.call('GET', next)
+      out.push(...(r[key] ?? []))
+      const link = r.links?.pages?.next as string | undefined
+      // Follow only links on the same API base (never wherever a response points).
+      next = link && link.startsWith(this.base) ? link : null
+    }
+    return out
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/domains', 'domains')).map((d) => ({ id: canonicalName(d.name), name: canonicalName(d.name) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    const rows = await this.paged(`/domains/${encodeURIComponent(zone.id)}/records`, 'domain_records')
+    return rows
+      .filter((r) => r.type !== 'SOA')
+      .map((r) => {
+        const type = r.type as string
+        const host = (v: string) => hostValue(v, zone.name)
+        let value: string
+        if (type === 'MX') value = `${r.priority ?? 0} ${host(r.data)}`
+        else if (type === 'CNAME' || type === 'NS') value = host(r.data)
+        else if (type === 'TXT') value = unquoteTxt(r.data)
+        else if (type === 'CAA') value = `${r.flags ?? 0} ${r.tag} "${r.data}"`
+        else value = canonicalValue(type, r.data)
+        return { id: String(r.id), name: absoluteName(r.name, zone.name), type, ttl: r.ttl, value }
+      })
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const body: Record<string, unknown> = { type, name: relativeName(name, zone.name), ttl }
+    if (type === 'MX') {
+      const [prio, h] = value.split(' ')
+      Object.assign(body, { data: fq(h!), priority: Number(prio) })
+    } else if (type === 'CNAME' || type === 'NS') body.data = fq(value)
+    else if (type === 'CAA') {
+      const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)
+      Object.assign(body, { flags: Number(m?.[1] ?? 0), tag: m?.[2] ?? 'issue', data: m?.[3] ?? '' })
+    } else body.data = value
+    await this.call('POST', `/domains/${encodeURIComponent(zone.id)}/records`, body)
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.call('DELETE', `/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+  }
+}

@@ -1,0 +1,50 @@
+// The DNS-provider adapters Portico has, by catalog id (src/domain/providers.ts). A hosted provider's
+// API base is its public one unless DNS_PROVIDER_API_BASES points it elsewhere (the test harness's
+// local fakes, or an egress proxy); PowerDNS is self-hosted, so its URL comes with the credential.
+import { PowerDnsProvider } from './powerdns.ts'
+import type { ProviderHttp } from './http.ts'
+import type { DnsProvider } from './types.ts'
+import { CLOUDFLARE_API, CloudflareProvider } from './cloudflare.ts'
+import { DIGITALOCEAN_API, DigitalOceanProvider } from './digitalocean.ts'
+import { GODADDY_API, GoDaddyProvider } from './godaddy.ts'
+import { ROUTE53_API, Route53Provider } from './route53.ts'
+import { HETZNER_API, HetznerProvider } from './hetzner.ts'
+
+export interface HostedFactoryOptions {
+  /** API base URL without a trailing slash. */
+  base: string
+  http?: ProviderHttp
+}
+
+type HostedFactory = { defaultBase: string; make: (secret: string, opts: HostedFactoryOptions) => DnsProvider }
+
+/** Hosted providers, by catalog id. */
+export const HOSTED: Record<string, HostedFactory> = {
+  cloudflare: { defaultBase: CLOUDFLARE_API, make: (s, o) => new CloudflareProvider(s, o.base) },
+  digitalocean: { defaultBase: DIGITALOCEAN_API, make: (s, o) => new DigitalOceanProvider(s, o.base) },
+  godaddy: { defaultBase: GODADDY_API, make: (s, o) => new GoDaddyProvider(s, o.base) },
+  route53: { defaultBase: ROUTE53_API, make: (s, o) => new Route53Provider(s, o.base) },
+  hetzner: { defaultBase: HETZNER_API, make: (s, o) => new HetznerProvider(s, o.base) },
+}
+
+/**
+ * Provider ids the domain check advertises the API-credential rail for: those whose credential is one
+ * secret an end user can paste into the widget's credential screen. PowerDNS is applied through the
+ * API and provider accounts too, but it also needs the integrator's API URL, which the widget does not
+ * ask for, so it is not advertised to end users.
+ */
+export function apiKeyProviders(): Set<string> {
+  return new Set(Object.keys(HOSTED))
+}
+
+export function makeHosted(id: string, secret: string, bases: Record<string, string>): DnsProvider | null {
+  const f = HOSTED[id]
+  if (!f) return null
+  return f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, '') })
+}
+
+export function makePowerDns(apiUrl: string, apiKey: string, pin: string): DnsProvider {
+  return new PowerDnsProvider(apiUrl, apiKey, { pin })
+}
+
+export { ProviderError, zoneFor, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'

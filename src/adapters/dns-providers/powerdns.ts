@@ -1,0 +1,78 @@
+// PowerDNS Authoritative HTTP API (https://doc.powerdns.com/authoritative/http-api/): the integrator's
+// own server, reached at the API URL they give (`…/api/v1/servers/<server_id>`) with `X-API-Key`.
+// Zones: GET /zones; records: GET /zones/{zone_id} (rrsets with zone-file content); writes: one
+// PATCH /zones/{zone_id} with `changetype: REPLACE` / `DELETE` per RRset (atomic, 204). A wrong key is
+// 401; an unknown zone 404; a refused change 422 with `{"error": …}`.
+// The API URL comes from the integrator, so the caller checks it through the SSRF guard and hands the
+// checked address in as `pin` (src/domain/provider-accounts.ts `powerdnsTarget`).
+import { exchange, reasonOf, type ProviderHttp } from './http.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+const fq = (name: string) => `${canonicalName(name)}.`
+
+function toContent(type: string, value: string): string {
+  switch (type) {
+    case 'CNAME':
+    case 'NS':
+      return fq(value)
+    case 'MX': {
+      const [prio, host] = value.split(/\s+/)
+      return `${prio} ${fq(host ?? '')}`
+    }
+    case 'TXT':
+    case 'SPF':
+      return quoteTxt(value)
+    default:
+      return value
+  }
+}
+
+function fromContent(type: string, content: string): string {
+  if (type === 'TXT' || type === 'SPF') return unquoteTxt(content)
+  return canonicalValue(type, content)
+}
+
+export class PowerDnsProvider implements DnsProvider {
+  readonly id = 'powerdns'
+  private readonly base: string
+
+  constructor(
+    apiUrl: string,
+    private readonly apiKey: string,
+    private readonly http: ProviderHttp = {},
+  ) {
+    this.base = apiUrl.replace(/\/+$/, '')
+  }
+
+  private async call(method: string, path: string, body?: unknown) {
+    const r = await exchange(method, this.base + path, { 'X-API-Key': this.apiKey }, body, this.http)
+    if (r.status === 401 || r.status === 403) throw new ProviderError('auth', 'PowerDNS refused the API key', r.status)
+    if (r.status === 429) throw new ProviderError('rate_limited', 'PowerDNS rate limit', r.status)
+    if (r.status === 404) throw new ProviderError('zone_not_found', reasonOf(r, (b) => b?.error), r.status)
+    if (r.status >= 300) throw new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', reasonOf(r, (b) => b?.error), r.status)
+    return r.body
+  }
+
+  async listZones(): Promise<Zone[]> {
+    const zones = (await this.call('GET', '/zones')) as { id: string; name: string }[]
+    if (!Array.isArray(zones)) throw new ProviderError('unreachable', 'PowerDNS answered something that is not a zone list')
+    return zones.map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    const z = (await this.call('GET', `/zones/${encodeURIComponent(zone.id)}`)) as { rrsets: { name: string; type: string; ttl: number; records: { content: string; disabled?: boolean }[] }[] }
+    return z.rrsets
+      .map((s) => ({ name: canonicalName(s.name), type: s.type, ttl: s.ttl, values: s.records.filter((r) => !r.disabled).map((r) => fromContent(s.type, r.content)) }))
+      .filter((s) => s.values.length > 0)
+  }
+
+  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const rrsets = changes.map((c) =>
+      c.values.length === 0
+        ? { name: fq(c.name), type: c.type, changetype: 'DELETE' }
+        : { name: fq(c.name), type: c.type, ttl: c.ttl, changetype: 'REPLACE', records: c.values.map((v) => ({ content: toContent(c.type, v), disabled: false })) },
+    )
+    await this.call('PATCH', `/zones/${encodeURIComponent(zone.id)}`, { rrsets })
+  }
+}

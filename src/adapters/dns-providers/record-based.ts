@@ -1,0 +1,68 @@
+// Providers whose APIs work per record, not per record set (Cloudflare, DigitalOcean, Hetzner): a set
+// is read by grouping records of one name and type, and written by deleting the records that are not
+// in the new set and creating the missing ones. Deletions go first so a CNAME and the records it
+// replaces never stand side by side.
+import type { DnsProvider, RRset, RRsetChange, Zone } from './types.ts'
+
+export interface ProviderRecord {
+  id: string
+  name: string
+  type: string
+  ttl: number
+  /** Canonical value (src/adapters/dns-providers/types.ts). */
+  value: string
+}
+
+export abstract class RecordBasedProvider implements DnsProvider {
+  abstract readonly id: string
+  abstract listZones(): Promise<Zone[]>
+  protected abstract listItems(zone: Zone): Promise<ProviderRecord[]>
+  protected abstract createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void>
+  protected abstract deleteItem(zone: Zone, item: ProviderRecord): Promise<void>
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    const sets = new Map<string, RRset>()
+    for (const r of await this.listItems(zone)) {
+      const k = `${r.name}|${r.type}`
+      const s = sets.get(k) ?? { name: r.name, type: r.type, ttl: r.ttl, values: [] }
+      if (!s.values.includes(r.value)) s.values.push(r.value)
+      sets.set(k, s)
+    }
+    return [...sets.values()]
+  }
+
+  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const items = await this.listItems(zone)
+    const deletes: ProviderRecord[] = []
+    const creates: { name: string; type: string; ttl: number; value: string }[] = []
+    for (const c of changes) {
+      const existing = items.filter((i) => i.name === c.name && i.type === c.type)
+      const keep = existing.filter((i) => c.values.includes(i.value) && i.ttl === c.ttl)
+      deletes.push(...existing.filter((i) => !keep.includes(i)))
+      for (const v of c.values) if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v })
+    }
+    for (const d of deletes) await this.deleteItem(zone, d)
+    for (const c of creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
+  }
+}
+
+/** `@` and relative names as absolute canonical names. */
+export function absoluteName(name: string, zone: string): string {
+  const n = name.trim().toLowerCase().replace(/\.$/, '')
+  if (n === '@' || n === '' || n === zone) return zone
+  return n.endsWith('.' + zone) ? n : `${n}.${zone}`
+}
+
+/** An absolute name relative to its zone (`@` for the apex). */
+export function relativeName(name: string, zone: string): string {
+  return name === zone ? '@' : name.slice(0, -(zone.length + 1))
+}
+
+/** A hostname in record data: with the trailing dot it is absolute, `@` is the apex, else relative to the zone. */
+export function hostValue(value: string, zone: string): string {
+  const v = value.trim().toLowerCase()
+  if (v === '@') return zone
+  if (v.endsWith('.')) return v.slice(0, -1)
+  return v === zone || v.endsWith('.' + zone) ? v : `${v}.${zone}`
+}

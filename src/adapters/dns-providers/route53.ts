@@ -1,0 +1,121 @@
+// Amazon Route 53 API 2013-04-01 (https://docs.aws.amazon.com/Route53/latest/APIReference/): REST with
+// XML bodies, signed with SigV4 (service `route53`, region `us-east-1`); the credential is given as
+// `access_key_id:secret_access_key`. Zones: GET /2013-04-01/hostedzone (paged by `NextMarker`); record
+// sets: GET /2013-04-01/hostedzone/{Id}/rrset (paged by `NextRecordName`/`NextRecordType`); writes:
+// POST /2013-04-01/hostedzone/{Id}/rrset/ with one ChangeBatch (atomic) of UPSERT and DELETE changes (a
+// DELETE must name the set exactly as it is, so the current sets are read first). Values are zone-file
+// text (TXT quoted, hostnames with the trailing dot). Errors are `<ErrorResponse><Error><Code>`: 403
+// InvalidClientTokenId / SignatureDoesNotMatch / AccessDenied, 400 Throttling ("Rate exceeded"), 404
+// NoSuchHostedZone, 400 InvalidChangeBatch. Alias record sets carry no values and are left alone.
+import { exchange, type HttpResult } from './http.ts'
+import { signV4 } from './sigv4.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+export const ROUTE53_API = 'https://route53.amazonaws.com'
+const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
+
+const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+const encode = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+const tag = (xml: string, name: string) => {
+  const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(xml)
+  return m ? decode(m[1]!) : undefined
+}
+const blocks = (xml: string, name: string) => [...xml.matchAll(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'g'))].map((m) => m[1]!)
+/** Route 53 writes some characters of names as `\\ddd` octal escapes (`*` is `\\052`). */
+const unescapeName = (n: string) => canonicalName(n.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))))
+
+function failure(r: HttpResult): ProviderError | null {
+  if (r.status < 300) return null
+  const code = tag(r.text, 'Code') ?? `HTTP ${r.status}`
+  const msg = `${code}: ${tag(r.text, 'Message') ?? ''}`.trim()
+  if (code === 'Throttling' || code === 'PriorRequestNotComplete' || r.status === 429) return new ProviderError('rate_limited', `Route 53 rate limit (${msg})`, r.status)
+  if (r.status === 403 || r.status === 401 || /InvalidClientTokenId|SignatureDoesNotMatch|AccessDenied|UnrecognizedClient/.test(code)) {
+    return new ProviderError('auth', `Route 53 refused the credential (${msg})`, r.status)
+  }
+  if (r.status === 404 || code === 'NoSuchHostedZone') return new ProviderError('zone_not_found', `Route 53: ${msg}`, r.status)
+  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `Route 53: ${msg}`, r.status)
+}
+
+function toValue(type: string, v: string): string {
+  if (type === 'CNAME' || type === 'NS') return `${v}.`
+  if (type === 'MX') {
+    const [p, h] = v.split(' ')
+    return `${p} ${h}.`
+  }
+  if (type === 'TXT' || type === 'SPF') return quoteTxt(v)
+  return v
+}
+
+export class Route53Provider implements DnsProvider {
+  readonly id = 'route53'
+  private readonly accessKeyId: string
+  private readonly secretAccessKey: string
+
+  constructor(
+    credential: string,
+    private readonly base = ROUTE53_API,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const at = credential.indexOf(':')
+    this.accessKeyId = at === -1 ? credential : credential.slice(0, at)
+    this.secretAccessKey = at === -1 ? '' : credential.slice(at + 1)
+  }
+
+  private async call(method: string, path: string, body = '') {
+    const url = new URL(this.base + path)
+    const headers: Record<string, string> = body ? { 'content-type': 'application/xml' } : {}
+    const signed = signV4({ method, url, headers, body, accessKeyId: this.accessKeyId, secretAccessKey: this.secretAccessKey, region: 'us-east-1', service: 'route53', now: this.now() })
+    const r = await exchange(method, url.toString(), { ...headers, ...signed, accept: 'application/xml' }, body || undefined)
+    const f = failure(r)
+    if (f) throw f
+    return r.text
+  }
+
+  async listZones(): Promise<Zone[]> {
+    const out: Zone[] = []
+    let marker: string | undefined
+    for (;;) {
+      const xml = await this.call('GET', `/2013-04-01/hostedzone${marker ? `?marker=${encodeURIComponent(marker)}` : ''}`)
+      for (const z of blocks(xml, 'HostedZone')) {
+        if (tag(z, 'PrivateZone') === 'true') continue // a VPC's private view is not the public zone
+        out.push({ id: tag(z, 'Id')!.replace(/^\/hostedzone\//, ''), name: unescapeName(tag(z, 'Name')!) })
+      }
+      if (tag(xml, 'IsTruncated') !== 'true') return out
+      marker = tag(xml, 'NextMarker')
+    }
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    const out: RRset[] = []
+    let next = ''
+    for (;;) {
+      const xml = await this.call('GET', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset${next}`)
+      for (const s of blocks(xml, 'ResourceRecordSet')) {
+        const type = tag(s, 'Type')!
+        const values = blocks(s, 'ResourceRecord').map((r) => tag(r, 'Value')!)
+        if (values.length === 0) continue // alias set
+        out.push({ name: unescapeName(tag(s, 'Name')!), type, ttl: Number(tag(s, 'TTL') ?? 300), values: values.map((v) => (type === 'TXT' || type === 'SPF' ? unquoteTxt(v) : canonicalValue(type, v))) })
+      }
+      if (tag(xml, 'IsTruncated') !== 'true') return out
+      next = `?name=${encodeURIComponent(tag(xml, 'NextRecordName')!)}&type=${encodeURIComponent(tag(xml, 'NextRecordType')!)}`
+    }
+  }
+
+  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const current = changes.some((c) => c.values.length === 0) ? await this.readRecords(zone) : []
+    const set = (name: string, type: string, ttl: number, values: string[]) =>
+      `<ResourceRecordSet><Name>${encode(name)}.</Name><Type>${type}</Type><TTL>${ttl}</TTL><ResourceRecords>${values
+        .map((v) => `<ResourceRecord><Value>${encode(toValue(type, v))}</Value></ResourceRecord>`)
+        .join('')}</ResourceRecords></ResourceRecordSet>`
+    const parts: string[] = []
+    for (const c of changes.filter((c) => c.values.length === 0)) {
+      const cur = current.find((s) => s.name === c.name && s.type === c.type)
+      if (cur) parts.push(`<Change><Action>DELETE</Action>${set(cur.name, cur.type, cur.ttl, cur.values)}</Change>`)
+    }
+    for (const c of changes.filter((c) => c.values.length > 0)) parts.push(`<Change><Action>UPSERT</Action>${set(c.name, c.type, c.ttl, c.values)}</Change>`)
+    if (parts.length === 0) return
+    const body = `<?xml version="1.0" encoding="UTF-8"?>\n<ChangeResourceRecordSetsRequest xmlns="${NS}"><ChangeBatch><Comment>Portico</Comment><Changes>${parts.join('')}</Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`
+    await this.call('POST', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset/`, body)
+  }
+}

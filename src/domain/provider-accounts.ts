@@ -1,0 +1,180 @@
+// Provider accounts (CONTRACT.md section 2, "Provider account"): a DNS-provider credential saved for a
+// tenant, sealed with SECRETS_KEY (src/domain/secrets.ts), never returned and never logged.
+// - `continuous`: the credential stays, so Portico can re-apply and revert the connections it wrote
+//   (they are `managed`).
+// - `one_time`: the credential is deleted once its domains are connected, and the account answers 409
+//   an hour after creation (CONTRACT.md section 8).
+// - `needs_reconnect`: the provider refused the credential itself; a new one must be saved.
+// This module also opens a provider from a credential: PowerDNS API URLs come from integrators, so
+// they go through the SSRF guard (loopback only under the explicit test setting) and the connection
+// is pinned to the checked address.
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { makeHosted, makePowerDns, ProviderError, type DnsProvider } from '../adapters/dns-providers/index.ts'
+import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
+import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { newId } from '../ids.ts'
+import type { Principal } from '../ops/registry.ts'
+import type { Dns } from './dns.ts'
+import { providerById } from './providers.ts'
+import { decrypt, encrypt } from './secrets.ts'
+import { addressResolver } from './webhook-delivery.ts'
+
+export const ONE_TIME_MS = 3_600_000
+const PURPOSE = 'provider-credentials'
+
+export interface AccountRow {
+  id: string
+  tenant_id: string
+  kind: 'api_key' | 'oauth'
+  provider: string
+  label: string | null
+  access: 'continuous' | 'one_time'
+  scope: string
+  api_url: string | null
+  credential_sealed: string | null
+  status: 'active' | 'needs_reconnect'
+  last_error: string | null
+  created_by: string | null
+  last_used_at: Date | null
+  expires_at: Date | null
+  created_at: Date
+  updated_at: Date
+  deleted_at: Date | null
+}
+
+export interface Credential {
+  provider: string
+  secret: string
+  apiUrl?: string | null
+}
+
+export interface RailDeps {
+  config: Config
+  dns: Dns
+}
+
+export const seal = (config: Config, secret: string) => encrypt(config.secretsKey, secret, PURPOSE)
+export const unseal = (config: Config, sealed: string) => decrypt(config.secretsKey, sealed, PURPOSE)
+
+/** A registration-time check of a PowerDNS API URL (no DNS): http(s), no credentials in it, public or test loopback. */
+export function checkApiUrl(config: Config, raw: string): string {
+  const r = isUrlSyntacticallyAllowed(raw, { allowLoopback: config.webhookAllowLoopback, requireHttps: !config.webhookAllowLoopback })
+  if (!r.ok) throw invalid(`api_url is refused: ${r.reason}`, [{ in: 'body', field: 'api_url', message: r.reason }])
+  return r.url.toString().replace(/\/+$/, '')
+}
+
+/** Opens the provider a credential reaches. PowerDNS: the API URL is checked and pinned at use. */
+export async function openProvider(deps: RailDeps, cred: Credential): Promise<DnsProvider> {
+  if (cred.provider === 'powerdns') {
+    if (!cred.apiUrl) throw invalid('PowerDNS needs api_url (…/api/v1/servers/<server_id>) with the API key', [{ in: 'body', field: 'api_url', message: 'is required for PowerDNS' }])
+    const guard = await guardUrl(cred.apiUrl, { allowLoopback: deps.config.webhookAllowLoopback, requireHttps: !deps.config.webhookAllowLoopback, resolve: addressResolver(deps.dns) })
+    if (!guard.ok) throw invalid(`api_url is refused: ${guard.reason}`, [{ in: 'body', field: 'api_url', message: guard.reason }])
+    return makePowerDns(cred.apiUrl, cred.secret, guard.address)
+  }
+  const hosted = makeHosted(cred.provider, cred.secret, deps.config.providerApiBases)
+  if (!hosted) {
+    throw new ApiError('invalid_request', `Portico has no API adapter for ${providerById(cred.provider)?.name ?? cred.provider ?? 'this DNS provider'}; use another rail`, { reason: 'provider_unsupported', provider: cred.provider })
+  }
+  return hosted
+}
+
+/** A provider failure as the contract's error (section 7); the provider's reason goes in `details`, never the credential. */
+export function providerFailure(err: unknown, provider: string, domain?: string): ApiError {
+  if (err instanceof ApiError) return err
+  if (!(err instanceof ProviderError)) return new ApiError('dns_write_failed', 'The DNS provider could not be reached', { provider, reason: 'provider_error' }, { cause: err })
+  switch (err.kind) {
+    case 'auth':
+      return new ApiError('ProviderAuthenticationError', undefined, { provider, reason: err.message })
+    case 'zone_not_found':
+      return new ApiError('dns_write_failed', `The credential does not reach the zone of ${domain ?? 'this domain'}`, { provider, reason: 'zone_not_reached', ...(domain ? { domain } : {}) })
+    case 'rate_limited':
+      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': '60' } })
+    default:
+      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_reason: err.message })
+  }
+}
+
+/** The diagnosis code a connection records for a provider failure (CONTRACT.md section 2). */
+export function diagnosisOf(e: ApiError): string | null {
+  if (e.code === 'ProviderAuthenticationError') return 'ProviderAuthenticationError'
+  if ((e.details as { reason?: string } | undefined)?.reason === 'zone_not_reached') return 'zone_not_reached'
+  if (e.code === 'dns_write_failed') return 'dns_write_failed'
+  return null
+}
+
+export async function createAccount(
+  sql: Sql,
+  config: Config,
+  now: Date,
+  tenantId: string,
+  input: { kind?: 'api_key' | 'oauth'; provider: string; secret: string; apiUrl: string | null; label: string | null; access: 'continuous' | 'one_time'; createdBy: string | null },
+): Promise<AccountRow> {
+  const [row] = await sql`
+    insert into provider_accounts (id, tenant_id, kind, provider, label, access, api_url, credential_sealed, created_by, expires_at, created_at, updated_at)
+    values (${newId('pac', now.getTime())}, ${tenantId}, ${input.kind ?? 'api_key'}, ${input.provider}, ${input.label}, ${input.access}, ${input.apiUrl},
+      ${seal(config, input.secret)}, ${input.createdBy}, ${input.access === 'one_time' ? new Date(now.getTime() + ONE_TIME_MS) : null}, ${now}, ${now})
+    returning *`
+  return row as AccountRow
+}
+
+export async function getAccount(sql: Sql, tenantId: string, id: string, lock = false): Promise<AccountRow> {
+  const rows = lock
+    ? await sql`select * from provider_accounts where id = ${id} and tenant_id = ${tenantId} and deleted_at is null for update`
+    : await sql`select * from provider_accounts where id = ${id} and tenant_id = ${tenantId} and deleted_at is null`
+  const row = rows[0] as AccountRow | undefined
+  if (!row) throw notFound('Provider account not found')
+  return row
+}
+
+export function accountCredential(config: Config, a: AccountRow): Credential | null {
+  if (!a.credential_sealed) return null
+  const secret = unseal(config, a.credential_sealed)
+  // An OAuth grant is sealed as its token set; the access token is what the provider API takes.
+  if (a.kind === 'oauth') return { provider: a.provider, secret: (JSON.parse(secret) as { access_token: string }).access_token, apiUrl: null }
+  return { provider: a.provider, secret, apiUrl: a.api_url }
+}
+
+/** A one-time account past its hour, or whose key is already gone, is refused with 409. */
+export function assertUsable(a: AccountRow, now: Date): void {
+  if (a.access === 'one_time' && ((a.expires_at && a.expires_at.getTime() <= now.getTime()) || !a.credential_sealed)) {
+    throw new ApiError('account_expired', a.credential_sealed ? 'This one-time provider account was valid for one hour; save the credential again' : 'This one-time provider account already connected its domains and deleted its key', { account_id: a.id })
+  }
+  if (!a.credential_sealed) throw new ApiError('conflict', 'This provider account holds no credential; save one again', { account_id: a.id })
+}
+
+export async function markNeedsReconnect(sql: Sql, id: string, reason: string, now: Date): Promise<void> {
+  await sql`update provider_accounts set status = 'needs_reconnect', last_error = ${reason.slice(0, 500)}, updated_at = ${now} where id = ${id}`
+}
+
+export function canManage(p: Principal, a: AccountRow): boolean {
+  if (p.kind !== 'KEY') return false
+  return p.role === 'owner' || p.role === 'admin' || a.created_by === p.keyId
+}
+
+export async function accountOut(sql: Sql, p: Principal, a: AccountRow) {
+  const conns = (await sql`
+    select id, application_id, domain, status from connections
+    where provider_account_id = ${a.id} and disconnected_at is null order by id`) as { id: string; application_id: string; domain: string; status: string }[]
+  return {
+    id: a.id,
+    kind: a.kind,
+    provider: a.provider,
+    provider_name: providerById(a.provider)?.name ?? a.provider,
+    label: a.label,
+    access: a.access,
+    scope: a.scope,
+    domains: conns.map((c) => c.domain),
+    credential_held: a.credential_sealed !== null,
+    status: a.status,
+    last_error: a.last_error,
+    created_by: a.created_by,
+    last_used_at: a.last_used_at,
+    expires_at: a.expires_at,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+    connections: conns,
+    uses: a.access === 'continuous' ? ['connect', 'apply', 'reapply', 'revert', 'repair'] : ['connect'],
+    can_manage: canManage(p, a),
+  }
+}

@@ -1,0 +1,140 @@
+// Provider OAuth (the first rail, CONTRACT.md sections 1 and 4): the end user signs in at their DNS
+// provider and grants Portico access; Portico then writes the records with that grant and keeps it
+// (sealed with SECRETS_KEY) to re-apply and revert later.
+// - `state` is `<id>.<HMAC-SHA256(id)>` under a key derived from SECRETS_KEY: a forged one fails the
+//   signature check before any lookup; the row behind it is used once (an atomic `used_at` update)
+//   and expires after ten minutes. PKCE (RFC 7636, S256) binds the code to this request.
+// - The authorization code is exchanged server to server (RFC 6749 §4.1.3) with the client secret.
+// - A refused grant later (revoked at the provider) flags the connection for re-consent
+//   (`connection.reapply.failed`, src/ops/rails.ts `reapplyManaged`).
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { exchange } from '../adapters/dns-providers/http.ts'
+import { ApiError, invalid } from '../http/errors.ts'
+import { randomToken } from '../ids.ts'
+import { deriveKey } from './secrets.ts'
+import { accountCredential, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
+
+export const STATE_TTL_MS = 10 * 60_000
+
+/** The OAuth endpoints of providers Portico has an OAuth rail for (their public documentation). */
+const ENDPOINTS: Record<string, { base: string; authorize: string; token: string; scope: string }> = {
+  // https://docs.digitalocean.com/reference/api/oauth/ : tokens are Bearer tokens for API v2.
+  digitalocean: { base: 'https://cloud.digitalocean.com', authorize: '/v1/oauth/authorize', token: '/v1/oauth/token', scope: 'read write' },
+}
+
+export function oauthProviders(config: Config): Set<string> {
+  return new Set(Object.keys(config.providerOAuth).filter((id) => ENDPOINTS[id]))
+}
+
+function endpoints(config: Config, provider: string) {
+  const e = ENDPOINTS[provider]
+  const client = config.providerOAuth[provider]
+  if (!e || !client) return null
+  const base = client.base ?? e.base
+  return { ...client, authorizeUrl: base + e.authorize, tokenUrl: base + e.token, scope: e.scope }
+}
+
+export const redirectUri = (config: Config) => `${config.publicUrl}/v1/connect/oauth/callback`
+
+const sign = (config: Config, id: string) => createHmac('sha256', deriveKey(config.secretsKey, 'oauth-state')).update(id).digest('base64url')
+
+export async function startOAuth(sql: Sql, config: Config, now: Date, c: { id: string; tenant_id: string; provider_id: string | null }, returnUrl: string | null) {
+  const ep = c.provider_id ? endpoints(config, c.provider_id) : null
+  if (!ep) throw new ApiError('invalid_request', 'Signing in at this DNS provider is not available on this deployment; use another rail', { reason: 'oauth_not_available', provider: c.provider_id })
+  const id = randomToken(18)
+  const verifier = randomToken(32)
+  const expires = new Date(now.getTime() + STATE_TTL_MS)
+  await sql`
+    insert into provider_oauth_states (id, tenant_id, connection_id, provider, code_verifier, return_url, expires_at, created_at)
+    values (${id}, ${c.tenant_id}, ${c.id}, ${c.provider_id}, ${verifier}, ${returnUrl}, ${expires}, ${now})`
+  const state = `${id}.${sign(config, id)}`
+  const u = new URL(ep.authorizeUrl)
+  u.searchParams.set('response_type', 'code')
+  u.searchParams.set('client_id', ep.clientId)
+  u.searchParams.set('redirect_uri', redirectUri(config))
+  u.searchParams.set('scope', ep.scope)
+  u.searchParams.set('state', state)
+  u.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'))
+  u.searchParams.set('code_challenge_method', 'S256')
+  return { authorize_url: u.toString(), expires_at: expires }
+}
+
+export interface StateRow {
+  id: string
+  tenant_id: string
+  connection_id: string
+  provider: string
+  code_verifier: string
+  return_url: string | null
+  expires_at: Date
+  used_at: Date | null
+}
+
+/** Checks the signature, then takes the state row once; a forged, reused or expired state is a 400. */
+export async function consumeState(sql: Sql, config: Config, now: Date, state: string): Promise<StateRow> {
+  const [id, mac] = state.split('.')
+  const bad = () => invalid('The sign-in state is not valid; start again', { reason: 'invalid_state' })
+  if (!id || !mac) throw bad()
+  const want = Buffer.from(sign(config, id))
+  const got = Buffer.from(mac)
+  if (want.length !== got.length || !timingSafeEqual(want, got)) throw bad()
+  const [row] = await sql`update provider_oauth_states set used_at = ${now} where id = ${id} and used_at is null returning *`
+  const s = row as StateRow | undefined
+  if (!s) throw invalid('This sign-in was already completed or is unknown; start again', { reason: 'state_used' })
+  if (s.expires_at.getTime() <= now.getTime()) throw invalid('The sign-in took too long and expired; start again', { reason: 'state_expired' })
+  return s
+}
+
+export interface Tokens {
+  access_token: string
+  refresh_token: string | null
+  expires_at: string | null
+}
+
+/** The code for tokens at the provider's token endpoint (RFC 6749 §4.1.3, with the PKCE verifier). */
+export async function exchangeCode(config: Config, provider: string, code: string, verifier: string, now: Date): Promise<Tokens> {
+  const ep = endpoints(config, provider)
+  if (!ep) throw new ApiError('service_unavailable', 'The OAuth client of this provider is no longer configured')
+  const form = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: ep.clientId, client_secret: ep.clientSecret, redirect_uri: redirectUri(config), code_verifier: verifier })
+  const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
+  if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
+    throw new ApiError('ProviderAuthenticationError', 'The DNS provider did not grant access', { provider, reason: r.body?.error_description ?? r.body?.error ?? `HTTP ${r.status}` })
+  }
+  const expiresIn = Number(r.body.expires_in)
+  return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? null, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }
+}
+
+/** Refreshes an access token with its refresh token (RFC 6749 §6). */
+async function refreshTokens(config: Config, provider: string, refreshToken: string, now: Date): Promise<Tokens> {
+  const ep = endpoints(config, provider)
+  if (!ep) throw new ApiError('ProviderAuthenticationError', 'The OAuth client of this provider is no longer configured', { provider, reason: 'oauth_not_configured' })
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ep.clientId, client_secret: ep.clientSecret })
+  const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
+  if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
+    throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: r.body?.error ?? `HTTP ${r.status}` })
+  }
+  const expiresIn = Number(r.body.expires_in)
+  return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? refreshToken, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }
+}
+
+/** Refresh a token this close to its expiry before using it. */
+const REFRESH_MARGIN_MS = 5 * 60_000
+
+/**
+ * The credential of a provider account, ready to use: an OAuth grant whose access token has expired
+ * (or is about to) is renewed with its refresh token first and sealed again. A refused renewal is
+ * `ProviderAuthenticationError`, the same as a revoked grant.
+ */
+export async function usableCredential(deps: { db: Sql; config: Config; clock: { now(): Date } }, a: AccountRow): Promise<Credential | null> {
+  if (a.kind !== 'oauth' || !a.credential_sealed) return accountCredential(deps.config, a)
+  const tokens = JSON.parse(unseal(deps.config, a.credential_sealed)) as Tokens
+  const now = deps.clock.now()
+  if (!tokens.expires_at || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_MARGIN_MS || !tokens.refresh_token) {
+    return { provider: a.provider, secret: tokens.access_token, apiUrl: null }
+  }
+  const fresh = await refreshTokens(deps.config, a.provider, tokens.refresh_token, now)
+  await deps.db`update provider_accounts set credential_sealed = ${seal(deps.config, JSON.stringify(fresh))}, updated_at = ${now} where id = ${a.id}`
+  return { provider: a.provider, secret: fresh.access_token, apiUrl: null }
+}

@@ -1,0 +1,70 @@
+// Shared plumbing of the local provider fakes: a loopback HTTP server, an in-memory zone store, and
+// switches a test flips to get the provider's documented failures (rate limit on the next request).
+// Each fake implements only the requests the adapter makes, with the documented request shapes,
+// response bodies and error bodies of that provider's API.
+export interface FakeZone<R> {
+  id: string
+  name: string
+  records: R[]
+}
+
+export interface Fake<R> {
+  url: string
+  /** The credential the fake accepts, in the form Portico takes it. */
+  credential: string
+  zones: FakeZone<R>[]
+  addZone(name: string): FakeZone<R>
+  /** The next request is answered with the provider's rate-limit response. */
+  throttleNext(): void
+  requests: string[]
+  stop(): void
+}
+
+let ids = 0
+export const nextId = (prefix = '') => `${prefix}${(++ids).toString(16).padStart(8, '0')}`
+
+export function startFake<R>(opts: {
+  credential: string
+  zoneId?: (name: string) => string
+  throttled: () => Response
+  handle: (req: Request, url: URL, fake: Fake<R>) => Promise<Response> | Response
+}): Fake<R> {
+  let throttle = false
+  const fake: Fake<R> = {
+    url: '',
+    credential: opts.credential,
+    zones: [],
+    requests: [],
+    addZone(name) {
+      const z = { id: opts.zoneId ? opts.zoneId(name) : nextId('z'), name, records: [] as R[] }
+      fake.zones.push(z)
+      return z
+    },
+    throttleNext() {
+      throttle = true
+    },
+    stop: () => server.stop(true),
+  }
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      fake.requests.push(`${req.method} ${url.pathname}${url.search}`)
+      if (throttle) {
+        throttle = false
+        return opts.throttled()
+      }
+      return opts.handle(req, url, fake)
+    },
+  })
+  fake.url = `http://127.0.0.1:${server.port}`
+  return fake
+}
+
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+
+/** `@` and relative names as absolute ones (the fakes store absolute names). */
+export const abs = (name: string, zone: string) => (name === '@' || name === '' ? zone : name.endsWith('.' + zone) || name === zone ? name : `${name}.${zone}`)
+export const rel = (name: string, zone: string) => (name === zone ? '@' : name.slice(0, -(zone.length + 1)))

@@ -1,0 +1,125 @@
+// DigitalOcean API v2 domains and domain records, the parts the adapter uses
+// (https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records): Bearer token;
+// errors `{id, message}` with 401 `unauthorized`, 404 `not_found`, 429 `too_many_requests` (with
+// ratelimit headers), 422 `unprocessable_entity`; lists paged with `links.pages.next` and `meta.total`.
+// Record `name` is relative (`@`); CNAME/MX `data` keep the trailing dot as given; CAA `flags`/`tag`.
+import { json, nextId, startFake, type Fake } from './common.ts'
+
+export interface DoRecord {
+  id: number
+  type: string
+  name: string
+  data: string
+  priority: number | null
+  port: null
+  ttl: number
+  weight: null
+  flags: number | null
+  tag: string | null
+}
+
+const err = (status: number, id: string, message: string, headers: Record<string, string> = {}) => json(status, { id, message }, headers)
+
+function paged<T>(key: string, items: T[], url: URL, base: string) {
+  const per = Number(url.searchParams.get('per_page') ?? 20)
+  const p = Number(url.searchParams.get('page') ?? 1)
+  const last = Math.max(1, Math.ceil(items.length / per))
+  const link = (n: number) => `${base}${url.pathname}?page=${n}&per_page=${per}`
+  return { [key]: items.slice((p - 1) * per, p * per), links: p < last ? { pages: { last: link(last), next: link(p + 1) } } : {}, meta: { total: items.length } }
+}
+
+export interface DoOAuth {
+  clientId: string
+  clientSecret: string
+  /** The person approves at the authorization page: answers the code the redirect would carry. */
+  approve(authorizeUrl: string): string
+  /** Revokes an access token (as POST /v1/oauth/revoke would). */
+  revoke(token: string): void
+  issued: string[]
+}
+
+/**
+ * With OAuth (https://docs.digitalocean.com/reference/api/oauth/): GET /v1/oauth/authorize is the
+ * person's page (here `approve`), POST /v1/oauth/token exchanges a code (form body: grant_type,
+ * code, client_id, client_secret, redirect_uri; PKCE verifier checked when a challenge was sent) for
+ * `{access_token, token_type: "bearer", expires_in, refresh_token, scope, info}`; `grant_type=refresh_token`
+ * trades a refresh token (once) for a new pair; errors are
+ * `{error, error_description}` (400 invalid_grant, 401 invalid_client). Issued tokens work on API v2.
+ */
+export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoRecord> & { oauth: DoOAuth } {
+  let seq = 1000
+  const tokens = new Set([token])
+  const codes = new Map<string, { redirect: string; challenge: string | null; used: boolean }>()
+  const refreshTokens = new Set<string>()
+  const issue = () => {
+    const access = 'doo_v1_' + nextId()
+    const refresh = 'dor_v1_' + nextId()
+    tokens.add(access)
+    refreshTokens.add(refresh)
+    oauth.issued.push(access)
+    return { access_token: access, token_type: 'bearer', expires_in: 2592000, refresh_token: refresh, scope: 'read write', info: { name: 'Pat', email: 'pat@example.com', uuid: nextId() } }
+  }
+  const oauth: DoOAuth = {
+    clientId: 'do-client-' + nextId(),
+    clientSecret: 'do-secret-' + nextId(),
+    issued: [],
+    approve(authorizeUrl) {
+      const u = new URL(authorizeUrl)
+      if (u.pathname !== '/v1/oauth/authorize' || u.searchParams.get('response_type') !== 'code' || u.searchParams.get('client_id') !== oauth.clientId) throw new Error('bad authorization request')
+      const code = 'code' + nextId()
+      codes.set(code, { redirect: u.searchParams.get('redirect_uri')!, challenge: u.searchParams.get('code_challenge'), used: false })
+      return code
+    },
+    revoke(t) {
+      tokens.delete(t)
+    },
+  }
+  const fake = startFake<DoRecord>({
+    credential: token,
+    zoneId: (name) => name,
+    throttled: () => err(429, 'too_many_requests', 'API Rate limit exceeded.', { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0' }),
+    async handle(req, url, f) {
+      if (req.method === 'POST' && url.pathname === '/v1/oauth/token') {
+        const form = new URLSearchParams(await req.text())
+        if (form.get('client_id') !== oauth.clientId || form.get('client_secret') !== oauth.clientSecret) return json(401, { error: 'invalid_client', error_description: 'Client authentication failed' })
+        if (form.get('grant_type') === 'refresh_token') {
+          const rt = form.get('refresh_token') ?? ''
+          if (!refreshTokens.has(rt)) return json(400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or was revoked.' })
+          refreshTokens.delete(rt)
+          return json(200, issue())
+        }
+        const c = codes.get(form.get('code') ?? '')
+        const verifier = form.get('code_verifier') ?? ''
+        const pkceOk = !c?.challenge || new Bun.CryptoHasher('sha256').update(verifier).digest('base64url') === c.challenge
+        if (form.get('grant_type') !== 'authorization_code' || !c || c.used || c.redirect !== form.get('redirect_uri') || !pkceOk) {
+          return json(400, { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.' })
+        }
+        c.used = true
+        return json(200, issue())
+      }
+      const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
+      if (!bearer || !tokens.has(bearer)) return err(401, 'unauthorized', 'Unable to authenticate you')
+      const path = url.pathname.replace(/^\/v2/, '')
+      if (req.method === 'GET' && path === '/domains') return json(200, paged('domains', f.zones.map((z) => ({ name: z.name, ttl: 1800, zone_file: '' })), url, f.url))
+      const m = /^\/domains\/([^/]+)\/records(?:\/(\d+))?$/.exec(path)
+      const zone = m && f.zones.find((z) => z.name === m[1])
+      if (!m || !zone) return err(404, 'not_found', 'The resource you were accessing could not be found.')
+      if (req.method === 'GET' && !m[2]) return json(200, paged('domain_records', zone.records, url, f.url))
+      if (req.method === 'POST' && !m[2]) {
+        const b = (await req.json()) as Partial<DoRecord>
+        if (!b.type || b.name === undefined || b.data === undefined) return err(422, 'unprocessable_entity', 'Data needs to be a valid value')
+        const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data: b.data, priority: b.priority ?? null, port: null, ttl: b.ttl ?? 1800, weight: null, flags: b.flags ?? null, tag: b.tag ?? null }
+        zone.records.push(rec)
+        return json(201, { domain_record: rec })
+      }
+      if (req.method === 'DELETE' && m[2]) {
+        const i = zone.records.findIndex((r) => r.id === Number(m[2]))
+        if (i === -1) return err(404, 'not_found', 'The resource you were accessing could not be found.')
+        zone.records.splice(i, 1)
+        return new Response(null, { status: 204 })
+      }
+      return err(405, 'method_not_allowed', 'Method not allowed')
+    },
+  })
+  return Object.assign(fake, { oauth })
+}

@@ -1,0 +1,85 @@
+// Amazon Route 53 API 2013-04-01, the parts the adapter uses
+// (https://docs.aws.amazon.com/Route53/latest/APIReference/): every request must carry a SigV4
+// signature for the fake's access key (checked by recomputing it; 403 SignatureDoesNotMatch or
+// InvalidClientTokenId otherwise). XML bodies; errors are `<ErrorResponse><Error><Type/><Code/>
+// <Message/></Error><RequestId/></ErrorResponse>`: 404 NoSuchHostedZone, 400 Throttling "Rate
+// exceeded", 400 InvalidChangeBatch (a DELETE that does not match the current set exactly, or a
+// CNAME beside other data). A ChangeBatch applies all of its changes or none.
+import { signV4 } from '../../../src/adapters/dns-providers/sigv4.ts'
+import { nextId, startFake, type Fake } from './common.ts'
+
+export interface R53Set {
+  name: string
+  type: string
+  ttl: number
+  values: string[]
+}
+
+const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+const dec = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+const xml = (status: number, body: string) => new Response(`<?xml version="1.0"?>\n${body}`, { status, headers: { 'content-type': 'text/xml' } })
+const error = (status: number, code: string, message: string) =>
+  xml(status, `<ErrorResponse xmlns="${NS}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${esc(message)}</Message></Error><RequestId>${nextId('req-')}</RequestId></ErrorResponse>`)
+const all = (s: string, t: string) => [...s.matchAll(new RegExp(`<${t}>([\\s\\S]*?)</${t}>`, 'g'))].map((m) => m[1]!)
+const one = (s: string, t: string) => all(s, t)[0]
+
+export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().padEnd(16, 'X'), secret = 'r53secret/' + nextId()): Fake<R53Set> {
+  return startFake<R53Set>({
+    credential: `${accessKeyId}:${secret}`,
+    zoneId: () => 'Z' + nextId().toUpperCase().padEnd(20, '7'),
+    throttled: () => error(400, 'Throttling', 'Rate exceeded'),
+    async handle(req, url, f) {
+      const body = req.method === 'POST' ? await req.text() : ''
+      const auth = req.headers.get('authorization') ?? ''
+      const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/us-east-1\/route53\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth)
+      if (!m) return error(403, 'MissingAuthenticationToken', 'Missing Authentication Token')
+      if (m[1] !== accessKeyId) return error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.')
+      const date = req.headers.get('x-amz-date') ?? ''
+      const signedHeaders = Object.fromEntries(m[3]!.split(';').filter((h) => h !== 'host' && h !== 'x-amz-date').map((h) => [h, req.headers.get(h) ?? '']))
+      const at = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`)
+      const expect = signV4({ method: req.method, url, headers: signedHeaders, body, accessKeyId, secretAccessKey: secret, region: 'us-east-1', service: 'route53', now: at })
+      if (expect.authorization !== auth) return error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.')
+
+      if (req.method === 'GET' && url.pathname === '/2013-04-01/hostedzone') {
+        const zones = f.zones.map((z) => `<HostedZone><Id>/hostedzone/${z.id}</Id><Name>${z.name}.</Name><CallerReference>${z.id}</CallerReference><Config><PrivateZone>false</PrivateZone></Config><ResourceRecordSetCount>${z.records.length}</ResourceRecordSetCount></HostedZone>`)
+        return xml(200, `<ListHostedZonesResponse xmlns="${NS}"><HostedZones>${zones.join('')}</HostedZones><IsTruncated>false</IsTruncated><MaxItems>100</MaxItems></ListHostedZonesResponse>`)
+      }
+      const zm = /^\/2013-04-01\/hostedzone\/([^/]+)\/rrset\/?$/.exec(url.pathname)
+      const zone = zm && f.zones.find((z) => z.id === zm[1])
+      if (!zm || !zone) return error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${zm?.[1] ?? ''}`)
+      if (req.method === 'GET') {
+        const sets = zone.records.map(
+          (s) => `<ResourceRecordSet><Name>${s.name}</Name><Type>${s.type}</Type><TTL>${s.ttl}</TTL><ResourceRecords>${s.values.map((v) => `<ResourceRecord><Value>${esc(v)}</Value></ResourceRecord>`).join('')}</ResourceRecords></ResourceRecordSet>`,
+        )
+        return xml(200, `<ListResourceRecordSetsResponse xmlns="${NS}"><ResourceRecordSets>${sets.join('')}</ResourceRecordSets><IsTruncated>false</IsTruncated><MaxItems>300</MaxItems></ListResourceRecordSetsResponse>`)
+      }
+      // A ChangeBatch: validated against a copy, committed whole.
+      const next = zone.records.map((s) => ({ ...s, values: [...s.values] }))
+      for (const c of all(body, 'Change')) {
+        const action = one(c, 'Action')
+        const set: R53Set = { name: dec(one(c, 'Name') ?? ''), type: one(c, 'Type') ?? '', ttl: Number(one(c, 'TTL') ?? 300), values: all(c, 'Value').map(dec) }
+        const i = next.findIndex((s) => s.name === set.name && s.type === set.type)
+        if (action === 'DELETE') {
+          const cur = next[i]
+          if (!cur) return error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${set.name}', type='${set.type}'] but it was not found]`)
+          if (cur.ttl !== set.ttl || [...cur.values].sort().join('\n') !== [...set.values].sort().join('\n')) {
+            return error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${set.name}', type='${set.type}'] but the values provided do not match the current values]`)
+          }
+          next.splice(i, 1)
+        } else if (action === 'UPSERT' || action === 'CREATE') {
+          if (action === 'CREATE' && i !== -1) return error(400, 'InvalidChangeBatch', `[Tried to create resource record set [name='${set.name}', type='${set.type}'] but it already exists]`)
+          if (i === -1) next.push(set)
+          else next[i] = set
+        } else return error(400, 'InvalidInput', `Invalid action ${action}`)
+      }
+      for (const s of next) {
+        if (s.type === 'CNAME' && next.some((o) => o.name === s.name && o.type !== 'CNAME')) {
+          return error(400, 'InvalidChangeBatch', `[RRSet of type CNAME with DNS name ${s.name} is not permitted as it conflicts with other records with the same DNS name in zone ${zone.name}.]`)
+        }
+      }
+      zone.records = next
+      return xml(200, `<ChangeResourceRecordSetsResponse xmlns="${NS}"><ChangeInfo><Id>/change/${nextId('C')}</Id><Status>PENDING</Status><SubmittedAt>${new Date().toISOString()}</SubmittedAt></ChangeInfo></ChangeResourceRecordSetsResponse>`)
+    },
+  })
+}

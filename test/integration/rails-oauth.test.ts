@@ -1,0 +1,144 @@
+// The provider OAuth rail end to end against the DigitalOcean fake (authorization server and API):
+// start answers an authorization URL with a signed state and PKCE; the callback exchanges the code,
+// keeps the grant encrypted and writes the records; a forged, reused or expired state is refused; a
+// grant revoked at the provider flags the connection for re-consent (`connection.reapply.failed`).
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { startPdns, type Pdns } from '../harness/pdns.ts'
+import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { startDigitalOceanFake } from '../harness/provider-fakes/digitalocean.ts'
+
+const EDGE = 'edge.portico.test'
+let pdns: Pdns
+let p: TestPortico
+let ws: Workspace
+let dop: ReturnType<typeof startDigitalOceanFake>
+let seq = 0
+
+beforeAll(async () => {
+  pdns = await startPdns()
+  dop = startDigitalOceanFake()
+  p = await startPortico({
+    DNS_RESOLVERS: pdns.dnsAddress,
+    EDGE_CNAME_TARGET: EDGE,
+    DNS_PROVIDER_API_BASES: `digitalocean=${dop.url}/v2`,
+    DIGITALOCEAN_OAUTH_CLIENT_ID: dop.oauth.clientId,
+    DIGITALOCEAN_OAUTH_CLIENT_SECRET: dop.oauth.clientSecret,
+    DIGITALOCEAN_OAUTH_BASE: dop.url,
+  })
+  ws = await provision(p)
+})
+afterAll(async () => {
+  await p?.close()
+  dop?.stop()
+})
+
+async function doDomain() {
+  const zone = `oa${Date.now().toString(36)}${++seq}.test`
+  await pdns.createZone(zone, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.'] })
+  dop.addZone(zone)
+  const domain = `shop.${zone}`
+  const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })).body
+  return { zone, domain, id: c.id as string }
+}
+const callback = (q: Record<string, string>) => p.api('GET', `/v1/connect/oauth/callback?${new URLSearchParams(q)}`)
+const events = async (id: string) => (await p.db`select type, payload from events where connection_id = ${id} order by id`) as { type: string; payload: any }[]
+
+describe('provider OAuth', () => {
+  test('sign in, callback writes the records with the kept grant; the state works once', async () => {
+    const { zone, domain, id } = await doDomain()
+    const check = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain } })
+    expect(check.body.rails.oauth).toEqual({ available: true })
+    expect(check.body.recommended_rail).toBe('oauth')
+
+    const token = await widgetToken(p, ws, { domain })
+    const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token, body: {} })
+    expect(start.status).toBe(200)
+    const url = new URL(start.body.authorize_url)
+    expect(url.origin + url.pathname).toBe(`${dop.url}/v1/oauth/authorize`)
+    expect(url.searchParams.get('redirect_uri')).toBe('http://portico.test/v1/connect/oauth/callback')
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256')
+    const state = url.searchParams.get('state')!
+
+    const forged = await callback({ state: state.slice(0, -2) + 'xx', code: 'whatever' })
+    expect(forged.status).toBe(400)
+    expect(forged.body.details.reason).toBe('invalid_state')
+
+    const code = dop.oauth.approve(start.body.authorize_url)
+    const done = await callback({ state, code })
+    expect(done.status).toBe(200)
+    expect(done.body).toMatchObject({ connection_id: id, domain, changed: true, status: 'propagating' })
+    expect(dop.zones.find((z) => z.name === zone)!.records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop', data: `${EDGE}.` }))
+    const conn = (await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body
+    expect(conn).toMatchObject({ rail: 'oauth', managed: true })
+    const applied = (await events(id)).find((e) => e.type === 'connection.applied')!
+    expect(applied.payload.data.via).toBe('automatic')
+
+    const account = (await p.api('GET', `/v1/provider-accounts/${done.body.account_id}`, { token: ws.apiKey })).body
+    expect(account).toMatchObject({ kind: 'oauth', provider: 'digitalocean', access: 'continuous', credential_held: true, domains: [domain] })
+    const sealed = (await p.db`select credential_sealed from provider_accounts where id = ${done.body.account_id}`)[0].credential_sealed as string
+    expect(sealed).not.toContain(dop.oauth.issued.at(-1)!)
+
+    const reused = await callback({ state, code })
+    expect(reused.status).toBe(400)
+    expect(reused.body.details.reason).toBe('state_used')
+
+    // The grant is revoked at the provider: a re-apply flags the connection for re-consent.
+    dop.oauth.revoke(dop.oauth.issued.at(-1)!)
+    const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+    expect(re.status).toBe(422)
+    expect(re.body.code).toBe('ProviderAuthenticationError')
+    const failed = (await events(id)).find((e) => e.type === 'connection.reapply.failed')!
+    expect(failed.payload.data).toMatchObject({ reason: 'reauthorization_required', provider: 'digitalocean' })
+    // Removing it now needs re-authorization, with the removal plan.
+    const del = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+    expect(del.status).toBe(409)
+    expect(del.body.plan).toMatchObject({ connected_via: 'oauth', reauthorize: { flow: 'oauth' } })
+  })
+
+  test('an expired state is refused; return_url gets a redirect; a refusal records access_denied', async () => {
+    const { id } = await doDomain()
+    const s1 = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: { return_url: 'https://app.example.com/done' } })
+    const state1 = new URL(s1.body.authorize_url).searchParams.get('state')!
+    const code1 = dop.oauth.approve(s1.body.authorize_url)
+    p.clock.advance(11 * 60_000)
+    const late = await callback({ state: state1, code: code1 })
+    expect(late.status).toBe(400)
+    expect(late.body.details.reason).toBe('state_expired')
+
+    const s2 = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: { return_url: 'https://app.example.com/done' } })
+    const denied = await callback({ state: new URL(s2.body.authorize_url).searchParams.get('state')!, error: 'access_denied' })
+    expect(denied.status).toBe(400)
+    expect((await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body.error_code).toBe('access_denied')
+
+    const s3 = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: { return_url: 'https://app.example.com/done' } })
+    const ok = await callback({ state: new URL(s3.body.authorize_url).searchParams.get('state')!, code: dop.oauth.approve(s3.body.authorize_url) })
+    expect(ok.status).toBe(302)
+    expect(ok.headers.get('location')).toBe(`https://app.example.com/done?connection_id=${id}&status=connected`)
+  })
+
+  test('an expired access token is renewed with the refresh token before a re-apply', async () => {
+    const { zone, id } = await doDomain()
+    const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: {} })
+    const state = new URL(start.body.authorize_url).searchParams.get('state')!
+    expect((await callback({ state, code: dop.oauth.approve(start.body.authorize_url) })).status).toBe(200)
+    const first = dop.oauth.issued.at(-1)!
+    // Thirty days on the token has expired: the provider no longer takes it.
+    p.clock.advance(30 * 24 * 3_600_000)
+    dop.oauth.revoke(first)
+    await dop.zones.find((z) => z.name === zone)!.records.splice(0)
+    const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+    expect(re.status).toBe(200)
+    expect(re.body.changed).toBe(true)
+    expect(dop.oauth.issued.at(-1)).not.toBe(first)
+    expect(dop.zones.find((z) => z.name === zone)!.records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop' }))
+  })
+
+  test('a provider without a configured OAuth client is refused at start', async () => {
+    const zone = `oa${Date.now().toString(36)}${++seq}.test`
+    await pdns.createZone(zone)
+    const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `shop.${zone}` } })).body
+    const r = await p.api('POST', `/v1/connections/${c.id}/oauth:start`, { token: ws.apiKey, body: {} })
+    expect(r.status).toBe(400)
+    expect(r.body.details.reason).toBe('oauth_not_available')
+  })
+})

@@ -1,0 +1,74 @@
+// Unit checks of the rails' building blocks: SigV4 against AWS's published example, SPF merging,
+// TXT quoting, and the planner's record-set rules.
+import { describe, test, expect } from 'bun:test'
+import { signV4 } from '../../src/adapters/dns-providers/sigv4.ts'
+import { quoteTxt, unquoteTxt, zoneFor } from '../../src/adapters/dns-providers/types.ts'
+import { mergeSpf, planApply, unmergeSpf } from '../../src/domain/apply.ts'
+
+describe('SigV4', () => {
+  test('matches the example in the AWS documentation (IAM ListUsers, 2015-08-30)', () => {
+    const signed = signV4({
+      method: 'GET',
+      url: new URL('https://iam.amazonaws.com/?Action=ListUsers&Version=2010-05-08'),
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      body: '',
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      region: 'us-east-1',
+      service: 'iam',
+      now: new Date('2015-08-30T12:36:00Z'),
+    })
+    expect(signed['x-amz-date']).toBe('20150830T123600Z')
+    expect(signed.authorization).toBe(
+      'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7',
+    )
+  })
+})
+
+describe('SPF merge', () => {
+  test('adds terms before the all term, once, and takes them out again', () => {
+    const m = mergeSpf('v=spf1 include:_spf.google.com ~all', ['include:_spf.portico.test', 'include:_spf.google.com'])
+    expect(m).toEqual({ value: 'v=spf1 include:_spf.google.com include:_spf.portico.test ~all', added: ['include:_spf.portico.test'] })
+    expect(unmergeSpf(m.value, m.added)).toBe('v=spf1 include:_spf.google.com ~all')
+    expect(mergeSpf('v=spf1 mx redirect=_spf.example.net', ['ip4:192.0.2.1']).value).toBe('v=spf1 mx ip4:192.0.2.1 redirect=_spf.example.net')
+    expect(mergeSpf(null, ['include:a.example']).value).toBe('v=spf1 include:a.example ~all')
+  })
+})
+
+describe('TXT quoting', () => {
+  test('long values split into 255-byte strings and join back; quotes and backslashes escaped', () => {
+    const long = 'x'.repeat(300)
+    expect(quoteTxt(long)).toBe(`"${'x'.repeat(255)}" "${'x'.repeat(45)}"`)
+    expect(unquoteTxt(quoteTxt(long))).toBe(long)
+    expect(unquoteTxt(quoteTxt('say "hi" \\ bye'))).toBe('say "hi" \\ bye')
+    expect(unquoteTxt('"a\\065b"')).toBe('aAb')
+  })
+})
+
+describe('planner', () => {
+  const zone = [
+    { name: 'ex.test', type: 'SOA', ttl: 3600, values: ['ns. host. 1 2 3 4 5'] },
+    { name: 'shop.ex.test', type: 'TXT', ttl: 300, values: ['keep'] },
+    { name: 'ex.test', type: 'CAA', ttl: 300, values: ['0 issue "letsencrypt.org"'] },
+  ]
+  test('a CNAME replaces what stands at its name, recording each removed set with its prior', () => {
+    const plan = planApply(zone, [{ type: 'CNAME', host: 'shop', value: 'edge.example.net' }], 'ex.test')
+    expect(plan.changes).toEqual([
+      { name: 'shop.ex.test', type: 'TXT', ttl: 300, values: [] },
+      { name: 'shop.ex.test', type: 'CNAME', ttl: 300, values: ['edge.example.net'] },
+    ])
+    expect(plan.entries).toEqual([
+      { name: 'shop.ex.test', type: 'CNAME', change: 'created', prior: null, written: { ttl: 300, values: ['edge.example.net'] } },
+      { name: 'shop.ex.test', type: 'TXT', change: 'removed', prior: { ttl: 300, values: ['keep'] }, written: { ttl: 300, values: [] } },
+    ])
+  })
+  test('CAA is merged, never replaced; SOA is never touched', () => {
+    const plan = planApply(zone, [{ type: 'CAA', host: '@', value: '0 issue "pki.goog"' }], 'ex.test')
+    expect(plan.changes).toEqual([{ name: 'ex.test', type: 'CAA', ttl: 300, values: ['0 issue "letsencrypt.org"', '0 issue "pki.goog"'] }])
+  })
+  test('the zone of a domain is at or below it; the longest wins', () => {
+    const zones = [{ id: '1', name: 'test' }, { id: '2', name: 'ex.test' }, { id: '3', name: 'a.ex.test' }]
+    expect(zoneFor(zones, 'b.a.ex.test')?.id).toBe('3')
+    expect(zoneFor(zones, 'www.ex.test')?.id).toBe('2')
+  })
+})
