@@ -233,5 +233,5 @@ const dueIds = (deps: DeliveryDeps) => async (limit: number) =>
     select id from webhook_deliveries where next_attempt_at <= ${deps.clock.now()}
     order by next_attempt_at limit ${limit}`) as { id: string }[]).map((r) => r.id)
 
-/** Sends everything due: rounds of up to 20,000, eight lanes of 200, 16 requests in flight per lane. */
-export const deliverAll = (deps: DeliveryDeps, budgetMs?: number) => drainInRounds(dueIds(deps), (ids) => deliverIds(deps, ids), { lanes: 8, batch: 200, budgetMs })
+/** Sends everything due: rounds of up to 20,000, eight lanes of 400, 16 requests in flight per lane. */
+export const deliverAll = (deps: DeliveryDeps, budgetMs?: number) => drainInRounds(dueIds(deps), (ids) => deliverIds(deps, ids), { lanes: 8, batch: 400, budgetMs })
