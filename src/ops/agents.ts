@@ -46,3 +46,92 @@ export const getConsentRequestOp = defineOp({
     return request
   },
 })
+
+const AgentGrant = Out({
+  id: Type.String(),
+  client_id: Type.String(),
+  client_name: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  scopes: Type.Array(Type.String()),
+  approved_by: Type.String({ description: 'The credential that approved it on the consent screen' }),
+  created_at: Timestamp(),
+  revoked_at: Nullable(Timestamp()),
+})
+
+interface GrantRow {
+  id: string
+  client_id: string
+  client_name: string
+  redirect_uris: string[]
+  scopes: string[]
+  account_id: string
+  created_at: Date
+  revoked_at: Date | null
+}
+
+const grantOut = (g: GrantRow) => ({
+  id: g.id,
+  client_id: g.client_id,
+  client_name: g.client_name,
+  redirect_uris: g.redirect_uris,
+  scopes: g.scopes,
+  approved_by: g.account_id,
+  created_at: g.created_at,
+  revoked_at: g.revoked_at,
+})
+
+export const listAgentGrantsOp = defineOp({
+  id: 'agents.grants.list',
+  method: 'GET',
+  path: '/agent-grants',
+  summary: 'List the agents people approved',
+  description: 'Every grant a person approved on the consent screen for this workspace, newest first, revoked ones included (with `revoked_at`).',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:read',
+  response: Out({ grants: Type.Array(AgentGrant), count: Type.Integer() }),
+  errors: ['unauthorized', 'forbidden'],
+  kind: 'read',
+  async handler(ctx) {
+    const p = ctx.principal as { tenantId: string }
+    const rows = (await ctx.sql`
+      select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
+      from agent_grants g join agent_clients c on c.client_id = g.client_id
+      where g.tenant_id = ${p.tenantId} order by g.created_at desc, g.id`) as GrantRow[]
+    return { grants: rows.map(grantOut), count: rows.length }
+  },
+})
+
+export const revokeAgentGrantOp = defineOp({
+  id: 'agents.grants.revoke',
+  method: 'DELETE',
+  path: '/agent-grants/{id}',
+  summary: 'Revoke an agent grant',
+  description:
+    'The agent\'s access tokens stop working on their next request and its refresh tokens are deleted, so it must ask a person again. ' +
+    'Revoking a revoked grant answers 200 again.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:manage',
+  params: Input({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+  response: AgentGrant,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'destroy',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = ctx.principal as { tenantId: string }
+    const [g] = (await ctx.sql`
+      with g as (
+        update agent_grants set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
+        where id = ${input.id} and tenant_id = ${p.tenantId}
+        returning *
+      )
+      select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
+      from g join agent_clients c on c.client_id = g.client_id`) as GrantRow[]
+    if (!g) throw notFound('Agent grant not found')
+    // The authorization server's own artefacts of the grant (refresh tokens, codes) go with it.
+    await ctx.sql`delete from oauth_store where grant_id = ${g.id}`
+    ctx.audit.targetId = g.id
+    return grantOut(g)
+  },
+})

@@ -3,7 +3,7 @@
 import type { AnyOp } from './registry.ts'
 import { listAuditOp } from './audit.ts'
 import { addPushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
-import { getConsentRequestOp } from './agents.ts'
+import { getConsentRequestOp, listAgentGrantsOp, revokeAgentGrantOp } from './agents.ts'
 import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './monitor.ts'
 import { createShareOp, getShareOp, recheckShareOp } from './share.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
@@ -89,6 +89,8 @@ export const OPERATIONS: AnyOp[] = [
   listDeliveriesOp,
   retryDeliveryOp,
   getConsentRequestOp,
+  listAgentGrantsOp,
+  revokeAgentGrantOp,
   searchDomainsOp,
   quoteOp,
   checkoutOp,

@@ -12,7 +12,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import { decrypt } from '../../src/domain/secrets.ts'
 import { agentOperations, buildTools, toolName } from '../../mcp/tools.ts'
-import { livePortico, agentToken, CookieJar, type LivePortico } from '../harness/agents.ts'
+import { livePortico, agentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -204,6 +204,40 @@ describe('MCP refusals', () => {
     expect((await rpc(tokens.access_token, list)).status).toBe(200)
     await p.db`update agent_grants set revoked_at = now() where client_id = ${clientId}`
     expect((await rpc(tokens.access_token, list)).status).toBe(401)
+  })
+
+  test('a workspace lists the agents it approved and revokes one: its tokens and refresh token stop working', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read offline_access', 'Revocable agent')
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
+    expect((await rpc(tokens.access_token, list)).status).toBe(200)
+    const grants = await p.api('GET', '/v1/agent-grants', { token: ws.apiKey })
+    expect(grants.status).toBe(200)
+    const g = grants.body.grants.find((x: { client_id: string }) => x.client_id === clientId)
+    expect(g).toMatchObject({ client_name: 'Revocable agent', scopes: ['domains:read'], revoked_at: null })
+
+    // Another workspace neither sees nor revokes it.
+    const other = await provision(p)
+    expect((await p.api('GET', '/v1/agent-grants', { token: other.apiKey })).body.grants).toEqual([])
+    expect((await p.api('DELETE', `/v1/agent-grants/${g.id}`, { token: other.apiKey })).status).toBe(404)
+    expect((await rpc(tokens.access_token, list)).status).toBe(200)
+
+    // Before the revocation the refresh token works (and is rotated).
+    expect(tokens.refresh_token).toBeString()
+    const before = await token(p.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId })
+    expect(before.status).toBe(200)
+    const refreshToken = (before.body.refresh_token ?? tokens.refresh_token) as string
+
+    const revoked = await p.api('DELETE', `/v1/agent-grants/${g.id}`, { token: ws.apiKey })
+    expect(revoked.status).toBe(200)
+    expect(revoked.body.revoked_at).toBeString()
+    expect((await rpc(tokens.access_token, list)).status).toBe(401)
+    const refreshed = await token(p.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })
+    expect(refreshed.status).toBe(400)
+    expect(refreshed.body.error).toBe('invalid_grant')
+    // Idempotent: the same answer again, the first revocation time kept.
+    const again = await p.api('DELETE', `/v1/agent-grants/${g.id}`, { token: ws.apiKey })
+    expect(again.status).toBe(200)
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at)
   })
 })
 
