@@ -203,6 +203,27 @@ export const addPushSubscriptionOp = defineOp({
   },
 })
 
+export const removePushSubscriptionOp = defineOp({
+  id: 'push.subscriptions.delete',
+  method: 'DELETE',
+  path: '/push-subscriptions/{id}',
+  summary: 'Stop sending a person\'s notifications to one browser',
+  description: 'Console server only: the person turned notifications off in that browser, or signed out of it. An unknown or already removed id answers 404.',
+  tag: 'Console',
+  auth: ['PROV'],
+  params: IdParam,
+  response: Out({ id: Type.String(), user_id: Type.String(), deleted: Type.Literal(true) }),
+  errors: ['unauthorized', 'not_found'],
+  kind: 'destroy',
+  idempotent: true,
+  internal: true,
+  async handler(ctx, input) {
+    const [row] = await ctx.sql`delete from push_subscriptions where id = ${input.id} returning id, user_id`
+    if (!row) throw notFound('Push subscription not found')
+    return { id: row.id as string, user_id: row.user_id as string, deleted: true as const }
+  },
+})
+
 export const PUSH_TESTS_PER_MINUTE = 5
 
 export const pushTestOp = defineOp({

@@ -2,7 +2,7 @@
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
 import { listAuditOp } from './audit.ts'
-import { addPushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
+import { addPushSubscriptionOp, removePushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
 import { getConsentRequestOp, listAgentGrantsOp, revokeAgentGrantOp } from './agents.ts'
 import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './monitor.ts'
 import { createShareOp, getShareOp, recheckShareOp } from './share.ts'
@@ -67,6 +67,7 @@ export const OPERATIONS: AnyOp[] = [
   putEmailSenderOp,
   verifyEmailSenderOp,
   addPushSubscriptionOp,
+  removePushSubscriptionOp,
   pushTestOp,
   emailChangedOp,
   listProvidersOp,

@@ -93,13 +93,13 @@ describe('push', () => {
   }
 
   test('one test to every device; gone subscriptions are removed; the sixth in a minute is 429', async () => {
-    const received: { auth: string; encoding: string; bytes: number }[] = []
+    const received: { path: string; auth: string; encoding: string; bytes: number }[] = []
     const service = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
       async fetch(req) {
         const body = new Uint8Array(await req.arrayBuffer())
-        received.push({ auth: req.headers.get('authorization') ?? '', encoding: req.headers.get('content-encoding') ?? '', bytes: body.length })
+        received.push({ path: new URL(req.url).pathname, auth: req.headers.get('authorization') ?? '', encoding: req.headers.get('content-encoding') ?? '', bytes: body.length })
         return new Response(null, { status: new URL(req.url).pathname.startsWith('/gone') ? 410 : 201 })
       },
     })
@@ -118,7 +118,14 @@ describe('push', () => {
         expect(r.encoding).toBe('aes128gcm')
         expect(r.bytes).toBeGreaterThan(0)
       }
-      for (let i = 0; i < 4; i++) expect((await p.api('POST', '/v1/notifications:test', { token: PROV, body: { user_id: user } })).body.devices).toBe(2)
+      // The person turns notifications off in one browser: it gets nothing more.
+      const b = (await p.api('POST', '/v1/push-subscriptions', { token: PROV, body: { user_id: user, subscription: { endpoint: `http://127.0.0.1:${service.port}/push/b`, keys: browserKeys() } } })).body
+      const removed = await p.api('DELETE', `/v1/push-subscriptions/${b.id}`, { token: PROV })
+      expect(removed.status).toBe(200)
+      expect(removed.body).toEqual({ id: b.id, user_id: user, deleted: true })
+      expect((await p.api('DELETE', `/v1/push-subscriptions/${b.id}`, { token: PROV })).status).toBe(404)
+      for (let i = 0; i < 4; i++) expect((await p.api('POST', '/v1/notifications:test', { token: PROV, body: { user_id: user } })).body.devices).toBe(1)
+      expect(received.filter((r) => r.path === '/push/b')).toHaveLength(1)
       const sixth = await p.api('POST', '/v1/notifications:test', { token: PROV, body: { user_id: user } })
       expect(sixth.status).toBe(429)
       expect(sixth.body.code).toBe('rate_limited')
