@@ -82,6 +82,10 @@ export const rbacOp = defineOp({
   response: Out({
     roles: Type.Array(Out({ role: Type.String(), permissions: Type.Array(Type.String()) })),
     permissions: Type.Array(Out({ id: Type.String(), description: Type.String() })),
+    agent_scopes: Type.Array(
+      Out({ id: Type.String(), description: Type.String(), permission: Type.String({ description: 'What the approving credential\'s role must hold' }) }),
+      { description: 'Scopes a person can grant a delegated agent on the consent screen' },
+    ),
     rules: Type.Array(Type.String()),
   }),
   errors: [],
