@@ -4,13 +4,10 @@
 // raw rate of the same DNS questions sent straight from a script, in the same run.
 // Goal: at least 0.5 of the raw rate. Also prints how many domains one process can watch hourly.
 import { startPdns } from '../test/harness/pdns.ts'
-import { benchDatabaseUrl, dropBenchDatabase, fmt } from './lib/util.ts'
+import { benchWorkspace, dropBenchDatabase, fmt, publishCnames } from './lib/util.ts'
 import { rawQueryRate } from './lib/dns-raw.ts'
-import { connect } from '../src/db/sql.ts'
-import { migrate } from '../src/db/migrate.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
-import { HOUR, MovableClock } from '../src/clock.ts'
-import { createApplication, createTenant } from '../src/domain/tenancy.ts'
+import { HOUR } from '../src/clock.ts'
 import { sweepMonitor } from '../src/jobs/monitor-sweep.ts'
 import { MIN_GAP_MS } from '../src/domain/monitor.ts'
 import { newId } from '../src/ids.ts'
@@ -23,21 +20,8 @@ const zone = `mbench${Date.now().toString(36)}.test`
 await pdns.createZone(zone)
 const hosts = Array.from({ length: N }, (_, i) => `m${i}.${zone}`)
 // Every 100th domain has lost its record: the sweep flags it and writes its drift event.
-for (let i = 0; i < N; i += 1000) {
-  const rrsets = hosts
-    .slice(i, i + 1000)
-    .filter((_, j) => (i + j) % 100 !== 0)
-    .map((h) => ({ name: `${h}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: `${EDGE}.`, disabled: false }] }))
-  const r = await fetch(`${pdns.apiUrl}/zones/${zone}.`, { method: 'PATCH', headers: { 'X-API-Key': pdns.apiKey }, body: JSON.stringify({ rrsets }) })
-  if (!r.ok) throw new Error(`PowerDNS: ${r.status} ${await r.text()}`)
-}
-
-const db = connect(await benchDatabaseUrl(), 10)
-await migrate(db)
-const clock = new MovableClock()
-const now = clock.now()
-const tenant = await createTenant(db, 'Bench', now)
-const { app } = await createApplication(db, tenant.id, 'Bench', 'live', now)
+await publishCnames(pdns, zone, hosts.filter((_, i) => i % 100 !== 0), EDGE)
+const { db, clock, now, tenant, app } = await benchWorkspace()
 const rows = hosts.map((h, i) => ({ id: newId('con', now.getTime()), domain: h, sub: `m${i}` }))
 for (let i = 0; i < rows.length; i += 2000) {
   await db`

@@ -3,13 +3,9 @@
 // to the raw rate of the same DNS questions sent straight from a script, in the same run.
 // Goal: at least 0.5 of the raw rate.
 import { startPdns } from '../test/harness/pdns.ts'
-import { benchDatabaseUrl, dropBenchDatabase, fmt } from './lib/util.ts'
+import { benchWorkspace, dropBenchDatabase, fmt, publishCnames } from './lib/util.ts'
 import { rawQueryRate } from './lib/dns-raw.ts'
-import { connect } from '../src/db/sql.ts'
-import { migrate } from '../src/db/migrate.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
-import { MovableClock } from '../src/clock.ts'
-import { createApplication, createTenant } from '../src/domain/tenancy.ts'
 import { sweepDue } from '../src/jobs/verify-sweep.ts'
 import { newId } from '../src/ids.ts'
 
@@ -19,18 +15,8 @@ const pdns = await startPdns()
 const zone = `bench${Date.now().toString(36)}.test`
 await pdns.createZone(zone)
 const hosts = Array.from({ length: N }, (_, i) => `c${i}.${zone}`)
-for (let i = 0; i < N; i += 1000) {
-  const rrsets = hosts.slice(i, i + 1000).map((h) => ({ name: `${h}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: `${EDGE}.`, disabled: false }] }))
-  const r = await fetch(`${pdns.apiUrl}/zones/${zone}.`, { method: 'PATCH', headers: { 'X-API-Key': pdns.apiKey }, body: JSON.stringify({ rrsets }) })
-  if (!r.ok) throw new Error(`PowerDNS: ${r.status} ${await r.text()}`)
-}
-
-const db = connect(await benchDatabaseUrl(), 10)
-await migrate(db)
-const clock = new MovableClock()
-const now = clock.now()
-const tenant = await createTenant(db, 'Bench', now)
-const { app } = await createApplication(db, tenant.id, 'Bench', 'live', now)
+await publishCnames(pdns, zone, hosts, EDGE)
+const { db, clock, now, tenant, app } = await benchWorkspace()
 
 async function seed() {
   await db`delete from events`

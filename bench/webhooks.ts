@@ -3,12 +3,8 @@
 // pinned keep-alive POSTs, one attempt row per try) and prints deliveries per second next to the
 // rate of plain signed POSTs sent by a script to the same receiver with the same concurrency.
 // Both sides are warmed up with 1,000 events first. Goal: at least 0.5 of the script's rate.
-import { benchDatabaseUrl, dropBenchDatabase, fmt, startChild } from './lib/util.ts'
-import { connect } from '../src/db/sql.ts'
-import { migrate } from '../src/db/migrate.ts'
-import { MovableClock } from '../src/clock.ts'
+import { benchWorkspace, dropBenchDatabase, fmt, startChild } from './lib/util.ts'
 import { loadConfig } from '../src/config.ts'
-import { createApplication, createTenant } from '../src/domain/tenancy.ts'
 import { deliverAll } from '../src/domain/webhook-delivery.ts'
 import { encrypt } from '../src/domain/secrets.ts'
 import { newWebhookSecret, webhookHeaders } from '../src/adapters/webhook-signing.ts'
@@ -20,12 +16,7 @@ const CONCURRENCY = 128 // the delivery sweep's 8 lanes × 16
 const config = loadConfig({ APP_ENV: 'test', SECRETS_KEY: '33'.repeat(32), WEBHOOK_ALLOW_LOOPBACK: '1', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/portico-bench' })
 const rx = await startChild([process.execPath, 'bench/lib/receiver.ts'], {}, '/count')
 const url = `http://127.0.0.1:${rx.port}/hooks`
-const db = connect(await benchDatabaseUrl(), 10)
-await migrate(db)
-const clock = new MovableClock()
-const now = clock.now()
-const tenant = await createTenant(db, 'Bench', now)
-const { app } = await createApplication(db, tenant.id, 'Bench', 'live', now)
+const { db, clock, now, tenant, app } = await benchWorkspace()
 const secret = newWebhookSecret()
 await db`insert into webhooks (id, tenant_id, application_id, url, events, secret_sealed, created_at)
          values (${newId('whk')}, ${tenant.id}, ${app.id}, ${url}, '{}', ${encrypt(config.secretsKey, secret, 'webhook-secret')}, ${now})`

@@ -2,6 +2,10 @@
 // generator (wrk when installed, else a bounded-concurrency fetch loop) whose runs are bounded in time.
 import { spawn, type Subprocess } from 'bun'
 import { testDatabaseUrl, dropTestDatabase } from '../../test/harness/db.ts'
+import { connect } from '../../src/db/sql.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { MovableClock } from '../../src/clock.ts'
+import { createApplication, createTenant } from '../../src/domain/tenancy.ts'
 
 export { testDatabaseUrl as benchDatabaseUrl, dropTestDatabase as dropBenchDatabase }
 
@@ -67,3 +71,23 @@ export async function load(url: string, headers: Record<string, string>, seconds
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+
+/** A migrated bench database with one tenant and one live application, on a clock tests can move. */
+export async function benchWorkspace() {
+  const db = connect(await testDatabaseUrl(), 10)
+  await migrate(db)
+  const clock = new MovableClock()
+  const now = clock.now()
+  const tenant = await createTenant(db, 'Bench', now)
+  const { app } = await createApplication(db, tenant.id, 'Bench', 'live', now)
+  return { db, clock, now, tenant, app }
+}
+
+/** Publishes `name CNAME target` in PowerDNS for each name, a thousand per API call. */
+export async function publishCnames(pdns: { apiUrl: string; apiKey: string }, zone: string, names: string[], target: string): Promise<void> {
+  for (let i = 0; i < names.length; i += 1000) {
+    const rrsets = names.slice(i, i + 1000).map((h) => ({ name: `${h}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: `${target}.`, disabled: false }] }))
+    const r = await fetch(`${pdns.apiUrl}/zones/${zone}.`, { method: 'PATCH', headers: { 'X-API-Key': pdns.apiKey }, body: JSON.stringify({ rrsets }) })
+    if (!r.ok) throw new Error(`PowerDNS: ${r.status} ${await r.text()}`)
+  }
+}
