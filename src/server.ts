@@ -28,6 +28,8 @@ import { sellExpirySweep } from './jobs/sell-expiry.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './ops/sell.ts'
 import { widgetMount } from './widget/route.ts'
+import { TemplateCatalog } from './domain/templates.ts'
+import { discover } from './domain/domain-connect/discovery.ts'
 
 export interface Portico {
   config: Config
@@ -69,6 +71,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     pingDb,
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
+  // Domain Connect: the template set (a failing file is logged by name and listed as rejected) and discovery for the domain check.
+  services.templates = TemplateCatalog.load(config.domainConnect.templatesDir)
+  const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients }
+  services.connectAdapters.domainConnect = (apex, host) => discover(dcDeps, resolver, apex, host)
   const sweeps: Sweep[] = [
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
     { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },

@@ -154,17 +154,26 @@ describe("Portico's own templates", () => {
     expect(loadTemplatesFromDir(OWN_DIR).failures).toEqual([])
   })
 
-  test('connect points the host at the edge and writes the challenge', () => {
+  test('connect points the host at the target', () => {
     const template = mustParse(readJson(OWN_DIR, 'portico.io.connect.json'))
-    expect(templateVariables(template)).toEqual(['target', 'token'])
-    const r = applyTemplate({ template, domain: DOMAIN, host: 'app', params: { target: 'edge.portico.test', token: 'tok-1' }, zone: ZONE })
+    expect(templateVariables(template)).toEqual(['target'])
+    const r = applyTemplate({ template, domain: DOMAIN, host: 'app', params: { target: 'edge.portico.test' }, zone: ZONE })
     if (!r.ok) throw new Error(r.error)
-    expect(r.toAdd).toEqual([
-      { type: 'CNAME', name: `app.${DOMAIN}`, data: 'edge.portico.test', ttl: 3600 },
-      { type: 'TXT', name: `_portico-challenge.app.${DOMAIN}`, data: 'tok-1', ttl: 300 },
-    ])
+    expect(r.toAdd).toEqual([{ type: 'CNAME', name: `app.${DOMAIN}`, data: 'edge.portico.test', ttl: 300 }])
     expect(r.toDelete).toEqual([])
-    expect(r.records.find((x) => x.type === 'TXT')?.essential).toBe('OnApply')
+    expect(applyTemplate({ template, domain: DOMAIN, params: { target: 'edge.portico.test' }, zone: ZONE })).toMatchObject({ ok: false, code: 'host_required' })
+  })
+
+  test('connect-apex writes only the groups asked for', () => {
+    const template = mustParse(readJson(OWN_DIR, 'portico.io.connect-apex.json'))
+    const params = { ip1: '203.0.113.1', ip2: '203.0.113.2', token: 'tok-1', target: 'edge.portico.test' }
+    const r = applyTemplate({ template, domain: DOMAIN, params, groupIds: ['core', 'ip2'], zone: [] })
+    if (!r.ok) throw new Error(r.error)
+    expect(r.toAdd.map((x) => `${x.type} ${x.name} ${x.data}`).sort()).toEqual(
+      [`A ${DOMAIN} 203.0.113.1`, `A ${DOMAIN} 203.0.113.2`, `TXT _portico-challenge.${DOMAIN} portico-verify=tok-1`].sort(),
+    )
+    // Every record at once needs every variable.
+    expect(applyTemplate({ template, domain: DOMAIN, params, zone: [] })).toMatchObject({ ok: false, code: 'missing_variable' })
   })
 })
 
