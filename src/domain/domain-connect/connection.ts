@@ -7,7 +7,7 @@
 import type { ConnectionRow } from '../connections.ts'
 import type { DnsRecord } from '../records.ts'
 import { applyTemplate, type DesiredRecord } from './apply.ts'
-import type { Template } from './template.ts'
+import { templateVariables, type Template } from './template.ts'
 
 export interface ConnectionPlan {
   template: Template
@@ -68,5 +68,7 @@ export function planForConnection(template: Template, c: Pick<ConnectionRow, 'do
   const covered = new Set(records.map(renderedKey))
   const missing = [...desired].filter((k) => !covered.has(k))
   if (missing.length > 0) return { ok: false, error: `${template.serviceId} does not set ${missing.join(', ')}` }
-  return { ok: true, plan: { template, domain, host, params, ...(groups.length > 0 ? { groupIds: chosen } : {}), records } }
+  // Only the variables the template uses travel in the apply URL or call.
+  const used = Object.fromEntries(templateVariables(template).filter((v) => v in params).map((v) => [v, params[v]!]))
+  return { ok: true, plan: { template, domain, host, params: used, ...(groups.length > 0 ? { groupIds: chosen } : {}), records } }
 }

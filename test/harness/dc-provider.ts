@@ -1,0 +1,312 @@
+// A Domain Connect DNS Provider on loopback that writes into the test PowerDNS, the way a real one
+// (GoDaddy, IONOS, ...) behaves toward a Service Provider such as Portico:
+// - discovery: `GET /v2/{domain}/settings` for zones it hosts (the test publishes `_domainconnect`);
+// - `GET /v2/domainTemplates/providers/{providerId}/services/{serviceId}`: is a template supported;
+// - synchronous apply: `GET .../apply?...`: for templates with `syncPubKeyDomain` the signature is
+//   verified with the public key fetched over DNS from `<key>.<syncPubKeyDomain>` (TXT fragments);
+//   a tampered or unsigned query is refused with 403 and nothing is written;
+// - asynchronous rail: the consent page `GET /v2/domainTemplates/providers/{providerId}?...` (the end
+//   user approves, or denies when the test says so), `POST /v2/oauth/access_token` (code for tokens,
+//   client authenticated by its secret), and `POST .../apply` with the bearer token;
+// - applying: the zone is read from PowerDNS, the template applied with the spec's conflict rules,
+//   and the changed RRsets replaced in PowerDNS.
+import { randomBytes } from 'node:crypto'
+import type { Server } from 'bun'
+import { Resolver } from '../../src/adapters/resolver.ts'
+import { applyTemplate, type ZoneRecord } from '../../src/domain/domain-connect/apply.ts'
+import { publicKeyFromTxt, splitSignedQuery, verifyApplyQuery } from '../../src/domain/domain-connect/signing.ts'
+import { loadTemplatesFromDir, type Template } from '../../src/domain/domain-connect/template.ts'
+import type { Pdns } from './pdns.ts'
+
+export interface DcProviderOptions {
+  pdns: Pdns
+  /** The templates this provider has onboarded (the Service Providers' published files). */
+  templatesDir: string
+  providerId?: string
+  providerName?: string
+  /** Offer the asynchronous rail (urlAsyncUX, urlAPI). */
+  async?: boolean
+  /** OAuth clients allowed on the async rail: client_id to client_secret. */
+  clients?: Record<string, string>
+}
+
+export interface AppliedLog {
+  rail: 'sync' | 'async'
+  providerId: string
+  serviceId: string
+  domain: string
+  host: string
+  added: ZoneRecord[]
+  deleted: ZoneRecord[]
+}
+
+export interface DcProvider {
+  /** `http://127.0.0.1:PORT`: urlSyncUX, urlAsyncUX and urlAPI. */
+  url: string
+  /** `127.0.0.1:PORT`: the value of the `_domainconnect` TXT record. */
+  host: string
+  providerId: string
+  applied: AppliedLog[]
+  refused: { path: string; status: number; reason: string }[]
+  /** The next consent is refused by the end user. */
+  denyNextConsent(): void
+  /** Publishes `_domainconnect.<zone>` pointing here. */
+  serve(zone: string): Promise<void>
+  stop(): Promise<void>
+}
+
+const fq = (n: string) => (n.endsWith('.') ? n : `${n}.`)
+const bare = (n: string) => n.replace(/\.$/, '').toLowerCase()
+
+function unquoteTxt(content: string): string {
+  const parts = [...content.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(["\\])/g, '$1'))
+  return parts.length ? parts.join('') : content
+}
+
+function quoteTxt(data: string): string {
+  const chunks: string[] = []
+  for (let i = 0; i < data.length || i === 0; i += 255) chunks.push(`"${data.slice(i, i + 255).replace(/(["\\])/g, '\\$1')}"`)
+  return chunks.join(' ')
+}
+
+/** PowerDNS RRsets as the engine's zone records. */
+function zoneRecords(rows: { name: string; type: string; ttl: number; content: string }[]): ZoneRecord[] {
+  return rows
+    .filter((r) => r.type !== 'SOA')
+    .map((r) => {
+      const name = bare(r.name)
+      switch (r.type) {
+        case 'TXT':
+          return { type: 'TXT', name, data: unquoteTxt(r.content), ttl: r.ttl }
+        case 'CNAME':
+        case 'NS':
+          return { type: r.type, name, data: bare(r.content), ttl: r.ttl }
+        case 'MX': {
+          const [prio, host] = r.content.split(/\s+/)
+          return { type: 'MX', name, data: bare(host!), ttl: r.ttl, priority: Number(prio) }
+        }
+        case 'SRV': {
+          const [prio, weight, port, target] = r.content.split(/\s+/)
+          return { type: 'SRV', name, data: `${weight} ${port} ${target === '.' ? '.' : bare(target!)}`, ttl: r.ttl, priority: Number(prio) }
+        }
+        default:
+          return { type: r.type, name, data: r.content, ttl: r.ttl }
+      }
+    })
+}
+
+function content(r: ZoneRecord): string {
+  switch (r.type) {
+    case 'TXT':
+      return quoteTxt(r.data)
+    case 'CNAME':
+    case 'NS':
+      return fq(r.data)
+    case 'MX':
+      return `${r.priority} ${fq(r.data)}`
+    case 'SRV': {
+      const [weight, port, target] = r.data.split(' ')
+      return `${r.priority} ${weight} ${port} ${target === '.' ? '.' : fq(target!)}`
+    }
+    default:
+      return r.data
+  }
+}
+
+/** Types PowerDNS can hold; the service-side types (APEXCNAME, REDIR301/302) this provider does not offer. */
+const UNSUPPORTED = new Set(['APEXCNAME', 'REDIR301', 'REDIR302'])
+
+export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvider> {
+  const providerId = opts.providerId ?? 'loopdns.test'
+  const { templates, failures } = loadTemplatesFromDir(opts.templatesDir)
+  if (failures.length) throw new Error(`dc-provider: templates refused: ${failures.map((f) => f.file).join(', ')}`)
+  const byKey = new Map(templates.map((t) => [`${t.providerId}/${t.serviceId}`.toLowerCase(), t]))
+  const resolver = new Resolver({ servers: [opts.pdns.dnsAddress], timeoutMs: 1500 })
+  const codes = new Map<string, { clientId: string; redirectUri: string; domain: string; host: string; scopes: string[]; providerId: string }>()
+  const tokens = new Map<string, { clientId: string; domain: string; host: string; scopes: string[]; providerId: string }>()
+  const applied: AppliedLog[] = []
+  const refused: DcProvider['refused'] = []
+  let denyNext = false
+  let base = ''
+
+  const refuse = (path: string, status: number, reason: string) => {
+    refused.push({ path, status, reason })
+    return Response.json({ error: reason }, { status })
+  }
+
+  async function apply(rail: 'sync' | 'async', t: Template, domain: string, host: string, params: Record<string, string>, groupIds: string[] | undefined): Promise<string | null> {
+    const zone = zoneRecords(await opts.pdns.listRecords(domain))
+    const r = applyTemplate({ template: t, domain, host, params, groupIds, zone })
+    if (!r.ok) return r.error
+    const touched = [...r.toAdd, ...r.toDelete]
+    if (touched.some((x) => UNSUPPORTED.has(x.type))) return 'record type not supported by this provider'
+    const sets = new Map<string, { name: string; type: string }>()
+    for (const x of touched) sets.set(`${x.type} ${x.name}`, { name: x.name, type: x.type })
+    // Emptied RRsets go first, so a CNAME never meets the records it replaces.
+    const planned = [...sets.values()].map(({ name, type }) => ({ name, type, rows: r.result.filter((x) => x.type === type && x.name === name) }))
+    for (const s of planned) if (s.rows.length === 0) await opts.pdns.deleteRecords(s.name, s.type)
+    for (const s of planned) if (s.rows.length > 0) await opts.pdns.setRecords(s.name, s.type, s.rows.map(content), s.rows[0]!.ttl)
+    applied.push({ rail, providerId: t.providerId, serviceId: t.serviceId, domain, host, added: r.toAdd, deleted: r.toDelete })
+    return null
+  }
+
+  function applyParams(q: URLSearchParams) {
+    const params: Record<string, string> = {}
+    for (const [k, v] of q) if (!['domain', 'host', 'groupId', 'redirect_uri', 'state', 'sig', 'key', 'force', 'instanceId', 'serviceId', 'providerName', 'serviceName'].includes(k)) params[k] = v
+    const groups = q.get('groupId')
+    return {
+      domain: bare(q.get('domain') ?? ''),
+      host: bare(q.get('host') ?? ''),
+      params,
+      groupIds: groups ? groups.split(',').map((g) => g.trim()).filter(Boolean) : undefined,
+    }
+  }
+
+  async function syncApply(req: Request, url: URL, t: Template): Promise<Response> {
+    const rawQuery = url.search.slice(1)
+    const q = url.searchParams
+    if (t.syncBlock) return refuse(url.pathname, 400, 'template blocks the synchronous flow')
+    if (t.syncPubKeyDomain) {
+      const { signed, sig, key } = splitSignedQuery(rawQuery)
+      if (!sig || !key) return refuse(url.pathname, 403, 'signature required')
+      const txt = await resolver.lookup(`${key}.${t.syncPubKeyDomain}`, 'TXT')
+      const pub = txt.status === 'ok' ? publicKeyFromTxt(txt.values) : null
+      if (!pub) return refuse(url.pathname, 403, `no public key at ${key}.${t.syncPubKeyDomain}`)
+      if (!verifyApplyQuery(signed, sig, pub)) return refuse(url.pathname, 403, 'signature does not verify')
+    }
+    const redirect = q.get('redirect_uri')
+    if (redirect) {
+      const allowed = (t.syncRedirectDomain ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)
+      let host = ''
+      try {
+        host = new URL(redirect).hostname.toLowerCase()
+      } catch {
+        return refuse(url.pathname, 400, 'redirect_uri is not a URL')
+      }
+      if (!allowed.some((d) => host === d || host.endsWith(`.${d}`))) return refuse(url.pathname, 400, 'redirect_uri not allowed by the template')
+    }
+    const a = applyParams(q)
+    // The end user is signed in here and owns the zone; a zone this provider does not host is refused.
+    try {
+      await opts.pdns.listRecords(a.domain)
+    } catch {
+      return refuse(url.pathname, 404, 'domain not hosted here')
+    }
+    const err = await apply('sync', t, a.domain, a.host, a.params, a.groupIds)
+    if (err) {
+      if (redirect) return Response.redirect(`${redirect}${redirect.includes('?') ? '&' : '?'}error=invalid_request&error_description=${encodeURIComponent(err)}`, 302)
+      return refuse(url.pathname, 400, err)
+    }
+    if (redirect) {
+      const state = q.get('state')
+      return Response.redirect(`${redirect}${state !== null ? `${redirect.includes('?') ? '&' : '?'}state=${encodeURIComponent(state)}` : ''}`, 302)
+    }
+    return new Response('<p>Your domain is set up.</p>', { headers: { 'content-type': 'text/html' } })
+  }
+
+  function consent(url: URL, providerIdOfTemplates: string): Response {
+    const q = url.searchParams
+    const clientId = q.get('client_id') ?? ''
+    const redirect = q.get('redirect_uri') ?? ''
+    const state = q.get('state')
+    if (!opts.clients || !(clientId in opts.clients)) return refuse(url.pathname, 400, 'unknown client_id')
+    if (!redirect) return refuse(url.pathname, 400, 'redirect_uri required')
+    if (q.get('response_type') !== 'code') return refuse(url.pathname, 400, 'response_type must be code')
+    const scopes = (q.get('scope') ?? '').split(/[ +]/).filter(Boolean)
+    if (scopes.length === 0 || scopes.some((s) => !byKey.has(`${providerIdOfTemplates}/${s}`.toLowerCase()))) return refuse(url.pathname, 400, 'scope names an unknown template')
+    const back = (extra: string) => Response.redirect(`${redirect}${redirect.includes('?') ? '&' : '?'}${extra}${state !== null ? `&state=${encodeURIComponent(state)}` : ''}`, 302)
+    if (denyNext) {
+      denyNext = false
+      return back('error=access_denied&error_description=The%20user%20declined')
+    }
+    const code = randomBytes(16).toString('hex')
+    codes.set(code, { clientId, redirectUri: redirect, domain: bare(q.get('domain') ?? ''), host: bare(q.get('host') ?? ''), scopes, providerId: providerIdOfTemplates })
+    return back(`code=${code}`)
+  }
+
+  async function token(req: Request, url: URL): Promise<Response> {
+    const form = new URLSearchParams(url.search)
+    if ((req.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded')) for (const [k, v] of new URLSearchParams(await req.text())) form.set(k, v)
+    const code = codes.get(form.get('code') ?? '')
+    const clientId = form.get('client_id') ?? ''
+    if (form.get('grant_type') !== 'authorization_code') return refuse(url.pathname, 400, 'unsupported_grant_type')
+    if (!opts.clients || opts.clients[clientId] === undefined || opts.clients[clientId] !== form.get('client_secret')) return refuse(url.pathname, 401, 'invalid_client')
+    if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri')) return refuse(url.pathname, 400, 'invalid_grant')
+    codes.delete(form.get('code')!)
+    const access = randomBytes(24).toString('hex')
+    tokens.set(access, { clientId, domain: code.domain, host: code.host, scopes: code.scopes, providerId: code.providerId })
+    return Response.json({ access_token: access, token_type: 'bearer', expires_in: 3600, refresh_token: randomBytes(24).toString('hex') })
+  }
+
+  async function asyncApply(req: Request, url: URL, t: Template): Promise<Response> {
+    const auth = req.headers.get('authorization') ?? ''
+    const grant = tokens.get(auth.replace(/^Bearer\s+/i, ''))
+    if (!grant) return refuse(url.pathname, 401, 'invalid_token')
+    const a = applyParams(url.searchParams)
+    if (grant.providerId.toLowerCase() !== t.providerId.toLowerCase() || !grant.scopes.some((s) => s.toLowerCase() === t.serviceId.toLowerCase())) return refuse(url.pathname, 403, 'template not in the grant')
+    if (a.domain !== grant.domain || a.host !== grant.host) return refuse(url.pathname, 403, 'domain not in the grant')
+    const err = await apply('async', t, a.domain, a.host, a.params, a.groupIds)
+    if (err) return refuse(url.pathname, 400, err)
+    return new Response(null, { status: 202 })
+  }
+
+  const server: Server<undefined> = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
+      // /v2/{domain}/settings
+      if (req.method === 'GET' && parts.length === 3 && parts[0] === 'v2' && parts[2] === 'settings') {
+        try {
+          await opts.pdns.listRecords(parts[1]!)
+        } catch {
+          return refuse(url.pathname, 404, 'domain not hosted here')
+        }
+        return Response.json({
+          providerId,
+          providerName: opts.providerName ?? 'Loop DNS',
+          providerDisplayName: opts.providerName ?? 'Loop DNS',
+          urlSyncUX: base,
+          ...(opts.async ? { urlAsyncUX: base, urlAPI: base } : {}),
+          width: 750,
+          height: 750,
+          urlControlPanel: `${base}/dns`,
+          nameServers: ['ns1.portico-test.test', 'ns2.portico-test.test'],
+        })
+      }
+      if (req.method === 'POST' && url.pathname === '/v2/oauth/access_token') return opts.async ? token(req, url) : refuse(url.pathname, 404, 'no async rail')
+      if (parts[0] === 'v2' && parts[1] === 'domainTemplates' && parts[2] === 'providers' && parts[3]) {
+        if (parts.length === 4 && req.method === 'GET') return opts.async ? consent(url, parts[3]) : refuse(url.pathname, 404, 'no async rail')
+        if (parts[4] === 'services' && parts[5]) {
+          const t = byKey.get(`${parts[3]}/${parts[5]}`.toLowerCase())
+          if (!t) return refuse(url.pathname, 404, 'template not supported')
+          if (parts.length === 6 && req.method === 'GET') return Response.json({ providerId: t.providerId, serviceId: t.serviceId, version: t.version ?? 1 })
+          if (parts.length === 7 && parts[6] === 'apply') {
+            if (req.method === 'GET') return syncApply(req, url, t)
+            if (req.method === 'POST' && opts.async) return asyncApply(req, url, t)
+          }
+        }
+      }
+      return refuse(url.pathname, 404, 'not found')
+    },
+  })
+  base = `http://127.0.0.1:${server.port}`
+  return {
+    url: base,
+    host: `127.0.0.1:${server.port}`,
+    providerId,
+    applied,
+    refused,
+    denyNextConsent() {
+      denyNext = true
+    },
+    async serve(zone) {
+      await opts.pdns.setRecords(`_domainconnect.${zone}`, 'TXT', [`"127.0.0.1:${server.port}"`])
+    },
+    async stop() {
+      server.stop(true)
+      await resolver.close()
+    },
+  }
+}
