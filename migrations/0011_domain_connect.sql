@@ -13,8 +13,8 @@ create table domain_connect_sessions (
   service_ids     text[] not null,
   apex            text not null,
   host            text not null,
-  group_ids       text[],
-  params          jsonb not null,
+  -- Per template of the consent, in order: {service_id, group_ids (null: every record), params}.
+  applies         jsonb not null,
   redirect_uri    text not null,
   return_url      text,
   created_at      timestamptz not null,

@@ -24,7 +24,7 @@ import { applyTemplate } from '../domain/domain-connect/apply.ts'
 import { buildSyncApplyUrl, rfc3986Encode } from '../domain/domain-connect/signing.ts'
 import type { Template } from '../domain/domain-connect/template.ts'
 import { discover, withScheme, type Discovery } from '../domain/domain-connect/discovery.ts'
-import { planForConnection, type ConnectionPlan } from '../domain/domain-connect/connection.ts'
+import { planForConnection, uncovered, type ConnectionPlan } from '../domain/domain-connect/connection.ts'
 import { providerRequest } from '../domain/domain-connect/http.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out } from './schemas.ts'
@@ -201,11 +201,15 @@ interface StartPrepared {
 /** The templates a connection can be set up with: the named ones, else the first loaded template that fits it. */
 function plansFor(ctx: Pick<Ctx, 'services'>, c: ConnectionRow, serviceIds: string[]): ConnectionPlan[] {
   if (serviceIds.length > 0) {
-    return serviceIds.map((id) => {
-      const plan = planForConnection(pickTemplate(ctx, id), c)
+    const several = serviceIds.length > 1
+    const plans = serviceIds.map((id) => {
+      const plan = planForConnection(pickTemplate(ctx, id), c, { cover: !several })
       if (!plan.ok) throw new ApiError('conflict', `Template ${id} cannot set this connection's records: ${plan.error}`, { reason: 'template_mismatch' })
       return plan.plan
     })
+    const missing = uncovered(plans.map((p) => p.records), c)
+    if (missing.length > 0) throw new ApiError('conflict', `The templates do not set ${missing.join(', ')}`, { reason: 'template_mismatch' })
+    return plans
   }
   const all = catalog(ctx).templates
   for (const t of all) {
@@ -305,15 +309,13 @@ export const domainConnectStartOp = defineOp({
     const state = randomToken(24)
     const now = ctx.clock.now()
     const callback = `${ctx.config.publicUrl}${CALLBACK_PATH}`
-    // One consent covers every template; the group and variables of each are sent with its apply call.
-    const groupIds = plans.flatMap((p) => p.groupIds ?? [])
-    const params = Object.assign({}, ...plans.map((p) => p.params)) as Record<string, string>
+    // One consent covers every template; the groups and variables of each are sent with its own apply call.
+    const applies: ApplyStep[] = plans.map((p) => ({ service_id: p.template.serviceId, group_ids: p.groupIds ?? null, params: p.params }))
     await ctx.sql`
       insert into domain_connect_sessions (state_hash, tenant_id, application_id, connection_id, dc_provider_id, url_api, template_provider_id,
-        service_ids, apex, host, group_ids, params, redirect_uri, return_url, created_at, expires_at)
+        service_ids, apex, host, applies, redirect_uri, return_url, created_at, expires_at)
       values (${sha256(state)}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${dc.settings.providerId}, ${withScheme(dc.settings.urlAPI!, ctx.config.webhookAllowLoopback)},
-        ${first.template.providerId}, ${serviceIds}::text[], ${first.domain}, ${first.host}, ${plans.some((p) => p.groupIds) ? groupIds : null}::text[],
-        ${params}::jsonb, ${callback}, ${input.redirect_uri ?? null}, ${now}, ${new Date(now.getTime() + SESSION_TTL_MS)})`
+        ${first.template.providerId}, ${serviceIds}::text[], ${first.domain}, ${first.host}, ${applies}::jsonb, ${callback}, ${input.redirect_uri ?? null}, ${now}, ${new Date(now.getTime() + SESSION_TTL_MS)})`
     const q = [
       ['domain', first.domain],
       ...(first.host ? [['host', first.host]] : []),
@@ -330,6 +332,12 @@ export const domainConnectStartOp = defineOp({
 
 // ---------------------------------------------------------------- the async callback
 
+interface ApplyStep {
+  service_id: string
+  group_ids: string[] | null
+  params: Record<string, string>
+}
+
 interface SessionRow {
   state_hash: Buffer
   tenant_id: string
@@ -341,8 +349,7 @@ interface SessionRow {
   service_ids: string[]
   apex: string
   host: string
-  group_ids: string[] | null
-  params: Record<string, string>
+  applies: ApplyStep[]
   redirect_uri: string
   return_url: string | null
   expires_at: Date
@@ -379,8 +386,9 @@ async function exchangeAndApply(ctx: BaseCtx, s: SessionRow, code: string): Prom
     const why = tokenRes.ok ? `token endpoint answered ${tokenRes.status}` : tokenRes.error
     return { kind: 'denied', session: s, error: 'access_denied', description: `The DNS provider did not grant access: ${why}` }
   }
-  for (const serviceId of s.service_ids) {
-    const q = new URLSearchParams({ domain: s.apex, ...(s.host ? { host: s.host } : {}), ...s.params, ...(s.group_ids && s.group_ids.length ? { groupId: s.group_ids.join(',') } : {}), force: '1' })
+  for (const step of s.applies) {
+    const serviceId = step.service_id
+    const q = new URLSearchParams({ domain: s.apex, ...(s.host ? { host: s.host } : {}), ...step.params, ...(step.group_ids ? { groupId: step.group_ids.join(',') } : {}), force: '1' })
     const url = `${s.url_api}/v2/domainTemplates/providers/${rfc3986Encode(s.template_provider_id)}/services/${rfc3986Encode(serviceId)}/apply?${q.toString()}`
     const res = await providerRequest(http, url, { method: 'POST', headers: { authorization: `Bearer ${tok.access_token}` } })
     if (!res.ok || res.status < 200 || res.status > 299) {

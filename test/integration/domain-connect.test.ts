@@ -78,7 +78,7 @@ describe('GET /templates', () => {
     expect(r.status).toBe(200)
     expect(r.body.rejected).toEqual([])
     const ids = r.body.templates.map((t: { service_id: string }) => t.service_id).sort()
-    expect(ids).toEqual(['connect', 'connect-apex'])
+    expect(ids).toEqual(['connect', 'connect-apex', 'www'])
     const apex = r.body.templates.find((t: { service_id: string }) => t.service_id === 'connect-apex')
     expect(apex).toMatchObject({ provider_id: 'portico.io', signed: true, sync_pub_key_domain: 'portico.io', host_required: false })
     expect(apex.variables).toEqual(['ip1', 'token', 'ip2', 'ip3', 'ip4', 'target'])
@@ -265,6 +265,31 @@ describe('asynchronous rail', () => {
     expect((await p.api('POST', `/v1/connections/${c.id}:recheck`, { token })).body.status).toBe('live')
   })
 
+  test('several templates under one consent: each applied with its own groups', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await provider.serve(zone)
+    const token = await widget(zone)
+    const r = await p.api('POST', '/v1/connections', { token, body: { domain: zone, www_redirect: true } })
+    const start = await p.api('POST', `/v1/connections/${r.body.id}/domainconnect:start`, { token, body: { service_ids: ['connect-apex', 'www'], rail: 'async' } })
+    expect(start.status).toBe(200)
+    expect(start.body).toMatchObject({ rail: 'async', service_id: 'connect-apex', service_ids: ['connect-apex', 'www'] })
+    expect(new URL(start.body.consent_url).searchParams.get('scope')).toBe('connect-apex www')
+    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+    const before = provider.applied.length
+    const cb = await p.api('GET', browserPath(approved.headers.get('location')!))
+    expect(cb.body.applied).toBe(true)
+    expect(provider.applied.slice(before).map((a) => a.serviceId)).toEqual(['connect-apex', 'www'])
+    expect(await rrset(zone, `www.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    expect((await p.api('POST', `/v1/connections/${r.body.id}:recheck`, { token })).body.status).toBe('live')
+    // Templates that do not set the records between them are refused.
+    const other = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `x.${zone}` } })
+    const wt = await widget(`x.${zone}`)
+    const bad = await p.api('POST', `/v1/connections/${other.body.id}/domainconnect:start`, { token: wt, body: { service_ids: ['www', 'connect-apex'], rail: 'async' } })
+    expect(bad.status).toBe(409)
+    expect(bad.body.details.reason).toBe('template_mismatch')
+  })
+
   test('a refused consent records access_denied and writes nothing', async () => {
     const zone = fresh()
     await pdns.createZone(zone)
@@ -299,6 +324,20 @@ describe('start refuses what the domain check did not advertise', () => {
     const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token })
     expect(r.status).toBe(409)
     expect(r.body.details.reason).toBe('not_discovered')
+  })
+
+  test('a _domainconnect record whose settings cannot be read', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`_domainconnect.${zone}`, 'TXT', ['"127.0.0.1:9"'])
+    const token = await widget(`app.${zone}`)
+    const check = await p.api('POST', '/v1/domains:check', { token, body: { domain: `app.${zone}` } })
+    expect(check.body.rails.domainConnect).toEqual({ available: false, reason: 'settings_unreachable' })
+    expect(check.body.domain_connect).toBeNull()
+    const c = await connect(`app.${zone}`, token)
+    const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token })
+    expect(r.status).toBe(409)
+    expect(r.body.details.reason).toBe('settings_unreachable')
   })
 
   test('a provider without the async rail: redirect_only, and async is refused', async () => {

@@ -43,7 +43,13 @@ function render(template: Template, records: Template['records'], domain: string
   return applyTemplate({ template: { ...template, records }, domain, host, params, zone: [] })
 }
 
-export function planForConnection(template: Template, c: Pick<ConnectionRow, 'domain' | 'apex_domain' | 'planned_target' | 'verification_token' | 'desired_records'>): PlanResult {
+type PlannedConnection = Pick<ConnectionRow, 'domain' | 'apex_domain' | 'planned_target' | 'verification_token' | 'desired_records'>
+
+/**
+ * `cover` (default): the template alone must set every desired record. Without it (one template of several
+ * under one consent) the template only has to render; `coverAll` checks the union.
+ */
+export function planForConnection(template: Template, c: PlannedConnection, opts: { cover?: boolean } = {}): PlanResult {
   const domain = c.apex_domain
   const host = c.domain === c.apex_domain ? '' : c.domain.slice(0, -(c.apex_domain.length + 1))
   const params = connectionParams(c)
@@ -65,10 +71,17 @@ export function planForConnection(template: Template, c: Pick<ConnectionRow, 'do
     }
   }
   if (groups.length > 0 && chosen.length === 0) return { ok: false, error: `${template.serviceId}: no group of the template fits the connection` }
-  const covered = new Set(records.map(renderedKey))
-  const missing = [...desired].filter((k) => !covered.has(k))
-  if (missing.length > 0) return { ok: false, error: `${template.serviceId} does not set ${missing.join(', ')}` }
+  if (opts.cover !== false) {
+    const missing = uncovered([records], c)
+    if (missing.length > 0) return { ok: false, error: `${template.serviceId} does not set ${missing.join(', ')}` }
+  }
   // Only the variables the template uses travel in the apply URL or call.
   const used = Object.fromEntries(templateVariables(template).filter((v) => v in params).map((v) => [v, params[v]!]))
   return { ok: true, plan: { template, domain, host, params: used, ...(groups.length > 0 ? { groupIds: chosen } : {}), records } }
+}
+
+/** The desired records none of the plans' records set, as `TYPE name value`. */
+export function uncovered(recordSets: DesiredRecord[][], c: Pick<ConnectionRow, 'apex_domain' | 'desired_records'>): string[] {
+  const covered = new Set(recordSets.flat().map(renderedKey))
+  return c.desired_records.map((r) => desiredKey(r, c.apex_domain)).filter((k) => !covered.has(k))
 }
