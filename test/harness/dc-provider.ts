@@ -101,6 +101,7 @@ function content(r: ZoneRecord): string {
       return quoteTxt(r.data)
     case 'CNAME':
     case 'NS':
+    case 'ALIAS':
       return fq(r.data)
     case 'MX':
       return `${r.priority} ${fq(r.data)}`
@@ -113,8 +114,26 @@ function content(r: ZoneRecord): string {
   }
 }
 
-/** Types PowerDNS can hold; the service-side types (APEXCNAME, REDIR301/302) this provider does not offer. */
-const UNSUPPORTED = new Set(['APEXCNAME', 'REDIR301', 'REDIR302'])
+/**
+ * The service-side types, as a DNS Provider offers them: APEXCNAME is a PowerDNS ALIAS record; REDIR301/302
+ * are served by this provider's own web forwarding (its HTTP server answers the redirect for that host
+ * name), so in DNS they are an A record to the forwarding address.
+ */
+const REDIRECTS = new Set(['REDIR301', 'REDIR302'])
+const FORWARDING_ADDRESS = '127.0.0.1'
+
+/** The zone as the engine sees it: ALIAS is APEXCNAME, the forwarding A records are the redirects they serve. */
+function withServiceTypes(zone: ZoneRecord[], forwards: Map<string, { status: number; target: string; ttl: number }>): ZoneRecord[] {
+  const out: ZoneRecord[] = []
+  for (const r of zone) {
+    if (r.type === 'ALIAS') out.push({ ...r, type: 'APEXCNAME', data: bare(r.data) })
+    else if (r.type === 'A' && r.data === FORWARDING_ADDRESS && forwards.has(r.name)) {
+      const f = forwards.get(r.name)!
+      out.push({ type: f.status === 301 ? 'REDIR301' : 'REDIR302', name: r.name, data: f.target, ttl: r.ttl })
+    } else out.push(r)
+  }
+  return out
+}
 
 export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvider> {
   const providerId = opts.providerId ?? 'loopdns.test'
@@ -127,6 +146,8 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   const applied: AppliedLog[] = []
   const refused: DcProvider['refused'] = []
   let denyNext = false
+  /** Web forwarding: host name to the redirect it answers. */
+  const forwards = new Map<string, { status: number; target: string; ttl: number }>()
   let base = ''
 
   const refuse = (path: string, status: number, reason: string) => {
@@ -135,17 +156,26 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   }
 
   async function apply(rail: 'sync' | 'async', t: Template, domain: string, host: string, params: Record<string, string>, groupIds: string[] | undefined): Promise<string | null> {
-    const zone = zoneRecords(await opts.pdns.listRecords(domain))
+    const zone = withServiceTypes(zoneRecords(await opts.pdns.listRecords(domain)), forwards)
     const r = applyTemplate({ template: t, domain, host, params, groupIds, zone })
     if (!r.ok) return r.error
-    const touched = [...r.toAdd, ...r.toDelete]
-    if (touched.some((x) => UNSUPPORTED.has(x.type))) return 'record type not supported by this provider'
+    // Stored form: APEXCNAME as ALIAS, a redirect as an A record to the forwarding service.
+    const stored = (x: ZoneRecord): ZoneRecord =>
+      x.type === 'APEXCNAME' ? { ...x, type: 'ALIAS' } : REDIRECTS.has(x.type) ? { type: 'A', name: x.name, data: FORWARDING_ADDRESS, ttl: x.ttl } : x
+    for (const x of r.toDelete) if (REDIRECTS.has(x.type)) forwards.delete(x.name)
+    for (const x of r.toAdd) if (REDIRECTS.has(x.type)) forwards.set(x.name, { status: x.type === 'REDIR301' ? 301 : 302, target: x.data, ttl: x.ttl })
+    const result = r.result.map(stored)
+    const touched = [...r.toAdd, ...r.toDelete].map(stored)
     const sets = new Map<string, { name: string; type: string }>()
     for (const x of touched) sets.set(`${x.type} ${x.name}`, { name: x.name, type: x.type })
     // Emptied RRsets go first, so a CNAME never meets the records it replaces.
-    const planned = [...sets.values()].map(({ name, type }) => ({ name, type, rows: r.result.filter((x) => x.type === type && x.name === name) }))
-    for (const s of planned) if (s.rows.length === 0) await opts.pdns.deleteRecords(s.name, s.type)
-    for (const s of planned) if (s.rows.length > 0) await opts.pdns.setRecords(s.name, s.type, s.rows.map(content), s.rows[0]!.ttl)
+    const planned = [...sets.values()].map(({ name, type }) => ({ name, type, rows: result.filter((x) => x.type === type && x.name === name) }))
+    try {
+      for (const s of planned) if (s.rows.length === 0) await opts.pdns.deleteRecords(s.name, s.type)
+      for (const s of planned) if (s.rows.length > 0) await opts.pdns.setRecords(s.name, s.type, [...new Set(s.rows.map(content))], s.rows[0]!.ttl)
+    } catch (err) {
+      return `the zone refused the change: ${(err as Error).message}`
+    }
     applied.push({ rail, providerId: t.providerId, serviceId: t.serviceId, domain, host, added: r.toAdd, deleted: r.toDelete })
     return null
   }
@@ -255,6 +285,9 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
     port: 0,
     async fetch(req) {
       const url = new URL(req.url)
+      // Web forwarding for REDIR301/REDIR302 records: the request's Host names the forwarded domain.
+      const forwarded = forwards.get(bare((req.headers.get('host') ?? '').replace(/:\d+$/, '')))
+      if (forwarded) return new Response(null, { status: forwarded.status, headers: { location: forwarded.target } })
       const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
       // /v2/{domain}/settings
       if (req.method === 'GET' && parts.length === 3 && parts[0] === 'v2' && parts[2] === 'settings') {

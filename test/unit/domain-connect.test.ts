@@ -4,8 +4,9 @@ import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import Ajv from 'ajv'
-import { parseTemplate, loadTemplatesFromDir, templateVariables, type Template, type TemplateRecord } from '../../src/domain/domain-connect/template.ts'
+import { parseTemplate, loadTemplatesFromDir, templateVariables, type Template } from '../../src/domain/domain-connect/template.ts'
 import { applyTemplate, type ZoneRecord } from '../../src/domain/domain-connect/apply.ts'
+import { compatibleGroups, fillVariables } from '../harness/dc-variables.ts'
 import {
   signApplyQuery,
   verifyApplyQuery,
@@ -48,48 +49,6 @@ const ZONE: ZoneRecord[] = [
   { type: 'CAA', name: DOMAIN, data: '0 iodef "mailto:security@example.test"', ttl: 3600 },
 ]
 
-// ---------------------------------------------------------------- plausible variable values
-
-type Kind = 'ipv4' | 'ipv6' | 'number' | 'url' | 'spf' | 'hostname' | 'label' | 'text'
-const KIND_ORDER: Kind[] = ['ipv4', 'ipv6', 'number', 'url', 'spf', 'hostname', 'label', 'text']
-
-function kindOf(rec: TemplateRecord, field: string, whole: boolean): Kind {
-  if (field === 'pointsTo' && rec.type === 'A') return 'ipv4'
-  if (field === 'pointsTo' && rec.type === 'AAAA') return 'ipv6'
-  if (['ttl', 'priority', 'weight', 'port'].includes(field)) return 'number'
-  if (field === 'target' && rec.type.startsWith('REDIR')) return whole ? 'url' : 'label'
-  if (field === 'spfRules') return whole ? 'spf' : 'label'
-  if (field === 'host' || field === 'name' || field === 'service' || field === 'protocol') return 'label'
-  if (field === 'pointsTo' || field === 'target') return whole ? 'hostname' : 'label'
-  return 'text'
-}
-
-const VALUE: Record<Kind, (name: string) => string> = {
-  ipv4: () => '198.51.100.7',
-  ipv6: () => '2001:db8::7',
-  number: () => '10',
-  url: () => 'https://www.target.test/',
-  spf: () => 'include:spf.sender.test',
-  hostname: () => 'target.sender.test',
-  label: (name) => `v-${name.toLowerCase().replace(/[^a-z0-9]/g, '')}`.slice(0, 40),
-  text: (name) => `value-for-${name}`,
-}
-
-function fillVariables(template: Template): Record<string, string> {
-  const kinds = new Map<string, Kind>()
-  for (const rec of template.records) {
-    for (const [field, value] of Object.entries(rec)) {
-      if (typeof value !== 'string') continue
-      for (const m of value.matchAll(/%([A-Za-z0-9_.-]+)%/g)) {
-        const kind = kindOf(rec, field, m[0] === value.trim())
-        const prior = kinds.get(m[1]!)
-        if (prior === undefined || KIND_ORDER.indexOf(kind) < KIND_ORDER.indexOf(prior)) kinds.set(m[1]!, kind)
-      }
-    }
-  }
-  return Object.fromEntries(templateVariables(template).map((name) => [name, VALUE[kinds.get(name) ?? 'text'](name)]))
-}
-
 const sameRecord = (a: ZoneRecord, b: ZoneRecord) => a.type === b.type && a.name === b.name && a.data === b.data && a.priority === b.priority
 
 // ---------------------------------------------------------------- the published sample
@@ -111,7 +70,8 @@ describe('published templates', () => {
       const params = fillVariables(template)
       const hosts = template.hostRequired ? ['shop'] : [undefined, 'shop']
       for (const host of hosts) {
-        const first = applyTemplate({ template, domain: DOMAIN, host, params, zone: ZONE })
+        const groupIds = compatibleGroups(template, DOMAIN, host, params)
+        const first = applyTemplate({ template, domain: DOMAIN, host, params, groupIds, zone: ZONE })
         if (!first.ok) throw new Error(`${host ?? '(apex)'}: ${first.error}`)
         for (const rec of first.records) {
           if (rec.type === 'SPFM') {
@@ -125,7 +85,7 @@ describe('published templates', () => {
         for (const caa of ZONE.filter((r) => r.type === 'CAA')) expect(first.result).toContainEqual(caa)
         for (const ns of ZONE.filter((r) => r.type === 'NS')) expect(first.result).toContainEqual(ns)
         expect(first.result.length).toBe(ZONE.length - first.toDelete.length + first.toAdd.length)
-        const second = applyTemplate({ template, domain: DOMAIN, host, params, zone: first.result })
+        const second = applyTemplate({ template, domain: DOMAIN, host, params, groupIds, zone: first.result })
         if (!second.ok) throw new Error(second.error)
         expect(second.toAdd).toEqual([])
         expect(second.toDelete).toEqual([])
@@ -483,6 +443,25 @@ describe('applyTemplate rules', () => {
   test('a CNAME at the zone apex cannot be written', () => {
     const t = tpl([{ type: 'CNAME', host: '%domain%.', pointsTo: 'edge.test', ttl: 60 }])
     expect(applyTemplate({ template: t, domain: DOMAIN, params: {}, zone: [] })).toMatchObject({ ok: false, code: 'not_applicable' })
+  })
+
+  test('two different redirects for one name cannot both be served; one of them can', () => {
+    const t = tpl([
+      { groupId: 'a', type: 'REDIR301', host: '@', target: 'https://one.test/' },
+      { groupId: 'b', type: 'REDIR302', host: '@', target: 'https://two.test/' },
+    ])
+    expect(applyTemplate({ template: t, domain: DOMAIN, params: {}, zone: [] })).toMatchObject({ ok: false, code: 'not_applicable' })
+    const one = applyTemplate({ template: t, domain: DOMAIN, params: {}, groupIds: ['b'], zone: [] })
+    expect(one.ok && one.toAdd).toEqual([{ type: 'REDIR302', name: DOMAIN, data: 'https://two.test/', ttl: 3600 }])
+  })
+
+  test('CAA data is checked as flags, tag and value; other unknown types pass their data through', () => {
+    const caa = (data: string) => tpl([{ type: 'CAA', host: '@', data, ttl: 300 }])
+    expect(applyTemplate({ template: caa('%f% issue "ca.test"'), domain: DOMAIN, params: { f: 'x' }, zone: [] })).toMatchObject({ ok: false, code: 'invalid_value' })
+    expect(applyTemplate({ template: caa('256 issue "ca.test"'), domain: DOMAIN, params: {}, zone: [] })).toMatchObject({ ok: false, code: 'invalid_value' })
+    expect(applyTemplate({ template: caa('0 issuewild ";"'), domain: DOMAIN, params: {}, zone: [] }).ok).toBe(true)
+    const tlsa = applyTemplate({ template: tpl([{ type: 'TLSA', host: '_443._tcp', data: '3 1 1 %hash%', ttl: 300 }]), domain: DOMAIN, params: { hash: 'ab12' }, zone: [] })
+    expect(tlsa.ok && tlsa.toAdd).toEqual([{ type: 'TLSA', name: `_443._tcp.${DOMAIN}`, data: '3 1 1 ab12', ttl: 300 }])
   })
 })
 
