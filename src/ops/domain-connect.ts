@@ -41,7 +41,7 @@ function catalog(ctx: Pick<Ctx, 'services'>) {
 }
 
 function deps(ctx: BaseCtx) {
-  return { dns: ctx.services.dns, allowLoopback: ctx.config.webhookAllowLoopback, asyncClients: ctx.config.domainConnect.asyncClients }
+  return { dns: ctx.services.dns, allowLoopback: ctx.config.webhookAllowLoopback, asyncClients: ctx.config.domainConnect.asyncClients, timeoutMs: 5000 }
 }
 
 // ---------------------------------------------------------------- GET /templates
@@ -196,6 +196,23 @@ export const applyUrlOp = defineOp({
 
 interface StartPrepared {
   discovery: Discovery | null
+  /** Templates the provider said it does not support (spec "Query Supported Template"), by `providerId/serviceId`. */
+  unsupported: Set<string>
+}
+
+const templateKey = (t: Template) => `${t.providerId}/${t.serviceId}`.toLowerCase()
+
+/** Asks the provider's API whether it has onboarded each template; only a 404 counts as "no". */
+async function unsupportedTemplates(ctx: BaseCtx, urlApi: string, templates: Template[]): Promise<Set<string>> {
+  const out = new Set<string>()
+  const base = withScheme(urlApi, ctx.config.webhookAllowLoopback)
+  await Promise.all(
+    templates.map(async (t) => {
+      const r = await providerRequest(deps(ctx), `${base}/v2/domainTemplates/providers/${rfc3986Encode(t.providerId)}/services/${rfc3986Encode(t.serviceId)}`, { method: 'GET' })
+      if (r.ok && r.status === 404) out.add(templateKey(t))
+    }),
+  )
+  return out
 }
 
 /** The templates a connection can be set up with: the named ones, else the first loaded template that fits it. */
@@ -244,7 +261,8 @@ export const domainConnectStartOp = defineOp({
     'requests the managed rail: `consent_url` at the provider, `rail: async`, `managed: true`; several `service_ids` go under one ' +
     'consent (async only; on the sync rail only the first applies). `service_id` may be omitted: the first loaded template that sets ' +
     'the connection\'s desired records is used. Refused with 409 (`details.reason`) when the domain check did not advertise the ' +
-    'rail: `not_discovered` (no `_domainconnect` record), `settings_unreachable`, `sync_unsupported`, `async_unsupported`; or when ' +
+    'rail: `not_discovered` (no `_domainconnect` record), `settings_unreachable`, `sync_unsupported`, `async_unsupported`, ' +
+    '`template_unsupported` (the provider\'s API says it has not onboarded the template); or when ' +
     'the connection carries an integrator-authored record set (`custom_records`) or no template fits (`template_mismatch`, `no_template`).',
   tag: 'Domains and connections',
   auth: ['WIDGET'],
@@ -263,7 +281,16 @@ export const domainConnectStartOp = defineOp({
   kind: 'write',
   async prepare(ctx, input): Promise<StartPrepared> {
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
-    return { discovery: await discover(deps(ctx), ctx.services.dns, c.apex_domain) }
+    const discovery = await discover(deps(ctx), ctx.services.dns, c.apex_domain)
+    let candidates: Template[] = []
+    try {
+      const ids = input.service_ids ?? (input.service_id ? [input.service_id] : [])
+      candidates = ids.length > 0 ? ids.map((id) => pickTemplate(ctx, id)) : plansFor(ctx, c, []).map((p) => p.template)
+    } catch {
+      // The handler answers the refusal with its reason.
+    }
+    const urlApi = discovery?.settings?.urlAPI
+    return { discovery, unsupported: urlApi ? await unsupportedTemplates(ctx, urlApi, candidates) : new Set() }
   },
   async handler(ctx, input, pre: StartPrepared) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
@@ -279,6 +306,8 @@ export const domainConnectStartOp = defineOp({
     const ids = input.service_ids ?? (input.service_id ? [input.service_id] : [])
     if (input.service_ids && input.service_id && !input.service_ids.includes(input.service_id)) throw invalid('service_id must be one of service_ids')
     const plans = plansFor(ctx, c, rail === 'sync' ? ids.slice(0, 1) : ids)
+    const notThere = plans.find((p) => pre.unsupported.has(templateKey(p.template)))
+    if (notThere) refuse('template_unsupported', `${dc.settings.providerName} does not support the template ${notThere.template.providerId}/${notThere.template.serviceId}`)
     const first = plans[0]!
     const dcProvider = { provider_id: dc.settings.providerId, provider_name: dc.settings.providerDisplayName ?? dc.settings.providerName, host: dc.host, sync: dc.sync, async: dc.async }
     const serviceIds = plans.map((p) => p.template.serviceId)

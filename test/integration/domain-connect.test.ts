@@ -361,6 +361,25 @@ describe('start refuses what the domain check did not advertise', () => {
     expect(wrong.body.details.reason).toBe('template_mismatch')
   })
 
+  test('a template the provider has not onboarded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-dc-templates-'))
+    copyFileSync(join(OWN_DIR, 'portico.io.connect.json'), join(dir, 'portico.io.connect.json'))
+    const partial = await startDcProvider({ pdns, templatesDir: dir, providerId: provider.providerId, async: true, clients: { 'portico.io': CLIENT_SECRET } })
+    try {
+      const zone = fresh()
+      await pdns.createZone(zone)
+      await partial.serve(zone)
+      const token = await widget(zone)
+      const c = await connect(zone, token)
+      const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token })
+      expect(r.status).toBe(409)
+      expect(r.body.details.reason).toBe('template_unsupported')
+      expect(partial.refused.some((x) => x.path.endsWith('/services/connect-apex') && x.status === 404)).toBe(true)
+    } finally {
+      await partial.stop()
+    }
+  })
+
   test('an integrator-authored record set, and a key instead of a widget token', async () => {
     const zone = fresh()
     await pdns.createZone(zone)
