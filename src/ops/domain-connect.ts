@@ -149,8 +149,10 @@ export const applyUrlOp = defineOp({
     'Builds `{provider_base}/v2/domainTemplates/providers/{providerId}/services/{serviceId}/apply?…` for `domain` (a hostname: the ' +
     'zone and host are split at the registrable domain unless `host` is given), with the template variables in `params`. The ' +
     'template is rendered first, so a missing variable, an unknown group or a value DNS cannot hold is a 400 here rather than at the ' +
-    'DNS Provider. Templates with `syncPubKeyDomain` are signed with RS256 (`sig` and `key` parameters); the provider fetches the ' +
-    'public key from TXT at `<key>.<syncPubKeyDomain>`. `redirect_uri` must be under the template\'s `syncRedirectDomain`.',
+    'DNS Provider. Templates with `syncPubKeyDomain` are signed with RS256 (`sig` and `key` parameters) with the deployment key ' +
+    '(`DOMAIN_CONNECT_PRIVATE_KEY`; 503 when a production deployment has none); the provider fetches the public key from TXT at ' +
+    '`<key>.<syncPubKeyDomain>` (`key` is `DOMAIN_CONNECT_KEY_HOST`, default `_dck1`; the records to publish are in `GET /templates` ' +
+    'under `signing`). `redirect_uri` must be under the template\'s `syncRedirectDomain`.',
   tag: 'Templates, Secure, Monitor',
   auth: ['WIDGET', 'KEY'],
   permission: 'connections:write',
@@ -166,7 +168,7 @@ export const applyUrlOp = defineOp({
     state: Type.Optional(Type.String({ maxLength: 1000 })),
   }),
   response: Out({ apply_url: Type.String(), signed: Type.Boolean(), provider_id: Type.String(), service_id: Type.String() }),
-  errors: ['invalid_request', 'unauthorized', 'not_found'],
+  errors: ['invalid_request', 'unauthorized', 'not_found', 'service_unavailable'],
   kind: 'read',
   async handler(ctx, input) {
     const template = pickTemplate(ctx, input.serviceId, input.provider_id)
@@ -277,7 +279,7 @@ export const domainConnectStartOp = defineOp({
     state: Type.Optional(Type.String({ maxLength: 500, description: 'Sync only: echoed back on redirect_uri' })),
   }),
   response: StartResponse,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
   async prepare(ctx, input): Promise<StartPrepared> {
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
