@@ -247,7 +247,9 @@ const StartResponse = Out({
   consent_url: Nullable(Type.String({ description: 'Asynchronous (managed) rail: the DNS Provider\'s consent page' })),
   service_id: Type.String(),
   service_ids: Type.Array(Type.String()),
-  dc_provider: Out({ provider_id: Type.String(), provider_name: Type.String(), host: Type.String(), sync: Type.Boolean(), async: Type.Boolean() }),
+  dc_provider: Type.String({ description: 'The DNS provider\'s Domain Connect `providerId` (from its settings)' }),
+  dc_provider_name: Type.String(),
+  dc_host: Type.String({ description: 'The `_domainconnect` host the settings were read from' }),
   rail: Type.Union([Type.Literal('sync'), Type.Literal('async')]),
   managed: Type.Boolean({ description: 'True on the async rail: Portico keeps a grant to change the records later' }),
 })
@@ -311,7 +313,7 @@ export const domainConnectStartOp = defineOp({
     const notThere = plans.find((p) => pre.unsupported.has(templateKey(p.template)))
     if (notThere) refuse('template_unsupported', `${dc.settings.providerName} does not support the template ${notThere.template.providerId}/${notThere.template.serviceId}`)
     const first = plans[0]!
-    const dcProvider = { provider_id: dc.settings.providerId, provider_name: dc.settings.providerDisplayName ?? dc.settings.providerName, host: dc.host, sync: dc.sync, async: dc.async }
+    const dcProvider = { dc_provider: dc.settings.providerId, dc_provider_name: dc.settings.providerDisplayName ?? dc.settings.providerName, dc_host: dc.host }
     const serviceIds = plans.map((p) => p.template.serviceId)
     ctx.audit.details = { rail, service_ids: serviceIds, dc_provider: dc.settings.providerId }
     if (rail === 'sync') {
@@ -325,7 +327,7 @@ export const domainConnectStartOp = defineOp({
         redirectUri: input.redirect_uri,
         state: input.state,
       })
-      return { apply_url: applyUrl, consent_url: null, service_id: serviceIds[0]!, service_ids: serviceIds, dc_provider: dcProvider, rail, managed: false }
+      return { apply_url: applyUrl, consent_url: null, service_id: serviceIds[0]!, service_ids: serviceIds, ...dcProvider, rail, managed: false }
     }
     if (new Set(plans.map((p) => p.template.providerId.toLowerCase())).size > 1) throw invalid('Templates under one consent must share their providerId')
     if (input.redirect_uri !== undefined) {
@@ -357,7 +359,7 @@ export const domainConnectStartOp = defineOp({
       ['state', state],
     ]
     const consentUrl = `${withScheme(dc.settings.urlAsyncUX!, ctx.config.webhookAllowLoopback)}/v2/domainTemplates/providers/${rfc3986Encode(first.template.providerId)}?${q.map(([k, v]) => `${k}=${rfc3986Encode(v!)}`).join('&')}`
-    return { apply_url: null, consent_url: consentUrl, service_id: serviceIds[0]!, service_ids: serviceIds, dc_provider: dcProvider, rail, managed: true }
+    return { apply_url: null, consent_url: consentUrl, service_id: serviceIds[0]!, service_ids: serviceIds, ...dcProvider, rail, managed: true }
   },
 })
 
@@ -467,7 +469,7 @@ export const domainConnectCallbackOp = defineOp({
   }),
   response: CallbackResponse,
   altStatus: [{ status: 302, description: 'Back to the redirect_uri given at start' }],
-  errors: ['invalid_request', 'not_found', 'dns_write_failed', 'service_unavailable'],
+  errors: ['invalid_request', 'not_found', 'conflict', 'dns_write_failed', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
   internal: true,
@@ -498,7 +500,9 @@ export const domainConnectCallbackOp = defineOp({
     const claimed = await ctx.sql`update domain_connect_sessions set used_at = ${now} where state_hash = ${s.state_hash} and used_at is null returning state_hash`
     if (claimed.length === 0) {
       const [again] = await ctx.sql`select outcome from domain_connect_sessions where state_hash = ${s.state_hash}`
-      return finish((again as { outcome: CallbackOutcome }).outcome)
+      const prior = (again as { outcome: CallbackOutcome | null } | undefined)?.outcome
+      if (!prior) throw new ApiError('conflict', 'This consent is being completed by another request')
+      return finish(prior)
     }
     const [row] = await ctx.sql`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} for update`
     const c = row as ConnectionRow | undefined

@@ -176,7 +176,7 @@ describe('synchronous rail', () => {
     const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { redirect_uri: 'https://app.portico.io/done', state: 'st-1' } })
     expect(start.status).toBe(200)
     expect(start.body).toMatchObject({ rail: 'sync', managed: false, consent_url: null, service_id: 'connect', service_ids: ['connect'] })
-    expect(start.body.dc_provider).toMatchObject({ provider_id: provider.providerId, sync: true, async: true })
+    expect(start.body).toMatchObject({ dc_provider: provider.providerId, dc_provider_name: 'Loop DNS', dc_host: provider.host })
 
     // A tampered query (another target) is refused by the provider, and nothing is written.
     const tampered = start.body.apply_url.replace(`target=${EDGE}`, 'target=evil.example.net')
