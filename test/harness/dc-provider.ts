@@ -26,6 +26,8 @@ export interface DcProviderOptions {
   providerName?: string
   /** Offer the asynchronous rail (urlAsyncUX, urlAPI). */
   async?: boolean
+  /** Offer the synchronous rail (urlSyncUX); default true. */
+  sync?: boolean
   /** OAuth clients allowed on the async rail: client_id to client_secret. */
   clients?: Record<string, string>
 }
@@ -300,7 +302,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
           providerId,
           providerName: opts.providerName ?? 'Loop DNS',
           providerDisplayName: opts.providerName ?? 'Loop DNS',
-          urlSyncUX: base,
+          ...(opts.sync !== false ? { urlSyncUX: base } : {}),
           ...(opts.async ? { urlAsyncUX: base, urlAPI: base } : {}),
           width: 750,
           height: 750,
@@ -316,7 +318,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
           if (!t) return refuse(url.pathname, 404, 'template not supported')
           if (parts.length === 6 && req.method === 'GET') return Response.json({ providerId: t.providerId, serviceId: t.serviceId, version: t.version ?? 1 })
           if (parts.length === 7 && parts[6] === 'apply') {
-            if (req.method === 'GET') return syncApply(req, url, t)
+            if (req.method === 'GET') return opts.sync !== false ? syncApply(req, url, t) : refuse(url.pathname, 404, 'no sync rail')
             if (req.method === 'POST' && opts.async) return asyncApply(req, url, t)
           }
         }

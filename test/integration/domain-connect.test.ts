@@ -2,13 +2,14 @@
 // (test/harness/dc-provider.ts) that writes into a real PowerDNS, which Portico resolves through.
 // The signing public key is published in DNS exactly as GET /templates tells an integrator to.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { mkdtempSync, writeFileSync, copyFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { startDcProvider, type DcProvider } from '../harness/dc-provider.ts'
 import { provision, startPortico, widgetToken, testConfig, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { publicKeyFromTxt, splitSignedQuery, verifyApplyQuery } from '../../src/domain/domain-connect/signing.ts'
+import { setLogLevel } from '../../src/logger.ts'
 
 const OWN_DIR = join(import.meta.dir, '../../templates')
 const PUBLIC_DIR = join(import.meta.dir, '../../../shared/domain-connect/templates')
@@ -103,7 +104,19 @@ describe('GET /templates', () => {
     copyFileSync(join(OWN_DIR, 'portico.io.connect.json'), join(dir, 'portico.io.connect.json'))
     writeFileSync(join(dir, 'broken.json'), JSON.stringify({ providerId: 'x.test', providerName: 'X', serviceId: 's', serviceName: 'S', records: [{ type: 'MX', host: '@', pointsTo: 'mx.test', ttl: 60 }] }))
     writeFileSync(join(dir, 'not-json.json'), '{"providerId": ')
-    const other = await startPortico({ DOMAIN_CONNECT_TEMPLATES_DIR: dir, DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-dc-data-')) })
+    // What start logs goes to stderr at level error: capture it.
+    const logged: string[] = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((chunk: string | Uint8Array) => (logged.push(String(chunk)), true)) as typeof process.stderr.write
+    let other: TestPortico
+    try {
+      other = await startPortico({ DOMAIN_CONNECT_TEMPLATES_DIR: dir, DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-dc-data-')), LOG_LEVEL: 'error' })
+    } finally {
+      process.stderr.write = write
+      setLogLevel('silent')
+    }
+    const rejectedAtStart = logged.map((l) => JSON.parse(l)).filter((l) => l.msg === 'domain_connect.template_rejected')
+    expect(rejectedAtStart.map((l) => l.file)).toEqual(['broken.json', 'not-json.json'])
     try {
       const r = await other.api('GET', '/v1/templates')
       expect(r.body.count).toBe(1)
@@ -117,6 +130,8 @@ describe('GET /templates', () => {
   test('a templates directory that does not exist stops the start with the setting named', () => {
     expect(() => testConfig({ DOMAIN_CONNECT_TEMPLATES_DIR: '/nonexistent/templates' })).toThrow(/DOMAIN_CONNECT_TEMPLATES_DIR/)
     expect(() => testConfig({ DOMAIN_CONNECT_PRIVATE_KEY: 'not a key' })).toThrow(/DOMAIN_CONNECT_PRIVATE_KEY/)
+    expect(() => testConfig({ DOMAIN_CONNECT_ASYNC_CLIENTS: '{"x": {"client_id": "a"}}' })).toThrow(/DOMAIN_CONNECT_ASYNC_CLIENTS/)
+    expect(() => testConfig({ DOMAIN_CONNECT_KEY_HOST: 'bad key' })).toThrow(/DOMAIN_CONNECT_KEY_HOST/)
   })
 })
 
@@ -139,6 +154,22 @@ describe('POST /templates/{serviceId}/apply-url', () => {
     const { signed, sig } = splitSignedQuery(url.search)
     expect(verifyApplyQuery(signed, sig!, pub!)).toBe(true)
     expect(verifyApplyQuery(signed.replace('target=', 'target=x'), sig!, pub!)).toBe(false)
+  })
+
+  test('in production without DOMAIN_CONNECT_PRIVATE_KEY, signed templates answer 503 and nothing is generated', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'portico-dc-data-'))
+    const prod = await startPortico({ APP_ENV: 'production', DATA_DIR: dataDir })
+    try {
+      expect(prod.config.domainConnect.privateKeyPem).toBeNull()
+      expect(existsSync(join(dataDir, 'domain-connect.pem'))).toBe(false)
+      expect((await prod.api('GET', '/v1/templates')).body.signing).toBeNull()
+      const w = await provision(prod)
+      const r = await prod.api('POST', '/v1/templates/connect/apply-url', { token: w.apiKey, body: { domain: 'shop.example.com', provider_base: provider.url, params: { target: EDGE } } })
+      expect(r.status).toBe(503)
+      expect(r.body.title).toContain('DOMAIN_CONNECT_PRIVATE_KEY')
+    } finally {
+      await prod.close()
+    }
   })
 
   test('missing variables, unknown templates and foreign redirects are refused', async () => {
@@ -359,6 +390,27 @@ describe('start refuses what the domain check did not advertise', () => {
     const wrong = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { service_id: 'connect-apex' } })
     expect(wrong.status).toBe(409)
     expect(wrong.body.details.reason).toBe('template_mismatch')
+  })
+
+  test('a provider with only the async rail: managed_only, and the default is the async rail', async () => {
+    const asyncOnly = await startDcProvider({ pdns, templatesDir: OWN_DIR, providerId: provider.providerId, async: true, sync: false, clients: { 'portico.io': CLIENT_SECRET } })
+    try {
+      const zone = fresh()
+      await pdns.createZone(zone)
+      await asyncOnly.serve(zone)
+      const token = await widget(`app.${zone}`)
+      const check = await p.api('POST', '/v1/domains:check', { token, body: { domain: `app.${zone}` } })
+      expect(check.body.rails.domainConnect).toEqual({ available: true, caveat: 'managed_only' })
+      const c = await connect(`app.${zone}`, token)
+      const sync = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'sync' } })
+      expect(sync.status).toBe(409)
+      expect(sync.body.details.reason).toBe('sync_unsupported')
+      const dflt = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token })
+      expect(dflt.body).toMatchObject({ rail: 'async', managed: true, apply_url: null })
+      expect(dflt.body.consent_url.startsWith(asyncOnly.url)).toBe(true)
+    } finally {
+      await asyncOnly.stop()
+    }
   })
 
   test('a template the provider has not onboarded', async () => {
