@@ -73,7 +73,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   if (config.sellPurchaseEnabled) services.products.push('sell')
   // Domain Connect: the template set (a failing file is logged by name and listed as rejected) and discovery for the domain check.
   services.templates = TemplateCatalog.load(config.domainConnect.templatesDir)
-  const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients }
+  const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients, timeoutMs: 3000 }
   services.connectAdapters.domainConnect = (apex, host) => discover(dcDeps, resolver, apex, host)
   const sweeps: Sweep[] = [
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
