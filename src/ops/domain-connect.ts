@@ -26,6 +26,7 @@ import type { Template } from '../domain/domain-connect/template.ts'
 import { discover, withScheme, type Discovery } from '../domain/domain-connect/discovery.ts'
 import { planForConnection, uncovered, type ConnectionPlan } from '../domain/domain-connect/connection.ts'
 import { providerRequest } from '../domain/domain-connect/http.ts'
+import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out } from './schemas.ts'
 
@@ -331,12 +332,9 @@ export const domainConnectStartOp = defineOp({
     }
     if (new Set(plans.map((p) => p.template.providerId.toLowerCase())).size > 1) throw invalid('Templates under one consent must share their providerId')
     if (input.redirect_uri !== undefined) {
-      try {
-        const u = new URL(input.redirect_uri)
-        if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error()
-      } catch {
-        throw invalid('redirect_uri is not an http(s) URL', [{ in: 'body', field: 'redirect_uri', message: 'must be an absolute http(s) URL' }])
-      }
+      // Where the callback sends the browser: https only (plain http to loopback under the test setting).
+      const ok = isUrlSyntacticallyAllowed(input.redirect_uri, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
+      if (!ok.ok) throw invalid(`redirect_uri is not allowed: ${ok.reason}`, [{ in: 'body', field: 'redirect_uri', message: 'must be an absolute https URL' }])
     }
     const client = ctx.config.domainConnect.asyncClients[dc.settings.providerId.toLowerCase()]!
     const state = randomToken(24)
