@@ -18,7 +18,7 @@ import { connectionFor, assertHostAllowed, type ConnectionRow } from '../domain/
 import { emitForConnection } from '../domain/events.ts'
 import { parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
-import { encrypt, sha256 } from '../domain/secrets.ts'
+import { sha256 } from '../domain/secrets.ts'
 import { signingPublication, templateOut } from '../domain/templates.ts'
 import { applyTemplate } from '../domain/domain-connect/apply.ts'
 import { buildSyncApplyUrl, rfc3986Encode } from '../domain/domain-connect/signing.ts'
@@ -26,6 +26,7 @@ import type { Template } from '../domain/domain-connect/template.ts'
 import { discover, withScheme, type Discovery } from '../domain/domain-connect/discovery.ts'
 import { planForConnection, uncovered, type ConnectionPlan } from '../domain/domain-connect/connection.ts'
 import { providerRequest } from '../domain/domain-connect/http.ts'
+import { applySteps, storeGrant, tokenRequest, type ApplyStep, type Tokens } from '../domain/domain-connect/async-api.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out } from './schemas.ts'
@@ -363,11 +364,6 @@ export const domainConnectStartOp = defineOp({
 
 // ---------------------------------------------------------------- the async callback
 
-interface ApplyStep {
-  service_id: string
-  group_ids: string[] | null
-  params: Record<string, string>
-}
 
 interface SessionRow {
   state_hash: Buffer
@@ -400,41 +396,17 @@ interface CallbackOutcome {
 type CallbackPrepared =
   | { kind: 'replay'; session: SessionRow }
   | { kind: 'denied'; session: SessionRow; error: string; description: string }
-  | { kind: 'applied'; session: SessionRow; tokens: { access_token: string; refresh_token?: string; expires_in?: number } }
+  | { kind: 'applied'; session: SessionRow; tokens: Tokens }
 
 async function exchangeAndApply(ctx: BaseCtx, s: SessionRow, code: string): Promise<CallbackPrepared> {
   const client = ctx.config.domainConnect.asyncClients[s.dc_provider_id.toLowerCase()]
   if (!client) throw unavailable(`No Domain Connect client is configured for ${s.dc_provider_id}`)
   const http = deps(ctx)
-  const form = new URLSearchParams({ code, grant_type: 'authorization_code', client_id: client.client_id, client_secret: client.client_secret, redirect_uri: s.redirect_uri })
-  const tokenRes = await providerRequest(http, `${s.url_api}/v2/oauth/access_token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  })
-  const tok = tokenRes.ok ? (tokenRes.json as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown } | null) : null
-  if (!tokenRes.ok || tokenRes.status !== 200 || typeof tok?.access_token !== 'string') {
-    const why = tokenRes.ok ? `token endpoint answered ${tokenRes.status}` : tokenRes.error
-    return { kind: 'denied', session: s, error: 'access_denied', description: `The DNS provider did not grant access: ${why}` }
-  }
-  for (const step of s.applies) {
-    const serviceId = step.service_id
-    const q = new URLSearchParams({ domain: s.apex, ...(s.host ? { host: s.host } : {}), ...step.params, ...(step.group_ids ? { groupId: step.group_ids.join(',') } : {}), force: '1' })
-    const url = `${s.url_api}/v2/domainTemplates/providers/${rfc3986Encode(s.template_provider_id)}/services/${rfc3986Encode(serviceId)}/apply?${q.toString()}`
-    const res = await providerRequest(http, url, { method: 'POST', headers: { authorization: `Bearer ${tok.access_token}` } })
-    if (!res.ok || res.status < 200 || res.status > 299) {
-      throw new ApiError('dns_write_failed', `The DNS provider refused to apply ${serviceId}: ${res.ok ? `${res.status} ${res.text.slice(0, 200)}` : res.error}`)
-    }
-  }
-  return {
-    kind: 'applied',
-    session: s,
-    tokens: {
-      access_token: tok.access_token,
-      ...(typeof tok.refresh_token === 'string' ? { refresh_token: tok.refresh_token } : {}),
-      ...(typeof tok.expires_in === 'number' ? { expires_in: tok.expires_in } : {}),
-    },
-  }
+  const tok = await tokenRequest(http, s.url_api, client, { code, grant_type: 'authorization_code', redirect_uri: s.redirect_uri })
+  if (!tok.ok) return { kind: 'denied', session: s, error: 'access_denied', description: `The DNS provider did not grant access: ${tok.error}` }
+  const applied = await applySteps(http, s.url_api, s.template_provider_id, s, s.applies, tok.value.access_token)
+  if (!applied.ok) throw new ApiError('dns_write_failed', `The DNS provider refused the change: ${applied.error}`)
+  return { kind: 'applied', session: s, tokens: tok.value }
 }
 
 const CallbackResponse = Out({
@@ -510,15 +482,25 @@ export const domainConnectCallbackOp = defineOp({
       outcome = { connection_id: c.id, domain: c.domain, applied: false, service_ids: s.service_ids, error: pre.error, error_description: pre.description }
       await ctx.sql`update connections set error_code = 'access_denied', error_message = ${pre.description}, updated_at = ${now} where id = ${c.id}`
     } else {
-      const key = ctx.config.secretsKey
-      await ctx.sql`update domain_connect_grants set revoked_at = ${now}, updated_at = ${now} where connection_id = ${c.id} and revoked_at is null`
-      await ctx.sql`
-        insert into domain_connect_grants (id, tenant_id, application_id, connection_id, dc_provider_id, url_api, template_provider_id, service_ids,
-          apex, host, access_token_sealed, refresh_token_sealed, access_expires_at, created_at, updated_at)
-        values (${newId('dcg', now.getTime())}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${s.dc_provider_id}, ${s.url_api}, ${s.template_provider_id},
-          ${s.service_ids}::text[], ${s.apex}, ${s.host}, ${encrypt(key, pre.tokens.access_token, 'domain-connect')},
-          ${pre.tokens.refresh_token ? encrypt(key, pre.tokens.refresh_token, 'domain-connect') : null},
-          ${pre.tokens.expires_in ? new Date(now.getTime() + pre.tokens.expires_in * 1000) : null}, ${now}, ${now})`
+      await storeGrant(
+        ctx.sql,
+        ctx.config.secretsKey,
+        {
+          id: newId('dcg', now.getTime()),
+          tenant_id: c.tenant_id,
+          application_id: c.application_id,
+          connection_id: c.id,
+          dc_provider_id: s.dc_provider_id,
+          url_api: s.url_api,
+          template_provider_id: s.template_provider_id,
+          service_ids: s.service_ids,
+          apex: s.apex,
+          host: s.host,
+          applies: s.applies,
+        },
+        pre.tokens,
+        now,
+      )
       const [updated] = await ctx.sql`
         update connections set rail = 'domain_connect', managed = true, records_written_at = ${now}, error_code = null, error_message = null,
           status = case when status = 'pending' then 'propagating' else status end,

@@ -49,6 +49,9 @@ export interface DcProvider {
   host: string
   providerId: string
   applied: AppliedLog[]
+  reverted: AppliedLog[]
+  /** Access tokens issued from a refresh token. */
+  refreshes: number
   refused: { path: string; status: number; reason: string }[]
   /** The next consent is refused by the end user. */
   denyNextConsent(): void
@@ -144,7 +147,14 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   const byKey = new Map(templates.map((t) => [`${t.providerId}/${t.serviceId}`.toLowerCase(), t]))
   const resolver = new Resolver({ servers: [opts.pdns.dnsAddress], timeoutMs: 1500 })
   const codes = new Map<string, { clientId: string; redirectUri: string; domain: string; host: string; scopes: string[]; providerId: string }>()
-  const tokens = new Map<string, { clientId: string; domain: string; host: string; scopes: string[]; providerId: string }>()
+  type Grant = { clientId: string; domain: string; host: string; scopes: string[]; providerId: string }
+  const tokens = new Map<string, Grant>()
+  const refreshTokens = new Map<string, Grant>()
+  /** Applied template instances, for revert: the records each put in place. */
+  const instances = new Map<string, ZoneRecord[]>()
+  const instanceKey = (t: Template, domain: string, host: string) => `${t.providerId}/${t.serviceId}|${domain}|${host}`.toLowerCase()
+  const reverted: AppliedLog[] = []
+  let refreshes = 0
   const applied: AppliedLog[] = []
   const refused: DcProvider['refused'] = []
   let denyNext = false
@@ -179,6 +189,25 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
       return `the zone refused the change: ${(err as Error).message}`
     }
     applied.push({ rail, providerId: t.providerId, serviceId: t.serviceId, domain, host, added: r.toAdd, deleted: r.toDelete })
+    instances.set(instanceKey(t, domain, host), r.records.filter((x) => x.type !== 'SPFM'))
+    return null
+  }
+
+  /** Removes what an applied instance of the template put in place (its SPF rules stay merged). */
+  async function revert(t: Template, domain: string, host: string): Promise<string | null> {
+    const records = instances.get(instanceKey(t, domain, host))
+    if (!records) return 'template not applied here'
+    const zone = zoneRecords(await opts.pdns.listRecords(domain))
+    const gone = (z: ZoneRecord) => records.some((x) => x.type === z.type && x.name === z.name && x.data === z.data && (x.priority ?? null) === (z.priority ?? null))
+    const sets = new Set(records.map((x) => `${x.type} ${x.name}`))
+    for (const key of sets) {
+      const [type, name] = key.split(' ') as [string, string]
+      const rows = zone.filter((z) => z.type === type && z.name === name && !gone(z))
+      if (rows.length === 0) await opts.pdns.deleteRecords(name, type)
+      else await opts.pdns.setRecords(name, type, rows.map(content), rows[0]!.ttl)
+    }
+    instances.delete(instanceKey(t, domain, host))
+    reverted.push({ rail: 'async', providerId: t.providerId, serviceId: t.serviceId, domain, host, added: [], deleted: records })
     return null
   }
 
@@ -259,26 +288,41 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   async function token(req: Request, url: URL): Promise<Response> {
     const form = new URLSearchParams(url.search)
     if ((req.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded')) for (const [k, v] of new URLSearchParams(await req.text())) form.set(k, v)
-    const code = codes.get(form.get('code') ?? '')
     const clientId = form.get('client_id') ?? ''
-    if (form.get('grant_type') !== 'authorization_code') return refuse(url.pathname, 400, 'unsupported_grant_type')
     if (!opts.clients || opts.clients[clientId] === undefined || opts.clients[clientId] !== form.get('client_secret')) return refuse(url.pathname, 401, 'invalid_client')
-    if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri')) return refuse(url.pathname, 400, 'invalid_grant')
-    codes.delete(form.get('code')!)
+    let grant: Grant
+    if (form.get('grant_type') === 'authorization_code') {
+      const code = codes.get(form.get('code') ?? '')
+      if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri')) return refuse(url.pathname, 400, 'invalid_grant')
+      codes.delete(form.get('code')!)
+      grant = { clientId, domain: code.domain, host: code.host, scopes: code.scopes, providerId: code.providerId }
+    } else if (form.get('grant_type') === 'refresh_token') {
+      const prior = refreshTokens.get(form.get('refresh_token') ?? '')
+      if (!prior || prior.clientId !== clientId) return refuse(url.pathname, 400, 'invalid_grant')
+      // A refresh retires the access tokens issued before it.
+      for (const [k, v] of tokens) if (v === prior) tokens.delete(k)
+      grant = prior
+      refreshes++
+    } else {
+      return refuse(url.pathname, 400, 'unsupported_grant_type')
+    }
     const access = randomBytes(24).toString('hex')
-    tokens.set(access, { clientId, domain: code.domain, host: code.host, scopes: code.scopes, providerId: code.providerId })
-    return Response.json({ access_token: access, token_type: 'bearer', expires_in: 3600, refresh_token: randomBytes(24).toString('hex') })
+    tokens.set(access, grant)
+    const refresh = randomBytes(24).toString('hex')
+    for (const [k, v] of refreshTokens) if (v === grant) refreshTokens.delete(k)
+    refreshTokens.set(refresh, grant)
+    return Response.json({ access_token: access, token_type: 'bearer', expires_in: 3600, refresh_token: refresh })
   }
 
-  async function asyncApply(req: Request, url: URL, t: Template): Promise<Response> {
+  async function asyncApply(req: Request, url: URL, t: Template, verb: 'apply' | 'revert' = 'apply'): Promise<Response> {
     const auth = req.headers.get('authorization') ?? ''
     const grant = tokens.get(auth.replace(/^Bearer\s+/i, ''))
     if (!grant) return refuse(url.pathname, 401, 'invalid_token')
     const a = applyParams(url.searchParams)
     if (grant.providerId.toLowerCase() !== t.providerId.toLowerCase() || !grant.scopes.some((s) => s.toLowerCase() === t.serviceId.toLowerCase())) return refuse(url.pathname, 403, 'template not in the grant')
     if (a.domain !== grant.domain || a.host !== grant.host) return refuse(url.pathname, 403, 'domain not in the grant')
-    const err = await apply('async', t, a.domain, a.host, a.params, a.groupIds)
-    if (err) return refuse(url.pathname, 400, err)
+    const err = verb === 'revert' ? await revert(t, a.domain, a.host) : await apply('async', t, a.domain, a.host, a.params, a.groupIds)
+    if (err) return refuse(url.pathname, verb === 'revert' ? 404 : 400, err)
     return new Response(null, { status: 202 })
   }
 
@@ -317,6 +361,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
           const t = byKey.get(`${parts[3]}/${parts[5]}`.toLowerCase())
           if (!t) return refuse(url.pathname, 404, 'template not supported')
           if (parts.length === 6 && req.method === 'GET') return Response.json({ providerId: t.providerId, serviceId: t.serviceId, version: t.version ?? 1 })
+          if (parts.length === 7 && parts[6] === 'revert' && req.method === 'POST' && opts.async) return asyncApply(req, url, t, 'revert')
           if (parts.length === 7 && parts[6] === 'apply') {
             if (req.method === 'GET') return opts.sync !== false ? syncApply(req, url, t) : refuse(url.pathname, 404, 'no sync rail')
             if (req.method === 'POST' && opts.async) return asyncApply(req, url, t)
@@ -332,6 +377,10 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
     host: `127.0.0.1:${server.port}`,
     providerId,
     applied,
+    reverted,
+    get refreshes() {
+      return refreshes
+    },
     refused,
     denyNextConsent() {
       denyNext = true

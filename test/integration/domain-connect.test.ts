@@ -10,6 +10,7 @@ import { startDcProvider, type DcProvider } from '../harness/dc-provider.ts'
 import { provision, startPortico, widgetToken, testConfig, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { publicKeyFromTxt, splitSignedQuery, verifyApplyQuery } from '../../src/domain/domain-connect/signing.ts'
 import { setLogLevel } from '../../src/logger.ts'
+import { grantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
 
 const OWN_DIR = join(import.meta.dir, '../../templates')
 const PUBLIC_DIR = join(import.meta.dir, '../../../shared/domain-connect/templates')
@@ -294,6 +295,50 @@ describe('asynchronous rail', () => {
     expect(provider.applied.length).toBe(count)
 
     expect((await p.api('POST', `/v1/connections/${c.id}:recheck`, { token })).body.status).toBe('live')
+  })
+
+  test('the grant of a managed connection re-applies and reverts, refreshing an expired access token', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await provider.serve(zone)
+    const token = await widget(`api.${zone}`)
+    const c = await connect(`api.${zone}`, token)
+    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+    expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
+    expect(await rrset(zone, `api.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+
+    const deps: GrantDeps = {
+      db: p.db,
+      http: { dns: p.services.dns, allowLoopback: true },
+      secretsKey: p.config.secretsKey,
+      clients: p.config.domainConnect.asyncClients,
+      now: () => p.clock.now(),
+    }
+    const grant = (await grantOf(p.db, ws.tenantId, c.id))!
+    expect(grant.service_ids).toEqual(['connect'])
+    expect(await grantOf(p.db, 'ten_other', c.id)).toBeUndefined()
+
+    // Someone removes the record by hand; the grant puts it back.
+    await pdns.deleteRecords(`api.${zone}`, 'CNAME')
+    expect(await reapplyWithGrant(deps, grant)).toEqual({ ok: true, value: null })
+    expect(await rrset(zone, `api.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    expect(provider.refreshes).toBe(0)
+
+    // Two hours on, the access token has expired: it is refreshed first and the new one is kept.
+    p.clock.advance(2 * 60 * 60 * 1000)
+    await pdns.deleteRecords(`api.${zone}`, 'CNAME')
+    const stale = (await grantOf(p.db, ws.tenantId, c.id))!
+    expect(await reapplyWithGrant(deps, stale)).toEqual({ ok: true, value: null })
+    expect(provider.refreshes).toBe(1)
+    const fresher = (await grantOf(p.db, ws.tenantId, c.id))!
+    expect(fresher.access_token_sealed).not.toBe(stale.access_token_sealed)
+    expect(fresher.access_expires_at!.getTime()).toBeGreaterThan(p.clock.now().getTime())
+    expect(await rrset(zone, `api.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+
+    expect(await revertWithGrant(deps, fresher)).toEqual({ ok: true, value: null })
+    expect(await rrset(zone, `api.${zone}`, 'CNAME')).toEqual([])
+    expect(provider.reverted.at(-1)).toMatchObject({ serviceId: 'connect', domain: zone, host: 'api' })
   })
 
   test('several templates under one consent: each applied with its own groups', async () => {
