@@ -10,6 +10,7 @@ import { startDcProvider, type DcProvider } from '../harness/dc-provider.ts'
 import { provision, startPortico, widgetToken, testConfig, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { publicKeyFromTxt, splitSignedQuery, verifyApplyQuery } from '../../src/domain/domain-connect/signing.ts'
 import { setLogLevel } from '../../src/logger.ts'
+import { discover } from '../../src/domain/domain-connect/discovery.ts'
 import { grantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
 
 const OWN_DIR = join(import.meta.dir, '../../templates')
@@ -420,6 +421,24 @@ describe('start refuses what the domain check did not advertise', () => {
     const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token })
     expect(r.status).toBe(409)
     expect(r.body.details.reason).toBe('settings_unreachable')
+  })
+
+  test('provider URLs go through the SSRF guard: private addresses always, loopback without the test setting', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`_domainconnect.${zone}`, 'TXT', ['"10.0.0.7"'])
+    const dns = p.services.dns
+    const priv = await discover({ dns, allowLoopback: true, asyncClients: {} }, dns, zone)
+    expect(priv).toMatchObject({ host: '10.0.0.7', settings: null })
+    expect(priv!.error).toMatch(/^refused: 10\.0\.0\.7/)
+    await provider.serve(zone)
+    const seen = provider.refused.length + provider.applied.length
+    const strict = await discover({ dns, allowLoopback: false, asyncClients: {} }, dns, zone)
+    expect(strict!.settings).toBeNull()
+    expect(strict!.error).toMatch(/^refused: /)
+    expect(provider.refused.length + provider.applied.length).toBe(seen)
+    const allowed = await discover({ dns, allowLoopback: true, asyncClients: {} }, dns, zone)
+    expect(allowed).toMatchObject({ sync: true, async: false, settings: { providerId: provider.providerId } })
   })
 
   test('a provider without the async rail: redirect_only, and async is refused', async () => {

@@ -17,6 +17,22 @@ export type ProviderResponse = { ok: true; status: number; json: unknown; text: 
 
 const MAX_BODY = 256 * 1024
 
+/** At most MAX_BODY bytes of the body, the rest dropped unread. */
+async function readCapped(res: Response): Promise<string> {
+  const reader = res.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  while (size < MAX_BODY) {
+    const chunk = await reader.read()
+    if (chunk.done) break
+    chunks.push(chunk.value)
+    size += chunk.value.byteLength
+  }
+  if (size >= MAX_BODY) await reader.cancel().catch(() => {})
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, MAX_BODY))
+}
+
 export async function providerRequest(
   http: ProviderHttp,
   raw: string,
@@ -39,10 +55,10 @@ export async function providerRequest(
       signal: AbortSignal.timeout(http.timeoutMs ?? 10_000),
       // SNI and the certificate name are the URL's host, not the address connected to.
       ...(url.protocol === 'https:' && parseHostLiteral(hostname) === null ? { tls: { serverName: hostname } } : {}),
-      proxy: undefined,
-    } as RequestInit)
-    const buf = await res.arrayBuffer()
-    const text = new TextDecoder().decode(buf.byteLength > MAX_BODY ? buf.slice(0, MAX_BODY) : buf)
+      // A proxy would resolve the name itself, around the checked address.
+      proxy: false,
+    } as unknown as RequestInit)
+    const text = await readCapped(res)
     let json: unknown = null
     try {
       json = text ? JSON.parse(text) : null
