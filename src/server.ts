@@ -30,6 +30,7 @@ import { paymentsWebhookMount } from './ops/sell.ts'
 import { widgetMount } from './widget/route.ts'
 import { TemplateCatalog } from './domain/templates.ts'
 import { discover } from './domain/domain-connect/discovery.ts'
+import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 
 export interface Portico {
   config: Config
@@ -82,6 +83,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
+    // Domain Connect consent sessions a day past their expiry.
+    { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }

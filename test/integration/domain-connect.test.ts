@@ -11,7 +11,7 @@ import { provision, startPortico, widgetToken, testConfig, type TestPortico, typ
 import { publicKeyFromTxt, splitSignedQuery, verifyApplyQuery } from '../../src/domain/domain-connect/signing.ts'
 import { setLogLevel } from '../../src/logger.ts'
 import { discover } from '../../src/domain/domain-connect/discovery.ts'
-import { grantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
+import { cleanupSessions, grantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
 
 const OWN_DIR = join(import.meta.dir, '../../templates')
 const PUBLIC_DIR = join(import.meta.dir, '../../../shared/domain-connect/templates')
@@ -388,6 +388,22 @@ describe('asynchronous rail', () => {
     const conn = await p.api('GET', `/v1/connections/${c.id}`, { token })
     expect(conn.body).toMatchObject({ managed: false, status: 'pending', error_code: 'access_denied' })
     expect(await rrset(zone, `app.${zone}`, 'CNAME')).toEqual([])
+  })
+
+  test('consent sessions go a day after they expire; an expired state is not found', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await provider.serve(zone)
+    const token = await widget(`old.${zone}`)
+    const c = await connect(`old.${zone}`, token)
+    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+    const state = new URL(start.body.consent_url).searchParams.get('state')!
+    p.clock.advance(2 * 60 * 60 * 1000)
+    expect((await p.api('GET', `/v1/connect/domainconnect/callback?state=${state}&code=x`)).status).toBe(404)
+    expect(await cleanupSessions(p.db, p.clock.now())).toBe(0)
+    p.clock.advance(24 * 60 * 60 * 1000)
+    expect(await cleanupSessions(p.db, p.clock.now())).toBeGreaterThanOrEqual(1)
+    expect((await p.db`select 1 from domain_connect_sessions where connection_id = ${c.id}`).length).toBe(0)
   })
 
   test('an unknown or forged state is not found', async () => {

@@ -164,3 +164,12 @@ export async function revertWithGrant(deps: GrantDeps, g: GrantRow): Promise<Api
   }
   return { ok: true, value: null }
 }
+
+/**
+ * Consent sessions a day past their expiry are deleted (used ones keep answering their replay until
+ * then); hourly from the job sweeps. Returns how many went.
+ */
+export async function cleanupSessions(db: Sql, now: Date): Promise<number> {
+  const gone = await db`delete from domain_connect_sessions where expires_at < ${new Date(now.getTime() - 24 * 60 * 60 * 1000)} returning state_hash`
+  return gone.length
+}
