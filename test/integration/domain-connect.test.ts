@@ -81,7 +81,7 @@ describe('GET /templates', () => {
     expect(r.status).toBe(200)
     expect(r.body.rejected).toEqual([])
     const ids = r.body.templates.map((t: { service_id: string }) => t.service_id).sort()
-    expect(ids).toEqual(['connect', 'connect-apex', 'www'])
+    expect(ids).toEqual(['connect', 'connect-apex', 'connect-apex-alias', 'www'])
     const apex = r.body.templates.find((t: { service_id: string }) => t.service_id === 'connect-apex')
     expect(apex).toMatchObject({ provider_id: 'portico.io', signed: true, sync_pub_key_domain: 'portico.io', host_required: false })
     expect(apex.variables).toEqual(['ip1', 'token', 'ip2', 'ip3', 'ip4', 'target'])

@@ -7,6 +7,7 @@ import Ajv from 'ajv'
 import { parseTemplate, loadTemplatesFromDir, templateVariables, type Template } from '../../src/domain/domain-connect/template.ts'
 import { applyTemplate, type ZoneRecord } from '../../src/domain/domain-connect/apply.ts'
 import { compatibleGroups, fillVariables } from '../harness/dc-variables.ts'
+import { planForConnection } from '../../src/domain/domain-connect/connection.ts'
 import {
   signApplyQuery,
   verifyApplyQuery,
@@ -134,6 +135,59 @@ describe("Portico's own templates", () => {
     )
     // Every record at once needs every variable.
     expect(applyTemplate({ template, domain: DOMAIN, params, zone: [] })).toMatchObject({ ok: false, code: 'missing_variable' })
+  })
+})
+
+describe('which template sets a connection', () => {
+  const own = loadTemplatesFromDir(OWN_DIR).templates
+  const connection = (domain: string, apex: string, records: { type: string; host: string; value: string }[], ips = ['203.0.113.1']) => ({
+    domain,
+    apex_domain: apex,
+    planned_target: { cname_target: 'edge.portico.test', apex_ipv4: ips },
+    verification_token: 'tok',
+    desired_records: records.map((r) => ({ ...r, ttl: 300 })) as never,
+  })
+  const firstFit = (c: ReturnType<typeof connection>) => {
+    for (const t of own) {
+      const r = planForConnection(t, c)
+      if (r.ok) return r.plan
+    }
+    return null
+  }
+
+  test('a subdomain: connect, with only the variable it uses', () => {
+    const plan = firstFit(connection('shop.example.test', 'example.test', [{ type: 'CNAME', host: 'shop', value: 'edge.portico.test' }]))
+    expect(plan).toMatchObject({ template: { serviceId: 'connect' }, host: 'shop', params: { target: 'edge.portico.test' } })
+    expect(plan!.groupIds).toBeUndefined()
+  })
+
+  test('an apex on A records: connect-apex with the groups its records need', () => {
+    const one = firstFit(connection('example.test', 'example.test', [
+      { type: 'A', host: '@', value: '203.0.113.1' },
+      { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
+    ]))
+    expect(one).toMatchObject({ template: { serviceId: 'connect-apex' }, groupIds: ['core'], params: { ip1: '203.0.113.1', token: 'tok' } })
+    const two = firstFit(connection('example.test', 'example.test', [
+      { type: 'A', host: '@', value: '203.0.113.1' },
+      { type: 'A', host: '@', value: '203.0.113.2' },
+      { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
+      { type: 'CNAME', host: 'www', value: 'edge.portico.test' },
+    ], ['203.0.113.1', '203.0.113.2']))
+    expect(two).toMatchObject({ template: { serviceId: 'connect-apex' }, groupIds: ['core', 'ip2', 'www'] })
+  })
+
+  test('an apex on an ALIAS-capable provider: connect-apex-alias (APEXCNAME)', () => {
+    const plan = firstFit(connection('example.test', 'example.test', [{ type: 'CNAME', host: '@', value: 'edge.portico.test' }], []))
+    expect(plan).toMatchObject({ template: { serviceId: 'connect-apex-alias' }, groupIds: ['core'] })
+    expect(plan!.records).toEqual([{ type: 'APEXCNAME', name: 'example.test', data: 'edge.portico.test', ttl: 300, essential: 'Always', groupId: 'core' }])
+  })
+
+  test('records no template sets: none fits, and a named one says what it misses', () => {
+    const c = connection('shop.example.test', 'example.test', [{ type: 'TXT', host: 'shop', value: 'hello' }])
+    expect(firstFit(c)).toBeNull()
+    const r = planForConnection(own.find((t) => t.serviceId === 'connect')!, c)
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.error).toContain('TXT shop.example.test hello')
   })
 })
 

@@ -30,9 +30,12 @@ export function connectionParams(c: Pick<ConnectionRow, 'planned_target' | 'veri
 }
 
 function desiredKey(r: DnsRecord, apex: string): string {
-  const name = r.host === '@' || r.host === '' ? apex : `${r.host}.${apex}`.toLowerCase()
+  const atApex = r.host === '@' || r.host === ''
+  const name = atApex ? apex : `${r.host}.${apex}`.toLowerCase()
   const value = HOST_VALUED.has(r.type) ? r.value.toLowerCase().replace(/\.$/, '') : r.value
-  return `${r.type} ${name} ${value}`
+  // A "CNAME" at the apex is planned only for providers with an ALIAS-style record: Domain Connect's APEXCNAME.
+  const type = r.type === 'CNAME' && atApex ? 'APEXCNAME' : r.type
+  return `${type} ${name} ${value}`
 }
 
 function renderedKey(r: DesiredRecord): string {
