@@ -114,7 +114,7 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   let blocked: string | null = parsed.platform ? 'platform_subdomain' : null
   let provider: Provider | null = null
   let dcHost: string | null = null
-  let dc: Discovery | null | undefined
+  let dcPending: Promise<Discovery | null> | undefined
   let conflicts: Conflict[] = []
 
   if (!blocked) {
@@ -130,7 +130,11 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
     }
     provider = detectProvider(nameservers)
     dcHost = valuesOf(dcTxt)[0] ?? null
-    if (dcHost && adapters.domainConnect) dc = await adapters.domainConnect(parsed.apex, dcHost)
+    // The provider's settings are read while the conflicts are looked up.
+    if (dcHost && !blocked && adapters.domainConnect) {
+      const host = dcHost
+      dcPending = adapters.domainConnect(parsed.apex, host).catch((err: unknown) => ({ host, settings: null, error: String(err), sync: false, async: false }))
+    }
   } else {
     registered = true
   }
@@ -144,6 +148,7 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
     conflicts = c.conflicts
     if (c.error) detectionError = 'resolver'
   }
+  const dc = await dcPending
   const r = rails(provider, parsed, adapters, dcHost, blocked, dc)
   const recommended = RAIL_ORDER.find((k) => r[k].available) ?? null
   return {
