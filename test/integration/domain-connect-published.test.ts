@@ -126,6 +126,15 @@ describe('the 60 published templates through Portico, the loopback provider and 
     expect(templates.length).toBe(60)
   })
 
+  test('a serviceId several providers publish needs provider_id', async () => {
+    const shared = templates.filter((t) => t.serviceId === 'website')
+    expect(shared.length).toBeGreaterThan(1)
+    const r = await p.api('POST', '/v1/templates/website/apply-url', { token: ws.apiKey, body: { domain: 'example.com', provider_base: provider.url } })
+    expect(r.status).toBe(400)
+    expect(r.body.details[0].field).toBe('provider_id')
+    for (const t of shared) expect(r.body.details[0].message).toContain(t.providerId)
+  })
+
   for (const file of files) {
     test(file, async () => {
       const t = templates.find((x) => x.fileName === file)!
