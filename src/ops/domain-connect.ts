@@ -264,10 +264,12 @@ export const domainConnectStartOp = defineOp({
   description:
     'Discovers the DNS Provider of the connection\'s zone (`_domainconnect` TXT, then its settings) and answers the URL to send the ' +
     'end user to. Default: the synchronous rail (`apply_url`, signed when the template asks). `rail: async` or `managed: true` ' +
-    'requests the managed rail: `consent_url` at the provider, `rail: async`, `managed: true`; several `service_ids` go under one ' +
-    'consent (async only; on the sync rail only the first applies). `service_id` may be omitted: the first loaded template that sets ' +
-    'the connection\'s desired records is used. Refused with 409 (`details.reason`) when the domain check did not advertise the ' +
-    'rail: `not_discovered` (no `_domainconnect` record), `settings_unreachable`, `sync_unsupported`, `async_unsupported`, ' +
+    'requests the managed rail: when the provider offers it, `consent_url` at the provider, `rail: async`, `managed: true`, and ' +
+    'several `service_ids` go under one consent; when it does not, the request falls through to the sync rail (`rail: sync`, ' +
+    '`managed: false`) where only the first template applies. A provider offering only the managed rail gets it by default. ' +
+    '`service_id` may be omitted: the first loaded template that sets the connection\'s desired records is used. Refused with 409 ' +
+    '(`details.reason`) what the domain check did not advertise: `not_discovered` (no `_domainconnect` record), ' +
+    '`settings_unreachable`, `sync_unsupported` (`rail: sync` at a provider without it), `provider_unsupported` (neither rail), ' +
     '`template_unsupported` (the provider\'s API says it has not onboarded the template); or when ' +
     'the connection carries an integrator-authored record set (`custom_records`) or no template fits (`template_mismatch`, `no_template`).',
   tag: 'Domains and connections',
@@ -306,9 +308,12 @@ export const domainConnectStartOp = defineOp({
     if (!dc.settings) refuse('settings_unreachable', `The Domain Connect settings of ${c.apex_domain} could not be read (${dc.error ?? 'unknown'})`)
     const wantsAsync = input.rail === 'async' || input.managed === true
     if (input.rail === 'sync' && input.managed === true) throw invalid('managed: true needs the async rail')
-    const rail: 'sync' | 'async' = wantsAsync ? 'async' : dc.sync ? 'sync' : input.rail === 'sync' ? 'sync' : 'async'
-    if (rail === 'async' && !dc.async) refuse('async_unsupported', `${dc.settings.providerName} does not offer the managed (async) rail to this deployment`)
-    if (rail === 'sync' && !dc.sync) refuse('sync_unsupported', `${dc.settings.providerName} does not offer the synchronous rail`)
+    // The managed rail when asked for and offered; asked for but not offered, the request falls through to
+    // the sync rail (CONTRACT: "on the sync fallthrough only the first applies"). Sync is the default,
+    // unless the provider offers only the managed rail.
+    if (input.rail === 'sync' && !dc.sync) refuse('sync_unsupported', `${dc.settings.providerName} does not offer the synchronous rail`)
+    if (!dc.sync && !dc.async) refuse('provider_unsupported', `${dc.settings.providerName} offers neither rail to this deployment`)
+    const rail: 'sync' | 'async' = (wantsAsync && dc.async) || !dc.sync ? 'async' : 'sync'
     const ids = input.service_ids ?? (input.service_id ? [input.service_id] : [])
     if (input.service_ids && input.service_id && !input.service_ids.includes(input.service_id)) throw invalid('service_id must be one of service_ids')
     const plans = plansFor(ctx, c, rail === 'sync' ? ids.slice(0, 1) : ids)

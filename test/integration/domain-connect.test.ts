@@ -457,7 +457,7 @@ describe('start refuses what the domain check did not advertise', () => {
     expect(allowed).toMatchObject({ sync: true, async: false, settings: { providerId: provider.providerId } })
   })
 
-  test('a provider without the async rail: redirect_only, and async is refused', async () => {
+  test('a provider without the async rail: redirect_only, and async falls through to sync', async () => {
     const zone = fresh()
     await pdns.createZone(zone)
     await syncOnly.serve(zone)
@@ -466,13 +466,11 @@ describe('start refuses what the domain check did not advertise', () => {
     expect(check.body.rails.domainConnect).toEqual({ available: true, caveat: 'redirect_only' })
     expect(check.body.domain_connect).toMatchObject({ sync: true, async: false })
     const c = await connect(`app.${zone}`, token)
-    const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
-    expect(r.status).toBe(409)
-    expect(r.body.details.reason).toBe('async_unsupported')
-    // On the sync fallthrough only the first of several templates applies.
-    const first = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { service_ids: ['connect', 'connect-apex'] } })
-    expect(first.status).toBe(200)
-    expect(first.body).toMatchObject({ rail: 'sync', service_ids: ['connect'] })
+    // The managed rail is not offered: the request falls through to the sync rail, where only the first template applies.
+    const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async', service_ids: ['connect', 'connect-apex'] } })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ rail: 'sync', managed: false, consent_url: null, service_id: 'connect', service_ids: ['connect'] })
+    expect(r.body.apply_url.startsWith(`${syncOnly.url}/v2/domainTemplates/providers/portico.io/services/connect/apply?`)).toBe(true)
     const wrong = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { service_id: 'connect-apex' } })
     expect(wrong.status).toBe(409)
     expect(wrong.body.details.reason).toBe('template_mismatch')
@@ -496,6 +494,25 @@ describe('start refuses what the domain check did not advertise', () => {
       expect(dflt.body.consent_url.startsWith(asyncOnly.url)).toBe(true)
     } finally {
       await asyncOnly.stop()
+    }
+  })
+
+  test('a provider whose only rail needs a client Portico does not hold: no rail at all', async () => {
+    const stranger = await startDcProvider({ pdns, templatesDir: OWN_DIR, providerId: 'stranger.test', async: true, sync: false, clients: {} })
+    try {
+      const zone = fresh()
+      await pdns.createZone(zone)
+      await stranger.serve(zone)
+      const token = await widget(`app.${zone}`)
+      const check = await p.api('POST', '/v1/domains:check', { token, body: { domain: `app.${zone}` } })
+      expect(check.body.rails.domainConnect).toEqual({ available: false, reason: 'provider_unsupported' })
+      expect(check.body.domain_connect).toMatchObject({ provider_id: 'stranger.test', sync: false, async: false })
+      const c = await connect(`app.${zone}`, token)
+      const r = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { managed: true } })
+      expect(r.status).toBe(409)
+      expect(r.body.details.reason).toBe('provider_unsupported')
+    } finally {
+      await stranger.stop()
     }
   })
 
