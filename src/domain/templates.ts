@@ -15,19 +15,22 @@ export interface Rejected {
 export class TemplateCatalog {
   readonly templates: Template[]
   readonly rejected: Rejected[]
+  readonly ignored: string[]
 
   constructor(
     readonly dir: string,
-    loaded: { templates: Template[]; failures: Rejected[] },
+    loaded: { templates: Template[]; failures: Rejected[]; ignored?: string[] },
   ) {
     this.templates = loaded.templates
     this.rejected = loaded.failures
+    this.ignored = loaded.ignored ?? []
   }
 
   static load(dir: string): TemplateCatalog {
     const loaded = loadTemplatesFromDir(dir)
     for (const f of loaded.failures) log.error('domain_connect.template_rejected', { dir, file: f.file, errors: f.errors.slice(0, 20), error_count: f.errors.length })
-    log.info('domain_connect.templates_loaded', { dir, loaded: loaded.templates.length, rejected: loaded.failures.length })
+    if (loaded.ignored.length) log.warn('domain_connect.template_files_ignored', { dir, files: loaded.ignored, reason: 'not *.json' })
+    log.info('domain_connect.templates_loaded', { dir, loaded: loaded.templates.length, rejected: loaded.failures.length, ignored: loaded.ignored.length })
     return new TemplateCatalog(dir, loaded)
   }
 

@@ -64,6 +64,7 @@ export const listTemplatesOp = defineOp({
     templates: Type.Array(Type.Object({}, { additionalProperties: true })),
     count: Type.Integer(),
     rejected: Type.Array(Out({ file: Type.String(), errors: Type.Array(Type.String()) })),
+    ignored: Type.Array(Type.String(), { description: 'Files of the directory that are not `*.json`, not read as templates' }),
     signing: Nullable(Out({ key: Type.String(), algorithm: Type.String(), publish_at: Type.Array(Type.String()), txt: Type.Array(Type.String()) })),
   }),
   errors: ['service_unavailable'],
@@ -72,7 +73,7 @@ export const listTemplatesOp = defineOp({
   async handler(ctx) {
     const c = catalog(ctx)
     const dc = ctx.config.domainConnect
-    return { templates: c.templates.map(templateOut), count: c.templates.length, rejected: c.rejected, signing: signingPublication(dc.privateKeyPem, dc.keyHost, c.templates) }
+    return { templates: c.templates.map(templateOut), count: c.templates.length, rejected: c.rejected, ignored: c.ignored, signing: signingPublication(dc.privateKeyPem, dc.keyHost, c.templates) }
   },
 })
 

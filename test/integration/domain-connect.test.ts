@@ -106,6 +106,7 @@ describe('GET /templates', () => {
     copyFileSync(join(OWN_DIR, 'portico.io.connect.json'), join(dir, 'portico.io.connect.json'))
     writeFileSync(join(dir, 'broken.json'), JSON.stringify({ providerId: 'x.test', providerName: 'X', serviceId: 's', serviceName: 'S', records: [{ type: 'MX', host: '@', pointsTo: 'mx.test', ttl: 60 }] }))
     writeFileSync(join(dir, 'not-json.json'), '{"providerId": ')
+    writeFileSync(join(dir, 'notes.txt'), 'not a template')
     // What start logs goes to stderr at level error: capture it.
     const logged: string[] = []
     const write = process.stderr.write.bind(process.stderr)
@@ -124,6 +125,7 @@ describe('GET /templates', () => {
       expect(r.body.count).toBe(1)
       expect(r.body.rejected.map((f: { file: string }) => f.file)).toEqual(['broken.json', 'not-json.json'])
       expect(r.body.rejected[0].errors.join(' ')).toContain('missing required field "priority"')
+      expect(r.body.ignored).toEqual(['notes.txt'])
     } finally {
       await other.close()
     }
