@@ -455,6 +455,9 @@ export const domainConnectCallbackOp = defineOp({
     if (!s) throw notFound('Unknown or expired consent state')
     if (s.used_at) return { kind: 'replay', session: s }
     if (s.expires_at.getTime() < ctx.clock.now().getTime()) throw notFound('Unknown or expired consent state')
+    // Nothing is written at the provider for a connection that was removed meanwhile.
+    const [open] = await ctx.db`select 1 from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} and disconnected_at is null`
+    if (!open) throw notFound('Connection not found')
     if (input.error !== undefined || input.code === undefined) {
       return { kind: 'denied', session: s, error: input.error ?? 'access_denied', description: input.error_description ?? 'The consent was not given' }
     }
@@ -509,8 +512,9 @@ export const domainConnectCallbackOp = defineOp({
       )
       const [updated] = await ctx.sql`
         update connections set rail = 'domain_connect', managed = true, records_written_at = ${now}, error_code = null, error_message = null,
-          status = case when status = 'pending' then 'propagating' else status end,
-          propagating_since = case when status = 'pending' then ${now}::timestamptz else propagating_since end,
+          status = case when status in ('pending', 'failed') then 'propagating' else status end,
+          propagating_since = case when status in ('pending', 'failed') then ${now}::timestamptz else propagating_since end,
+          retried_at = case when status = 'failed' then ${now}::timestamptz else retried_at end, failed_at = null,
           next_check_at = ${now}, updated_at = ${now}
         where id = ${c.id} returning *`
       const fresh = updated as ConnectionRow

@@ -408,6 +408,22 @@ describe('asynchronous rail', () => {
     expect((await p.db`select 1 from domain_connect_sessions where connection_id = ${c.id}`).length).toBe(0)
   })
 
+  test('a connection removed before the consent returns: nothing is written at the provider', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await provider.serve(zone)
+    const token = await widget(`gone.${zone}`)
+    const c = await connect(`gone.${zone}`, token)
+    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+    expect((await p.api('DELETE', `/v1/connections/${c.id}`, { token })).status).toBe(200)
+    const before = provider.applied.length
+    const cb = await p.api('GET', browserPath(approved.headers.get('location')!))
+    expect(cb.status).toBe(404)
+    expect(provider.applied.length).toBe(before)
+    expect(await rrset(zone, `gone.${zone}`, 'CNAME')).toEqual([])
+  })
+
   test('an unknown or forged state is not found', async () => {
     const r = await p.api('GET', '/v1/connect/domainconnect/callback?state=forged&code=x')
     expect(r.status).toBe(404)
