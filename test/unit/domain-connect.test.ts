@@ -8,6 +8,7 @@ import { parseTemplate, loadTemplatesFromDir, templateVariables, type Template }
 import { applyTemplate, type ZoneRecord } from '../../src/domain/domain-connect/apply.ts'
 import { compatibleGroups, fillVariables } from '../harness/dc-variables.ts'
 import { planForConnection } from '../../src/domain/domain-connect/connection.ts'
+import { apiBase, parseSettings } from '../../src/domain/domain-connect/discovery.ts'
 import {
   signApplyQuery,
   verifyApplyQuery,
@@ -188,6 +189,26 @@ describe('which template sets a connection', () => {
     const r = planForConnection(own.find((t) => t.serviceId === 'connect')!, c)
     expect(r.ok).toBe(false)
     if (!r.ok) expect(r.error).toContain('TXT shop.example.test hello')
+  })
+})
+
+describe('discovery', () => {
+  test('the _domainconnect value is an authority with an optional path; http only for loopback under the test setting', () => {
+    expect(apiBase('api.example.com', true)).toBe('https://api.example.com')
+    expect(apiBase('api.example.com/dc', false)).toBe('https://api.example.com/dc')
+    expect(apiBase('127.0.0.1:8080/dc/', true)).toBe('http://127.0.0.1:8080/dc')
+    expect(apiBase('127.0.0.1:8080', false)).toBe('https://127.0.0.1:8080')
+    expect(apiBase('[::1]:99', true)).toBe('http://[::1]:99')
+  })
+
+  test('settings: providerId is required, unknown properties are ignored, URLs are kept only when they are URLs', () => {
+    expect(parseSettings({ providerName: 'X' })).toBe('settings lack providerId')
+    expect(parseSettings([])).toBe('settings are not a JSON object')
+    expect(parseSettings({ providerId: 'dns.test', providerName: 'DNS', urlSyncUX: 'https://sync.dns.test', urlAPI: 'not a url at all', vendorThing: 1 })).toEqual({
+      providerId: 'dns.test',
+      providerName: 'DNS',
+      urlSyncUX: 'https://sync.dns.test',
+    })
   })
 })
 

@@ -35,11 +35,13 @@ export interface Discovery {
 
 /** The base URL of the provider's API host: https, or http for a loopback host under the test setting. */
 export function apiBase(host: string, allowLoopback: boolean): string {
-  const h = host.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').replace(/\.$/, '')
-  const name = h.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1')
+  // The record holds an authority and optionally a path (spec "DNS Provider Discovery").
+  const h = host.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '')
+  const authority = h.split('/')[0]!.replace(/\.$/, '')
+  const name = authority.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1')
   const lit = parseHostLiteral(name)
   const loopback = name.toLowerCase() === 'localhost' || (lit !== null && classifyAddress(lit) === 'loopback')
-  return `${allowLoopback && loopback ? 'http' : 'https'}://${h}`
+  return `${allowLoopback && loopback ? 'http' : 'https'}://${authority}${h.slice(h.split('/')[0]!.length)}`
 }
 
 function isUrl(v: unknown): v is string {
@@ -82,9 +84,11 @@ export async function discover(deps: DiscoverDeps, dns: Dns, apex: string, known
   if (!host) return null
   const res = await providerRequest(deps, `${apiBase(host, deps.allowLoopback)}/v2/${apex}/settings`, { method: 'GET' })
   if (!res.ok) return { host, settings: null, error: res.error, sync: false, async: false }
-  if (res.status !== 200) return { host, settings: null, error: `settings answered ${res.status}`, sync: false, async: false }
+  if (res.status < 200 || res.status > 299) return { host, settings: null, error: `settings answered ${res.status}`, sync: false, async: false }
   const settings = parseSettings(res.json)
   if (typeof settings === 'string') return { host, settings: null, error: settings, sync: false, async: false }
+  // The spec requires https for every URL of the settings; plain http only under the loopback test setting.
+  if (!deps.allowLoopback) for (const k of ['urlSyncUX', 'urlAsyncUX', 'urlAPI'] as const) if (settings[k] && /^http:\/\//i.test(settings[k]!)) delete settings[k]
   const client = deps.asyncClients[settings.providerId.toLowerCase()]
   return { host, settings, sync: settings.urlSyncUX !== undefined, async: settings.urlAsyncUX !== undefined && settings.urlAPI !== undefined && client !== undefined }
 }
