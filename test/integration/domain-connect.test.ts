@@ -136,6 +136,8 @@ describe('GET /templates', () => {
     expect(() => testConfig({ DOMAIN_CONNECT_PRIVATE_KEY: 'not a key' })).toThrow(/DOMAIN_CONNECT_PRIVATE_KEY/)
     expect(() => testConfig({ DOMAIN_CONNECT_ASYNC_CLIENTS: '{"x": {"client_id": "a"}}' })).toThrow(/DOMAIN_CONNECT_ASYNC_CLIENTS/)
     expect(() => testConfig({ DOMAIN_CONNECT_KEY_HOST: 'bad key' })).toThrow(/DOMAIN_CONNECT_KEY_HOST/)
+    expect(() => testConfig({ DOMAIN_CONNECT_KEY_HOST: '_dck1.keys' })).toThrow(/DOMAIN_CONNECT_KEY_HOST/)
+    expect(testConfig({ DOMAIN_CONNECT_KEY_HOST: '_DCK2' }).domainConnect.keyHost).toBe('_dck2')
   })
 })
 

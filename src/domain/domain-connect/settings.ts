@@ -80,6 +80,7 @@ export function domainConnectSettings(env: Env, production: boolean, dataDir: st
   const templatesDir = resolve(env.DOMAIN_CONNECT_TEMPLATES_DIR || DEFAULT_DIR)
   if (!existsSync(templatesDir) || !statSync(templatesDir).isDirectory()) throw fail(`DOMAIN_CONNECT_TEMPLATES_DIR: ${templatesDir} is not a directory`)
   const keyHost = (env.DOMAIN_CONNECT_KEY_HOST || '_dck1').toLowerCase()
-  if (!/^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(keyHost)) throw fail('DOMAIN_CONNECT_KEY_HOST must be a DNS label such as _dck1')
+  // The spec's dc-key-label: one DNS label, plain or underscore-prefixed (RFC 8552).
+  if (!/^_?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(keyHost)) throw fail('DOMAIN_CONNECT_KEY_HOST must be one DNS label such as _dck1')
   return { templatesDir, privateKeyPem: privateKey(env, production, dataDir, fail), keyHost, asyncClients: asyncClients(env, fail) }
 }
