@@ -38,6 +38,7 @@ create table domain_connect_grants (
   host            text not null,
   -- What was applied under the grant, per template: {service_id, group_ids, params}; re-applied as is.
   applies         jsonb not null,
+  redirect_uri    text not null,
   access_token_sealed  text not null,
   refresh_token_sealed text,
   access_expires_at    timestamptz,

@@ -506,6 +506,7 @@ export const domainConnectCallbackOp = defineOp({
           apex: s.apex,
           host: s.host,
           applies: s.applies,
+          redirect_uri: s.redirect_uri,
         },
         pre.tokens,
         now,

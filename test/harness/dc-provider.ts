@@ -147,7 +147,20 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   const byKey = new Map(templates.map((t) => [`${t.providerId}/${t.serviceId}`.toLowerCase(), t]))
   const resolver = new Resolver({ servers: [opts.pdns.dnsAddress], timeoutMs: 1500 })
   const codes = new Map<string, { clientId: string; redirectUri: string; domain: string; host: string; scopes: string[]; providerId: string }>()
-  type Grant = { clientId: string; domain: string; host: string; scopes: string[]; providerId: string }
+  type Grant = { clientId: string; domain: string; host: string; scopes: string[]; providerId: string; redirectUri: string }
+
+  /** The async draft: POST parameters come in the query string or a JSON body (a form body is read too). */
+  async function postParams(req: Request, url: URL): Promise<URLSearchParams> {
+    const out = new URLSearchParams(url.search)
+    const type = req.headers.get('content-type') ?? ''
+    const text = await req.text()
+    if (type.includes('application/json') && text) {
+      for (const [k, v] of Object.entries(JSON.parse(text) as Record<string, unknown>)) if (typeof v === 'string' || typeof v === 'number') out.set(k, String(v))
+    } else if (type.includes('application/x-www-form-urlencoded')) {
+      for (const [k, v] of new URLSearchParams(text)) out.set(k, v)
+    }
+    return out
+  }
   const tokens = new Map<string, Grant>()
   const refreshTokens = new Map<string, Grant>()
   /** Applied template instances, for revert: the records each put in place. */
@@ -286,8 +299,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   }
 
   async function token(req: Request, url: URL): Promise<Response> {
-    const form = new URLSearchParams(url.search)
-    if ((req.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded')) for (const [k, v] of new URLSearchParams(await req.text())) form.set(k, v)
+    const form = await postParams(req, url)
     const clientId = form.get('client_id') ?? ''
     if (!opts.clients || opts.clients[clientId] === undefined || opts.clients[clientId] !== form.get('client_secret')) return refuse(url.pathname, 401, 'invalid_client')
     let grant: Grant
@@ -295,10 +307,12 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
       const code = codes.get(form.get('code') ?? '')
       if (!code || code.clientId !== clientId || code.redirectUri !== form.get('redirect_uri')) return refuse(url.pathname, 400, 'invalid_grant')
       codes.delete(form.get('code')!)
-      grant = { clientId, domain: code.domain, host: code.host, scopes: code.scopes, providerId: code.providerId }
+      if (form.has('refresh_token')) return refuse(url.pathname, 400, 'invalid_grant')
+      grant = { clientId, domain: code.domain, host: code.host, scopes: code.scopes, providerId: code.providerId, redirectUri: code.redirectUri }
     } else if (form.get('grant_type') === 'refresh_token') {
       const prior = refreshTokens.get(form.get('refresh_token') ?? '')
-      if (!prior || prior.clientId !== clientId) return refuse(url.pathname, 400, 'invalid_grant')
+      if (!prior || prior.clientId !== clientId || form.has('code')) return refuse(url.pathname, 400, 'invalid_grant')
+      if (prior.redirectUri !== form.get('redirect_uri')) return refuse(url.pathname, 400, 'redirect_uri differs from the authorization request')
       // A refresh retires the access tokens issued before it.
       for (const [k, v] of tokens) if (v === prior) tokens.delete(k)
       grant = prior
@@ -318,7 +332,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
     const auth = req.headers.get('authorization') ?? ''
     const grant = tokens.get(auth.replace(/^Bearer\s+/i, ''))
     if (!grant) return refuse(url.pathname, 401, 'invalid_token')
-    const a = applyParams(url.searchParams)
+    const a = applyParams(await postParams(req, url))
     if (grant.providerId.toLowerCase() !== t.providerId.toLowerCase() || !grant.scopes.some((s) => s.toLowerCase() === t.serviceId.toLowerCase())) return refuse(url.pathname, 403, 'template not in the grant')
     if (a.domain !== grant.domain || a.host !== grant.host) return refuse(url.pathname, 403, 'domain not in the grant')
     const err = verb === 'revert' ? await revert(t, a.domain, a.host) : await apply('async', t, a.domain, a.host, a.params, a.groupIds)

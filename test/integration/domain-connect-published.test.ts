@@ -73,14 +73,15 @@ async function applyAsync(t: Template, zone: string, host: string, params: Recor
   const code = new URL(c.headers.get('location')!).searchParams.get('code')!
   const tok = await fetch(`${provider.url}/v2/oauth/access_token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ code, grant_type: 'authorization_code', client_id: t.providerId, client_secret: SECRET, redirect_uri: redirect }).toString(),
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code, grant_type: 'authorization_code', client_id: t.providerId, client_secret: SECRET, redirect_uri: redirect }),
   })
   const { access_token } = (await tok.json()) as { access_token: string }
-  const q = new URLSearchParams({ domain: zone, host, ...params, ...(groupIds ? { groupId: groupIds.join(',') } : {}) })
-  return fetch(`${provider.url}/v2/domainTemplates/providers/${encodeURIComponent(t.providerId)}/services/${encodeURIComponent(t.serviceId)}/apply?${q}`, {
+  // The apply parameters as a JSON body this time (the draft allows query string or body).
+  return fetch(`${provider.url}/v2/domainTemplates/providers/${encodeURIComponent(t.providerId)}/services/${encodeURIComponent(t.serviceId)}/apply`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${access_token}` },
+    headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ domain: zone, host, ...params, ...(groupIds ? { groupId: groupIds.join(',') } : {}) }),
   })
 }
 

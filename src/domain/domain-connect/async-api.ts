@@ -31,15 +31,15 @@ const SEAL = 'domain-connect'
 
 /** The token endpoint: an authorization code or a refresh token for tokens (RFC 6749 section 4.1.3, 6). */
 export async function tokenRequest(http: ProviderHttp, urlApi: string, client: AsyncClient, grant: Record<string, string>): Promise<ApiOutcome<Tokens>> {
-  const form = new URLSearchParams({ ...grant, client_id: client.client_id, client_secret: client.client_secret })
+  // The async draft: parameters in a JSON body (never the secret in the query string); any 2xx is success.
   const res = await providerRequest(http, `${urlApi}/v2/oauth/access_token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...grant, client_id: client.client_id, client_secret: client.client_secret }),
   })
   if (!res.ok) return { ok: false, error: res.error }
   const tok = res.json as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown } | null
-  if (res.status !== 200 || typeof tok?.access_token !== 'string') return { ok: false, status: res.status, error: `token endpoint answered ${res.status}` }
+  if (res.status < 200 || res.status > 299 || typeof tok?.access_token !== 'string') return { ok: false, status: res.status, error: `token endpoint answered ${res.status}` }
   return {
     ok: true,
     value: {
@@ -93,6 +93,8 @@ export interface GrantRow {
   apex: string
   host: string
   applies: ApplyStep[]
+  /** The redirect_uri of the consent; the draft wants it again on every token request. */
+  redirect_uri: string
   access_token_sealed: string
   refresh_token_sealed: string | null
   access_expires_at: Date | null
@@ -116,9 +118,9 @@ export async function storeGrant(
   await sql`update domain_connect_grants set revoked_at = ${now}, updated_at = ${now} where connection_id = ${g.connection_id} and revoked_at is null`
   await sql`
     insert into domain_connect_grants (id, tenant_id, application_id, connection_id, dc_provider_id, url_api, template_provider_id, service_ids,
-      apex, host, applies, access_token_sealed, refresh_token_sealed, access_expires_at, created_at, updated_at)
+      apex, host, applies, redirect_uri, access_token_sealed, refresh_token_sealed, access_expires_at, created_at, updated_at)
     values (${g.id}, ${g.tenant_id}, ${g.application_id}, ${g.connection_id}, ${g.dc_provider_id}, ${g.url_api}, ${g.template_provider_id},
-      ${g.service_ids}::text[], ${g.apex}, ${g.host}, ${g.applies}::jsonb, ${encrypt(key, tokens.access_token, SEAL)},
+      ${g.service_ids}::text[], ${g.apex}, ${g.host}, ${g.applies}::jsonb, ${g.redirect_uri}, ${encrypt(key, tokens.access_token, SEAL)},
       ${tokens.refresh_token ? encrypt(key, tokens.refresh_token, SEAL) : null},
       ${tokens.expires_in ? new Date(now.getTime() + tokens.expires_in * 1000) : null}, ${now}, ${now})`
 }
@@ -136,7 +138,11 @@ async function accessToken(deps: GrantDeps, g: GrantRow): Promise<ApiOutcome<str
   const client = deps.clients[g.dc_provider_id.toLowerCase()]
   if (!client) return { ok: false, error: `no Domain Connect client is configured for ${g.dc_provider_id}` }
   if (!g.refresh_token_sealed) return { ok: false, error: 'the access token expired and the grant has no refresh token' }
-  const r = await tokenRequest(deps.http, g.url_api, client, { grant_type: 'refresh_token', refresh_token: decrypt(deps.secretsKey, g.refresh_token_sealed, SEAL) })
+  const r = await tokenRequest(deps.http, g.url_api, client, {
+    grant_type: 'refresh_token',
+    refresh_token: decrypt(deps.secretsKey, g.refresh_token_sealed, SEAL),
+    redirect_uri: g.redirect_uri,
+  })
   if (!r.ok) return r
   const t = r.value
   await deps.db`
