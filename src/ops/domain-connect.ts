@@ -9,8 +9,9 @@
 // - Sync apply URLs of templates with `syncPubKeyDomain` are signed (RS256) with the deployment key;
 //   the public key is published at `<DOMAIN_CONNECT_KEY_HOST>.<syncPubKeyDomain>` (see GET /templates).
 // - The async rail: a consent session (random state, stored hashed, single use, one hour), then the
-//   callback exchanges the code at the provider's urlAPI and applies each template through its API;
-//   every request goes through the SSRF guard. The connection becomes managed and propagating and
+//   callback exchanges the code at the provider's registered API (the client's url_api, never the
+//   discovered urlAPI, which a forged `_domainconnect` record could point anywhere) and applies each
+//   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable } from '../http/errors.ts'
@@ -352,7 +353,7 @@ export const domainConnectStartOp = defineOp({
     await ctx.sql`
       insert into domain_connect_sessions (state_hash, tenant_id, application_id, connection_id, dc_provider_id, url_api, template_provider_id,
         service_ids, apex, host, applies, redirect_uri, return_url, created_at, expires_at)
-      values (${sha256(state)}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${dc.settings.providerId}, ${withScheme(dc.settings.urlAPI!, ctx.config.webhookAllowLoopback)},
+      values (${sha256(state)}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${dc.settings.providerId}, ${client.url_api},
         ${first.template.providerId}, ${serviceIds}::text[], ${first.domain}, ${first.host}, ${applies}::jsonb, ${callback}, ${input.redirect_uri ?? null}, ${now}, ${new Date(now.getTime() + SESSION_TTL_MS)})`
     const q = [
       ['domain', first.domain],
@@ -431,7 +432,8 @@ export const domainConnectCallbackOp = defineOp({
   summary: 'Return of the asynchronous Domain Connect rail',
   description:
     'The DNS Provider sends the end user here after consent, with `code` and the single-use `state` (the capability; valid one ' +
-    'hour). Portico exchanges the code at the provider\'s `urlAPI`, applies each template of the consent through the provider\'s API, ' +
+    'hour). Portico exchanges the code at the provider\'s API registered in `DOMAIN_CONNECT_ASYNC_CLIENTS` (never the `urlAPI` ' +
+    'of a discovery answer), applies each template of the consent through the provider\'s API, ' +
     'and records the connection as managed and propagating (event `connection.applied`, `via: async`). A refusal (`error`) records ' +
     'the diagnosis `access_denied`. Answers the outcome, or redirects to the `redirect_uri` given at start with `connection_id` and ' +
     '`applied`. Repeating the call answers the same outcome.',

@@ -52,6 +52,8 @@ export interface DcProvider {
   reverted: AppliedLog[]
   /** Access tokens issued from a refresh token. */
   refreshes: number
+  /** Calls of the token endpoint, whatever their outcome. */
+  tokenRequests: number
   refused: { path: string; status: number; reason: string }[]
   /** The next consent is refused by the end user. */
   denyNextConsent(): void
@@ -168,6 +170,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   const instanceKey = (t: Template, domain: string, host: string) => `${t.providerId}/${t.serviceId}|${domain}|${host}`.toLowerCase()
   const reverted: AppliedLog[] = []
   let refreshes = 0
+  let tokenRequests = 0
   const applied: AppliedLog[] = []
   const refused: DcProvider['refused'] = []
   let denyNext = false
@@ -299,6 +302,7 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
   }
 
   async function token(req: Request, url: URL): Promise<Response> {
+    tokenRequests++
     const form = await postParams(req, url)
     const clientId = form.get('client_id') ?? ''
     if (!opts.clients || opts.clients[clientId] === undefined || opts.clients[clientId] !== form.get('client_secret')) return refuse(url.pathname, 401, 'invalid_client')
@@ -395,6 +399,9 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
     reverted,
     get refreshes() {
       return refreshes
+    },
+    get tokenRequests() {
+      return tokenRequests
     },
     refused,
     denyNextConsent() {

@@ -56,7 +56,7 @@ beforeAll(async () => {
     EDGE_APEX_IPV4: APEX_IPS.join(','),
     WEBHOOK_ALLOW_LOOPBACK: '1',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-dc-data-')),
-    DOMAIN_CONNECT_ASYNC_CLIENTS: JSON.stringify({ [provider.providerId]: { client_id: 'portico.io', client_secret: CLIENT_SECRET } }),
+    DOMAIN_CONNECT_ASYNC_CLIENTS: JSON.stringify({ [provider.providerId]: { client_id: 'portico.io', client_secret: CLIENT_SECRET, url_api: provider.url } }),
   })
   ws = await provision(p)
   // The integrator publishes its signing key where GET /templates says.
@@ -135,6 +135,7 @@ describe('GET /templates', () => {
     expect(() => testConfig({ DOMAIN_CONNECT_TEMPLATES_DIR: '/nonexistent/templates' })).toThrow(/DOMAIN_CONNECT_TEMPLATES_DIR/)
     expect(() => testConfig({ DOMAIN_CONNECT_PRIVATE_KEY: 'not a key' })).toThrow(/DOMAIN_CONNECT_PRIVATE_KEY/)
     expect(() => testConfig({ DOMAIN_CONNECT_ASYNC_CLIENTS: '{"x": {"client_id": "a"}}' })).toThrow(/DOMAIN_CONNECT_ASYNC_CLIENTS/)
+    expect(() => testConfig({ DOMAIN_CONNECT_ASYNC_CLIENTS: '{"x": {"client_id": "a", "client_secret": "b", "url_api": "http://api.dns.example"}}' })).toThrow(/url_api/)
     expect(() => testConfig({ DOMAIN_CONNECT_KEY_HOST: 'bad key' })).toThrow(/DOMAIN_CONNECT_KEY_HOST/)
     expect(() => testConfig({ DOMAIN_CONNECT_KEY_HOST: '_dck1.keys' })).toThrow(/DOMAIN_CONNECT_KEY_HOST/)
     expect(testConfig({ DOMAIN_CONNECT_KEY_HOST: '_DCK2' }).domainConnect.keyHost).toBe('_dck2')
@@ -369,6 +370,29 @@ describe('asynchronous rail', () => {
     const bad = await p.api('POST', `/v1/connections/${other.body.id}/domainconnect:start`, { token: wt, body: { service_ids: ['www', 'connect-apex'], rail: 'async' } })
     expect(bad.status).toBe(409)
     expect(bad.body.details.reason).toBe('template_mismatch')
+  })
+
+  test('a forged _domainconnect record never sees the client secret: the code goes to the registered API', async () => {
+    // Someone publishes settings that claim to be the real provider, from their own server.
+    const forger = await startDcProvider({ pdns, templatesDir: OWN_DIR, providerId: provider.providerId, async: true, clients: { 'portico.io': 'anything' } })
+    try {
+      const zone = fresh()
+      await pdns.createZone(zone)
+      await forger.serve(zone)
+      const token = await widget(`app.${zone}`)
+      const c = await connect(`app.${zone}`, token)
+      const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+      expect(start.body.consent_url.startsWith(forger.url)).toBe(true)
+      const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+      const realBefore = provider.tokenRequests
+      const cb = await p.api('GET', browserPath(approved.headers.get('location')!))
+      expect(cb.body).toMatchObject({ applied: false, error: 'access_denied' })
+      expect(forger.tokenRequests).toBe(0)
+      expect(provider.tokenRequests).toBe(realBefore + 1)
+      expect(forger.applied.length).toBe(0)
+    } finally {
+      await forger.stop()
+    }
   })
 
   test('a refused consent records access_denied and writes nothing', async () => {

@@ -2,8 +2,8 @@
 // zone names the host of the DNS Provider's Domain Connect API; `GET {host}/v2/{domain}/settings`
 // answers the provider's id and the URLs of its synchronous UX (`urlSyncUX`), asynchronous consent UX
 // (`urlAsyncUX`) and API (`urlAPI`). What a provider supports is read from those settings: the sync
-// rail needs urlSyncUX; the async rail needs urlAsyncUX, urlAPI and an OAuth client Portico holds for
-// that provider (DOMAIN_CONNECT_ASYNC_CLIENTS).
+// rail needs urlSyncUX; the async rail needs urlAsyncUX and an OAuth client Portico holds for that
+// provider (DOMAIN_CONNECT_ASYNC_CLIENTS, whose registered url_api the async calls use).
 import { parseHostLiteral, classifyAddress } from '../../adapters/ssrf.ts'
 import type { Dns } from '../dns.ts'
 import { valuesOf } from '../dns.ts'
@@ -90,5 +90,5 @@ export async function discover(deps: DiscoverDeps, dns: Dns, apex: string, known
   // The spec requires https for every URL of the settings; plain http only under the loopback test setting.
   if (!deps.allowLoopback) for (const k of ['urlSyncUX', 'urlAsyncUX', 'urlAPI'] as const) if (settings[k] && /^http:\/\//i.test(settings[k]!)) delete settings[k]
   const client = deps.asyncClients[settings.providerId.toLowerCase()]
-  return { host, settings, sync: settings.urlSyncUX !== undefined, async: settings.urlAsyncUX !== undefined && settings.urlAPI !== undefined && client !== undefined }
+  return { host, settings, sync: settings.urlSyncUX !== undefined, async: settings.urlAsyncUX !== undefined && client !== undefined }
 }

@@ -7,7 +7,10 @@
 //   give apply URLs (503). The public key must be published as TXT at `<key host>.<syncPubKeyDomain>`.
 // - DOMAIN_CONNECT_KEY_HOST: the `key` apply parameter, the label under syncPubKeyDomain (default `_dck1`).
 // - DOMAIN_CONNECT_ASYNC_CLIENTS: JSON object, DNS Provider id (its settings `providerId`) to
-//   `{client_id, client_secret}` issued by that provider for the asynchronous (OAuth) rail.
+//   `{client_id, client_secret, url_api}` issued by that provider for the asynchronous (OAuth) rail.
+//   `url_api` is the provider's API prefix registered at onboarding: the token exchange and API calls
+//   go there, never to the `urlAPI` a `_domainconnect` record points at (async draft, "DNS Provider
+//   Discovery Spoofing of the API Endpoint": a forged record would otherwise receive the secret).
 import { generateKeyPairSync, createPrivateKey } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -15,6 +18,8 @@ import { join, resolve } from 'node:path'
 export interface AsyncClient {
   client_id: string
   client_secret: string
+  /** The provider's API prefix as registered at onboarding (https). */
+  url_api: string
 }
 
 export interface DomainConnectSettings {
@@ -55,7 +60,7 @@ function privateKey(env: Env, production: boolean, dataDir: string, fail: Fail):
   return pem
 }
 
-function asyncClients(env: Env, fail: Fail): Record<string, AsyncClient> {
+function asyncClients(env: Env, fail: Fail, allowPlainHttp: boolean): Record<string, AsyncClient> {
   const raw = env.DOMAIN_CONNECT_ASYNC_CLIENTS
   if (!raw) return {}
   let parsed: unknown
@@ -68,10 +73,19 @@ function asyncClients(env: Env, fail: Fail): Record<string, AsyncClient> {
   const out: Record<string, AsyncClient> = {}
   for (const [provider, v] of Object.entries(parsed)) {
     const c = v as Partial<AsyncClient>
-    if (typeof c?.client_id !== 'string' || !c.client_id || typeof c.client_secret !== 'string' || !c.client_secret) {
-      throw fail(`DOMAIN_CONNECT_ASYNC_CLIENTS.${provider} needs client_id and client_secret strings`)
+    if (typeof c?.client_id !== 'string' || !c.client_id || typeof c.client_secret !== 'string' || !c.client_secret || typeof c.url_api !== 'string') {
+      throw fail(`DOMAIN_CONNECT_ASYNC_CLIENTS.${provider} needs client_id, client_secret and url_api strings`)
     }
-    out[provider.toLowerCase()] = { client_id: c.client_id, client_secret: c.client_secret }
+    let url: URL
+    try {
+      url = new URL(c.url_api)
+    } catch {
+      throw fail(`DOMAIN_CONNECT_ASYNC_CLIENTS.${provider}.url_api must be an absolute URL`)
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPlainHttp) || url.search || url.hash) {
+      throw fail(`DOMAIN_CONNECT_ASYNC_CLIENTS.${provider}.url_api must be an https URL without query or fragment`)
+    }
+    out[provider.toLowerCase()] = { client_id: c.client_id, client_secret: c.client_secret, url_api: c.url_api.replace(/\/+$/, '') }
   }
   return out
 }
@@ -82,5 +96,5 @@ export function domainConnectSettings(env: Env, production: boolean, dataDir: st
   const keyHost = (env.DOMAIN_CONNECT_KEY_HOST || '_dck1').toLowerCase()
   // The spec's dc-key-label: one DNS label, plain or underscore-prefixed (RFC 8552).
   if (!/^_?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(keyHost)) throw fail('DOMAIN_CONNECT_KEY_HOST must be one DNS label such as _dck1')
-  return { templatesDir, privateKeyPem: privateKey(env, production, dataDir, fail), keyHost, asyncClients: asyncClients(env, fail) }
+  return { templatesDir, privateKeyPem: privateKey(env, production, dataDir, fail), keyHost, asyncClients: asyncClients(env, fail, !production && /^(1|true|yes|on)$/i.test(env.WEBHOOK_ALLOW_LOOPBACK ?? '')) }
 }
