@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { domainConnectSettings, type DomainConnectSettings } from './domain/domain-connect/settings.ts'
 
 export type AppEnv = 'development' | 'test' | 'production'
 export type Role = 'api' | 'worker' | 'all'
@@ -34,6 +35,8 @@ export interface Config {
   /** Web push (VAPID); all three or none. */
   vapid: { publicKey: string; privateKey: string; subject: string } | null
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  /** Domain Connect: template set, apply-URL signing key, async OAuth clients per DNS Provider. */
+  domainConnect: DomainConnectSettings
   version: string
   /** DNS_PROVIDER_API_BASES: `id=url` pairs that replace a hosted DNS provider's public API base (local fakes, an egress proxy). */
   providerApiBases: Record<string, string>
@@ -143,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     version: env.PORTICO_VERSION || buildVersion(),
     providerApiBases: providerApiBases(env),
     providerOAuth: providerOAuth(env),
+    domainConnect: domainConnectSettings(env, appEnv === 'production', dataDir, (m) => new ConfigError(m)),
   }
 }
 

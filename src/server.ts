@@ -31,6 +31,9 @@ import { widgetMount } from './widget/route.ts'
 import { apiKeyProviders } from './adapters/dns-providers/index.ts'
 import { managedRepairRail } from './ops/rails.ts'
 import { oauthProviders } from './domain/provider-oauth.ts'
+import { TemplateCatalog } from './domain/templates.ts'
+import { discover } from './domain/domain-connect/discovery.ts'
+import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 
 export interface Portico {
   config: Config
@@ -73,6 +76,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
   services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })
+  // Domain Connect: the template set (a failing file is logged by name and listed as rejected) and discovery for the domain check.
+  services.templates = TemplateCatalog.load(config.domainConnect.templatesDir)
+  const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients, timeoutMs: 3000 }
+  services.connectAdapters.domainConnect = (apex, host) => discover(dcDeps, resolver, apex, host)
   const sweeps: Sweep[] = [
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
     { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },
@@ -80,6 +87,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
+    // Domain Connect consent sessions a day past their expiry.
+    { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }

@@ -10,6 +10,7 @@ import type { Jobs } from './jobs/index.ts'
 import type { Payments } from './adapters/payments/index.ts'
 import type { Registrar } from './adapters/registrar/index.ts'
 import type { RepairRail } from './domain/monitor.ts'
+import type { TemplateCatalog } from './domain/templates.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -30,6 +31,8 @@ export interface Services {
   registrar?: Registrar
   /** Repairs drift on managed connections through their rail; absent until a managed rail is wired. */
   monitorRepair?: RepairRail
+  /** Domain Connect templates loaded at start from DOMAIN_CONNECT_TEMPLATES_DIR (GET /templates). */
+  templates?: TemplateCatalog
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

@@ -7,6 +7,7 @@ import { valuesOf } from './dns.ts'
 import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { detectProvider, type Provider } from './providers.ts'
+import type { Discovery } from './domain-connect/discovery.ts'
 
 export type Rail = 'oauth' | 'domainConnect' | 'apiKey' | 'manual'
 export const RAIL_ORDER: Rail[] = ['oauth', 'domainConnect', 'apiKey', 'manual']
@@ -31,6 +32,8 @@ export interface CheckAdapters {
   apiKey: ReadonlySet<string>
   /** Provider ids with a configured OAuth client. */
   oauth: ReadonlySet<string>
+  /** Domain Connect: reads the provider settings behind a `_domainconnect` record (absent: the record alone decides). */
+  domainConnect?: (apex: string, host: string) => Promise<Discovery | null>
 }
 
 /**
@@ -75,7 +78,16 @@ async function conflictsFor(dns: Dns, apex: string, desired: DnsRecord[]): Promi
   return { conflicts: perHost.flat(), error }
 }
 
-function rails(p: Provider | null, parsed: ParsedDomain, adapters: CheckAdapters, dcHost: string | null, blocked: string | null): Record<Rail, RailState> {
+/** What the provider's settings advertise decides the rail: sync needs urlSyncUX, async urlAsyncUX, urlAPI and a client. */
+function dcRail(p: Provider | null, dcHost: string | null, dc: Discovery | null | undefined): RailState {
+  if (!dcHost) return { available: false, reason: p?.capabilities.domain_connect?.sync ? 'not_discovered' : p ? 'provider_unsupported' : 'unknown_provider' }
+  if (dc === undefined) return { available: true, ...(p?.capabilities.domain_connect?.async ? {} : { caveat: 'redirect_only' }) }
+  if (!dc || !dc.settings) return { available: false, reason: 'settings_unreachable' }
+  if (!dc.sync && !dc.async) return { available: false, reason: 'provider_unsupported' }
+  return { available: true, ...(dc.async ? (dc.sync ? {} : { caveat: 'managed_only' }) : { caveat: 'redirect_only' }) }
+}
+
+function rails(p: Provider | null, parsed: ParsedDomain, adapters: CheckAdapters, dcHost: string | null, blocked: string | null, dc?: Discovery | null): Record<Rail, RailState> {
   if (blocked) {
     const off = { available: false, reason: blocked }
     return { oauth: off, domainConnect: off, apiKey: off, manual: { ...off } }
@@ -88,9 +100,7 @@ function rails(p: Provider | null, parsed: ParsedDomain, adapters: CheckAdapters
       : adapters.oauth.has(p.id)
         ? { available: true }
         : { available: false, reason: 'not_configured' }
-  const domainConnect: RailState = dcHost
-    ? { available: true, ...(p?.capabilities.domain_connect?.async ? {} : { caveat: 'redirect_only' }) }
-    : { available: false, reason: p?.capabilities.domain_connect?.sync ? 'not_discovered' : p ? 'provider_unsupported' : 'unknown_provider' }
+  const domainConnect = dcRail(p, dcHost, dc)
   const apiKey: RailState = !p ? unknown : adapters.apiKey.has(p.id) ? { available: true, caveat: 'needs_provider_api_credential' } : { available: false, reason: 'provider_unsupported' }
   const manual: RailState = { available: true, ...(parsed.isApex && p && !p.capabilities.apex ? { caveat: 'apex_uses_a_records' } : {}) }
   return { oauth, domainConnect, apiKey, manual }
@@ -104,10 +114,11 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   let blocked: string | null = parsed.platform ? 'platform_subdomain' : null
   let provider: Provider | null = null
   let dcHost: string | null = null
+  let dcPending: Promise<Discovery | null> | undefined
   let conflicts: Conflict[] = []
 
   if (!blocked) {
-    const [ns, dc] = await Promise.all([dns.lookup(parsed.apex, 'NS'), dns.lookup(`_domainconnect.${parsed.apex}`, 'TXT')])
+    const [ns, dcTxt] = await Promise.all([dns.lookup(parsed.apex, 'NS'), dns.lookup(`_domainconnect.${parsed.apex}`, 'TXT')])
     if (ns.status === 'error') detectionError = 'resolver'
     else if (ns.status === 'nxdomain') {
       registered = false
@@ -118,7 +129,12 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
       if (nameservers.length === 0) blocked = 'not_delegated'
     }
     provider = detectProvider(nameservers)
-    dcHost = valuesOf(dc)[0] ?? null
+    dcHost = valuesOf(dcTxt)[0] ?? null
+    // The provider's settings are read while the conflicts are looked up.
+    if (dcHost && !blocked && adapters.domainConnect) {
+      const host = dcHost
+      dcPending = adapters.domainConnect(parsed.apex, host).catch((err: unknown) => ({ host, settings: null, error: String(err), sync: false, async: false }))
+    }
   } else {
     registered = true
   }
@@ -132,7 +148,8 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
     conflicts = c.conflicts
     if (c.error) detectionError = 'resolver'
   }
-  const r = rails(provider, parsed, adapters, dcHost, blocked)
+  const dc = await dcPending
+  const r = rails(provider, parsed, adapters, dcHost, blocked, dc)
   const recommended = RAIL_ORDER.find((k) => r[k].available) ?? null
   return {
     ...base,
@@ -143,6 +160,9 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
     oauth_available: r.oauth.available,
     domain_connect_available: r.domainConnect.available,
     domain_connect_provider: dcHost,
+    domain_connect: dc?.settings
+      ? { provider_id: dc.settings.providerId, provider_name: dc.settings.providerDisplayName ?? dc.settings.providerName, sync: dc.sync, async: dc.async }
+      : null,
     ...(registered === undefined ? {} : { registered }),
     ...(detectionError ? { detection_error: detectionError } : {}),
     nameserver_supported: provider?.capabilities.subdomain_delegation ?? false,

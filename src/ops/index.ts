@@ -1,6 +1,7 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
+import { applyUrlOp, domainConnectCallbackOp, domainConnectStartOp, listTemplatesOp } from './domain-connect.ts'
 import { listAuditOp } from './audit.ts'
 import { addPushSubscriptionOp, removePushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
 import { getConsentRequestOp, listAgentGrantsOp, revokeAgentGrantOp } from './agents.ts'
@@ -110,6 +111,10 @@ export const OPERATIONS: AnyOp[] = [
   getShareOp,
   recheckShareOp,
   ...RAIL_OPERATIONS,
+  listTemplatesOp,
+  applyUrlOp,
+  domainConnectStartOp,
+  domainConnectCallbackOp,
 ]
 
 setRegistry(() => OPERATIONS)

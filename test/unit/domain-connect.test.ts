@@ -4,8 +4,11 @@ import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import Ajv from 'ajv'
-import { parseTemplate, loadTemplatesFromDir, templateVariables, type Template, type TemplateRecord } from '../../src/domain/domain-connect/template.ts'
+import { parseTemplate, loadTemplatesFromDir, templateVariables, type Template } from '../../src/domain/domain-connect/template.ts'
 import { applyTemplate, type ZoneRecord } from '../../src/domain/domain-connect/apply.ts'
+import { compatibleGroups, fillVariables } from '../harness/dc-variables.ts'
+import { planForConnection } from '../../src/domain/domain-connect/connection.ts'
+import { apiBase, parseSettings } from '../../src/domain/domain-connect/discovery.ts'
 import {
   signApplyQuery,
   verifyApplyQuery,
@@ -48,48 +51,6 @@ const ZONE: ZoneRecord[] = [
   { type: 'CAA', name: DOMAIN, data: '0 iodef "mailto:security@example.test"', ttl: 3600 },
 ]
 
-// ---------------------------------------------------------------- plausible variable values
-
-type Kind = 'ipv4' | 'ipv6' | 'number' | 'url' | 'spf' | 'hostname' | 'label' | 'text'
-const KIND_ORDER: Kind[] = ['ipv4', 'ipv6', 'number', 'url', 'spf', 'hostname', 'label', 'text']
-
-function kindOf(rec: TemplateRecord, field: string, whole: boolean): Kind {
-  if (field === 'pointsTo' && rec.type === 'A') return 'ipv4'
-  if (field === 'pointsTo' && rec.type === 'AAAA') return 'ipv6'
-  if (['ttl', 'priority', 'weight', 'port'].includes(field)) return 'number'
-  if (field === 'target' && rec.type.startsWith('REDIR')) return whole ? 'url' : 'label'
-  if (field === 'spfRules') return whole ? 'spf' : 'label'
-  if (field === 'host' || field === 'name' || field === 'service' || field === 'protocol') return 'label'
-  if (field === 'pointsTo' || field === 'target') return whole ? 'hostname' : 'label'
-  return 'text'
-}
-
-const VALUE: Record<Kind, (name: string) => string> = {
-  ipv4: () => '198.51.100.7',
-  ipv6: () => '2001:db8::7',
-  number: () => '10',
-  url: () => 'https://www.target.test/',
-  spf: () => 'include:spf.sender.test',
-  hostname: () => 'target.sender.test',
-  label: (name) => `v-${name.toLowerCase().replace(/[^a-z0-9]/g, '')}`.slice(0, 40),
-  text: (name) => `value-for-${name}`,
-}
-
-function fillVariables(template: Template): Record<string, string> {
-  const kinds = new Map<string, Kind>()
-  for (const rec of template.records) {
-    for (const [field, value] of Object.entries(rec)) {
-      if (typeof value !== 'string') continue
-      for (const m of value.matchAll(/%([A-Za-z0-9_.-]+)%/g)) {
-        const kind = kindOf(rec, field, m[0] === value.trim())
-        const prior = kinds.get(m[1]!)
-        if (prior === undefined || KIND_ORDER.indexOf(kind) < KIND_ORDER.indexOf(prior)) kinds.set(m[1]!, kind)
-      }
-    }
-  }
-  return Object.fromEntries(templateVariables(template).map((name) => [name, VALUE[kinds.get(name) ?? 'text'](name)]))
-}
-
 const sameRecord = (a: ZoneRecord, b: ZoneRecord) => a.type === b.type && a.name === b.name && a.data === b.data && a.priority === b.priority
 
 // ---------------------------------------------------------------- the published sample
@@ -111,7 +72,8 @@ describe('published templates', () => {
       const params = fillVariables(template)
       const hosts = template.hostRequired ? ['shop'] : [undefined, 'shop']
       for (const host of hosts) {
-        const first = applyTemplate({ template, domain: DOMAIN, host, params, zone: ZONE })
+        const groupIds = compatibleGroups(template, DOMAIN, host, params)
+        const first = applyTemplate({ template, domain: DOMAIN, host, params, groupIds, zone: ZONE })
         if (!first.ok) throw new Error(`${host ?? '(apex)'}: ${first.error}`)
         for (const rec of first.records) {
           if (rec.type === 'SPFM') {
@@ -125,7 +87,7 @@ describe('published templates', () => {
         for (const caa of ZONE.filter((r) => r.type === 'CAA')) expect(first.result).toContainEqual(caa)
         for (const ns of ZONE.filter((r) => r.type === 'NS')) expect(first.result).toContainEqual(ns)
         expect(first.result.length).toBe(ZONE.length - first.toDelete.length + first.toAdd.length)
-        const second = applyTemplate({ template, domain: DOMAIN, host, params, zone: first.result })
+        const second = applyTemplate({ template, domain: DOMAIN, host, params, groupIds, zone: first.result })
         if (!second.ok) throw new Error(second.error)
         expect(second.toAdd).toEqual([])
         expect(second.toDelete).toEqual([])
@@ -154,17 +116,99 @@ describe("Portico's own templates", () => {
     expect(loadTemplatesFromDir(OWN_DIR).failures).toEqual([])
   })
 
-  test('connect points the host at the edge and writes the challenge', () => {
+  test('connect points the host at the target', () => {
     const template = mustParse(readJson(OWN_DIR, 'portico.io.connect.json'))
-    expect(templateVariables(template)).toEqual(['target', 'token'])
-    const r = applyTemplate({ template, domain: DOMAIN, host: 'app', params: { target: 'edge.portico.test', token: 'tok-1' }, zone: ZONE })
+    expect(templateVariables(template)).toEqual(['target'])
+    const r = applyTemplate({ template, domain: DOMAIN, host: 'app', params: { target: 'edge.portico.test' }, zone: ZONE })
     if (!r.ok) throw new Error(r.error)
-    expect(r.toAdd).toEqual([
-      { type: 'CNAME', name: `app.${DOMAIN}`, data: 'edge.portico.test', ttl: 3600 },
-      { type: 'TXT', name: `_portico-challenge.app.${DOMAIN}`, data: 'tok-1', ttl: 300 },
-    ])
+    expect(r.toAdd).toEqual([{ type: 'CNAME', name: `app.${DOMAIN}`, data: 'edge.portico.test', ttl: 300 }])
     expect(r.toDelete).toEqual([])
-    expect(r.records.find((x) => x.type === 'TXT')?.essential).toBe('OnApply')
+    expect(applyTemplate({ template, domain: DOMAIN, params: { target: 'edge.portico.test' }, zone: ZONE })).toMatchObject({ ok: false, code: 'host_required' })
+  })
+
+  test('connect-apex writes only the groups asked for', () => {
+    const template = mustParse(readJson(OWN_DIR, 'portico.io.connect-apex.json'))
+    const params = { ip1: '203.0.113.1', ip2: '203.0.113.2', token: 'tok-1', target: 'edge.portico.test' }
+    const r = applyTemplate({ template, domain: DOMAIN, params, groupIds: ['core', 'ip2'], zone: [] })
+    if (!r.ok) throw new Error(r.error)
+    expect(r.toAdd.map((x) => `${x.type} ${x.name} ${x.data}`).sort()).toEqual(
+      [`A ${DOMAIN} 203.0.113.1`, `A ${DOMAIN} 203.0.113.2`, `TXT _portico-challenge.${DOMAIN} portico-verify=tok-1`].sort(),
+    )
+    // Every record at once needs every variable.
+    expect(applyTemplate({ template, domain: DOMAIN, params, zone: [] })).toMatchObject({ ok: false, code: 'missing_variable' })
+  })
+})
+
+describe('which template sets a connection', () => {
+  const own = loadTemplatesFromDir(OWN_DIR).templates
+  const connection = (domain: string, apex: string, records: { type: string; host: string; value: string }[], ips = ['203.0.113.1']) => ({
+    domain,
+    apex_domain: apex,
+    planned_target: { cname_target: 'edge.portico.test', apex_ipv4: ips },
+    verification_token: 'tok',
+    desired_records: records.map((r) => ({ ...r, ttl: 300 })) as never,
+  })
+  const firstFit = (c: ReturnType<typeof connection>) => {
+    for (const t of own) {
+      const r = planForConnection(t, c)
+      if (r.ok) return r.plan
+    }
+    return null
+  }
+
+  test('a subdomain: connect, with only the variable it uses', () => {
+    const plan = firstFit(connection('shop.example.test', 'example.test', [{ type: 'CNAME', host: 'shop', value: 'edge.portico.test' }]))
+    expect(plan).toMatchObject({ template: { serviceId: 'connect' }, host: 'shop', params: { target: 'edge.portico.test' } })
+    expect(plan!.groupIds).toBeUndefined()
+  })
+
+  test('an apex on A records: connect-apex with the groups its records need', () => {
+    const one = firstFit(connection('example.test', 'example.test', [
+      { type: 'A', host: '@', value: '203.0.113.1' },
+      { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
+    ]))
+    expect(one).toMatchObject({ template: { serviceId: 'connect-apex' }, groupIds: ['core'], params: { ip1: '203.0.113.1', token: 'tok' } })
+    const two = firstFit(connection('example.test', 'example.test', [
+      { type: 'A', host: '@', value: '203.0.113.1' },
+      { type: 'A', host: '@', value: '203.0.113.2' },
+      { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
+      { type: 'CNAME', host: 'www', value: 'edge.portico.test' },
+    ], ['203.0.113.1', '203.0.113.2']))
+    expect(two).toMatchObject({ template: { serviceId: 'connect-apex' }, groupIds: ['core', 'ip2', 'www'] })
+  })
+
+  test('an apex on an ALIAS-capable provider: connect-apex-alias (APEXCNAME)', () => {
+    const plan = firstFit(connection('example.test', 'example.test', [{ type: 'CNAME', host: '@', value: 'edge.portico.test' }], []))
+    expect(plan).toMatchObject({ template: { serviceId: 'connect-apex-alias' }, groupIds: ['core'] })
+    expect(plan!.records).toEqual([{ type: 'APEXCNAME', name: 'example.test', data: 'edge.portico.test', ttl: 300, essential: 'Always', groupId: 'core' }])
+  })
+
+  test('records no template sets: none fits, and a named one says what it misses', () => {
+    const c = connection('shop.example.test', 'example.test', [{ type: 'TXT', host: 'shop', value: 'hello' }])
+    expect(firstFit(c)).toBeNull()
+    const r = planForConnection(own.find((t) => t.serviceId === 'connect')!, c)
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.error).toContain('TXT shop.example.test hello')
+  })
+})
+
+describe('discovery', () => {
+  test('the _domainconnect value is an authority with an optional path; http only for loopback under the test setting', () => {
+    expect(apiBase('api.example.com', true)).toBe('https://api.example.com')
+    expect(apiBase('api.example.com/dc', false)).toBe('https://api.example.com/dc')
+    expect(apiBase('127.0.0.1:8080/dc/', true)).toBe('http://127.0.0.1:8080/dc')
+    expect(apiBase('127.0.0.1:8080', false)).toBe('https://127.0.0.1:8080')
+    expect(apiBase('[::1]:99', true)).toBe('http://[::1]:99')
+  })
+
+  test('settings: providerId is required, unknown properties are ignored, URLs are kept only when they are URLs', () => {
+    expect(parseSettings({ providerName: 'X' })).toBe('settings lack providerId')
+    expect(parseSettings([])).toBe('settings are not a JSON object')
+    expect(parseSettings({ providerId: 'dns.test', providerName: 'DNS', urlSyncUX: 'https://sync.dns.test', urlAPI: 'not a url at all', vendorThing: 1 })).toEqual({
+      providerId: 'dns.test',
+      providerName: 'DNS',
+      urlSyncUX: 'https://sync.dns.test',
+    })
   })
 })
 
@@ -474,6 +518,25 @@ describe('applyTemplate rules', () => {
   test('a CNAME at the zone apex cannot be written', () => {
     const t = tpl([{ type: 'CNAME', host: '%domain%.', pointsTo: 'edge.test', ttl: 60 }])
     expect(applyTemplate({ template: t, domain: DOMAIN, params: {}, zone: [] })).toMatchObject({ ok: false, code: 'not_applicable' })
+  })
+
+  test('two different redirects for one name cannot both be served; one of them can', () => {
+    const t = tpl([
+      { groupId: 'a', type: 'REDIR301', host: '@', target: 'https://one.test/' },
+      { groupId: 'b', type: 'REDIR302', host: '@', target: 'https://two.test/' },
+    ])
+    expect(applyTemplate({ template: t, domain: DOMAIN, params: {}, zone: [] })).toMatchObject({ ok: false, code: 'not_applicable' })
+    const one = applyTemplate({ template: t, domain: DOMAIN, params: {}, groupIds: ['b'], zone: [] })
+    expect(one.ok && one.toAdd).toEqual([{ type: 'REDIR302', name: DOMAIN, data: 'https://two.test/', ttl: 3600 }])
+  })
+
+  test('CAA data is checked as flags, tag and value; other unknown types pass their data through', () => {
+    const caa = (data: string) => tpl([{ type: 'CAA', host: '@', data, ttl: 300 }])
+    expect(applyTemplate({ template: caa('%f% issue "ca.test"'), domain: DOMAIN, params: { f: 'x' }, zone: [] })).toMatchObject({ ok: false, code: 'invalid_value' })
+    expect(applyTemplate({ template: caa('256 issue "ca.test"'), domain: DOMAIN, params: {}, zone: [] })).toMatchObject({ ok: false, code: 'invalid_value' })
+    expect(applyTemplate({ template: caa('0 issuewild ";"'), domain: DOMAIN, params: {}, zone: [] }).ok).toBe(true)
+    const tlsa = applyTemplate({ template: tpl([{ type: 'TLSA', host: '_443._tcp', data: '3 1 1 %hash%', ttl: 300 }]), domain: DOMAIN, params: { hash: 'ab12' }, zone: [] })
+    expect(tlsa.ok && tlsa.toAdd).toEqual([{ type: 'TLSA', name: `_443._tcp.${DOMAIN}`, data: '3 1 1 ab12', ttl: 300 }])
   })
 })
 

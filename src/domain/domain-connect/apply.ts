@@ -238,9 +238,16 @@ function renderRecord(rec: TemplateRecord, scope: Scope, index: number): Rendere
       if (!GENERIC_TYPE.test(rec.type)) throw new ApplyError('invalid_value', `${what}: unsupported record type`)
       const data = required(rec, 'data', scope).trim()
       if (data === '') throw new ApplyError('invalid_value', `${what}: empty data`)
+      if (rec.type === 'CAA') checkCaa(data, what)
       return { ...base, type: rec.type, name: owner(), data, ttl }
     }
   }
+}
+
+/** RFC 8659 section 4.1: flags 0-255, an alphanumeric tag, a value (quoted or not). */
+function checkCaa(data: string, what: string): void {
+  const m = /^(\d{1,3})\s+([A-Za-z0-9]+)\s+(\S.*)$/.exec(data)
+  if (!m || Number(m[1]) > 255) throw new ApplyError('invalid_value', `${what}: "${data}" is not CAA data (flags tag value)`)
 }
 
 /** Spec "Group Filtering": ungrouped records are always active; an unmatched groupId list is an error. */
@@ -261,6 +268,10 @@ function checkApplicable(rendered: Rendered[], domain: string): void {
     if (r.type === 'CNAME' && rendered.some((o) => o.name === r.name && recordKey(o) !== recordKey(r))) {
       throw new ApplyError('not_applicable', `CNAME at ${r.name} next to other records of the template`)
     }
+    // A name forwards to one place: two different redirects for it cannot both be served.
+    if (REDIRECT_TYPES.has(r.type) && rendered.some((o) => o !== r && o.name === r.name && REDIRECT_TYPES.has(o.type) && recordKey(o) !== recordKey(r))) {
+      throw new ApplyError('not_applicable', `two different redirects at ${r.name}`)
+    }
   }
 }
 
@@ -276,6 +287,7 @@ function recordKey(r: ZoneRecord): string {
 }
 
 const ADDRESS_TYPES = new Set(['A', 'AAAA', 'APEXCNAME', 'REDIR301', 'REDIR302'])
+const REDIRECT_TYPES = new Set(['REDIR301', 'REDIR302'])
 
 function isSpf(type: string, data: string): boolean {
   return type === 'TXT' && /^v=spf1(\s|$)/i.test(data)

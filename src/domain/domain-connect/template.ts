@@ -222,6 +222,8 @@ export function parseTemplate(json: unknown, fileName?: string): ParseResult {
 export interface LoadResult {
   templates: Template[]
   failures: { file: string; errors: string[] }[]
+  /** Files that are not `*.json` (dotfiles aside): not read as templates, but named. */
+  ignored: string[]
 }
 
 /** Reads every `*.json` file of `dir` (sorted by name, so the outcome is deterministic). */
@@ -229,9 +231,10 @@ export function loadTemplatesFromDir(dir: string): LoadResult {
   const templates: Template[] = []
   const failures: LoadResult['failures'] = []
   const seen = new Map<string, string>()
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
+  const all = readdirSync(dir).sort()
+  const isJson = (f: string) => f.toLowerCase().endsWith('.json')
+  const files = all.filter(isJson)
+  const ignored = all.filter((f) => !isJson(f) && !f.startsWith('.'))
   for (const file of files) {
     let json: unknown
     try {
@@ -255,7 +258,7 @@ export function loadTemplatesFromDir(dir: string): LoadResult {
     seen.set(key, file)
     templates.push(parsed.template)
   }
-  return { templates, failures }
+  return { templates, failures, ignored }
 }
 
 /** Built-in variables (spec "Special and Built-In Variables"); matched case-insensitively. */
