@@ -33,6 +33,7 @@ import { confirmMatches } from './confirm.ts'
 import { usableCredential } from './provider-oauth.ts'
 import type { Principal } from '../ops/registry.ts'
 import { providerById } from './providers.ts'
+import { removeThroughGrant } from './domain-connect/managed.ts'
 
 export interface RRsetState {
   ttl: number
@@ -566,9 +567,12 @@ export async function prepareManagedRemoval(
   if (!('tenantId' in p)) return null
   const [row] = await deps.db`select * from connections where id = ${id} and tenant_id = ${p.tenantId}`
   const c = row as RailConnection | undefined
-  if (!c || c.disconnected_at || !c.applied) return null
+  if (!c || c.disconnected_at) return null
   if (p.kind === 'WIDGET' && (p.applicationId !== c.application_id || p.boundHost !== c.domain)) return null
   if (p.kind === 'AGENT' && (!confirm || !confirmMatches(confirm, c.domain))) return null
+  // Set up through Domain Connect's managed rail: its templates are reverted through the kept grant.
+  if (!c.applied && c.managed && c.rail === 'domain_connect') return removeThroughGrant(deps, p.tenantId, c)
+  if (!c.applied) return null
   const now = deps.clock.now()
   let cred: Credential | null = null
   if (credential) cred = { provider: c.applied.provider, secret: credential, apiUrl: c.applied.api_url }

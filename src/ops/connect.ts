@@ -519,7 +519,7 @@ async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, rev
 const DISCONNECT_NOTE =
   'Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under ' +
   '`left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. ' +
-  'Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account or OAuth grant) or a ' +
+  'Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a ' +
   'one-time `credential`: Portico\'s own records are removed and what they replaced is restored (`restored`); a set changed at the ' +
   'provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer ' +
   'is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well ' +

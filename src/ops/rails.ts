@@ -31,6 +31,9 @@ import { assertCanConnect } from '../domain/billing.ts'
 import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
+import { grantOf, type GrantRow } from '../domain/domain-connect/async-api.ts'
+import { reapplyThroughGrant } from '../domain/domain-connect/managed.ts'
+import { absoluteHost } from '../domain/hostnames.ts'
 import { ConnectionSchema } from './connect.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -175,8 +178,8 @@ export const reapplyOp = defineOp({
   path: '/connections/{id}:reapply',
   summary: 'Re-apply a managed connection',
   description:
-    'Writes the connection\'s desired records again through the grant it was connected with (a continuous provider account or an ' +
-    'OAuth grant), then re-verifies: `connection.records.updated` with `updated_objects`. A connection Portico holds no grant for is ' +
+    'Writes the connection\'s desired records again through the grant it was connected with (a continuous provider account, an ' +
+    'OAuth grant, or a Domain Connect grant whose templates the provider applies again), then re-verifies: `connection.records.updated` with `updated_objects`. A connection Portico holds no grant for is ' +
     '409 `conflict`. When the provider refuses the stored grant the connection is flagged for re-consent, ' +
     '`connection.reapply.failed` is emitted and the answer is 422 `ProviderAuthenticationError`.',
   tag: TAG,
@@ -193,6 +196,8 @@ export const reapplyOp = defineOp({
   async handler(ctx, input) {
     const p = tenantOf(ctx)
     const c = await connectionForRail(ctx, input.id)
+    const grant = c.managed && c.rail === 'domain_connect' ? await grantOf(ctx.db, p.tenantId, c.id) : undefined
+    if (grant) return reapplyDomainConnect(ctx, c, grant)
     const account = c.managed && c.provider_account_id ? await getAccount(ctx.db, p.tenantId, c.provider_account_id).catch(() => null) : null
     const cred = account ? await usableCredential(ctx, account).catch((err) => reapplyRefused(ctx, c, account, err)) : null
     if (!account || !cred) throw new ApiError('conflict', 'This connection is not managed: Portico holds no grant to change its records', { managed: false })
@@ -201,6 +206,37 @@ export const reapplyOp = defineOp({
     return { connection: connectionOut(w.row), changed: w.changed, zone: w.zone.name, updated_objects: w.updated, account: await accountOut(ctx.db, ctx.principal, account) }
   },
 })
+
+/** Flags a connection whose stored grant the provider refused for re-consent (`connection.reapply.failed`). */
+async function flagReconsent(deps: Pick<Ctx, 'db' | 'clock'>, c: RailConnection, provider: string): Promise<void> {
+  const now = deps.clock.now()
+  await deps.db.begin(async (tx) => {
+    const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+    if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider })
+  })
+}
+
+/** `:reapply` of a connection managed through Domain Connect: its templates again through the grant, then re-verified. */
+async function reapplyDomainConnect(ctx: Ctx, c: RailConnection, grant: GrantRow) {
+  const deps = { db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }
+  try {
+    await reapplyThroughGrant(deps, grant)
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') await flagReconsent(ctx, c, grant.dc_provider_id)
+    throw err
+  }
+  const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
+  const now = ctx.clock.now()
+  const updated = c.desired_records.filter((d) => d.type !== 'REDIR301').map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value }))
+  await ctx.db.begin(async (tx) => {
+    await recordVerifications(tx, [{ row: c, verification }], now)
+    const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
+    await emitForConnection(tx, fresh as RailConnection, 'connection.records.updated', now, { updated_objects: updated, via: 'async', ...summary(verification) })
+  })
+  ctx.audit.details = { provider: grant.dc_provider_id, via: 'domain_connect' }
+  const [row] = await ctx.db`select * from connections where id = ${c.id}`
+  return { connection: connectionOut(row as RailConnection), changed: true, zone: grant.apex, updated_objects: updated, account: null }
+}
 
 /**
  * Re-applies a managed connection and re-verifies it (`connection.records.updated`); a refused grant
@@ -440,6 +476,18 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
     async repair(conn) {
       const [row] = await deps.db`select * from connections where id = ${conn.id} and disconnected_at is null`
       const c = row as RailConnection | undefined
+      const grant = c?.managed && c.rail === 'domain_connect' ? await grantOf(deps.db, c.tenant_id, c.id) : undefined
+      if (c && grant) {
+        try {
+          await reapplyThroughGrant(deps, grant)
+          return { fixed: true, detail: `Re-applied ${grant.service_ids.join(', ')} through the ${grant.dc_provider_id} Domain Connect grant` }
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err
+          if (err.code !== 'ProviderAuthenticationError') return { fixed: false, detail: `The repair failed: ${err.title}` }
+          await flagReconsent(deps, c, grant.dc_provider_id)
+          return { fixed: false, detail: 'The DNS provider refused the stored Domain Connect grant; re-authorize the connection.' }
+        }
+      }
       if (!c?.managed || !c.provider_account_id) return { fixed: false, detail: 'Portico holds no grant for this connection; put the records back at the DNS provider.' }
       const [acc] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
       const account = acc as AccountRow | undefined

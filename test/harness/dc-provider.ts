@@ -57,6 +57,8 @@ export interface DcProvider {
   refused: { path: string; status: number; reason: string }[]
   /** The next consent is refused by the end user. */
   denyNextConsent(): void
+  /** The person withdrew every consent at the provider: access and refresh tokens stop working. */
+  revokeAll(): void
   /** Publishes `_domainconnect.<zone>` pointing here. */
   serve(zone: string): Promise<void>
   stop(): Promise<void>
@@ -406,6 +408,10 @@ export async function startDcProvider(opts: DcProviderOptions): Promise<DcProvid
     refused,
     denyNextConsent() {
       denyNext = true
+    },
+    revokeAll() {
+      tokens.clear()
+      refreshTokens.clear()
     },
     async serve(zone) {
       await opts.pdns.setRecords(`_domainconnect.${zone}`, 'TXT', [`"127.0.0.1:${server.port}"`])

@@ -347,6 +347,67 @@ describe('asynchronous rail', () => {
     expect(provider.reverted.at(-1)).toMatchObject({ serviceId: 'connect', domain: zone, host: 'api' })
   })
 
+  test('a managed connection re-applies with :reapply, is repaired by the monitor, and is reverted on disconnect', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await provider.serve(zone)
+    const token = await widget(`m.${zone}`)
+    const c = await connect(`m.${zone}`, token)
+    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+    expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
+    expect(await rrset(zone, `m.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+
+    // Someone deletes the record at the provider; :reapply puts it back through the grant.
+    await pdns.deleteRecords(`m.${zone}`, 'CNAME')
+    const re = await p.api('POST', `/v1/connections/${c.id}:reapply`, { token: ws.apiKey })
+    expect(re.status).toBe(200)
+    expect(re.body.connection).toMatchObject({ id: c.id, managed: true, status: 'live' })
+    expect(re.body.updated_objects).toEqual([{ type: 'CNAME', name: `m.${zone}`, value: EDGE }])
+    expect(await rrset(zone, `m.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    const types = async () => ((await p.db`select type from events where connection_id = ${c.id} order by id`) as { type: string }[]).map((e) => e.type)
+    expect(await types()).toContain('connection.records.updated')
+
+    // The monitor's repair rail uses the same grant.
+    await pdns.deleteRecords(`m.${zone}`, 'CNAME')
+    const repair = await p.services.monitorRepair!.repair((await p.db`select * from connections where id = ${c.id}`)[0], [])
+    expect(repair.fixed).toBe(true)
+    expect(await rrset(zone, `m.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+
+    // Disconnect reverts the template at the provider.
+    const out = await p.api('DELETE', `/v1/connections/${c.id}`, { token: ws.apiKey })
+    expect(out.status).toBe(200)
+    expect(out.body.records).toMatchObject({ outcome: 'removed', via: 'domain_connect', removed: [{ type: 'CNAME', name: `m.${zone}`, value: EDGE }], left_in_place: [] })
+    expect(await rrset(zone, `m.${zone}`, 'CNAME')).toEqual([])
+    expect(provider.reverted.at(-1)).toMatchObject({ serviceId: 'connect', domain: zone, host: 'm' })
+  })
+
+  test('a grant withdrawn at the provider: :reapply flags re-consent, disconnect answers the removal plan and removes nothing', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await provider.serve(zone)
+    const token = await widget(`w.${zone}`)
+    const c = await connect(`w.${zone}`, token)
+    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+    expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
+    provider.revokeAll()
+
+    const re = await p.api('POST', `/v1/connections/${c.id}:reapply`, { token: ws.apiKey })
+    expect(re.status).toBe(422)
+    expect(re.body.code).toBe('ProviderAuthenticationError')
+    const failed = (await p.db`select payload from events where connection_id = ${c.id} and type = 'connection.reapply.failed'`) as { payload: any }[]
+    expect(failed).toHaveLength(1)
+    expect(failed[0]!.payload.data).toMatchObject({ reason: 'reauthorization_required' })
+
+    const out = await p.api('DELETE', `/v1/connections/${c.id}`, { token: ws.apiKey })
+    expect(out.status).toBe(409)
+    expect(out.body.code).toBe('reauthorization_required')
+    expect(out.body.plan.records).toEqual([expect.objectContaining({ type: 'CNAME', name: `w.${zone}`, value: EDGE, action: 'delete' })])
+    expect(await rrset(zone, `w.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    expect((await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body.status).not.toBe('disconnected')
+  })
+
   test('several templates under one consent: each applied with its own groups', async () => {
     const zone = fresh()
     await pdns.createZone(zone)

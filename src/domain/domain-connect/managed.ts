@@ -1,0 +1,103 @@
+// A connection set up through Domain Connect's asynchronous rail is managed: Portico keeps the
+// provider's grant (async-api.ts) and uses it as the provider-API rails use theirs, to re-apply its
+// templates (`:reapply`, the monitor's repair) and to revert them on disconnect.
+import { ApiError } from '../../http/errors.ts'
+import type { Config } from '../../config.ts'
+import type { Clock } from '../../clock.ts'
+import type { Sql } from '../../db/sql.ts'
+import type { Dns } from '../dns.ts'
+import type { ConnectionRow } from '../connections.ts'
+import { absoluteHost } from '../hostnames.ts'
+import type { RevertPlan } from '../apply.ts'
+import { grantOf, reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
+
+export interface ManagedDeps {
+  db: Sql
+  clock: Clock
+  config: Config
+  dns: Dns
+}
+
+export function grantDeps(deps: ManagedDeps): GrantDeps {
+  return {
+    db: deps.db,
+    http: { dns: deps.dns, allowLoopback: deps.config.webhookAllowLoopback },
+    secretsKey: deps.config.secretsKey,
+    clients: deps.config.domainConnect.asyncClients,
+    now: () => deps.clock.now(),
+  }
+}
+
+/** The provider refused the grant itself (revoked or expired consent), as opposed to failing to answer. */
+export const grantRefused = (r: Extract<ApiOutcome<null>, { ok: false }>) => r.status === 401 || r.status === 403 || /token endpoint answered 4\d\d|no refresh token/.test(r.error)
+
+/** An outcome the operations can answer: a refused grant is ProviderAuthenticationError, anything else a failed write. */
+export function grantFailure(g: GrantRow, r: Extract<ApiOutcome<null>, { ok: false }>): ApiError {
+  return grantRefused(r)
+    ? new ApiError('ProviderAuthenticationError', `${g.dc_provider_id} refused the stored Domain Connect grant`, { provider: g.dc_provider_id, reason: r.error })
+    : new ApiError('dns_write_failed', `${g.dc_provider_id} did not apply the template: ${r.error}`, { provider: g.dc_provider_id, reason: r.error })
+}
+
+export async function reapplyThroughGrant(deps: ManagedDeps, g: GrantRow): Promise<void> {
+  const r = await reapplyWithGrant(grantDeps(deps), g)
+  if (!r.ok) throw grantFailure(g, r)
+}
+
+/** Reverts the templates at the provider; the records they set are reported as removed. */
+export async function revertThroughGrant(deps: ManagedDeps, g: GrantRow, c: ConnectionRow): Promise<RevertPlan> {
+  const r = await revertWithGrant(grantDeps(deps), g)
+  if (!r.ok) throw grantFailure(g, r)
+  await deps.db`update domain_connect_grants set revoked_at = ${deps.clock.now()} where id = ${g.id} and revoked_at is null`
+  const removed = c.desired_records
+    .filter((d) => d.type !== 'REDIR301')
+    .map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value, note: `removed by ${g.dc_provider_id} (Domain Connect revert of ${g.service_ids.join(', ')})` }))
+  return { changes: [], removed, restored: [], left_in_place: [] }
+}
+
+/** The removal plan when the grant cannot be used: the template's records, to delete by hand or after a new consent. */
+export function grantRemovalPlan(c: ConnectionRow, now: Date, why: string, provider: string) {
+  const records = c.desired_records
+    .filter((d) => d.type !== 'REDIR301')
+    .map((d) => ({ type: d.type, host: d.host, name: absoluteHost(d.host, c.apex_domain), value: d.value, ttl: d.ttl ?? 3600, change: 'written', action: 'delete', prior: [], prior_source: 'provider', note: 'written by the Domain Connect template; delete it' }))
+  return {
+    connection_id: c.id,
+    domain: c.domain,
+    provider,
+    provider_name: provider,
+    connected_via: c.rail,
+    access: 'kept',
+    access_detail: why,
+    record_removal: 'automatic',
+    default_choice: 'remove',
+    reauthorize: { methods: ['sign_in'], provider, flow: 'domain_connect', regions: [] as string[] },
+    records_in_use_elsewhere: false,
+    records,
+    manual_steps: records.map((r) => `At ${provider}, delete the ${r.type} record ${r.name} → ${r.value}`),
+    notes: ['Start the Domain Connect rail again (POST /connections/{id}/domainconnect:start with rail async) to grant Portico access once more, or remove the records by hand with the steps.'],
+    teardown: ['serving: stop', 'certificate: remove', 'monitoring: stop'],
+    removal_started_at: now.toISOString(),
+    removed: false,
+    removed_at: null,
+    result: null,
+  }
+}
+
+/**
+ * Disconnect of a connection the async rail manages: its templates are reverted at the provider
+ * through the kept grant. Without a usable grant, `reauthorization_required` with the removal plan.
+ */
+export async function removeThroughGrant(deps: ManagedDeps, tenantId: string, c: ConnectionRow): Promise<{ plan: RevertPlan; via: string }> {
+  const now = deps.clock.now()
+  const g = await grantOf(deps.db, tenantId, c.id)
+  if (!g) throw new ApiError('reauthorization_required', undefined, undefined, { extra: { plan: grantRemovalPlan(c, now, 'Portico holds no Domain Connect grant for this connection any more', 'the DNS provider') } })
+  try {
+    return { plan: await revertThroughGrant(deps, g, c), via: 'domain_connect' }
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
+      throw new ApiError('reauthorization_required', undefined, { provider_reason: (err.details as { reason?: string })?.reason }, {
+        extra: { plan: grantRemovalPlan(c, now, 'The provider refused the stored Domain Connect grant; it was revoked or expired', g.dc_provider_id) },
+      })
+    }
+    throw err
+  }
+}
