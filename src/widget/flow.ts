@@ -224,7 +224,7 @@ export class Flow {
     const forced = this.cfg.forceManualSetup === true
     const rail = forced ? 'manual' : check.recommended_rail
     const clean = !check.conflicts?.length
-    if (rail && rail !== 'manual' && check.rails[rail]?.available && clean) return this.automatic(rail)
+    if (rail && rail !== 'manual' && check.rails[rail]?.available && clean) return this.automatic(rail, check.rails[rail]?.caveat === 'managed_only')
     const reason = fallbackReason(check, forced)
     const screen: Step = check.conflicts?.length && !this.disabled('EXISTING_RECORDS') ? 'EXISTING_RECORDS' : !check.provider && !this.disabled('PROVIDER_MANUAL_SELECTION') ? 'PROVIDER_MANUAL_SELECTION' : 'MANUAL_CONFIGURATION'
     emit('fallback', { reason, ...(check.provider ? { provider: check.provider } : {}), screen, ...(forced ? { message: 'forceManualSetup' } : {}) })
@@ -260,7 +260,7 @@ export class Flow {
     )
   }
 
-  private automatic(rail: 'oauth' | 'domainConnect' | 'apiKey'): void {
+  private automatic(rail: 'oauth' | 'domainConnect' | 'apiKey', managedOnly = false): void {
     const provider = this.provider ?? ''
     this.setupType = 'automatic'
     if (rail === 'apiKey') return this.login(provider)
@@ -271,8 +271,9 @@ export class Flow {
       const popup = window.open('', '_blank')
       if (!popup) return this.reportOnly({ code: 'PopupBlockedError', message: 'The browser blocked the provider window' })
       try {
-        const r = await this.api.call('POST', `/connections/${this.conn!.id}/${path}`, {})
-        popup.location.href = r.apply_url ?? r.authorize_url ?? r.url
+        // A provider offering only the managed Domain Connect rail is asked for it; its consent page opens.
+        const r = await this.api.call('POST', `/connections/${this.conn!.id}/${path}`, managedOnly ? { rail: 'async' } : {})
+        popup.location.href = r.apply_url ?? r.consent_url ?? r.authorize_url
         void this.progress(true)
       } catch (err) {
         popup.close()
