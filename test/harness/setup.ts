@@ -1,7 +1,11 @@
-// Preloaded by bun test (bunfig.toml): after the last test of the run, close the shared Portico and
-// drop this run's database. Nothing starts here; the first test that needs a daemon starts it.
-import { afterAll } from 'bun:test'
+// Preloaded by bun test (bunfig.toml): the default test timeout, and after the last test of the run,
+// close the shared Portico and drop this run's database. Nothing starts here; the first test that needs a daemon starts it.
+import { afterAll, setDefaultTimeout } from 'bun:test'
 import { closeShared } from './portico.ts'
+
+// Integration and browser tests wait on real daemons and on the widget's polling: room beyond bun's
+// default 5 s on a loaded machine (bunfig.toml's [test] timeout is not applied by this bun).
+setDefaultTimeout(60_000)
 
 afterAll(async () => {
   await closeShared()
