@@ -40,6 +40,13 @@ export interface Config {
   version: string
   /** DNS_PROVIDER_API_BASES: `id=url` pairs that replace a hosted DNS provider's public API base (local fakes, an egress proxy). */
   providerApiBases: Record<string, string>
+  /**
+   * The platform edge (Caddy, driven through its admin API) and the ACME CA for Secure. Absent admin
+   * URL: no Power and no Secure (their operations answer 503). `upstream` is how the edge reaches
+   * Portico (the ask gate and HTTP-01 answers).
+   */
+  edgeServer: { adminUrl: string; httpListen: string; httpsListen: string; askListen: string; upstream: string } | null
+  acme: { directoryUrl: string; email: string | null; caRoots: string | null } | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
 }
@@ -147,7 +154,38 @@ export function loadConfig(env: Env = process.env): Config {
     providerApiBases: providerApiBases(env),
     providerOAuth: providerOAuth(env),
     domainConnect: domainConnectSettings(env, appEnv === 'production', dataDir, (m) => new ConfigError(m)),
+    edgeServer: edgeServer(env, port),
+    acme: acmeSettings(env),
   }
+}
+
+function listenAddress(env: Env, name: string, dflt: string): string {
+  const v = env[name] || dflt
+  if (!/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/.test(v)) throw new ConfigError(`${name} must be [host]:port, got ${JSON.stringify(v)}`)
+  return v
+}
+
+function edgeServer(env: Env, port: number): Config['edgeServer'] {
+  const adminUrl = env.EDGE_ADMIN_URL
+  if (!adminUrl) return null
+  if (!/^https?:\/\/\S+$/.test(adminUrl)) throw new ConfigError(`EDGE_ADMIN_URL must be an http(s) URL, got ${JSON.stringify(adminUrl)}`)
+  if (!env.EDGE_AUTH_SECRET) throw new ConfigError('EDGE_ADMIN_URL needs EDGE_AUTH_SECRET (the edge authenticates its ask calls with it)')
+  return {
+    adminUrl: adminUrl.replace(/\/+$/, ''),
+    httpListen: listenAddress(env, 'EDGE_HTTP_LISTEN', ':80'),
+    httpsListen: listenAddress(env, 'EDGE_HTTPS_LISTEN', ':443'),
+    askListen: listenAddress(env, 'EDGE_ASK_LISTEN', '127.0.0.1:5555'),
+    upstream: listenAddress(env, 'EDGE_UPSTREAM', `127.0.0.1:${port}`),
+  }
+}
+
+function acmeSettings(env: Env): Config['acme'] {
+  const directoryUrl = env.ACME_DIRECTORY_URL
+  if (!directoryUrl) return null
+  if (!/^https:\/\/\S+$/.test(directoryUrl)) throw new ConfigError(`ACME_DIRECTORY_URL must be an https URL, got ${JSON.stringify(directoryUrl)}`)
+  const caRoots = env.ACME_CA_ROOTS || null
+  if (caRoots && !existsSync(caRoots)) throw new ConfigError(`ACME_CA_ROOTS: no file ${caRoots}`)
+  return { directoryUrl, email: env.ACME_EMAIL || null, caRoots }
 }
 
 function providerOAuth(env: Env): Config['providerOAuth'] {

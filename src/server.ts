@@ -34,6 +34,21 @@ import { oauthProviders } from './domain/provider-oauth.ts'
 import { TemplateCatalog } from './domain/templates.ts'
 import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
+import { CaddyEdge } from './adapters/edge.ts'
+import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
+import { edgeSweep } from './jobs/edge-sweep.ts'
+import type { Mount } from './http/app.ts'
+
+/** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
+function acmeChallengeMount(db: Sql): Mount {
+  return (app) => {
+    app.get('/.well-known/acme-challenge/:token', async ({ params }) => {
+      const answer = await challengeAnswer(db, params.token)
+      return new Response(answer ?? 'not found', { status: answer ? 200 : 404, headers: { 'content-type': 'text/plain' } })
+    })
+    return app
+  }
+}
 
 export interface Portico {
   config: Config
@@ -76,6 +91,16 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
   services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })
+  services.products.push('monitor')
+  // Power and Secure: the edge (Caddy) and the ACME CA, each when configured.
+  if (config.edgeServer) {
+    services.edge = new CaddyEdge(config.edgeServer, config.edgeAuthSecret!, config.acme)
+    services.products.push('power')
+    if (config.acme) {
+      services.issuer = new AcmeIssuer(config.acme, { db, secretsKey: config.secretsKey })
+      services.products.push('secure')
+    }
+  }
   // Domain Connect: the template set (a failing file is logged by name and listed as rejected) and discovery for the domain check.
   services.templates = TemplateCatalog.load(config.domainConnect.templatesDir)
   const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients, timeoutMs: 3000 }
@@ -89,6 +114,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
+    ...(services.edge ? [edgeSweep({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer })] : []),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }
@@ -96,7 +122,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const auth = await createAuthServer({ config, db, clock })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
   return {
     config,

@@ -11,6 +11,8 @@ import type { Payments } from './adapters/payments/index.ts'
 import type { Registrar } from './adapters/registrar/index.ts'
 import type { RepairRail } from './domain/monitor.ts'
 import type { TemplateCatalog } from './domain/templates.ts'
+import type { Edge } from './adapters/edge.ts'
+import type { CertificateIssuer } from './adapters/acme.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -33,6 +35,10 @@ export interface Services {
   monitorRepair?: RepairRail
   /** Domain Connect templates loaded at start from DOMAIN_CONNECT_TEMPLATES_DIR (GET /templates). */
   templates?: TemplateCatalog
+  /** The platform edge (EDGE_ADMIN_URL); absent: Power and Secure answer 503. */
+  edge?: Edge
+  /** The ACME CA certificates come from (ACME_DIRECTORY_URL); absent: no issuance. */
+  issuer?: CertificateIssuer
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

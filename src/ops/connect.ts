@@ -5,6 +5,9 @@ import { ApiError, invalid, notFound } from '../http/errors.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
 import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
+import { errorFields, log } from '../logger.ts'
+import { markCertificateRemoved } from '../domain/certificates.ts'
+import { markPowerRemoved } from '../domain/power.ts'
 import { emitForConnection } from '../domain/events.ts'
 import { isPublicHostname, isPublicIPv4, parseDomain, type ParsedDomain } from '../domain/hostnames.ts'
 import { canonicalRecords, DnsRecordSchema, planRecords, recordSetProblems, type DnsRecord } from '../domain/records.ts'
@@ -503,6 +506,19 @@ async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow
   return row
 }
 
+/** Serving and the certificate stop with the connection: marked removed now, taken off the edge once committed. */
+async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
+  const now = ctx.clock.now()
+  const [site, cert] = [await markPowerRemoved(ctx.sql, c, now), await markCertificateRemoved(ctx.sql, c, now)]
+  const edge = ctx.services.edge
+  if (!edge || (!site && !cert)) return
+  ctx.afterCommit(() => {
+    void Promise.all([site && edge.removeSite(c.id), cert && edge.removeCertificate(c.id)]).catch((err) =>
+      log.warn('edge: removal after disconnect failed', { connection_id: c.id, ...errorFields(err) }),
+    )
+  })
+}
+
 async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
   const c = await connectionForRemoval(ctx, id)
   if (ctx.principal.kind === 'AGENT') {
@@ -512,6 +528,7 @@ async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, rev
   if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
   // Records a rail wrote were taken out through its grant before this transaction (prepareManagedRemoval).
   const outcome = reverted ? await disconnectReverted(ctx.sql, c, ctx.clock.now(), reverted.plan, reverted.via) : await disconnectManual(ctx.sql, c, ctx.clock.now())
+  await stopServing(ctx, c)
   ctx.audit.details = { domain: c.domain }
   return outcome
 }

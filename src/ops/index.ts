@@ -1,6 +1,8 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
 // tools are generated from it; an operation missing here exists in no face.
 import type { AnyOp } from './registry.ts'
+import { SECURE_OPERATIONS } from './secure.ts'
+import { POWER_OPERATIONS } from './power.ts'
 import { applyUrlOp, domainConnectCallbackOp, domainConnectStartOp, listTemplatesOp } from './domain-connect.ts'
 import { listAuditOp } from './audit.ts'
 import { addPushSubscriptionOp, removePushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
@@ -115,6 +117,8 @@ export const OPERATIONS: AnyOp[] = [
   applyUrlOp,
   domainConnectStartOp,
   domainConnectCallbackOp,
+  ...SECURE_OPERATIONS,
+  ...POWER_OPERATIONS,
 ]
 
 setRegistry(() => OPERATIONS)

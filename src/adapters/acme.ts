@@ -1,0 +1,100 @@
+// Certificates from an ACME CA (ACME_DIRECTORY_URL) through `acme-client`, by HTTP-01. The answers
+// live in the database (acme_challenges), so whichever Portico process the edge forwards
+// `/.well-known/acme-challenge/<token>` to can serve them; the account key is created once and kept
+// sealed with SECRETS_KEY. The CA checks the challenge itself: no self-check through public DNS first.
+import * as acme from 'acme-client'
+import https from 'node:https'
+import { readFileSync } from 'node:fs'
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { decrypt, encrypt } from '../domain/secrets.ts'
+
+export interface Issued {
+  certPem: string
+  keyPem: string
+  issuer: string
+  notBefore: Date
+  notAfter: Date
+}
+
+export interface CertificateIssuer {
+  issue(names: string[]): Promise<Issued>
+}
+
+const SEAL = 'acme-account'
+const CHALLENGE_TTL_MS = 15 * 60 * 1000
+
+/** The issuer and validity of a PEM certificate (the first of a chain). */
+export function certificateFacts(certPem: string): { issuer: string; notBefore: Date; notAfter: Date; names: string[] } {
+  const info = acme.crypto.readCertificateInfo(certPem)
+  return { issuer: info.issuer.commonName ?? 'unknown', notBefore: info.notBefore, notAfter: info.notAfter, names: info.domains.altNames }
+}
+
+export class AcmeIssuer implements CertificateIssuer {
+  private client: Promise<acme.Client> | null = null
+
+  constructor(
+    private readonly settings: NonNullable<Config['acme']>,
+    private readonly deps: { db: Sql; secretsKey: Buffer },
+  ) {
+    // acme-client talks through its own axios instance: trust the CA's roots there (a private or test CA).
+    if (settings.caRoots) acme.axios.defaults.httpsAgent = new https.Agent({ ca: readFileSync(settings.caRoots, 'utf8') })
+  }
+
+  private async accountKey(): Promise<string> {
+    const { db, secretsKey } = this.deps
+    const read = async () => {
+      const [row] = await db`select key_sealed from acme_account where id = 'default' and directory = ${this.settings.directoryUrl}`
+      return row ? decrypt(secretsKey, row.key_sealed as string, SEAL) : null
+    }
+    const have = await read()
+    if (have) return have
+    const key = (await acme.crypto.createPrivateEcdsaKey()).toString()
+    // Two processes at once: the first insert wins and both use it.
+    await db`
+      insert into acme_account (id, directory, key_sealed, created_at) values ('default', ${this.settings.directoryUrl}, ${encrypt(secretsKey, key, SEAL)}, now())
+      on conflict (id) do update set directory = excluded.directory, key_sealed = excluded.key_sealed
+      where acme_account.directory <> excluded.directory`
+    return (await read())!
+  }
+
+  private acmeClient(): Promise<acme.Client> {
+    this.client ??= this.accountKey()
+      // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
+      .then((accountKey) => new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000 }))
+      .catch((err) => {
+        this.client = null
+        throw err
+      })
+    return this.client
+  }
+
+  async issue(names: string[]): Promise<Issued> {
+    const client = await this.acmeClient()
+    const [key, csr] = await acme.crypto.createCsr({ commonName: names[0], altNames: names }, await acme.crypto.createPrivateEcdsaKey())
+    const { db } = this.deps
+    const certPem = await client.auto({
+      csr,
+      ...(this.settings.email ? { email: this.settings.email } : {}),
+      termsOfServiceAgreed: true,
+      skipChallengeVerification: true,
+      challengePriority: ['http-01'],
+      challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
+        await db`
+          insert into acme_challenges (token, key_auth, expires_at) values (${challenge.token}, ${keyAuthorization}, ${new Date(Date.now() + CHALLENGE_TTL_MS)})
+          on conflict (token) do update set key_auth = excluded.key_auth, expires_at = excluded.expires_at`
+      },
+      challengeRemoveFn: async (_authz, challenge) => {
+        await db`delete from acme_challenges where token = ${challenge.token}`
+      },
+    })
+    const facts = certificateFacts(certPem)
+    return { certPem, keyPem: key.toString(), issuer: facts.issuer, notBefore: facts.notBefore, notAfter: facts.notAfter }
+  }
+}
+
+/** The HTTP-01 answer for `token`, while it is live. */
+export async function challengeAnswer(db: Sql, token: string): Promise<string | null> {
+  const [row] = await db`select key_auth from acme_challenges where token = ${token} and expires_at > now()`
+  return row ? (row.key_auth as string) : null
+}

@@ -1,0 +1,179 @@
+// The platform edge: Caddy, configured only through its admin API. Portico owns three servers in it:
+// - `portico` (EDGE_HTTPS_LISTEN): one route per served connection (`@id` `site-<connection id>`):
+//   a reverse proxy to the connection's origin, or a redirect (apex to www); TLS with the certificates
+//   Portico loaded (`@id` `cert-<connection id>`), else one obtained on demand from the ACME CA for a
+//   name the ask gate approves;
+// - `portico-http` (EDGE_HTTP_LISTEN): ACME HTTP-01 answers forwarded to Portico, everything else
+//   redirected to https;
+// - `portico-ask` (EDGE_ASK_LISTEN, loopback): the address Caddy's on-demand TLS asks. Caddy's ask is
+//   a plain GET, so this server turns it into Portico's `POST /v1/internal/ask` carrying the edge
+//   shared secret (`X-Edge-Auth`); it must not be reachable from outside the host.
+// Caddy keeps no state of ours across a restart: `sync` loads the base configuration when it is
+// missing and the caller then puts every site and certificate back.
+import type { Config } from '../config.ts'
+
+export interface SiteRoute {
+  host: string
+  /** `dial`: the origin address that was checked (the origin's Host and TLS name are still sent). */
+  action: { kind: 'proxy'; origin: URL; dial: string; rootPath: string | null } | { kind: 'redirect'; to: string }
+}
+
+export interface Edge {
+  /** Loads Portico's servers when Caddy does not have them; answers whether it had to. */
+  sync(): Promise<boolean>
+  putSite(connectionId: string, routes: SiteRoute[]): Promise<void>
+  removeSite(connectionId: string): Promise<void>
+  putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void>
+  removeCertificate(connectionId: string): Promise<void>
+}
+
+export class EdgeError extends Error {}
+
+const portOf = (listen: string) => Number(listen.slice(listen.lastIndexOf(':') + 1))
+
+function proxyHandlers(origin: URL, dial: string, rootPath: string | null): unknown[] {
+  const https = origin.protocol === 'https:'
+  const port = origin.port || (https ? '443' : '80')
+  const handlers: unknown[] = []
+  const prefix = `${origin.pathname.replace(/\/+$/, '')}${rootPath ? `/${rootPath.replace(/^\/+|\/+$/g, '')}` : ''}`
+  if (prefix) handlers.push({ handler: 'rewrite', uri: `${prefix}{http.request.uri}` })
+  handlers.push({
+    handler: 'reverse_proxy',
+    upstreams: [{ dial: `${dial.includes(':') ? `[${dial}]` : dial}:${port}` }],
+    headers: { request: { set: { Host: [origin.host], 'X-Forwarded-Host': ['{http.request.host}'] } } },
+    ...(https ? { transport: { protocol: 'http', tls: { server_name: origin.hostname } } } : {}),
+  })
+  return handlers
+}
+
+function route(connectionId: string, r: SiteRoute, i: number): unknown {
+  const handle =
+    r.action.kind === 'proxy'
+      ? proxyHandlers(r.action.origin, r.action.dial, r.action.rootPath)
+      : [{ handler: 'static_response', status_code: 301, headers: { Location: [`https://${r.action.to}{http.request.uri}`] } }]
+  return { '@id': `site-${connectionId}-${i}`, match: [{ host: [r.host] }], handle, terminal: true }
+}
+
+export class CaddyEdge implements Edge {
+  constructor(
+    private readonly settings: NonNullable<Config['edgeServer']>,
+    private readonly secret: string,
+    private readonly acme: Config['acme'],
+  ) {}
+
+  private async call(method: string, path: string, body?: unknown, okMissing = false): Promise<unknown> {
+    let res: Response
+    try {
+      res = await fetch(`${this.settings.adminUrl}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      })
+    } catch (err) {
+      throw new EdgeError(`edge admin API unreachable: ${(err as Error).message}`)
+    }
+    const text = await res.text()
+    if (okMissing && (res.status === 404 || ((res.status === 400 || res.status === 500) && /unknown object ID|not found|invalid traversal/i.test(text)))) return null
+    if (!res.ok) throw new EdgeError(`edge admin API ${method} ${path}: ${res.status} ${text.slice(0, 300)}`)
+    return text ? JSON.parse(text) : null
+  }
+
+  private base(): unknown {
+    const s = this.settings
+    const admin = new URL(s.adminUrl)
+    const noAuto = { disable: true }
+    const tls: Record<string, unknown> = { certificates: { load_pem: [] } }
+    if (this.acme) {
+      tls.automation = {
+        policies: [
+          {
+            on_demand: true,
+            issuers: [
+              {
+                module: 'acme',
+                ca: this.acme.directoryUrl,
+                ...(this.acme.email ? { email: this.acme.email } : {}),
+                ...(this.acme.caRoots ? { trusted_roots_pem_files: [this.acme.caRoots] } : {}),
+                challenges: { http: { alternate_port: portOf(s.httpListen) }, 'tls-alpn': { disabled: true } },
+              },
+            ],
+          },
+        ],
+        on_demand: { ask: `http://${s.askListen.startsWith(':') ? `127.0.0.1${s.askListen}` : s.askListen}/ask` },
+      }
+    }
+    return {
+      admin: { listen: admin.host },
+      apps: {
+        http: {
+          http_port: portOf(s.httpListen),
+          https_port: portOf(s.httpsListen),
+          servers: {
+            portico: { listen: [s.httpsListen], automatic_https: noAuto, tls_connection_policies: [{}], routes: [] },
+            'portico-http': {
+              listen: [s.httpListen],
+              automatic_https: noAuto,
+              routes: [
+                { match: [{ path: ['/.well-known/acme-challenge/*'] }], handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: s.upstream }] }], terminal: true },
+                { handle: [{ handler: 'static_response', status_code: 308, headers: { Location: ['https://{http.request.host}{http.request.uri}'] } }] },
+              ],
+            },
+            'portico-ask': {
+              listen: [s.askListen],
+              automatic_https: noAuto,
+              routes: [
+                {
+                  handle: [
+                    { handler: 'rewrite', method: 'POST', uri: '/v1/internal/ask?{http.request.uri.query}' },
+                    { handler: 'reverse_proxy', upstreams: [{ dial: s.upstream }], headers: { request: { set: { 'X-Edge-Auth': [this.secret] } } } },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+        tls,
+      },
+    }
+  }
+
+  async sync(): Promise<boolean> {
+    const servers = (await this.call('GET', '/config/apps/http/servers', undefined, true)) as Record<string, unknown> | null
+    if (servers && servers.portico && servers['portico-http'] && servers['portico-ask']) return false
+    await this.call('POST', '/load', this.base())
+    return true
+  }
+
+  private ready: Promise<boolean> | null = null
+
+  /** Portico's servers are on the edge before anything is put there (once per process, again after a failure). */
+  private ensure(): Promise<boolean> {
+    this.ready ??= this.sync().catch((err) => {
+      this.ready = null
+      throw err
+    })
+    return this.ready
+  }
+
+  async putSite(connectionId: string, routes: SiteRoute[]): Promise<void> {
+    await this.ensure()
+    await this.removeSite(connectionId)
+    for (const [i, r] of routes.entries()) await this.call('POST', '/config/apps/http/servers/portico/routes', route(connectionId, r, i))
+  }
+
+  async removeSite(connectionId: string): Promise<void> {
+    // A site has at most two routes (the host and its www redirect).
+    for (const i of [0, 1]) await this.call('DELETE', `/id/site-${connectionId}-${i}`, undefined, true)
+  }
+
+  async putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void> {
+    await this.ensure()
+    await this.removeCertificate(connectionId)
+    await this.call('POST', '/config/apps/tls/certificates/load_pem', { '@id': `cert-${connectionId}`, certificate: certPem, key: keyPem, tags: [connectionId] })
+  }
+
+  async removeCertificate(connectionId: string): Promise<void> {
+    await this.call('DELETE', `/id/cert-${connectionId}`, undefined, true)
+  }
+}

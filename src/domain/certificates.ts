@@ -1,0 +1,209 @@
+// Secure (CONTRACT.md sections 1, 2 and 6): one certificate per served connection, issued through
+// ACME and renewed before `renew_after` (two thirds into its validity), or imported by the customer.
+// Every status change writes a `secure_status` event; the certificate goes to the edge once issued
+// and leaves it on deprovision or disconnect.
+// Invariants:
+// - The private key is stored sealed with SECRETS_KEY and never leaves Portico except to the edge.
+// - An imported certificate is refused unless its key matches, its chain links up, it names the
+//   domain and it has not expired; nothing is stored or sent to the edge before every check passed.
+import { X509Certificate, createPrivateKey } from 'node:crypto'
+import type { Sql } from '../db/sql.ts'
+import type { Clock } from '../clock.ts'
+import type { Config } from '../config.ts'
+import { ApiError, invalid } from '../http/errors.ts'
+import { newId } from '../ids.ts'
+import { errorFields, log } from '../logger.ts'
+import type { CertificateIssuer } from '../adapters/acme.ts'
+import type { Edge } from '../adapters/edge.ts'
+import type { ConnectionRow } from './connections.ts'
+import { connectionEnvelope, emit } from './events.ts'
+import { decrypt, encrypt } from './secrets.ts'
+
+const SEAL = 'certificate-key'
+
+export interface CertificateRow {
+  id: string
+  tenant_id: string
+  application_id: string
+  connection_id: string
+  domain: string
+  names: string[]
+  status: 'pending' | 'issued' | 'failed' | 'removed'
+  managed: boolean
+  issuer: string | null
+  not_before: Date | null
+  not_after: Date | null
+  renew_after: Date | null
+  cert_pem: string | null
+  key_sealed: string | null
+  last_error: string | null
+  attempts: number
+  created_at: Date
+  updated_at: Date
+}
+
+export interface SecureDeps {
+  db: Sql
+  clock: Clock
+  config: Config
+  edge: Edge
+  issuer?: CertificateIssuer
+}
+
+export const certificateOut = (c: CertificateRow) => ({
+  id: c.id,
+  domain: c.domain,
+  application_id: c.application_id,
+  status: c.status,
+  issuer: c.issuer,
+  not_before: c.not_before,
+  not_after: c.not_after,
+  last_error: c.last_error,
+  managed: c.managed,
+  renew_after: c.renew_after,
+  updated_at: c.updated_at,
+  names: c.names,
+})
+
+/** Two thirds into the validity: 60 days before the end of a 90-day certificate. */
+export const renewAfter = (notBefore: Date, notAfter: Date) => new Date(notBefore.getTime() + ((notAfter.getTime() - notBefore.getTime()) * 2) / 3)
+
+export async function certificateOf(sql: Sql, connectionId: string): Promise<CertificateRow | undefined> {
+  const [row] = await sql`select * from certificates where connection_id = ${connectionId} and status <> 'removed'`
+  return row as CertificateRow | undefined
+}
+
+async function secureStatus(sql: Sql, c: ConnectionRow, cert: CertificateRow, now: Date): Promise<void> {
+  const env = connectionEnvelope(c, 'secure_status', now, { certificate: certificateOut(cert) }, { secure_status: cert.status })
+  await emit(sql, c.tenant_id, c.application_id, c.id, env)
+}
+
+/** Names a certificate for this connection covers: the domain, and www when the apex redirects there. */
+export function certificateNames(c: ConnectionRow, redirectToWww: boolean): string[] {
+  return redirectToWww && c.domain === c.apex_domain ? [c.domain, `www.${c.domain}`] : [c.domain]
+}
+
+async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names: string[], managed: boolean, certPem: string, keyPem: string, facts: { issuer: string; notBefore: Date; notAfter: Date }): Promise<CertificateRow> {
+  const now = deps.clock.now()
+  const renew = managed ? renewAfter(facts.notBefore, facts.notAfter) : null
+  const cert = await deps.db.begin(async (tx) => {
+    const [row] = await tx`
+      update certificates set status = 'issued', managed = ${managed}, names = ${names}::text[], issuer = ${facts.issuer},
+        not_before = ${facts.notBefore}, not_after = ${facts.notAfter}, renew_after = ${renew}, cert_pem = ${certPem},
+        key_sealed = ${encrypt(deps.config.secretsKey, keyPem, SEAL)}, last_error = null, updated_at = ${now}
+      where id = ${id} returning *`
+    await secureStatus(tx, c, row as CertificateRow, now)
+    return row as CertificateRow
+  })
+  await deps.edge.putCertificate(c.id, certPem, keyPem)
+  return cert
+}
+
+/** A pending row for this connection (the existing one when there is one): the start of an issuance. */
+async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean): Promise<CertificateRow> {
+  const now = deps.clock.now()
+  return deps.db.begin(async (tx) => {
+    const [existing] = (await tx`select * from certificates where connection_id = ${c.id} and status <> 'removed' for update`) as CertificateRow[]
+    if (existing?.status === 'pending') return existing
+    const [row] = existing
+      ? await tx`update certificates set attempts = attempts + 1, updated_at = ${now} where id = ${existing.id} returning *`
+      : await tx`
+          insert into certificates (id, tenant_id, application_id, connection_id, domain, names, status, managed, created_at, updated_at)
+          values (${newId('crt', now.getTime())}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${c.domain}, ${names}::text[], 'pending', ${managed}, ${now}, ${now})
+          returning *`
+    if (!existing) await secureStatus(tx, c, row as CertificateRow, now)
+    return row as CertificateRow
+  })
+}
+
+/**
+ * Issues (or renews) the connection's certificate through ACME and puts it on the edge. A failure is
+ * recorded on the certificate (`failed`, `last_error`) and answered as `certificate_failed`; an
+ * issued certificate being renewed stays served until its replacement arrives.
+ */
+export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[]): Promise<CertificateRow> {
+  if (!deps.issuer) throw new ApiError('service_unavailable', 'No ACME CA is configured on this deployment (ACME_DIRECTORY_URL)')
+  const row = await pendingRow(deps, c, names, true)
+  try {
+    const issued = await deps.issuer.issue(names)
+    return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued)
+  } catch (err) {
+    const message = (err as Error).message ?? String(err)
+    log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
+    const now = deps.clock.now()
+    await deps.db.begin(async (tx) => {
+      const [cur] = (await tx`select status from certificates where id = ${row.id}`) as { status: string }[]
+      // A renewal that fails leaves the served certificate in place, with the error noted.
+      const status = cur?.status === 'issued' ? 'issued' : 'failed'
+      const [failed] = await tx`update certificates set status = ${status}, last_error = ${message.slice(0, 500)}, updated_at = ${now} where id = ${row.id} returning *`
+      await secureStatus(tx, c, failed as CertificateRow, now)
+    })
+    throw new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: message.slice(0, 300) })
+  }
+}
+
+function pemBlocks(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+}
+
+/** The checks of an imported certificate, each refused with its own reason. */
+export function validateImport(c: ConnectionRow, certificate: string, privateKey: string, now: Date): { leaf: X509Certificate; names: string[] } {
+  const blocks = pemBlocks(certificate)
+  if (blocks.length === 0) throw invalid('certificate is not a PEM certificate', [{ in: 'body', field: 'certificate', message: 'expected -----BEGIN CERTIFICATE-----' }])
+  let chain: X509Certificate[]
+  try {
+    chain = blocks.map((b) => new X509Certificate(b))
+  } catch (err) {
+    throw invalid(`certificate cannot be read: ${(err as Error).message}`, [{ in: 'body', field: 'certificate', message: 'unreadable' }])
+  }
+  let key
+  try {
+    key = createPrivateKey(privateKey)
+  } catch {
+    throw invalid('private_key is not a PEM private key', [{ in: 'body', field: 'private_key', message: 'unreadable' }])
+  }
+  const leaf = chain[0]!
+  if (!leaf.checkPrivateKey(key)) throw invalid('The private key does not match the certificate', [{ in: 'body', field: 'private_key', message: 'key_mismatch' }])
+  for (let i = 0; i + 1 < chain.length; i++) {
+    if (!chain[i]!.verify(chain[i + 1]!.publicKey)) {
+      throw invalid(`The chain is broken: certificate ${i + 1} is not signed by certificate ${i + 2}`, [{ in: 'body', field: 'certificate', message: 'chain_broken' }])
+    }
+  }
+  if (new Date(leaf.validTo).getTime() <= now.getTime()) {
+    throw invalid(`The certificate expired on ${new Date(leaf.validTo).toISOString()}`, [{ in: 'body', field: 'certificate', message: 'expired' }])
+  }
+  if (new Date(leaf.validFrom).getTime() > now.getTime()) {
+    throw invalid(`The certificate is not valid before ${new Date(leaf.validFrom).toISOString()}`, [{ in: 'body', field: 'certificate', message: 'not_yet_valid' }])
+  }
+  if (!leaf.checkHost(c.domain)) {
+    throw invalid(`The certificate does not name ${c.domain} (it names ${leaf.subjectAltName ?? leaf.subject})`, [{ in: 'body', field: 'certificate', message: 'hostname_mismatch' }])
+  }
+  const names = (leaf.subjectAltName ?? '').split(/,\s*/).filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4))
+  return { leaf, names: names.length ? names : [c.domain] }
+}
+
+/** Imports a customer's certificate and key (not renewed by Portico: `managed: false`). */
+export async function importCertificate(deps: SecureDeps, c: ConnectionRow, certificate: string, privateKey: string): Promise<CertificateRow> {
+  const { leaf, names } = validateImport(c, certificate, privateKey, deps.clock.now())
+  const row = await pendingRow(deps, c, names, false)
+  const issuerCn = /CN=([^\n,]+)/.exec(leaf.issuer)?.[1] ?? leaf.issuer
+  const keyPem = createPrivateKey(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString()
+  return saveIssued(deps, c, row.id, names, false, certificate, keyPem, { issuer: issuerCn, notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) })
+}
+
+/** Marks the connection's certificate removed (`secure_status: removed`) in the caller's transaction. */
+export async function markCertificateRemoved(sql: Sql, c: ConnectionRow, now: Date): Promise<CertificateRow | null> {
+  const [row] = await sql`update certificates set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`
+  if (row) await secureStatus(sql, c, row as CertificateRow, now)
+  return (row as CertificateRow | undefined) ?? null
+}
+
+/** Takes the certificate off the edge and marks it removed. */
+export async function deprovisionCertificate(deps: Pick<SecureDeps, 'db' | 'clock' | 'edge'>, c: ConnectionRow): Promise<CertificateRow | null> {
+  const removed = await deps.db.begin((tx) => markCertificateRemoved(tx, c, deps.clock.now()))
+  if (removed) await deps.edge.removeCertificate(c.id)
+  return removed
+}
+
+/** The stored key of an issued certificate (to put it back on an edge that restarted). */
+export const certificateKey = (config: Config, cert: CertificateRow) => decrypt(config.secretsKey, cert.key_sealed!, SEAL)

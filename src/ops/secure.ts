@@ -1,0 +1,198 @@
+// Secure (CONTRACT.md section 4 "Templates, Secure, Monitor"): certificates of connected domains.
+// `GET /ssl` and `GET /connections/{id}/ssl` are the contract's; issue, renew, import and deprovision
+// are Portico's design (the contract names them only by group):
+//   POST   /connections/{id}/ssl:issue   issue now through ACME (normally the edge sweep does it once the connection is live)
+//   POST   /connections/{id}/ssl:renew   renew now (normally done after `renew_after`)
+//   PUT    /connections/{id}/ssl         import the customer's certificate and key
+//   DELETE /connections/{id}/ssl         deprovision: off the edge, marked removed
+// Without an edge (EDGE_ADMIN_URL) every one answers 503; issue and renew also need ACME_DIRECTORY_URL.
+import { Type } from '@sinclair/typebox'
+import { ApiError, notFound } from '../http/errors.ts'
+import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { certificateNames, certificateOf, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
+import { powerOf } from '../domain/power.ts'
+import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+
+const TAG = 'Secure'
+
+export const CertificateSchema = Out({
+  id: Type.String(),
+  domain: Type.String(),
+  application_id: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('issued'), Type.Literal('failed'), Type.Literal('removed')]),
+  issuer: Nullable(Type.String()),
+  not_before: Nullable(Timestamp()),
+  not_after: Nullable(Timestamp()),
+  last_error: Nullable(Type.String()),
+  managed: Type.Boolean({ description: 'Issued and renewed by Portico through ACME; false for an imported certificate' }),
+  renew_after: Nullable(Timestamp('When the renewal job renews it (two thirds into its validity); null when not managed')),
+  updated_at: Timestamp(),
+  names: Type.Array(Type.String(), { description: 'The names the certificate covers' }),
+})
+
+const CertificateOut = Out({ certificate: CertificateSchema })
+
+function secure(ctx: Ctx, needCa = false): SecureDeps {
+  const edge = ctx.services.edge
+  if (!edge) throw new ApiError('service_unavailable', 'Secure is not available: no edge is configured on this deployment (EDGE_ADMIN_URL)')
+  if (needCa && !ctx.services.issuer) throw new ApiError('service_unavailable', 'Secure issuance is not available: no ACME CA is configured (ACME_DIRECTORY_URL)')
+  return { db: ctx.db, clock: ctx.clock, config: ctx.config, edge, issuer: ctx.services.issuer }
+}
+
+async function servedConnection(ctx: Ctx, id: string): Promise<ConnectionRow> {
+  const c = await connectionFor(ctx.db, ctx.principal, id)
+  if (c.status !== 'live') throw new ApiError('conflict', `${c.domain} is not live yet: a certificate is issued once its records are in place`, { status: c.status })
+  return c
+}
+
+export const listCertificatesOp = defineOp({
+  id: 'ssl.list',
+  method: 'GET',
+  path: '/ssl',
+  summary: 'Certificates of the application',
+  description: 'Every tracked certificate of the caller\'s application (a widget token), or of the workspace (an API key), newest first.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY'],
+  permission: 'connections:read',
+  response: Out({ certificates: Type.Array(CertificateSchema) }),
+  errors: ['unauthorized', 'forbidden', 'service_unavailable'],
+  kind: 'read',
+  async handler(ctx) {
+    secure(ctx)
+    const p = ctx.principal as TenantPrincipal
+    const app = p.kind === 'WIDGET' ? p.applicationId : null
+    const rows = await ctx.sql`
+      select * from certificates where tenant_id = ${p.tenantId} and status <> 'removed' and (${app}::text is null or application_id = ${app})
+      order by id desc`
+    return { certificates: rows.map(certificateOut) }
+  },
+})
+
+export const getCertificateOp = defineOp({
+  id: 'ssl.get',
+  method: 'GET',
+  path: '/connections/{id}/ssl',
+  summary: 'The certificate of a connection',
+  description: '404 `not_found` when no certificate is tracked yet.',
+  tag: TAG,
+  auth: ['WIDGET', 'KEY'],
+  permission: 'connections:read',
+  params: IdParam,
+  response: CertificateOut,
+  errors: ['unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
+  kind: 'read',
+  async handler(ctx, input) {
+    secure(ctx)
+    const c = await connectionFor(ctx.sql, ctx.principal, input.id)
+    const cert = await certificateOf(ctx.sql, c.id)
+    if (!cert) throw notFound('No certificate is tracked for this connection yet')
+    return { certificate: certificateOut(cert) }
+  },
+})
+
+const issueLike = (id: string, path: string, summary: string, description: string) =>
+  defineOp({
+    id,
+    method: 'POST',
+    path,
+    summary,
+    description,
+    tag: TAG,
+    auth: ['KEY'],
+    permission: 'connections:write',
+    params: IdParam,
+    bodyOptional: true,
+    body: Input({}),
+    response: CertificateOut,
+    errors: ['unauthorized', 'forbidden', 'not_found', 'conflict', 'certificate_failed', 'service_unavailable'],
+    kind: 'write',
+    idempotent: true,
+    transaction: false,
+    async handler(ctx, input) {
+      const deps = secure(ctx, true)
+      const c = await servedConnection(ctx, input.id)
+      const power = await powerOf(ctx.db, c.id)
+      const cert = await issueCertificate(deps, c, certificateNames(c, power?.redirect_to_www ?? false))
+      ctx.audit.targetId = cert.id
+      return { certificate: certificateOut(cert) }
+    },
+  })
+
+export const issueCertificateOp = issueLike(
+  'ssl.issue',
+  '/connections/{id}/ssl:issue',
+  'Issue the certificate now',
+  'Orders the certificate from the ACME CA (HTTP-01 answered through the edge) and puts it on the edge. The edge sweep does this by ' +
+    'itself within a minute of a connection pointed at the edge going live; this call does it at once. `secure_status` events follow ' +
+    'the certificate (`pending`, then `issued` or `failed`). A live connection only (409 otherwise); a CA that does not issue is 422 ' +
+    '`certificate_failed` with its reason, also kept as `last_error`.',
+)
+
+export const renewCertificateOp = issueLike(
+  'ssl.renew',
+  '/connections/{id}/ssl:renew',
+  'Renew the certificate now',
+  'Orders a new certificate before `renew_after` (the renewal job renews after it by itself). The current certificate keeps being ' +
+    'served until the new one is issued; a failed renewal leaves it in place with `last_error`.',
+)
+
+export const importCertificateOp = defineOp({
+  id: 'ssl.import',
+  method: 'PUT',
+  path: '/connections/{id}/ssl',
+  summary: 'Import a certificate',
+  description:
+    'The customer\'s own certificate (PEM; intermediates after the leaf) and private key (PEM). Refused with 400 `invalid_request` when ' +
+    'the key does not match (`key_mismatch`), the chain does not link up (`chain_broken`), the certificate has expired (`expired`) or ' +
+    'is not yet valid, or it does not name the domain (`hostname_mismatch`); nothing is stored then. An imported certificate is not ' +
+    'renewed by Portico (`managed: false`). Sending the same again answers the same certificate.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'connections:write',
+  params: IdParam,
+  body: Input({
+    certificate: Type.String({ minLength: 1, maxLength: 100_000, description: 'PEM: the leaf first, then intermediates' }),
+    private_key: Type.String({ minLength: 1, maxLength: 20_000, description: 'PEM private key; stored sealed, never returned' }),
+  }),
+  response: CertificateOut,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
+  kind: 'write',
+  idempotent: true,
+  transaction: false,
+  async handler(ctx, input) {
+    const deps = secure(ctx)
+    const c = await connectionFor(ctx.db, ctx.principal, input.id)
+    const cert = await importCertificate(deps, c, input.certificate, input.private_key)
+    ctx.audit.targetId = cert.id
+    return { certificate: certificateOut(cert) }
+  },
+})
+
+export const deprovisionCertificateOp = defineOp({
+  id: 'ssl.deprovision',
+  method: 'DELETE',
+  path: '/connections/{id}/ssl',
+  summary: 'Deprovision the certificate',
+  description:
+    'Takes the certificate off the edge and marks it `removed` (`secure_status: removed`). While the connection is live and pointed at ' +
+    'the edge, the edge sweep issues a new one; disconnect the connection to stop serving it. 404 when none is tracked.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'connections:write',
+  params: IdParam,
+  response: Out({ certificate: Out({ id: Type.String(), status: Type.Literal('removed'), updated_at: Timestamp() }) }),
+  errors: ['unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
+  kind: 'destroy',
+  transaction: false,
+  async handler(ctx, input) {
+    const deps = secure(ctx)
+    const c = await connectionFor(ctx.db, ctx.principal, input.id)
+    const removed = await deprovisionCertificate(deps, c)
+    if (!removed) throw notFound('No certificate is tracked for this connection')
+    ctx.audit.targetId = removed.id
+    return { certificate: { id: removed.id, status: 'removed' as const, updated_at: removed.updated_at } }
+  },
+})
+
+export const SECURE_OPERATIONS = [listCertificatesOp, getCertificateOp, issueCertificateOp, renewCertificateOp, importCertificateOp, deprovisionCertificateOp]
