@@ -46,6 +46,20 @@ function browserPath(location: string) {
   return u.pathname + u.search
 }
 
+/** A connection set up through the async (managed) rail at the loopback provider, its record in PowerDNS. */
+async function managedConnection(label: string): Promise<{ zone: string; c: { id: string } }> {
+  const zone = fresh()
+  await pdns.createZone(zone)
+  await provider.serve(zone)
+  const token = await widget(`${label}.${zone}`)
+  const c = await connect(`${label}.${zone}`, token)
+  const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
+  const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
+  expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
+  expect(await rrset(zone, `${label}.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+  return { zone, c }
+}
+
 beforeAll(async () => {
   pdns = await startPdns()
   provider = await startDcProvider({ pdns, templatesDir: OWN_DIR, async: true, clients: { 'portico.io': CLIENT_SECRET } })
@@ -304,15 +318,7 @@ describe('asynchronous rail', () => {
   })
 
   test('the grant of a managed connection re-applies and reverts, refreshing an expired access token', async () => {
-    const zone = fresh()
-    await pdns.createZone(zone)
-    await provider.serve(zone)
-    const token = await widget(`api.${zone}`)
-    const c = await connect(`api.${zone}`, token)
-    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
-    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
-    expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
-    expect(await rrset(zone, `api.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    const { zone, c } = await managedConnection('api')
 
     const deps: GrantDeps = {
       db: p.db,
@@ -348,15 +354,7 @@ describe('asynchronous rail', () => {
   })
 
   test('a managed connection re-applies with :reapply, is repaired by the monitor, and is reverted on disconnect', async () => {
-    const zone = fresh()
-    await pdns.createZone(zone)
-    await provider.serve(zone)
-    const token = await widget(`m.${zone}`)
-    const c = await connect(`m.${zone}`, token)
-    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
-    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
-    expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
-    expect(await rrset(zone, `m.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    const { zone, c } = await managedConnection('m')
 
     // Someone deletes the record at the provider; :reapply puts it back through the grant.
     await pdns.deleteRecords(`m.${zone}`, 'CNAME')
@@ -383,14 +381,7 @@ describe('asynchronous rail', () => {
   })
 
   test('a grant withdrawn at the provider: :reapply flags re-consent, disconnect answers the removal plan and removes nothing', async () => {
-    const zone = fresh()
-    await pdns.createZone(zone)
-    await provider.serve(zone)
-    const token = await widget(`w.${zone}`)
-    const c = await connect(`w.${zone}`, token)
-    const start = await p.api('POST', `/v1/connections/${c.id}/domainconnect:start`, { token, body: { rail: 'async' } })
-    const approved = await fetch(start.body.consent_url, { redirect: 'manual' })
-    expect((await p.api('GET', browserPath(approved.headers.get('location')!))).body.applied).toBe(true)
+    const { zone, c } = await managedConnection('w')
     provider.revokeAll()
 
     const re = await p.api('POST', `/v1/connections/${c.id}:reapply`, { token: ws.apiKey })
