@@ -62,14 +62,19 @@ export class CaddyEdge implements Edge {
   ) {}
 
   private async call(method: string, path: string, body?: unknown, okMissing = false): Promise<unknown> {
-    let res: Response
-    try {
-      res = await fetch(`${this.settings.adminUrl}${path}`, {
+    // Caddy replaces its admin server on every configuration change, closing idle connections: a
+    // fresh connection per call (no keep-alive), and one more try when the connection is reset.
+    const send = () =>
+      fetch(`${this.settings.adminUrl}${path}`, {
         method,
         headers: body === undefined ? {} : { 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
+        keepalive: false,
         signal: AbortSignal.timeout(10_000),
       })
+    let res: Response
+    try {
+      res = await send().catch((err: { code?: string }) => (err?.code === 'ECONNRESET' ? send() : Promise.reject(err)))
     } catch (err) {
       throw new EdgeError(`edge admin API unreachable: ${(err as Error).message}`)
     }

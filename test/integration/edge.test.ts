@@ -95,7 +95,8 @@ async function liveConnection(domain: string): Promise<string> {
 }
 
 async function caddyIds(): Promise<string> {
-  return JSON.stringify(await (await fetch(`${caddy.adminUrl}/config/`)).json())
+  // Caddy closes idle admin connections when its configuration changes: no keep-alive here.
+  return JSON.stringify(await (await fetch(`${caddy.adminUrl}/config/`, { keepalive: false })).json())
 }
 
 async function eventsOf(id: string, type: string): Promise<any[]> {
