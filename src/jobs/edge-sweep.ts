@@ -32,7 +32,7 @@ async function restore(deps: EdgeSweepDeps): Promise<number> {
   const sites = (await deps.db`
     select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
     where p.status = 'active' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
-  for (const s of sites) await pushPower(deps, s.conn, { ...s, status: 'pending' })
+  for (const s of sites) await pushPower(deps, s.conn, s)
   const certs = (await deps.db`select * from certificates where status = 'issued'`) as CertificateRow[]
   for (const c of certs) await deps.edge.putCertificate(c.connection_id, c.cert_pem!, certificateKey(deps.config, c))
   return sites.length + certs.length

@@ -236,6 +236,18 @@ describe('Secure and Power through Caddy and Pebble', () => {
     expect(served).toBe(`origin: 127.0.0.1:${origin.port} /`)
   })
 
+  test('an edge that lost its configuration (a restart) gets its servers, routes and certificates back from the sweep', async () => {
+    const events = (await eventsOf(shop, 'power_status')).length
+    await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ admin: { listen: new URL(caddy.adminUrl).host } }), keepalive: false })
+    expect(await caddyIds()).not.toContain(`site-${shop}-0`)
+    await sweep()
+    expect(await caddyIds()).toContain(`site-${shop}-0`)
+    expect(await caddyIds()).toContain(`cert-${shop}`)
+    expect((await viaEdge(`shop.${zone}`, '/back')).body).toBe(`origin: 127.0.0.1:${origin.port} /back`)
+    // Putting the same route back is not a change: no power_status event.
+    expect((await eventsOf(shop, 'power_status')).length).toBe(events)
+  })
+
   test('disconnect removes the route and the certificate from the edge', async () => {
     expect(await caddyIds()).toContain(`site-${shop}-0`)
     expect(await caddyIds()).toContain(`cert-${shop}`)
