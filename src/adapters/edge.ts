@@ -9,7 +9,7 @@
 //   a plain GET, so this server turns it into Portico's `POST /v1/internal/ask` carrying the edge
 //   shared secret (`X-Edge-Auth`); it must not be reachable from outside the host.
 // Caddy keeps no state of ours across a restart: `sync` loads the base configuration when it is
-// missing and the caller then puts every site and certificate back.
+// missing, and the edge sweep puts back every site and certificate `present` does not list.
 import type { Config } from '../config.ts'
 
 export interface SiteRoute {
@@ -19,8 +19,10 @@ export interface SiteRoute {
 }
 
 export interface Edge {
-  /** Loads Portico's servers when Caddy does not have them; answers whether it had to. */
+  /** Loads Portico's servers when Caddy does not have them (or has them with other settings); answers whether it had to. */
   sync(): Promise<boolean>
+  /** The ids (`site-<connection id>-<n>`, `cert-<connection id>`) of what is on the edge now. */
+  present(): Promise<Set<string>>
   putSite(connectionId: string, routes: SiteRoute[]): Promise<void>
   removeSite(connectionId: string): Promise<void>
   putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void>
@@ -28,6 +30,13 @@ export interface Edge {
 }
 
 export class EdgeError extends Error {}
+
+/** JSON with object keys sorted, to compare configurations whatever order their keys come in. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
+  return JSON.stringify(v) ?? 'null'
+}
 
 const portOf = (listen: string) => Number(listen.slice(listen.lastIndexOf(':') + 1))
 
@@ -145,9 +154,20 @@ export class CaddyEdge implements Edge {
 
   async sync(): Promise<boolean> {
     const servers = (await this.call('GET', '/config/apps/http/servers', undefined, true)) as Record<string, unknown> | null
-    if (servers && servers.portico && servers['portico-http'] && servers['portico-ask']) return false
+    const want = (this.base() as { apps: { http: { servers: Record<string, unknown> } } }).apps.http.servers
+    // Loaded already, with today's settings (a changed secret or upstream reloads it). Caddy answers
+    // its configuration with keys in its own order: compare with keys sorted.
+    const same = (name: string) => canonical(servers?.[name]) === canonical(want[name])
+    if (servers?.portico && same('portico-http') && same('portico-ask')) return false
     await this.call('POST', '/load', this.base())
     return true
+  }
+
+  /** The `@id`s of the routes and certificates Portico put on the edge that are there now. */
+  async present(): Promise<Set<string>> {
+    const routes = ((await this.call('GET', '/config/apps/http/servers/portico/routes', undefined, true)) ?? []) as { '@id'?: string }[]
+    const certs = ((await this.call('GET', '/config/apps/tls/certificates/load_pem', undefined, true)) ?? []) as { '@id'?: string }[]
+    return new Set([...routes, ...certs].map((x) => x['@id']).filter((id): id is string => !!id))
   }
 
   private ready: Promise<boolean> | null = null
@@ -161,10 +181,22 @@ export class CaddyEdge implements Edge {
     return this.ready
   }
 
-  async putSite(connectionId: string, routes: SiteRoute[]): Promise<void> {
+  /** A failed change may mean the edge lost our servers: the next one checks again. */
+  private async change(fn: () => Promise<void>): Promise<void> {
     await this.ensure()
-    await this.removeSite(connectionId)
-    for (const [i, r] of routes.entries()) await this.call('POST', '/config/apps/http/servers/portico/routes', route(connectionId, r, i))
+    try {
+      await fn()
+    } catch (err) {
+      this.ready = null
+      throw err
+    }
+  }
+
+  putSite(connectionId: string, routes: SiteRoute[]): Promise<void> {
+    return this.change(async () => {
+      await this.removeSite(connectionId)
+      for (const [i, r] of routes.entries()) await this.call('POST', '/config/apps/http/servers/portico/routes', route(connectionId, r, i))
+    })
   }
 
   async removeSite(connectionId: string): Promise<void> {
@@ -172,10 +204,11 @@ export class CaddyEdge implements Edge {
     for (const i of [0, 1]) await this.call('DELETE', `/id/site-${connectionId}-${i}`, undefined, true)
   }
 
-  async putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void> {
-    await this.ensure()
-    await this.removeCertificate(connectionId)
-    await this.call('POST', '/config/apps/tls/certificates/load_pem', { '@id': `cert-${connectionId}`, certificate: certPem, key: keyPem, tags: [connectionId] })
+  putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void> {
+    return this.change(async () => {
+      await this.removeCertificate(connectionId)
+      await this.call('POST', '/config/apps/tls/certificates/load_pem', { '@id': `cert-${connectionId}`, certificate: certPem, key: keyPem, tags: [connectionId] })
+    })
   }
 
   async removeCertificate(connectionId: string): Promise<void> {

@@ -1,6 +1,6 @@
 // The edge reconciler, every minute when an edge is configured: puts Portico's servers back on an
-// edge that restarted (with every active route and issued certificate), pushes the routes of
-// connections that went live since their serving settings were saved, issues certificates for live
+// edge that restarted, and every active route and issued certificate it does not have; pushes the routes of
+// connections that went live since their serving settings were saved (or whose push failed), issues certificates for live
 // connections pointed at the edge that have none, and renews those past `renew_after`.
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
@@ -28,23 +28,33 @@ const ISSUE_PER_SWEEP = 20
 /** A failed issuance is retried after an hour. */
 const RETRY_FAILED_MS = 60 * 60 * 1000
 
+/** Puts back every active route and issued certificate the edge does not have (a restart, a lost call). */
 async function restore(deps: EdgeSweepDeps): Promise<number> {
+  const have = await deps.edge.present()
   const sites = (await deps.db`
     select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
     where p.status = 'active' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
-  for (const s of sites) await pushPower(deps, s.conn, s)
   const certs = (await deps.db`select * from certificates where status = 'issued'`) as CertificateRow[]
-  for (const c of certs) await deps.edge.putCertificate(c.connection_id, c.cert_pem!, certificateKey(deps.config, c))
-  return sites.length + certs.length
+  let put = 0
+  for (const s of sites.filter((s) => !have.has(`site-${s.connection_id}-0`))) {
+    await pushPower(deps, s.conn, s)
+    put++
+  }
+  for (const c of certs.filter((c) => !have.has(`cert-${c.connection_id}`))) {
+    await deps.edge.putCertificate(c.connection_id, c.cert_pem!, certificateKey(deps.config, c))
+    put++
+  }
+  return put
 }
 
 export async function sweepEdge(deps: EdgeSweepDeps): Promise<number> {
   let handled = 0
-  if (await deps.edge.sync()) handled += await restore(deps)
+  await deps.edge.sync()
+  handled += await restore(deps)
   const now = deps.clock.now()
   const pending = (await deps.db`
     select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
-    where p.status = 'pending' and c.status = 'live' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
+    where p.status in ('pending', 'failed') and c.status = 'live' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
   for (const s of pending) {
     await pushPower(deps, s.conn, s)
     handled++

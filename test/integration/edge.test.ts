@@ -246,6 +246,10 @@ describe('Secure and Power through Caddy and Pebble', () => {
     expect((await viaEdge(`shop.${zone}`, '/back')).body).toBe(`origin: 127.0.0.1:${origin.port} /back`)
     // Putting the same route back is not a change: no power_status event.
     expect((await eventsOf(shop, 'power_status')).length).toBe(events)
+    // In steady state a sweep finds everything in place and changes nothing (no reload of the edge).
+    const before = await caddyIds()
+    expect(await sweep()).toBe(0)
+    expect(await caddyIds()).toBe(before)
   })
 
   test('disconnect removes the route and the certificate from the edge', async () => {
