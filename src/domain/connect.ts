@@ -112,17 +112,19 @@ export async function openConnection(
 /** What verification and its events read of a connection; the sweep selects no more than this. */
 export const VERIFY_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, provider_id, desired_records, ' +
-  'created_at, propagating_since, error_code, error_message'
+  'created_at, propagating_since, error_code, error_message, xmin::text as version'
 
 export interface Verified {
-  row: ConnectionRow
+  /** With `version` (the row's xmin as read), the result lands only if nothing wrote the row since. */
+  row: ConnectionRow & { version?: string }
   verification: Verification
 }
 
 /**
  * Records a batch of verifications in one statement: the lifecycle decides each row's next state, the
- * update only lands on rows still in the state they were verified in (a concurrent disconnect or
- * revival wins), and transitions write their events in the same transaction.
+ * update only lands on rows still in the state they were verified in, or for rows read with their
+ * version, on rows nobody wrote since (a concurrent disconnect, revival or new record set wins), and
+ * transitions write their events in the same transaction.
  */
 export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
   if (items.length === 0) return { rows: [], events: [] }
@@ -133,7 +135,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   for (const { row, verification } of items) {
     const t = afterVerification(row, verification, now)
     const last_result = summary(verification)
-    plans.push({ id: row.id, expect: row.status, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
+    plans.push({ id: row.id, expect: row.status, version: row.version ?? null, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
     const next = { ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }
     after.set(row.id, next)
     if (t.event) {
@@ -147,7 +149,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   const updated = (await sql`
     with v as (
       select * from jsonb_to_recordset(${plans}::jsonb)
-        as v(id text, expect text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
+        as v(id text, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
@@ -156,8 +158,11 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
         updated_at = ${now}
       from v
-      where c.id = v.id and c.status = v.expect and c.disconnected_at is null
-      returning c.id
+      where c.id = v.id and c.status = v.expect and c.disconnected_at is null and (v.version is null or c.xmin::text = v.version)
+      returning c.id, c.next_check_at
+    ), q as (
+      -- Checks are over for these: their entries leave the verification queue.
+      delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
       select e.id, e.tenant_id, e.application_id, e.connection_id, e.type, e.payload, ${now}

@@ -1,9 +1,13 @@
-// The verification sweep: locks the connections whose next check is due (SKIP LOCKED, so any number
-// of workers can sweep side by side), verifies them with bounded concurrency against the configured
-// resolvers, and records the results and lifecycle transitions in one transaction per batch.
+// The verification sweep: takes the connections whose next check is due from the verification queue,
+// verifies them with bounded concurrency against the configured resolvers, and records the results
+// and lifecycle transitions in one transaction per batch.
+//
+// One sweeper runs at a time per database (a session advisory lock; another worker's sweep returns at
+// once, and a crashed one releases the lock with its connection). Rows are read without locks: each
+// result lands only if the row is still the version that was verified (`recordVerifications`), so a
+// disconnect, revival or new record set made meanwhile wins, and no check writes twice.
 import type { Clock } from '../clock.ts'
 import type { Sql } from '../db/sql.ts'
-import type { ConnectionRow } from '../domain/connections.ts'
 import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
 import type { Dns } from '../domain/dns.ts'
 import { verifyRecords } from '../domain/verify.ts'
@@ -15,36 +19,58 @@ export interface SweepDeps {
   clock: Clock
 }
 
-/**
- * Verifies the connections among `ids` that are still due (another sweeper may have taken some);
- * returns how many were verified. They are locked with SKIP LOCKED for the length of their lookups
- * (tens of milliseconds), so concurrent sweepers take disjoint sets, a crash releases the rows, and
- * each row is written once.
- */
+const SWEEP_LOCK = 0x76657269 // "veri"
+
+/** Verifies the connections among `ids` that are still due; returns how many results landed. */
 export async function verifyIds(deps: SweepDeps, ids: string[], concurrency = 64): Promise<number> {
+  const due = (await deps.db`
+    select ${deps.db.unsafe(VERIFY_COLUMNS)} from connections
+    where id = any(${ids}::text[]) and disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${deps.clock.now()}`) as Verified['row'][]
+  if (due.length < ids.length) {
+    const seen = new Set(due.map((r) => r.id))
+    await dropFinished(deps.db, ids.filter((id) => !seen.has(id)))
+  }
+  if (due.length === 0) return 0
+  const items: Verified[] = await mapLimit(due, concurrency, async (row) => ({
+    row,
+    verification: await verifyRecords(deps.dns, row.apex_domain, row.desired_records),
+  }))
   return deps.db.begin(async (tx) => {
     // A commit lost in a crash loses the state change and its event together; the connection is
     // simply verified again, so the sweep need not wait for the WAL flush.
     await tx`set local synchronous_commit = off`
-    const due = (await tx`
-      select ${tx.unsafe(VERIFY_COLUMNS)} from connections
-      where id = any(${ids}::text[]) and disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${deps.clock.now()}
-      for update skip locked`) as ConnectionRow[]
-    if (due.length === 0) return 0
-    const items: Verified[] = await mapLimit(due, concurrency, async (row) => ({
-      row,
-      verification: await verifyRecords(deps.dns, row.apex_domain, row.desired_records),
-    }))
-    await recordVerifications(tx, items, deps.clock.now())
-    return due.length
+    return (await recordVerifications(tx, items, deps.clock.now())).rows.length
   })
+}
+
+/** Queue entries whose connection went live, failed or was disconnected by another path. */
+async function dropFinished(db: Sql, ids: string[]): Promise<void> {
+  await db`
+    delete from verify_queue q where q.connection_id = any(${ids}::text[]) and not exists (
+      select 1 from connections c
+      where c.id = q.connection_id and c.disconnected_at is null and c.status in ('pending', 'propagating') and c.next_check_at is not null)`
 }
 
 const dueIds = (deps: SweepDeps) => async (limit: number) =>
   ((await deps.db`
-    select id from connections
-    where disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${deps.clock.now()}
-    order by next_check_at limit ${limit}`) as { id: string }[]).map((r) => r.id)
+    select connection_id from verify_queue where next_check_at <= ${deps.clock.now()}
+    order by next_check_at limit ${limit}`) as { connection_id: string }[]).map((r) => r.connection_id)
 
-/** Verifies everything due: rounds of up to 20,000, four lanes of 500. */
-export const sweepDue = (deps: SweepDeps, budgetMs?: number) => drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids), { lanes: 4, batch: 500, budgetMs })
+/**
+ * Verifies everything due: rounds of up to 20,000, four lanes of 500. Returns how many connections it
+ * verified, or 0 at once when another sweep holds the lock.
+ */
+export async function sweepDue(deps: SweepDeps, budgetMs?: number): Promise<number> {
+  const lock = await deps.db.reserve()
+  try {
+    const [{ held }] = await lock`select pg_try_advisory_lock(${SWEEP_LOCK}) as held`
+    if (!held) return 0
+    try {
+      return await drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids), { lanes: 4, batch: 500, budgetMs })
+    } finally {
+      await lock`select pg_advisory_unlock(${SWEEP_LOCK})`
+    }
+  } finally {
+    lock.release()
+  }
+}

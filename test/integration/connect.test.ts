@@ -293,6 +293,63 @@ describe('connections', () => {
   })
 })
 
+describe('verification sweep', () => {
+  const queued = async (id: string) => (await p.db`select count(*)::int as n from verify_queue where connection_id = ${id}`)[0].n
+
+  test('a record set replaced while its check is in flight: the stale result does not land', async () => {
+    const domain = `race.${zone}`
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })
+    const set = [{ type: 'CNAME', host: 'race', value: 'app.integrator.example' }]
+    // The lookup finds the old record in place; meanwhile the integrator replaces the record set.
+    const racing = {
+      async lookup(name: string, type: 'CNAME') {
+        const answer = await p.services.dns.lookup(name, type)
+        if (name === domain) expect((await p.api('PUT', `/v1/connections/${c.body.id}/records`, { token: ws.apiKey, body: { records: set } })).status).toBe(200)
+        return answer
+      },
+    }
+    await sweepDue({ db: p.db, dns: racing as never, clock: p.clock })
+    const after = await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })
+    expect(after.body.status).toBe('pending')
+    expect((await events(c.body.id)).map((e) => e.type)).toEqual(['connection.created'])
+    expect(await queued(c.body.id)).toBe(1)
+    // The next sweep checks the new set: not in DNS, so it stays pending.
+    await sweep()
+    expect((await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })).body.status).toBe('pending')
+  })
+
+  test('one sweep at a time: a second sweeper returns at once', async () => {
+    const domain = `solo.${zone}`
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const slow = {
+      async lookup(name: string, type: 'CNAME') {
+        await gate
+        return p.services.dns.lookup(name, type)
+      },
+    }
+    const first = sweepDue({ db: p.db, dns: slow as never, clock: p.clock })
+    await Bun.sleep(100)
+    expect(await sweep()).toBe(0)
+    release()
+    expect(await first).toBeGreaterThanOrEqual(1)
+    expect((await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })).body.status).toBe('live')
+    expect(await queued(c.body.id)).toBe(0)
+  })
+
+  test('a disconnected connection leaves the queue when it comes due, unchecked', async () => {
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `left.${zone}` } })
+    expect(await queued(c.body.id)).toBe(1)
+    await p.api('DELETE', `/v1/connections/${c.body.id}`, { token: ws.apiKey })
+    await sweep()
+    expect(await queued(c.body.id)).toBe(0)
+    expect((await events(c.body.id)).map((e) => e.type)).toEqual(['connection.created', 'connection.disconnected'])
+  })
+})
+
 describe('connect target', () => {
   test('validation; pending connections follow a new target, placed ones get records_outdated', async () => {
     const w = await provision(p)
