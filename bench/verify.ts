@@ -20,6 +20,7 @@ const { db, clock, now, tenant, app } = await benchWorkspace()
 
 async function seed() {
   await db`delete from events`
+  await db`delete from monitor_state`
   await db`delete from connections`
   const rows = hosts.map((h, i) => ({
     id: newId('con', now.getTime()),

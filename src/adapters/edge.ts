@@ -11,6 +11,7 @@
 // Caddy keeps no state of ours across a restart: `sync` loads the base configuration when it is
 // missing, and the edge sweep puts back every site and certificate `present` does not list.
 import type { Config } from '../config.ts'
+import { canonicalJson } from '../json.ts'
 
 export interface SiteRoute {
   host: string
@@ -30,13 +31,6 @@ export interface Edge {
 }
 
 export class EdgeError extends Error {}
-
-/** JSON with object keys sorted, to compare configurations whatever order their keys come in. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
-  return JSON.stringify(v) ?? 'null'
-}
 
 const portOf = (listen: string) => Number(listen.slice(listen.lastIndexOf(':') + 1))
 
@@ -157,7 +151,7 @@ export class CaddyEdge implements Edge {
     const want = (this.base() as { apps: { http: { servers: Record<string, unknown> } } }).apps.http.servers
     // Loaded already, with today's settings (a changed secret or upstream reloads it). Caddy answers
     // its configuration with keys in its own order: compare with keys sorted.
-    const same = (name: string) => canonical(servers?.[name]) === canonical(want[name])
+    const same = (name: string) => canonicalJson(servers?.[name]) === canonicalJson(want[name])
     if (servers?.portico && same('portico-http') && same('portico-ask')) return false
     await this.call('POST', '/load', this.base())
     return true

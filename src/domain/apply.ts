@@ -545,7 +545,10 @@ export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, 
   const [row] = await sql`
     update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
     where id = ${c.id} and disconnected_at is null returning *`
-  if (row) await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
+  if (row) {
+    await sql`delete from monitor_state where connection_id = ${c.id}`
+    await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
+  }
   return outcome
 }
 

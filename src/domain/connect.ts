@@ -10,6 +10,7 @@ import { valuesOf } from './dns.ts'
 import { connectionEnvelope, emitForConnection, emitMany, type Envelope } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
+import { slotOffsetMs } from './monitor.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
@@ -135,7 +136,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   for (const { row, verification } of items) {
     const t = afterVerification(row, verification, now)
     const last_result = summary(verification)
-    plans.push({ id: row.id, expect: row.status, version: row.version ?? null, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
+    plans.push({ id: row.id, tenant_id: row.tenant_id, application_id: row.application_id, slot_ms: t.event === 'connection.live' ? slotOffsetMs(row.id) : null, expect: row.status, version: row.version ?? null, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
     const next = { ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }
     after.set(row.id, next)
     if (t.event) {
@@ -149,7 +150,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   const updated = (await sql`
     with v as (
       select * from jsonb_to_recordset(${plans}::jsonb)
-        as v(id text, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
+        as v(id text, tenant_id text, application_id text, slot_ms integer, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
@@ -163,6 +164,12 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
+    ), m as (
+      -- A connection that goes live is watched from now on (src/jobs/monitor-sweep.ts); first check at once.
+      insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
+      select v.id, v.tenant_id, v.application_id, v.slot_ms, ${now}, ${now} from v join u on u.id = v.id
+      where v.event = 'connection.live'
+      on conflict do nothing
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
       select e.id, e.tenant_id, e.application_id, e.connection_id, e.type, e.payload, ${now}
@@ -233,7 +240,10 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
   const [row] = await sql`
     update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
     where id = ${c.id} and disconnected_at is null returning *`
-  if (row) await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
+  if (row) {
+    await sql`delete from monitor_state where connection_id = ${c.id}`
+    await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
+  }
   return outcome
 }
 

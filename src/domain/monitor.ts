@@ -255,16 +255,44 @@ export function slotOffsetMs(id: string): number {
  */
 export const MIN_GAP_MS = 600_000
 
-/** The next check after one made at `now`: this connection's offset within the hour, at least MIN_GAP_MS on. */
-export function nextCheckAt(id: string, now: Date): Date {
-  return nextSlot(id, new Date(now.getTime() + MIN_GAP_MS))
-}
-
 /** The first instant after `now` at this connection's offset within the hour. */
 export function nextSlot(id: string, now: Date): Date {
   const offset = slotOffsetMs(id)
   const t = Math.floor((now.getTime() - offset) / EVERY_MS) * EVERY_MS + offset + EVERY_MS
   return new Date(t)
+}
+
+// The sweep writes a domain's state only when something changed (its first check, drift, a repair,
+// a restore); an unchanged check leaves no trace on the row. What the sweep has covered is one
+// watermark, `swept_to`: every slot of every watched domain up to it was checked, except slots
+// within MIN_GAP_MS of a written check. A domain's count, last and next check follow from its last
+// written check and the watermark.
+
+/** How many times this slot came round in (from, to]. */
+export function slotsBetween(offset: number, fromMs: number, toMs: number): number {
+  if (toMs <= fromMs) return 0
+  return Math.floor((toMs - offset) / EVERY_MS) - Math.floor((fromMs - offset) / EVERY_MS)
+}
+
+export interface Schedule {
+  checked: number
+  last_checked_at: Date | null
+  next_check_at: Date
+}
+
+/**
+ * A watched domain's schedule from its last written check (`checked` checks, the last at
+ * `lastWritten`; null before its first) and the sweep's watermark. A domain never checked is due at
+ * once (`enrolledAt`).
+ */
+export function scheduleOf(id: string, checked: number, lastWritten: Date | null, sweptTo: Date | null, enrolledAt: Date): Schedule {
+  if (!lastWritten) return { checked, last_checked_at: null, next_check_at: enrolledAt }
+  const offset = slotOffsetMs(id)
+  const earliest = lastWritten.getTime() + MIN_GAP_MS
+  const w = sweptTo?.getTime() ?? 0
+  const since = slotsBetween(offset, earliest, w)
+  const last = since > 0 ? new Date(Math.floor((w - offset) / EVERY_MS) * EVERY_MS + offset) : lastWritten
+  return { checked: checked + since, last_checked_at: last, next_check_at: nextSlot(id, new Date(Math.max(w, earliest))) }
 }
 
 /** The baseline a connection is watched against: its desired records. */

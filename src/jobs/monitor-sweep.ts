@@ -1,19 +1,37 @@
 // The monitor sweep (CONTRACT.md sections 6 and 8: hourly, drift events only with
 // MONITOR_ALERTS_ENABLED=1). Every live connection is watched; each is checked once an hour at its own
-// offset within the hour (src/domain/monitor.ts `nextCheckAt`), so the load is spread evenly and the
-// cron only wakes every minute to take what is due. Due rows are locked with SKIP LOCKED, so sweepers
-// side by side take disjoint batches; each batch writes its states, history and events in one
-// transaction. A drifted managed connection is handed to the repair rail when one is wired.
+// offset within the hour (slot_ms, src/domain/monitor.ts `slotOffsetMs`), so the load is spread
+// evenly and the cron only wakes every minute to take the slots that came round since the last sweep.
+//
+// A check that changes nothing writes nothing: the sweep records how far it got as one watermark
+// (monitor_sweep.swept_to), and each domain's count, last and next check follow from its last written
+// check and that watermark (`scheduleOf`). A domain is written on its first check, when its state
+// changes, and on a catch-up pass (more than an hour since the last sweep, when slots were missed).
+// One sweeper runs at a time per database (a session advisory lock; a crashed one releases it).
 import type { Clock } from '../clock.ts'
 import type { Sql } from '../db/sql.ts'
 import type { ConnectionRow } from '../domain/connections.ts'
 import type { Dns } from '../domain/dns.ts'
 import { connectionEnvelope, emitMany, type Envelope } from '../domain/events.ts'
-import { afterCheck, baselineOf, compareBaseline, nextCheckAt, rankOf, type MonitorState, type RepairOutcome, type RepairRail, type Transition } from '../domain/monitor.ts'
+import {
+  afterCheck,
+  baselineOf,
+  compareBaseline,
+  EVERY_MS,
+  MIN_GAP_MS,
+  rankOf,
+  slotOffsetMs,
+  slotsBetween,
+  type MonitorState,
+  type RepairOutcome,
+  type RepairRail,
+  type Transition,
+} from '../domain/monitor.ts'
+import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
 import { newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
-import { drainInRounds, mapLimit } from './lanes.ts'
+import { mapLimit } from './lanes.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
 
@@ -26,32 +44,41 @@ export interface MonitorDeps {
   repair?: RepairRail
 }
 
-type DueRow = ConnectionRow & MonitorState
+/** A domain's monitor row as the sweep reads it. */
+type StateRow = MonitorState & { connection_id: string; slot_ms: number; checked: number; last_checked_at: Date | null }
+type DueRow = ConnectionRow & StateRow
+
+const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at'
+const SWEEP_LOCK = 0x6d6f6e69 // "moni"
+const ROUND = 20_000
+const BATCH = 500
+const LANES = 4
 
 const CONNECTION_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
   'desired_records, error_code, error_message'
 
 /**
- * Starts watching connections that went live (first check at once: the baseline is confirmed right
- * after going live) and stops watching disconnected ones. Returns how many were enrolled.
+ * Reconciles the watched set with the live connections: enrols live ones not watched yet (first
+ * check at once) and drops the rest. Returns how many were enrolled.
  */
 export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promise<number> {
   const now = deps.clock.now()
-  await deps.db`
-    delete from monitor_state m using connections c
-    where c.id = m.connection_id and (c.disconnected_at is not null or c.status <> 'live')`
-  // Two statements: an insert that probed the table it fills would walk its own new rows for each
-  // candidate (quadratic in the size of the enrolment).
+  // Set differences (hashed whatever the statistics say: a planner that believes a freshly filled
+  // table is empty would otherwise probe it once per row of the other).
+  const gone = ((await deps.db`
+    select connection_id as id from monitor_state
+    except select id from connections where status = 'live' and disconnected_at is null`) as { id: string }[]).map((r) => r.id)
+  if (gone.length) await deps.db`delete from monitor_state where connection_id = any(${gone}::text[])`
   const todo = ((await deps.db`
-    select c.id from connections c
-    where c.status = 'live' and c.disconnected_at is null
-      and not exists (select 1 from monitor_state m where m.connection_id = c.id)`) as { id: string }[]).map((r) => r.id)
+    select id from connections where status = 'live' and disconnected_at is null
+    except select connection_id from monitor_state`) as { id: string }[]).map((r) => r.id)
   if (todo.length === 0) return 0
   const rows = await deps.db`
-    insert into monitor_state (connection_id, tenant_id, application_id, next_check_at, enrolled_at, updated_at)
-    select c.id, c.tenant_id, c.application_id, ${now}, ${now}, ${now} from connections c
-    where c.id = any(${todo}::text[]) and c.status = 'live' and c.disconnected_at is null
+    insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
+    select c.id, c.tenant_id, c.application_id, t.slot_ms, ${now}, ${now}
+    from unnest(${todo}::text[], ${todo.map(slotOffsetMs)}::int[]) as t(id, slot_ms) join connections c on c.id = t.id
+    where c.status = 'live' and c.disconnected_at is null
     on conflict do nothing
     returning connection_id`
   return rows.length
@@ -66,6 +93,16 @@ async function tryRepair(rail: RepairRail, row: DueRow, cmp: Awaited<ReturnType<
   }
 }
 
+const stateOf = (r: StateRow): MonitorState => ({
+  result: r.result,
+  drift: r.drift,
+  drift_since: r.drift_since,
+  attention: r.attention,
+  action: r.action,
+  repair_detail: r.repair_detail,
+  error: r.error,
+})
+
 /** Checks one connection; with drift on a managed one, repairs through the rail and checks again. */
 async function checkConnection(deps: MonitorDeps, row: DueRow, now: Date): Promise<Transition> {
   let cmp = await compareBaseline(deps.dns, row.apex_domain, baselineOf(row))
@@ -77,34 +114,36 @@ async function checkConnection(deps: MonitorDeps, row: DueRow, now: Date): Promi
       if (cmp.result !== 'ok') repair = { fixed: false, detail: `The repair ran but the records are still not in place (${repair.detail}).` }
     }
   }
-  const prev: MonitorState = {
-    result: row.result,
-    drift: row.drift,
-    drift_since: row.drift_since,
-    attention: row.attention,
-    action: row.action,
-    repair_detail: row.repair_detail,
-    error: row.error,
-  }
-  return afterCheck(prev, cmp, now, row.managed, deps.repair !== undefined, repair)
+  return afterCheck(stateOf(row), cmp, now, row.managed, deps.repair !== undefined, repair)
 }
 
-async function record(tx: Sql, deps: MonitorDeps, rows: DueRow[], transitions: Transition[], now: Date): Promise<void> {
+/** One sweep pass: the watermark it started from, its time, and whether it catches up missed slots. */
+interface Pass {
+  from: Date | null
+  now: Date
+  catchUp: boolean
+}
+
+/** Checks before this pass that left no write: the slots the watermark passed since the last written check. */
+const unwrittenChecks = (row: StateRow, pass: Pass) =>
+  row.last_checked_at && pass.from ? slotsBetween(row.slot_ms, row.last_checked_at.getTime() + MIN_GAP_MS, pass.from.getTime()) : 0
+
+async function record(tx: Sql, deps: MonitorDeps, rows: DueRow[], transitions: Transition[], pass: Pass): Promise<void> {
+  const now = pass.now
   const plans = rows.map((row, i) => {
     const s = transitions[i]!.state
-    return { ...s, connection_id: row.id, next_check_at: nextCheckAt(row.id, now).toISOString(), rank: rankOf(s) }
+    return { ...s, connection_id: row.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s) }
   })
   // The rank log keeps the last 24 changes, each tagged with this transaction's id, so a listing
   // can read ranks as of the snapshot of its first page (src/ops/monitor.ts).
   await tx`
     with v as (
       select * from jsonb_to_recordset(${plans}::jsonb) as v(connection_id text, result text, drift jsonb, drift_since timestamptz,
-        attention text, action jsonb, repair_detail text, error text, next_check_at timestamptz, rank smallint)
+        attention text, action jsonb, repair_detail text, error text, checked integer, rank smallint)
     )
     update monitor_state m set
       result = v.result, drift = v.drift, drift_since = v.drift_since, attention = v.attention, action = v.action,
-      repair_detail = v.repair_detail, error = v.error, checked = m.checked + 1, last_checked_at = ${now},
-      next_check_at = v.next_check_at, updated_at = ${now},
+      repair_detail = v.repair_detail, error = v.error, checked = v.checked, last_checked_at = ${now}, updated_at = ${now},
       rank_log = case when v.rank = m.rank then m.rank_log
         else (case when jsonb_array_length(m.rank_log) >= 24 then m.rank_log - 0 else m.rank_log end)
           || jsonb_build_array(jsonb_build_object('r', v.rank, 'x', pg_current_xact_id()::text)) end,
@@ -141,44 +180,146 @@ async function record(tx: Sql, deps: MonitorDeps, rows: DueRow[], transitions: T
   await emitMany(tx, rows, events)
 }
 
-/**
- * Checks the connections among `ids` that are still due (another sweeper may have taken some); returns
- * how many it checked. Locking by id rather than by scanning the due index keeps a burst linear: each
- * checked row leaves a dead entry in that index, which a scan from the front would walk again per batch.
- */
-export async function checkBatch(deps: MonitorDeps, ids: string[], concurrency = 64): Promise<number> {
-  return deps.db.begin(async (tx) => {
-    // A commit lost in a crash loses a state and its events together; the domain is checked again.
-    await tx`set local synchronous_commit = off`
-    const now = deps.clock.now()
-    // Two single-table reads by primary key: a join here is at the mercy of stale statistics (a
-    // planner that believes the state table is empty scans every connection per row).
-    const locked = (await tx`
-      select connection_id, result, drift, drift_since, attention, action, repair_detail, error from monitor_state
-      where connection_id = any(${ids}::text[]) and next_check_at <= ${now}
-      for update skip locked`) as (MonitorState & { connection_id: string })[]
-    if (locked.length === 0) return 0
-    const conns = (await tx`
-      select ${tx.unsafe(CONNECTION_COLUMNS)} from connections
-      where id = any(${locked.map((l) => l.connection_id)}::text[]) and status = 'live' and disconnected_at is null`) as ConnectionRow[]
-    const stateOf = new Map(locked.map((l) => [l.connection_id, l]))
-    const due: DueRow[] = conns.map((c) => ({ ...c, ...stateOf.get(c.id)! }))
-    if (due.length === 0) return 0
-    const transitions = await mapLimit(due, concurrency, (row) => checkConnection(deps, row, now))
-    await record(tx, deps, due, transitions, now)
-    return due.length
-  })
+/** Due in this pass: never checked, or its slot came round at least MIN_GAP_MS after its last written check. */
+function isDue(row: StateRow, pass: Pass): boolean {
+  if (!row.last_checked_at) return true
+  const now = pass.now.getTime()
+  const slot = pass.catchUp ? now : Math.floor((now - row.slot_ms) / EVERY_MS) * EVERY_MS + row.slot_ms
+  return slot > row.last_checked_at.getTime() + MIN_GAP_MS
 }
 
-const dueIds = (deps: MonitorDeps) => async (limit: number) =>
-  ((await deps.db`
-    select connection_id from monitor_state where next_check_at <= ${deps.clock.now()}
-    order by next_check_at limit ${limit}`) as { connection_id: string }[]).map((r) => r.connection_id)
+/** A check is written when it is the first, changes anything, or catches up. */
+function mustWrite(row: StateRow, t: Transition, pass: Pass): boolean {
+  if (pass.catchUp || !row.last_checked_at) return true
+  if (t.history.length || t.missing.length || t.restored.length) return true
+  return canonicalJson(stateOf(row)) !== canonicalJson(t.state)
+}
 
-/** Enrols, then checks everything due: rounds of up to 20,000, four lanes of 500. */
+/** Checks the due domains among `states`; writes those that changed in one transaction. Returns how many it checked. */
+export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = 64): Promise<number> {
+  const due = new Map(states.filter((s) => isDue(s, pass)).map((s) => [s.connection_id, s]))
+  if (due.size === 0) return 0
+  const conns = (await deps.db`
+    select ${deps.db.unsafe(CONNECTION_COLUMNS)} from connections
+    where id = any(${[...due.keys()]}::text[]) and status = 'live' and disconnected_at is null`) as ConnectionRow[]
+  const rows: DueRow[] = conns.map((c) => ({ ...c, ...due.get(c.id)! }))
+  if (rows.length === 0) return 0
+  const transitions = await mapLimit(rows, concurrency, (row) => checkConnection(deps, row, pass.now))
+  const writes = rows.flatMap((row, i) => (mustWrite(row, transitions[i]!, pass) ? [i] : []))
+  if (writes.length) {
+    await deps.db.begin(async (tx) => {
+      // A commit lost in a crash loses a state and its events together; the domain is checked again.
+      await tx`set local synchronous_commit = off`
+      await record(tx, deps, writes.map((i) => rows[i]!), writes.map((i) => transitions[i]!), pass)
+    })
+  }
+  return rows.length
+}
+
+/** Slot ranges (lo, hi] within the hour that came round in (from, to], in the order they came. */
+function slotRanges(from: Date, to: Date): [number, number][] {
+  const a = ((from.getTime() % EVERY_MS) + EVERY_MS) % EVERY_MS
+  const b = ((to.getTime() % EVERY_MS) + EVERY_MS) % EVERY_MS
+  if (to.getTime() <= from.getTime()) return []
+  if (a < b) return [[a, b]]
+  return [[a, EVERY_MS - 1], [-1, b]]
+}
+
+/**
+ * Runs `rounds` of up to ROUND rows, each cut into batches that LANES loops check side by side,
+ * until a round comes back short or the budget runs out. Returns how many were checked and the last
+ * row of the last complete round (null if none), and whether it stopped for the budget.
+ */
+async function drain(
+  read: (after: StateRow | null) => Promise<StateRow[]>,
+  step: (batch: StateRow[]) => Promise<number>,
+  until: number,
+): Promise<{ checked: number; last: StateRow | null; outOfTime: boolean }> {
+  let checked = 0
+  let last: StateRow | null = null
+  for (;;) {
+    if (performance.now() >= until) return { checked, last, outOfTime: true }
+    const rows = await read(last)
+    const batches = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => rows.slice(i * BATCH, (i + 1) * BATCH))
+    let done = 0
+    const counts = await mapLimit(batches, LANES, async (b) => {
+      if (performance.now() >= until) return 0
+      const n = await step(b)
+      done++
+      return n
+    })
+    checked += counts.reduce((x, y) => x + y, 0)
+    if (done < batches.length) {
+      // Batches start in order, so the ones done are a prefix; resume after the last of them.
+      const prefix = batches.slice(0, done).flat()
+      return { checked, last: prefix.at(-1) ?? last, outOfTime: true }
+    }
+    if (rows.length > 0) last = rows.at(-1)!
+    if (rows.length < ROUND) return { checked, last, outOfTime: false }
+  }
+}
+
+async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number> {
+  const until = performance.now() + budgetMs
+  const now = deps.clock.now()
+  const [mark] = (await deps.db`select swept_to from monitor_sweep`) as { swept_to: Date }[]
+  const from = mark?.swept_to ?? null
+  const pass: Pass = { from, now, catchUp: from !== null && now.getTime() - from.getTime() >= EVERY_MS }
+  // Connections are enrolled as they go live (recordVerifications); a full reconciliation, which
+  // reads every live connection, runs once an hour as the safety net.
+  if (!from || Math.floor(from.getTime() / EVERY_MS) !== Math.floor(now.getTime() / EVERY_MS)) await enrolLive(deps)
+  const check = (b: StateRow[]) => checkBatch(deps, b, pass)
+
+  // First checks, oldest enrolment first (each leaves the partial index it was found through).
+  const first = await drain(
+    () => deps.db`select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state where last_checked_at is null order by enrolled_at limit ${ROUND}` as Promise<StateRow[]>,
+    check,
+    until,
+  )
+  let total = first.checked
+  if (first.outOfTime) return total
+  let sweptTo = now
+  if (from) {
+    for (const [lo, hi] of pass.catchUp ? ([[-1, EVERY_MS - 1]] as [number, number][]) : slotRanges(from, now)) {
+      const r = await drain(
+        (after) => deps.db`
+          select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state
+          where slot_ms > ${lo} and slot_ms <= ${hi}
+            and (slot_ms, connection_id) > (${after?.slot_ms ?? -1}, ${after?.connection_id ?? ''})
+          order by slot_ms, connection_id limit ${ROUND}` as Promise<StateRow[]>,
+        check,
+        until,
+      )
+      total += r.checked
+      if (r.outOfTime) {
+        // Out of time: a catch-up starts over next time (what it wrote is recent, so not due again);
+        // otherwise the watermark stops just before the last slot reached, which is taken again.
+        if (pass.catchUp || !r.last) return total
+        sweptTo = new Date(Math.floor((now.getTime() - r.last.slot_ms) / EVERY_MS) * EVERY_MS + r.last.slot_ms - 1)
+        break
+      }
+    }
+  }
+  await deps.db`
+    insert into monitor_sweep (id, swept_to) values (true, ${sweptTo})
+    on conflict (id) do update set swept_to = excluded.swept_to`
+  return total
+}
+
+/** Enrols, then checks everything due; returns how many domains it checked, or 0 at once when another sweep runs. */
 export async function sweepMonitor(deps: MonitorDeps, budgetMs = 55_000): Promise<number> {
-  await enrolLive(deps)
-  return drainInRounds(dueIds(deps), (ids) => checkBatch(deps, ids), { lanes: 4, batch: 500, budgetMs })
+  const lock = await deps.db.reserve()
+  try {
+    const [{ held }] = await lock`select pg_try_advisory_lock(${SWEEP_LOCK}) as held`
+    if (!held) return 0
+    try {
+      return await sweepLocked(deps, budgetMs)
+    } finally {
+      await lock`select pg_advisory_unlock(${SWEEP_LOCK})`
+    }
+  } finally {
+    lock.release()
+  }
 }
 
 /** The pg-boss registration: wakes every minute; each domain comes due once an hour. */

@@ -13,7 +13,7 @@ import { Type } from '@sinclair/typebox'
 import { invalid } from '../http/errors.ts'
 import { assertHostAllowed, connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { absoluteHost, parseDomain } from '../domain/hostnames.ts'
-import { compareBaseline, EVERY, MANUAL_DETAIL, NO_RAIL_DETAIL, type MonitorState } from '../domain/monitor.ts'
+import { compareBaseline, EVERY, MANUAL_DETAIL, NO_RAIL_DETAIL, scheduleOf, type MonitorState } from '../domain/monitor.ts'
 import { DnsRecordSchema } from '../domain/records.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
@@ -64,11 +64,12 @@ const EntrySchema = Out({
 })
 
 type Row = Pick<ConnectionRow, 'id' | 'application_id' | 'domain' | 'apex_domain' | 'status' | 'managed' | 'desired_records'> &
-  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; next_check_at: Date | null }
+  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; swept_to: Date | null }
 
 const ROW_COLUMNS =
   'c.id, c.application_id, c.domain, c.apex_domain, c.status, c.managed, c.desired_records, m.result, m.drift, m.drift_since, ' +
-  'm.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, m.next_check_at'
+  'm.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, m.enrolled_at, ' +
+  '(select swept_to from monitor_sweep) as swept_to'
 
 function repairOf(ctx: Ctx, r: Row) {
   const automatic = r.managed && ctx.services.monitorRepair !== undefined
@@ -78,6 +79,8 @@ function repairOf(ctx: Ctx, r: Row) {
 
 function entryOut(ctx: Ctx, r: Row) {
   const watched = r.status === 'live'
+  // Unchanged checks are not written: the count, last and next check follow from the sweep's watermark.
+  const schedule = r.enrolled_at ? scheduleOf(r.id, r.checked ?? 0, r.last_checked_at, r.swept_to, r.enrolled_at) : null
   return {
     connection_id: r.id,
     application_id: r.application_id,
@@ -86,12 +89,12 @@ function entryOut(ctx: Ctx, r: Row) {
     watched,
     active: watched,
     every: EVERY,
-    last_checked_at: r.last_checked_at ?? null,
-    next_check_at: watched ? (r.next_check_at ?? null) : null,
+    last_checked_at: schedule?.last_checked_at ?? null,
+    next_check_at: watched ? (schedule?.next_check_at ?? null) : null,
     result: r.result ?? null,
     drift_since: r.drift_since ?? null,
     drift: r.drift ?? [],
-    checked: r.checked ?? 0,
+    checked: schedule?.checked ?? 0,
     error: r.error ?? null,
     action: r.action ?? null,
     attention: r.attention ?? null,

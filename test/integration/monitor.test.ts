@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
-import { sweepMonitor, type MonitorDeps } from '../../src/jobs/monitor-sweep.ts'
+import { enrolLive, sweepMonitor, type MonitorDeps } from '../../src/jobs/monitor-sweep.ts'
 import { MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, type RepairRail } from '../../src/domain/monitor.ts'
 import { newId } from '../../src/ids.ts'
 import { HOUR } from '../../src/clock.ts'
@@ -176,6 +176,39 @@ describe('drift over PowerDNS', () => {
     }
   })
 
+  test('sweeps every few minutes: an unchanged check writes nothing; count, last and next check follow the sweep', async () => {
+    const ws = await provision(p)
+    const { id, domain } = await liveConnection(ws, 'steady')
+    await sweep()
+    const first = await monitorOf(ws, id)
+    expect(first).toMatchObject({ result: 'ok', checked: 1 })
+    const version = async () => (await p.db`select xmin::text as v from monitor_state where connection_id = ${id}`)[0].v as string
+    const written = await version()
+    const slot = Date.parse(first.next_check_at)
+    const step = async () => {
+      p.clock.advance(5 * 60_000)
+      await sweep()
+    }
+    while (p.clock.now().getTime() + 5 * 60_000 < slot) {
+      await step()
+      expect((await monitorOf(ws, id)).checked).toBe(1)
+    }
+    await step() // past its slot: checked once more, nothing written
+    const second = await monitorOf(ws, id)
+    expect(second).toMatchObject({ result: 'ok', checked: 2 })
+    expect(Date.parse(second.last_checked_at)).toBe(slot)
+    expect(Date.parse(second.next_check_at)).toBe(slot + HOUR)
+    expect(await version()).toBe(written)
+
+    await pdns.deleteRecords(domain, 'CNAME')
+    while (p.clock.now().getTime() < slot + HOUR) await step()
+    const drifted = await monitorOf(ws, id)
+    expect(drifted).toMatchObject({ result: 'drift', checked: 3, attention: 'action_required' })
+    expect(Date.parse(drifted.next_check_at)).toBe(slot + 2 * HOUR)
+    expect(await version()).not.toBe(written)
+    expect((await driftEvents(id)).map((e) => e.type)).toEqual(['domain.record_missing'])
+  })
+
   test('a disconnected connection is no longer watched', async () => {
     const ws = await provision(p)
     const { id } = await liveConnection(ws, 'gone')
@@ -254,6 +287,8 @@ describe('GET /monitor/domains', () => {
       from jsonb_to_recordset(${rows}::jsonb) as r(id text, domain text, sub text)`
     // Every 25th domain has lost its record before the first check.
     await setCnames(range((i) => i % 25 === 0), false)
+    // Written straight into the table, they are found by the hourly reconciliation, run here at once.
+    await enrolLive(deps())
     await sweep()
   })
 

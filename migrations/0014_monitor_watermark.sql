@@ -1,0 +1,24 @@
+-- The monitor sweep writes a domain's state only when it changes. Which slots were checked is one
+-- watermark (monitor_sweep.swept_to) instead of a per-row next check rewritten every hour; each
+-- domain keeps its offset within the hour (slot_ms) and the count and time of its last written check.
+alter table monitor_state add column slot_ms integer;
+-- The slot of rows already watched: FNV-1a of the connection id, as src/domain/monitor.ts computes it.
+create function pg_temp.slot_of(id text) returns integer language plpgsql immutable as $$
+declare h bigint := 2166136261; i integer;
+begin
+  for i in 1 .. length(id) loop
+    h := ((h # ascii(substr(id, i, 1))) * 16777619) % 4294967296;
+  end loop;
+  return (h % 3600000)::integer;
+end $$;
+update monitor_state set slot_ms = pg_temp.slot_of(connection_id);
+alter table monitor_state alter column slot_ms set not null;
+alter table monitor_state drop column next_check_at;
+create index monitor_state_slot on monitor_state (slot_ms, connection_id);
+-- Domains enrolled but never checked: checked first, at once.
+create index monitor_state_new on monitor_state (enrolled_at) where last_checked_at is null;
+
+create table monitor_sweep (
+  id        boolean primary key default true check (id),
+  swept_to  timestamptz not null
+);
