@@ -277,6 +277,8 @@ export class Resolver implements Dns {
   private readonly ready: { v4?: UdpSocket; v6?: UdpSocket } = {}
   /** Packets the kernel would not take yet; sent again on `drain`. */
   private readonly backlog: { v4: { packet: Buffer; server: Server }[]; v6: { packet: Buffer; server: Server }[] } = { v4: [], v6: [] }
+  /** Packets waiting for the end of this turn of the event loop, to be sent together. */
+  private outgoing: { v4: { packet: Buffer; server: Server }[]; v6: { packet: Buffer; server: Server }[] } = { v4: [], v6: [] }
   private readonly idPool = new Uint16Array(4096)
   private idNext = this.idPool.length
   private sweep: ReturnType<typeof setInterval> | null = null
@@ -310,6 +312,7 @@ export class Resolver implements Dns {
     for (const p of this.pending.values()) p.resolve(failure('resolver closed'))
     this.pending.clear()
     this.backlog.v4.length = this.backlog.v6.length = 0
+    this.outgoing = { v4: [], v6: [] }
     for (const s of [this.sockets.v4, this.sockets.v6]) if (s) (await s).close()
     this.sockets.v4 = this.sockets.v6 = this.ready.v4 = this.ready.v6 = undefined
   }
@@ -357,9 +360,36 @@ export class Resolver implements Dns {
     else [s.rttvar, s.srtt] = [0.75 * s.rttvar + 0.25 * Math.abs(s.srtt - r), 0.875 * s.srtt + 0.125 * r]
   }
 
+  /**
+   * Queries issued while the event loop handles one round of answers leave together, in one
+   * `sendmmsg` call, once that round is over (a system call per query was most of a query's cost).
+   */
   private transmit(socket: UdpSocket, packet: Buffer, server: Server): void {
-    const backlog = this.backlog[server.v6 ? 'v6' : 'v4']
-    if (backlog.length > 0 || !sendOnce(socket, packet, server)) backlog.push({ packet, server })
+    const family = server.v6 ? 'v6' : 'v4'
+    const queued = this.outgoing[family]
+    queued.push({ packet, server })
+    if (queued.length === 1) setImmediate(() => this.sendQueued(socket, family))
+  }
+
+  private sendQueued(socket: UdpSocket, family: 'v4' | 'v6'): void {
+    const queued = this.outgoing[family]
+    this.outgoing[family] = []
+    const backlog = this.backlog[family]
+    if (this.closed || queued.length === 0) return
+    if (backlog.length > 0) {
+      backlog.push(...queued)
+      return
+    }
+    let sent = 0
+    try {
+      sent = socket.sendMany(queued.flatMap((q) => [q.packet, q.server.port, q.server.host]))
+    } catch {
+      // An ICMP error from an earlier datagram surfaced here (see sendOnce): one by one instead.
+      for (const q of queued) if (backlog.length > 0 || !sendOnce(socket, q.packet, q.server)) backlog.push(q)
+      return
+    }
+    // What the kernel would not take yet goes out on drain.
+    for (let i = sent; i < queued.length; i++) backlog.push(queued[i]!)
   }
 
   private open(family: 'v4' | 'v6'): Promise<UdpSocket> {

@@ -136,7 +136,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   for (const { row, verification } of items) {
     const t = afterVerification(row, verification, now)
     const last_result = summary(verification)
-    plans.push({ id: row.id, tenant_id: row.tenant_id, application_id: row.application_id, slot_ms: t.event === 'connection.live' ? slotOffsetMs(row.id) : null, expect: row.status, version: row.version ?? null, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
+    plans.push({ id: row.id, slot_ms: t.event === 'connection.live' ? slotOffsetMs(row.id) : null, expect: row.status, version: row.version ?? null, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
     const next = { ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }
     after.set(row.id, next)
     if (t.event) {
@@ -150,7 +150,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   const updated = (await sql`
     with v as (
       select * from jsonb_to_recordset(${plans}::jsonb)
-        as v(id text, tenant_id text, application_id text, slot_ms integer, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
+        as v(id text, slot_ms integer, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
@@ -160,15 +160,14 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         updated_at = ${now}
       from v
       where c.id = v.id and c.status = v.expect and c.disconnected_at is null and (v.version is null or c.xmin::text = v.version)
-      returning c.id, c.next_check_at
+      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.slot_ms
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
     ), m as (
       -- A connection that goes live is watched from now on (src/jobs/monitor-sweep.ts); first check at once.
       insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
-      select v.id, v.tenant_id, v.application_id, v.slot_ms, ${now}, ${now} from v join u on u.id = v.id
-      where v.event = 'connection.live'
+      select u.id, u.tenant_id, u.application_id, u.slot_ms, ${now}, ${now} from u where u.event = 'connection.live'
       on conflict do nothing
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)

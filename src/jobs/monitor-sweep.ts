@@ -46,13 +46,14 @@ export interface MonitorDeps {
 
 /** A domain's monitor row as the sweep reads it. */
 type StateRow = MonitorState & { connection_id: string; slot_ms: number; checked: number; last_checked_at: Date | null }
-type DueRow = ConnectionRow & StateRow
+/** A due domain: its connection and its monitor row, as read. */
+type DueRow = { c: ConnectionRow; s: StateRow }
 
 const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at'
 const SWEEP_LOCK = 0x6d6f6e69 // "moni"
 const ROUND = 20_000
-const BATCH = 500
-const LANES = 4
+const BATCH = Number(process.env.BATCH ?? 500)
+const LANES = Number(process.env.LANES ?? 4)
 
 const CONNECTION_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
@@ -84,7 +85,7 @@ export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promis
   return rows.length
 }
 
-async function tryRepair(rail: RepairRail, row: DueRow, cmp: Awaited<ReturnType<typeof compareBaseline>>): Promise<RepairOutcome> {
+async function tryRepair(rail: RepairRail, row: ConnectionRow, cmp: Awaited<ReturnType<typeof compareBaseline>>): Promise<RepairOutcome> {
   try {
     return await rail.repair(row, cmp.drift)
   } catch (err) {
@@ -104,7 +105,7 @@ const stateOf = (r: StateRow): MonitorState => ({
 })
 
 /** Checks one connection; with drift on a managed one, repairs through the rail and checks again. */
-async function checkConnection(deps: MonitorDeps, row: DueRow, now: Date): Promise<Transition> {
+async function checkConnection(deps: MonitorDeps, { c: row, s: state }: DueRow, now: Date): Promise<Transition> {
   let cmp = await compareBaseline(deps.dns, row.apex_domain, baselineOf(row))
   let repair: RepairOutcome | null = null
   if (cmp.result === 'drift' && row.managed && deps.repair) {
@@ -114,7 +115,7 @@ async function checkConnection(deps: MonitorDeps, row: DueRow, now: Date): Promi
       if (cmp.result !== 'ok') repair = { fixed: false, detail: `The repair ran but the records are still not in place (${repair.detail}).` }
     }
   }
-  return afterCheck(stateOf(row), cmp, now, row.managed, deps.repair !== undefined, repair)
+  return afterCheck(stateOf(state), cmp, now, row.managed, deps.repair !== undefined, repair)
 }
 
 /** One sweep pass: the watermark it started from, its time, and whether it catches up missed slots. */
@@ -128,11 +129,12 @@ interface Pass {
 const unwrittenChecks = (row: StateRow, pass: Pass) =>
   row.last_checked_at && pass.from ? slotsBetween(row.slot_ms, row.last_checked_at.getTime() + MIN_GAP_MS, pass.from.getTime()) : 0
 
-async function record(tx: Sql, deps: MonitorDeps, rows: DueRow[], transitions: Transition[], pass: Pass): Promise<void> {
+async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Transition[], pass: Pass): Promise<void> {
   const now = pass.now
-  const plans = rows.map((row, i) => {
+  const rows = due.map((d) => d.c)
+  const plans = due.map(({ c, s: row }, i) => {
     const s = transitions[i]!.state
-    return { ...s, connection_id: row.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s) }
+    return { ...s, connection_id: c.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s) }
   })
   // The rank log keeps the last 24 changes, each tagged with this transaction's id, so a listing
   // can read ranks as of the snapshot of its first page (src/ops/monitor.ts).
@@ -192,20 +194,26 @@ function isDue(row: StateRow, pass: Pass): boolean {
 function mustWrite(row: StateRow, t: Transition, pass: Pass): boolean {
   if (pass.catchUp || !row.last_checked_at) return true
   if (t.history.length || t.missing.length || t.restored.length) return true
-  return canonicalJson(stateOf(row)) !== canonicalJson(t.state)
+  const a = stateOf(row)
+  const b = t.state
+  if (a.result !== b.result || a.attention !== b.attention || a.repair_detail !== b.repair_detail || a.error !== b.error) return true
+  if ((a.drift_since?.getTime() ?? null) !== (b.drift_since?.getTime() ?? null)) return true
+  // Most domains are in sync: nothing to compare when neither side has drift or an action.
+  if (a.drift.length === 0 && b.drift.length === 0 && a.action === null && b.action === null) return false
+  return canonicalJson([a.drift, a.action]) !== canonicalJson([b.drift, b.action])
 }
 
 /** Checks the due domains among `states`; writes those that changed in one transaction. Returns how many it checked. */
-export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = 64): Promise<number> {
+export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = Number(process.env.CONC ?? 64)): Promise<number> {
   const due = new Map(states.filter((s) => isDue(s, pass)).map((s) => [s.connection_id, s]))
   if (due.size === 0) return 0
   const conns = (await deps.db`
     select ${deps.db.unsafe(CONNECTION_COLUMNS)} from connections
     where id = any(${[...due.keys()]}::text[]) and status = 'live' and disconnected_at is null`) as ConnectionRow[]
-  const rows: DueRow[] = conns.map((c) => ({ ...c, ...due.get(c.id)! }))
+  const rows: DueRow[] = conns.map((c) => ({ c, s: due.get(c.id)! }))
   if (rows.length === 0) return 0
   const transitions = await mapLimit(rows, concurrency, (row) => checkConnection(deps, row, pass.now))
-  const writes = rows.flatMap((row, i) => (mustWrite(row, transitions[i]!, pass) ? [i] : []))
+  const writes = rows.flatMap((row, i) => (mustWrite(row.s, transitions[i]!, pass) ? [i] : []))
   if (writes.length) {
     await deps.db.begin(async (tx) => {
       // A commit lost in a crash loses a state and its events together; the domain is checked again.
