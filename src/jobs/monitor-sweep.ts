@@ -52,8 +52,8 @@ type DueRow = { c: ConnectionRow; s: StateRow }
 const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at'
 const SWEEP_LOCK = 0x6d6f6e69 // "moni"
 const ROUND = 20_000
-const BATCH = Number(process.env.BATCH ?? 500)
-const LANES = Number(process.env.LANES ?? 4)
+const BATCH = 500
+const LANES = 4
 
 const CONNECTION_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
@@ -204,7 +204,7 @@ function mustWrite(row: StateRow, t: Transition, pass: Pass): boolean {
 }
 
 /** Checks the due domains among `states`; writes those that changed in one transaction. Returns how many it checked. */
-export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = Number(process.env.CONC ?? 64)): Promise<number> {
+export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = 64): Promise<number> {
   const due = new Map(states.filter((s) => isDue(s, pass)).map((s) => [s.connection_id, s]))
   if (due.size === 0) return 0
   const conns = (await deps.db`
