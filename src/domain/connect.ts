@@ -149,7 +149,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   // concurrent disconnect or revival wins), and only those rows get their event.
   const updated = (await sql`
     with v as (
-      select * from jsonb_to_recordset(${plans}::jsonb)
+      select * from json_to_recordset(${plans}::json)
         as v(id text, slot_ms integer, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
     ), u as (
       update connections c set
@@ -172,7 +172,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
       select e.id, e.tenant_id, e.application_id, e.connection_id, e.type, e.payload, ${now}
-      from jsonb_to_recordset(${eventRows}::jsonb) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload jsonb)
+      from json_to_recordset(${eventRows}::json) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload json)
       join u on u.id = e.connection_id
     )
     select id from u`) as { id: string }[]

@@ -64,7 +64,7 @@ export function connectionEnvelope(c: ConnectionRow, type: EventType, now: Date,
 export async function emit(sql: Sql, tenantId: string, applicationId: string, connectionId: string | null, env: Envelope): Promise<void> {
   await sql`
     insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
-    values (${env.id}, ${tenantId}, ${applicationId}, ${connectionId}, ${env.type}, ${env}::jsonb, ${env.created_at})`
+    values (${env.id}, ${tenantId}, ${applicationId}, ${connectionId}, ${env.type}, ${env}::json, ${env.created_at})`
 }
 
 export async function emitForConnection(sql: Sql, c: ConnectionRow, type: EventType, now: Date, data?: Record<string, unknown>, extra?: Record<string, unknown>): Promise<Envelope> {
@@ -84,5 +84,5 @@ export async function emitMany(sql: Sql, rows: ConnectionRow[], envs: Envelope[]
   await sql`
     insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
     select id, tenant_id, application_id, connection_id, type, payload, created_at
-    from jsonb_to_recordset(${items}::jsonb) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload jsonb, created_at timestamptz)`
+    from json_to_recordset(${items}::json) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload json, created_at timestamptz)`
 }

@@ -165,12 +165,12 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
     with a as (
       insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
         attempt, status_code, delivered, error, duration_ms, created_at)
-      select * from jsonb_to_recordset(${attempts}::jsonb) as a(id text, delivery_id text, tenant_id text, application_id text,
+      select * from json_to_recordset(${attempts}::json) as a(id text, delivery_id text, tenant_id text, application_id text,
         endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, status_code int, delivered boolean,
         error text, duration_ms int, created_at timestamptz)
     ), r as (
       update webhook_deliveries d set attempts = u.attempts, next_attempt_at = u.next_attempt_at, updated_at = u.at
-      from jsonb_to_recordset(${retries}::jsonb) as u(id text, attempts int, next_attempt_at timestamptz, at timestamptz)
+      from json_to_recordset(${retries}::json) as u(id text, attempts int, next_attempt_at timestamptz, at timestamptz)
       where d.id = u.id
     )
     delete from webhook_deliveries where id = any(${done}::text[])`

@@ -140,7 +140,7 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
   // can read ranks as of the snapshot of its first page (src/ops/monitor.ts).
   await tx`
     with v as (
-      select * from jsonb_to_recordset(${plans}::jsonb) as v(connection_id text, result text, drift jsonb, drift_since timestamptz,
+      select * from json_to_recordset(${plans}::json) as v(connection_id text, result text, drift jsonb, drift_since timestamptz,
         attention text, action jsonb, repair_detail text, error text, checked integer, rank smallint)
     )
     update monitor_state m set
