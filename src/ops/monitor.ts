@@ -48,8 +48,8 @@ const EntrySchema = Out({
   watched: Type.Boolean(),
   active: Type.Boolean({ description: 'Checks are running for it (watched and not paused)' }),
   every: Type.String(),
-  last_checked_at: Nullable(Timestamp()),
-  next_check_at: Nullable(Timestamp()),
+  last_checked_at: Nullable(Timestamp('The last check: its domain\'s slot in the hour for a check that found nothing new, the time of the check otherwise; null before the first')),
+  next_check_at: Nullable(Timestamp('The next check: the domain\'s slot in the coming hour, at least 10 minutes after the last check')),
   result: Nullable(Type.Union([Type.Literal('ok'), Type.Literal('drift'), Type.Literal('inconclusive')], { description: 'null: not checked yet' })),
   drift_since: Nullable(Timestamp()),
   drift: Type.Array(DriftItemSchema),
@@ -199,7 +199,8 @@ export const listMonitorDomainsOp = defineOp({
   summary: 'Monitored domains, attention first',
   description:
     'Every open connection of the workspace (or of `app_id`), ordered by attention: action required, drift, inconclusive, then the ' +
-    'rest, each group by connection id. Live connections are watched: checked hourly against live DNS, each at its own minute. ' +
+    'rest, each group by connection id. Live connections are watched: checked at once when they go live, then hourly against live ' +
+    'DNS, each at its own offset within the hour. ' +
     '`limit` 1 to 1000 (default 200; larger is read as 1000); pages follow `next_cursor`, absent on the last page. All pages of one ' +
     'listing follow the ordering as of its first page, so a domain whose state changes meanwhile appears exactly once (its entry ' +
     'shows its current state); a cursor is accepted for 12 hours. `summary` counts every domain, as of now.',

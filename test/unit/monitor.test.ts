@@ -2,7 +2,7 @@
 // (which alerts fire, when attention is asked), the attention rank and the hourly slots.
 import { describe, test, expect } from 'bun:test'
 import type { Dns, Lookup } from '../../src/domain/dns.ts'
-import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, NO_RAIL_DETAIL, nextSlot, rankOf, slotOffsetMs, type MonitorState } from '../../src/domain/monitor.ts'
+import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, nextSlot, rankOf, scheduleOf, slotOffsetMs, slotsBetween, type MonitorState } from '../../src/domain/monitor.ts'
 
 /** A resolver answering from a table `name TYPE` → lookup; anything else is NXDOMAIN. */
 function dnsOf(table: Record<string, Lookup>): Dns {
@@ -120,5 +120,38 @@ describe('hourly slots', () => {
     for (let i = 0; i < 60_000; i++) perMinute[Math.floor(slotOffsetMs(`con_${i.toString(36)}x`) / 60_000)]++
     expect(Math.min(...perMinute)).toBeGreaterThan(850)
     expect(Math.max(...perMinute)).toBeLessThan(1150)
+  })
+})
+
+describe('schedule from the last written check and the sweep watermark', () => {
+  const id = 'con_schedule'
+  const offset = slotOffsetMs(id)
+  const hour0 = Date.parse('2026-01-01T10:00:00Z')
+  const slot = (h: number) => hour0 + h * EVERY_MS + offset
+
+  test('slotsBetween counts the slot in (from, to]', () => {
+    expect(slotsBetween(offset, slot(0) - 1, slot(0))).toBe(1)
+    expect(slotsBetween(offset, slot(0), slot(1) - 1)).toBe(0)
+    expect(slotsBetween(offset, slot(0) - 1, slot(3))).toBe(4)
+    expect(slotsBetween(offset, slot(2), slot(1))).toBe(0)
+  })
+
+  test('never checked: no count, due at enrolment', () => {
+    const enrolled = new Date(hour0)
+    expect(scheduleOf(id, 0, null, new Date(slot(5)), enrolled)).toEqual({ checked: 0, last_checked_at: null, next_check_at: enrolled })
+  })
+
+  test('each slot the watermark passed counts as a check, except within MIN_GAP_MS of the written one', () => {
+    const written = new Date(slot(0) - MIN_GAP_MS / 2) // the slot of hour 0 is too close to count
+    const at = (w: number) => scheduleOf(id, 1, written, new Date(w), new Date(hour0))
+    expect(at(slot(0))).toEqual({ checked: 1, last_checked_at: written, next_check_at: new Date(slot(1)) })
+    expect(at(slot(1) - 1)).toEqual({ checked: 1, last_checked_at: written, next_check_at: new Date(slot(1)) })
+    expect(at(slot(1))).toEqual({ checked: 2, last_checked_at: new Date(slot(1)), next_check_at: new Date(slot(2)) })
+    expect(at(slot(3) + 1000)).toEqual({ checked: 4, last_checked_at: new Date(slot(3)), next_check_at: new Date(slot(4)) })
+  })
+
+  test('a watermark behind the written check changes nothing', () => {
+    const written = new Date(slot(2) + 1000)
+    expect(scheduleOf(id, 7, written, new Date(slot(1)), new Date(hour0))).toEqual({ checked: 7, last_checked_at: written, next_check_at: new Date(slot(3)) })
   })
 })
