@@ -166,9 +166,16 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
     ), m as (
       -- A connection that goes live is watched from now on (src/jobs/monitor-sweep.ts); first check at once.
+      -- One that was live before (its records changed since) starts over against its new baseline.
       insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
       select u.id, u.tenant_id, u.application_id, u.slot_ms, ${now}, ${now} from u where u.event = 'connection.live'
-      on conflict do nothing
+      on conflict (connection_id) do update set
+        result = null, drift = '[]', drift_since = null, attention = null, action = null, repair_detail = null, error = null,
+        last_checked_at = null, enrolled_at = excluded.enrolled_at, updated_at = excluded.updated_at,
+        rank_log = case when monitor_state.rank = 3 then monitor_state.rank_log
+          else (case when jsonb_array_length(monitor_state.rank_log) >= 24 then monitor_state.rank_log - 0 else monitor_state.rank_log end)
+            || jsonb_build_array(jsonb_build_object('r', 3, 'x', pg_current_xact_id()::text)) end,
+        rank = 3
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
       select e.id, e.tenant_id, e.application_id, e.connection_id, e.type, e.payload, ${now}

@@ -209,6 +209,25 @@ describe('drift over PowerDNS', () => {
     expect((await driftEvents(id)).map((e) => e.type)).toEqual(['domain.record_missing'])
   })
 
+  test('a connection live again with a new record set is watched afresh against it', async () => {
+    const ws = await provision(p)
+    const { id, domain } = await liveConnection(ws, 'relive')
+    await sweep()
+    await pdns.deleteRecords(domain, 'CNAME')
+    await nextHour()
+    expect(await monitorOf(ws, id)).toMatchObject({ result: 'drift', attention: 'action_required' })
+    const records = [{ type: 'CNAME', host: 'relive', value: 'app.integrator.example' }]
+    expect((await p.api('PUT', `/v1/connections/${id}/records`, { token: ws.apiKey, body: { records } })).status).toBe(200)
+    await pdns.setRecords(domain, 'CNAME', ['app.integrator.example.'])
+    expect((await p.api('POST', `/v1/connections/${id}:recheck`, { token: ws.apiKey })).body.status).toBe('live')
+    expect(await monitorOf(ws, id)).toMatchObject({ result: null, drift: [], attention: null, drift_since: null })
+    await sweep()
+    const fresh = await monitorOf(ws, id)
+    expect(fresh).toMatchObject({ result: 'ok', attention: null })
+    expect(fresh.watching).toEqual([{ name: domain, type: 'CNAME', value: 'app.integrator.example' }])
+    expect((await driftEvents(id)).map((e) => e.type)).toEqual(['domain.record_missing'])
+  })
+
   test('a disconnected connection is no longer watched', async () => {
     const ws = await provision(p)
     const { id } = await liveConnection(ws, 'gone')
