@@ -31,7 +31,7 @@ import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
 import { newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
-import { mapLimit } from './lanes.ts'
+import { alone, mapLimit } from './lanes.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
 
@@ -317,21 +317,8 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
   return total
 }
 
-/** Enrols, then checks everything due; returns how many domains it checked, or 0 at once when another sweep runs. */
-export async function sweepMonitor(deps: MonitorDeps, budgetMs = 55_000): Promise<number> {
-  const lock = await deps.db.reserve()
-  try {
-    const [{ held }] = await lock`select pg_try_advisory_lock(${SWEEP_LOCK}) as held`
-    if (!held) return 0
-    try {
-      return await sweepLocked(deps, budgetMs)
-    } finally {
-      await lock`select pg_advisory_unlock(${SWEEP_LOCK})`
-    }
-  } finally {
-    lock.release()
-  }
-}
+/** Checks everything due; returns how many domains it checked, or 0 at once when another sweep runs. */
+export const sweepMonitor = (deps: MonitorDeps, budgetMs = 55_000): Promise<number> => alone(deps.db, SWEEP_LOCK, () => sweepLocked(deps, budgetMs))
 
 /** The pg-boss registration: wakes every minute; each domain comes due once an hour. */
 export function monitorSweep(deps: MonitorDeps): Sweep {

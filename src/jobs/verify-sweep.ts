@@ -11,7 +11,7 @@ import type { Sql } from '../db/sql.ts'
 import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
 import type { Dns } from '../domain/dns.ts'
 import { verifyRecords } from '../domain/verify.ts'
-import { drainInRounds, mapLimit } from './lanes.ts'
+import { alone, drainInRounds, mapLimit } from './lanes.ts'
 
 export interface SweepDeps {
   db: Sql
@@ -64,17 +64,5 @@ const dueIds = (deps: SweepDeps) => async (limit: number) =>
  * Verifies everything due: rounds of up to 20,000, four lanes of 500. Returns how many connections it
  * verified, or 0 at once when another sweep holds the lock.
  */
-export async function sweepDue(deps: SweepDeps, budgetMs?: number): Promise<number> {
-  const lock = await deps.db.reserve()
-  try {
-    const [{ held }] = await lock`select pg_try_advisory_lock(${SWEEP_LOCK}) as held`
-    if (!held) return 0
-    try {
-      return await drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids), { lanes: 4, batch: 500, budgetMs })
-    } finally {
-      await lock`select pg_advisory_unlock(${SWEEP_LOCK})`
-    }
-  } finally {
-    lock.release()
-  }
-}
+export const sweepDue = (deps: SweepDeps, budgetMs?: number): Promise<number> =>
+  alone(deps.db, SWEEP_LOCK, () => drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids), { lanes: 4, batch: 500, budgetMs }))
