@@ -1,9 +1,10 @@
 // Background work on pg-boss, in the same PostgreSQL. Each kind of work is a queue; a worker process
 // (PORTICO_ROLE=worker or all) handles it. Sweeps are `short` queues (at most one waiting, any number
 // running) kicked by a cron schedule, by the operations and database triggers that make work due, and
-// by every worker as it starts. Their handlers lock rows with SKIP LOCKED, so sweeps running side by
-// side take disjoint work, and a worker that dies mid-sweep blocks nothing: its rows are released
-// with its connection and the next sweep takes them.
+// by every worker as it starts. Webhook delivery and order expiry lock rows with SKIP LOCKED, so sweeps
+// running side by side take disjoint work; the verification and monitor sweeps run one at a time per
+// database under an advisory lock (src/jobs/lanes.ts `alone`). Either way a worker that dies mid-sweep
+// blocks nothing: its locks go with its connection and the next sweep takes the work.
 import { PgBoss } from 'pg-boss'
 import postgres from 'postgres'
 import { errorFields, log } from '../logger.ts'

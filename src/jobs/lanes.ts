@@ -17,8 +17,8 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
 
 /**
  * Drains a due queue in rounds: one scan of its due index takes up to `round` ids without locking,
- * cut into batches that `lanes` loops take in turn; each batch locks its own ids (SKIP LOCKED, so
- * sweepers side by side share the work) and re-checks that they are still due. Batches that each
+ * cut into batches that `lanes` loops take in turn; each batch re-checks that its ids are still due
+ * (locking them with SKIP LOCKED where sweepers run side by side, as webhook delivery does). Batches that each
  * scanned the index from the front would walk the dead entries every earlier batch left behind,
  * which is quadratic over a backlog. Returns how many were handled.
  */
