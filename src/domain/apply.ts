@@ -30,6 +30,7 @@ import type { ConnectionRow } from './connections.ts'
 import { emitForConnection, type EventType } from './events.ts'
 import { diagnosisOf, openProvider, providerFailure, type AccountRow, type Credential, type RailDeps } from './provider-accounts.ts'
 import { confirmMatches } from './confirm.ts'
+import { markDisconnected } from './connect.ts'
 import { usableCredential } from './provider-oauth.ts'
 import type { Principal } from '../ops/registry.ts'
 import { providerById } from './providers.ts'
@@ -542,13 +543,7 @@ export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, 
     certificate: 'removed' as const,
     monitoring: 'stopped' as const,
   }
-  const [row] = await sql`
-    update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
-    where id = ${c.id} and disconnected_at is null returning *`
-  if (row) {
-    await sql`delete from monitor_state where connection_id = ${c.id}`
-    await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
-  }
+  await markDisconnected(sql, c, outcome, now)
   return outcome
 }
 

@@ -243,13 +243,20 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
     certificate: 'removed',
     monitoring: 'stopped',
   }
+  await markDisconnected(sql, c, outcome, now)
+  return outcome
+}
+
+/**
+ * Closes a connection with its disconnect outcome: no more checks, no more watching, and
+ * `connection.disconnected` in the outbox. A connection closed already is left as it is.
+ */
+export async function markDisconnected(sql: Sql, c: ConnectionRow, outcome: { records: unknown }, now: Date): Promise<void> {
   const [row] = await sql`
     update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
     where id = ${c.id} and disconnected_at is null returning *`
-  if (row) {
-    await sql`delete from monitor_state where connection_id = ${c.id}`
-    await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
-  }
-  return outcome
+  if (!row) return
+  await sql`delete from monitor_state where connection_id = ${c.id}`
+  await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
 }
 
