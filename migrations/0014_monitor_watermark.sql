@@ -31,3 +31,12 @@ alter table monitor_state drop constraint monitor_state_tenant_id_fkey, drop con
   drop constraint monitor_state_connection_id_fkey;
 -- Listings reach monitor rows from their connections; nothing reads them by application.
 drop index monitor_state_app;
+
+-- A monitor row's rank log after a write that sets its rank to `next`: unchanged when the rank stays,
+-- else the change appended (the last 24 kept), tagged with the writer's transaction id, so a listing
+-- can read every domain's rank as of the snapshot its first page was read in (src/ops/monitor.ts).
+create function monitor_rank_log(log jsonb, rank smallint, next smallint) returns jsonb language sql as $$
+  select case when rank = next then log
+    else (case when jsonb_array_length(log) >= 24 then log - 0 else log end)
+      || jsonb_build_array(jsonb_build_object('r', next, 'x', pg_current_xact_id()::text)) end
+$$;

@@ -172,9 +172,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
       on conflict (connection_id) do update set
         result = null, drift = '[]', drift_since = null, attention = null, action = null, repair_detail = null, error = null,
         last_checked_at = null, enrolled_at = excluded.enrolled_at, updated_at = excluded.updated_at,
-        rank_log = case when monitor_state.rank = 3 then monitor_state.rank_log
-          else (case when jsonb_array_length(monitor_state.rank_log) >= 24 then monitor_state.rank_log - 0 else monitor_state.rank_log end)
-            || jsonb_build_array(jsonb_build_object('r', 3, 'x', pg_current_xact_id()::text)) end,
+        rank_log = monitor_rank_log(monitor_state.rank_log, monitor_state.rank, 3::smallint),
         rank = 3
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)

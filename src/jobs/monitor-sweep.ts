@@ -136,8 +136,6 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
     const s = transitions[i]!.state
     return { ...s, connection_id: c.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s) }
   })
-  // The rank log keeps the last 24 changes, each tagged with this transaction's id, so a listing
-  // can read ranks as of the snapshot of its first page (src/ops/monitor.ts).
   await tx`
     with v as (
       select * from json_to_recordset(${plans}::json) as v(connection_id text, result text, drift jsonb, drift_since timestamptz,
@@ -146,9 +144,7 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
     update monitor_state m set
       result = v.result, drift = v.drift, drift_since = v.drift_since, attention = v.attention, action = v.action,
       repair_detail = v.repair_detail, error = v.error, checked = v.checked, last_checked_at = ${now}, updated_at = ${now},
-      rank_log = case when v.rank = m.rank then m.rank_log
-        else (case when jsonb_array_length(m.rank_log) >= 24 then m.rank_log - 0 else m.rank_log end)
-          || jsonb_build_array(jsonb_build_object('r', v.rank, 'x', pg_current_xact_id()::text)) end,
+      rank_log = monitor_rank_log(m.rank_log, m.rank, v.rank),
       rank = v.rank
     from v where m.connection_id = v.connection_id`
   const history = rows.flatMap((row, i) =>
