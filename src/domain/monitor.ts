@@ -255,11 +255,12 @@ export function slotOffsetMs(id: string): number {
  */
 export const MIN_GAP_MS = 600_000
 
+/** The last instant at or before `ms` at the slot `offset` within the hour. */
+export const slotAtOrBefore = (offset: number, ms: number): number => Math.floor((ms - offset) / EVERY_MS) * EVERY_MS + offset
+
 /** The first instant after `now` at this connection's offset within the hour. */
 export function nextSlot(id: string, now: Date): Date {
-  const offset = slotOffsetMs(id)
-  const t = Math.floor((now.getTime() - offset) / EVERY_MS) * EVERY_MS + offset + EVERY_MS
-  return new Date(t)
+  return new Date(slotAtOrBefore(slotOffsetMs(id), now.getTime()) + EVERY_MS)
 }
 
 // The sweep writes a domain's state only when something changed (its first check, drift, a repair,
@@ -281,18 +282,20 @@ export interface Schedule {
 }
 
 /**
- * A watched domain's schedule from its last written check (`checked` checks, the last at
- * `lastWritten`; null before its first) and the sweep's watermark. A domain never checked is due at
- * once (`enrolledAt`).
+ * A watched domain's schedule from its slot (`offset` within the hour), its last written check
+ * (`checked` checks, the last at `lastWritten`; null before its first) and the sweep's watermark. A
+ * domain never checked is due at once (`enrolledAt`).
  */
-export function scheduleOf(id: string, checked: number, lastWritten: Date | null, sweptTo: Date | null, enrolledAt: Date): Schedule {
+export function scheduleOf(offset: number, checked: number, lastWritten: Date | null, sweptTo: Date | null, enrolledAt: Date): Schedule {
   if (!lastWritten) return { checked, last_checked_at: null, next_check_at: enrolledAt }
-  const offset = slotOffsetMs(id)
   const earliest = lastWritten.getTime() + MIN_GAP_MS
   const w = sweptTo?.getTime() ?? 0
   const since = slotsBetween(offset, earliest, w)
-  const last = since > 0 ? new Date(Math.floor((w - offset) / EVERY_MS) * EVERY_MS + offset) : lastWritten
-  return { checked: checked + since, last_checked_at: last, next_check_at: nextSlot(id, new Date(Math.max(w, earliest))) }
+  return {
+    checked: checked + since,
+    last_checked_at: since > 0 ? new Date(slotAtOrBefore(offset, w)) : lastWritten,
+    next_check_at: new Date(slotAtOrBefore(offset, Math.max(w, earliest)) + EVERY_MS),
+  }
 }
 
 /** The baseline a connection is watched against: its desired records. */

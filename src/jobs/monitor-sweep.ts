@@ -20,6 +20,7 @@ import {
   EVERY_MS,
   MIN_GAP_MS,
   rankOf,
+  slotAtOrBefore,
   slotOffsetMs,
   slotsBetween,
   type MonitorState,
@@ -182,7 +183,7 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
 function isDue(row: StateRow, pass: Pass): boolean {
   if (!row.last_checked_at) return true
   const now = pass.now.getTime()
-  const slot = pass.catchUp ? now : Math.floor((now - row.slot_ms) / EVERY_MS) * EVERY_MS + row.slot_ms
+  const slot = pass.catchUp ? now : slotAtOrBefore(row.slot_ms, now)
   return slot > row.last_checked_at.getTime() + MIN_GAP_MS
 }
 
@@ -302,7 +303,7 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
         // Out of time: a catch-up starts over next time (what it wrote is recent, so not due again);
         // otherwise the watermark stops just before the last slot reached, which is taken again.
         if (pass.catchUp || !r.last) return total
-        sweptTo = new Date(Math.floor((now.getTime() - r.last.slot_ms) / EVERY_MS) * EVERY_MS + r.last.slot_ms - 1)
+        sweptTo = new Date(slotAtOrBefore(r.last.slot_ms, now.getTime()) - 1)
         break
       }
     }

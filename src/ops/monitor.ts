@@ -64,11 +64,11 @@ const EntrySchema = Out({
 })
 
 type Row = Pick<ConnectionRow, 'id' | 'application_id' | 'domain' | 'apex_domain' | 'status' | 'managed' | 'desired_records'> &
-  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; swept_to: Date | null }
+  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; slot_ms: number | null; swept_to: Date | null }
 
 const ROW_COLUMNS =
   'c.id, c.application_id, c.domain, c.apex_domain, c.status, c.managed, c.desired_records, m.result, m.drift, m.drift_since, ' +
-  'm.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, m.enrolled_at, ' +
+  'm.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, m.enrolled_at, m.slot_ms, ' +
   '(select swept_to from monitor_sweep) as swept_to'
 
 function repairOf(ctx: Ctx, r: Row) {
@@ -80,7 +80,7 @@ function repairOf(ctx: Ctx, r: Row) {
 function entryOut(ctx: Ctx, r: Row) {
   const watched = r.status === 'live'
   // Unchanged checks are not written: the count, last and next check follow from the sweep's watermark.
-  const schedule = r.enrolled_at ? scheduleOf(r.id, r.checked ?? 0, r.last_checked_at, r.swept_to, r.enrolled_at) : null
+  const schedule = r.enrolled_at ? scheduleOf(r.slot_ms!, r.checked ?? 0, r.last_checked_at, r.swept_to, r.enrolled_at) : null
   return {
     connection_id: r.id,
     application_id: r.application_id,

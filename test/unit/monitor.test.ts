@@ -138,12 +138,12 @@ describe('schedule from the last written check and the sweep watermark', () => {
 
   test('never checked: no count, due at enrolment', () => {
     const enrolled = new Date(hour0)
-    expect(scheduleOf(id, 0, null, new Date(slot(5)), enrolled)).toEqual({ checked: 0, last_checked_at: null, next_check_at: enrolled })
+    expect(scheduleOf(offset, 0, null, new Date(slot(5)), enrolled)).toEqual({ checked: 0, last_checked_at: null, next_check_at: enrolled })
   })
 
   test('each slot the watermark passed counts as a check, except within MIN_GAP_MS of the written one', () => {
     const written = new Date(slot(0) - MIN_GAP_MS / 2) // the slot of hour 0 is too close to count
-    const at = (w: number) => scheduleOf(id, 1, written, new Date(w), new Date(hour0))
+    const at = (w: number) => scheduleOf(offset, 1, written, new Date(w), new Date(hour0))
     expect(at(slot(0))).toEqual({ checked: 1, last_checked_at: written, next_check_at: new Date(slot(1)) })
     expect(at(slot(1) - 1)).toEqual({ checked: 1, last_checked_at: written, next_check_at: new Date(slot(1)) })
     expect(at(slot(1))).toEqual({ checked: 2, last_checked_at: new Date(slot(1)), next_check_at: new Date(slot(2)) })
@@ -152,6 +152,6 @@ describe('schedule from the last written check and the sweep watermark', () => {
 
   test('a watermark behind the written check changes nothing', () => {
     const written = new Date(slot(2) + 1000)
-    expect(scheduleOf(id, 7, written, new Date(slot(1)), new Date(hour0))).toEqual({ checked: 7, last_checked_at: written, next_check_at: new Date(slot(3)) })
+    expect(scheduleOf(offset, 7, written, new Date(slot(1)), new Date(hour0))).toEqual({ checked: 7, last_checked_at: written, next_check_at: new Date(slot(3)) })
   })
 })
