@@ -32,7 +32,7 @@ import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
 import { newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
-import { alone, mapLimit } from './lanes.ts'
+import { alone, drainRounds, mapLimit } from './lanes.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
 
@@ -52,7 +52,6 @@ type DueRow = { c: ConnectionRow; s: StateRow }
 
 const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at'
 const SWEEP_LOCK = 0x6d6f6e69 // "moni"
-const ROUND = 20_000
 const BATCH = 500
 const LANES = 4
 
@@ -233,40 +232,6 @@ function slotRanges(from: Date, to: Date): [number, number][] {
   return [[a, EVERY_MS - 1], [-1, b]]
 }
 
-/**
- * Runs `rounds` of up to ROUND rows, each cut into batches that LANES loops check side by side,
- * until a round comes back short or the budget runs out. Returns how many were checked and the last
- * row of the last complete round (null if none), and whether it stopped for the budget.
- */
-async function drain(
-  read: (after: StateRow | null) => Promise<StateRow[]>,
-  step: (batch: StateRow[]) => Promise<number>,
-  until: number,
-): Promise<{ checked: number; last: StateRow | null; outOfTime: boolean }> {
-  let checked = 0
-  let last: StateRow | null = null
-  for (;;) {
-    if (performance.now() >= until) return { checked, last, outOfTime: true }
-    const rows = await read(last)
-    const batches = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => rows.slice(i * BATCH, (i + 1) * BATCH))
-    let done = 0
-    const counts = await mapLimit(batches, LANES, async (b) => {
-      if (performance.now() >= until) return 0
-      const n = await step(b)
-      done++
-      return n
-    })
-    checked += counts.reduce((x, y) => x + y, 0)
-    if (done < batches.length) {
-      // Batches start in order, so the ones done are a prefix; resume after the last of them.
-      const prefix = batches.slice(0, done).flat()
-      return { checked, last: prefix.at(-1) ?? last, outOfTime: true }
-    }
-    if (rows.length > 0) last = rows.at(-1)!
-    if (rows.length < ROUND) return { checked, last, outOfTime: false }
-  }
-}
-
 async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number> {
   const until = performance.now() + budgetMs
   const now = deps.clock.now()
@@ -277,28 +242,29 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
   // reads every live connection, runs once an hour as the safety net.
   if (!from || Math.floor(from.getTime() / EVERY_MS) !== Math.floor(now.getTime() / EVERY_MS)) await enrolLive(deps)
   const check = (b: StateRow[]) => checkBatch(deps, b, pass)
+  const lanes = { lanes: LANES, batch: BATCH, until }
 
   // First checks, oldest enrolment first (each leaves the partial index it was found through).
-  const first = await drain(
-    () => deps.db`select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state where last_checked_at is null order by enrolled_at limit ${ROUND}` as Promise<StateRow[]>,
+  const first = await drainRounds(
+    (_, limit) => deps.db`select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state where last_checked_at is null order by enrolled_at limit ${limit}` as Promise<StateRow[]>,
     check,
-    until,
+    lanes,
   )
-  let total = first.checked
+  let total = first.handled
   if (first.outOfTime) return total
   let sweptTo = now
   if (from) {
     for (const [lo, hi] of pass.catchUp ? ([[-1, EVERY_MS - 1]] as [number, number][]) : slotRanges(from, now)) {
-      const r = await drain(
-        (after) => deps.db`
+      const r = await drainRounds(
+        (after, limit) => deps.db`
           select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state
           where slot_ms > ${lo} and slot_ms <= ${hi}
             and (slot_ms, connection_id) > (${after?.slot_ms ?? -1}, ${after?.connection_id ?? ''})
-          order by slot_ms, connection_id limit ${ROUND}` as Promise<StateRow[]>,
+          order by slot_ms, connection_id limit ${limit}` as Promise<StateRow[]>,
         check,
-        until,
+        { ...lanes, resumes: true },
       )
-      total += r.checked
+      total += r.handled
       if (r.outOfTime) {
         // Out of time: a catch-up starts over next time (what it wrote is recent, so not due again);
         // otherwise the watermark stops just before the last slot reached, which is taken again.
