@@ -1,6 +1,7 @@
 // The Connect verbs shared by the operations and the jobs: inspect a domain before connecting it,
 // open (or resume) a connection, revive a failed one, record verifications, and disconnect one that
 // was set up by hand. Each write and its outbox event go through the caller's transaction.
+import { pack, packJson } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../http/errors.ts'
 import { newId, randomToken } from '../ids.ts'
@@ -129,28 +130,36 @@ export interface Verified {
  */
 export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
   if (items.length === 0) return { rows: [], events: [] }
-  const plans = []
   const after = new Map<string, ConnectionRow>()
-  const events: Envelope[] = []
-  const eventRows = []
-  for (const { row, verification } of items) {
+  const envs = new Map<string, Envelope>()
+  const plans = items.map(({ row, verification }) => {
     const t = afterVerification(row, verification, now)
     const last_result = summary(verification)
-    plans.push({ id: row.id, slot_ms: t.event === 'connection.live' ? slotOffsetMs(row.id) : null, expect: row.status, version: row.version ?? null, status: t.status, next_check_at: t.next_check_at?.toISOString() ?? null, error_code: t.error_code, error_message: t.error_message, last_result, event: t.event })
     const next = { ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }
     after.set(row.id, next)
-    if (t.event) {
-      const env = connectionEnvelope(next, t.event, now, last_result)
-      events.push(env)
-      eventRows.push({ id: env.id, tenant_id: row.tenant_id, application_id: row.application_id, connection_id: row.id, type: env.type, payload: env })
-    }
-  }
+    const env = t.event ? connectionEnvelope(next, t.event, now, last_result) : null
+    if (env) envs.set(row.id, env)
+    return { row, t, last_result, env }
+  })
+  const col = <T>(f: (p: (typeof plans)[number]) => T) => plans.map(f)
   // One statement: the update lands only on rows still in the state they were verified in (a
   // concurrent disconnect or revival wins), and only those rows get their event.
   const updated = (await sql`
     with v as (
-      select * from json_to_recordset(${plans}::json)
-        as v(id text, slot_ms integer, expect text, version text, status text, next_check_at timestamptz, error_code text, error_message text, last_result jsonb, event text)
+      select * from unnest(
+        unpack_column(${pack(col((p) => p.row.id))}),
+        unpack_column(${pack(col((p) => p.row.status))}),
+        unpack_column(${pack(col((p) => p.row.version ?? null))}),
+        unpack_column(${pack(col((p) => p.t.status))}),
+        unpack_column(${pack(col((p) => p.t.next_check_at?.toISOString()))})::timestamptz[],
+        unpack_column(${pack(col((p) => p.t.error_code))}),
+        unpack_column(${pack(col((p) => p.t.error_message))}),
+        unpack_column(${packJson(col((p) => p.last_result))})::json[],
+        unpack_column(${pack(col((p) => p.t.event))}),
+        unpack_column(${pack(col((p) => (p.t.event === 'connection.live' ? slotOffsetMs(p.row.id) : null)))})::int[],
+        unpack_column(${pack(col((p) => p.env?.id))}),
+        unpack_column(${packJson(col((p) => p.env))})::json[]
+      ) as v(id, expect, version, status, next_check_at, error_code, error_message, last_result, event, slot_ms, event_id, payload)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
@@ -160,7 +169,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         updated_at = ${now}
       from v
       where c.id = v.id and c.status = v.expect and c.disconnected_at is null and (v.version is null or c.xmin::text = v.version)
-      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.slot_ms
+      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.slot_ms, v.event_id, v.payload
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
@@ -176,13 +185,17 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         rank = 3
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
-      select e.id, e.tenant_id, e.application_id, e.connection_id, e.type, e.payload, ${now}
-      from json_to_recordset(${eventRows}::json) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload json)
-      join u on u.id = e.connection_id
+      select u.event_id, u.tenant_id, u.application_id, u.id, u.event, u.payload, ${now} from u where u.event is not null
     )
     select id from u`) as { id: string }[]
-  const landed = new Set(updated.map((r) => r.id))
-  return { rows: [...landed].map((id) => after.get(id)!), events: events.filter((e) => landed.has(e.connection_id as string)) }
+  const rows: ConnectionRow[] = []
+  const events: Envelope[] = []
+  for (const { id } of updated) {
+    rows.push(after.get(id)!)
+    const env = envs.get(id)
+    if (env) events.push(env)
+  }
+  return { rows, events }
 }
 
 export interface DisconnectOutcome {
