@@ -114,11 +114,14 @@ export async function openConnection(
 /** What verification and its events read of a connection; the sweep selects no more than this. */
 export const VERIFY_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, provider_id, desired_records, ' +
-  'created_at, propagating_since, error_code, error_message, xmin::text as version'
+  'created_at, propagating_since, error_code, error_message, xmin::text as version, ctid::text as tid'
 
 export interface Verified {
-  /** With `version` (the row's xmin as read), the result lands only if nothing wrote the row since. */
-  row: ConnectionRow & { version?: string }
+  /**
+   * With `version` and `tid` (the row version's xmin and place as read), the result lands only if
+   * nothing wrote the row since, and the write finds the row by its place instead of its key.
+   */
+  row: ConnectionRow & { version?: string; tid?: string }
   verification: Verification
 }
 
@@ -128,6 +131,11 @@ export interface Verified {
  * version, on rows nobody wrote since (a concurrent disconnect, revival or new record set wins), and
  * transitions write their events in the same transaction.
  */
+// A row read with its version is found at its place (a TID scan, no index descent); the id check
+// keeps a place reused by another row from matching.
+const PINNED_ROW = 'c.ctid = v.tid and c.id = v.id and c.xmin::text = v.version'
+const KEYED_ROW = 'c.id = v.id and (v.version is null or c.xmin::text = v.version)'
+
 export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
   if (items.length === 0) return { rows: [], events: [] }
   const after = new Map<string, ConnectionRow>()
@@ -142,6 +150,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     return { row, t, last_result, env }
   })
   const col = <T>(f: (p: (typeof plans)[number]) => T) => plans.map(f)
+  const pinned = items.every(({ row }) => row.version && row.tid)
   // One statement: the update lands only on rows still in the state they were verified in (a
   // concurrent disconnect or revival wins), and only those rows get their event.
   const updated = (await sql`
@@ -150,6 +159,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         unpack_column(${pack(col((p) => p.row.id))}),
         unpack_column(${pack(col((p) => p.row.status))}),
         unpack_column(${pack(col((p) => p.row.version ?? null))}),
+        unpack_column(${pack(col((p) => p.row.tid ?? null))})::tid[],
         unpack_column(${pack(col((p) => p.t.status))}),
         unpack_column(${pack(col((p) => p.t.next_check_at?.toISOString()))})::timestamptz[],
         unpack_column(${pack(col((p) => p.t.error_code))}),
@@ -159,7 +169,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         unpack_column(${pack(col((p) => (p.t.event === 'connection.live' ? slotOffsetMs(p.row.id) : null)))})::int[],
         unpack_column(${pack(col((p) => p.env?.id))}),
         unpack_column(${packJson(col((p) => p.env))})::json[]
-      ) as v(id, expect, version, status, next_check_at, error_code, error_message, last_result, event, slot_ms, event_id, payload)
+      ) as v(id, expect, version, tid, status, next_check_at, error_code, error_message, last_result, event, slot_ms, event_id, payload)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
@@ -168,7 +178,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
         updated_at = ${now}
       from v
-      where c.id = v.id and c.status = v.expect and c.disconnected_at is null and (v.version is null or c.xmin::text = v.version)
+      where ${sql.unsafe(pinned ? PINNED_ROW : KEYED_ROW)} and c.status = v.expect and c.disconnected_at is null
       returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.slot_ms, v.event_id, v.payload
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
