@@ -28,6 +28,8 @@ const TYPE_CODE: Record<LookupType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, M
 export const CODE_TYPE = new Map(Object.entries(TYPE_CODE).map(([k, v]) => [v, k as LookupType]))
 const CNAME = 5
 const RCODE_NXDOMAIN = 3
+/** Bytes of the OPT record that ends every query (RFC 6891 §6.1.2). */
+const OPT_LENGTH = 11
 /** Offered UDP payload size: the DNS Flag Day 2020 value, which avoids IP fragmentation. */
 const EDNS_UDP_SIZE = 1232
 
@@ -100,7 +102,7 @@ function writeName(buf: Buffer, offset: number, name: string): number {
 export function encodeQuery(id: number, name: string, code: number): Buffer {
   const nameBytes = Buffer.byteLength(name)
   if (nameBytes === 0 || nameBytes > 253) throw new Error(`invalid name: ${name}`)
-  const buf = Buffer.allocUnsafe(12 + nameBytes + 2 + 4 + 11)
+  const buf = Buffer.allocUnsafe(12 + nameBytes + 2 + 4 + OPT_LENGTH)
   buf.writeUInt16BE(id, 0)
   buf.writeUInt16BE(0x0100, 2) // RD: the configured servers are recursive resolvers
   buf.writeUInt32BE(0x00010000, 4) // QDCOUNT 1, ANCOUNT 0
@@ -117,7 +119,13 @@ export function encodeQuery(id: number, name: string, code: number): Buffer {
   return buf
 }
 
-function readName(buf: Buffer, offset: number): { name: string; next: number } {
+/** A name known to stand at an offset of the message (the question's): a pointer to it ends the read. */
+interface KnownName {
+  at: number
+  name: string
+}
+
+function readName(buf: Buffer, offset: number, known?: KnownName): { name: string; next: number } {
   let name = ''
   let p = offset
   let next = -1
@@ -129,6 +137,7 @@ function readName(buf: Buffer, offset: number): { name: string; next: number } {
     if ((len & 0xc0) === 0xc0) {
       if (next < 0) next = p + 2
       p = ((len & 0x3f) << 8) | buf[p + 1]!
+      if (p === known?.at) return { name: (name ? `${name.toLowerCase()}.` : '') + known.name, next }
       continue
     }
     if (p + 1 + len > buf.length) throw new Error('truncated label')
@@ -199,7 +208,12 @@ export interface Decoded {
   answers: { name: string; type: number; value: string }[]
 }
 
-export function decodeResponse(buf: Buffer): Decoded {
+/**
+ * Decodes a message. With `question` (the caller checked that the question section, which ends at
+ * `end`, is byte for byte the one it sent for `name`), the question is not read again, and names
+ * compressed to it (most owner names of an answer) are not either.
+ */
+export function decodeResponse(buf: Buffer, question?: { name: string; end: number }): Decoded {
   const id = buf.readUInt16BE(0)
   const flags = buf.readUInt16BE(2)
   const qd = buf.readUInt16BE(4)
@@ -207,14 +221,17 @@ export function decodeResponse(buf: Buffer): Decoded {
   let p = 12
   let qname = ''
   let qtype = 0
-  for (let i = 0; i < qd; i++) {
-    const n = readName(buf, p)
-    if (i === 0) [qname, qtype] = [n.name, buf.readUInt16BE(n.next)]
-    p = n.next + 4
-  }
+  const known = question && { at: 12, name: question.name }
+  if (question) [qname, qtype, p] = [question.name, buf.readUInt16BE(question.end - 4), question.end]
+  else
+    for (let i = 0; i < qd; i++) {
+      const n = readName(buf, p)
+      if (i === 0) [qname, qtype] = [n.name, buf.readUInt16BE(n.next)]
+      p = n.next + 4
+    }
   const answers: Decoded['answers'] = []
   for (let i = 0; i < an; i++) {
-    const n = readName(buf, p)
+    const n = readName(buf, p, known)
     const type = buf.readUInt16BE(n.next)
     const len = buf.readUInt16BE(n.next + 8)
     const start = n.next + 10
@@ -419,9 +436,13 @@ export class Resolver implements Dns {
     const id = msg.readUInt16BE(0)
     const p = this.pending.get(id)
     if (!p || p.server.port !== port || p.server.host !== address.replace(/^::ffff:/, '')) return
+    // The question comes back as sent (RFC 1035 §4.1.2); when its bytes match, it need not be decoded.
+    // A server that changed its case is still matched, by the decoded name.
+    const end = p.packet.length - OPT_LENGTH
+    const same = msg.length >= end && msg.readUInt16BE(4) === 1 && msg.compare(p.packet, 12, end, 12, end) === 0
     let d: Decoded
     try {
-      d = decodeResponse(msg)
+      d = decodeResponse(msg, same ? { name: p.name, end } : undefined)
     } catch {
       return // malformed: the deadline decides
     }

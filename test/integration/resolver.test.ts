@@ -148,3 +148,50 @@ describe('resolver', () => {
     expect(d).toMatchObject({ id: 4242, qname: 'shop.example.com', qtype: 16, rcode: 0, answers: [] })
   })
 })
+
+describe('answers read from the wire', () => {
+  // A minimal authoritative stand-in: answers every question with one CNAME, its owner compressed
+  // to the question and its target given by `target(qname)` as labels ending in a pointer to it.
+  async function fakeServer(opts: { upcase: boolean; prefix: string }) {
+    const socket = await Bun.udpSocket({
+      hostname: '127.0.0.1',
+      socket: {
+        data(s, q, port, address) {
+          let end = 12
+          while (q[end]! !== 0) end += q[end]! + 1
+          end += 5 // root label, QTYPE, QCLASS
+          const question = Buffer.from(q.subarray(12, end))
+          if (opts.upcase) for (let i = 0; i < question.length - 5; i++) if (question[i]! >= 0x61 && question[i]! <= 0x7a) question[i]! -= 0x20
+          const label = Buffer.from(opts.prefix)
+          const rdata = Buffer.concat([Buffer.from([label.length]), label, Buffer.from([0xc0, 12])])
+          const answer = Buffer.alloc(12)
+          answer.writeUInt16BE(0xc00c, 0)
+          answer.writeUInt16BE(5, 2) // CNAME
+          answer.writeUInt16BE(1, 4)
+          answer.writeUInt32BE(300, 6)
+          answer.writeUInt16BE(rdata.length, 10)
+          const header = Buffer.alloc(12)
+          header.writeUInt16BE(q.readUInt16BE(0), 0)
+          header.writeUInt16BE(0x8580, 2) // response, authoritative, RD, RA
+          header.writeUInt16BE(1, 4)
+          header.writeUInt16BE(1, 6)
+          s.send(Buffer.concat([header, question, answer, rdata]), port, address)
+        },
+      },
+    })
+    return socket
+  }
+
+  test('a compressed answer reads the same whether the question came back byte for byte or in another case', async () => {
+    for (const upcase of [false, true]) {
+      const server = await fakeServer({ upcase, prefix: 'edge' })
+      const fake = new Resolver({ servers: [`127.0.0.1:${server.port}`], timeoutMs: 1000 })
+      try {
+        expect(await fake.lookup('Shop.Example.test', 'CNAME')).toEqual({ status: 'ok', values: ['edge.shop.example.test'] })
+      } finally {
+        await fake.close()
+        server.close()
+      }
+    }
+  })
+})
