@@ -31,4 +31,8 @@ export function pack(values: readonly Entry[]): string {
 }
 
 /** One column of JSON values (objects, arrays, scalars); `null` and `undefined` are SQL NULL. */
-export const packJson = (values: readonly unknown[]): string => pack(values.map((v) => (v === null || v === undefined ? null : JSON.stringify(v))))
+export function packJson(values: readonly unknown[]): string {
+  let out = ''
+  for (const v of values) out += SEP + (v === null || v === undefined ? NUL : JSON.stringify(v)) // never a raw control character
+  return out
+}
