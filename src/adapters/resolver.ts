@@ -18,6 +18,8 @@
 //   the retransmission timeout follows each server's measured round trip the way TCP's does
 //   (RFC 6298 §2, Karn's rule in §3), capped by `retransmitMs`: a lost packet costs a few round
 //   trips, not the whole timeout.
+// - At most `maxInFlight` queries are on the wire; the rest wait their turn, the wait counted in
+//   their timeout, so a sweep's burst never overruns a server's receive buffer.
 // - A failure (timeout, SERVFAIL, REFUSED, unreachable) is retried on the next server, up to
 //   `tries` attempts; NXDOMAIN, no data and answers are final.
 import { createConnection } from 'node:net'
@@ -42,6 +44,12 @@ export interface ResolverOptions {
   tries?: number
   /** Upper bound of the retransmission timeout within an attempt. Default min(500, timeoutMs / 2). */
   retransmitMs?: number
+  /**
+   * Queries on the wire at once; more wait for a slot, and the wait counts against their timeout.
+   * Default 128: bursts beyond what a server's receive buffer holds are dropped by its kernel, and
+   * each drop costs a retransmission timeout.
+   */
+  maxInFlight?: number
 }
 
 interface Server {
@@ -296,6 +304,10 @@ export class Resolver implements Dns {
   private readonly backlog: { v4: { packet: Buffer; server: Server }[]; v6: { packet: Buffer; server: Server }[] } = { v4: [], v6: [] }
   /** Packets waiting for the end of this turn of the event loop, to be sent together. */
   private outgoing: { v4: { packet: Buffer; server: Server }[]; v6: { packet: Buffer; server: Server }[] } = { v4: [], v6: [] }
+  private readonly maxInFlight: number
+  /** Queries waiting for a slot, oldest first from `waitingAt`. */
+  private waiting: (() => void)[] = []
+  private waitingAt = 0
   private readonly idPool = new Uint16Array(4096)
   private idNext = this.idPool.length
   private sweep: ReturnType<typeof setInterval> | null = null
@@ -308,6 +320,7 @@ export class Resolver implements Dns {
     this.timeoutMs = opts.timeoutMs ?? 2000
     this.tries = Math.max(1, opts.tries ?? 2)
     this.retransmitMs = opts.retransmitMs ?? Math.min(500, Math.ceil(this.timeoutMs / 2))
+    this.maxInFlight = Math.max(1, opts.maxInFlight ?? 128)
   }
 
   async lookup(name: string, type: LookupType): Promise<Lookup> {
@@ -328,6 +341,7 @@ export class Resolver implements Dns {
     this.stopSweep()
     for (const p of this.pending.values()) p.resolve(failure('resolver closed'))
     this.pending.clear()
+    this.admit() // each waiting query finds the resolver closed
     this.backlog.v4.length = this.backlog.v6.length = 0
     this.outgoing = { v4: [], v6: [] }
     for (const s of [this.sockets.v4, this.sockets.v6]) if (s) (await s).close()
@@ -345,8 +359,14 @@ export class Resolver implements Dns {
     )
   }
 
-  private send(socket: UdpSocket, server: Server, name: string, code: number): Promise<Lookup> {
+  private send(socket: UdpSocket, server: Server, name: string, code: number, deadline?: number): Promise<Lookup> {
     if (this.closed) return Promise.resolve(failure('resolver closed'))
+    if (this.pending.size >= this.maxInFlight) {
+      const by = deadline ?? performance.now() + this.timeoutMs
+      return new Promise<Lookup>((resolve) =>
+        this.waiting.push(() => resolve(performance.now() >= by ? this.timedOut(server) : this.send(socket, server, name, code, by))),
+      )
+    }
     const id = this.allocId()
     let packet: Buffer
     try {
@@ -357,7 +377,7 @@ export class Resolver implements Dns {
     return new Promise<Lookup>((resolve) => {
       const now = performance.now()
       const resendAt = now + this.rto(server)
-      this.pending.set(id, { name, code, server, socket, packet, sentAt: now, resent: false, resendAt, deadline: now + this.timeoutMs, resolve })
+      this.pending.set(id, { name, code, server, socket, packet, sentAt: now, resent: false, resendAt, deadline: deadline ?? now + this.timeoutMs, resolve })
       this.sweep ??= setInterval(() => this.tick(), Math.max(5, Math.min(20, this.timeoutMs / 4)))
       this.transmit(socket, packet, server)
     })
@@ -448,6 +468,7 @@ export class Resolver implements Dns {
     }
     if (d.qname !== p.name || d.qtype !== p.code) return
     this.pending.delete(id)
+    this.admit()
     if (this.pending.size === 0) this.stopSweep()
     this.sampleRtt(p)
     if (d.truncated) void this.overTcp(p.server, p.name, p.code).then(p.resolve)
@@ -459,7 +480,7 @@ export class Resolver implements Dns {
     for (const [id, p] of this.pending) {
       if (p.deadline <= now) {
         this.pending.delete(id)
-        p.resolve(failure(`timeout after ${this.timeoutMs} ms (${p.server.host}:${p.server.port})`))
+        p.resolve(this.timedOut(p.server))
       } else if (p.resendAt <= now) {
         p.resent = true
         // Back off while unanswered (RFC 6298 §5.5), within the cap.
@@ -467,7 +488,23 @@ export class Resolver implements Dns {
         this.transmit(p.socket, p.packet, p.server)
       }
     }
+    this.admit()
     if (this.pending.size === 0) this.stopSweep()
+  }
+
+  private timedOut(server: Server): Lookup {
+    return failure(`timeout after ${this.timeoutMs} ms (${server.host}:${server.port})`)
+  }
+
+  /** Lets waiting queries onto the wire while there are free slots. */
+  private admit(): void {
+    while (this.waitingAt < this.waiting.length && (this.closed || this.pending.size < this.maxInFlight)) {
+      const next = this.waiting[this.waitingAt]!
+      this.waiting[this.waitingAt++] = undefined as unknown as () => void
+      next()
+    }
+    if (this.waitingAt === this.waiting.length) [this.waiting, this.waitingAt] = [[], 0]
+    else if (this.waitingAt > 1024 && this.waitingAt * 2 > this.waiting.length) [this.waiting, this.waitingAt] = [this.waiting.slice(this.waitingAt), 0]
   }
 
   private stopSweep(): void {

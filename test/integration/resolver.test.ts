@@ -137,6 +137,24 @@ describe('resolver', () => {
     })
   })
 
+  test('beyond its in-flight limit, lookups wait for a slot and are still answered', async () => {
+    const narrow = new Resolver({ servers: [pdns.dnsAddress], timeoutMs: 1000, maxInFlight: 3 })
+    const names = Array.from({ length: 60 }, (_, i) => (i % 2 ? `www.${zone}` : `missing${i}.${zone}`))
+    const results = await Promise.all(names.map((n) => narrow.lookup(n, 'A')))
+    expect(results.map((l) => l.status)).toEqual(names.map((_, i) => (i % 2 ? 'ok' : 'nxdomain')))
+    await narrow.close()
+  })
+
+  test('time spent waiting for a slot counts against the timeout: a dead server fails them all in one timeout', async () => {
+    const dead = new Resolver({ servers: ['127.0.0.1:9'], timeoutMs: 300, tries: 1, maxInFlight: 2 })
+    const started = performance.now()
+    const all = await Promise.all(Array.from({ length: 10 }, (_, i) => dead.lookup(`n${i}.${zone}`, 'A')))
+    expect(all.every((l) => l.status === 'error')).toBe(true)
+    // Five rounds of two would take 1.5 s; the waiting ones give up with the first.
+    expect(performance.now() - started).toBeLessThan(900)
+    await dead.close()
+  })
+
   test('a name DNS cannot carry is an error, not a query', async () => {
     const l = await r.lookup(`${'x'.repeat(64)}.${zone}`, 'A')
     expect(l).toMatchObject({ status: 'error' })
