@@ -18,10 +18,10 @@ const hosts = Array.from({ length: N }, (_, i) => `c${i}.${zone}`)
 await publishCnames(pdns, zone, hosts, EDGE)
 const { db, clock, now, tenant, app } = await benchWorkspace()
 
+// Each round starts from freshly loaded tables, as the first did: deleting the previous round's rows
+// instead would leave their dead versions in every index the sweep walks, and autovacuum at work.
 async function seed() {
-  await db`delete from events`
-  await db`delete from monitor_state`
-  await db`delete from connections`
+  await db`truncate events, monitor_state, verify_queue, connections cascade`
   const rows = hosts.map((h, i) => ({
     id: newId('con', now.getTime()),
     domain: h,
@@ -39,24 +39,37 @@ async function seed() {
 }
 
 const resolver = new Resolver({ servers: [pdns.dnsAddress], timeoutMs: 5000 })
+// A sweeper is a long-lived worker: the first round warms it (JIT, the pool's connections, their
+// plan and catalog caches) and the raw script alike, and is shown but not counted. The machine is
+// shared and noisy, so the figures are medians of the rounds after it, each pair run back to back.
+const WARMUP = 1
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const raw: number[] = []
 const verified: number[] = []
-for (let round = 0; round < 2; round++) {
-  raw.push(await rawQueryRate(pdns.dnsAddress, hosts, 5, 64))
+for (let round = 0; round < WARMUP + ROUNDS; round++) {
+  const r = await rawQueryRate(pdns.dnsAddress, hosts, 5, 64)
   await seed()
   const started = performance.now()
   const total = await sweepDue({ db, dns: resolver, clock })
   const secs = (performance.now() - started) / 1000
   const [{ live }] = await db`select count(*)::int as live from connections where status = 'live'`
   if (total !== N || live !== N) throw new Error(`verified ${total}, live ${live}, expected ${N}`)
+  const label = round < WARMUP ? 'warm-up' : `round ${round}`
+  console.log(`${label}: raw DNS ${fmt(r)} q/s, verify ${fmt(N / secs)} connections/s (${(N / secs / r).toFixed(2)})`)
+  if (round < WARMUP) continue
+  raw.push(r)
   verified.push(N / secs)
-  console.log(`round ${round + 1}: raw DNS ${fmt(raw[round]!)} q/s, verify ${fmt(verified[round]!)} connections/s`)
 }
-const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-console.log(`verify (${N} propagating connections, one CNAME each, PowerDNS on loopback):`)
-console.log(`  raw DNS queries from a script: ${fmt(avg(raw))} q/s`)
-console.log(`  portico verification sweep:   ${fmt(avg(verified))} connections/s (every one went live, with its event)`)
-console.log(`  ratio: ${(avg(verified) / avg(raw)).toFixed(2)} (goal >= 0.50)`)
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+const ratios = verified.map((v, i) => v / raw[i]!)
+console.log(`verify (${N} propagating connections, one CNAME each, PowerDNS on loopback; medians of ${ROUNDS} rounds):`)
+console.log(`  raw DNS queries from a script: ${fmt(median(raw))} q/s`)
+console.log(`  portico verification sweep:   ${fmt(median(verified))} connections/s (every one went live, with its event)`)
+console.log(`  ratio: ${median(ratios).toFixed(2)} (goal >= 0.50; rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`)
 await resolver.close()
 await db.close()
 await dropBenchDatabase()
