@@ -39,8 +39,11 @@ export interface Pdns {
   setRecords(name: string, type: string, contents: string[], ttl?: number): Promise<void>
   deleteRecords(name: string, type: string): Promise<void>
   listRecords(zone: string): Promise<PdnsRecord[]>
-  /** Freezes the daemon (SIGSTOP): queries go unanswered, as with a dead resolver. */
-  pause(): void
+  /**
+   * Freezes the daemon (SIGSTOP): queries go unanswered, as with a dead resolver. Returns once every
+   * one of its threads has stopped.
+   */
+  pause(): Promise<void>
   resume(): void
   /** Stops the daemon, keeping its data and ports: the DNS port is then closed. */
   stopServer(): Promise<void>
@@ -250,8 +253,19 @@ async function launch(): Promise<Pdns> {
       const z = (await api('GET', `/zones/${fq(zone)}`)) as { rrsets: { name: string; type: string; ttl: number; records: { content: string }[] }[] }
       return z.rrsets.flatMap((s) => s.records.map((r) => ({ name: s.name, type: s.type, ttl: s.ttl, content: r.content })))
     },
-    pause() {
-      proc?.kill('SIGSTOP')
+    async pause() {
+      if (!proc) return
+      proc.kill('SIGSTOP')
+      // The signal is queued, not acted on: a thread busy on the other core may still answer a
+      // query or two. Stopped means every thread shows state T.
+      const stopped = () => {
+        try {
+          return readdirSync(`/proc/${proc!.pid}/task`).every((t) => readFileSync(`/proc/${proc!.pid}/task/${t}/stat`, 'utf8').split(') ')[1]?.startsWith('T'))
+        } catch {
+          return true
+        }
+      }
+      for (let i = 0; i < 200 && !stopped(); i++) await Bun.sleep(5)
     },
     resume() {
       proc?.kill('SIGCONT')

@@ -69,7 +69,7 @@ describe('resolver', () => {
 
   test('an unresponsive server is a resolver error within the timeout, and answers come back after', async () => {
     const quick = createResolver({ servers: [pdns.dnsAddress], timeoutMs: 300, tries: 2 })
-    pdns.pause()
+    await pdns.pause()
     try {
       const started = performance.now()
       const l = await quick.lookup(zone, 'A')
