@@ -125,17 +125,17 @@ export interface Verified {
   verification: Verification
 }
 
+// A row read with its version is found at its place (a TID scan, no index descent); the id check
+// keeps a place reused by another row from matching.
+const PINNED_ROW = 'c.ctid = v.tid and c.id = v.id and c.xmin::text = v.version'
+const KEYED_ROW = 'c.id = v.id and (v.version is null or c.xmin::text = v.version)'
+
 /**
  * Records a batch of verifications in one statement: the lifecycle decides each row's next state, the
  * update only lands on rows still in the state they were verified in, or for rows read with their
  * version, on rows nobody wrote since (a concurrent disconnect, revival or new record set wins), and
  * transitions write their events in the same transaction.
  */
-// A row read with its version is found at its place (a TID scan, no index descent); the id check
-// keeps a place reused by another row from matching.
-const PINNED_ROW = 'c.ctid = v.tid and c.id = v.id and c.xmin::text = v.version'
-const KEYED_ROW = 'c.id = v.id and (v.version is null or c.xmin::text = v.version)'
-
 export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
   if (items.length === 0) return { rows: [], events: [] }
   const after = new Map<string, ConnectionRow>()
