@@ -42,6 +42,9 @@ export function newId(prefix: string, nowMs: number = Date.now()): string {
   return `${prefix}_${lastTime}${random16()}`
 }
 
+/** The smallest id of this prefix minted at or after `ms`: a key-range bound for time-ordered ids. */
+export const idFloor = (prefix: string, ms: number): string => `${prefix}_${encodeTime(ms)}`
+
 /** A random opaque secret, URL-safe. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url')

@@ -11,7 +11,6 @@ import { valuesOf } from './dns.ts'
 import { connectionEnvelope, emitForConnection, type Envelope } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
-import { slotOffsetMs } from './monitor.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
@@ -166,10 +165,9 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         unpack_column(${pack(col((p) => p.t.error_message))}),
         unpack_column(${packJson(col((p) => p.last_result))})::json[],
         unpack_column(${pack(col((p) => p.t.event))}),
-        unpack_column(${pack(col((p) => (p.t.event === 'connection.live' ? slotOffsetMs(p.row.id) : null)))})::int[],
         unpack_column(${pack(col((p) => p.env?.id))}),
         unpack_column(${packJson(col((p) => p.env))})::json[]
-      ) as v(id, expect, version, tid, status, next_check_at, error_code, error_message, last_result, event, slot_ms, event_id, payload)
+      ) as v(id, expect, version, tid, status, next_check_at, error_code, error_message, last_result, event, event_id, payload)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
@@ -179,20 +177,19 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
         updated_at = ${now}
       from v
       where ${sql.unsafe(pinned ? PINNED_ROW : KEYED_ROW)} and c.status = v.expect and c.disconnected_at is null
-      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.slot_ms, v.event_id, v.payload
+      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.event_id, v.payload
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
     ), m as (
-      -- A connection that goes live is watched from now on (src/jobs/monitor-sweep.ts); first check at once.
-      -- One that was live before (its records changed since) starts over against its new baseline.
-      insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
-      select u.id, u.tenant_id, u.application_id, u.slot_ms, ${now}, ${now} from u where u.event = 'connection.live'
-      on conflict (connection_id) do update set
+      -- One that was live before (its records changed since) starts over against its new baseline. A
+      -- connection going live is enrolled by the next monitor sweep, from this event (enrolAnnounced).
+      update monitor_state s set
         result = null, drift = '[]', drift_since = null, attention = null, action = null, repair_detail = null, error = null,
-        last_checked_at = null, enrolled_at = excluded.enrolled_at, updated_at = excluded.updated_at,
-        rank_log = monitor_rank_log(monitor_state.rank_log, monitor_state.rank, 3::smallint),
+        last_checked_at = null, enrolled_at = ${now}, updated_at = ${now},
+        rank_log = monitor_rank_log(s.rank_log, s.rank, 3::smallint),
         rank = 3
+      from u where s.connection_id = u.id and u.event = 'connection.live'
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
       select u.event_id, u.tenant_id, u.application_id, u.id, u.event, u.payload, ${now} from u where u.event is not null

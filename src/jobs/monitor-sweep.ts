@@ -30,7 +30,7 @@ import {
 } from '../domain/monitor.ts'
 import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
-import { newId } from '../ids.ts'
+import { idFloor, newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
 import { alone, drainRounds, mapLimit } from './lanes.ts'
 
@@ -64,7 +64,6 @@ const CONNECTION_COLUMNS =
  * check at once) and drops the rest. Returns how many were enrolled.
  */
 export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promise<number> {
-  const now = deps.clock.now()
   // Set differences (hashed whatever the statistics say: a planner that believes a freshly filled
   // table is empty would otherwise probe it once per row of the other).
   const gone = ((await deps.db`
@@ -74,11 +73,36 @@ export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promis
   const todo = ((await deps.db`
     select id from connections where status = 'live' and disconnected_at is null
     except select connection_id from monitor_state`) as { id: string }[]).map((r) => r.id)
-  if (todo.length === 0) return 0
+  return enrol(deps, todo)
+}
+
+/**
+ * How far back each sweep reads the outbox for `connection.live` beyond its last sweep: an event's id
+ * carries the time it was minted, and its transaction commits moments later.
+ */
+const ANNOUNCED_MARGIN_MS = 5 * 60_000
+
+/**
+ * Enrols the connections that went live since the last sweep, as their `connection.live` events in
+ * the outbox announce (read by id range, so it costs the events since then, not the watched set).
+ * Taking a connection live writes nothing for the monitor: this pass, a minute later at most, does.
+ */
+export async function enrolAnnounced(deps: Pick<MonitorDeps, 'db' | 'clock'>, since: Date): Promise<number> {
+  const ids = ((await deps.db`
+    select distinct e.connection_id as id from events e
+    where e.id >= ${idFloor('evt', since.getTime() - ANNOUNCED_MARGIN_MS)} and e.type = 'connection.live'
+      and not exists (select 1 from monitor_state m where m.connection_id = e.connection_id)`) as { id: string }[]).map((r) => r.id)
+  return enrol(deps, ids)
+}
+
+/** Enrols those of `ids` that are live and not watched yet, first check at once; returns how many. */
+async function enrol(deps: Pick<MonitorDeps, 'db' | 'clock'>, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0
+  const now = deps.clock.now()
   const rows = await deps.db`
     insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
     select c.id, c.tenant_id, c.application_id, t.slot_ms, ${now}, ${now}
-    from unnest(${todo}::text[], ${todo.map(slotOffsetMs)}::int[]) as t(id, slot_ms) join connections c on c.id = t.id
+    from unnest(${ids}::text[], ${ids.map(slotOffsetMs)}::int[]) as t(id, slot_ms) join connections c on c.id = t.id
     where c.status = 'live' and c.disconnected_at is null
     on conflict do nothing
     returning connection_id`
@@ -238,9 +262,10 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
   const [mark] = (await deps.db`select swept_to from monitor_sweep`) as { swept_to: Date }[]
   const from = mark?.swept_to ?? null
   const pass: Pass = { from, now, catchUp: from !== null && now.getTime() - from.getTime() >= EVERY_MS }
-  // Connections are enrolled as they go live (recordVerifications); a full reconciliation, which
-  // reads every live connection, runs once an hour as the safety net.
+  // Connections that went live since the last sweep are enrolled from their events; a full
+  // reconciliation, which reads every live connection, runs once an hour as the safety net.
   if (!from || Math.floor(from.getTime() / EVERY_MS) !== Math.floor(now.getTime() / EVERY_MS)) await enrolLive(deps)
+  else await enrolAnnounced(deps, from)
   const check = (b: StateRow[]) => checkBatch(deps, b, pass)
   const lanes = { lanes: LANES, batch: BATCH, until }
 

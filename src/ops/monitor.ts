@@ -68,7 +68,8 @@ type Row = Pick<ConnectionRow, 'id' | 'application_id' | 'domain' | 'apex_domain
 
 const ROW_COLUMNS =
   'c.id, c.application_id, c.domain, c.apex_domain, c.status, c.managed, c.desired_records, m.result, m.drift, m.drift_since, ' +
-  'm.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, m.enrolled_at, m.slot_ms, ' +
+  // A connection gone live is due at once, from the moment it went live: the next sweep enrols it.
+  "m.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, coalesce(m.enrolled_at, case when c.status = 'live' then c.live_at end) as enrolled_at, m.slot_ms, " +
   '(select swept_to from monitor_sweep) as swept_to'
 
 function repairOf(ctx: Ctx, r: Row) {

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
-import { enrolLive, sweepMonitor, type MonitorDeps } from '../../src/jobs/monitor-sweep.ts'
+import { enrolAnnounced, enrolLive, sweepMonitor, type MonitorDeps } from '../../src/jobs/monitor-sweep.ts'
 import { MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, type RepairRail } from '../../src/domain/monitor.ts'
 import { newId } from '../../src/ids.ts'
 import { HOUR } from '../../src/clock.ts'
@@ -226,6 +226,36 @@ describe('drift over PowerDNS', () => {
     expect(fresh).toMatchObject({ result: 'ok', attention: null })
     expect(fresh.watching).toEqual([{ name: domain, type: 'CNAME', value: 'app.integrator.example' }])
     expect((await driftEvents(id)).map((e) => e.type)).toEqual(['domain.record_missing'])
+  })
+
+  test('going live writes nothing for the monitor: the next sweep enrols the connection from its event and checks it', async () => {
+    const ws = await provision(p)
+    // Sweeps within one hour: the hourly reconciliation (which would enrol it too) does not run.
+    const toHour = HOUR - (p.clock.now().getTime() % HOUR)
+    if (toHour < 15 * 60_000) p.clock.advance(toHour + 60_000)
+    await sweep()
+    const { id } = await liveConnection(ws, 'announced')
+    expect((await p.db`select count(*)::int as n from monitor_state where connection_id = ${id}`)[0].n).toBe(0)
+    const due = await monitorOf(ws, id)
+    expect(due).toMatchObject({ watched: true, result: null, checked: 0, last_checked_at: null })
+    expect(Date.parse(due.next_check_at)).toBeLessThanOrEqual(p.clock.now().getTime())
+    expect(Date.parse(due.next_check_at)).toBeGreaterThan(p.clock.now().getTime() - 5000)
+    p.clock.advance(60_000)
+    await sweep()
+    expect(await monitorOf(ws, id)).toMatchObject({ result: 'ok', checked: 1 })
+  })
+
+  test('an event minted before the last sweep but committed after it is still read; older ones are left to the hourly reconciliation', async () => {
+    const ws = await provision(p)
+    const { id } = await liveConnection(ws, 'late')
+    const wentLive = p.clock.now().getTime()
+    await p.db`delete from monitor_state where connection_id = ${id}`
+    const watched = async () => (await p.db`select count(*)::int as n from monitor_state where connection_id = ${id}`)[0].n as number
+    await enrolAnnounced(deps(), new Date(wentLive + 10 * 60_000))
+    expect(await watched()).toBe(0)
+    await enrolAnnounced(deps(), new Date(wentLive + 2 * 60_000))
+    expect(await watched()).toBe(1)
+    expect(await monitorOf(ws, id)).toMatchObject({ watched: true, result: null, checked: 0 })
   })
 
   test('a disconnected connection is no longer watched', async () => {
