@@ -7,6 +7,7 @@
 // result lands only if the row is still the version that was verified (`recordVerifications`), so a
 // disconnect, revival or new record set made meanwhile wins, and no check writes twice.
 import type { Clock } from '../clock.ts'
+import { pack } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
 import type { Dns } from '../domain/dns.ts'
@@ -27,7 +28,7 @@ export async function verifyIds(deps: SweepDeps, ids: string[], concurrency = 64
   // Read by primary key only, the state filtered here: with `disconnected_at is null` in the query,
   // a planner with stale statistics scans a partial index of every open connection per batch.
   const due = ((await deps.db`
-    select ${deps.db.unsafe(VERIFY_COLUMNS)}, disconnected_at, next_check_at from connections where id = any(${ids}::text[])`) as Verified['row'][]).filter(
+    select ${deps.db.unsafe(VERIFY_COLUMNS)}, disconnected_at, next_check_at from connections where id = any(unpack_column(${pack(ids)}))`) as Verified['row'][]).filter(
     (c) => c.disconnected_at === null && (c.status === 'pending' || c.status === 'propagating') && c.next_check_at !== null && c.next_check_at <= now,
   )
   if (due.length < ids.length) {
