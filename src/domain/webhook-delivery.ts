@@ -6,6 +6,7 @@
 // `webhook-id`, which is the event id.
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
+import { pack } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import { newId } from '../ids.ts'
 import type { Dns } from './dns.ts'
@@ -173,7 +174,7 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
       from json_to_recordset(${retries}::json) as u(id text, attempts int, next_attempt_at timestamptz, at timestamptz)
       where d.id = u.id
     )
-    delete from webhook_deliveries where id = any(${done}::text[])`
+    delete from webhook_deliveries where id = any(unpack_column(${pack(done)}))`
   const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
   if (gone.length) {
     await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
@@ -189,7 +190,7 @@ export async function deliverIds(deps: DeliveryDeps, ids: string[], concurrency 
     const due = (await tx`
       with d as materialized (
         select * from webhook_deliveries
-        where id = any(${ids}::text[]) and next_attempt_at <= ${deps.clock.now()}
+        where id = any(unpack_column(${pack(ids)})) and next_attempt_at <= ${deps.clock.now()}
         for update skip locked
       )
       select ${tx.unsafe(DUE_COLUMNS)}

@@ -9,6 +9,7 @@
 // changes, and on a catch-up pass (more than an hour since the last sweep, when slots were missed).
 // One sweeper runs at a time per database (a session advisory lock; a crashed one releases it).
 import type { Clock } from '../clock.ts'
+import { pack } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import type { ConnectionRow } from '../domain/connections.ts'
 import type { Dns } from '../domain/dns.ts'
@@ -69,7 +70,7 @@ export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promis
   const gone = ((await deps.db`
     select connection_id as id from monitor_state
     except select id from connections where status = 'live' and disconnected_at is null`) as { id: string }[]).map((r) => r.id)
-  if (gone.length) await deps.db`delete from monitor_state where connection_id = any(${gone}::text[])`
+  if (gone.length) await deps.db`delete from monitor_state where connection_id = any(unpack_column(${pack(gone)}))`
   const todo = ((await deps.db`
     select id from connections where status = 'live' and disconnected_at is null
     except select connection_id from monitor_state`) as { id: string }[]).map((r) => r.id)
@@ -102,7 +103,7 @@ async function enrol(deps: Pick<MonitorDeps, 'db' | 'clock'>, ids: string[]): Pr
   const rows = await deps.db`
     insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
     select c.id, c.tenant_id, c.application_id, t.slot_ms, ${now}, ${now}
-    from unnest(${ids}::text[], ${ids.map(slotOffsetMs)}::int[]) as t(id, slot_ms) join connections c on c.id = t.id
+    from unnest(unpack_column(${pack(ids)}), unpack_column(${pack(ids.map(slotOffsetMs))})::int[]) as t(id, slot_ms) join connections c on c.id = t.id
     where c.status = 'live' and c.disconnected_at is null
     on conflict do nothing
     returning connection_id`
@@ -230,7 +231,7 @@ export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pa
   // Read by primary key only, the state filtered here: with `disconnected_at is null` in the query,
   // a planner with stale statistics scans a partial index of every open connection per batch.
   const conns = ((await deps.db`
-    select ${deps.db.unsafe(CONNECTION_COLUMNS)}, disconnected_at from connections where id = any(${[...due.keys()]}::text[])`) as ConnectionRow[]).filter(
+    select ${deps.db.unsafe(CONNECTION_COLUMNS)}, disconnected_at from connections where id = any(unpack_column(${pack([...due.keys()])}))`) as ConnectionRow[]).filter(
     (c) => c.status === 'live' && c.disconnected_at === null,
   )
   const rows: DueRow[] = conns.map((c) => ({ c, s: due.get(c.id)! }))

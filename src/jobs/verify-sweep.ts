@@ -55,7 +55,7 @@ export async function verifyIds(deps: SweepDeps, ids: string[], concurrency = 64
 /** Queue entries whose connection went live, failed or was disconnected by another path. */
 async function dropFinished(db: Sql, ids: string[]): Promise<void> {
   await db`
-    delete from verify_queue q where q.connection_id = any(${ids}::text[]) and not exists (
+    delete from verify_queue q where q.connection_id = any(unpack_column(${pack(ids)})) and not exists (
       select 1 from connections c
       where c.id = q.connection_id and c.disconnected_at is null and c.status in ('pending', 'propagating') and c.next_check_at is not null)`
 }
