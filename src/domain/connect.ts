@@ -8,7 +8,7 @@ import { newId, randomToken } from '../ids.ts'
 import type { ConnectionRow } from './connections.ts'
 import type { Dns } from './dns.ts'
 import { valuesOf } from './dns.ts'
-import { connectionEnvelope, emitForConnection, type Envelope } from './events.ts'
+import { connectionEnvelope, emitForConnection } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
 import { detectProvider, type Provider } from './providers.ts'
@@ -133,19 +133,14 @@ const KEYED_ROW = 'c.id = v.id and (v.version is null or c.xmin::text = v.versio
  * Records a batch of verifications in one statement: the lifecycle decides each row's next state, the
  * update only lands on rows still in the state they were verified in, or for rows read with their
  * version, on rows nobody wrote since (a concurrent disconnect, revival or new record set wins), and
- * transitions write their events in the same transaction.
+ * transitions write their events in the same transaction. Returns how many results landed.
  */
-export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<{ rows: ConnectionRow[]; events: Envelope[] }> {
-  if (items.length === 0) return { rows: [], events: [] }
-  const after = new Map<string, ConnectionRow>()
-  const envs = new Map<string, Envelope>()
+export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<number> {
+  if (items.length === 0) return 0
   const plans = items.map(({ row, verification }) => {
     const t = afterVerification(row, verification, now)
     const last_result = summary(verification)
-    const next = { ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }
-    after.set(row.id, next)
-    const env = t.event ? connectionEnvelope(next, t.event, now, last_result) : null
-    if (env) envs.set(row.id, env)
+    const env = t.event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, t.event, now, last_result) : null
     return { row, t, last_result, env }
   })
   const col = <T>(f: (p: (typeof plans)[number]) => T) => plans.map(f)
@@ -194,15 +189,8 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
       select u.event_id, u.tenant_id, u.application_id, u.id, u.event, u.payload, ${now} from u where u.event is not null
     )
-    select id from u`) as { id: string }[]
-  const rows: ConnectionRow[] = []
-  const events: Envelope[] = []
-  for (const { id } of updated) {
-    rows.push(after.get(id)!)
-    const env = envs.get(id)
-    if (env) events.push(env)
-  }
-  return { rows, events }
+    select count(*)::int as landed from u`) as { landed: number }[]
+  return updated[0]!.landed
 }
 
 export interface DisconnectOutcome {
