@@ -24,13 +24,13 @@ const SWEEP_LOCK = 0x76657269 // "veri"
 
 /** Verifies the connections among `ids` that are still due; returns how many results landed. */
 export async function verifyIds(deps: SweepDeps, ids: string[], concurrency = 64): Promise<number> {
-  const now = deps.clock.now()
-  // Read by primary key only, the state filtered here: with `disconnected_at is null` in the query,
-  // a planner with stale statistics scans a partial index of every open connection per batch.
+  // Read by primary key only, whether each row is still due judged in the select list: with
+  // `disconnected_at is null` in the where clause, a planner with stale statistics scans a partial
+  // index of every open connection per batch.
   const due = ((await deps.db`
-    select ${deps.db.unsafe(VERIFY_COLUMNS)}, disconnected_at, next_check_at from connections where id = any(unpack_column(${pack(ids)}))`) as Verified['row'][]).filter(
-    (c) => c.disconnected_at === null && (c.status === 'pending' || c.status === 'propagating') && c.next_check_at !== null && c.next_check_at <= now,
-  )
+    select ${deps.db.unsafe(VERIFY_COLUMNS)},
+      disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${deps.clock.now()} as due
+    from connections where id = any(unpack_column(${pack(ids)}))`) as (Verified['row'] & { due: boolean })[]).filter((c) => c.due)
   if (due.length < ids.length) {
     const seen = new Set(due.map((r) => r.id))
     await dropFinished(deps.db, ids.filter((id) => !seen.has(id)))
