@@ -1,7 +1,7 @@
 // Verification: does every desired record resolve? Each record is looked up on its own, through the
 // configured resolvers, and reported as propagated or not; a resolver failure makes the whole check
 // inconclusive rather than a verdict, so a flaky resolver never fails a connection.
-import type { Dns, Lookup } from './dns.ts'
+import type { Dns, Lookup, LookupType } from './dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
 
@@ -35,23 +35,29 @@ function spfIncludes(txts: string[], wanted: string): boolean {
     .every((t) => have.has(t))
 }
 
-async function checkOne(dns: Dns, apex: string, r: DnsRecord): Promise<{ check: RecordCheck; error?: string }> {
+/** The lookups a record needs: none for REDIR301, two for an apex CNAME (the apex's and the target's A). */
+function questionsOf(apex: string, r: DnsRecord): { name: string; type: LookupType }[] {
+  if (r.type === 'REDIR301') return []
   const name = absoluteHost(r.host, apex)
+  if (r.type === 'CNAME' && r.host === '@') return [{ name, type: 'A' }, { name: r.value, type: 'A' }]
+  return [{ name, type: r.type === 'SPFM' ? 'TXT' : (r.type as LookupType) }]
+}
+
+/** Judges one record from the answers to its questions (`questionsOf`), in order. */
+function judge(r: DnsRecord, answers: Lookup[]): { check: RecordCheck; error?: string } {
   const base = { type: r.type, host: r.host, value: r.value }
   if (r.type === 'REDIR301') return { check: { ...base, propagated: true, observed: [], skipped: true } }
+  const err = answers.find((l) => l.status === 'error') as Extract<Lookup, { status: 'error' }> | undefined
+  if (err) return { check: { ...base, propagated: false, observed: [] }, error: err.error }
   if (r.type === 'CNAME' && r.host === '@') {
     // An apex cannot hold a CNAME: the provider flattens it (ALIAS/ANAME/flattening), so the apex
     // answers A queries with the target's addresses.
-    const [mine, theirs] = await Promise.all([dns.lookup(name, 'A'), dns.lookup(r.value, 'A')])
-    const err = [mine, theirs].find((l) => l.status === 'error') as Extract<Lookup, { status: 'error' }> | undefined
-    if (err) return { check: { ...base, propagated: false, observed: [] }, error: err.error }
+    const [mine, theirs] = answers as [Lookup, Lookup]
     const a = mine.status === 'ok' ? mine.values : []
     const b = new Set(theirs.status === 'ok' ? theirs.values : [])
     return { check: { ...base, propagated: a.length > 0 && a.every((ip) => b.has(ip)), observed: a } }
   }
-  const type = r.type === 'SPFM' ? 'TXT' : r.type
-  const l = await dns.lookup(name, type)
-  if (l.status === 'error') return { check: { ...base, propagated: false, observed: [] }, error: l.error }
+  const l = answers[0]!
   const observed = l.status === 'ok' ? l.values : []
   let propagated: boolean
   switch (r.type) {
@@ -73,15 +79,30 @@ async function checkOne(dns: Dns, apex: string, r: DnsRecord): Promise<{ check: 
   return { check: { ...base, propagated, observed } }
 }
 
-export async function verifyRecords(dns: Dns, apex: string, records: DnsRecord[]): Promise<Verification> {
-  const results = await Promise.all(records.map((r) => checkOne(dns, apex, r)))
-  const checks = results.map((r) => r.check)
-  const error = results.find((r) => r.error)?.error
+function conclude(judged: { check: RecordCheck; error?: string }[]): Verification {
+  const checks = judged.map((r) => r.check)
+  const error = judged.find((r) => r.error)?.error
   const counted = checks.filter((c) => !c.skipped)
   const up = counted.filter((c) => c.propagated).length
   if (counted.length > 0 && up === counted.length) return { outcome: 'all', records: checks }
   if (error) return { outcome: 'inconclusive', records: checks, error }
   return { outcome: up > 0 ? 'some' : 'none', records: checks }
+}
+
+/**
+ * Verifies many record sets at once: every lookup of every set is asked together (the resolver
+ * bounds how many are on the wire), then each set is judged. A sweep's batch waits once, not once
+ * per connection and record.
+ */
+export async function verifyMany(dns: Dns, sets: { apex: string; records: DnsRecord[] }[]): Promise<Verification[]> {
+  const questions = sets.map(({ apex, records }) => records.map((r) => questionsOf(apex, r)))
+  const answers = await Promise.all(questions.flat(2).map((q) => dns.lookup(q.name, q.type)))
+  let next = 0
+  return sets.map(({ records }, i) => conclude(records.map((r, j) => judge(r, answers.slice(next, (next += questions[i]![j]!.length))))))
+}
+
+export async function verifyRecords(dns: Dns, apex: string, records: DnsRecord[]): Promise<Verification> {
+  return (await verifyMany(dns, [{ apex, records }]))[0]!
 }
 
 export const summary = (v: Verification) => ({

@@ -11,8 +11,8 @@ import { pack } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
 import type { Dns } from '../domain/dns.ts'
-import { verifyRecords } from '../domain/verify.ts'
-import { alone, drainInRounds, mapLimit } from './lanes.ts'
+import { verifyMany } from '../domain/verify.ts'
+import { alone, drainInRounds } from './lanes.ts'
 
 export interface SweepDeps {
   db: Sql
@@ -23,7 +23,7 @@ export interface SweepDeps {
 const SWEEP_LOCK = 0x76657269 // "veri"
 
 /** Verifies the connections among `ids` that are still due; returns how many results landed. */
-export async function verifyIds(deps: SweepDeps, ids: string[], concurrency = 64): Promise<number> {
+export async function verifyIds(deps: SweepDeps, ids: string[]): Promise<number> {
   // Read by primary key only, whether each row is still due judged in the select list: with
   // `disconnected_at is null` in the where clause, a planner with stale statistics scans a partial
   // index of every open connection per batch.
@@ -36,10 +36,9 @@ export async function verifyIds(deps: SweepDeps, ids: string[], concurrency = 64
     await dropFinished(deps.db, ids.filter((id) => !seen.has(id)))
   }
   if (due.length === 0) return 0
-  const items: Verified[] = await mapLimit(due, concurrency, async (row) => ({
-    row,
-    verification: await verifyRecords(deps.dns, row.apex_domain, row.desired_records),
-  }))
+  // Every lookup of the batch is asked at once; the resolver keeps a bounded number on the wire.
+  const verifications = await verifyMany(deps.dns, due.map((r) => ({ apex: r.apex_domain, records: r.desired_records })))
+  const items: Verified[] = due.map((row, i) => ({ row, verification: verifications[i]! }))
   return deps.db.begin(async (tx) => {
     // A commit lost in a crash loses the state change and its event together; the connection is
     // simply verified again, so the sweep need not wait for the WAL flush.

@@ -4,7 +4,7 @@ import { describe, test, expect } from 'bun:test'
 import { isPublicIPv4, parseDomain } from '../../src/domain/hostnames.ts'
 import { canonicalRecords, planRecords, recordSetProblems, type DnsRecord } from '../../src/domain/records.ts'
 import { afterVerification, type LifecycleState } from '../../src/domain/lifecycle.ts'
-import { verifyRecords } from '../../src/domain/verify.ts'
+import { verifyMany, verifyRecords } from '../../src/domain/verify.ts'
 import type { Dns, Lookup, LookupType } from '../../src/domain/dns.ts'
 import { DAY, HOUR } from '../../src/clock.ts'
 
@@ -92,6 +92,25 @@ describe('verification', () => {
     expect((await verifyRecords(fakeDns({}), 'example.com', records)).outcome).toBe('none')
     const broken = fakeDns({ 'example.com A': { status: 'error', error: 'timeout' } })
     expect((await verifyRecords(broken, 'example.com', records)).outcome).toBe('inconclusive')
+  })
+
+  test('a batch judges each set from its own answers, whatever lookups the sets before it needed', async () => {
+    const dns = fakeDns({
+      'example.com A': { status: 'ok', values: ['203.0.114.10'] },
+      'edge.portico.test A': { status: 'ok', values: ['203.0.114.10'] },
+      'www.example.org CNAME': { status: 'ok', values: ['elsewhere.example'] },
+      'example.net TXT': { status: 'ok', values: ['portico-verify=net'] },
+    })
+    const sets = [
+      // two lookups (a flattened apex), then none (served by the edge)
+      { apex: 'example.com', records: [{ type: 'CNAME', host: '@', value: 'edge.portico.test' }, { type: 'REDIR301', host: 'www', value: 'https://example.com' }] as DnsRecord[] },
+      { apex: 'example.org', records: [{ type: 'CNAME', host: 'www', value: 'edge.portico.test' }] as DnsRecord[] },
+      { apex: 'example.net', records: [{ type: 'TXT', host: '@', value: 'portico-verify=net' }, { type: 'A', host: '@', value: '203.0.114.10' }] as DnsRecord[] },
+    ]
+    const batch = await verifyMany(dns, sets)
+    expect(batch.map((v) => v.outcome)).toEqual(['all', 'none', 'some'])
+    expect(batch[2]!.records.map((r) => r.propagated)).toEqual([true, false])
+    expect(batch).toEqual(await Promise.all(sets.map((s) => verifyRecords(dns, s.apex, s.records))))
   })
 
   test('SPF merge is satisfied by an SPF record that includes the mechanisms', async () => {
