@@ -13,7 +13,7 @@ const SEP = '\x1e'
 const NUL = '\x1f'
 const SEPARATORS = /[\x1e\x1f]/
 
-export type Entry = string | number | boolean | null | undefined
+type Entry = string | number | boolean | null | undefined
 
 /** One column of a batch; throws on a text entry holding a separator, which no caller writes. */
 export function pack(values: readonly Entry[]): string {

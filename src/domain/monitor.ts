@@ -258,11 +258,6 @@ export const MIN_GAP_MS = 600_000
 /** The last instant at or before `ms` at the slot `offset` within the hour. */
 export const slotAtOrBefore = (offset: number, ms: number): number => Math.floor((ms - offset) / EVERY_MS) * EVERY_MS + offset
 
-/** The first instant after `now` at this connection's offset within the hour. */
-export function nextSlot(id: string, now: Date): Date {
-  return new Date(slotAtOrBefore(slotOffsetMs(id), now.getTime()) + EVERY_MS)
-}
-
 // The sweep writes a domain's state only when something changed (its first check, drift, a repair,
 // a restore); an unchanged check leaves no trace on the row. What the sweep has covered is one
 // watermark, `swept_to`: every slot of every watched domain up to it was checked, except slots

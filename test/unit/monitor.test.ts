@@ -2,7 +2,7 @@
 // (which alerts fire, when attention is asked), the attention rank and the hourly slots.
 import { describe, test, expect } from 'bun:test'
 import type { Dns, Lookup } from '../../src/domain/dns.ts'
-import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, nextSlot, rankOf, scheduleOf, slotOffsetMs, slotsBetween, type MonitorState } from '../../src/domain/monitor.ts'
+import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, rankOf, scheduleOf, slotAtOrBefore, slotOffsetMs, slotsBetween, type MonitorState } from '../../src/domain/monitor.ts'
 
 /** A resolver answering from a table `name TYPE` → lookup; anything else is NXDOMAIN. */
 function dnsOf(table: Record<string, Lookup>): Dns {
@@ -106,6 +106,8 @@ describe('afterCheck', () => {
 describe('hourly slots', () => {
   test('each connection keeps its offset within the hour; the next slot is within the coming hour', () => {
     const now = new Date('2026-01-01T10:17:00Z')
+    // The first instant after `t` at the connection's slot, as the sweep and the listing compute it.
+    const nextSlot = (id: string, t: Date) => new Date(slotAtOrBefore(slotOffsetMs(id), t.getTime()) + EVERY_MS)
     for (const id of ['con_a', 'con_b', 'con_0123456789abcdef']) {
       const next = nextSlot(id, now)
       expect(next.getTime()).toBeGreaterThan(now.getTime())
