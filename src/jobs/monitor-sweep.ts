@@ -228,12 +228,11 @@ function mustWrite(row: StateRow, t: Transition, pass: Pass): boolean {
 export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = 64): Promise<number> {
   const due = new Map(states.filter((s) => isDue(s, pass)).map((s) => [s.connection_id, s]))
   if (due.size === 0) return 0
-  // Read by primary key only, the state filtered here: with `disconnected_at is null` in the query,
-  // a planner with stale statistics scans a partial index of every open connection per batch.
+  // Read by primary key only, whether each is still watched judged in the select list (as the
+  // verification sweep reads: src/jobs/verify-sweep.ts).
   const conns = ((await deps.db`
-    select ${deps.db.unsafe(CONNECTION_COLUMNS)}, disconnected_at from connections where id = any(unpack_column(${pack([...due.keys()])}))`) as ConnectionRow[]).filter(
-    (c) => c.status === 'live' && c.disconnected_at === null,
-  )
+    select ${deps.db.unsafe(CONNECTION_COLUMNS)}, status = 'live' and disconnected_at is null as watched
+    from connections where id = any(unpack_column(${pack([...due.keys()])}))`) as (ConnectionRow & { watched: boolean })[]).filter((c) => c.watched)
   const rows: DueRow[] = conns.map((c) => ({ c, s: due.get(c.id)! }))
   if (rows.length === 0) return 0
   const transitions = await mapLimit(rows, concurrency, (row) => checkConnection(deps, row, pass.now))
