@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v pdns_server >/dev/null || need+=(pdns-server pdns-backend-sqlite3)
+command -v pdns_recursor >/dev/null || need+=(pdns-recursor)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v dig >/dev/null || need+=(dnsutils)
 command -v caddy >/dev/null || need+=(caddy)

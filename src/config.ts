@@ -21,6 +21,10 @@ export interface Config {
   secretsKey: Buffer
   dnsResolvers: string[]
   dnsTimeoutMs: number
+  /** Where verification asks: each zone's own nameservers (default), or the resolvers. */
+  dnsVerify: 'authoritative' | 'recursive'
+  /** Portico's certificate orders running at once (CERT_CONCURRENCY). */
+  certConcurrency: number
   /** The platform edge connections point at by default. */
   edge: { cnameTarget: string; apexIpv4: string[] }
   monitorAlertsEnabled: boolean
@@ -70,6 +74,14 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`)
   }
   return v as T
+}
+
+function intIn(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return dflt
+  const n = Number(raw)
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+  return n
 }
 
 function hostPort(entry: string, name: string): string {
@@ -140,6 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: secretsKey(env, appEnv, dataDir),
     dnsResolvers,
     dnsTimeoutMs,
+    dnsVerify: oneOf(env, 'DNS_VERIFY', ['authoritative', 'recursive'] as const, 'authoritative'),
+    certConcurrency: intIn(env, 'CERT_CONCURRENCY', 8, 1, 64),
     edge: { cnameTarget: edgeCname, apexIpv4 },
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),

@@ -15,7 +15,8 @@ import { KeyCache } from './http/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
 import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
 import { deliverAll } from './domain/webhook-delivery.ts'
-import { sweepDue } from './jobs/verify-sweep.ts'
+import { nextVerifyDue, sweepDue } from './jobs/verify-sweep.ts'
+import { AuthoritativeDns } from './adapters/authoritative.ts'
 import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
@@ -36,7 +37,7 @@ import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 import { CaddyEdge } from './adapters/edge.ts'
 import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
-import { edgeSweep } from './jobs/edge-sweep.ts'
+import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
@@ -49,6 +50,9 @@ function acmeChallengeMount(db: Sql): Mount {
     return app
   }
 }
+
+/** The edge reconciler, and certificate orders as soon as a connection goes live when a CA is configured. */
+const edgeSweeps = (deps: EdgeSweepDeps): Sweep[] => [edgeSweep(deps), ...(deps.issuer ? [issueSweep(deps)] : [])]
 
 export interface Portico {
   config: Config
@@ -83,6 +87,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
     keyCache,
     dns: resolver,
+    verifyDns: config.dnsVerify === 'authoritative' ? new AuthoritativeDns(resolver) : resolver,
     connectAdapters: { apiKey: apiKeyProviders(), oauth: oauthProviders(config) },
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
@@ -106,7 +111,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients, timeoutMs: 3000 }
   services.connectAdapters.domainConnect = (apex, host) => discover(dcDeps, resolver, apex, host)
   const sweeps: Sweep[] = [
-    { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.dns, clock }) },
+    // Checks run when due: each worker sleeps until the earliest next_check_at; the cron is a safety net.
+    { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock }), nextDue: () => nextVerifyDue(db) },
     { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
@@ -114,9 +120,9 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
-    ...(services.edge ? [edgeSweep({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer })] : []),
+    ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
-  services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
+  services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
   const deps = { config, db, clock, services, ops: OPERATIONS }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock })

@@ -20,8 +20,10 @@ export interface Services {
   keyCache?: KeyCache
   /** Verifies a delegated agent access token; absent until the agents area is wired. */
   verifyAgentToken?: (token: string) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
-  /** Every DNS lookup, through DNS_RESOLVERS. */
+  /** DNS lookups through DNS_RESOLVERS (recursive resolvers). */
   dns: Dns
+  /** Verification lookups: asked of each zone's own nameservers (DNS_VERIFY), found through `dns`. */
+  verifyDns: Dns
   /** Which providers Portico can write to per automatic rail. */
   connectAdapters: CheckAdapters
   /** Background work; absent only while starting up. */

@@ -22,6 +22,29 @@ export interface CertificateIssuer {
 }
 
 const SEAL = 'acme-account'
+
+/**
+ * The CA's Retry-After (RFC 8555 §6.6) on a rate-limited request: acme-client waits it out and retries
+ * a few times itself, and when it gives up the error carries the wait, for the caller to pause on.
+ */
+acme.axios.interceptors.response.use(undefined, (err: { response?: { status?: number; headers?: Record<string, string> }; retryAfterMs?: number }) => {
+  if (err?.response?.status === 429) err.retryAfterMs = parseRetryAfter(err.response.headers?.['retry-after'])
+  return Promise.reject(err)
+})
+
+/** A Retry-After header (seconds or an HTTP date) in milliseconds; a minute when absent or unreadable. */
+export function parseRetryAfter(header: string | undefined, now = Date.now()): number {
+  if (header && /^\d+$/.test(header.trim())) return Number(header.trim()) * 1000
+  const at = header ? Date.parse(header) : NaN
+  return Number.isNaN(at) ? 60_000 : Math.max(0, at - now)
+}
+
+/** How long to wait before ordering again, when `err` is the CA's rate limit; null for any other failure. */
+export function retryAfterMs(err: unknown): number | null {
+  const e = err as { retryAfterMs?: unknown; message?: unknown } | null
+  if (typeof e?.retryAfterMs === 'number') return e.retryAfterMs
+  return typeof e?.message === 'string' && /ratelimited|rate limit/i.test(e.message) ? 60_000 : null
+}
 const CHALLENGE_TTL_MS = 15 * 60 * 1000
 
 /** The issuer and validity of a PEM certificate (the first of a chain). */

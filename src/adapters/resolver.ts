@@ -26,7 +26,7 @@ import { createConnection } from 'node:net'
 import { getRandomValues } from 'node:crypto'
 import type { Dns, Lookup, LookupType } from '../domain/dns.ts'
 
-const TYPE_CODE: Record<LookupType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, CAA: 257 }
+export const TYPE_CODE: Record<LookupType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, CAA: 257 }
 export const CODE_TYPE = new Map(Object.entries(TYPE_CODE).map(([k, v]) => [v, k as LookupType]))
 const CNAME = 5
 const RCODE_NXDOMAIN = 3
@@ -64,9 +64,20 @@ interface Server {
 /** Floor of the retransmission timeout: below it a busy server's queueing reads as loss. */
 const MIN_RTO_MS = 25
 
-interface Pending {
+/** One question to one server, and how its outcome (a decoded reply, or why none came) is read. */
+interface Ask<T> {
   name: string
   code: number
+  /** RD set: false when asking a zone's own servers. */
+  recursion: boolean
+  /** Decode the authority and additional sections too (referrals, glue). */
+  sections: boolean
+  finish: (o: Decoded | string, ask: Ask<T>) => T
+}
+
+interface Pending {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each pending query keeps its own result type
+  ask: Ask<any>
   server: Server
   socket: UdpSocket
   packet: Buffer
@@ -74,7 +85,7 @@ interface Pending {
   resent: boolean
   resendAt: number
   deadline: number
-  resolve: (l: Lookup) => void
+  resolve: (v: unknown) => void
 }
 
 type UdpSocket = Bun.udp.Socket<'buffer'>
@@ -104,15 +115,16 @@ function writeName(buf: Buffer, offset: number, name: string): number {
 }
 
 /**
- * Encodes a query: header with RD, one question, and an EDNS0 OPT record (RFC 6891 §6.1.2).
+ * Encodes a query: header (RD unless `recursion` is false), one question, and an EDNS0 OPT record (RFC 6891 §6.1.2).
  * `name` is lowercase without the trailing dot; throws on a name DNS cannot carry.
  */
-export function encodeQuery(id: number, name: string, code: number): Buffer {
+export function encodeQuery(id: number, name: string, code: number, recursion = true): Buffer {
   const nameBytes = Buffer.byteLength(name)
   if (nameBytes === 0 || nameBytes > 253) throw new Error(`invalid name: ${name}`)
   const buf = Buffer.allocUnsafe(12 + nameBytes + 2 + 4 + OPT_LENGTH)
   buf.writeUInt16BE(id, 0)
-  buf.writeUInt16BE(0x0100, 2) // RD: the configured servers are recursive resolvers
+  // RD for the configured recursive resolvers; none when asking a zone's own servers (RFC 1034 §4.3.1).
+  buf.writeUInt16BE(recursion ? 0x0100 : 0, 2)
   buf.writeUInt32BE(0x00010000, 4) // QDCOUNT 1, ANCOUNT 0
   buf.writeUInt32BE(0x00000001, 8) // NSCOUNT 0, ARCOUNT 1 (the OPT record)
   const p = writeName(buf, 12, name)
@@ -207,13 +219,25 @@ function rdata(buf: Buffer, type: number, p: number, len: number): string | null
   }
 }
 
+export interface ResourceRecord {
+  name: string
+  type: number
+  value: string
+  ttl: number
+}
+
 export interface Decoded {
   id: number
   truncated: boolean
+  /** AA: the answer comes from a server authoritative for the name's zone. */
+  authoritative: boolean
   rcode: number
   qname: string
   qtype: number
-  answers: { name: string; type: number; value: string }[]
+  answers: ResourceRecord[]
+  /** The authority and additional sections: read only when asked for (`sections`), else empty. */
+  authority: ResourceRecord[]
+  additional: ResourceRecord[]
 }
 
 /**
@@ -221,11 +245,13 @@ export interface Decoded {
  * `end`, is byte for byte the one it sent for `name`), the question is not read again, and names
  * compressed to it (most owner names of an answer) are not either.
  */
-export function decodeResponse(buf: Buffer, question?: { name: string; end: number }): Decoded {
+export function decodeResponse(buf: Buffer, question?: { name: string; end: number }, sections = false): Decoded {
   const id = buf.readUInt16BE(0)
   const flags = buf.readUInt16BE(2)
   const qd = buf.readUInt16BE(4)
   const an = buf.readUInt16BE(6)
+  const ns = sections ? buf.readUInt16BE(8) : 0
+  const ar = sections ? buf.readUInt16BE(10) : 0
   let p = 12
   let qname = ''
   let qtype = 0
@@ -237,18 +263,25 @@ export function decodeResponse(buf: Buffer, question?: { name: string; end: numb
       if (i === 0) [qname, qtype] = [n.name, buf.readUInt16BE(n.next)]
       p = n.next + 4
     }
-  const answers: Decoded['answers'] = []
-  for (let i = 0; i < an; i++) {
-    const n = readName(buf, p, known)
-    const type = buf.readUInt16BE(n.next)
-    const len = buf.readUInt16BE(n.next + 8)
-    const start = n.next + 10
-    if (start + len > buf.length) throw new Error('truncated record')
-    const value = rdata(buf, type, start, len)
-    if (value !== null) answers.push({ name: n.name, type, value })
-    p = start + len
+  const section = (count: number): ResourceRecord[] => {
+    const out: ResourceRecord[] = []
+    for (let i = 0; i < count; i++) {
+      const n = readName(buf, p, known)
+      const type = buf.readUInt16BE(n.next)
+      const ttl = buf.readUInt32BE(n.next + 4)
+      const len = buf.readUInt16BE(n.next + 8)
+      const start = n.next + 10
+      if (start + len > buf.length) throw new Error('truncated record')
+      const value = rdata(buf, type, start, len)
+      if (value !== null) out.push({ name: n.name, type, value, ttl })
+      p = start + len
+    }
+    return out
   }
-  return { id, truncated: (flags & 0x0200) !== 0, rcode: flags & 0x000f, qname, qtype, answers }
+  const answers = section(an)
+  const authority = section(ns)
+  const additional = section(ar)
+  return { id, truncated: (flags & 0x0200) !== 0, authoritative: (flags & 0x0400) !== 0, rcode: flags & 0x000f, qname, qtype, answers, authority, additional }
 }
 
 /** Reads one decoded answer into Portico's lookup result for the question (`name`, `code`). */
@@ -274,6 +307,8 @@ export function toLookup(d: Decoded, name: string, code: number): Lookup {
 }
 
 const failure = (error: string): Lookup => ({ status: 'error', error })
+const asLookup = (o: Decoded | string, a: Ask<Lookup>): Lookup => (typeof o === 'string' ? failure(o) : toLookup(o, a.name, a.code))
+const asIs = (o: Decoded | string) => o
 
 /**
  * Sends one datagram; false when the kernel would not take it now (sent again on drain). An ICMP
@@ -294,6 +329,8 @@ function sendOnce(socket: UdpSocket, packet: Buffer, server: Server): boolean {
 
 export class Resolver implements Dns {
   private readonly servers: Server[]
+  /** Servers asked by address (`exchange`), with their measured round trips. */
+  private readonly direct = new Map<string, Server>()
   private readonly timeoutMs: number
   private readonly tries: number
   private readonly retransmitMs: number
@@ -329,7 +366,7 @@ export class Resolver implements Dns {
     let last = failure('no attempt')
     for (let attempt = 0; attempt < this.tries && !this.closed; attempt++) {
       const server = this.servers[this.rotate++ % this.servers.length]!
-      last = await this.once(server, n, code)
+      last = await this.once(server, { name: n, code, recursion: true, sections: false, finish: asLookup })
       if (last.status !== 'error') return last
     }
     return last
@@ -339,7 +376,7 @@ export class Resolver implements Dns {
   async close(): Promise<void> {
     this.closed = true
     this.stopSweep()
-    for (const p of this.pending.values()) p.resolve(failure('resolver closed'))
+    for (const p of this.pending.values()) p.resolve(p.ask.finish('resolver closed', p.ask))
     this.pending.clear()
     this.admit() // each waiting query finds the resolver closed
     this.backlog.v4.length = this.backlog.v6.length = 0
@@ -348,36 +385,58 @@ export class Resolver implements Dns {
     this.sockets.v4 = this.sockets.v6 = this.ready.v4 = this.ready.v6 = undefined
   }
 
-  private once(server: Server, name: string, code: number): Promise<Lookup> {
+  /** The decoded reply of the configured resolvers (rotating, retried like `lookup`), or why none came. */
+  async query(name: string, type: LookupType): Promise<Decoded | string> {
+    const ask: Ask<Decoded | string> = { name: name.toLowerCase().replace(/\.$/, ''), code: TYPE_CODE[type], recursion: true, sections: false, finish: asIs }
+    let last: Decoded | string = 'no attempt'
+    for (let attempt = 0; attempt < this.tries && !this.closed; attempt++) {
+      last = await this.once(this.servers[this.rotate++ % this.servers.length]!, ask)
+      if (typeof last !== 'string' && (last.rcode === 0 || last.rcode === 3)) return last
+    }
+    return last
+  }
+
+  /**
+   * Asks one server one question, once (with its retransmissions), and returns the decoded reply or
+   * why none came. For asking a zone's own servers (`recursion: false`) at `host:port`.
+   */
+  exchange(address: string, name: string, type: LookupType, opts: { recursion: boolean }): Promise<Decoded | string> {
+    let server = this.direct.get(address)
+    if (!server) this.direct.set(address, (server = parseServer(address)))
+    const ask: Ask<Decoded | string> = { name: name.toLowerCase().replace(/\.$/, ''), code: TYPE_CODE[type], recursion: opts.recursion, sections: true, finish: asIs }
+    return this.once(server, ask)
+  }
+
+  private once<T>(server: Server, ask: Ask<T>): Promise<T> {
     const family = server.v6 ? 'v6' : 'v4'
     const socket = this.ready[family]
     // The socket exists after the first query of a family: no await on the hot path.
-    if (socket) return this.send(socket, server, name, code)
+    if (socket) return this.send(socket, server, ask)
     return this.open(family).then(
-      (s) => this.send(s, server, name, code),
-      (err: Error) => failure(`udp socket: ${err.message}`),
+      (s) => this.send(s, server, ask),
+      (err: Error) => ask.finish(`udp socket: ${err.message}`, ask),
     )
   }
 
-  private send(socket: UdpSocket, server: Server, name: string, code: number, deadline?: number): Promise<Lookup> {
-    if (this.closed) return Promise.resolve(failure('resolver closed'))
+  private send<T>(socket: UdpSocket, server: Server, ask: Ask<T>, deadline?: number): Promise<T> {
+    if (this.closed) return Promise.resolve(ask.finish('resolver closed', ask))
     if (this.pending.size >= this.maxInFlight) {
       const by = deadline ?? performance.now() + this.timeoutMs
-      return new Promise<Lookup>((resolve) =>
-        this.waiting.push(() => resolve(performance.now() >= by ? this.timedOut(server) : this.send(socket, server, name, code, by))),
+      return new Promise<T>((resolve) =>
+        this.waiting.push(() => resolve(performance.now() >= by ? ask.finish(this.timedOut(server), ask) : this.send(socket, server, ask, by))),
       )
     }
     const id = this.allocId()
     let packet: Buffer
     try {
-      packet = encodeQuery(id, name, code)
+      packet = encodeQuery(id, ask.name, ask.code, ask.recursion)
     } catch (err) {
-      return Promise.resolve(failure((err as Error).message))
+      return Promise.resolve(ask.finish((err as Error).message, ask))
     }
-    return new Promise<Lookup>((resolve) => {
+    return new Promise<T>((resolve) => {
       const now = performance.now()
       const resendAt = now + this.rto(server)
-      this.pending.set(id, { name, code, server, socket, packet, sentAt: now, resent: false, resendAt, deadline: deadline ?? now + this.timeoutMs, resolve })
+      this.pending.set(id, { ask, server, socket, packet, sentAt: now, resent: false, resendAt, deadline: deadline ?? now + this.timeoutMs, resolve: resolve as (v: unknown) => void })
       this.sweep ??= setInterval(() => this.tick(), Math.max(5, Math.min(20, this.timeoutMs / 4)))
       this.transmit(socket, packet, server)
     })
@@ -460,19 +519,20 @@ export class Resolver implements Dns {
     // A server that changed its case is still matched, by the decoded name.
     const end = p.packet.length - OPT_LENGTH
     const same = msg.length >= end && msg.readUInt16BE(4) === 1 && msg.compare(p.packet, 12, end, 12, end) === 0
+    const { ask } = p
     let d: Decoded
     try {
-      d = decodeResponse(msg, same ? { name: p.name, end } : undefined)
+      d = decodeResponse(msg, same ? { name: ask.name, end } : undefined, ask.sections)
     } catch {
       return // malformed: the deadline decides
     }
-    if (d.qname !== p.name || d.qtype !== p.code) return
+    if (d.qname !== ask.name || d.qtype !== ask.code) return
     this.pending.delete(id)
     this.admit()
     if (this.pending.size === 0) this.stopSweep()
     this.sampleRtt(p)
-    if (d.truncated) void this.overTcp(p.server, p.name, p.code).then(p.resolve)
-    else p.resolve(toLookup(d, p.name, p.code))
+    if (d.truncated) void this.overTcp(p.server, ask).then((o) => p.resolve(ask.finish(o, ask)))
+    else p.resolve(ask.finish(d, ask))
   }
 
   private tick(): void {
@@ -480,7 +540,7 @@ export class Resolver implements Dns {
     for (const [id, p] of this.pending) {
       if (p.deadline <= now) {
         this.pending.delete(id)
-        p.resolve(this.timedOut(p.server))
+        p.resolve(p.ask.finish(this.timedOut(p.server), p.ask))
       } else if (p.resendAt <= now) {
         p.resent = true
         // Back off while unanswered (RFC 6298 §5.5), within the cap.
@@ -492,8 +552,8 @@ export class Resolver implements Dns {
     if (this.pending.size === 0) this.stopSweep()
   }
 
-  private timedOut(server: Server): Lookup {
-    return failure(`timeout after ${this.timeoutMs} ms (${server.host}:${server.port})`)
+  private timedOut(server: Server): string {
+    return `timeout after ${this.timeoutMs} ms (${server.host}:${server.port})`
   }
 
   /** Lets waiting queries onto the wire while there are free slots. */
@@ -524,38 +584,38 @@ export class Resolver implements Dns {
     }
   }
 
-  private overTcp(server: Server, name: string, code: number): Promise<Lookup> {
+  private overTcp<T>(server: Server, ask: Ask<T>): Promise<Decoded | string> {
+    const { name, code } = ask
     return new Promise((resolve) => {
       const id = this.allocId()
-      const query = encodeQuery(id, name, code)
+      const query = encodeQuery(id, name, code, ask.recursion)
       const frame = Buffer.alloc(query.length + 2)
       frame.writeUInt16BE(query.length, 0) // RFC 1035 §4.2.2: two-byte length prefix
       query.copy(frame, 2)
       let got = Buffer.alloc(0)
       const sock = createConnection({ host: server.host, port: server.port })
       let settled = false
-      const done = (l: Lookup) => {
+      const done = (o: Decoded | string) => {
         if (settled) return
         settled = true
         sock.destroy()
         clearTimeout(timer)
-        resolve(l)
+        resolve(o)
       }
-      const timer = setTimeout(() => done(failure(`tcp timeout after ${this.timeoutMs} ms`)), this.timeoutMs)
+      const timer = setTimeout(() => done(`tcp timeout after ${this.timeoutMs} ms`), this.timeoutMs)
       sock.on('connect', () => sock.write(frame))
       sock.on('data', (chunk: Buffer) => {
         got = Buffer.concat([got, chunk])
         if (got.length < 2 || got.length < got.readUInt16BE(0) + 2) return
         try {
-          const d = decodeResponse(got.subarray(2, 2 + got.readUInt16BE(0)))
-          if (d.id !== id || d.qname !== name || d.qtype !== code) done(failure('tcp answer does not match the question'))
-          else done(toLookup(d, name, code))
+          const d = decodeResponse(got.subarray(2, 2 + got.readUInt16BE(0)), undefined, ask.sections)
+          done(d.id !== id || d.qname !== name || d.qtype !== code ? 'tcp answer does not match the question' : d)
         } catch (err) {
-          done(failure(`bad tcp answer: ${(err as Error).message}`))
+          done(`bad tcp answer: ${(err as Error).message}`)
         }
       })
-      sock.on('error', (err) => done(failure(`tcp: ${err.message}`)))
-      sock.on('close', () => done(failure('tcp: closed before an answer')))
+      sock.on('error', (err) => done(`tcp: ${err.message}`))
+      sock.on('close', () => done('tcp: closed before an answer'))
     })
   }
 }

@@ -13,7 +13,7 @@ import type { Config } from '../config.ts'
 import { ApiError, invalid } from '../http/errors.ts'
 import { newId } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
-import type { CertificateIssuer } from '../adapters/acme.ts'
+import { retryAfterMs, type CertificateIssuer } from '../adapters/acme.ts'
 import type { Edge } from '../adapters/edge.ts'
 import type { ConnectionRow } from './connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
@@ -99,12 +99,20 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
   return cert
 }
 
-/** A pending row for this connection (the existing one when there is one): the start of an issuance. */
-async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean): Promise<CertificateRow> {
+/** A failed order is tried again after this, unless the CA said when (Retry-After). */
+export const RETRY_FAILED_MS = 60 * 60 * 1000
+/** An order `pending` for less than this is in flight in some process: another caller waits for it. */
+const ORDER_IN_FLIGHT_MS = 10 * 60 * 1000
+
+/**
+ * A pending row for this connection (the existing one when there is one): the start of an issuance.
+ * `inFlight` when another caller's order for it started moments ago: the CA is not asked twice.
+ */
+async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean): Promise<CertificateRow & { inFlight?: boolean }> {
   const now = deps.clock.now()
   return deps.db.begin(async (tx) => {
     const [existing] = (await tx`select * from certificates where connection_id = ${c.id} and status <> 'removed' for update`) as CertificateRow[]
-    if (existing?.status === 'pending') return existing
+    if (existing?.status === 'pending') return { ...existing, inFlight: now.getTime() - existing.updated_at.getTime() < ORDER_IN_FLIGHT_MS }
     const [row] = existing
       ? await tx`update certificates set attempts = attempts + 1, updated_at = ${now} where id = ${existing.id} returning *`
       : await tx`
@@ -124,6 +132,7 @@ async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], m
 export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[]): Promise<CertificateRow> {
   if (!deps.issuer) throw new ApiError('service_unavailable', 'No ACME CA is configured on this deployment (ACME_DIRECTORY_URL)')
   const row = await pendingRow(deps, c, names, true)
+  if (row.inFlight) return awaitOrder(deps, row.id)
   try {
     const issued = await deps.issuer.issue(names)
     return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued)
@@ -131,15 +140,31 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     const message = (err as Error).message ?? String(err)
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
     const now = deps.clock.now()
+    const wait = retryAfterMs(err)
+    const retryAt = new Date(now.getTime() + (wait ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
       const [cur] = (await tx`select status from certificates where id = ${row.id}`) as { status: string }[]
       // A renewal that fails leaves the served certificate in place, with the error noted.
       const status = cur?.status === 'issued' ? 'issued' : 'failed'
-      const [failed] = await tx`update certificates set status = ${status}, last_error = ${message.slice(0, 500)}, updated_at = ${now} where id = ${row.id} returning *`
+      const [failed] = await tx`
+        update certificates set status = ${status}, last_error = ${message.slice(0, 500)}, retry_at = ${retryAt}, updated_at = ${now}
+        where id = ${row.id} returning *`
       await secureStatus(tx, c, failed as CertificateRow, now)
     })
-    throw new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: message.slice(0, 300) })
+    const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: message.slice(0, 300) })
+    throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
   }
+}
+
+/** Waits for another caller's order to end (issued or failed), and answers as if it were this one's. */
+async function awaitOrder(deps: SecureDeps, id: string): Promise<CertificateRow> {
+  for (let waited = 0; waited < ORDER_IN_FLIGHT_MS; waited += 250) {
+    const [row] = (await deps.db`select * from certificates where id = ${id}`) as CertificateRow[]
+    if (!row || row.status === 'issued') return row!
+    if (row.status !== 'pending') throw new ApiError('certificate_failed', `The CA did not issue a certificate for ${row.names.join(', ')}`, { reason: (row.last_error ?? '').slice(0, 300) })
+    await Bun.sleep(250)
+  }
+  throw new ApiError('service_unavailable', 'A certificate order for this connection is still running; try again shortly')
 }
 
 function pemBlocks(pem: string): string[] {

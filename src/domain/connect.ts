@@ -14,7 +14,7 @@ import { afterVerification } from './lifecycle.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
-import { summary, type Verification } from './verify.ts'
+import { lastResult, summary, type Verification } from './verify.ts'
 
 export interface Inspection {
   provider: Provider | null
@@ -139,8 +139,8 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   if (items.length === 0) return 0
   const plans = items.map(({ row, verification }) => {
     const t = afterVerification(row, verification, now)
-    const last_result = summary(verification)
-    const env = t.event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, t.event, now, last_result) : null
+    const last_result = lastResult(verification)
+    const env = t.event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, t.event, now, summary(verification)) : null
     return { row, t, last_result, env }
   })
   const col = <T>(f: (p: (typeof plans)[number]) => T) => plans.map(f)

@@ -4,11 +4,15 @@
 // without the trailing dot, TXT unquoted and joined, MX as "10 mx.example.com").
 export type LookupType = 'A' | 'AAAA' | 'CNAME' | 'TXT' | 'MX' | 'NS' | 'CAA' | 'SOA'
 
-export type Lookup =
+export type Lookup = (
   | { status: 'ok'; values: string[]; cname?: string }
   | { status: 'nxdomain' }
   | { status: 'nodata' }
   | { status: 'error'; error: string }
+) & {
+  /** Who answered, when the adapter tells: the zone's own nameservers, or a recursive resolver. */
+  via?: 'authoritative' | 'recursive'
+}
 
 export interface Dns {
   lookup(name: string, type: LookupType): Promise<Lookup>

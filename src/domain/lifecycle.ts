@@ -3,9 +3,12 @@
 // - a connection starts `pending`: its records are not known to be in place;
 // - it moves to `propagating` when a rail writes its records or when someone says they added them
 //   (`:recheck`); the 24-hour clock starts then;
-// - a `pending` connection is never failed for late DNS: it is re-checked (every minute for an hour,
-//   every 15 minutes until three days, then every six hours with diagnosis `setup_incomplete`) and
-//   goes live whenever its records appear.
+// - checks are frequent while a person is likely at their DNS provider, then back off (`EARLY`):
+//   every 3 s for the first two minutes after a connection is created (or said to be set up), every
+//   10 s until ten minutes, every minute until an hour;
+// - a `pending` connection is never failed for late DNS: after its first hour it is re-checked every
+//   15 minutes until three days, then every six hours with diagnosis `setup_incomplete`, and goes
+//   live whenever its records appear.
 import { DAY, HOUR } from '../clock.ts'
 import type { Verification } from './verify.ts'
 
@@ -32,16 +35,25 @@ export interface Transition {
   event: 'connection.live' | 'connection.failed' | null
 }
 
-function nextPropagatingCheck(since: Date, now: Date): Date {
+/** The first hour's check intervals: [age below which it applies, interval], in milliseconds. */
+export const EARLY: readonly (readonly [number, number])[] = [
+  [2 * MINUTE, 3_000],
+  [10 * MINUTE, 10_000],
+  [HOUR, MINUTE],
+]
+
+const early = (age: number) => EARLY.find(([until]) => age < until)?.[1]
+
+function nextPropagatingCheck(since: Date, now: Date, inconclusive: boolean): Date {
   const age = now.getTime() - since.getTime()
-  const every = age < 10 * MINUTE ? 30_000 : age < HOUR ? 2 * MINUTE : 10 * MINUTE
+  const every = Math.min(early(age) ?? 10 * MINUTE, inconclusive ? MINUTE : Infinity)
   const deadline = since.getTime() + PROPAGATION_TIMEOUT_MS
   return new Date(Math.min(now.getTime() + every, Math.max(deadline, now.getTime() + 30_000)))
 }
 
 export function nextPendingCheck(created: Date, now: Date): Date {
   const age = now.getTime() - created.getTime()
-  const every = age < HOUR ? MINUTE : age < LATE_DNS_AFTER_MS ? 15 * MINUTE : LATE_DNS_EVERY_MS
+  const every = early(age) ?? (age < LATE_DNS_AFTER_MS ? 15 * MINUTE : LATE_DNS_EVERY_MS)
   return new Date(now.getTime() + every)
 }
 
@@ -59,7 +71,7 @@ export function afterVerification(c: LifecycleState, v: Verification, now: Date)
         event: 'connection.failed',
       }
     }
-    const next = v.outcome === 'inconclusive' ? new Date(now.getTime() + MINUTE) : nextPropagatingCheck(since, now)
+    const next = nextPropagatingCheck(since, now, v.outcome === 'inconclusive')
     return { status: 'propagating', next_check_at: next, ...keep, event: null }
   }
   if (c.status === 'pending') {

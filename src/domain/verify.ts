@@ -1,6 +1,7 @@
-// Verification: does every desired record resolve? Each record is looked up on its own, through the
-// configured resolvers, and reported as propagated or not; a resolver failure makes the whole check
-// inconclusive rather than a verdict, so a flaky resolver never fails a connection.
+// Verification: does every desired record resolve? Each record is looked up on its own (in service,
+// at the zone's own nameservers: src/adapters/authoritative.ts) and reported as propagated or not; a
+// lookup failure (a resolver down, a lame or disagreeing nameserver) makes the whole check
+// inconclusive rather than a verdict, so it never fails a connection.
 import type { Dns, Lookup, LookupType } from './dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
@@ -19,6 +20,8 @@ export interface Verification {
   outcome: 'all' | 'some' | 'none' | 'inconclusive'
   records: RecordCheck[]
   error?: string
+  /** Who answered: the zones' own nameservers, or (any lookup of the check) a recursive resolver. */
+  via?: 'authoritative' | 'recursive'
 }
 
 const norm = (v: string) => v.trim().toLowerCase().replace(/\.$/, '')
@@ -79,14 +82,16 @@ function judge(r: DnsRecord, answers: Lookup[]): { check: RecordCheck; error?: s
   return { check: { ...base, propagated, observed } }
 }
 
-function conclude(judged: { check: RecordCheck; error?: string }[]): Verification {
+function conclude(judged: { check: RecordCheck; error?: string }[], answers: Lookup[]): Verification {
   const checks = judged.map((r) => r.check)
   const error = judged.find((r) => r.error)?.error
   const counted = checks.filter((c) => !c.skipped)
   const up = counted.filter((c) => c.propagated).length
-  if (counted.length > 0 && up === counted.length) return { outcome: 'all', records: checks }
-  if (error) return { outcome: 'inconclusive', records: checks, error }
-  return { outcome: up > 0 ? 'some' : 'none', records: checks }
+  const via: Verification['via'] = answers.some((a) => a.via === 'recursive') ? 'recursive' : answers.some((a) => a.via === 'authoritative') ? 'authoritative' : undefined
+  const seen = via ? { via } : {}
+  if (counted.length > 0 && up === counted.length) return { outcome: 'all', records: checks, ...seen }
+  if (error) return { outcome: 'inconclusive', records: checks, error, ...seen }
+  return { outcome: up > 0 ? 'some' : 'none', records: checks, ...seen }
 }
 
 /**
@@ -98,14 +103,26 @@ export async function verifyMany(dns: Dns, sets: { apex: string; records: DnsRec
   const questions = sets.map(({ apex, records }) => records.map((r) => questionsOf(apex, r)))
   const answers = await Promise.all(questions.flat(2).map((q) => dns.lookup(q.name, q.type)))
   let next = 0
-  return sets.map(({ records }, i) => conclude(records.map((r, j) => judge(r, answers.slice(next, (next += questions[i]![j]!.length))))))
+  return sets.map(({ records }, i) => {
+    const first = next
+    const judged = records.map((r, j) => judge(r, answers.slice(next, (next += questions[i]![j]!.length))))
+    return conclude(judged, answers.slice(first, next))
+  })
 }
 
 export async function verifyRecords(dns: Dns, apex: string, records: DnsRecord[]): Promise<Verification> {
   return (await verifyMany(dns, [{ apex, records }]))[0]!
 }
 
+/** Which records resolve (the `data` of the connection's events). */
 export const summary = (v: Verification) => ({
   records_propagated: v.records.filter((c) => c.propagated && !c.skipped).map(({ type, host, value }) => ({ type, host, value })),
   records_non_propagated: v.records.filter((c) => !c.propagated).map(({ type, host, value }) => ({ type, host, value })),
+})
+
+/** What a connection shows of its last check: the summary, which view answered, and for an inconclusive check why (which server said what). */
+export const lastResult = (v: Verification) => ({
+  ...summary(v),
+  ...(v.via ? { checked_via: v.via } : {}),
+  ...(v.outcome === 'inconclusive' && v.error ? { inconclusive: v.error } : {}),
 })

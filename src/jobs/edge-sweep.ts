@@ -1,7 +1,8 @@
 // The edge reconciler, every minute when an edge is configured: puts Portico's servers back on an
 // edge that restarted, and every active route and issued certificate it does not have; pushes the routes of
-// connections that went live since their serving settings were saved (or whose push failed), issues certificates for live
-// connections pointed at the edge that have none, and renews those past `renew_after`.
+// connections that went live since their serving settings were saved (or whose push failed). Certificates
+// are ordered by `issueDue` as soon as a connection goes live (its own queue, woken by the database);
+// the sweep runs it too, as a safety net, and for renewals past `renew_after`.
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -12,6 +13,8 @@ import type { Dns } from '../domain/dns.ts'
 import { certificateKey, certificateNames, issueCertificate, type CertificateRow } from '../domain/certificates.ts'
 import { pushPower, type PowerRow } from '../domain/power.ts'
 import { errorFields, log } from '../logger.ts'
+import { retryAfterMs } from '../adapters/acme.ts'
+import { alone } from './lanes.ts'
 import type { Sweep } from './index.ts'
 
 export interface EdgeSweepDeps {
@@ -22,11 +25,6 @@ export interface EdgeSweepDeps {
   edge: Edge
   issuer?: CertificateIssuer
 }
-
-/** Issuances per sweep: each is a round trip to the CA, so a backlog is spread over minutes. */
-const ISSUE_PER_SWEEP = 20
-/** A failed issuance is retried after an hour. */
-const RETRY_FAILED_MS = 60 * 60 * 1000
 
 /** Puts back every active route and issued certificate the edge does not have (a restart, a lost call). */
 async function restore(deps: EdgeSweepDeps): Promise<number> {
@@ -59,30 +57,81 @@ export async function sweepEdge(deps: EdgeSweepDeps): Promise<number> {
     await pushPower(deps, s.conn, s)
     handled++
   }
-  if (!deps.issuer) return handled
-  // Live connections whose records point at the edge, without a certificate (or one that failed an
-  // hour ago), then certificates due for renewal.
-  const toIssue = (await deps.db`
+  return handled + (await issueDue(deps))
+}
+
+const ISSUE_LOCK = 0x63657274 // "cert"
+/** An order still `pending` this long after it started died with its process: it is taken again. */
+const STALE_ORDER_MS = 10 * 60 * 1000
+/** The edge ordered a certificate on demand (a visitor came first): Portico does not order within this. */
+export const ONDEMAND_WINDOW_MS = 60 * 60 * 1000
+
+/**
+ * Live connections pointed at the edge without a certificate, oldest first, then those whose failed
+ * order may be retried or whose certificate is due for renewal.
+ */
+async function dueForIssue(deps: EdgeSweepDeps, limit: number) {
+  const now = deps.clock.now()
+  return (await deps.db`
     select c.*, coalesce(p.redirect_to_www, false) as redirect_to_www from connections c
     left join certificates k on k.connection_id = c.id and k.status <> 'removed'
     left join power_settings p on p.connection_id = c.id and p.status <> 'removed'
     where c.status = 'live' and c.disconnected_at is null and c.planned_target->>'cname_target' = ${deps.config.edge.cnameTarget}
-      and (k.id is null or (k.status = 'failed' and k.updated_at < ${new Date(now.getTime() - RETRY_FAILED_MS)})
+      and (c.ondemand_at is null or c.ondemand_at < ${new Date(now.getTime() - ONDEMAND_WINDOW_MS)})
+      and (k.id is null
+        or (k.status = 'failed' and k.retry_at <= ${now})
+        or (k.status = 'pending' and k.updated_at < ${new Date(now.getTime() - STALE_ORDER_MS)})
         or (k.status = 'issued' and k.managed and k.renew_after <= ${now}))
-    order by c.live_at limit ${ISSUE_PER_SWEEP}`) as (ConnectionRow & { redirect_to_www: boolean })[]
-  for (const c of toIssue) {
-    try {
-      await issueCertificate(deps, c, certificateNames(c, c.redirect_to_www))
-    } catch (err) {
-      log.warn('edge sweep: certificate not issued', { connection_id: c.id, ...errorFields(err) })
+    order by c.live_at limit ${limit}`) as (ConnectionRow & { redirect_to_www: boolean })[]
+}
+
+/**
+ * Orders every certificate that is due, `CERT_CONCURRENCY` at a time, until none is left: woken when a
+ * connection goes live, and by the edge sweep as a safety net. One runner per database (an advisory
+ * lock), so no name is ordered twice at once. A CA that rate limits pauses the run for its Retry-After.
+ */
+export function issueDue(deps: EdgeSweepDeps): Promise<number> {
+  const issuer = deps.issuer
+  if (!issuer) return Promise.resolve(0)
+  return alone(deps.db, ISSUE_LOCK, async () => {
+    let handled = 0
+    let pausedUntil = 0
+    // An order that fails before it is recorded stays due: each connection is tried once per run.
+    const tried = new Set<string>()
+    for (;;) {
+      const due = (await dueForIssue(deps, 4 * deps.config.certConcurrency)).filter((c) => !tried.has(c.id))
+      if (due.length === 0) return handled
+      for (const c of due) tried.add(c.id)
+      let next = 0
+      const worker = async () => {
+        while (next < due.length && Date.now() >= pausedUntil) {
+          const c = due[next++]!
+          try {
+            await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www))
+          } catch (err) {
+            log.warn('certificate not issued', { connection_id: c.id, ...errorFields(err) })
+            const wait = retryAfterMs(err)
+            if (wait !== null) pausedUntil = Math.max(pausedUntil, Date.now() + wait)
+          }
+          handled++
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(deps.config.certConcurrency, due.length) }, worker))
+      // Rate limited: the rest waits for the next wake-up after the pause (the failed orders carry retry_at).
+      if (pausedUntil > Date.now()) return handled
     }
-    handled++
-  }
-  return handled
+  })
 }
 
 export const EDGE_QUEUE = 'edge-sweep'
 
 export function edgeSweep(deps: EdgeSweepDeps): Sweep {
   return { queue: EDGE_QUEUE, cron: '* * * * *', drain: () => sweepEdge(deps) }
+}
+
+export const ISSUE_QUEUE = 'certificate-issue'
+
+/** Certificate orders, woken by a connection going live (a database notification); the cron is a safety net. */
+export function issueSweep(deps: EdgeSweepDeps): Sweep {
+  return { queue: ISSUE_QUEUE, cron: '* * * * *', drain: () => issueDue(deps) }
 }

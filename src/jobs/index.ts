@@ -15,6 +15,11 @@ export interface Sweep {
   cron: string
   /** Handles everything due (within about a minute); returns how many items it handled. */
   drain: () => Promise<number>
+  /**
+   * For work scheduled at a time: when the earliest item comes due (null: none). Each worker sleeps
+   * until then and kicks the sweep; a `schedule:<queue>` notification re-arms the sleep.
+   */
+  nextDue?: () => Promise<Date | null>
 }
 
 export interface Jobs {
@@ -29,7 +34,73 @@ export const WEBHOOK_QUEUE = 'webhook-deliver'
 /** Database triggers NOTIFY this channel with a queue name when they make work due. */
 export const WORK_CHANNEL = 'portico_work'
 
-export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { work: boolean }): Promise<Jobs> {
+/** The longest a due timer sleeps before it looks again (a missed notification costs at most this). */
+const MAX_SLEEP_MS = 60_000
+/** A due time already fired for and still the earliest (the sweep is at it): looked at again after this. */
+const REFIRE_PAUSE_MS = 1000
+
+/**
+ * Sleeps until the earliest due time of one sweep, then kicks it. Re-armed by notifications that the
+ * schedule changed (coalesced: one read of the earliest time per turn of the event loop, and none
+ * while one is in flight), and after each firing.
+ */
+class DueTimer {
+  private timer: ReturnType<typeof setTimeout> | null = null
+  /** The due time last fired for: until the sweep moves it, it is looked at again only after a pause. */
+  private fired = -Infinity
+  private reading = false
+  private again = false
+  private stopped = false
+
+  constructor(
+    private readonly nextDue: () => Promise<Date | null>,
+    private readonly fire: () => void,
+    private readonly now: () => number,
+  ) {}
+
+  rearm(): void {
+    if (this.stopped) return
+    if (this.reading) {
+      this.again = true
+      return
+    }
+    this.reading = true
+    this.nextDue()
+      .then((at) => this.sleep(at), (err: unknown) => {
+        log.warn('due timer: could not read the schedule', errorFields(err))
+        this.sleep(null)
+      })
+      .finally(() => {
+        this.reading = false
+        if (this.again) {
+          this.again = false
+          this.rearm()
+        }
+      })
+  }
+
+  private sleep(at: Date | null): void {
+    if (this.timer) clearTimeout(this.timer)
+    const due = at?.getTime() ?? Infinity
+    const wait = due <= this.fired ? REFIRE_PAUSE_MS : Math.max(0, due - this.now())
+    this.timer = setTimeout(() => {
+      this.timer = null
+      if (due <= this.now()) {
+        this.fired = due
+        this.fire()
+      }
+      this.rearm()
+    }, Math.min(wait, MAX_SLEEP_MS))
+    this.timer.unref?.()
+  }
+
+  stop(): void {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+  }
+}
+
+export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { work: boolean; now?: () => number }): Promise<Jobs> {
   const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, max: 4 })
   boss.on('error', (err: unknown) => log.error('job system error', errorFields(err)))
   await boss.start()
@@ -50,16 +121,20 @@ export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { wo
   // Work made due inside the database (an event fanned out to webhooks) wakes the workers at once;
   // the cron schedule above is the backstop if a notification is missed.
   const queues = new Set(sweeps.map((s) => s.queue))
+  const timers = new Map(opts.work ? sweeps.flatMap((s) => (s.nextDue ? [[s.queue, new DueTimer(s.nextDue, () => kick(s.queue), opts.now ?? Date.now)] as const] : [])) : [])
   const listener = opts.work ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null
-  await listener?.listen(WORK_CHANNEL, (queue) => {
-    if (queues.has(queue)) kick(queue)
+  await listener?.listen(WORK_CHANNEL, (payload) => {
+    if (queues.has(payload)) kick(payload)
+    else if (payload.startsWith('schedule:')) timers.get(payload.slice(9))?.rearm()
   })
   // A starting worker takes over whatever is already due (work a stopped process left behind).
   if (opts.work) for (const q of queues) kick(q)
+  for (const t of timers.values()) t.rearm()
   return {
     kick,
     verifySoon: () => kick(VERIFY_QUEUE),
     async stop() {
+      for (const t of timers.values()) t.stop()
       await listener?.end({ timeout: 1 })
       await boss.stop({ graceful: true, timeout: 10_000 })
     },

@@ -59,6 +59,12 @@ async function dropFinished(db: Sql, ids: string[]): Promise<void> {
       where c.id = q.connection_id and c.disconnected_at is null and c.status in ('pending', 'propagating') and c.next_check_at is not null)`
 }
 
+/** When the earliest scheduled check comes due (the workers' due timer sleeps until then). */
+export async function nextVerifyDue(db: Sql): Promise<Date | null> {
+  const [row] = (await db`select min(next_check_at) as at from verify_queue`) as { at: Date | null }[]
+  return row?.at ?? null
+}
+
 const dueIds = (deps: SweepDeps) => async (limit: number) =>
   ((await deps.db`
     select connection_id from verify_queue where next_check_at <= ${deps.clock.now()}

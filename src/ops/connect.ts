@@ -41,7 +41,16 @@ export const ConnectionSchema = Out({
   records_outdated: Type.Boolean({ description: 'The records were computed against a superseded connect target' }),
   error_code: Nullable(Type.String({ description: 'Diagnosis: propagation_timeout, access_denied, ProviderAuthenticationError, setup_incomplete, zone_not_reached, platform_subdomain' })),
   error_message: Nullable(Type.String()),
-  propagation: Out({ records_propagated: Type.Array(RecordRef), records_non_propagated: Type.Array(RecordRef) }),
+  propagation: Out({
+    records_propagated: Type.Array(RecordRef),
+    records_non_propagated: Type.Array(RecordRef),
+    checked_via: Type.Optional(
+      Type.Union([Type.Literal('authoritative'), Type.Literal('recursive')], {
+        description: "Who answered the last check: the zone's own nameservers (asked without recursion), or a recursive resolver when none of them could be asked",
+      }),
+    ),
+    inconclusive: Type.Optional(Type.String({ description: 'Why the last check reached no verdict: a resolver failure, or which nameserver said what when they did not all answer or disagreed' })),
+  }),
   check_count: Type.Integer(),
   last_checked_at: Nullable(Timestamp()),
   next_check_at: Nullable(Timestamp()),
@@ -56,8 +65,10 @@ export const ConnectionSchema = Out({
 const LIFECYCLE_NOTE =
   'Lifecycle: a connection starts `pending` (records not known to be in place). It moves to `propagating` when a rail writes ' +
   'its records or when `:recheck` says they were added; from then it has 24 hours to go `live` before it is `failed` with ' +
-  '`propagation_timeout`. A `pending` connection is never failed for late DNS: it is re-checked every minute for an hour, every ' +
-  '15 minutes until three days, then every six hours with diagnosis `setup_incomplete`, and goes `live` whenever its records appear.'
+  '`propagation_timeout`. Records are checked at the zone\'s own nameservers, every 3 seconds for the first two minutes after ' +
+  'creation or `:recheck`, every 10 seconds until ten minutes, then every minute until an hour. A `pending` connection is never ' +
+  'failed for late DNS: after its first hour it is re-checked every 15 minutes until three days, then every six hours with ' +
+  'diagnosis `setup_incomplete`, and goes `live` whenever its records appear.'
 
 /** The application an operation acts on: the widget's own, or `application_id` (else the key's own application). */
 async function applicationOf(ctx: Ctx, given: string | undefined): Promise<ApplicationRow> {
@@ -467,7 +478,7 @@ export const recheckOp = defineOp({
     if (c.status === 'failed') c = await reviveConnection(ctx.db, c, now)
     else if (c.status === 'pending') c = await markPropagating(ctx.db, c, now)
     if (c.status === 'live') return connectionOut(c)
-    const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
+    const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
     await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
     return connectionOut(await connectionFor(ctx.db, ctx.principal, input.id))
   },

@@ -117,6 +117,22 @@ export const deletePowerOp = defineOp({
  * redirects there. A failed connection pointed at the edge is approved too: real traffic for it
  * reached the edge, so its records are there, and it re-enters verification.
  */
+/**
+ * The edge may order a certificate on demand for this live connection unless Portico's own order is
+ * in flight or done: one CA order per name, whoever comes first. An approval is noted
+ * (`ondemand_at`), and Portico's issuer then leaves the name alone for an hour.
+ */
+async function onDemandAllowed(ctx: Ctx, c: ConnectionRow): Promise<boolean> {
+  const now = ctx.clock.now()
+  const claimed = await ctx.db`
+    update connections c set ondemand_at = ${now}
+    where c.id = ${c.id} and not exists (
+      select 1 from certificates k where k.connection_id = c.id
+        and (k.status = 'issued' or (k.status = 'pending' and k.updated_at > ${new Date(now.getTime() - 10 * 60_000)})))
+    returning c.id`
+  return claimed.length > 0
+}
+
 async function approve(ctx: Ctx, host: string): Promise<boolean> {
   const bare = host.startsWith('www.') ? host.slice(4) : null
   const rows = (await ctx.db`
@@ -124,13 +140,13 @@ async function approve(ctx: Ctx, host: string): Promise<boolean> {
     left join power_settings p on p.connection_id = c.id and p.status <> 'removed'
     where c.disconnected_at is null and c.domain in (${host}, ${bare ?? host})`) as (ConnectionRow & { redirect_to_www: boolean })[]
   const exact = rows.find((c) => c.domain === host)
-  if (exact?.status === 'live') return true
+  if (exact?.status === 'live') return onDemandAllowed(ctx, exact)
   if (exact?.status === 'failed' && exact.planned_target?.cname_target === ctx.config.edge.cnameTarget) {
     await reviveConnection(ctx.db, exact, ctx.clock.now())
     return true
   }
   const apex = rows.find((c) => c.domain === bare)
-  return !!apex && apex.status === 'live' && apex.domain === apex.apex_domain && (apex.redirect_to_www || apex.www_redirect)
+  return !!apex && apex.status === 'live' && apex.domain === apex.apex_domain && (apex.redirect_to_www || apex.www_redirect) && onDemandAllowed(ctx, apex)
 }
 
 export const askOp = defineOp({
@@ -140,7 +156,8 @@ export const askOp = defineOp({
   summary: 'Edge host-authorization gate',
   description:
     'Called by the edge before it obtains a certificate on demand for a hostname: 200 `{approved: true}` for the domain of a live ' +
-    'connection (or the www of a live apex that redirects there), and for a failed connection pointed at the edge, which re-enters ' +
+    'connection (or the www of a live apex that redirects there) whose certificate Portico has not issued or started ordering ' +
+    '(one CA order per name, whoever comes first), and for a failed connection pointed at the edge, which re-enters ' +
     'verification (traffic for it reached the edge); 403 `{approved: false}` for anything else. Authenticated by the edge shared ' +
     'secret (`X-Edge-Auth`); this route must be network-isolated: reachable from the edge only, never from the internet. The ' +
     'hostname comes as `domain` in the query (what Caddy sends) or the body.',

@@ -225,7 +225,7 @@ async function reapplyDomainConnect(ctx: Ctx, c: RailConnection, grant: GrantRow
     if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') await flagReconsent(ctx, c, grant.dc_provider_id)
     throw err
   }
-  const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
+  const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
   const now = ctx.clock.now()
   const updated = c.desired_records.filter((d) => d.type !== 'REDIR301').map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value }))
   await ctx.db.begin(async (tx) => {

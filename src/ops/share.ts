@@ -130,7 +130,7 @@ export const recheckShareOp = defineOp({
     ctx.audit.targetId = row.id
     const c = row.status === 'failed' ? await reviveConnection(ctx.db, row, now) : row.status === 'pending' ? await markPropagating(ctx.db, row, now) : row
     if (c.status === 'live') return sharedOut(c, expiresAt)
-    const verification = await verifyRecords(ctx.services.dns, c.apex_domain, c.desired_records)
+    const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
     await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
     return sharedOut((await sharedConnection(ctx.db, input.token, now)).row, expiresAt)
   },

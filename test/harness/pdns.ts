@@ -28,6 +28,11 @@ export interface Pdns {
   /** `127.0.0.1:PORT`, for DNS_RESOLVERS. */
   dnsAddress: string
   dnsPort: number
+  /**
+   * Loopback addresses where the same server also answers on port 53, as a zone's nameservers do
+   * (empty when not running as root). `AUTH_NAMESERVERS` resolve to them.
+   */
+  nsAddresses: string[]
   /** `http://127.0.0.1:PORT/api/v1/servers/localhost`; zones are under `/zones`. */
   apiUrl: string
   apiKey: string
@@ -56,12 +61,20 @@ export interface Pdns {
 
 export const PARENT_ZONE = 'test'
 export const DEFAULT_NAMESERVERS = ['ns1.portico-test.test.', 'ns2.portico-test.test.']
+/**
+ * Nameserver names with addresses (in `test.`) where this server listens on port 53: zones delegated
+ * to them can be asked directly, as Portico's verification asks a zone's own servers.
+ */
+export const AUTH_NAMESERVERS = ['ns1.auth.test.', 'ns2.auth.test.']
 const RUN_PREFIX = 'portico-pdns-'
 const OWNER_FILE = 'owner.pid'
 
 const fq = (name: string) => (name.endsWith('.') ? name : `${name}.`).toLowerCase()
 
 let shared: Promise<Pdns> | null = null
+
+/** A second, separate server (its own data and addresses), for tests with servers that disagree. */
+export const startOtherPdns = (): Promise<Pdns> => launch()
 
 export function startPdns(): Promise<Pdns> {
   shared ??= launch().catch((err) => {
@@ -120,11 +133,21 @@ function freeTcpPort(): number {
   return port
 }
 
-function writeConfig(dir: string, dnsPort: number, apiPort: number, apiKey: string): void {
+/**
+ * Two random addresses in 127.64.0.0/10 for port 53 (every 127/8 address is on loopback): random so
+ * test processes running side by side do not collide. Only root may bind port 53.
+ */
+function nsAddresses(): string[] {
+  if (process.getuid?.() !== 0) return []
+  const b = randomBytes(6)
+  return [0, 3].map((i) => `127.${64 + (b[i]! & 63)}.${b[i + 1]}.${1 + (b[i + 2]! % 254)}`)
+}
+
+function writeConfig(dir: string, dnsPort: number, apiPort: number, apiKey: string, extra: string[]): void {
   const lines = [
     'launch=gsqlite3',
     `gsqlite3-database=${join(dir, 'pdns.sqlite3')}`,
-    `local-address=127.0.0.1:${dnsPort}`,
+    `local-address=${[`127.0.0.1:${dnsPort}`, ...extra.map((a) => `${a}:53`)].join(', ')}`,
     'api=yes',
     `api-key=${apiKey}`,
     'webserver=yes',
@@ -164,7 +187,8 @@ async function launch(): Promise<Pdns> {
   const dnsPort = await freeDnsPort()
   const apiPort = freeTcpPort()
   const apiKey = randomBytes(16).toString('hex')
-  writeConfig(dir, dnsPort, apiPort, apiKey)
+  const authAddresses = nsAddresses()
+  writeConfig(dir, dnsPort, apiPort, apiKey, authAddresses)
   const apiUrl = `http://127.0.0.1:${apiPort}/api/v1/servers/localhost`
   const headers = { 'X-API-Key': apiKey, 'content-type': 'application/json' }
 
@@ -232,6 +256,7 @@ async function launch(): Promise<Pdns> {
   const pdns: Pdns = {
     dnsAddress: `127.0.0.1:${dnsPort}`,
     dnsPort,
+    nsAddresses: authAddresses,
     apiUrl,
     apiKey,
     serverId: 'localhost',
@@ -282,9 +307,10 @@ async function launch(): Promise<Pdns> {
       await stopServer()
       process.off('exit', killNow)
       rmSync(dir, { recursive: true, force: true })
-      shared = null
+      if (shared && (await shared) === pdns) shared = null
     },
   }
   await createZone(PARENT_ZONE, { nameservers: ['a.ns.portico-test.test.'] })
+  for (const [i, address] of authAddresses.entries()) await pdns.setRecords(AUTH_NAMESERVERS[i]!, 'A', [address])
   return pdns
 }
