@@ -36,7 +36,7 @@ afterAll(async () => {
   await other?.stop()
 })
 
-const cname = (host: string) => [{ type: 'CNAME', host, value: EDGE, ttl: 300 }]
+const cname = (host: string) => [{ type: 'CNAME' as const, host, value: EDGE, ttl: 300 }]
 
 describe('lookups at the zone’s own nameservers', () => {
   test('a zone delegated to servers with addresses is asked directly', async () => {
