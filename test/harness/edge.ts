@@ -12,6 +12,8 @@ import { spawn, type Subprocess } from 'bun'
 import { mkdtempSync, chmodSync, writeFileSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import https from 'node:https'
+import type { TLSSocket } from 'node:tls'
 
 const setpriv = Bun.which('setpriv')
 
@@ -129,4 +131,18 @@ export async function startPebble(opts: { dnsServer: string; httpPort: number })
       await p.exited
     },
   }
+}
+
+/** A GET to the edge's HTTPS port for `host`, trusting only Pebble's root, with the certificate served. */
+export async function httpsViaEdge(caddy: Caddy, pebble: Pebble, host: string, path = '/'): Promise<{ status: number; body: string; location?: string; issuer: string; names: string; fingerprint: string }> {
+  const ca = await pebble.rootPem()
+  return new Promise((resolve, reject) => {
+    const req = https.get({ host: '127.0.0.1', port: caddy.httpsPort, servername: host, path, headers: { host }, ca }, (res) => {
+      const cert = (res.socket as TLSSocket).getPeerCertificate()
+      let body = ''
+      res.on('data', (d) => (body += d))
+      res.on('end', () => resolve({ status: res.statusCode!, body, location: res.headers.location, issuer: String(cert.issuer?.CN ?? ''), names: String(cert.subjectaltname ?? ''), fingerprint: cert.fingerprint256 }))
+    })
+    req.on('error', reject)
+  })
 }

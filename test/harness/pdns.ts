@@ -222,10 +222,18 @@ async function launch(): Promise<Pdns> {
     await p.exited
   }
 
-  const api = async (method: string, path: string, body?: unknown) => {
+  const send = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(apiUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
     if (r.status >= 300) throw new Error(`PowerDNS ${method} ${path}: ${r.status} ${await r.text()}`)
     return r.status === 204 ? null : r.json()
+  }
+  // Writes go one at a time: the sqlite backend answers 500 to concurrent ones (a locked database).
+  let writing: Promise<unknown> = Promise.resolve()
+  const api = (method: string, path: string, body?: unknown) => {
+    if (method === 'GET') return send(method, path)
+    const next = writing.then(() => send(method, path, body))
+    writing = next.catch(() => {})
+    return next
   }
   const zones = new Set<string>()
   const zoneOf = (name: string) => {

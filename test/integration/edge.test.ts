@@ -8,8 +8,9 @@ import { spawn } from 'bun'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startPdns, type Pdns } from '../harness/pdns.ts'
-import { startCaddy, startPebble, type Caddy, type Pebble } from '../harness/edge.ts'
+import type { Pdns } from '../harness/pdns.ts'
+import type { Caddy, Pebble } from '../harness/edge.ts'
+import { startServed, type Served } from '../harness/served.ts'
 import { EDGE, provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
 
@@ -17,69 +18,27 @@ let pdns: Pdns
 let caddy: Caddy
 let pebble: Pebble
 let p: TestPortico
-let server: { stop(force?: boolean): Promise<void> | void }
+let served: Served
 let ws: Workspace
 let origin: ReturnType<typeof Bun.serve>
 const zone = `edge${Date.now().toString(36)}.test`
 const edgeHost = `edge.${zone}`
 
-function freePort(): number {
-  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = s.port
-  s.stop(true)
-  return port
-}
-
 beforeAll(async () => {
-  pdns = await startPdns()
-  await pdns.createZone(zone)
-  await pdns.setRecords(edgeHost, 'A', ['127.0.0.1'])
-  caddy = await startCaddy()
-  pebble = await startPebble({ dnsServer: pdns.dnsAddress, httpPort: caddy.httpPort })
-  const port = freePort()
-  p = await startPortico({
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DNS_RESOLVERS: pdns.dnsAddress,
-    EDGE_CNAME_TARGET: edgeHost,
-    EDGE_APEX_IPV4: '127.0.0.1',
-    EDGE_ADMIN_URL: caddy.adminUrl,
-    EDGE_AUTH_SECRET: EDGE,
-    EDGE_HTTP_LISTEN: `127.0.0.1:${caddy.httpPort}`,
-    EDGE_HTTPS_LISTEN: `127.0.0.1:${caddy.httpsPort}`,
-    EDGE_ASK_LISTEN: `127.0.0.1:${caddy.askPort}`,
-    EDGE_UPSTREAM: `127.0.0.1:${port}`,
-    ACME_DIRECTORY_URL: pebble.directoryUrl,
-    ACME_CA_ROOTS: pebble.caFile,
-    WEBHOOK_ALLOW_LOOPBACK: '1',
-  })
-  server = p.app.listen({ port, hostname: '127.0.0.1' }) as unknown as { stop(force?: boolean): Promise<void> }
+  served = await startServed(zone)
+  ;({ pdns, caddy, pebble, p } = served)
   ws = await provision(p)
   origin = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => new Response(`origin: ${req.headers.get('host')} ${new URL(req.url).pathname}`) })
 })
 
 afterAll(async () => {
   origin?.stop(true)
-  await server?.stop(true)
-  await p?.close()
-  await pebble?.stop()
-  await caddy?.stop()
+  await served?.stop()
 })
 
 const sweep = () => sweepEdge({ db: p.db, clock: p.clock, config: p.config, dns: p.services.dns, edge: p.services.edge!, issuer: p.services.issuer })
 
-/** A GET to the edge's HTTPS port for `host`, trusting only Pebble's root. */
-async function viaEdge(host: string, path = '/'): Promise<{ status: number; body: string; location?: string; issuer: string; names: string; fingerprint: string }> {
-  const ca = await pebble.rootPem()
-  return new Promise((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', port: caddy.httpsPort, servername: host, path, headers: { host }, ca }, (res) => {
-      const cert = (res.socket as import('node:tls').TLSSocket).getPeerCertificate()
-      let body = ''
-      res.on('data', (d) => (body += d))
-      res.on('end', () => resolve({ status: res.statusCode!, body, location: res.headers.location, issuer: String(cert.issuer?.CN ?? ''), names: String(cert.subjectaltname ?? ''), fingerprint: cert.fingerprint256 }))
-    })
-    req.on('error', reject)
-  })
-}
+const viaEdge = (host: string, path = '/') => served.viaEdge(host, path)
 
 /** A live connection for `domain`, its records added in PowerDNS as a person would. */
 async function liveConnection(domain: string): Promise<string> {

@@ -1,0 +1,74 @@
+// Portico serving customer domains end to end on loopback: the test PowerDNS, a real Caddy edge and a
+// real Pebble CA, and a Portico listening on a port (the edge forwards the ask gate and HTTP-01 answers
+// to it). `edgeHost` is the hostname connections point their CNAME at; it answers 127.0.0.1.
+import { startPdns, type Pdns } from './pdns.ts'
+import { httpsViaEdge, startCaddy, startPebble, type Caddy, type Pebble } from './edge.ts'
+import { EDGE, startPortico, type TestPortico } from './portico.ts'
+
+export interface Served {
+  pdns: Pdns
+  caddy: Caddy
+  pebble: Pebble
+  p: TestPortico
+  zone: string
+  edgeHost: string
+  viaEdge: (host: string, path?: string) => ReturnType<typeof httpsViaEdge>
+  stop(): Promise<void>
+}
+
+function freePort(): number {
+  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = s.port
+  s.stop(true)
+  return port
+}
+
+export async function startServed(zone: string, env: Record<string, string> = {}): Promise<Served> {
+  const pdns = await startPdns()
+  await pdns.createZone(zone)
+  const edgeHost = `edge.${zone}`
+  await pdns.setRecords(edgeHost, 'A', ['127.0.0.1'])
+  const caddy = await startCaddy()
+  const pebble = await startPebble({ dnsServer: pdns.dnsAddress, httpPort: caddy.httpPort })
+  const port = freePort()
+  const p = await startPortico({
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DNS_RESOLVERS: pdns.dnsAddress,
+    EDGE_CNAME_TARGET: edgeHost,
+    EDGE_APEX_IPV4: '127.0.0.1',
+    EDGE_ADMIN_URL: caddy.adminUrl,
+    EDGE_AUTH_SECRET: EDGE,
+    EDGE_HTTP_LISTEN: `127.0.0.1:${caddy.httpPort}`,
+    EDGE_HTTPS_LISTEN: `127.0.0.1:${caddy.httpsPort}`,
+    EDGE_ASK_LISTEN: `127.0.0.1:${caddy.askPort}`,
+    EDGE_UPSTREAM: `127.0.0.1:${port}`,
+    ACME_DIRECTORY_URL: pebble.directoryUrl,
+    ACME_CA_ROOTS: pebble.caFile,
+    WEBHOOK_ALLOW_LOOPBACK: '1',
+    ...env,
+  })
+  const server = p.app.listen({ port, hostname: '127.0.0.1' }) as unknown as { stop(force?: boolean): Promise<void> }
+  return {
+    pdns,
+    caddy,
+    pebble,
+    p,
+    zone,
+    edgeHost,
+    viaEdge: (host, path) => httpsViaEdge(caddy, pebble, host, path),
+    async stop() {
+      await server.stop(true)
+      await p.close()
+      await pebble.stop()
+      await caddy.stop()
+    },
+  }
+}
+
+/**
+ * Stops the cron safety nets (verification, edge sweep, certificate orders): what happens next is
+ * woken by the database alone.
+ */
+export async function stopSweepCrons(p: TestPortico): Promise<void> {
+  await p.db`delete from pgboss.schedule where name in ('connect-verify', 'edge-sweep', 'certificate-issue')`
+}

@@ -1,0 +1,68 @@
+// A connection going live gets Portico's certificate at once, woken by the database, with every cron
+// sweep stopped: Caddy on loopback serves it without a visitor having asked for one.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { EDGE, provision, type Workspace } from '../harness/portico.ts'
+import { startServed, stopSweepCrons, type Served } from '../harness/served.ts'
+
+let s: Served
+let ws: Workspace
+const zone = `onlive${Date.now().toString(36)}.test`
+
+beforeAll(async () => {
+  s = await startServed(zone, { PORTICO_ROLE: 'all', CERT_CONCURRENCY: '4' })
+  await stopSweepCrons(s.p)
+  ws = await provision(s.p)
+})
+
+afterAll(async () => {
+  await s?.stop()
+})
+
+/** Creates connections for `hosts` with their CNAMEs already published, and clicks "I have added them". */
+async function goLive(hosts: string[]): Promise<string[]> {
+  const ids: string[] = []
+  for (const h of hosts) {
+    await s.pdns.setRecords(`${h}.${zone}`, 'CNAME', [`${s.edgeHost}.`])
+    const c = await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `${h}.${zone}` } })
+    expect(c.status).toBe(201)
+    ids.push(c.body.id)
+  }
+  for (const id of ids) expect((await s.p.api('POST', `/v1/connections/${id}:recheck`, { token: ws.apiKey })).body.status).toBe('live')
+  return ids
+}
+
+async function waitIssued(id: string, withinMs: number): Promise<any> {
+  const until = performance.now() + withinMs
+  for (;;) {
+    const cert = (await s.p.api('GET', `/v1/connections/${id}/ssl`, { token: ws.apiKey })).body.certificate
+    if (cert?.status === 'issued' || performance.now() > until) return cert
+    await Bun.sleep(100)
+  }
+}
+
+describe('certificates when a connection goes live', () => {
+  test('a live connection gets its certificate without a sweep, and the edge serves it', async () => {
+    const [id] = await goLive(['shop'])
+    const cert = await waitIssued(id!, 20_000)
+    expect(cert).toMatchObject({ status: 'issued', names: [`shop.${zone}`], managed: true })
+    const served = await s.viaEdge(`shop.${zone}`)
+    expect(served.names).toContain(`shop.${zone}`)
+    // GET …/ssl followed each step, and so did the events.
+    const events = await s.p.db`select payload from events where connection_id = ${id!} and type = 'secure_status' order by id`
+    expect(events.map((e: { payload: { secure_status: string } }) => e.payload.secure_status)).toEqual(['pending', 'issued'])
+  })
+
+  test('several going live together are ordered side by side, each once', async () => {
+    const ids = await goLive(['a', 'b', 'c', 'd', 'e', 'f'])
+    for (const id of ids) expect((await waitIssued(id, 30_000))?.status).toBe('issued')
+    const [{ n }] = await s.p.db`select count(*)::int as n from certificates where connection_id = any(${ids}) and attempts = 0`
+    expect(n).toBe(ids.length)
+  })
+
+  test('while Portico orders or holds a name’s certificate, the edge is not approved to order another', async () => {
+    const [id] = await goLive(['gate'])
+    await waitIssued(id!, 20_000)
+    const r = await s.p.api('POST', `/v1/internal/ask?domain=gate.${zone}`, { headers: { 'x-edge-auth': EDGE } })
+    expect(r.body).toEqual({ approved: false })
+  })
+})
