@@ -31,6 +31,13 @@ const MIN_CACHE_MS = 30_000
 const MAX_CACHE_MS = 3_600_000
 /** A zone that could not be found (or had no reachable address) is searched again after this. */
 const NEGATIVE_CACHE_MS = 30_000
+/** Entries per cache: past it the cache starts over (a sweep refills what it uses in one pass). */
+const MAX_ENTRIES = 100_000
+
+function remember<T>(cache: Map<string, Cached<T>>, key: string, value: T, forMs: number, now: number): void {
+  if (cache.size >= MAX_ENTRIES) cache.clear()
+  cache.set(key, { value, until: now + forMs })
+}
 
 type SourcedLookup = Lookup & { via: NonNullable<Lookup['via']> }
 
@@ -152,7 +159,7 @@ export class AuthoritativeDns implements Dns {
     const servers = await this.serversOf(r.ns, r.glue)
     if (servers.length === 0) return null
     const zone = { name: r.zone, servers }
-    this.zones.set(r.zone, { value: zone, until: this.now() + MIN_CACHE_MS })
+    remember(this.zones, r.zone, zone, MIN_CACHE_MS, this.now())
     return zone
   }
 
@@ -183,10 +190,10 @@ export class AuthoritativeDns implements Dns {
       const servers = await this.serversOf(ns.map((a) => norm(a.value)), new Map())
       const zone = servers.length > 0 ? { name: n, servers } : null
       const ttl = Math.min(...ns.map((a) => a.ttl))
-      this.zones.set(n, { value: zone, until: this.now() + (zone ? cacheMs(ttl) : NEGATIVE_CACHE_MS) })
+      remember(this.zones, n, zone, zone ? cacheMs(ttl) : NEGATIVE_CACHE_MS, this.now())
       return zone
     }
-    this.zones.set(start, { value: null, until: this.now() + NEGATIVE_CACHE_MS })
+    remember(this.zones, start, null, NEGATIVE_CACHE_MS, this.now())
     return null
   }
 
@@ -207,7 +214,7 @@ export class AuthoritativeDns implements Dns {
       ip = l.status === 'ok' ? (l.values[0] ?? null) : null
       ttl = Math.min(...o.answers.filter((a) => a.type === 1).map((a) => a.ttl), MAX_CACHE_MS / 1000)
     }
-    this.addresses.set(host, { value: ip, until: this.now() + (ip ? cacheMs(ttl) : NEGATIVE_CACHE_MS) })
+    remember(this.addresses, host, ip, ip ? cacheMs(ttl) : NEGATIVE_CACHE_MS, this.now())
     return ip
   }
 }

@@ -143,4 +143,21 @@ describe('lifecycle', () => {
     expect(late.next_check_at!.getTime() - (t0.getTime() + 30 * DAY)).toBe(6 * HOUR)
     expect(afterVerification(pending, all, new Date(t0.getTime() + 30 * DAY))).toMatchObject({ status: 'live', event: 'connection.live', error_code: null })
   })
+
+  test('checks come every few seconds while a person is likely at their DNS provider, then back off', () => {
+    const gap = (c: LifecycleState, afterMs: number, v: { outcome: 'none' | 'inconclusive'; records: [] } = none) =>
+      afterVerification(c, v, new Date(t0.getTime() + afterMs)).next_check_at!.getTime() - (t0.getTime() + afterMs)
+    for (const c of [pending, propagating]) {
+      expect(gap(c, 0)).toBe(3_000)
+      expect(gap(c, 90_000)).toBe(3_000)
+      expect(gap(c, 5 * 60_000)).toBe(10_000)
+      expect(gap(c, 30 * 60_000)).toBe(60_000)
+    }
+    expect(gap(pending, 2 * HOUR)).toBe(15 * 60_000)
+    expect(gap(propagating, 2 * HOUR)).toBe(10 * 60_000)
+    // A resolver failure later on is retried within a minute, not at the backed-off pace.
+    expect(gap(propagating, 2 * HOUR, { outcome: 'inconclusive', records: [] })).toBe(60_000)
+    // A connection said to be set up again (`:recheck` restarts propagating_since) is checked often again.
+    expect(gap({ ...propagating, propagating_since: new Date(t0.getTime() + 5 * HOUR) }, 5 * HOUR + 1000)).toBe(3_000)
+  })
 })
