@@ -22,8 +22,11 @@ export interface SweepDeps {
 
 const SWEEP_LOCK = 0x76657269 // "veri"
 
-/** Verifies the connections among `ids` that are still due; returns how many results landed. */
-export async function verifyIds(deps: SweepDeps, ids: string[]): Promise<number> {
+/**
+ * Verifies the connections among `ids` that are still due; returns how many results landed.
+ * `seen.live` turns true when a check found every record of one (it is going live).
+ */
+export async function verifyIds(deps: SweepDeps, ids: string[], seen: { live: boolean } = { live: false }): Promise<number> {
   // Read by primary key only, whether each row is still due judged in the select list: with
   // `disconnected_at is null` in the where clause, a planner with stale statistics scans a partial
   // index of every open connection per batch.
@@ -39,6 +42,7 @@ export async function verifyIds(deps: SweepDeps, ids: string[]): Promise<number>
   // Every lookup of the batch is asked at once; the resolver keeps a bounded number on the wire.
   const verifications = await verifyMany(deps.dns, due.map((r) => ({ apex: r.apex_domain, records: r.desired_records })))
   const items: Verified[] = due.map((row, i) => ({ row, verification: verifications[i]! }))
+  if (verifications.some((v) => v.outcome === 'all')) seen.live = true
   return deps.db.begin(async (tx) => {
     // A commit lost in a crash loses the state change and its event together; the connection is
     // simply verified again, so the sweep need not wait for the WAL flush.
@@ -46,7 +50,8 @@ export async function verifyIds(deps: SweepDeps, ids: string[]): Promise<number>
     // serves every batch. Planned afresh, as PostgreSQL does for the first five runs on each pooled
     // connection (inlining unpack_column thirteen times each), the bench's sweep spent 84-98 µs of
     // PostgreSQL CPU per connection; with the cached plan, 62-65 in the same hour.
-    await tx`select set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`
+    // The sweep's schedule writes do not wake the workers' due timers (migration 0017): they re-read it after each firing.
+    await tx`select set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('portico.sweep', 'on', true)`
     return recordVerifications(tx, items, deps.clock.now())
   })
 }
@@ -75,4 +80,10 @@ const dueIds = (deps: SweepDeps) => async (limit: number) =>
  * verified, or 0 at once when another sweep holds the lock.
  */
 export const sweepDue = (deps: SweepDeps, budgetMs?: number): Promise<number> =>
-  alone(deps.db, SWEEP_LOCK, () => drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids), { lanes: 4, batch: 500, budgetMs }))
+  alone(deps.db, SWEEP_LOCK, async () => {
+    const seen = { live: false }
+    const handled = await drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids, seen), { lanes: 4, batch: 500, budgetMs })
+    // Connections that went live wake certificate orders, once per sweep.
+    if (seen.live) await deps.db`select pg_notify('portico_work', 'certificate-issue')`
+    return handled
+  })
