@@ -2,8 +2,9 @@
 // document lists exactly the routes the server serves. Where the contract says "not shown", the
 // operation's own description says what Portico chose.
 import type { TObject, TSchema } from '@sinclair/typebox'
-import type { AnyOp, Credential } from '../ops/registry.ts'
-import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import type { AnyOp } from '../ops/registry.ts'
+import type { Credential } from '../domain/principal.ts'
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts'
 import { API_BASE } from './app.ts'
 
 const SECURITY_SCHEMES = {

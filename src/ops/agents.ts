@@ -2,7 +2,7 @@
 // endpoint speaks RFC 7591 and lives in oauth/register.ts; the consent page in oauth/consent.ts.
 import { Type } from '@sinclair/typebox'
 import { loadConsentRequest } from '../../oauth/consent.ts'
-import { notFound } from '../http/errors.ts'
+import { notFound } from '../errors.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 

@@ -2,8 +2,9 @@
 // (src/ops/run.ts): who (credential kind and id), what (operation id, target), when, from where.
 // Owners and admins read their tenant's log; the management key reads across tenants.
 import { Type } from '@sinclair/typebox'
-import { invalid } from '../http/errors.ts'
-import { defineOp, type TenantPrincipal } from './registry.ts'
+import { invalid } from '../errors.ts'
+import { defineOp } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const Entry = Out({

@@ -2,11 +2,12 @@
 // in, card setup with its ui_mode rules, plan checkout, billing status and the portal link. The rules
 // live in src/domain/billing.ts; the processor behind them is PAYMENTS (sandbox or Stripe).
 import { Type } from '@sinclair/typebox'
-import { unavailable } from '../http/errors.ts'
+import { unavailable } from '../errors.ts'
 import { accountOf, billingStanding, invalidPlan, periodOf, setupRequest, upsertAccount } from '../domain/billing.ts'
 import { planById } from '../domain/plans.ts'
 import type { Payments } from '../adapters/payments/index.ts'
-import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Billing'

@@ -1,7 +1,7 @@
 // Connect (CONTRACT.md section 4, "Domains and connections"): the domain check, connections, their
 // desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
 import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
@@ -17,7 +17,8 @@ import { verifyRecords } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { disconnectReverted, prepareManagedRemoval, type RevertPlan } from '../domain/apply.ts'
-import { defineOp, reply, type Ctx, type Principal } from './registry.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { type Principal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Domains and connections'

@@ -2,7 +2,7 @@
 // people of the console, and the member email change. Push and email-change are console-server
 // routes (provision secret); the email sender belongs to the integrator (API key).
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
@@ -10,7 +10,8 @@ import { addressResolver } from '../domain/webhook-delivery.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { verifySmtp } from '../adapters/email.ts'
 import { sendPush } from '../adapters/push.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { Email, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TlsMode = Type.Union([Type.Literal('implicit'), Type.Literal('starttls'), Type.Literal('none')], {

@@ -10,13 +10,14 @@
 // its current state. The rank log holds 24 changes (at most one per hourly check), so a cursor is
 // accepted for 12 hours.
 import { Type } from '@sinclair/typebox'
-import { invalid } from '../http/errors.ts'
+import { invalid } from '../errors.ts'
 import { assertHostAllowed, connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { absoluteHost, parseDomain } from '../domain/hostnames.ts'
 import { compareBaseline, EVERY, MANUAL_DETAIL, NO_RAIL_DETAIL, scheduleOf, type MonitorState } from '../domain/monitor.ts'
 import { DnsRecordSchema } from '../domain/records.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
-import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Monitor'

@@ -5,7 +5,7 @@
 //   DELETE /connections/{id}/power   stop serving it
 // and the contract's `POST /internal/ask`, which the edge calls before obtaining a certificate on demand.
 import { Type } from '@sinclair/typebox'
-import { ApiError, notFound } from '../http/errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { reviveConnection } from '../domain/connect.ts'
 import { powerOf, powerOut, removePower, savePower, type PowerDeps } from '../domain/power.ts'

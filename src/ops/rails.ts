@@ -5,7 +5,7 @@
 // (`transaction: false`): a slow provider never holds a database connection, and what was written
 // is recorded on the connection before the write (priors) and after it (rail, status, events).
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor, connectionOut, effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
 import { findOpen, inspectDomain, openConnection, recordVerifications } from '../domain/connect.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
@@ -28,7 +28,8 @@ import { providerById } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { summary, verifyRecords } from '../domain/verify.ts'
 import { assertCanConnect } from '../domain/billing.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
 import { grantOf, type GrantRow } from '../domain/domain-connect/async-api.ts'

@@ -7,11 +7,12 @@
 //   DELETE /connections/{id}/ssl         deprovision: off the edge, marked removed
 // Without an edge (EDGE_ADMIN_URL) every one answers 503; issue and renew also need ACME_DIRECTORY_URL.
 import { Type } from '@sinclair/typebox'
-import { ApiError, notFound } from '../http/errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { certificateNames, certificateOf, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { powerOf } from '../domain/power.ts'
-import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Secure'

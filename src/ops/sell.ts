@@ -4,7 +4,7 @@
 // search stays open. The rules live in src/domain/sell.ts.
 import { Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
-import { ApiError, invalid, notFound, unavailable } from '../http/errors.ts'
+import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
 import type { Mount, AppDeps } from '../http/app.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
 import { createQuote, fulfillOrder, onPaymentEvent, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
@@ -12,7 +12,8 @@ import { applyBillingEvent } from '../domain/billing.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
 import { WebhookSignatureError } from '../adapters/payments/index.ts'
 import { errorFields, log } from '../logger.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { Email, Id, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Registrar (Sell)'

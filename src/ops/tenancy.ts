@@ -1,10 +1,10 @@
 // Tenancy and keys (CONTRACT.md section 4): tenants, one-call provisioning, the workspace default key,
 // applications and their API keys.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
-import { KEYS_CHANNEL } from '../http/key-cache.ts'
+import { KEYS_CHANNEL } from '../db/channels.ts'
 import { roleRank } from '../domain/rbac.ts'
 import type { KeyEnvironment } from '../domain/secrets.ts'
 import {

@@ -4,7 +4,7 @@
 import type { TObject } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
-import { invalid } from '../http/errors.ts'
+import { invalid } from '../errors.ts'
 import './formats.ts'
 
 interface Compiled {

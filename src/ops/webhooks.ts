@@ -1,7 +1,7 @@
 // Webhooks (CONTRACT.md sections 4 and 6): endpoints, the delivery log and manual replay. Secrets are
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
@@ -9,7 +9,8 @@ import { EVENT_TYPES } from '../domain/events.ts'
 import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type AttemptRecord } from '../domain/webhook-delivery.ts'
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { type TenantPrincipal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Webhooks'

@@ -145,7 +145,7 @@ describe('lifecycle', () => {
   })
 
   test('checks come every few seconds while a person is likely at their DNS provider, then back off', () => {
-    const gap = (c: LifecycleState, afterMs: number, v: { outcome: 'none' | 'inconclusive'; records: [] } = none) =>
+    const gap = (c: LifecycleState, afterMs: number, v: { outcome: 'none' | 'inconclusive'; records: never[] } = none) =>
       afterVerification(c, v, new Date(t0.getTime() + afterMs)).next_check_at!.getTime() - (t0.getTime() + afterMs)
     for (const c of [pending, propagating]) {
       expect(gap(c, 0)).toBe(3_000)
