@@ -4,7 +4,6 @@
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../errors.ts'
 import { defineOp } from './registry.ts'
-import { type TenantPrincipal } from '../domain/principal.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const Entry = Out({
@@ -48,7 +47,7 @@ export const listAuditOp = defineOp({
   async handler(ctx, input) {
     const p = ctx.principal
     if (p.kind !== 'MGMT' && input.tenant_id !== undefined) throw invalid('tenant_id is for the management key only', [{ in: 'query', field: 'tenant_id', message: 'not allowed with an API key' }])
-    const tenant = p.kind === 'MGMT' ? (input.tenant_id ?? null) : (p as TenantPrincipal).tenantId
+    const tenant = p.kind === 'MGMT' ? (input.tenant_id ?? null) : p.tenantId
     const limit = input.limit ?? 100
     const before = input.cursor ? Buffer.from(input.cursor, 'base64url').toString('utf8') : '~'
     const rows = (await ctx.sql`

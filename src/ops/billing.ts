@@ -6,8 +6,7 @@ import { unavailable } from '../errors.ts'
 import { accountOf, billingStanding, invalidPlan, periodOf, setupRequest, upsertAccount } from '../domain/billing.ts'
 import { planById } from '../domain/plans.ts'
 import type { Payments } from '../adapters/payments/index.ts'
-import { defineOp, type Ctx } from './registry.ts'
-import { type TenantPrincipal } from '../domain/principal.ts'
+import { defineOp, type Ctx, type TenantCtx } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Billing'
@@ -19,7 +18,7 @@ function paymentsOf(ctx: Ctx): Payments {
   return ctx.services.payments
 }
 
-const tenantOf = (ctx: Ctx) => (ctx.principal as TenantPrincipal).tenantId
+const tenantOf = (ctx: TenantCtx) => ctx.principal.tenantId
 
 export const StandingSchema = Out({
   configured: Type.Boolean({ description: 'A card is saved' }),

@@ -236,7 +236,7 @@ export const listConnectionsOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const p = ctx.principal
     const limit = input.limit ?? 50
     const after = input.cursor ? idFromCursor(input.cursor) : ''
     const rows = (await ctx.sql`
@@ -272,7 +272,7 @@ export const countConnectionsOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const p = ctx.principal
     const rows = (await ctx.sql`
       select application_id, status, count(*)::int as n from connections
       where tenant_id = ${p.tenantId} and disconnected_at is null
@@ -650,7 +650,7 @@ export const putConnectTargetOp = defineOp({
   kind: 'write',
   idempotent: true,
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const p = ctx.principal
     const app = await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
     const problems: { in: string; field: string; message: string }[] = []
     let cname: string | null = null

@@ -17,7 +17,6 @@ import { compareBaseline, EVERY, MANUAL_DETAIL, NO_RAIL_DETAIL, scheduleOf, type
 import { DnsRecordSchema } from '../domain/records.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { defineOp, type Ctx } from './registry.ts'
-import { type TenantPrincipal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Monitor'
@@ -225,7 +224,7 @@ export const listMonitorDomainsOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as TenantPrincipal
+    const p = ctx.principal
     const appId = input.app_id ?? null
     if (appId) await getApplicationInTenant(ctx.sql, p.tenantId, appId)
     const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT)

@@ -29,7 +29,6 @@ import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { summary, verifyRecords } from '../domain/verify.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
-import { type TenantPrincipal } from '../domain/principal.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
 import { grantOf, type GrantRow } from '../domain/domain-connect/async-api.ts'
@@ -77,7 +76,6 @@ const ApplyResult = Out({
   account: Nullable(AccountSchema),
 })
 
-const tenantOf = (ctx: Ctx) => ctx.principal as TenantPrincipal
 
 async function connectionForRail(ctx: Ctx, id: string): Promise<RailConnection> {
   return (await connectionFor(ctx.db, ctx.principal, id)) as RailConnection
@@ -126,7 +124,7 @@ export const applyOp = defineOp({
   idempotent: true,
   transaction: false,
   async handler(ctx, input) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const c = await connectionForRail(ctx, input.id)
     if (!!input.credential === !!input.provider_account_id) {
       throw invalid('Give either credential or provider_account_id', [{ in: 'body', field: 'credential', message: 'exactly one of credential and provider_account_id' }])
@@ -195,7 +193,7 @@ export const reapplyOp = defineOp({
   idempotent: true,
   transaction: false,
   async handler(ctx, input) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const c = await connectionForRail(ctx, input.id)
     const grant = c.managed && c.rail === 'domain_connect' ? await grantOf(ctx.db, p.tenantId, c.id) : undefined
     if (grant) return reapplyDomainConnect(ctx, c, grant)
@@ -313,7 +311,7 @@ export const createAccountOp = defineOp({
     return { apiUrl }
   },
   async handler(ctx, input, prepared: { apiUrl: string | null }) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const a = await createAccount(ctx.sql, ctx.config, ctx.clock.now(), p.tenantId, {
       provider: input.provider,
       secret: input.credential,
@@ -339,7 +337,7 @@ export const listAccountsOp = defineOp({
   errors: ['unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx) {
-    const rows = (await ctx.sql`select * from provider_accounts where tenant_id = ${tenantOf(ctx).tenantId} and deleted_at is null order by id`) as AccountRow[]
+    const rows = (await ctx.sql`select * from provider_accounts where tenant_id = ${ctx.principal.tenantId} and deleted_at is null order by id`) as AccountRow[]
     return { accounts: await Promise.all(rows.map((a) => accountOut(ctx.sql, ctx.principal, a))) }
   },
 })
@@ -356,7 +354,7 @@ export const getAccountOp = defineOp({
   response: AccountSchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
-  handler: async (ctx, input) => accountOut(ctx.sql, ctx.principal, await getAccount(ctx.sql, tenantOf(ctx).tenantId, input.id)),
+  handler: async (ctx, input) => accountOut(ctx.sql, ctx.principal, await getAccount(ctx.sql, ctx.principal.tenantId, input.id)),
 })
 
 export const deleteAccountOp = defineOp({
@@ -374,7 +372,7 @@ export const deleteAccountOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   async handler(ctx, input) {
-    const a = await getAccount(ctx.sql, tenantOf(ctx).tenantId, input.id, true)
+    const a = await getAccount(ctx.sql, ctx.principal.tenantId, input.id, true)
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can remove it')
     const out = await accountOut(ctx.sql, ctx.principal, a)
     const now = ctx.clock.now()
@@ -416,7 +414,7 @@ export const connectAccountOp = defineOp({
   kind: 'write',
   transaction: false,
   async handler(ctx, input) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const a = await getAccount(ctx.db, p.tenantId, input.id)
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can connect with it')
     assertUsable(a, ctx.clock.now())

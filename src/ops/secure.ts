@@ -12,7 +12,6 @@ import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { certificateNames, certificateOf, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { powerOf } from '../domain/power.ts'
 import { defineOp, type Ctx } from './registry.ts'
-import { type TenantPrincipal } from '../domain/principal.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Secure'
@@ -61,7 +60,7 @@ export const listCertificatesOp = defineOp({
   kind: 'read',
   async handler(ctx) {
     secure(ctx)
-    const p = ctx.principal as TenantPrincipal
+    const p = ctx.principal
     const app = p.kind === 'WIDGET' ? p.applicationId : null
     const rows = await ctx.sql`
       select * from certificates where tenant_id = ${p.tenantId} and status <> 'removed' and (${app}::text is null or application_id = ${app})

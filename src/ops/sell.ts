@@ -12,8 +12,7 @@ import { applyBillingEvent } from '../domain/billing.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
 import { WebhookSignatureError } from '../adapters/payments/index.ts'
 import { errorFields, log } from '../logger.ts'
-import { defineOp, reply, type Ctx } from './registry.ts'
-import { type TenantPrincipal } from '../domain/principal.ts'
+import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
 import { Email, Id, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Registrar (Sell)'
@@ -85,8 +84,8 @@ function nameOrThrow(input: string): string {
 }
 
 /** The application the caller acts for: the widget's own, else `application_id` or the key's own. */
-async function appOf(ctx: Ctx, given?: string): Promise<ApplicationRow> {
-  const p = ctx.principal as TenantPrincipal
+async function appOf(ctx: TenantCtx, given?: string): Promise<ApplicationRow> {
+  const p = ctx.principal
   if (p.kind === 'WIDGET') {
     if (given !== undefined && given !== p.applicationId) throw notFound('Application not found')
     return getApplicationInTenant(ctx.db, p.tenantId, p.applicationId)
@@ -164,8 +163,8 @@ export const checkoutOp = defineOp({
   },
 })
 
-async function orderBySession(ctx: Ctx, sessionId: string): Promise<OrderRow> {
-  const p = ctx.principal as TenantPrincipal
+async function orderBySession(ctx: TenantCtx, sessionId: string): Promise<OrderRow> {
+  const p = ctx.principal
   const [o] = await ctx.db`select * from sell_orders where session_id = ${sessionId} and tenant_id = ${p.tenantId} and application_id = ${p.kind === 'WIDGET' ? p.applicationId : ''}`
   if (!o) throw notFound('Checkout session not found')
   return o as OrderRow
@@ -243,7 +242,7 @@ export const listOrdersOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<TenantPrincipal, { kind: 'KEY' }>
+    const p = ctx.principal
     const app = input.app_id ?? p.applicationId
     const rows = (await ctx.sql`
       select * from sell_orders where tenant_id = ${p.tenantId}

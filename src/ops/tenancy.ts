@@ -278,7 +278,7 @@ export const listKeysOp = defineOp({
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as { tenantId: string }
+    const p = ctx.principal
     await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
     const rows = (await ctx.sql`
       select * from api_keys where tenant_id = ${p.tenantId} and application_id = ${input.id} order by id`) as KeyRow[]
@@ -301,7 +301,7 @@ export const revokeKeyOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   async handler(ctx, input) {
-    const p = ctx.principal as { tenantId: string }
+    const p = ctx.principal
     await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
     const [k] = await ctx.sql`
       update api_keys set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
