@@ -8,7 +8,7 @@ import type { Sql } from '../../db/sql.ts'
 import type { Dns } from '../dns.ts'
 import type { ConnectionRow } from '../connections.ts'
 import { absoluteHost } from '../hostnames.ts'
-import type { RevertPlan } from '../apply.ts'
+import type { RevertPlan } from '../record-plan.ts'
 import { grantOf, reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
 
 export interface ManagedDeps {
