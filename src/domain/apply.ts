@@ -2,6 +2,7 @@
 // again: the lease that keeps two writers apart, the provider calls, the removal plan and the
 // disconnect. What to write is decided by the pure planner in record-plan.ts.
 import type { Sql } from '../db/sql.ts'
+import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { ApiError } from '../errors.ts'
@@ -160,8 +161,6 @@ export async function revertThroughRail(deps: RailDeps, applied: AppliedState, c
   }
 }
 
-const relHost = (name: string, apex: string) => (name === apex ? '@' : name.endsWith('.' + apex) ? name.slice(0, -(apex.length + 1)) : name)
-
 function splitMx(type: string, v: string): { value: string; priority: number | null } {
   if (type !== 'MX') return { value: v, priority: null }
   const [p, h] = v.split(' ')
@@ -178,7 +177,7 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
       const { value, priority } = splitMx(e.type, v)
       return {
         type: e.type,
-        host: relHost(e.name, c.apex_domain),
+        host: relativeHost(e.name, c.apex_domain),
         name: e.name,
         value,
         ttl: e.written.ttl,

@@ -17,6 +17,7 @@ import {
   createAccount,
   getAccount,
   markNeedsReconnect,
+  flagGrantRefused,
   openProvider,
   providerFailure,
   type AccountRow,
@@ -206,22 +207,13 @@ export const reapplyOp = defineOp({
   },
 })
 
-/** Flags a connection whose stored grant the provider refused for re-consent (`connection.reapply.failed`). */
-async function flagReconsent(deps: Pick<Ctx, 'db' | 'clock'>, c: RailConnection, provider: string): Promise<void> {
-  const now = deps.clock.now()
-  await deps.db.begin(async (tx) => {
-    const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-    if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider })
-  })
-}
-
 /** `:reapply` of a connection managed through Domain Connect: its templates again through the grant, then re-verified. */
 async function reapplyDomainConnect(ctx: Ctx, c: RailConnection, grant: GrantRow) {
   const deps = { db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }
   try {
     await reapplyThroughGrant(deps, grant)
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') await flagReconsent(ctx, c, grant.dc_provider_id)
+    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') await flagGrantRefused(ctx.db, ctx.clock.now(), c.id, grant.dc_provider_id)
     throw err
   }
   const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
@@ -265,12 +257,8 @@ export async function reapplyManaged(deps: Pick<Ctx, 'db' | 'clock' | 'config'> 
 /** A refused grant flags the connection for re-consent (`connection.reapply.failed`) and the account `needs_reconnect`. */
 async function reapplyRefused(deps: Pick<Ctx, 'db' | 'clock'>, c: RailConnection, account: AccountRow, err: unknown): Promise<never> {
   if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-    const now = deps.clock.now()
-    await deps.db.begin(async (tx) => {
-      const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-      await tx`update provider_accounts set status = 'needs_reconnect', last_error = ${(err.details as { reason?: string })?.reason ?? 'refused'}, updated_at = ${now} where id = ${account.id}`
-      if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider: account.provider })
-    })
+    const lastError = (err.details as { reason?: string })?.reason ?? 'refused'
+    await flagGrantRefused(deps.db, deps.clock.now(), c.id, account.provider, { id: account.id, lastError })
   }
   throw err
 }
@@ -462,7 +450,6 @@ export const connectAccountOp = defineOp({
 })
 
 export const RAIL_OPERATIONS = [applyOp, reapplyOp, createAccountOp, listAccountsOp, getAccountOp, deleteAccountOp, connectAccountOp]
-export { notFound }
 
 /**
  * The monitor's repair rail (src/domain/monitor.ts `RepairRail`): a drifted managed connection gets its
@@ -483,7 +470,7 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
         } catch (err) {
           if (!(err instanceof ApiError)) throw err
           if (err.code !== 'ProviderAuthenticationError') return { fixed: false, detail: `The repair failed: ${err.title}` }
-          await flagReconsent(deps, c, grant.dc_provider_id)
+          await flagGrantRefused(deps.db, deps.clock.now(), c.id, grant.dc_provider_id)
           return { fixed: false, detail: 'The DNS provider refused the stored Domain Connect grant; re-authorize the connection.' }
         }
       }
@@ -499,12 +486,7 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         if (err.code === 'ProviderAuthenticationError') {
-          const now = deps.clock.now()
-          await deps.db.begin(async (tx) => {
-            const [r] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-            await tx`update provider_accounts set status = 'needs_reconnect', last_error = 'refused during a monitor repair', updated_at = ${now} where id = ${account.id}`
-            if (r) await emitForConnection(tx, r as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider: account.provider })
-          })
+          await flagGrantRefused(deps.db, deps.clock.now(), c.id, account.provider, { id: account.id, lastError: 'refused during a monitor repair' })
           return { fixed: false, detail: 'The DNS provider refused the stored grant; re-authorize the connection.' }
         }
         return { fixed: false, detail: `The repair write failed: ${err.title}` }

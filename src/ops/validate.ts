@@ -75,9 +75,3 @@ function dedupe<T extends { field?: string; message: string }>(list: T[]): T[] {
     return true
   })
 }
-
-/** Names of additional properties on an object, for a clear "unknown field" message. */
-export function unknownFields(schema: TObject, value: unknown): string[] {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return []
-  return Object.keys(value).filter((k) => !(k in schema.properties))
-}
