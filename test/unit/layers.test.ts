@@ -59,7 +59,6 @@ export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/run.ts',
   'src/ops/secure.ts',
   'src/ops/sell.ts',
-  'src/ops/tenancy.ts',
   'src/ops/webhooks.ts',
 ]
 
