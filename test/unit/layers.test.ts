@@ -51,7 +51,6 @@ export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/console.ts',
   'src/ops/domain-connect.ts',
   'src/ops/members.ts',
-  'src/ops/power.ts',
   'src/ops/rails.ts',
   'src/ops/run.ts',
   'src/ops/secure.ts',
