@@ -5,7 +5,7 @@
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { AuthServer } from '../oauth/provider.ts'
-import { AGENT_SCOPE_IDS } from '../oauth/scopes.ts'
+import { AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
 
 export const PRM_PATH = '/.well-known/oauth-protected-resource'
 

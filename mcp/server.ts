@@ -15,9 +15,9 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { AppDeps, Mount } from '../src/http/app.ts'
 import { randomToken } from '../src/ids.ts'
 import { log } from '../src/logger.ts'
-import type { Principal } from '../src/ops/registry.ts'
+import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
-import { AGENT_SCOPE_IDS } from '../oauth/scopes.ts'
+import { AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 

@@ -13,7 +13,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import type { AnyOp, Ctx } from '../src/ops/registry.ts'
 import { runOp, type RawInput } from '../src/ops/run.ts'
-import { ApiError } from '../src/http/errors.ts'
+import { ApiError } from '../src/errors.ts'
 import { toApiError } from '../src/http/app.ts'
 
 export interface AgentTool {

@@ -13,11 +13,10 @@ import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
 import type { Clock } from '../src/clock.ts'
-import { can, type MemberRole } from '../src/domain/rbac.ts'
+import { agentScope, can, parseScopes, type MemberRole } from '../src/domain/rbac.ts'
 import { authenticate, type AuthDeps } from '../src/http/auth.ts'
-import { ApiError } from '../src/http/errors.ts'
+import { ApiError } from '../src/errors.ts'
 import { judgeClient } from './brands.ts'
-import { agentScope, parseScopes } from './scopes.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
 export interface ConsentRequest {

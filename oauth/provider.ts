@@ -20,7 +20,7 @@ import { decrypt, deriveKey, encrypt } from '../src/domain/secrets.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
-import { AGENT_SCOPE_IDS, parseScopes } from './scopes.ts'
+import { AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
 
 export const OAUTH_MOUNT = '/oauth'
 export const ACCESS_TOKEN_TTL_S = 600

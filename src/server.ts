@@ -8,10 +8,11 @@ import { migrate } from './db/migrate.ts'
 import { WidgetTokens } from './domain/widget-tokens.ts'
 import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
+import { withOpenApi } from './http/openapi.ts'
 import type { Services } from './services.ts'
 import { setLogLevel } from './logger.ts'
 import { allowFailpoints } from './failpoints.ts'
-import { KeyCache } from './http/key-cache.ts'
+import { KeyCache } from './adapters/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
 import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
 import { deliverAll } from './domain/webhook-delivery.ts'
@@ -27,7 +28,7 @@ import { paymentsFromConfig } from './adapters/payments/from-config.ts'
 import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
 import { sellExpirySweep } from './jobs/sell-expiry.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
-import { paymentsWebhookMount } from './ops/sell.ts'
+import { paymentsWebhookMount } from './http/payments-webhook.ts'
 import { widgetMount } from './widget/route.ts'
 import { apiKeyProviders } from './adapters/dns-providers/index.ts'
 import { managedRepairRail } from './ops/rails.ts'
@@ -123,7 +124,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
-  const deps = { config, db, clock, services, ops: OPERATIONS }
+  const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock })
   services.verifyAgentToken = auth.verifyAccessToken

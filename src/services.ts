@@ -3,7 +3,7 @@
 // operations that need them answer 503 service_unavailable.
 import type { Sql } from './db/sql.ts'
 import type { WidgetTokens } from './domain/widget-tokens.ts'
-import type { KeyCache } from './http/key-cache.ts'
+import type { KeyCache } from './adapters/key-cache.ts'
 import type { Dns } from './domain/dns.ts'
 import type { CheckAdapters } from './domain/domain-check.ts'
 import type { Jobs } from './jobs/index.ts'

@@ -27,7 +27,6 @@ import { getRandomValues } from 'node:crypto'
 import type { Dns, Lookup, LookupType } from '../domain/dns.ts'
 
 export const TYPE_CODE: Record<LookupType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, CAA: 257 }
-export const CODE_TYPE = new Map(Object.entries(TYPE_CODE).map(([k, v]) => [v, k as LookupType]))
 const CNAME = 5
 const RCODE_NXDOMAIN = 3
 /** Bytes of the OPT record that ends every query (RFC 6891 §6.1.2). */

@@ -9,15 +9,5 @@ export function connect(url: string, max = 10): Sql {
   return new SQL({ url, max, idleTimeout: 30, connectionTimeout: 10 })
 }
 
-/** Postgres SQLSTATE of a driver error, if it has one. */
-export function sqlState(err: unknown): string | undefined {
-  const e = err as { errno?: unknown; code?: unknown }
-  if (typeof e?.errno === 'string' && /^[0-9A-Z]{5}$/.test(e.errno)) return e.errno
-  if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code
-  return undefined
-}
-
-export const UNIQUE_VIOLATION = '23505'
-
 // Bun's client sends a JS string bound to a json/jsonb parameter as a JSON string value, so pass
 // objects and arrays as they are (`${obj}::jsonb`), never JSON.stringify'd.

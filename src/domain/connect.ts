@@ -3,7 +3,7 @@
 // was set up by hand. Each write and its outbox event go through the caller's transaction.
 import { pack, packJson } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
-import { ApiError } from '../http/errors.ts'
+import { ApiError } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import type { ConnectionRow } from './connections.ts'
 import type { Dns } from './dns.ts'

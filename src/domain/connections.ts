@@ -2,8 +2,8 @@
 // applies tenancy and the widget-token rules (own application only; a domain-bound token only its
 // hostname) so no operation can forget them. A foreign or disconnected connection is "not found".
 import type { Sql } from '../db/sql.ts'
-import { ApiError, notFound } from '../http/errors.ts'
-import type { Principal } from '../ops/registry.ts'
+import { ApiError, notFound } from '../errors.ts'
+import type { Principal } from './principal.ts'
 import type { ApplicationRow } from './tenancy.ts'
 import type { ConnectTarget, DnsRecord } from './records.ts'
 import type { Status } from './lifecycle.ts'

@@ -9,7 +9,7 @@
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
-import { invalid } from '../http/errors.ts'
+import { invalid } from '../errors.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import type { Edge, SiteRoute } from '../adapters/edge.ts'
 import type { ConnectionRow } from './connections.ts'

@@ -7,7 +7,7 @@
 //   beyond the connection's own.
 import { createHash } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
-import { notFound } from '../http/errors.ts'
+import { notFound } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import { DAY } from '../clock.ts'
 import type { ConnectionRow } from './connections.ts'

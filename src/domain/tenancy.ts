@@ -1,7 +1,7 @@
 // Tenancy rules free of HTTP: tenants, applications, API keys. Every read of a tenant-owned row goes
 // through a `...InTenant` helper so no query forgets the tenant id; a foreign id is "not found".
 import type { Sql } from '../db/sql.ts'
-import { notFound } from '../http/errors.ts'
+import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { MemberRole } from './rbac.ts'
 import { newApiKey, newClientSecret, type KeyEnvironment } from './secrets.ts'

@@ -11,7 +11,7 @@ import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult } from '../ops/run.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
-import { ApiError } from './errors.ts'
+import { ApiError } from '../errors.ts'
 import { Router } from './router.ts'
 
 export interface AppDeps {

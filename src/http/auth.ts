@@ -7,8 +7,8 @@ import type { MemberRole } from '../domain/rbac.ts'
 import { looksLikeApiKey, secretEquals, sha256 } from '../domain/secrets.ts'
 import type { Clock } from '../clock.ts'
 import type { Services } from '../services.ts'
-import { ApiError } from './errors.ts'
-import type { Credential, Principal } from '../ops/registry.ts'
+import { ApiError } from '../errors.ts'
+import type { Credential, Principal } from '../domain/principal.ts'
 
 export interface AuthDeps {
   config: Config

@@ -1,9 +1,11 @@
 // The OpenAPI 3.1 document served at /v1/openapi.json, generated from the operation registry so the
 // document lists exactly the routes the server serves. Where the contract says "not shown", the
 // operation's own description says what Portico chose.
-import type { TObject, TSchema } from '@sinclair/typebox'
-import type { AnyOp, Credential } from '../ops/registry.ts'
-import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { defineOp, type AnyOp } from '../ops/registry.ts'
+import { CATALOGS_TAG } from '../ops/catalogs.ts'
+import type { Credential } from '../domain/principal.ts'
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts'
 import { API_BASE } from './app.ts'
 
 const SECURITY_SCHEMES = {
@@ -218,4 +220,32 @@ export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: s
     paths,
     components: { schemas: { Error: ERROR_SCHEMA }, securitySchemes: SECURITY_SCHEMES },
   }
+}
+
+/**
+ * The operations the REST face serves: the registry and, after `config.get`, `GET /v1/openapi.json`,
+ * which describes them all (itself included). The document is built once per public URL and version.
+ */
+export function withOpenApi(ops: AnyOp[]): AnyOp[] {
+  let cached: { key: string; doc: unknown } | null = null
+  const openapiOp: AnyOp = defineOp({
+    id: 'openapi.get',
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'The OpenAPI 3.1 description of this API',
+    tag: CATALOGS_TAG,
+    auth: ['NONE'],
+    response: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1 document' }),
+    errors: [],
+    kind: 'read',
+    internal: true,
+    async handler(ctx): Promise<unknown> {
+      const key = `${ctx.config.publicUrl} ${ctx.config.version}`
+      if (cached?.key !== key) cached = { key, doc: buildOpenApi(all, { publicUrl: ctx.config.publicUrl, version: ctx.config.version }) }
+      return cached.doc
+    },
+  })
+  const at = ops.findIndex((op) => op.id === 'config.get') + 1
+  const all: AnyOp[] = at > 0 ? [...ops.slice(0, at), openapiOp, ...ops.slice(at)] : [...ops, openapiOp]
+  return all
 }

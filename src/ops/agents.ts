@@ -2,7 +2,7 @@
 // endpoint speaks RFC 7591 and lives in oauth/register.ts; the consent page in oauth/consent.ts.
 import { Type } from '@sinclair/typebox'
 import { loadConsentRequest } from '../../oauth/consent.ts'
-import { notFound } from '../http/errors.ts'
+import { notFound } from '../errors.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -93,7 +93,7 @@ export const listAgentGrantsOp = defineOp({
   errors: ['unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx) {
-    const p = ctx.principal as { tenantId: string }
+    const p = ctx.principal
     const rows = (await ctx.sql`
       select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
       from agent_grants g join agent_clients c on c.client_id = g.client_id
@@ -119,7 +119,7 @@ export const revokeAgentGrantOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   async handler(ctx, input) {
-    const p = ctx.principal as { tenantId: string }
+    const p = ctx.principal
     const [g] = (await ctx.sql`
       with g as (
         update agent_grants set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})

@@ -2,8 +2,9 @@
 // (src/ops/run.ts): who (credential kind and id), what (operation id, target), when, from where.
 // Owners and admins read their tenant's log; the management key reads across tenants.
 import { Type } from '@sinclair/typebox'
-import { invalid } from '../http/errors.ts'
-import { defineOp, type TenantPrincipal } from './registry.ts'
+import { invalid } from '../errors.ts'
+import { auditPage } from '../db/audit.ts'
+import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const Entry = Out({
@@ -47,16 +48,10 @@ export const listAuditOp = defineOp({
   async handler(ctx, input) {
     const p = ctx.principal
     if (p.kind !== 'MGMT' && input.tenant_id !== undefined) throw invalid('tenant_id is for the management key only', [{ in: 'query', field: 'tenant_id', message: 'not allowed with an API key' }])
-    const tenant = p.kind === 'MGMT' ? (input.tenant_id ?? null) : (p as TenantPrincipal).tenantId
+    const tenant = p.kind === 'MGMT' ? (input.tenant_id ?? null) : p.tenantId
     const limit = input.limit ?? 100
     const before = input.cursor ? Buffer.from(input.cursor, 'base64url').toString('utf8') : '~'
-    const rows = (await ctx.sql`
-      select * from audit_log
-      where (${tenant}::text is null or tenant_id = ${tenant}) and id < ${before}
-        and (${input.action ?? null}::text is null or action = ${input.action ?? null})
-        and (${input.actor_id ?? null}::text is null or actor_id = ${input.actor_id ?? null})
-        and (${input.since ?? null}::timestamptz is null or created_at >= ${input.since ?? null}::timestamptz)
-      order by id desc limit ${limit + 1}`) as Record<string, unknown>[]
+    const rows = await auditPage(ctx.sql, tenant, before, input, limit)
     const page = rows.slice(0, limit)
     return {
       entries: page,

@@ -2,11 +2,12 @@
 // in, card setup with its ui_mode rules, plan checkout, billing status and the portal link. The rules
 // live in src/domain/billing.ts; the processor behind them is PAYMENTS (sandbox or Stripe).
 import { Type } from '@sinclair/typebox'
-import { unavailable } from '../http/errors.ts'
+import { unavailable } from '../errors.ts'
 import { accountOf, billingStanding, invalidPlan, periodOf, setupRequest, upsertAccount } from '../domain/billing.ts'
 import { planById } from '../domain/plans.ts'
+import { insertPlanSession, insertSetupSession, planIdOfTenant, recentInvoices } from '../db/billing.ts'
 import type { Payments } from '../adapters/payments/index.ts'
-import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, type Ctx, type TenantCtx } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Billing'
@@ -18,7 +19,7 @@ function paymentsOf(ctx: Ctx): Payments {
   return ctx.services.payments
 }
 
-const tenantOf = (ctx: Ctx) => (ctx.principal as TenantPrincipal).tenantId
+const tenantOf = (ctx: TenantCtx) => ctx.principal.tenantId
 
 export const StandingSchema = Out({
   configured: Type.Boolean({ description: 'A card is saved' }),
@@ -84,7 +85,7 @@ export const setupOp = defineOp({
     const s = await payments.setupCard({ tenantId, customerRef: account?.customer_ref ?? null, ...req })
     const now = ctx.clock.now()
     await ctx.db.begin(async (tx) => {
-      await tx`insert into billing_sessions (id, tenant_id, kind, ui_mode, created_at) values (${s.id}, ${tenantId}, 'setup', ${s.ui_mode}, ${now})`
+      await insertSetupSession(tx, s, tenantId, now)
       await upsertAccount(tx, tenantId, payments.name, now, { customerRef: s.customerRef })
     })
     ctx.audit.details = { requested: req.mode, created: s.ui_mode }
@@ -122,7 +123,7 @@ export const planCheckoutOp = defineOp({
       successUrl: input.success_url,
       cancelUrl: input.cancel_url,
     })
-    await ctx.db`insert into billing_sessions (id, tenant_id, kind, plan_id, created_at) values (${s.id}, ${tenantId}, 'plan', ${plan.id}, ${ctx.clock.now()})`
+    await insertPlanSession(ctx.db, s, tenantId, plan, ctx.clock.now())
     return { ...s, plan_id: plan.id }
   },
 })
@@ -151,12 +152,9 @@ export const statusOp = defineOp({
   kind: 'read',
   async handler(ctx) {
     const tenantId = tenantOf(ctx)
-    const [t] = await ctx.sql`select plan_id from tenants where id = ${tenantId}`
-    const plan = planById((t as { plan_id: string }).plan_id) ?? planById('free')!
+    const plan = planById(await planIdOfTenant(ctx.sql, tenantId)) ?? planById('free')!
     const a = await accountOf(ctx.sql, tenantId)
-    const invoices = await ctx.sql`
-      select id, plan_id, amount_cents, currency, status, period_start, period_end, created_at
-      from billing_invoices where tenant_id = ${tenantId} order by id desc limit 24`
+    const invoices = await recentInvoices(ctx.sql, tenantId)
     const active = a?.subscription_status === 'active'
     return {
       plan: { id: plan.id, name: plan.name, monthly_price_cents: plan.monthly_price_cents, currency: plan.currency },

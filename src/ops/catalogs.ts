@@ -1,13 +1,13 @@
-// Discovery and catalogs (CONTRACT.md section 4): health, configuration, the OpenAPI document, the
-// RBAC matrix and the plan catalog. All of them need no credential.
+// Discovery and catalogs (CONTRACT.md section 4): health, configuration, the RBAC matrix and the plan
+// catalog. All of them need no credential. The OpenAPI document is the REST face's (src/http/openapi.ts).
 import { Type } from '@sinclair/typebox'
 import { rbacMatrix } from '../domain/rbac.ts'
 import { PLANS } from '../domain/plans.ts'
-import { buildOpenApi } from '../http/openapi.ts'
-import { defineOp, reply, type AnyOp } from './registry.ts'
+import { defineOp, reply } from './registry.ts'
 import { Out } from './schemas.ts'
 
-const TAG = 'Discovery and catalogs'
+export const CATALOGS_TAG = 'Discovery and catalogs'
+const TAG = CATALOGS_TAG
 
 export const healthOp = defineOp({
   id: 'health.get',
@@ -43,33 +43,6 @@ export const configOp = defineOp({
   kind: 'read',
   internal: true,
   handler: async (ctx) => ({ service: 'portico', env: ctx.config.appEnv, version: ctx.config.version, api_version: 'v1', products: ctx.services.products }),
-})
-
-let registry: () => AnyOp[] = () => []
-let cachedDoc: { key: string; doc: unknown } | null = null
-
-/** The OpenAPI operation describes the registry it is part of; src/ops/index.ts hands it over. */
-export function setRegistry(all: () => AnyOp[]): void {
-  registry = all
-  cachedDoc = null
-}
-
-export const openapiOp = defineOp({
-  id: 'openapi.get',
-  method: 'GET',
-  path: '/openapi.json',
-  summary: 'The OpenAPI 3.1 description of this API',
-  tag: TAG,
-  auth: ['NONE'],
-  response: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1 document' }),
-  errors: [],
-  kind: 'read',
-  internal: true,
-  async handler(ctx) {
-    const key = `${ctx.config.publicUrl} ${ctx.config.version}`
-    if (cachedDoc?.key !== key) cachedDoc = { key, doc: buildOpenApi(registry(), { publicUrl: ctx.config.publicUrl, version: ctx.config.version }) }
-    return cachedDoc.doc
-  },
 })
 
 export const rbacOp = defineOp({

@@ -1,7 +1,7 @@
 // Connect (CONTRACT.md section 4, "Domains and connections"): the domain check, connections, their
 // desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
 import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
@@ -16,8 +16,10 @@ import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.t
 import { verifyRecords } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
-import { disconnectReverted, prepareManagedRemoval, type RevertPlan } from '../domain/apply.ts'
-import { defineOp, reply, type Ctx, type Principal } from './registry.ts'
+import { disconnectReverted, prepareManagedRemoval } from '../domain/apply.ts'
+import { type RevertPlan } from '../domain/record-plan.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
+import { type Principal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Domains and connections'
@@ -235,7 +237,7 @@ export const listConnectionsOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const p = ctx.principal
     const limit = input.limit ?? 50
     const after = input.cursor ? idFromCursor(input.cursor) : ''
     const rows = (await ctx.sql`
@@ -271,7 +273,7 @@ export const countConnectionsOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const p = ctx.principal
     const rows = (await ctx.sql`
       select application_id, status, count(*)::int as n from connections
       where tenant_id = ${p.tenantId} and disconnected_at is null
@@ -649,7 +651,7 @@ export const putConnectTargetOp = defineOp({
   kind: 'write',
   idempotent: true,
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<Principal, { tenantId: string }>
+    const p = ctx.principal
     const app = await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
     const problems: { in: string; field: string; message: string }[] = []
     let cname: string | null = null

@@ -2,7 +2,7 @@
 // people of the console, and the member email change. Push and email-change are console-server
 // routes (provision secret); the email sender belongs to the integrator (API key).
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
@@ -10,7 +10,7 @@ import { addressResolver } from '../domain/webhook-delivery.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { verifySmtp } from '../adapters/email.ts'
 import { sendPush } from '../adapters/push.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
 import { Email, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TlsMode = Type.Union([Type.Literal('implicit'), Type.Literal('starttls'), Type.Literal('none')], {
@@ -72,8 +72,8 @@ function senderOut(appId: string, r: SenderRow | undefined) {
 
 const PURPOSE = 'smtp-password'
 
-async function senderOf(ctx: Pick<Ctx, 'principal'> & { sql: Ctx['sql'] }, appId: string): Promise<SenderRow | undefined> {
-  const p = ctx.principal as TenantPrincipal
+async function senderOf(ctx: Pick<TenantCtx, 'principal' | 'sql'>, appId: string): Promise<SenderRow | undefined> {
+  const p = ctx.principal
   await getApplicationInTenant(ctx.sql, p.tenantId, appId)
   const [r] = await ctx.sql`select * from email_senders where application_id = ${appId}`
   return r as SenderRow | undefined
@@ -142,7 +142,7 @@ export const putEmailSenderOp = defineOp({
   transaction: false,
   async handler(ctx, input) {
     const existing = await senderOf(ctx, input.id)
-    const p = ctx.principal as TenantPrincipal
+    const p = ctx.principal
     if (input.mode === 'default') {
       await ctx.sql`delete from email_senders where application_id = ${input.id}`
       return senderOut(input.id, undefined)

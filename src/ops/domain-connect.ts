@@ -14,7 +14,7 @@
 //   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound, unavailable } from '../http/errors.ts'
+import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
 import { connectionFor, assertHostAllowed, type ConnectionRow } from '../domain/connections.ts'
 import { emitForConnection } from '../domain/events.ts'
 import { parseDomain } from '../domain/hostnames.ts'

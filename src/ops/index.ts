@@ -1,5 +1,6 @@
 // Every operation Portico serves, in one list. The REST routes, the OpenAPI document and the MCP
-// tools are generated from it; an operation missing here exists in no face.
+// tools are generated from it; an operation missing here exists in no face. (The REST face adds
+// `GET /v1/openapi.json`, which describes this list: src/http/openapi.ts.)
 import type { AnyOp } from './registry.ts'
 import { SECURE_OPERATIONS } from './secure.ts'
 import { POWER_OPERATIONS } from './power.ts'
@@ -29,7 +30,7 @@ import {
   recheckOp,
 } from './connect.ts'
 import { RAIL_OPERATIONS } from './rails.ts'
-import { configOp, healthOp, openapiOp, plansOp, rbacOp, setRegistry } from './catalogs.ts'
+import { configOp, healthOp, plansOp, rbacOp } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, updateMemberOp } from './members.ts'
 import {
   createApplicationOp,
@@ -47,7 +48,6 @@ import {
 export const OPERATIONS: AnyOp[] = [
   healthOp,
   configOp,
-  openapiOp,
   rbacOp,
   plansOp,
   createTenantOp,
@@ -120,5 +120,3 @@ export const OPERATIONS: AnyOp[] = [
   ...SECURE_OPERATIONS,
   ...POWER_OPERATIONS,
 ]
-
-setRegistry(() => OPERATIONS)

@@ -1,7 +1,7 @@
 // Tokens and members (CONTRACT.md section 4): widget tokens minted server-side with an application's
 // client secret, member invitations, role changes with the owner rules, and acceptance.
 import { Type } from '@sinclair/typebox'
-import { ApiError, notFound, unauthorized } from '../http/errors.ts'
+import { ApiError, notFound, unauthorized } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import { matchesHash, sha256 } from '../domain/secrets.ts'
 import type { MemberRole } from '../domain/rbac.ts'

@@ -10,13 +10,14 @@
 // its current state. The rank log holds 24 changes (at most one per hourly check), so a cursor is
 // accepted for 12 hours.
 import { Type } from '@sinclair/typebox'
-import { invalid } from '../http/errors.ts'
-import { assertHostAllowed, connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { invalid } from '../errors.ts'
+import { assertHostAllowed, connectionFor } from '../domain/connections.ts'
 import { absoluteHost, parseDomain } from '../domain/hostnames.ts'
-import { compareBaseline, EVERY, MANUAL_DETAIL, NO_RAIL_DETAIL, scheduleOf, type MonitorState } from '../domain/monitor.ts'
+import { compareBaseline, EVERY, MANUAL_DETAIL, NO_RAIL_DETAIL, scheduleOf } from '../domain/monitor.ts'
 import { DnsRecordSchema } from '../domain/records.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
-import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { monitorHistory, monitorPage, monitorRowOf, monitorSummary, type MonitorRow as Row } from '../db/monitor.ts'
+import { defineOp, type Ctx } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Monitor'
@@ -63,14 +64,6 @@ const EntrySchema = Out({
   history: Type.Optional(Type.Array(HistorySchema, { description: 'Newest first; in the per-connection detail only' })),
 })
 
-type Row = Pick<ConnectionRow, 'id' | 'application_id' | 'domain' | 'apex_domain' | 'status' | 'managed' | 'desired_records'> &
-  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; slot_ms: number | null; swept_to: Date | null }
-
-const ROW_COLUMNS =
-  'c.id, c.application_id, c.domain, c.apex_domain, c.status, c.managed, c.desired_records, m.result, m.drift, m.drift_since, ' +
-  // A connection gone live is due at once, from the moment it went live: the next sweep enrols it.
-  "m.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, coalesce(m.enrolled_at, case when c.status = 'live' then c.live_at end) as enrolled_at, m.slot_ms, " +
-  '(select swept_to from monitor_sweep) as swept_to'
 
 function repairOf(ctx: Ctx, r: Row) {
   const automatic = r.managed && ctx.services.monitorRepair !== undefined
@@ -159,40 +152,6 @@ const SummarySchema = Out({
   not_checked: Type.Integer({ description: 'Watched domains not checked yet' }),
 })
 
-async function summaryOf(ctx: Ctx, tenantId: string, appId: string | null) {
-  const [s] = await ctx.sql`
-    select count(*)::int as domains,
-      count(*) filter (where c.status = 'live')::int as watched,
-      count(*) filter (where c.status = 'live' and m.result = 'ok')::int as ok,
-      count(*) filter (where c.status = 'live' and m.result = 'drift')::int as drift,
-      count(*) filter (where c.status = 'live' and m.attention is not null)::int as needs_action,
-      count(*) filter (where c.status = 'live' and m.result = 'inconclusive')::int as inconclusive,
-      count(*) filter (where c.status = 'live' and m.result is null)::int as not_checked
-    from connections c left join monitor_state m on m.connection_id = c.id
-    where c.tenant_id = ${tenantId} and c.disconnected_at is null and (${appId}::text is null or c.application_id = ${appId})`
-  return s as Record<'domains' | 'watched' | 'ok' | 'drift' | 'needs_action' | 'inconclusive' | 'not_checked', number>
-}
-
-/** One page in (rank as of the snapshot, id) order; the first page takes the statement's own snapshot. */
-async function pageOf(ctx: Ctx, tenantId: string, appId: string | null, after: Cursor | null, limit: number) {
-  return (await ctx.sql`
-    with s as (select coalesce(${after?.s ?? null}::text::pg_snapshot, pg_current_snapshot()) as snap),
-    ranked as (
-      select ${ctx.sql.unsafe(ROW_COLUMNS)}, s.snap::text as snap,
-        case
-          when m.connection_id is null then 3
-          when pg_visible_in_snapshot(((m.rank_log -> -1) ->> 'x')::xid8, s.snap) then m.rank
-          else coalesce((
-            select (l.e ->> 'r')::int from jsonb_array_elements(m.rank_log) with ordinality as l(e, n)
-            where pg_visible_in_snapshot((l.e ->> 'x')::xid8, s.snap) order by l.n desc limit 1), 3)
-        end as rank_at
-      from connections c left join monitor_state m on m.connection_id = c.id cross join s
-      where c.tenant_id = ${tenantId} and c.disconnected_at is null and (${appId}::text is null or c.application_id = ${appId})
-    )
-    select * from ranked where (rank_at, id) > (${after?.r ?? -1}::int, ${after?.i ?? ''}::text)
-    order by rank_at, id limit ${limit + 1}`) as (Row & { snap: string; rank_at: number })[]
-}
-
 export const listMonitorDomainsOp = defineOp({
   id: 'monitor.domains',
   method: 'GET',
@@ -224,13 +183,13 @@ export const listMonitorDomainsOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as TenantPrincipal
+    const p = ctx.principal
     const appId = input.app_id ?? null
     if (appId) await getApplicationInTenant(ctx.sql, p.tenantId, appId)
     const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT)
     const now = ctx.clock.now()
     const after = input.cursor ? decodeCursor(input.cursor, appId, now) : null
-    const [rows, summary] = await Promise.all([pageOf(ctx, p.tenantId, appId, after, limit), summaryOf(ctx, p.tenantId, appId)])
+    const [rows, summary] = await Promise.all([monitorPage(ctx.sql, p.tenantId, appId, after, limit), monitorSummary(ctx.sql, p.tenantId, appId)])
     const page = rows.slice(0, limit)
     const last = page[page.length - 1]
     const next = rows.length > limit && last ? encodeCursor({ s: last.snap, t: after?.t ?? now.getTime(), r: last.rank_at, i: last.id, a: appId }) : undefined
@@ -260,13 +219,8 @@ export const connectionMonitorOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
-    const [[row], history] = await Promise.all([
-      ctx.sql`select ${ctx.sql.unsafe(ROW_COLUMNS)} from connections c left join monitor_state m on m.connection_id = c.id where c.id = ${c.id}`,
-      ctx.sql`
-        select id, application_id, connection_id, domain, kind, detail, created_at from monitor_history
-        where connection_id = ${c.id} and tenant_id = ${c.tenant_id} order by seq desc limit ${HISTORY_LIMIT}`,
-    ])
-    return { ...entryOut(ctx, row as Row), history }
+    const [row, history] = await Promise.all([monitorRowOf(ctx.sql, c), monitorHistory(ctx.sql, c, HISTORY_LIMIT)])
+    return { ...entryOut(ctx, row), history }
   },
 })
 

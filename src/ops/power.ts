@@ -5,10 +5,11 @@
 //   DELETE /connections/{id}/power   stop serving it
 // and the contract's `POST /internal/ask`, which the edge calls before obtaining a certificate on demand.
 import { Type } from '@sinclair/typebox'
-import { ApiError, notFound } from '../http/errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { reviveConnection } from '../domain/connect.ts'
 import { powerOf, powerOut, removePower, savePower, type PowerDeps } from '../domain/power.ts'
+import { claimOnDemand, connectionsServing } from '../db/power.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -123,22 +124,12 @@ export const deletePowerOp = defineOp({
  * (`ondemand_at`), and Portico's issuer then leaves the name alone for an hour.
  */
 async function onDemandAllowed(ctx: Ctx, c: ConnectionRow): Promise<boolean> {
-  const now = ctx.clock.now()
-  const claimed = await ctx.db`
-    update connections c set ondemand_at = ${now}
-    where c.id = ${c.id} and not exists (
-      select 1 from certificates k where k.connection_id = c.id
-        and (k.status = 'issued' or (k.status = 'pending' and k.updated_at > ${new Date(now.getTime() - 10 * 60_000)})))
-    returning c.id`
-  return claimed.length > 0
+  return claimOnDemand(ctx.db, c, ctx.clock.now())
 }
 
 async function approve(ctx: Ctx, host: string): Promise<boolean> {
   const bare = host.startsWith('www.') ? host.slice(4) : null
-  const rows = (await ctx.db`
-    select c.*, coalesce(p.redirect_to_www, false) as redirect_to_www from connections c
-    left join power_settings p on p.connection_id = c.id and p.status <> 'removed'
-    where c.disconnected_at is null and c.domain in (${host}, ${bare ?? host})`) as (ConnectionRow & { redirect_to_www: boolean })[]
+  const rows = await connectionsServing(ctx.db, host, bare)
   const exact = rows.find((c) => c.domain === host)
   if (exact?.status === 'live') return onDemandAllowed(ctx, exact)
   if (exact?.status === 'failed' && exact.planned_target?.cname_target === ctx.config.edge.cnameTarget) {

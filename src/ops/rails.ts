@@ -5,7 +5,7 @@
 // (`transaction: false`): a slow provider never holds a database connection, and what was written
 // is recorded on the connection before the write (priors) and after it (rail, status, events).
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor, connectionOut, effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
 import { findOpen, inspectDomain, openConnection, recordVerifications } from '../domain/connect.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
@@ -17,6 +17,7 @@ import {
   createAccount,
   getAccount,
   markNeedsReconnect,
+  flagGrantRefused,
   openProvider,
   providerFailure,
   type AccountRow,
@@ -28,7 +29,7 @@ import { providerById } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { summary, verifyRecords } from '../domain/verify.ts'
 import { assertCanConnect } from '../domain/billing.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx } from './registry.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
 import { grantOf, type GrantRow } from '../domain/domain-connect/async-api.ts'
@@ -76,7 +77,6 @@ const ApplyResult = Out({
   account: Nullable(AccountSchema),
 })
 
-const tenantOf = (ctx: Ctx) => ctx.principal as TenantPrincipal
 
 async function connectionForRail(ctx: Ctx, id: string): Promise<RailConnection> {
   return (await connectionFor(ctx.db, ctx.principal, id)) as RailConnection
@@ -125,7 +125,7 @@ export const applyOp = defineOp({
   idempotent: true,
   transaction: false,
   async handler(ctx, input) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const c = await connectionForRail(ctx, input.id)
     if (!!input.credential === !!input.provider_account_id) {
       throw invalid('Give either credential or provider_account_id', [{ in: 'body', field: 'credential', message: 'exactly one of credential and provider_account_id' }])
@@ -194,7 +194,7 @@ export const reapplyOp = defineOp({
   idempotent: true,
   transaction: false,
   async handler(ctx, input) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const c = await connectionForRail(ctx, input.id)
     const grant = c.managed && c.rail === 'domain_connect' ? await grantOf(ctx.db, p.tenantId, c.id) : undefined
     if (grant) return reapplyDomainConnect(ctx, c, grant)
@@ -207,22 +207,13 @@ export const reapplyOp = defineOp({
   },
 })
 
-/** Flags a connection whose stored grant the provider refused for re-consent (`connection.reapply.failed`). */
-async function flagReconsent(deps: Pick<Ctx, 'db' | 'clock'>, c: RailConnection, provider: string): Promise<void> {
-  const now = deps.clock.now()
-  await deps.db.begin(async (tx) => {
-    const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-    if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider })
-  })
-}
-
 /** `:reapply` of a connection managed through Domain Connect: its templates again through the grant, then re-verified. */
 async function reapplyDomainConnect(ctx: Ctx, c: RailConnection, grant: GrantRow) {
   const deps = { db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }
   try {
     await reapplyThroughGrant(deps, grant)
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') await flagReconsent(ctx, c, grant.dc_provider_id)
+    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') await flagGrantRefused(ctx.db, ctx.clock.now(), c.id, grant.dc_provider_id)
     throw err
   }
   const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
@@ -266,12 +257,8 @@ export async function reapplyManaged(deps: Pick<Ctx, 'db' | 'clock' | 'config'> 
 /** A refused grant flags the connection for re-consent (`connection.reapply.failed`) and the account `needs_reconnect`. */
 async function reapplyRefused(deps: Pick<Ctx, 'db' | 'clock'>, c: RailConnection, account: AccountRow, err: unknown): Promise<never> {
   if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-    const now = deps.clock.now()
-    await deps.db.begin(async (tx) => {
-      const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-      await tx`update provider_accounts set status = 'needs_reconnect', last_error = ${(err.details as { reason?: string })?.reason ?? 'refused'}, updated_at = ${now} where id = ${account.id}`
-      if (row) await emitForConnection(tx, row as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider: account.provider })
-    })
+    const lastError = (err.details as { reason?: string })?.reason ?? 'refused'
+    await flagGrantRefused(deps.db, deps.clock.now(), c.id, account.provider, { id: account.id, lastError })
   }
   throw err
 }
@@ -312,7 +299,7 @@ export const createAccountOp = defineOp({
     return { apiUrl }
   },
   async handler(ctx, input, prepared: { apiUrl: string | null }) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const a = await createAccount(ctx.sql, ctx.config, ctx.clock.now(), p.tenantId, {
       provider: input.provider,
       secret: input.credential,
@@ -338,7 +325,7 @@ export const listAccountsOp = defineOp({
   errors: ['unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx) {
-    const rows = (await ctx.sql`select * from provider_accounts where tenant_id = ${tenantOf(ctx).tenantId} and deleted_at is null order by id`) as AccountRow[]
+    const rows = (await ctx.sql`select * from provider_accounts where tenant_id = ${ctx.principal.tenantId} and deleted_at is null order by id`) as AccountRow[]
     return { accounts: await Promise.all(rows.map((a) => accountOut(ctx.sql, ctx.principal, a))) }
   },
 })
@@ -355,7 +342,7 @@ export const getAccountOp = defineOp({
   response: AccountSchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
-  handler: async (ctx, input) => accountOut(ctx.sql, ctx.principal, await getAccount(ctx.sql, tenantOf(ctx).tenantId, input.id)),
+  handler: async (ctx, input) => accountOut(ctx.sql, ctx.principal, await getAccount(ctx.sql, ctx.principal.tenantId, input.id)),
 })
 
 export const deleteAccountOp = defineOp({
@@ -373,7 +360,7 @@ export const deleteAccountOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   async handler(ctx, input) {
-    const a = await getAccount(ctx.sql, tenantOf(ctx).tenantId, input.id, true)
+    const a = await getAccount(ctx.sql, ctx.principal.tenantId, input.id, true)
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can remove it')
     const out = await accountOut(ctx.sql, ctx.principal, a)
     const now = ctx.clock.now()
@@ -415,7 +402,7 @@ export const connectAccountOp = defineOp({
   kind: 'write',
   transaction: false,
   async handler(ctx, input) {
-    const p = tenantOf(ctx)
+    const p = ctx.principal
     const a = await getAccount(ctx.db, p.tenantId, input.id)
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can connect with it')
     assertUsable(a, ctx.clock.now())
@@ -463,7 +450,6 @@ export const connectAccountOp = defineOp({
 })
 
 export const RAIL_OPERATIONS = [applyOp, reapplyOp, createAccountOp, listAccountsOp, getAccountOp, deleteAccountOp, connectAccountOp]
-export { notFound }
 
 /**
  * The monitor's repair rail (src/domain/monitor.ts `RepairRail`): a drifted managed connection gets its
@@ -484,7 +470,7 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
         } catch (err) {
           if (!(err instanceof ApiError)) throw err
           if (err.code !== 'ProviderAuthenticationError') return { fixed: false, detail: `The repair failed: ${err.title}` }
-          await flagReconsent(deps, c, grant.dc_provider_id)
+          await flagGrantRefused(deps.db, deps.clock.now(), c.id, grant.dc_provider_id)
           return { fixed: false, detail: 'The DNS provider refused the stored Domain Connect grant; re-authorize the connection.' }
         }
       }
@@ -500,12 +486,7 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         if (err.code === 'ProviderAuthenticationError') {
-          const now = deps.clock.now()
-          await deps.db.begin(async (tx) => {
-            const [r] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
-            await tx`update provider_accounts set status = 'needs_reconnect', last_error = 'refused during a monitor repair', updated_at = ${now} where id = ${account.id}`
-            if (r) await emitForConnection(tx, r as RailConnection, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider: account.provider })
-          })
+          await flagGrantRefused(deps.db, deps.clock.now(), c.id, account.provider, { id: account.id, lastError: 'refused during a monitor repair' })
           return { fixed: false, detail: 'The DNS provider refused the stored grant; re-authorize the connection.' }
         }
         return { fixed: false, detail: `The repair write failed: ${err.title}` }

@@ -6,22 +6,13 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
-import type { MemberRole, Permission } from '../domain/rbac.ts'
-import type { ErrorCode } from '../http/errors.ts'
+import type { Permission } from '../domain/rbac.ts'
+import type { Credential, PrincipalOf, TenantCredential } from '../domain/principal.ts'
+import type { ErrorCode } from '../errors.ts'
 import type { Services } from '../services.ts'
 
-export type Credential = 'MGMT' | 'PROV' | 'KEY' | 'WIDGET' | 'AGENT' | 'EDGE' | 'NONE'
-
-export type Principal =
-  | { kind: 'NONE' }
-  | { kind: 'MGMT' }
-  | { kind: 'PROV' }
-  | { kind: 'EDGE' }
-  | { kind: 'KEY'; tenantId: string; keyId: string; role: MemberRole; applicationId: string | null }
-  | { kind: 'WIDGET'; tenantId: string; applicationId: string; scope: 'connect' | 'app'; boundHost: string | null; tokenId: string }
-  | { kind: 'AGENT'; tenantId: string; clientId: string; subject: string; scopes: string[] }
-
-export type TenantPrincipal = Extract<Principal, { tenantId: string }>
+// moved: re-export kept for the merge; removed by the lead after merging
+export type { Credential, Principal, TenantPrincipal } from '../domain/principal.ts'
 
 /** What the handler may record about itself in the audit log. */
 export interface AuditNote {
@@ -30,8 +21,9 @@ export interface AuditNote {
   details?: Record<string, unknown>
 }
 
-export interface Ctx {
-  principal: Principal
+/** A handler's context; `A` is the operation's accepted credentials, so its principal is narrowed. */
+export interface Ctx<out A extends Credential = Credential> {
+  principal: PrincipalOf<A>
   /** Inside a mutation this is the operation's transaction; reads get the pool. */
   sql: Sql
   /** The pool, for work that must not ride the operation's transaction. */
@@ -45,6 +37,9 @@ export interface Ctx {
   /** Runs `fn` once the operation's transaction has committed (at once for reads). */
   afterCommit: (fn: () => void) => void
 }
+
+/** The context of a handler (or a helper of handlers) that only tenant credentials reach. */
+export type TenantCtx = Ctx<TenantCredential>
 
 export type OpKind = 'read' | 'write' | 'destroy'
 
@@ -65,7 +60,14 @@ export function isReply(v: unknown): v is Reply<unknown> {
 type S<T> = T extends TSchema ? Static<T> : unknown
 export type OpInput<P, Q, B, H> = S<P> & S<Q> & S<B> & S<H>
 
-export interface OpDef<P extends TObject | undefined, Q extends TObject | undefined, B extends TObject | undefined, H extends TObject | undefined, R extends TSchema> {
+export interface OpDef<
+  P extends TObject | undefined,
+  Q extends TObject | undefined,
+  B extends TObject | undefined,
+  H extends TObject | undefined,
+  R extends TSchema,
+  A extends Credential = Credential,
+> {
   /** Dotted id, `connections.create`; the MCP tool name is the same with `_`. */
   id: string
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -75,7 +77,8 @@ export interface OpDef<P extends TObject | undefined, Q extends TObject | undefi
   summary: string
   description?: string
   tag: string
-  auth: Credential[]
+  /** The credentials accepted; the handler's `ctx.principal` is narrowed to these kinds. */
+  auth: A[]
   /** Role permission a tenant API key needs. */
   permission?: Permission
   /** Scope a delegated agent token needs; without it agents cannot call the operation. */
@@ -103,12 +106,12 @@ export interface OpDef<P extends TObject | undefined, Q extends TObject | undefi
    * Outside I/O (DNS lookups, provider calls) done before the operation's transaction opens, so no
    * database connection waits on the network; its result is handed to the handler.
    */
-  prepare?: (ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, input: OpInput<P, Q, B, H>) => Promise<unknown>
+  prepare?: (ctx: Omit<Ctx<A>, 'sql' | 'audit' | 'afterCommit'>, input: OpInput<P, Q, B, H>) => Promise<unknown>
   /**
    * Returns the response body (or `reply()` for another status). Dates may stand where the schema says
    * date-time strings; in tests every real output is checked against `response` after serialisation.
    */
-  handler: (ctx: Ctx, input: OpInput<P, Q, B, H>, prepared: any) => Promise<unknown>
+  handler: (ctx: Ctx<A>, input: OpInput<P, Q, B, H>, prepared: any) => Promise<unknown>
 }
 
 // The registry stores operations with their schema types erased.
@@ -120,13 +123,10 @@ export function defineOp<
   B extends TObject | undefined = undefined,
   H extends TObject | undefined = undefined,
   R extends TSchema = TSchema,
->(op: OpDef<P, Q, B, H, R>): AnyOp {
+  A extends Credential = Credential,
+>(op: OpDef<P, Q, B, H, R, A>): AnyOp {
   const keys = [op.params, op.query, op.body, op.headers].flatMap((s) => (s ? Object.keys(s.properties) : []))
   const dup = keys.find((k, i) => keys.indexOf(k) !== i)
   if (dup) throw new Error(`operation ${op.id}: input field "${dup}" is declared twice`)
   return op as unknown as AnyOp
-}
-
-export function principalTenant(p: Principal): string | null {
-  return 'tenantId' in p ? p.tenantId : null
 }

@@ -6,8 +6,9 @@ import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
 import { newId } from '../ids.ts'
 import { can } from '../domain/rbac.ts'
-import { ApiError } from '../http/errors.ts'
-import { isReply, type AnyOp, type Ctx, type Principal } from './registry.ts'
+import { ApiError } from '../errors.ts'
+import { isReply, type AnyOp, type Ctx } from './registry.ts'
+import { type Principal } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
 
 export interface RawInput {

@@ -7,11 +7,11 @@
 //   DELETE /connections/{id}/ssl         deprovision: off the edge, marked removed
 // Without an edge (EDGE_ADMIN_URL) every one answers 503; issue and renew also need ACME_DIRECTORY_URL.
 import { Type } from '@sinclair/typebox'
-import { ApiError, notFound } from '../http/errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { certificateNames, certificateOf, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { powerOf } from '../domain/power.ts'
-import { defineOp, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Secure'
@@ -60,7 +60,7 @@ export const listCertificatesOp = defineOp({
   kind: 'read',
   async handler(ctx) {
     secure(ctx)
-    const p = ctx.principal as TenantPrincipal
+    const p = ctx.principal
     const app = p.kind === 'WIDGET' ? p.applicationId : null
     const rows = await ctx.sql`
       select * from certificates where tenant_id = ${p.tenantId} and status <> 'removed' and (${app}::text is null or application_id = ${app})

@@ -1,18 +1,13 @@
 // Sell (CONTRACT.md section 4, "Registrar (Sell)"): search, quote, checkout, fulfil, one-call purchase
-// with an Idempotency-Key, the payment-processor webhook, and the order list. Without
+// with an Idempotency-Key, and the order list (the payment-processor webhook is src/http/payments-webhook.ts). Without
 // SELL_PURCHASE_ENABLED every route that creates or moves an order answers 503 service_unavailable;
 // search stays open. The rules live in src/domain/sell.ts.
 import { Type } from '@sinclair/typebox'
-import type { Elysia } from 'elysia'
-import { ApiError, invalid, notFound, unavailable } from '../http/errors.ts'
-import type { Mount, AppDeps } from '../http/app.ts'
+import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
-import { createQuote, fulfillOrder, onPaymentEvent, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
-import { applyBillingEvent } from '../domain/billing.ts'
+import { createQuote, fulfillOrder, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
-import { WebhookSignatureError } from '../adapters/payments/index.ts'
-import { errorFields, log } from '../logger.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
 import { Email, Id, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Registrar (Sell)'
@@ -84,8 +79,8 @@ function nameOrThrow(input: string): string {
 }
 
 /** The application the caller acts for: the widget's own, else `application_id` or the key's own. */
-async function appOf(ctx: Ctx, given?: string): Promise<ApplicationRow> {
-  const p = ctx.principal as TenantPrincipal
+async function appOf(ctx: TenantCtx, given?: string): Promise<ApplicationRow> {
+  const p = ctx.principal
   if (p.kind === 'WIDGET') {
     if (given !== undefined && given !== p.applicationId) throw notFound('Application not found')
     return getApplicationInTenant(ctx.db, p.tenantId, p.applicationId)
@@ -163,8 +158,8 @@ export const checkoutOp = defineOp({
   },
 })
 
-async function orderBySession(ctx: Ctx, sessionId: string): Promise<OrderRow> {
-  const p = ctx.principal as TenantPrincipal
+async function orderBySession(ctx: TenantCtx, sessionId: string): Promise<OrderRow> {
+  const p = ctx.principal
   const [o] = await ctx.db`select * from sell_orders where session_id = ${sessionId} and tenant_id = ${p.tenantId} and application_id = ${p.kind === 'WIDGET' ? p.applicationId : ''}`
   if (!o) throw notFound('Checkout session not found')
   return o as OrderRow
@@ -242,7 +237,7 @@ export const listOrdersOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as Extract<TenantPrincipal, { kind: 'KEY' }>
+    const p = ctx.principal
     const app = input.app_id ?? p.applicationId
     const rows = (await ctx.sql`
       select * from sell_orders where tenant_id = ${p.tenantId}
@@ -252,45 +247,3 @@ export const listOrdersOp = defineOp({
     return { orders: rows.map(orderOut), count: rows.length }
   },
 })
-
-export const WEBHOOK_PATH = '/v1/payments/webhook'
-
-/**
- * The payment processor's webhook. It is a raw route (not a registry operation) because the signature
- * covers the exact bytes sent, which a parsed-and-validated body no longer has. No credential: the
- * processor's signature is the credential. Payment events drive the same fulfilment as the widget;
- * card-setup and plan events complete billing sessions once.
- */
-export async function handlePaymentWebhook(deps: Omit<AppDeps, 'ops'>, request: Request): Promise<Response> {
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
-  const { payments, registrar } = deps.services
-  if (!payments) return json(503, { code: 'service_unavailable', title: 'No payment processor is wired' })
-  const raw = await request.text()
-  let event
-  try {
-    event = await payments.parseWebhook(raw, request.headers)
-  } catch (err) {
-    if (err instanceof WebhookSignatureError) return json(400, { code: 'invalid_request', title: 'The webhook signature does not verify' })
-    throw err
-  }
-  try {
-    if (event.kind === 'payment_authorized' || event.kind === 'payment_failed') {
-      if (deps.config.sellPurchaseEnabled && registrar) await onPaymentEvent({ db: deps.db, clock: deps.clock, config: deps.config, payments, registrar }, event)
-    } else if (event.kind === 'setup_completed' || event.kind === 'plan_paid') {
-      const now = deps.clock.now()
-      await deps.db.begin((tx) => applyBillingEvent(tx, payments.name, now, event))
-    }
-    return json(200, { received: true })
-  } catch (err) {
-    // A non-2xx makes the processor retry later, which the guarded transitions make safe.
-    log.error('payment webhook failed', errorFields(err))
-    return json(500, { code: 'internal_error', title: new ApiError('internal_error').title })
-  }
-}
-
-export function paymentsWebhookMount(deps: Omit<AppDeps, 'ops'>): Mount {
-  return (app: Elysia) => {
-    app.post(WEBHOOK_PATH, ({ request }) => handlePaymentWebhook(deps, request), { parse: 'none' })
-    return app
-  }
-}

@@ -1,10 +1,12 @@
 // Tenancy and keys (CONTRACT.md section 4): tenants, one-call provisioning, the workspace default key,
 // applications and their API keys.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
-import { KEYS_CHANNEL } from '../http/key-cache.ts'
+import { activeDefaultKey, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
+import { applicationById, applicationsOfTenant, firstApplication } from '../db/applications.ts'
+import { insertOwnerMember } from '../db/members.ts'
 import { roleRank } from '../domain/rbac.ts'
 import type { KeyEnvironment } from '../domain/secrets.ts'
 import {
@@ -17,7 +19,6 @@ import {
   keyOut,
   tenantOut,
   type ApplicationRow,
-  type KeyRow,
 } from '../domain/tenancy.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
@@ -88,9 +89,7 @@ export const provisionOp = defineOp({
     let memberId: string | undefined
     if (input.owner_email) {
       memberId = newId('mem', now.getTime())
-      await ctx.sql`
-        insert into members (id, tenant_id, email, role, status, created_at, accepted_at, updated_at)
-        values (${memberId}, ${tenant.id}, ${input.owner_email}, 'owner', 'active', ${now}, ${now}, ${now})`
+      await insertOwnerMember(ctx.sql, memberId, tenant, { owner_email: input.owner_email }, now)
     }
     failpoint('provision.after_member')
     const { app, clientSecret } = await createApplication(ctx.sql, tenant.id, input.app_name ?? 'Default', env, now)
@@ -126,14 +125,10 @@ export const defaultKeyOp = defineOp({
   async handler(ctx, input) {
     const tenant = await getTenant(ctx.sql, input.id)
     ctx.audit.tenantId = tenant.id
-    const existing = async () => {
-      const [k] = await ctx.sql`select id, prefix from api_keys where tenant_id = ${tenant.id} and is_default and revoked_at is null`
-      return k as { id: string; prefix: string } | undefined
-    }
+    const existing = () => activeDefaultKey(ctx.sql, tenant)
     const have = await existing()
     if (have) return reply(200, { key_id: have.id, prefix: have.prefix, created: false })
-    const [app] = await ctx.sql`select id, environment from applications where tenant_id = ${tenant.id} order by id limit 1`
-    const a = app as { id: string; environment: KeyEnvironment } | undefined
+    const a = await firstApplication(ctx.sql, tenant)
     const created = await createKey(ctx.sql, {
       tenantId: tenant.id,
       applicationId: a?.id ?? null,
@@ -166,9 +161,9 @@ function tenantFor(ctx: Ctx, given: string | undefined): string {
 export async function applicationFor(ctx: Ctx, id: string): Promise<ApplicationRow> {
   const p = ctx.principal
   if (p.kind === 'MGMT') {
-    const [a] = await ctx.sql`select * from applications where id = ${id}`
+    const a = await applicationById(ctx.sql, id)
     if (!a) throw notFound('Application not found')
-    return a as ApplicationRow
+    return a
   }
   if (!('tenantId' in p)) throw notFound('Application not found')
   if (p.kind === 'WIDGET' && p.applicationId !== id) throw notFound('Application not found')
@@ -213,7 +208,7 @@ export const listApplicationsOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const tenantId = tenantFor(ctx, input.tenant_id)
-    const rows = (await ctx.sql`select * from applications where tenant_id = ${tenantId} order by id`) as ApplicationRow[]
+    const rows = await applicationsOfTenant(ctx.sql, tenantId)
     return { applications: rows.map(applicationOut), count: rows.length }
   },
 })
@@ -278,10 +273,9 @@ export const listKeysOp = defineOp({
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
-    const p = ctx.principal as { tenantId: string }
+    const p = ctx.principal
     await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
-    const rows = (await ctx.sql`
-      select * from api_keys where tenant_id = ${p.tenantId} and application_id = ${input.id} order by id`) as KeyRow[]
+    const rows = await keysOfApplication(ctx.sql, p, input)
     return { keys: rows.map(keyOut), count: rows.length }
   },
 })
@@ -301,18 +295,15 @@ export const revokeKeyOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   async handler(ctx, input) {
-    const p = ctx.principal as { tenantId: string }
+    const p = ctx.principal
     await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
-    const [k] = await ctx.sql`
-      update api_keys set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
-      where id = ${input.keyId} and tenant_id = ${p.tenantId} and application_id = ${input.id}
-      returning id, revoked_at, key_hash`
+    const k = await revokeKey(ctx.sql, ctx.clock.now(), p, input)
     if (!k) throw notFound('API key not found')
     // Every process evicts its cached lookup of this key when the revocation commits.
-    const hex = Buffer.from(k.key_hash as Uint8Array).toString('hex')
-    await ctx.sql`select pg_notify(${KEYS_CHANNEL}, ${hex})`
+    const hex = Buffer.from(k.key_hash).toString('hex')
+    await notifyKeyRevoked(ctx.sql, hex)
     ctx.afterCommit(() => ctx.services.keyCache?.evict(hex))
     ctx.audit.targetId = input.keyId
-    return { id: k.id as string, revoked: true as const, revoked_at: k.revoked_at as Date }
+    return { id: k.id, revoked: true as const, revoked_at: k.revoked_at }
   },
 })

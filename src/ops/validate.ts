@@ -4,7 +4,7 @@
 import type { TObject } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
-import { invalid } from '../http/errors.ts'
+import { invalid } from '../errors.ts'
 import './formats.ts'
 
 interface Compiled {
@@ -74,10 +74,4 @@ function dedupe<T extends { field?: string; message: string }>(list: T[]): T[] {
     seen.add(k)
     return true
   })
-}
-
-/** Names of additional properties on an object, for a clear "unknown field" message. */
-export function unknownFields(schema: TObject, value: unknown): string[] {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return []
-  return Object.keys(value).filter((k) => !(k in schema.properties))
 }

@@ -1,7 +1,7 @@
 // Webhooks (CONTRACT.md sections 4 and 6): endpoints, the delivery log and manual replay. Secrets are
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound } from '../http/errors.ts'
+import { ApiError, invalid, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../domain/events.ts'
 import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type AttemptRecord } from '../domain/webhook-delivery.ts'
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { defineOp, reply, type Ctx, type TenantPrincipal } from './registry.ts'
+import { defineOp, reply, type TenantCtx } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Webhooks'
@@ -55,8 +55,8 @@ const webhookOut = (w: WebhookRow) => ({
 })
 
 /** Tenant principal with the application filter the caller may use: a widget token sees its own app only. */
-function scope(ctx: Ctx, appId: string | undefined): { tenantId: string; appId: string | null } {
-  const p = ctx.principal as TenantPrincipal
+function scope(ctx: TenantCtx, appId: string | undefined): { tenantId: string; appId: string | null } {
+  const p = ctx.principal
   if (p.kind === 'WIDGET') {
     if (appId !== undefined && appId !== p.applicationId) throw notFound('Application not found')
     return { tenantId: p.tenantId, appId: p.applicationId }
@@ -89,7 +89,7 @@ export const createWebhookOp = defineOp({
   kind: 'write',
   idempotent: true,
   async handler(ctx, input) {
-    const p = ctx.principal as TenantPrincipal
+    const p = ctx.principal
     const appId = p.kind === 'WIDGET' ? scope(ctx, input.application_id).appId! : (input.application_id ?? (p.kind === 'KEY' ? p.applicationId : null))
     if (!appId) throw invalid('application_id is required', [{ in: 'body', field: 'application_id', message: 'is required' }])
     await getApplicationInTenant(ctx.sql, p.tenantId, appId)

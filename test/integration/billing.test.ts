@@ -6,7 +6,7 @@ import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import type { SandboxPayments, SignedWebhook } from '../../src/adapters/payments/sandbox.ts'
 import { assertCanConnect } from '../../src/domain/billing.ts'
-import { ApiError } from '../../src/http/errors.ts'
+import { ApiError } from '../../src/errors.ts'
 
 let pdns: Pdns
 let p: TestPortico

@@ -393,7 +393,7 @@ describe('agents and disconnect', () => {
   async function asAgent(scopes: string[], connectionId: string, confirm?: string) {
     const { runOp } = await import('../../src/ops/run.ts')
     const { disconnectOp } = await import('../../src/ops/connect.ts')
-    const { ApiError } = await import('../../src/http/errors.ts')
+    const { ApiError } = await import('../../src/errors.ts')
     try {
       const r = await runOp(
         disconnectOp,

@@ -2,10 +2,13 @@
 // routes served; every operation refuses a missing or forged credential the same way.
 import { describe, test, expect, beforeAll } from 'bun:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { OPERATIONS } from '../../src/ops/index.ts'
+import { OPERATIONS as REGISTRY } from '../../src/ops/index.ts'
 import { API_BASE, fullPath } from '../../src/http/app.ts'
-import { EXTRA_PATHS } from '../../src/http/openapi.ts'
+import { EXTRA_PATHS, withOpenApi } from '../../src/http/openapi.ts'
 import { sharedPortico, type TestPortico } from '../harness/portico.ts'
+
+// What the REST face serves: the registry and the OpenAPI document describing it.
+const OPERATIONS = withOpenApi(REGISTRY)
 
 let p: TestPortico
 beforeAll(async () => {

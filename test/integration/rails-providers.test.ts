@@ -6,7 +6,7 @@
 import { describe, test, expect, afterAll, beforeAll } from 'bun:test'
 import fc from 'fast-check'
 import { makeHosted, ProviderError, type DnsProvider, type RRset, type Zone } from '../../src/adapters/dns-providers/index.ts'
-import { applyChanges, planApply, planRevert } from '../../src/domain/apply.ts'
+import { applyChanges, planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { startCloudflareFake } from '../harness/provider-fakes/cloudflare.ts'

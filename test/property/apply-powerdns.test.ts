@@ -5,7 +5,7 @@ import { describe, test, expect, beforeAll } from 'bun:test'
 import fc from 'fast-check'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { PowerDnsProvider } from '../../src/adapters/dns-providers/powerdns.ts'
-import { planApply, planRevert } from '../../src/domain/apply.ts'
+import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { RRset, Zone } from '../../src/adapters/dns-providers/types.ts'
 import { APEX, canonicalZone, desiredArb, zoneArb } from './arbitraries.ts'
 

@@ -3,7 +3,7 @@
 import { describe, test, expect } from 'bun:test'
 import { signV4 } from '../../src/adapters/dns-providers/sigv4.ts'
 import { quoteTxt, unquoteTxt, zoneFor } from '../../src/adapters/dns-providers/types.ts'
-import { mergeSpf, planApply, unmergeSpf } from '../../src/domain/apply.ts'
+import { mergeSpf, planApply, unmergeSpf } from '../../src/domain/record-plan.ts'
 
 describe('SigV4', () => {
   test('matches the example in the AWS documentation (IAM ListUsers, 2015-08-30)', () => {

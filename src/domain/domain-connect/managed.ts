@@ -1,14 +1,14 @@
 // A connection set up through Domain Connect's asynchronous rail is managed: Portico keeps the
 // provider's grant (async-api.ts) and uses it as the provider-API rails use theirs, to re-apply its
 // templates (`:reapply`, the monitor's repair) and to revert them on disconnect.
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../errors.ts'
 import type { Config } from '../../config.ts'
 import type { Clock } from '../../clock.ts'
 import type { Sql } from '../../db/sql.ts'
 import type { Dns } from '../dns.ts'
 import type { ConnectionRow } from '../connections.ts'
 import { absoluteHost } from '../hostnames.ts'
-import type { RevertPlan } from '../apply.ts'
+import type { RevertPlan } from '../record-plan.ts'
 import { grantOf, reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
 
 export interface ManagedDeps {

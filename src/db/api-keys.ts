@@ -1,0 +1,35 @@
+// Queries of API keys. Statements moved from src/ops verbatim; rules about keys are in
+// src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
+import type { KeyRow } from '../domain/tenancy.ts'
+import { KEYS_CHANNEL } from './channels.ts'
+import type { Sql } from './sql.ts'
+
+/** The workspace's active default key, if it has one. */
+export async function activeDefaultKey(sql: Sql, tenant: { id: string }): Promise<{ id: string; prefix: string } | undefined> {
+  const [k] = await sql`select id, prefix from api_keys where tenant_id = ${tenant.id} and is_default and revoked_at is null`
+  return k as { id: string; prefix: string } | undefined
+}
+
+export async function keysOfApplication(sql: Sql, p: { tenantId: string }, input: { id: string }): Promise<KeyRow[]> {
+  return (await sql`
+      select * from api_keys where tenant_id = ${p.tenantId} and application_id = ${input.id} order by id`) as KeyRow[]
+}
+
+/** Revokes a key (a revoked one keeps its first revocation time); undefined when it is not the application's. */
+export async function revokeKey(
+  sql: Sql,
+  now: Date,
+  p: { tenantId: string },
+  input: { id: string; keyId: string },
+): Promise<{ id: string; revoked_at: Date; key_hash: Uint8Array } | undefined> {
+  const [k] = await sql`
+      update api_keys set revoked_at = coalesce(revoked_at, ${now})
+      where id = ${input.keyId} and tenant_id = ${p.tenantId} and application_id = ${input.id}
+      returning id, revoked_at, key_hash`
+  return k as { id: string; revoked_at: Date; key_hash: Uint8Array } | undefined
+}
+
+/** Tells every process's key cache (src/adapters/key-cache.ts) to evict the key, when the transaction commits. */
+export async function notifyKeyRevoked(sql: Sql, hex: string): Promise<void> {
+  await sql`select pg_notify(${KEYS_CHANNEL}, ${hex})`
+}

@@ -1,0 +1,27 @@
+// Who is calling: the credential kinds an operation may accept and the principal each resolves to
+// (CONTRACT.md section 5). The faces (REST, MCP, OAuth) resolve a credential into a principal; rules
+// and operations only read it, so it lives on the floor that knows no transport.
+import type { MemberRole } from './rbac.ts'
+
+export type Credential = 'MGMT' | 'PROV' | 'KEY' | 'WIDGET' | 'AGENT' | 'EDGE' | 'NONE'
+
+/** Each credential kind and what it resolves to. */
+interface PrincipalByKind {
+  NONE: { kind: 'NONE' }
+  MGMT: { kind: 'MGMT' }
+  PROV: { kind: 'PROV' }
+  EDGE: { kind: 'EDGE' }
+  KEY: { kind: 'KEY'; tenantId: string; keyId: string; role: MemberRole; applicationId: string | null }
+  WIDGET: { kind: 'WIDGET'; tenantId: string; applicationId: string; scope: 'connect' | 'app'; boundHost: string | null; tokenId: string }
+  AGENT: { kind: 'AGENT'; tenantId: string; clientId: string; subject: string; scopes: string[] }
+}
+
+/** The principal a set of accepted credentials can resolve to: `PrincipalOf<'KEY' | 'AGENT'>`. */
+export type PrincipalOf<A extends Credential> = PrincipalByKind[A]
+export type Principal = PrincipalOf<Credential>
+
+/** Credentials that belong to one workspace (tenant). */
+export type TenantCredential = 'KEY' | 'WIDGET' | 'AGENT'
+export type TenantPrincipal = PrincipalOf<TenantCredential>
+export type KeyPrincipal = PrincipalOf<'KEY'>
+export type AgentPrincipal = PrincipalOf<'AGENT'>

@@ -1,0 +1,300 @@
+// The record planner: what to write into a provider zone for a connection's desired records, and how
+// to take them out again (issue 6,
+// CONTRACT.md sections 2 and 4: "keeping existing CAA and TXT values and recording what was replaced").
+// The rules, per record set (name and type) the desired records touch:
+// - CNAME below the apex: a CNAME cannot share its name (RFC 1034 §3.6.2), so every other set at that
+//   name is removed (and recorded); the CNAME set becomes the desired target. At the apex (providers
+//   that flatten a CNAME there) only the A and AAAA sets are removed; MX, TXT, CAA and NS stay.
+//   Providers that cannot flatten refuse the write, which is `dns_write_failed`.
+// - A, AAAA, MX, NS: the set is replaced by the desired values; a CNAME at the name is removed; beside
+//   desired A records an AAAA set is removed (it would send IPv6 clients elsewhere; the domain check
+//   lists it as a conflict to remove).
+// - TXT and CAA: merged. Existing values are kept and ours are added (a CAA set narrows which CAs may
+//   issue; a TXT set carries other verifications).
+// - SPFM: merged into the existing SPF TXT value (`v=spf1 …`) before its `all`/`redirect=` term, or a
+//   new `v=spf1 <terms> ~all` value is added. A name has at most one SPF value (RFC 7208 §3.2).
+// - SOA is never touched; REDIR301 is served by the edge and has nothing in DNS.
+// Every touched set is recorded as an entry with `prior` (what the provider held before Portico's
+// first write; `prior_source: provider`) and `written`. Re-applying the same records finds every set
+// already at its target and writes nothing. Reverting restores `prior` where the set is still what
+// Portico wrote, removes only Portico's own values from merged sets, and leaves alone (and reports)
+// a set someone changed since. Pure functions, no I/O: the property test (test/property) runs them on
+// random zones, and the provider rail (apply.ts) runs them against real zones.
+import { canonicalName, canonicalValue, type RRset, type RRsetChange } from '../adapters/dns-providers/types.ts'
+import { absoluteHost } from './hostnames.ts'
+import { DEFAULT_TTL, type DnsRecord } from './records.ts'
+
+export interface RRsetState {
+  ttl: number
+  values: string[]
+}
+
+export interface AppliedEntry {
+  name: string
+  type: string
+  change: 'created' | 'replaced' | 'merged' | 'removed'
+  /** The set as the provider held it before Portico's first write; null when there was none. */
+  prior: RRsetState | null
+  /** What Portico wrote (empty values: the set was removed). */
+  written: RRsetState
+  /** Merged sets (TXT, CAA): the values Portico added. */
+  added?: string[]
+  /** SPF merge: the terms Portico added to the SPF value, and the SPF value before and after. */
+  spf?: { terms: string[]; prior_value: string | null; written_value: string }
+}
+
+export interface ApplyPlan {
+  /** Record-set writes to send; empty when the zone already holds every target. */
+  changes: RRsetChange[]
+  entries: AppliedEntry[]
+  /** The desired records actually created or changed (`updated_objects` of the events). */
+  updated: { type: string; name: string; value: string }[]
+}
+
+export const keyOf = (name: string, type: string) => `${canonicalName(name)}|${type}`
+const sorted = (v: string[]) => [...v].sort()
+export const sameValues = (a: string[], b: string[]) => a.length === b.length && sorted(a).every((x, i) => x === sorted(b)[i])
+const sameSet = (a: RRsetState | null | undefined, b: RRsetState | null | undefined) => {
+  const av = a?.values ?? []
+  const bv = b?.values ?? []
+  if (av.length === 0 && bv.length === 0) return true
+  return !!a && !!b && a.ttl === b.ttl && sameValues(av, bv)
+}
+
+export const isSpf = (v: string) => /^v=spf1(\s|$)/i.test(v)
+const spfTermsOf = (v: string) => v.replace(/^v=spf1\s*/i, '').split(/\s+/).filter(Boolean)
+const isFinalTerm = (t: string) => /^[+?~-]?all$/i.test(t) || /^redirect=/i.test(t)
+
+/** Adds `terms` to an SPF value before its `all`/`redirect=` term; terms already there are not repeated. */
+export function mergeSpf(existing: string | null, terms: string[]): { value: string; added: string[] } {
+  const current = existing ? spfTermsOf(existing) : ['~all']
+  const have = new Set(current.map((t) => t.toLowerCase()))
+  const added = terms.filter((t, i) => !have.has(t.toLowerCase()) && terms.findIndex((u) => u.toLowerCase() === t.toLowerCase()) === i && !isFinalTerm(t))
+  const cut = current.findIndex(isFinalTerm)
+  const at = cut === -1 ? current.length : cut
+  const out = [...current.slice(0, at), ...added, ...current.slice(at)]
+  return { value: ['v=spf1', ...out].join(' '), added }
+}
+
+/** Takes `terms` out of an SPF value again. */
+export function unmergeSpf(value: string, terms: string[]): string {
+  const drop = new Set(terms.map((t) => t.toLowerCase()))
+  return ['v=spf1', ...spfTermsOf(value).filter((t) => !drop.has(t.toLowerCase()))].join(' ')
+}
+
+/** A desired record's canonical value (MX carries its priority). */
+function desiredValue(r: DnsRecord): string {
+  if (r.type === 'MX') return canonicalValue('MX', `${r.priority ?? 10} ${r.value}`)
+  return canonicalValue(r.type, r.value)
+}
+
+type ZoneSets = Map<string, RRset>
+
+export function zoneMap(rrsets: RRset[]): ZoneSets {
+  return new Map(rrsets.map((s) => [keyOf(s.name, s.type), { ...s, name: canonicalName(s.name), values: [...s.values] }]))
+}
+
+/**
+ * The change set that puts `desired` (hosts relative to `apex`) into a zone holding `current`.
+ * `previous` are the entries of an earlier apply of this connection: their priors are kept (the zone
+ * now holds Portico's own values), and sets they touched that the new records no longer touch are
+ * reverted first.
+ */
+export function planApply(current: RRset[], desired: DnsRecord[], apex: string, previous: AppliedEntry[] = []): ApplyPlan {
+  const before = zoneMap(current)
+  const next = zoneMap(current)
+  const prevByKey = new Map(previous.map((e) => [keyOf(e.name, e.type), e]))
+
+  const groups = new Map<string, { name: string; type: string; records: DnsRecord[] }>()
+  for (const r of desired) {
+    if (r.type === 'REDIR301') continue
+    const name = canonicalName(absoluteHost(r.host, apex))
+    const type = r.type === 'SPFM' ? 'TXT' : r.type
+    const k = keyOf(name, type)
+    const g = groups.get(k) ?? { name, type, records: [] }
+    g.records.push(r)
+    groups.set(k, g)
+  }
+
+  // Sets an earlier apply touched that these records no longer do go back first.
+  const stale = previous.filter((e) => !groups.has(keyOf(e.name, e.type)) && !(e.change === 'removed' && removedBy(groups, e)))
+  for (const c of planRevert([...next.values()], stale).changes) setSet(next, c)
+
+  const removedKeys = new Set<string>()
+  const removeAt = (name: string, types: (t: string) => boolean) => {
+    for (const [k, s] of next) {
+      if (s.name === name && types(s.type) && s.type !== 'SOA' && !groups.has(k)) {
+        next.delete(k)
+        removedKeys.add(k)
+      }
+    }
+  }
+  const spfByKey = new Map<string, { terms: string[]; prior_value: string | null; written_value: string }>()
+  const addedByKey = new Map<string, string[]>()
+  const updated: ApplyPlan['updated'] = []
+
+  for (const [k, g] of groups) {
+    const existing = next.get(k)
+    const ttl = g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL
+    const isApexName = g.name === canonicalName(apex)
+    if (g.type === 'CNAME') {
+      // At the apex the provider flattens the CNAME: only address sets would answer beside it.
+      if (!isApexName) removeAt(g.name, (t) => t !== 'CNAME')
+      else removeAt(g.name, (t) => t === 'A' || t === 'AAAA')
+      next.set(k, { name: g.name, type: 'CNAME', ttl, values: [desiredValue(g.records[0]!)] })
+    } else if (g.type === 'TXT' || g.type === 'CAA') {
+      removeAt(g.name, (t) => t === 'CNAME')
+      const values = [...(existing?.values ?? [])]
+      const plain = g.records.filter((r) => r.type !== 'SPFM').map(desiredValue)
+      const prevAdded = prevByKey.get(k)?.added ?? []
+      const added = new Set(prevAdded.filter((v) => values.includes(v)))
+      for (const v of plain) {
+        if (!values.includes(v)) {
+          values.push(v)
+          added.add(v)
+        }
+      }
+      const spfTerms = g.records.filter((r) => r.type === 'SPFM').flatMap((r) => spfTermsOf(r.value))
+      if (spfTerms.length) {
+        const at = values.findIndex(isSpf)
+        const priorValue = at === -1 ? null : values[at]!
+        const merged = mergeSpf(priorValue, spfTerms)
+        const prevSpf = prevByKey.get(k)?.spf
+        const terms = [...new Set([...(prevSpf?.terms ?? []).filter((t) => priorValue && spfTermsOf(priorValue).includes(t)), ...merged.added])]
+        if (at === -1) values.push(merged.value)
+        else values[at] = merged.value
+        spfByKey.set(k, { terms, prior_value: prevSpf ? prevSpf.prior_value : priorValue, written_value: merged.value })
+      }
+      addedByKey.set(k, [...added])
+      next.set(k, { name: g.name, type: g.type, ttl: existing?.ttl ?? ttl, values })
+    } else {
+      removeAt(g.name, (t) => t === 'CNAME' || (g.type === 'A' && t === 'AAAA' && !groups.has(keyOf(g.name, 'AAAA'))))
+      next.set(k, { name: g.name, type: g.type, ttl, values: [...new Set(g.records.map(desiredValue))] })
+    }
+  }
+
+  // The change set: every set whose content differs from what the zone holds now.
+  const changes: RRsetChange[] = []
+  const keys = new Set([...before.keys(), ...next.keys()])
+  for (const k of keys) {
+    const a = before.get(k)
+    const b = next.get(k)
+    if (sameSet(a, b)) continue
+    const ref = (b ?? a)!
+    changes.push({ name: ref.name, type: ref.type, ttl: b?.ttl ?? a!.ttl, values: b?.values ?? [] })
+    if (b && groups.has(k)) for (const v of b.values) if (!a?.values.includes(v)) updated.push({ type: b.type, name: b.name, value: v })
+  }
+  deletionsFirst(changes)
+
+  // Entries: every set the records target or that was removed for them, with the earliest prior.
+  const entries: AppliedEntry[] = []
+  const entryKeys = new Set([...groups.keys(), ...removedKeys, ...previous.filter((e) => !stale.includes(e)).map((e) => keyOf(e.name, e.type))])
+  for (const k of entryKeys) {
+    const prev = prevByKey.get(k)
+    const cur = before.get(k)
+    const prior: RRsetState | null = prev && !stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values } : null
+    const n = next.get(k)
+    const [name, type] = k.split('|') as [string, string]
+    const written: RRsetState = n ? { ttl: n.ttl, values: n.values } : { ttl: prior?.ttl ?? DEFAULT_TTL, values: [] }
+    if (!n && !prior) continue
+    const merge = type === 'TXT' || type === 'CAA'
+    const change: AppliedEntry['change'] = !n ? 'removed' : !prior ? 'created' : merge && groups.has(k) ? 'merged' : 'replaced'
+    const entry: AppliedEntry = { name, type, change, prior, written }
+    if (merge && groups.has(k)) {
+      entry.added = addedByKey.get(k) ?? []
+      const spf = spfByKey.get(k)
+      if (spf) entry.spf = spf
+    }
+    entries.push(entry)
+  }
+  entries.sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type))
+  return { changes, entries, updated }
+}
+
+/** A `removed` entry whose name still carries desired records stays removed (planApply decides again). */
+function removedBy(groups: Map<string, { name: string; type: string }>, e: AppliedEntry): boolean {
+  return [...groups.values()].some((g) => g.name === canonicalName(e.name))
+}
+
+function setSet(zone: ZoneSets, c: RRsetChange): void {
+  const k = keyOf(c.name, c.type)
+  if (c.values.length === 0) zone.delete(k)
+  else zone.set(k, { name: canonicalName(c.name), type: c.type, ttl: c.ttl, values: [...c.values] })
+}
+
+export interface RevertNote {
+  type: string
+  name: string
+  value: string
+  note: string
+}
+
+export interface RevertPlan {
+  changes: RRsetChange[]
+  removed: RevertNote[]
+  restored: RevertNote[]
+  left_in_place: RevertNote[]
+}
+
+/**
+ * The change set that takes an apply out of a zone holding `current`: a set still as Portico wrote it
+ * goes back to its prior (or away when there was none); from a merged set someone edited since only
+ * Portico's own values are taken out; any other set someone changed since is left in place and named.
+ */
+export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPlan {
+  const zone = zoneMap(current)
+  const out: RevertPlan = { changes: [], removed: [], restored: [], left_in_place: [] }
+  const note = (list: RevertNote[], e: AppliedEntry, values: string[], text: string) => {
+    for (const value of values) list.push({ type: e.type, name: e.name, value, note: text })
+  }
+  for (const e of entries) {
+    const cur = zone.get(keyOf(e.name, e.type)) ?? null
+    const curState = cur ? { ttl: cur.ttl, values: cur.values } : null
+    const want = e.prior
+    if (sameSet(curState, want)) continue // already as it was
+    const put = (state: RRsetState | null) => out.changes.push({ name: e.name, type: e.type, ttl: state?.ttl ?? e.written.ttl, values: state?.values ?? [] })
+    if (sameSet(curState, e.written)) {
+      put(want)
+      const ours = e.written.values.filter((v) => !want?.values.includes(v))
+      note(out.removed, e, ours, 'added by Portico; removed')
+      note(out.restored, e, (want?.values ?? []).filter((v) => !e.written.values.includes(v) || e.written.ttl !== want?.ttl), 'restored to the value it had before connecting')
+      continue
+    }
+    if (e.change === 'merged' && cur) {
+      // Someone edited the set since: take out only what Portico added.
+      let values = cur.values.filter((v) => !(e.added ?? []).includes(v))
+      if (e.spf) {
+        const at = values.findIndex(isSpf)
+        if (at !== -1) {
+          const back = e.spf.prior_value ?? null
+          if (values[at] === e.spf.written_value && back) values[at] = back
+          else {
+            const stripped = unmergeSpf(values[at]!, e.spf.terms)
+            if (!e.spf.prior_value && /^v=spf1 ~all$/i.test(stripped)) values = values.filter((_, i) => i !== at)
+            else values[at] = stripped
+          }
+        }
+      }
+      if (!sameValues(values, cur.values)) {
+        put(values.length ? { ttl: cur.ttl, values } : null)
+        note(out.removed, e, cur.values.filter((v) => !values.includes(v)), 'added by Portico; removed, other values kept')
+      }
+      continue
+    }
+    note(out.left_in_place, e, cur?.values ?? [], 'changed at the provider after Portico wrote it; left as it is')
+  }
+  deletionsFirst(out.changes)
+  return out
+}
+
+/** Removals go first, so a CNAME and the sets it replaces never stand side by side mid-change. */
+function deletionsFirst(changes: RRsetChange[]): void {
+  changes.sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
+}
+
+/** Applies a change set to an in-memory zone (tests and the removal plan preview). */
+export function applyChanges(current: RRset[], changes: RRsetChange[]): RRset[] {
+  const zone = zoneMap(current)
+  for (const c of changes) setSet(zone, c)
+  return [...zone.values()]
+}

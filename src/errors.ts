@@ -1,0 +1,143 @@
+// One error vocabulary (CONTRACT.md section 7). Handlers throw ApiError with a stable code; each face
+// (REST, MCP) has exactly one mapper to its wire form. Causes are logged, never returned. This file
+// holds no transport: rules, operations and adapters all throw from it.
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  confirmation_required: 400,
+  unauthorized: 401,
+  quota_exceeded: 402,
+  billing_required: 402,
+  forbidden: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  confirmation_mismatch: 409,
+  reauthorization_required: 409,
+  account_expired: 409,
+  platform_subdomain: 422,
+  InvalidNameservers: 422,
+  ProviderAuthenticationError: 422,
+  apex_not_supported: 422,
+  dns_write_failed: 422,
+  domain_unresolved: 422,
+  certificate_failed: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+  push_not_configured: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export const ERROR_TITLES: Record<ErrorCode, string> = {
+  invalid_request: 'The request is malformed or invalid',
+  confirmation_required: 'This removal must be confirmed by naming the domain',
+  unauthorized: 'Missing or invalid credential',
+  quota_exceeded: 'The plan quota for this month is used up',
+  billing_required: 'Billing must be set up before adding this domain',
+  forbidden: 'This credential may not perform this action',
+  insufficient_scope: 'The token lacks a scope this action needs',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed on this path',
+  conflict: 'The request conflicts with the current state',
+  confirmation_mismatch: 'The confirmation names a different domain',
+  reauthorization_required: 'Removing the records needs the DNS provider to be re-authorized',
+  account_expired: 'This one-time provider account has expired',
+  platform_subdomain: 'Subdomains of hosting platforms cannot be connected',
+  InvalidNameservers: 'The domain has no usable nameserver delegation',
+  ProviderAuthenticationError: 'The DNS provider rejected the credential',
+  apex_not_supported: 'The DNS provider cannot point the apex of this domain at a hostname',
+  dns_write_failed: 'The DNS provider refused the change',
+  domain_unresolved: 'The domain is not registered or not delegated',
+  certificate_failed: 'The certificate authority did not issue the certificate',
+  rate_limited: 'Too many requests',
+  internal_error: 'Internal error',
+  service_unavailable: 'This feature is not available on this deployment',
+  push_not_configured: 'Push notifications are not configured',
+}
+
+export interface ErrorBody {
+  code: string
+  title: string
+  details?: unknown
+}
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly headers: Record<string, string>
+  /** Extra top-level fields of the body (reauthorization_required carries `plan`). */
+  readonly extra: Record<string, unknown> | undefined
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly title: string = ERROR_TITLES[code],
+    readonly details?: unknown,
+    opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(`${code}: ${title}`, { cause: opts.cause })
+    this.status = ERROR_STATUS[code]
+    this.headers = opts.headers ?? {}
+    this.extra = opts.extra
+  }
+
+  body(): ErrorBody & Record<string, unknown> {
+    return { code: this.code, title: this.title, ...(this.details === undefined ? {} : { details: this.details }), ...this.extra }
+  }
+}
+
+export const invalid = (title: string, details?: unknown) => new ApiError('invalid_request', title, details)
+export const notFound = (what = 'Not found') => new ApiError('not_found', what)
+export const forbidden = (title: string) => new ApiError('forbidden', title)
+export const unauthorized = (title?: string) => new ApiError('unauthorized', title)
+export const unavailable = (title: string) => new ApiError('service_unavailable', title)
+
+/**
+ * Every sub-reason Portico names in `details.reason` (and in the `reason` of an event or a check
+ * answer that explains a refusal), with what it means. Clients switch on these, so they are part of
+ * the contract: test/unit/error-reasons.test.ts fails when code names a reason missing here.
+ * Reasons that carry a provider's or CA's own words (free text) are not listed.
+ */
+export const ERROR_REASONS = {
+  // Adding a domain (InvalidNameservers) and the domain check's blocked reasons.
+  not_registered: 'The domain is not registered',
+  not_delegated: 'The domain has no nameserver delegation',
+  // Provider rails.
+  unknown_provider: 'The DNS provider of the domain is not known',
+  provider_unsupported: 'Portico cannot write to this DNS provider through the rail asked for',
+  provider_error: 'The DNS provider could not be reached (unexpected failure)',
+  provider_unreachable: 'The DNS provider did not answer',
+  provider_refused: 'The DNS provider refused the change',
+  zone_not_reached: 'The credential does not reach the zone of the domain',
+  write_in_progress: 'Another write to the same records is in progress; retry after Retry-After',
+  reauthorization_required: 'The stored grant no longer works; the provider must be re-authorized',
+  // Signing in at a DNS provider (OAuth rail).
+  oauth_not_available: 'Signing in at this provider is not available on this deployment',
+  oauth_not_configured: 'The OAuth client of this provider is no longer configured',
+  invalid_state: 'The sign-in state is not valid',
+  state_used: 'The sign-in was already completed or is unknown',
+  state_expired: 'The sign-in took too long',
+  access_denied: 'The person did not grant access at the provider',
+  // Domain Connect.
+  custom_records: 'The one-click rail cannot write custom records',
+  not_discovered: 'The domain has no _domainconnect record',
+  settings_unreachable: 'The Domain Connect settings could not be read',
+  sync_unsupported: 'The provider does not offer the synchronous flow',
+  template_unsupported: 'The provider does not support the template',
+  template_mismatch: 'The templates cannot set the connection\'s records',
+  no_template: 'No loaded template sets the connection\'s records',
+  not_configured: 'The rail is not configured on this deployment',
+  // Billing.
+  no_payment_method: 'The plan needs a saved card',
+  past_due: 'The subscription is past due',
+  canceled: 'The subscription is canceled',
+  // Sell.
+  no_payment: 'No payment was started for the order',
+  idempotency_key_reused: 'The Idempotency-Key was used with a different request',
+  expired: 'The quote or order expired',
+  payment_failed: 'The card was declined',
+  registration_failed: 'The registry refused the registration',
+} as const
+
+export type ErrorReason = keyof typeof ERROR_REASONS
