@@ -147,6 +147,8 @@ function writeConfig(dir: string, dnsPort: number, apiPort: number, apiKey: stri
   const lines = [
     'launch=gsqlite3',
     `gsqlite3-database=${join(dir, 'pdns.sqlite3')}`,
+    // Readers (the query threads) and the API's writer side by side, instead of "database is locked".
+    'gsqlite3-pragma-journal-mode=WAL',
     `local-address=${[`127.0.0.1:${dnsPort}`, ...extra.map((a) => `${a}:53`)].join(', ')}`,
     'api=yes',
     `api-key=${apiKey}`,
@@ -223,9 +225,17 @@ async function launch(): Promise<Pdns> {
   }
 
   const send = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(apiUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-    if (r.status >= 300) throw new Error(`PowerDNS ${method} ${path}: ${r.status} ${await r.text()}`)
-    return r.status === 204 ? null : r.json()
+    for (let attempt = 1; ; attempt++) {
+      const r = await fetch(apiUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      // A busy sqlite file answers 500 (locked): on a loaded machine it passes on a second try.
+      if (r.status === 500 && attempt < 5) {
+        await r.text()
+        await Bun.sleep(50 * attempt)
+        continue
+      }
+      if (r.status >= 300) throw new Error(`PowerDNS ${method} ${path}: ${r.status} ${await r.text()}`)
+      return r.status === 204 ? null : r.json()
+    }
   }
   // Writes go one at a time: the sqlite backend answers 500 to concurrent ones (a locked database).
   let writing: Promise<unknown> = Promise.resolve()

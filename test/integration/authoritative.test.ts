@@ -149,5 +149,5 @@ describe('through Portico, behind a caching recursor', () => {
     expect(performance.now() - written).toBeLessThan(10_000)
     expect(body.propagation.checked_via).toBe('authoritative')
     expect((await viaRecursor.lookup(`shop.${zone}`, 'CNAME')).status).toBe('nxdomain')
-  })
+  }, 30_000)
 })

@@ -50,19 +50,19 @@ describe('certificates when a connection goes live', () => {
     // GET …/ssl followed each step, and so did the events.
     const events = await s.p.db`select payload from events where connection_id = ${id!} and type = 'secure_status' order by id`
     expect(events.map((e: { payload: { secure_status: string } }) => e.payload.secure_status)).toEqual(['pending', 'issued'])
-  })
+  }, 30_000)
 
   test('several going live together are ordered side by side, each once', async () => {
     const ids = await goLive(['a', 'b', 'c', 'd', 'e', 'f'])
     for (const id of ids) expect((await waitIssued(id, 30_000))?.status).toBe('issued')
     const [{ n }] = await s.p.db`select count(*)::int as n from certificates where connection_id = any(${ids}) and attempts = 0`
     expect(n).toBe(ids.length)
-  })
+  }, 60_000)
 
   test('while Portico orders or holds a name’s certificate, the edge is not approved to order another', async () => {
     const [id] = await goLive(['gate'])
     await waitIssued(id!, 20_000)
     const r = await s.p.api('POST', `/v1/internal/ask?domain=gate.${zone}`, { headers: { 'x-edge-auth': EDGE } })
     expect(r.body).toEqual({ approved: false })
-  })
+  }, 30_000)
 })
