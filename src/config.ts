@@ -26,9 +26,11 @@ export interface Config {
   monitorAlertsEnabled: boolean
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
-  /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR; only the sandbox exists). */
+  /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR). */
   payments: { processor: 'sandbox' | 'stripe'; stripeSecretKey: string | null; stripeWebhookSecret: string | null }
-  registrar: 'sandbox'
+  registrar: 'sandbox' | 'namecom'
+  /** Name.com's API (REGISTRAR=namecom): base URL (NAMECOM_API_URL), account user name and API token. */
+  namecom: { apiUrl: string; username: string; token: string } | null
   webhookAllowLoopback: boolean
   /** Cache API-key lookups per process (evicted by NOTIFY on revocation); off: one lookup per request. */
   apiKeyCache: boolean
@@ -145,7 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
     billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),
     payments: { processor, stripeSecretKey: env.STRIPE_SECRET_KEY || null, stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null },
-    registrar: oneOf(env, 'REGISTRAR', ['sandbox'] as const, 'sandbox'),
+    ...registrarSettings(env),
     webhookAllowLoopback,
     vapid: vapidKeys(env),
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
@@ -163,6 +165,15 @@ function listenAddress(env: Env, name: string, dflt: string): string {
   const v = env[name] || dflt
   if (!/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/.test(v)) throw new ConfigError(`${name} must be [host]:port, got ${JSON.stringify(v)}`)
   return v
+}
+
+function registrarSettings(env: Env): Pick<Config, 'registrar' | 'namecom'> {
+  const registrar = oneOf(env, 'REGISTRAR', ['sandbox', 'namecom'] as const, 'sandbox')
+  if (registrar === 'sandbox') return { registrar, namecom: null }
+  if (!env.NAMECOM_USERNAME || !env.NAMECOM_API_TOKEN) throw new ConfigError('REGISTRAR=namecom needs NAMECOM_USERNAME and NAMECOM_API_TOKEN')
+  const apiUrl = (env.NAMECOM_API_URL || 'https://api.name.com').replace(/\/+$/, '')
+  if (!/^https?:\/\/\S+$/.test(apiUrl)) throw new ConfigError(`NAMECOM_API_URL must be an http(s) URL, got ${JSON.stringify(apiUrl)}`)
+  return { registrar, namecom: { apiUrl, username: env.NAMECOM_USERNAME, token: env.NAMECOM_API_TOKEN } }
 }
 
 function edgeServer(env: Env, port: number): Config['edgeServer'] {

@@ -24,7 +24,9 @@ import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
 import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
+import { NamecomRegistrar } from './adapters/registrar/namecom.ts'
 import { sellExpirySweep } from './jobs/sell-expiry.ts'
+import { sellResumeSweep } from './jobs/sell-resume.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './ops/sell.ts'
 import { widgetMount } from './widget/route.ts'
@@ -86,7 +88,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     connectAdapters: { apiKey: apiKeyProviders(), oauth: oauthProviders(config) },
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
-    registrar: new SandboxRegistrar(),
+    registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     pingDb,
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
@@ -111,6 +113,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
+    sellResumeSweep({ db, clock, config, payments: services.payments!, registrar: services.registrar! }),
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
