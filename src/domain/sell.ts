@@ -22,7 +22,7 @@ import { log, errorFields } from '../logger.ts'
 import { failpoint } from '../failpoints.ts'
 import { ApiError, type ErrorCode } from '../http/errors.ts'
 import type { Payments } from '../adapters/payments/index.ts'
-import type { Lookup, Offer, Registrar, Registration } from '../adapters/registrar/index.ts'
+import { RegistrarError, type Lookup, type Offer, type Registrar, type Registration } from '../adapters/registrar/index.ts'
 import { openConnection } from './connect.ts'
 import { effectiveTarget } from './connections.ts'
 import { emit, type Envelope, type EventType } from './events.ts'
@@ -131,6 +131,17 @@ export async function orderById(sql: Sql, id: string): Promise<OrderRow | undefi
   return o as OrderRow | undefined
 }
 
+/** A registrar read (availability, price, suggestions); a registrar that fails is 503 with its typed reason. */
+export async function askRegistrar<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (err) {
+    if (!(err instanceof RegistrarError)) throw err
+    log.warn('registrar call failed', errorFields(err))
+    throw new ApiError('service_unavailable', 'The registrar did not answer; try again shortly', { reason: err.reason })
+  }
+}
+
 /** A quote: a priced order valid for a day. Unavailable names are 409 with the registrar's answer. */
 export async function createQuote(
   deps: Pick<SellDeps, 'db' | 'clock'>,
@@ -164,7 +175,7 @@ export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id
                   and status = 'quoted' and expires_at > ${now} order by id desc limit 1 for update skip locked)
       and status = 'quoted'
     returning *`
-  const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await deps.registrar.check(domain), years, { status: 'pending_payment', email }))!
+  const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), years, { status: 'pending_payment', email }))!
   const session = await deps.payments.checkout({
     amountCents: order.price_cents * order.years,
     currency: order.currency,
@@ -392,7 +403,7 @@ export async function purchase(
     return { ...out, created: false }
   }
   if (prior) return replay(prior as OrderRow)
-  const offer = await deps.registrar.check(input.domain)
+  const offer = await askRegistrar(() => deps.registrar.check(input.domain))
   const order = await createQuote(deps, app, offer, input.years, { status: 'pending_payment', email: input.email, idempotencyKey: key, requestHash: input.hash })
   if (!order) {
     // A concurrent request with the same key inserted first.

@@ -7,7 +7,7 @@ import type { Elysia } from 'elysia'
 import { ApiError, invalid, notFound, unavailable } from '../http/errors.ts'
 import type { Mount, AppDeps } from '../http/app.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
-import { createQuote, fulfillOrder, onPaymentEvent, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
+import { askRegistrar, createQuote, fulfillOrder, onPaymentEvent, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
 import { applyBillingEvent } from '../domain/billing.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
 import { WebhookSignatureError } from '../adapters/payments/index.ts'
@@ -111,8 +111,8 @@ export const searchDomainsOp = defineOp({
   async handler(ctx, input) {
     const { registrar } = sellDeps(ctx, false)
     const q = input.query.trim().toLowerCase()
-    const offer = await registrar.check(nameOrThrow(q.includes('.') ? q : `${q}.com`))
-    return { ...offer, suggestions: offer.available ? [] : await registrar.suggest(offer.domain, input.limit ?? 5) }
+    const offer = await askRegistrar(() => registrar.check(nameOrThrow(q.includes('.') ? q : `${q}.com`)))
+    return { ...offer, suggestions: offer.available ? [] : await askRegistrar(() => registrar.suggest(offer.domain, input.limit ?? 5)) }
   },
 })
 
@@ -136,7 +136,7 @@ export const quoteOp = defineOp({
     const domain = nameOrThrow(input.domain)
     assertHostAllowed(ctx.principal, domain)
     const app = await appOf(ctx, input.application_id)
-    return orderOut((await createQuote(deps, app, await deps.registrar.check(domain), input.years ?? 1))!)
+    return orderOut((await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), input.years ?? 1))!)
   },
 })
 

@@ -56,7 +56,10 @@ export class NamecomRegistrar implements Registrar {
   readonly dns = { nameservers: ['ns1.name.com', 'ns2.name.com', 'ns3.name.com', 'ns4.name.com'], apex: 'alias' as const }
   private readonly auth: string
 
-  constructor(private readonly settings: { apiUrl: string; username: string; token: string }) {
+  constructor(
+    private readonly settings: { apiUrl: string; username: string; token: string },
+    private readonly pageSize = PAGE,
+  ) {
     this.auth = `Basic ${Buffer.from(`${settings.username}:${settings.token}`).toString('base64')}`
   }
 
@@ -113,7 +116,8 @@ export class NamecomRegistrar implements Registrar {
     return offers.filter((o) => o.available)
   }
 
-  async register(input: { domain: string; years: number; reference: string; priceCents?: number }): Promise<Registration> {
+  /** The registrant is the account's default contact (Name.com's rule when a create names none). */
+  async register(input: Parameters<Registrar['register']>[0]): Promise<Registration> {
     // A premium name must carry its price, which must match Name.com's exactly (else 400, price_mismatch).
     const offer = await this.check(input.domain)
     const body = { domain: { domainName: input.domain }, years: input.years, purchaseType: 'registration', ...(offer.premium && offer.price_cents !== null ? { purchasePrice: offer.price_cents / 100 } : {}) }
@@ -141,7 +145,7 @@ export class NamecomRegistrar implements Registrar {
     // The order that registered it, newest pages first as the API lists them.
     let page: number | undefined = 1
     for (let i = 0; page && i < MAX_PAGES; i++) {
-      const r: { orders?: { id: number; orderItems?: { name?: string; type?: string; status?: string }[] }[]; nextPage?: number } = await this.call('GET', `/core/v1/orders?perPage=${PAGE}&page=${page}`)
+      const r: { orders?: { id: number; orderItems?: { name?: string; type?: string; status?: string }[] }[]; nextPage?: number } = await this.call('GET', `/core/v1/orders?perPage=${this.pageSize}&page=${page}`)
       const order = r.orders?.find((o) => o.orderItems?.some((it) => it.name?.toLowerCase() === input.domain && it.type === 'registration' && it.status === 'success'))
       if (order) return { registered: true, orderId: String(order.id), nameservers }
       page = r.nextPage
