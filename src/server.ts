@@ -36,7 +36,7 @@ import { oauthProviders } from './domain/provider-oauth.ts'
 import { TemplateCatalog } from './domain/templates.ts'
 import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
-import { CaddyEdge } from './adapters/edge.ts'
+import { edgeFromConfig } from './adapters/edge.ts'
 import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
 import { edgeSweep } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
@@ -96,7 +96,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('monitor')
   // Power and Secure: the edge (Caddy) and the ACME CA, each when configured.
   if (config.edgeServer) {
-    services.edge = new CaddyEdge(config.edgeServer, config.edgeAuthSecret!, config.acme)
+    services.edge = edgeFromConfig(config, clock)
     services.products.push('power')
     if (config.acme) {
       services.issuer = new AcmeIssuer(config.acme, { db, secretsKey: config.secretsKey })
