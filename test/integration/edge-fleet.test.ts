@@ -146,6 +146,18 @@ describe('three edge nodes', () => {
     expect((await health())['edge-b']).toMatchObject({ status: 'up', last_error: null })
   })
 
+  test('a certificate Caddy obtains on demand on one node serves from the shared storage on the others, with no second order', async () => {
+    // Live, and never issued by Portico: the first handshake makes node a ask the gate and order it.
+    await liveConnection(`demand.${zone}`)
+    const before = pebble.orders()
+    const first = await viaNode(nodes[0]!, `demand.${zone}`)
+    expect(first.issuer).toMatch(/Pebble/)
+    expect(pebble.orders()).toBe(before + 1)
+    const others = await Promise.all([nodes[1]!, nodes[2]!].map((n) => viaNode(n, `demand.${zone}`)))
+    for (const o of others) expect(o.fingerprint).toBe(first.fingerprint)
+    expect(pebble.orders()).toBe(before + 1)
+  })
+
   test('a node that accepts connections and never answers costs a change only its deadline, and is reported', async () => {
     const sockets: { end(): void }[] = []
     const hung = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: (s) => void sockets.push(s), data() {} } })
