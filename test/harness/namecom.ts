@@ -43,6 +43,8 @@ export interface NamecomStandIn {
   premiumUsd: number
   /** The next create registers, then answers 504: the registration happened and its answer was lost. */
   loseNextCreate: boolean
+  /** Awaited before each create is processed (a test holds a create in flight with it). */
+  onCreate: (() => Promise<void>) | null
   /** The next `times` calls answer `status` with a documented error body. */
   failNext(status: number, times?: number): void
   stop(): void
@@ -141,6 +143,7 @@ export function startNamecom(opts: { balance?: number } = {}): NamecomStandIn {
       const key = req.headers.get('x-idempotency-key')
       const prior = key ? idempotent.get(key) : undefined
       if (prior) return json(prior.status, prior.body)
+      await standIn.onCreate?.()
       const res = create(body ?? {})
       if (key && res.status === 200) idempotent.set(key, { status: 200, body: await res.clone().json() })
       if (res.status === 200 && standIn.loseNextCreate) {
@@ -175,6 +178,7 @@ export function startNamecom(opts: { balance?: number } = {}): NamecomStandIn {
     },
     premiumUsd: PREMIUM_USD,
     loseNextCreate: false,
+    onCreate: null,
     stop() {
       server.stop(true)
     },

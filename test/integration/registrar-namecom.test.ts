@@ -9,6 +9,7 @@ import { NAMECOM_NAMESERVERS, PREMIUM_USD, PRICES_USD, startNamecom, type Nameco
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import type { SandboxPayments } from '../../src/adapters/payments/sandbox.ts'
 import { STALL_MS, resumeStalled } from '../../src/domain/sell.ts'
+import { testDatabaseUrl } from '../harness/db.ts'
 
 let api: NamecomStandIn
 let registrar: NamecomRegistrar
@@ -181,8 +182,10 @@ describe('Sell with REGISTRAR=namecom', () => {
   let ws: Workspace
   let sandbox: SandboxPayments
 
+  const env = () => ({ SELL_PURCHASE_ENABLED: '1', EDGE_CNAME_TARGET: 'edge.portico.test', REGISTRAR: 'namecom', NAMECOM_API_URL: api.url, NAMECOM_USERNAME: api.username, NAMECOM_API_TOKEN: api.token })
+
   beforeAll(async () => {
-    p = await startPortico({ SELL_PURCHASE_ENABLED: '1', EDGE_CNAME_TARGET: 'edge.portico.test', REGISTRAR: 'namecom', NAMECOM_API_URL: api.url, NAMECOM_USERNAME: api.username, NAMECOM_API_TOKEN: api.token })
+    p = await startPortico(env())
     ws = await provision(p)
     sandbox = p.services.payments as SandboxPayments
   })
@@ -241,5 +244,56 @@ describe('Sell with REGISTRAR=namecom', () => {
     const replay = await buy(domain)
     expect(replay.status).toBe(201)
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
+  })
+
+  test('a process killed with SIGKILL while its create is at Name.com: the restart finds the registration and captures once', async () => {
+    const domain = fresh()
+    let arrived!: () => void
+    let release!: () => void
+    const atRegistrar = new Promise<void>((r) => (arrived = r))
+    const held = new Promise<void>((r) => (release = r))
+    api.onCreate = async () => {
+      arrived()
+      await held
+    }
+    const setpriv = Bun.which('setpriv')
+    const cmd = [process.execPath, 'test/harness/sell-child.ts']
+    const child = Bun.spawn(setpriv ? [setpriv, '--pdeathsig', 'KILL', ...cmd] : cmd, {
+      env: {
+        ...process.env,
+        PORTICO_CHILD_ENV: JSON.stringify(env()),
+        PORTICO_CHILD_DB: await testDatabaseUrl(),
+        PORTICO_CHILD_PURCHASE: JSON.stringify({ token: await widgetToken(p, ws), key: `kill-${domain}`, body: { domain, buyer: { email: 'b@example.com' }, payment_method: 'pm_card_visa' } }),
+      },
+      stdout: 'pipe',
+      stderr: 'ignore',
+    })
+    let inFlight: { payment_id: string; price_cents: number; years: number }
+    try {
+      await Promise.race([atRegistrar, child.exited.then(() => Promise.reject(new Error('the child exited before its create reached Name.com')))])
+      inFlight = ((await p.db`select * from sell_orders where domain = ${domain}`) as (typeof inFlight)[])[0]!
+      expect(inFlight).toMatchObject({ status: 'registering', captured_at: null })
+      child.kill('SIGKILL')
+      expect(await child.exited).not.toBe(0)
+      expect(await new Response(child.stdout).text()).toBe('')
+    } finally {
+      // Name.com finishes the registration; nobody is left to hear the answer.
+      api.onCreate = null
+      release()
+    }
+    while (!api.account.domains.has(domain)) await Bun.sleep(10)
+    // The restarted process is this one. The processor keeps the authorization across our restarts;
+    // the sandbox keeps it in the dead process's memory, so it is handed over.
+    sandbox.adopt(inFlight.payment_id, inFlight.price_cents * inFlight.years)
+    const [left] = await p.db`select * from sell_orders where domain = ${domain}`
+    expect(left.status).toBe('registering')
+    p.clock.advance(STALL_MS + 1000)
+    await resumeStalled({ db: p.db, clock: p.clock, config: p.config, payments: sandbox, registrar: p.services.registrar! })
+    const [done] = await p.db`select * from sell_orders where domain = ${domain}`
+    expect(done).toMatchObject({ status: 'completed', reg_order_id: String(api.account.domains.get(domain)!.order) })
+    expect(sandbox.capturesOf(inFlight.payment_id)).toBe(1)
+    expect(api.account.orders.filter((x) => x.orderItems[0]!.name === domain).length).toBe(1)
+    await resumeStalled({ db: p.db, clock: p.clock, config: p.config, payments: sandbox, registrar: p.services.registrar! })
+    expect(sandbox.capturesOf(inFlight.payment_id)).toBe(1)
   })
 })
