@@ -7,7 +7,8 @@ import { testConfig } from './portico.ts'
 
 const env = JSON.parse(process.env.PORTICO_CHILD_ENV!) as Record<string, string>
 const purchase = JSON.parse(process.env.PORTICO_CHILD_PURCHASE!) as { token: string; key: string; body: unknown }
-const portico = await createPortico(testConfig(env), { databaseUrl: process.env.PORTICO_CHILD_DB! })
+// A small pool: the test process holds its own connections to the same server.
+const portico = await createPortico(testConfig(env), { databaseUrl: process.env.PORTICO_CHILD_DB!, poolSize: 2 })
 const res = await portico.handle(
   new Request('http://portico.test/v1/registrar/purchase', {
     method: 'POST',

@@ -266,11 +266,11 @@ describe('Sell with REGISTRAR=namecom', () => {
         PORTICO_CHILD_PURCHASE: JSON.stringify({ token: await widgetToken(p, ws), key: `kill-${domain}`, body: { domain, buyer: { email: 'b@example.com' }, payment_method: 'pm_card_visa' } }),
       },
       stdout: 'pipe',
-      stderr: 'ignore',
+      stderr: 'pipe',
     })
     let inFlight: { payment_id: string; price_cents: number; years: number }
     try {
-      await Promise.race([atRegistrar, child.exited.then(() => Promise.reject(new Error('the child exited before its create reached Name.com')))])
+      await Promise.race([atRegistrar, child.exited.then(async () => Promise.reject(new Error(`the child exited before its create reached Name.com: ${await new Response(child.stderr).text()}`)))])
       inFlight = ((await p.db`select * from sell_orders where domain = ${domain}`) as (typeof inFlight)[])[0]!
       expect(inFlight).toMatchObject({ status: 'registering', captured_at: null })
       child.kill('SIGKILL')
