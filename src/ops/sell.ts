@@ -68,7 +68,8 @@ const CheckoutSession = Out({ id: Type.String(), url: Type.String(), client_secr
 const STATE_NOTE =
   'The card is authorized with manual capture and captured only after the registrar settles; a failed registration releases the ' +
   'authorization (`purchase.error`); success emits `domain.purchased` and connects the domain. An unpaid order expires after one ' +
-  'day (`purchase.confirmation.expired`). 503 `service_unavailable` when purchasing is disabled on the deployment.'
+  'day (`purchase.confirmation.expired`). A registrar that has not confirmed yet is 409 with `details.reason: registration_pending`: the ' +
+  'order is finished within minutes (captured once, or released). 503 `service_unavailable` when purchasing is disabled on the deployment.'
 
 function sellDeps(ctx: Pick<Ctx, 'db' | 'clock' | 'config' | 'services'>, gated = true): SellDeps {
   if (gated && !ctx.config.sellPurchaseEnabled) throw unavailable('Domain purchasing is not enabled on this deployment')
