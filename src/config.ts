@@ -30,9 +30,11 @@ export interface Config {
   monitorAlertsEnabled: boolean
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
-  /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR; only the sandbox exists). */
+  /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR). */
   payments: { processor: 'sandbox' | 'stripe'; stripeSecretKey: string | null; stripeWebhookSecret: string | null }
-  registrar: 'sandbox'
+  registrar: 'sandbox' | 'namecom'
+  /** Name.com's API (REGISTRAR=namecom): base URL (NAMECOM_API_URL), account user name and API token. */
+  namecom: { apiUrl: string; username: string; token: string } | null
   webhookAllowLoopback: boolean
   /** Cache API-key lookups per process (evicted by NOTIFY on revocation); off: one lookup per request. */
   apiKeyCache: boolean
@@ -47,12 +49,30 @@ export interface Config {
   /**
    * The platform edge (Caddy, driven through its admin API) and the ACME CA for Secure. Absent admin
    * URL: no Power and no Secure (their operations answer 503). `upstream` is how the edge reaches
-   * Portico (the ask gate and HTTP-01 answers).
+   * Portico (the ask gate and HTTP-01 answers). `nodes` is the fleet (EDGE_ADMIN_URLS, or the one
+   * EDGE_ADMIN_URL); `adminUrl` is its first node. `bindHost`: the node's listeners bind this host
+   * (EDGE_BIND_ADMIN_HOST, for nodes sharing a machine on their own addresses). `storage`: Caddy's
+   * storage module (EDGE_STORAGE), shared by the nodes for the certificates they obtain on demand.
    */
-  edgeServer: { adminUrl: string; httpListen: string; httpsListen: string; askListen: string; upstream: string } | null
+  edgeServer: {
+    adminUrl: string
+    nodes: EdgeNodeSettings[]
+    storage: Record<string, unknown> | null
+    httpListen: string
+    httpsListen: string
+    askListen: string
+    upstream: string
+  } | null
   acme: { directoryUrl: string; email: string | null; caRoots: string | null } | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
+}
+
+export interface EdgeNodeSettings {
+  /** How operators know the node (health output, logs): `name=` in EDGE_ADMIN_URLS, else the admin URL's host:port. */
+  name: string
+  adminUrl: string
+  bindHost: string | null
 }
 
 export class ConfigError extends Error {}
@@ -159,7 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
     billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),
     payments: { processor, stripeSecretKey: env.STRIPE_SECRET_KEY || null, stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null },
-    registrar: oneOf(env, 'REGISTRAR', ['sandbox'] as const, 'sandbox'),
+    ...registrarSettings(env),
     webhookAllowLoopback,
     vapid: vapidKeys(env),
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
@@ -179,13 +199,53 @@ function listenAddress(env: Env, name: string, dflt: string): string {
   return v
 }
 
+function registrarSettings(env: Env): Pick<Config, 'registrar' | 'namecom'> {
+  const registrar = oneOf(env, 'REGISTRAR', ['sandbox', 'namecom'] as const, 'sandbox')
+  if (registrar === 'sandbox') return { registrar, namecom: null }
+  if (!env.NAMECOM_USERNAME || !env.NAMECOM_API_TOKEN) throw new ConfigError('REGISTRAR=namecom needs NAMECOM_USERNAME and NAMECOM_API_TOKEN')
+  const apiUrl = (env.NAMECOM_API_URL || 'https://api.name.com').replace(/\/+$/, '')
+  if (!/^https?:\/\/\S+$/.test(apiUrl)) throw new ConfigError(`NAMECOM_API_URL must be an http(s) URL, got ${JSON.stringify(apiUrl)}`)
+  return { registrar, namecom: { apiUrl, username: env.NAMECOM_USERNAME, token: env.NAMECOM_API_TOKEN } }
+}
+
+/** EDGE_ADMIN_URLS (`[name=]url`, comma-separated), or EDGE_ADMIN_URL as a fleet of one. */
+function edgeNodes(env: Env): EdgeNodeSettings[] {
+  const name = env.EDGE_ADMIN_URLS ? 'EDGE_ADMIN_URLS' : 'EDGE_ADMIN_URL'
+  if (env.EDGE_ADMIN_URLS && env.EDGE_ADMIN_URL) throw new ConfigError('Set EDGE_ADMIN_URLS or EDGE_ADMIN_URL, not both')
+  const bind = flag(env, 'EDGE_BIND_ADMIN_HOST')
+  const nodes = (env[name] || '').split(',').map((s) => s.trim()).filter(Boolean).map((item) => {
+    const eq = /^([a-z0-9][a-z0-9._-]*)=(.+)$/i.exec(item)
+    const adminUrl = (eq ? eq[2]! : item).replace(/\/+$/, '')
+    if (!/^https?:\/\/\S+$/.test(adminUrl)) throw new ConfigError(`${name}: ${JSON.stringify(adminUrl)} is not an http(s) URL`)
+    const url = new URL(adminUrl)
+    return { name: eq ? eq[1]! : url.host, adminUrl, bindHost: bind ? url.hostname : null }
+  })
+  if (new Set(nodes.map((n) => n.name)).size !== nodes.length) throw new ConfigError(`${name}: two nodes have one name`)
+  return nodes
+}
+
+function edgeStorage(env: Env): Record<string, unknown> | null {
+  if (!env.EDGE_STORAGE) return null
+  let storage: unknown
+  try {
+    storage = JSON.parse(env.EDGE_STORAGE)
+  } catch {
+    throw new ConfigError('EDGE_STORAGE must be a JSON object (a Caddy storage module, e.g. {"module":"file_system","root":"/shared/caddy"})')
+  }
+  if (!storage || typeof storage !== 'object' || typeof (storage as { module?: unknown }).module !== 'string') {
+    throw new ConfigError('EDGE_STORAGE must be a JSON object with a "module" (a Caddy storage module)')
+  }
+  return storage as Record<string, unknown>
+}
+
 function edgeServer(env: Env, port: number): Config['edgeServer'] {
-  const adminUrl = env.EDGE_ADMIN_URL
-  if (!adminUrl) return null
-  if (!/^https?:\/\/\S+$/.test(adminUrl)) throw new ConfigError(`EDGE_ADMIN_URL must be an http(s) URL, got ${JSON.stringify(adminUrl)}`)
-  if (!env.EDGE_AUTH_SECRET) throw new ConfigError('EDGE_ADMIN_URL needs EDGE_AUTH_SECRET (the edge authenticates its ask calls with it)')
+  const nodes = edgeNodes(env)
+  if (nodes.length === 0) return null
+  if (!env.EDGE_AUTH_SECRET) throw new ConfigError('EDGE_ADMIN_URL(S) needs EDGE_AUTH_SECRET (the edge authenticates its ask calls with it)')
   return {
-    adminUrl: adminUrl.replace(/\/+$/, ''),
+    adminUrl: nodes[0]!.adminUrl,
+    nodes,
+    storage: edgeStorage(env),
     httpListen: listenAddress(env, 'EDGE_HTTP_LISTEN', ':80'),
     httpsListen: listenAddress(env, 'EDGE_HTTPS_LISTEN', ':443'),
     askListen: listenAddress(env, 'EDGE_ASK_LISTEN', '127.0.0.1:5555'),

@@ -26,7 +26,9 @@ import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
 import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
+import { NamecomRegistrar } from './adapters/registrar/namecom.ts'
 import { sellExpirySweep } from './jobs/sell-expiry.ts'
+import { sellResumeSweep } from './jobs/sell-resume.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './http/payments-webhook.ts'
 import { widgetMount } from './widget/route.ts'
@@ -36,7 +38,7 @@ import { oauthProviders } from './domain/provider-oauth.ts'
 import { TemplateCatalog } from './domain/templates.ts'
 import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
-import { CaddyEdge } from './adapters/edge.ts'
+import { edgeFromConfig } from './adapters/edge.ts'
 import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
 import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
@@ -92,7 +94,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     connectAdapters: { apiKey: apiKeyProviders(), oauth: oauthProviders(config) },
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
-    registrar: new SandboxRegistrar(),
+    registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     pingDb,
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
@@ -100,7 +102,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('monitor')
   // Power and Secure: the edge (Caddy) and the ACME CA, each when configured.
   if (config.edgeServer) {
-    services.edge = new CaddyEdge(config.edgeServer, config.edgeAuthSecret!, config.acme)
+    services.edge = edgeFromConfig(config, clock)
     services.products.push('power')
     if (config.acme) {
       services.issuer = new AcmeIssuer(config.acme, { db, secretsKey: config.secretsKey })
@@ -118,6 +120,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
+    sellResumeSweep({ db, clock, config, payments: services.payments!, registrar: services.registrar! }),
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },

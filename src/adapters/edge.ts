@@ -10,8 +10,21 @@
 //   shared secret (`X-Edge-Auth`); it must not be reachable from outside the host.
 // Caddy keeps no state of ours across a restart: `sync` loads the base configuration when it is
 // missing, and the edge sweep puts back every site and certificate `present` does not list.
-import type { Config } from '../config.ts'
+//
+// The edge may be several Caddy nodes (EDGE_ADMIN_URLS): `EdgeFleet` is an Edge over one CaddyEdge
+// per node. Desired state lives in PostgreSQL; the fleet carries each change to every node at once,
+// concurrently, and a node that fails or does not answer within FLEET_DEADLINE_MS is marked down,
+// reported (`states()`, in /healthz) and skipped until the edge sweep, which reconciles every node on
+// its own (`reconcileEach`): a restarted or new node gets the servers, routes and certificates it
+// lacks, without touching the others. A certificate is issued once (by Portico, through ACME) and
+// loaded on every node; HTTP-01 answers and the ask gate are forwarded to Portico by whichever node
+// the CA or the visitor reaches. Certificates Caddy obtains itself on demand go to its storage
+// (EDGE_STORAGE): shared by the nodes, one node's certificate serves on all and Caddy's storage locks
+// keep two nodes from ordering the same name.
+import type { Clock } from '../clock.ts'
+import type { Config, EdgeNodeSettings } from '../config.ts'
 import { canonicalJson } from '../json.ts'
+import { errorFields, log } from '../logger.ts'
 
 export interface SiteRoute {
   host: string
@@ -90,6 +103,7 @@ export class CaddyEdge implements Edge {
   private base(): unknown {
     const s = this.settings
     const admin = new URL(s.adminUrl)
+    const storage = s.storage ? { storage: s.storage } : {}
     const noAuto = { disable: true }
     const tls: Record<string, unknown> = { certificates: { load_pem: [] } }
     if (this.acme) {
@@ -113,6 +127,7 @@ export class CaddyEdge implements Edge {
     }
     return {
       admin: { listen: admin.host },
+      ...storage,
       apps: {
         http: {
           http_port: portOf(s.httpListen),
@@ -152,7 +167,8 @@ export class CaddyEdge implements Edge {
     // Loaded already, with today's settings (a changed secret or upstream reloads it). Caddy answers
     // its configuration with keys in its own order: compare with keys sorted.
     const same = (name: string) => canonicalJson(servers?.[name]) === canonicalJson(want[name])
-    if (servers?.portico && same('portico-http') && same('portico-ask')) return false
+    const storageSame = async () => !this.settings.storage || canonicalJson(await this.call('GET', '/config/storage', undefined, true)) === canonicalJson(this.settings.storage)
+    if (servers?.portico && same('portico-http') && same('portico-ask') && (await storageSame())) return false
     await this.call('POST', '/load', this.base())
     return true
   }
@@ -175,14 +191,18 @@ export class CaddyEdge implements Edge {
     return this.ready
   }
 
-  /** A failed change may mean the edge lost our servers: the next one checks again. */
+  /**
+   * A failed change may mean the edge lost our servers (it restarted): check again, and when they had
+   * to be loaded, try the change once more.
+   */
   private async change(fn: () => Promise<void>): Promise<void> {
     await this.ensure()
     try {
       await fn()
     } catch (err) {
       this.ready = null
-      throw err
+      if (!(await this.ensure().catch(() => false))) throw err
+      await fn()
     }
   }
 
@@ -208,4 +228,138 @@ export class CaddyEdge implements Edge {
   async removeCertificate(connectionId: string): Promise<void> {
     await this.call('DELETE', `/id/cert-${connectionId}`, undefined, true)
   }
+}
+
+/** A node's settings: its admin URL, and its listeners on its own host when it binds one. */
+export function nodeSettings(settings: NonNullable<Config['edgeServer']>, node: EdgeNodeSettings): NonNullable<Config['edgeServer']> {
+  const on = (listen: string) => (node.bindHost ? `${node.bindHost.includes(':') ? `[${node.bindHost}]` : node.bindHost}:${portOf(listen)}` : listen)
+  return { ...settings, adminUrl: node.adminUrl, httpListen: on(settings.httpListen), httpsListen: on(settings.httpsListen), askListen: on(settings.askListen) }
+}
+
+/** What operators see of each node (GET /healthz). */
+export interface EdgeNodeState {
+  node: string
+  status: 'up' | 'down' | 'unknown'
+  last_error: string | null
+  /** The last time the node answered a call. */
+  last_seen_at: string | null
+  /** The last time the sweep found it in the desired state or brought it there. */
+  last_reconciled_at: string | null
+}
+
+/** How long a change waits for one node before marking it down and leaving it to the sweep. */
+export const FLEET_DEADLINE_MS = 5_000
+
+export class EdgeFleet implements Edge {
+  private readonly state = new Map<string, EdgeNodeState>()
+
+  constructor(
+    readonly nodes: { name: string; edge: Edge }[],
+    private readonly clock: Clock,
+    private readonly deadlineMs = FLEET_DEADLINE_MS,
+  ) {
+    for (const n of nodes) this.state.set(n.name, { node: n.name, status: 'unknown', last_error: null, last_seen_at: null, last_reconciled_at: null })
+  }
+
+  states(): EdgeNodeState[] {
+    return this.nodes.map((n) => ({ ...this.state.get(n.name)! }))
+  }
+
+  private mark(name: string, err: unknown): void {
+    const s = this.state.get(name)!
+    if (err === null) Object.assign(s, { status: 'up', last_error: null, last_seen_at: this.clock.now().toISOString() })
+    else {
+      if (s.status !== 'down') log.warn('edge node down', { node: name, ...errorFields(err) })
+      Object.assign(s, { status: 'down', last_error: ((err as Error).message ?? String(err)).slice(0, 300) })
+    }
+  }
+
+  /** One node's call, bounded by the deadline; answers whether it succeeded, its state noted. */
+  private async attempt<T>(n: { name: string; edge: Edge }, fn: (edge: Edge) => Promise<T>, deadline = true): Promise<{ ok: true; value: T } | { ok: false }> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<never>((_, reject) => {
+      if (deadline) timer = setTimeout(() => reject(new EdgeError(`no answer within ${this.deadlineMs} ms`)), this.deadlineMs)
+    })
+    try {
+      const value = await Promise.race([fn(n.edge), late])
+      this.mark(n.name, null)
+      return { ok: true, value }
+    } catch (err) {
+      this.mark(n.name, err)
+      return { ok: false }
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /**
+   * A change on every node not known to be down (on all of them when none is up), concurrently. It
+   * stands when one node took it; the others are reconciled by the sweep. No node taking it is an
+   * EdgeError, as for a single edge.
+   */
+  private async fanOut<T>(what: string, fn: (edge: Edge) => Promise<T>): Promise<T[]> {
+    const up = this.nodes.filter((n) => this.state.get(n.name)!.status !== 'down')
+    const results = await Promise.all((up.length ? up : this.nodes).map((n) => this.attempt(n, fn)))
+    const values = results.flatMap((r) => (r.ok ? [r.value] : []))
+    if (values.length === 0) throw new EdgeError(`no edge node took ${what}: ${this.states().map((s) => `${s.node}: ${s.last_error}`).join('; ')}`)
+    return values
+  }
+
+  /** Every node, down ones included (this is how a node that came back is noticed). */
+  async sync(): Promise<boolean> {
+    const results = await Promise.all(this.nodes.map((n) => this.attempt(n, (e) => e.sync())))
+    if (!results.some((r) => r.ok)) throw new EdgeError('no edge node answered')
+    return results.some((r) => r.ok && r.value)
+  }
+
+  /** What every reachable node has (what one node lacks is put back by reconcileEach). */
+  async present(): Promise<Set<string>> {
+    const sets = await this.fanOut('a read', (e) => e.present())
+    return new Set([...sets[0]!].filter((id) => sets.every((s) => s.has(id))))
+  }
+
+  async putSite(connectionId: string, routes: SiteRoute[]): Promise<void> {
+    await this.fanOut('the route', (e) => e.putSite(connectionId, routes))
+  }
+
+  async removeSite(connectionId: string): Promise<void> {
+    await this.fanOut('the route removal', (e) => e.removeSite(connectionId))
+  }
+
+  async putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void> {
+    await this.fanOut('the certificate', (e) => e.putCertificate(connectionId, certPem, keyPem))
+  }
+
+  async removeCertificate(connectionId: string): Promise<void> {
+    await this.fanOut('the certificate removal', (e) => e.removeCertificate(connectionId))
+  }
+
+  /**
+   * The sweep's pass: on every node at once, load Portico's servers if missing, then `restore` what
+   * that node lacks. A node that fails is reported and costs the others nothing. Answers the sum.
+   */
+  async reconcile(restore: (node: Edge) => Promise<number>): Promise<number> {
+    const results = await Promise.all(
+      this.nodes.map(async (n) => {
+        const r = await this.attempt(n, async (e) => (await e.sync(), restore(e)), false)
+        if (r.ok) this.state.get(n.name)!.last_reconciled_at = this.clock.now().toISOString()
+        return r.ok ? r.value : 0
+      }),
+    )
+    return results.reduce((a, b) => a + b, 0)
+  }
+}
+
+/** The sweep's entry: every node of a fleet reconciled on its own, or the one edge synced and restored. */
+export async function reconcileEach(edge: Edge, restore: (node: Edge) => Promise<number>): Promise<number> {
+  if (edge instanceof EdgeFleet) return edge.reconcile(restore)
+  await edge.sync()
+  return restore(edge)
+}
+
+/** The configured fleet: one CaddyEdge per node (one node for EDGE_ADMIN_URL). */
+export function edgeFromConfig(config: Config, clock: Clock): EdgeFleet | undefined {
+  const s = config.edgeServer
+  if (!s) return undefined
+  return new EdgeFleet(s.nodes.map((n) => ({ name: n.name, edge: new CaddyEdge(nodeSettings(s, n), config.edgeAuthSecret!, config.acme) })), clock)
 }

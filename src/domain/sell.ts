@@ -5,17 +5,24 @@
 //   everyone else waits for the outcome and replays it: no path captures twice;
 // - capture happens only after the order is `registered`; a refused registration releases the
 //   authorization and emits `purchase.error`; success emits `domain.purchased` and connects the domain;
-// - an unpaid quote or checkout older than QUOTE_TTL_MS expires with `purchase.confirmation.expired`.
+// - an unpaid quote or checkout older than QUOTE_TTL_MS expires with `purchase.confirmation.expired`;
+// - an order left in `authorized`, `registering` or `registered` by a process that died is resumed by
+//   the sell-resume sweep (resumeStalled): it asks the registrar whether the name was registered for
+//   this order, then captures (once: the processor's own state says whether a capture happened) or
+//   releases; an authorization near the end of its hold is released before the processor voids it.
+//   Each step after the claim is guarded by `updated_at` (a lease): a resumer and a late original
+//   never both act on one order.
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock.ts'
-import { DAY } from '../clock.ts'
+import { DAY, HOUR } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { newId } from '../ids.ts'
 import { log, errorFields } from '../logger.ts'
+import { failpoint } from '../failpoints.ts'
 import { ApiError, type ErrorCode } from '../errors.ts'
 import type { Payments } from '../adapters/payments/index.ts'
-import type { Offer, Registrar } from '../adapters/registrar/index.ts'
+import { RegistrarError, type Lookup, type Offer, type Registrar, type Registration } from '../adapters/registrar/index.ts'
 import { openConnection } from './connect.ts'
 import { effectiveTarget } from './connections.ts'
 import { emit, type Envelope, type EventType } from './events.ts'
@@ -26,6 +33,12 @@ import { getApplicationInTenant } from './tenancy.ts'
 export const QUOTE_TTL_MS = DAY
 /** How long a concurrent caller waits for the fulfilment another request is running. */
 const WAIT_MS = 15_000
+/** An in-flight order untouched this long lost the process that held it (registrar calls time out well before). */
+export const STALL_MS = 5 * 60_000
+/** How long a processor holds a manual-capture authorization before voiding it (card payments online: 7 days). */
+export const AUTHORIZATION_HOLD_MS = 7 * DAY
+/** An authorization this close to its end is released rather than left to be voided under a registration. */
+export const RELEASE_MARGIN_MS = 12 * HOUR
 
 export type OrderStatus = 'quoted' | 'pending_payment' | 'authorized' | 'registering' | 'registered' | 'completed' | 'failed' | 'expired'
 
@@ -118,6 +131,17 @@ export async function orderById(sql: Sql, id: string): Promise<OrderRow | undefi
   return o as OrderRow | undefined
 }
 
+/** A registrar read (availability, price, suggestions); a registrar that fails is 503 with its typed reason. */
+export async function askRegistrar<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (err) {
+    if (!(err instanceof RegistrarError)) throw err
+    log.warn('registrar call failed', errorFields(err))
+    throw new ApiError('service_unavailable', 'The registrar did not answer; try again shortly', { reason: err.reason })
+  }
+}
+
 /** A quote: a priced order valid for a day. Unavailable names are 409 with the registrar's answer. */
 export async function createQuote(
   deps: Pick<SellDeps, 'db' | 'clock'>,
@@ -151,7 +175,7 @@ export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id
                   and status = 'quoted' and expires_at > ${now} order by id desc limit 1 for update skip locked)
       and status = 'quoted'
     returning *`
-  const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await deps.registrar.check(domain), years, { status: 'pending_payment', email }))!
+  const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), years, { status: 'pending_payment', email }))!
   const session = await deps.payments.checkout({
     amountCents: order.price_cents * order.years,
     currency: order.currency,
@@ -193,16 +217,16 @@ async function waitForOutcome(deps: Pick<SellDeps, 'db'>, id: string): Promise<F
 }
 
 /** Marks an order failed with the answer every later replay gives, and emits `purchase.error`. */
-async function failOrder(deps: Pick<SellDeps, 'db' | 'clock'>, o: OrderRow, from: OrderStatus[], reason: string, title: string, released: boolean): Promise<void> {
+async function failOrder(deps: Pick<SellDeps, 'db' | 'clock'>, o: OrderRow, from: OrderStatus[], reason: string, title: string, released: boolean, extra: Record<string, unknown> = {}): Promise<void> {
   const now = deps.clock.now()
-  const details = { order_id: o.id, domain: o.domain, reason, released }
+  const details = { order_id: o.id, domain: o.domain, reason, released, ...extra }
   await deps.db.begin(async (tx) => {
     const [row] = await tx`
       update sell_orders set status = 'failed', error_code = ${reason}, error_message = ${title},
         result_status = 409, result = ${{ code: 'conflict', title, details }}::jsonb,
         released_at = ${released ? now : null}, updated_at = ${now}
       where id = ${o.id} and status in ${tx(from)} returning *`
-    if (row) await emitOrder(tx, row as OrderRow, 'purchase.error', now, { reason, error_message: title, released })
+    if (row) await emitOrder(tx, row as OrderRow, 'purchase.error', now, { reason, error_message: title, released, ...extra })
   })
 }
 
@@ -240,39 +264,82 @@ function registrarDns(r: Registrar): Provider {
  * completes it (created: true), the others replay its outcome.
  */
 export async function fulfillOrder(deps: SellDeps, orderId: string): Promise<Fulfilment> {
-  let o = (await orderById(deps.db, orderId))!
+  const o = (await orderById(deps.db, orderId))!
   if (TERMINAL.includes(o.status)) return outcomeOf(o)
   await settleAuthorization(deps, o)
   const [claimed] = await deps.db`
     update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
     where id = ${o.id} and status = 'authorized' returning *`
   if (!claimed) return waitForOutcome(deps, o.id)
-  o = claimed as OrderRow
-  const reg = await deps.registrar.register({ domain: o.domain, years: o.years, email: o.buyer_email ?? '', reference: o.id })
+  return registerAndSettle(deps, claimed as OrderRow)
+}
+
+/** Releases the authorization (best effort: a hold lapses on its own) and fails the order. */
+async function releaseAndFail(deps: SellDeps, o: OrderRow, reason: string, title: string, extra: Record<string, unknown> = {}): Promise<void> {
+  let released = false
+  try {
+    await deps.payments.release(o.payment_id!)
+    released = true
+  } catch (err) {
+    // The hold lapses at the processor on its own; the order still never captures.
+    log.error('could not release an authorization', { order_id: o.id, ...errorFields(err) })
+  }
+  await failOrder(deps, o, [o.status], reason, title, released, extra)
+}
+
+/**
+ * The holder of a `registering` order (`o` as its claim returned it) registers it, with the order id
+ * as the registrar's idempotency key, unless `known` says the registrar has it already; then captures
+ * and completes, or releases and fails. A registrar that does not answer leaves the order to the
+ * resume sweep, which asks it what happened.
+ */
+async function registerAndSettle(deps: SellDeps, o: OrderRow, known?: Lookup): Promise<Fulfilment> {
+  let reg: Registration
+  try {
+    reg = known?.registered ? { ok: true, orderId: known.orderId, nameservers: known.nameservers } : await deps.registrar.register({ domain: o.domain, years: o.years, email: o.buyer_email ?? '', reference: o.id, priceCents: o.price_cents })
+  } catch (err) {
+    log.warn('the registrar did not answer; the order will be resumed', { order_id: o.id, ...errorFields(err) })
+    throw new ApiError('conflict', 'The registrar has not confirmed the registration yet; the purchase completes shortly', { order_id: o.id, reason: 'registration_pending' })
+  }
+  failpoint('sell.after_register')
   if (!reg.ok) {
-    let released = false
-    try {
-      await deps.payments.release(o.payment_id!)
-      released = true
-    } catch (err) {
-      // The hold lapses at the processor on its own; the order still never captures.
-      log.error('could not release an authorization', { order_id: o.id, ...errorFields(err) })
-    }
-    await failOrder(deps, o, ['registering'], 'registration_failed', reg.reason, released)
+    await releaseAndFail(deps, o, 'registration_failed', reg.reason, { registrar_reason: reg.code })
     return outcomeOf((await orderById(deps.db, o.id))!)
   }
   const [registered] = await deps.db`
     update sell_orders set status = 'registered', registrar = ${deps.registrar.name}, reg_order_id = ${reg.orderId}, updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'registering' returning *`
-  o = registered as OrderRow
-  await deps.payments.capture(o.payment_id!, `capture_${o.id}`)
-  return complete(deps, o, reg.nameservers)
+    where id = ${o.id} and status = 'registering' and updated_at = ${o.updated_at} returning *`
+  // Another holder (a resumer, after this process looked dead) moved it: its outcome is the answer.
+  if (!registered) return waitForOutcome(deps, o.id)
+  return captureAndComplete(deps, registered as OrderRow, reg.nameservers)
+}
+
+/**
+ * Captures a `registered` order's payment exactly once and completes it. The processor's own state
+ * says whether an earlier holder captured before it died; the capture's idempotency key covers a
+ * capture whose answer was lost.
+ */
+async function captureAndComplete(deps: SellDeps, o: OrderRow, nameservers: string[]): Promise<Fulfilment> {
+  const status = await deps.payments.status(o.payment_id!)
+  if (status === 'requires_capture') {
+    await deps.payments.capture(o.payment_id!, `capture_${o.id}`)
+  } else if (status !== 'captured') {
+    // The processor voided the hold: the domain is registered and unpaid. An operator must look.
+    log.error('a registered order lost its authorization', { order_id: o.id, payment_status: status })
+    await failOrder(deps, o, ['registered'], 'authorization_voided', 'The payment authorization lapsed before it could be captured', false)
+    return outcomeOf((await orderById(deps.db, o.id))!)
+  }
+  failpoint('sell.after_capture')
+  return complete(deps, o, nameservers)
 }
 
 /** Captured: the order completes, the domain is connected and `domain.purchased` is emitted, in one transaction. */
 async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Promise<Fulfilment> {
   const now = deps.clock.now()
-  return deps.db.begin(async (tx) => {
+  const finished = await deps.db.begin(async (tx) => {
+    // Only one completion connects the domain: the row is locked, and a finished one is left alone.
+    const [still] = await tx`select id from sell_orders where id = ${o.id} and status = 'registered' for update`
+    if (!still) return null
     const app = await getApplicationInTenant(tx, o.tenant_id, o.application_id)
     const parsed = parseDomain(o.domain)!
     const target = effectiveTarget(app, { cname_target: deps.config.edge.cnameTarget, apex_ipv4: deps.config.edge.apexIpv4 })
@@ -293,6 +360,7 @@ async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Pro
     await emitOrder(tx, done as OrderRow, 'domain.purchased', now, { registrar: deps.registrar.name, reg_order_id: o.reg_order_id, connection_id: row.id }, row.id)
     return { created: true, status: 201, body }
   })
+  return finished ?? outcomeOf((await orderById(deps.db, o.id))!)
 }
 
 /** A processor said a payment is authorized or declined: drive the order it belongs to, if any. */
@@ -335,7 +403,7 @@ export async function purchase(
     return { ...out, created: false }
   }
   if (prior) return replay(prior as OrderRow)
-  const offer = await deps.registrar.check(input.domain)
+  const offer = await askRegistrar(() => deps.registrar.check(input.domain))
   const order = await createQuote(deps, app, offer, input.years, { status: 'pending_payment', email: input.email, idempotencyKey: key, requestHash: input.hash })
   if (!order) {
     // A concurrent request with the same key inserted first.
@@ -379,4 +447,65 @@ export async function expireUnpaid(deps: Pick<SellDeps, 'db' | 'clock'> & { paym
     total += expired.length
     if (expired.length < batch) return total
   }
+}
+
+const IN_FLIGHT: OrderStatus[] = ['authorized', 'registering', 'registered']
+
+/** Has the authorization come within RELEASE_MARGIN_MS of the processor voiding it? */
+function authorizationEnding(o: OrderRow, now: Date): boolean {
+  return (o.authorized_at ?? o.created_at).getTime() + AUTHORIZATION_HOLD_MS - RELEASE_MARGIN_MS <= now.getTime()
+}
+
+/** Carries one stalled order (already leased by resumeStalled) to its end. */
+async function resumeOrder(deps: SellDeps, o: OrderRow): Promise<void> {
+  // Money taken at the registrar is owed: a registered order captures even near the end of its hold.
+  if (o.status === 'registered') {
+    await captureAndComplete(deps, o, deps.registrar.dns.nameservers)
+    return
+  }
+  const found: Lookup = o.status === 'registering' ? await deps.registrar.lookup({ domain: o.domain, reference: o.id }) : { registered: false }
+  if (found.registered) {
+    await registerAndSettle(deps, o, found)
+    return
+  }
+  if (authorizationEnding(o, deps.clock.now())) {
+    await releaseAndFail(deps, o, 'authorization_expiring', 'The payment authorization was about to lapse before the domain was registered')
+    return
+  }
+  if (o.status === 'registering') {
+    // Never registered (the call was lost on the way): try again under the same idempotency key.
+    await registerAndSettle(deps, o)
+    return
+  }
+  const [claimed] = await deps.db`
+    update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
+    where id = ${o.id} and status = 'authorized' and updated_at = ${o.updated_at} returning *`
+  if (claimed) await registerAndSettle(deps, claimed as OrderRow)
+}
+
+/**
+ * The sell-resume sweep: orders in flight (`authorized`, `registering`, `registered`) untouched for
+ * STALL_MS lost their process. Each is leased by bumping `updated_at` from the value read, so two
+ * sweeps never resume one order, then carried on. Answers how many it took.
+ */
+export async function resumeStalled(deps: SellDeps, batch = 100): Promise<number> {
+  const stale = new Date(deps.clock.now().getTime() - STALL_MS)
+  const rows = (await deps.db`
+    select * from sell_orders where status in ${deps.db(IN_FLIGHT)} and updated_at <= ${stale}
+    order by updated_at limit ${batch}`) as OrderRow[]
+  let taken = 0
+  for (const row of rows) {
+    const [o] = await deps.db`
+      update sell_orders set updated_at = ${deps.clock.now()}
+      where id = ${row.id} and status = ${row.status} and updated_at = ${row.updated_at} returning *`
+    if (!o) continue
+    taken++
+    try {
+      await resumeOrder(deps, o as OrderRow)
+    } catch (err) {
+      // Still in flight (the registrar did not answer): the next sweep asks again.
+      if (!(err instanceof ApiError)) log.error('could not resume an order', { order_id: row.id, ...errorFields(err) })
+    }
+  }
+  return taken
 }

@@ -6,7 +6,7 @@
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
-import type { Edge } from '../adapters/edge.ts'
+import { reconcileEach, type Edge } from '../adapters/edge.ts'
 import type { CertificateIssuer } from '../adapters/acme.ts'
 import type { ConnectionRow } from '../domain/connections.ts'
 import type { Dns } from '../domain/dns.ts'
@@ -47,9 +47,8 @@ async function restore(deps: EdgeSweepDeps): Promise<number> {
 
 export async function sweepEdge(deps: EdgeSweepDeps): Promise<number> {
   let handled = 0
-  await deps.edge.sync()
-  handled += await restore(deps)
-  const now = deps.clock.now()
+  // Each node of the fleet on its own and all at once: a restarted node gets what it lacks.
+  handled += await reconcileEach(deps.edge, (edge) => restore({ ...deps, edge }))
   const pending = (await deps.db`
     select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
     where p.status in ('pending', 'failed') and c.status = 'live' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]

@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox'
 import { rbacMatrix } from '../domain/rbac.ts'
 import { PLANS } from '../domain/plans.ts'
 import { defineOp, reply } from './registry.ts'
-import { Out } from './schemas.ts'
+import { Nullable, Out } from './schemas.ts'
+import { EdgeFleet } from '../adapters/edge.ts'
 
 export const CATALOGS_TAG = 'Discovery and catalogs'
 const TAG = CATALOGS_TAG
@@ -15,17 +16,36 @@ export const healthOp = defineOp({
   path: '/healthz',
   root: true,
   summary: 'Liveness and database readiness',
-  description: 'Outside the versioned base. Answers 200 with `status: ok` when the database answers, 503 with `status: degraded` and `db: error` when not.',
+  description:
+    'Outside the versioned base. Answers 200 with `status: ok` when the database answers, 503 with `status: degraded` and `db: error` when not. ' +
+    '`edge` lists each edge node (when an edge is configured): `up` or `down` as its last call found it, the last error, and when the sweep last reconciled it.',
   tag: TAG,
   auth: ['NONE'],
-  response: Out({ status: Type.String(), service: Type.String(), env: Type.String(), db: Type.String() }),
+  response: Out({
+    status: Type.String(),
+    service: Type.String(),
+    env: Type.String(),
+    db: Type.String(),
+    edge: Type.Optional(
+      Type.Array(
+        Out({
+          node: Type.String(),
+          status: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('unknown')]),
+          last_error: Nullable(Type.String()),
+          last_seen_at: Nullable(Type.String()),
+          last_reconciled_at: Nullable(Type.String()),
+        }),
+      ),
+    ),
+  }),
   altStatus: [{ status: 503, description: 'The database does not answer' }],
   errors: [],
   kind: 'read',
   internal: true,
   async handler(ctx) {
     const ok = await ctx.services.pingDb(ctx.db)
-    const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error' }
+    const edge = ctx.services.edge instanceof EdgeFleet ? { edge: ctx.services.edge.states() } : {}
+    const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error', ...edge }
     return ok ? body : reply(503, body)
   },
 })

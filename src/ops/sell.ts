@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
-import { createQuote, fulfillOrder, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
+import { askRegistrar, createQuote, fulfillOrder, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
 import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
 import { Email, Id, Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -63,7 +63,8 @@ const CheckoutSession = Out({ id: Type.String(), url: Type.String(), client_secr
 const STATE_NOTE =
   'The card is authorized with manual capture and captured only after the registrar settles; a failed registration releases the ' +
   'authorization (`purchase.error`); success emits `domain.purchased` and connects the domain. An unpaid order expires after one ' +
-  'day (`purchase.confirmation.expired`). 503 `service_unavailable` when purchasing is disabled on the deployment.'
+  'day (`purchase.confirmation.expired`). A registrar that has not confirmed yet is 409 with `details.reason: registration_pending`: the ' +
+  'order is finished within minutes (captured once, or released). 503 `service_unavailable` when purchasing is disabled on the deployment.'
 
 function sellDeps(ctx: Pick<Ctx, 'db' | 'clock' | 'config' | 'services'>, gated = true): SellDeps {
   if (gated && !ctx.config.sellPurchaseEnabled) throw unavailable('Domain purchasing is not enabled on this deployment')
@@ -106,8 +107,8 @@ export const searchDomainsOp = defineOp({
   async handler(ctx, input) {
     const { registrar } = sellDeps(ctx, false)
     const q = input.query.trim().toLowerCase()
-    const offer = await registrar.check(nameOrThrow(q.includes('.') ? q : `${q}.com`))
-    return { ...offer, suggestions: offer.available ? [] : await registrar.suggest(offer.domain, input.limit ?? 5) }
+    const offer = await askRegistrar(() => registrar.check(nameOrThrow(q.includes('.') ? q : `${q}.com`)))
+    return { ...offer, suggestions: offer.available ? [] : await askRegistrar(() => registrar.suggest(offer.domain, input.limit ?? 5)) }
   },
 })
 
@@ -131,7 +132,7 @@ export const quoteOp = defineOp({
     const domain = nameOrThrow(input.domain)
     assertHostAllowed(ctx.principal, domain)
     const app = await appOf(ctx, input.application_id)
-    return orderOut((await createQuote(deps, app, await deps.registrar.check(domain), input.years ?? 1))!)
+    return orderOut((await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), input.years ?? 1))!)
   },
 })
 

@@ -24,9 +24,16 @@ function freePort(): number {
   return port
 }
 
-function daemon(cmd: string[], env: Record<string, string>): Subprocess {
-  const p = spawn(setpriv ? [setpriv, '--pdeathsig', 'KILL', ...cmd] : cmd, { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'pipe' })
+function daemon(cmd: string[], env: Record<string, string>, onStdout?: (text: string) => void): Subprocess {
+  const p = spawn(setpriv ? [setpriv, '--pdeathsig', 'KILL', ...cmd] : cmd, { env: { ...process.env, ...env }, stdout: onStdout ? 'pipe' : 'ignore', stderr: 'pipe' })
   process.on('exit', () => p.kill('SIGKILL'))
+  if (onStdout) {
+    // Read as it comes, so the daemon never blocks on a full pipe.
+    const decoder = new TextDecoder()
+    void (async () => {
+      for await (const chunk of p.stdout as ReadableStream<Uint8Array>) onStdout(decoder.decode(chunk))
+    })()
+  }
   return p
 }
 
@@ -46,27 +53,53 @@ async function waitFor(p: Subprocess, what: string, ready: () => Promise<boolean
 
 export interface Caddy {
   adminUrl: string
+  /** The loopback address the node's listeners bind (nodes of a fleet each have their own). */
+  host: string
   /** The ports Portico's configuration makes Caddy listen on (HTTP doubles as Pebble's httpPort). */
   httpPort: number
   httpsPort: number
   askPort: number
+  /** Kills the node at once (SIGKILL), as a crashed machine. */
+  kill(): Promise<void>
+  /** Starts it again on the same admin address, empty: nothing of Portico's survives. */
+  restart(): Promise<void>
   stop(): Promise<void>
 }
 
-export async function startCaddy(): Promise<Caddy> {
+export const freeLoopbackPort = freePort
+
+/**
+ * A Caddy with only its admin API. `host` (default 127.0.0.1) is where its admin API and, through
+ * Portico's configuration (EDGE_BIND_ADMIN_HOST), its listeners bind; `ports` lets nodes of a fleet
+ * share the same HTTP, HTTPS and ask ports, each on its own loopback address.
+ */
+export async function startCaddy(opts: { host?: string; ports?: { http: number; https: number; ask: number } } = {}): Promise<Caddy> {
+  const host = opts.host ?? '127.0.0.1'
   const dir = mkdtempSync(join(tmpdir(), 'portico-caddy-'))
   chmodSync(dir, 0o755)
   const adminPort = freePort()
-  writeFileSync(join(dir, 'boot.json'), JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }))
+  writeFileSync(join(dir, 'boot.json'), JSON.stringify({ admin: { listen: `${host}:${adminPort}` } }))
   const env = { HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') }
-  const p = daemon(['caddy', 'run', '--config', join(dir, 'boot.json')], env)
-  const adminUrl = `http://127.0.0.1:${adminPort}`
-  await waitFor(p, 'caddy', async () => (await fetch(`${adminUrl}/config/`)).ok)
+  const adminUrl = `http://${host}:${adminPort}`
+  const run = async () => {
+    const proc = daemon(['caddy', 'run', '--config', join(dir, 'boot.json')], env)
+    await waitFor(proc, 'caddy', async () => (await fetch(`${adminUrl}/config/`)).ok)
+    return proc
+  }
+  let p = await run()
   return {
     adminUrl,
-    httpPort: freePort(),
-    httpsPort: freePort(),
-    askPort: freePort(),
+    host,
+    httpPort: opts.ports?.http ?? freePort(),
+    httpsPort: opts.ports?.https ?? freePort(),
+    askPort: opts.ports?.ask ?? freePort(),
+    async kill() {
+      p.kill('SIGKILL')
+      await p.exited
+    },
+    async restart() {
+      p = await run()
+    },
     async stop() {
       p.kill('SIGTERM')
       await p.exited
@@ -81,6 +114,8 @@ export interface Pebble {
   caPem: string
   /** The root that signs issued certificates (new at every start). */
   rootPem(): Promise<string>
+  /** Orders the CA has taken since it started (from its log: one `Added order` line each). */
+  orders(): number
   stop(): Promise<void>
 }
 
@@ -114,7 +149,14 @@ export async function startPebble(opts: { dnsServer: string; httpPort: number })
   writeFileSync(join(dir, 'pebble.json'), JSON.stringify(config))
   const caFile = join(dir, 'ca.pem')
   const caPem = readFileSync(caFile, 'utf8')
-  const p = daemon(['pebble', '-config', join(dir, 'pebble.json'), '-dnsserver', opts.dnsServer], { PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' })
+  let orders = 0
+  let tail = ''
+  const p = daemon(['pebble', '-config', join(dir, 'pebble.json'), '-dnsserver', opts.dnsServer], { PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' }, (text) => {
+    // A line may arrive in two chunks: count whole lines only.
+    const lines = (tail + text).split('\n')
+    tail = lines.pop()!
+    orders += lines.filter((l) => l.includes('Added order')).length
+  })
   const tls = { ca: caPem }
   const directoryUrl = `https://127.0.0.1:${acmePort}/dir`
   await waitFor(p, 'pebble', async () => (await fetch(directoryUrl, { tls })).ok)
@@ -122,6 +164,7 @@ export async function startPebble(opts: { dnsServer: string; httpPort: number })
     directoryUrl,
     caFile,
     caPem,
+    orders: () => orders,
     async rootPem() {
       const r = await fetch(`https://127.0.0.1:${mgmtPort}/roots/0`, { tls })
       return r.text()

@@ -85,6 +85,15 @@ export class SandboxPayments implements Payments {
     p.status = 'canceled'
   }
 
+  /**
+   * Takes over an authorization another process of the deployment made. A real processor keeps its
+   * payments across Portico's restarts; the sandbox keeps them in memory, so a test that kills a
+   * process hands its authorizations to the process that restarts.
+   */
+  adopt(paymentId: string, amountCents: number): void {
+    if (!this.payments.has(paymentId)) this.payments.set(paymentId, { id: paymentId, status: 'requires_capture', amountCents, captures: 0 })
+  }
+
   capturesOf(paymentId: string): number {
     return this.payments.get(paymentId)?.captures ?? 0
   }
