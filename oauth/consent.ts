@@ -88,12 +88,17 @@ export interface Approver {
   /** Stable id of the person or credential; becomes the token subject. */
   accountId: string
   role: MemberRole
+  /** The member the credential belongs to, when known: the grant ends with them (oauth/grants.ts). */
+  memberId: string | null
 }
 
 export async function approverFromApiKey(deps: AuthDeps, apiKey: string): Promise<Approver> {
   const p = await authenticate(deps, new Headers({ authorization: `Bearer ${apiKey.trim()}` }), ['KEY'])
   if (p.kind !== 'KEY') throw new ApiError('unauthorized')
-  return { tenantId: p.tenantId, accountId: p.keyId, role: p.role }
+  // A key created for a member (the workspace's first owner, a console person) names them.
+  const [m] = await deps.db`
+    select m.id from api_keys k join members m on m.id = k.created_by and m.tenant_id = k.tenant_id where k.id = ${p.keyId}`
+  return { tenantId: p.tenantId, accountId: p.keyId, role: p.role, memberId: (m?.id as string | undefined) ?? null }
 }
 
 /** Scopes of the request the approver's role may not grant. */
@@ -123,8 +128,8 @@ export async function approve(
   const now = deps.clock.now()
   await deps.db.begin(async (tx) => {
     await tx`
-      insert into agent_grants (id, tenant_id, client_id, account_id, scopes, created_at)
-      values (${grantId}, ${approver.tenantId}, ${request.client_id}, ${approver.accountId}, ${request.scopes}::text[], ${now})`
+      insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at)
+      values (${grantId}, ${approver.tenantId}, ${request.client_id}, ${approver.accountId}, ${approver.memberId}, ${request.scopes}::text[], ${now})`
     await tx`update agent_clients set approved_at = coalesce(approved_at, ${now}) where client_id = ${request.client_id}`
   })
   return finish(interaction, { login: { accountId: approver.accountId }, consent: { grantId } })

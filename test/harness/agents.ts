@@ -104,17 +104,26 @@ export interface Tokens {
   scope?: string
 }
 
-export async function token(base: string, params: Record<string, string>): Promise<{ status: number; body: any }> {
+export async function token(base: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(params).toString(),
   })
   return { status: res.status, body: await res.json() }
 }
 
-/** The whole flow for a fresh loopback client: a token with `scope`, approved with `apiKey`. */
-export async function agentToken(base: string, apiKey: string, scope: string, name = 'Test agent'): Promise<{ tokens: Tokens; clientId: string }> {
+/**
+ * The whole flow for a fresh loopback client: a token with `scope`, approved with `apiKey`.
+ * `tokenHeaders` makes the token request's extra headers (a DPoP proof) for the token endpoint URL.
+ */
+export async function agentToken(
+  base: string,
+  apiKey: string,
+  scope: string,
+  name = 'Test agent',
+  tokenHeaders: () => Promise<Record<string, string>> = async () => ({}),
+): Promise<{ tokens: Tokens; clientId: string }> {
   const redirectUri = 'http://127.0.0.1:9/callback'
   const reg = await registerClient(base, { client_name: name, redirect_uris: [redirectUri] })
   if (reg.status !== 201) throw new Error(`register: ${JSON.stringify(reg.body)}`)
@@ -132,7 +141,7 @@ export async function agentToken(base: string, apiKey: string, scope: string, na
   const done = await answer(base, auth, { api_key: apiKey, action: 'approve' }, redirectUri)
   const code = done.location ? new URL(done.location).searchParams.get('code') : null
   if (!code) throw new Error(`no code: ${done.status} ${done.location} ${done.page.slice(0, 300)}`)
-  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.body.client_id, code_verifier: verifier, resource: `${base}/mcp` })
+  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.body.client_id, code_verifier: verifier, resource: `${base}/mcp` }, await tokenHeaders())
   if (t.status !== 200) throw new Error(`token: ${JSON.stringify(t.body)}`)
   return { tokens: t.body, clientId: reg.body.client_id }
 }

@@ -150,6 +150,9 @@ describe('consent', () => {
     const refreshed = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: clientId })
     expect(refreshed.status).toBe(200)
     expect(refreshed.body.refresh_token).not.toBe(t.body.refresh_token)
+    // The rotated token lasts until its successor's first use (the reuse grace); then it is dead.
+    const next = await token(p.url, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: clientId })
+    expect(next.status).toBe(200)
     const reused = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: clientId })
     expect(reused.status).toBe(400)
   })
@@ -163,15 +166,15 @@ describe('consent', () => {
     expect(t.body.error).toBe('invalid_grant')
   })
 
-  test('a request without scope is granted what the consent grants', async () => {
+  test('a request without scope asks for reading and writing, never disconnecting', async () => {
     const { clientId, verifier, auth } = await startFlow('No scope agent', LOOPBACK, null)
     const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
-    expect(request.scopes).toEqual(['domains:read', 'domains:write', 'domains:disconnect'])
+    expect(request.scopes).toEqual(['domains:read', 'domains:write'])
     const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
     const code = new URL(done.location!).searchParams.get('code')
     expect(code).toBeTruthy()
     const t = await token(p.url, { grant_type: 'authorization_code', code: code!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
-    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write domains:disconnect')
+    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write')
   })
 
   test('deny sends the person back with access_denied', async () => {
