@@ -14,3 +14,7 @@ create table dpop_proofs (
   primary key (jkt, jti)
 );
 create index dpop_proofs_expires on dpop_proofs (expires_at);
+
+-- Registration budgets per network prefix (/24 for IPv4, /64 for IPv6) besides per address.
+alter table agent_clients add column ip_prefix text;
+create index agent_clients_prefix on agent_clients (ip_prefix, created_at);
