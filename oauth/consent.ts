@@ -41,11 +41,12 @@ interface InteractionPayload {
   result?: unknown
 }
 
-/** Where the person returns to: the host, or the app scheme for a native redirect without one. */
+/** Where the person returns to: the web host, or for an app scheme the scheme with its host (`claude://cb`). */
 export function redirectHost(uri: string): string {
   try {
     const u = new URL(uri)
-    return u.host || `${u.protocol}`
+    if (u.protocol === 'https:' || u.protocol === 'http:') return u.host
+    return u.host ? `${u.protocol}//${u.host}` : u.protocol
   } catch {
     return uri
   }

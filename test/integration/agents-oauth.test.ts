@@ -154,6 +154,25 @@ describe('registration budgets behind a proxy (TRUST_PROXY)', () => {
   })
 })
 
+describe('brand identity', () => {
+  test.each(['Clɑude', 'Cl4ude', 'Ꮯlaude', 'ᎪnthropiᏟ', 'Cursoг', 'Perplexity', 'Windsurf', 'Mistral Le Chat', 'Grok', 'Portico'])(
+    'registering "%s" with a redirect elsewhere is refused',
+    async (name) => {
+      const r = await registerClient(p.url, { client_name: name, redirect_uris: ['https://agent.example/cb'] })
+      expect(r.status).toBe(400)
+      expect(r.body.error).toBe('invalid_client_metadata')
+    },
+  )
+
+  test('"Claude" redirecting to claude://cb registers, but the consent page does not call it Verified', async () => {
+    const { auth } = await startFlow('Claude', 'claude://cb')
+    const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
+    expect(request).toMatchObject({ verified: false, verified_as: null, imitates: null, redirect_host: 'claude://cb' })
+    const page = await (await fetch(p.url + auth.consentPath)).text()
+    expect(page).not.toContain('Verified')
+  })
+})
+
 describe('discovery', () => {
   test('authorization server metadata names the registration endpoint, S256 and code only', async () => {
     const md = await (await fetch(`${p.url}/.well-known/oauth-authorization-server`)).json()
