@@ -80,12 +80,19 @@ export async function authorize(base: string, params: Record<string, string>): P
 }
 
 /** Posts the consent form as the browser would, follows redirects up to the client's redirect URI. */
-export async function answer(base: string, auth: Authorization, form: Record<string, string>, redirectPrefix: string): Promise<{ status: number; location: string | null; page: string }> {
+export async function answer(
+  base: string,
+  auth: Authorization,
+  form: Record<string, string>,
+  redirectPrefix: string,
+  /** The form as sent, when a field repeats (checked scopes); else `form`. */
+  fields: URLSearchParams = new URLSearchParams(form),
+): Promise<{ status: number; location: string | null; page: string }> {
   let res = await fetch(base + auth.consentPath, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: auth.jar.header() },
-    body: new URLSearchParams(form).toString(),
+    body: fields.toString(),
   })
   for (let hops = 0; hops < 5 && res.status === 303; hops++) {
     auth.jar.take(res)

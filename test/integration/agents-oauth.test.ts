@@ -240,6 +240,28 @@ describe('consent', () => {
     expect(reused.status).toBe(400)
   })
 
+  test('in two steps: sign-in names the workspace, and the person approves only the scopes left checked', async () => {
+    const { clientId, verifier, auth } = await startFlow('Two-step agent', LOOPBACK, 'domains:read domains:write domains:disconnect')
+    const signin = await answer(p.url, auth, { api_key: ws.apiKey, action: 'signin' }, LOOPBACK)
+    expect(signin.status).toBe(200)
+    expect(signin.page).toContain('id="workspace"')
+    expect(signin.page).not.toContain(ws.apiKey)
+    const session = /name="signin" value="([^"]+)"/.exec(signin.page)![1]!
+    // A forged or foreign sign-in is refused.
+    const forged = await answer(p.url, auth, { signin: session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), scopes_shown: '1', scope: 'domains:read', action: 'approve' }, LOOPBACK)
+    expect(forged.status).toBe(401)
+    const none = await answer(p.url, auth, { signin: session, scopes_shown: '1', action: 'approve' }, LOOPBACK)
+    expect(none.status).toBe(400)
+    const form = new URLSearchParams({ signin: session, scopes_shown: '1', action: 'approve' })
+    form.append('scope', 'domains:read')
+    form.append('scope', 'domains:write')
+    const done = await answer(p.url, auth, {}, LOOPBACK, form)
+    expect({ status: done.status, error: /id="error"[^>]*>([^<]*)/.exec(done.page)?.[1] }).toEqual({ status: 303, error: undefined })
+    expect(done.location).toStartWith(LOOPBACK)
+    const t = await token(p.url, { grant_type: 'authorization_code', code: new URL(done.location!).searchParams.get('code')!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
+    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write')
+  })
+
   test('the code needs the PKCE verifier', async () => {
     const { clientId, auth } = await startFlow('PKCE checker')
     const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
