@@ -241,3 +241,29 @@ describe('a grant is tied to who approved it', () => {
     expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
   })
 })
+
+describe('a destructive tool is confirmed by the person, not by the model', () => {
+  test('disconnect without confirm refuses without handing the model the value to pass', async () => {
+    const domain = 'confirm-me.example'
+    // A pending connection as the widget would leave it (creating one through /v1 needs DNS, which this file does not run).
+    const id = `con_confirm_${Date.now()}`
+    await p.db`
+      insert into connections (id, tenant_id, application_id, domain, apex_domain, status, desired_records, planned_target, verification_token, created_at, updated_at)
+      values (${id}, ${ws.tenantId}, ${ws.appId}, ${domain}, ${domain}, 'pending', '[]'::jsonb, '{}'::jsonb, 'tok', now(), now())`
+    const c = { body: { id } }
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'Careful agent')
+    const call = (args: Record<string, unknown>) =>
+      fetch(`${p.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, authorization: `Bearer ${tokens.access_token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'connections_disconnect', arguments: { id: c.body.id, ...args } } }),
+      }).then((r) => r.json())
+    for (const args of [{}, { confirm: 'other.example' }]) {
+      const out = await call(args)
+      expect(out.result.isError).toBe(true)
+      expect(JSON.stringify(out)).not.toContain(domain)
+    }
+    // Nothing was removed.
+    expect(await p.db`select disconnected_at from connections where id = ${id}`).toEqual([{ disconnected_at: null }])
+  })
+})
