@@ -18,6 +18,7 @@ import type { Sql } from '../src/db/sql.ts'
 import { newId } from '../src/ids.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
+import { purgeProofs } from './dpop.ts'
 import { judgeClient } from './brands.ts'
 import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
 import type { AuthServer } from './provider.ts'
@@ -197,8 +198,8 @@ export async function registerClient(deps: RegistrationDeps, body: unknown, ip: 
 }
 
 /**
- * Deletes clients no person approved within UNAPPROVED_CLIENT_TTL_MS, and expired authorization-server
- * rows. Idempotent; a job calls it, and registration runs it now and then.
+ * Deletes clients no person approved within UNAPPROVED_CLIENT_TTL_MS, expired authorization-server
+ * rows and DPoP proofs past their window. Idempotent; a job calls it, and registration runs it now and then.
  */
 export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clients: number; expired: number }> {
   const cutoff = new Date(clock.now().getTime() - UNAPPROVED_CLIENT_TTL_MS)
@@ -208,7 +209,7 @@ export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clie
     if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
     return ids.length
   })
-  return { clients: gone, expired: await purgeExpired(db) }
+  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) }
 }
 
 const CLEANUP_EVERY_MS = 10 * 60_000
