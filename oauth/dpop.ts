@@ -22,7 +22,7 @@ const ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']
 export interface Presentation {
   scheme: 'bearer' | 'dpop'
   method: string
-  /** The URL the client addressed, as PUBLIC_URL plus the request path (a proxy may have rewritten the host). */
+  /** The URL the client addressed, as PUBLIC_URL plus the request path (a proxy may have rewritten the host); empty for Bearer. */
   url: string
   /** The `DPoP` header, when sent. */
   proof: string | null
@@ -32,9 +32,10 @@ export interface Presentation {
 export function presentation(req: { headers: Headers; method: string; url: string }, publicUrl: string): { token: string; presented: Presentation } | null {
   const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
   if (!m) return null
-  const scheme = m[1]!.toLowerCase() === 'dpop' ? 'dpop' : 'bearer'
+  if (m[1]!.toLowerCase() !== 'dpop') return { token: m[2]!, presented: { scheme: 'bearer', method: req.method, url: '', proof: null } }
+  // Only a proof is checked against the URL, so only the DPoP scheme pays for parsing it.
   const path = new URL(req.url, publicUrl).pathname
-  return { token: m[2]!, presented: { scheme, method: req.method, url: publicUrl + path, proof: req.headers.get('dpop') } }
+  return { token: m[2]!, presented: { scheme: 'dpop', method: req.method, url: publicUrl + path, proof: req.headers.get('dpop') } }
 }
 
 const sha256url = (s: string) => createHash('sha256').update(s).digest('base64url')

@@ -1,6 +1,7 @@
 // Credential resolution (CONTRACT.md section 5). The bearer's form says what it claims to be (an API
 // key prefix, a JWT, or an opaque operator secret); it is then verified only as a credential the
 // operation accepts. Anything else is 401 with the same answer, so a caller learns nothing about why.
+// An agent token may also come as `Authorization: DPoP` with its proof (oauth/dpop.ts).
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { MemberRole } from '../domain/rbac.ts'
@@ -17,7 +18,6 @@ export interface AuthDeps {
   clock: Clock
   services: Services
 }
-
 
 function looksLikeJwt(token: string): boolean {
   return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)
