@@ -183,7 +183,9 @@ describe('discovery', () => {
       response_types_supported: ['code'],
       token_endpoint_auth_methods_supported: ['none'],
       authorization_response_iss_parameter_supported: true,
+      revocation_endpoint: `${p.url}/oauth/token/revocation`,
     })
+    expect(md.dpop_signing_alg_values_supported).toContain('ES256')
   })
 
   test('GET /v1/rbac publishes the agent scopes and /v1/config lists mcp', async () => {
