@@ -153,6 +153,7 @@ function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Re
 }
 
 const REVOCATION_PATH = `${OAUTH_MOUNT}/token/revocation`
+const TOKEN_PATH = `${OAUTH_MOUNT}/token`
 
 function oauthError(status: number, error: string, description: string): Response {
   return new Response(JSON.stringify({ error, error_description: description }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
@@ -194,8 +195,18 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
 
   // oidc-provider is a Koa app for node:http; fetch-to-node turns the Request into a node request and
   // the node response back into a Response. Koa reads `socket.encrypted` for the scheme.
-  const handle = async (req: Request, ip: string | null): Promise<Response> => {
-    if (req.method === 'POST' && new URL(req.url).pathname === REVOCATION_PATH) return revocation(req)
+  const handle = async (request: Request, ip: string | null): Promise<Response> => {
+    let req = request
+    if (req.method === 'POST') {
+      const path = new URL(req.url).pathname
+      if (path === REVOCATION_PATH) return revocation(req)
+      if (path === TOKEN_PATH) {
+        const body = await req.text()
+        const refused = await endedRefresh(new URLSearchParams(body))
+        if (refused) return refused
+        req = new Request(req.url, { method: 'POST', headers: req.headers, body })
+      }
+    }
     const { req: nodeReq, res } = toReqRes(withAgentScopes(req))
     const path = nodeReq.url ?? '/'
     ;(nodeReq as typeof nodeReq & { originalUrl: string }).originalUrl = path
@@ -258,6 +269,17 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     }
     const [row] = await db`select grant_id, payload->>'clientId' as client_id from oauth_store where model = 'RefreshToken' and id = ${token}`
     return row?.grant_id ? { grantId: row.grant_id as string, clientId: row.client_id as string } : null
+  }
+
+  /**
+   * A refresh of a grant that has ended (its approver removed, its key revoked) is refused here: the
+   * provider knows nothing of approvers and would mint a token that fails on first use.
+   */
+  const endedRefresh = async (form: URLSearchParams): Promise<Response | null> => {
+    if (form.get('grant_type') !== 'refresh_token') return null
+    const found = await tokenGrant(form.get('refresh_token') ?? '')
+    if (!found || (await liveGrant(db, found.grantId, found.clientId, deps.clock.now()))) return null
+    return oauthError(400, 'invalid_grant', 'the grant has ended: ask the person to approve again')
   }
 
   /**

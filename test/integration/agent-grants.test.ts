@@ -212,10 +212,13 @@ describe('a grant is tied to who approved it', () => {
     const [approver] = await p.db`select m.id from members m join api_keys k on k.created_by = m.id where k.tenant_id = ${team.tenantId}`
     // The console removes the person (there is no removal route in /v1; the row goes).
     await p.db`delete from members where id = ${approver!.id}`
+    // The agent's next step, a refresh or a call, finds the grant ended.
+    const refused = await refresh(clientId, tokens.refresh_token!)
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toBe('invalid_grant')
     expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
     const [g] = await p.db`select revoked_at, revoked_reason from agent_grants where client_id = ${clientId}`
     expect(g).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'approver_removed' })
-    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
   })
 
   test('lowering the approving member\'s role narrows the grant on the agent\'s next call', async () => {
