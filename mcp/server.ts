@@ -2,7 +2,7 @@
 // transport per request, JSON responses), protected by delegated agent tokens. Per request, in order:
 // 1. Origin: a browser Origin not in the allow-list is refused with 403 (DNS rebinding; MCP transport
 //    spec, "Security Warning");
-// 2. the bearer must be an agent access token for exactly this resource (issuer, audience `…/mcp`,
+// 2. the bearer (or a DPoP-bound token with its proof) must be an agent access token for exactly this resource (issuer, audience `…/mcp`,
 //    expiry, live grant); otherwise 401 with a WWW-Authenticate challenge naming the resource
 //    metadata and scopes. Other credentials are never accepted here or passed on (no token passthrough);
 // 3. a tools/call for a tool whose scope the token lacks is 403 insufficient_scope naming every scope
@@ -17,7 +17,8 @@ import { randomToken } from '../src/ids.ts'
 import { log } from '../src/logger.ts'
 import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
-import { AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
+import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
+import { presentation } from '../oauth/dpop.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 
@@ -41,10 +42,6 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
 const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>) =>
   jsonResponse(status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers)
 
-function bearer(req: Request): string | null {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
-  return m ? m[1]! : null
-}
 
 /** Scopes, catalog order, without duplicates. */
 const ordered = (scopes: Iterable<string>) => {
@@ -82,13 +79,14 @@ export function createMcpHandler(deps: McpDeps) {
   const tools = new Map(buildTools(deps.ops).map((t) => [t.name, t]))
   const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
   const challenge = (error?: 'invalid_token', description?: string) =>
-    rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: AGENT_SCOPE_IDS }) })
+    rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: DEFAULT_AGENT_SCOPE_IDS }) })
 
-  const authorize = async (req: Request): Promise<AgentIdentity | Response> => {
-    const token = bearer(req)
-    if (!token) return challenge()
-    const identity = await deps.auth.verifyAccessToken(token)
-    return identity ?? challenge('invalid_token', 'The access token is not valid for this resource')
+  // A Bearer token, or a DPoP-bound one with its proof (oauth/dpop.ts).
+  const authorize = async (req: Request): Promise<(AgentIdentity & { token: string }) | Response> => {
+    const presented = presentation(req, deps.config.publicUrl)
+    if (!presented) return challenge()
+    const identity = await deps.auth.verifyAccessToken(presented.token, presented.presented)
+    return identity ? { ...identity, token: presented.token } : challenge('invalid_token', 'The access token is not valid for this resource')
   }
 
   return async function handle(req: Request, ip: string | null): Promise<Response> {
@@ -110,14 +108,15 @@ export function createMcpHandler(deps: McpDeps) {
       const scopes = ordered([...identity.scopes, ...missing])
       return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) })
     }
-    const principal = { kind: 'AGENT' as const, ...identity }
+    const { token, ...agent } = identity
+    const principal = { kind: 'AGENT' as const, ...agent }
     const server = mcpServer(deps, tools, principal, ip)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
       const res = await transport.handleRequest(req, {
         parsedBody: body,
-        authInfo: { token: bearer(req)!, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId } },
+        authInfo: { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId } },
       })
       const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
       log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })

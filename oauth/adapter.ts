@@ -3,7 +3,16 @@
 // and id, so all processes share flows, grants and clients; nothing is kept in memory. Expiry is the
 // provider's own (`expiresIn` seconds from now, real time): an expired row is never returned, and
 // `purgeExpired` deletes them.
+//
+// Refresh rotation with a reuse grace: a rotated (consumed) refresh token still reads as unused for
+// REFRESH_REUSE_GRACE_S after its first use, or until a token of the same grant is used after it
+// (the successor's first use), whichever comes first. Two racing refreshes, or a retry after a lost
+// response, then both get working tokens. Outside the grace the provider sees the reuse and revokes
+// the grant (revokeByGrantId), which ends the grant row with reason `token_reuse`.
 import type { Sql } from '../src/db/sql.ts'
+import { revokeGrant, REVOKE_REASONS } from './grants.ts'
+
+export const REFRESH_REUSE_GRACE_S = 60
 
 export interface StoredPayload {
   grantId?: string
@@ -47,6 +56,7 @@ export function postgresAdapter(db: Sql): new (model: string) => Adapter {
     }
 
     async find(id: string): Promise<StoredPayload | undefined> {
+      if (this.model === 'RefreshToken') return findRefreshToken(db, id)
       const [row] = await db`
         select payload, consumed_at from oauth_store
         where model = ${this.model} and id = ${id} and (expires_at is null or expires_at > now())`
@@ -68,7 +78,8 @@ export function postgresAdapter(db: Sql): new (model: string) => Adapter {
     }
 
     async consume(id: string): Promise<void> {
-      await db`update oauth_store set consumed_at = now() where model = ${this.model} and id = ${id}`
+      // The first use is kept: a use within the grace must not extend it.
+      await db`update oauth_store set consumed_at = coalesce(consumed_at, now()) where model = ${this.model} and id = ${id}`
     }
 
     async destroy(id: string): Promise<void> {
@@ -76,9 +87,25 @@ export function postgresAdapter(db: Sql): new (model: string) => Adapter {
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await db`delete from oauth_store where grant_id = ${grantId}`
+      // The provider calls this only on reuse of a consumed refresh token or code (RFC 9700 section
+      // 4.14.2); revocation by the workspace or the client goes through revokeGrant directly.
+      await revokeGrant(db, grantId, REVOKE_REASONS.reuse, new Date())
     }
   }
+}
+
+/** A refresh token, read as unused while its reuse grace lasts (see the header). */
+async function findRefreshToken(db: Sql, id: string): Promise<StoredPayload | undefined> {
+  const [row] = await db`
+    select t.payload, t.consumed_at,
+      t.consumed_at > now() - make_interval(secs => ${REFRESH_REUSE_GRACE_S})
+        and not exists (
+          select 1 from oauth_store s
+          where s.model = 'RefreshToken' and s.grant_id = t.grant_id and s.consumed_at > t.consumed_at) as in_grace
+    from oauth_store t
+    where t.model = 'RefreshToken' and t.id = ${id} and (t.expires_at is null or t.expires_at > now())`
+  if (!row) return undefined
+  return out({ payload: row.payload, consumed_at: row.in_grace ? null : row.consumed_at } as Row)
 }
 
 /** Deletes expired provider rows; returns how many went. */

@@ -1,10 +1,15 @@
 // Brand-imitation check for agent registration (CONTRACT.md section 4, Agents): a client name that
 // claims a well-known brand is refused unless every redirect goes to that brand (its domains or its
-// own app scheme) or to loopback. Names are compared after folding away the tricks that make one
-// string look like another: case, compatibility forms (NFKC: fullwidth letters, ligatures), accents,
-// spacing and punctuation, Cyrillic and Greek letters that look Latin, and digit or letter pairs that
-// read as one letter (0→o, 1→l, capital I→l, rn→m, vv→w). Redirect hosts are compared as the URL parser gives them
-// (lowercase, punycode), never folded: a look-alike host is simply another host.
+// own app scheme) or to loopback. Names are compared by their confusable skeletons (Unicode UTS #39
+// section 4, with the data of Unicode's confusables.txt as the `unhomoglyph` package ships it), after
+// compatibility folding (NFKC: fullwidth letters, ligatures), case, accents, spacing and punctuation,
+// and with digits and signs read as the letters they stand for (4→a, 0→o, 1→l, $→s): "Clɑude",
+// "Ꮯlaude", "ᎪnthropiᏟ" (Cherokee), "Cursoг" (Cyrillic) and "Cl4ude" all read "claude"/"cursor".
+// Redirect hosts are compared as the URL parser gives them (lowercase, punycode), never folded: a
+// look-alike host is simply another host. "Verified" needs https redirects on the brand's own
+// domains: a custom scheme (`claude://`, `vscode://`) is registered by any app on the machine, so it
+// proves nothing (it is allowed, not verified).
+import unhomoglyph from 'unhomoglyph'
 
 export interface Brand {
   name: string
@@ -45,31 +50,45 @@ export const BRANDS: readonly Brand[] = [
   { name: 'Dropbox', tokens: ['dropbox'], domains: ['dropbox.com'] },
   { name: 'Zoom', tokens: ['zoom'], domains: ['zoom.us', 'zoom.com'] },
   { name: 'Cursor', tokens: ['cursor', 'anysphere'], domains: ['cursor.com', 'cursor.sh', 'anysphere.co'], schemes: ['cursor'] },
+  // AI assistants and coding agents people connect to MCP servers.
+  { name: 'Perplexity', tokens: ['perplexity'], domains: ['perplexity.ai'] },
+  { name: 'Windsurf', tokens: ['windsurf', 'codeium'], domains: ['windsurf.com', 'codeium.com'], schemes: ['windsurf'] },
+  { name: 'Mistral', tokens: ['mistral', 'lechat'], domains: ['mistral.ai'] },
+  { name: 'xAI', tokens: ['grok', 'xai'], domains: ['x.ai', 'grok.com'] },
+  { name: 'DeepSeek', tokens: ['deepseek'], domains: ['deepseek.com'] },
+  { name: 'JetBrains', tokens: ['jetbrains', 'intellij', 'junie'], domains: ['jetbrains.com'] },
+  { name: 'Replit', tokens: ['replit'], domains: ['replit.com'] },
+  { name: 'Sourcegraph', tokens: ['sourcegraph', 'amp code'], domains: ['sourcegraph.com', 'ampcode.com'] },
+  { name: 'Raycast', tokens: ['raycast'], domains: ['raycast.com'], schemes: ['raycast'] },
+  { name: 'Zed', tokens: ['zed'], domains: ['zed.dev'], schemes: ['zed'] },
+  { name: 'Cline', tokens: ['cline'], domains: ['cline.bot'] },
+  { name: 'Lovable', tokens: ['lovable'], domains: ['lovable.dev'] },
+  { name: 'Hugging Face', tokens: ['huggingface'], domains: ['huggingface.co'] },
+  { name: 'Manus', tokens: ['manus'], domains: ['manus.im'] },
+  // Portico itself: no agent client is Portico's own, so the name is never approved for one.
+  { name: 'Portico', tokens: ['portico'], domains: [] },
 ]
 
-// Letters from other scripts that render like Latin ones (Unicode confusables, the common subset).
-const LOOKALIKES: Record<string, string> = {
-  // Cyrillic
-  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', і: 'i', ї: 'i', ј: 'j',
-  ԁ: 'd', ԛ: 'q', ԝ: 'w', ɡ: 'g', һ: 'h', ӏ: 'l', ո: 'n', ս: 'u',
-  // Greek
-  α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ω: 'w', ϲ: 'c',
-  // Latin variants NFKC keeps apart
-  ı: 'i', ł: 'l', ø: 'o', đ: 'd', ß: 'ss', æ: 'ae', œ: 'oe',
-  // Digits and signs read as letters
-  '0': 'o', '1': 'l', '3': 'e', '5': 's', '$': 's', '@': 'a', '!': 'i', '|': 'l',
+// Digits and signs read as the letters they stand for (leetspeak); confusables.txt keeps most apart.
+const READ_AS_LETTERS: Record<string, string> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '$': 's', '@': 'a', '!': 'i', '|': 'l' }
+
+/** The UTS #39 skeleton: decomposed, each confusable mapped to its prototype, decomposed again. */
+export function skeleton(s: string): string {
+  return unhomoglyph(s.normalize('NFD')).normalize('NFD')
 }
 
 function foldChars(s: string): string {
-  const nfkc = s.normalize('NFKC').toLowerCase()
-  // Accents go (NFD splits them off as combining marks); look-alikes map to their Latin letter.
-  const bare = nfkc.normalize('NFD').replace(/\p{M}/gu, '')
-  return [...bare].map((c) => LOOKALIKES[c] ?? c).join('')
+  // Skeleton on the original case first (Cherokee Ꮯ is a look-alike of capital C), then once more
+  // after lowercasing and reading digits (so "I", "1" and "l" meet, and "m" reads "rn" on both sides).
+  const lower = skeleton(s.normalize('NFKC')).toLowerCase()
+  const letters = [...lower].map((c) => READ_AS_LETTERS[c] ?? c).join('')
+  // Accents and overlays go (ł → l̸ → l); what is left is compared as the skeleton gives it.
+  return skeleton(letters).replace(/\p{M}/gu, '').toLowerCase()
 }
 
-/** Pairs that read as one letter once the spacing is gone. */
+/** Pairs that read as one letter once the spacing is gone (confusables.txt maps m to rn already). */
 function foldPairs(s: string): string {
-  return s.replace(/rn/g, 'm').replace(/vv/g, 'w')
+  return s.replace(/vv/g, 'w')
 }
 
 /** The name as compared: folded, letters and digits only. */
@@ -86,16 +105,16 @@ function foldWords(name: string): string[] {
 }
 
 function matchesToken(whole: string, words: string[], token: string): boolean {
-  const t = foldPairs(token)
+  const t = foldName(token)
   if (whole === t || words.includes(t)) return true
   // Long tokens are claimed anywhere in the name ("MyGoogleHelper", "g o o g l e docs"); short ones
   // ("aws", "meta", "zoom") only as a whole word, so ordinary words that contain them stay usable.
   return t.length >= 6 && whole.includes(t)
 }
 
-/** Every brand the name claims. A capital I also reads as l ("GoogIe"), so both readings are tried. */
+/** Every brand the name claims. A capital I reads as l ("GoogIe") or as i ("Open-AI"), so both readings are tried. */
 export function claimedBrands(name: string): Brand[] {
-  const readings = [...new Set([name, name.replace(/I/g, 'l')])].map((n) => ({ whole: foldName(n), words: foldWords(n) }))
+  const readings = [...new Set([name, name.replace(/I/g, 'i')])].map((n) => ({ whole: foldName(n), words: foldWords(n) }))
   return BRANDS.filter((b) => b.tokens.some((t) => readings.some((r) => matchesToken(r.whole, r.words, t))))
 }
 
@@ -142,6 +161,7 @@ export function judgeClient(name: string, redirectUris: readonly string[]): Bran
   const claimed = claimedBrands(name)
   const local = redirectUris.length > 0 && redirectUris.every(isLoopbackRedirect)
   const offending = claimed.find((b) => !redirectUris.every((u) => isLoopbackRedirect(u) || belongsTo(u, b)))
-  const verified = claimed.length > 0 && claimed.every((b) => redirectUris.every((u) => belongsTo(u, b)))
+  // Only https hosts of the brand verify: an app scheme is claimable by any program on the machine.
+  const verified = claimed.length > 0 && claimed.every((b) => redirectUris.every((u) => u.startsWith('https:') && belongsTo(u, b)))
   return { imitates: offending?.name ?? null, verifiedAs: verified ? claimed[0]!.name : null, local }
 }

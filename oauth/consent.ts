@@ -1,8 +1,11 @@
 // The consent step of the agent OAuth flow (CONTRACT.md section 5 rule 6: a registered client can do
 // nothing until a person approves a grant). The consent request is the authorization server's pending
 // interaction; its unguessable id is the capability to read it. The page shows who asks (name,
-// redirect host, brand verdict, loopback warning) and each scope in plain words, and a tenant member
-// approves with an API key of the tenant or denies. Invariants:
+// redirect host, brand verdict, loopback warning) and each scope in plain words. A person answers in
+// two steps: signs in with an API key of their workspace (Continue), then sees the workspace by name,
+// unchecks any scope they do not want to give, and approves (the primary button) or denies. Between
+// the steps the page carries a signed, short-lived sign-in (SIGNIN_TTL_MS), never the key. A script
+// may still post `api_key` with `action=approve` in one step (all requested scopes). Invariants:
 // - a request whose client name imitates a brand cannot be approved (no button, and a forged POST is
 //   refused);
 // - the approver's role must hold the permission behind every requested scope (oauth/scopes.ts);
@@ -13,7 +16,10 @@ import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
 import type { Clock } from '../src/clock.ts'
+import { createHmac } from 'node:crypto'
 import { agentScope, can, parseScopes, type MemberRole } from '../src/domain/rbac.ts'
+import { deriveKey, secretEquals } from '../src/domain/secrets.ts'
+import type { Config } from '../src/config.ts'
 import { authenticate, type AuthDeps } from '../src/http/auth.ts'
 import { ApiError } from '../src/errors.ts'
 import { judgeClient } from './brands.ts'
@@ -40,11 +46,12 @@ interface InteractionPayload {
   result?: unknown
 }
 
-/** Where the person returns to: the host, or the app scheme for a native redirect without one. */
+/** Where the person returns to: the web host, or for an app scheme the scheme with its host (`claude://cb`). */
 export function redirectHost(uri: string): string {
   try {
     const u = new URL(uri)
-    return u.host || `${u.protocol}`
+    if (u.protocol === 'https:' || u.protocol === 'http:') return u.host
+    return u.host ? `${u.protocol}//${u.host}` : u.protocol
   } catch {
     return uri
   }
@@ -87,12 +94,50 @@ export interface Approver {
   /** Stable id of the person or credential; becomes the token subject. */
   accountId: string
   role: MemberRole
+  /** The member the credential belongs to, when known: the grant ends with them (oauth/grants.ts). */
+  memberId: string | null
+  /** The workspace's name, and the name of the application the key belongs to, for the page. */
+  workspace: string
+  application: string | null
+}
+
+/** The approver behind an unrevoked API key id; null when revoked or unknown. */
+async function approverFromKeyId(db: Sql, keyId: string): Promise<Approver | null> {
+  // A key created for a member (the workspace's first owner, a console person) names them.
+  const [k] = await db`
+    select k.id, k.tenant_id, k.role, t.name as workspace, a.name as application, m.id as member_id
+    from api_keys k join tenants t on t.id = k.tenant_id
+    left join applications a on a.id = k.application_id
+    left join members m on m.id = k.created_by and m.tenant_id = k.tenant_id
+    where k.id = ${keyId} and k.revoked_at is null`
+  if (!k) return null
+  return { tenantId: k.tenant_id, accountId: k.id, role: k.role, memberId: k.member_id ?? null, workspace: k.workspace, application: k.application ?? null }
 }
 
 export async function approverFromApiKey(deps: AuthDeps, apiKey: string): Promise<Approver> {
   const p = await authenticate(deps, new Headers({ authorization: `Bearer ${apiKey.trim()}` }), ['KEY'])
   if (p.kind !== 'KEY') throw new ApiError('unauthorized')
-  return { tenantId: p.tenantId, accountId: p.keyId, role: p.role }
+  const approver = await approverFromKeyId(deps.db, p.keyId)
+  if (!approver) throw new ApiError('unauthorized')
+  return approver
+}
+
+/** How long a sign-in on the consent page lasts before Approve (the second step). */
+export const SIGNIN_TTL_MS = 10 * 60_000
+
+const signinMac = (config: Config, body: string) => createHmac('sha256', deriveKey(config.secretsKey, 'consent-signin')).update(body).digest('base64url')
+
+/** A sign-in for this consent request only: `keyId.expiry.mac`. */
+function signIn(config: Config, uid: string, keyId: string, now: Date): string {
+  const body = `${keyId}.${now.getTime() + SIGNIN_TTL_MS}`
+  return `${body}.${signinMac(config, `${uid}.${body}`)}`
+}
+
+/** The key id of a valid sign-in for `uid`; null when forged, for another request, or expired. */
+function signedInKey(config: Config, uid: string, token: string, now: Date): string | null {
+  const m = /^([\w-]+)\.(\d+)\.([\w-]+)$/.exec(token)
+  if (!m || Number(m[2]) < now.getTime()) return null
+  return secretEquals(m[3]!, signinMac(config, `${uid}.${m[1]}.${m[2]}`)) ? m[1]! : null
 }
 
 /** Scopes of the request the approver's role may not grant. */
@@ -111,19 +156,24 @@ export async function approve(
   interaction: InteractionModel,
   request: ConsentRequest,
   approver: Approver,
+  /** The scopes the person left checked: some or all of the request's. */
+  scopes: string[] = request.scopes,
 ): Promise<string> {
   const { provider, resource } = deps.auth
   const grant = new provider.Grant({ accountId: approver.accountId, clientId: request.client_id })
-  grant.addResourceScope(resource, request.scopes.join(' '))
+  grant.addResourceScope(resource, scopes.join(' '))
   const asked = String(interaction.params.scope ?? '').split(' ')
   const oidc = OIDC_SCOPES.filter((s) => asked.includes(s))
   if (oidc.length) grant.addOIDCScope(oidc.join(' '))
+  // The authorization request resumes with the scopes the person left checked, so the provider does
+  // not see the unchecked ones as still missing and ask again.
+  interaction.params.scope = [...oidc, ...scopes].join(' ')
   const grantId = await grant.save()
   const now = deps.clock.now()
   await deps.db.begin(async (tx) => {
     await tx`
-      insert into agent_grants (id, tenant_id, client_id, account_id, scopes, created_at)
-      values (${grantId}, ${approver.tenantId}, ${request.client_id}, ${approver.accountId}, ${request.scopes}::text[], ${now})`
+      insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at)
+      values (${grantId}, ${approver.tenantId}, ${request.client_id}, ${approver.accountId}, ${approver.memberId}, ${scopes}::text[], ${now})`
     await tx`update agent_clients set approved_at = coalesce(approved_at, ${now}) where client_id = ${request.client_id}`
   })
   return finish(interaction, { login: { accountId: approver.accountId }, consent: { grantId } })
@@ -152,26 +202,50 @@ const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
 }
 
-function page(status: number, title: string, body: string): Response {
+function page(status: number, title: string, main: string): Response {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${esc(title)}</title><style>
-body{font-family:system-ui,sans-serif;max-width:38rem;margin:2.5rem auto;padding:0 1rem;color:#1b1f24}
-.host{font-size:1.6rem;font-weight:700;word-break:break-all}.warn{background:#fff4e5;border:1px solid #f0a020;padding:.75rem;border-radius:6px}
-.bad{background:#fdecec;border:1px solid #d33;padding:.75rem;border-radius:6px}.ok{color:#176f2c}
-ul.scopes li{margin:.4rem 0}label{display:block;margin:1rem 0 .3rem}input[type=password]{width:100%;padding:.5rem;font-size:1rem}
-button{font-size:1rem;padding:.55rem 1.2rem;margin:1rem .5rem 0 0}</style></head><body>${body}</body></html>`
+*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:38rem;margin:0 auto;padding:1rem;color:#1b1f24;line-height:1.45}
+header{display:flex;align-items:center;gap:.5rem;padding:.5rem 0 1rem;border-bottom:1px solid #d8dde3;margin-bottom:1.5rem;font-weight:700}
+.mark{display:inline-grid;place-items:center;width:1.8rem;height:1.8rem;border-radius:6px;background:#1f4fbf;color:#fff}
+.who{display:flex;align-items:center;gap:.75rem}.avatar{flex:none;display:inline-grid;place-items:center;width:3rem;height:3rem;border-radius:50%;background:#5b3cc4;color:#fff;font-size:1.4rem;font-weight:700}
+h1{font-size:1.5rem;margin:.25rem 0}.host{font-size:1.4rem;font-weight:700;overflow-wrap:anywhere}
+.warn{background:#fff4e5;border:1px solid #b86e00;padding:.75rem;border-radius:6px}.bad{background:#fdecec;border:1px solid #b3261e;padding:.75rem;border-radius:6px}
+.ok{color:#176f2c}.workspace{background:#eef3fb;border-radius:6px;padding:.75rem}
+ul.scopes{padding-left:1.2rem}ul.scopes li{margin:.4rem 0}fieldset{border:1px solid #d8dde3;border-radius:6px}
+fieldset label{display:flex;gap:.5rem;align-items:flex-start;margin:.5rem 0}fieldset input{width:1.25rem;height:1.25rem;flex:none;margin-top:.1rem}
+label.key{display:block;margin:1rem 0 .3rem}input[type=password]{display:block;width:100%;max-width:100%;padding:.6rem;font-size:1rem;border:1px solid #6b7480;border-radius:6px}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
+button{font-size:1rem;min-height:44px;padding:.55rem 1.4rem;border-radius:6px;cursor:pointer}
+button.primary{background:#1f4fbf;color:#fff;border:1px solid #1f4fbf;font-weight:600}button.secondary{background:#fff;color:#1b1f24;border:1px solid #6b7480}
+footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}</style></head>
+<body><header><span class="mark" aria-hidden="true">P</span><span>Portico</span></header>
+<main>${main}</main>
+<footer><p>Portico asks on behalf of your workspace. Approving lets the application act only within the scopes you leave checked; you can revoke it at any time from your workspace's agent list.</p></footer></body></html>`
   return new Response(html, { status, headers: PAGE_HEADERS })
 }
 
-export function consentPage(req: ConsentRequest, error?: string): string {
-  const scopes = req.scopes
-    .map((s) => `<li><code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}</li>`)
-    .join('')
+/** The first letter of the client's name, shown as its badge (no remote logos: the page loads nothing). */
+function avatar(name: string): string {
+  const first = [...name.trim()][0] ?? '?'
+  return `<span class="avatar" aria-hidden="true">${esc(first.toUpperCase())}</span>`
+}
+
+/** After sign-in: the workspace being opened, the scopes to leave checked, and the sign-in to carry. */
+export interface SignedIn {
+  approver: Approver
+  session: string
+}
+
+export function consentPage(req: ConsentRequest, error?: string, signedIn?: SignedIn): string {
+  const title = signedIn
+    ? `Allow ${esc(req.client_name)} to access ${esc(signedIn.approver.workspace)}?`
+    : `${esc(req.client_name)} wants access to your Portico workspace`
   const parts = [
-    `<h1>${esc(req.client_name)} wants access to your Portico workspace</h1>`,
+    `<div class="who">${avatar(req.client_name)}<h1>${title}</h1></div>`,
     `<p>After you answer you will be sent to</p><p class="host" id="redirect-host">${esc(req.redirect_host)}</p>`,
   ]
-  if (req.verified_as) parts.push(`<p class="ok">Verified: every redirect of this client belongs to ${esc(req.verified_as)}.</p>`)
+  if (req.verified_as) parts.push(`<p class="ok">Verified: every redirect of this client is a web address of ${esc(req.verified_as)}.</p>`)
   if (req.local) {
     parts.push(
       '<p class="warn" id="local-warning">This client only redirects to this computer (a loopback address). ' +
@@ -184,14 +258,34 @@ export function consentPage(req: ConsentRequest, error?: string): string {
         `${esc(req.imitates)}. It cannot be approved.</p>`,
     )
   }
+  if (error) parts.push(`<p class="bad" id="error" role="alert">${esc(error)}</p>`)
+  const deny = '<button type="submit" name="action" value="deny" id="deny" class="secondary">Deny</button>'
+  if (signedIn) {
+    const { approver } = signedIn
+    const app = approver.application ? ` (application ${esc(approver.application)})` : ''
+    parts.push(`<p class="workspace" id="workspace">Workspace: <strong>${esc(approver.workspace)}</strong>${app}, signed in as ${esc(approver.role)}.</p>`)
+    const boxes = req.scopes
+      .map((s) => {
+        const allowed = ungrantable(approver.role, [s]).length === 0
+        const note = allowed ? '' : ` <em>(your ${esc(approver.role)} role cannot grant this)</em>`
+        return `<label><input type="checkbox" name="scope" value="${esc(s)}"${allowed ? ' checked' : ' disabled'}><span><code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}${note}</span></label>`
+      })
+      .join('')
+    parts.push(
+      `<form method="post"><fieldset id="scopes"><legend>It may, unless you uncheck it:</legend>${boxes}</fieldset>` +
+        `<input type="hidden" name="scopes_shown" value="1"><input type="hidden" name="signin" value="${esc(signedIn.session)}">` +
+        `<div class="actions"><button type="submit" name="action" value="approve" id="approve" class="primary">Approve</button>${deny}</div></form>`,
+    )
+    return parts.join('\n')
+  }
+  const scopes = req.scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}</li>`).join('')
   parts.push(`<h2>It asks to</h2><ul class="scopes" id="scopes">${scopes}</ul>`)
-  if (error) parts.push(`<p class="bad" id="error">${esc(error)}</p>`)
-  const approveControls = req.imitates
+  const signInControls = req.imitates
     ? ''
-    : '<label for="api_key">Sign in with an API key of your workspace (owner, admin or member role as the scopes need)</label>' +
-      '<input type="password" id="api_key" name="api_key" autocomplete="off">' +
-      '<button type="submit" name="action" value="approve" id="approve">Approve</button>'
-  parts.push(`<form method="post">${approveControls}<button type="submit" name="action" value="deny" id="deny">Deny</button></form>`)
+    : '<label class="key" for="api_key">Sign in with an API key of your workspace (owner, admin or member role as the scopes need)</label>' +
+      '<input type="password" id="api_key" name="api_key" autocomplete="off">'
+  const next = req.imitates ? '' : '<button type="submit" name="action" value="signin" id="continue" class="primary">Continue</button>'
+  parts.push(`<form method="post">${signInControls}<div class="actions">${next}${deny}</div></form>`)
   return parts.join('\n')
 }
 
@@ -222,6 +316,13 @@ export async function showConsent(deps: ConsentDeps, uid: string): Promise<Respo
   return page(200, `Approve ${found.request.client_name}?`, consentPage(found.request))
 }
 
+/** The scopes the person left checked (all requested when the form showed no boxes: a one-step post). */
+function chosenScopes(request: ConsentRequest, form: URLSearchParams): string[] {
+  if (form.get('scopes_shown') === null) return request.scopes
+  const checked = new Set(form.getAll('scope'))
+  return request.scopes.filter((s) => checked.has(s))
+}
+
 export async function answerConsent(deps: ConsentDeps, uid: string, req: Request): Promise<Response> {
   const found = await pending(deps, uid)
   if (!found) return GONE()
@@ -229,23 +330,35 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
   const form = await readForm(req)
   const action = form.get('action')
   if (action === 'deny') return redirect(await deny(interaction))
-  if (action !== 'approve') return page(400, 'Choose approve or deny', consentPage(request, 'Choose approve or deny.'))
+  if (action !== 'approve' && action !== 'signin') return page(400, 'Choose approve or deny', consentPage(request, 'Choose approve or deny.'))
   if (request.imitates) {
     return page(403, 'Cannot be approved', consentPage(request, `A client imitating ${request.imitates} cannot be approved.`))
   }
-  let approver: Approver
-  try {
-    approver = await approverFromApiKey(deps, form.get('api_key') ?? '')
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err
-    return page(401, 'Sign-in failed', consentPage(request, 'That API key is not valid for any workspace.'))
-  }
-  const missing = ungrantable(approver.role, request.scopes)
-  if (missing.length) {
-    return page(403, 'Not allowed', consentPage(request, `The ${approver.role} role cannot grant: ${missing.join(', ')}.`))
-  }
   if (request.scopes.length === 0) return page(400, 'Nothing to grant', consentPage(request, 'The request asks for no scope Portico knows.'))
-  return redirect(await approve({ db: deps.db, clock: deps.clock, auth: deps.auth }, interaction, request, approver))
+  const now = deps.clock.now()
+  let approver: Approver | null = null
+  const signin = form.get('signin')
+  if (signin !== null) {
+    const keyId = signedInKey(deps.config, uid, signin, now)
+    approver = keyId ? await approverFromKeyId(deps.db, keyId) : null
+    if (!approver) return page(401, 'Sign in again', consentPage(request, 'Your sign-in expired or is no longer valid: sign in again.'))
+  } else {
+    try {
+      approver = await approverFromApiKey(deps, form.get('api_key') ?? '')
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      return page(401, 'Sign-in failed', consentPage(request, 'That API key is not valid for any workspace.'))
+    }
+  }
+  const signedIn = { approver, session: signin ?? signIn(deps.config, uid, approver.accountId, now) }
+  if (action === 'signin') return page(200, `Approve ${request.client_name}?`, consentPage(request, undefined, signedIn))
+  const scopes = chosenScopes(request, form)
+  if (scopes.length === 0) return page(400, 'Nothing to grant', consentPage(request, 'Leave at least one scope checked, or deny.', signedIn))
+  const missing = ungrantable(approver.role, scopes)
+  if (missing.length) {
+    return page(403, 'Not allowed', consentPage(request, `The ${approver.role} role cannot grant: ${missing.join(', ')}.`, signin ? signedIn : undefined))
+  }
+  return redirect(await approve({ db: deps.db, clock: deps.clock, auth: deps.auth }, interaction, request, approver, scopes))
 }
 
 /** The consent page routes, ahead of the authorization server's own /oauth routes. */

@@ -4,9 +4,12 @@
 // with the same keys. Invariants:
 // - authorization code with PKCE S256 only, public clients only (no secret), no implicit flow;
 // - access tokens are JWTs (`typ: at+jwt`, RFC 9068) for one audience, the MCP resource
-//   `${PUBLIC_URL}/mcp` (RFC 8707 resource indicators), ten minutes long; refresh tokens rotate;
+//   `${PUBLIC_URL}/mcp` (RFC 8707 resource indicators), ten minutes long; refresh tokens rotate,
+//   with a short reuse grace (adapter.ts);
 // - tokens carry only the scopes a person granted, plus the tenant the grant is for;
-// - a token stops working when its grant is revoked or its client deleted (checked per request).
+// - a token stops working when its grant ends (grants.ts: revoked, approver gone) or its client is
+//   deleted, checked per request; a DPoP-bound token needs a proof on every request (dpop.ts);
+// - RFC 7009 revocation of either token kind ends the whole grant, as DELETE /v1/agent-grants does.
 import Provider, { errors, type ClientModel } from 'oidc-provider'
 import { exportJWK, generateKeyPair, createLocalJWKSet, jwtVerify, type JWK } from 'jose'
 import { toReqRes, toFetchResponse } from 'fetch-to-node'
@@ -20,11 +23,15 @@ import { decrypt, deriveKey, encrypt } from '../src/domain/secrets.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
-import { AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
+import { checkPresentation, type Presentation } from './dpop.ts'
+import { liveGrant, revokeGrant, REVOKE_REASONS, touchGrant } from './grants.ts'
+import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
 
 export const OAUTH_MOUNT = '/oauth'
 export const ACCESS_TOKEN_TTL_S = 600
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
+/** A grant lasts this long from approval; then the agent must ask a person again. */
+export const GRANT_TTL_S = REFRESH_TOKEN_TTL_S
 const KEYS_PURPOSE = 'oauth-jwks'
 
 export interface AuthServerDeps {
@@ -49,8 +56,8 @@ export interface AuthServer {
   handle(req: Request, ip: string | null): Promise<Response>
   /** RFC 8414 authorization server metadata, with Portico's registration endpoint. */
   metadata(): Promise<Record<string, unknown>>
-  /** Verifies a delegated agent access token for the MCP resource; null when not valid. */
-  verifyAccessToken(token: string): Promise<AgentIdentity | null>
+  /** Verifies a delegated agent access token for the MCP resource, as presented (scheme, DPoP proof); null when not valid. */
+  verifyAccessToken(token: string, presented: Presentation): Promise<AgentIdentity | null>
 }
 
 /** The signing key set: read from the database, or generated and stored by the first process. */
@@ -73,15 +80,8 @@ function publicJwk({ d: _d, ...pub }: JWK): JWK {
   return pub
 }
 
-/** Tenant of a live grant whose client still exists; null when revoked or gone. */
-async function liveGrantTenant(db: Sql, grantId: string, clientId: string): Promise<string | null> {
-  const [row] = await db`
-    select tenant_id from agent_grants where id = ${grantId} and client_id = ${clientId} and revoked_at is null`
-  return row ? (row.tenant_id as string) : null
-}
-
 function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Record<string, unknown> {
-  const { config, db } = deps
+  const { config, db, clock } = deps
   return {
     adapter: postgresAdapter(db),
     jwks: { keys },
@@ -132,15 +132,15 @@ function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Re
     rotateRefreshToken: true,
     extraTokenClaims: async (_ctx: unknown, token: { kind: string; grantId?: string; clientId?: string }) => {
       if (token.kind !== 'AccessToken' || !token.grantId || !token.clientId) return undefined
-      const tenantId = await liveGrantTenant(db, token.grantId, token.clientId)
-      return tenantId ? { tenant_id: tenantId, grant_id: token.grantId } : undefined
+      const grant = await liveGrant(db, token.grantId, token.clientId, clock.now())
+      return grant ? { tenant_id: grant.tenantId, grant_id: token.grantId } : undefined
     },
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,
       IdToken: ACCESS_TOKEN_TTL_S,
       RefreshToken: REFRESH_TOKEN_TTL_S,
-      Grant: REFRESH_TOKEN_TTL_S,
+      Grant: GRANT_TTL_S,
       Interaction: 30 * 60,
       Session: 24 * 3600,
     },
@@ -150,6 +150,13 @@ function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Re
       ctx.body = errorPage(out.error ?? 'error', out.error_description ?? '')
     },
   }
+}
+
+const REVOCATION_PATH = `${OAUTH_MOUNT}/token/revocation`
+const TOKEN_PATH = `${OAUTH_MOUNT}/token`
+
+function oauthError(status: number, error: string, description: string): Response {
+  return new Response(JSON.stringify({ error, error_description: description }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -162,8 +169,9 @@ function errorPage(error: string, description: string): string {
 
 /**
  * MCP clients often ask for no scope, or only OIDC ones; oidc-provider then has nothing to grant for
- * the resource and answers access_denied. Such a request asks for every agent scope instead, and the
- * person decides on the consent page.
+ * the resource and answers access_denied. Such a request asks for reading and writing (never for
+ * disconnecting, which a client asks for by step-up when it needs it), and the person decides on the
+ * consent page.
  */
 function withAgentScopes(req: Request): Request {
   if (req.method !== 'GET') return req
@@ -171,7 +179,7 @@ function withAgentScopes(req: Request): Request {
   if (url.pathname !== `${OAUTH_MOUNT}/auth`) return req
   const scope = url.searchParams.get('scope') ?? ''
   if (parseScopes(scope).length > 0) return req
-  url.searchParams.set('scope', [scope, ...AGENT_SCOPE_IDS].filter(Boolean).join(' '))
+  url.searchParams.set('scope', [scope, ...DEFAULT_AGENT_SCOPE_IDS].filter(Boolean).join(' '))
   return new Request(url, req)
 }
 
@@ -187,7 +195,18 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
 
   // oidc-provider is a Koa app for node:http; fetch-to-node turns the Request into a node request and
   // the node response back into a Response. Koa reads `socket.encrypted` for the scheme.
-  const handle = async (req: Request, ip: string | null): Promise<Response> => {
+  const handle = async (request: Request, ip: string | null): Promise<Response> => {
+    let req = request
+    if (req.method === 'POST') {
+      const path = new URL(req.url).pathname
+      if (path === REVOCATION_PATH) return revocation(req)
+      if (path === TOKEN_PATH) {
+        const body = await req.text()
+        const refused = await endedRefresh(new URLSearchParams(body))
+        if (refused) return refused
+        req = new Request(req.url, { method: 'POST', headers: req.headers, body })
+      }
+    }
     const { req: nodeReq, res } = toReqRes(withAgentScopes(req))
     const path = nodeReq.url ?? '/'
     ;(nodeReq as typeof nodeReq & { originalUrl: string }).originalUrl = path
@@ -217,18 +236,69 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
   }
 
   const jwks = createLocalJWKSet({ keys: keys.map(publicJwk) })
-  const verifyAccessToken = async (token: string): Promise<AgentIdentity | null> => {
+  const verifyAccessToken = async (token: string, presented: Presentation): Promise<AgentIdentity | null> => {
     try {
       const { payload } = await jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] })
-      const { tenant_id: tenantId, grant_id: grantId, client_id: clientId, sub, scope } = payload as Record<string, unknown>
+      const { tenant_id: tenantId, grant_id: grantId, client_id: clientId, sub, scope, cnf } = payload as Record<string, unknown>
       if (typeof tenantId !== 'string' || typeof grantId !== 'string' || typeof clientId !== 'string' || typeof sub !== 'string') return null
-      // Revocation: the grant row must still be live, and its client still registered.
-      if ((await liveGrantTenant(db, grantId, clientId)) !== tenantId) return null
-      const scopes = typeof scope === 'string' ? scope.split(' ').filter((s) => AGENT_SCOPE_IDS.includes(s)) : []
+      const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt
+      const refused = await checkPresentation(db, token, typeof jkt === 'string' ? jkt : undefined, presented)
+      if (refused) {
+        log.info('agent token refused', { client_id: clientId, reason: refused })
+        return null
+      }
+      // The grant must still hold (not revoked, approver still there), and its client still registered.
+      const grant = await liveGrant(db, grantId, clientId, deps.clock.now())
+      if (grant?.tenantId !== tenantId) return null
+      touchGrant(db, grantId, deps.clock.now())
+      // A lowered approver narrows the grant below what the token was minted with.
+      const scopes = typeof scope === 'string' ? scope.split(' ').filter((s) => grant.scopes.includes(s)) : []
       return { tenantId, clientId, subject: sub, scopes }
     } catch {
       return null
     }
+  }
+
+  /** The grant and client a token names: an access token by its verified claims, a refresh token by its row. */
+  const tokenGrant = async (token: string): Promise<{ grantId: string; clientId: string } | null> => {
+    if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) {
+      // An expired access token may still be revoked; its signature must be ours.
+      const { payload } = await jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'], currentDate: new Date(0) }).catch(() => ({ payload: null }))
+      const p = payload as { grant_id?: unknown; client_id?: unknown } | null
+      return typeof p?.grant_id === 'string' && typeof p.client_id === 'string' ? { grantId: p.grant_id, clientId: p.client_id } : null
+    }
+    const [row] = await db`select grant_id, payload->>'clientId' as client_id from oauth_store where model = 'RefreshToken' and id = ${token}`
+    return row?.grant_id ? { grantId: row.grant_id as string, clientId: row.client_id as string } : null
+  }
+
+  /**
+   * A refresh of a grant that has ended (its approver removed, its key revoked) is refused here: the
+   * provider knows nothing of approvers and would mint a token that fails on first use.
+   */
+  const endedRefresh = async (form: URLSearchParams): Promise<Response | null> => {
+    if (form.get('grant_type') !== 'refresh_token') return null
+    const found = await tokenGrant(form.get('refresh_token') ?? '')
+    if (!found || (await liveGrant(db, found.grantId, found.clientId, deps.clock.now()))) return null
+    return oauthError(400, 'invalid_grant', 'the grant has ended: ask the person to approve again')
+  }
+
+  /**
+   * RFC 7009 revocation for public clients: `client_id` identifies the client (no secret), and a token
+   * of either kind ends its whole grant. Unknown or already revoked tokens answer 200 as well
+   * (section 2.2); another client's token is refused without revoking it.
+   */
+  const revocation = async (req: Request): Promise<Response> => {
+    const form = new URLSearchParams(await req.text())
+    const token = form.get('token')
+    const clientId = form.get('client_id')
+    if (!clientId || (await db`select 1 from agent_clients where client_id = ${clientId}`).length === 0) {
+      return oauthError(401, 'invalid_client', 'client_id does not name a registered client')
+    }
+    if (!token) return oauthError(400, 'invalid_request', 'token is required')
+    const found = await tokenGrant(token)
+    if (found && found.clientId !== clientId) return oauthError(400, 'unauthorized_client', 'this token was not issued to this client')
+    if (found) await revokeGrant(db, found.grantId, REVOKE_REASONS.client, deps.clock.now())
+    return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   }
 
   return { provider, issuer, resource, handle, metadata, verifyAccessToken }

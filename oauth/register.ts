@@ -5,7 +5,10 @@
 //   network host; no fragments; no scripting or file schemes;
 // - a client name claiming a well-known brand is refused unless every redirect belongs to that brand
 //   or is loopback (brands.ts);
-// - a per-IP hourly budget and a global hourly limit, counted in PostgreSQL under one lock;
+// - hourly budgets per client address, per network prefix (/24, /64) and overall, counted in
+//   PostgreSQL under one lock; the address is the socket peer's, or what trusted proxies
+//   (TRUST_PROXY, client-address.ts) forwarded for; a few prefixes cannot use up the overall budget
+//   for everyone (checkBudget);
 // - clients no person approved are deleted after UNAPPROVED_CLIENT_TTL_MS (`cleanupAgentClients`).
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
@@ -15,11 +18,22 @@ import type { Sql } from '../src/db/sql.ts'
 import { newId } from '../src/ids.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
+import { purgeProofs } from './dpop.ts'
 import { judgeClient } from './brands.ts'
+import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
 import type { AuthServer } from './provider.ts'
 
 export const REGISTER_PATH = '/v1/oauth/agent/register'
-export const REGISTRATION_LIMITS = { perIpPerHour: 20, globalPerHour: 1000 }
+
+/** Registrations per rolling hour (AGENT_REGISTRATION_BUDGET is `perAddress/perPrefix/global`). */
+export interface RegistrationLimits {
+  perAddressPerHour: number
+  perPrefixPerHour: number
+  /** Past it, only prefixes with fewer than `prefixFloor` registrations this hour get in, up to twice it. */
+  globalPerHour: number
+  prefixFloor: number
+}
+export const REGISTRATION_LIMITS: RegistrationLimits = { perAddressPerHour: 20, perPrefixPerHour: 60, globalPerHour: 1000, prefixFloor: 3 }
 export const UNAPPROVED_CLIENT_TTL_MS = 24 * HOUR
 const MAX_BODY_BYTES = 64 * 1024
 const MAX_REDIRECTS = 10
@@ -31,7 +45,9 @@ export interface RegistrationDeps {
   db: Sql
   clock: Clock
   auth: AuthServer
-  limits?: { perIpPerHour: number; globalPerHour: number }
+  limits?: RegistrationLimits
+  /** Which socket peers' forwarded headers are believed; none by default. */
+  trustProxy?: TrustProxy
 }
 
 type Rfc7591Error = 'invalid_redirect_uri' | 'invalid_client_metadata'
@@ -115,18 +131,32 @@ export function validateMetadata(body: unknown): ValidMetadata {
   return { clientName: name, redirectUris, applicationType }
 }
 
-/** Refuses the registration when the IP's hourly budget or the global hourly limit is spent. */
-async function checkBudget(tx: Sql, ip: string | null, now: Date, limits: RegistrationDeps['limits'] & {}): Promise<void> {
+/**
+ * Refuses the registration when a budget is spent: the address's, its prefix's, or the overall one.
+ * The overall budget is soft: once spent, a prefix that registered fewer than `prefixFloor` clients
+ * this hour still gets in (up to a hard cap of twice the budget), so the few prefixes that filled it
+ * lock nobody else out; filling the hard cap takes hundreds of prefixes.
+ */
+async function checkBudget(tx: Sql, ip: string | null, prefix: string | null, now: Date, limits: RegistrationLimits): Promise<void> {
   const since = new Date(now.getTime() - HOUR)
-  const [g] = await tx`select count(*)::int as n, min(created_at) as oldest from agent_clients where created_at > ${since}`
-  const [p] = await tx`select count(*)::int as n, min(created_at) as oldest from agent_clients where ip is not distinct from ${ip} and created_at > ${since}`
-  const over = (g!.n as number) >= limits.globalPerHour ? g : (p!.n as number) >= limits.perIpPerHour ? p : null
+  const [c] = await tx`
+    select count(*)::int as all_n, min(created_at) as all_oldest,
+      (count(*) filter (where ip is not distinct from ${ip}))::int as address_n, min(created_at) filter (where ip is not distinct from ${ip}) as address_oldest,
+      (count(*) filter (where ip_prefix is not distinct from ${prefix}))::int as prefix_n, min(created_at) filter (where ip_prefix is not distinct from ${prefix}) as prefix_oldest
+    from agent_clients where created_at > ${since}`
+  const n = (k: string) => c![`${k}_n`] as number
+  const over =
+    n('address') >= limits.perAddressPerHour ? 'address'
+    : n('prefix') >= limits.perPrefixPerHour ? 'prefix'
+    : n('all') >= 2 * limits.globalPerHour || (n('all') >= limits.globalPerHour && n('prefix') >= limits.prefixFloor) ? 'all'
+    : null
   if (!over) return
-  const retry = Math.max(1, Math.ceil(((over.oldest as Date).getTime() + HOUR - now.getTime()) / 1000))
+  const retry = Math.max(1, Math.ceil(((c![`${over}_oldest`] as Date).getTime() + HOUR - now.getTime()) / 1000))
   throw new RegistrationError('too_many_requests', 'Too many client registrations; try again later', 429, { 'retry-after': String(retry) })
 }
 
 export async function registerClient(deps: RegistrationDeps, body: unknown, ip: string | null) {
+  const prefix = ip === null ? null : addressPrefix(ip)
   const meta = validateMetadata(body)
   const now = deps.clock.now()
   const clientId = newId('agc', now.getTime())
@@ -150,11 +180,11 @@ export async function registerClient(deps: RegistrationDeps, body: unknown, ip: 
   await deps.db.begin(async (tx) => {
     // One lock makes the budget exact under concurrent registrations (they are rare and cheap).
     await tx`select pg_advisory_xact_lock(${REGISTRATION_LOCK})`
-    await checkBudget(tx, ip, now, deps.limits ?? REGISTRATION_LIMITS)
+    await checkBudget(tx, ip, prefix, now, deps.limits ?? REGISTRATION_LIMITS)
     await new (postgresAdapter(tx))('Client').upsert(clientId, stored)
     await tx`
-      insert into agent_clients (client_id, client_name, redirect_uris, ip, created_at)
-      values (${clientId}, ${meta.clientName}, ${meta.redirectUris}::text[], ${ip}, ${now})`
+      insert into agent_clients (client_id, client_name, redirect_uris, ip, ip_prefix, created_at)
+      values (${clientId}, ${meta.clientName}, ${meta.redirectUris}::text[], ${ip}, ${prefix}, ${now})`
   })
   return {
     client_id: clientId,
@@ -168,8 +198,8 @@ export async function registerClient(deps: RegistrationDeps, body: unknown, ip: 
 }
 
 /**
- * Deletes clients no person approved within UNAPPROVED_CLIENT_TTL_MS, and expired authorization-server
- * rows. Idempotent; a job calls it, and registration runs it now and then.
+ * Deletes clients no person approved within UNAPPROVED_CLIENT_TTL_MS, expired authorization-server
+ * rows and DPoP proofs past their window. Idempotent; a job calls it, and registration runs it now and then.
  */
 export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clients: number; expired: number }> {
   const cutoff = new Date(clock.now().getTime() - UNAPPROVED_CLIENT_TTL_MS)
@@ -179,7 +209,7 @@ export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clie
     if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
     return ids.length
   })
-  return { clients: gone, expired: await purgeExpired(db) }
+  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) }
 }
 
 const CLEANUP_EVERY_MS = 10 * 60_000
@@ -193,7 +223,9 @@ function maybeCleanup(deps: RegistrationDeps): void {
   cleanupAgentClients(deps.db, deps.clock).catch((err) => log.error('agent client cleanup failed', errorFields(err)))
 }
 
-export async function handleRegistration(deps: RegistrationDeps, req: Request, ip: string | null): Promise<Response> {
+/** Answers a registration request from the socket peer `peer` (behind trusted proxies, the client they name). */
+export async function handleRegistration(deps: RegistrationDeps, req: Request, peer: string | null): Promise<Response> {
+  const ip = clientAddress(req.headers, peer, deps.trustProxy ?? (() => false))
   try {
     const text = await req.text()
     if (text.length > MAX_BODY_BYTES) throw new RegistrationError('invalid_client_metadata', 'The body is too large')

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { domainConnectSettings, type DomainConnectSettings } from './domain/domain-connect/settings.ts'
+import { trustedProxies } from '../oauth/client-address.ts'
 
 export type AppEnv = 'development' | 'test' | 'production'
 export type Role = 'api' | 'worker' | 'all'
@@ -66,6 +67,10 @@ export interface Config {
   acme: { directoryUrl: string; email: string | null; caRoots: string | null } | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
+  /** TRUST_PROXY: CIDRs of the proxies whose X-Forwarded-For / Forwarded headers are believed. */
+  trustProxy: string[]
+  /** AGENT_REGISTRATION_BUDGET: agent registrations per hour, per address / per /24 or /64 / overall. */
+  agentRegistrationBudget: { perAddressPerHour: number; perPrefixPerHour: number; globalPerHour: number }
 }
 
 export interface EdgeNodeSettings {
@@ -190,7 +195,21 @@ export function loadConfig(env: Env = process.env): Config {
     domainConnect: domainConnectSettings(env, appEnv === 'production', dataDir, (m) => new ConfigError(m)),
     edgeServer: edgeServer(env, port),
     acme: acmeSettings(env),
+    ...agentRegistrationSettings(env),
   }
+}
+
+function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agentRegistrationBudget'> {
+  const trustProxy = (env.TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
+  try {
+    trustedProxies(trustProxy)
+  } catch {
+    throw new ConfigError(`TRUST_PROXY must be a comma list of IP addresses or CIDRs, got ${JSON.stringify(env.TRUST_PROXY)}`)
+  }
+  const budget = env.AGENT_REGISTRATION_BUDGET || '20/60/1000'
+  const m = /^(\d{1,7})\/(\d{1,7})\/(\d{1,7})$/.exec(budget)
+  if (!m) throw new ConfigError(`AGENT_REGISTRATION_BUDGET must be perAddress/perPrefix/overall per hour (like 20/60/1000), got ${JSON.stringify(budget)}`)
+  return { trustProxy, agentRegistrationBudget: { perAddressPerHour: Number(m[1]), perPrefixPerHour: Number(m[2]), globalPerHour: Number(m[3]) } }
 }
 
 function listenAddress(env: Env, name: string, dflt: string): string {

@@ -21,7 +21,8 @@ import { AuthoritativeDns } from './adapters/authoritative.ts'
 import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
-import { registrationMount } from '../oauth/register.ts'
+import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
+import { trustedProxies } from '../oauth/client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
@@ -132,7 +133,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const auth = await createAuthServer({ config, db, clock })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
   return {
     config,

@@ -13,13 +13,14 @@ import type { RepairRail } from './domain/monitor.ts'
 import type { TemplateCatalog } from './domain/templates.ts'
 import type { Edge } from './adapters/edge.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
+import type { Presentation } from '../oauth/dpop.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
   /** API-key lookups cached per process, evicted by NOTIFY on revocation. */
   keyCache?: KeyCache
-  /** Verifies a delegated agent access token; absent until the agents area is wired. */
-  verifyAgentToken?: (token: string) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
+  /** Verifies a delegated agent access token as presented (scheme, DPoP proof); absent until the agents area is wired. */
+  verifyAgentToken?: (token: string, presented: Presentation) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
   /** DNS lookups through DNS_RESOLVERS (recursive resolvers). */
   dns: Dns
   /** Verification lookups: asked of each zone's own nameservers (DNS_VERIFY), found through `dns`. */

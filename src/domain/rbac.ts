@@ -65,6 +65,12 @@ export const AGENT_SCOPES: readonly AgentScope[] = [
 
 export const AGENT_SCOPE_IDS: readonly string[] = AGENT_SCOPES.map((s) => s.id)
 
+/**
+ * What a client that names no scope, and the first 401 challenge, ask for: reading and writing.
+ * Disconnecting is asked for by step-up (403 insufficient_scope) when a client needs it.
+ */
+export const DEFAULT_AGENT_SCOPE_IDS: readonly string[] = ['domains:read', 'domains:write']
+
 const byId = new Map(AGENT_SCOPES.map((s) => [s.id, s]))
 
 export function agentScope(id: string): AgentScope | undefined {

@@ -102,7 +102,7 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
-      const principal = await authenticate(deps, req.headers, op.auth)
+      const principal = await authenticate(deps, req.headers, op.auth, req)
       const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
       if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
         throw new ApiError('invalid_request', 'This operation takes no body')

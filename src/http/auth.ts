@@ -1,6 +1,7 @@
 // Credential resolution (CONTRACT.md section 5). The bearer's form says what it claims to be (an API
 // key prefix, a JWT, or an opaque operator secret); it is then verified only as a credential the
 // operation accepts. Anything else is 401 with the same answer, so a caller learns nothing about why.
+// An agent token may also come as `Authorization: DPoP` with its proof (oauth/dpop.ts).
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { MemberRole } from '../domain/rbac.ts'
@@ -9,19 +10,13 @@ import type { Clock } from '../clock.ts'
 import type { Services } from '../services.ts'
 import { ApiError } from '../errors.ts'
 import type { Credential, Principal } from '../domain/principal.ts'
+import { presentation, type Presentation } from '../../oauth/dpop.ts'
 
 export interface AuthDeps {
   config: Config
   db: Sql
   clock: Clock
   services: Services
-}
-
-function bearer(headers: Headers): string | null {
-  const h = headers.get('authorization')
-  if (!h) return null
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h)
-  return m ? m[1]! : null
 }
 
 function looksLikeJwt(token: string): boolean {
@@ -73,12 +68,14 @@ function bearerKind(token: string): 'KEY' | 'AGENT' | 'WIDGET' | 'OPAQUE' {
   return 'OPAQUE'
 }
 
-async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<typeof bearerKind>): Promise<Principal | null> {
+async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<typeof bearerKind>, presented: Presentation): Promise<Principal | null> {
+  // Only an agent token may come under the DPoP scheme (RFC 9449); it then needs its proof.
+  if (presented.scheme === 'dpop' && kind !== 'AGENT') return null
   switch (kind) {
     case 'KEY':
       return apiKeyPrincipal(deps, token)
     case 'AGENT': {
-      const a = deps.services.verifyAgentToken ? await deps.services.verifyAgentToken(token) : null
+      const a = deps.services.verifyAgentToken ? await deps.services.verifyAgentToken(token, presented) : null
       return a ? { kind: 'AGENT', ...a } : null
     }
     case 'WIDGET': {
@@ -96,19 +93,26 @@ async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<type
  * Resolves the caller. A valid credential of a kind the operation does not accept is 403 (it is
  * known, just not allowed here); a missing, unknown, expired or revoked one is 401.
  */
-export async function authenticate(deps: AuthDeps, headers: Headers, accepted: readonly Credential[]): Promise<Principal> {
+export async function authenticate(
+  deps: AuthDeps,
+  headers: Headers,
+  accepted: readonly Credential[],
+  /** The request's method and URL, which a DPoP proof must name; absent, a DPoP-bound token is refused. */
+  request: { method: string; url: string } = { method: '', url: '/' },
+): Promise<Principal> {
   if (accepted.length === 1 && accepted[0] === 'NONE') return { kind: 'NONE' }
   if (accepted.includes('EDGE')) {
     const edge = headers.get('x-edge-auth')
     if (edge && deps.config.edgeAuthSecret && secretEquals(edge, deps.config.edgeAuthSecret)) return { kind: 'EDGE' }
   }
-  const token = bearer(headers)
+  const presented = presentation({ headers, method: request.method, url: request.url }, deps.config.publicUrl)
+  const token = presented?.token ?? null
   const provHeader = headers.get('x-provision-secret')
   if (provHeader !== null && accepted.includes('PROV') && deps.config.provisionSecret && secretEquals(provHeader, deps.config.provisionSecret)) {
     return { kind: 'PROV' }
   }
   if (token) {
-    const p = await verifyBearer(deps, token, bearerKind(token))
+    const p = await verifyBearer(deps, token, bearerKind(token), presented!.presented)
     if (p) {
       if (p.kind === 'MGMT' && deps.config.appEnv === 'production') {
         throw new ApiError('forbidden', 'Management-key routes are disabled in production')

@@ -2,6 +2,8 @@
 // endpoint speaks RFC 7591 and lives in oauth/register.ts; the consent page in oauth/consent.ts.
 import { Type } from '@sinclair/typebox'
 import { loadConsentRequest } from '../../oauth/consent.ts'
+import { revokeGrant, REVOKE_REASONS, settleTenantGrants } from '../../oauth/grants.ts'
+import { GRANT_TTL_S } from '../../oauth/provider.ts'
 import { notFound } from '../errors.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -54,8 +56,17 @@ const AgentGrant = Out({
   redirect_uris: Type.Array(Type.String()),
   scopes: Type.Array(Type.String()),
   approved_by: Type.String({ description: 'The credential that approved it on the consent screen' }),
+  approved_by_member: Nullable(Type.String({ description: 'The member behind that API key: removing them ends the grant, lowering their role narrows it' })),
+  status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
   created_at: Timestamp(),
+  last_used_at: Nullable(Timestamp('Last request an agent token of this grant made (to the minute)')),
+  expires_at: Timestamp('When the agent must ask a person again, unless revoked before'),
   revoked_at: Nullable(Timestamp()),
+  revoked_reason: Nullable(
+    Type.String({
+      description: `Why the grant ended: ${Object.values(REVOKE_REASONS).map((r) => '`' + r + '`').join(', ')}`,
+    }),
+  ),
 })
 
 interface GrantRow {
@@ -65,27 +76,43 @@ interface GrantRow {
   redirect_uris: string[]
   scopes: string[]
   account_id: string
+  approved_member_id: string | null
   created_at: Date
+  last_used_at: Date | null
   revoked_at: Date | null
+  revoked_reason: string | null
 }
 
-const grantOut = (g: GrantRow) => ({
-  id: g.id,
-  client_id: g.client_id,
-  client_name: g.client_name,
-  redirect_uris: g.redirect_uris,
-  scopes: g.scopes,
-  approved_by: g.account_id,
-  created_at: g.created_at,
-  revoked_at: g.revoked_at,
-})
+const grantOut = (g: GrantRow, now: Date) => {
+  const expiresAt = new Date(g.created_at.getTime() + GRANT_TTL_S * 1000)
+  return {
+    id: g.id,
+    client_id: g.client_id,
+    client_name: g.client_name,
+    redirect_uris: g.redirect_uris,
+    scopes: g.scopes,
+    approved_by: g.account_id,
+    approved_by_member: g.approved_member_id,
+    status: g.revoked_at ? ('revoked' as const) : expiresAt <= now ? ('expired' as const) : ('active' as const),
+    created_at: g.created_at,
+    last_used_at: g.last_used_at,
+    expires_at: expiresAt,
+    revoked_at: g.revoked_at,
+    revoked_reason: g.revoked_reason,
+  }
+}
+
+const GRANT_COLUMNS = 'g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.approved_member_id, g.created_at, g.last_used_at, g.revoked_at, g.revoked_reason'
 
 export const listAgentGrantsOp = defineOp({
   id: 'agents.grants.list',
   method: 'GET',
   path: '/agent-grants',
   summary: 'List the agents people approved',
-  description: 'Every grant a person approved on the consent screen for this workspace, newest first, revoked ones included (with `revoked_at`).',
+  description:
+    'Every grant a person approved on the consent screen for this workspace, newest first, ended ones included: `status`, ' +
+    '`last_used_at`, `expires_at`, and for a revoked grant `revoked_at` and `revoked_reason`. Grants whose approving key was revoked ' +
+    'or member removed show as revoked; a lowered approver role shows as narrowed `scopes`.',
   tag: TAG,
   auth: ['KEY'],
   permission: 'keys:read',
@@ -94,11 +121,13 @@ export const listAgentGrantsOp = defineOp({
   kind: 'read',
   async handler(ctx) {
     const p = ctx.principal
+    const now = ctx.clock.now()
+    await settleTenantGrants(ctx.sql, p.tenantId, now)
     const rows = (await ctx.sql`
-      select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
+      select ${ctx.sql.unsafe(GRANT_COLUMNS)}
       from agent_grants g join agent_clients c on c.client_id = g.client_id
       where g.tenant_id = ${p.tenantId} order by g.created_at desc, g.id`) as GrantRow[]
-    return { grants: rows.map(grantOut), count: rows.length }
+    return { grants: rows.map((g) => grantOut(g, now)), count: rows.length }
   },
 })
 
@@ -108,8 +137,9 @@ export const revokeAgentGrantOp = defineOp({
   path: '/agent-grants/{id}',
   summary: 'Revoke an agent grant',
   description:
-    'The agent\'s access tokens stop working on their next request and its refresh tokens are deleted, so it must ask a person again. ' +
-    'Revoking a revoked grant answers 200 again.',
+    'The agent\'s access tokens stop working on their next request and its refresh tokens are deleted, so it must ask a person again; ' +
+    'the same as the agent revoking either of its tokens (RFC 7009). `revoked_reason` is `revoked_by_workspace`. ' +
+    'Revoking a revoked grant answers 200 again, with the first time and reason.',
   tag: TAG,
   auth: ['KEY'],
   permission: 'keys:manage',
@@ -120,18 +150,14 @@ export const revokeAgentGrantOp = defineOp({
   idempotent: true,
   async handler(ctx, input) {
     const p = ctx.principal
-    const [g] = (await ctx.sql`
-      with g as (
-        update agent_grants set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
-        where id = ${input.id} and tenant_id = ${p.tenantId}
-        returning *
-      )
-      select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
-      from g join agent_clients c on c.client_id = g.client_id`) as GrantRow[]
-    if (!g) throw notFound('Agent grant not found')
+    const [found] = await ctx.sql`select id from agent_grants where id = ${input.id} and tenant_id = ${p.tenantId} for update`
+    if (!found) throw notFound('Agent grant not found')
     // The authorization server's own artefacts of the grant (refresh tokens, codes) go with it.
-    await ctx.sql`delete from oauth_store where grant_id = ${g.id}`
-    ctx.audit.targetId = g.id
-    return grantOut(g)
+    await revokeGrant(ctx.sql, input.id, REVOKE_REASONS.workspace, ctx.clock.now())
+    const [g] = (await ctx.sql`
+      select ${ctx.sql.unsafe(GRANT_COLUMNS)}
+      from agent_grants g join agent_clients c on c.client_id = g.client_id where g.id = ${input.id}`) as GrantRow[]
+    ctx.audit.targetId = input.id
+    return grantOut(g!, ctx.clock.now())
   },
 })

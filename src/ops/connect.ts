@@ -535,8 +535,9 @@ async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
 async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
   const c = await connectionForRemoval(ctx, id)
   if (ctx.principal.kind === 'AGENT') {
-    if (!confirm) throw new ApiError('confirmation_required', `Confirm by passing confirm=${c.domain}; nothing was removed`, { domain: c.domain })
-    if (!confirmMatches(confirm, c.domain)) throw new ApiError('confirmation_mismatch', `confirm names another domain than ${c.domain}; nothing was removed`, { domain: c.domain })
+    // The answer never names the domain: the value must come from the agent's person, not be echoed back by the model.
+    if (!confirm) throw new ApiError('confirmation_required', 'Ask your person which domain to disconnect and pass it as confirm; nothing was removed')
+    if (!confirmMatches(confirm, c.domain)) throw new ApiError('confirmation_mismatch', 'confirm does not name the domain of this connection; ask your person again; nothing was removed')
   }
   if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
   // Records a rail wrote were taken out through its grant before this transaction (prepareManagedRemoval).

@@ -1,14 +1,18 @@
 // The consent page in a real browser (Debian's Chromium, headless, driven by playwright-core): a person
-// sees who asks, where they will be sent and what each scope allows, signs in with an API key, approves
-// and lands on the agent's redirect with a code. A brand imitator's page has no approve button.
-// Screenshots go to test-artifacts/.
+// sees who asks, where they will be sent and what each scope allows, signs in with an API key, sees
+// the workspace by name, unchecks a scope, approves and lands on the agent's redirect with a code
+// granting only what stayed checked. A brand imitator's page has no approve button. Every screen is
+// checked with axe-core at 1280 and 375 px (0 violations) and screenshotted into test-artifacts/.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { mkdirSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
-import { livePortico, pkce, registerClient, type LivePortico } from '../harness/agents.ts'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { livePortico, pkce, registerClient, token, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
 const ARTIFACTS = 'test-artifacts'
+const WORKSPACE = 'Acme Robots'
+// axe-core runs on every screen at two widths: seconds per test on a shared two-core machine.
 let p: LivePortico
 let ws: Workspace
 let browser: Browser
@@ -17,7 +21,7 @@ let agent: ReturnType<typeof Bun.serve>
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
   p = await livePortico()
-  ws = await provision(p)
+  ws = await provision(p, { tenant_name: WORKSPACE })
   // The agent's own loopback redirect target, as a CLI agent would run it.
   agent = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<h1>Signed in, you can close this tab</h1>', { headers: { 'content-type': 'text/html' } }) })
   browser = await chromium.launch({
@@ -32,17 +36,43 @@ afterAll(async () => {
   await p?.stop()
 })
 
-function authorizeUrl(clientId: string, redirect: string): string {
-  const q = new URLSearchParams({ client_id: clientId, redirect_uri: redirect, response_type: 'code', code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'domains:read domains:disconnect', state: 'browser-state' })
+function authorizeUrl(clientId: string, redirect: string, challenge = pkce().challenge): string {
+  const q = new URLSearchParams({ client_id: clientId, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', scope: 'domains:read domains:disconnect', state: 'browser-state' })
   return `${p.url}/oauth/auth?${q}`
 }
 
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** Runs axe-core on the page (WCAG 2.x A/AA and best practices); returns the violations' ids and targets. */
+async function axe(page: Page): Promise<{ id: string; nodes: string[] }[]> {
+  await page.addScriptTag({ content: AXE_SOURCE })
+  return page.evaluate(async () => {
+    const run = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe
+    const out = await run.run(document, { resultTypes: ['violations'] })
+    return out.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }))
+  })
+}
+
+/** At 1280 and 375 px: 0 axe violations, nothing wider than the viewport, and a screenshot named `name-<width>`. */
+async function checkScreen(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 })
+    expect({ name, width, violations: await axe(page) }).toEqual({ name, width, violations: [] })
+    const overflow = await page.evaluate(() => [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map((e) => e.tagName + '#' + e.id))
+    expect({ name, width, overflow }).toEqual({ name, width, overflow: [] })
+    await page.screenshot({ path: `${ARTIFACTS}/${name}-${width}.png`, fullPage: true })
+  }
+}
+
 describe('consent page in Chromium', () => {
-  test('shows the redirect host and scopes, approves, and lands on the redirect with a code', async () => {
+  test('shows the redirect host and scopes, signs in, names the workspace, approves what stays checked, and lands on the redirect with a code', async () => {
     const redirect = `http://127.0.0.1:${agent.port}/callback`
     const reg = await registerClient(p.url, { client_name: 'Terminal Agent', redirect_uris: [redirect] })
-    const page = await browser.newPage()
-    await page.goto(authorizeUrl(reg.body.client_id, redirect))
+    // CSP forbids every script on the page; the test context lifts it only to inject axe-core.
+    const context = await browser.newContext({ bypassCSP: true })
+    const page = await context.newPage()
+    const { verifier, challenge } = pkce()
+    await page.goto(authorizeUrl(reg.body.client_id, redirect, challenge))
     expect(page.url()).toContain('/oauth/consent/')
     expect(await page.textContent('h1')).toContain('Terminal Agent')
     expect(await page.textContent('#redirect-host')).toBe(`127.0.0.1:${agent.port}`)
@@ -51,16 +81,30 @@ describe('consent page in Chromium', () => {
     expect(scopes).toContain('domains:disconnect')
     expect(scopes).toContain('Disconnect domains')
     expect(await page.isVisible('#local-warning')).toBe(true)
+    await checkScreen(page, 'consent-signin')
     await page.screenshot({ path: `${ARTIFACTS}/consent-page.png`, fullPage: true })
+
     await page.fill('#api_key', ws.apiKey)
+    await Promise.all([page.waitForSelector('#approve'), page.click('#continue')])
+    // The second step names the workspace and makes Approve the primary button.
+    expect(await page.textContent('#workspace')).toContain(WORKSPACE)
+    expect(await page.textContent('h1')).toContain(WORKSPACE)
+    expect(await page.getAttribute('#approve', 'class')).toBe('primary')
+    expect(await page.getAttribute('#deny', 'class')).toBe('secondary')
+    expect(await page.locator('main').count()).toBe(1)
+    await checkScreen(page, 'consent-approve')
+    // The person keeps reading and unchecks disconnecting.
+    await page.uncheck('input[value="domains:disconnect"]')
     await Promise.all([page.waitForURL((u) => u.href.startsWith(redirect)), page.click('#approve')])
     const landed = new URL(page.url())
     expect(landed.searchParams.get('code')).toBeTruthy()
     expect(landed.searchParams.get('state')).toBe('browser-state')
     expect(landed.searchParams.get('iss')).toBe(p.url)
     await page.screenshot({ path: `${ARTIFACTS}/consent-landed.png` })
-    await page.close()
-  })
+    const t = await token(p.url, { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, redirect_uri: redirect, client_id: reg.body.client_id, code_verifier: verifier })
+    expect(t.body.scope).toBe('domains:read')
+    await context.close()
+  }, 60_000)
 
   test('a brand imitator gets no approve button', async () => {
     const id = 'agc_browser_imitator_01'
@@ -68,12 +112,14 @@ describe('consent page in Chromium', () => {
     const meta = { client_id: id, client_name: 'Slack Helper', redirect_uris: [redirect], application_type: 'web', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }
     await p.db`insert into oauth_store (model, id, payload) values ('Client', ${id}, ${meta}::jsonb)`
     await p.db`insert into agent_clients (client_id, client_name, redirect_uris, created_at) values (${id}, 'Slack Helper', ${[redirect]}::text[], now())`
-    const page = await browser.newPage()
+    const context = await browser.newContext({ bypassCSP: true })
+    const page = await context.newPage()
     await page.goto(authorizeUrl(id, redirect))
     expect(await page.textContent('#imitation')).toContain('Slack')
     expect(await page.locator('#approve').count()).toBe(0)
+    expect(await page.locator('#continue').count()).toBe(0)
     expect(await page.locator('#deny').count()).toBe(1)
-    await page.screenshot({ path: `${ARTIFACTS}/consent-imitator.png`, fullPage: true })
-    await page.close()
-  })
+    await checkScreen(page, 'consent-imitator')
+    await context.close()
+  }, 60_000)
 })

@@ -80,12 +80,19 @@ export async function authorize(base: string, params: Record<string, string>): P
 }
 
 /** Posts the consent form as the browser would, follows redirects up to the client's redirect URI. */
-export async function answer(base: string, auth: Authorization, form: Record<string, string>, redirectPrefix: string): Promise<{ status: number; location: string | null; page: string }> {
+export async function answer(
+  base: string,
+  auth: Authorization,
+  form: Record<string, string>,
+  redirectPrefix: string,
+  /** The form as sent, when a field repeats (checked scopes); else `form`. */
+  fields: URLSearchParams = new URLSearchParams(form),
+): Promise<{ status: number; location: string | null; page: string }> {
   let res = await fetch(base + auth.consentPath, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: auth.jar.header() },
-    body: new URLSearchParams(form).toString(),
+    body: fields.toString(),
   })
   for (let hops = 0; hops < 5 && res.status === 303; hops++) {
     auth.jar.take(res)
@@ -104,17 +111,26 @@ export interface Tokens {
   scope?: string
 }
 
-export async function token(base: string, params: Record<string, string>): Promise<{ status: number; body: any }> {
+export async function token(base: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(params).toString(),
   })
   return { status: res.status, body: await res.json() }
 }
 
-/** The whole flow for a fresh loopback client: a token with `scope`, approved with `apiKey`. */
-export async function agentToken(base: string, apiKey: string, scope: string, name = 'Test agent'): Promise<{ tokens: Tokens; clientId: string }> {
+/**
+ * The whole flow for a fresh loopback client: a token with `scope`, approved with `apiKey`.
+ * `tokenHeaders` makes the token request's extra headers (a DPoP proof) for the token endpoint URL.
+ */
+export async function agentToken(
+  base: string,
+  apiKey: string,
+  scope: string,
+  name = 'Test agent',
+  tokenHeaders: () => Promise<Record<string, string>> = async () => ({}),
+): Promise<{ tokens: Tokens; clientId: string }> {
   const redirectUri = 'http://127.0.0.1:9/callback'
   const reg = await registerClient(base, { client_name: name, redirect_uris: [redirectUri] })
   if (reg.status !== 201) throw new Error(`register: ${JSON.stringify(reg.body)}`)
@@ -132,7 +148,7 @@ export async function agentToken(base: string, apiKey: string, scope: string, na
   const done = await answer(base, auth, { api_key: apiKey, action: 'approve' }, redirectUri)
   const code = done.location ? new URL(done.location).searchParams.get('code') : null
   if (!code) throw new Error(`no code: ${done.status} ${done.location} ${done.page.slice(0, 300)}`)
-  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.body.client_id, code_verifier: verifier, resource: `${base}/mcp` })
+  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.body.client_id, code_verifier: verifier, resource: `${base}/mcp` }, await tokenHeaders())
   if (t.status !== 200) throw new Error(`token: ${JSON.stringify(t.body)}`)
   return { tokens: t.body, clientId: reg.body.client_id }
 }

@@ -40,6 +40,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PORTICO_VERSION: 'test',
     // Tests drive sweeps themselves with the movable clock; a dedicated test runs the workers.
     PORTICO_ROLE: 'api',
+    // Every test file registers agents from 127.0.0.1 into one database; the budgets have their own tests.
+    AGENT_REGISTRATION_BUDGET: '1000/1000/10000',
     ...env,
   })
 }

@@ -5,7 +5,8 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { MovableClock, DAY } from '../../src/clock.ts'
 import { createAuthServer } from '../../oauth/provider.ts'
-import { cleanupAgentClients, handleRegistration } from '../../oauth/register.ts'
+import { cleanupAgentClients, handleRegistration, REGISTRATION_LIMITS, type RegistrationLimits } from '../../oauth/register.ts'
+import { trustedProxies } from '../../oauth/client-address.ts'
 import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
@@ -75,11 +76,8 @@ describe('registration (RFC 7591)', () => {
     expect(r.body).toEqual({ error, error_description: expect.any(String) })
   })
 
-  test('a per-IP hourly budget answers 429 with Retry-After, and other addresses still register', async () => {
-    const auth = await createAuthServer({ config: p.config, db: p.db, clock: p.clock })
-    const deps = { db: p.db, clock: p.clock, auth, limits: { perIpPerHour: 2, globalPerHour: 1000 } }
-    const register = (ip: string) =>
-      handleRegistration(deps, new Request(`${p.url}/v1/oauth/agent/register`, { method: 'POST', body: JSON.stringify({ client_name: 'Burst', redirect_uris: [LOOPBACK] }) }), ip)
+  test('a per-address hourly budget answers 429 with Retry-After, and other addresses still register', async () => {
+    const register = registrar({ perAddressPerHour: 2 })
     expect((await register('192.0.2.7')).status).toBe(201)
     expect((await register('192.0.2.7')).status).toBe(201)
     const refused = await register('192.0.2.7')
@@ -87,6 +85,91 @@ describe('registration (RFC 7591)', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     expect((await refused.json()).error).toBe('too_many_requests')
     expect((await register('192.0.2.8')).status).toBe(201)
+  })
+})
+
+let hours = 0
+
+/**
+ * Registers as the socket peer `peer` with any forwarded headers, under the given budgets and trusted
+ * proxies. Each registrar's clock is two hours past the last one's, so it starts with fresh budgets.
+ */
+function registrar(limits: Partial<RegistrationLimits>, trustProxy: string[] = []) {
+  const auth = createAuthServer({ config: p.config, db: p.db, clock: p.clock })
+  const clock = new MovableClock()
+  clock.advance((hours += 2) * 3600_000)
+  return async (peer: string, headers: Record<string, string> = {}) => {
+    const deps = { db: p.db, clock, auth: await auth, trustProxy: trustedProxies(trustProxy), limits: { ...REGISTRATION_LIMITS, ...limits } }
+    const body = JSON.stringify({ client_name: 'Burst', redirect_uris: [LOOPBACK] })
+    return handleRegistration(deps, new Request(`${p.url}/v1/oauth/agent/register`, { method: 'POST', headers, body }), peer)
+  }
+}
+
+describe('registration budgets behind a proxy (TRUST_PROXY)', () => {
+  test('21 registrations from different forwarded addresses behind a trusted proxy are not limited together', async () => {
+    const register = registrar({ perAddressPerHour: 20 }, ['10.0.0.0/8'])
+    for (let i = 1; i <= 21; i++) {
+      expect((await register('10.1.2.3', { 'x-forwarded-for': `198.51.100.${i}` })).status).toBe(201)
+    }
+    // The client behind the proxy has its own budget: the same forwarded address 20 more times is refused.
+    for (let i = 0; i < 19; i++) expect((await register('10.1.2.3', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(201)
+    expect((await register('10.1.2.3', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(429)
+    // RFC 7239 Forwarded, through two trusted hops: the right-most untrusted address is the client.
+    expect((await register('10.1.2.3', { forwarded: 'for=198.51.100.1, for="10.9.9.9"' })).status).toBe(429)
+    expect((await register('10.1.2.3', { forwarded: 'for="[2001:db8:5::1]:4711"' })).status).toBe(201)
+    const [row] = await p.db`select ip, ip_prefix from agent_clients order by created_at desc, client_id desc limit 1`
+    expect(row).toEqual({ ip: '2001:db8:5::1', ip_prefix: '2001:db8:5:0::/64' })
+  })
+
+  test('forged forwarded headers from an untrusted peer are ignored', async () => {
+    const register = registrar({ perAddressPerHour: 20 }, ['10.0.0.0/8'])
+    for (let i = 1; i <= 20; i++) {
+      expect((await register('203.0.113.9', { 'x-forwarded-for': `198.51.100.${i}`, forwarded: `for=198.51.101.${i}` })).status).toBe(201)
+    }
+    expect((await register('203.0.113.9', { 'x-forwarded-for': '198.51.100.77' })).status).toBe(429)
+    // A client behind a trusted proxy cannot prepend addresses either: the right-most one is believed.
+    for (let i = 1; i <= 20; i++) expect((await register('10.0.0.1', { 'x-forwarded-for': `192.0.2.${i}, 203.0.113.50` })).status).toBe(201)
+    expect((await register('10.0.0.1', { 'x-forwarded-for': '192.0.2.99, 203.0.113.50' })).status).toBe(429)
+  })
+
+  test('one /24 or one IPv6 /64 has one budget, whatever addresses it rotates through', async () => {
+    const register = registrar({ perPrefixPerHour: 5 })
+    for (let i = 1; i <= 5; i++) expect((await register(`2001:db8:1:2::${i}`)).status).toBe(201)
+    expect((await register('2001:db8:1:2:ffff::1')).status).toBe(429)
+    expect((await register('2001:db8:1:3::1')).status).toBe(201)
+    for (let i = 1; i <= 5; i++) expect((await register(`198.51.100.${i}`)).status).toBe(201)
+    expect((await register('198.51.100.200')).status).toBe(429)
+    expect((await register('198.51.101.1')).status).toBe(201)
+  })
+
+  test('a few prefixes cannot use up the overall budget for everyone', async () => {
+    const register = registrar({ perPrefixPerHour: 5, globalPerHour: 10, prefixFloor: 2 })
+    // Two prefixes fill the overall budget.
+    for (const net of ['192.0.2', '198.51.100']) for (let i = 1; i <= 5; i++) expect((await register(`${net}.${i}`)).status).toBe(201)
+    // A newcomer still gets its floor; the attackers get nothing more.
+    expect((await register('203.0.113.1')).status).toBe(201)
+    expect((await register('203.0.113.2')).status).toBe(201)
+    expect((await register('203.0.113.3')).status).toBe(429)
+    expect((await register('192.0.2.200')).status).toBe(429)
+  })
+})
+
+describe('brand identity', () => {
+  test.each(['Clɑude', 'Cl4ude', 'Ꮯlaude', 'ᎪnthropiᏟ', 'Cursoг', 'Perplexity', 'Windsurf', 'Mistral Le Chat', 'Grok', 'Portico'])(
+    'registering "%s" with a redirect elsewhere is refused',
+    async (name) => {
+      const r = await registerClient(p.url, { client_name: name, redirect_uris: ['https://agent.example/cb'] })
+      expect(r.status).toBe(400)
+      expect(r.body.error).toBe('invalid_client_metadata')
+    },
+  )
+
+  test('"Claude" redirecting to claude://cb registers, but the consent page does not call it Verified', async () => {
+    const { auth } = await startFlow('Claude', 'claude://cb')
+    const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
+    expect(request).toMatchObject({ verified: false, verified_as: null, imitates: null, redirect_host: 'claude://cb' })
+    const page = await (await fetch(p.url + auth.consentPath)).text()
+    expect(page).not.toContain('Verified')
   })
 })
 
@@ -100,7 +183,9 @@ describe('discovery', () => {
       response_types_supported: ['code'],
       token_endpoint_auth_methods_supported: ['none'],
       authorization_response_iss_parameter_supported: true,
+      revocation_endpoint: `${p.url}/oauth/token/revocation`,
     })
+    expect(md.dpop_signing_alg_values_supported).toContain('ES256')
   })
 
   test('GET /v1/rbac publishes the agent scopes and /v1/config lists mcp', async () => {
@@ -150,8 +235,33 @@ describe('consent', () => {
     const refreshed = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: clientId })
     expect(refreshed.status).toBe(200)
     expect(refreshed.body.refresh_token).not.toBe(t.body.refresh_token)
+    // The rotated token lasts until its successor's first use (the reuse grace); then it is dead.
+    const next = await token(p.url, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: clientId })
+    expect(next.status).toBe(200)
     const reused = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: clientId })
     expect(reused.status).toBe(400)
+  })
+
+  test('in two steps: sign-in names the workspace, and the person approves only the scopes left checked', async () => {
+    const { clientId, verifier, auth } = await startFlow('Two-step agent', LOOPBACK, 'domains:read domains:write domains:disconnect')
+    const signin = await answer(p.url, auth, { api_key: ws.apiKey, action: 'signin' }, LOOPBACK)
+    expect(signin.status).toBe(200)
+    expect(signin.page).toContain('id="workspace"')
+    expect(signin.page).not.toContain(ws.apiKey)
+    const session = /name="signin" value="([^"]+)"/.exec(signin.page)![1]!
+    // A forged or foreign sign-in is refused.
+    const forged = await answer(p.url, auth, { signin: session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), scopes_shown: '1', scope: 'domains:read', action: 'approve' }, LOOPBACK)
+    expect(forged.status).toBe(401)
+    const none = await answer(p.url, auth, { signin: session, scopes_shown: '1', action: 'approve' }, LOOPBACK)
+    expect(none.status).toBe(400)
+    const form = new URLSearchParams({ signin: session, scopes_shown: '1', action: 'approve' })
+    form.append('scope', 'domains:read')
+    form.append('scope', 'domains:write')
+    const done = await answer(p.url, auth, {}, LOOPBACK, form)
+    expect({ status: done.status, error: /id="error"[^>]*>([^<]*)/.exec(done.page)?.[1] }).toEqual({ status: 303, error: undefined })
+    expect(done.location).toStartWith(LOOPBACK)
+    const t = await token(p.url, { grant_type: 'authorization_code', code: new URL(done.location!).searchParams.get('code')!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
+    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write')
   })
 
   test('the code needs the PKCE verifier', async () => {
@@ -163,15 +273,15 @@ describe('consent', () => {
     expect(t.body.error).toBe('invalid_grant')
   })
 
-  test('a request without scope is granted what the consent grants', async () => {
+  test('a request without scope asks for reading and writing, never disconnecting', async () => {
     const { clientId, verifier, auth } = await startFlow('No scope agent', LOOPBACK, null)
     const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
-    expect(request.scopes).toEqual(['domains:read', 'domains:write', 'domains:disconnect'])
+    expect(request.scopes).toEqual(['domains:read', 'domains:write'])
     const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
     const code = new URL(done.location!).searchParams.get('code')
     expect(code).toBeTruthy()
     const t = await token(p.url, { grant_type: 'authorization_code', code: code!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
-    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write domains:disconnect')
+    expect(claims(t.body.access_token).scope).toBe('domains:read domains:write')
   })
 
   test('deny sends the person back with access_denied', async () => {

@@ -108,7 +108,8 @@ describe('MCP with the SDK client', () => {
     expect(r.status).toBe(401)
     const challenge = r.headers.get('www-authenticate')!
     expect(challenge).toContain(`resource_metadata="${p.url}/.well-known/oauth-protected-resource/mcp"`)
-    expect(challenge).toContain('scope="domains:read domains:write domains:disconnect"')
+    // Reading and writing only: disconnecting is asked for by step-up when a client needs it.
+    expect(challenge).toContain('scope="domains:read domains:write"')
     const prm = await (await fetch(`${p.url}/.well-known/oauth-protected-resource/mcp`)).json()
     expect(prm).toMatchObject({ resource: `${p.url}/mcp`, authorization_servers: [p.url] })
   })
@@ -133,10 +134,11 @@ describe('MCP with the SDK client', () => {
     const { tools } = await client.listTools()
     const names = tools.map((t) => t.name)
     expect(names).toContain('applications_list')
-    expect(names).toContain('connections_disconnect')
+    expect(names).toContain('connections_create')
+    // The SDK asked for the challenge's scopes: no disconnecting until a step-up.
+    expect(names).not.toContain('connections_disconnect')
     const list = tools.find((t) => t.name === 'applications_list')!
     expect(list.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
-    expect(tools.find((t) => t.name === 'connections_disconnect')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
 
     const result = await client.callTool({ name: 'applications_list', arguments: {} })
     expect(result.isError).toBeFalsy()

@@ -1,0 +1,68 @@
+// Who is really calling, behind a proxy (TRUST_PROXY). The socket's peer is the first hop; while a hop
+// is a trusted proxy, the address it says it forwarded for (the right-most not yet used entry of
+// `Forwarded: for=` (RFC 7239) or, without it, `X-Forwarded-For`) is the next hop. The first hop
+// that is not trusted is the client. An untrusted peer's forwarded headers are never read, so a
+// client cannot pick its own address; an entry that is not an address stops the walk at the last
+// trusted hop. Budgets then key on the client address and its network prefix (/24 for IPv4, /64 for
+// IPv6: what one customer of an ISP or one host usually holds).
+import ipaddr from 'ipaddr.js'
+
+export type TrustProxy = (address: string) => boolean
+
+/** Parses TRUST_PROXY-style CIDRs ("10.0.0.0/8, 2001:db8::/32", a bare address meaning /32 or /128); throws on a bad entry. */
+export function trustedProxies(list: readonly string[]): TrustProxy {
+  const ranges = list.map((entry) => {
+    const e = entry.trim()
+    if (!e.includes('/')) {
+      const a = ipaddr.parse(e)
+      return [a, a.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]
+    }
+    return ipaddr.parseCIDR(e)
+  })
+  if (ranges.length === 0) return () => false
+  return (address) => {
+    const a = parse(address)
+    return a !== null && ranges.some(([net, bits]) => a.kind() === net.kind() && a.match(net, bits))
+  }
+}
+
+/** An address, IPv4-mapped IPv6 read as IPv4; null when not an address. */
+function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const bare = address.trim().replace(/^\[|\](:\d+)?$/g, '')
+  return ipaddr.isValid(bare) ? ipaddr.process(bare) : null
+}
+
+/** The `for=` addresses of a Forwarded header, first hop first (quotes, brackets and ports dropped). */
+function forwardedFor(header: string): string[] {
+  const out: string[] = []
+  for (const element of header.split(',')) {
+    const m = /(?:^|;)\s*for\s*=\s*("?)([^";]*)\1/i.exec(element)
+    if (m) out.push(m[2]!.replace(/^\[/, '').replace(/\](:\d+)?$/, '').replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1'))
+  }
+  return out
+}
+
+/** The client's address (normalised), walking trusted proxies back from the socket peer. */
+export function clientAddress(headers: Headers, peer: string | null, trusted: TrustProxy): string | null {
+  if (peer === null) return null
+  const first = parse(peer)
+  if (!first) return peer
+  const forwarded = headers.get('forwarded')
+  const chain = forwarded !== null ? forwardedFor(forwarded) : (headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  let hop = first
+  for (let i = chain.length - 1; i >= 0 && trusted(hop.toString()); i--) {
+    const next = parse(chain[i]!)
+    if (!next) break
+    hop = next
+  }
+  return hop.toString()
+}
+
+/** The network an address belongs to for budgets: its /24 (IPv4) or /64 (IPv6), in CIDR form. */
+export function addressPrefix(address: string): string {
+  const a = parse(address)
+  if (!a) return address
+  if (a.kind() === 'ipv4') return `${a.toByteArray().slice(0, 3).join('.')}.0/24`
+  const parts = (a as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16))
+  return `${parts.join(':')}::/64`
+}

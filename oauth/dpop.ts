@@ -1,0 +1,85 @@
+// DPoP at the resource (RFC 9449 section 7): an access token bound to a key (`cnf.jkt`, minted when
+// the client sent a DPoP proof to the token endpoint) is accepted only as `Authorization: DPoP <token>`
+// with a `DPoP` proof header signed by that key for this very request. The checks, in order:
+// 1. the proof is a JWT with `typ: dpop+jwt`, an asymmetric algorithm and a public `jwk` in its header,
+//    signed by that key (section 4.3 items 1-6);
+// 2. the key's thumbprint is the token's `cnf.jkt` (section 7.1);
+// 3. `htm` is the request method and `htu` the request URL without query and fragment (items 8-9);
+// 4. `iat` is within IAT_WINDOW_S of now, either way (item 11);
+// 5. `ath` is the hash of the access token (item 12);
+// 6. the `jti` was never seen for this key in its window: a replay cache in PostgreSQL shared by
+//    every process (section 11.1).
+// An unbound token is still a Bearer token; a bound one presented as Bearer, or an unbound one as DPoP,
+// is refused (section 7.2: the scheme says which check applies).
+import { createHash } from 'node:crypto'
+import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
+import type { Sql } from '../src/db/sql.ts'
+
+export const IAT_WINDOW_S = 60
+const ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']
+
+/** How an agent token arrived: its scheme, and what a proof must match. */
+export interface Presentation {
+  scheme: 'bearer' | 'dpop'
+  method: string
+  /** The URL the client addressed, as PUBLIC_URL plus the request path (a proxy may have rewritten the host); empty for Bearer. */
+  url: string
+  /** The `DPoP` header, when sent. */
+  proof: string | null
+}
+
+/** `Authorization: Bearer <t>` or `DPoP <t>`, with what a proof must match; null for any other form. */
+export function presentation(req: { headers: Headers; method: string; url: string }, publicUrl: string): { token: string; presented: Presentation } | null {
+  const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
+  if (!m) return null
+  if (m[1]!.toLowerCase() !== 'dpop') return { token: m[2]!, presented: { scheme: 'bearer', method: req.method, url: '', proof: null } }
+  // Only a proof is checked against the URL, so only the DPoP scheme pays for parsing it.
+  const path = new URL(req.url, publicUrl).pathname
+  return { token: m[2]!, presented: { scheme: 'dpop', method: req.method, url: publicUrl + path, proof: req.headers.get('dpop') } }
+}
+
+const sha256url = (s: string) => createHash('sha256').update(s).digest('base64url')
+
+function withoutQuery(u: string): string | null {
+  try {
+    const url = new URL(u)
+    return url.origin + url.pathname
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Whether the token may be used as presented. `jkt` is the token's `cnf.jkt` (absent for an unbound
+ * token). Returns null when it may, else why not (for logs; the caller answers a plain 401).
+ */
+export async function checkPresentation(db: Sql, token: string, jkt: string | undefined, p: Presentation): Promise<string | null> {
+  if (!jkt) return p.scheme === 'bearer' ? null : 'an unbound token cannot be presented as DPoP'
+  if (p.scheme !== 'dpop') return 'a DPoP-bound token needs the DPoP scheme and a proof'
+  if (!p.proof) return 'missing DPoP proof'
+  let claims: Record<string, unknown>
+  let thumbprint: string
+  try {
+    const verified = await jwtVerify(p.proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ALGORITHMS })
+    claims = verified.payload as Record<string, unknown>
+    thumbprint = await calculateJwkThumbprint(decodeProtectedHeader(p.proof).jwk!, 'sha256')
+  } catch {
+    return 'the DPoP proof is not a valid signed dpop+jwt'
+  }
+  if (thumbprint !== jkt) return 'the DPoP proof is signed by another key than the token is bound to'
+  if (claims.htm !== p.method) return 'htm does not match the request method'
+  if (typeof claims.htu !== 'string' || withoutQuery(claims.htu) !== withoutQuery(p.url)) return 'htu does not match the request URL'
+  const now = Math.floor(Date.now() / 1000)
+  if (typeof claims.iat !== 'number' || Math.abs(claims.iat - now) > IAT_WINDOW_S) return 'iat is outside the accepted window'
+  if (claims.ath !== sha256url(token)) return 'ath does not match the access token'
+  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 200) return 'missing jti'
+  // Kept until the proof's iat window has passed for certain; a second insert of the same jti finds it.
+  const expires = new Date((claims.iat + 2 * IAT_WINDOW_S) * 1000)
+  const fresh = await db`insert into dpop_proofs (jkt, jti, expires_at) values (${jkt}, ${claims.jti}, ${expires}) on conflict do nothing returning 1`
+  return fresh.length ? null : 'the DPoP proof was already used'
+}
+
+/** Forgets proofs whose window has passed; returns how many went. */
+export async function purgeProofs(db: Sql): Promise<number> {
+  return (await db`delete from dpop_proofs where expires_at < now() returning 1`).length
+}

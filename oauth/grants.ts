@@ -1,0 +1,114 @@
+// The life of an agent grant after a person approved it. One place decides whether a grant still
+// holds, for every face that meets an agent token (MCP, /v1, the token endpoint's extra claims) and
+// for the grant list, so they cannot disagree:
+// - a revoked grant stays revoked, with `revoked_reason` saying why (REVOKE_REASONS);
+// - a grant ends when the API key that approved it is revoked, or the member behind that key is
+//   removed or deactivated; it narrows to the scopes their current role may still grant when the
+//   role is lowered (and ends when none is left);
+// - ending a grant deletes the authorization server's artefacts of it (refresh tokens, codes, the
+//   provider's Grant), so nothing can be refreshed, and its access tokens fail on their next use.
+import type { Sql } from '../src/db/sql.ts'
+import { can, ROLES, type MemberRole } from '../src/domain/rbac.ts'
+import { agentScope } from './scopes.ts'
+
+export const REVOKE_REASONS = {
+  /** DELETE /v1/agent-grants/{id} by the workspace. */
+  workspace: 'revoked_by_workspace',
+  /** RFC 7009 revocation by the agent itself, of either token kind. */
+  client: 'revoked_by_client',
+  /** A rotated refresh token (or a used code) came back after its grace: a sign it was copied. */
+  reuse: 'token_reuse',
+  approverKeyRevoked: 'approver_key_revoked',
+  approverRemoved: 'approver_removed',
+  /** The approver's role was lowered below every scope of the grant. */
+  approverRoleLowered: 'approver_role_lowered',
+} as const
+export type RevokeReason = (typeof REVOKE_REASONS)[keyof typeof REVOKE_REASONS]
+
+/** Ends a grant (idempotent: the first time and reason are kept) and deletes its provider artefacts. */
+export async function revokeGrant(db: Sql, grantId: string, reason: RevokeReason, now: Date): Promise<void> {
+  await db`
+    update agent_grants set revoked_at = coalesce(revoked_at, ${now}), revoked_reason = coalesce(revoked_reason, ${reason})
+    where id = ${grantId}`
+  await db`delete from oauth_store where grant_id = ${grantId} or (model = 'Grant' and id = ${grantId})`
+}
+
+export interface LiveGrant {
+  tenantId: string
+  /** The scopes that hold now: the granted ones the approver's current role still permits. */
+  scopes: string[]
+}
+
+interface GrantState {
+  id: string
+  tenant_id: string
+  client_id: string
+  scopes: string[]
+  revoked_at: Date | null
+  key_role: MemberRole | null
+  key_revoked_at: Date | null
+  approved_member_id: string | null
+  member_role: MemberRole | null
+  member_status: string | null
+}
+
+/** The weaker of two roles (ROLES runs from owner down to viewer). */
+const weaker = (a: MemberRole, b: MemberRole): MemberRole => (ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b)
+
+/** Whether the grant holds and with which scopes, or why it ends. Pure: the caller writes the outcome. */
+export function judgeGrant(g: GrantState): { ended: RevokeReason | null; scopes: string[] } {
+  if (g.key_role === null || g.key_revoked_at !== null) return { ended: REVOKE_REASONS.approverKeyRevoked, scopes: [] }
+  let role = g.key_role
+  if (g.approved_member_id !== null) {
+    if (g.member_role === null || g.member_status !== 'active') return { ended: REVOKE_REASONS.approverRemoved, scopes: [] }
+    role = weaker(role, g.member_role)
+  }
+  const scopes = g.scopes.filter((s) => {
+    const scope = agentScope(s)
+    return scope !== undefined && can(role, scope.permission)
+  })
+  return scopes.length ? { ended: null, scopes } : { ended: REVOKE_REASONS.approverRoleLowered, scopes: [] }
+}
+
+const stateOf = (db: Sql, where: { grantId: string } | { tenantId: string }) => db`
+  select g.id, g.tenant_id, g.client_id, g.scopes, g.revoked_at, g.approved_member_id,
+         k.role as key_role, k.revoked_at as key_revoked_at, m.role as member_role, m.status as member_status
+  from agent_grants g
+  left join api_keys k on k.id = g.account_id and k.tenant_id = g.tenant_id
+  left join members m on m.id = g.approved_member_id and m.tenant_id = g.tenant_id
+  where ${'grantId' in where ? db`g.id = ${where.grantId}` : db`g.tenant_id = ${where.tenantId} and g.revoked_at is null`}`
+
+/** Applies the judgement: ends the grant, or narrows its stored scopes; returns what holds. */
+async function settle(db: Sql, g: GrantState, now: Date): Promise<LiveGrant | null> {
+  if (g.revoked_at !== null) return null
+  const verdict = judgeGrant(g)
+  if (verdict.ended) {
+    await revokeGrant(db, g.id, verdict.ended, now)
+    return null
+  }
+  if (verdict.scopes.length < g.scopes.length) {
+    await db`update agent_grants set scopes = ${verdict.scopes}::text[] where id = ${g.id} and revoked_at is null`
+  }
+  return { tenantId: g.tenant_id, scopes: verdict.scopes }
+}
+
+/** The grant as it holds now for `clientId`, settling a removed or lowered approver; null when it ended. */
+export async function liveGrant(db: Sql, grantId: string, clientId: string, now: Date): Promise<LiveGrant | null> {
+  const [g] = (await stateOf(db, { grantId })) as GrantState[]
+  return g && g.client_id === clientId ? settle(db, g, now) : null
+}
+
+/** Settles every live grant of a tenant (before listing them, so the list says what holds). */
+export async function settleTenantGrants(db: Sql, tenantId: string, now: Date): Promise<void> {
+  for (const g of (await stateOf(db, { tenantId })) as GrantState[]) await settle(db, g, now)
+}
+
+const lastUseWrites = new Map<string, number>()
+
+/** Marks a grant used, at most once a minute per grant per process (a write per request would cost more than the read). */
+export function touchGrant(db: Sql, grantId: string, now: Date): void {
+  const prev = lastUseWrites.get(grantId) ?? 0
+  if (now.getTime() - prev < 60_000) return
+  lastUseWrites.set(grantId, now.getTime())
+  db`update agent_grants set last_used_at = ${now} where id = ${grantId}`.catch(() => {})
+}

@@ -1,0 +1,272 @@
+// Agent grants under attack (issue 21), each test written as the attack it stops: racing refreshes,
+// a replayed refresh token, RFC 7009 revocation of either token kind, a DPoP-bound token without (or
+// with a replayed) proof, and a grant outliving the person or key that approved it.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { createHash, randomUUID } from 'node:crypto'
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { livePortico, agentToken, token, type LivePortico } from '../harness/agents.ts'
+import { provision, type Workspace } from '../harness/portico.ts'
+
+let p: LivePortico
+let ws: Workspace
+beforeAll(async () => {
+  p = await livePortico()
+  ws = await provision(p)
+})
+afterAll(async () => {
+  await p.stop()
+})
+
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
+
+/** An MCP call with an Authorization header as given (scheme included) and any extra headers. */
+async function mcp(authorization: string, extra: Record<string, string> = {}, body: unknown = LIST): Promise<number> {
+  const res = await fetch(`${p.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, authorization, ...extra },
+    body: JSON.stringify(body),
+  })
+  await res.arrayBuffer()
+  return res.status
+}
+
+async function grantOf(clientId: string, apiKey = ws.apiKey) {
+  const list = await p.api('GET', '/v1/agent-grants', { token: apiKey })
+  expect(list.status).toBe(200)
+  return list.body.grants.find((g: { client_id: string }) => g.client_id === clientId)
+}
+
+const refresh = (clientId: string, refreshToken: string, headers: Record<string, string> = {}) =>
+  token(p.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }, headers)
+
+describe('refresh rotation with a reuse grace', () => {
+  test('two racing refreshes of one token both end with a working access token and refresh token', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Racing agent')
+    const [a, b] = await Promise.all([refresh(clientId, tokens.refresh_token!), refresh(clientId, tokens.refresh_token!)])
+    expect([a.status, b.status]).toEqual([200, 200])
+    expect(a.body.refresh_token).not.toBe(b.body.refresh_token)
+    expect(await mcp(`Bearer ${a.body.access_token}`)).toBe(200)
+    expect(await mcp(`Bearer ${b.body.access_token}`)).toBe(200)
+    // Each winner's new refresh token works in turn, and the grant is still active.
+    expect((await refresh(clientId, a.body.refresh_token)).status).toBe(200)
+    expect((await refresh(clientId, b.body.refresh_token)).status).toBe(200)
+    expect((await grantOf(clientId)).status).toBe('active')
+  })
+
+  test('a client retrying after a lost response gets a working token again', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Retrying agent')
+    const lost = await refresh(clientId, tokens.refresh_token!)
+    expect(lost.status).toBe(200)
+    const retry = await refresh(clientId, tokens.refresh_token!)
+    expect(retry.status).toBe(200)
+    expect(await mcp(`Bearer ${retry.body.access_token}`)).toBe(200)
+  })
+
+  test('a replay after the successor was used revokes the whole grant: the live access token fails next, the list says why', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Stolen agent')
+    const first = await refresh(clientId, tokens.refresh_token!)
+    const second = await refresh(clientId, first.body.refresh_token)
+    expect(second.status).toBe(200)
+    expect(await mcp(`Bearer ${second.body.access_token}`)).toBe(200)
+    // The thief replays the first refresh token: its grace ended when its successor was used.
+    const replay = await refresh(clientId, tokens.refresh_token!)
+    expect(replay.status).toBe(400)
+    expect(replay.body.error).toBe('invalid_grant')
+    expect(await mcp(`Bearer ${second.body.access_token}`)).toBe(401)
+    const rest = await fetch(`${p.url}/v1/applications`, { headers: { authorization: `Bearer ${second.body.access_token}` } })
+    expect(rest.status).toBe(401)
+    expect((await refresh(clientId, second.body.refresh_token)).status).toBe(400)
+    expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_at: expect.any(String), revoked_reason: 'token_reuse' })
+  })
+
+  test('a replay after the grace period revokes the grant even when the successor was never used', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Late replay agent')
+    const next = await refresh(clientId, tokens.refresh_token!)
+    expect(next.status).toBe(200)
+    // The grace is measured by the database clock: the first use moves back past it.
+    await p.db`update oauth_store set consumed_at = now() - interval '61 seconds' where model = 'RefreshToken' and id = ${tokens.refresh_token!}`
+    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    expect(await mcp(`Bearer ${next.body.access_token}`)).toBe(401)
+    expect((await grantOf(clientId)).revoked_reason).toBe('token_reuse')
+  })
+})
+
+describe('RFC 7009 revocation agrees with the grant list', () => {
+  const revoke = (clientId: string, t: string) =>
+    fetch(`${p.url}/oauth/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: t, client_id: clientId }).toString(),
+    })
+
+  test('revoking the refresh token stops the access token too', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Refresh revoker')
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    expect((await revoke(clientId, tokens.refresh_token!)).status).toBe(200)
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
+    expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_reason: 'revoked_by_client' })
+  })
+
+  test('revoking the access token is supported and ends the refresh token as well', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Access revoker')
+    const res = await revoke(clientId, tokens.access_token)
+    expect(res.status).toBe(200)
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
+    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    expect((await grantOf(clientId)).revoked_reason).toBe('revoked_by_client')
+  })
+
+  test('another client cannot revoke a token it was not issued, and unknown tokens answer 200', async () => {
+    const victim = await agentToken(p.url, ws.apiKey, 'domains:read', 'Victim agent')
+    const other = await agentToken(p.url, ws.apiKey, 'domains:read', 'Other agent')
+    expect((await revoke(other.clientId, victim.tokens.access_token)).status).toBe(400)
+    expect(await mcp(`Bearer ${victim.tokens.access_token}`)).toBe(200)
+    expect((await revoke(other.clientId, 'not-a-token')).status).toBe(200)
+    expect((await revoke('agc_unknown', victim.tokens.access_token)).status).toBe(401)
+  })
+
+  test('the list shows last use and expiry, and DELETE records the workspace as the reason', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Listed agent')
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    await Bun.sleep(50) // the last-use write is off the request path
+    const g = await grantOf(clientId)
+    expect(g.last_used_at).toBeString()
+    expect(new Date(g.expires_at).getTime() - new Date(g.created_at).getTime()).toBe(30 * 24 * 3600 * 1000)
+    const del = await p.api('DELETE', `/v1/agent-grants/${g.id}`, { token: ws.apiKey })
+    expect(del.body).toMatchObject({ status: 'revoked', revoked_reason: 'revoked_by_workspace' })
+    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+  })
+})
+
+/** A DPoP key pair and a proof maker (RFC 9449 section 4.2). */
+async function dpopKey() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
+  const jwk = await exportJWK(publicKey)
+  const proof = (htm: string, htu: string, accessToken?: string, key: CryptoKey = privateKey) =>
+    new SignJWT({ htm, htu, jti: randomUUID(), ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}) })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+      .setIssuedAt()
+      .sign(key)
+  return { proof }
+}
+
+describe('DPoP (RFC 9449) where a token is bound', () => {
+  test('a bound token without a proof gets 401, with a proof passes, and a replayed proof fails, on /mcp and /v1', async () => {
+    const key = await dpopKey()
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read', 'DPoP agent', async () => ({ dpop: await key.proof('POST', `${p.url}/oauth/token`) }))
+    expect(tokens.token_type).toBe('DPoP')
+    const at = tokens.access_token
+    expect(JSON.parse(Buffer.from(at.split('.')[1]!, 'base64url').toString()).cnf.jkt).toBeString()
+
+    // Stolen and sent as a plain Bearer token, or under DPoP without a proof: refused.
+    expect(await mcp(`Bearer ${at}`)).toBe(401)
+    expect(await mcp(`DPoP ${at}`)).toBe(401)
+    // With a proof for this request: accepted.
+    const proof = await key.proof('POST', `${p.url}/mcp`, at)
+    expect(await mcp(`DPoP ${at}`, { dpop: proof })).toBe(200)
+    // The same proof again: a replay.
+    expect(await mcp(`DPoP ${at}`, { dpop: proof })).toBe(401)
+    // A proof for another URL, or without the token hash, or from another key: refused.
+    expect(await mcp(`DPoP ${at}`, { dpop: await key.proof('POST', `${p.url}/v1/applications`, at) })).toBe(401)
+    expect(await mcp(`DPoP ${at}`, { dpop: await key.proof('POST', `${p.url}/mcp`) })).toBe(401)
+    const thief = await dpopKey()
+    expect(await mcp(`DPoP ${at}`, { dpop: await thief.proof('POST', `${p.url}/mcp`, at) })).toBe(401)
+
+    // /v1 the same way.
+    const v1 = async (authorization: string, proof?: string) =>
+      (await fetch(`${p.url}/v1/applications`, { headers: { authorization, ...(proof ? { dpop: proof } : {}) } })).status
+    expect(await v1(`Bearer ${at}`)).toBe(401)
+    const restProof = await key.proof('GET', `${p.url}/v1/applications`, at)
+    expect(await v1(`DPoP ${at}`, restProof)).toBe(200)
+    expect(await v1(`DPoP ${at}`, restProof)).toBe(401)
+  })
+
+  test('an unbound token still works as Bearer, and not under the DPoP scheme', async () => {
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Bearer agent')
+    expect(tokens.token_type).toBe('Bearer')
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    expect(await mcp(`DPoP ${tokens.access_token}`)).toBe(401)
+  })
+
+  test('a bound refresh token needs a proof from the same key', async () => {
+    const key = await dpopKey()
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'DPoP refresher', async () => ({ dpop: await key.proof('POST', `${p.url}/oauth/token`) }))
+    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    const thief = await dpopKey()
+    expect((await refresh(clientId, tokens.refresh_token!, { dpop: await thief.proof('POST', `${p.url}/oauth/token`) })).status).toBe(400)
+    const ok = await refresh(clientId, tokens.refresh_token!, { dpop: await key.proof('POST', `${p.url}/oauth/token`) })
+    expect(ok.status).toBe(200)
+    expect(ok.body.token_type).toBe('DPoP')
+  })
+})
+
+describe('a grant is tied to who approved it', () => {
+  test('removing the approving member revokes the grant', async () => {
+    const team = await provision(p)
+    const { tokens, clientId } = await agentToken(p.url, team.apiKey, 'domains:read', 'Member-bound agent')
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    // A second owner, so the workspace can still be read once the approver is gone.
+    const invite = await p.api('POST', '/v1/members', { token: team.apiKey, body: { email: 'second@example.com', role: 'owner' } })
+    await p.api('POST', '/v1/members:accept', { body: { invite_token: invite.body.invite_token } })
+    const [approver] = await p.db`select m.id from members m join api_keys k on k.created_by = m.id where k.tenant_id = ${team.tenantId}`
+    // The console removes the person (there is no removal route in /v1; the row goes).
+    await p.db`delete from members where id = ${approver!.id}`
+    // The agent's next step, a refresh or a call, finds the grant ended.
+    const refused = await refresh(clientId, tokens.refresh_token!)
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toBe('invalid_grant')
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
+    const [g] = await p.db`select revoked_at, revoked_reason from agent_grants where client_id = ${clientId}`
+    expect(g).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'approver_removed' })
+  })
+
+  test('lowering the approving member\'s role narrows the grant on the agent\'s next call', async () => {
+    const team = await provision(p)
+    const { tokens, clientId } = await agentToken(p.url, team.apiKey, 'domains:read domains:write', 'Narrowed agent')
+    const invite = await p.api('POST', '/v1/members', { token: team.apiKey, body: { email: 'other-owner@example.com', role: 'owner' } })
+    await p.api('POST', '/v1/members:accept', { body: { invite_token: invite.body.invite_token } })
+    const [approver] = await p.db`select m.id from members m join api_keys k on k.created_by = m.id where k.tenant_id = ${team.tenantId}`
+    expect((await p.api('PATCH', `/v1/members/${approver!.id}`, { token: team.apiKey, body: { role: 'viewer' } })).status).toBe(200)
+    const create = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'connections_create', arguments: { application_id: team.appId, domain: 'narrowed.example' } } }
+    expect(await mcp(`Bearer ${tokens.access_token}`, {}, create)).toBe(403)
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    const [g] = await p.db`select scopes, revoked_at from agent_grants where client_id = ${clientId}`
+    expect(g).toEqual({ scopes: ['domains:read'], revoked_at: null })
+  })
+
+  test('revoking the API key that approved it revokes the grant', async () => {
+    const key = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { role: 'admin' } })
+    const { tokens, clientId } = await agentToken(p.url, key.body.key, 'domains:read', 'Key-bound agent')
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    expect((await p.api('DELETE', `/v1/applications/${ws.appId}/keys/${key.body.id}`, { token: ws.apiKey })).status).toBe(200)
+    expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_reason: 'approver_key_revoked' })
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
+  })
+})
+
+describe('a destructive tool is confirmed by the person, not by the model', () => {
+  test('disconnect without confirm refuses without handing the model the value to pass', async () => {
+    const domain = 'confirm-me.example'
+    // A pending connection as the widget would leave it (creating one through /v1 needs DNS, which this file does not run).
+    const id = `con_confirm_${Date.now()}`
+    await p.db`
+      insert into connections (id, tenant_id, application_id, domain, apex_domain, status, desired_records, planned_target, verification_token, created_at, updated_at)
+      values (${id}, ${ws.tenantId}, ${ws.appId}, ${domain}, ${domain}, 'pending', '[]'::jsonb, '{}'::jsonb, 'tok', now(), now())`
+    const c = { body: { id } }
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'Careful agent')
+    const call = (args: Record<string, unknown>) =>
+      fetch(`${p.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, authorization: `Bearer ${tokens.access_token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'connections_disconnect', arguments: { id: c.body.id, ...args } } }),
+      }).then((r) => r.json())
+    for (const args of [{}, { confirm: 'other.example' }]) {
+      const out = await call(args)
+      expect(out.result.isError).toBe(true)
+      expect(JSON.stringify(out)).not.toContain(domain)
+    }
+    // Nothing was removed.
+    expect(await p.db`select disconnected_at from connections where id = ${id}`).toEqual([{ disconnected_at: null }])
+  })
+})
