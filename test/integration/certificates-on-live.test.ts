@@ -45,8 +45,13 @@ describe('certificates when a connection goes live', () => {
     const [id] = await goLive(['shop'])
     const cert = await waitIssued(id!, 20_000)
     expect(cert).toMatchObject({ status: 'issued', names: [`shop.${zone}`], managed: true })
-    const served = await s.viaEdge(`shop.${zone}`)
-    expect(served.names).toContain(`shop.${zone}`)
+    // The row says issued once stored; the edge has it a moment later.
+    let served = ''
+    for (let i = 0; i < 50 && !served.includes(`shop.${zone}`); i++) {
+      served = await s.viaEdge(`shop.${zone}`).then((r) => r.names, () => '')
+      if (!served) await Bun.sleep(100)
+    }
+    expect(served).toContain(`shop.${zone}`)
     // GET …/ssl followed each step, and so did the events.
     const events = await s.p.db`select payload from events where connection_id = ${id!} and type = 'secure_status' order by id`
     expect(events.map((e: { payload: { secure_status: string } }) => e.payload.secure_status)).toEqual(['pending', 'issued'])
