@@ -50,6 +50,14 @@ const requestId = (body: unknown): unknown => {
   return typeof id === 'string' || typeof id === 'number' ? id : null
 }
 
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(origin).hostname)
+  } catch {
+    return false
+  }
+}
+
 function bearer(req: Request): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
   return m ? m[1]! : null
@@ -101,6 +109,10 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
 export function createMcpHandler(deps: McpDeps) {
   const tools = new Map(buildTools(deps.ops).map((t) => [t.name, t]))
   const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
+  // A server on loopback (development, tests) also takes pages on loopback, whatever their port: a DNS
+  // rebinding page has its own domain as Origin, never a loopback one.
+  const loopbackServer = isLoopbackOrigin(deps.config.publicUrl)
+  const originAllowed = (origin: string) => origins.has(origin) || (loopbackServer && isLoopbackOrigin(origin))
   const challenge = (error?: 'invalid_token', description?: string) =>
     rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: AGENT_SCOPE_IDS }) })
   // 2026-07-28 requests go to the SDK's modern handler; 2025-era ones to a stateless transport
@@ -130,7 +142,7 @@ export function createMcpHandler(deps: McpDeps) {
   return async function handle(req: Request, ip: string | null): Promise<Response> {
     const started = performance.now()
     const origin = req.headers.get('origin')
-    if (origin !== null && !origins.has(origin)) return rpcError(403, -32000, 'Origin not allowed')
+    if (origin !== null && !originAllowed(origin)) return rpcError(403, -32000, 'Origin not allowed')
     const identity = await authorize(req)
     if (identity instanceof Response) return identity
     if (req.method !== 'POST') return rpcError(405, -32000, 'This server is stateless: use POST', { allow: 'POST' })
