@@ -4,6 +4,7 @@
 // provider's own (`expiresIn` seconds from now, real time): an expired row is never returned, and
 // `purgeExpired` deletes them.
 import type { Sql } from '../src/db/sql.ts'
+import { isClientIdUrl } from './client-metadata.ts'
 
 export interface StoredPayload {
   grantId?: string
@@ -31,8 +32,11 @@ function out(row: Row | undefined): StoredPayload | undefined {
   return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
 }
 
-/** The adapter class oidc-provider instantiates once per model name. */
-export function postgresAdapter(db: Sql): new (model: string) => Adapter {
+/**
+ * The adapter class oidc-provider instantiates once per model name. `clientDocument`, when given,
+ * answers Client lookups for URL client ids (client ID metadata documents, client-metadata.ts).
+ */
+export function postgresAdapter(db: Sql, clientDocument?: (url: string) => Promise<StoredPayload | null>): new (model: string) => Adapter {
   return class PostgresAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
@@ -47,6 +51,7 @@ export function postgresAdapter(db: Sql): new (model: string) => Adapter {
     }
 
     async find(id: string): Promise<StoredPayload | undefined> {
+      if (clientDocument && this.model === 'Client' && isClientIdUrl(id)) return (await clientDocument(id)) ?? undefined
       const [row] = await db`
         select payload, consumed_at from oauth_store
         where model = ${this.model} and id = ${id} and (expires_at is null or expires_at > now())`

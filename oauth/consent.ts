@@ -17,6 +17,7 @@ import { can, type MemberRole } from '../src/domain/rbac.ts'
 import { authenticate, type AuthDeps } from '../src/http/auth.ts'
 import { ApiError } from '../src/http/errors.ts'
 import { judgeClient } from './brands.ts'
+import { isClientIdUrl } from './client-metadata.ts'
 import { agentScope, parseScopes } from './scopes.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
@@ -63,9 +64,13 @@ export async function loadConsentRequest(sql: Sql, id: string): Promise<ConsentR
   if (interaction.result !== undefined) return null
   const params = interaction.params ?? {}
   const redirectUri = String(params.redirect_uri ?? '')
+  const clientId = String(params.client_id)
+  // A client ID metadata document proves its host: the brand verdict judges that host (client-metadata.ts).
+  const documentHost = isClientIdUrl(clientId) ? new URL(clientId).host : null
   const verdict = judgeClient(row.client_name as string, row.redirect_uris as string[])
+  if (documentHost) Object.assign(verdict, { ...judgeClient(row.client_name as string, [clientId]), local: verdict.local })
   return {
-    client_id: String(params.client_id),
+    client_id: clientId,
     client_name: row.client_name as string,
     redirect_uri: redirectUri,
     scopes: parseScopes(params.scope as string | undefined),
@@ -77,8 +82,8 @@ export async function loadConsentRequest(sql: Sql, id: string): Promise<ConsentR
     imitates: verdict.imitates,
     registration: 'dynamic',
     registered_at: (row.created_at as Date).toISOString(),
-    // Dynamic registrations have opaque ids; a URL client id (metadata document) would name its host.
-    client_id_host: null,
+    // Dynamic registrations have opaque ids; a URL client id (metadata document) names its host.
+    client_id_host: documentHost,
   }
 }
 
@@ -172,7 +177,8 @@ export function consentPage(req: ConsentRequest, error?: string): string {
     `<h1>${esc(req.client_name)} wants access to your Portico workspace</h1>`,
     `<p>After you answer you will be sent to</p><p class="host" id="redirect-host">${esc(req.redirect_host)}</p>`,
   ]
-  if (req.verified_as) parts.push(`<p class="ok">Verified: every redirect of this client belongs to ${esc(req.verified_as)}.</p>`)
+  if (req.client_id_host) parts.push(`<p id="client-domain">This client is published by <strong>${esc(req.client_id_host)}</strong> (its metadata document is served there).</p>`)
+  if (req.verified_as) parts.push(`<p class="ok">Verified: ${req.client_id_host ? 'this client\'s domain belongs' : 'every redirect of this client belongs'} to ${esc(req.verified_as)}.</p>`)
   if (req.local) {
     parts.push(
       '<p class="warn" id="local-warning">This client only redirects to this computer (a loopback address). ' +

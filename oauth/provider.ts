@@ -20,6 +20,8 @@ import { decrypt, deriveKey, encrypt } from '../src/domain/secrets.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
+import { clientMetadataDocuments } from './client-metadata.ts'
+import type { Dns } from '../src/domain/dns.ts'
 import { AGENT_SCOPE_IDS, parseScopes } from './scopes.ts'
 
 export const OAUTH_MOUNT = '/oauth'
@@ -31,6 +33,8 @@ export interface AuthServerDeps {
   config: Config
   db: Sql
   clock: Clock
+  /** For client ID metadata documents; without it only registered clients exist. */
+  dns?: Dns
 }
 
 export interface AgentIdentity {
@@ -83,7 +87,7 @@ async function liveGrantTenant(db: Sql, grantId: string, clientId: string): Prom
 function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Record<string, unknown> {
   const { config, db } = deps
   return {
-    adapter: postgresAdapter(db),
+    adapter: postgresAdapter(db, deps.dns ? clientMetadataDocuments({ db, clock: deps.clock, dns: deps.dns, allowLoopback: config.webhookAllowLoopback }).find : undefined),
     jwks: { keys },
     clients: [],
     cookies: {
@@ -211,6 +215,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
+        client_id_metadata_document_supported: deps.dns !== undefined,
       }
     }
     return discovery

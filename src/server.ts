@@ -119,7 +119,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api' })
   const deps = { config, db, clock, services, ops: OPERATIONS }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
-  const auth = await createAuthServer({ config, db, clock })
+  const auth = await createAuthServer({ config, db, clock, dns: services.dns })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]

@@ -17,10 +17,10 @@ function freePort(): number {
   return port
 }
 
-export async function livePortico(): Promise<LivePortico> {
+export async function livePortico(env: Record<string, string> = {}): Promise<LivePortico> {
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
-  const p = await startPortico({ PUBLIC_URL: url })
+  const p = await startPortico({ PUBLIC_URL: url, ...env })
   const server = p.app.listen({ port, hostname: '127.0.0.1' })
   return {
     ...p,
