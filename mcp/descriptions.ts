@@ -7,7 +7,9 @@
 // - `output`: the fields an agent uses, kept in the tool's output schema (the full record is still
 //   returned in structuredContent; the schema stays open so the extra fields validate);
 // - `require`: inputs optional for other callers that an agent must send (an agent has no default
-//   application, so `application_id` is required for it).
+//   application, so `application_id` is required for it);
+// - `inputs`: when set, the only inputs the tool offers (an agent never handles a DNS provider's API
+//   key: it applies with an account a person saved); others are refused as unknown arguments.
 // A test fails when an agent operation has no entry here, so a new operation cannot ship with REST
 // wording.
 import type { Toolset } from './toolsets.ts'
@@ -19,6 +21,7 @@ export interface AgentText {
   openWorld: boolean
   output?: readonly string[]
   require?: readonly string[]
+  inputs?: readonly string[]
   /** A hand-written output schema, for operations whose response schema is free-form. */
   outputSchema?: Record<string, unknown>
 }
@@ -31,6 +34,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     toolset: 'read',
     idempotent: true,
     openWorld: false,
+    inputs: [],
     output: ['applications', 'count'],
   },
   'applications.get': {
@@ -104,6 +108,8 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     toolset: 'manage',
     idempotent: false,
     openWorld: true,
+    inputs: ['id', 'confirm'],
+    require: ['confirm'],
     output: ['domain', 'disconnected', 'records'],
   },
   'billing.standing': {
@@ -126,5 +132,59 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     idempotent: true,
     openWorld: false,
     output: ['domain', 'status', 'watched', 'drift', 'attention', 'history'],
+  },
+  'connections.bulk': {
+    description: `Connects many domains (up to 200) to one application in one call, each on its own: returns one result per domain, in order, saying connected (new, pending), already (connected before) or failed with the reason. Follow each with connections_get. ${APP_HINT}`,
+    toolset: 'connect',
+    idempotent: false,
+    openWorld: false,
+    require: ['application_id'],
+    output: ['results'],
+  },
+  'provider_accounts.list': {
+    description: 'Lists the DNS provider accounts people saved in this workspace (provider, label, whether it needs reconnecting) and the domains each manages. Use an account\'s id with connections_apply.',
+    toolset: 'connect',
+    idempotent: true,
+    openWorld: false,
+    output: ['accounts'],
+  },
+  'connections.apply': {
+    description: 'Writes a connection\'s records at its DNS provider with a provider account a person saved (see provider_accounts_list), keeping the zone\'s other records and remembering what it replaced so a disconnect can restore it. Returns the connection (now propagating) and whether anything changed; applying the same records again changes nothing.',
+    toolset: 'connect',
+    idempotent: true,
+    openWorld: true,
+    inputs: ['id', 'provider_account_id'],
+    require: ['provider_account_id'],
+    output: ['connection', 'changed', 'zone'],
+  },
+  'connections.oauth_start': {
+    description: 'Starts signing in at the domain\'s DNS provider so Portico can write the records: returns a link for the person to open (valid ten minutes). Once they approve at the provider, the records are written and the connection moves on by itself; follow it with connections_get. Use when domains_check says the oauth rail is available.',
+    toolset: 'connect',
+    idempotent: false,
+    openWorld: false,
+    inputs: ['id'],
+    output: ['authorize_url', 'expires_at', 'provider'],
+  },
+  'connections.domainconnect_start': {
+    description: 'Starts the one-click setup (Domain Connect) at the domain\'s DNS provider: returns the link for the person to open and confirm there; the provider then writes the records. Use when domains_check says the domainConnect rail is available.',
+    toolset: 'connect',
+    idempotent: false,
+    openWorld: true,
+    inputs: ['id'],
+    output: ['apply_url', 'consent_url', 'dc_provider_name'],
+  },
+  'share.create': {
+    description: 'Makes a link to the manual setup of a connection (the records to add, step by step) for whoever controls the domain\'s DNS, when that is not the person in the conversation. The link needs no sign-in and lasts 30 days; each call makes a new one.',
+    toolset: 'connect',
+    idempotent: false,
+    openWorld: false,
+    output: ['url', 'expires_at'],
+  },
+  'ssl.get': {
+    description: 'The certificate of a connected domain: whether it is issued, pending or failing, who issued it and when it expires. Answers not found until a certificate is tracked for the connection.',
+    toolset: 'secure',
+    idempotent: true,
+    openWorld: false,
+    output: ['certificate'],
   },
 }

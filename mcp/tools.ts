@@ -50,6 +50,7 @@ function inputSchema(op: AnyOp, text: AgentText): Tool['inputSchema'] {
     if (!schema) continue
     const req = new Set(schema.required ?? [])
     for (const [name, s] of Object.entries(schema.properties)) {
+      if (text.inputs && !text.inputs.includes(name)) continue
       properties[name] = plain(s as TSchema)
       if ((req.has(name) || schema === op.params) && !required.includes(name)) required.push(name)
     }
@@ -110,14 +111,14 @@ export function buildTools(ops: readonly AnyOp[]): AgentTool[] {
 }
 
 /** Splits tool arguments back into path, query, header and body by the op's schema keys. */
-export function splitArgs(op: AnyOp, args: Record<string, unknown>): RawInput {
+export function splitArgs(op: AnyOp, args: Record<string, unknown>, offered?: readonly string[]): RawInput {
   const pick = (schema: TObject | undefined) => {
     if (!schema) return undefined
     const out: Record<string, unknown> = {}
     for (const k of Object.keys(schema.properties)) if (args[k] !== undefined) out[k] = args[k]
     return out
   }
-  const known = new Set(parts(op).flatMap((s) => (s ? Object.keys(s.properties) : [])))
+  const known = new Set(offered ?? parts(op).flatMap((s) => (s ? Object.keys(s.properties) : [])))
   const unknown = Object.keys(args).filter((k) => !known.has(k))
   if (unknown.length) {
     throw new ApiError('invalid_request', 'Unknown arguments', unknown.map((field) => ({ in: 'arguments', field, message: 'unknown field' })))
@@ -131,7 +132,7 @@ type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
 
 export async function callTool(tool: AgentTool, args: Record<string, unknown>, base: BaseCtx): Promise<CallToolResult> {
   try {
-    const result = await runOp(tool.op, base, splitArgs(tool.op, args))
+    const result = await runOp(tool.op, base, splitArgs(tool.op, args, agentText(tool.op).inputs))
     const body = result.body ?? {}
     const structured = typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined
     return {
