@@ -4,6 +4,7 @@
 // - toolset: the group a client may choose (toolsets.ts);
 // - hints the operation kind cannot tell: `idempotent` (a repeat call changes nothing more) and
 //   `openWorld` (the tool talks to DNS or a provider outside Portico);
+// - `app`: the result is shown by the connect MCP App (app.ts);
 // - `output`: the fields an agent uses, kept in the tool's output schema (the full record is still
 //   returned in structuredContent; the schema stays open so the extra fields validate);
 // - `require`: inputs optional for other callers that an agent must send (an agent has no default
@@ -22,6 +23,8 @@ export interface AgentText {
   output?: readonly string[]
   require?: readonly string[]
   inputs?: readonly string[]
+  /** The result is shown with the connect MCP App (app.ts) where the host can, as text elsewhere. */
+  app?: true
   /** A hand-written output schema, for operations whose response schema is free-form. */
   outputSchema?: Record<string, unknown>
 }
@@ -67,6 +70,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
   'connections.create': {
     description:
       `Starts connecting a domain to an application. Returns the connection (status pending) with the DNS records the person must add; then follow it with connections_get, or use a connect tool (apply, provider sign-in, one-click) to write the records. ${APP_HINT}`,
+    app: true,
     toolset: 'connect',
     idempotent: false,
     openWorld: false,
@@ -83,6 +87,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
   'connections.get': {
     description:
       'Reads one connection: its status (pending → propagating → live, or failed with a reason), the records it needs and when it was last checked. Use it to follow a connection after creating it.',
+    app: true,
     toolset: 'read',
     idempotent: true,
     openWorld: false,
@@ -90,6 +95,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
   },
   'connections.records.get': {
     description: 'The DNS records the person has to add at their DNS provider for a connection (host relative to the domain, "@" is the domain itself), with the provider\'s own steps when known. Show these when the person sets up DNS by hand.',
+    app: true,
     toolset: 'read',
     idempotent: true,
     openWorld: false,
@@ -97,6 +103,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
   },
   'connections.recheck': {
     description: 'Looks the connection\'s records up in DNS now, instead of waiting for the next scheduled check, after the person says they added them. Returns the connection with its new status.',
+    app: true,
     toolset: 'connect',
     idempotent: false,
     openWorld: true,

@@ -12,7 +12,7 @@
 //    needed, so a client can step up; tools/list shows only the tools the token may call, and the
 //    executor refuses anyway.
 import type { Elysia } from 'elysia'
-import { Server, createMcpHandler as sdkHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server'
+import { Server, createMcpHandler as sdkHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server'
 import type { AppDeps, Mount } from '../src/http/app.ts'
 import { randomToken } from '../src/ids.ts'
 import { log } from '../src/logger.ts'
@@ -22,6 +22,7 @@ import { AGENT_SCOPE_IDS } from '../oauth/scopes.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
+import { APP_RESOURCE, APP_URI, UI_EXTENSION, appContents } from './app.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -94,8 +95,18 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
     { name: 'portico', title: 'Portico', version: deps.config.version },
     // tools/list depends only on the token's scopes and the chosen toolsets: a client may reuse it for
     // a minute, never share it (2026-07-28 caching).
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'private' } } },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [UI_EXTENSION]: {} } },
+      instructions: INSTRUCTIONS,
+      cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'private' }, 'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' }, 'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' } },
+    },
   )
+  // The connect MCP App's page is the only resource (app.ts).
+  server.setRequestHandler('resources/list', async () => ({ resources: [APP_RESOURCE] }))
+  server.setRequestHandler('resources/read', async (request) => {
+    if (request.params.uri !== APP_URI) throw new ResourceNotFoundError(request.params.uri)
+    return { contents: await appContents() }
+  })
   server.setRequestHandler('tools/list', async () => ({ tools: scope.visible.map((t) => t.descriptor) }))
   server.setRequestHandler('tools/call', async (request) => {
     const tool = tools.get(request.params.name)

@@ -17,6 +17,7 @@ import { runOp, type RawInput } from '../src/ops/run.ts'
 import { ApiError } from '../src/http/errors.ts'
 import { toApiError } from '../src/http/app.ts'
 import { AGENT_TEXTS, type AgentText } from './descriptions.ts'
+import { APP_URI, appText } from './app.ts'
 import type { Toolset } from './toolsets.ts'
 
 export interface AgentTool {
@@ -99,6 +100,7 @@ export function buildTools(ops: readonly AnyOp[]): AgentTool[] {
         description: text.description,
         inputSchema: inputSchema(op, text),
         ...(out ? { outputSchema: out } : {}),
+        ...(text.app ? { _meta: { ui: { resourceUri: APP_URI } } } : {}),
         annotations: {
           readOnlyHint: op.kind === 'read',
           destructiveHint: op.kind === 'destroy',
@@ -135,8 +137,9 @@ export async function callTool(tool: AgentTool, args: Record<string, unknown>, b
     const result = await runOp(tool.op, base, splitArgs(tool.op, args, agentText(tool.op).inputs))
     const body = result.body ?? {}
     const structured = typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined
+    const readable = agentText(tool.op).app && structured ? appText(structured) : ''
     return {
-      content: [{ type: 'text', text: JSON.stringify(body) }],
+      content: [{ type: 'text', text: JSON.stringify(body) }, ...(readable ? [{ type: 'text' as const, text: readable }] : [])],
       ...(structured && tool.descriptor.outputSchema ? { structuredContent: structured } : {}),
     }
   } catch (err) {
