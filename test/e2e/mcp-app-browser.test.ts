@@ -8,7 +8,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { livePortico, agentToken, type LivePortico } from '../harness/agents.ts'
+import { livePortico, documentToken, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startPdns } from '../harness/pdns.ts'
 
@@ -39,11 +39,11 @@ window.show = (html, result) => { window.toolResult = result; frame.srcdoc = htm
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
   const pdns = await startPdns()
-  p = await livePortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico-test.test' })
+  p = await livePortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico-test.test', WEBHOOK_ALLOW_LOOPBACK: '1' })
   ws = await provision(p)
   zone = `app${Date.now().toString(36)}.test`
   await pdns.createZone(zone)
-  const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:write')
+  const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read domains:write')
   client = new Client({ name: 'test-host', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }))
   host = Bun.serve({

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { livePortico, agentToken, type LivePortico } from '../harness/agents.ts'
+import { livePortico, documentToken, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { OPERATIONS } from '../../src/ops/index.ts'
@@ -28,11 +28,11 @@ let zone: string
 
 beforeAll(async () => {
   const pdns = await startPdns()
-  p = await livePortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico-test.test' })
+  p = await livePortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico-test.test', WEBHOOK_ALLOW_LOOPBACK: '1' })
   ws = await provision(p)
   zone = `t${Date.now().toString(36)}.test`
   await pdns.createZone(zone)
-  token = (await agentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect')).tokens.access_token
+  token = (await documentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect')).tokens.access_token
 })
 afterAll(async () => {
   await p.stop()

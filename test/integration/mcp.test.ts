@@ -12,13 +12,15 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import { decrypt } from '../../src/domain/secrets.ts'
 import { agentOperations, agentText, buildTools, toolName } from '../../mcp/tools.ts'
-import { livePortico, agentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
+import { livePortico, agentToken, documentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
 let ws: Workspace
 beforeAll(async () => {
-  p = await livePortico()
+  // Loopback allowed: tests that only need a token use a metadata document served from loopback
+  // (documentToken), which spends no registration budget.
+  p = await livePortico({ WEBHOOK_ALLOW_LOOPBACK: '1' })
   ws = await provision(p)
 })
 afterAll(async () => {
@@ -158,7 +160,7 @@ describe('MCP refusals', () => {
   test('a token of another audience, or another credential, is refused', async () => {
     const [row] = await p.db`select sealed from oauth_keys where id = 'signing'`
     const [jwk] = JSON.parse(decrypt(p.config.secretsKey, row.sealed, 'oauth-jwks')) as JWK[]
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString())
     const key = await importJWK(jwk!, 'ES256')
     const otherAudience = await new SignJWT({ ...claims, aud: 'https://elsewhere.example/mcp' })
@@ -174,7 +176,7 @@ describe('MCP refusals', () => {
   })
 
   test('a token without domains:disconnect does not see or call the disconnect tool', async () => {
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const list = await rpc(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
     const names = list.body.result.tools.map((t: { name: string }) => t.name)
     expect(names).toContain('connections_list')
@@ -192,14 +194,14 @@ describe('MCP refusals', () => {
   })
 
   test('a browser Origin that is not allowed is refused (DNS rebinding)', async () => {
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
     expect((await rpc(tokens.access_token, list, { origin: 'http://evil.example' })).status).toBe(403)
     expect((await rpc(tokens.access_token, list, { origin: p.url })).status).toBe(200)
   })
 
   test('a revoked grant stops working at once', async () => {
-    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens, clientId } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
     expect((await rpc(tokens.access_token, list)).status).toBe(200)
     await p.db`update agent_grants set revoked_at = now() where client_id = ${clientId}`
@@ -264,7 +266,7 @@ describe('tools come from the registry', () => {
   })
 
   test('a full-scope token lists exactly the agent operations', async () => {
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect')
     const list = await rpc(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
     const names = list.body.result.tools.map((t: { name: string }) => t.name).sort()
     expect(names).toEqual(agentOperations(OPERATIONS).map(toolName).sort())
