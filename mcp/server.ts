@@ -1,5 +1,8 @@
-// The MCP server at /mcp: Streamable HTTP (web-standard transport, stateless: a fresh server and
-// transport per request, JSON responses), protected by delegated agent tokens. Per request, in order:
+// The MCP server at /mcp, protected by delegated agent tokens. One handler serves both protocol eras
+// from one server factory (so the two can never list different tools): revision 2026-07-28 (stateless
+// per-request envelope, `server/discover`, `Mcp-Method`/`Mcp-Name` header checks, cache hints on
+// tools/list) and the 2025 revisions up to 2025-11-25 (initialize handshake, served statelessly). The
+// era is the SDK's classification of each request. Authorization is the same for both; per request:
 // 1. Origin: a browser Origin not in the allow-list is refused with 403 (DNS rebinding; MCP transport
 //    spec, "Security Warning");
 // 2. the bearer (or a DPoP-bound token with its proof) must be an agent access token for exactly this resource (issuer, audience `…/mcp`,
@@ -9,9 +12,7 @@
 //    needed, so a client can step up; tools/list shows only the tools the token may call, and the
 //    executor refuses anyway.
 import type { Elysia } from 'elysia'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { Server, createMcpHandler as sdkHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server'
 import type { AppDeps, Mount } from '../src/http/app.ts'
 import { randomToken } from '../src/ids.ts'
 import { log } from '../src/logger.ts'
@@ -21,6 +22,8 @@ import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
 import { presentation } from '../oauth/dpop.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
+import { selectToolsets } from './toolsets.ts'
+import { APP_RESOURCE, APP_URI, UI_EXTENSION, appContents } from './app.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -39,8 +42,23 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
 
-const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>) =>
-  jsonResponse(status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers)
+/** A JSON-RPC error answered before the SDK sees the request; it echoes the request's id when known. */
+const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>, id: unknown = null) =>
+  jsonResponse(status, { jsonrpc: '2.0', error: { code, message }, id }, headers)
+
+/** The id of a single JSON-RPC request (errors echo it, 2026-07-28); null for batches and garbage. */
+const requestId = (body: unknown): unknown => {
+  const id = (body as { id?: unknown } | null)?.id
+  return typeof id === 'string' || typeof id === 'number' ? id : null
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(origin).hostname)
+  } catch {
+    return false
+  }
+}
 
 
 /** Scopes, catalog order, without duplicates. */
@@ -62,14 +80,35 @@ function missingScopes(body: unknown, tools: Map<string, AgentTool>, have: strin
   return ordered(missing)
 }
 
-function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, principal: Extract<Principal, { kind: 'AGENT' }>, ip: string | null): Server {
-  const server = new Server({ name: 'portico', title: 'Portico', version: deps.config.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
-  const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope))
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: visible.map((t) => t.descriptor) }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+/** What the factory needs per request, carried through the SDK in `authInfo.extra`. */
+interface RequestScope {
+  principal: Extract<Principal, { kind: 'AGENT' }>
+  ip: string | null
+  visible: AgentTool[]
+}
+
+function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestScope): Server {
+  const server = new Server(
+    { name: 'portico', title: 'Portico', version: deps.config.version },
+    // tools/list depends only on the token's scopes and the chosen toolsets: a client may reuse it for
+    // a minute, never share it (2026-07-28 caching).
+    {
+      capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [UI_EXTENSION]: {} } },
+      instructions: INSTRUCTIONS,
+      cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'private' }, 'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' }, 'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' } },
+    },
+  )
+  // The connect MCP App's page is the only resource (app.ts).
+  server.setRequestHandler('resources/list', async () => ({ resources: [APP_RESOURCE] }))
+  server.setRequestHandler('resources/read', async (request) => {
+    if (request.params.uri !== APP_URI) throw new ResourceNotFoundError(request.params.uri)
+    return { contents: await appContents() }
+  })
+  server.setRequestHandler('tools/list', async () => ({ tools: scope.visible.map((t) => t.descriptor) }))
+  server.setRequestHandler('tools/call', async (request) => {
     const tool = tools.get(request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
-    const base = { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: `mcp_${randomToken(9)}`, ip }
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
+    const base = { principal: scope.principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: `mcp_${randomToken(9)}`, ip: scope.ip }
     return callTool(tool, request.params.arguments ?? {}, base)
   })
   return server
@@ -78,8 +117,28 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, principal: Extr
 export function createMcpHandler(deps: McpDeps) {
   const tools = new Map(buildTools(deps.ops).map((t) => [t.name, t]))
   const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
+  // A server on loopback (development, tests) also takes pages on loopback, whatever their port: a DNS
+  // rebinding page has its own domain as Origin, never a loopback one.
+  const loopbackServer = isLoopbackOrigin(deps.config.publicUrl)
+  const originAllowed = (origin: string) => origins.has(origin) || (loopbackServer && isLoopbackOrigin(origin))
   const challenge = (error?: 'invalid_token', description?: string) =>
     rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: DEFAULT_AGENT_SCOPE_IDS }) })
+  // 2026-07-28 requests go to the SDK's modern handler; 2025-era ones to a stateless transport
+  // answering plain JSON (as this server always has), built from the same factory.
+  const modern = sdkHandler((ctx) => mcpServer(deps, tools, ctx.authInfo!.extra!.scope as RequestScope), {
+    legacy: 'reject',
+    onerror: (err) => log.warn('mcp request refused', { message: err.message }),
+  })
+  const legacy = async (req: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
+    const server = mcpServer(deps, tools, authInfo.extra!.scope as RequestScope)
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(req, { parsedBody: body, authInfo })
+    } finally {
+      await server.close()
+    }
+  }
 
   // A Bearer token, or a DPoP-bound one with its proof (oauth/dpop.ts).
   const authorize = async (req: Request): Promise<(AgentIdentity & { token: string }) | Response> => {
@@ -92,7 +151,7 @@ export function createMcpHandler(deps: McpDeps) {
   return async function handle(req: Request, ip: string | null): Promise<Response> {
     const started = performance.now()
     const origin = req.headers.get('origin')
-    if (origin !== null && !origins.has(origin)) return rpcError(403, -32000, 'Origin not allowed')
+    if (origin !== null && !originAllowed(origin)) return rpcError(403, -32000, 'Origin not allowed')
     const identity = await authorize(req)
     if (identity instanceof Response) return identity
     if (req.method !== 'POST') return rpcError(405, -32000, 'This server is stateless: use POST', { allow: 'POST' })
@@ -100,30 +159,24 @@ export function createMcpHandler(deps: McpDeps) {
     try {
       body = JSON.parse(await req.text())
     } catch {
-      return rpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON')
+      return rpcError(400, -32700, 'Parse error: the body is not JSON')
     }
     const missing = missingScopes(body, tools, identity.scopes)
     if (missing.length) {
       const description = `This needs the ${missing.join(', ')} scope`
       const scopes = ordered([...identity.scopes, ...missing])
-      return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) })
+      return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) }, requestId(body))
     }
+    const toolsets = selectToolsets(req)
+    if (!toolsets.ok) return rpcError(400, -32602, toolsets.message, {}, requestId(body))
     const { token, ...agent } = identity
     const principal = { kind: 'AGENT' as const, ...agent }
-    const server = mcpServer(deps, tools, principal, ip)
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    await server.connect(transport)
-    try {
-      const res = await transport.handleRequest(req, {
-        parsedBody: body,
-        authInfo: { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId } },
-      })
-      const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
-      log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
-      return res
-    } finally {
-      await server.close()
-    }
+    const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope) && toolsets.names.has(t.toolset))
+    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope: { principal, ip, visible } satisfies RequestScope } }
+    const res = (await isLegacyRequest(req, body)) ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
+    const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
+    log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
+    return res
   }
 }
 

@@ -1,24 +1,29 @@
 // MCP tools generated from the operation registry ("One operation, three faces", DESIGN.md). Every
 // operation an agent may call (auth includes AGENT, has a scope, not internal) is one tool:
-// - name: the op id with `.` → `_`; title and description from the op's summary and description;
+// - name: the op id with `.` → `_`; title from the op's summary; description, toolset and the hints the
+//   op cannot tell (idempotent, open world) from descriptions.ts, written for agents;
 // - input schema: the op's path, query, header and body fields merged into one closed object, split
 //   back into those parts by the schemas' own keys when called;
-// - output schema: the op's response schema; results go out as structuredContent plus a JSON text copy;
-// - annotations from the op: readOnlyHint (read), destructiveHint (destroy), idempotentHint.
+// - output schema: the fields an agent uses (descriptions.ts), open to the rest; the full record goes
+//   out as structuredContent plus a JSON text copy;
+// - annotations: readOnlyHint (read), destructiveHint (destroy), idempotentHint, openWorldHint.
 // Calls go through the same executor as REST (`runOp`), so scopes, validation, transactions and audit
 // are the same. A refusal the model can act on (bad input, not found, conflicts) is a tool error carrying
 // the contract's `{code, title, details}`; an authorization failure is a protocol error.
 import type { TObject, TSchema } from '@sinclair/typebox'
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/server'
 import type { AnyOp, Ctx } from '../src/ops/registry.ts'
 import { runOp, type RawInput } from '../src/ops/run.ts'
 import { ApiError } from '../src/errors.ts'
 import { toApiError } from '../src/http/app.ts'
+import { AGENT_TEXTS, type AgentText } from './descriptions.ts'
+import { APP_URI, appText } from './app.ts'
+import type { Toolset } from './toolsets.ts'
 
 export interface AgentTool {
   name: string
   scope: string
+  toolset: Toolset
   op: AnyOp
   descriptor: Tool
 }
@@ -39,51 +44,68 @@ function plain(schema: TSchema): Record<string, unknown> {
 
 const parts = (op: AnyOp): (TObject | undefined)[] => [op.params, op.query, op.headers, op.body]
 
-function inputSchema(op: AnyOp): Tool['inputSchema'] {
+function inputSchema(op: AnyOp, text: AgentText): Tool['inputSchema'] {
   const properties: Record<string, unknown> = {}
-  const required: string[] = []
+  const required: string[] = [...(text.require ?? [])]
   for (const schema of parts(op)) {
     if (!schema) continue
     const req = new Set(schema.required ?? [])
     for (const [name, s] of Object.entries(schema.properties)) {
+      if (text.inputs && !text.inputs.includes(name)) continue
       properties[name] = plain(s as TSchema)
-      if (req.has(name) || schema === op.params) required.push(name)
+      if ((req.has(name) || schema === op.params) && !required.includes(name)) required.push(name)
     }
   }
-  return { type: 'object', properties: properties as Record<string, object>, ...(required.length ? { required } : {}), additionalProperties: false }
+  return { type: 'object', properties: properties as Tool['inputSchema']['properties'], ...(required.length ? { required } : {}), additionalProperties: false }
 }
 
-function outputSchema(op: AnyOp): Tool['outputSchema'] | undefined {
-  const s = plain(op.response)
-  return s.type === 'object' ? (s as Tool['outputSchema']) : undefined
+/** The agent's fields of the op's response schema; open, so the full record still validates. */
+function outputSchema(op: AnyOp, text: AgentText): Tool['outputSchema'] | undefined {
+  if (text.outputSchema) return text.outputSchema as Tool['outputSchema']
+  const s = plain(op.response) as { type?: string; properties?: Record<string, unknown>; required?: string[] }
+  if (s.type !== 'object' || !s.properties) return undefined
+  const keep = text.output ?? Object.keys(s.properties)
+  const properties = Object.fromEntries(keep.filter((k) => k in s.properties!).map((k) => [k, lean(s.properties![k])]))
+  const required = (s.required ?? []).filter((k) => k in properties)
+  return { type: 'object', properties, ...(required.length ? { required } : {}) } as Tool['outputSchema']
 }
 
-function description(op: AnyOp): string {
-  const lines = [op.description ? `${op.summary}. ${op.description}` : `${op.summary}.`]
-  if (op.kind === 'destroy') lines.push('This removes or changes things for real; confirm with the person first.')
-  lines.push(`Needs the ${op.scope} scope. Ids are the ones other tools return (prefix names the kind). Errors come back as {code, title, details}.`)
-  return lines.join('\n')
+/** A property's type and meaning, without nested detail: nested records are described, not spelled out. */
+function lean(schema: unknown): Record<string, unknown> {
+  const s = schema as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of ['type', 'enum', 'const', 'format', 'description', 'anyOf']) if (s[k] !== undefined) out[k] = k === 'anyOf' ? (s.anyOf as unknown[]).map(lean) : s[k]
+  if (s.type === 'array' && s.items) out.items = { type: (s.items as Record<string, unknown>).type ?? 'object' }
+  return out
+}
+
+export function agentText(op: AnyOp): AgentText {
+  const text = AGENT_TEXTS[op.id]
+  if (!text) throw new Error(`${op.id} is an agent operation without agent texts in mcp/descriptions.ts`)
+  return text
 }
 
 export function buildTools(ops: readonly AnyOp[]): AgentTool[] {
   return agentOperations(ops).map((op) => {
-    const out = outputSchema(op)
+    const text = agentText(op)
+    const out = outputSchema(op, text)
     return {
       name: toolName(op),
       scope: op.scope!,
+      toolset: text.toolset,
       op,
       descriptor: {
         name: toolName(op),
         title: op.summary,
-        description: description(op),
-        inputSchema: inputSchema(op),
+        description: text.description,
+        inputSchema: inputSchema(op, text),
         ...(out ? { outputSchema: out } : {}),
+        ...(text.app ? { _meta: { ui: { resourceUri: APP_URI } } } : {}),
         annotations: {
-          title: op.summary,
           readOnlyHint: op.kind === 'read',
           destructiveHint: op.kind === 'destroy',
-          idempotentHint: op.kind === 'read' || op.idempotent === true,
-          openWorldHint: false,
+          idempotentHint: text.idempotent,
+          openWorldHint: text.openWorld,
         },
       },
     }
@@ -91,14 +113,14 @@ export function buildTools(ops: readonly AnyOp[]): AgentTool[] {
 }
 
 /** Splits tool arguments back into path, query, header and body by the op's schema keys. */
-export function splitArgs(op: AnyOp, args: Record<string, unknown>): RawInput {
+export function splitArgs(op: AnyOp, args: Record<string, unknown>, offered?: readonly string[]): RawInput {
   const pick = (schema: TObject | undefined) => {
     if (!schema) return undefined
     const out: Record<string, unknown> = {}
     for (const k of Object.keys(schema.properties)) if (args[k] !== undefined) out[k] = args[k]
     return out
   }
-  const known = new Set(parts(op).flatMap((s) => (s ? Object.keys(s.properties) : [])))
+  const known = new Set(offered ?? parts(op).flatMap((s) => (s ? Object.keys(s.properties) : [])))
   const unknown = Object.keys(args).filter((k) => !known.has(k))
   if (unknown.length) {
     throw new ApiError('invalid_request', 'Unknown arguments', unknown.map((field) => ({ in: 'arguments', field, message: 'unknown field' })))
@@ -112,17 +134,18 @@ type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
 
 export async function callTool(tool: AgentTool, args: Record<string, unknown>, base: BaseCtx): Promise<CallToolResult> {
   try {
-    const result = await runOp(tool.op, base, splitArgs(tool.op, args))
+    const result = await runOp(tool.op, base, splitArgs(tool.op, args, agentText(tool.op).inputs))
     const body = result.body ?? {}
     const structured = typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined
+    const readable = agentText(tool.op).app && structured ? appText(structured) : ''
     return {
-      content: [{ type: 'text', text: JSON.stringify(body) }],
+      content: [{ type: 'text', text: JSON.stringify(body) }, ...(readable ? [{ type: 'text' as const, text: readable }] : [])],
       ...(structured && tool.descriptor.outputSchema ? { structuredContent: structured } : {}),
     }
   } catch (err) {
     const e = toApiError(err, base.requestId, tool.op.id)
     const body = e.body()
-    if (PROTOCOL_LEVEL.has(e.code)) throw new McpError(ErrorCode.InvalidRequest, e.title, body)
+    if (PROTOCOL_LEVEL.has(e.code)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, e.title, body)
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
   }
 }

@@ -11,6 +11,7 @@
 // the grant (revokeByGrantId), which ends the grant row with reason `token_reuse`.
 import type { Sql } from '../src/db/sql.ts'
 import { revokeGrant, REVOKE_REASONS } from './grants.ts'
+import { isClientIdUrl } from './client-metadata.ts'
 
 export const REFRESH_REUSE_GRACE_S = 60
 
@@ -40,8 +41,11 @@ function out(row: Row | undefined): StoredPayload | undefined {
   return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
 }
 
-/** The adapter class oidc-provider instantiates once per model name. */
-export function postgresAdapter(db: Sql): new (model: string) => Adapter {
+/**
+ * The adapter class oidc-provider instantiates once per model name. `clientDocument`, when given,
+ * answers Client lookups for URL client ids (client ID metadata documents, client-metadata.ts).
+ */
+export function postgresAdapter(db: Sql, clientDocument?: (url: string) => Promise<StoredPayload | null>): new (model: string) => Adapter {
   return class PostgresAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
@@ -57,6 +61,7 @@ export function postgresAdapter(db: Sql): new (model: string) => Adapter {
 
     async find(id: string): Promise<StoredPayload | undefined> {
       if (this.model === 'RefreshToken') return findRefreshToken(db, id)
+      if (clientDocument && this.model === 'Client' && isClientIdUrl(id)) return (await clientDocument(id)) ?? undefined
       const [row] = await db`
         select payload, consumed_at from oauth_store
         where model = ${this.model} and id = ${id} and (expires_at is null or expires_at > now())`

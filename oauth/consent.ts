@@ -23,6 +23,7 @@ import type { Config } from '../src/config.ts'
 import { authenticate, type AuthDeps } from '../src/http/auth.ts'
 import { ApiError } from '../src/errors.ts'
 import { judgeClient } from './brands.ts'
+import { isClientIdUrl } from './client-metadata.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
 export interface ConsentRequest {
@@ -69,9 +70,13 @@ export async function loadConsentRequest(sql: Sql, id: string): Promise<ConsentR
   if (interaction.result !== undefined) return null
   const params = interaction.params ?? {}
   const redirectUri = String(params.redirect_uri ?? '')
+  const clientId = String(params.client_id)
+  // A client ID metadata document proves its host: the brand verdict judges that host (client-metadata.ts).
+  const documentHost = isClientIdUrl(clientId) ? new URL(clientId).host : null
   const verdict = judgeClient(row.client_name as string, row.redirect_uris as string[])
+  if (documentHost) Object.assign(verdict, { ...judgeClient(row.client_name as string, [clientId]), local: verdict.local })
   return {
-    client_id: String(params.client_id),
+    client_id: clientId,
     client_name: row.client_name as string,
     redirect_uri: redirectUri,
     scopes: parseScopes(params.scope as string | undefined),
@@ -83,8 +88,8 @@ export async function loadConsentRequest(sql: Sql, id: string): Promise<ConsentR
     imitates: verdict.imitates,
     registration: 'dynamic',
     registered_at: (row.created_at as Date).toISOString(),
-    // Dynamic registrations have opaque ids; a URL client id (metadata document) would name its host.
-    client_id_host: null,
+    // Dynamic registrations have opaque ids; a URL client id (metadata document) names its host.
+    client_id_host: documentHost,
   }
 }
 
@@ -245,7 +250,8 @@ export function consentPage(req: ConsentRequest, error?: string, signedIn?: Sign
     `<div class="who">${avatar(req.client_name)}<h1>${title}</h1></div>`,
     `<p>After you answer you will be sent to</p><p class="host" id="redirect-host">${esc(req.redirect_host)}</p>`,
   ]
-  if (req.verified_as) parts.push(`<p class="ok">Verified: every redirect of this client is a web address of ${esc(req.verified_as)}.</p>`)
+  if (req.client_id_host) parts.push(`<p id="client-domain">This client is published by <strong>${esc(req.client_id_host)}</strong> (its metadata document is served there).</p>`)
+  if (req.verified_as) parts.push(`<p class="ok">Verified: ${req.client_id_host ? 'this client\'s domain belongs to' : 'every redirect of this client is a web address of'} ${esc(req.verified_as)}.</p>`)
   if (req.local) {
     parts.push(
       '<p class="warn" id="local-warning">This client only redirects to this computer (a loopback address). ' +

@@ -25,6 +25,8 @@ import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
 import { checkPresentation, type Presentation } from './dpop.ts'
 import { liveGrant, revokeGrant, REVOKE_REASONS, touchGrant } from './grants.ts'
+import { clientMetadataDocuments } from './client-metadata.ts'
+import type { Dns } from '../src/domain/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
 
 export const OAUTH_MOUNT = '/oauth'
@@ -38,6 +40,8 @@ export interface AuthServerDeps {
   config: Config
   db: Sql
   clock: Clock
+  /** For client ID metadata documents; without it only registered clients exist. */
+  dns?: Dns
 }
 
 export interface AgentIdentity {
@@ -83,7 +87,7 @@ function publicJwk({ d: _d, ...pub }: JWK): JWK {
 function providerConfig(deps: AuthServerDeps, keys: JWK[], resource: string): Record<string, unknown> {
   const { config, db, clock } = deps
   return {
-    adapter: postgresAdapter(db),
+    adapter: postgresAdapter(db, deps.dns ? clientMetadataDocuments({ db, clock: deps.clock, dns: deps.dns, allowLoopback: config.webhookAllowLoopback }).find : undefined),
     jwks: { keys },
     clients: [],
     cookies: {
@@ -230,6 +234,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
+        client_id_metadata_document_supported: deps.dns !== undefined,
       }
     }
     return discovery

@@ -130,7 +130,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
   const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
-  const auth = await createAuthServer({ config, db, clock })
+  const auth = await createAuthServer({ config, db, clock, dns: services.dns })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]

@@ -307,7 +307,8 @@ export const bulkConnectOp = defineOp({
     'domain already connected under the application is `already`; a new one is `connected` (created, status `pending`). ' +
     'One result per domain, in order. More than 200 domains is 400.',
   tag: TAG,
-  auth: ['WIDGET', 'KEY'],
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  scope: 'domains:write',
   permission: 'connections:write',
   body: Input({
     domains: Type.Array(Type.String({ maxLength: 300 }), { minItems: 1, maxItems: BULK_MAX }),

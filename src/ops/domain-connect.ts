@@ -275,7 +275,8 @@ export const domainConnectStartOp = defineOp({
     '`template_unsupported` (the provider\'s API says it has not onboarded the template); or when ' +
     'the connection carries an integrator-authored record set (`custom_records`) or no template fits (`template_mismatch`, `no_template`).',
   tag: 'Domains and connections',
-  auth: ['WIDGET'],
+  auth: ['WIDGET', 'AGENT'],
+  scope: 'domains:write',
   params: IdParam,
   bodyOptional: true,
   body: Input({

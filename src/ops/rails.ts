@@ -109,7 +109,8 @@ export const applyOp = defineOp({
     '`changed: false` and writes nothing. A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
     'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis).',
   tag: TAG,
-  auth: ['WIDGET', 'KEY'],
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,
   body: Input({
@@ -319,7 +320,8 @@ export const listAccountsOp = defineOp({
   path: '/provider-accounts',
   summary: 'List provider accounts',
   tag: ACCOUNTS,
-  auth: ['KEY'],
+  auth: ['KEY', 'AGENT'],
+  scope: 'domains:read',
   permission: 'connections:read',
   response: Out({ accounts: Type.Array(AccountSchema) }),
   errors: ['unauthorized', 'forbidden'],
@@ -509,7 +511,8 @@ export const oauthStartOp = defineOp({
     '`data.via: automatic`). Refused with 400 `invalid_request` (`details.reason: oauth_not_available`) when the domain check did not ' +
     'advertise the OAuth rail.',
   tag: TAG,
-  auth: ['WIDGET', 'KEY'],
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,
   bodyOptional: true,

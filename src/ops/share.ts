@@ -67,7 +67,8 @@ export const createShareOp = defineOp({
     '`loadSharedFlow`); the link needs no credential and expires after 30 days, then answers 404. Each call mints a new link. ' +
     'A domain-bound widget token may share only its own hostname.',
   tag: TAG,
-  auth: ['WIDGET', 'KEY'],
+  auth: ['WIDGET', 'KEY', 'AGENT'],
+  scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,
   bodyOptional: true,

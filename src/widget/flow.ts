@@ -9,7 +9,7 @@
 import { ApiFailure, type Client } from './api.ts'
 import { translator, localeOf, type Translate } from './i18n.ts'
 import { tokenDeclarations } from './styles.ts'
-import { copyButton, Dialog, h } from './ui.ts'
+import { copyButton, Dialog, h, recordsTable } from './ui.ts'
 import type { DnsRecordIn, FallbackReason, OpenConfig, Step, StepError, WidgetErrorInfo } from './types.ts'
 
 export const GLOBAL = 'Portico'
@@ -319,14 +319,7 @@ export class Flow {
   }
 
   private table(records: DnsRecordIn[]): HTMLElement {
-    const t = this.t
-    const cell = (text: string, field: string, type: string) => h('td', {}, h('code', {}, text), copyButton(text, t('copyLabel', { field, type }), t('copy'), t('copied')))
-    return h(
-      'table',
-      { class: 'je-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')))),
-      h('tbody', {}, ...records.map((r) => h('tr', {}, h('td', {}, r.type), cell(r.host, t('host'), r.type), cell(r.value, t('value'), r.type)))),
-    )
+    return recordsTable(records, this.t)
   }
 
   async showManual(chosen?: { manual_steps: string[]; dashboard_url: string }): Promise<void> {

@@ -4,6 +4,8 @@
 // Pattern"); focus returns to where it was when the dialog goes away; screen changes are announced
 // through a polite live region. Embedded mode renders inline in the host's container, without overlay.
 import { STYLESHEET } from './styles.ts'
+import type { Translate } from './i18n.ts'
+import type { DnsRecordIn } from './types.ts'
 
 export type Child = Node | string | null | undefined | false
 type Attrs = Record<string, string | boolean | ((e: Event) => void) | undefined>
@@ -110,4 +112,15 @@ export function copyButton(text: string, label: string, idle: string, done: stri
     b.textContent = done
   })
   return b
+}
+
+/** The records to add, one row each, every host and value with its copy button. */
+export function recordsTable(records: readonly DnsRecordIn[], t: Translate): HTMLElement {
+  const cell = (text: string, field: string, type: string) => h('td', {}, h('code', {}, text), copyButton(text, t('copyLabel', { field, type }), t('copy'), t('copied')))
+  return h(
+    'table',
+    { class: 'je-table' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')))),
+    h('tbody', {}, ...records.map((r) => h('tr', {}, h('td', {}, r.type), cell(r.host, t('host'), r.type), cell(r.value, t('value'), r.type)))),
+  )
 }

@@ -17,10 +17,10 @@ function freePort(): number {
   return port
 }
 
-export async function livePortico(): Promise<LivePortico> {
+export async function livePortico(env: Record<string, string> = {}): Promise<LivePortico> {
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
-  const p = await startPortico({ PUBLIC_URL: url })
+  const p = await startPortico({ PUBLIC_URL: url, ...env })
   const server = p.app.listen({ port, hostname: '127.0.0.1' })
   return {
     ...p,
@@ -151,4 +151,34 @@ export async function agentToken(
   const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.body.client_id, code_verifier: verifier, resource: `${base}/mcp` }, await tokenHeaders())
   if (t.status !== 200) throw new Error(`token: ${JSON.stringify(t.body)}`)
   return { tokens: t.body, clientId: reg.body.client_id }
+}
+
+let documentHost: ReturnType<typeof Bun.serve> | null = null
+let documentSeq = 0
+
+/**
+ * The whole flow for a client that identifies itself with a client ID metadata document (served from
+ * loopback, so the Portico needs WEBHOOK_ALLOW_LOOPBACK): no registration, so tests that only need a
+ * token do not spend the per-address registration budget. Each call is a new client (a new URL).
+ */
+export async function documentToken(base: string, apiKey: string, scope: string, name = 'Test agent'): Promise<{ tokens: Tokens; clientId: string }> {
+  const redirectUri = 'http://127.0.0.1:9/callback'
+  documentHost ??= Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (req) => {
+      const url = new URL(req.url)
+      const label = decodeURIComponent(url.searchParams.get('name') ?? 'Test agent')
+      return Response.json({ client_id: url.href, client_name: label, redirect_uris: [redirectUri] })
+    },
+  })
+  const clientId = `http://127.0.0.1:${documentHost.port}/clients/${++documentSeq}.json?name=${encodeURIComponent(name)}`
+  const { verifier, challenge } = pkce()
+  const auth = await authorize(base, { client_id: clientId, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', scope, state: 'st', resource: `${base}/mcp` })
+  const done = await answer(base, auth, { api_key: apiKey, action: 'approve' }, redirectUri)
+  const code = done.location ? new URL(done.location).searchParams.get('code') : null
+  if (!code) throw new Error(`no code: ${done.status} ${done.location} ${done.page.slice(0, 300)}`)
+  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource: `${base}/mcp` })
+  if (t.status !== 200) throw new Error(`token: ${JSON.stringify(t.body)}`)
+  return { tokens: t.body, clientId }
 }

@@ -11,14 +11,16 @@ import { SignJWT, importJWK, type JWK } from 'jose'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import { decrypt } from '../../src/domain/secrets.ts'
-import { agentOperations, buildTools, toolName } from '../../mcp/tools.ts'
-import { livePortico, agentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
+import { agentOperations, agentText, buildTools, toolName } from '../../mcp/tools.ts'
+import { livePortico, agentToken, documentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
 let ws: Workspace
 beforeAll(async () => {
-  p = await livePortico()
+  // Loopback allowed: tests that only need a token use a metadata document served from loopback
+  // (documentToken), which spends no registration budget.
+  p = await livePortico({ WEBHOOK_ALLOW_LOOPBACK: '1' })
   ws = await provision(p)
 })
 afterAll(async () => {
@@ -160,7 +162,7 @@ describe('MCP refusals', () => {
   test('a token of another audience, or another credential, is refused', async () => {
     const [row] = await p.db`select sealed from oauth_keys where id = 'signing'`
     const [jwk] = JSON.parse(decrypt(p.config.secretsKey, row.sealed, 'oauth-jwks')) as JWK[]
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString())
     const key = await importJWK(jwk!, 'ES256')
     const otherAudience = await new SignJWT({ ...claims, aud: 'https://elsewhere.example/mcp' })
@@ -176,7 +178,7 @@ describe('MCP refusals', () => {
   })
 
   test('a token without domains:disconnect does not see or call the disconnect tool', async () => {
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const list = await rpc(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
     const names = list.body.result.tools.map((t: { name: string }) => t.name)
     expect(names).toContain('connections_list')
@@ -194,14 +196,14 @@ describe('MCP refusals', () => {
   })
 
   test('a browser Origin that is not allowed is refused (DNS rebinding)', async () => {
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
     expect((await rpc(tokens.access_token, list, { origin: 'http://evil.example' })).status).toBe(403)
     expect((await rpc(tokens.access_token, list, { origin: p.url })).status).toBe(200)
   })
 
   test('a revoked grant stops working at once', async () => {
-    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read')
+    const { tokens, clientId } = await documentToken(p.url, ws.apiKey, 'domains:read')
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
     expect((await rpc(tokens.access_token, list)).status).toBe(200)
     await p.db`update agent_grants set revoked_at = now() where client_id = ${clientId}`
@@ -254,7 +256,11 @@ describe('tools come from the registry', () => {
       expect({ op: op.id, tool: tool?.op.id, scope: tool?.scope }).toEqual({ op: op.id, tool: op.id, scope: op.scope })
       const d = tool!.descriptor
       expect(d.inputSchema.type).toBe('object')
-      for (const part of [op.params, op.query, op.body]) for (const k of Object.keys(part?.properties ?? {})) expect(d.inputSchema.properties).toHaveProperty(k)
+      // Every input of the op, or exactly the ones its agent text offers.
+      const offered = agentText(op).inputs
+      for (const part of [op.params, op.query, op.body]) {
+        for (const k of Object.keys(part?.properties ?? {})) expect(k in (d.inputSchema.properties ?? {})).toBe(offered ? offered.includes(k) : true)
+      }
       expect(d.annotations?.readOnlyHint).toBe(op.kind === 'read')
       expect(d.annotations?.destructiveHint).toBe(op.kind === 'destroy')
     }
@@ -262,7 +268,7 @@ describe('tools come from the registry', () => {
   })
 
   test('a full-scope token lists exactly the agent operations', async () => {
-    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect')
+    const { tokens } = await documentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect')
     const list = await rpc(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
     const names = list.body.result.tools.map((t: { name: string }) => t.name).sort()
     expect(names).toEqual(agentOperations(OPERATIONS).map(toolName).sort())

@@ -13,7 +13,7 @@ export interface ProviderHttp {
   timeoutMs?: number
 }
 
-export type ProviderResponse = { ok: true; status: number; json: unknown; text: string } | { ok: false; error: string }
+export type ProviderResponse = { ok: true; status: number; json: unknown; text: string; headers: Headers } | { ok: false; error: string }
 
 const MAX_BODY = 256 * 1024
 
@@ -65,7 +65,7 @@ export async function providerRequest(
     } catch {
       json = null
     }
-    return { ok: true, status: res.status, json, text }
+    return { ok: true, status: res.status, json, text, headers: res.headers }
   } catch (err) {
     const e = err as { name?: string; message?: string }
     return { ok: false, error: e?.name === 'TimeoutError' ? 'timeout' : (e?.message ?? String(err)) }

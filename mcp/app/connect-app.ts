@@ -1,0 +1,83 @@
+// The connect flow as an MCP App (the io.modelcontextprotocol/ui extension), browser side. A host that
+// renders UI resources loads this page in a sandboxed frame next to a connection tool's result; the
+// page speaks the extension's JSON-RPC over postMessage with its parent (the host):
+//   page → host  ui/initialize, then ui/notifications/initialized;
+//   host → page  ui/notifications/tool-result with the tool's result (structuredContent);
+//   page → host  tools/call connections_get, to keep the status live while it is pending or propagating.
+// It renders with the widget's own pieces (element builder, copy buttons, styles, wording): the
+// records to add, the provider's steps and the status. It has no credential and calls nothing itself.
+import { h, injectStyles, recordsTable } from '../../src/widget/ui.ts'
+import { tokenDeclarations } from '../../src/widget/styles.ts'
+import { translator } from '../../src/widget/i18n.ts'
+
+interface ConnectionView {
+  id?: string
+  connection_id?: string
+  domain?: string
+  status?: string
+  error_message?: string | null
+  records?: { type: string; host: string; value: string }[]
+  manual_steps?: string[]
+  dashboard_url?: string | null
+}
+
+const UI_PROTOCOL = '2026-01-26'
+const POLL_MS = 10_000
+const t = translator(navigator.language)
+const root = document.getElementById('app')!
+let nextId = 1
+const pending = new Map<number, (result: unknown) => void>()
+let shown: ConnectionView = {}
+let timer: ReturnType<typeof setTimeout> | undefined
+
+function request(method: string, params: unknown): Promise<any> {
+  const id = nextId++
+  window.parent.postMessage({ jsonrpc: '2.0', id, method, params }, '*')
+  return new Promise((resolve) => pending.set(id, resolve))
+}
+
+const notify = (method: string, params: unknown = {}) => window.parent.postMessage({ jsonrpc: '2.0', method, params }, '*')
+
+function render(view: ConnectionView): void {
+  // A status read carries no steps, a records read no status: keep what the other one said.
+  shown = { ...shown, ...Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)) }
+  const c = shown
+  root.replaceChildren(
+    h('div', { class: 'je-root', style: tokenDeclarations() },
+      h('h2', {}, c.domain ?? ''),
+      c.status ? h('p', { id: 'status', 'data-status': c.status }, `Status: ${c.status}`) : null,
+      c.status === 'failed' && c.error_message ? h('p', { class: 'je-err', role: 'alert' }, c.error_message) : null,
+      c.manual_steps?.length ? h('ol', { class: 'je-steps', id: 'steps' }, ...c.manual_steps.map((s) => h('li', {}, s))) : null,
+      c.records?.length ? recordsTable(c.records, t) : null,
+      c.dashboard_url ? h('p', { class: 'je-small' }, h('a', { href: c.dashboard_url, target: '_blank', rel: 'noopener' }, t('dashboard'))) : null,
+    ),
+  )
+  notify('ui/notifications/size-changed', { height: document.documentElement.scrollHeight })
+  schedulePoll()
+}
+
+/** While the records are not live yet, reads the connection again through the host (at once when the
+ *  result had no status, as a records read has none). */
+function schedulePoll(): void {
+  clearTimeout(timer)
+  const id = shown.id ?? shown.connection_id
+  if (!id || shown.status === 'live' || shown.status === 'disconnected') return
+  timer = setTimeout(async () => {
+    const result = await request('tools/call', { name: 'connections_get', arguments: { id } })
+    if (result?.structuredContent) render(result.structuredContent as ConnectionView)
+  }, shown.status ? POLL_MS : 0)
+}
+
+window.addEventListener('message', (e: MessageEvent) => {
+  if (e.source !== window.parent) return
+  const msg = e.data as { id?: number; method?: string; params?: any; result?: unknown }
+  if (msg.id !== undefined && !msg.method) {
+    pending.get(msg.id)?.(msg.result)
+    pending.delete(msg.id)
+  } else if (msg.method === 'ui/notifications/tool-result' && msg.params?.structuredContent) {
+    render(msg.params.structuredContent as ConnectionView)
+  }
+})
+
+injectStyles()
+void request('ui/initialize', { appInfo: { name: 'portico-connect', version: '1' }, appCapabilities: {}, protocolVersion: UI_PROTOCOL }).then(() => notify('ui/notifications/initialized'))
