@@ -11,7 +11,7 @@
 // the grant (revokeByGrantId), which ends the grant row with reason `token_reuse`.
 import type { Sql } from '../src/db/sql.ts'
 import { revokeGrant, REVOKE_REASONS } from './grants.ts'
-import { isClientIdUrl } from './client-metadata.ts'
+import { isClientIdUrl } from './client-id.ts'
 
 export const REFRESH_REUSE_GRACE_S = 60
 

@@ -43,9 +43,6 @@ export type ClientPayload = Record<string, unknown> & { client_id: string }
 export type DocumentResult = { ok: true; client: ClientPayload } | { ok: false; reason: string }
 
 /** Whether a client id names a metadata document rather than a registration. */
-export function isClientIdUrl(id: string): boolean {
-  return id.startsWith('https://') || id.startsWith('http://')
-}
 
 /** The URL rules of the draft (section 3): https, a path, no fragment, no credentials, no dot segments. */
 function checkClientIdUrl(id: string, allowLoopback: boolean): string | null {

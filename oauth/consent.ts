@@ -23,7 +23,7 @@ import type { Config } from '../src/config.ts'
 import { authenticate, type AuthDeps } from '../src/http/auth.ts'
 import { ApiError } from '../src/errors.ts'
 import { judgeClient } from './brands.ts'
-import { isClientIdUrl } from './client-metadata.ts'
+import { isClientIdUrl } from './client-id.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
 export interface ConsentRequest {

@@ -21,7 +21,6 @@ import { postgresAdapter, purgeExpired } from './adapter.ts'
 import { purgeProofs } from './dpop.ts'
 import { judgeClient } from './brands.ts'
 import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
-import type { AuthServer } from './provider.ts'
 
 export const REGISTER_PATH = '/v1/oauth/agent/register'
 
@@ -41,10 +40,15 @@ const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:',
 const GRANT_TYPES = ['authorization_code', 'refresh_token']
 const REGISTRATION_LOCK = 0x61676e74 // "agnt"
 
+/** What registration needs of the authorization server: oidc-provider's own client validation. */
+export interface ClientValidator {
+  provider: { Client: { validate(metadata: Record<string, unknown>): Promise<unknown> } }
+}
+
 export interface RegistrationDeps {
   db: Sql
   clock: Clock
-  auth: AuthServer
+  auth: ClientValidator
   limits?: RegistrationLimits
   /** Which socket peers' forwarded headers are believed; none by default. */
   trustProxy?: TrustProxy
