@@ -124,7 +124,11 @@ export function clientMetadataDocuments(deps: ClientMetadataDeps) {
     return { result: validateDocument(url, res.json), ttl: cacheLifetime(res.headers.get('cache-control')) }
   }
 
-  /** The client a URL client id names, or null; a valid one is mirrored into agent_clients. */
+  /**
+   * The client a URL client id names, or null. A valid one is mirrored into agent_clients on every
+   * lookup, not only on a fetch: the hourly cleanup may have removed an unapproved row while the
+   * document is still cached here.
+   */
   async function find(url: string): Promise<ClientPayload | null> {
     const hit = cache.get(url)
     let result = hit && hit.until > Date.now() ? hit.result : null
@@ -133,15 +137,15 @@ export function clientMetadataDocuments(deps: ClientMetadataDeps) {
       result = fetched.result
       remember(url, result, fetched.ttl)
       if (!result.ok) log.info('client metadata document refused', { client_id: url, reason: result.reason })
-      else {
-        const c = result.client
-        await deps.db`
-          insert into agent_clients (client_id, client_name, redirect_uris, ip, created_at)
-          values (${url}, ${c.client_name as string}, ${c.redirect_uris as string[]}::text[], ${null}, ${deps.clock.now()})
-          on conflict (client_id) do update set client_name = excluded.client_name, redirect_uris = excluded.redirect_uris`
-      }
     }
-    return result.ok ? result.client : null
+    if (!result.ok) return null
+    const c = result.client
+    await deps.db`
+      insert into agent_clients (client_id, client_name, redirect_uris, ip, created_at)
+      values (${url}, ${c.client_name as string}, ${c.redirect_uris as string[]}::text[], ${null}, ${deps.clock.now()})
+      on conflict (client_id) do update set client_name = excluded.client_name, redirect_uris = excluded.redirect_uris
+      where agent_clients.client_name is distinct from excluded.client_name or agent_clients.redirect_uris is distinct from excluded.redirect_uris`
+    return c
   }
 
   return { find }
