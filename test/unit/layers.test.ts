@@ -54,7 +54,6 @@ export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/run.ts',
   'src/ops/secure.ts',
   'src/ops/sell.ts',
-  'src/ops/webhooks.ts',
 ]
 
 const ROOT = normalize(join(import.meta.dir, '../..'))
