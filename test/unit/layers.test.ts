@@ -52,7 +52,6 @@ export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/members.ts',
   'src/ops/rails.ts',
   'src/ops/run.ts',
-  'src/ops/secure.ts',
   'src/ops/sell.ts',
 ]
 
