@@ -48,7 +48,6 @@ export const NO_SQL_UNDER = 'src/ops/'
 export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/agents.ts',
   'src/ops/connect.ts',
-  'src/ops/domain-connect.ts',
   'src/ops/members.ts',
   'src/ops/rails.ts',
   'src/ops/run.ts',
