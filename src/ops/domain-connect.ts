@@ -19,7 +19,6 @@ import { connectionFor, assertHostAllowed, type ConnectionRow } from '../domain/
 import { emitForConnection } from '../domain/events.ts'
 import { parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
-import { sha256 } from '../domain/secrets.ts'
 import { signingPublication, templateOut } from '../domain/templates.ts'
 import { applyTemplate } from '../domain/domain-connect/apply.ts'
 import { buildSyncApplyUrl, rfc3986Encode } from '../domain/domain-connect/signing.ts'
