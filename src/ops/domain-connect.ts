@@ -28,7 +28,7 @@ import { planForConnection, uncovered, type ConnectionPlan } from '../domain/dom
 import { providerRequest } from '../domain/domain-connect/http.ts'
 import { applySteps, storeGrant, tokenRequest, type ApplyStep, type Tokens } from '../domain/domain-connect/async-api.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { markAppliedThroughConsent, markConsentDenied } from '../db/connections.ts'
+import { markAppliedThroughConsent, markAccessDenied } from '../db/connections.ts'
 import {
   claimConsentSession,
   connectionOpen,
@@ -465,7 +465,7 @@ export const domainConnectCallbackOp = defineOp({
     let outcome: CallbackOutcome
     if (pre.kind === 'denied') {
       outcome = { connection_id: c.id, domain: c.domain, applied: false, service_ids: s.service_ids, error: pre.error, error_description: pre.description }
-      await markConsentDenied(ctx.sql, c, pre.description, now)
+      await markAccessDenied(ctx.sql, c, pre.description, now)
     } else {
       await storeGrant(
         ctx.sql,

@@ -49,7 +49,6 @@ export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/agents.ts',
   'src/ops/connect.ts',
   'src/ops/members.ts',
-  'src/ops/rails.ts',
   'src/ops/run.ts',
   'src/ops/sell.ts',
 ]
