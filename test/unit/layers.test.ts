@@ -47,7 +47,6 @@ export const NO_SQL_UNDER = 'src/ops/'
  */
 export const SQL_NOT_YET_MOVED: string[] = [
   'src/ops/agents.ts',
-  'src/ops/connect.ts',
   'src/ops/members.ts',
   'src/ops/run.ts',
   'src/ops/sell.ts',
