@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { loadConsentRequest } from '../../oauth/consent.ts'
 import { notFound } from '../errors.ts'
+import { agentGrantsOf, revokeAgentGrant, type GrantRow } from '../db/agent-grants.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -58,17 +59,6 @@ const AgentGrant = Out({
   revoked_at: Nullable(Timestamp()),
 })
 
-interface GrantRow {
-  id: string
-  client_id: string
-  client_name: string
-  redirect_uris: string[]
-  scopes: string[]
-  account_id: string
-  created_at: Date
-  revoked_at: Date | null
-}
-
 const grantOut = (g: GrantRow) => ({
   id: g.id,
   client_id: g.client_id,
@@ -94,10 +84,7 @@ export const listAgentGrantsOp = defineOp({
   kind: 'read',
   async handler(ctx) {
     const p = ctx.principal
-    const rows = (await ctx.sql`
-      select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
-      from agent_grants g join agent_clients c on c.client_id = g.client_id
-      where g.tenant_id = ${p.tenantId} order by g.created_at desc, g.id`) as GrantRow[]
+    const rows = await agentGrantsOf(ctx.sql, p)
     return { grants: rows.map(grantOut), count: rows.length }
   },
 })
@@ -120,17 +107,8 @@ export const revokeAgentGrantOp = defineOp({
   idempotent: true,
   async handler(ctx, input) {
     const p = ctx.principal
-    const [g] = (await ctx.sql`
-      with g as (
-        update agent_grants set revoked_at = coalesce(revoked_at, ${ctx.clock.now()})
-        where id = ${input.id} and tenant_id = ${p.tenantId}
-        returning *
-      )
-      select g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.created_at, g.revoked_at
-      from g join agent_clients c on c.client_id = g.client_id`) as GrantRow[]
+    const g = await revokeAgentGrant(ctx.sql, ctx.clock.now(), input, p)
     if (!g) throw notFound('Agent grant not found')
-    // The authorization server's own artefacts of the grant (refresh tokens, codes) go with it.
-    await ctx.sql`delete from oauth_store where grant_id = ${g.id}`
     ctx.audit.targetId = g.id
     return grantOut(g)
   },
