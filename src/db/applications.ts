@@ -19,3 +19,9 @@ export async function applicationById(sql: Sql, id: string): Promise<Application
 export async function applicationsOfTenant(sql: Sql, tenantId: string): Promise<ApplicationRow[]> {
   return (await sql`select * from applications where tenant_id = ${tenantId} order by id`) as ApplicationRow[]
 }
+
+/** What a widget-token request proves itself with: the application's client secret hash. */
+export async function applicationSecret(sql: Sql, id: string): Promise<{ id: string; tenant_id: string; client_secret_hash: Uint8Array } | undefined> {
+  const [app] = await sql`select id, tenant_id, client_secret_hash from applications where id = ${id}`
+  return app as { id: string; tenant_id: string; client_secret_hash: Uint8Array } | undefined
+}

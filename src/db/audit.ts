@@ -1,4 +1,5 @@
 // Queries of the audit log. Statements moved from src/ops verbatim.
+import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
 
 /** One page of the log, newest first, ids below `before`; one row more than `limit` tells a next page. */
@@ -16,4 +17,25 @@ export async function auditPage(
         and (${input.actor_id ?? null}::text is null or actor_id = ${input.actor_id ?? null})
         and (${input.since ?? null}::timestamptz is null or created_at >= ${input.since ?? null}::timestamptz)
       order by id desc limit ${limit + 1}`) as Record<string, unknown>[]
+}
+
+/** The audit row of a successful mutation, in the mutation's own transaction (src/ops/run.ts). */
+export async function insertAuditRow(
+  sql: Sql,
+  v: {
+    now: Date
+    tenantId: string | null
+    p: { kind: string }
+    actorId: string | null
+    op: { id: string; method: string; path: string }
+    targetId: string | null | undefined
+    ctx: { ip: string | null; requestId: string }
+    details: Record<string, unknown>
+  },
+): Promise<void> {
+  const { now, tenantId, p, op, targetId, ctx, details } = v
+  await sql`
+    insert into audit_log (id, tenant_id, actor_kind, actor_id, action, target_id, method, path, ip, request_id, details, created_at)
+    values (${newId('aud', now.getTime())}, ${tenantId}, ${p.kind}, ${v.actorId}, ${op.id}, ${targetId ?? null},
+            ${op.method}, ${op.path}, ${ctx.ip}, ${ctx.requestId}, ${details}::jsonb, ${now})`
 }

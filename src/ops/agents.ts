@@ -5,6 +5,7 @@ import { loadConsentRequest } from '../../oauth/consent.ts'
 import { revokeGrant, REVOKE_REASONS, settleTenantGrants } from '../../oauth/grants.ts'
 import { GRANT_TTL_S } from '../../oauth/provider.ts'
 import { notFound } from '../errors.ts'
+import { agentGrant, agentGrantsOf, lockAgentGrant, type GrantRow } from '../db/agent-grants.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -69,20 +70,6 @@ const AgentGrant = Out({
   ),
 })
 
-interface GrantRow {
-  id: string
-  client_id: string
-  client_name: string
-  redirect_uris: string[]
-  scopes: string[]
-  account_id: string
-  approved_member_id: string | null
-  created_at: Date
-  last_used_at: Date | null
-  revoked_at: Date | null
-  revoked_reason: string | null
-}
-
 const grantOut = (g: GrantRow, now: Date) => {
   const expiresAt = new Date(g.created_at.getTime() + GRANT_TTL_S * 1000)
   return {
@@ -101,8 +88,6 @@ const grantOut = (g: GrantRow, now: Date) => {
     revoked_reason: g.revoked_reason,
   }
 }
-
-const GRANT_COLUMNS = 'g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.approved_member_id, g.created_at, g.last_used_at, g.revoked_at, g.revoked_reason'
 
 export const listAgentGrantsOp = defineOp({
   id: 'agents.grants.list',
@@ -123,10 +108,7 @@ export const listAgentGrantsOp = defineOp({
     const p = ctx.principal
     const now = ctx.clock.now()
     await settleTenantGrants(ctx.sql, p.tenantId, now)
-    const rows = (await ctx.sql`
-      select ${ctx.sql.unsafe(GRANT_COLUMNS)}
-      from agent_grants g join agent_clients c on c.client_id = g.client_id
-      where g.tenant_id = ${p.tenantId} order by g.created_at desc, g.id`) as GrantRow[]
+    const rows = await agentGrantsOf(ctx.sql, p.tenantId)
     return { grants: rows.map((g) => grantOut(g, now)), count: rows.length }
   },
 })
@@ -150,14 +132,10 @@ export const revokeAgentGrantOp = defineOp({
   idempotent: true,
   async handler(ctx, input) {
     const p = ctx.principal
-    const [found] = await ctx.sql`select id from agent_grants where id = ${input.id} and tenant_id = ${p.tenantId} for update`
-    if (!found) throw notFound('Agent grant not found')
+    if (!(await lockAgentGrant(ctx.sql, input.id, p.tenantId))) throw notFound('Agent grant not found')
     // The authorization server's own artefacts of the grant (refresh tokens, codes) go with it.
     await revokeGrant(ctx.sql, input.id, REVOKE_REASONS.workspace, ctx.clock.now())
-    const [g] = (await ctx.sql`
-      select ${ctx.sql.unsafe(GRANT_COLUMNS)}
-      from agent_grants g join agent_clients c on c.client_id = g.client_id where g.id = ${input.id}`) as GrantRow[]
     ctx.audit.targetId = input.id
-    return grantOut(g!, ctx.clock.now())
+    return grantOut((await agentGrant(ctx.sql, input.id))!, ctx.clock.now())
   },
 })

@@ -18,6 +18,16 @@ import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { disconnectReverted, prepareManagedRemoval } from '../domain/apply.ts'
 import { type RevertPlan } from '../domain/record-plan.ts'
+import {
+  connectionCounts,
+  connectionsPage,
+  lockConnectionInTenant,
+  markRecordsOutdated,
+  plannedConnectionsOffTarget,
+  replanConnection,
+  setConnectTarget,
+  setCustomRecords,
+} from '../db/connections.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { type Principal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -240,12 +250,7 @@ export const listConnectionsOp = defineOp({
     const p = ctx.principal
     const limit = input.limit ?? 50
     const after = input.cursor ? idFromCursor(input.cursor) : ''
-    const rows = (await ctx.sql`
-      select * from connections
-      where tenant_id = ${p.tenantId} and disconnected_at is null and id > ${after}
-        and (${input.app_id ?? null}::text is null or application_id = ${input.app_id ?? null})
-        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
-      order by id limit ${limit + 1}`) as ConnectionRow[]
+    const rows = await connectionsPage(ctx.sql, p, input, after, limit)
     const page = rows.slice(0, limit)
     return {
       connections: page.map(connectionOut),
@@ -274,12 +279,7 @@ export const countConnectionsOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const p = ctx.principal
-    const rows = (await ctx.sql`
-      select application_id, status, count(*)::int as n from connections
-      where tenant_id = ${p.tenantId} and disconnected_at is null
-        and (${input.app_id ?? null}::text is null or application_id = ${input.app_id ?? null})
-        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
-      group by application_id, status order by application_id, status`) as { application_id: string; status: string; n: number }[]
+    const rows = await connectionCounts(ctx.sql, p, input)
     const byApp = new Map<string, { application_id: string; total: number; by_status: Record<string, number> }>()
     const byStatus: Record<string, number> = {}
     let total = 0
@@ -444,13 +444,10 @@ export const putRecordsOp = defineOp({
       return recordsOut(c)
     }
     const now = ctx.clock.now()
-    const [row] = await ctx.sql`
-      update connections set desired_records = ${input.records}::jsonb, records_source = 'custom', status = 'pending',
-        next_check_at = ${now}, propagating_since = null, error_code = null, error_message = null, records_outdated_at = null, updated_at = ${now}
-      where id = ${c.id} returning *`
+    const row = await setCustomRecords(ctx.sql, c, input, now)
     ctx.audit.details = { changed: true }
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
-    return recordsOut(row as ConnectionRow)
+    return recordsOut(row)
   },
 })
 
@@ -511,8 +508,7 @@ export const DisconnectOutcomeSchema = Out({
 async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow> {
   const p = ctx.principal
   if (!('tenantId' in p)) throw notFound('Connection not found')
-  const [c] = await ctx.sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} for update`
-  const row = c as ConnectionRow | undefined
+  const row = await lockConnectionInTenant(ctx.sql, id, p)
   if (!row || (p.kind === 'WIDGET' && p.applicationId !== row.application_id)) throw notFound('Connection not found')
   if (p.kind === 'WIDGET' && p.boundHost !== row.domain) {
     throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
@@ -669,17 +665,10 @@ export const putConnectTargetOp = defineOp({
     })
     if (problems.length) throw invalid('The connect target is not valid', problems)
     const now = ctx.clock.now()
-    const [updated] = await ctx.sql`
-      update applications set cname_target = ${cname}, apex_ipv4 = ${ips}::text[], updated_at = ${now}
-      where id = ${app.id} returning *`
-    const fresh = updated as ApplicationRow
+    const fresh = await setConnectTarget(ctx.sql, app, cname, ips, now)
     const target = effectiveTarget(fresh, edge(ctx))
     const targetJson = target
-    const affected = (await ctx.sql`
-      select * from connections
-      where application_id = ${app.id} and disconnected_at is null and records_source = 'planned' and not managed
-        and planned_target <> ${targetJson}::jsonb
-      for update`) as ConnectionRow[]
+    const affected = await plannedConnectionsOffTarget(ctx.sql, app, targetJson)
     let replanned = 0
     let outdated = 0
     for (const c of affected) {
@@ -688,12 +677,12 @@ export const putConnectTargetOp = defineOp({
       if (c.status === 'pending' && c.records_written_at === null) {
         // Nothing is in place yet: the records simply follow the new target.
         const records = planRecords(parsed, target, apexCap, c.www_redirect, c.verification_token)
-        await ctx.sql`update connections set desired_records = ${records}::jsonb, planned_target = ${targetJson}::jsonb, updated_at = ${now} where id = ${c.id}`
+        await replanConnection(ctx.sql, c, records, targetJson, now)
         replanned++
       } else if (c.records_outdated_at === null) {
-        const [row] = await ctx.sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+        const row = await markRecordsOutdated(ctx.sql, c, now)
         const suggested = planRecords(parsed, target, apexCap, c.www_redirect, c.verification_token)
-        await emitForConnection(ctx.sql, row as ConnectionRow, 'connection.records_outdated', now, { records: suggested.map(({ type, host, value }) => ({ type, host, value })) }, {
+        await emitForConnection(ctx.sql, row, 'connection.records_outdated', now, { records: suggested.map(({ type, host, value }) => ({ type, host, value })) }, {
           connect_link: `${ctx.config.publicUrl}/v1/connections/${c.id}/records`,
         })
         outdated++

@@ -3,13 +3,15 @@
 // routes (provision secret); the email sender belongs to the integrator (API key).
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
-import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { addressResolver } from '../domain/webhook-delivery.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { verifySmtp } from '../adapters/email.ts'
 import { sendPush } from '../adapters/push.ts'
+import { deleteSender, recordSenderCheck, saveSender, senderOfApplication, type SenderRow } from '../db/email-senders.ts'
+import { deletePushSubscription, deletePushSubscriptions, pushSubscriptionsOf, savePushSubscription, takePushTest } from '../db/push.ts'
+import { changeMemberEmail } from '../db/members.ts'
 import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
 import { Email, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -33,22 +35,6 @@ const EmailSender = Out({
   last_error_at: Nullable(Timestamp()),
   updated_at: Nullable(Timestamp()),
 })
-
-interface SenderRow {
-  application_id: string
-  smtp_host: string
-  smtp_port: number
-  smtp_username: string | null
-  password_sealed: string | null
-  tls: 'implicit' | 'starttls' | 'none'
-  from_address: string
-  from_name: string | null
-  reply_to: string | null
-  verified_at: Date | null
-  last_error: string | null
-  last_error_at: Date | null
-  updated_at: Date
-}
 
 function senderOut(appId: string, r: SenderRow | undefined) {
   if (!r) return { application_id: appId, mode: 'default' as const, password_set: false, verified_at: null, last_error: null, last_error_at: null, updated_at: null }
@@ -75,8 +61,7 @@ const PURPOSE = 'smtp-password'
 async function senderOf(ctx: Pick<TenantCtx, 'principal' | 'sql'>, appId: string): Promise<SenderRow | undefined> {
   const p = ctx.principal
   await getApplicationInTenant(ctx.sql, p.tenantId, appId)
-  const [r] = await ctx.sql`select * from email_senders where application_id = ${appId}`
-  return r as SenderRow | undefined
+  return senderOfApplication(ctx.sql, appId)
 }
 
 /** A real SMTP conversation with the saved settings, to an address checked like any customer target. */
@@ -144,7 +129,7 @@ export const putEmailSenderOp = defineOp({
     const existing = await senderOf(ctx, input.id)
     const p = ctx.principal
     if (input.mode === 'default') {
-      await ctx.sql`delete from email_senders where application_id = ${input.id}`
+      await deleteSender(ctx.sql, input.id)
       return senderOut(input.id, undefined)
     }
     const missing = (['smtp_host', 'smtp_port', 'tls', 'from_address'] as const).filter((f) => input[f] === undefined)
@@ -153,19 +138,9 @@ export const putEmailSenderOp = defineOp({
     const settings = { smtp_host: input.smtp_host!.toLowerCase(), smtp_port: input.smtp_port!, smtp_username: input.smtp_username ?? null, password_sealed: password, tls: input.tls! }
     const check = await verifySender(ctx, settings)
     const now = ctx.clock.now()
-    const [row] = await ctx.sql`
-      insert into email_senders (application_id, tenant_id, smtp_host, smtp_port, smtp_username, password_sealed, tls, from_address, from_name,
-        reply_to, verified_at, last_error, last_error_at, updated_at)
-      values (${input.id}, ${p.tenantId}, ${settings.smtp_host}, ${settings.smtp_port}, ${settings.smtp_username}, ${password}, ${settings.tls},
-        ${input.from_address!}, ${input.from_name ?? null}, ${input.reply_to ?? null}, ${check.ok ? now : null},
-        ${check.ok ? null : check.error}, ${check.ok ? null : now}, ${now})
-      on conflict (application_id) do update set smtp_host = excluded.smtp_host, smtp_port = excluded.smtp_port,
-        smtp_username = excluded.smtp_username, password_sealed = excluded.password_sealed, tls = excluded.tls,
-        from_address = excluded.from_address, from_name = excluded.from_name, reply_to = excluded.reply_to,
-        verified_at = excluded.verified_at, last_error = excluded.last_error, last_error_at = excluded.last_error_at, updated_at = excluded.updated_at
-      returning *`
+    const row = await saveSender(ctx.sql, input, p, settings, password, check, now)
     ctx.audit.details = { smtp_host: settings.smtp_host, verified: check.ok }
-    return senderOut(input.id, row as SenderRow)
+    return senderOut(input.id, row)
   },
 })
 
@@ -193,12 +168,8 @@ export const addPushSubscriptionOp = defineOp({
   async handler(ctx, input) {
     const check = isUrlSyntacticallyAllowed(input.subscription.endpoint, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
     if (!check.ok) throw invalid(`subscription endpoint is not allowed: ${check.reason}`, [{ in: 'body', field: 'subscription.endpoint', message: check.reason }])
-    const [row] = await ctx.sql`
-      insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at)
-      values (${newId('psub')}, ${input.user_id}, ${input.subscription.endpoint}, ${input.subscription.keys.p256dh}, ${input.subscription.keys.auth}, ${ctx.clock.now()})
-      on conflict (user_id, endpoint) do update set p256dh = excluded.p256dh, auth = excluded.auth
-      returning id, user_id, endpoint, (xmax = 0) as inserted`
-    const out = { id: row.id as string, user_id: row.user_id as string, endpoint: row.endpoint as string }
+    const row = await savePushSubscription(ctx.sql, input, ctx.clock.now())
+    const out = { id: row.id, user_id: row.user_id, endpoint: row.endpoint }
     return row.inserted ? out : reply(200, out)
   },
 })
@@ -218,9 +189,9 @@ export const removePushSubscriptionOp = defineOp({
   idempotent: true,
   internal: true,
   async handler(ctx, input) {
-    const [row] = await ctx.sql`delete from push_subscriptions where id = ${input.id} returning id, user_id`
+    const row = await deletePushSubscription(ctx.sql, input.id)
     if (!row) throw notFound('Push subscription not found')
-    return { id: row.id as string, user_id: row.user_id as string, deleted: true as const }
+    return { id: row.id, user_id: row.user_id, deleted: true as const }
   },
 })
 
@@ -246,21 +217,14 @@ export const pushTestOp = defineOp({
     const keys = ctx.config.vapid
     if (!keys) throw new ApiError('push_not_configured')
     const now = ctx.clock.now()
-    const allowed = await ctx.db.begin(async (tx) => {
-      // Serialise one person's tests so five concurrent calls cannot all pass the count.
-      await tx`select pg_advisory_xact_lock(hashtext(${'push:' + input.user_id}))`
-      const [{ n }] = await tx`select count(*)::int as n from push_tests where user_id = ${input.user_id} and sent_at > ${new Date(now.getTime() - 60_000)}`
-      if (n >= PUSH_TESTS_PER_MINUTE) return false
-      await tx`insert into push_tests (user_id, sent_at) values (${input.user_id}, ${now})`
-      return true
-    })
+    const allowed = await takePushTest(ctx.db, input.user_id, now, PUSH_TESTS_PER_MINUTE)
     if (!allowed) throw new ApiError('rate_limited', `At most ${PUSH_TESTS_PER_MINUTE} push tests a minute for one person`, undefined, { headers: { 'retry-after': '60' } })
-    const subs = (await ctx.db`select id, endpoint, p256dh, auth from push_subscriptions where user_id = ${input.user_id}`) as { id: string; endpoint: string; p256dh: string; auth: string }[]
+    const subs = await pushSubscriptionsOf(ctx.db, input.user_id)
     const payload = JSON.stringify({ title: 'Portico', body: 'Test notification: push works on this device.', sent_at: now.toISOString() })
     const send = { allowLoopback: ctx.config.webhookAllowLoopback, resolve: addressResolver(ctx.services.dns) }
     const outcomes = await Promise.all(subs.map((s) => sendPush(keys, s, payload, send)))
     const gone = subs.filter((_, i) => outcomes[i] === 'gone').map((s) => s.id)
-    if (gone.length) await ctx.db`delete from push_subscriptions where id = any(${gone}::text[])`
+    if (gone.length) await deletePushSubscriptions(ctx.db, gone)
     return { devices: subs.length, sent: outcomes.filter((o) => o === 'sent').length, removed: gone.length, failed: outcomes.filter((o) => o === 'failed').length }
   },
 })
@@ -282,14 +246,7 @@ export const emailChangedOp = defineOp({
   idempotent: true,
   internal: true,
   async handler(ctx, input) {
-    const skipped = (await ctx.sql`
-      select o.tenant_id from members o join members n on n.tenant_id = o.tenant_id and lower(n.email) = lower(${input.new_email})
-      where lower(o.email) = lower(${input.old_email}) and o.id <> n.id`) as { tenant_id: string }[]
-    const skip = skipped.map((s) => s.tenant_id)
-    const updated = await ctx.sql`
-      update members set email = ${input.new_email}, updated_at = ${ctx.clock.now()}
-      where lower(email) = lower(${input.old_email}) and not (tenant_id = any(${skip}::text[]))
-      returning id`
+    const { updated, skip } = await changeMemberEmail(ctx.sql, input, ctx.clock.now())
     ctx.audit.details = { updated: updated.length, skipped: skip }
     return { updated: updated.length, skipped: skip }
   },
@@ -315,10 +272,7 @@ export const verifyEmailSenderOp = defineOp({
     if (!existing) throw notFound('No SMTP sender is saved for this application')
     const check = await verifySender(ctx, existing)
     const now = ctx.clock.now()
-    const [row] = await ctx.sql`
-      update email_senders set verified_at = ${check.ok ? now : existing.verified_at}, last_error = ${check.ok ? null : check.error},
-        last_error_at = ${check.ok ? existing.last_error_at : now}, updated_at = ${now}
-      where application_id = ${input.id} returning *`
-    return senderOut(input.id, row as SenderRow)
+    const row = await recordSenderCheck(ctx.sql, input, existing, check, now)
+    return senderOut(input.id, row)
   },
 })

@@ -19,7 +19,6 @@ import { connectionFor, assertHostAllowed, type ConnectionRow } from '../domain/
 import { emitForConnection } from '../domain/events.ts'
 import { parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
-import { sha256 } from '../domain/secrets.ts'
 import { signingPublication, templateOut } from '../domain/templates.ts'
 import { applyTemplate } from '../domain/domain-connect/apply.ts'
 import { buildSyncApplyUrl, rfc3986Encode } from '../domain/domain-connect/signing.ts'
@@ -29,6 +28,18 @@ import { planForConnection, uncovered, type ConnectionPlan } from '../domain/dom
 import { providerRequest } from '../domain/domain-connect/http.ts'
 import { applySteps, storeGrant, tokenRequest, type ApplyStep, type Tokens } from '../domain/domain-connect/async-api.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
+import { markAppliedThroughConsent, markAccessDenied } from '../db/connections.ts'
+import {
+  claimConsentSession,
+  connectionOpen,
+  consentOutcome,
+  consentSession,
+  insertConsentSession,
+  lockConnection,
+  saveConsentOutcome,
+  type CallbackOutcome,
+  type SessionRow,
+} from '../db/domain-connect-sessions.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out } from './schemas.ts'
 
@@ -351,11 +362,7 @@ export const domainConnectStartOp = defineOp({
     const callback = `${ctx.config.publicUrl}${CALLBACK_PATH}`
     // One consent covers every template; the groups and variables of each are sent with its own apply call.
     const applies: ApplyStep[] = plans.map((p) => ({ service_id: p.template.serviceId, group_ids: p.groupIds ?? null, params: p.params }))
-    await ctx.sql`
-      insert into domain_connect_sessions (state_hash, tenant_id, application_id, connection_id, dc_provider_id, url_api, template_provider_id,
-        service_ids, apex, host, applies, redirect_uri, return_url, created_at, expires_at)
-      values (${sha256(state)}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${dc.settings.providerId}, ${client.url_api},
-        ${first.template.providerId}, ${serviceIds}::text[], ${first.domain}, ${first.host}, ${applies}::jsonb, ${callback}, ${input.redirect_uri ?? null}, ${now}, ${new Date(now.getTime() + SESSION_TTL_MS)})`
+    await insertConsentSession(ctx.sql, { state, c, dc: dc.settings, client, first, serviceIds, applies, callback, input, now, ttlMs: SESSION_TTL_MS })
     const q = [
       ['domain', first.domain],
       ...(first.host ? [['host', first.host]] : []),
@@ -372,34 +379,6 @@ export const domainConnectStartOp = defineOp({
 
 // ---------------------------------------------------------------- the async callback
 
-
-interface SessionRow {
-  state_hash: Buffer
-  tenant_id: string
-  application_id: string
-  connection_id: string
-  dc_provider_id: string
-  url_api: string
-  template_provider_id: string
-  service_ids: string[]
-  apex: string
-  host: string
-  applies: ApplyStep[]
-  redirect_uri: string
-  return_url: string | null
-  expires_at: Date
-  used_at: Date | null
-  outcome: CallbackOutcome | null
-}
-
-interface CallbackOutcome {
-  connection_id: string
-  domain: string
-  applied: boolean
-  service_ids: string[]
-  error?: string
-  error_description?: string
-}
 
 type CallbackPrepared =
   | { kind: 'replay'; session: SessionRow }
@@ -453,14 +432,12 @@ export const domainConnectCallbackOp = defineOp({
   idempotent: true,
   internal: true,
   async prepare(ctx, input): Promise<CallbackPrepared> {
-    const [row] = await ctx.db`select * from domain_connect_sessions where state_hash = ${sha256(input.state)}`
-    const s = row as SessionRow | undefined
+    const s = await consentSession(ctx.db, input.state)
     if (!s) throw notFound('Unknown or expired consent state')
     if (s.used_at) return { kind: 'replay', session: s }
     if (s.expires_at.getTime() < ctx.clock.now().getTime()) throw notFound('Unknown or expired consent state')
     // Nothing is written at the provider for a connection that was removed meanwhile.
-    const [open] = await ctx.db`select 1 from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} and disconnected_at is null`
-    if (!open) throw notFound('Connection not found')
+    if (!(await connectionOpen(ctx.db, s))) throw notFound('Connection not found')
     if (input.error !== undefined || input.code === undefined) {
       return { kind: 'denied', session: s, error: input.error ?? 'access_denied', description: input.error_description ?? 'The consent was not given' }
     }
@@ -479,20 +456,17 @@ export const domainConnectCallbackOp = defineOp({
     if (pre.kind === 'replay') return finish(s.outcome!)
     const now = ctx.clock.now()
     // Single use: only the first callback to claim the session writes anything.
-    const claimed = await ctx.sql`update domain_connect_sessions set used_at = ${now} where state_hash = ${s.state_hash} and used_at is null returning state_hash`
-    if (claimed.length === 0) {
-      const [again] = await ctx.sql`select outcome from domain_connect_sessions where state_hash = ${s.state_hash}`
-      const prior = (again as { outcome: CallbackOutcome | null } | undefined)?.outcome
+    if (!(await claimConsentSession(ctx.sql, s, now))) {
+      const prior = await consentOutcome(ctx.sql, s)
       if (!prior) throw new ApiError('conflict', 'This consent is being completed by another request')
       return finish(prior)
     }
-    const [row] = await ctx.sql`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} for update`
-    const c = row as ConnectionRow | undefined
+    const c = await lockConnection(ctx.sql, s)
     if (!c || c.disconnected_at) throw notFound('Connection not found')
     let outcome: CallbackOutcome
     if (pre.kind === 'denied') {
       outcome = { connection_id: c.id, domain: c.domain, applied: false, service_ids: s.service_ids, error: pre.error, error_description: pre.description }
-      await ctx.sql`update connections set error_code = 'access_denied', error_message = ${pre.description}, updated_at = ${now} where id = ${c.id}`
+      await markAccessDenied(ctx.sql, c, pre.description, now)
     } else {
       await storeGrant(
         ctx.sql,
@@ -514,14 +488,7 @@ export const domainConnectCallbackOp = defineOp({
         pre.tokens,
         now,
       )
-      const [updated] = await ctx.sql`
-        update connections set rail = 'domain_connect', managed = true, records_written_at = ${now}, error_code = null, error_message = null,
-          status = case when status in ('pending', 'failed') then 'propagating' else status end,
-          propagating_since = case when status in ('pending', 'failed') then ${now}::timestamptz else propagating_since end,
-          retried_at = case when status = 'failed' then ${now}::timestamptz else retried_at end, failed_at = null,
-          next_check_at = ${now}, updated_at = ${now}
-        where id = ${c.id} returning *`
-      const fresh = updated as ConnectionRow
+      const fresh = await markAppliedThroughConsent(ctx.sql, c, now)
       await emitForConnection(ctx.sql, fresh, 'connection.applied', now, {
         via: 'async',
         updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, value })),
@@ -529,7 +496,7 @@ export const domainConnectCallbackOp = defineOp({
       ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
       outcome = { connection_id: c.id, domain: c.domain, applied: true, service_ids: s.service_ids }
     }
-    await ctx.sql`update domain_connect_sessions set outcome = ${outcome}::jsonb where state_hash = ${s.state_hash}`
+    await saveConsentOutcome(ctx.sql, s, outcome)
     ctx.audit.tenantId = c.tenant_id
     ctx.audit.targetId = c.id
     ctx.audit.details = { applied: outcome.applied, dc_provider: s.dc_provider_id, service_ids: s.service_ids }

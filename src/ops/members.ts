@@ -2,23 +2,25 @@
 // client secret, member invitations, role changes with the owner rules, and acceptance.
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound, unauthorized } from '../errors.ts'
-import { newId, randomToken } from '../ids.ts'
-import { matchesHash, sha256 } from '../domain/secrets.ts'
-import type { MemberRole } from '../domain/rbac.ts'
+import { randomToken } from '../ids.ts'
+import { matchesHash } from '../domain/secrets.ts'
 import { WIDGET_TOKEN_TTL_SECONDS } from '../domain/widget-tokens.ts'
 import { normalizeHostname } from '../domain/hostnames.ts'
+import { applicationSecret } from '../db/applications.ts'
+import {
+  acceptInvitation,
+  insertInvitation,
+  lockActiveOwners,
+  lockInvitation,
+  lockMemberByEmail,
+  memberById,
+  membersOf,
+  reinvite,
+  setMemberRole,
+  type MemberRow,
+} from '../db/members.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { Email, IdParam, Input, Member, Out, RoleSchema } from './schemas.ts'
-
-interface MemberRow {
-  id: string
-  tenant_id: string
-  email: string
-  role: MemberRole
-  status: 'invited' | 'active'
-  created_at: Date
-  accepted_at: Date | null
-}
 
 const memberOut = (m: MemberRow, inviteToken?: string) => ({
   id: m.id,
@@ -54,7 +56,7 @@ export const createTokenOp = defineOp({
   transaction: false,
   internal: true,
   async handler(ctx, input) {
-    const [app] = await ctx.sql`select id, tenant_id, client_secret_hash from applications where id = ${input.application_id}`
+    const app = await applicationSecret(ctx.sql, input.application_id)
     // An unknown application and a wrong secret answer the same.
     if (!app || !matchesHash(input.client_secret, app.client_secret_hash)) throw unauthorized('Unknown application or wrong client_secret')
     let boundHost: string | null = null
@@ -74,9 +76,9 @@ export const createTokenOp = defineOp({
 })
 
 async function memberInTenant(ctx: Ctx, tenantId: string, id: string): Promise<MemberRow> {
-  const [m] = await ctx.sql`select * from members where id = ${id} and tenant_id = ${tenantId}`
+  const m = await memberById(ctx.sql, tenantId, id)
   if (!m) throw notFound('Member not found')
-  return m as MemberRow
+  return m
 }
 
 function keyPrincipal(ctx: Ctx) {
@@ -109,21 +111,16 @@ export const inviteMemberOp = defineOp({
     if (role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner')
     const token = `inv_${randomToken(24)}`
     const now = ctx.clock.now()
-    const [existing] = await ctx.sql`select * from members where tenant_id = ${p.tenantId} and lower(email) = lower(${input.email}) for update`
+    const existing = await lockMemberByEmail(ctx.sql, p, input)
     if (existing) {
       if (existing.status === 'active') throw new ApiError('conflict', 'This person is already a member')
       if (existing.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can change an owner invitation')
-      const [m] = await ctx.sql`
-        update members set invite_token_hash = ${sha256(token)}, role = ${role}, invited_by = ${p.keyId}, updated_at = ${now}
-        where id = ${existing.id} returning *`
+      const m = await reinvite(ctx.sql, existing, { token, role, p, now })
       ctx.audit.targetId = existing.id
-      return reply(200, memberOut(m as MemberRow, token))
+      return reply(200, memberOut(m, token))
     }
-    const [m] = await ctx.sql`
-      insert into members (id, tenant_id, email, role, status, invite_token_hash, invited_by, created_at, updated_at)
-      values (${newId('mem', now.getTime())}, ${p.tenantId}, ${input.email}, ${role}, 'invited', ${sha256(token)}, ${p.keyId}, ${now}, ${now})
-      returning *`
-    return memberOut(m as MemberRow, token)
+    const m = await insertInvitation(ctx.sql, { token, role, p, now }, input)
+    return memberOut(m, token)
   },
 })
 
@@ -140,7 +137,7 @@ export const listMembersOp = defineOp({
   kind: 'read',
   async handler(ctx) {
     const p = keyPrincipal(ctx)
-    const rows = (await ctx.sql`select * from members where tenant_id = ${p.tenantId} order by id`) as MemberRow[]
+    const rows = await membersOf(ctx.sql, p)
     return { members: rows.map((m) => memberOut(m)), count: rows.length }
   },
 })
@@ -168,12 +165,12 @@ export const updateMemberOp = defineOp({
     }
     if (m.role === 'owner' && input.role !== 'owner' && m.status === 'active') {
       // Lock the tenant's owners so two concurrent demotions cannot leave none.
-      const owners = await ctx.sql`select id from members where tenant_id = ${p.tenantId} and role = 'owner' and status = 'active' for update`
+      const owners = await lockActiveOwners(ctx.sql, p)
       if (owners.length <= 1) throw new ApiError('invalid_request', 'A workspace keeps at least one owner')
     }
-    const [u] = await ctx.sql`update members set role = ${input.role}, updated_at = ${ctx.clock.now()} where id = ${m.id} returning *`
+    const u = await setMemberRole(ctx.sql, m, input, ctx.clock.now())
     ctx.audit.details = { from: m.role, to: input.role }
-    return memberOut(u as MemberRow)
+    return memberOut(u)
   },
 })
 
@@ -192,12 +189,11 @@ export const acceptMemberOp = defineOp({
   idempotent: true,
   internal: true,
   async handler(ctx, input) {
-    const [m] = await ctx.sql`select * from members where invite_token_hash = ${sha256(input.invite_token)} for update`
+    const m = await lockInvitation(ctx.sql, input.invite_token)
     if (!m) throw notFound('Invitation not found')
     ctx.audit = { tenantId: m.tenant_id, targetId: m.id }
-    if (m.status === 'active') return memberOut(m as MemberRow)
-    const now = ctx.clock.now()
-    const [u] = await ctx.sql`update members set status = 'active', accepted_at = ${now}, updated_at = ${now} where id = ${m.id} returning *`
-    return memberOut(u as MemberRow)
+    if (m.status === 'active') return memberOut(m)
+    const u = await acceptInvitation(ctx.sql, m, ctx.clock.now())
+    return memberOut(u)
   },
 })

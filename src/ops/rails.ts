@@ -29,6 +29,8 @@ import { providerById } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { summary, verifyRecords } from '../domain/verify.ts'
 import { assertCanConnect } from '../domain/billing.ts'
+import { accountById, accountsOfTenant, deleteAccount, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
+import { clearReauthorize, markAccessDenied, openRailConnection, openRailConnectionInTenant, railConnection } from '../db/connections.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
@@ -85,8 +87,8 @@ async function connectionForRail(ctx: Ctx, id: string): Promise<RailConnection> 
 /** The one-time account is spent: its key is deleted once its domains are connected. */
 async function afterUse(ctx: Ctx, a: AccountRow): Promise<void> {
   const now = ctx.clock.now()
-  if (a.access === 'one_time') await ctx.db`update provider_accounts set credential_sealed = null, last_used_at = ${now}, updated_at = ${now} where id = ${a.id}`
-  else await ctx.db`update provider_accounts set last_used_at = ${now}, status = 'active', last_error = null, updated_at = ${now} where id = ${a.id}`
+  if (a.access === 'one_time') await markOneTimeUsed(ctx.db, a, now)
+  else await markAccountUsed(ctx.db, a, now)
 }
 
 async function onFailure(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<never> {
@@ -222,12 +224,12 @@ async function reapplyDomainConnect(ctx: Ctx, c: RailConnection, grant: GrantRow
   const updated = c.desired_records.filter((d) => d.type !== 'REDIR301').map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value }))
   await ctx.db.begin(async (tx) => {
     await recordVerifications(tx, [{ row: c, verification }], now)
-    const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
-    await emitForConnection(tx, fresh as RailConnection, 'connection.records.updated', now, { updated_objects: updated, via: 'async', ...summary(verification) })
+    const fresh = await clearReauthorize(tx, c, now)
+    await emitForConnection(tx, fresh, 'connection.records.updated', now, { updated_objects: updated, via: 'async', ...summary(verification) })
   })
   ctx.audit.details = { provider: grant.dc_provider_id, via: 'domain_connect' }
-  const [row] = await ctx.db`select * from connections where id = ${c.id}`
-  return { connection: connectionOut(row as RailConnection), changed: true, zone: grant.apex, updated_objects: updated, account: null }
+  const row = await railConnection(ctx.db, c)
+  return { connection: connectionOut(row), changed: true, zone: grant.apex, updated_objects: updated, account: null }
 }
 
 /**
@@ -241,15 +243,14 @@ export async function reapplyManaged(deps: Pick<Ctx, 'db' | 'clock' | 'config'> 
     const now = deps.clock.now()
     await deps.db.begin(async (tx) => {
       await recordVerifications(tx, [{ row: w.row, verification }], now)
-      const [fresh] = await tx`select * from connections where id = ${c.id}`
-      await emitForConnection(tx, fresh as RailConnection, 'connection.records.updated', now, {
+      const fresh = await railConnection(tx, c)
+      await emitForConnection(tx, fresh, 'connection.records.updated', now, {
         updated_objects: w.updated,
         ...summary(verification),
       })
-      await tx`update provider_accounts set last_used_at = ${now}, status = 'active', last_error = null, updated_at = ${now} where id = ${account.id}`
+      await markAccountUsed(tx, account, now)
     })
-    const [row] = await deps.db`select * from connections where id = ${c.id}`
-    return { ...w, row: row as RailConnection }
+    return { ...w, row: await railConnection(deps.db, c) }
   } catch (err) {
     return reapplyRefused(deps, c, account, err)
   }
@@ -327,7 +328,7 @@ export const listAccountsOp = defineOp({
   errors: ['unauthorized', 'forbidden'],
   kind: 'read',
   async handler(ctx) {
-    const rows = (await ctx.sql`select * from provider_accounts where tenant_id = ${ctx.principal.tenantId} and deleted_at is null order by id`) as AccountRow[]
+    const rows = await accountsOfTenant(ctx.sql, ctx.principal.tenantId)
     return { accounts: await Promise.all(rows.map((a) => accountOut(ctx.sql, ctx.principal, a))) }
   },
 })
@@ -366,8 +367,7 @@ export const deleteAccountOp = defineOp({
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can remove it')
     const out = await accountOut(ctx.sql, ctx.principal, a)
     const now = ctx.clock.now()
-    await ctx.sql`update connections set managed = false, updated_at = ${now} where provider_account_id = ${a.id} and disconnected_at is null`
-    await ctx.sql`update provider_accounts set credential_sealed = null, deleted_at = ${now}, updated_at = ${now} where id = ${a.id}`
+    await deleteAccount(ctx.sql, a, now)
     return { ...out, credential_held: false, connections: [], domains: [] }
   },
 })
@@ -462,8 +462,7 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
   return {
     via: 'managed_dns',
     async repair(conn) {
-      const [row] = await deps.db`select * from connections where id = ${conn.id} and disconnected_at is null`
-      const c = row as RailConnection | undefined
+      const c = await openRailConnection(deps.db, conn)
       const grant = c?.managed && c.rail === 'domain_connect' ? await grantOf(deps.db, c.tenant_id, c.id) : undefined
       if (c && grant) {
         try {
@@ -477,8 +476,7 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
         }
       }
       if (!c?.managed || !c.provider_account_id) return { fixed: false, detail: 'Portico holds no grant for this connection; put the records back at the DNS provider.' }
-      const [acc] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
-      const account = acc as AccountRow | undefined
+      const account = await accountById(deps.db, c.provider_account_id)
       const cred = account ? await usableCredential(deps, account).catch(() => null) : null
       if (!account || !cred) return { fixed: false, detail: 'The provider account of this connection holds no usable credential; connect it again.' }
       try {
@@ -564,13 +562,12 @@ export const oauthCallbackOp = defineOp({
   async handler(ctx, input) {
     const now = ctx.clock.now()
     const s = await consumeState(ctx.db, ctx.config, now, input.state)
-    const [row] = await ctx.db`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} and disconnected_at is null`
-    const c = row as RailConnection | undefined
+    const c = await openRailConnectionInTenant(ctx.db, s)
     if (!c) throw notFound('Connection not found')
     ctx.audit.tenantId = s.tenant_id
     ctx.audit.targetId = c.id
     if (input.error || !input.code) {
-      await ctx.db`update connections set error_code = 'access_denied', error_message = ${'The sign-in at the DNS provider was refused'}, updated_at = ${now} where id = ${c.id}`
+      await markAccessDenied(ctx.db, c, 'The sign-in at the DNS provider was refused', now)
       throw new ApiError('invalid_request', 'The sign-in at the DNS provider was refused or cancelled', { reason: 'access_denied', provider_error: input.error ?? 'no_code' })
     }
     const tokens = await exchangeCode(ctx.config, s.provider, input.code, s.code_verifier, now)

@@ -4,7 +4,7 @@
 import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
-import { newId } from '../ids.ts'
+import { insertAuditRow } from '../db/audit.ts'
 import { can } from '../domain/rbac.ts'
 import { ApiError } from '../errors.ts'
 import { isReply, type AnyOp, type Ctx } from './registry.ts'
@@ -128,8 +128,5 @@ async function writeAudit(ctx: Ctx, op: AnyOp, input: Record<string, unknown>, r
       : ((input.id as string | undefined) ?? (typeof body?.id === 'string' ? body.id : null))
   const now = ctx.clock.now()
   const details = { status: result.status, ...ctx.audit.details }
-  await ctx.sql`
-    insert into audit_log (id, tenant_id, actor_kind, actor_id, action, target_id, method, path, ip, request_id, details, created_at)
-    values (${newId('aud', now.getTime())}, ${tenantId}, ${p.kind}, ${actorId(p)}, ${op.id}, ${targetId ?? null},
-            ${op.method}, ${op.path}, ${ctx.ip}, ${ctx.requestId}, ${details}::jsonb, ${now})`
+  await insertAuditRow(ctx.sql, { now, tenantId, p, actorId: actorId(p), op, targetId, ctx, details })
 }

@@ -11,6 +11,7 @@ import { ApiError, notFound } from '../errors.ts'
 import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
 import { certificateNames, certificateOf, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { powerOf } from '../domain/power.ts'
+import { certificatesInScope } from '../db/certificates.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -62,9 +63,7 @@ export const listCertificatesOp = defineOp({
     secure(ctx)
     const p = ctx.principal
     const app = p.kind === 'WIDGET' ? p.applicationId : null
-    const rows = await ctx.sql`
-      select * from certificates where tenant_id = ${p.tenantId} and status <> 'removed' and (${app}::text is null or application_id = ${app})
-      order by id desc`
+    const rows = await certificatesInScope(ctx.sql, p, app)
     return { certificates: rows.map(certificateOut) }
   },
 })

@@ -7,6 +7,7 @@ import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
 import { askRegistrar, createQuote, fulfillOrder, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
+import { orderOfSession, ordersOf } from '../db/sell-orders.ts'
 import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
 import { Email, Id, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -161,9 +162,9 @@ export const checkoutOp = defineOp({
 
 async function orderBySession(ctx: TenantCtx, sessionId: string): Promise<OrderRow> {
   const p = ctx.principal
-  const [o] = await ctx.db`select * from sell_orders where session_id = ${sessionId} and tenant_id = ${p.tenantId} and application_id = ${p.kind === 'WIDGET' ? p.applicationId : ''}`
+  const o = await orderOfSession(ctx.db, sessionId, p.tenantId, p.kind === 'WIDGET' ? p.applicationId : '')
   if (!o) throw notFound('Checkout session not found')
-  return o as OrderRow
+  return o
 }
 
 export const fulfillOp = defineOp({
@@ -240,11 +241,7 @@ export const listOrdersOp = defineOp({
   async handler(ctx, input) {
     const p = ctx.principal
     const app = input.app_id ?? p.applicationId
-    const rows = (await ctx.sql`
-      select * from sell_orders where tenant_id = ${p.tenantId}
-        and (${app}::text is null or application_id = ${app})
-        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
-      order by id desc limit ${input.limit ?? 50}`) as OrderRow[]
+    const rows = await ordersOf(ctx.sql, p, app, input)
     return { orders: rows.map(orderOut), count: rows.length }
   },
 })

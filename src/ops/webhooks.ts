@@ -2,13 +2,13 @@
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
-import { newId } from '../ids.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { EVENT_TYPES } from '../domain/events.ts'
 import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type AttemptRecord } from '../domain/webhook-delivery.ts'
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
+import { attemptsPage, deleteWebhook, deliveryInScope, insertWebhook, sameWebhook, webhooksInScope, type WebhookRow } from '../db/webhooks.ts'
 import { defineOp, reply, type TenantCtx } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -32,17 +32,6 @@ const Webhook = Out({
   disabled_at: Type.Optional(Nullable(Timestamp())),
   disabled_reason: Type.Optional(Nullable(Type.String())),
 })
-
-interface WebhookRow {
-  id: string
-  application_id: string
-  url: string
-  events: string[]
-  secret_sealed: string
-  created_at: Date
-  disabled_at: Date | null
-  disabled_reason: string | null
-}
 
 const webhookOut = (w: WebhookRow) => ({
   id: w.id,
@@ -96,9 +85,7 @@ export const createWebhookOp = defineOp({
     const check = isUrlSyntacticallyAllowed(input.url, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
     if (!check.ok) throw invalid(`url is not allowed: ${check.reason}`, [{ in: 'body', field: 'url', message: check.reason }])
     const events = [...new Set((input.events ?? []).includes('*') ? [] : (input.events ?? []))].sort()
-    const [existing] = (await ctx.sql`
-      select * from webhooks where application_id = ${appId} and url = ${input.url} and events = ${events}::text[] and deleted_at is null
-      order by id limit 1`) as WebhookRow[]
+    const existing = await sameWebhook(ctx.sql, appId, input, events)
     if (existing) {
       const secret = decrypt(ctx.config.secretsKey, existing.secret_sealed, 'webhook-secret')
       ctx.audit.details = { replayed: true }
@@ -106,13 +93,9 @@ export const createWebhookOp = defineOp({
     }
     const secret = newWebhookSecret()
     const now = ctx.clock.now()
-    const [w] = (await ctx.sql`
-      insert into webhooks (id, tenant_id, application_id, url, events, secret_sealed, created_at)
-      values (${newId('whk', now.getTime())}, ${p.tenantId}, ${appId}, ${input.url}, ${events}::text[],
-              ${encrypt(ctx.config.secretsKey, secret, 'webhook-secret')}, ${now})
-      returning *`) as WebhookRow[]
+    const w = await insertWebhook(ctx.sql, now, p, appId, input, events, encrypt(ctx.config.secretsKey, secret, 'webhook-secret'))
     ctx.audit.details = { url: input.url, events, unknown_events: events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e)) }
-    return { ...webhookOut(w!), secret }
+    return { ...webhookOut(w), secret }
   },
 })
 
@@ -131,9 +114,7 @@ export const listWebhooksOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const s = scope(ctx, input.app_id)
-    const rows = (await ctx.sql`
-      select * from webhooks where tenant_id = ${s.tenantId} and deleted_at is null
-        and (${s.appId}::text is null or application_id = ${s.appId}) order by id`) as WebhookRow[]
+    const rows = await webhooksInScope(ctx.sql, s)
     return { webhooks: rows.map(webhookOut) }
   },
 })
@@ -154,10 +135,7 @@ export const deleteWebhookOp = defineOp({
   idempotent: true,
   async handler(ctx, input) {
     const s = scope(ctx, undefined)
-    const [w] = await ctx.sql`
-      update webhooks set deleted_at = coalesce(deleted_at, ${ctx.clock.now()})
-      where id = ${input.id} and tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
-      returning id`
+    const w = await deleteWebhook(ctx.sql, ctx.clock.now(), input, s)
     if (!w) throw notFound('Webhook not found')
     return { id: input.id, deleted: true }
   },
@@ -222,11 +200,7 @@ export const listDeliveriesOp = defineOp({
     const s = scope(ctx, input.app_id)
     const limit = input.limit ?? 100
     const before = input.cursor ? Buffer.from(input.cursor, 'base64url').toString('utf8') : '~'
-    const rows = (await ctx.sql`
-      select * from webhook_attempts
-      where tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
-        and (${input.type ?? null}::text is null or event_type = ${input.type ?? null}) and id < ${before}
-      order by id desc limit ${limit + 1}`) as AttemptRow[]
+    const rows = (await attemptsPage(ctx.sql, s, input, before, limit)) as AttemptRow[]
     const page = rows.slice(0, limit)
     return {
       deliveries: page.map(attemptOut),
@@ -255,15 +229,7 @@ export const retryDeliveryOp = defineOp({
   async handler(ctx, input) {
     const s = scope(ctx, undefined)
     // A queued delivery, or a finished one known by its attempts; by its id or one of its attempts' ids.
-    const [d] = await ctx.db`
-      select d.id, w.deleted_at from (
-        select id, tenant_id, application_id, endpoint_id from webhook_deliveries where id = ${input.id}
-        union all
-        select delivery_id, tenant_id, application_id, endpoint_id from webhook_attempts
-        where delivery_id = ${input.id} or id = ${input.id}
-      ) d join webhooks w on w.id = d.endpoint_id
-      where d.tenant_id = ${s.tenantId} and (${s.appId}::text is null or d.application_id = ${s.appId})
-      limit 1`
+    const d = await deliveryInScope(ctx.db, input, s)
     if (!d) throw notFound('Delivery not found')
     if (d.deleted_at) throw new ApiError('conflict', 'The endpoint of this delivery was removed')
     const attempt = await retryDelivery({ db: ctx.db, clock: ctx.clock, config: ctx.config, dns: ctx.services.dns }, d.id)

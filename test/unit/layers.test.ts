@@ -45,18 +45,7 @@ export const NO_SQL_UNDER = 'src/ops/'
  * Operations files whose SQL has not been moved to query modules yet (issue 18 moved them one file per
  * commit, starting with the ones other branches were least likely to touch). Empty it file by file.
  */
-export const SQL_NOT_YET_MOVED: string[] = [
-  'src/ops/agents.ts',
-  'src/ops/connect.ts',
-  'src/ops/console.ts',
-  'src/ops/domain-connect.ts',
-  'src/ops/members.ts',
-  'src/ops/rails.ts',
-  'src/ops/run.ts',
-  'src/ops/secure.ts',
-  'src/ops/sell.ts',
-  'src/ops/webhooks.ts',
-]
+export const SQL_NOT_YET_MOVED: string[] = []
 
 const ROOT = normalize(join(import.meta.dir, '../..'))
 const SCANNED = ['src', 'oauth', 'mcp']

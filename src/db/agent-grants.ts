@@ -1,0 +1,39 @@
+// Queries of the grants people gave agents, as the API lists and revokes them; revoking itself and the
+// authorization server's side are in oauth/grants.ts.
+import type { Sql } from './sql.ts'
+
+export interface GrantRow {
+  id: string
+  client_id: string
+  client_name: string
+  redirect_uris: string[]
+  scopes: string[]
+  account_id: string
+  approved_member_id: string | null
+  created_at: Date
+  last_used_at: Date | null
+  revoked_at: Date | null
+  revoked_reason: string | null
+}
+
+const GRANT_COLUMNS = 'g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.approved_member_id, g.created_at, g.last_used_at, g.revoked_at, g.revoked_reason'
+
+export async function agentGrantsOf(sql: Sql, tenantId: string): Promise<GrantRow[]> {
+  return (await sql`
+      select ${sql.unsafe(GRANT_COLUMNS)}
+      from agent_grants g join agent_clients c on c.client_id = g.client_id
+      where g.tenant_id = ${tenantId} order by g.created_at desc, g.id`) as GrantRow[]
+}
+
+/** Locks the tenant's grant for a change; false when it is not the tenant's. */
+export async function lockAgentGrant(sql: Sql, id: string, tenantId: string): Promise<boolean> {
+  const [found] = await sql`select id from agent_grants where id = ${id} and tenant_id = ${tenantId} for update`
+  return !!found
+}
+
+export async function agentGrant(sql: Sql, id: string): Promise<GrantRow | undefined> {
+  const [g] = (await sql`
+      select ${sql.unsafe(GRANT_COLUMNS)}
+      from agent_grants g join agent_clients c on c.client_id = g.client_id where g.id = ${id}`) as GrantRow[]
+  return g
+}

@@ -1,0 +1,113 @@
+// Queries that change a connection's columns for one operation. Statements moved from src/ops verbatim;
+// the lifecycle's own writes (creation, verification, disconnect) are in src/domain/connect.ts.
+import type { RailConnection } from '../domain/apply.ts'
+import type { ConnectionRow } from '../domain/connections.ts'
+import type { DnsRecord } from '../domain/records.ts'
+import type { ApplicationRow } from '../domain/tenancy.ts'
+import type { Sql } from './sql.ts'
+
+/** The person declined the consent or the sign-in at the provider. */
+export async function markAccessDenied(sql: Sql, c: { id: string }, description: string, now: Date): Promise<void> {
+  await sql`update connections set error_code = 'access_denied', error_message = ${description}, updated_at = ${now} where id = ${c.id}`
+}
+
+/** The provider applied the templates through the consent: the connection is managed and re-verified now. */
+export async function markAppliedThroughConsent(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow> {
+  const [updated] = await sql`
+        update connections set rail = 'domain_connect', managed = true, records_written_at = ${now}, error_code = null, error_message = null,
+          status = case when status in ('pending', 'failed') then 'propagating' else status end,
+          propagating_since = case when status in ('pending', 'failed') then ${now}::timestamptz else propagating_since end,
+          retried_at = case when status = 'failed' then ${now}::timestamptz else retried_at end, failed_at = null,
+          next_check_at = ${now}, updated_at = ${now}
+        where id = ${c.id} returning *`
+  return updated as ConnectionRow
+}
+
+/** A connection as the rails read it (with what they applied), by id. */
+export async function railConnection(db: Sql, c: { id: string }): Promise<RailConnection> {
+  const [row] = await db`select * from connections where id = ${c.id}`
+  return row as RailConnection
+}
+
+/** An open connection by id (any tenant: the caller found it in its tenant already). */
+export async function openRailConnection(db: Sql, conn: { id: string }): Promise<RailConnection | undefined> {
+  const [row] = await db`select * from connections where id = ${conn.id} and disconnected_at is null`
+  return row as RailConnection | undefined
+}
+
+/** An open connection of a tenant (a provider sign-in's callback). */
+export async function openRailConnectionInTenant(db: Sql, s: { connection_id: string; tenant_id: string }): Promise<RailConnection | undefined> {
+  const [row] = await db`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} and disconnected_at is null`
+  return row as RailConnection | undefined
+}
+
+/** A re-apply through a kept grant worked: the connection no longer needs re-authorizing. */
+export async function clearReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<RailConnection> {
+  const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
+  return fresh as RailConnection
+}
+
+type Filter = { app_id?: string; status?: string }
+
+/** One page of a tenant's open connections in id order, after the cursor's id; one more than `limit` tells a next page. */
+export async function connectionsPage(sql: Sql, p: { tenantId: string }, input: Filter, after: string, limit: number): Promise<ConnectionRow[]> {
+  return (await sql`
+      select * from connections
+      where tenant_id = ${p.tenantId} and disconnected_at is null and id > ${after}
+        and (${input.app_id ?? null}::text is null or application_id = ${input.app_id ?? null})
+        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
+      order by id limit ${limit + 1}`) as ConnectionRow[]
+}
+
+/** Open connections counted per application and status. */
+export async function connectionCounts(sql: Sql, p: { tenantId: string }, input: Filter) {
+  return (await sql`
+      select application_id, status, count(*)::int as n from connections
+      where tenant_id = ${p.tenantId} and disconnected_at is null
+        and (${input.app_id ?? null}::text is null or application_id = ${input.app_id ?? null})
+        and (${input.status ?? null}::text is null or status = ${input.status ?? null})
+      group by application_id, status order by application_id, status`) as { application_id: string; status: string; n: number }[]
+}
+
+/** Custom records replace the planned ones; verification starts over. */
+export async function setCustomRecords(sql: Sql, c: { id: string }, input: { records: unknown[] }, now: Date): Promise<ConnectionRow> {
+  const [row] = await sql`
+      update connections set desired_records = ${input.records}::jsonb, records_source = 'custom', status = 'pending',
+        next_check_at = ${now}, propagating_since = null, error_code = null, error_message = null, records_outdated_at = null, updated_at = ${now}
+      where id = ${c.id} returning *`
+  return row as ConnectionRow
+}
+
+/** A tenant's connection, locked for the rest of the transaction (a disconnect). */
+export async function lockConnectionInTenant(sql: Sql, id: string, p: { tenantId: string }): Promise<ConnectionRow | undefined> {
+  const [c] = await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} for update`
+  return c as ConnectionRow | undefined
+}
+
+/** The application's own connect target (CNAME target, apex addresses). */
+export async function setConnectTarget(sql: Sql, app: { id: string }, cname: string | null, ips: string[], now: Date): Promise<ApplicationRow> {
+  const [updated] = await sql`
+      update applications set cname_target = ${cname}, apex_ipv4 = ${ips}::text[], updated_at = ${now}
+      where id = ${app.id} returning *`
+  return updated as ApplicationRow
+}
+
+/** The application's planned, unmanaged open connections planned for another target, locked. */
+export async function plannedConnectionsOffTarget(sql: Sql, app: { id: string }, targetJson: unknown): Promise<ConnectionRow[]> {
+  return (await sql`
+      select * from connections
+      where application_id = ${app.id} and disconnected_at is null and records_source = 'planned' and not managed
+        and planned_target <> ${targetJson}::jsonb
+      for update`) as ConnectionRow[]
+}
+
+/** Records not in place yet follow the new target. */
+export async function replanConnection(sql: Sql, c: { id: string }, records: DnsRecord[], targetJson: unknown, now: Date): Promise<void> {
+  await sql`update connections set desired_records = ${records}::jsonb, planned_target = ${targetJson}::jsonb, updated_at = ${now} where id = ${c.id}`
+}
+
+/** Records in place point at the old target: the connection says its records are outdated. */
+export async function markRecordsOutdated(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow> {
+  const [row] = await sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+  return row as ConnectionRow
+}

@@ -1,0 +1,82 @@
+// Queries of webhook endpoints and their deliveries' attempts, as the API reads them. Statements
+// moved from src/ops/webhooks.ts verbatim; delivery itself is src/domain/webhook-delivery.ts.
+import type { AttemptRecord } from '../domain/webhook-delivery.ts'
+import { newId } from '../ids.ts'
+import type { Sql } from './sql.ts'
+
+export interface WebhookRow {
+  id: string
+  application_id: string
+  url: string
+  events: string[]
+  secret_sealed: string
+  created_at: Date
+  disabled_at: Date | null
+  disabled_reason: string | null
+}
+
+/** What the caller may see: its tenant, and one application when `appId` is set (a widget token). */
+type Scope = { tenantId: string; appId: string | null }
+
+/** The live endpoint with this URL and event list, if one exists (a create answered again). */
+export async function sameWebhook(sql: Sql, appId: string, input: { url: string }, events: string[]): Promise<WebhookRow | undefined> {
+  const [existing] = (await sql`
+      select * from webhooks where application_id = ${appId} and url = ${input.url} and events = ${events}::text[] and deleted_at is null
+      order by id limit 1`) as WebhookRow[]
+  return existing
+}
+
+export async function insertWebhook(
+  sql: Sql,
+  now: Date,
+  p: { tenantId: string },
+  appId: string,
+  input: { url: string },
+  events: string[],
+  sealed: string,
+): Promise<WebhookRow> {
+  const [w] = (await sql`
+      insert into webhooks (id, tenant_id, application_id, url, events, secret_sealed, created_at)
+      values (${newId('whk', now.getTime())}, ${p.tenantId}, ${appId}, ${input.url}, ${events}::text[],
+              ${sealed}, ${now})
+      returning *`) as WebhookRow[]
+  return w!
+}
+
+export async function webhooksInScope(sql: Sql, s: Scope): Promise<WebhookRow[]> {
+  return (await sql`
+      select * from webhooks where tenant_id = ${s.tenantId} and deleted_at is null
+        and (${s.appId}::text is null or application_id = ${s.appId}) order by id`) as WebhookRow[]
+}
+
+/** Removes an endpoint (once; a removed one keeps its first time); undefined when it is not in scope. */
+export async function deleteWebhook(sql: Sql, now: Date, input: { id: string }, s: Scope): Promise<{ id: string } | undefined> {
+  const [w] = await sql`
+      update webhooks set deleted_at = coalesce(deleted_at, ${now})
+      where id = ${input.id} and tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
+      returning id`
+  return w as { id: string } | undefined
+}
+
+/** One page of delivery attempts, newest first; one more than `limit` tells a next page. */
+export async function attemptsPage(sql: Sql, s: Scope, input: { type?: string }, before: string, limit: number) {
+  return (await sql`
+      select * from webhook_attempts
+      where tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
+        and (${input.type ?? null}::text is null or event_type = ${input.type ?? null}) and id < ${before}
+      order by id desc limit ${limit + 1}`) as (Omit<AttemptRecord, 'tenant_id' | 'created_at'> & { created_at: Date })[]
+}
+
+/** A queued delivery, or a finished one known by its attempts, by its id or one of its attempts' ids. */
+export async function deliveryInScope(db: Sql, input: { id: string }, s: Scope): Promise<{ id: string; deleted_at: Date | null } | undefined> {
+  const [d] = await db`
+      select d.id, w.deleted_at from (
+        select id, tenant_id, application_id, endpoint_id from webhook_deliveries where id = ${input.id}
+        union all
+        select delivery_id, tenant_id, application_id, endpoint_id from webhook_attempts
+        where delivery_id = ${input.id} or id = ${input.id}
+      ) d join webhooks w on w.id = d.endpoint_id
+      where d.tenant_id = ${s.tenantId} and (${s.appId}::text is null or d.application_id = ${s.appId})
+      limit 1`
+  return d as { id: string; deleted_at: Date | null } | undefined
+}

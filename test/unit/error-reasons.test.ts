@@ -1,0 +1,39 @@
+// Every sub-reason the code names (`reason: '…'` in error details, events and check answers, and
+// Domain Connect's `refuse('…')`) is in the catalogue of src/errors.ts, so clients have one list to
+// switch on and a new reason cannot slip in unnamed.
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ERROR_REASONS } from '../../src/errors.ts'
+
+const ROOT = join(import.meta.dir, '../..')
+
+function files(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(`${dir}/${e.name}`) : e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : [],
+  )
+}
+
+/** The reason literals a source text names. */
+export function reasonsIn(code: string): string[] {
+  return [...code.matchAll(/\breason: '([a-z_]+)'|\brefuse\('([a-z_]+)'/g)].map((m) => (m[1] ?? m[2])!)
+}
+
+describe('details.reason catalogue', () => {
+  test('every reason named in the code is catalogued', () => {
+    const named = new Map<string, string>()
+    for (const f of [...files('src'), ...files('oauth'), ...files('mcp')]) for (const r of reasonsIn(readFileSync(join(ROOT, f), 'utf8'))) named.set(r, f)
+    expect(named.size).toBeGreaterThan(15)
+    const missing = [...named].filter(([r]) => !(r in ERROR_REASONS)).map(([r, f]) => `${r} (${f})`)
+    expect(missing).toEqual([])
+  })
+
+  test('the scan finds reasons where they are written', () => {
+    expect(reasonsIn("throw invalid('x', { reason: 'state_used' }); refuse('not_discovered', 'y')")).toEqual(['state_used', 'not_discovered'])
+    expect(reasonsIn("{ reason: 'made_up_reason' }").every((r) => r in ERROR_REASONS)).toBe(false)
+  })
+
+  test('every catalogued reason says what it means', () => {
+    for (const [id, meaning] of Object.entries(ERROR_REASONS)) expect({ id, described: meaning.length > 10 }).toEqual({ id, described: true })
+  })
+})
