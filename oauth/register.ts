@@ -16,6 +16,7 @@ import type { Clock } from '../src/clock.ts'
 import { HOUR } from '../src/clock.ts'
 import type { Sql } from '../src/db/sql.ts'
 import { newId } from '../src/ids.ts'
+import { findUnstorable } from '../src/domain/text.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
 import { purgeProofs } from './dpop.ts'
@@ -113,6 +114,8 @@ export function validateMetadata(body: unknown): ValidMetadata {
     throw new RegistrationError('invalid_client_metadata', 'The body must be a JSON object of client metadata')
   }
   const b = body as Record<string, unknown>
+  const unstored = findUnstorable(b)
+  if (unstored !== null) throw new RegistrationError('invalid_client_metadata', `${unstored || 'The metadata'} contains a NUL character or an unpaired surrogate`)
   if (!Array.isArray(b.redirect_uris) || b.redirect_uris.length === 0) {
     throw new RegistrationError('invalid_redirect_uri', 'redirect_uris is required: a non-empty array of URIs')
   }

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  unsupported_media_type: 415,
   confirmation_mismatch: 409,
   reauthorization_required: 409,
   account_expired: 409,
@@ -42,6 +43,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed on this path',
   conflict: 'The request conflicts with the current state',
+  unsupported_media_type: 'The body must be JSON (Content-Type: application/json)',
   confirmation_mismatch: 'The confirmation names a different domain',
   reauthorization_required: 'Removing the records needs the DNS provider to be re-authorized',
   account_expired: 'This one-time provider account has expired',
@@ -138,6 +140,7 @@ export const ERROR_REASONS = {
   expired: 'The quote or order expired',
   payment_failed: 'The card was declined',
   registration_failed: 'The registry refused the registration',
+  registration_pending: 'The registrar has not answered yet; the order is finished in the background',
 } as const
 
 export type ErrorReason = keyof typeof ERROR_REASONS

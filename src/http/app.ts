@@ -35,11 +35,25 @@ function json(status: number, body: unknown, headers?: Record<string, string>): 
   return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** A media type a JSON body may be declared as: `application/json` or any `+json`, or none at all. */
+const jsonDeclared = (type: string | null) => !type || /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type.trim())
+
 async function readBody(req: Request): Promise<unknown> {
   const len = Number(req.headers.get('content-length') ?? 0)
   if (len > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
-  const text = await req.text()
-  if (text.length > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
+  const bytes = await req.arrayBuffer()
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
+  if (bytes.byteLength === 0) return undefined
+  const type = req.headers.get('content-type')
+  if (!jsonDeclared(type)) throw new ApiError('unsupported_media_type', `The body is declared as ${type!.split(';')[0]!.trim()}; send JSON with Content-Type: application/json`)
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    throw new ApiError('invalid_request', 'The body is not valid UTF-8')
+  }
   if (text.trim() === '') return undefined
   try {
     return JSON.parse(text)

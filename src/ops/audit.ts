@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../errors.ts'
 import { auditPage } from '../db/audit.ts'
+import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -50,13 +51,13 @@ export const listAuditOp = defineOp({
     if (p.kind !== 'MGMT' && input.tenant_id !== undefined) throw invalid('tenant_id is for the management key only', [{ in: 'query', field: 'tenant_id', message: 'not allowed with an API key' }])
     const tenant = p.kind === 'MGMT' ? (input.tenant_id ?? null) : p.tenantId
     const limit = input.limit ?? 100
-    const before = input.cursor ? Buffer.from(input.cursor, 'base64url').toString('utf8') : '~'
+    const before = input.cursor ? idFromCursor(input.cursor, 'aud') : '~'
     const rows = await auditPage(ctx.sql, tenant, before, input, limit)
     const page = rows.slice(0, limit)
     return {
       entries: page,
       count: page.length,
-      ...(rows.length > limit ? { next_cursor: Buffer.from(String(page[page.length - 1]!.id)).toString('base64url') } : {}),
+      ...(rows.length > limit ? { next_cursor: cursorOf(String(page[page.length - 1]!.id)) } : {}),
     }
   },
 })

@@ -28,6 +28,7 @@ import {
   setConnectTarget,
   setCustomRecords,
 } from '../db/connections.ts'
+import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { type Principal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -220,12 +221,6 @@ export const createConnectionOp = defineOp({
   },
 })
 
-const cursorOf = (id: string) => Buffer.from(id).toString('base64url')
-function idFromCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8')
-  if (!/^con_[0-9a-z]+$/.test(id)) throw invalid('cursor is not valid', [{ in: 'query', field: 'cursor', message: 'use next_cursor from the previous page' }])
-  return id
-}
 
 export const listConnectionsOp = defineOp({
   id: 'connections.list',
@@ -248,8 +243,10 @@ export const listConnectionsOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const p = ctx.principal
+    // A foreign app_id filter is 404, as a foreign id is everywhere (not an empty page).
+    if (input.app_id) await getApplicationInTenant(ctx.sql, p.tenantId, input.app_id)
     const limit = input.limit ?? 50
-    const after = input.cursor ? idFromCursor(input.cursor) : ''
+    const after = input.cursor ? idFromCursor(input.cursor, 'con') : ''
     const rows = await connectionsPage(ctx.sql, p, input, after, limit)
     const page = rows.slice(0, limit)
     return {
@@ -279,6 +276,7 @@ export const countConnectionsOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const p = ctx.principal
+    if (input.app_id) await getApplicationInTenant(ctx.sql, p.tenantId, input.app_id)
     const rows = await connectionCounts(ctx.sql, p, input)
     const byApp = new Map<string, { application_id: string; total: number; by_status: Record<string, number> }>()
     const byStatus: Record<string, number> = {}

@@ -6,7 +6,8 @@ import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
 import { insertAuditRow } from '../db/audit.ts'
 import { can } from '../domain/rbac.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, notFound } from '../errors.ts'
+import { unroutable } from '../domain/text.ts'
 import { isReply, type AnyOp, type Ctx } from './registry.ts'
 import { type Principal } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
@@ -43,6 +44,8 @@ export function authorize(op: AnyOp, p: Principal): void {
 }
 
 function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
+  // An id no Portico object can have names nothing: 404, as an unknown id does, before any lookup.
+  for (const v of Object.values(raw.params ?? {})) if (unroutable(v)) throw notFound()
   const parts: [TObject | undefined, unknown, Part][] = [
     [op.params, raw.params ?? {}, 'path'],
     [op.query, raw.query ?? {}, 'query'],

@@ -240,6 +240,7 @@ export const listOrdersOp = defineOp({
   kind: 'read',
   async handler(ctx, input) {
     const p = ctx.principal
+    if (input.app_id) await getApplicationInTenant(ctx.sql, p.tenantId, input.app_id)
     const app = input.app_id ?? p.applicationId
     const rows = await ordersOf(ctx.sql, p, app, input)
     return { orders: rows.map(orderOut), count: rows.length }

@@ -5,6 +5,7 @@ import type { TObject } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { invalid } from '../errors.ts'
+import { findUnstorable } from '../domain/text.ts'
 import './formats.ts'
 
 interface Compiled {
@@ -38,6 +39,11 @@ export type Part = 'path' | 'query' | 'body' | 'header'
  */
 export function validatePart(schema: TObject, value: unknown, part: Part): Record<string, unknown> {
   const { check, converts, hasDefaults } = compiled(schema)
+  const bad = findUnstorable(value)
+  if (bad !== null) {
+    throw invalid(`Invalid ${part === 'header' ? 'headers' : part}`, [{ in: part, field: bad || undefined, message: 'contains a NUL character or an unpaired surrogate, which cannot be stored' }])
+  }
+  if (part === 'query') strictIntegers(schema, value)
   let v = value
   if (part !== 'body' && converts) v = Value.Convert(schema, v)
   if (hasDefaults) v = Value.Default(schema, v)
@@ -48,6 +54,15 @@ export function validatePart(schema: TObject, value: unknown, part: Part): Recor
     message: fieldMessage(e.message, e.path, v),
   }))
   throw invalid(`Invalid ${part === 'header' ? 'headers' : part === 'path' ? 'path' : part}`, dedupe(problems))
+}
+
+/** Query integers are written as integers: `1.5`, `0x10`, `1e3` or ` 7` are not read as numbers. */
+function strictIntegers(schema: TObject, value: unknown): void {
+  if (typeof value !== 'object' || value === null) return
+  const problems = Object.entries(value as Record<string, unknown>)
+    .filter(([k, v]) => (schema.properties[k] as { type?: unknown } | undefined)?.type === 'integer' && typeof v === 'string' && !/^-?\d{1,15}$/.test(v))
+    .map(([k]) => ({ in: 'query' as const, field: k, message: 'must be an integer' }))
+  if (problems.length > 0) throw invalid('Invalid query', problems)
 }
 
 function fieldMessage(message: string, path: string, root: unknown): string {

@@ -9,6 +9,7 @@ import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type Attem
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { attemptsPage, deleteWebhook, deliveryInScope, insertWebhook, sameWebhook, webhooksInScope, type WebhookRow } from '../db/webhooks.ts'
+import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type TenantCtx } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -44,12 +45,14 @@ const webhookOut = (w: WebhookRow) => ({
 })
 
 /** Tenant principal with the application filter the caller may use: a widget token sees its own app only. */
-function scope(ctx: TenantCtx, appId: string | undefined): { tenantId: string; appId: string | null } {
+/** The lists' scope: a widget's own application; an `app_id` filter that is not the tenant's is 404. */
+async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenantId: string; appId: string | null }> {
   const p = ctx.principal
   if (p.kind === 'WIDGET') {
     if (appId !== undefined && appId !== p.applicationId) throw notFound('Application not found')
     return { tenantId: p.tenantId, appId: p.applicationId }
   }
+  if (appId) await getApplicationInTenant(ctx.sql, p.tenantId, appId)
   return { tenantId: p.tenantId, appId: appId ?? null }
 }
 
@@ -79,7 +82,7 @@ export const createWebhookOp = defineOp({
   idempotent: true,
   async handler(ctx, input) {
     const p = ctx.principal
-    const appId = p.kind === 'WIDGET' ? scope(ctx, input.application_id).appId! : (input.application_id ?? (p.kind === 'KEY' ? p.applicationId : null))
+    const appId = p.kind === 'WIDGET' ? (await scope(ctx, input.application_id)).appId! : (input.application_id ?? (p.kind === 'KEY' ? p.applicationId : null))
     if (!appId) throw invalid('application_id is required', [{ in: 'body', field: 'application_id', message: 'is required' }])
     await getApplicationInTenant(ctx.sql, p.tenantId, appId)
     const check = isUrlSyntacticallyAllowed(input.url, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
@@ -113,7 +116,7 @@ export const listWebhooksOp = defineOp({
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
-    const s = scope(ctx, input.app_id)
+    const s = await scope(ctx, input.app_id)
     const rows = await webhooksInScope(ctx.sql, s)
     return { webhooks: rows.map(webhookOut) }
   },
@@ -134,7 +137,7 @@ export const deleteWebhookOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   async handler(ctx, input) {
-    const s = scope(ctx, undefined)
+    const s = await scope(ctx, undefined)
     const w = await deleteWebhook(ctx.sql, ctx.clock.now(), input, s)
     if (!w) throw notFound('Webhook not found')
     return { id: input.id, deleted: true }
@@ -197,15 +200,15 @@ export const listDeliveriesOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
-    const s = scope(ctx, input.app_id)
+    const s = await scope(ctx, input.app_id)
     const limit = input.limit ?? 100
-    const before = input.cursor ? Buffer.from(input.cursor, 'base64url').toString('utf8') : '~'
+    const before = input.cursor ? idFromCursor(input.cursor, 'wha') : '~'
     const rows = (await attemptsPage(ctx.sql, s, input, before, limit)) as AttemptRow[]
     const page = rows.slice(0, limit)
     return {
       deliveries: page.map(attemptOut),
       count: page.length,
-      ...(rows.length > limit ? { next_cursor: Buffer.from(page[page.length - 1]!.id).toString('base64url') } : {}),
+      ...(rows.length > limit ? { next_cursor: cursorOf(page[page.length - 1]!.id) } : {}),
     }
   },
 })
@@ -227,7 +230,7 @@ export const retryDeliveryOp = defineOp({
   kind: 'write',
   transaction: false,
   async handler(ctx, input) {
-    const s = scope(ctx, undefined)
+    const s = await scope(ctx, undefined)
     // A queued delivery, or a finished one known by its attempts; by its id or one of its attempts' ids.
     const d = await deliveryInScope(ctx.db, input, s)
     if (!d) throw notFound('Delivery not found')
