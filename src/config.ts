@@ -20,6 +20,8 @@ export interface Config {
   edgeAuthSecret: string | null
   secretsKey: Buffer
   dnsResolvers: string[]
+  /** Where dnsResolvers came from: the DNS_RESOLVERS setting, the system's resolv.conf, or the 127.0.0.1:53 fallback. */
+  dnsResolversFrom: string
   dnsTimeoutMs: number
   /** The platform edge connections point at by default. */
   edge: { cnameTarget: string; apexIpv4: string[] }
@@ -78,6 +80,35 @@ function hostPort(entry: string, name: string): string {
   return `${m[1]}:${m[2] ?? '53'}`
 }
 
+/**
+ * DNS_RESOLVERS when set; otherwise the `nameserver` lines of the system's resolv.conf (RESOLV_CONF
+ * names another file, for tests), so a laptop's own resolver answers; otherwise 127.0.0.1:53, which
+ * the server warns about at start (`from: 'fallback'`).
+ */
+export function dnsResolverSettings(env: Env): { resolvers: string[]; from: string } {
+  const list = (env.DNS_RESOLVERS || '').split(',').filter((s) => s.trim() !== '')
+  if (list.length > 0) return { resolvers: list.map((s) => hostPort(s, 'DNS_RESOLVERS')), from: 'DNS_RESOLVERS' }
+  const file = env.RESOLV_CONF || '/etc/resolv.conf'
+  let text = ''
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    if (env.RESOLV_CONF) throw new ConfigError(`RESOLV_CONF: cannot read ${file}`)
+  }
+  const resolvers = parseResolvConf(text)
+  return resolvers.length > 0 ? { resolvers, from: file } : { resolvers: ['127.0.0.1:53'], from: 'fallback' }
+}
+
+/** `nameserver <address>` lines as host:port (port 53; IPv6 bracketed, any `%zone` dropped). */
+export function parseResolvConf(text: string): string[] {
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    const m = /^\s*nameserver\s+([0-9a-fA-F:.]+)(?:%\S+)?\s*(?:[#;].*)?$/.exec(line)
+    if (m) out.push(m[1]!.includes(':') ? `[${m[1]}]:53` : `${m[1]}:53`)
+  }
+  return out
+}
+
 /** SECRETS_KEY is 32 bytes as hex or base64. Outside production it is generated into DATA_DIR once. */
 function secretsKey(env: Env, appEnv: AppEnv, dataDir: string): Buffer {
   const raw = env.SECRETS_KEY
@@ -107,10 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
   } catch {
     throw new ConfigError(`PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.PUBLIC_URL)}`)
   }
-  const dnsResolvers = (env.DNS_RESOLVERS || '127.0.0.1:53')
-    .split(',')
-    .filter((s) => s.trim() !== '')
-    .map((s) => hostPort(s, 'DNS_RESOLVERS'))
+  const { resolvers: dnsResolvers, from: dnsResolversFrom } = dnsResolverSettings(env)
   const webhookAllowLoopback = flag(env, 'WEBHOOK_ALLOW_LOOPBACK')
   if (webhookAllowLoopback && appEnv === 'production') {
     throw new ConfigError('WEBHOOK_ALLOW_LOOPBACK is a test setting and cannot be on in production')
@@ -139,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     edgeAuthSecret: env.EDGE_AUTH_SECRET || null,
     secretsKey: secretsKey(env, appEnv, dataDir),
     dnsResolvers,
+    dnsResolversFrom,
     dnsTimeoutMs,
     edge: { cnameTarget: edgeCname, apexIpv4 },
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),

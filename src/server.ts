@@ -9,7 +9,8 @@ import { WidgetTokens } from './domain/widget-tokens.ts'
 import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
 import type { Services } from './services.ts'
-import { setLogLevel } from './logger.ts'
+import { log, setLogLevel } from './logger.ts'
+import { DnsHealth } from './domain/dns-health.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './http/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
@@ -88,6 +89,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     payments: paymentsFromConfig(config, clock),
     registrar: new SandboxRegistrar(),
     pingDb,
+    dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
+  }
+  if (config.dnsResolversFrom === 'fallback') {
+    log.warn('dns.resolvers_fallback', { resolvers: config.dnsResolvers, hint: 'no DNS_RESOLVERS and no nameserver in /etc/resolv.conf: set DNS_RESOLVERS to a recursive resolver' })
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
   services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })

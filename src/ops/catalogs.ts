@@ -14,18 +14,29 @@ export const healthOp = defineOp({
   method: 'GET',
   path: '/healthz',
   root: true,
-  summary: 'Liveness and database readiness',
-  description: 'Outside the versioned base. Answers 200 with `status: ok` when the database answers, 503 with `status: degraded` and `db: error` when not.',
+  summary: 'Liveness, database readiness and DNS reachability',
+  description:
+    'Outside the versioned base. Answers 200 with `status: ok` when the database answers, 503 with `status: degraded` and `db: error` when not. ' +
+    '`dns` is `ok` when a configured resolver answers (a probe at most five seconds old) and `unreachable` when none does, with `dns_resolvers` naming them; ' +
+    'an unreachable resolver leaves `status: ok`, since restarting the service cannot repair it and everything but DNS lookups still works.',
   tag: TAG,
   auth: ['NONE'],
-  response: Out({ status: Type.String(), service: Type.String(), env: Type.String(), db: Type.String() }),
+  response: Out({
+    status: Type.String(),
+    service: Type.String(),
+    env: Type.String(),
+    db: Type.String(),
+    dns: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])),
+    dns_resolvers: Type.Optional(Type.Array(Type.String())),
+  }),
   altStatus: [{ status: 503, description: 'The database does not answer' }],
   errors: [],
   kind: 'read',
   internal: true,
   async handler(ctx) {
-    const ok = await ctx.services.pingDb(ctx.db)
-    const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error' }
+    const health = ctx.services.dnsHealth
+    const [ok, dns] = await Promise.all([ctx.services.pingDb(ctx.db), health?.state()])
+    const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error', ...(health ? { dns, dns_resolvers: health.resolvers } : {}) }
     return ok ? body : reply(503, body)
   },
 })

@@ -28,6 +28,11 @@ export interface Pdns {
   /** `127.0.0.1:PORT`, for DNS_RESOLVERS. */
   dnsAddress: string
   dnsPort: number
+  /**
+   * A loopback address of this process's own (127.53.x.y) where the daemon also answers on port 53,
+   * the only port a resolv.conf `nameserver` line can name; null when not root (port 53 needs it).
+   */
+  port53Host: string | null
   /** `http://127.0.0.1:PORT/api/v1/servers/localhost`; zones are under `/zones`. */
   apiUrl: string
   apiKey: string
@@ -120,11 +125,28 @@ function freeTcpPort(): number {
   return port
 }
 
-function writeConfig(dir: string, dnsPort: number, apiPort: number, apiKey: string): void {
+/** A 127.53.x.y whose port 53 is free for UDP and TCP, when this process may bind port 53. */
+async function freePort53Host(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return null
+  for (let i = 0; i < 20; i++) {
+    const host = `127.53.${1 + Math.floor(Math.random() * 254)}.${1 + Math.floor(Math.random() * 254)}`
+    try {
+      const u = await Bun.udpSocket({ hostname: host, port: 53 })
+      u.close()
+      Bun.listen({ hostname: host, port: 53, socket: { data() {} } }).stop(true)
+      return host
+    } catch {
+      // taken; try another
+    }
+  }
+  return null
+}
+
+function writeConfig(dir: string, dnsPort: number, apiPort: number, apiKey: string, port53Host: string | null): void {
   const lines = [
     'launch=gsqlite3',
     `gsqlite3-database=${join(dir, 'pdns.sqlite3')}`,
-    `local-address=127.0.0.1:${dnsPort}`,
+    `local-address=127.0.0.1:${dnsPort}${port53Host ? `, ${port53Host}:53` : ''}`,
     'api=yes',
     `api-key=${apiKey}`,
     'webserver=yes',
@@ -164,7 +186,8 @@ async function launch(): Promise<Pdns> {
   const dnsPort = await freeDnsPort()
   const apiPort = freeTcpPort()
   const apiKey = randomBytes(16).toString('hex')
-  writeConfig(dir, dnsPort, apiPort, apiKey)
+  const port53Host = await freePort53Host()
+  writeConfig(dir, dnsPort, apiPort, apiKey, port53Host)
   const apiUrl = `http://127.0.0.1:${apiPort}/api/v1/servers/localhost`
   const headers = { 'X-API-Key': apiKey, 'content-type': 'application/json' }
 
@@ -232,6 +255,7 @@ async function launch(): Promise<Pdns> {
   const pdns: Pdns = {
     dnsAddress: `127.0.0.1:${dnsPort}`,
     dnsPort,
+    port53Host,
     apiUrl,
     apiKey,
     serverId: 'localhost',

@@ -40,6 +40,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PORTICO_VERSION: 'test',
     // Tests drive sweeps themselves with the movable clock; a dedicated test runs the workers.
     PORTICO_ROLE: 'api',
+    // Never the machine's resolv.conf: only loopback servers are test targets.
+    DNS_RESOLVERS: '127.0.0.1:53',
     ...env,
   })
 }
