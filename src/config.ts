@@ -17,6 +17,8 @@ export interface Config {
   role: Role
   managementKey: string | null
   provisionSecret: string | null
+  /** Development only: files under DATA_DIR holding the MANAGEMENT_KEY / PROVISION_SECRET generated because they were unset. */
+  generatedSecrets: { managementKey?: string; provisionSecret?: string }
   edgeAuthSecret: string | null
   secretsKey: Buffer
   dnsResolvers: string[]
@@ -109,6 +111,37 @@ export function parseResolvConf(text: string): string[] {
   return out
 }
 
+/** The file's secret, generated (random, mode 600) on first use. */
+function secretFile(dataDir: string, name: string, prefix: string): { file: string; value: string } {
+  const file = join(dataDir, name)
+  if (existsSync(file)) return { file, value: readFileSync(file, 'utf8').trim() }
+  mkdirSync(dataDir, { recursive: true })
+  const value = prefix + randomBytes(24).toString('hex')
+  writeFileSync(file, value + '\n', { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return { file, value }
+}
+
+/**
+ * MANAGEMENT_KEY and PROVISION_SECRET as set. In development an unset one is generated into
+ * DATA_DIR (kept across restarts) so the API tour works at once; main.ts prints where. Never in
+ * test or production, where unset means those routes answer 401.
+ */
+function operatorSecrets(env: Env, appEnv: AppEnv, dataDir: string): Pick<Config, 'managementKey' | 'provisionSecret' | 'generatedSecrets'> {
+  const generatedSecrets: Config['generatedSecrets'] = {}
+  let managementKey = env.MANAGEMENT_KEY || null
+  let provisionSecret = env.PROVISION_SECRET || null
+  if (appEnv === 'development' && !managementKey) {
+    const s = secretFile(dataDir, 'management-key', 'mgmt_')
+    ;[managementKey, generatedSecrets.managementKey] = [s.value, s.file]
+  }
+  if (appEnv === 'development' && !provisionSecret) {
+    const s = secretFile(dataDir, 'provision-secret', 'prov_')
+    ;[provisionSecret, generatedSecrets.provisionSecret] = [s.value, s.file]
+  }
+  return { managementKey, provisionSecret, generatedSecrets }
+}
+
 /** SECRETS_KEY is 32 bytes as hex or base64. Outside production it is generated into DATA_DIR once. */
 function secretsKey(env: Env, appEnv: AppEnv, dataDir: string): Buffer {
   const raw = env.SECRETS_KEY
@@ -162,8 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     appEnv,
     role: oneOf(env, 'PORTICO_ROLE', ['api', 'worker', 'all'] as const, 'all'),
-    managementKey: env.MANAGEMENT_KEY || null,
-    provisionSecret: env.PROVISION_SECRET || null,
+    ...operatorSecrets(env, appEnv, dataDir),
     edgeAuthSecret: env.EDGE_AUTH_SECRET || null,
     secretsKey: secretsKey(env, appEnv, dataDir),
     dnsResolvers,
