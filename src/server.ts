@@ -11,6 +11,8 @@ import { OPERATIONS } from './ops/index.ts'
 import type { Services } from './services.ts'
 import { log, setLogLevel } from './logger.ts'
 import { DnsHealth } from './domain/dns-health.ts'
+import { docsMount } from './http/docs.ts'
+import { playgroundMount } from './http/playground.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './http/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
@@ -129,6 +131,9 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
+  // The API reference everywhere; the widget playground in development only (elsewhere: 404).
+  mounts.push(docsMount())
+  if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req) => handler(req, '127.0.0.1') }))
   return {
     config,
     db,
