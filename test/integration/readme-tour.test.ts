@@ -5,7 +5,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { testDatabaseUrl } from '../harness/db.ts'
+import { separateDatabaseUrl } from '../harness/db.ts'
 
 const ROOT = join(import.meta.dir, '../..')
 let dev: ReturnType<typeof Bun.spawn> | null = null
@@ -38,7 +38,8 @@ beforeAll(async () => {
     HOST: '127.0.0.1',
     PUBLIC_URL: base,
     DATA_DIR: dataDir,
-    DATABASE_URL: await testDatabaseUrl(),
+    // Its own database: the development start generates its own SECRETS_KEY.
+    DATABASE_URL: await separateDatabaseUrl(),
     LOG_LEVEL: 'warn',
   }
   // The tour's start, as the README says it; setsid makes a process group to stop as a whole.
