@@ -23,7 +23,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 out=$(mktemp)
-node_modules/.bin/bun test "$@" 2>&1 | tee "$out"
+# The per-test timeout is given here: setDefaultTimeout in the preload does not reach every file.
+node_modules/.bin/bun test --timeout 60000 "$@" 2>&1 | tee "$out"
 code=${PIPESTATUS[0]}
 # bun prints " N pass" / " N fail"; repeat them as the plain closing line CI reads.
 pass=$(grep -E '^ *[0-9]+ pass$' "$out" | tail -1 | tr -dc '0-9')
