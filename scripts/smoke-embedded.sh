@@ -7,7 +7,9 @@ dir=$(mktemp -d /tmp/portico-smoke.XXXXXX)
 chmod 755 "$dir"
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 export DATA_DIR="$dir/data" PORT="$port" MANAGEMENT_KEY=smoke-mgmt-key PUBLIC_URL="http://127.0.0.1:$port" HOST=127.0.0.1
-unset DATABASE_URL
+# Only loopback DNS from CI (the machine's resolv.conf may name another host).
+export DNS_RESOLVERS=127.0.0.1:53
+unset DATABASE_URL PROVISION_SECRET
 
 start() {
   # Own process group, so stopping reaches npm, bun and the embedded server alike.
@@ -35,6 +37,11 @@ stop() {
 start
 cat "$dir/health.json"; echo
 grep -q '"db":"ok"' "$dir/health.json"
+# Development with PROVISION_SECRET unset: generated into DATA_DIR, and the start says how to use it.
+grep -q 'Provision a first tenant' "$dir/portico.log"
+curl -fsS -X POST "http://127.0.0.1:$port/v1/tenants:provision" -H "X-Provision-Secret: $(cat "$DATA_DIR/provision-secret")" \
+  -d '{"tenant_name":"Smoke","owner_email":"ops@smoke.example"}' | grep -q '"api_key":"ptc_'
+! grep -q 'Unsupported runtime' "$dir/portico.log"
 tenant=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/tenants" -H "authorization: Bearer $MANAGEMENT_KEY" \
   -H 'content-type: application/json' -d '{"name":"Smoke"}' | node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>console.log(JSON.parse(d).id))')
 stop

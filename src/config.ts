@@ -18,9 +18,13 @@ export interface Config {
   role: Role
   managementKey: string | null
   provisionSecret: string | null
+  /** Development only: files under DATA_DIR holding the MANAGEMENT_KEY / PROVISION_SECRET generated because they were unset. */
+  generatedSecrets: { managementKey?: string; provisionSecret?: string }
   edgeAuthSecret: string | null
   secretsKey: Buffer
   dnsResolvers: string[]
+  /** Where dnsResolvers came from: the DNS_RESOLVERS setting, the system's resolv.conf, or the 127.0.0.1:53 fallback. */
+  dnsResolversFrom: string
   dnsTimeoutMs: number
   /** Where verification asks: each zone's own nameservers (default), or the resolvers. */
   dnsVerify: 'authoritative' | 'recursive'
@@ -115,6 +119,66 @@ function hostPort(entry: string, name: string): string {
   return `${m[1]}:${m[2] ?? '53'}`
 }
 
+/**
+ * DNS_RESOLVERS when set; otherwise the `nameserver` lines of the system's resolv.conf (RESOLV_CONF
+ * names another file, for tests), so a laptop's own resolver answers; otherwise 127.0.0.1:53, which
+ * the server warns about at start (`from: 'fallback'`).
+ */
+export function dnsResolverSettings(env: Env): { resolvers: string[]; from: string } {
+  const list = (env.DNS_RESOLVERS || '').split(',').filter((s) => s.trim() !== '')
+  if (list.length > 0) return { resolvers: list.map((s) => hostPort(s, 'DNS_RESOLVERS')), from: 'DNS_RESOLVERS' }
+  const file = env.RESOLV_CONF || '/etc/resolv.conf'
+  let text = ''
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    if (env.RESOLV_CONF) throw new ConfigError(`RESOLV_CONF: cannot read ${file}`)
+  }
+  const resolvers = parseResolvConf(text)
+  return resolvers.length > 0 ? { resolvers, from: file } : { resolvers: ['127.0.0.1:53'], from: 'fallback' }
+}
+
+/** `nameserver <address>` lines as host:port (port 53; IPv6 bracketed, any `%zone` dropped). */
+export function parseResolvConf(text: string): string[] {
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    const m = /^\s*nameserver\s+([0-9a-fA-F:.]+)(?:%\S+)?\s*(?:[#;].*)?$/.exec(line)
+    if (m) out.push(m[1]!.includes(':') ? `[${m[1]}]:53` : `${m[1]}:53`)
+  }
+  return out
+}
+
+/** The file's secret, generated (random, mode 600) on first use. */
+function secretFile(dataDir: string, name: string, prefix: string): { file: string; value: string } {
+  const file = join(dataDir, name)
+  if (existsSync(file)) return { file, value: readFileSync(file, 'utf8').trim() }
+  mkdirSync(dataDir, { recursive: true })
+  const value = prefix + randomBytes(24).toString('hex')
+  writeFileSync(file, value + '\n', { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return { file, value }
+}
+
+/**
+ * MANAGEMENT_KEY and PROVISION_SECRET as set. In development an unset one is generated into
+ * DATA_DIR (kept across restarts) so the API tour works at once; main.ts prints where. Never in
+ * test or production, where unset means those routes answer 401.
+ */
+function operatorSecrets(env: Env, appEnv: AppEnv, dataDir: string): Pick<Config, 'managementKey' | 'provisionSecret' | 'generatedSecrets'> {
+  const generatedSecrets: Config['generatedSecrets'] = {}
+  let managementKey = env.MANAGEMENT_KEY || null
+  let provisionSecret = env.PROVISION_SECRET || null
+  if (appEnv === 'development' && !managementKey) {
+    const s = secretFile(dataDir, 'management-key', 'mgmt_')
+    ;[managementKey, generatedSecrets.managementKey] = [s.value, s.file]
+  }
+  if (appEnv === 'development' && !provisionSecret) {
+    const s = secretFile(dataDir, 'provision-secret', 'prov_')
+    ;[provisionSecret, generatedSecrets.provisionSecret] = [s.value, s.file]
+  }
+  return { managementKey, provisionSecret, generatedSecrets }
+}
+
 /** SECRETS_KEY is 32 bytes as hex or base64. Outside production it is generated into DATA_DIR once. */
 function secretsKey(env: Env, appEnv: AppEnv, dataDir: string): Buffer {
   const raw = env.SECRETS_KEY
@@ -144,10 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
   } catch {
     throw new ConfigError(`PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.PUBLIC_URL)}`)
   }
-  const dnsResolvers = (env.DNS_RESOLVERS || '127.0.0.1:53')
-    .split(',')
-    .filter((s) => s.trim() !== '')
-    .map((s) => hostPort(s, 'DNS_RESOLVERS'))
+  const { resolvers: dnsResolvers, from: dnsResolversFrom } = dnsResolverSettings(env)
   const webhookAllowLoopback = flag(env, 'WEBHOOK_ALLOW_LOOPBACK')
   if (webhookAllowLoopback && appEnv === 'production') {
     throw new ConfigError('WEBHOOK_ALLOW_LOOPBACK is a test setting and cannot be on in production')
@@ -171,11 +232,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     appEnv,
     role: oneOf(env, 'PORTICO_ROLE', ['api', 'worker', 'all'] as const, 'all'),
-    managementKey: env.MANAGEMENT_KEY || null,
-    provisionSecret: env.PROVISION_SECRET || null,
+    ...operatorSecrets(env, appEnv, dataDir),
     edgeAuthSecret: env.EDGE_AUTH_SECRET || null,
     secretsKey: secretsKey(env, appEnv, dataDir),
     dnsResolvers,
+    dnsResolversFrom,
     dnsTimeoutMs,
     dnsVerify: oneOf(env, 'DNS_VERIFY', ['authoritative', 'recursive'] as const, 'authoritative'),
     certConcurrency: intIn(env, 'CERT_CONCURRENCY', 8, 1, 64),

@@ -1,8 +1,9 @@
 // Start: configuration, database (embedded when DATABASE_URL is absent), migrations, HTTP and workers.
-import { ConfigError, loadConfig } from './config.ts'
+import './quiet-warnings.ts' // first: before any dependency prints at load
+import { ConfigError, loadConfig, type Config } from './config.ts'
 import { startEmbedded, type EmbeddedDb } from './db/embedded.ts'
 import { createPortico } from './server.ts'
-import { errorFields, log } from './logger.ts'
+import { errorFields, flushLogs, log } from './logger.ts'
 
 async function main(): Promise<void> {
   let config
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const portico = await createPortico(config, { databaseUrl })
   const server = portico.app.listen({ port: config.port, hostname: process.env.HOST || '0.0.0.0' })
   log.info('portico listening', { port: server.server?.port, env: config.appEnv, version: config.version, role: config.role })
+  printFirstSteps(config)
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -38,6 +40,23 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+/** Development with generated operator secrets: say where they are and how to make a first tenant. */
+function printFirstSteps(config: Config): void {
+  const { provisionSecret, managementKey } = config.generatedSecrets
+  if (!provisionSecret && !managementKey) return
+  const lines = ['', 'Development secrets (generated, kept across restarts):']
+  if (provisionSecret) lines.push(`  PROVISION_SECRET in ${provisionSecret}`)
+  if (managementKey) lines.push(`  MANAGEMENT_KEY   in ${managementKey}`)
+  lines.push(
+    'Provision a first tenant:',
+    `  curl -X POST ${config.publicUrl}/v1/tenants:provision -H "X-Provision-Secret: ${provisionSecret ? `$(cat ${provisionSecret})` : '$PROVISION_SECRET'}" \\`,
+    `    -d '{"tenant_name":"Acme","owner_email":"ops@acme.example"}'`,
+    '',
+  )
+  flushLogs()
+  console.log(lines.join('\n'))
 }
 
 main().catch((err) => {

@@ -10,7 +10,10 @@ import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
 import { withOpenApi } from './http/openapi.ts'
 import type { Services } from './services.ts'
-import { setLogLevel } from './logger.ts'
+import { log, setLogLevel } from './logger.ts'
+import { DnsHealth } from './domain/dns-health.ts'
+import { docsMount } from './http/docs.ts'
+import { playgroundMount } from './http/playground.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './adapters/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
@@ -97,6 +100,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     pingDb,
+    dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
+  }
+  if (config.dnsResolversFrom === 'fallback') {
+    log.warn('dns.resolvers_fallback', { resolvers: config.dnsResolvers, hint: 'no DNS_RESOLVERS and no nameserver in /etc/resolv.conf: set DNS_RESOLVERS to a recursive resolver' })
   }
   if (config.sellPurchaseEnabled) services.products.push('sell')
   services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })
@@ -135,6 +142,9 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
+  // The API reference everywhere; the widget playground in development only (elsewhere: 404).
+  mounts.push(docsMount())
+  if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req) => handler(req, '127.0.0.1') }))
   return {
     config,
     db,

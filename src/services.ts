@@ -12,6 +12,7 @@ import type { Registrar } from './adapters/registrar/index.ts'
 import type { RepairRail } from './domain/monitor.ts'
 import type { TemplateCatalog } from './domain/templates.ts'
 import type { Edge } from './adapters/edge.ts'
+import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { Presentation } from '../oauth/dpop.ts'
 
@@ -42,6 +43,8 @@ export interface Services {
   edge?: Edge
   /** The ACME CA certificates come from (ACME_DIRECTORY_URL); absent: no issuance. */
   issuer?: CertificateIssuer
+  /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
+  dnsHealth?: DnsHealth
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

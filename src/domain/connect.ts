@@ -7,6 +7,7 @@ import { ApiError } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import type { ConnectionRow } from './connections.ts'
 import type { Dns } from './dns.ts'
+import type { DnsHealth } from './dns-health.ts'
 import { valuesOf } from './dns.ts'
 import { connectionEnvelope, emitForConnection } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
@@ -25,12 +26,13 @@ export interface Inspection {
  * Refuses what cannot be connected: hosting-platform subdomains, names that do not exist (NXDOMAIN)
  * or are not delegated. A resolver failure is a 503 to retry, never a verdict about the domain.
  */
-export async function inspectDomain(dns: Dns, parsed: ParsedDomain): Promise<Inspection> {
+export async function inspectDomain(dns: Dns, parsed: ParsedDomain, health?: DnsHealth): Promise<Inspection> {
   if (parsed.platform) {
     throw new ApiError('platform_subdomain', `${parsed.domain} is a subdomain of a hosting platform (${parsed.apex}); connect a domain you own`)
   }
   const ns = await dns.lookup(parsed.apex, 'NS')
   if (ns.status === 'error') {
+    if (health) throw health.unavailable(ns.error)
     throw new ApiError('service_unavailable', 'DNS lookups failed; try again shortly', { detection_error: 'resolver' }, { headers: { 'retry-after': '5' } })
   }
   if (ns.status === 'nxdomain') throw new ApiError('InvalidNameservers', `${parsed.apex} is not registered`, { reason: 'not_registered', registered: false })

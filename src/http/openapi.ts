@@ -6,6 +6,7 @@ import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
 import type { Credential } from '../domain/principal.ts'
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts'
+import { examplesFor } from '../ops/examples.ts'
 import { API_BASE } from './app.ts'
 
 const SECURITY_SCHEMES = {
@@ -67,7 +68,7 @@ function parameters(op: AnyOp) {
 function responses(op: AnyOp) {
   const out: Record<string, unknown> = {}
   const ok = op.status ?? 200
-  out[String(ok)] = { description: op.summary, content: { 'application/json': { schema: plain(op.response) } } }
+  out[String(ok)] = { description: op.summary, content: { 'application/json': { schema: plain(op.response), example: examplesFor(op).response } } }
   for (const alt of op.altStatus ?? []) {
     out[String(alt.status)] = { description: alt.description, content: { 'application/json': { schema: plain(op.response) } } }
   }
@@ -201,7 +202,7 @@ export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: s
       security: op.auth.flatMap((c) => (c === 'NONE' ? [{}] : SCHEME_OF[c].map((s) => ({ [s]: [] })))),
       parameters: parameters(op),
       ...(op.body
-        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: plain(op.body) } } } }
+        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: plain(op.body), example: examplesFor(op).request } } } }
         : {}),
       responses: responses(op),
       ...(op.kind === 'read' ? {} : { 'x-portico-kind': op.kind }),

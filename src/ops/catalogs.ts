@@ -15,9 +15,11 @@ export const healthOp = defineOp({
   method: 'GET',
   path: '/healthz',
   root: true,
-  summary: 'Liveness and database readiness',
+  summary: 'Liveness, database readiness and DNS reachability',
   description:
     'Outside the versioned base. Answers 200 with `status: ok` when the database answers, 503 with `status: degraded` and `db: error` when not. ' +
+    '`dns` is `ok` when a configured resolver answers (a probe at most five seconds old) and `unreachable` when none does, with `dns_resolvers` naming them; ' +
+    'an unreachable resolver leaves `status: ok`, since restarting the service cannot repair it and everything but DNS lookups still works. ' +
     '`edge` lists each edge node (when an edge is configured): `up` or `down` as its last call found it, the last error, and when the sweep last reconciled it.',
   tag: TAG,
   auth: ['NONE'],
@@ -26,6 +28,8 @@ export const healthOp = defineOp({
     service: Type.String(),
     env: Type.String(),
     db: Type.String(),
+    dns: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])),
+    dns_resolvers: Type.Optional(Type.Array(Type.String())),
     edge: Type.Optional(
       Type.Array(
         Out({
@@ -43,9 +47,10 @@ export const healthOp = defineOp({
   kind: 'read',
   internal: true,
   async handler(ctx) {
-    const ok = await ctx.services.pingDb(ctx.db)
+    const health = ctx.services.dnsHealth
+    const [ok, dns] = await Promise.all([ctx.services.pingDb(ctx.db), health?.state()])
     const edge = ctx.services.edge instanceof EdgeFleet ? { edge: ctx.services.edge.states() } : {}
-    const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error', ...edge }
+    const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error', ...(health ? { dns, dns_resolvers: health.resolvers } : {}), ...edge }
     return ok ? body : reply(503, body)
   },
 })

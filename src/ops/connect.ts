@@ -154,7 +154,12 @@ export const checkDomainOp = defineOp({
     const parsed = parseOrThrow(input.domain)
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
-    return checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, { wwwRedirect: input.www_redirect })
+    const result = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, { wwwRedirect: input.www_redirect })
+    const health = ctx.services.dnsHealth
+    if (result.detection_error !== 'resolver' || !health) return result
+    // Say which resolvers failed and how they are set, and warn in the log (at most once a minute).
+    health.failed(`domain check of ${parsed.domain}`)
+    return { ...result, dns: health.describe() }
   },
 })
 
@@ -177,7 +182,7 @@ async function prepareCreate(ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, do
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
   // A replay of an open connection needs no DNS at all.
   if (await findOpen(ctx.db, app.id, parsed.domain)) return { parsed, inspection: null }
-  return { parsed, inspection: await inspectDomain(ctx.services.dns, parsed) }
+  return { parsed, inspection: await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth) }
 }
 
 export const createConnectionOp = defineOp({
@@ -209,7 +214,7 @@ export const createConnectionOp = defineOp({
     await assertCanConnect(ctx.sql, app.tenant_id, ctx.clock.now(), ctx.config, pre.parsed.domain)
     const now = ctx.clock.now()
     // The open connection seen before may have been disconnected since: inspect after all (rare).
-    const inspection = pre.inspection ?? ((await findOpen(ctx.sql, app.id, pre.parsed.domain)) ? { provider: null, nameservers: [] } : await inspectDomain(ctx.services.dns, pre.parsed))
+    const inspection = pre.inspection ?? ((await findOpen(ctx.sql, app.id, pre.parsed.domain)) ? { provider: null, nameservers: [] } : await inspectDomain(ctx.services.dns, pre.parsed, ctx.services.dnsHealth))
     const { row, outcome } = await openConnection(ctx.sql, now, app, effectiveTarget(app, edge(ctx)), pre.parsed, inspection, {
       endUserRef: input.end_user_ref ?? null,
       wwwRedirect: input.www_redirect ?? false,
@@ -338,7 +343,7 @@ export const bulkConnectOp = defineOp({
         const prior = seen.get(parsed.domain) ?? (await findOpen(ctx.db, app.id, parsed.domain))?.id
         if (prior) return { domain, connection_id: prior, status: 'already' as const, message: 'Already connected under this application' }
         await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
-        const inspection = await inspectDomain(ctx.services.dns, parsed)
+        const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
         const { row, outcome } = await ctx.db.begin((tx) =>
           openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null }),
         )

@@ -427,7 +427,7 @@ export const connectAccountOp = defineOp({
         let c = (await findOpen(ctx.db, app.id, parsed.domain)) as RailConnection | undefined
         if (!c) {
           await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
-          const inspection = await inspectDomain(ctx.services.dns, parsed)
+          const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
           c = (await ctx.db.begin((tx) => openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: null, wwwRedirect: false, records: null }))).row as RailConnection
         }
         connectionId = c.id

@@ -22,6 +22,10 @@ async function create(): Promise<string> {
     cleanups.push(() => embedded.stop())
     base = embedded.url
   }
+  return createOn(base)
+}
+
+async function createOn(base: string): Promise<string> {
   const name = `portico_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
   const admin = new SQL({ url: base, max: 1 })
   await admin.unsafe(`create database ${name}`)
@@ -38,6 +42,14 @@ async function create(): Promise<string> {
 export function testDatabaseUrl(): Promise<string> {
   pending ??= create()
   return pending
+}
+
+/**
+ * One more empty database on the same server, dropped with the run's: for a process started with
+ * secrets of its own (a development start), whose tables must not meet this process's.
+ */
+export async function separateDatabaseUrl(): Promise<string> {
+  return createOn(await testDatabaseUrl())
 }
 
 export async function dropTestDatabase(): Promise<void> {

@@ -33,6 +33,8 @@ export interface Pdns {
    * (empty when not running as root). `AUTH_NAMESERVERS` resolve to them.
    */
   nsAddresses: string[]
+  /** The first of them: the one address a resolv.conf `nameserver` line names (null when not root). */
+  port53Host: string | null
   /** `http://127.0.0.1:PORT/api/v1/servers/localhost`; zones are under `/zones`. */
   apiUrl: string
   apiKey: string
@@ -275,6 +277,7 @@ async function launch(): Promise<Pdns> {
     dnsAddress: `127.0.0.1:${dnsPort}`,
     dnsPort,
     nsAddresses: authAddresses,
+    port53Host: authAddresses[0] ?? null,
     apiUrl,
     apiKey,
     serverId: 'localhost',

@@ -1,5 +1,6 @@
 // Preloaded by bun test (bunfig.toml): the default test timeout, and after the last test of the run,
 // close the shared Portico and drop this run's database. Nothing starts here; the first test that needs a daemon starts it.
+import '../../src/quiet-warnings.ts'
 import { afterAll, setDefaultTimeout } from 'bun:test'
 import { closeShared } from './portico.ts'
 

@@ -1,4 +1,4 @@
-// The 60 published templates (../shared/domain-connect/templates, read in place) through the whole
+// The 60 published templates (test/fixtures/domain-connect/templates) through the whole
 // protocol: Portico loads them from DOMAIN_CONNECT_TEMPLATES_DIR, builds each signed apply URL, the
 // loopback DNS Provider verifies the signature with the key it fetches from DNS at
 // `_dck1.<syncPubKeyDomain>`, applies the template to a PowerDNS zone that already holds records, and
@@ -15,7 +15,7 @@ import { provision, startPortico, type TestPortico, type Workspace } from '../ha
 import { loadTemplatesFromDir, type Template } from '../../src/domain/domain-connect/template.ts'
 import { applyTemplate, type DesiredRecord } from '../../src/domain/domain-connect/apply.ts'
 
-const PUBLIC_DIR = join(import.meta.dir, '../../../shared/domain-connect/templates')
+const PUBLIC_DIR = join(import.meta.dir, '../fixtures/domain-connect/templates')
 const SECRET = 'service-provider-secret'
 
 let pdns: Pdns

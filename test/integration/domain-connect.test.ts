@@ -14,7 +14,7 @@ import { discover } from '../../src/domain/domain-connect/discovery.ts'
 import { cleanupSessions, grantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
 
 const OWN_DIR = join(import.meta.dir, '../../templates')
-const PUBLIC_DIR = join(import.meta.dir, '../../../shared/domain-connect/templates')
+const PUBLIC_DIR = join(import.meta.dir, '../fixtures/domain-connect/templates')
 const EDGE = 'edge.portico.test'
 const APEX_IPS = ['203.0.114.10', '203.0.114.11']
 const CLIENT_SECRET = 'dc-client-secret-0123456789'

@@ -18,10 +18,10 @@ async function counts() {
 }
 
 describe('discovery', () => {
-  test('healthz reports the database', async () => {
+  test('healthz reports the database and the resolvers (nothing answers DNS on 127.0.0.1:53 here)', async () => {
     const r = await p.api('GET', '/healthz')
     expect(r.status).toBe(200)
-    expect(r.body).toEqual({ status: 'ok', service: 'portico', env: 'test', db: 'ok' })
+    expect(r.body).toEqual({ status: 'ok', service: 'portico', env: 'test', db: 'ok', dns: 'unreachable', dns_resolvers: ['127.0.0.1:53'] })
   })
 
   test('config names the build and the API version', async () => {

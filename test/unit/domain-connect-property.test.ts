@@ -11,7 +11,7 @@ import { parseTemplate } from '../../src/domain/domain-connect/template.ts'
 import { applyTemplate, type ZoneRecord } from '../../src/domain/domain-connect/apply.ts'
 import { compatibleGroups, fillVariables } from '../harness/dc-variables.ts'
 
-const SCHEMA = JSON.parse(readFileSync(join(import.meta.dir, '../../../shared/domain-connect/template.schema'), 'utf8'))
+const SCHEMA = JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/domain-connect/template.schema'), 'utf8'))
 const validateSchema = new Ajv({ strict: false, allErrors: true }).compile(SCHEMA)
 const DOMAIN = 'example.test'
 

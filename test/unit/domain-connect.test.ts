@@ -19,14 +19,14 @@ import {
   canonicalQuery,
 } from '../../src/domain/domain-connect/signing.ts'
 
-const SHARED = join(import.meta.dir, '../../../shared/domain-connect')
-const PUBLIC_DIR = join(SHARED, 'templates')
+const FIXTURES = join(import.meta.dir, '../fixtures/domain-connect')
+const PUBLIC_DIR = join(FIXTURES, 'templates')
 const OWN_DIR = join(import.meta.dir, '../../templates')
 const DOMAIN = 'example.test'
 
 // The schema carries annotation keywords of its generator (qt-uri-*), unknown to Ajv's strict mode.
 const ajv = new Ajv({ strict: false, allErrors: true })
-const validateSchema = ajv.compile(JSON.parse(readFileSync(join(SHARED, 'template.schema'), 'utf8')))
+const validateSchema = ajv.compile(JSON.parse(readFileSync(join(FIXTURES, 'template.schema'), 'utf8')))
 
 function readJson(dir: string, file: string): unknown {
   return JSON.parse(readFileSync(join(dir, file), 'utf8'))
