@@ -13,6 +13,13 @@ export interface ProviderRecord {
   value: string
 }
 
+export interface NewRecord {
+  name: string
+  type: string
+  ttl: number
+  value: string
+}
+
 export abstract class RecordBasedProvider implements DnsProvider {
   abstract readonly id: string
   abstract listZones(): Promise<Zone[]>
@@ -33,15 +40,25 @@ export abstract class RecordBasedProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const items = await this.listItems(zone)
+    const { deletes, creates } = this.diff(await this.listItems(zone), changes)
+    await this.applyDiff(zone, deletes, creates)
+  }
+
+  /** The records to delete and to create so each changed set holds exactly its new values. */
+  protected diff(items: ProviderRecord[], changes: RRsetChange[]) {
     const deletes: ProviderRecord[] = []
-    const creates: { name: string; type: string; ttl: number; value: string }[] = []
+    const creates: NewRecord[] = []
     for (const c of changes) {
       const existing = items.filter((i) => i.name === c.name && i.type === c.type)
       const keep = existing.filter((i) => c.values.includes(i.value) && i.ttl === c.ttl)
       deletes.push(...existing.filter((i) => !keep.includes(i)))
       for (const v of c.values) if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v })
     }
+    return { deletes, creates }
+  }
+
+  /** One call per record, deletions first; a provider with a batch endpoint overrides this. */
+  protected async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     for (const d of deletes) await this.deleteItem(zone, d)
     for (const c of creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
   }
