@@ -1,0 +1,44 @@
+// Every hosted DNS-provider adapter with its stand-in, for the shared contract test
+// (test/integration/dns-adapter-contract.test.ts). Each entry names the published reference its fake
+// follows; `badCredential` is a credential of the right shape the fake refuses, `foreignZone` a zone
+// id the credential does not reach.
+import type { Zone } from '../../../src/adapters/dns-providers/types.ts'
+import type { Fake } from './common.ts'
+import { startCloudflareFake } from './cloudflare.ts'
+import { startDigitalOceanFake } from './digitalocean.ts'
+import { startGoDaddyFake } from './godaddy.ts'
+import { startHetznerFake } from './hetzner.ts'
+import { startRoute53Fake } from './route53.ts'
+
+export interface FakeCase {
+  /** Catalog id, as `makeHosted` takes it. */
+  id: string
+  reference: string
+  start(): Fake<any>
+  /** The API base the adapter is pointed at. */
+  base(f: Fake<any>): string
+  badCredential: string
+  foreignZone: Zone
+  /** What a fresh zone holds at the provider besides what a test writes (Route 53: SOA and NS). */
+  seedZone?(zoneName: string, f: Fake<any>): void
+}
+
+export const FAKE_CASES: FakeCase[] = [
+  { id: 'cloudflare', reference: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', start: () => startCloudflareFake(), base: (f) => f.url + '/client/v4', badCredential: 'wrong-token', foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' } },
+  { id: 'digitalocean', reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', start: () => startDigitalOceanFake(), base: (f) => f.url + '/v2', badCredential: 'dop_v1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'godaddy', reference: 'https://developer.godaddy.com/doc/endpoint/domains', start: () => startGoDaddyFake(), base: (f) => f.url, badCredential: 'wrongkey:wrongsecret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'route53',
+    reference: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html',
+    start: () => startRoute53Fake(),
+    base: (f) => f.url,
+    badCredential: 'AKIAWRONG:wrong',
+    foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+    seedZone: (name, f) =>
+      f.zones.find((z) => z.name === name)!.records.push(
+        { name: `${name}.`, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
+        { name: `${name}.`, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.com.'] },
+      ),
+  },
+  { id: 'hetzner', reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', start: () => startHetznerFake(), base: (f) => f.url + '/v1', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+]
