@@ -9,6 +9,7 @@ import { DIGITALOCEAN_API, DigitalOceanProvider } from './digitalocean.ts'
 import { GODADDY_API, GoDaddyProvider } from './godaddy.ts'
 import { ROUTE53_API, Route53Provider } from './route53.ts'
 import { HETZNER_API, HetznerProvider } from './hetzner.ts'
+import { VULTR_API, VultrProvider } from './vultr.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -25,6 +26,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   godaddy: { defaultBase: GODADDY_API, make: (s, o) => new GoDaddyProvider(s, o.base) },
   route53: { defaultBase: ROUTE53_API, make: (s, o) => new Route53Provider(s, o.base) },
   hetzner: { defaultBase: HETZNER_API, make: (s, o) => new HetznerProvider(s, o.base) },
+  vultr: { defaultBase: VULTR_API, make: (s, o) => new VultrProvider(s, o.base) },
 }
 
 /**

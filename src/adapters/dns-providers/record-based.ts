@@ -2,7 +2,7 @@
 // is read by grouping records of one name and type, and written by deleting the records that are not
 // in the new set and creating the missing ones. Deletions go first so a CNAME and the records it
 // replaces never stand side by side.
-import type { DnsProvider, RRset, RRsetChange, Zone } from './types.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export interface ProviderRecord {
   id: string
@@ -76,10 +76,42 @@ export function relativeName(name: string, zone: string): string {
   return name === zone ? '@' : name.slice(0, -(zone.length + 1))
 }
 
+const relativeHost = (h: string, z: string) => hostValue(h, z)
+
 /** A hostname in record data: with the trailing dot it is absolute, `@` is the apex, else relative to the zone. */
 export function hostValue(value: string, zone: string): string {
   const v = value.trim().toLowerCase()
   if (v === '@') return zone
   if (v.endsWith('.')) return v.slice(0, -1)
   return v === zone || v.endsWith('.' + zone) ? v : `${v}.${zone}`
+}
+
+/**
+ * A canonical value as the many APIs that keep an MX priority in its own field take it: `data` is the
+ * host or text (hostnames with a trailing dot when `dot`), `priority` set for MX only. TXT stays
+ * unquoted unless the API wants zone-file strings (`quote`).
+ */
+export function toFields(type: string, value: string, opts: { dot?: boolean; quote?: (t: string) => string } = {}): { data: string; priority?: number } {
+  const host = (h: string) => (opts.dot ? `${h}.` : h)
+  if (type === 'MX') {
+    const [p, h] = value.split(' ')
+    return { data: host(h ?? ''), priority: Number(p) }
+  }
+  if (type === 'CNAME' || type === 'NS') return { data: host(value) }
+  if (type === 'TXT' && opts.quote) return { data: opts.quote(value) }
+  return { data: value }
+}
+
+/** The canonical value of a record an API gives as `data` (and `priority` for MX). With `absolute`,
+ * the API gives hostnames fully qualified whether or not they end in a dot. */
+export function fromFields(type: string, data: string, priority: number | null | undefined, zone: string, unquote: (t: string) => string, absolute = false): string {
+  const hostValue = absolute ? (h: string) => canonicalName(h) : (h: string, z: string) => relativeHost(h, z)
+  if (type === 'MX') {
+    // Some APIs give MX data as `10 host` in one field.
+    const parts = data.trim().split(/\s+/)
+    return parts.length === 2 ? `${Number(parts[0])} ${hostValue(parts[1]!, zone)}` : `${Number(priority ?? 0)} ${hostValue(data, zone)}`
+  }
+  if (type === 'CNAME' || type === 'NS') return hostValue(data, zone)
+  if (type === 'TXT') return unquote(data)
+  return data.trim()
 }

@@ -9,6 +9,7 @@ import { startDigitalOceanFake } from './digitalocean.ts'
 import { startGoDaddyFake } from './godaddy.ts'
 import { startHetznerFake } from './hetzner.ts'
 import { startRoute53Fake } from './route53.ts'
+import { startVultrFake } from './vultr.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -41,4 +42,5 @@ export const FAKE_CASES: FakeCase[] = [
       ),
   },
   { id: 'hetzner', reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', start: () => startHetznerFake(), base: (f) => f.url + '/v1', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'vultr', reference: 'https://www.vultr.com/api/#tag/dns', start: () => startVultrFake(), base: (f) => f.url + '/v2', badCredential: 'WRONGKEY', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
