@@ -10,6 +10,10 @@ import { GODADDY_API, GoDaddyProvider } from './godaddy.ts'
 import { ROUTE53_API, Route53Provider } from './route53.ts'
 import { HETZNER_API, HetznerProvider } from './hetzner.ts'
 import { VULTR_API, VultrProvider } from './vultr.ts'
+import { LINODE_API, LinodeProvider } from './linode.ts'
+import { DNSIMPLE_API, DnsimpleProvider } from './dnsimple.ts'
+import { NETLIFY_API, NetlifyProvider } from './netlify.ts'
+import { VERCEL_API, VercelProvider } from './vercel.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -27,6 +31,10 @@ export const HOSTED: Record<string, HostedFactory> = {
   route53: { defaultBase: ROUTE53_API, make: (s, o) => new Route53Provider(s, o.base) },
   hetzner: { defaultBase: HETZNER_API, make: (s, o) => new HetznerProvider(s, o.base) },
   vultr: { defaultBase: VULTR_API, make: (s, o) => new VultrProvider(s, o.base) },
+  linode: { defaultBase: LINODE_API, make: (s, o) => new LinodeProvider(s, o.base) },
+  dnsimple: { defaultBase: DNSIMPLE_API, make: (s, o) => new DnsimpleProvider(s, o.base) },
+  netlify: { defaultBase: NETLIFY_API, make: (s, o) => new NetlifyProvider(s, o.base) },
+  vercel: { defaultBase: VERCEL_API, make: (s, o) => new VercelProvider(s, o.base) },
 }
 
 /**

@@ -10,6 +10,10 @@ import { startGoDaddyFake } from './godaddy.ts'
 import { startHetznerFake } from './hetzner.ts'
 import { startRoute53Fake } from './route53.ts'
 import { startVultrFake } from './vultr.ts'
+import { startLinodeFake } from './linode.ts'
+import { startDnsimpleFake } from './dnsimple.ts'
+import { startNetlifyFake } from './netlify.ts'
+import { startVercelFake } from './vercel.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -43,4 +47,8 @@ export const FAKE_CASES: FakeCase[] = [
   },
   { id: 'hetzner', reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', start: () => startHetznerFake(), base: (f) => f.url + '/v1', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'vultr', reference: 'https://www.vultr.com/api/#tag/dns', start: () => startVultrFake(), base: (f) => f.url + '/v2', badCredential: 'WRONGKEY', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'linode', reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', start: () => startLinodeFake(), base: (f) => f.url + '/v4', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'netlify', reference: 'https://open-api.netlify.com/#tag/dnsZone', start: () => startNetlifyFake(), base: (f) => f.url + '/api/v1', badCredential: 'nfp_wrong', foreignZone: { id: 'notmine000', name: 'not-mine.example' } },
+  { id: 'vercel', reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns', start: () => startVercelFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]

@@ -21,6 +21,8 @@ export interface RowFakeSpec<R> {
   deleted(): Response
   /** Name (absolute) and type of a stored row. */
   key(row: R, zone: FakeZone<R>): { name: string; type: string; id: string }
+  /** Any other request the provider's API answers (an identity call), or null. */
+  extra?(req: Request, url: URL): Response | null
   /** Read the request body (JSON unless told otherwise). */
   body?(req: Request): Promise<any>
 }
@@ -33,6 +35,8 @@ export function startRowFake<R>(spec: RowFakeSpec<R>): Fake<R> {
     throttled: spec.errors.throttled,
     async handle(req, url, f) {
       if (!spec.authorized(req, url)) return spec.errors.unauthorized()
+      const other = spec.extra?.(req, url)
+      if (other) return other
       if (req.method === 'GET' && spec.routes.zones.test(url.pathname)) return spec.list(f, 'zones', f.zones.map(spec.zoneRow), url)
       const m = spec.routes.record.exec(url.pathname) ?? spec.routes.records.exec(url.pathname)
       const z = m?.groups?.zone && decodeURIComponent(m.groups.zone)
