@@ -10,7 +10,8 @@
 // rate_limit_exceeded, 422 invalid_input.
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, hostValue, relativeName } from './record-based.ts'
-import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { RRsetBasedProvider } from './rrset-based.ts'
+import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1'
 
@@ -35,12 +36,14 @@ export function fromZoneFile(type: string, v: string, zone: string): string {
   return type === 'TXT' ? unquoteTxt(v) : canonicalValue(type, v)
 }
 
-export class HetznerProvider implements DnsProvider {
+export class HetznerProvider extends RRsetBasedProvider {
   readonly id = 'hetzner'
   constructor(
     private readonly token: string,
     private readonly base = HETZNER_API,
-  ) {}
+  ) {
+    super()
+  }
 
   private async call(method: string, path: string, body?: unknown) {
     const r = await exchange(method, this.base + path, { authorization: `Bearer ${this.token}` }, body)
@@ -74,24 +77,21 @@ export class HetznerProvider implements DnsProvider {
     }))
   }
 
-  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
-    if (changes.length === 0) return
-    const current = await this.readRecords(zone)
-    const zid = encodeURIComponent(zone.id)
-    // Removals first, so a CNAME never stands beside the sets it replaces.
-    const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
-    for (const c of ordered) {
-      const cur = current.find((s) => s.name === c.name && s.type === c.type)
-      const path = `/zones/${zid}/rrsets/${encodeURIComponent(relativeName(c.name, zone.name))}/${c.type}`
-      const records = c.values.map((v) => ({ value: toZoneFile(c.type, v) }))
-      if (c.values.length === 0) {
-        if (cur) await this.call('DELETE', path)
-      } else if (!cur) {
-        await this.call('POST', `/zones/${zid}/rrsets`, { name: relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records })
-      } else {
-        await this.call('POST', `${path}/actions/set_records`, { records })
-        if (cur.ttl !== c.ttl) await this.call('POST', `${path}/actions/change_ttl`, { ttl: c.ttl })
-      }
+  private setPath(zone: Zone, name: string, type: string) {
+    return `/zones/${encodeURIComponent(zone.id)}/rrsets/${encodeURIComponent(relativeName(name, zone.name))}/${type}`
+  }
+
+  protected async putSet(zone: Zone, c: RRsetChange, cur: RRset | undefined): Promise<void> {
+    const records = c.values.map((v) => ({ value: toZoneFile(c.type, v) }))
+    if (!cur) {
+      await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/rrsets`, { name: relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records })
+      return
     }
+    await this.call('POST', `${this.setPath(zone, c.name, c.type)}/actions/set_records`, { records })
+    if (cur.ttl !== c.ttl) await this.call('POST', `${this.setPath(zone, c.name, c.type)}/actions/change_ttl`, { ttl: c.ttl })
+  }
+
+  protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
+    await this.call('DELETE', this.setPath(zone, cur.name, cur.type))
   }
 }

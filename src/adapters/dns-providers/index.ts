@@ -14,6 +14,8 @@ import { LINODE_API, LinodeProvider } from './linode.ts'
 import { DNSIMPLE_API, DnsimpleProvider } from './dnsimple.ts'
 import { NETLIFY_API, NetlifyProvider } from './netlify.ts'
 import { VERCEL_API, VercelProvider } from './vercel.ts'
+import { GANDI_API, GandiProvider } from './gandi.ts'
+import { NS1_API, Ns1Provider } from './ns1.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -35,6 +37,8 @@ export const HOSTED: Record<string, HostedFactory> = {
   dnsimple: { defaultBase: DNSIMPLE_API, make: (s, o) => new DnsimpleProvider(s, o.base) },
   netlify: { defaultBase: NETLIFY_API, make: (s, o) => new NetlifyProvider(s, o.base) },
   vercel: { defaultBase: VERCEL_API, make: (s, o) => new VercelProvider(s, o.base) },
+  gandi: { defaultBase: GANDI_API, make: (s, o) => new GandiProvider(s, o.base) },
+  ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1Provider(s, o.base) },
 }
 
 /**

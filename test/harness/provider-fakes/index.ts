@@ -14,6 +14,8 @@ import { startLinodeFake } from './linode.ts'
 import { startDnsimpleFake } from './dnsimple.ts'
 import { startNetlifyFake } from './netlify.ts'
 import { startVercelFake } from './vercel.ts'
+import { startGandiFake } from './gandi.ts'
+import { startNs1Fake } from './ns1.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -24,6 +26,8 @@ export interface FakeCase {
   base(f: Fake<any>): string
   badCredential: string
   foreignZone: Zone
+  /** Why the provider's API pages neither list, where it does not (the test then checks no paging). */
+  unpaged?: string
   /** What a fresh zone holds at the provider besides what a test writes (Route 53: SOA and NS). */
   seedZone?(zoneName: string, f: Fake<any>): void
 }
@@ -51,4 +55,6 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'netlify', reference: 'https://open-api.netlify.com/#tag/dnsZone', start: () => startNetlifyFake(), base: (f) => f.url + '/api/v1', badCredential: 'nfp_wrong', foreignZone: { id: 'notmine000', name: 'not-mine.example' } },
   { id: 'vercel', reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns', start: () => startVercelFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists', start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
