@@ -39,7 +39,9 @@ for (const c of FAKE_CASES) {
       const zone = (await provider.listZones()).find((z) => z.name === zoneName)!
       expect(zone).toBeDefined()
       // Where the API pages, the stand-in serves at most three a page, so the adapter must follow pages.
-      if (!c.unpaged) expect(f.deepest.zones).toBeGreaterThanOrEqual(2)
+      const paged = (list: 'zones' | 'records') => !c.unpaged?.lists.includes(list)
+      if (paged('zones')) expect(f.deepest.zones).toBeGreaterThanOrEqual(2)
+      else expect(f.deepest.zones).toBe(0)
       const long = 'k=' + 'é'.repeat(200) // 402 bytes of UTF-8: two character strings at the wire
       await provider.writeChanges(zone, [
         { name: zoneName, type: 'A', ttl: 600, values: ['198.51.100.1'] },
@@ -50,8 +52,8 @@ for (const c of FAKE_CASES) {
         { name: `old.${zoneName}`, type: 'CNAME', ttl: 600, values: ['legacy.example.net'] },
       ])
       const before = await provider.readRecords(zone)
-      if (!c.unpaged) expect(f.deepest.records).toBeGreaterThanOrEqual(2)
-      else expect(f.deepest).toEqual({ zones: 0, records: 0 })
+      if (paged('records')) expect(f.deepest.records).toBeGreaterThanOrEqual(2)
+      else expect(f.deepest.records).toBe(0)
       const txt = before.find((s) => s.name === zoneName && s.type === 'TXT')!.values.sort()
       expect(txt).toEqual([long, 'say "hi"', 'v=spf1 include:_spf.google.com ~all'].sort())
 

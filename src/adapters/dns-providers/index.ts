@@ -16,6 +16,8 @@ import { NETLIFY_API, NetlifyProvider } from './netlify.ts'
 import { VERCEL_API, VercelProvider } from './vercel.ts'
 import { GANDI_API, GandiProvider } from './gandi.ts'
 import { NS1_API, Ns1Provider } from './ns1.ts'
+import { NAMECOM_API, NamecomProvider } from './namecom.ts'
+import { BUNNY_API, BunnyProvider } from './bunny.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -39,6 +41,8 @@ export const HOSTED: Record<string, HostedFactory> = {
   vercel: { defaultBase: VERCEL_API, make: (s, o) => new VercelProvider(s, o.base) },
   gandi: { defaultBase: GANDI_API, make: (s, o) => new GandiProvider(s, o.base) },
   ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1Provider(s, o.base) },
+  namecom: { defaultBase: NAMECOM_API, make: (s, o) => new NamecomProvider(s, o.base) },
+  bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },
 }
 
 /**
