@@ -18,6 +18,7 @@ import { GANDI_API, GandiProvider } from './gandi.ts'
 import { NS1_API, Ns1Provider } from './ns1.ts'
 import { NAMECOM_API, NamecomProvider } from './namecom.ts'
 import { BUNNY_API, BunnyProvider } from './bunny.ts'
+import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -43,6 +44,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1Provider(s, o.base) },
   namecom: { defaultBase: NAMECOM_API, make: (s, o) => new NamecomProvider(s, o.base) },
   bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },
+  scaleway: { defaultBase: SCALEWAY_API, make: (s, o) => new ScalewayProvider(s, o.base) },
 }
 
 /**

@@ -18,6 +18,7 @@ import { startGandiFake } from './gandi.ts'
 import { startNs1Fake } from './ns1.ts'
 import { startNamecomFake } from './namecom.ts'
 import { startBunnyFake } from './bunny.ts'
+import { startScalewayFake } from './scaleway.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -61,4 +62,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' }, start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'bunny', reference: 'https://docs.bunny.net/reference/dnszonepublic_index', unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' }, start: () => startBunnyFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
