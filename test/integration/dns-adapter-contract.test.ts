@@ -80,7 +80,7 @@ for (const c of FAKE_CASES) {
       const limited = await errorOf(provider.readRecords(zone))
       expect(limited?.kind).toBe('rate_limited')
       expect(limited?.retryAfter).toBe(f.retryAfter)
-      const bad = makeHosted(c.id, c.badCredential, { [c.id]: c.base(f) })!
+      const bad = makeHosted(c.id, typeof c.badCredential === 'function' ? c.badCredential(f) : c.badCredential, { [c.id]: c.base(f) })!
       expect((await errorOf(bad.listZones()))?.kind).toBe('auth')
       expect((await errorOf(provider.readRecords(c.foreignZone)))?.kind).toBe('zone_not_found')
       expect((await errorOf(provider.writeChanges(c.foreignZone, [{ name: c.foreignZone.name, type: 'A', ttl: 300, values: ['198.51.100.9'] }])))?.kind).toBe('zone_not_found')

@@ -19,6 +19,7 @@ import { NS1_API, Ns1Provider } from './ns1.ts'
 import { NAMECOM_API, NamecomProvider } from './namecom.ts'
 import { BUNNY_API, BunnyProvider } from './bunny.ts'
 import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
+import { GOOGLE_DNS_API, GoogleCloudDnsProvider } from './google.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -45,6 +46,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   namecom: { defaultBase: NAMECOM_API, make: (s, o) => new NamecomProvider(s, o.base) },
   bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },
   scaleway: { defaultBase: SCALEWAY_API, make: (s, o) => new ScalewayProvider(s, o.base) },
+  'google-cloud-dns': { defaultBase: GOOGLE_DNS_API, make: (s, o) => new GoogleCloudDnsProvider(s, o.base) },
 }
 
 /**

@@ -19,6 +19,7 @@ import { startNs1Fake } from './ns1.ts'
 import { startNamecomFake } from './namecom.ts'
 import { startBunnyFake } from './bunny.ts'
 import { startScalewayFake } from './scaleway.ts'
+import { startGoogleDnsFake } from './google.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -27,7 +28,8 @@ export interface FakeCase {
   start(): Fake<any>
   /** The API base the adapter is pointed at. */
   base(f: Fake<any>): string
-  badCredential: string
+  /** A credential of the right shape the stand-in refuses (a function where it depends on the stand-in). */
+  badCredential: string | ((f: Fake<any>) => string)
   foreignZone: Zone
   /** Lists the provider's API does not page, and why (the test then checks the adapter did not page them). */
   unpaged?: { lists: ('zones' | 'records')[]; why: string }
@@ -63,4 +65,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'bunny', reference: 'https://docs.bunny.net/reference/dnszonepublic_index', unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' }, start: () => startBunnyFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
 ]
