@@ -51,7 +51,7 @@ export async function startOAuth(sql: Sql, config: Config, now: Date, c: { id: s
   u.searchParams.set('response_type', 'code')
   u.searchParams.set('client_id', ep.clientId)
   u.searchParams.set('redirect_uri', redirectUri(config))
-  u.searchParams.set('scope', ep.scope)
+  if (ep.scope) u.searchParams.set('scope', ep.scope)
   u.searchParams.set('state', state)
   u.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'))
   u.searchParams.set('code_challenge_method', 'S256')
