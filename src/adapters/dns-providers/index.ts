@@ -20,6 +20,7 @@ import { NAMECOM_API, NamecomProvider } from './namecom.ts'
 import { BUNNY_API, BunnyProvider } from './bunny.ts'
 import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
 import { GOOGLE_DNS_API, GoogleCloudDnsProvider } from './google.ts'
+import { IONOS_API, IonosProvider } from './ionos.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -47,6 +48,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },
   scaleway: { defaultBase: SCALEWAY_API, make: (s, o) => new ScalewayProvider(s, o.base) },
   'google-cloud-dns': { defaultBase: GOOGLE_DNS_API, make: (s, o) => new GoogleCloudDnsProvider(s, o.base) },
+  ionos: { defaultBase: IONOS_API, make: (s, o) => new IonosProvider(s, o.base) },
 }
 
 /**
