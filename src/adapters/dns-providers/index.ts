@@ -21,6 +21,7 @@ import { BUNNY_API, BunnyProvider } from './bunny.ts'
 import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
 import { GOOGLE_DNS_API, GoogleCloudDnsProvider } from './google.ts'
 import { IONOS_API, IonosProvider } from './ionos.ts'
+import { GCORE_API, GcoreProvider } from './gcore.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -49,6 +50,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   scaleway: { defaultBase: SCALEWAY_API, make: (s, o) => new ScalewayProvider(s, o.base) },
   'google-cloud-dns': { defaultBase: GOOGLE_DNS_API, make: (s, o) => new GoogleCloudDnsProvider(s, o.base) },
   ionos: { defaultBase: IONOS_API, make: (s, o) => new IonosProvider(s, o.base) },
+  gcore: { defaultBase: GCORE_API, make: (s, o) => new GcoreProvider(s, o.base) },
 }
 
 /**

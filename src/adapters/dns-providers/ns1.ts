@@ -12,7 +12,7 @@ import { canonicalName, canonicalValue, type RRset, type RRsetChange, type Zone 
 
 export const NS1_API = 'https://api.nsone.net/v1'
 
-function toAnswer(type: string, v: string): (string | number)[] {
+export function toAnswer(type: string, v: string): (string | number)[] {
   if (type === 'MX') {
     const [p, h] = v.split(' ')
     return [Number(p), h!]
@@ -22,7 +22,7 @@ function toAnswer(type: string, v: string): (string | number)[] {
   return [v]
 }
 
-function fromAnswer(type: string, a: (string | number)[]): string {
+export function fromAnswer(type: string, a: (string | number)[]): string {
   if (type === 'MX') return `${Number(a[0])} ${canonicalName(String(a[1]))}`
   if (type === 'CAA') return `${a[0]} ${a[1]} "${a[2]}"`
   return type === 'TXT' ? a.map(String).join('') : canonicalValue(type, String(a[0]))
