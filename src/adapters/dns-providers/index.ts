@@ -22,6 +22,7 @@ import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
 import { GOOGLE_DNS_API, GoogleCloudDnsProvider } from './google.ts'
 import { IONOS_API, IonosProvider } from './ionos.ts'
 import { GCORE_API, GcoreProvider } from './gcore.ts'
+import { DOMENESHOP_API, DomeneshopProvider } from './domeneshop.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -51,6 +52,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   'google-cloud-dns': { defaultBase: GOOGLE_DNS_API, make: (s, o) => new GoogleCloudDnsProvider(s, o.base) },
   ionos: { defaultBase: IONOS_API, make: (s, o) => new IonosProvider(s, o.base) },
   gcore: { defaultBase: GCORE_API, make: (s, o) => new GcoreProvider(s, o.base) },
+  domeneshop: { defaultBase: DOMENESHOP_API, make: (s, o) => new DomeneshopProvider(s, o.base) },
 }
 
 /**
