@@ -23,6 +23,7 @@ import { GOOGLE_DNS_API, GoogleCloudDnsProvider } from './google.ts'
 import { IONOS_API, IonosProvider } from './ionos.ts'
 import { GCORE_API, GcoreProvider } from './gcore.ts'
 import { DOMENESHOP_API, DomeneshopProvider } from './domeneshop.ts'
+import { HOSTINGER_API, HostingerProvider } from './hostinger.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -53,6 +54,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   ionos: { defaultBase: IONOS_API, make: (s, o) => new IonosProvider(s, o.base) },
   gcore: { defaultBase: GCORE_API, make: (s, o) => new GcoreProvider(s, o.base) },
   domeneshop: { defaultBase: DOMENESHOP_API, make: (s, o) => new DomeneshopProvider(s, o.base) },
+  hostinger: { defaultBase: HOSTINGER_API, make: (s, o) => new HostingerProvider(s, o.base) },
 }
 
 /**

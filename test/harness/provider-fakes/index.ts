@@ -23,6 +23,7 @@ import { startGoogleDnsFake } from './google.ts'
 import { startIonosFake } from './ionos.ts'
 import { startGcoreFake } from './gcore.ts'
 import { startDomeneshopFake } from './domeneshop.ts'
+import { startHostingerFake } from './hostinger.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -72,4 +73,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
   { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'domeneshop', reference: 'https://api.domeneshop.no/docs/#tag/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v0/domains and GET /v0/domains/{id}/dns answer whole lists' }, start: () => startDomeneshopFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'hostinger', reference: 'https://developers.hostinger.com/#tag/dns-zone', unpaged: { lists: ['zones', 'records'], why: 'the portfolio and a zone come as whole lists' }, start: () => startHostingerFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
