@@ -24,6 +24,7 @@ import { IONOS_API, IonosProvider } from './ionos.ts'
 import { GCORE_API, GcoreProvider } from './gcore.ts'
 import { DOMENESHOP_API, DomeneshopProvider } from './domeneshop.ts'
 import { HOSTINGER_API, HostingerProvider } from './hostinger.ts'
+import { AZURE_API, AzureDnsProvider } from './azure.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -55,6 +56,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   gcore: { defaultBase: GCORE_API, make: (s, o) => new GcoreProvider(s, o.base) },
   domeneshop: { defaultBase: DOMENESHOP_API, make: (s, o) => new DomeneshopProvider(s, o.base) },
   hostinger: { defaultBase: HOSTINGER_API, make: (s, o) => new HostingerProvider(s, o.base) },
+  azure: { defaultBase: AZURE_API, make: (s, o) => new AzureDnsProvider(s, o.base) },
 }
 
 /**

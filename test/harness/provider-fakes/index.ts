@@ -24,6 +24,7 @@ import { startIonosFake } from './ionos.ts'
 import { startGcoreFake } from './gcore.ts'
 import { startDomeneshopFake } from './domeneshop.ts'
 import { startHostingerFake } from './hostinger.ts'
+import { startAzureFake } from './azure.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -74,4 +75,12 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'domeneshop', reference: 'https://api.domeneshop.no/docs/#tag/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v0/domains and GET /v0/domains/{id}/dns answer whole lists' }, start: () => startDomeneshopFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'hostinger', reference: 'https://developers.hostinger.com/#tag/dns-zone', unpaged: { lists: ['zones', 'records'], why: 'the portfolio and a zone come as whole lists' }, start: () => startHostingerFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'azure',
+    reference: 'https://learn.microsoft.com/rest/api/dns/record-sets',
+    start: () => startAzureFake(),
+    base: (f) => f.url,
+    badCredential: (f) => JSON.stringify({ ...JSON.parse(f.credential), client_secret: 'wrong' }),
+    foreignZone: { id: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/dnszones/not-mine.example', name: 'not-mine.example' },
+  },
 ]
