@@ -25,6 +25,7 @@ import { GCORE_API, GcoreProvider } from './gcore.ts'
 import { DOMENESHOP_API, DomeneshopProvider } from './domeneshop.ts'
 import { HOSTINGER_API, HostingerProvider } from './hostinger.ts'
 import { AZURE_API, AzureDnsProvider } from './azure.ts'
+import { OVH_API, OvhProvider } from './ovh.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -57,6 +58,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   domeneshop: { defaultBase: DOMENESHOP_API, make: (s, o) => new DomeneshopProvider(s, o.base) },
   hostinger: { defaultBase: HOSTINGER_API, make: (s, o) => new HostingerProvider(s, o.base) },
   azure: { defaultBase: AZURE_API, make: (s, o) => new AzureDnsProvider(s, o.base) },
+  ovh: { defaultBase: OVH_API, make: (s, o) => new OvhProvider(s, o.base) },
 }
 
 /**

@@ -25,6 +25,7 @@ import { startGcoreFake } from './gcore.ts'
 import { startDomeneshopFake } from './domeneshop.ts'
 import { startHostingerFake } from './hostinger.ts'
 import { startAzureFake } from './azure.ts'
+import { startOvhFake } from './ovh.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -83,4 +84,5 @@ export const FAKE_CASES: FakeCase[] = [
     badCredential: (f) => JSON.stringify({ ...JSON.parse(f.credential), client_secret: 'wrong' }),
     foreignZone: { id: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/dnszones/not-mine.example', name: 'not-mine.example' },
   },
+  { id: 'ovh', reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain', unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' }, start: () => startOvhFake(), base: (f) => f.url + '/1.0', badCredential: 'ak:as:wrong-consumer', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
