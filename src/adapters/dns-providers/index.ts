@@ -26,6 +26,7 @@ import { DOMENESHOP_API, DomeneshopProvider } from './domeneshop.ts'
 import { HOSTINGER_API, HostingerProvider } from './hostinger.ts'
 import { AZURE_API, AzureDnsProvider } from './azure.ts'
 import { OVH_API, OvhProvider } from './ovh.ts'
+import { MYTHIC_BEASTS_API, MythicBeastsProvider } from './mythic-beasts.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -59,6 +60,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   hostinger: { defaultBase: HOSTINGER_API, make: (s, o) => new HostingerProvider(s, o.base) },
   azure: { defaultBase: AZURE_API, make: (s, o) => new AzureDnsProvider(s, o.base) },
   ovh: { defaultBase: OVH_API, make: (s, o) => new OvhProvider(s, o.base) },
+  'mythic-beasts': { defaultBase: MYTHIC_BEASTS_API, make: (s, o) => new MythicBeastsProvider(s, o.base) },
 }
 
 /**

@@ -26,6 +26,7 @@ import { startDomeneshopFake } from './domeneshop.ts'
 import { startHostingerFake } from './hostinger.ts'
 import { startAzureFake } from './azure.ts'
 import { startOvhFake } from './ovh.ts'
+import { startMythicBeastsFake } from './mythic-beasts.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -85,4 +86,5 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/dnszones/not-mine.example', name: 'not-mine.example' },
   },
   { id: 'ovh', reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain', unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' }, start: () => startOvhFake(), base: (f) => f.url + '/1.0', badCredential: 'ak:as:wrong-consumer', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'mythic-beasts', reference: 'https://www.mythic-beasts.com/support/api/dnsv2', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v2/zones and …/records answer whole lists' }, start: () => startMythicBeastsFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
