@@ -27,6 +27,7 @@ import { HOSTINGER_API, HostingerProvider } from './hostinger.ts'
 import { AZURE_API, AzureDnsProvider } from './azure.ts'
 import { OVH_API, OvhProvider } from './ovh.ts'
 import { MYTHIC_BEASTS_API, MythicBeastsProvider } from './mythic-beasts.ts'
+import { SIMPLY_API, SimplyProvider } from './simply.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -61,6 +62,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   azure: { defaultBase: AZURE_API, make: (s, o) => new AzureDnsProvider(s, o.base) },
   ovh: { defaultBase: OVH_API, make: (s, o) => new OvhProvider(s, o.base) },
   'mythic-beasts': { defaultBase: MYTHIC_BEASTS_API, make: (s, o) => new MythicBeastsProvider(s, o.base) },
+  'simply-com': { defaultBase: SIMPLY_API, make: (s, o) => new SimplyProvider(s, o.base) },
 }
 
 /**
