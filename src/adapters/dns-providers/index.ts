@@ -28,6 +28,7 @@ import { AZURE_API, AzureDnsProvider } from './azure.ts'
 import { OVH_API, OvhProvider } from './ovh.ts'
 import { MYTHIC_BEASTS_API, MythicBeastsProvider } from './mythic-beasts.ts'
 import { SIMPLY_API, SimplyProvider } from './simply.ts'
+import { DYNU_API, DynuProvider } from './dynu.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -63,6 +64,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   ovh: { defaultBase: OVH_API, make: (s, o) => new OvhProvider(s, o.base) },
   'mythic-beasts': { defaultBase: MYTHIC_BEASTS_API, make: (s, o) => new MythicBeastsProvider(s, o.base) },
   'simply-com': { defaultBase: SIMPLY_API, make: (s, o) => new SimplyProvider(s, o.base) },
+  dynu: { defaultBase: DYNU_API, make: (s, o) => new DynuProvider(s, o.base) },
 }
 
 /**

@@ -28,6 +28,7 @@ import { startAzureFake } from './azure.ts'
 import { startOvhFake } from './ovh.ts'
 import { startMythicBeastsFake } from './mythic-beasts.ts'
 import { startSimplyFake } from './simply.ts'
+import { startDynuFake } from './dynu.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -89,4 +90,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'ovh', reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain', unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' }, start: () => startOvhFake(), base: (f) => f.url + '/1.0', badCredential: 'ak:as:wrong-consumer', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'mythic-beasts', reference: 'https://www.mythic-beasts.com/support/api/dnsv2', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v2/zones and …/records answer whole lists' }, start: () => startMythicBeastsFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'simply-com', reference: 'https://www.simply.com/en/docs/api/', unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' }, start: () => startSimplyFake(), base: (f) => f.url, badCredential: 'S1:wrong', foreignZone: { id: 'objnotmine', name: 'not-mine.example' } },
+  { id: 'dynu', reference: 'https://www.dynu.com/Support/API#/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v2/dns and …/record answer whole lists' }, start: () => startDynuFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
 ]
