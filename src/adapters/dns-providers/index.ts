@@ -29,6 +29,7 @@ import { OVH_API, OvhProvider } from './ovh.ts'
 import { MYTHIC_BEASTS_API, MythicBeastsProvider } from './mythic-beasts.ts'
 import { SIMPLY_API, SimplyProvider } from './simply.ts'
 import { DYNU_API, DynuProvider } from './dynu.ts'
+import { EXOSCALE_API, ExoscaleProvider } from './exoscale.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -65,6 +66,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   'mythic-beasts': { defaultBase: MYTHIC_BEASTS_API, make: (s, o) => new MythicBeastsProvider(s, o.base) },
   'simply-com': { defaultBase: SIMPLY_API, make: (s, o) => new SimplyProvider(s, o.base) },
   dynu: { defaultBase: DYNU_API, make: (s, o) => new DynuProvider(s, o.base) },
+  exoscale: { defaultBase: EXOSCALE_API, make: (s, o) => new ExoscaleProvider(s, o.base) },
 }
 
 /**

@@ -21,6 +21,8 @@ export interface RowFakeSpec<R> {
   deleted(): Response
   /** Name (absolute) and type of a stored row. */
   key(row: R, zone: FakeZone<R>): { name: string; type: string; id: string }
+  /** Runs first on each request (a fake whose signature covers the body reads the body here). */
+  prepare?(req: Request): Promise<void>
   /** Any other request the provider's API answers (an identity call), or null. */
   extra?(req: Request, url: URL): Response | null
   /** Read the request body (JSON unless told otherwise). */
@@ -34,6 +36,7 @@ export function startRowFake<R>(spec: RowFakeSpec<R>): Fake<R> {
     retryAfter: spec.retryAfter,
     throttled: spec.errors.throttled,
     async handle(req, url, f) {
+      await spec.prepare?.(req)
       if (!spec.authorized(req, url)) return spec.errors.unauthorized()
       const other = spec.extra?.(req, url)
       if (other) return other
