@@ -30,6 +30,7 @@ import { MYTHIC_BEASTS_API, MythicBeastsProvider } from './mythic-beasts.ts'
 import { SIMPLY_API, SimplyProvider } from './simply.ts'
 import { DYNU_API, DynuProvider } from './dynu.ts'
 import { EXOSCALE_API, ExoscaleProvider } from './exoscale.ts'
+import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -67,6 +68,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   'simply-com': { defaultBase: SIMPLY_API, make: (s, o) => new SimplyProvider(s, o.base) },
   dynu: { defaultBase: DYNU_API, make: (s, o) => new DynuProvider(s, o.base) },
   exoscale: { defaultBase: EXOSCALE_API, make: (s, o) => new ExoscaleProvider(s, o.base) },
+  spaceship: { defaultBase: SPACESHIP_API, make: (s, o) => new SpaceshipProvider(s, o.base) },
 }
 
 /**

@@ -30,6 +30,7 @@ import { startMythicBeastsFake } from './mythic-beasts.ts'
 import { startSimplyFake } from './simply.ts'
 import { startDynuFake } from './dynu.ts'
 import { startExoscaleFake } from './exoscale.ts'
+import { startSpaceshipFake } from './spaceship.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -93,4 +94,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'simply-com', reference: 'https://www.simply.com/en/docs/api/', unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' }, start: () => startSimplyFake(), base: (f) => f.url, badCredential: 'S1:wrong', foreignZone: { id: 'objnotmine', name: 'not-mine.example' } },
   { id: 'dynu', reference: 'https://www.dynu.com/Support/API#/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v2/dns and …/record answer whole lists' }, start: () => startDynuFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'exoscale', reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature', unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' }, start: () => startExoscaleFake(), base: (f) => f.url + '/v2', badCredential: 'EXOwrong:wrong', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
+  { id: 'spaceship', reference: 'https://docs.spaceship.dev/#tag/DNS-records', start: () => startSpaceshipFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
