@@ -31,6 +31,7 @@ import { SIMPLY_API, SimplyProvider } from './simply.ts'
 import { DYNU_API, DynuProvider } from './dynu.ts'
 import { EXOSCALE_API, ExoscaleProvider } from './exoscale.ts'
 import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
+import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -69,6 +70,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   dynu: { defaultBase: DYNU_API, make: (s, o) => new DynuProvider(s, o.base) },
   exoscale: { defaultBase: EXOSCALE_API, make: (s, o) => new ExoscaleProvider(s, o.base) },
   spaceship: { defaultBase: SPACESHIP_API, make: (s, o) => new SpaceshipProvider(s, o.base) },
+  namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
 }
 
 /**
