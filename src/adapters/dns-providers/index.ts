@@ -32,6 +32,7 @@ import { DYNU_API, DynuProvider } from './dynu.ts'
 import { EXOSCALE_API, ExoscaleProvider } from './exoscale.ts'
 import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
 import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
+import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -71,6 +72,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   exoscale: { defaultBase: EXOSCALE_API, make: (s, o) => new ExoscaleProvider(s, o.base) },
   spaceship: { defaultBase: SPACESHIP_API, make: (s, o) => new SpaceshipProvider(s, o.base) },
   namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
+  dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
 }
 
 /**

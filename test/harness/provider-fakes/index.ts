@@ -32,6 +32,7 @@ import { startDynuFake } from './dynu.ts'
 import { startExoscaleFake } from './exoscale.ts'
 import { startSpaceshipFake } from './spaceship.ts'
 import { startNamecheapFake } from './namecheap.ts'
+import { startDnsMadeEasyFake } from './dnsmadeeasy.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -97,4 +98,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'exoscale', reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature', unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' }, start: () => startExoscaleFake(), base: (f) => f.url + '/v2', badCredential: 'EXOwrong:wrong', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
   { id: 'spaceship', reference: 'https://docs.spaceship.dev/#tag/DNS-records', start: () => startSpaceshipFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namecheap', reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/', unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' }, start: () => startNamecheapFake(), base: (f) => f.url, badCredential: 'pat:wrong:192.0.2.10', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
 ]
