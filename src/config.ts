@@ -1,5 +1,6 @@
 // Typed environment. Every setting Portico reads is parsed here, once, at start; a bad value stops
 // the process with a message naming the variable rather than failing later inside a request.
+import { OAUTH_ENDPOINTS, oauthEnvPrefix } from './domain/provider-oauth-endpoints.ts'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -344,7 +345,7 @@ function acmeSettings(env: Env): Config['acme'] {
 
 function providerOAuth(env: Env): Config['providerOAuth'] {
   const out: Config['providerOAuth'] = {}
-  for (const [id, prefix] of [['digitalocean', 'DIGITALOCEAN_OAUTH']] as const) {
+  for (const [id, prefix] of Object.keys(OAUTH_ENDPOINTS).map((id) => [id, oauthEnvPrefix(id)] as const)) {
     const clientId = env[`${prefix}_CLIENT_ID`]
     const clientSecret = env[`${prefix}_CLIENT_SECRET`]
     if (!clientId && !clientSecret) continue

@@ -91,7 +91,12 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
     case 'zone_not_found':
       return new ApiError('dns_write_failed', `The credential does not reach the zone of ${domain ?? 'this domain'}`, { provider, reason: 'zone_not_reached', ...(domain ? { domain } : {}) })
     case 'rate_limited':
-      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': '60' } })
+      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(err.retryAfter ?? 60) } })
+    case 'permission':
+    case 'plan_restricted':
+    case 'conflict':
+      // The credential works but cannot do this: its scope, the account's plan, or a clashing record.
+      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'permission' ? 'insufficient_permission' : err.kind === 'conflict' ? 'record_conflict' : 'plan_restricted', provider_reason: err.message })
     default:
       return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_reason: err.message })
   }

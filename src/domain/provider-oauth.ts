@@ -13,16 +13,13 @@ import type { Sql } from '../db/sql.ts'
 import { exchange } from '../adapters/dns-providers/http.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { randomToken } from '../ids.ts'
+import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
 import { deriveKey } from './secrets.ts'
 import { accountCredential, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
 
 export const STATE_TTL_MS = 10 * 60_000
 
-/** The OAuth endpoints of providers Portico has an OAuth rail for (their public documentation). */
-const ENDPOINTS: Record<string, { base: string; authorize: string; token: string; scope: string }> = {
-  // https://docs.digitalocean.com/reference/api/oauth/ : tokens are Bearer tokens for API v2.
-  digitalocean: { base: 'https://cloud.digitalocean.com', authorize: '/v1/oauth/authorize', token: '/v1/oauth/token', scope: 'read write' },
-}
+const ENDPOINTS = OAUTH_ENDPOINTS
 
 export function oauthProviders(config: Config): Set<string> {
   return new Set(Object.keys(config.providerOAuth).filter((id) => ENDPOINTS[id]))
@@ -54,7 +51,7 @@ export async function startOAuth(sql: Sql, config: Config, now: Date, c: { id: s
   u.searchParams.set('response_type', 'code')
   u.searchParams.set('client_id', ep.clientId)
   u.searchParams.set('redirect_uri', redirectUri(config))
-  u.searchParams.set('scope', ep.scope)
+  if (ep.scope) u.searchParams.set('scope', ep.scope)
   u.searchParams.set('state', state)
   u.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'))
   u.searchParams.set('code_challenge_method', 'S256')

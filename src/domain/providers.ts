@@ -1,11 +1,21 @@
 // The DNS-provider catalog behind GET /providers: who hosts a zone (told by its nameservers) and what
-// each provider can do per rail. Capabilities follow the providers' public documentation; `apex` names
-// an ALIAS-style record that can point the apex at any hostname (Route 53 and Azure aliases reach only
-// their own cloud's resources, so they count as none). `api_apply` says the provider has a public DNS
-// API; whether Portico has an adapter for it is a separate, per-deployment fact. `spf_override` says
-// an existing SPF TXT record can be edited in place through an automated rail (so Portico can merge
-// its include instead of asking the person to). `caa` and `subdomain_delegation` say the provider's
-// zone editor accepts CAA records and NS records below the apex.
+// each provider can do per rail. Providers are ranked by the share of registered domains whose DNS
+// they host (public DNS-hosting surveys; an estimate, highest first). Capabilities follow the
+// providers' public documentation; `apex` names an ALIAS-style record that can point the apex at any
+// hostname (Route 53 and Azure aliases reach only their own cloud's resources, so they count as none).
+// `api_apply` says the provider has a public DNS API; `built` says whether Portico has a working
+// adapter for it, per rail (an API credential the person pastes, or an OAuth sign-in, offered only on
+// deployments that configure the provider's OAuth client). `spf_override` says an existing SPF TXT
+// record can be edited in place through an automated rail. `caa` and `subdomain_delegation` say the
+// provider's zone editor accepts CAA records and NS records below the apex. `logo` is a Simple Icons
+// slug (https://simpleicons.org) where one exists; `token_url` is the page where a person creates the
+// API credential the widget asks for, with the `token_scopes` it needs.
+//
+// Nameserver patterns never overlap (test/unit/providers.test.ts checks every pair). NS1 and Netlify
+// share NS1's nameserver fleet: Netlify DNS zones are served from the `p03` shard, which is Netlify's;
+// every other `nsone.net` shard is NS1's own customers.
+import { HOSTED } from '../adapters/dns-providers/index.ts'
+import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
 
 export interface Capabilities {
   api_apply: boolean
@@ -21,10 +31,19 @@ export interface Capabilities {
 export interface Provider {
   id: string
   name: string
-  /** Nameserver hostnames, `*` matching one or more labels or characters. */
+  /** 1 = hosts the most domains. */
+  rank: number
+  /** Nameserver hostnames, `*` matching one or more characters within one label. */
   nameserver_patterns: string[]
   dashboard_url: string
+  /** Simple Icons slug, or null where the provider has none. */
+  logo: string | null
+  /** Where a person creates the API credential, and what it must be allowed to do. */
+  token_url: string | null
+  token_scopes: string[]
   capabilities: Capabilities
+  /** Which automatic rails Portico has a working adapter for. */
+  built: { api_credential: boolean; oauth: boolean }
   manual_steps: string[]
 }
 
@@ -42,31 +61,127 @@ const caps = (c: Partial<Capabilities>): Capabilities => ({
 
 const steps = (where: string) => [`Sign in to ${where}`, 'Open the DNS settings of your domain', 'Add each record below exactly as shown (host, type, value)', 'Save, then come back and choose "I have added them"']
 
-export const PROVIDERS: Provider[] = [
-  { id: 'cloudflare', name: 'Cloudflare', nameserver_patterns: ['*.ns.cloudflare.com'], dashboard_url: 'https://dash.cloudflare.com/', capabilities: caps({ api_apply: true, domain_connect: { sync: true, async: false }, apex: 'flattening', spf_override: true }), manual_steps: ['Sign in to the Cloudflare dashboard and pick your domain', 'Go to DNS → Records and choose "Add record"', 'Add each record below; set Proxy status to "DNS only" (grey cloud)', 'Save, then come back and choose "I have added them"'] },
-  { id: 'godaddy', name: 'GoDaddy', nameserver_patterns: ['*.domaincontrol.com'], dashboard_url: 'https://dcc.godaddy.com/control/portfolio', capabilities: caps({ api_apply: true, domain_connect: { sync: true, async: true } }), manual_steps: ['Sign in to GoDaddy and open My Products → Domains', 'Choose your domain, then DNS → Manage DNS', 'Add each record below ("@" means the domain itself)', 'Save, then come back and choose "I have added them"'] },
-  { id: 'namecheap', name: 'Namecheap', nameserver_patterns: ['*.registrar-servers.com'], dashboard_url: 'https://ap.www.namecheap.com/domains/list/', capabilities: caps({ api_apply: true, apex: 'alias' }), manual_steps: ['Sign in to Namecheap and open Domain List', 'Choose Manage next to your domain, then Advanced DNS', 'Under Host Records add each record below', 'Save all changes, then come back and choose "I have added them"'] },
-  { id: 'route53', name: 'Amazon Route 53', nameserver_patterns: ['ns-*.awsdns-*.com', 'ns-*.awsdns-*.net', 'ns-*.awsdns-*.org', 'ns-*.awsdns-*.co.uk'], dashboard_url: 'https://console.aws.amazon.com/route53/v2/hostedzones', capabilities: caps({ api_apply: true, spf_override: true }), manual_steps: steps('the AWS console → Route 53 → Hosted zones') },
-  { id: 'google-cloud-dns', name: 'Google Cloud DNS', nameserver_patterns: ['ns-cloud-*.googledomains.com'], dashboard_url: 'https://console.cloud.google.com/net-services/dns/zones', capabilities: caps({ api_apply: true, oauth: true, spf_override: true }), manual_steps: steps('the Google Cloud console → Network services → Cloud DNS') },
-  { id: 'squarespace', name: 'Squarespace Domains', nameserver_patterns: ['*.squarespacedns.com'], dashboard_url: 'https://account.squarespace.com/domains', capabilities: caps({ domain_connect: { sync: true, async: false }, subdomain_delegation: false }), manual_steps: steps('Squarespace → Domains → DNS settings') },
-  { id: 'ionos', name: 'IONOS', nameserver_patterns: ['ns*.ui-dns.com', 'ns*.ui-dns.de', 'ns*.ui-dns.org', 'ns*.ui-dns.biz'], dashboard_url: 'https://my.ionos.com/domains', capabilities: caps({ api_apply: true, domain_connect: { sync: true, async: true } }), manual_steps: steps('IONOS → Domains & SSL → DNS') },
-  { id: 'ovh', name: 'OVHcloud', nameserver_patterns: ['*.ovh.net', '*.ovh.ca'], dashboard_url: 'https://www.ovh.com/manager/', capabilities: caps({ api_apply: true, oauth: true }), manual_steps: steps('the OVHcloud Control Panel → Web Cloud → Domain names → DNS zone') },
-  { id: 'digitalocean', name: 'DigitalOcean', nameserver_patterns: ['ns*.digitalocean.com'], dashboard_url: 'https://cloud.digitalocean.com/networking/domains', capabilities: caps({ api_apply: true, oauth: true }), manual_steps: steps('the DigitalOcean control panel → Networking → Domains') },
-  { id: 'hetzner', name: 'Hetzner DNS', nameserver_patterns: ['*.ns.hetzner.com', '*.ns.hetzner.de', '*.your-server.de'], dashboard_url: 'https://dns.hetzner.com/', capabilities: caps({ api_apply: true }), manual_steps: steps('the Hetzner DNS Console') },
-  { id: 'porkbun', name: 'Porkbun', nameserver_patterns: ['*.ns.porkbun.com'], dashboard_url: 'https://porkbun.com/account/domainsSpeedy', capabilities: caps({ api_apply: true, apex: 'alias' }), manual_steps: steps('Porkbun → Domain Management → DNS') },
-  { id: 'gandi', name: 'Gandi', nameserver_patterns: ['*.gandi.net'], dashboard_url: 'https://admin.gandi.net/domain/', capabilities: caps({ api_apply: true, oauth: true, apex: 'alias' }), manual_steps: steps('Gandi → Domain → DNS Records') },
-  { id: 'namecom', name: 'Name.com', nameserver_patterns: ['ns*.name.com'], dashboard_url: 'https://www.name.com/account/domain', capabilities: caps({ api_apply: true, apex: 'aname' }), manual_steps: steps('Name.com → My Domains → Manage DNS Records') },
-  { id: 'dnsimple', name: 'DNSimple', nameserver_patterns: ['ns*.dnsimple.com', 'ns*.dnsimple-edge.net', 'ns*.dnsimple-edge.org', 'ns*.dnsimple-edge.com'], dashboard_url: 'https://dnsimple.com/dashboard', capabilities: caps({ api_apply: true, oauth: true, apex: 'alias', spf_override: true }), manual_steps: steps('DNSimple → Domains → DNS') },
-  { id: 'vercel', name: 'Vercel DNS', nameserver_patterns: ['ns*.vercel-dns.com'], dashboard_url: 'https://vercel.com/dashboard/domains', capabilities: caps({ api_apply: true, apex: 'alias' }), manual_steps: steps('Vercel → Domains → DNS Records') },
-  { id: 'netlify', name: 'Netlify DNS', nameserver_patterns: ['dns*.p*.nsone.net'], dashboard_url: 'https://app.netlify.com/teams/domains', capabilities: caps({ api_apply: true, oauth: true, apex: 'flattening' }), manual_steps: steps('Netlify → Domains → DNS records') },
-  { id: 'azure', name: 'Azure DNS', nameserver_patterns: ['ns*-*.azure-dns.com', 'ns*-*.azure-dns.net', 'ns*-*.azure-dns.org', 'ns*-*.azure-dns.info'], dashboard_url: 'https://portal.azure.com/#browse/Microsoft.Network%2FdnsZones', capabilities: caps({ api_apply: true, oauth: true, spf_override: true }), manual_steps: steps('the Azure portal → DNS zones') },
-  { id: 'hover', name: 'Hover', nameserver_patterns: ['ns*.hover.com'], dashboard_url: 'https://www.hover.com/control_panel', capabilities: caps({ caa: false }), manual_steps: steps('Hover → your domain → DNS') },
-  { id: 'wix', name: 'Wix', nameserver_patterns: ['ns*.wixdns.net'], dashboard_url: 'https://manage.wix.com/account/domains', capabilities: caps({ caa: false, subdomain_delegation: false }), manual_steps: steps('Wix → Domains → Manage DNS Records') },
-  { id: 'powerdns', name: 'PowerDNS (self-hosted, HTTP API)', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', capabilities: caps({ api_apply: true, spf_override: true }), manual_steps: steps('your PowerDNS zone editor') },
+/** Which automatic rails Portico has built for a provider id. */
+export function builtRails(id: string): { api: boolean; oauth: boolean } {
+  return { api: id in HOSTED, oauth: id in OAUTH_ENDPOINTS }
+}
+
+type Row = Omit<Provider, 'rank' | 'built' | 'logo' | 'token_url' | 'token_scopes' | 'manual_steps'> & {
+  logo?: string | null
+  token_url?: string
+  token_scopes?: string[]
+  manual_steps?: string[]
+  /** Where the manual steps start, when they are the generic ones. */
+  where?: string
+}
+
+const DC_SYNC = { sync: true, async: false }
+const DC_BOTH = { sync: true, async: true }
+
+const ROWS: Row[] = [
+  { id: 'cloudflare', name: 'Cloudflare', logo: 'cloudflare', nameserver_patterns: ['*.ns.cloudflare.com'], dashboard_url: 'https://dash.cloudflare.com/', token_url: 'https://dash.cloudflare.com/profile/api-tokens', token_scopes: ['Zone:Read', 'DNS:Edit'], capabilities: caps({ api_apply: true, domain_connect: DC_SYNC, apex: 'flattening', spf_override: true }), manual_steps: ['Sign in to the Cloudflare dashboard and pick your domain', 'Go to DNS → Records and choose "Add record"', 'Add each record below; set Proxy status to "DNS only" (grey cloud)', 'Save, then come back and choose "I have added them"'] },
+  { id: 'godaddy', name: 'GoDaddy', logo: 'godaddy', nameserver_patterns: ['*.domaincontrol.com'], dashboard_url: 'https://dcc.godaddy.com/control/portfolio', token_url: 'https://developer.godaddy.com/keys', token_scopes: ['Production key and secret (accounts with 10+ domains or a Discount Domain Club plan)'], capabilities: caps({ api_apply: true, domain_connect: DC_BOTH }), manual_steps: ['Sign in to GoDaddy and open My Products → Domains', 'Choose your domain, then DNS → Manage DNS', 'Add each record below ("@" means the domain itself)', 'Save, then come back and choose "I have added them"'] },
+  { id: 'namecheap', name: 'Namecheap', logo: 'namecheap', nameserver_patterns: ['*.registrar-servers.com'], dashboard_url: 'https://ap.www.namecheap.com/domains/list/', token_url: 'https://ap.www.namecheap.com/settings/tools/apiaccess/', token_scopes: ['API access enabled', 'Portico\'s egress address whitelisted'], capabilities: caps({ api_apply: true, apex: 'alias' }), manual_steps: ['Sign in to Namecheap and open Domain List', 'Choose Manage next to your domain, then Advanced DNS', 'Under Host Records add each record below', 'Save all changes, then come back and choose "I have added them"'] },
+  { id: 'route53', name: 'Amazon Route 53', logo: 'amazonroute53', nameserver_patterns: ['ns-*.awsdns-*.com', 'ns-*.awsdns-*.net', 'ns-*.awsdns-*.org', 'ns-*.awsdns-*.co.uk'], dashboard_url: 'https://console.aws.amazon.com/route53/v2/hostedzones', token_url: 'https://console.aws.amazon.com/iam/home#/security_credentials', token_scopes: ['route53:ListHostedZones', 'route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'], capabilities: caps({ api_apply: true, spf_override: true }), where: 'the AWS console → Route 53 → Hosted zones' },
+  { id: 'google-cloud-dns', name: 'Google Cloud DNS', logo: 'googlecloud', nameserver_patterns: ['ns-cloud-*.googledomains.com'], dashboard_url: 'https://console.cloud.google.com/net-services/dns/zones', token_url: 'https://console.cloud.google.com/iam-admin/serviceaccounts', token_scopes: ['roles/dns.admin'], capabilities: caps({ api_apply: true, oauth: true, spf_override: true }), where: 'the Google Cloud console → Network services → Cloud DNS' },
+  { id: 'squarespace', name: 'Squarespace Domains', logo: 'squarespace', nameserver_patterns: ['*.squarespacedns.com'], dashboard_url: 'https://account.squarespace.com/domains', capabilities: caps({ domain_connect: DC_SYNC, subdomain_delegation: false }), where: 'Squarespace → Domains → DNS settings' },
+  { id: 'ionos', name: 'IONOS', logo: 'ionos', nameserver_patterns: ['ns*.ui-dns.com', 'ns*.ui-dns.de', 'ns*.ui-dns.org', 'ns*.ui-dns.biz'], dashboard_url: 'https://my.ionos.com/domains', token_url: 'https://developer.hosting.ionos.com/keys', token_scopes: ['DNS API key (prefix.secret)'], capabilities: caps({ api_apply: true, domain_connect: DC_BOTH }), where: 'IONOS → Domains & SSL → DNS' },
+  { id: 'ovh', name: 'OVHcloud', logo: 'ovh', nameserver_patterns: ['*.ovh.net', '*.ovh.ca'], dashboard_url: 'https://www.ovh.com/manager/', token_url: 'https://api.ovh.com/createToken/', token_scopes: ['GET /domain/zone/*', 'POST /domain/zone/*', 'DELETE /domain/zone/*'], capabilities: caps({ api_apply: true, oauth: true }), where: 'the OVHcloud Control Panel → Web Cloud → Domain names → DNS zone' },
+  { id: 'hostinger', name: 'Hostinger', logo: 'hostinger', nameserver_patterns: ['ns*.dns-parking.com'], dashboard_url: 'https://hpanel.hostinger.com/domains', token_url: 'https://hpanel.hostinger.com/profile/api', token_scopes: ['DNS zone read and write'], capabilities: caps({ api_apply: true }), where: 'Hostinger hPanel → Domains → DNS / Nameservers' },
+  { id: 'wix', name: 'Wix', logo: 'wix', nameserver_patterns: ['ns*.wixdns.net'], dashboard_url: 'https://manage.wix.com/account/domains', capabilities: caps({ caa: false, subdomain_delegation: false }), where: 'Wix → Domains → Manage DNS Records' },
+  { id: 'bluehost', name: 'Bluehost', logo: null, nameserver_patterns: ['ns*.bluehost.com'], dashboard_url: 'https://my.bluehost.com/hosting/app#/domains', capabilities: caps({ domain_connect: DC_SYNC }), where: 'Bluehost → Domains → DNS' },
+  { id: 'network-solutions', name: 'Network Solutions', logo: null, nameserver_patterns: ['ns*.worldnic.com'], dashboard_url: 'https://www.networksolutions.com/my-account/domain-center', capabilities: caps({ caa: false }), where: 'Network Solutions → Domain Center → Advanced DNS' },
+  { id: 'digitalocean', name: 'DigitalOcean', logo: 'digitalocean', nameserver_patterns: ['ns*.digitalocean.com'], dashboard_url: 'https://cloud.digitalocean.com/networking/domains', token_url: 'https://cloud.digitalocean.com/account/api/tokens', token_scopes: ['domain:read', 'domain:create', 'domain:update', 'domain:delete'], capabilities: caps({ api_apply: true, oauth: true }), where: 'the DigitalOcean control panel → Networking → Domains' },
+  { id: 'hetzner', name: 'Hetzner DNS', logo: 'hetzner', nameserver_patterns: ['*.ns.hetzner.com', '*.ns.hetzner.de', '*.your-server.de'], dashboard_url: 'https://console.hetzner.cloud/', token_url: 'https://console.hetzner.cloud/projects', token_scopes: ['Read & Write (project API token)'], capabilities: caps({ api_apply: true }), where: 'the Hetzner Console → your project → DNS' },
+  { id: 'gandi', name: 'Gandi', logo: 'gandi', nameserver_patterns: ['*.gandi.net'], dashboard_url: 'https://admin.gandi.net/domain/', token_url: 'https://admin.gandi.net/organizations/account/pat', token_scopes: ['Manage domain name technical configurations'], capabilities: caps({ api_apply: true, oauth: true, apex: 'alias' }), where: 'Gandi → Domain → DNS Records' },
+  { id: 'porkbun', name: 'Porkbun', logo: 'porkbun', nameserver_patterns: ['*.ns.porkbun.com'], dashboard_url: 'https://porkbun.com/account/domainsSpeedy', token_url: 'https://porkbun.com/account/api', token_scopes: ['API key and secret', 'API access switched on for the domain'], capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'Porkbun → Domain Management → DNS' },
+  { id: 'namecom', name: 'Name.com', logo: null, nameserver_patterns: ['ns*.name.com'], dashboard_url: 'https://www.name.com/account/domain', token_url: 'https://www.name.com/account/settings/api', token_scopes: ['Production API token (username:token)'], capabilities: caps({ api_apply: true, apex: 'aname' }), where: 'Name.com → My Domains → Manage DNS Records' },
+  { id: 'azure', name: 'Azure DNS', logo: 'microsoftazure', nameserver_patterns: ['ns*-*.azure-dns.com', 'ns*-*.azure-dns.net', 'ns*-*.azure-dns.org', 'ns*-*.azure-dns.info'], dashboard_url: 'https://portal.azure.com/#browse/Microsoft.Network%2FdnsZones', token_url: 'https://portal.azure.com/#view/Microsoft_AAD_RegisteredApps/ApplicationsListBlade', token_scopes: ['DNS Zone Contributor'], capabilities: caps({ api_apply: true, oauth: true, spf_override: true }), where: 'the Azure portal → DNS zones' },
+  { id: 'dynadot', name: 'Dynadot', logo: null, nameserver_patterns: ['ns*.dyna-ns.net'], dashboard_url: 'https://www.dynadot.com/account/domain/name/list.html', token_url: 'https://www.dynadot.com/account/domain/setting/api.html', token_scopes: ['API key'], capabilities: caps({ api_apply: true }), where: 'Dynadot → My Domains → DNS Settings' },
+  { id: 'namesilo', name: 'NameSilo', logo: null, nameserver_patterns: ['ns*.dnsowl.com'], dashboard_url: 'https://www.namesilo.com/account_domains.php', token_url: 'https://www.namesilo.com/account/api-manager', token_scopes: ['API key'], capabilities: caps({ api_apply: true }), where: 'NameSilo → Domain Manager → DNS Records' },
+  { id: 'alibaba-cloud-dns', name: 'Alibaba Cloud DNS', logo: 'alibabacloud', nameserver_patterns: ['*.hichina.com', '*.alidns.com'], dashboard_url: 'https://dns.console.aliyun.com/', token_url: 'https://ram.console.aliyun.com/manage/ak', token_scopes: ['AliyunDNSFullAccess'], capabilities: caps({ api_apply: true }), where: 'the Alibaba Cloud DNS console' },
+  { id: 'dnspod', name: 'Tencent Cloud DNSPod', logo: 'tencentqq', nameserver_patterns: ['*.dnspod.net', '*.dnspod.com'], dashboard_url: 'https://console.dnspod.cn/', token_url: 'https://console.cloud.tencent.com/cam/capi', token_scopes: ['QcloudDNSPodFullAccess'], capabilities: caps({ api_apply: true }), where: 'the DNSPod console' },
+  { id: 'akamai', name: 'Akamai Edge DNS', logo: 'akamai', nameserver_patterns: ['a*-*.akam.net'], dashboard_url: 'https://control.akamai.com/', token_url: 'https://control.akamai.com/apps/identity-management/#/tabs/users/list', token_scopes: ['DNS—Zone Record Management READ-WRITE'], capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'Akamai Control Center → Edge DNS' },
+  { id: 'linode', name: 'Akamai Cloud (Linode) DNS', logo: 'linode', nameserver_patterns: ['ns*.linode.com'], dashboard_url: 'https://cloud.linode.com/domains', token_url: 'https://cloud.linode.com/profile/tokens', token_scopes: ['domains:read_write'], capabilities: caps({ api_apply: true, oauth: true }), where: 'Akamai Cloud Manager → Domains' },
+  { id: 'vultr', name: 'Vultr DNS', logo: 'vultr', nameserver_patterns: ['ns*.vultr.com'], dashboard_url: 'https://my.vultr.com/dns/', token_url: 'https://my.vultr.com/settings/#settingsapi', token_scopes: ['API key (access control list allowing Portico)'], capabilities: caps({ api_apply: true }), where: 'Vultr → Products → Network → DNS' },
+  { id: 'vercel', name: 'Vercel DNS', logo: 'vercel', nameserver_patterns: ['ns*.vercel-dns.com'], dashboard_url: 'https://vercel.com/dashboard/domains', token_url: 'https://vercel.com/account/tokens', token_scopes: ['Full account or team token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'alias' }), where: 'Vercel → Domains → DNS Records' },
+  { id: 'netlify', name: 'Netlify DNS', logo: 'netlify', nameserver_patterns: ['dns*.p03.nsone.net'], dashboard_url: 'https://app.netlify.com/teams/domains', token_url: 'https://app.netlify.com/user/applications#personal-access-tokens', token_scopes: ['Personal access token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'flattening' }), where: 'Netlify → Domains → DNS records' },
+  { id: 'ns1', name: 'IBM NS1 Connect', logo: null, nameserver_patterns: ['dns*.p01.nsone.net', 'dns*.p02.nsone.net', 'dns*.p04.nsone.net', 'dns*.p05.nsone.net', 'dns*.p06.nsone.net', 'dns*.p07.nsone.net', 'dns*.p08.nsone.net', 'dns*.p09.nsone.net', 'dns*.p1*.nsone.net', 'dns*.p2*.nsone.net', 'dns*.p3*.nsone.net', 'dns*.p4*.nsone.net'], dashboard_url: 'https://my.nsone.net/', token_url: 'https://my.nsone.net/#/account/settings', token_scopes: ['DNS: view zones', 'DNS: manage zones'], capabilities: caps({ api_apply: true, apex: 'alias', spf_override: true }), where: 'the NS1 Connect portal → Zones' },
+  { id: 'dnsimple', name: 'DNSimple', logo: 'dnsimple', nameserver_patterns: ['ns*.dnsimple.com', 'ns*.dnsimple-edge.net', 'ns*.dnsimple-edge.org', 'ns*.dnsimple-edge.com'], dashboard_url: 'https://dnsimple.com/dashboard', token_url: 'https://dnsimple.com/user', token_scopes: ['Account access token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'alias', spf_override: true }), where: 'DNSimple → Domains → DNS' },
+  { id: 'strato', name: 'STRATO', logo: null, nameserver_patterns: ['*.rzone.de'], dashboard_url: 'https://www.strato.de/apps/CustomerService', capabilities: caps({ caa: false }), where: 'STRATO → Domains → Manage domain → DNS' },
+  { id: 'infomaniak', name: 'Infomaniak', logo: 'infomaniak', nameserver_patterns: ['ns*.infomaniak.ch', 'ns*.infomaniak.com'], dashboard_url: 'https://manager.infomaniak.com/v3/domains', token_url: 'https://manager.infomaniak.com/v3/infomaniak-api', token_scopes: ['domain:read', 'dns:write'], capabilities: caps({ api_apply: true }), where: 'Infomaniak Manager → Domains → DNS zone' },
+  { id: 'scaleway', name: 'Scaleway Domains and DNS', logo: 'scaleway', nameserver_patterns: ['*.dom.scw.cloud'], dashboard_url: 'https://console.scaleway.com/domains/', token_url: 'https://console.scaleway.com/iam/api-keys', token_scopes: ['DomainsDNSFullAccess'], capabilities: caps({ api_apply: true }), where: 'the Scaleway console → Domains and DNS' },
+  { id: 'exoscale', name: 'Exoscale DNS', logo: null, nameserver_patterns: ['ns*.exoscale.ch', 'ns*.exoscale.com', 'ns*.exoscale.io', 'ns*.exoscale.net'], dashboard_url: 'https://portal.exoscale.com/dns', token_url: 'https://portal.exoscale.com/iam/keys', token_scopes: ['dns service'], capabilities: caps({ api_apply: true }), where: 'the Exoscale portal → DNS' },
+  { id: 'constellix', name: 'Constellix', logo: null, nameserver_patterns: ['ns*.constellix.com', 'ns*.constellix.net', 'ns*.constellix.org', 'ns*.constellix.info', 'ns*.constellix.biz', 'ns*.constellix.co.uk'], dashboard_url: 'https://dns.constellix.com/', token_url: 'https://dns.constellix.com/settings/security', token_scopes: ['API key and secret'], capabilities: caps({ api_apply: true, apex: 'aname' }), where: 'Constellix DNS → Domains' },
+  { id: 'dnsmadeeasy', name: 'DNS Made Easy', logo: null, nameserver_patterns: ['ns*.dnsmadeeasy.com'], dashboard_url: 'https://cp.dnsmadeeasy.com/', token_url: 'https://cp.dnsmadeeasy.com/account/info', token_scopes: ['API key and secret'], capabilities: caps({ api_apply: true, apex: 'aname' }), where: 'DNS Made Easy → Managed DNS' },
+  { id: 'ultradns', name: 'Vercara UltraDNS', logo: null, nameserver_patterns: ['*.ultradns.net', '*.ultradns.com', '*.ultradns.org', '*.ultradns.biz', '*.ultradns.info', '*.ultradns.co.uk'], dashboard_url: 'https://portal.ultradns.com/', capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'the UltraDNS portal → Zones' },
+  { id: 'bunny', name: 'Bunny DNS', logo: 'bunnydotnet', nameserver_patterns: ['*.bunny.net'], dashboard_url: 'https://dash.bunny.net/dns', token_url: 'https://dash.bunny.net/account/api-key', token_scopes: ['Account API key'], capabilities: caps({ api_apply: true, apex: 'flattening' }), where: 'the bunny.net dashboard → DNS' },
+  { id: 'desec', name: 'deSEC', logo: null, nameserver_patterns: ['ns*.desec.io', 'ns*.desec.org'], dashboard_url: 'https://desec.io/domains', token_url: 'https://desec.io/tokens', token_scopes: ['Token with write permission for the domain'], capabilities: caps({ api_apply: true, spf_override: true }), where: 'deSEC → Domains' },
+  { id: 'hurricane-electric', name: 'Hurricane Electric Free DNS', logo: null, nameserver_patterns: ['ns*.he.net'], dashboard_url: 'https://dns.he.net/', capabilities: caps({}), where: 'dns.he.net → your zone' },
+  { id: 'cloudns', name: 'ClouDNS', logo: null, nameserver_patterns: ['*.cloudns.net'], dashboard_url: 'https://www.cloudns.net/main/', capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'ClouDNS → DNS hosting → your zone' },
+  { id: 'oracle-cloud-dns', name: 'Oracle Cloud DNS', logo: 'oracle', nameserver_patterns: ['ns*.p*.dns.oraclecloud.net'], dashboard_url: 'https://cloud.oracle.com/dns/zones', capabilities: caps({ api_apply: true }), where: 'the Oracle Cloud console → Networking → DNS' },
+  { id: 'dyn', name: 'Oracle Dyn Managed DNS', logo: null, nameserver_patterns: ['ns*.p*.dynect.net'], dashboard_url: 'https://manage.dynect.net/', capabilities: caps({ api_apply: true }), where: 'Dyn Managed DNS → Manage' },
+  { id: 'hostgator', name: 'HostGator', logo: null, nameserver_patterns: ['ns*.hostgator.com', 'ns*.websitewelcome.com'], dashboard_url: 'https://portal.hostgator.com/domains', capabilities: caps({}), where: 'HostGator → Domains → DNS' },
+  { id: 'siteground', name: 'SiteGround', logo: null, nameserver_patterns: ['ns*.siteground.net'], dashboard_url: 'https://my.siteground.com/', capabilities: caps({}), where: 'SiteGround Site Tools → Domain → DNS Zone Editor' },
+  { id: 'dreamhost', name: 'DreamHost', logo: null, nameserver_patterns: ['ns*.dreamhost.com'], dashboard_url: 'https://panel.dreamhost.com/', capabilities: caps({ api_apply: true }), where: 'DreamHost panel → Websites → DNS' },
+  { id: 'wordpress-com', name: 'WordPress.com', logo: 'wordpress', nameserver_patterns: ['ns*.wordpress.com'], dashboard_url: 'https://wordpress.com/domains/manage', capabilities: caps({ caa: true, subdomain_delegation: true }), where: 'WordPress.com → Upgrades → Domains → DNS records' },
+  { id: 'microsoft-365', name: 'Microsoft 365 domains', logo: 'microsoft', nameserver_patterns: ['ns*.bdm.microsoftonline.com'], dashboard_url: 'https://admin.microsoft.com/#/Domains', capabilities: caps({ caa: false, subdomain_delegation: false }), where: 'the Microsoft 365 admin center → Settings → Domains' },
+  { id: 'register-com', name: 'Register.com', logo: null, nameserver_patterns: ['dns*.register.com'], dashboard_url: 'https://www.register.com/myaccount/', capabilities: caps({ caa: false }), where: 'Register.com → Domains → Advanced technical settings' },
+  { id: 'enom', name: 'eNom', logo: null, nameserver_patterns: ['dns*.name-services.com'], dashboard_url: 'https://www.enom.com/myaccount/', capabilities: caps({ api_apply: true }), where: 'eNom → Domains → Host Records' },
+  { id: 'hover', name: 'Hover', logo: null, nameserver_patterns: ['ns*.hover.com'], dashboard_url: 'https://www.hover.com/control_panel', capabilities: caps({ caa: false }), where: 'Hover → your domain → DNS' },
+  { id: 'spaceship', name: 'Spaceship', logo: null, nameserver_patterns: ['*.spaceship.net'], dashboard_url: 'https://www.spaceship.com/application/domain-list-application/', token_url: 'https://www.spaceship.com/application/api-manager/', token_scopes: ['dnsrecords:read', 'dnsrecords:write', 'domains:read'], capabilities: caps({ api_apply: true }), where: 'Spaceship → Domain list → Advanced DNS' },
+  { id: 'epik', name: 'Epik', logo: null, nameserver_patterns: ['ns*.epik.com'], dashboard_url: 'https://registrar.epik.com/', capabilities: caps({ api_apply: true }), where: 'Epik → Domains → DNS / Host Records' },
+  { id: 'one-com', name: 'one.com', logo: null, nameserver_patterns: ['ns*.one.com'], dashboard_url: 'https://www.one.com/admin/', capabilities: caps({}), where: 'one.com control panel → DNS settings' },
+  { id: 'transip', name: 'TransIP', logo: null, nameserver_patterns: ['ns*.transip.net', 'ns*.transip.nl', 'ns*.transip.eu'], dashboard_url: 'https://www.transip.nl/cp/', capabilities: caps({ api_apply: true }), where: 'the TransIP control panel → Domains → DNS' },
+  { id: 'loopia', name: 'Loopia', logo: null, nameserver_patterns: ['ns*.loopia.se'], dashboard_url: 'https://customerzone.loopia.com/', capabilities: caps({ api_apply: true }), where: 'Loopia Customer zone → DNS editor' },
+  { id: 'aruba', name: 'Aruba.it', logo: null, nameserver_patterns: ['dns*.technorail.com', 'dns*.arubadns.net'], dashboard_url: 'https://admin.aruba.it/', capabilities: caps({}), where: 'Aruba.it → Domain → DNS management' },
+  { id: 'register-it', name: 'Register.it', logo: null, nameserver_patterns: ['ns*.register.it'], dashboard_url: 'https://controlpanel.register.it/', capabilities: caps({}), where: 'Register.it → Domain → DNS and nameservers' },
+  { id: 'hostpoint', name: 'Hostpoint', logo: null, nameserver_patterns: ['ns*.hostpoint.ch'], dashboard_url: 'https://admin.hostpoint.ch/', capabilities: caps({}), where: 'Hostpoint Control Panel → Domains → DNS' },
+  { id: 'domeneshop', name: 'Domeneshop', logo: null, nameserver_patterns: ['ns*.hyp.net'], dashboard_url: 'https://domene.shop/admin', token_url: 'https://domene.shop/admin?view=api', token_scopes: ['API token and secret'], capabilities: caps({ api_apply: true }), where: 'Domeneshop → Domains → DNS' },
+  { id: 'simply-com', name: 'Simply.com', logo: null, nameserver_patterns: ['ns*.simply.com'], dashboard_url: 'https://www.simply.com/controlpanel/', token_url: 'https://www.simply.com/controlpanel/account/', token_scopes: ['Account number and API key'], capabilities: caps({ api_apply: true }), where: 'Simply.com control panel → DNS' },
+  { id: 'inwx', name: 'INWX', logo: null, nameserver_patterns: ['ns*.inwx.de', 'ns*.inwx.eu', 'ns*.inwx.net'], dashboard_url: 'https://www.inwx.de/en/nameserver2', capabilities: caps({ api_apply: true }), where: 'INWX → Nameserver → your domain' },
+  { id: 'all-inkl', name: 'ALL-INKL.COM', logo: null, nameserver_patterns: ['ns*.kasserver.com'], dashboard_url: 'https://kas.all-inkl.com/', capabilities: caps({ api_apply: true }), where: 'ALL-INKL KAS → Tools → DNS settings' },
+  { id: 'netcup', name: 'netcup', logo: null, nameserver_patterns: ['*-dns.netcup.net'], dashboard_url: 'https://www.customercontrolpanel.de/', capabilities: caps({ api_apply: true }), where: 'the netcup CCP → Domains → DNS' },
+  { id: 'joker', name: 'Joker.com', logo: null, nameserver_patterns: ['*.ns.joker.com'], dashboard_url: 'https://joker.com/', capabilities: caps({}), where: 'Joker.com → My Domains → DNS' },
+  { id: 'mythic-beasts', name: 'Mythic Beasts', logo: null, nameserver_patterns: ['ns*.mythic-beasts.com'], dashboard_url: 'https://www.mythic-beasts.com/customer', token_url: 'https://www.mythic-beasts.com/customer/api-users', token_scopes: ['API key with DNS access to the zone'], capabilities: caps({ api_apply: true }), where: 'Mythic Beasts control panel → Domains → DNS' },
+  { id: 'gcore', name: 'Gcore DNS', logo: null, nameserver_patterns: ['ns*.gcorelabs.net', 'ns*.gcdn.services'], dashboard_url: 'https://dns.gcore.com/', token_url: 'https://accounts.gcore.com/profile/api-tokens', token_scopes: ['Permanent API token with DNS read and write'], capabilities: caps({ api_apply: true, apex: 'flattening' }), where: 'the Gcore portal → DNS' },
+  { id: 'easydns', name: 'easyDNS', logo: null, nameserver_patterns: ['dns*.easydns.com', 'dns*.easydns.net', 'dns*.easydns.org', 'dns*.easydns.info'], dashboard_url: 'https://cp.easydns.com/', capabilities: caps({ api_apply: true, apex: 'aname' }), where: 'easyDNS → DNS settings' },
+  { id: 'rackspace', name: 'Rackspace Cloud DNS', logo: null, nameserver_patterns: ['dns*.stabletransit.com'], dashboard_url: 'https://mycloud.rackspace.com/', capabilities: caps({ api_apply: true }), where: 'the Rackspace Cloud Control Panel → Networking → Cloud DNS' },
+  { id: 'liquidweb', name: 'Liquid Web', logo: null, nameserver_patterns: ['ns*.liquidweb.com'], dashboard_url: 'https://my.liquidweb.com/', capabilities: caps({ api_apply: true }), where: 'Liquid Web → Domains → DNS' },
+  { id: 'fasthosts', name: 'Fasthosts', logo: null, nameserver_patterns: ['ns*.livedns.co.uk'], dashboard_url: 'https://admin.fasthosts.co.uk/', capabilities: caps({}), where: 'Fasthosts control panel → Domain names → DNS' },
+  { id: '123-reg', name: '123 Reg', logo: null, nameserver_patterns: ['ns*.123-reg.co.uk'], dashboard_url: 'https://www.123-reg.co.uk/secure/cpanel/manage-domain', capabilities: caps({ domain_connect: DC_SYNC }), where: '123 Reg → Manage domain → DNS' },
+  { id: 'crazy-domains', name: 'Crazy Domains', logo: null, nameserver_patterns: ['ns*.crazydomains.com'], dashboard_url: 'https://www.crazydomains.com/my-account/', capabilities: caps({}), where: 'Crazy Domains → Domains → DNS' },
+  { id: 'yandex', name: 'Yandex 360 DNS', logo: null, nameserver_patterns: ['dns*.yandex.net'], dashboard_url: 'https://admin.yandex.ru/domains', capabilities: caps({ api_apply: true }), where: 'Yandex 360 admin → Domains → DNS' },
+  { id: 'selectel', name: 'Selectel DNS', logo: null, nameserver_patterns: ['ns*.selectel.org'], dashboard_url: 'https://my.selectel.ru/dns', capabilities: caps({ api_apply: true }), where: 'the Selectel panel → DNS hosting' },
+  { id: 'reg-ru', name: 'REG.RU', logo: null, nameserver_patterns: ['ns*.reg.ru'], dashboard_url: 'https://www.reg.ru/user/account/', capabilities: caps({ api_apply: true }), where: 'REG.RU → Domains → DNS servers and zone management' },
+  { id: 'nic-ru', name: 'RU-CENTER', logo: null, nameserver_patterns: ['ns*.nic.ru'], dashboard_url: 'https://www.nic.ru/manager/', capabilities: caps({ api_apply: true }), where: 'RU-CENTER → DNS hosting → Zone management' },
+  { id: 'sakura', name: 'Sakura Internet', logo: null, nameserver_patterns: ['ns*.dns.ne.jp'], dashboard_url: 'https://secure.sakura.ad.jp/menu/domain/', capabilities: caps({ api_apply: true }), where: 'Sakura Internet → Domains → Zone edit' },
+  { id: 'onamae', name: 'Onamae.com (GMO)', logo: null, nameserver_patterns: ['dns*.onamae.com'], dashboard_url: 'https://navi.onamae.com/', capabilities: caps({}), where: 'Onamae.com Navi → DNS settings' },
+  { id: 'xserver', name: 'Xserver', logo: null, nameserver_patterns: ['ns*.xserver.jp'], dashboard_url: 'https://secure.xserver.ne.jp/xapanel/', capabilities: caps({}), where: 'the Xserver panel → DNS record settings' },
+  { id: 'gabia', name: 'Gabia', logo: null, nameserver_patterns: ['*.gabia.co.kr'], dashboard_url: 'https://dns.gabia.com/', capabilities: caps({}), where: 'Gabia → My Gabia → DNS management' },
+  { id: 'cafe24', name: 'Cafe24', logo: null, nameserver_patterns: ['ns*.cafe24.com'], dashboard_url: 'https://hosting.cafe24.com/', capabilities: caps({}), where: 'Cafe24 → Domain → DNS management' },
+  { id: 'dynu', name: 'Dynu', logo: null, nameserver_patterns: ['ns*.dynu.com'], dashboard_url: 'https://www.dynu.com/ControlPanel', token_url: 'https://www.dynu.com/ControlPanel/APICredentials', token_scopes: ['API key'], capabilities: caps({ api_apply: true }), where: 'Dynu control panel → DDNS services → DNS records' },
+  { id: 'afraid', name: 'FreeDNS (afraid.org)', logo: null, nameserver_patterns: ['ns*.afraid.org'], dashboard_url: 'https://freedns.afraid.org/subdomain/', capabilities: caps({ caa: false }), where: 'FreeDNS → Subdomains' },
+  { id: 'noip', name: 'No-IP', logo: null, nameserver_patterns: ['ns*.no-ip.com'], dashboard_url: 'https://my.noip.com/dns/records', capabilities: caps({}), where: 'No-IP → Dynamic DNS → Records' },
+  { id: 'powerdns', name: 'PowerDNS (self-hosted, HTTP API)', logo: 'powerdns', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', token_url: 'https://doc.powerdns.com/authoritative/settings.html#api-key', token_scopes: ['api-key of the server', 'the API URL'], capabilities: caps({ api_apply: true, spf_override: true }), where: 'your PowerDNS zone editor' },
 ]
 
+export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_scopes, manual_steps, ...p }, i) => {
+  const b = builtRails(p.id)
+  return {
+    ...p,
+    rank: i + 1,
+    logo: logo ?? null,
+    token_url: token_url ?? null,
+    token_scopes: token_scopes ?? [],
+    // PowerDNS is written through the API with the integrator's own URL (provider accounts).
+    built: { api_credential: b.api || p.id === 'powerdns', oauth: b.oauth },
+    manual_steps: manual_steps ?? steps(where ?? p.name),
+  }
+})
+
 function patternRegex(p: string): RegExp {
-  const body = p.toLowerCase().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[a-z0-9.-]+')
+  const body = p.toLowerCase().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[a-z0-9-]+')
   return new RegExp(`^${body}$`)
 }
 
@@ -91,11 +206,23 @@ export function providerById(id: string | null | undefined): Provider | undefine
   return id ? PROVIDERS.find((p) => p.id === id) : undefined
 }
 
-/** How many catalogued providers support each rail and capability; every provider has the manual rail. */
+/**
+ * How many catalogued providers support each rail and capability; every provider has the manual rail.
+ * `rails` counts what providers offer (a public API, an OAuth app); `built` counts what Portico has a
+ * working adapter for, per rail, and `automatic` the providers with at least one of them.
+ */
 export function parityCensus() {
   const count = (f: (c: Capabilities) => boolean) => PROVIDERS.filter((p) => f(p.capabilities)).length
+  const built = (f: (p: Provider) => boolean) => PROVIDERS.filter(f).map((p) => p.id)
+  const automatic = built((p) => p.built.api_credential || p.built.oauth)
   return {
     providers: PROVIDERS.length,
+    built: {
+      api_credential: built((p) => p.built.api_credential).length,
+      oauth: built((p) => p.built.oauth).length,
+      automatic: automatic.length,
+      automatic_providers: automatic,
+    },
     rails: {
       oauth: count((c) => c.oauth),
       domain_connect: count((c) => c.domain_connect.sync || c.domain_connect.async),

@@ -253,6 +253,11 @@ function registrarDns(r: Registrar): Provider {
     name: `${r.name} registrar DNS`,
     nameserver_patterns: r.dns.nameservers,
     dashboard_url: '',
+    rank: 0,
+    logo: null,
+    token_url: null,
+    token_scopes: [],
+    built: { api_credential: false, oauth: false },
     capabilities: { api_apply: false, oauth: false, domain_connect: { sync: false, async: false }, apex: r.dns.apex, wildcard: true, caa: true, spf_override: false, subdomain_delegation: true },
     manual_steps: [],
   }

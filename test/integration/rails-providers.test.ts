@@ -48,7 +48,7 @@ beforeAll(() => {
         )
       },
     },
-    { id: 'hetzner', fake: hz, base: hz.url + '/api/v1' },
+    { id: 'hetzner', fake: hz, base: hz.url + '/v1' },
   )
 })
 afterAll(() => cases.forEach((c) => c.fake.stop()))

@@ -8,6 +8,7 @@ import { provision, startPortico, type TestPortico, type Workspace } from '../ha
 import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
 import { MIN_GAP_MS } from '../../src/domain/monitor.ts'
 import { HOUR } from '../../src/clock.ts'
+import { HOSTED } from '../../src/adapters/dns-providers/index.ts'
 
 const EDGE = 'edge.portico.test'
 const EDGE_IPS = ['203.0.114.10', '203.0.114.11']
@@ -49,8 +50,9 @@ describe('domain check', () => {
     expect(r.body.provider).toBe('powerdns')
     expect(r.body.rails.apiKey.available).toBe(false)
     expect(r.body.recommended_rail).toBe('manual')
-    // Hosted providers with a one-secret credential are advertised (rails-providers.test.ts checks one end to end).
-    expect([...p.services.connectAdapters.apiKey].sort()).toEqual(['cloudflare', 'digitalocean', 'godaddy', 'hetzner', 'route53'])
+    // Every hosted adapter is advertised (rails-providers.test.ts checks one end to end); PowerDNS is not.
+    expect([...p.services.connectAdapters.apiKey].sort()).toEqual(Object.keys(HOSTED).sort())
+    expect(p.services.connectAdapters.apiKey.has('powerdns')).toBe(false)
   })
 })
 

@@ -31,6 +31,46 @@ describe('provider catalog', () => {
     expect(providerById('namecom')?.capabilities.apex).toBe('aname')
   })
 
+  test('NS1 and Netlify, which share NS1\'s nameserver fleet, are told apart by shard', () => {
+    expect(detectProvider(['dns1.p03.nsone.net', 'dns2.p03.nsone.net', 'dns3.p03.nsone.net', 'dns4.p03.nsone.net'])?.id).toBe('netlify')
+    expect(detectProvider(['dns1.p01.nsone.net', 'dns2.p01.nsone.net', 'dns3.p01.nsone.net', 'dns4.p01.nsone.net'])?.id).toBe('ns1')
+    expect(detectProvider(['dns1.p12.nsone.net', 'dns2.p12.nsone.net'])?.id).toBe('ns1')
+    expect(detectProvider(['hydrogen.ns.hetzner.com', 'oxygen.ns.hetzner.com', 'helium.ns.hetzner.de'])?.id).toBe('hetzner')
+    expect(detectProvider(['ns1.desec.io', 'ns2.desec.org'])?.id).toBe('desec')
+    expect(detectProvider(['kiki.bunny.net', 'coco.bunny.net'])?.id).toBe('bunny')
+  })
+
+  test('no two providers\' nameserver patterns can match the same hostname', () => {
+    const clashes: string[] = []
+    for (let i = 0; i < PROVIDERS.length; i++) {
+      for (let j = i + 1; j < PROVIDERS.length; j++) {
+        for (const a of PROVIDERS[i]!.nameserver_patterns) {
+          for (const b of PROVIDERS[j]!.nameserver_patterns) if (overlap(a, b)) clashes.push(`${PROVIDERS[i]!.id} ${a} ~ ${PROVIDERS[j]!.id} ${b}`)
+        }
+      }
+    }
+    expect(clashes).toEqual([])
+    // The check itself finds overlaps where they exist.
+    expect(overlap('dns*.p*.nsone.net', 'dns*.p01.nsone.net')).toBe(true)
+    expect(overlap('*.ns.cloudflare.com', 'dana.*.cloudflare.com')).toBe(true)
+    expect(overlap('ns-*.awsdns-*.com', '*.ns.cloudflare.com')).toBe(false)
+    expect(overlap('ns*.name.com', 'ns*.hover.com')).toBe(false)
+    expect(overlap('*.gandi.net', '*.bunny.net')).toBe(false)
+  })
+
+  test('the catalog holds seventy providers or more, ranked, with logo and token metadata', () => {
+    expect(PROVIDERS.length).toBeGreaterThanOrEqual(70)
+    expect(PROVIDERS.map((p) => p.rank)).toEqual(PROVIDERS.map((_, i) => i + 1))
+    for (const p of PROVIDERS) {
+      if (p.logo !== null) expect(p.logo).toMatch(/^[a-z0-9]+$/)
+      if (p.built.api_credential && p.id !== 'powerdns') {
+        expect(p.token_url).toStartWith('https://')
+        expect(p.token_scopes.length).toBeGreaterThan(0)
+      }
+    }
+    for (const id of ['dynadot', 'linode', 'vultr', 'ns1', 'desec', 'bunny', 'namesilo', 'hostinger', 'infomaniak', 'scaleway', 'exoscale', 'constellix', 'akamai', 'alibaba-cloud-dns', 'dnspod']) expect(providerById(id)).toBeDefined()
+  })
+
   test('every provider is well formed and ids are unique', () => {
     expect(PROVIDERS.length).toBeGreaterThanOrEqual(20)
     expect(new Set(PROVIDERS.map((p) => p.id)).size).toBe(PROVIDERS.length)
@@ -39,6 +79,17 @@ describe('provider catalog', () => {
       expect(p.manual_steps.length).toBeGreaterThan(0)
       expect(p.dashboard_url).toStartWith('https://')
     }
+  })
+
+  test('the census counts built adapters per rail apart from what providers offer', () => {
+    const c = parityCensus()
+    expect(c.built.api_credential).toBe(PROVIDERS.filter((p) => p.built.api_credential).length)
+    expect(c.built.oauth).toBe(PROVIDERS.filter((p) => p.built.oauth).length)
+    expect(c.built.automatic_providers).toEqual(PROVIDERS.filter((p) => p.built.api_credential || p.built.oauth).map((p) => p.id))
+    expect(c.built.automatic).toBe(c.built.automatic_providers.length)
+    // Offering an API is not having an adapter: the two counts differ.
+    expect(c.built.api_credential).toBeLessThanOrEqual(c.rails.api_apply)
+    for (const p of PROVIDERS) if (p.built.api_credential) expect({ id: p.id, api: p.capabilities.api_apply }).toEqual({ id: p.id, api: true })
   })
 
   test('the parity census counts each rail and capability', () => {
@@ -60,3 +111,31 @@ describe('provider catalog', () => {
     expect(c.rails.oauth).toBeGreaterThan(0)
   })
 })
+
+/** Whether two nameserver patterns (`*` = one or more of [a-z0-9-], within one label) can match one
+ * hostname: a walk over pairs of positions in both patterns, each `*` read as one character then zero
+ * or more. */
+function overlap(a: string, b: string): boolean {
+  type Tok = { kind: 'lit'; c: string } | { kind: 'one' } | { kind: 'any' }
+  const toks = (p: string): Tok[] => [...p.toLowerCase()].flatMap((c): Tok[] => (c === '*' ? [{ kind: 'one' }, { kind: 'any' }] : [{ kind: 'lit', c }]))
+  const x = toks(a)
+  const y = toks(b)
+  const seen = new Set<string>()
+  const stack: [number, number][] = [[0, 0]]
+  const fits = (s: Tok, t: Tok) => (s.kind === 'lit' && t.kind === 'lit' ? s.c === t.c : s.kind === 'lit' ? s.c !== '.' : t.kind === 'lit' ? t.c !== '.' : true)
+  while (stack.length) {
+    const [i, j] = stack.pop()!
+    const k = `${i},${j}`
+    if (seen.has(k)) continue
+    seen.add(k)
+    if (i === x.length && j === y.length) return true
+    const s = x[i]
+    const t = y[j]
+    if (s?.kind === 'any') stack.push([i + 1, j])
+    if (t?.kind === 'any') stack.push([i, j + 1])
+    if (!s || !t || !fits(s, t)) continue
+    // Both consume one character; an `any` may consume more and stays.
+    stack.push([s.kind === 'any' ? i : i + 1, t.kind === 'any' ? j : j + 1])
+  }
+  return false
+}

@@ -42,6 +42,13 @@ describe('TXT quoting', () => {
     expect(unquoteTxt(quoteTxt(long))).toBe(long)
     expect(unquoteTxt(quoteTxt('say "hi" \\ bye'))).toBe('say "hi" \\ bye')
     expect(unquoteTxt('"a\\065b"')).toBe('aAb')
+    // 255 bytes, not characters: 128 two-byte characters are 256 bytes, so two strings, split between characters.
+    const wide = 'é'.repeat(128)
+    expect(quoteTxt(wide)).toBe(`"${'é'.repeat(127)}" "é"`)
+    expect(unquoteTxt(quoteTxt(wide))).toBe(wide)
+    // \DDD are bytes: the UTF-8 bytes of é (195 169) decode to é, not to two latin1 characters.
+    expect(unquoteTxt('"caf\\195\\169"')).toBe('café')
+    expect(unquoteTxt('"\\240\\159" "\\152\\128"')).toBe('😀')
   })
 })
 

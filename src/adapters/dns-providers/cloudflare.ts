@@ -1,22 +1,26 @@
-// Cloudflare API v4 (https://developers.cloudflare.com/api/): `Authorization: Bearer <API token>`.
-// Zones: GET /zones (paged: `result_info.total_pages`); records: GET /zones/{zone_id}/dns_records
-// (paged), POST …/dns_records, DELETE …/dns_records/{id}. Bodies are `{success, errors: [{code,
-// message}], result}`. A bad token is 401/403 (code 10000 "Authentication error"), a rate limit 429
-// (code 971), an unknown zone 404 (code 7003 / 1001). MX priority is its own field; CAA is written
-// through `data: {flags, tag, value}`; TXT content may come back quoted. TTL 1 means "automatic".
-import { exchange, type HttpResult } from './http.ts'
-import { absoluteName, RecordBasedProvider, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type Zone } from './types.ts'
+// Cloudflare API v4 (https://developers.cloudflare.com/api/resources/dns/subresources/records/):
+// `Authorization: Bearer <API token>`. Zones: GET /zones (paged: `result_info.total_pages`); records:
+// GET /zones/{zone_id}/dns_records (paged); a change set is one POST …/dns_records/batch
+// `{deletes: [{id}], posts: [record]}`, which Cloudflare applies in that order, all or nothing. Bodies
+// are `{success, errors: [{code, message}], result}`. A bad token is 401, or 403 with code 10000
+// "Authentication error" / 9109 "Invalid access token"; another 403 is a token without the DNS edit
+// permission; a rate limit 429 (code 971, Retry-After); an unknown zone 404 (code 7003 / 1001); a
+// clashing record 400 (81053 / 81057). MX priority is its own field; CAA is written through `data:
+// {flags, tag, value}`; TXT content is written as quoted character strings, as the reference asks.
+// TTL 1 means "automatic" and is kept as 1, so a revert puts "automatic" back.
+import { exchange, failureOf, type HttpResult } from './http.ts'
+import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from './record-based.ts'
+import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type Zone } from './types.ts'
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4'
 
-function failure(r: HttpResult): ProviderError | null {
+function failure(r: HttpResult) {
   if (r.status < 300 && r.body?.success !== false) return null
-  const msg = (r.body?.errors as { code: number; message: string }[] | undefined)?.map((e) => `${e.code}: ${e.message}`).join('; ') || `HTTP ${r.status}`
-  if (r.status === 401 || r.status === 403) return new ProviderError('auth', `Cloudflare refused the token (${msg})`, r.status)
-  if (r.status === 429) return new ProviderError('rate_limited', `Cloudflare rate limit (${msg})`, r.status)
-  if (r.status === 404) return new ProviderError('zone_not_found', `Cloudflare: ${msg}`, r.status)
-  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `Cloudflare: ${msg}`, r.status)
+  const errors = (r.body?.errors as { code: number; message: string }[] | undefined) ?? []
+  const msg = errors.map((e) => `${e.code}: ${e.message}`).join('; ') || `HTTP ${r.status}`
+  const has = (...codes: number[]) => errors.some((e) => codes.includes(e.code))
+  const kind = has(10000, 9109) ? 'auth' : has(81053, 81057, 81058) ? 'conflict' : undefined
+  return failureOf('Cloudflare', r, msg, kind)
 }
 
 export class CloudflareProvider extends RecordBasedProvider {
@@ -62,19 +66,27 @@ export class CloudflareProvider extends RecordBasedProvider {
     })
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    const body: Record<string, unknown> = { type, name, ttl, proxied: false }
+  private body(r: NewRecord): Record<string, unknown> {
+    const { name, type, ttl, value } = r
+    const body: Record<string, unknown> = { type, name, ttl }
     if (type === 'MX') {
       const [prio, host] = value.split(' ')
       Object.assign(body, { content: host, priority: Number(prio) })
     } else if (type === 'CAA') {
       const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)
       Object.assign(body, { data: { flags: Number(m?.[1] ?? 0), tag: m?.[2] ?? 'issue', value: m?.[3] ?? '' } })
-    } else {
-      body.content = value
-    }
-    if (type !== 'A' && type !== 'AAAA' && type !== 'CNAME') delete body.proxied
-    await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/dns_records`, body)
+    } else body.content = type === 'TXT' ? quoteTxt(value) : value
+    if (type === 'A' || type === 'AAAA' || type === 'CNAME') body.proxied = false
+    return body
+  }
+
+  protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
+    if (deletes.length === 0 && creates.length === 0) return
+    await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/dns_records/batch`, { deletes: deletes.map((d) => ({ id: d.id })), posts: creates.map((c) => this.body(c)) })
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/dns_records`, this.body({ name, type, ttl, value }))
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

@@ -4,20 +4,13 @@
 // DELETE /domains/{name}/records/{id} (204). Record names are relative (`@` for the apex); MX keeps
 // its priority apart; CAA is `data` with `flags` and `tag` apart. Errors are `{id, message}`: 401
 // `unauthorized`, 404 `not_found`, 429 `too_many_requests`, 422 `unprocessable_entity`.
-import { exchange, type HttpResult } from './http.ts'
+import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, unquoteTxt, type Zone } from './types.ts'
 
 export const DIGITALOCEAN_API = 'https://api.digitalocean.com/v2'
 
-function failure(r: HttpResult): ProviderError | null {
-  if (r.status < 300) return null
-  const msg = r.body?.message ? `${r.body.id}: ${r.body.message}` : `HTTP ${r.status}`
-  if (r.status === 401 || r.status === 403) return new ProviderError('auth', `DigitalOcean refused the token (${msg})`, r.status)
-  if (r.status === 429) return new ProviderError('rate_limited', `DigitalOcean rate limit (${msg})`, r.status)
-  if (r.status === 404) return new ProviderError('zone_not_found', `DigitalOcean: ${msg}`, r.status)
-  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `DigitalOcean: ${msg}`, r.status)
-}
+const failure = (r: HttpResult) => (r.status < 300 ? null : failureOf('DigitalOcean', r, r.body?.message ? `${r.body.id}: ${r.body.message}` : `HTTP ${r.status}`))
 
 const fq = (name: string) => `${name}.`
 

@@ -3,9 +3,12 @@
 // /v1/domains (the account's domains; paged with `limit` and `marker`); records: GET
 // /v1/domains/{domain}/records; a record set is replaced with PUT /v1/domains/{domain}/records/{type}/{name}
 // (an array of `{data, ttl, priority?}`) and removed with DELETE on the same path (204). Names are
-// relative (`@`). Errors are `{code, message}`: 401 UNABLE_TO_AUTHENTICATE, 403 ACCESS_DENIED, 404
-// UNKNOWN_DOMAIN, 429 TOO_MANY_REQUESTS (with `retryAfterSec`), 422 INVALID_BODY.
-import { exchange, type HttpResult } from './http.ts'
+// relative (`@`); records are paged with `offset` and `limit`. Errors are `{code, message}`: 401
+// UNABLE_TO_AUTHENTICATE, 403 ACCESS_DENIED (GoDaddy opens the API only to accounts with enough
+// domains or a qualifying plan, so this is an account restriction, not a bad key), 404
+// UNKNOWN_DOMAIN, 429 TOO_MANY_REQUESTS (with `retryAfterSec`), 422 INVALID_BODY. Both lists are read
+// until an empty page, since GoDaddy may answer fewer items than the limit asked for.
+import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 
@@ -13,11 +16,11 @@ export const GODADDY_API = 'https://api.godaddy.com'
 
 function failure(r: HttpResult): ProviderError | null {
   if (r.status < 300) return null
-  const msg = r.body?.code ? `${r.body.code}: ${r.body.message}` : `HTTP ${r.status}`
-  if (r.status === 401 || r.status === 403) return new ProviderError('auth', `GoDaddy refused the key (${msg})`, r.status)
-  if (r.status === 429) return new ProviderError('rate_limited', `GoDaddy rate limit (${msg})`, r.status)
-  if (r.status === 404) return new ProviderError('zone_not_found', `GoDaddy: ${msg}`, r.status)
-  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `GoDaddy: ${msg}`, r.status)
+  const code = r.body?.code as string | undefined
+  const msg = code ? `${code}: ${r.body.message}` : `HTTP ${r.status}`
+  const e = failureOf('GoDaddy', r, msg, code === 'ACCESS_DENIED' ? 'plan_restricted' : code === 'UNABLE_TO_AUTHENTICATE' ? 'auth' : code === 'DUPLICATE_RECORD' ? 'conflict' : undefined)
+  const after = Number(r.body?.retryAfterSec)
+  return e.kind === 'rate_limited' && e.retryAfter === undefined && after >= 0 ? new ProviderError('rate_limited', e.message, r.status, after) : e
 }
 
 export class GoDaddyProvider implements DnsProvider {
@@ -40,13 +43,18 @@ export class GoDaddyProvider implements DnsProvider {
     for (;;) {
       const page = (await this.call('GET', `/v1/domains?statuses=ACTIVE&limit=500${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`)) as { domain: string }[]
       out.push(...page.map((d) => ({ id: canonicalName(d.domain), name: canonicalName(d.domain) })))
-      if (page.length < 500) return out
+      if (page.length === 0) return out
       marker = page[page.length - 1]!.domain
     }
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
-    const rows = (await this.call('GET', `/v1/domains/${encodeURIComponent(zone.id)}/records`)) as { type: string; name: string; data: string; ttl: number; priority?: number }[]
+    const rows: { type: string; name: string; data: string; ttl: number; priority?: number }[] = []
+    for (;;) {
+      const page = (await this.call('GET', `/v1/domains/${encodeURIComponent(zone.id)}/records?offset=${rows.length}&limit=500`)) as typeof rows
+      if (page.length === 0) break
+      rows.push(...page)
+    }
     const sets = new Map<string, RRset>()
     for (const r of rows) {
       if (r.type === 'SOA') continue

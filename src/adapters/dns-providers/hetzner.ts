@@ -1,25 +1,42 @@
-// Hetzner DNS API (https://dns.hetzner.com/api-docs): header `Auth-API-Token`. Zones: GET /zones
-// (paged: `meta.pagination.last_page`); records: GET /records?zone_id= , POST /records
-// `{zone_id, type, name, value, ttl}`, DELETE /records/{id}. Names are relative (`@` for the apex);
-// values as in a zone file (MX `10 mx.example.com.`, CNAME with the trailing dot, CAA
-// `0 issue "ca"`, TXT possibly quoted). A bad token is 401 `{"message": …}`; other errors are
-// `{"error": {"message", "code"}}`: 404 zone not found, 429 rate limited, 422 invalid.
-import { exchange, type HttpResult } from './http.ts'
-import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type Zone } from './types.ts'
+// Hetzner DNS on the Cloud API (https://docs.hetzner.cloud/reference/cloud#zones and #zone-rrsets; the
+// old dns.hetzner.com API was retired when DNS moved here): `Authorization: Bearer <Cloud API token>`
+// with DNS read & write. Zones: GET /zones (paged: `meta.pagination.next_page`); record sets: GET
+// /zones/{id}/rrsets (paged the same way), each `{name, type, ttl (null = the zone's default),
+// records: [{value, comment}]}`; a new set is POST /zones/{id}/rrsets, an existing one is replaced
+// with POST …/rrsets/{name}/{type}/actions/set_records (and …/change_ttl), and removed with DELETE
+// …/rrsets/{name}/{type}. Names are relative (`@` the apex); values are zone-file text (hostnames
+// with the trailing dot, TXT as quoted strings). Errors are `{"error": {"code", "message"}}`: 401
+// unauthorized, 403 forbidden (a read-only token), 404 not_found, 409 uniqueness_error, 429
+// rate_limit_exceeded, 422 invalid_input.
+import { exchange, failureOf, type HttpResult } from './http.ts'
+import { absoluteName, hostValue, relativeName } from './record-based.ts'
+import { RRsetBasedProvider } from './rrset-based.ts'
+import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
 
-export const HETZNER_API = 'https://dns.hetzner.com/api/v1'
+export const HETZNER_API = 'https://api.hetzner.cloud/v1'
 
-function failure(r: HttpResult): ProviderError | null {
-  if (r.status < 300) return null
-  const msg = r.body?.error?.message ?? r.body?.message ?? `HTTP ${r.status}`
-  if (r.status === 401 || r.status === 403) return new ProviderError('auth', `Hetzner refused the token (${msg})`, r.status)
-  if (r.status === 429) return new ProviderError('rate_limited', `Hetzner rate limit (${msg})`, r.status)
-  if (r.status === 404) return new ProviderError('zone_not_found', `Hetzner: ${msg}`, r.status)
-  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `Hetzner: ${msg}`, r.status)
+const failure = (r: HttpResult) => (r.status < 300 ? null : failureOf('Hetzner', r, r.body?.error ? `${r.body.error.code}: ${r.body.error.message}` : `HTTP ${r.status}`))
+
+/** Canonical value as Hetzner writes it in a zone file. */
+export function toZoneFile(type: string, v: string): string {
+  if (type === 'CNAME' || type === 'NS') return `${v}.`
+  if (type === 'MX') {
+    const [p, h] = v.split(' ')
+    return `${p} ${h}.`
+  }
+  return type === 'TXT' ? quoteTxt(v) : v
 }
 
-export class HetznerProvider extends RecordBasedProvider {
+export function fromZoneFile(type: string, v: string, zone: string): string {
+  if (type === 'CNAME' || type === 'NS') return hostValue(v, zone)
+  if (type === 'MX') {
+    const [p, h] = v.trim().split(/\s+/)
+    return `${Number(p)} ${hostValue(h ?? '', zone)}`
+  }
+  return type === 'TXT' ? unquoteTxt(v) : canonicalValue(type, v)
+}
+
+export class HetznerProvider extends RRsetBasedProvider {
   readonly id = 'hetzner'
   constructor(
     private readonly token: string,
@@ -29,53 +46,52 @@ export class HetznerProvider extends RecordBasedProvider {
   }
 
   private async call(method: string, path: string, body?: unknown) {
-    const r = await exchange(method, this.base + path, { 'Auth-API-Token': this.token }, body)
+    const r = await exchange(method, this.base + path, { authorization: `Bearer ${this.token}` }, body)
     const f = failure(r)
     if (f) throw f
     return r.body
   }
 
-  async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.call('GET', `/zones?page=${page}&per_page=100`)
-      out.push(...(r.zones as { id: string; name: string }[]).map((z) => ({ id: z.id, name: canonicalName(z.name) })))
-      if (page >= (r.meta?.pagination?.last_page ?? 1)) return out
+  private async paged(path: string, key: string): Promise<any[]> {
+    const out: any[] = []
+    for (let page: number | null = 1; page; ) {
+      const r = await this.call('GET', `${path}?page=${page}&per_page=100`)
+      out.push(...(r[key] ?? []))
+      page = r.meta?.pagination?.next_page ?? null
     }
+    return out
   }
 
-  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    // The zone is read first so an unknown zone id is a 404 rather than an empty list.
-    const z = await this.call('GET', `/zones/${encodeURIComponent(zone.id)}`)
-    const zoneTtl = z.zone?.ttl ?? 86400
-    const r = await this.call('GET', `/records?zone_id=${encodeURIComponent(zone.id)}`)
-    return (r.records as any[])
-      .filter((x) => x.type !== 'SOA')
-      .map((x) => {
-        const type = x.type as string
-        const host = (v: string) => hostValue(v, zone.name)
-        let value: string
-        if (type === 'MX') {
-          const [p, h] = String(x.value).split(/\s+/)
-          value = `${Number(p)} ${host(h ?? '')}`
-        } else if (type === 'CNAME' || type === 'NS') value = host(x.value)
-        else if (type === 'TXT') value = unquoteTxt(x.value)
-        else value = canonicalValue(type, x.value)
-        return { id: x.id, name: absoluteName(x.name, zone.name), type, ttl: x.ttl ?? zoneTtl, value }
-      })
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/zones', 'zones')).filter((z) => z.mode !== 'secondary').map((z) => ({ id: String(z.id), name: canonicalName(z.name) }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    let v = value
-    if (type === 'CNAME' || type === 'NS') v = `${value}.`
-    else if (type === 'MX') {
-      const [p, h] = value.split(' ')
-      v = `${p} ${h}.`
-    } else if (type === 'TXT') v = quoteTxt(value)
-    await this.call('POST', '/records', { zone_id: zone.id, type, name: relativeName(name, zone.name), value: v, ttl })
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    const z = (await this.call('GET', `/zones/${encodeURIComponent(zone.id)}`)).zone
+    const rows = await this.paged(`/zones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')
+    return rows.map((s) => ({
+      name: absoluteName(s.name, zone.name),
+      type: s.type,
+      ttl: s.ttl ?? z?.ttl ?? 3600,
+      values: (s.records as { value: string }[]).map((r) => fromZoneFile(s.type, r.value, zone.name)),
+    }))
   }
 
-  protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {
-    await this.call('DELETE', `/records/${encodeURIComponent(item.id)}`)
+  private setPath(zone: Zone, name: string, type: string) {
+    return `/zones/${encodeURIComponent(zone.id)}/rrsets/${encodeURIComponent(relativeName(name, zone.name))}/${type}`
+  }
+
+  protected async putSet(zone: Zone, c: RRsetChange, cur: RRset | undefined): Promise<void> {
+    const records = c.values.map((v) => ({ value: toZoneFile(c.type, v) }))
+    if (!cur) {
+      await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/rrsets`, { name: relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records })
+      return
+    }
+    await this.call('POST', `${this.setPath(zone, c.name, c.type)}/actions/set_records`, { records })
+    if (cur.ttl !== c.ttl) await this.call('POST', `${this.setPath(zone, c.name, c.type)}/actions/change_ttl`, { ttl: c.ttl })
+  }
+
+  protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
+    await this.call('DELETE', this.setPath(zone, cur.name, cur.type))
   }
 }

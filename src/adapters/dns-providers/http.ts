@@ -3,7 +3,7 @@
 // that changes between the check and the call cannot redirect it (the PowerDNS API URL is supplied by
 // the integrator). Redirects are never followed; proxies are ignored; one deadline covers the exchange.
 import { parseHostLiteral } from '../ssrf.ts'
-import { ProviderError } from './types.ts'
+import { ProviderError, type ProviderErrorKind } from './types.ts'
 
 export interface HttpResult {
   status: number
@@ -64,4 +64,40 @@ export function reasonOf(r: HttpResult, pick?: (body: any) => string | undefined
     }
   })()
   return (fromBody ?? (r.text || `HTTP ${r.status}`)).slice(0, 500)
+}
+
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date), if there is a usable one. */
+export function retryAfterOf(headers: Headers, now = Date.now()): number | undefined {
+  const v = headers.get('retry-after')?.trim()
+  if (!v) return undefined
+  if (/^\d+$/.test(v)) return Number(v)
+  const at = Date.parse(v)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
+}
+
+/**
+ * A failed exchange as a typed ProviderError, by HTTP status: 401 a refused credential, 403 a missing
+ * permission, 404 an unknown zone, 409 a conflicting record, 429 a rate limit (with Retry-After),
+ * 5xx unreachable, anything else a refusal. `kind` lets an adapter name the reason from the provider's
+ * own error code first (GoDaddy's ACCESS_DENIED, Cloudflare's 403 for a bad token).
+ */
+export function failureOf(provider: string, r: HttpResult, msg: string, kind?: ProviderErrorKind): ProviderError {
+  const k: ProviderErrorKind =
+    kind ??
+    (r.status === 401
+      ? 'auth'
+      : r.status === 403
+        ? 'permission'
+        : r.status === 404
+          ? 'zone_not_found'
+          : r.status === 409
+            ? 'conflict'
+            : r.status === 429
+              ? 'rate_limited'
+              : r.status >= 500
+                ? 'unreachable'
+                : 'write_failed')
+  const what =
+    k === 'auth' ? `${provider} refused the credential` : k === 'permission' ? `${provider}: the credential lacks a permission` : k === 'rate_limited' ? `${provider} rate limit` : k === 'plan_restricted' ? `${provider} refuses API access for this account` : provider
+  return new ProviderError(k, `${what} (${msg.slice(0, 500)})`, r.status, k === 'rate_limited' ? retryAfterOf(r.headers) : undefined)
 }

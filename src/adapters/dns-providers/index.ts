@@ -9,6 +9,30 @@ import { DIGITALOCEAN_API, DigitalOceanProvider } from './digitalocean.ts'
 import { GODADDY_API, GoDaddyProvider } from './godaddy.ts'
 import { ROUTE53_API, Route53Provider } from './route53.ts'
 import { HETZNER_API, HetznerProvider } from './hetzner.ts'
+import { VULTR_API, VultrProvider } from './vultr.ts'
+import { LINODE_API, LinodeProvider } from './linode.ts'
+import { DNSIMPLE_API, DnsimpleProvider } from './dnsimple.ts'
+import { NETLIFY_API, NetlifyProvider } from './netlify.ts'
+import { VERCEL_API, VercelProvider } from './vercel.ts'
+import { GANDI_API, GandiProvider } from './gandi.ts'
+import { NS1_API, Ns1Provider } from './ns1.ts'
+import { NAMECOM_API, NamecomProvider } from './namecom.ts'
+import { BUNNY_API, BunnyProvider } from './bunny.ts'
+import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
+import { GOOGLE_DNS_API, GoogleCloudDnsProvider } from './google.ts'
+import { IONOS_API, IonosProvider } from './ionos.ts'
+import { GCORE_API, GcoreProvider } from './gcore.ts'
+import { DOMENESHOP_API, DomeneshopProvider } from './domeneshop.ts'
+import { HOSTINGER_API, HostingerProvider } from './hostinger.ts'
+import { AZURE_API, AzureDnsProvider } from './azure.ts'
+import { OVH_API, OvhProvider } from './ovh.ts'
+import { MYTHIC_BEASTS_API, MythicBeastsProvider } from './mythic-beasts.ts'
+import { SIMPLY_API, SimplyProvider } from './simply.ts'
+import { DYNU_API, DynuProvider } from './dynu.ts'
+import { EXOSCALE_API, ExoscaleProvider } from './exoscale.ts'
+import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
+import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
+import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -25,6 +49,30 @@ export const HOSTED: Record<string, HostedFactory> = {
   godaddy: { defaultBase: GODADDY_API, make: (s, o) => new GoDaddyProvider(s, o.base) },
   route53: { defaultBase: ROUTE53_API, make: (s, o) => new Route53Provider(s, o.base) },
   hetzner: { defaultBase: HETZNER_API, make: (s, o) => new HetznerProvider(s, o.base) },
+  vultr: { defaultBase: VULTR_API, make: (s, o) => new VultrProvider(s, o.base) },
+  linode: { defaultBase: LINODE_API, make: (s, o) => new LinodeProvider(s, o.base) },
+  dnsimple: { defaultBase: DNSIMPLE_API, make: (s, o) => new DnsimpleProvider(s, o.base) },
+  netlify: { defaultBase: NETLIFY_API, make: (s, o) => new NetlifyProvider(s, o.base) },
+  vercel: { defaultBase: VERCEL_API, make: (s, o) => new VercelProvider(s, o.base) },
+  gandi: { defaultBase: GANDI_API, make: (s, o) => new GandiProvider(s, o.base) },
+  ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1Provider(s, o.base) },
+  namecom: { defaultBase: NAMECOM_API, make: (s, o) => new NamecomProvider(s, o.base) },
+  bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },
+  scaleway: { defaultBase: SCALEWAY_API, make: (s, o) => new ScalewayProvider(s, o.base) },
+  'google-cloud-dns': { defaultBase: GOOGLE_DNS_API, make: (s, o) => new GoogleCloudDnsProvider(s, o.base) },
+  ionos: { defaultBase: IONOS_API, make: (s, o) => new IonosProvider(s, o.base) },
+  gcore: { defaultBase: GCORE_API, make: (s, o) => new GcoreProvider(s, o.base) },
+  domeneshop: { defaultBase: DOMENESHOP_API, make: (s, o) => new DomeneshopProvider(s, o.base) },
+  hostinger: { defaultBase: HOSTINGER_API, make: (s, o) => new HostingerProvider(s, o.base) },
+  azure: { defaultBase: AZURE_API, make: (s, o) => new AzureDnsProvider(s, o.base) },
+  ovh: { defaultBase: OVH_API, make: (s, o) => new OvhProvider(s, o.base) },
+  'mythic-beasts': { defaultBase: MYTHIC_BEASTS_API, make: (s, o) => new MythicBeastsProvider(s, o.base) },
+  'simply-com': { defaultBase: SIMPLY_API, make: (s, o) => new SimplyProvider(s, o.base) },
+  dynu: { defaultBase: DYNU_API, make: (s, o) => new DynuProvider(s, o.base) },
+  exoscale: { defaultBase: EXOSCALE_API, make: (s, o) => new ExoscaleProvider(s, o.base) },
+  spaceship: { defaultBase: SPACESHIP_API, make: (s, o) => new SpaceshipProvider(s, o.base) },
+  namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
+  dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
 }
 
 /**

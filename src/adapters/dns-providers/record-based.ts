@@ -2,7 +2,7 @@
 // is read by grouping records of one name and type, and written by deleting the records that are not
 // in the new set and creating the missing ones. Deletions go first so a CNAME and the records it
 // replaces never stand side by side.
-import type { DnsProvider, RRset, RRsetChange, Zone } from './types.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export interface ProviderRecord {
   id: string
@@ -10,6 +10,13 @@ export interface ProviderRecord {
   type: string
   ttl: number
   /** Canonical value (src/adapters/dns-providers/types.ts). */
+  value: string
+}
+
+export interface NewRecord {
+  name: string
+  type: string
+  ttl: number
   value: string
 }
 
@@ -33,15 +40,25 @@ export abstract class RecordBasedProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const items = await this.listItems(zone)
+    const { deletes, creates } = this.diff(await this.listItems(zone), changes)
+    await this.applyDiff(zone, deletes, creates)
+  }
+
+  /** The records to delete and to create so each changed set holds exactly its new values. */
+  protected diff(items: ProviderRecord[], changes: RRsetChange[]) {
     const deletes: ProviderRecord[] = []
-    const creates: { name: string; type: string; ttl: number; value: string }[] = []
+    const creates: NewRecord[] = []
     for (const c of changes) {
       const existing = items.filter((i) => i.name === c.name && i.type === c.type)
       const keep = existing.filter((i) => c.values.includes(i.value) && i.ttl === c.ttl)
       deletes.push(...existing.filter((i) => !keep.includes(i)))
       for (const v of c.values) if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v })
     }
+    return { deletes, creates }
+  }
+
+  /** One call per record, deletions first; a provider with a batch endpoint overrides this. */
+  protected async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     for (const d of deletes) await this.deleteItem(zone, d)
     for (const c of creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
   }
@@ -59,10 +76,42 @@ export function relativeName(name: string, zone: string): string {
   return name === zone ? '@' : name.slice(0, -(zone.length + 1))
 }
 
+const relativeHost = (h: string, z: string) => hostValue(h, z)
+
 /** A hostname in record data: with the trailing dot it is absolute, `@` is the apex, else relative to the zone. */
 export function hostValue(value: string, zone: string): string {
   const v = value.trim().toLowerCase()
   if (v === '@') return zone
   if (v.endsWith('.')) return v.slice(0, -1)
   return v === zone || v.endsWith('.' + zone) ? v : `${v}.${zone}`
+}
+
+/**
+ * A canonical value as the many APIs that keep an MX priority in its own field take it: `data` is the
+ * host or text (hostnames with a trailing dot when `dot`), `priority` set for MX only. TXT stays
+ * unquoted unless the API wants zone-file strings (`quote`).
+ */
+export function toFields(type: string, value: string, opts: { dot?: boolean; quote?: (t: string) => string } = {}): { data: string; priority?: number } {
+  const host = (h: string) => (opts.dot ? `${h}.` : h)
+  if (type === 'MX') {
+    const [p, h] = value.split(' ')
+    return { data: host(h ?? ''), priority: Number(p) }
+  }
+  if (type === 'CNAME' || type === 'NS') return { data: host(value) }
+  if (type === 'TXT' && opts.quote) return { data: opts.quote(value) }
+  return { data: value }
+}
+
+/** The canonical value of a record an API gives as `data` (and `priority` for MX). With `absolute`,
+ * the API gives hostnames fully qualified whether or not they end in a dot. */
+export function fromFields(type: string, data: string, priority: number | null | undefined, zone: string, unquote: (t: string) => string, absolute = false): string {
+  const hostValue = absolute ? (h: string) => canonicalName(h) : (h: string, z: string) => relativeHost(h, z)
+  if (type === 'MX') {
+    // Some APIs give MX data as `10 host` in one field.
+    const parts = data.trim().split(/\s+/)
+    return parts.length === 2 ? `${Number(parts[0])} ${hostValue(parts[1]!, zone)}` : `${Number(priority ?? 0)} ${hostValue(data, zone)}`
+  }
+  if (type === 'CNAME' || type === 'NS') return hostValue(data, zone)
+  if (type === 'TXT') return unquote(data)
+  return data.trim()
 }

@@ -1,15 +1,20 @@
 // Amazon Route 53 API 2013-04-01 (https://docs.aws.amazon.com/Route53/latest/APIReference/): REST with
 // XML bodies, signed with SigV4 (service `route53`, region `us-east-1`); the credential is given as
 // `access_key_id:secret_access_key`. Zones: GET /2013-04-01/hostedzone (paged by `NextMarker`); record
-// sets: GET /2013-04-01/hostedzone/{Id}/rrset (paged by `NextRecordName`/`NextRecordType`); writes:
+// sets: GET /2013-04-01/hostedzone/{Id}/rrset (paged by `NextRecordName`/`NextRecordType`, and
+// `NextRecordIdentifier` when the page ends inside a set of routing-policy records); writes:
 // POST /2013-04-01/hostedzone/{Id}/rrset/ with one ChangeBatch (atomic) of UPSERT and DELETE changes (a
 // DELETE must name the set exactly as it is, so the current sets are read first). Values are zone-file
 // text (TXT quoted, hostnames with the trailing dot). Errors are `<ErrorResponse><Error><Code>`: 403
 // InvalidClientTokenId / SignatureDoesNotMatch / AccessDenied, 400 Throttling ("Rate exceeded"), 404
 // NoSuchHostedZone, 400 InvalidChangeBatch. Alias record sets carry no values and are left alone.
-import { exchange, type HttpResult } from './http.ts'
+// Record sets with a routing policy (weighted, latency, failover…: they carry a `SetIdentifier`) are
+// several sets under one name and type; Portico does not manage those, so they are not read as a plain
+// set, and a change to a name and type that has them is refused as a conflict instead of an UPSERT
+// that would collide with them.
+import { exchange, failureOf, type HttpResult } from './http.ts'
 import { signV4 } from './sigv4.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const ROUTE53_API = 'https://route53.amazonaws.com'
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
@@ -28,12 +33,17 @@ function failure(r: HttpResult): ProviderError | null {
   if (r.status < 300) return null
   const code = tag(r.text, 'Code') ?? `HTTP ${r.status}`
   const msg = `${code}: ${tag(r.text, 'Message') ?? ''}`.trim()
-  if (code === 'Throttling' || code === 'PriorRequestNotComplete' || r.status === 429) return new ProviderError('rate_limited', `Route 53 rate limit (${msg})`, r.status)
-  if (r.status === 403 || r.status === 401 || /InvalidClientTokenId|SignatureDoesNotMatch|AccessDenied|UnrecognizedClient/.test(code)) {
-    return new ProviderError('auth', `Route 53 refused the credential (${msg})`, r.status)
-  }
-  if (r.status === 404 || code === 'NoSuchHostedZone') return new ProviderError('zone_not_found', `Route 53: ${msg}`, r.status)
-  return new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', `Route 53: ${msg}`, r.status)
+  const kind: ProviderErrorKind | undefined =
+    code === 'Throttling' || code === 'PriorRequestNotComplete'
+      ? 'rate_limited'
+      : /InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient|MissingAuthenticationToken/.test(code)
+        ? 'auth'
+        : code === 'AccessDenied'
+          ? 'permission'
+          : code === 'NoSuchHostedZone'
+            ? 'zone_not_found'
+            : undefined
+  return failureOf('Route 53', r, msg, kind)
 }
 
 function toValue(type: string, v: string): string {
@@ -86,24 +96,38 @@ export class Route53Provider implements DnsProvider {
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
-    const out: RRset[] = []
+    return (await this.readAll(zone)).sets
+  }
+
+  /** The plain record sets, and the `name|type` keys that hold routing-policy sets. */
+  private async readAll(zone: Zone): Promise<{ sets: RRset[]; routed: Set<string> }> {
+    const sets: RRset[] = []
+    const routed = new Set<string>()
     let next = ''
     for (;;) {
       const xml = await this.call('GET', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset${next}`)
       for (const s of blocks(xml, 'ResourceRecordSet')) {
         const type = tag(s, 'Type')!
+        const name = unescapeName(tag(s, 'Name')!)
+        if (tag(s, 'SetIdentifier') !== undefined) {
+          routed.add(`${name}|${type}`)
+          continue
+        }
         const values = blocks(s, 'ResourceRecord').map((r) => tag(r, 'Value')!)
         if (values.length === 0) continue // alias set
-        out.push({ name: unescapeName(tag(s, 'Name')!), type, ttl: Number(tag(s, 'TTL') ?? 300), values: values.map((v) => (type === 'TXT' || type === 'SPF' ? unquoteTxt(v) : canonicalValue(type, v))) })
+        sets.push({ name, type, ttl: Number(tag(s, 'TTL') ?? 300), values: values.map((v) => (type === 'TXT' || type === 'SPF' ? unquoteTxt(v) : canonicalValue(type, v))) })
       }
-      if (tag(xml, 'IsTruncated') !== 'true') return out
-      next = `?name=${encodeURIComponent(tag(xml, 'NextRecordName')!)}&type=${encodeURIComponent(tag(xml, 'NextRecordType')!)}`
+      if (tag(xml, 'IsTruncated') !== 'true') return { sets, routed }
+      const id = tag(xml, 'NextRecordIdentifier')
+      next = `?name=${encodeURIComponent(tag(xml, 'NextRecordName')!)}&type=${encodeURIComponent(tag(xml, 'NextRecordType')!)}${id !== undefined ? `&identifier=${encodeURIComponent(id)}` : ''}`
     }
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const current = changes.some((c) => c.values.length === 0) ? await this.readRecords(zone) : []
+    const { sets: current, routed } = await this.readAll(zone)
+    const clash = changes.find((c) => routed.has(`${c.name}|${c.type}`))
+    if (clash) throw new ProviderError('conflict', `Route 53: ${clash.name} ${clash.type} has routing-policy record sets (SetIdentifier); Portico leaves those to you`)
     const set = (name: string, type: string, ttl: number, values: string[]) =>
       `<ResourceRecordSet><Name>${encode(name)}.</Name><Type>${type}</Type><TTL>${ttl}</TTL><ResourceRecords>${values
         .map((v) => `<ResourceRecord><Value>${encode(toValue(type, v))}</Value></ResourceRecord>`)

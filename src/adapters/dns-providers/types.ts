@@ -11,7 +11,11 @@
 // - A record set (RRset) is every value of one name and type, with one TTL.
 //
 // Errors: adapters throw `ProviderError` with a kind the apply rules branch on; `message` carries the
-// provider's own reason (never the credential).
+// provider's own reason (never the credential). The kinds are the reasons a person can act on: a bad
+// credential (`auth`), a credential without the right scope (`permission`), an account or plan the
+// provider's API refuses (`plan_restricted`, GoDaddy's small accounts), a rate limit (with the
+// provider's Retry-After in seconds when it sends one), an unknown zone, a record that clashes with
+// one already there (`conflict`), any other refusal (`write_failed`) and an unreachable API.
 
 export interface RRset {
   name: string
@@ -35,13 +39,15 @@ export interface Zone {
   name: string
 }
 
-export type ProviderErrorKind = 'auth' | 'rate_limited' | 'zone_not_found' | 'write_failed' | 'unreachable'
+export type ProviderErrorKind = 'auth' | 'permission' | 'plan_restricted' | 'rate_limited' | 'zone_not_found' | 'conflict' | 'write_failed' | 'unreachable'
 
 export class ProviderError extends Error {
   constructor(
     readonly kind: ProviderErrorKind,
     message: string,
     readonly status?: number,
+    /** Seconds to wait, from the provider's Retry-After (rate limits only). */
+    readonly retryAfter?: number,
   ) {
     super(message)
     this.name = 'ProviderError'
@@ -99,18 +105,33 @@ export function canonicalValue(type: string, value: string): string {
   }
 }
 
-/** TXT as zone-file character strings: quoted, escaped, split into 255-byte pieces (RFC 1035 §3.3.14). */
+/** TXT as zone-file character strings: quoted, escaped, split into pieces of at most 255 bytes of
+ * UTF-8 (RFC 1035 §3.3.14), never inside a character's bytes. */
 export function quoteTxt(text: string): string {
   const pieces: string[] = []
-  for (let i = 0; i < text.length || i === 0; i += 255) pieces.push(text.slice(i, i + 255))
+  let piece = ''
+  let bytes = 0
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch)
+    if (bytes + n > 255) {
+      pieces.push(piece)
+      piece = ''
+      bytes = 0
+    }
+    piece += ch
+    bytes += n
+  }
+  pieces.push(piece)
   return pieces.map((p) => `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(' ')
 }
 
-/** The text of zone-file TXT content: one or more quoted strings joined; unquoted content as is. */
+/** The text of zone-file TXT content: one or more quoted strings joined; unquoted content as is.
+ * `\DDD` is one byte (decimal); the bytes of all strings are decoded together as UTF-8. */
 export function unquoteTxt(content: string): string {
   const c = content.trim()
   if (!c.startsWith('"')) return c
-  let out = ''
+  const out: number[] = []
+  const push = (s: string) => out.push(...Buffer.from(s, 'utf8'))
   let i = 0
   while (i < c.length) {
     if (c[i] !== '"') {
@@ -122,18 +143,20 @@ export function unquoteTxt(content: string): string {
       if (c[i] === '\\' && i + 1 < c.length) {
         const d = /^\d{3}/.exec(c.slice(i + 1))
         if (d) {
-          out += String.fromCharCode(Number(d[0]))
+          out.push(Number(d[0]) & 0xff)
           i += 4
           continue
         }
-        out += c[i + 1]
+        push(c[i + 1]!)
         i += 2
         continue
       }
-      out += c[i]
-      i++
+      const cp = c.codePointAt(i)!
+      const ch = String.fromCodePoint(cp)
+      push(ch)
+      i += ch.length
     }
     i++
   }
-  return out
+  return Buffer.from(out).toString('utf8')
 }

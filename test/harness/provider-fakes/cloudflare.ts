@@ -1,9 +1,12 @@
 // Cloudflare API v4, the parts the adapter uses (https://developers.cloudflare.com/api/resources/dns/):
 // Bearer token; `{success, errors, messages, result, result_info}` envelopes; 10000 "Authentication
-// error" (403 for a bad token), 971 throttling (429), 7003 "Could not route to /zones/…" (404 for an
-// unknown zone id), 81057 "Record already exists" (400). Records keep `content`, MX `priority`, CAA
-// `data: {flags, tag, value}` (with `content` derived), TXT content returned as stored.
-import { json, nextId, startFake, type Fake } from './common.ts'
+// error" (403 for a bad token), 971 throttling (429 with Retry-After), 7003 "Could not route to
+// /zones/…" (404 for an unknown zone id), 81057 "Record already exists" (400). Records keep
+// `content`, MX `priority`, CAA `data: {flags, tag, value}` (with `content` derived), TXT content
+// returned as stored; TXT content that is not quoted character strings is refused (the reference
+// asks for quotes). POST …/dns_records/batch runs deletes then posts against a copy and commits
+// all or nothing (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/).
+import { json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface CfRecord {
   id: string
@@ -19,23 +22,44 @@ export interface CfRecord {
 const envelope = (result: unknown, info?: object) => ({ success: true, errors: [], messages: [], result, ...(info ? { result_info: info } : {}) })
 const fail = (status: number, code: number, message: string) => json(status, { success: false, errors: [{ code, message }], messages: [], result: null })
 
-function page<T>(items: T[], url: URL, max: number) {
+function page<T>(fake: Fake<any>, list: 'zones' | 'records', items: T[], url: URL, max: number) {
   const per = Number(url.searchParams.get('per_page') ?? 20)
   if (per < 5 || per > max) return null
   const p = Number(url.searchParams.get('page') ?? 1)
-  return { slice: items.slice((p - 1) * per, p * per), info: { page: p, per_page: per, count: Math.min(per, Math.max(0, items.length - (p - 1) * per)), total_count: items.length, total_pages: Math.max(1, Math.ceil(items.length / per)) } }
+  const s = servePage(fake, list, items, p, per)
+  return { slice: s.items, info: { page: p, per_page: s.size, count: s.items.length, total_count: s.total, total_pages: s.last } }
+}
+
+type Zone = { name: string; records: CfRecord[] }
+
+/** A new record in `records`, or the error Cloudflare answers for it. */
+function create(zone: Zone, records: CfRecord[], b: Partial<CfRecord>): CfRecord | Response {
+  if (!b.type || !b.name || (b.content === undefined && !b.data)) return fail(400, 9005, 'Content for record is invalid')
+  if (b.type === 'TXT' && !/^"(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*$/.test(b.content!)) return fail(400, 9005, 'TXT content must be quoted character strings')
+  const name = b.name === '@' ? zone.name : b.name.endsWith(zone.name) ? b.name : `${b.name}.${zone.name}`
+  const content = b.type === 'CAA' && b.data ? `${b.data.flags} ${b.data.tag} "${b.data.value}"` : b.content!
+  if (records.some((r) => r.name === name && r.type === b.type && r.content === content && r.priority === b.priority)) return fail(400, 81057, 'Record already exists.')
+  // Below the apex a CNAME stands alone; at the apex (flattened) it may not sit beside A or AAAA.
+  const clash = (other: string) => (name === zone.name ? ['A', 'AAAA', 'CNAME'].includes(other) : true)
+  if (b.type === 'CNAME' ? records.some((r) => r.name === name && clash(r.type)) : records.some((r) => r.name === name && r.type === 'CNAME' && clash(b.type!))) {
+    return fail(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.')
+  }
+  const rec: CfRecord = { id: nextId('rec').padEnd(32, '0'), type: b.type, name, content, ttl: b.ttl ?? 1, ...(b.priority !== undefined ? { priority: b.priority } : {}), ...(b.data ? { data: b.data } : {}), proxied: b.proxied ?? false }
+  records.push(rec)
+  return rec
 }
 
 export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfRecord> {
   return startFake<CfRecord>({
     credential: token,
     zoneId: () => nextId('023e105f4ecef8ad9ca31a8372d0c3').slice(-32),
-    throttled: () => fail(429, 971, 'Please wait and consider throttling your request speed'),
+    retryAfter: 9,
+    throttled: () => json(429, { success: false, errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }], messages: [], result: null }, { 'retry-after': '9' }),
     async handle(req, url, fake) {
       if (req.headers.get('authorization') !== `Bearer ${token}`) return fail(403, 10000, 'Authentication error')
       const path = url.pathname.replace(/^\/client\/v4/, '')
       if (req.method === 'GET' && path === '/zones') {
-        const pg = page(fake.zones.map((z) => ({ id: z.id, name: z.name, status: 'active' })), url, 50)
+        const pg = page(fake, 'zones', fake.zones.map((z) => ({ id: z.id, name: z.name, status: 'active' })), url, 50)
         if (!pg) return fail(400, 1004, 'per_page must be between 5 and 50')
         return json(200, envelope(pg.slice, pg.info))
       }
@@ -43,24 +67,30 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
       const zone = m && fake.zones.find((z) => z.id === m[1])
       if (!m || !zone) return fail(404, 7003, `Could not route to ${path}, perhaps your object identifier is invalid?`)
       if (req.method === 'GET' && !m[2]) {
-        const pg = page(zone.records, url, 5000)
+        const pg = page(fake, 'records', zone.records, url, 5000)
         if (!pg) return fail(400, 1004, 'per_page must be between 5 and 5000')
         return json(200, envelope(pg.slice, pg.info))
       }
       if (req.method === 'POST' && !m[2]) {
-        const b = (await req.json()) as Partial<CfRecord>
-        if (!b.type || !b.name || (b.content === undefined && !b.data)) return fail(400, 9005, 'Content for record is invalid')
-        const name = b.name === '@' ? zone.name : b.name.endsWith(zone.name) ? b.name : `${b.name}.${zone.name}`
-        const content = b.type === 'CAA' && b.data ? `${b.data.flags} ${b.data.tag} "${b.data.value}"` : b.content!
-        if (zone.records.some((r) => r.name === name && r.type === b.type && r.content === content && r.priority === b.priority)) return fail(400, 81057, 'Record already exists.')
-        // Below the apex a CNAME stands alone; at the apex (flattened) it may not sit beside A or AAAA.
-        const clash = (other: string) => (name === zone.name ? ['A', 'AAAA', 'CNAME'].includes(other) : true)
-        if (b.type === 'CNAME' ? zone.records.some((r) => r.name === name && clash(r.type)) : zone.records.some((r) => r.name === name && r.type === 'CNAME' && clash(b.type!))) {
-          return fail(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.')
+        const rec = create(zone, zone.records, (await req.json()) as Partial<CfRecord>)
+        return rec instanceof Response ? rec : json(200, envelope(rec))
+      }
+      if (req.method === 'POST' && m[2] === 'batch') {
+        const b = (await req.json()) as { deletes?: { id: string }[]; posts?: Partial<CfRecord>[] }
+        const next = [...zone.records]
+        for (const d of b.deletes ?? []) {
+          const i = next.findIndex((r) => r.id === d.id)
+          if (i === -1) return fail(404, 81044, 'Record does not exist.')
+          next.splice(i, 1)
         }
-        const rec: CfRecord = { id: nextId('rec').padEnd(32, '0'), type: b.type, name, content, ttl: b.ttl ?? 1, ...(b.priority !== undefined ? { priority: b.priority } : {}), ...(b.data ? { data: b.data } : {}), proxied: b.proxied ?? false }
-        zone.records.push(rec)
-        return json(200, envelope(rec))
+        const posts: CfRecord[] = []
+        for (const p of b.posts ?? []) {
+          const rec = create(zone, next, p)
+          if (rec instanceof Response) return rec
+          posts.push(rec)
+        }
+        zone.records = next
+        return json(200, envelope({ deletes: b.deletes ?? [], posts, patches: [], puts: [] }))
       }
       if (req.method === 'DELETE' && m[2]) {
         const i = zone.records.findIndex((r) => r.id === m[2])

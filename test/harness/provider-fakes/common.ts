@@ -17,7 +17,22 @@ export interface Fake<R> {
   /** The next request is answered with the provider's rate-limit response. */
   throttleNext(): void
   requests: string[]
+  /** The deepest page (1-based) served of each listing, so a test can see the adapter paged. */
+  deepest: { zones: number; records: number }
+  /** The Retry-After (seconds) the fake's rate-limit response carries, if the provider sends one. */
+  retryAfter?: number
   stop(): void
+}
+
+/** The fakes serve at most this many items a page, whatever the request asked for (a provider may
+ * cap a page below the asked size), so every listing of a test zone spans pages. */
+export const PAGE_CAP = 3
+
+/** One page (1-based) of `items`, at most PAGE_CAP long, noted in `fake.deepest`. */
+export function servePage<T>(fake: Fake<any>, list: 'zones' | 'records', items: T[], page: number, asked = PAGE_CAP) {
+  const size = Math.max(1, Math.min(asked, PAGE_CAP))
+  fake.deepest[list] = Math.max(fake.deepest[list], page)
+  return { items: items.slice((page - 1) * size, page * size), size, last: Math.max(1, Math.ceil(items.length / size)), total: items.length }
 }
 
 let ids = 0
@@ -27,6 +42,7 @@ export function startFake<R>(opts: {
   credential: string
   zoneId?: (name: string) => string
   throttled: () => Response
+  retryAfter?: number
   handle: (req: Request, url: URL, fake: Fake<R>) => Promise<Response> | Response
 }): Fake<R> {
   let throttle = false
@@ -35,6 +51,8 @@ export function startFake<R>(opts: {
     credential: opts.credential,
     zones: [],
     requests: [],
+    deepest: { zones: 0, records: 0 },
+    retryAfter: opts.retryAfter,
     addZone(name) {
       const z = { id: opts.zoneId ? opts.zoneId(name) : nextId('z'), name, records: [] as R[] }
       fake.zones.push(z)

@@ -3,7 +3,7 @@
 // errors `{id, message}` with 401 `unauthorized`, 404 `not_found`, 429 `too_many_requests` (with
 // ratelimit headers), 422 `unprocessable_entity`; lists paged with `links.pages.next` and `meta.total`.
 // Record `name` is relative (`@`); CNAME/MX `data` keep the trailing dot as given; CAA `flags`/`tag`.
-import { json, nextId, startFake, type Fake } from './common.ts'
+import { json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface DoRecord {
   id: number
@@ -20,12 +20,11 @@ export interface DoRecord {
 
 const err = (status: number, id: string, message: string, headers: Record<string, string> = {}) => json(status, { id, message }, headers)
 
-function paged<T>(key: string, items: T[], url: URL, base: string) {
-  const per = Number(url.searchParams.get('per_page') ?? 20)
+function paged<T>(f: Fake<any>, list: 'zones' | 'records', key: string, items: T[], url: URL) {
   const p = Number(url.searchParams.get('page') ?? 1)
-  const last = Math.max(1, Math.ceil(items.length / per))
-  const link = (n: number) => `${base}${url.pathname}?page=${n}&per_page=${per}`
-  return { [key]: items.slice((p - 1) * per, p * per), links: p < last ? { pages: { last: link(last), next: link(p + 1) } } : {}, meta: { total: items.length } }
+  const s = servePage(f, list, items, p, Number(url.searchParams.get('per_page') ?? 20))
+  const link = (n: number) => `${f.url}${url.pathname}?page=${n}&per_page=${s.size}`
+  return { [key]: s.items, links: p < s.last ? { pages: { last: link(s.last), next: link(p + 1) } } : {}, meta: { total: s.total } }
 }
 
 export interface DoOAuth {
@@ -100,11 +99,11 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
       const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
       if (!bearer || !tokens.has(bearer)) return err(401, 'unauthorized', 'Unable to authenticate you')
       const path = url.pathname.replace(/^\/v2/, '')
-      if (req.method === 'GET' && path === '/domains') return json(200, paged('domains', f.zones.map((z) => ({ name: z.name, ttl: 1800, zone_file: '' })), url, f.url))
+      if (req.method === 'GET' && path === '/domains') return json(200, paged(f, 'zones', 'domains', f.zones.map((z) => ({ name: z.name, ttl: 1800, zone_file: '' })), url))
       const m = /^\/domains\/([^/]+)\/records(?:\/(\d+))?$/.exec(path)
       const zone = m && f.zones.find((z) => z.name === m[1])
       if (!m || !zone) return err(404, 'not_found', 'The resource you were accessing could not be found.')
-      if (req.method === 'GET' && !m[2]) return json(200, paged('domain_records', zone.records, url, f.url))
+      if (req.method === 'GET' && !m[2]) return json(200, paged(f, 'records', 'domain_records', zone.records, url))
       if (req.method === 'POST' && !m[2]) {
         const b = (await req.json()) as Partial<DoRecord>
         if (!b.type || b.name === undefined || b.data === undefined) return err(422, 'unprocessable_entity', 'Data needs to be a valid value')

@@ -1,68 +1,72 @@
-// Hetzner DNS API, the parts the adapter uses (https://dns.hetzner.com/api-docs): `Auth-API-Token`
-// header; a bad token is 401 `{"message": "Invalid authentication credentials"}`; other errors are
-// `{"error": {"message", "code"}}` (404 zone not found, 429 rate limit, 422 invalid record). Zones
-// are paged with `meta.pagination`; records carry `zone_id`, relative `name` and zone-file `value`.
-import { json, nextId, startFake, type Fake } from './common.ts'
+// Hetzner Cloud API, zones and zone RRsets, the parts the adapter uses
+// (https://docs.hetzner.cloud/reference/cloud#zones, #zone-rrsets, #zone-rrset-actions): Bearer token;
+// errors `{"error": {"code", "message", "details"}}` (401 unauthorized, 404 not_found, 409
+// uniqueness_error for a set that exists, 422 invalid_input, 429 rate_limit_exceeded); lists paged
+// with `meta.pagination {page, per_page, previous_page, next_page, last_page, total_entries}`.
+// RRset ids are `name/TYPE`; mutations answer with an `action` object (here already `success`).
+import { json, nextId, servePage, startFake, type Fake } from './common.ts'
 
-export interface HzRecord {
+export interface HzRRset {
   id: string
-  zone_id: string
-  type: string
   name: string
-  value: string
-  ttl?: number
-  created: string
-  modified: string
+  type: string
+  ttl: number | null
+  records: { value: string; comment?: string }[]
 }
 
-const error = (code: number, message: string) => json(code, { error: { message, code } })
+const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) => json(status, { error: { code, message, details: {} } }, headers)
+let actions = 0
+const action = (command: string) => ({ id: ++actions, command, status: 'success', progress: 100, started: new Date().toISOString(), finished: new Date().toISOString(), resources: [], error: null })
 
-export function startHetznerFake(token = 'hz' + nextId().padEnd(30, 'x')): Fake<HzRecord> {
-  return startFake<HzRecord>({
+export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<HzRRset> {
+  let zoneIds = 1000
+  return startFake<HzRRset>({
     credential: token,
-    zoneId: () => nextId('HetzZone').padEnd(22, 'Q'),
-    throttled: () => error(429, 'rate limit exceeded'),
+    zoneId: () => String(++zoneIds),
+    retryAfter: 4,
+    throttled: () => error(429, 'rate_limit_exceeded', 'limit of 3600 requests per hour reached', { 'retry-after': '4' }),
     async handle(req, url, f) {
-      if (req.headers.get('auth-api-token') !== token) return json(401, { message: 'Invalid authentication credentials' })
-      const path = url.pathname.replace(/^\/api\/v1/, '')
-      const now = new Date().toISOString()
-      if (req.method === 'GET' && path === '/zones') {
-        const per = Number(url.searchParams.get('per_page') ?? 100)
+      if (req.headers.get('authorization') !== `Bearer ${token}`) return error(401, 'unauthorized', 'unable to authenticate')
+      const path = url.pathname.replace(/^\/v1/, '')
+      const pg = (list: 'zones' | 'records', key: string, items: unknown[]) => {
         const p = Number(url.searchParams.get('page') ?? 1)
-        const zones = f.zones.map((z) => ({ id: z.id, name: z.name, ttl: 86400, records_count: z.records.length }))
-        return json(200, { zones: zones.slice((p - 1) * per, p * per), meta: { pagination: { page: p, per_page: per, last_page: Math.max(1, Math.ceil(zones.length / per)), total_entries: zones.length } } })
+        const s = servePage(f, list, items, p, Number(url.searchParams.get('per_page') ?? 25))
+        return json(200, { [key]: s.items, meta: { pagination: { page: p, per_page: s.size, previous_page: p > 1 ? p - 1 : null, next_page: p < s.last ? p + 1 : null, last_page: s.last, total_entries: s.total } } })
       }
-      const zm = /^\/zones\/([^/]+)$/.exec(path)
-      if (req.method === 'GET' && zm) {
-        const z = f.zones.find((x) => x.id === zm[1])
-        return z ? json(200, { zone: { id: z.id, name: z.name, ttl: 86400 } }) : error(404, 'zone not found')
+      if (req.method === 'GET' && path === '/zones') return pg('zones', 'zones', f.zones.map((z) => ({ id: Number(z.id), name: z.name, mode: 'primary', ttl: 3600, status: 'ok', record_count: z.records.length })))
+      const m = /^\/zones\/([^/]+)(\/rrsets(?:\/([^/]+)\/([A-Z]+)(\/actions\/(set_records|change_ttl))?)?)?$/.exec(path)
+      const zone = m && f.zones.find((z) => z.id === m[1] || z.name === m[1])
+      if (!m || !zone) return error(404, 'not_found', 'zone not found')
+      if (req.method === 'GET' && !m[2]) return json(200, { zone: { id: Number(zone.id), name: zone.name, mode: 'primary', ttl: 3600 } })
+      if (req.method === 'GET' && !m[3]) return pg('records', 'rrsets', zone.records)
+      const body = req.method === 'POST' ? ((await req.json()) as any) : {}
+      const valid = (recs: unknown) => Array.isArray(recs) && recs.length > 0 && recs.every((r: any) => typeof r?.value === 'string' && r.value !== '')
+      const txtOk = (type: string, recs: { value: string }[]) => type !== 'TXT' || recs.every((r) => /^"/.test(r.value))
+      if (req.method === 'POST' && !m[3]) {
+        if (!body.name || !body.type || !valid(body.records) || !txtOk(body.type, body.records)) return error(422, 'invalid_input', 'invalid input in fields records')
+        if (zone.records.some((s) => s.name === body.name && s.type === body.type)) return error(409, 'uniqueness_error', 'rrset already exists')
+        const clash = body.type === 'CNAME' ? zone.records.some((s) => s.name === body.name) : zone.records.some((s) => s.name === body.name && s.type === 'CNAME')
+        if (clash) return error(422, 'invalid_input', 'CNAME records cannot coexist with other records of the same name')
+        const rr: HzRRset = { id: `${body.name}/${body.type}`, name: body.name, type: body.type, ttl: body.ttl ?? null, records: body.records }
+        zone.records.push(rr)
+        return json(201, { rrset: rr, action: action('create_rrset') })
       }
-      if (req.method === 'GET' && path === '/records') {
-        const z = f.zones.find((x) => x.id === url.searchParams.get('zone_id'))
-        if (!z) return error(404, 'zone not found')
-        return json(200, { records: z.records, meta: { pagination: { page: 1, per_page: z.records.length, last_page: 1, total_entries: z.records.length } } })
+      const set = zone.records.find((s) => s.name === decodeURIComponent(m[3]!) && s.type === m[4])
+      if (!set) return error(404, 'not_found', 'rrset not found')
+      if (req.method === 'DELETE' && !m[5]) {
+        zone.records.splice(zone.records.indexOf(set), 1)
+        return json(201, { action: action('delete_rrset') })
       }
-      if (req.method === 'POST' && path === '/records') {
-        const b = (await req.json()) as Partial<HzRecord>
-        const z = f.zones.find((x) => x.id === b.zone_id)
-        if (!z) return error(404, 'zone not found')
-        if (!b.type || b.name === undefined || !b.value) return error(422, 'invalid record')
-        const rec: HzRecord = { id: nextId('r'), zone_id: z.id, type: b.type, name: b.name, value: b.value, ...(b.ttl !== undefined ? { ttl: b.ttl } : {}), created: now, modified: now }
-        z.records.push(rec)
-        return json(200, { record: rec })
+      if (req.method === 'POST' && m[6] === 'set_records') {
+        if (!valid(body.records) || !txtOk(set.type, body.records)) return error(422, 'invalid_input', 'invalid input in fields records')
+        set.records = body.records
+        return json(201, { action: action('set_rrset_records') })
       }
-      const rm = /^\/records\/([^/]+)$/.exec(path)
-      if (req.method === 'DELETE' && rm) {
-        for (const z of f.zones) {
-          const i = z.records.findIndex((r) => r.id === rm[1])
-          if (i !== -1) {
-            z.records.splice(i, 1)
-            return new Response(null, { status: 200 })
-          }
-        }
-        return error(404, 'record not found')
+      if (req.method === 'POST' && m[6] === 'change_ttl') {
+        set.ttl = body.ttl ?? null
+        return json(201, { action: action('change_rrset_ttl') })
       }
-      return error(405, 'method not allowed')
+      return error(405, 'method_not_allowed', 'method not allowed')
     },
   })
 }

@@ -4,15 +4,21 @@
 // InvalidClientTokenId otherwise). XML bodies; errors are `<ErrorResponse><Error><Type/><Code/>
 // <Message/></Error><RequestId/></ErrorResponse>`: 404 NoSuchHostedZone, 400 Throttling "Rate
 // exceeded", 400 InvalidChangeBatch (a DELETE that does not match the current set exactly, or a
-// CNAME beside other data). A ChangeBatch applies all of its changes or none.
+// CNAME beside other data). A ChangeBatch applies all of its changes or none. Lists are paged
+// (https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html): zones by
+// `marker`/`NextMarker`, record sets in name-then-type order by `name`/`type`/`identifier` and
+// `NextRecordName`/`NextRecordType`/`NextRecordIdentifier`; a set with a routing policy carries a
+// `SetIdentifier` and `Weight` and is one of several sets under its name and type.
 import { signV4 } from '../../../src/adapters/dns-providers/sigv4.ts'
-import { nextId, startFake, type Fake } from './common.ts'
+import { nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface R53Set {
   name: string
   type: string
   ttl: number
   values: string[]
+  setIdentifier?: string
+  weight?: number
 }
 
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
@@ -42,24 +48,47 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
       if (expect.authorization !== auth) return error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.')
 
       if (req.method === 'GET' && url.pathname === '/2013-04-01/hostedzone') {
-        const zones = f.zones.map((z) => `<HostedZone><Id>/hostedzone/${z.id}</Id><Name>${z.name}.</Name><CallerReference>${z.id}</CallerReference><Config><PrivateZone>false</PrivateZone></Config><ResourceRecordSetCount>${z.records.length}</ResourceRecordSetCount></HostedZone>`)
-        return xml(200, `<ListHostedZonesResponse xmlns="${NS}"><HostedZones>${zones.join('')}</HostedZones><IsTruncated>false</IsTruncated><MaxItems>100</MaxItems></ListHostedZonesResponse>`)
+        const marker = url.searchParams.get('marker')
+        const from = marker ? f.zones.slice(Math.max(0, f.zones.findIndex((z) => z.id === marker))) : f.zones
+        const p = servePage(f, 'zones', from, 1, Number(url.searchParams.get('maxitems') ?? 100))
+        if (marker) f.deepest.zones = Math.max(f.deepest.zones, 2)
+        const more = from.length > p.items.length
+        const zones = p.items.map((z) => `<HostedZone><Id>/hostedzone/${z.id}</Id><Name>${z.name}.</Name><CallerReference>${z.id}</CallerReference><Config><PrivateZone>false</PrivateZone></Config><ResourceRecordSetCount>${z.records.length}</ResourceRecordSetCount></HostedZone>`)
+        const tail = more ? `<IsTruncated>true</IsTruncated><NextMarker>${from[p.items.length]!.id}</NextMarker>` : '<IsTruncated>false</IsTruncated>'
+        return xml(200, `<ListHostedZonesResponse xmlns="${NS}"><HostedZones>${zones.join('')}</HostedZones>${tail}<MaxItems>${p.size}</MaxItems></ListHostedZonesResponse>`)
       }
       const zm = /^\/2013-04-01\/hostedzone\/([^/]+)\/rrset\/?$/.exec(url.pathname)
       const zone = zm && f.zones.find((z) => z.id === zm[1])
       if (!zm || !zone) return error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${zm?.[1] ?? ''}`)
       if (req.method === 'GET') {
-        const sets = zone.records.map(
-          (s) => `<ResourceRecordSet><Name>${s.name}</Name><Type>${s.type}</Type><TTL>${s.ttl}</TTL><ResourceRecords>${s.values.map((v) => `<ResourceRecord><Value>${esc(v)}</Value></ResourceRecord>`).join('')}</ResourceRecords></ResourceRecordSet>`,
+        const key = (s: { name: string; type: string; setIdentifier?: string }) => `${s.name}\u0000${s.type}\u0000${s.setIdentifier ?? ''}`
+        const sorted = [...zone.records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+        const start = url.searchParams.get('name')
+        const from = start ? sorted.filter((s) => key(s) >= key({ name: start, type: url.searchParams.get('type') ?? '', setIdentifier: url.searchParams.get('identifier') ?? undefined })) : sorted
+        const p = servePage(f, 'records', from, 1, Number(url.searchParams.get('maxitems') ?? 300))
+        if (start) f.deepest.records = Math.max(f.deepest.records, 2)
+        const sets = p.items.map(
+          (s) =>
+            `<ResourceRecordSet><Name>${s.name}</Name><Type>${s.type}</Type>${s.setIdentifier !== undefined ? `<SetIdentifier>${esc(s.setIdentifier)}</SetIdentifier><Weight>${s.weight ?? 1}</Weight>` : ''}<TTL>${s.ttl}</TTL><ResourceRecords>${s.values.map((v) => `<ResourceRecord><Value>${esc(v)}</Value></ResourceRecord>`).join('')}</ResourceRecords></ResourceRecordSet>`,
         )
-        return xml(200, `<ListResourceRecordSetsResponse xmlns="${NS}"><ResourceRecordSets>${sets.join('')}</ResourceRecordSets><IsTruncated>false</IsTruncated><MaxItems>300</MaxItems></ListResourceRecordSetsResponse>`)
+        const n = from[p.items.length]
+        const tail = n
+          ? `<IsTruncated>true</IsTruncated><NextRecordName>${n.name}</NextRecordName><NextRecordType>${n.type}</NextRecordType>${n.setIdentifier !== undefined ? `<NextRecordIdentifier>${esc(n.setIdentifier)}</NextRecordIdentifier>` : ''}`
+          : '<IsTruncated>false</IsTruncated>'
+        return xml(200, `<ListResourceRecordSetsResponse xmlns="${NS}"><ResourceRecordSets>${sets.join('')}</ResourceRecordSets>${tail}<MaxItems>${p.size}</MaxItems></ListResourceRecordSetsResponse>`)
       }
       // A ChangeBatch: validated against a copy, committed whole.
       const next = zone.records.map((s) => ({ ...s, values: [...s.values] }))
       for (const c of all(body, 'Change')) {
         const action = one(c, 'Action')
         const set: R53Set = { name: dec(one(c, 'Name') ?? ''), type: one(c, 'Type') ?? '', ttl: Number(one(c, 'TTL') ?? 300), values: all(c, 'Value').map(dec) }
-        const i = next.findIndex((s) => s.name === set.name && s.type === set.type)
+        const id = one(c, 'SetIdentifier')
+        if (id !== undefined) set.setIdentifier = dec(id)
+        const i = next.findIndex((s) => s.name === set.name && s.type === set.type && s.setIdentifier === set.setIdentifier)
+        // A plain set and routing-policy sets cannot share a name and type.
+        if (next.some((s) => s.name === set.name && s.type === set.type && (s.setIdentifier === undefined) !== (set.setIdentifier === undefined)) && action !== 'DELETE') {
+          return error(400, 'InvalidChangeBatch', `[RRSet with DNS name ${set.name}, type ${set.type} cannot be created as other RRSets exist with the same name and type.]`)
+        }
         if (action === 'DELETE') {
           const cur = next[i]
           if (!cur) return error(400, 'InvalidChangeBatch', `[Tried to delete resource record set [name='${set.name}', type='${set.type}'] but it was not found]`)

@@ -1,0 +1,129 @@
+// Azure DNS through Azure Resource Manager, api-version 2018-05-01
+// (https://learn.microsoft.com/rest/api/dns/record-sets). The credential is a service principal as
+// JSON `{tenant_id, client_id, client_secret, subscription_id}`; the adapter takes a token with the
+// client-credentials grant at Microsoft Entra ID (scope `https://management.azure.com/.default`,
+// https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow). Zones: GET
+// /subscriptions/{s}/providers/Microsoft.Network/dnszones (paged: `nextLink`); record sets: GET
+// {zone id}/all (paged the same way), each `{name, type: "Microsoft.Network/dnszones/A", properties:
+// {TTL, ARecords…}}`; a set is written whole with PUT {zone id}/{type}/{name} and removed with DELETE.
+// Names are relative (`@` the apex). Errors are `{error: {code, message}}`: 401
+// InvalidAuthenticationToken, 403 AuthorizationFailed, 404 ResourceNotFound, 409, 412, 429
+// (Retry-After).
+import { exchange, failureOf } from './http.ts'
+import { RestClient } from './rest.ts'
+import { absoluteName, relativeName } from './record-based.ts'
+import { RRsetBasedProvider } from './rrset-based.ts'
+import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+export const AZURE_API = 'https://management.azure.com'
+const LOGIN = 'https://login.microsoftonline.com'
+const VERSION = 'api-version=2018-05-01'
+
+interface Principal {
+  tenant_id: string
+  client_id: string
+  client_secret: string
+  subscription_id: string
+}
+
+/** Record data of each type as ARM carries it. */
+const FIELDS: Record<string, { key: string; to(v: string): unknown; from(x: any): string }> = {
+  A: { key: 'ARecords', to: (v) => ({ ipv4Address: v }), from: (x) => x.ipv4Address },
+  AAAA: { key: 'AAAARecords', to: (v) => ({ ipv6Address: v }), from: (x) => String(x.ipv6Address).toLowerCase() },
+  MX: { key: 'MXRecords', to: (v) => ({ preference: Number(v.split(' ')[0]), exchange: v.split(' ')[1] }), from: (x) => `${x.preference} ${canonicalName(x.exchange)}` },
+  TXT: { key: 'TXTRecords', to: (v) => ({ value: chunks(v) }), from: (x) => (x.value as string[]).join('') },
+  CAA: { key: 'caaRecords', to: (v) => { const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(v); return { flags: Number(m?.[1] ?? 0), tag: m?.[2] ?? 'issue', value: m?.[3] ?? '' } }, from: (x) => `${x.flags} ${x.tag} "${x.value}"` },
+  NS: { key: 'NSRecords', to: (v) => ({ nsdname: v }), from: (x) => canonicalName(x.nsdname) },
+}
+
+/** TXT values as ARM wants them: strings of at most 255 bytes of UTF-8. */
+function chunks(text: string): string[] {
+  const out: string[] = []
+  let cur = ''
+  for (const ch of text) {
+    if (Buffer.byteLength(cur + ch) > 255) {
+      out.push(cur)
+      cur = ''
+    }
+    cur += ch
+  }
+  out.push(cur)
+  return out
+}
+
+export class AzureDnsProvider extends RRsetBasedProvider {
+  readonly id = 'azure'
+  private api: RestClient | null = null
+  private readonly sp: Principal | null
+
+  constructor(
+    credential: string,
+    private readonly base = AZURE_API,
+  ) {
+    super()
+    let p: any = null
+    try {
+      p = JSON.parse(credential)
+    } catch {}
+    this.sp = p && ['tenant_id', 'client_id', 'client_secret', 'subscription_id'].every((k) => typeof p[k] === 'string' && p[k]) ? p : null
+  }
+
+  private async client(): Promise<RestClient> {
+    if (this.api) return this.api
+    if (!this.sp) throw new ProviderError('auth', 'Azure DNS needs a service principal as JSON: tenant_id, client_id, client_secret, subscription_id')
+    // The test harness points `base` at a stand-in, which also plays the login endpoint.
+    const login = this.base === AZURE_API ? LOGIN : this.base
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.sp.client_id, client_secret: this.sp.client_secret, scope: 'https://management.azure.com/.default' })
+    const r = await exchange('POST', `${login}/${encodeURIComponent(this.sp.tenant_id)}/oauth2/v2.0/token`, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
+    if (r.status >= 300 || typeof r.body?.access_token !== 'string') throw failureOf('Azure DNS', r, `${r.body?.error ?? ''}: ${r.body?.error_description ?? `HTTP ${r.status}`}`, r.status === 400 || r.status === 401 ? 'auth' : undefined)
+    this.api = new RestClient({ name: 'Azure DNS', base: this.base, headers: { authorization: `Bearer ${r.body.access_token}` }, message: (b) => (b?.error ? `${b.error.code}: ${b.error.message}` : undefined) })
+    return this.api
+  }
+
+  private async paged(path: string): Promise<any[]> {
+    const api = await this.client()
+    const out: any[] = []
+    for (let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${VERSION}`; next; ) {
+      const r = await api.call('GET', next)
+      out.push(...(r.value ?? []))
+      // Follow only links on the same API base (never wherever a response points).
+      next = typeof r.nextLink === 'string' && r.nextLink.startsWith(this.base) ? r.nextLink : null
+    }
+    return out
+  }
+
+  async listZones(): Promise<Zone[]> {
+    if (!this.sp) await this.client()
+    return (await this.paged(`/subscriptions/${encodeURIComponent(this.sp!.subscription_id)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    const out: RRset[] = []
+    for (const s of await this.paged(`${zone.id}/all`)) {
+      const type = String(s.type).split('/').pop()!
+      const f = FIELDS[type]
+      const p = s.properties ?? {}
+      const values = f ? ((p[f.key] ?? p[f.key.replace(/^caa/, 'CAA')] ?? []) as any[]).map(f.from) : type === 'CNAME' && p.CNAMERecord ? [canonicalName(p.CNAMERecord.cname)] : []
+      if (values.length === 0) continue // SOA, alias sets and types Portico does not write
+      out.push({ name: absoluteName(s.name, zone.name), type, ttl: p.TTL, values })
+    }
+    return out
+  }
+
+  private path(zone: Zone, name: string, type: string) {
+    return `${zone.id}/${type}/${encodeURIComponent(relativeName(name, zone.name))}?${VERSION}`
+  }
+
+  protected async putSet(zone: Zone, c: RRsetChange): Promise<void> {
+    const f = FIELDS[c.type]
+    const properties: Record<string, unknown> = { TTL: c.ttl }
+    if (c.type === 'CNAME') properties.CNAMERecord = { cname: c.values[0] }
+    else if (f) properties[f.key] = c.values.map(f.to)
+    else throw new ProviderError('write_failed', `Azure DNS: Portico does not write ${c.type} records`)
+    await (await this.client()).call('PUT', this.path(zone, c.name, c.type), { properties })
+  }
+
+  protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
+    await (await this.client()).call('DELETE', this.path(zone, cur.name, cur.type))
+  }
+}

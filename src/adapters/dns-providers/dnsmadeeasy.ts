@@ -1,0 +1,75 @@
+// DNS Made Easy API v2.0 (https://api-docs.dnsmadeeasy.com/): the credential is `api_key:secret`;
+// every request carries `x-dnsme-apiKey`, `x-dnsme-requestDate` (an HTTP date) and `x-dnsme-hmac`
+// (hex HMAC-SHA1 of the date under the secret). Zones: GET /dns/managed/ (paged: `page`,
+// `totalPages`); records: GET /dns/managed/{id}/records (paged the same way), POST …/records/ `{name,
+// type, value, ttl, gtdLocation, mxLevel?, caaType?, issuerCritical?}`, DELETE …/records/{recordId}.
+// Names are relative (`` the apex); hostnames in `value` carry the trailing dot, TXT and CAA values
+// are quoted. Errors are `{error: [messages]}`: 403 for a bad key or signature, 404, 400 (and 400
+// "Rate limit exceeded", DNS Made Easy's rate limit, which sends no Retry-After).
+import { createHmac } from 'node:crypto'
+import { exchange, failureOf } from './http.ts'
+import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
+import { fromZoneFile, toZoneFile } from './hetzner.ts'
+import { canonicalName, quoteTxt, unquoteTxt, type Zone } from './types.ts'
+
+export const DNSMADEEASY_API = 'https://api.dnsmadeeasy.com/V2.0'
+
+export class DnsMadeEasyProvider extends RecordBasedProvider {
+  readonly id = 'dnsmadeeasy'
+  private readonly key: string
+  private readonly secret: string
+  constructor(
+    credential: string,
+    private readonly base = DNSMADEEASY_API,
+  ) {
+    super()
+    const at = credential.indexOf(':')
+    this.key = at === -1 ? credential : credential.slice(0, at)
+    this.secret = at === -1 ? '' : credential.slice(at + 1)
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<any> {
+    const date = new Date().toUTCString()
+    const hmac = createHmac('sha1', this.secret).update(date).digest('hex')
+    const r = await exchange(method, this.base + path, { 'x-dnsme-apikey': this.key, 'x-dnsme-requestdate': date, 'x-dnsme-hmac': hmac }, body)
+    if (r.status < 300) return r.body
+    const msg = ((r.body?.error as string[] | undefined) ?? []).join('; ') || `HTTP ${r.status}`
+    throw failureOf('DNS Made Easy', r, msg, /rate limit/i.test(msg) ? 'rate_limited' : r.status === 403 && /key|hmac|request date/i.test(msg) ? 'auth' : undefined)
+  }
+
+  private async paged(path: string): Promise<any[]> {
+    const out: any[] = []
+    for (let page = 1; ; page++) {
+      const r = await this.call('GET', `${path}?page=${page}&rows=1000`)
+      out.push(...(r.data ?? []))
+      if (page >= (r.totalPages ?? 1)) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/dns/managed/')).map((d) => ({ id: String(d.id), name: canonicalName(d.name) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    return (await this.paged(`/dns/managed/${encodeURIComponent(zone.id)}/records`)).map((r) => ({
+      id: String(r.id),
+      name: absoluteName(r.name ?? '', zone.name),
+      type: r.type,
+      ttl: r.ttl,
+      value: r.type === 'CAA' ? `${r.issuerCritical ?? 0} ${r.caaType} "${unquoteTxt(r.value)}"` : fromZoneFile(r.type, r.type === 'MX' ? `${r.mxLevel} ${r.value}` : r.value, zone.name),
+    }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const body: Record<string, unknown> = { name: name === zone.name ? '' : relativeName(name, zone.name), type, ttl, gtdLocation: 'DEFAULT' }
+    const caa = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)
+    if (type === 'CAA' && caa) Object.assign(body, { issuerCritical: Number(caa[1]), caaType: caa[2], value: quoteTxt(caa[3]!) })
+    else if (type === 'MX') Object.assign(body, { mxLevel: Number(value.split(' ')[0]), value: `${value.split(' ')[1]}.` })
+    else body.value = toZoneFile(type, value)
+    await this.call('POST', `/dns/managed/${encodeURIComponent(zone.id)}/records/`, body)
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.call('DELETE', `/dns/managed/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+  }
+}

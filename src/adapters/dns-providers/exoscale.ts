@@ -1,0 +1,58 @@
+// Exoscale API v2, DNS (https://openapi-v2.exoscale.com/topic/topic-api-request-signature,
+// …/operation/list-dns-domain-records): the credential is `api_key:api_secret`; every request carries
+// `Authorization: EXO2-HMAC-SHA256 credential=<key>,expires=<unix time>,signature=<base64 HMAC-SHA256
+// of "METHOD path\nbody\n\n\nexpires">` (no query arguments or headers signed). Zones: GET /dns-domain
+// (one list); records: GET /dns-domain/{id}/record (one list, `system-record` for SOA/NS), POST
+// /dns-domain/{id}/record `{name, type, content, ttl, priority?}`, DELETE …/record/{record-id}; writes
+// answer with an operation. Names are relative (`` the apex); hostnames in `content` absolute without
+// the trailing dot. Errors are `{message}`: 403 for a bad key or signature, 404, 400, 429.
+import { createHmac } from 'node:crypto'
+import { exchange, failureOf } from './http.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+
+export const EXOSCALE_API = 'https://api-ch-gva-2.exoscale.com/v2'
+
+export class ExoscaleProvider extends RecordBasedProvider {
+  readonly id = 'exoscale'
+  private readonly key: string
+  private readonly secret: string
+  constructor(
+    credential: string,
+    private readonly base = EXOSCALE_API,
+  ) {
+    super()
+    const at = credential.indexOf(':')
+    this.key = at === -1 ? credential : credential.slice(0, at)
+    this.secret = at === -1 ? '' : credential.slice(at + 1)
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<any> {
+    const url = new URL(this.base + path)
+    const payload = body === undefined ? '' : JSON.stringify(body)
+    const expires = Math.floor(Date.now() / 1000) + 600
+    const signature = createHmac('sha256', this.secret).update(`${method} ${url.pathname}\n${payload}\n\n\n${expires}`).digest('base64')
+    const r = await exchange(method, url.toString(), { authorization: `EXO2-HMAC-SHA256 credential=${this.key},expires=${expires},signature=${signature}` }, payload || undefined)
+    if (r.status >= 300) throw failureOf('Exoscale', r, r.body?.message ?? `HTTP ${r.status}`, r.status === 403 && /signature|credential|api key/i.test(r.body?.message ?? '') ? 'auth' : undefined)
+    return r.body
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return ((await this.call('GET', '/dns-domain'))['dns-domains'] as { id: string; 'unicode-name': string }[]).map((d) => ({ id: d.id, name: canonicalName(d['unicode-name']) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    return ((await this.call('GET', `/dns-domain/${encodeURIComponent(zone.id)}/record`))['dns-domain-records'] as any[])
+      .filter((r) => !r['system-record'])
+      .map((r) => ({ id: r.id, name: absoluteName(r.name ?? '', zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.content, r.priority, zone.name, unquoteTxt, true) }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const f = toFields(type, value)
+    await this.call('POST', `/dns-domain/${encodeURIComponent(zone.id)}/record`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.call('DELETE', `/dns-domain/${encodeURIComponent(zone.id)}/record/${encodeURIComponent(item.id)}`)
+  }
+}

@@ -1,0 +1,57 @@
+// Gcore DNS API v2 (https://api.gcore.com/docs/dns): `Authorization: APIKey <permanent API token>`.
+// Zones: GET /dns/v2/zones (paged: `limit`, `offset`, `total_amount`); record sets: GET
+// /dns/v2/zones/{zone}/rrsets (paged the same way), each `{name, type, ttl, resource_records:
+// [{content: [rdata fields]}]}`; a set is created with POST /dns/v2/zones/{zone}/{name}/{type},
+// replaced with PUT and removed with DELETE on the same path. Names are absolute; rdata fields as NS1
+// takes them (MX `[10, "mx."]`, CAA `[0, "issue", "ca"]`, TXT `[text]`). Errors are `{error}`: 401,
+// 403, 404 "zone not found", 409 "rrset already exists", 429.
+import { RestClient } from './rest.ts'
+import { RRsetBasedProvider } from './rrset-based.ts'
+import { fromAnswer, toAnswer } from './ns1.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+export const GCORE_API = 'https://api.gcore.com'
+
+export class GcoreProvider extends RRsetBasedProvider {
+  readonly id = 'gcore'
+  private readonly api: RestClient
+  constructor(token: string, base = GCORE_API) {
+    super()
+    this.api = new RestClient({ name: 'Gcore', base, headers: { authorization: `APIKey ${token}` }, message: (b) => b?.error })
+  }
+
+  private async paged(path: string, key: string): Promise<any[]> {
+    const out: any[] = []
+    for (;;) {
+      const r = await this.api.call('GET', `${path}?limit=1000&offset=${out.length}`)
+      const rows = (r[key] ?? []) as any[]
+      out.push(...rows)
+      if (rows.length === 0 || out.length >= Number(r.total_amount ?? 0)) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/dns/v2/zones', 'zones')).map((z) => ({ id: canonicalName(z.name), name: canonicalName(z.name) }))
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    return (await this.paged(`/dns/v2/zones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')).map((s) => ({
+      name: canonicalName(s.name),
+      type: s.type,
+      ttl: s.ttl,
+      values: (s.resource_records as { content: (string | number)[] }[]).map((r) => fromAnswer(s.type, r.content)),
+    }))
+  }
+
+  private path(zone: Zone, name: string, type: string) {
+    return `/dns/v2/zones/${encodeURIComponent(zone.id)}/${encodeURIComponent(name)}/${type}`
+  }
+
+  protected async putSet(zone: Zone, c: RRsetChange, cur: RRset | undefined): Promise<void> {
+    await this.api.call(cur ? 'PUT' : 'POST', this.path(zone, c.name, c.type), { ttl: c.ttl, resource_records: c.values.map((v) => ({ content: toAnswer(c.type, v), enabled: true })) })
+  }
+
+  protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
+    await this.api.call('DELETE', this.path(zone, cur.name, cur.type))
+  }
+}

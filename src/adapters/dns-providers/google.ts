@@ -1,0 +1,108 @@
+// Google Cloud DNS API v1 (https://cloud.google.com/dns/docs/reference/rest/v1). The credential is a
+// service account key (the JSON file Google issues: `project_id`, `client_email`, `private_key`); the
+// adapter signs a JWT with it (RS256, scope `ndev.clouddns.readwrite`) and trades it at Google's token
+// endpoint for a Bearer token (https://developers.google.com/identity/protocols/oauth2/service-account).
+// The token endpoint is Google's own, never the `token_uri` inside the key, so a pasted key cannot
+// send requests elsewhere. Zones: GET /projects/{p}/managedZones (paged: `nextPageToken`); record
+// sets: GET …/managedZones/{zone}/rrsets (paged the same way), each `{name, type, ttl, rrdatas}`; all
+// changes go in one POST …/managedZones/{zone}/changes `{additions, deletions}` (atomic; a deletion
+// must match the set as it stands). Names are absolute with the trailing dot; rrdatas are zone-file
+// text. Errors are `{error: {code, message, status}}`: 401 UNAUTHENTICATED, 403 PERMISSION_DENIED,
+// 404 NOT_FOUND, 409 ALREADY_EXISTS, 429 RESOURCE_EXHAUSTED.
+import { createSign } from 'node:crypto'
+import { exchange, failureOf } from './http.ts'
+import { RestClient } from './rest.ts'
+import { fromZoneFile, toZoneFile } from './hetzner.ts'
+import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
+const SCOPE = 'https://www.googleapis.com/auth/ndev.clouddns.readwrite'
+
+interface ServiceAccountKey {
+  project_id: string
+  client_email: string
+  private_key: string
+}
+
+export class GoogleCloudDnsProvider implements DnsProvider {
+  readonly id = 'google-cloud-dns'
+  private api: RestClient | null = null
+  private readonly key: ServiceAccountKey | null
+
+  constructor(
+    credential: string,
+    private readonly base = GOOGLE_DNS_API,
+  ) {
+    try {
+      const k = JSON.parse(credential)
+      this.key = typeof k?.project_id === 'string' && typeof k.client_email === 'string' && typeof k.private_key === 'string' ? k : null
+    } catch {
+      this.key = null
+    }
+  }
+
+  /** The test harness points `base` at a stand-in, which also plays the token endpoint. */
+  private tokenUrl() {
+    return this.base === GOOGLE_DNS_API ? GOOGLE_TOKEN_URL : `${this.base}/token`
+  }
+
+  private async client(): Promise<RestClient> {
+    if (this.api) return this.api
+    if (!this.key) throw new ProviderError('auth', 'Google Cloud DNS needs a service account key (the JSON file) as the credential')
+    const now = Math.floor(Date.now() / 1000)
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
+    const unsigned = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: this.key.client_email, scope: SCOPE, aud: GOOGLE_TOKEN_URL, iat: now, exp: now + 3600 })}`
+    let signature: string
+    try {
+      signature = createSign('RSA-SHA256').update(unsigned).sign(this.key.private_key, 'base64url')
+    } catch {
+      throw new ProviderError('auth', 'Google Cloud DNS: the service account key\'s private_key is not a usable RSA key')
+    }
+    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: `${unsigned}.${signature}` })
+    const r = await exchange('POST', this.tokenUrl(), { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
+    if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
+      throw failureOf('Google Cloud DNS', r, `${r.body?.error ?? ''}: ${r.body?.error_description ?? `HTTP ${r.status}`}`, r.status === 400 || r.status === 401 ? 'auth' : undefined)
+    }
+    this.api = new RestClient({
+      name: 'Google Cloud DNS',
+      base: `${this.base}/dns/v1/projects/${encodeURIComponent(this.key.project_id)}`,
+      headers: { authorization: `Bearer ${r.body.access_token}` },
+      message: (b) => (b?.error ? `${b.error.status ?? b.error.code}: ${b.error.message}` : undefined),
+    })
+    return this.api
+  }
+
+  private async paged(path: string, key: string): Promise<any[]> {
+    const api = await this.client()
+    const out: any[] = []
+    for (let token = ''; ; ) {
+      const r = await api.call('GET', `${path}?maxResults=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`)
+      out.push(...(r[key] ?? []))
+      token = r.nextPageToken ?? ''
+      if (!token) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/managedZones', 'managedZones')).filter((z) => z.visibility !== 'private').map((z) => ({ id: z.name, name: canonicalName(z.dnsName) }))
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    return (await this.paged(`/managedZones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')).map((s) => ({
+      name: canonicalName(s.name),
+      type: s.type,
+      ttl: s.ttl,
+      values: (s.rrdatas as string[]).map((v) => fromZoneFile(s.type, v, zone.name)),
+    }))
+  }
+
+  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const current = await this.readRecords(zone)
+    const wire = (s: { name: string; type: string; ttl: number; values: string[] }) => ({ name: `${s.name}.`, type: s.type, ttl: s.ttl, rrdatas: s.values.map((v) => toZoneFile(s.type, v)) })
+    const deletions = changes.flatMap((c) => current.filter((s) => s.name === c.name && s.type === c.type)).map(wire)
+    const additions = changes.filter((c) => c.values.length > 0).map(wire)
+    await (await this.client()).call('POST', `/managedZones/${encodeURIComponent(zone.id)}/changes`, { additions, deletions })
+  }
+}

@@ -1,0 +1,47 @@
+// Hostinger API (https://developers.hostinger.com/#tag/dns-zone): `Authorization: Bearer <API token>`.
+// Zones: GET /api/domains/v1/portfolio (one list); record sets: GET /api/dns/v1/zones/{domain} (one
+// list of `{name, type, ttl, records: [{content}]}`); a set is written with PUT /api/dns/v1/zones/{domain}
+// `{overwrite: true, zone: [set]}` (replacing the set of that name and type) and removed with DELETE
+// /api/dns/v1/zones/{domain} `{filters: [{name, type}]}`. Names are relative (`@` the apex); content is
+// zone-file text (hostnames with the trailing dot, TXT quoted). Errors are `{message, correlation_id,
+// errors?}`: 401 "Unauthenticated", 403, 404, 422 (validation), 429.
+import { RestClient } from './rest.ts'
+import { absoluteName, relativeName } from './record-based.ts'
+import { RRsetBasedProvider } from './rrset-based.ts'
+import { fromZoneFile, toZoneFile } from './hetzner.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+export const HOSTINGER_API = 'https://developers.hostinger.com'
+
+export class HostingerProvider extends RRsetBasedProvider {
+  readonly id = 'hostinger'
+  private readonly api: RestClient
+  constructor(token: string, base = HOSTINGER_API) {
+    super()
+    this.api = new RestClient({ name: 'Hostinger', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.message })
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return ((await this.api.call('GET', '/api/domains/v1/portfolio')) as { domain: string | null; type: string }[])
+      .filter((d) => d.domain && d.type === 'domain')
+      .map((d) => ({ id: canonicalName(d.domain!), name: canonicalName(d.domain!) }))
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    return ((await this.api.call('GET', `/api/dns/v1/zones/${encodeURIComponent(zone.id)}`)) as any[]).map((s) => ({
+      name: absoluteName(s.name, zone.name),
+      type: s.type,
+      ttl: s.ttl,
+      values: (s.records as { content: string }[]).map((r) => fromZoneFile(s.type, r.content, zone.name)),
+    }))
+  }
+
+  protected async putSet(zone: Zone, c: RRsetChange): Promise<void> {
+    const set = { name: relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records: c.values.map((v) => ({ content: toZoneFile(c.type, v) })) }
+    await this.api.call('PUT', `/api/dns/v1/zones/${encodeURIComponent(zone.id)}`, { overwrite: true, zone: [set] })
+  }
+
+  protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
+    await this.api.call('DELETE', `/api/dns/v1/zones/${encodeURIComponent(zone.id)}`, { filters: [{ name: relativeName(cur.name, zone.name), type: cur.type }] })
+  }
+}

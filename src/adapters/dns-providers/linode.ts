@@ -1,0 +1,59 @@
+// Akamai Cloud (Linode) API v4, Domains (https://techdocs.akamai.com/linode-api/reference/get-domains):
+// `Authorization: Bearer <personal access token or OAuth token>` with `domains:read_write`. Zones: GET
+// /domains (paged: `page`, `pages`); records: GET /domains/{id}/records (paged the same way), POST
+// …/records `{type, name, target, priority, ttl_sec, tag}`, DELETE …/records/{id}. Names are relative
+// (`` the apex); `target` is the data, MX priority its own field, CAA `tag` its own field (flags are
+// always 0). Linode stores a TTL as the nearest of its allowed values. Errors are `{errors: [{reason,
+// field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429.
+import { RestClient } from './rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+
+export const LINODE_API = 'https://api.linode.com/v4'
+
+export class LinodeProvider extends RecordBasedProvider {
+  readonly id = 'linode'
+  private readonly api: RestClient
+  constructor(token: string, base = LINODE_API) {
+    super()
+    this.api = new RestClient({ name: 'Linode', base, headers: { authorization: `Bearer ${token}` }, message: (b) => (b?.errors as { reason: string }[] | undefined)?.map((e) => e.reason).join('; ') })
+  }
+
+  private async paged(path: string): Promise<any[]> {
+    const out: any[] = []
+    for (let page = 1; ; page++) {
+      const r = await this.api.call('GET', `${path}?page=${page}&page_size=500`)
+      out.push(...(r.data ?? []))
+      if (page >= (r.pages ?? 1)) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/domains')).filter((d) => d.type === 'master').map((d) => ({ id: String(d.id), name: canonicalName(d.domain) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    return (await this.paged(`/domains/${encodeURIComponent(zone.id)}/records`)).map((r) => ({
+      id: String(r.id),
+      name: absoluteName(r.name, zone.name),
+      type: r.type,
+      ttl: r.ttl_sec,
+      value: r.type === 'CAA' ? `0 ${r.tag} "${r.target}"` : fromFields(r.type, r.target, r.priority, zone.name, unquoteTxt, true),
+    }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const body: Record<string, unknown> = { type, name: name === zone.name ? '' : relativeName(name, zone.name), ttl_sec: ttl }
+    const caa = /^\d+\s+(\S+)\s+"(.*)"$/.exec(value)
+    if (type === 'CAA' && caa) Object.assign(body, { tag: caa[1], target: caa[2] })
+    else {
+      const f = toFields(type, value)
+      Object.assign(body, { target: f.data, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+    }
+    await this.api.call('POST', `/domains/${encodeURIComponent(zone.id)}/records`, body)
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.api.call('DELETE', `/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+  }
+}

@@ -1,0 +1,53 @@
+// Name.com API v4 (https://docs.name.com/docs/api-reference/dns): HTTP Basic with `username:token`
+// (the credential as given). Zones: GET /v4/domains (paged: `nextPage`); records: GET
+// /v4/domains/{domain}/records (paged the same way), POST …/records `{host, type, answer, ttl,
+// priority?}`, DELETE …/records/{id}. `host` is relative (`` the apex); `answer` holds hostnames
+// without the trailing dot; MX priority is its own field; TTL at least 300. Errors are `{message,
+// details?}`: 401 "Unauthenticated", 403 "Permission Denied", 404 "Not Found", 429.
+import { RestClient } from './rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+
+export const NAMECOM_API = 'https://api.name.com'
+
+export class NamecomProvider extends RecordBasedProvider {
+  readonly id = 'namecom'
+  private readonly api: RestClient
+  constructor(userToken: string, base = NAMECOM_API) {
+    super()
+    this.api = new RestClient({ name: 'Name.com', base, headers: { authorization: `Basic ${Buffer.from(userToken).toString('base64')}` }, message: (b) => (b?.message ? `${b.message}${b.details ? `: ${b.details}` : ''}` : undefined) })
+  }
+
+  private async paged(path: string, key: string): Promise<any[]> {
+    const out: any[] = []
+    for (let page: number | undefined = 1; page; ) {
+      const r = await this.api.call('GET', `${path}?page=${page}&perPage=1000`)
+      out.push(...(r[key] ?? []))
+      page = r.nextPage
+    }
+    return out
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/v4/domains', 'domains')).map((d) => ({ id: canonicalName(d.domainName), name: canonicalName(d.domainName) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    return (await this.paged(`/v4/domains/${encodeURIComponent(zone.id)}/records`, 'records')).map((r) => ({
+      id: String(r.id),
+      name: absoluteName(r.host ?? '', zone.name),
+      type: r.type,
+      ttl: r.ttl,
+      value: fromFields(r.type, r.answer, r.priority, zone.name, unquoteTxt, true),
+    }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const f = toFields(type, value)
+    await this.api.call('POST', `/v4/domains/${encodeURIComponent(zone.id)}/records`, { host: name === zone.name ? '' : relativeName(name, zone.name), type, answer: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.api.call('DELETE', `/v4/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+  }
+}

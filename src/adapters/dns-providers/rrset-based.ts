@@ -1,0 +1,24 @@
+// Providers whose APIs write whole record sets (Hetzner Cloud, Gandi LiveDNS, NS1, Google Cloud DNS):
+// the current sets are read once, removals go first (so a CNAME never stands beside the sets it
+// replaces), then each changed set is created or replaced in one call.
+import type { DnsProvider, RRset, RRsetChange, Zone } from './types.ts'
+
+export abstract class RRsetBasedProvider implements DnsProvider {
+  abstract readonly id: string
+  abstract listZones(): Promise<Zone[]>
+  abstract readRecords(zone: Zone): Promise<RRset[]>
+  /** Writes a set with values; `current` is the set as it stands, if there is one. */
+  protected abstract putSet(zone: Zone, change: RRsetChange, current: RRset | undefined): Promise<void>
+  protected abstract deleteSet(zone: Zone, current: RRset): Promise<void>
+
+  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const sets = await this.readRecords(zone)
+    const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
+    for (const c of ordered) {
+      const cur = sets.find((s) => s.name === c.name && s.type === c.type)
+      if (c.values.length > 0) await this.putSet(zone, c, cur)
+      else if (cur) await this.deleteSet(zone, cur)
+    }
+  }
+}

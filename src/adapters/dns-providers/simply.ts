@@ -1,0 +1,42 @@
+// Simply.com API v2 (https://www.simply.com/en/docs/api/): HTTP Basic with `account:api_key` (the
+// credential as given). Zones: GET /2/my/products (`{products: [{object, domain: {name}}]}`, one list);
+// records: GET /2/my/products/{object}/dns/records (`{records: [{record_id, name, ttl, data, type,
+// priority}]}`, one list), POST …/dns/records `{name, ttl, data, type, priority?}`, DELETE
+// …/dns/records/{record_id}. Names are relative (`@` the apex); hostnames in `data` are absolute
+// without the trailing dot; MX priority is its own field. Errors are `{status, message}`: 401, 403,
+// 404, 400, 429.
+import { RestClient } from './rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+
+export const SIMPLY_API = 'https://api.simply.com'
+
+export class SimplyProvider extends RecordBasedProvider {
+  readonly id = 'simply-com'
+  private readonly api: RestClient
+  constructor(accountKey: string, base = SIMPLY_API) {
+    super()
+    this.api = new RestClient({ name: 'Simply.com', base, headers: { authorization: `Basic ${Buffer.from(accountKey).toString('base64')}` }, message: (b) => b?.message })
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return ((await this.api.call('GET', '/2/my/products')).products as { object: string; domain?: { name?: string } }[])
+      .filter((p) => p.domain?.name)
+      .map((p) => ({ id: p.object, name: canonicalName(p.domain!.name!) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    return ((await this.api.call('GET', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records`)).records as any[])
+      .filter((r) => r.type !== 'SOA')
+      .map((r) => ({ id: String(r.record_id), name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.data, r.priority, zone.name, unquoteTxt, true) }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const f = toFields(type, value)
+    await this.api.call('POST', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records`, { name: relativeName(name, zone.name), ttl, data: f.data, type, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.api.call('DELETE', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records/${encodeURIComponent(item.id)}`)
+  }
+}

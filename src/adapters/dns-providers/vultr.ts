@@ -1,0 +1,50 @@
+// Vultr API v2, DNS (https://www.vultr.com/api/#tag/dns): `Authorization: Bearer <API key>`. Zones: GET
+// /domains (paged by cursor: `meta.links.next`); records: GET /domains/{domain}/records (paged the
+// same way), POST /domains/{domain}/records `{name, type, data, ttl, priority}` (201), DELETE
+// /domains/{domain}/records/{id} (204). Names are relative (`` for the apex); MX priority is its own
+// field; hostnames are absolute without the trailing dot; CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
+// access-control list refuses Portico's address), 404 unknown domain, 429 rate limited.
+import { RestClient } from './rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+
+export const VULTR_API = 'https://api.vultr.com/v2'
+
+export class VultrProvider extends RecordBasedProvider {
+  readonly id = 'vultr'
+  private readonly api: RestClient
+  constructor(token: string, base = VULTR_API) {
+    super()
+    this.api = new RestClient({ name: 'Vultr', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.error })
+  }
+
+  private async paged(path: string, key: string): Promise<any[]> {
+    const out: any[] = []
+    for (let cursor = ''; ; ) {
+      const r = await this.api.call('GET', `${path}?per_page=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+      out.push(...(r[key] ?? []))
+      cursor = r.meta?.links?.next ?? ''
+      if (!cursor) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    return (await this.paged('/domains', 'domains')).map((d) => ({ id: canonicalName(d.domain), name: canonicalName(d.domain) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    const rows = await this.paged(`/domains/${encodeURIComponent(zone.id)}/records`, 'records')
+    return rows
+      .filter((r) => r.type !== 'SOA')
+      .map((r) => ({ id: r.id, name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.data, r.priority, zone.name, unquoteTxt, true) }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const f = toFields(type, value)
+    await this.api.call('POST', `/domains/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : name.slice(0, -(zone.name.length + 1)), type, data: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.api.call('DELETE', `/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+  }
+}

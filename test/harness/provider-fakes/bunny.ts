@@ -1,0 +1,60 @@
+// bunny.net DNS API, the parts the adapter uses (https://docs.bunny.net/reference/dnszonepublic_index,
+// …/dnszonepublic_addrecord, …/dnszonepublic_deleterecord): `AccessKey` header; errors `{ErrorKey,
+// Field, Message}` (401, 404 `dnszone.not_found` / `dnsrecord.not_found`, 400 `validation_error`,
+// 429 with Retry-After). GET /dnszone pages `{Items, CurrentPage, TotalItems, HasMoreItems}`; a
+// zone's records come inside the zone, unpaged. Record `Type` is numeric.
+import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+
+export interface BunnyRecord {
+  Id: number
+  Type: number
+  Ttl: number
+  Value: string
+  Name: string
+  Weight: number
+  Priority: number
+  Flags: number
+  Tag: string
+  Disabled: boolean
+}
+
+export function startBunnyFake(key = nextId('bunny-').padEnd(72, '0')): Fake<BunnyRecord> {
+  let ids = 700
+  const err = (status: number, ErrorKey: string, Message: string, headers: Record<string, string> = {}) => json(status, { ErrorKey, Field: 'Id', Message }, headers)
+  return startFake<BunnyRecord>({
+    credential: key,
+    zoneId: () => String(++ids),
+    retryAfter: 1,
+    throttled: () => err(429, 'too_many_requests', 'Too many requests', { 'retry-after': '1' }),
+    async handle(req, url, f) {
+      if (req.headers.get('accesskey') !== key) return json(401, { Message: 'Authorization has been denied for this request.' })
+      const zoneBody = (z: (typeof f.zones)[number]) => ({ Id: Number(z.id), Domain: z.name, Records: z.records, Nameserver1: 'kiki.bunny.net', Nameserver2: 'coco.bunny.net' })
+      if (req.method === 'GET' && url.pathname === '/dnszone') {
+        const page = Number(url.searchParams.get('page') ?? 1)
+        const s = servePage(f, 'zones', f.zones.map(zoneBody), page, Number(url.searchParams.get('perPage') ?? 1000))
+        return json(200, { Items: s.items, CurrentPage: page, TotalItems: s.total, HasMoreItems: page < s.last })
+      }
+      const m = /^\/dnszone\/(\d+)(?:\/records(?:\/(\d+))?)?$/.exec(url.pathname)
+      const zone = m && f.zones.find((z) => z.id === m[1])
+      if (!m || !zone) return err(404, 'dnszone.not_found', 'The requested DNS zone was not found')
+      if (req.method === 'GET' && !url.pathname.includes('/records')) return json(200, zoneBody(zone))
+      if (req.method === 'PUT' && !m[2]) {
+        const b = (await req.json()) as Partial<BunnyRecord>
+        if (typeof b.Type !== 'number' || typeof b.Value !== 'string' || !b.Value) return json(400, { ErrorKey: 'validation_error', Field: 'Value', Message: 'The Value field is required.' })
+        const name = b.Name ?? ''
+        const same = zone.records.filter((r) => r.Name === name)
+        if ((b.Type === 2 && same.length) || same.some((r) => r.Type === 2)) return json(400, { ErrorKey: 'dnsrecord.conflict', Field: 'Name', Message: 'A CNAME record cannot be combined with other records' })
+        const rec: BunnyRecord = { Id: ++ids, Type: b.Type, Ttl: b.Ttl ?? 300, Value: b.Value, Name: name, Weight: 0, Priority: b.Priority ?? 0, Flags: b.Flags ?? 0, Tag: b.Tag ?? '', Disabled: false }
+        zone.records.push(rec)
+        return json(201, rec)
+      }
+      if (req.method === 'DELETE' && m[2]) {
+        const i = zone.records.findIndex((r) => r.Id === Number(m[2]))
+        if (i === -1) return err(404, 'dnsrecord.not_found', 'The requested DNS record was not found')
+        zone.records.splice(i, 1)
+        return new Response(null, { status: 204 })
+      }
+      return err(405, 'method_not_allowed', 'Method not allowed')
+    },
+  })
+}

@@ -1,0 +1,48 @@
+// DNSimple API v2, the parts the adapter uses (https://developer.dnsimple.com/v2/identity/,
+// https://developer.dnsimple.com/v2/zones/records/): Bearer token; GET /whoami names the account;
+// errors `{message}` (401 "Authentication failed", 404 "Zone `x` not found", 400 "Validation
+// failed" with `errors`, 429 "Too many requests"); lists `{data, pagination: {current_page,
+// per_page, total_entries, total_pages}}`. Records `{id, zone_id, parent_id, name, content, ttl,
+// priority, type, regions, system_record}`; names relative, `` the apex.
+import { json, nextId, servePage } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface DnsimpleRecord {
+  id: number
+  zone_id: string
+  parent_id: null
+  name: string
+  content: string
+  ttl: number
+  priority: number | null
+  type: string
+  regions: string[]
+  system_record: boolean
+}
+
+export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z'), account = 1385) {
+  let ids = 60000
+  const err = (status: number, message: string) => json(status, { message })
+  const fake = startRowFake<DnsimpleRecord>({
+    extra: (req, url) => (req.method === 'GET' && url.pathname === '/v2/whoami' ? json(200, { data: { user: null, account: { id: account, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly' } } }) : null),
+    credential: token,
+    authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
+    errors: { unauthorized: () => err(401, 'Authentication failed'), notFound: () => err(404, 'Zone not found'), invalid: (m) => json(400, { message: 'Validation failed', errors: { base: [m] } }), throttled: () => err(429, 'Too many requests') },
+    zoneId: (name) => name,
+    routes: { zones: new RegExp(`^/v2/${account}/zones$`), records: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records$`), record: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records/(?<id>\\d+)$`) },
+    zoneRow: (z) => ({ id: z.name.length, account_id: account, name: z.name, reverse: false }),
+    list(f, kind, rows, url) {
+      const page = Number(url.searchParams.get('page') ?? 1)
+      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('per_page') ?? 30))
+      return json(200, { data: s.items, pagination: { current_page: page, per_page: s.size, total_entries: s.total, total_pages: s.last } })
+    },
+    create(b, z) {
+      if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.content !== 'string' || !b.content) return 'content is required'
+      return { id: ++ids, zone_id: z.name, parent_id: null, name: b.name, content: b.content, ttl: b.ttl ?? 3600, priority: b.priority ?? null, type: b.type, regions: ['global'], system_record: false }
+    },
+    created: (row) => json(201, { data: row }),
+    deleted: () => new Response(null, { status: 204 }),
+    key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.id) }),
+  })
+  return fake
+}

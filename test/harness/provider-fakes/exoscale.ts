@@ -1,0 +1,53 @@
+// Exoscale API v2 DNS, the parts the adapter uses (https://openapi-v2.exoscale.com/topic/topic-api-request-signature,
+// …/operation/create-dns-domain-record): every request's EXO2-HMAC-SHA256 signature is recomputed with
+// the key's secret and its expiry checked (403 "Invalid request signature" otherwise); errors
+// `{message}` (404 "DNS domain not found", 400, 429 with Retry-After); both lists are whole. Records
+// `{id, name, type, content, ttl, priority, system-record}`; writes answer `{id, state, reference}`.
+import { createHmac } from 'node:crypto'
+import { json, nextId } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface ExoRecord {
+  id: string
+  name: string
+  type: string
+  content: string
+  ttl: number
+  priority?: number
+  'system-record': boolean
+}
+
+export function startExoscaleFake(key = 'EXO' + nextId().padEnd(21, '0'), secret = nextId('sec').padEnd(43, 'x')) {
+  const err = (status: number, message: string, headers: Record<string, string> = {}) => json(status, { message }, headers)
+  const op = (id: string) => json(200, { id: crypto.randomUUID(), state: 'success', reference: { id } })
+  let body = ''
+  return startRowFake<ExoRecord>({
+    credential: `${key}:${secret}`,
+    async body(req) {
+      return body ? JSON.parse(body) : {}
+    },
+    authorized(req, url) {
+      // The signature covers the body, so the loop reads it here once (a Request body reads once).
+      const m = /^EXO2-HMAC-SHA256 credential=([^,]+),expires=(\d+),signature=(.+)$/.exec(req.headers.get('authorization') ?? '')
+      if (!m || m[1] !== key || Number(m[2]) < Date.now() / 1000) return false
+      return m[3] === createHmac('sha256', secret).update(`${req.method} ${url.pathname}\n${body}\n\n\n${m[2]}`).digest('base64')
+    },
+    errors: { unauthorized: () => err(403, 'Invalid request signature'), notFound: () => err(404, 'DNS domain not found'), invalid: (m) => err(400, m), throttled: () => err(429, 'Too many requests', { 'retry-after': '14' }) },
+    retryAfter: 14,
+    zoneId: () => crypto.randomUUID(),
+    routes: { zones: /^\/v2\/dns-domain$/, records: /^\/v2\/dns-domain\/(?<zone>[^/]+)\/record$/, record: /^\/v2\/dns-domain\/(?<zone>[^/]+)\/record\/(?<id>[^/]+)$/ },
+    zoneRow: (z) => ({ id: z.id, 'unicode-name': z.name, 'created-at': '2026-01-01T00:00:00Z' }),
+    list: (_f, kind, rows) => json(200, kind === 'zones' ? { 'dns-domains': rows } : { 'dns-domain-records': rows }),
+    create(b) {
+      if (typeof b.name !== 'string' || typeof b.type !== 'string' || typeof b.content !== 'string' || !b.content) return 'name, type and content are required'
+      return { id: crypto.randomUUID(), name: b.name, type: b.type, content: b.content, ttl: b.ttl ?? 3600, ...(b.priority !== undefined ? { priority: b.priority } : {}), 'system-record': false }
+    },
+    created: (row) => op(row.id),
+    deleted: () => op(nextId()),
+    key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
+    /** Reads the body before the signature check (see `authorized`). */
+    async prepare(req: Request) {
+      body = req.method === 'POST' || req.method === 'PUT' ? await req.text() : ''
+    },
+  })
+}

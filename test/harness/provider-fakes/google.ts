@@ -1,0 +1,78 @@
+// Google Cloud DNS v1 and Google's OAuth token endpoint, the parts the adapter uses
+// (https://cloud.google.com/dns/docs/reference/rest/v1/resourceRecordSets/list, …/changes/create,
+// https://developers.google.com/identity/protocols/oauth2/service-account#authorizingrequests):
+// POST /token checks the JWT-bearer assertion's RS256 signature against the service account's public
+// key and its claims (iss, aud, scope, exp), answering `{access_token, expires_in, token_type}` or
+// `{error: "invalid_grant"}`; API errors are `{error: {code, message, status, errors: [{reason}]}}`
+// (401 UNAUTHENTICATED, 404 NOT_FOUND, 409 ALREADY_EXISTS, 412 conditionNotMet for a deletion that
+// does not match, 429 RESOURCE_EXHAUSTED with Retry-After); lists paged by `pageToken`.
+import { createVerify, generateKeyPairSync } from 'node:crypto'
+import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+
+export interface GRRset {
+  kind: 'dns#resourceRecordSet'
+  name: string
+  type: string
+  ttl: number
+  rrdatas: string[]
+}
+
+export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<GRRset> & { wrongKey: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const email = `dns-writer@${project}.iam.gserviceaccount.com`
+  const keyJson = (pem: string) => JSON.stringify({ type: 'service_account', project_id: project, private_key_id: nextId(), private_key: pem, client_email: email, token_uri: 'https://oauth2.googleapis.com/token' })
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+  const tokens = new Set<string>()
+  const err = (code: number, status: string, message: string, reason: string, headers: Record<string, string> = {}) => json(code, { error: { code, message, status, errors: [{ domain: 'global', reason, message }] } }, headers)
+  const fake = startFake<GRRset>({
+    credential: keyJson(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    zoneId: (name) => 'zone-' + name.replace(/\./g, '-'),
+    retryAfter: 8,
+    throttled: () => err(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded', 'rateLimitExceeded', { 'retry-after': '8' }),
+    async handle(req, url, f) {
+      if (req.method === 'POST' && url.pathname === '/token') {
+        const form = new URLSearchParams(await req.text())
+        const [h, c, sig] = (form.get('assertion') ?? '').split('.')
+        const ok = form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer' && !!sig && createVerify('RSA-SHA256').update(`${h}.${c}`).verify(publicKey, sig, 'base64url')
+        const claims = ok ? JSON.parse(Buffer.from(c!, 'base64url').toString()) : null
+        if (!claims || claims.iss !== email || claims.aud !== 'https://oauth2.googleapis.com/token' || !String(claims.scope).includes('clouddns') || claims.exp < Date.now() / 1000) {
+          return json(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' })
+        }
+        const t = 'ya29.' + nextId()
+        tokens.add(t)
+        return json(200, { access_token: t, expires_in: 3599, token_type: 'Bearer' })
+      }
+      const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
+      if (!bearer || !tokens.has(bearer)) return err(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.', 'authError')
+      const prefix = `/dns/v1/projects/${project}`
+      const list = (kind: 'zones' | 'records', key: string, rows: unknown[]) => {
+        const page = Number(url.searchParams.get('pageToken') || 1)
+        const s = servePage(f, kind, rows, page, Number(url.searchParams.get('maxResults') ?? 1000))
+        return json(200, { kind: 'dns#list', [key]: s.items, ...(page < s.last ? { nextPageToken: String(page + 1) } : {}) })
+      }
+      if (req.method === 'GET' && url.pathname === `${prefix}/managedZones`) return list('zones', 'managedZones', f.zones.map((z) => ({ kind: 'dns#managedZone', name: z.id, dnsName: `${z.name}.`, visibility: 'public', nameServers: ['ns-cloud-a1.googledomains.com.'] })))
+      const m = new RegExp(`^${prefix}/managedZones/([^/]+)/(rrsets|changes)$`).exec(url.pathname)
+      const zone = m && f.zones.find((z) => z.id === m[1])
+      if (!m || !zone) return err(404, 'NOT_FOUND', `The 'parameters.managedZone' resource named '${m?.[1] ?? ''}' does not exist.`, 'notFound')
+      if (req.method === 'GET' && m[2] === 'rrsets') return list('records', 'rrsets', zone.records)
+      if (req.method !== 'POST' || m[2] !== 'changes') return err(405, 'METHOD_NOT_ALLOWED', 'method not allowed', 'methodNotAllowed')
+      const b = (await req.json()) as { additions?: GRRset[]; deletions?: GRRset[] }
+      const next = [...zone.records]
+      for (const d of b.deletions ?? []) {
+        const i = next.findIndex((s) => s.name === d.name && s.type === d.type && s.ttl === d.ttl && [...s.rrdatas].sort().join('\n') === [...d.rrdatas].sort().join('\n'))
+        if (i === -1) return err(412, 'FAILED_PRECONDITION', `The resource 'entity.change.deletions[${d.name}][${d.type}]' does not match the current state`, 'conditionNotMet')
+        next.splice(i, 1)
+      }
+      for (const a of b.additions ?? []) {
+        if (!a.name?.endsWith(`${zone.name}.`) || !Array.isArray(a.rrdatas) || a.rrdatas.length === 0) return err(400, 'INVALID_ARGUMENT', 'Invalid value for entity.change.additions', 'invalid')
+        if (a.type === 'TXT' && a.rrdatas.some((v) => !v.startsWith('"'))) return err(400, 'INVALID_ARGUMENT', 'TXT rrdatas must be quoted strings', 'invalid')
+        if (next.some((s) => s.name === a.name && s.type === a.type)) return err(409, 'ALREADY_EXISTS', `The resource 'entity.change.additions[${a.name}][${a.type}]' named '${a.name} (${a.type})' already exists`, 'alreadyExists')
+        if ((a.type === 'CNAME' && next.some((s) => s.name === a.name)) || next.some((s) => s.name === a.name && s.type === 'CNAME')) return err(400, 'INVALID_ARGUMENT', 'CNAME cannot coexist with other records', 'cnameResourceRecordSetConflict')
+        next.push({ kind: 'dns#resourceRecordSet', name: a.name, type: a.type, ttl: a.ttl ?? 300, rrdatas: a.rrdatas })
+      }
+      zone.records = next
+      return json(200, { kind: 'dns#change', id: nextId(), status: 'done', additions: b.additions ?? [], deletions: b.deletions ?? [] })
+    },
+  })
+  return Object.assign(fake, { wrongKey: keyJson(other) })
+}

@@ -1,0 +1,102 @@
+// Every hosted DNS-provider adapter with its stand-in, for the shared contract test
+// (test/integration/dns-adapter-contract.test.ts). Each entry names the published reference its fake
+// follows; `badCredential` is a credential of the right shape the fake refuses, `foreignZone` a zone
+// id the credential does not reach.
+import type { Zone } from '../../../src/adapters/dns-providers/types.ts'
+import type { Fake } from './common.ts'
+import { startCloudflareFake } from './cloudflare.ts'
+import { startDigitalOceanFake } from './digitalocean.ts'
+import { startGoDaddyFake } from './godaddy.ts'
+import { startHetznerFake } from './hetzner.ts'
+import { startRoute53Fake } from './route53.ts'
+import { startVultrFake } from './vultr.ts'
+import { startLinodeFake } from './linode.ts'
+import { startDnsimpleFake } from './dnsimple.ts'
+import { startNetlifyFake } from './netlify.ts'
+import { startVercelFake } from './vercel.ts'
+import { startGandiFake } from './gandi.ts'
+import { startNs1Fake } from './ns1.ts'
+import { startNamecomFake } from './namecom.ts'
+import { startBunnyFake } from './bunny.ts'
+import { startScalewayFake } from './scaleway.ts'
+import { startGoogleDnsFake } from './google.ts'
+import { startIonosFake } from './ionos.ts'
+import { startGcoreFake } from './gcore.ts'
+import { startDomeneshopFake } from './domeneshop.ts'
+import { startHostingerFake } from './hostinger.ts'
+import { startAzureFake } from './azure.ts'
+import { startOvhFake } from './ovh.ts'
+import { startMythicBeastsFake } from './mythic-beasts.ts'
+import { startSimplyFake } from './simply.ts'
+import { startDynuFake } from './dynu.ts'
+import { startExoscaleFake } from './exoscale.ts'
+import { startSpaceshipFake } from './spaceship.ts'
+import { startNamecheapFake } from './namecheap.ts'
+import { startDnsMadeEasyFake } from './dnsmadeeasy.ts'
+
+export interface FakeCase {
+  /** Catalog id, as `makeHosted` takes it. */
+  id: string
+  reference: string
+  start(): Fake<any>
+  /** The API base the adapter is pointed at. */
+  base(f: Fake<any>): string
+  /** A credential of the right shape the stand-in refuses (a function where it depends on the stand-in). */
+  badCredential: string | ((f: Fake<any>) => string)
+  foreignZone: Zone
+  /** Lists the provider's API does not page, and why (the test then checks the adapter did not page them). */
+  unpaged?: { lists: ('zones' | 'records')[]; why: string }
+  /** What a fresh zone holds at the provider besides what a test writes (Route 53: SOA and NS). */
+  seedZone?(zoneName: string, f: Fake<any>): void
+}
+
+export const FAKE_CASES: FakeCase[] = [
+  { id: 'cloudflare', reference: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', start: () => startCloudflareFake(), base: (f) => f.url + '/client/v4', badCredential: 'wrong-token', foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' } },
+  { id: 'digitalocean', reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', start: () => startDigitalOceanFake(), base: (f) => f.url + '/v2', badCredential: 'dop_v1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'godaddy', reference: 'https://developer.godaddy.com/doc/endpoint/domains', start: () => startGoDaddyFake(), base: (f) => f.url, badCredential: 'wrongkey:wrongsecret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'route53',
+    reference: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html',
+    start: () => startRoute53Fake(),
+    base: (f) => f.url,
+    badCredential: 'AKIAWRONG:wrong',
+    foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+    seedZone: (name, f) =>
+      f.zones.find((z) => z.name === name)!.records.push(
+        { name: `${name}.`, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
+        { name: `${name}.`, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.com.'] },
+      ),
+  },
+  { id: 'hetzner', reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', start: () => startHetznerFake(), base: (f) => f.url + '/v1', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'vultr', reference: 'https://www.vultr.com/api/#tag/dns', start: () => startVultrFake(), base: (f) => f.url + '/v2', badCredential: 'WRONGKEY', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'linode', reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', start: () => startLinodeFake(), base: (f) => f.url + '/v4', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'netlify', reference: 'https://open-api.netlify.com/#tag/dnsZone', start: () => startNetlifyFake(), base: (f) => f.url + '/api/v1', badCredential: 'nfp_wrong', foreignZone: { id: 'notmine000', name: 'not-mine.example' } },
+  { id: 'vercel', reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns', start: () => startVercelFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' }, start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'bunny', reference: 'https://docs.bunny.net/reference/dnszonepublic_index', unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' }, start: () => startBunnyFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
+  { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
+  { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'domeneshop', reference: 'https://api.domeneshop.no/docs/#tag/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v0/domains and GET /v0/domains/{id}/dns answer whole lists' }, start: () => startDomeneshopFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'hostinger', reference: 'https://developers.hostinger.com/#tag/dns-zone', unpaged: { lists: ['zones', 'records'], why: 'the portfolio and a zone come as whole lists' }, start: () => startHostingerFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'azure',
+    reference: 'https://learn.microsoft.com/rest/api/dns/record-sets',
+    start: () => startAzureFake(),
+    base: (f) => f.url,
+    badCredential: (f) => JSON.stringify({ ...JSON.parse(f.credential), client_secret: 'wrong' }),
+    foreignZone: { id: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/dnszones/not-mine.example', name: 'not-mine.example' },
+  },
+  { id: 'ovh', reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain', unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' }, start: () => startOvhFake(), base: (f) => f.url + '/1.0', badCredential: 'ak:as:wrong-consumer', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'mythic-beasts', reference: 'https://www.mythic-beasts.com/support/api/dnsv2', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v2/zones and …/records answer whole lists' }, start: () => startMythicBeastsFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'simply-com', reference: 'https://www.simply.com/en/docs/api/', unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' }, start: () => startSimplyFake(), base: (f) => f.url, badCredential: 'S1:wrong', foreignZone: { id: 'objnotmine', name: 'not-mine.example' } },
+  { id: 'dynu', reference: 'https://www.dynu.com/Support/API#/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v2/dns and …/record answer whole lists' }, start: () => startDynuFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'exoscale', reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature', unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' }, start: () => startExoscaleFake(), base: (f) => f.url + '/v2', badCredential: 'EXOwrong:wrong', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
+  { id: 'spaceship', reference: 'https://docs.spaceship.dev/#tag/DNS-records', start: () => startSpaceshipFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'namecheap', reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/', unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' }, start: () => startNamecheapFake(), base: (f) => f.url, badCredential: 'pat:wrong:192.0.2.10', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
+]

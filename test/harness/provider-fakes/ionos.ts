@@ -1,0 +1,47 @@
+// IONOS DNS API v1, the parts the adapter uses (https://developer.hosting.ionos.com/docs/dns):
+// `X-API-Key`; errors are lists `[{code, message}]` (401 UNAUTHORIZED, 404 ZONE_NOT_FOUND /
+// RECORD_NOT_FOUND, 400 INVALID_RECORD, 429 TOO_MANY_REQUESTS with Retry-After). The zone list and a
+// zone's records are whole lists (GET /zones/{id} embeds `records`); POST …/records takes a list.
+// Records `{id, name, rootName, type, content, ttl, prio, disabled, changeDate}` with absolute names.
+import { json, nextId } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface IonosRecord {
+  id: string
+  name: string
+  rootName: string
+  type: string
+  content: string
+  ttl: number
+  prio?: number
+  disabled: boolean
+  changeDate: string
+}
+
+export function startIonosFake(key = `${nextId('pub')}.${nextId('sec').padEnd(30, 's')}`) {
+  const err = (status: number, code: string, message: string, headers: Record<string, string> = {}) => json(status, [{ code, message }], headers)
+  return startRowFake<IonosRecord>({
+    credential: key,
+    authorized: (req) => req.headers.get('x-api-key') === key,
+    errors: { unauthorized: () => err(401, 'UNAUTHORIZED', 'The customer is not authorized to do this operation.'), notFound: () => err(404, 'ZONE_NOT_FOUND', 'Zone not found.'), invalid: (m) => err(400, 'INVALID_RECORD', m), throttled: () => err(429, 'TOO_MANY_REQUESTS', 'Too many requests.', { 'retry-after': '10' }) },
+    retryAfter: 10,
+    zoneId: () => crypto.randomUUID(),
+    routes: { zones: /^\/dns\/v1\/zones$/, records: /^\/dns\/v1\/zones\/(?<zone>[^/]+)(?:\/records)?$/, record: /^\/dns\/v1\/zones\/(?<zone>[^/]+)\/records\/(?<id>[^/]+)$/ },
+    zoneRow: (z) => ({ id: z.id, name: z.name, type: 'NATIVE' }),
+    list(_f, kind, rows, url) {
+      if (kind === 'zones') return json(200, rows)
+      const id = /zones\/([^/]+)$/.exec(url.pathname)![1]!
+      const zone = _f.zones.find((z) => z.id === id)!
+      return json(200, { id: zone.id, name: zone.name, type: 'NATIVE', records: rows })
+    },
+    create(b, z) {
+      const r = Array.isArray(b) && b.length === 1 ? b[0] : null
+      if (!r || typeof r.type !== 'string' || typeof r.name !== 'string' || typeof r.content !== 'string' || !r.content) return 'Record is invalid: name, type and content are required'
+      if (r.name !== z.name && !r.name.endsWith(`.${z.name}`)) return 'Record name is not in the zone'
+      return { id: crypto.randomUUID(), name: r.name, rootName: z.name, type: r.type, content: r.content, ttl: r.ttl ?? 3600, ...(r.prio !== undefined ? { prio: r.prio } : {}), disabled: !!r.disabled, changeDate: new Date().toISOString() }
+    },
+    created: (row) => json(201, [row]),
+    deleted: () => new Response(null, { status: 200 }),
+    key: (r) => ({ name: r.name, type: r.type, id: r.id }),
+  })
+}

@@ -1,0 +1,52 @@
+// Akamai Cloud (Linode) API v4 Domains, the parts the adapter uses
+// (https://techdocs.akamai.com/linode-api/reference/get-domain-records,
+// …/post-domain-record): Bearer token; errors `{errors: [{reason, field?}]}` (401 "Invalid Token",
+// 404 "Not found", 400 with the field, 429 "Too Many Requests" with Retry-After); lists paged as
+// `{data, page, pages, results}`. Records `{id, type, name, target, priority, weight, port, service,
+// protocol, ttl_sec, tag}`; a TTL is stored as the nearest allowed value; CAA flags are not kept.
+import { json, nextId, servePage } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface LinodeRecord {
+  id: number
+  type: string
+  name: string
+  target: string
+  priority: number
+  weight: number
+  port: number
+  service: null
+  protocol: null
+  ttl_sec: number
+  tag: string | null
+}
+
+const ALLOWED_TTL = [30, 120, 300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600, 604800, 1209600, 2419200]
+const nearest = (t: number) => ALLOWED_TTL.reduce((a, b) => (Math.abs(b - t) < Math.abs(a - t) ? b : a))
+const err = (status: number, reason: string, headers: Record<string, string> = {}) => json(status, { errors: [{ reason }] }, headers)
+
+export function startLinodeFake(token = 'linode' + nextId().padEnd(58, 'a')) {
+  let ids = 5000
+  return startRowFake<LinodeRecord>({
+    credential: token,
+    authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
+    errors: { unauthorized: () => err(401, 'Invalid Token'), notFound: () => err(404, 'Not found'), invalid: (m) => err(400, m), throttled: () => err(429, 'Too Many Requests', { 'retry-after': '12' }) },
+    retryAfter: 12,
+    zoneId: () => String(++ids),
+    routes: { zones: /^\/v4\/domains$/, records: /^\/v4\/domains\/(?<zone>\d+)\/records$/, record: /^\/v4\/domains\/(?<zone>\d+)\/records\/(?<id>\d+)$/ },
+    zoneRow: (z) => ({ id: Number(z.id), domain: z.name, type: 'master', status: 'active', soa_email: `hostmaster@${z.name}`, ttl_sec: 0 }),
+    list(f, kind, rows, url) {
+      const page = Number(url.searchParams.get('page') ?? 1)
+      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('page_size') ?? 100))
+      return json(200, { data: s.items, page, pages: s.last, results: s.total })
+    },
+    create(b) {
+      if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.target !== 'string' || !b.target) return 'target is required'
+      if (b.type === 'CAA' && !b.tag) return 'tag is required for CAA records'
+      return { id: ++ids, type: b.type, name: b.name, target: b.target, priority: b.priority ?? 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: nearest(b.ttl_sec ?? 300), tag: b.tag ?? null }
+    },
+    created: (row) => json(200, row),
+    deleted: () => json(200, {}),
+    key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.id) }),
+  })
+}

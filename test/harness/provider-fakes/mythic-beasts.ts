@@ -1,0 +1,51 @@
+// Mythic Beasts DNS API v2, the parts the adapter uses (https://www.mythic-beasts.com/support/api/dnsv2):
+// HTTP Basic key id and secret; errors `{error}` (401 "Authentication failed", 403 "Key not
+// authorised for zone", 400, 429 with Retry-After); zone and record lists are whole. Records `{host,
+// ttl, type, data, mx_priority?}`; PUT on host/type replaces those records (`{records_added,
+// records_removed}`), DELETE removes them.
+import { json, nextId, startFake, type Fake } from './common.ts'
+
+export interface MbRecord {
+  host: string
+  ttl: number
+  type: string
+  data: string
+  mx_priority?: number
+}
+
+export function startMythicBeastsFake(id = nextId('mbk'), secret = nextId('mbs').padEnd(30, 'm')): Fake<MbRecord> {
+  const err = (status: number, error: string, headers: Record<string, string> = {}) => json(status, { error }, headers)
+  return startFake<MbRecord>({
+    credential: `${id}:${secret}`,
+    zoneId: (name) => name,
+    retryAfter: 3,
+    throttled: () => err(429, 'Rate limit exceeded', { 'retry-after': '3' }),
+    async handle(req, url, f) {
+      if (req.headers.get('authorization') !== `Basic ${btoa(`${id}:${secret}`)}`) return err(401, 'Authentication failed')
+      if (req.method === 'GET' && url.pathname === '/dns/v2/zones') return json(200, { zones: f.zones.map((z) => z.name) })
+      const m = /^\/dns\/v2\/zones\/([^/]+)\/records(?:\/([^/]+)\/([A-Z]+))?$/.exec(url.pathname)
+      const zone = m && f.zones.find((z) => z.name === m[1])
+      if (!m || !zone) return err(403, 'Key not authorised for zone')
+      if (req.method === 'GET' && !m[2]) return json(200, { records: zone.records })
+      const host = decodeURIComponent(m[2] ?? '')
+      const type = m[3]!
+      const mine = (r: MbRecord) => r.host === host && r.type === type
+      if (req.method === 'PUT') {
+        const b = (await req.json()) as { records?: MbRecord[] }
+        if (!Array.isArray(b.records) || b.records.length === 0 || b.records.some((r) => r.host !== host || r.type !== type || !r.data)) return err(400, 'records must match the host and type of the path and carry data')
+        if (type === 'MX' && b.records.some((r) => typeof r.mx_priority !== 'number')) return err(400, 'MX records need mx_priority')
+        const others = zone.records.filter((r) => r.host === host && r.type !== type)
+        if ((type === 'CNAME' && others.length) || others.some((r) => r.type === 'CNAME')) return err(400, 'CNAME records cannot coexist with other records')
+        const removed = zone.records.filter(mine).length
+        zone.records = [...zone.records.filter((r) => !mine(r)), ...b.records.map((r) => ({ host, ttl: r.ttl ?? 300, type, data: r.data, ...(r.mx_priority !== undefined ? { mx_priority: r.mx_priority } : {}) }))]
+        return json(200, { records_added: b.records.length, records_removed: removed })
+      }
+      if (req.method === 'DELETE') {
+        const removed = zone.records.filter(mine).length
+        zone.records = zone.records.filter((r) => !mine(r))
+        return json(200, { records_removed: removed })
+      }
+      return err(405, 'Method not allowed')
+    },
+  })
+}

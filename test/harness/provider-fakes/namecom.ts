@@ -1,0 +1,46 @@
+// Name.com API v4 DNS, the parts the adapter uses (https://docs.name.com/docs/api-reference/dns,
+// …/domains/list-domains): HTTP Basic `username:token`; errors `{message, details?}` (401
+// "Unauthenticated", 404 "Not Found", 400 "Invalid Argument", 429 "Too Many Requests" with
+// Retry-After); lists `{domains|records, nextPage?, lastPage?}`. Records `{id, domainName, host, fqdn,
+// type, answer, ttl, priority?}`; TTL at least 300.
+import { json, nextId, servePage } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface NamecomRecord {
+  id: number
+  domainName: string
+  host: string
+  fqdn: string
+  type: string
+  answer: string
+  ttl: number
+  priority?: number
+}
+
+export function startNamecomFake(user = 'pat', token = nextId('ncom').padEnd(40, 'f')) {
+  let ids = 100000
+  const err = (status: number, message: string, details?: string, headers: Record<string, string> = {}) => json(status, { message, ...(details ? { details } : {}) }, headers)
+  return startRowFake<NamecomRecord>({
+    credential: `${user}:${token}`,
+    authorized: (req) => req.headers.get('authorization') === `Basic ${btoa(`${user}:${token}`)}`,
+    errors: { unauthorized: () => err(401, 'Unauthenticated'), notFound: () => err(404, 'Not Found'), invalid: (m) => err(400, 'Invalid Argument', m), throttled: () => err(429, 'Too Many Requests', undefined, { 'retry-after': '3' }) },
+    retryAfter: 3,
+    zoneId: (name) => name,
+    routes: { zones: /^\/v4\/domains$/, records: /^\/v4\/domains\/(?<zone>[^/]+)\/records$/, record: /^\/v4\/domains\/(?<zone>[^/]+)\/records\/(?<id>\d+)$/ },
+    zoneRow: (z) => ({ domainName: z.name, locked: true, autorenewEnabled: true, expireDate: '2027-01-01T00:00:00Z' }),
+    list(f, kind, rows, url) {
+      const page = Number(url.searchParams.get('page') ?? 1)
+      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('perPage') ?? 1000))
+      return json(200, { [kind === 'zones' ? 'domains' : 'records']: s.items, ...(page < s.last ? { nextPage: page + 1 } : {}), lastPage: s.last })
+    },
+    create(b, z) {
+      if (typeof b.type !== 'string' || typeof b.answer !== 'string' || !b.answer) return 'type and answer are required'
+      if ((b.ttl ?? 300) < 300) return 'TTL must be at least 300'
+      const host = b.host ?? ''
+      return { id: ++ids, domainName: z.name, host, fqdn: `${host ? `${host}.` : ''}${z.name}.`, type: b.type, answer: b.answer, ttl: b.ttl ?? 300, ...(b.priority !== undefined ? { priority: b.priority } : {}) }
+    },
+    created: (row) => json(200, row),
+    deleted: () => json(200, {}),
+    key: (r, z) => ({ name: r.host === '' ? z.name : `${r.host}.${z.name}`, type: r.type, id: String(r.id) }),
+  })
+}

@@ -1,0 +1,47 @@
+// Netlify API DNS zones, the parts the adapter uses (https://open-api.netlify.com/#tag/dnsZone:
+// getDnsZones, getDnsRecords, createDnsRecord, deleteDnsRecord): Bearer token; errors `{code,
+// message}` (401 "Access Denied: Invalid token", 404 "Not Found", 422, 429 "Rate limit exceeded" with
+// Retry-After); lists are bare arrays paged by `page`/`per_page`. Records `{id, hostname, type,
+// value, ttl, priority, flag, tag, dns_zone_id, site_id, managed}` with absolute hostnames.
+import { json, nextId, servePage } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface NetlifyRecord {
+  id: string
+  hostname: string
+  type: string
+  value: string
+  ttl: number
+  priority: number | null
+  flag: number | null
+  tag: string | null
+  dns_zone_id: string
+  site_id: null
+  managed: boolean
+}
+
+const err = (code: number, message: string, headers: Record<string, string> = {}) => json(code, { code, message }, headers)
+
+export function startNetlifyFake(token = 'nfp_' + nextId().padEnd(36, 'n')) {
+  return startRowFake<NetlifyRecord>({
+    credential: token,
+    authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
+    errors: { unauthorized: () => err(401, 'Access Denied: Invalid token'), notFound: () => err(404, 'Not Found'), invalid: (m) => err(422, m), throttled: () => err(429, 'Rate limit exceeded', { 'retry-after': '30' }) },
+    retryAfter: 30,
+    zoneId: () => nextId('5f').padEnd(24, '0'),
+    routes: { zones: /^\/api\/v1\/dns_zones$/, records: /^\/api\/v1\/dns_zones\/(?<zone>[^/]+)\/dns_records$/, record: /^\/api\/v1\/dns_zones\/(?<zone>[^/]+)\/dns_records\/(?<id>[^/]+)$/ },
+    zoneRow: (z) => ({ id: z.id, name: z.name, dns_servers: ['dns1.p03.nsone.net', 'dns2.p03.nsone.net'], account_slug: 'team' }),
+    list(f, kind, rows, url) {
+      const s = servePage(f, kind, rows, Number(url.searchParams.get('page') ?? 1), Number(url.searchParams.get('per_page') ?? 100))
+      return json(200, s.items)
+    },
+    create(b, z) {
+      if (typeof b.type !== 'string' || typeof b.hostname !== 'string' || typeof b.value !== 'string' || !b.value) return 'type, hostname and value are required'
+      if (b.hostname !== z.name && !b.hostname.endsWith(`.${z.name}`)) return `hostname must be within ${z.name}`
+      return { id: nextId('rec'), hostname: b.hostname, type: b.type, value: b.value, ttl: b.ttl ?? 3600, priority: b.priority ?? null, flag: b.flag ?? null, tag: b.tag ?? null, dns_zone_id: z.id, site_id: null, managed: false }
+    },
+    created: (row) => json(201, row),
+    deleted: () => new Response(null, { status: 204 }),
+    key: (r) => ({ name: r.hostname, type: r.type, id: r.id }),
+  })
+}

@@ -1,0 +1,56 @@
+// Vercel REST API DNS, the parts the adapter uses (https://vercel.com/docs/rest-api/reference/endpoints/dns,
+// …/domains/list-all-the-domains): Bearer token; errors `{error: {code, message}}` (403 forbidden
+// "Not authorized" with `invalidToken: true` for a bad token, 404 not_found, 400 invalid_value, 429
+// rate_limited with Retry-After); lists `{domains|records, pagination: {count, next, prev}}` where
+// `next` is a timestamp passed back as `until`. Records `{id, slug, name, type, value, mxPriority,
+// ttl, creator, created}`; names relative (`` the apex); TTL at least 60.
+import { json, nextId, servePage } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface VercelRecord {
+  id: string
+  slug: string
+  name: string
+  type: string
+  value: string
+  mxPriority?: number
+  ttl: number
+  creator: string
+  created: number
+}
+
+const err = (status: number, code: string, message: string, extra: object = {}, headers: Record<string, string> = {}) => json(status, { error: { code, message, ...extra } }, headers)
+const EPOCH = 1_700_000_000_000
+
+export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
+  return startRowFake<VercelRecord>({
+    credential: token,
+    authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
+    errors: {
+      unauthorized: () => err(403, 'forbidden', 'Not authorized', { invalidToken: true }),
+      notFound: () => err(404, 'not_found', 'Domain not found'),
+      invalid: (m) => err(400, 'invalid_value', m),
+      throttled: () => err(429, 'rate_limited', 'Rate limit exceeded', { limit: { remaining: 0, reset: 1 } }, { 'retry-after': '5' }),
+    },
+    retryAfter: 5,
+    zoneId: (name) => name,
+    routes: { zones: /^\/v5\/domains$/, records: /^\/v[24]\/domains\/(?<zone>[^/]+)\/records$/, record: /^\/v2\/domains\/(?<zone>[^/]+)\/records\/(?<id>[^/]+)$/ },
+    zoneRow: (z) => ({ id: `dom_${z.id.length}`, name: z.name, serviceType: 'zeit.world', verified: true }),
+    list(f, kind, rows, url) {
+      // `until` is the timestamp of the last item seen; items here are stamped EPOCH + position.
+      const until = url.searchParams.get('until')
+      const page = until ? Number(until) - EPOCH + 1 : 1
+      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('limit') ?? 20))
+      return json(200, { [kind === 'zones' ? 'domains' : 'records']: s.items, pagination: { count: s.items.length, next: page < s.last ? EPOCH + page : null, prev: page > 1 ? EPOCH + page - 2 : null } })
+    },
+    create(b) {
+      if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.value !== 'string' || !b.value) return 'name, type and value are required'
+      if (b.ttl !== undefined && b.ttl < 60) return 'ttl must be at least 60'
+      if (b.type === 'MX' && typeof b.mxPriority !== 'number') return 'mxPriority is required for MX records'
+      return { id: nextId('rec_'), slug: nextId(), name: b.name, type: b.type, value: b.value, ...(b.type === 'MX' ? { mxPriority: b.mxPriority } : {}), ttl: b.ttl ?? 60, creator: 'portico', created: Date.now() }
+    },
+    created: (row) => json(200, { uid: row.id, updated: Date.now() }),
+    deleted: () => json(200, {}),
+    key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
+  })
+}

@@ -1,0 +1,130 @@
+// The shared contract every hosted DNS-provider adapter passes against its stand-in
+// (test/harness/provider-fakes/index.ts, each written from the provider's published reference): it
+// lists zones and reads record sets across pages, applies a plan and reads it back, re-applies with no
+// change, reverts to the zone as it was, and tells a rate limit (with the provider's Retry-After), a
+// refused credential and an unknown zone apart. A second test holds the catalog to it: every provider
+// the census counts as automatic through an API credential has an adapter here.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { HOSTED, makeHosted, ProviderError, type DnsProvider, type RRset } from '../../src/adapters/dns-providers/index.ts'
+import { applyChanges, planApply, planRevert } from '../../src/domain/apply.ts'
+import { builtRails, parityCensus, PROVIDERS } from '../../src/domain/providers.ts'
+import type { DnsRecord } from '../../src/domain/records.ts'
+import type { Fake } from '../harness/provider-fakes/common.ts'
+import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
+import { GODADDY_SMALL_ACCOUNT } from '../harness/provider-fakes/godaddy.ts'
+import { canonicalZone } from '../property/arbitraries.ts'
+
+const fakes = new Map<string, Fake<any>>()
+beforeAll(() => FAKE_CASES.forEach((c) => fakes.set(c.id, c.start())))
+afterAll(() => fakes.forEach((f) => f.stop()))
+
+const errorOf = (p: Promise<unknown>) => p.then(() => null, (e) => (e instanceof ProviderError ? e : Promise.reject(e)))
+const managed = (z: RRset[]) => canonicalZone(z.filter((s) => s.type !== 'SOA' && !(s.type === 'NS' && s.name === z.find((x) => x.type === 'SOA')?.name)))
+
+for (const c of FAKE_CASES) {
+  describe(`${c.id} adapter contract (${c.reference})`, () => {
+    let n = 0
+    const setup = () => {
+      const f = fakes.get(c.id)!
+      const zoneName = `contract${++n}-${c.id}.example`
+      // More zones than a page holds, so listing them pages.
+      for (let i = 0; i < 4; i++) f.addZone(`filler${n}-${i}-${c.id}.example`)
+      f.addZone(zoneName)
+      c.seedZone?.(zoneName, f)
+      return { f, zoneName, provider: makeHosted(c.id, f.credential, { [c.id]: c.base(f) }) as DnsProvider }
+    }
+
+    test('apply, read back, re-apply with no change, revert to the zone as it was; every list pages', async () => {
+      const { f, zoneName, provider } = setup()
+      const zone = (await provider.listZones()).find((z) => z.name === zoneName)!
+      expect(zone).toBeDefined()
+      // Where the API pages, the stand-in serves at most three a page, so the adapter must follow pages.
+      const paged = (list: 'zones' | 'records') => !c.unpaged?.lists.includes(list)
+      if (paged('zones')) expect(f.deepest.zones).toBeGreaterThanOrEqual(2)
+      else expect(f.deepest.zones).toBe(0)
+      const long = 'k=' + 'é'.repeat(200) // 402 bytes of UTF-8: two character strings at the wire
+      await provider.writeChanges(zone, [
+        { name: zoneName, type: 'A', ttl: 600, values: ['198.51.100.1'] },
+        { name: zoneName, type: 'MX', ttl: 3600, values: [`10 mx.${zoneName}`, `20 mx2.${zoneName}`] },
+        { name: zoneName, type: 'TXT', ttl: 3600, values: ['v=spf1 include:_spf.google.com ~all', 'say "hi"', long] },
+        { name: zoneName, type: 'CAA', ttl: 3600, values: ['0 issue "letsencrypt.org"'] },
+        { name: `www.${zoneName}`, type: 'A', ttl: 600, values: ['198.51.100.2'] },
+        { name: `old.${zoneName}`, type: 'CNAME', ttl: 600, values: ['legacy.example.net'] },
+      ])
+      const before = await provider.readRecords(zone)
+      if (paged('records')) expect(f.deepest.records).toBeGreaterThanOrEqual(2)
+      else expect(f.deepest.records).toBe(0)
+      const txt = before.find((s) => s.name === zoneName && s.type === 'TXT')!.values.sort()
+      expect(txt).toEqual([long, 'say "hi"', 'v=spf1 include:_spf.google.com ~all'].sort())
+
+      const desired: DnsRecord[] = [
+        { type: 'A', host: '@', value: '203.0.113.10', ttl: 300 },
+        { type: 'CNAME', host: 'www', value: 'edge.portico.test', ttl: 300 },
+        { type: 'SPFM', host: '@', value: 'include:_spf.portico.test' },
+        { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
+        { type: 'CAA', host: '@', value: '0 issue "pki.goog"' },
+      ]
+      const plan = planApply(before, desired, zoneName)
+      await provider.writeChanges(zone, plan.changes)
+      const after = await provider.readRecords(zone)
+      expect(managed(after)).toEqual(managed(applyChanges(before, plan.changes)))
+      expect(planApply(after, desired, zoneName, plan.entries).changes).toEqual([])
+      await provider.writeChanges(zone, planRevert(after, plan.entries).changes)
+      expect(managed(await provider.readRecords(zone))).toEqual(managed(before))
+    })
+
+    test('a rate limit carries its Retry-After; a refused credential and an unknown zone have their own reasons', async () => {
+      const { f, zoneName, provider } = setup()
+      const zone = (await provider.listZones()).find((z) => z.name === zoneName)!
+      f.throttleNext()
+      const limited = await errorOf(provider.readRecords(zone))
+      expect(limited?.kind).toBe('rate_limited')
+      expect(limited?.retryAfter).toBe(f.retryAfter)
+      const bad = makeHosted(c.id, typeof c.badCredential === 'function' ? c.badCredential(f) : c.badCredential, { [c.id]: c.base(f) })!
+      expect((await errorOf(bad.listZones()))?.kind).toBe('auth')
+      expect((await errorOf(provider.readRecords(c.foreignZone)))?.kind).toBe('zone_not_found')
+      expect((await errorOf(provider.writeChanges(c.foreignZone, [{ name: c.foreignZone.name, type: 'A', ttl: 300, values: ['198.51.100.9'] }])))?.kind).toBe('zone_not_found')
+    })
+  })
+}
+
+describe('the catalog against the adapters', () => {
+  test('every provider the census counts as automatic has an adapter that runs the contract above', () => {
+    // PowerDNS runs the same checks against a real PowerDNS server (test/integration/rails.test.ts, test/property/apply-powerdns.test.ts).
+    const tested = new Set([...FAKE_CASES.map((c) => c.id), 'powerdns'])
+    const automatic = PROVIDERS.filter((p) => p.built.api_credential || p.built.oauth)
+    expect(automatic.length).toBe(parityCensus().built.automatic)
+    // An OAuth rail uses the provider's API adapter with the granted token.
+    for (const p of automatic) if (p.built.oauth) expect({ id: p.id, adapter: builtRails(p.id).api }).toEqual({ id: p.id, adapter: true })
+    for (const p of automatic) expect({ id: p.id, contract: tested.has(p.id) }).toEqual({ id: p.id, contract: true })
+    for (const id of Object.keys(HOSTED)) expect({ id, catalogued: PROVIDERS.some((p) => p.id === id) }).toEqual({ id, catalogued: true })
+  })
+})
+
+describe('provider specifics', () => {
+  test('GoDaddy ACCESS_DENIED (an account the API is closed to) is an account restriction, not a bad key', async () => {
+    const f = fakes.get('godaddy')!
+    const e = await errorOf(makeHosted('godaddy', GODADDY_SMALL_ACCOUNT, { godaddy: f.url })!.listZones())
+    expect(e?.kind).toBe('plan_restricted')
+    expect(e?.message).toContain('ACCESS_DENIED')
+  })
+
+  test('Route 53 pages inside routing-policy sets and refuses to write over them', async () => {
+    const c = FAKE_CASES.find((x) => x.id === 'route53')!
+    const f = fakes.get('route53')!
+    const name = 'weighted-r53.example'
+    const z = f.addZone(name)
+    c.seedZone!(name, f)
+    for (let i = 0; i < 4; i++) z.records.push({ name: `www.${name}.`, type: 'A', ttl: 60, values: [`198.51.100.${i + 1}`], setIdentifier: `w${i}`, weight: 10 })
+    z.records.push({ name: `api.${name}.`, type: 'A', ttl: 60, values: ['198.51.100.9'] })
+    const p = makeHosted('route53', f.credential, { route53: c.base(f) })!
+    const zone = (await p.listZones()).find((x) => x.name === name)!
+    const sets = await p.readRecords(zone)
+    expect(sets.find((s) => s.name === `api.${name}`)?.values).toEqual(['198.51.100.9'])
+    expect(sets.some((s) => s.name === `www.${name}`)).toBe(false)
+    expect(f.requests.some((r) => r.includes('identifier=w'))).toBe(true)
+    const e = await errorOf(p.writeChanges(zone, [{ name: `www.${name}`, type: 'A', ttl: 300, values: ['203.0.113.1'] }]))
+    expect(e?.kind).toBe('conflict')
+    expect(z.records.filter((s) => s.name === `www.${name}.`).length).toBe(4)
+  })
+})
