@@ -16,6 +16,8 @@ export const DEFAULT_TOKENS: Record<string, string> = {
   'color-success': '#067647',
   'color-overlay': 'rgba(15,18,25,.55)',
   'color-focus': '#1d4ed8',
+  /** Primary-coloured text; the contrast guard swaps in color-text when the primary is unreadable on the background. */
+  'color-link': '#2f54eb',
   'font-family': 'system-ui,-apple-system,"Segoe UI",Roboto,sans-serif',
   'font-size': '15px',
   'font-size-small': '13px',
