@@ -449,7 +449,7 @@ export class Flow {
   private table(records: DnsRecordIn[], copy = true, status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict'): HTMLElement {
     const t = this.t
     const announce = (s: string) => this.dialog.announce(s)
-    const cell = (text: string, field: string, type: string) => h('td', {}, h('code', {}, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
+    const cell = (text: string, field: string, type: string) => h('td', { 'data-label': field }, h('code', {}, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
     const label = { found: t('statusFound'), waiting: t('statusWaiting'), conflict: t('statusConflict') }
     return h(
       'table',
@@ -467,11 +467,11 @@ export class Flow {
           return h(
             'tr',
             { 'data-status': st },
-            h('td', { class: 'je-type' }, r.type),
+            h('td', { class: 'je-type', 'data-label': t('type') }, r.type),
             cell(r.host, t('host'), r.type),
             cell(r.value, t('value'), r.type),
-            h('td', { class: 'je-type' }, r.ttl ? String(r.ttl) : t('ttlAuto')),
-            st ? h('td', { class: `je-st ${st === 'found' ? 'je-st-ok' : st === 'conflict' ? 'je-st-bad' : ''}` }, label[st]) : null,
+            h('td', { class: 'je-type', 'data-label': t('ttl') }, r.ttl ? String(r.ttl) : t('ttlAuto')),
+            st ? h('td', { class: `je-st ${st === 'found' ? 'je-st-ok' : st === 'conflict' ? 'je-st-bad' : ''}`, 'data-label': t('status') }, label[st]) : null,
           )
         }),
       ),

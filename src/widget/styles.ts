@@ -119,7 +119,7 @@ export const STYLESHEET = `
 .je-ok{color:${v('color-success')}}
 .je-table{width:100%;border-collapse:collapse;font-size:${v('font-size-small')};margin:${v('space-3')} 0}
 .je-table th,.je-table td{text-align:left;padding:${v('space-2')};border-bottom:1px solid ${v('color-border')};vertical-align:top;overflow-wrap:anywhere}
-.je-table .je-type,.je-table .je-st{white-space:nowrap;overflow-wrap:normal}
+.je-table th,.je-table .je-type,.je-table .je-st,.je-copy{white-space:nowrap;overflow-wrap:normal}
 .je-st-ok{color:${v('color-success')}}
 .je-st-bad{color:${v('color-error')}}
 .je-table code{background:${v('color-surface')};padding:1px 4px;border-radius:4px}
@@ -134,6 +134,13 @@ export const STYLESHEET = `
 .je-confetti{position:absolute;inset:0;pointer-events:none;overflow:hidden}
 .je-confetti i{position:absolute;top:-10px;width:8px;height:12px;animation:je-f 1.6s ease-in forwards}
 @keyframes je-f{to{transform:translateY(420px) rotate(540deg);opacity:0}}
+@media (max-width:520px){
+.je-table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.je-table tr{display:block;border-bottom:1px solid ${v('color-border')};padding:${v('space-2')} 0}
+.je-table td{display:flex;gap:${v('space-2')};align-items:baseline;flex-wrap:wrap;border:0;padding:2px 0}
+.je-table td::before{content:attr(data-label);flex:0 0 4.5em;font-weight:600;color:${v('color-muted')}}
+.je-table .je-copy{display:inline-block;margin:0}
+}
 @media (prefers-reduced-motion:reduce){.je-spin,.je-confetti i{animation:none}}
 .je-foot{margin-top:${v('space-4')};font-size:${v('font-size-small')};color:${v('color-muted')}}
 `
