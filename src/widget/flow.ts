@@ -328,7 +328,7 @@ export class Flow {
     this.dialog.show(
       this.t('existingTitle'),
       h('p', {}, this.t('existingIntro', { domain: check.domain })),
-      this.table(check.conflicts),
+      this.table(check.conflicts, false, undefined, false),
       h(
         'div',
         { class: 'je-row' },
@@ -446,7 +446,7 @@ export class Flow {
   }
 
   /** The records as a table: type, host, value (with copy buttons when `copy`), TTL, and each record's status when given. */
-  private table(records: DnsRecordIn[], copy = true, status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict'): HTMLElement {
+  private table(records: DnsRecordIn[], copy = true, status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict', ttl = true): HTMLElement {
     const t = this.t
     const announce = (s: string) => this.dialog.announce(s)
     const cell = (text: string, field: string, type: string) => h('td', { 'data-label': field }, h('code', {}, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
@@ -457,7 +457,7 @@ export class Flow {
       h(
         'thead',
         {},
-        h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')), h('th', { scope: 'col' }, t('ttl')), status ? h('th', { scope: 'col' }, t('status')) : null),
+        h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')), ttl ? h('th', { scope: 'col' }, t('ttl')) : null, status ? h('th', { scope: 'col' }, t('status')) : null),
       ),
       h(
         'tbody',
@@ -470,7 +470,7 @@ export class Flow {
             h('td', { class: 'je-type', 'data-label': t('type') }, r.type),
             cell(r.host, t('host'), r.type),
             cell(r.value, t('value'), r.type),
-            h('td', { class: 'je-type', 'data-label': t('ttl') }, r.ttl ? String(r.ttl) : t('ttlAuto')),
+            ttl ? h('td', { class: 'je-type', 'data-label': t('ttl') }, r.ttl ? String(r.ttl) : t('ttlAuto')) : null,
             st ? h('td', { class: `je-st ${st === 'found' ? 'je-st-ok' : st === 'conflict' ? 'je-st-bad' : ''}`, 'data-label': t('status') }, label[st]) : null,
           )
         }),
@@ -502,12 +502,14 @@ export class Flow {
       const reason = this.reason || (c?.status === 'failed' ? this.t('manualFailed', { reason: c.errorMessage ?? c.errorCode ?? '' }) : null)
       const conflicts = this.check?.conflicts?.length ? this.check.conflicts : null
       const app = this.source?.applicationName?.() ?? null
+      // The share page is the whole browser tab: its title names who asks.
+      if (app && this.shared) document.title = `${app}: ${this.t('manualTitle')}`
       this.dialog.show(
         this.t('manualTitle'),
         app ? h('p', { id: 'je-asker' }, this.t('shareBy', { app, domain })) : null,
         this.detected(),
         reason ? h('p', { class: 'je-err', role: 'alert', id: 'je-reason' }, reason) : null,
-        conflicts ? this.table(conflicts, false) : null,
+        conflicts ? this.table(conflicts, false, undefined, false) : null,
         h('p', {}, this.t('manualIntro', { domain })),
         h('ol', { class: 'je-steps' }, ...steps.map((s) => h('li', {}, s))),
         this.table(m.records),

@@ -17,6 +17,9 @@ const ARTIFACTS = 'test-artifacts'
 const SCREENS = `${ARTIFACTS}/screens`
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 const WIDTHS = [1280, 375]
+// Explicit: the preload's default timeout does not reach every file of a multi-file run, and these
+// tests wait on Chromium, PowerDNS and the widget's polling on a shared, loaded machine.
+const BROWSER_TIMEOUT = 120_000
 const EDGE = 'edge.portico.test'
 let pdns: Pdns
 let p: TestPortico
@@ -67,7 +70,7 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
-})
+}, BROWSER_TIMEOUT)
 
 afterAll(async () => {
   await browser?.close()
@@ -172,7 +175,7 @@ describe('the widget in Chromium', () => {
     await shared.screenshot({ path: `${ARTIFACTS}/widget-5-shared-link-live.png` })
     await shared.close()
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('after a failed connection the manual screen shows the reason, and "I have added them" re-checks before polling', async () => {
     const domain = `fail${++seq}.${zone}`
@@ -183,7 +186,7 @@ describe('the widget in Chromium', () => {
     })
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, locale: 'en' })
     await page.locator('#je-added').click()
-    await page.getByRole('progressbar').waitFor()
+    await page.locator('#je-check-now').waitFor()
     const [c] = await p.db`select id from connections where domain = ${domain}`
     await p.db`update connections set status = 'failed', error_code = 'propagation_timeout', error_message = 'The records never appeared within 24 hours' where id = ${c!.id}`
     await page.locator('#je-reason').waitFor()
@@ -199,7 +202,7 @@ describe('the widget in Chromium', () => {
     const s = steps(await log(page))
     expect(s.slice(-3)).toEqual(['MANUAL_CONFIGURATION', 'IN_PROGRESS', 'FINISHED_SUCCESSFULLY'])
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('a domain-bound token cannot act on another hostname: error screen, step error and AccessDeniedError', async () => {
     const page = await hostPage()
@@ -215,7 +218,7 @@ describe('the widget in Chromium', () => {
     expect(entries.find(([k]) => k === 'onError')![1]).toMatchObject({ code: 'AccessDeniedError' })
     expect(await p.db`select id from connections where domain = ${`theirs.${zone}`}`).toHaveLength(0)
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('checkDomain and checkRecords resolve with the documented shapes', async () => {
     const domain = `check${++seq}.${zone}`
@@ -236,7 +239,7 @@ describe('the widget in Chromium', () => {
     const refused = await page.evaluate(([d, t]) => (window as any).Portico.checkDomain(d, { token: t }).catch((e: any) => e.envelope.code), [domain, bound])
     expect(refused).toBe('forbidden')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('keyboard: focus stays in the dialog, Escape with delegateClose asks the host, which closes', async () => {
     const page = await hostPage()
@@ -254,7 +257,7 @@ describe('the widget in Chromium', () => {
     expect(await page.locator('.je-root').count()).toBe(0)
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BODY')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('embedded in a container, in French, with design tokens as --je- custom properties', async () => {
     const page = await hostPage()
@@ -278,7 +281,7 @@ describe('the widget in Chromium', () => {
     expect(vars).toEqual({ primary: '#0a7d33', radius: '4px', size: '17px', gap: '6px', font: '17px' })
     await shot(page, '8-embedded-fr')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('the bundle is served versioned, gzip, immutable; /widget.js points at it', async () => {
     const r = await fetch(`${base}/widget.js`, { redirect: 'manual' })
@@ -297,7 +300,7 @@ describe('the widget in Chromium', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
     const keyOnly = await fetch(`${base}/v1/connections:count`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'GET' } })
     expect(keyOnly.headers.get('access-control-allow-origin')).toBeNull()
-  })
+  }, BROWSER_TIMEOUT)
 })
 
 /**
@@ -404,6 +407,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await shared.locator('#je-added').waitFor()
     expect(await shared.locator('#je-asker').innerText()).toBe(`${(await p.db`select name from applications where id = ${ws.appId}`)[0]!.name} asks you to add these DNS records for ${domain}.`)
     expect(await shared.locator('.je-x').count()).toBe(0)
+    expect(await shared.title()).toBe(`${(await p.db`select name from applications where id = ${ws.appId}`)[0]!.name}: Add these DNS records`)
     await screen(shared, '05-share-page')
 
     await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
@@ -414,7 +418,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     expect(await page.locator('#host-button').getAttribute('inert')).toBeNull()
     await shared.close()
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('a conflicting record: the conflict screen, then the manual records still name the conflict; waiting marks it conflicting', async () => {
     const domain = `clash${++seq}.${zone}`
@@ -433,7 +437,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     expect(await page.locator('tr[data-status="conflict"]').innerText()).toContain('Conflicting')
     await screen(page, '09-waiting-conflict')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('DNS unavailable: the manual records with the reason, and a generic error never hides them', async () => {
     const domain = `nodns${++seq}.${zone}`
@@ -448,7 +452,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     expect(await page.locator('.je-table').innerText()).toContain(EDGE)
     await screen(page, '10-dns-unavailable')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('one-click refused: the Domain Connect screen says what happens, the refusal ends on the manual records with the reason', async () => {
     const domain = `dc${++seq}.${zone}`
@@ -472,7 +476,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     expect((await log(page)).find(([k]) => k === 'onError')![1]).toMatchObject({ code: 'DomainConnectError' })
     await screen(page, '12-one-click-refused')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('provider key refused, and provider unreachable: the API-key screen names the token and links to it; each failure ends on the records with the reason', async () => {
     for (const [name, status, body, words] of [
@@ -498,7 +502,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await screen(page, name)
       await page.close()
     }
-  })
+  }, BROWSER_TIMEOUT)
 
   test('a domain-bound token used for another domain: the end user reads what to do, not the developer message', async () => {
     const page = await hostPage()
@@ -509,7 +513,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     expect(await page.locator('#je-error').innerText()).toBe(`This setup was started for a different domain. Go back to Acme Sites and start again for other.${zone}.`)
     await screen(page, '15-wrong-domain')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('a low-contrast integrator colour is made readable (0 axe violations, a console warning); hideLogo keeps the footer', async () => {
     const page = await hostPage()
@@ -523,7 +527,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     expect(await page.locator('.je-foot').innerText()).toBe('Secured by Portico')
     await screen(page, '16-low-contrast-colour')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('German and Japanese: translated steps naming the provider', async () => {
     for (const [locale, heading, step] of [
@@ -538,7 +542,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await screen(page, `17-manual-${locale}`)
       await page.close()
     }
-  })
+  }, BROWSER_TIMEOUT)
 
   test('browsing without committing leaves no connection behind to be re-checked', async () => {
     const plain = `browse${++seq}.${zone}`
@@ -561,5 +565,5 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     // Nothing was created, so the verification sweep has nothing to re-check.
     expect(await p.db`select id from connections where domain in (${plain}, ${dc})`).toHaveLength(0)
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 })
