@@ -139,6 +139,7 @@ export class Flow {
   /** Why the person is on the manual screen, in their words (cleared once they act on it). */
   private reason: string | null = null
   private catalogSteps: string[] | null = null
+  private catalogDashboard: string | null = null
   private fellBack = false
 
   constructor(
@@ -277,11 +278,12 @@ export class Flow {
       try {
         const p = (await this.api.call('GET', '/providers')).providers.find((x: any) => x.id === this.providerId)
         this.catalogSteps = p?.manual_steps ?? []
+        this.catalogDashboard = p?.dashboard_url ?? null
       } catch {
         this.catalogSteps = []
       }
     }
-    return { records: this.plannedRecords(), steps: this.catalogSteps?.length ? this.catalogSteps : null, dashboardUrl: null }
+    return { records: this.plannedRecords(), steps: this.catalogSteps?.length ? this.catalogSteps : null, dashboardUrl: this.catalogDashboard }
   }
 
   /** The heading strip naming the detected provider, with its logo. */

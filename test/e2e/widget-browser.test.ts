@@ -489,7 +489,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await refuse(page, '**/apply', status, body)
       await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
       await page.locator('#je-credential').waitFor()
-      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a API token at Cloudflare')
+      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a token at Cloudflare (API token) with these permissions')
       expect(await page.locator('.je-scopes').innerText()).toContain('Zone → DNS → Edit')
       expect(await page.locator('#je-token-link').getAttribute('href')).toBe('https://dash.cloudflare.com/profile/api-tokens')
       expect(await page.locator('#je-manual-instead').count()).toBe(1)
