@@ -600,10 +600,15 @@ export class Flow {
     const w = this.waitingScreen
     const c = this.conn
     if (!w || !c) return
-    const conflicts = new Set<string>((this.check?.conflicts ?? []).map((x: any) => keyOf(x.desired)))
     w.count.textContent = c.waiting ? this.t('waitingFor', { count: c.waiting }) : ''
-    w.table.replaceChildren(this.table(this.records, false, (r) => (c.found.has(keyOf(r)) ? 'found' : conflicts.has(keyOf(r)) ? 'conflict' : 'waiting')))
+    w.table.replaceChildren(this.statusTable(c))
     w.ago.textContent = c.lastCheckedAt ? this.t('checkedAgo', { ago: this.ago(c.lastCheckedAt) }) : this.t('notChecked')
+  }
+
+  /** The records with their status as of the connection's last verification. */
+  private statusTable(c: ConnState): HTMLElement {
+    const conflicts = new Set<string>((this.check?.conflicts ?? []).map((x: any) => keyOf(x.desired)))
+    return this.table(this.records, false, (r) => (c.found.has(keyOf(r)) ? 'found' : conflicts.has(keyOf(r)) ? 'conflict' : 'waiting'))
   }
 
   private ago(at: string): string {
@@ -629,7 +634,8 @@ export class Flow {
 
   private finishedManual(): void {
     this.go('FINISHED_SUCCESSFULLY_MANUAL')
-    this.dialog.show(this.t('successManualTitle'), h('p', {}, this.t('successManualIntro', { domain: this.conn!.domain })), this.closeRow())
+    this.waitingScreen = null
+    this.dialog.show(this.t('successManualTitle'), h('p', {}, this.t('successManualIntro', { domain: this.conn!.domain })), this.statusTable(this.conn!), this.closeRow())
   }
 
   private async share(): Promise<void> {
