@@ -31,10 +31,13 @@ const SharedFlow = Out({
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
   expires_at: Timestamp('When the link stops answering'),
+  application_name: Nullable(Type.String({ description: 'The application asking for the records, named on the share page' })),
+  last_checked_at: Nullable(Timestamp()),
 })
 
-function sharedOut(c: ConnectionRow, expiresAt: Date) {
+async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
   const provider = providerById(c.provider_id)
+  const [app] = await sql<{ name: string }[]>`select name from applications where id = ${c.application_id}`
   return {
     connection_id: c.id,
     domain: c.domain,
@@ -49,6 +52,8 @@ function sharedOut(c: ConnectionRow, expiresAt: Date) {
     manual_steps: provider?.manual_steps ?? [],
     dashboard_url: provider?.dashboard_url ?? null,
     expires_at: expiresAt,
+    application_name: app?.name ?? null,
+    last_checked_at: c.last_checked_at,
   }
 }
 
@@ -102,7 +107,7 @@ export const getShareOp = defineOp({
   internal: true,
   async handler(ctx, input) {
     const { row, expiresAt } = await sharedConnection(ctx.sql, input.token, ctx.clock.now())
-    return sharedOut(row, expiresAt)
+    return sharedOut(ctx.sql, row, expiresAt)
   },
 })
 
@@ -130,9 +135,9 @@ export const recheckShareOp = defineOp({
     ctx.audit.tenantId = row.tenant_id
     ctx.audit.targetId = row.id
     const c = row.status === 'failed' ? await reviveConnection(ctx.db, row, now) : row.status === 'pending' ? await markPropagating(ctx.db, row, now) : row
-    if (c.status === 'live') return sharedOut(c, expiresAt)
+    if (c.status === 'live') return sharedOut(ctx.db, c, expiresAt)
     const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
     await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
-    return sharedOut((await sharedConnection(ctx.db, input.token, now)).row, expiresAt)
+    return sharedOut(ctx.db, (await sharedConnection(ctx.db, input.token, now)).row, expiresAt)
   },
 })

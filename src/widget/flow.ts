@@ -5,12 +5,18 @@
 // - `step` fires on every screen change, `fallback` at most once per analysis, `success` once per flow;
 // - after a failed connection the manual screen shows the records and the reason, and "I have added
 //   them" re-checks (`:recheck`) before polling again;
-// - a shared flow (share link) runs the same manual and progress screens without a credential.
+// - a shared flow (share link) runs the same manual and progress screens without a credential;
+// - analysis only reads (`POST /domains:check`); the connection is created when the person commits to
+//   a rail ("I have added them", sharing, starting one-click setup, submitting a key), so browsing
+//   leaves nothing behind to be re-checked. Records whose value only the connection can issue (an
+//   ownership token) make the manual screen itself the commitment;
+// - every failure after analysis ends on the manual records with the reason in the person's words.
 import { ApiFailure, type Client } from './api.ts'
 import { translator, localeOf, type Translate } from './i18n.ts'
 import { tokenDeclarations } from './styles.ts'
+import { logoSvg, TOKEN_HELP } from './providers.ts'
 import { copyButton, Dialog, h, recordsTable } from './ui.ts'
-import type { DnsRecordIn, FallbackReason, OpenConfig, Step, StepError, WidgetErrorInfo } from './types.ts'
+import type { CloseDetail, DnsRecordIn, FallbackReason, OpenConfig, Step, StepError, WidgetErrorInfo } from './types.ts'
 
 export const GLOBAL = 'Portico'
 const POLL_MS = 2000
@@ -28,7 +34,12 @@ interface ConnState {
   errorCode: string | null
   errorMessage: string | null
   waiting: number
+  /** Records the last verification found, as `type host` keys. */
+  found: Set<string>
+  lastCheckedAt: string | null
 }
+
+const keyOf = (r: { type: string; host: string }) => `${r.type} ${r.host}`
 
 interface Manual {
   records: DnsRecordIn[]
@@ -42,6 +53,8 @@ export interface Source {
   recheck(): Promise<ConnState>
   poll(): Promise<ConnState>
   share?(): Promise<{ url: string; expiresAt: string }>
+  /** Who asks, on a share page. */
+  applicationName?(): string | null
 }
 
 const state = (c: any): ConnState => ({
@@ -51,6 +64,8 @@ const state = (c: any): ConnState => ({
   errorCode: c.error_code ?? null,
   errorMessage: c.error_message ?? null,
   waiting: c.propagation?.records_non_propagated?.length ?? 0,
+  found: new Set((c.propagation?.records_propagated ?? []).map(keyOf)),
+  lastCheckedAt: c.last_checked_at ?? null,
 })
 
 export function connectionSource(api: Client, id: string, knownProvider: boolean): Source {
@@ -70,9 +85,12 @@ export function connectionSource(api: Client, id: string, knownProvider: boolean
 
 export function sharedSource(api: Client, token: string): Source {
   const path = `/share/${encodeURIComponent(token)}`
+  let app: string | null = null
   return {
+    applicationName: () => app,
     async load() {
       const r = await api.call('GET', path)
+      app = r.application_name ?? null
       return { records: r.records, steps: r.manual_steps.length ? r.manual_steps : null, dashboardUrl: r.dashboard_url }
     },
     recheck: async () => state(await api.call('POST', `${path}:recheck`)),
@@ -111,9 +129,18 @@ export class Flow {
   private conn: ConnState | null = null
   private source: Source | null = null
   private provider: string | null = null
+  private providerId: string | null = null
   private knownProvider = false
-  private setupType: 'manual' | 'automatic' = 'manual'
+  private setupType: 'manual' | 'automatic' | null = null
   private shared = false
+  private domain: string | null = null
+  /** The last analysis (`POST /domains:check`), until a connection exists. */
+  private check: any = null
+  /** Why the person is on the manual screen, in their words (cleared once they act on it). */
+  private reason: string | null = null
+  private catalogSteps: string[] | null = null
+  private catalogDashboard: string | null = null
+  private fellBack = false
 
   constructor(
     private readonly cfg: OpenConfig,
@@ -130,6 +157,8 @@ export class Flow {
       closeLabel: this.t('close'),
       logo: wl.logo,
       hideLogo: wl.hideLogo,
+      hideFooter: wl.hideFooter,
+      hideClose: wl.hideClose,
       footer: this.t('poweredBy'),
       onDismiss: () => this.dismiss(),
     })
@@ -195,6 +224,10 @@ export class Flow {
   async analyse(domain: string): Promise<void> {
     this.go('DOMAIN_ANALYSIS')
     this.conn = null
+    this.source = null
+    this.check = null
+    this.reason = null
+    this.domain = domain
     this.spinner(this.t('analysing', { domain }))
     try {
       const check = await this.api.call('POST', '/domains:check', { domain, application_id: this.cfg.applicationId })
@@ -203,21 +236,79 @@ export class Flow {
       if (check.is_apex && this.cfg.hostRequired) return this.enterDomain(this.t('subdomainRequired', { domain }), domain)
       if (!check.is_apex && this.cfg.supportForSubdomains === false) return this.enterDomain(this.t('subdomainRefused'), domain)
       if (check.blocked_reason) throw new ApiFailure('GenericError', { code: check.blocked_reason, title: check.blocked_reason.replace(/_/g, ' '), details: { domain } }, 422)
-      const created = await this.api.call('POST', '/connections', {
-        domain,
-        application_id: this.cfg.applicationId,
-        ...(this.cfg.userId ? { end_user_ref: this.cfg.userId } : {}),
-        ...(recordsFor(this.cfg.dnsRecords, domain) ? { records: recordsFor(this.cfg.dnsRecords, domain) } : {}),
-      })
-      this.conn = state(created)
+      this.check = check
       this.provider = check.provider_name
+      this.providerId = check.provider ?? null
       this.knownProvider = !!check.provider
-      this.source = connectionSource(this.api, this.conn.id, this.knownProvider)
-      if (this.conn.status === 'live') return this.success()
+      // The resolver failed: nothing automatic can be trusted, the records can still be added by hand.
+      if (check.detection_error === 'resolver') {
+        this.reason = this.t('reasonDns', { domain })
+        emit('fallback', { reason: fallbackReason(check, false), screen: 'MANUAL_CONFIGURATION', message: 'detection_error' })
+        return void this.showManual()
+      }
       this.route(check)
     } catch (err) {
       this.fail(err)
     }
+  }
+
+  /** The records the connection will carry: the integrator's, else the analysis's plan. */
+  private plannedRecords(): DnsRecordIn[] {
+    return recordsFor(this.cfg.dnsRecords, this.domain!) ?? this.check?.desired_records ?? []
+  }
+
+  /** The end user commits to a rail: the connection is created now (idempotent for an open one). */
+  private async commit(): Promise<ConnState> {
+    if (this.conn) return this.conn
+    const domain = this.domain!
+    const created = await this.api.call('POST', '/connections', {
+      domain,
+      application_id: this.cfg.applicationId,
+      ...(this.cfg.userId ? { end_user_ref: this.cfg.userId } : {}),
+      ...(recordsFor(this.cfg.dnsRecords, domain) ? { records: recordsFor(this.cfg.dnsRecords, domain) } : {}),
+    })
+    this.conn = state(created)
+    this.source = connectionSource(this.api, this.conn.id, this.knownProvider)
+    return this.conn
+  }
+
+  /** Manual data before any connection exists: the planned records and the catalog's steps. */
+  private async preview(): Promise<Manual> {
+    if (this.providerId && this.catalogSteps === null) {
+      try {
+        const p = (await this.api.call('GET', '/providers')).providers.find((x: any) => x.id === this.providerId)
+        this.catalogSteps = p?.manual_steps ?? []
+        this.catalogDashboard = p?.dashboard_url ?? null
+      } catch {
+        this.catalogSteps = []
+      }
+    }
+    return { records: this.plannedRecords(), steps: this.catalogSteps?.length ? this.catalogSteps : null, dashboardUrl: this.catalogDashboard }
+  }
+
+  /** The heading strip naming the detected provider, with its logo. */
+  private detected(): HTMLElement | null {
+    if (!this.provider) return null
+    return h('p', { class: 'je-detected' }, logoSvg(this.providerId), this.t('detected', { provider: this.provider }))
+  }
+
+  /** Leaves an automatic rail for the manual records, saying why. */
+  private toManual(reason: string, fallback: FallbackReason, message?: string): void {
+    this.reason = reason
+    emit('fallback', { reason: fallback, ...(this.providerId ? { provider: this.providerId } : {}), screen: 'MANUAL_CONFIGURATION', ...(message ? { message } : {}) })
+    void this.showManual()
+  }
+
+  /** The end user's words for an API failure after analysis. */
+  private reasonFor(f: ApiFailure): string {
+    const provider = this.provider ?? ''
+    const d = (f.envelope.details ?? {}) as Record<string, unknown>
+    if (f.envelope.code === 'forbidden') return this.t('reasonForbidden', { app: this.app || '', domain: this.domain ?? '' })
+    if (f.envelope.code === 'ProviderAuthenticationError') return this.t('reasonKey', { provider, scopes: (TOKEN_HELP[this.providerId ?? '']?.scopes ?? []).join(', ') || '—' })
+    if (d.reason === 'provider_unreachable' || f.status === 502 || f.status === 504 || f.sdkCode === 'NetworkError') return this.t('reasonUnreachable', { provider })
+    if (f.envelope.code === 'service_unavailable' || f.status === 503) return this.t('reasonDns', { domain: this.domain ?? '' })
+    if (f.sdkCode === 'TimeoutError') return this.t('reasonTimeout')
+    return this.t('reasonGeneric')
   }
 
   private route(check: any): void {
@@ -230,6 +321,7 @@ export class Flow {
     emit('fallback', { reason, ...(check.provider ? { provider: check.provider } : {}), screen, ...(forced ? { message: 'forceManualSetup' } : {}) })
     if (screen === 'EXISTING_RECORDS') return this.existing(check)
     if (screen === 'PROVIDER_MANUAL_SELECTION') return void this.pickProvider()
+    if (check.conflicts?.length) this.reason = this.t('reasonConflict', { domain: check.domain })
     void this.showManual()
   }
 
@@ -238,8 +330,24 @@ export class Flow {
     this.dialog.show(
       this.t('existingTitle'),
       h('p', {}, this.t('existingIntro', { domain: check.domain })),
-      this.table(check.conflicts),
-      h('div', { class: 'je-row' }, h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => void (check.provider ? this.showManual() : this.pickProvider()) }, this.t('continue'))),
+      this.table(check.conflicts, false, undefined, false),
+      h(
+        'div',
+        { class: 'je-row' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'je-btn',
+            autofocus: true,
+            onclick: () => {
+              this.reason = this.t('reasonConflict', { domain: check.domain })
+              void (check.provider ? this.showManual() : this.pickProvider())
+            },
+          },
+          this.t('continue'),
+        ),
+      ),
     )
   }
 
@@ -262,88 +370,128 @@ export class Flow {
 
   private automatic(rail: 'oauth' | 'domainConnect' | 'apiKey', managedOnly = false): void {
     const provider = this.provider ?? ''
-    this.setupType = 'automatic'
     if (rail === 'apiKey') return this.login(provider)
     this.go('DOMAIN_SETUP')
     const path = rail === 'oauth' ? 'oauth:start' : 'domainconnect:start'
     const onGo = async () => {
       // The window opens inside the click so pop-up blockers allow it; it is pointed once the URL is known.
       const popup = window.open('', '_blank')
-      if (!popup) return this.reportOnly({ code: 'PopupBlockedError', message: 'The browser blocked the provider window' })
+      if (!popup) {
+        this.reportOnly({ code: 'PopupBlockedError', message: 'The browser blocked the provider window' })
+        return this.toManual(this.t('reasonPopup', { provider }), 'provider_unsupported', 'popup_blocked')
+      }
       try {
+        const c = await this.commit()
+        this.setupType = 'automatic'
         // A provider offering only the managed Domain Connect rail is asked for it; its consent page opens.
-        const r = await this.api.call('POST', `/connections/${this.conn!.id}/${path}`, managedOnly ? { rail: 'async' } : {})
+        const r = await this.api.call('POST', `/connections/${c.id}/${path}`, managedOnly ? { rail: 'async' } : {})
         popup.location.href = r.apply_url ?? r.consent_url ?? r.authorize_url
         void this.progress(true)
       } catch (err) {
         popup.close()
+        this.setupType = null
         const e = err instanceof ApiFailure ? err : null
         this.reportOnly({ code: rail === 'oauth' ? 'ProviderError' : 'DomainConnectError', message: e?.message ?? String(err), details: e?.envelope })
-        emit('fallback', { reason: 'provider_unsupported', provider: provider || undefined, screen: 'MANUAL_CONFIGURATION', message: e?.envelope.code })
-        void this.showManual()
+        const unreachable = e && this.reasonFor(e) === this.t('reasonUnreachable', { provider })
+        this.toManual(unreachable ? this.reasonFor(e) : this.t('reasonOneClick', { provider }), 'provider_unsupported', e?.envelope.code)
       }
     }
     this.dialog.show(
       this.t('setupTitle', { provider }),
-      h('p', {}, this.t('setupIntro', { provider })),
-      h('div', { class: 'je-row' }, h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => void onGo() }, this.t('setupGo', { provider }))),
+      this.detected(),
+      h('p', {}, this.t('setupWhat', { provider })),
+      this.table(this.plannedRecords(), false),
+      h(
+        'div',
+        { class: 'je-row' },
+        h('button', { type: 'button', class: 'je-btn', id: 'je-setup-go', autofocus: true, onclick: () => void onGo() }, this.t('setupGo', { provider })),
+        this.manualInstead(),
+      ),
     )
   }
 
-  private login(provider: string, message?: string): void {
+  private manualInstead(): HTMLElement {
+    return h('button', { type: 'button', class: 'je-btn je-alt', id: 'je-manual-instead', onclick: () => this.toManual('', 'no_end_user_rail', 'chosen_by_user') }, this.t('manualInstead'))
+  }
+
+  private login(provider: string): void {
     this.go('LOGIN')
-    const input = h('input', { id: 'je-credential', type: 'password', autocomplete: 'off', required: true, autofocus: true }) as HTMLInputElement
+    const help = TOKEN_HELP[this.providerId ?? '']
+    const input = h('input', { id: 'je-credential', type: 'password', autocomplete: 'off', required: true, autofocus: true, 'aria-describedby': 'je-login-intro' }) as HTMLInputElement
     const form = h(
       'form',
       {
         onsubmit: async (e) => {
           e.preventDefault()
           try {
-            await this.api.call('POST', `/connections/${this.conn!.id}/apply`, { credential: input.value })
+            const c = await this.commit()
+            this.setupType = 'automatic'
+            await this.api.call('POST', `/connections/${c.id}/apply`, { credential: input.value })
             void this.progress(true)
           } catch (err) {
-            if (err instanceof ApiFailure && err.status === 422) {
-              this.reportOnly({ code: 'ProviderError', message: err.message, details: err.envelope })
-              return this.login(provider, err.message)
-            }
-            this.fail(err)
+            this.setupType = null
+            if (!(err instanceof ApiFailure) || err.status === 401) return this.fail(err)
+            this.reportOnly({ code: 'ProviderError', message: err.message, details: err.envelope })
+            this.toManual(this.reasonFor(err), 'provider_unsupported', err.envelope.code)
           }
         },
       },
+      this.detected(),
+      h('p', { id: 'je-login-intro' }, this.t('loginIntro', { provider, kind: help?.kind ?? this.t('loginLabel') })),
+      help ? h('ul', { class: 'je-scopes' }, ...help.scopes.map((s) => h('li', {}, s))) : null,
+      help ? h('p', {}, h('a', { href: help.url, target: '_blank', rel: 'noopener', id: 'je-token-link' }, this.t('loginCreate', { provider }))) : null,
       h('label', { for: 'je-credential' }, this.t('loginLabel')),
       input,
-      message ? h('p', { class: 'je-err', role: 'alert' }, message) : null,
-      h('div', { class: 'je-row' }, h('button', { type: 'submit', class: 'je-btn' }, this.t('loginGo'))),
+      h('div', { class: 'je-row' }, h('button', { type: 'submit', class: 'je-btn' }, this.t('loginGo')), this.manualInstead()),
     )
     this.dialog.show(this.t('loginTitle', { provider }), form)
   }
 
-  private table(records: DnsRecordIn[]): HTMLElement {
-    return recordsTable(records, this.t)
+  /** The records as a table: type, host, value (with copy buttons when `copy`), TTL, and each record's status when given. */
+  private table(records: DnsRecordIn[], copy = true, status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict', ttl = true): HTMLElement {
+    return recordsTable(records, this.t, { copy, status, ttl, announce: (s) => this.dialog.announce(s) })
+  }
+
+  /** Steps in the person's language: the catalog's (English) words in English, else translated ones naming the provider. */
+  private steps(catalog: string[] | null, domain: string): string[] {
+    if (catalog && localeOf(this.cfg.locale) === 'en') return catalog
+    if (this.provider) return this.t('stepsProvider', { provider: this.provider, domain }).split('|')
+    return this.t('stepsGeneric', { domain }).split('|')
   }
 
   async showManual(chosen?: { manual_steps: string[]; dashboard_url: string }): Promise<void> {
     try {
-      const m = await this.source!.load()
-      const c = this.conn ?? (await this.source!.poll())
+      // Values only a connection can issue (an ownership token) cannot be shown from the plan.
+      if (!this.source && this.plannedRecords().some((r) => r.value.includes('<'))) await this.commit()
+      const m = this.source ? await this.source.load() : await this.preview()
+      const c = this.source ? (this.conn ?? (await this.source.poll())) : null
       this.conn = c
       if (this.closed) return
-      if (c.status === 'live') return this.success()
+      if (c?.status === 'live') return this.success()
       this.go('MANUAL_CONFIGURATION')
-      const steps = chosen?.manual_steps ?? m.steps ?? this.t('stepsGeneric', { domain: c.domain }).split('|')
+      const domain = c?.domain ?? this.domain!
+      const steps = chosen?.manual_steps ?? this.steps(m.steps, domain)
       const dashboard = chosen?.dashboard_url ?? m.dashboardUrl
       const docs = this.cfg.manualSetupDocumentation
+      const reason = this.reason || (c?.status === 'failed' ? this.t('manualFailed', { reason: c.errorMessage ?? c.errorCode ?? '' }) : null)
+      const conflicts = this.check?.conflicts?.length ? this.check.conflicts : null
+      const app = this.source?.applicationName?.() ?? null
+      // The share page is the whole browser tab: its title names who asks.
+      if (app && this.shared) document.title = `${app}: ${this.t('manualTitle')}`
       this.dialog.show(
         this.t('manualTitle'),
-        c.status === 'failed' ? h('p', { class: 'je-err', role: 'alert', id: 'je-reason' }, this.t('manualFailed', { reason: c.errorMessage ?? c.errorCode ?? '' })) : null,
-        h('p', {}, this.t('manualIntro', { domain: c.domain })),
+        app ? h('p', { id: 'je-asker' }, this.t('shareBy', { app, domain })) : null,
+        this.detected(),
+        reason ? h('p', { class: 'je-err', role: 'alert', id: 'je-reason' }, reason) : null,
+        conflicts ? this.table(conflicts, false, undefined, false) : null,
+        h('p', {}, this.t('manualIntro', { domain })),
         h('ol', { class: 'je-steps' }, ...steps.map((s) => h('li', {}, s))),
         this.table(m.records),
         h(
           'div',
           { class: 'je-row' },
           h('button', { type: 'button', class: 'je-btn', id: 'je-added', autofocus: true, onclick: () => void this.added() }, this.t('added')),
-          this.source!.share ? h('button', { type: 'button', class: 'je-btn je-alt', id: 'je-share', onclick: () => void this.share() }, this.t('share')) : null,
+          !this.shared ? h('button', { type: 'button', class: 'je-btn je-alt', id: 'je-share', onclick: () => void this.share() }, this.t('share')) : null,
         ),
         h(
           'p',
@@ -363,6 +511,10 @@ export class Flow {
     this.go('IN_PROGRESS')
     this.spinner(this.t('progressTitle'), this.t('progressIntro'))
     try {
+      await this.commit()
+      this.setupType ??= 'manual'
+      this.reason = null
+      this.fellBack = false
       this.conn = await this.source!.recheck()
       await this.progress(false)
     } catch (err) {
@@ -377,9 +529,8 @@ export class Flow {
     if (this.closed) return
     if (c.status === 'live') return this.success()
     if (c.status === 'failed') return void this.showManual()
-    if (this.step !== 'IN_PROGRESS') this.go('IN_PROGRESS')
-    this.spinner(this.t('progressTitle'), this.t('progressIntro'))
-    if (c.waiting) this.dialog.root.querySelector('h2')!.after(h('p', { class: 'je-small' }, this.t('waitingFor', { count: c.waiting })))
+    if (this.step !== 'IN_PROGRESS' || !this.waitingScreen) this.showWaiting(automatic)
+    else this.updateWaiting()
     if (polls >= POLL_LIMIT) {
       if (automatic) return this.fail(new ApiFailure('TimeoutError', { code: 'timeout', title: 'The records did not appear in time', details: { connection_id: c.id } }, 0))
       return this.finishedManual()
@@ -387,13 +538,81 @@ export class Flow {
     this.timer = setTimeout(() => void this.progress(automatic, polls + 1).catch((e) => this.fail(e)), POLL_MS)
   }
 
+  private waitingScreen: { table: HTMLElement; ago: HTMLElement; count: HTMLElement } | null = null
+  private records: DnsRecordIn[] = []
+
+  /** The waiting screen: each record with its status from the last verification, "check now", "back to the steps". */
+  private showWaiting(automatic: boolean): void {
+    if (this.step !== 'IN_PROGRESS') this.go('IN_PROGRESS')
+    const count = h('p', { class: 'je-small', id: 'je-waiting' })
+    const ago = h('p', { class: 'je-small', id: 'je-checked' })
+    const table = h('div', {})
+    this.waitingScreen = { table, ago, count }
+    this.dialog.show(
+      this.t('progressTitle'),
+      h('p', {}, this.t('progressIntro')),
+      count,
+      table,
+      ago,
+      h(
+        'div',
+        { class: 'je-row' },
+        h('button', { type: 'button', class: 'je-btn', id: 'je-check-now', autofocus: true, onclick: () => void this.checkNow(automatic) }, this.t('checkNow')),
+        h('button', { type: 'button', class: 'je-btn je-alt', id: 'je-back-steps', onclick: () => this.backToSteps() }, this.t('backToSteps')),
+      ),
+    )
+    void this.source!.load().then((m) => {
+      this.records = m.records
+      this.updateWaiting()
+    })
+    this.updateWaiting()
+  }
+
+  private updateWaiting(): void {
+    const w = this.waitingScreen
+    const c = this.conn
+    if (!w || !c) return
+    w.count.textContent = c.waiting ? this.t('waitingFor', { count: c.waiting }) : ''
+    w.table.replaceChildren(this.statusTable(c))
+    w.ago.textContent = c.lastCheckedAt ? this.t('checkedAgo', { ago: this.ago(c.lastCheckedAt) }) : this.t('notChecked')
+  }
+
+  /** The records with their status as of the connection's last verification. */
+  private statusTable(c: ConnState): HTMLElement {
+    const conflicts = new Set<string>((this.check?.conflicts ?? []).map((x: any) => keyOf(x.desired)))
+    return this.table(this.records, false, (r) => (c.found.has(keyOf(r)) ? 'found' : conflicts.has(keyOf(r)) ? 'conflict' : 'waiting'))
+  }
+
+  private ago(at: string): string {
+    const s = Math.max(0, Math.round((Date.now() - Date.parse(at)) / 1000))
+    return s < 120 ? this.t('agoSeconds', { n: s }) : this.t('agoMinutes', { n: Math.round(s / 60) })
+  }
+
+  private async checkNow(automatic: boolean): Promise<void> {
+    try {
+      this.conn = await this.source!.recheck()
+      clearTimeout(this.timer)
+      await this.progress(automatic, 0)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  private backToSteps(): void {
+    clearTimeout(this.timer)
+    this.waitingScreen = null
+    void this.showManual()
+  }
+
   private finishedManual(): void {
     this.go('FINISHED_SUCCESSFULLY_MANUAL')
-    this.dialog.show(this.t('successManualTitle'), h('p', {}, this.t('successManualIntro', { domain: this.conn!.domain })), this.closeRow())
+    this.waitingScreen = null
+    this.dialog.show(this.t('successManualTitle'), h('p', {}, this.t('successManualIntro', { domain: this.conn!.domain })), this.statusTable(this.conn!), this.closeRow())
   }
 
   private async share(): Promise<void> {
     try {
+      await this.commit()
       const link = await this.source!.share!()
       const detail = { url: link.url, expiresAt: link.expiresAt, domain: this.conn!.domain, connectionId: this.conn!.id }
       emit('shared', detail)
@@ -407,7 +626,7 @@ export class Flow {
         h(
           'div',
           { class: 'je-row' },
-          copyButton(link.url, this.t('linkLabel'), this.t('copy'), this.t('copied')),
+          copyButton(link.url, '', this.t('copy'), this.t('copied'), (s) => this.dialog.announce(s)),
           h('button', { type: 'button', class: 'je-btn je-alt', autofocus: true, onclick: () => void this.showManual() }, this.t('back')),
         ),
       )
@@ -422,7 +641,7 @@ export class Flow {
     clearTimeout(this.timer)
     const c = this.conn!
     this.go('FINISHED_SUCCESSFULLY')
-    const result = { jobId: c.id, domain: c.domain, setupType: this.setupType }
+    const result = { jobId: c.id, domain: c.domain, setupType: this.setupType ?? 'manual' }
     emit('success', result)
     this.cfg.onSuccess?.(result)
     if (this.disabled('FINISHED_SUCCESSFULLY')) return this.close()
@@ -446,11 +665,19 @@ export class Flow {
     if (this.closed) return
     clearTimeout(this.timer)
     const f = err instanceof ApiFailure ? err : new ApiFailure('GenericError', { code: 'internal_error', title: String((err as Error)?.message ?? err), details: null }, 0)
+    // After an analysis the records are known: the person gets them, with the reason, not a dead end.
+    // Once only, so a manual screen that itself fails to load cannot loop.
+    if (this.check && !this.fellBack && f.status !== 401 && f.envelope.code !== 'forbidden') {
+      this.fellBack = true
+      this.cfg.onError?.({ code: f.sdkCode, message: f.envelope.title, details: f.envelope })
+      return this.toManual(this.reasonFor(f), 'provider_unsupported', f.envelope.code)
+    }
     this.go('EXIT_WITH_ERROR', f.envelope)
     this.cfg.onError?.({ code: f.sdkCode, message: f.envelope.title, details: f.envelope })
+    const words = f.envelope.code === 'forbidden' || f.status === 503 || f.sdkCode === 'NetworkError' ? this.reasonFor(f) : f.envelope.title
     this.dialog.show(
       this.t('errorTitle'),
-      h('p', { class: 'je-err', role: 'alert', id: 'je-error' }, f.envelope.title),
+      h('p', { class: 'je-err', role: 'alert', id: 'je-error' }, words),
       h('div', { class: 'je-row' }, this.conn ? h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => void this.showManual() }, this.t('back')) : this.shared ? null : h('button', { type: 'button', class: 'je-btn', autofocus: true, onclick: () => this.enterDomain() }, this.t('retry'))),
     )
   }
@@ -466,7 +693,14 @@ export class Flow {
     this.closed = true
     clearTimeout(this.timer)
     this.dialog.destroy()
-    const detail = this.error ? { lastStatus: this.step, error: this.error } : { lastStatus: this.step }
+    const detail: CloseDetail = {
+      lastStatus: this.step,
+      ...(this.error ? { error: this.error } : {}),
+      domain: this.conn?.domain ?? this.domain,
+      success: this.succeeded,
+      setupType: this.succeeded ? (this.setupType ?? 'manual') : null,
+      provider: this.providerId,
+    }
     emit('close', detail)
     this.cfg.onClose?.(detail)
   }

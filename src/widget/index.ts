@@ -54,8 +54,9 @@ function purchaseDomain(config: OpenConfig): { close: () => void } {
     if (closed) return
     closed = true
     dialog.destroy()
-    emit('close', { lastStatus: 'ENTER_DOMAIN' })
-    config.onClose?.({ lastStatus: 'ENTER_DOMAIN' })
+    const detail = { lastStatus: 'ENTER_DOMAIN' as const, domain: null, success: false, setupType: null, provider: null }
+    emit('close', detail)
+    config.onClose?.(detail)
   }
   const dialog = new Dialog({
     container: config.container ? document.querySelector(config.container) : null,
@@ -64,6 +65,7 @@ function purchaseDomain(config: OpenConfig): { close: () => void } {
     closeLabel: t('close'),
     logo: config.whiteLabel?.logo,
     hideLogo: config.whiteLabel?.hideLogo,
+    hideFooter: config.whiteLabel?.hideFooter,
     footer: t('poweredBy'),
     onDismiss: close,
   })

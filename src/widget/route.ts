@@ -1,6 +1,7 @@
 // The widget's HTTP face, mounted into the app (src/server.ts `mounts`): the SDK bundle at
 // /widget/v<version>/portico.js (immutable, gzip when accepted), /widget.js redirecting to the current
-// bundle, the share-link page /share/<token> that runs `loadSharedFlow`, and CORS for the
+// bundle, the share-link page /share/<token> that runs `loadSharedFlow` (no ×: the page is the
+// whole task, with nothing behind it to close back to), and CORS for the
 // browser-facing API. CORS is granted only to operations a browser may call (those accepting a widget
 // token or no credential); credentials are bearer tokens, never cookies, so `*` exposes nothing a
 // cross-origin page could ride on (Fetch standard, "CORS protocol and credentials").
@@ -36,7 +37,7 @@ async function serveBundle(version: string, req: Request): Promise<Response> {
 async function sharePage(): Promise<Response> {
   const b = await widgetBundle()
   const nonce = randomToken(16)
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Domain setup</title></head><body><script src="${bundlePath(b)}"></script><script nonce="${nonce}">Portico.loadSharedFlow(location.href,{whiteLabel:{delegateClose:true}})</script></body></html>`
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Domain setup</title></head><body><script src="${bundlePath(b)}"></script><script nonce="${nonce}">Portico.loadSharedFlow(location.href,{whiteLabel:{hideClose:true}})</script></body></html>`
   return new Response(html, {
     headers: {
       'content-type': 'text/html; charset=utf-8',

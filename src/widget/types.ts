@@ -61,7 +61,12 @@ export interface WhiteLabel {
   font?: string
   borderRadius?: string | number
   logo?: string
+  /** Hides the integrator's logo only. */
   hideLogo?: boolean
+  /** Hides the "Secured by Portico" line. */
+  hideFooter?: boolean
+  /** Hides the × (the share page, which has nothing to close back to). */
+  hideClose?: boolean
   hideConfetti?: boolean
   /** Design tokens, emitted as CSS custom properties `--je-<token>`. */
   tokens?: Record<string, string | number>
@@ -75,6 +80,16 @@ export interface SuccessResult {
   jobId: string
   domain: string
   setupType: string
+}
+
+/** The `close` event: the contract's `lastStatus`/`error`, plus what integrators need to act on it. */
+export interface CloseDetail {
+  lastStatus: Step
+  error?: StepError
+  domain: string | null
+  success: boolean
+  setupType: 'manual' | 'automatic' | null
+  provider: string | null
 }
 
 export interface OpenConfig {
@@ -99,6 +114,6 @@ export interface OpenConfig {
   widgetBase?: string
   onStepChange?: (step: { step: Step; error?: StepError }) => void
   onSuccess?: (result: SuccessResult) => void
-  onClose?: (detail: { lastStatus: Step; error?: StepError }) => void
+  onClose?: (detail: CloseDetail) => void
   onError?: (err: WidgetErrorInfo) => void
 }

@@ -2,7 +2,9 @@
 // container has role="dialog" and is labelled by the current screen's heading; a modal dialog traps
 // Tab focus inside itself and Escape asks to dismiss it (WAI-ARIA Authoring Practices, "Dialog (Modal)
 // Pattern"); focus returns to where it was when the dialog goes away; screen changes are announced
-// through a polite live region. Embedded mode renders inline in the host's container, without overlay.
+// through a polite live region; the host page behind a modal dialog is `inert` until it closes.
+// Embedded mode renders inline in the host's container, without overlay. `hideLogo` hides only the
+// integrator's logo; `hideFooter` the "Secured by" line; `hideClose` the × (a page with nowhere to go).
 import { STYLESHEET } from './styles.ts'
 import type { Translate } from './i18n.ts'
 import type { DnsRecordIn } from './types.ts'
@@ -37,6 +39,8 @@ export interface DialogOptions {
   closeLabel: string
   logo?: string
   hideLogo?: boolean
+  hideFooter?: boolean
+  hideClose?: boolean
   footer: string
   onDismiss: () => void
 }
@@ -47,6 +51,10 @@ export class Dialog {
   private readonly outer: HTMLElement
   private readonly returnFocus: Element | null
   private readonly titleId = `je-title-${++seq}`
+  /** Announces transient confirmations ("Copied") to assistive technology. */
+  private readonly status = h('div', { class: 'je-sr', role: 'status' })
+  /** Host elements this dialog made inert, to restore exactly those. */
+  private readonly inerted: Element[] = []
 
   constructor(private readonly o: DialogOptions) {
     injectStyles()
@@ -56,13 +64,30 @@ export class Dialog {
     this.root = h(
       'div',
       { class: 'je-root', role: 'dialog', 'aria-labelledby': this.titleId, 'aria-modal': modal ? 'true' : undefined, lang: o.lang, style: o.declarations, onkeydown: (e) => this.key(e as KeyboardEvent) },
-      h('button', { type: 'button', class: 'je-x', 'aria-label': o.closeLabel, onclick: () => o.onDismiss() }, '×'),
+      o.hideClose ? null : h('button', { type: 'button', class: 'je-x', 'aria-label': o.closeLabel, onclick: () => o.onDismiss() }, '×'),
       o.logo && !o.hideLogo ? h('div', { class: 'je-head' }, h('img', { class: 'je-logo', src: o.logo, alt: '' })) : null,
       this.body,
-      o.hideLogo ? null : h('div', { class: 'je-foot' }, o.footer),
+      this.status,
+      o.hideFooter ? null : h('div', { class: 'je-foot' }, o.footer),
     )
     this.outer = modal ? h('div', { class: 'je-overlay', style: o.declarations }, this.root) : this.root
+    if (modal) {
+      for (const el of document.body.children) {
+        if (el.tagName !== 'SCRIPT' && el.tagName !== 'STYLE' && !el.hasAttribute('inert')) {
+          el.setAttribute('inert', '')
+          this.inerted.push(el)
+        }
+      }
+    }
     ;(o.container ?? document.body).append(this.outer)
+  }
+
+  /** Says `text` through the status region; cleared shortly after so the same words can be said again. */
+  announce(text: string): void {
+    this.status.textContent = text
+    setTimeout(() => {
+      if (this.status.textContent === text) this.status.textContent = ''
+    }, 3000)
   }
 
   /** Replaces the screen: a heading that labels the dialog, then the content; focus moves into it. */
@@ -74,6 +99,7 @@ export class Dialog {
 
   destroy(): void {
     this.outer.remove()
+    for (const el of this.inerted) el.removeAttribute('inert')
     if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus()
   }
 
@@ -100,27 +126,72 @@ export class Dialog {
   }
 }
 
-/** A button that copies `text` and says so. */
-export function copyButton(text: string, label: string, idle: string, done: string): HTMLElement {
-  const b = h('button', { type: 'button', class: 'je-copy', 'aria-label': label }, idle)
+export const RESET_MS = 2000
+
+/**
+ * A button that copies `text` and says so: its visible word ("Copy") starts its accessible name, the
+ * rest (`what`) is visually hidden, so the name contains what is seen (WCAG 2.5.3). After a copy it
+ * reads "Copied", the dialog announces it, and after RESET_MS it reads "Copy" again.
+ */
+export function copyButton(text: string, what: string, idle: string, done: string, announce: (s: string) => void): HTMLElement {
+  const word = h('span', {}, idle)
+  const b = h('button', { type: 'button', class: 'je-copy' }, word, what ? h('span', { class: 'je-sr' }, ` ${what}`) : null)
+  let timer: ReturnType<typeof setTimeout> | undefined
   b.addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(text)
     } catch {
       // Clipboard refused (insecure context or permission): the value stays visible to copy by hand.
     }
-    b.textContent = done
+    word.textContent = done
+    announce(done)
+    clearTimeout(timer)
+    timer = setTimeout(() => (word.textContent = idle), RESET_MS)
   })
   return b
 }
 
 /** The records to add, one row each, every host and value with its copy button. */
-export function recordsTable(records: readonly DnsRecordIn[], t: Translate): HTMLElement {
-  const cell = (text: string, field: string, type: string) => h('td', {}, h('code', {}, text), copyButton(text, t('copyLabel', { field, type }), t('copy'), t('copied')))
+/** What a records table shows beyond type, host and value. */
+export interface TableOptions {
+  /** Copy buttons beside host and value (default on). */
+  copy?: boolean
+  /** Each record's status from the last verification, in its own column. */
+  status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict'
+  /** The TTL column (default on). */
+  ttl?: boolean
+  /** Says "Copied" to screen readers (the dialog's live region). */
+  announce?: (s: string) => void
+}
+
+/** The records as a table: type, host, value (with copy buttons), TTL, and each record's status when given. */
+export function recordsTable(records: readonly DnsRecordIn[], t: Translate, opts: TableOptions = {}): HTMLElement {
+  const { copy = true, status, ttl = true, announce = () => {} } = opts
+  const cell = (text: string, field: string, type: string) => h('td', { 'data-label': field }, h('code', {}, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
+  const label = { found: t('statusFound'), waiting: t('statusWaiting'), conflict: t('statusConflict') }
   return h(
     'table',
     { class: 'je-table' },
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')))),
-    h('tbody', {}, ...records.map((r) => h('tr', {}, h('td', {}, r.type), cell(r.host, t('host'), r.type), cell(r.value, t('value'), r.type)))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')), ttl ? h('th', { scope: 'col' }, t('ttl')) : null, status ? h('th', { scope: 'col' }, t('status')) : null),
+    ),
+    h(
+      'tbody',
+      {},
+      ...records.map((r) => {
+        const st = status?.(r)
+        return h(
+          'tr',
+          { 'data-status': st },
+          h('td', { class: 'je-type', 'data-label': t('type') }, r.type),
+          cell(r.host, t('host'), r.type),
+          cell(r.value, t('value'), r.type),
+          ttl ? h('td', { class: 'je-type', 'data-label': t('ttl') }, r.ttl ? String(r.ttl) : t('ttlAuto')) : null,
+          st ? h('td', { class: `je-st ${st === 'found' ? 'je-st-ok' : st === 'conflict' ? 'je-st-bad' : ''}`, 'data-label': t('status') }, label[st]) : null,
+        )
+      }),
+    ),
   )
 }

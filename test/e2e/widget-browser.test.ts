@@ -2,14 +2,24 @@
 // Portico listening on a loopback port and resolving through PowerDNS. A host page on another origin
 // loads /widget.js, opens the widget with a widget token, and records every window event and callback.
 // A person enters a domain, sees the manual records, the record is added in PowerDNS, "I have added
-// them" leads to FINISHED_SUCCESSFULLY. Screenshots of each screen go to test-artifacts/.
+// them" leads to FINISHED_SUCCESSFULLY. Screenshots of each screen go to test-artifacts/; the screen
+// tour below photographs every screen at 1280 and 375 px into test-artifacts/screens/ (kept by CI as
+// an artifact) and runs axe-core on each with 0 violations allowed. Failures the test machine cannot
+// produce for real (a provider refusing a key, one-click refused, a provider down, the resolver down)
+// are answered at the browser's network boundary (page.route) with the API's own envelopes.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 
 const ARTIFACTS = 'test-artifacts'
+const SCREENS = `${ARTIFACTS}/screens`
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+const WIDTHS = [1280, 375]
+// Explicit: the preload's default timeout does not reach every file of a multi-file run, and these
+// tests wait on Chromium, PowerDNS and the widget's polling on a shared, loaded machine.
+const BROWSER_TIMEOUT = 120_000
 const EDGE = 'edge.portico.test'
 let pdns: Pdns
 let p: TestPortico
@@ -46,7 +56,7 @@ function freePort(): number {
 }
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true })
+  mkdirSync(SCREENS, { recursive: true })
   pdns = await startPdns()
   const port = freePort()
   base = `http://127.0.0.1:${port}`
@@ -60,7 +70,7 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
-})
+}, BROWSER_TIMEOUT)
 
 afterAll(async () => {
   await browser?.close()
@@ -153,7 +163,8 @@ describe('the widget in Chromium', () => {
     expect(detail('event:shared')).toMatchObject({ url: link, domain, connectionId })
     expect(detail('event:success')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
     expect(detail('onSuccess')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
-    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY' })
+    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns' })
+    expect(detail('onClose')).toEqual(detail('event:close'))
     expect(await page.locator('.je-root').count()).toBe(0)
     expect((await p.api('GET', `/v1/connections/${connectionId}`, { token: ws.apiKey })).body.status).toBe('live')
 
@@ -164,7 +175,7 @@ describe('the widget in Chromium', () => {
     await shared.screenshot({ path: `${ARTIFACTS}/widget-5-shared-link-live.png` })
     await shared.close()
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('after a failed connection the manual screen shows the reason, and "I have added them" re-checks before polling', async () => {
     const domain = `fail${++seq}.${zone}`
@@ -175,7 +186,7 @@ describe('the widget in Chromium', () => {
     })
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, locale: 'en' })
     await page.locator('#je-added').click()
-    await page.getByRole('progressbar').waitFor()
+    await page.locator('#je-check-now').waitFor()
     const [c] = await p.db`select id from connections where domain = ${domain}`
     await p.db`update connections set status = 'failed', error_code = 'propagation_timeout', error_message = 'The records never appeared within 24 hours' where id = ${c!.id}`
     await page.locator('#je-reason').waitFor()
@@ -191,7 +202,7 @@ describe('the widget in Chromium', () => {
     const s = steps(await log(page))
     expect(s.slice(-3)).toEqual(['MANUAL_CONFIGURATION', 'IN_PROGRESS', 'FINISHED_SUCCESSFULLY'])
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('a domain-bound token cannot act on another hostname: error screen, step error and AccessDeniedError', async () => {
     const page = await hostPage()
@@ -207,7 +218,7 @@ describe('the widget in Chromium', () => {
     expect(entries.find(([k]) => k === 'onError')![1]).toMatchObject({ code: 'AccessDeniedError' })
     expect(await p.db`select id from connections where domain = ${`theirs.${zone}`}`).toHaveLength(0)
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('checkDomain and checkRecords resolve with the documented shapes', async () => {
     const domain = `check${++seq}.${zone}`
@@ -228,7 +239,7 @@ describe('the widget in Chromium', () => {
     const refused = await page.evaluate(([d, t]) => (window as any).Portico.checkDomain(d, { token: t }).catch((e: any) => e.envelope.code), [domain, bound])
     expect(refused).toBe('forbidden')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('keyboard: focus stays in the dialog, Escape with delegateClose asks the host, which closes', async () => {
     const page = await hostPage()
@@ -246,7 +257,7 @@ describe('the widget in Chromium', () => {
     expect(await page.locator('.je-root').count()).toBe(0)
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BODY')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('embedded in a container, in French, with design tokens as --je- custom properties', async () => {
     const page = await hostPage()
@@ -270,7 +281,7 @@ describe('the widget in Chromium', () => {
     expect(vars).toEqual({ primary: '#0a7d33', radius: '4px', size: '17px', gap: '6px', font: '17px' })
     await shot(page, '8-embedded-fr')
     await page.close()
-  })
+  }, BROWSER_TIMEOUT)
 
   test('the bundle is served versioned, gzip, immutable; /widget.js points at it', async () => {
     const r = await fetch(`${base}/widget.js`, { redirect: 'manual' })
@@ -289,5 +300,270 @@ describe('the widget in Chromium', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
     const keyOnly = await fetch(`${base}/v1/connections:count`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'GET' } })
     expect(keyOnly.headers.get('access-control-allow-origin')).toBeNull()
+  }, BROWSER_TIMEOUT)
+})
+
+/**
+ * Photographs the current screen at each width into test-artifacts/screens/ and runs axe-core on the
+ * widget (0 violations). At every width: touch targets (buttons) of at least 44 × 44 px, and record
+ * types on one line.
+ */
+async function screen(page: Page, name: string): Promise<void> {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 })
+    await page.waitForTimeout(50)
+    await page.screenshot({ path: `${SCREENS}/${name}-${width}.png` })
+    if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
+    const violations = await page.evaluate(async () => {
+      const r = await (window as any).axe.run('.je-root', { resultTypes: ['violations'] })
+      return r.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`)
+    })
+    expect({ name, width, violations }).toEqual({ name, width, violations: [] })
+    const layout = await page.evaluate(() => {
+      const small = [...document.querySelectorAll<HTMLElement>('.je-root button')]
+        .map((b) => ({ text: b.textContent, r: b.getBoundingClientRect() }))
+        .filter((b) => b.r.height < 44 || b.r.width < 44)
+        .map((b) => `${b.text} ${Math.round(b.r.width)}x${Math.round(b.r.height)}`)
+      const broken = [...document.querySelectorAll('.je-type')].filter((td) => {
+        const range = document.createRange()
+        range.selectNodeContents(td)
+        return range.getClientRects().length > 1
+      })
+      return { small, broken: broken.map((b) => b.textContent) }
+    })
+    expect({ name, width, ...layout }).toEqual({ name, width, small: [], broken: [] })
+  }
+  await page.setViewportSize({ width: 1280, height: 900 })
+}
+
+/** Rewrites the analysis a page receives (`POST /domains:check`) as if the provider offered `change`. */
+async function analysisSays(page: Page, change: (check: any) => void): Promise<void> {
+  await page.route('**/v1/domains:check', async (route) => {
+    const r = await route.fetch()
+    const json = await r.json()
+    change(json)
+    await route.fulfill({ response: r, json })
   })
+}
+
+const asCloudflare = (rail: 'domainConnect' | 'apiKey') => (c: any) => {
+  c.provider = 'cloudflare'
+  c.provider_name = 'Cloudflare'
+  c.supports_automatic = true
+  c.recommended_rail = rail
+  c.rails[rail] = { available: true }
+}
+
+/** Answers one API path with an error envelope, as the API would. */
+async function refuse(page: Page, glob: string, status: number, body: Record<string, unknown>): Promise<void> {
+  await page.route(glob, (route) => (route.request().method() === 'OPTIONS' ? route.continue() : route.fulfill({ status, json: body, headers: { 'access-control-allow-origin': '*' } })))
+}
+
+const reason = (page: Page) => page.locator('#je-reason').innerText()
+const connectionsFor = (domain: string) => p.db`select id, status from connections where domain = ${domain}`
+
+describe('every screen at 1280 and 375 px, with axe-core', () => {
+  test('the manual path: enter domain, records, link shared, waiting with per-record status, success; the share page names the application and has no ×', async () => {
+    const domain = `tour${++seq}.${zone}`
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites' })
+    await page.getByRole('textbox', { name: 'Your domain' }).waitFor()
+    // The page behind the modal dialog is inert while it is open.
+    expect(await page.locator('#host-button').getAttribute('inert')).toBe('')
+    await screen(page, '01-enter-domain')
+    await page.getByRole('textbox', { name: 'Your domain' }).fill(domain)
+    await page.keyboard.press('Enter')
+    await page.locator('#je-added').waitFor()
+    expect(await page.locator('.je-table th').allInnerTexts()).toEqual(['Type', 'Host', 'Value', 'TTL'])
+    await screen(page, '02-manual-records')
+
+    // "Copied" is announced, then the button reads "Copy" again.
+    expect(await page.getByRole('button', { name: 'Copy the Value of the CNAME record' }).count()).toBe(1)
+    const copy = page.locator('.je-copy').nth(1)
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+    await copy.click()
+    await copy.filter({ hasText: 'Copied' }).waitFor()
+    expect(await page.getByRole('status').innerText()).toBe('Copied')
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(EDGE)
+    await copy.filter({ hasNotText: 'Copied' }).waitFor()
+
+    await page.locator('#je-share').click()
+    await page.locator('#je-link').waitFor()
+    const link = await page.locator('#je-link').inputValue()
+    await screen(page, '03-link-shared')
+    await page.getByRole('button', { name: 'Back' }).click()
+    await page.locator('#je-added').click()
+    await page.locator('#je-check-now').waitFor()
+    await page.locator('tr[data-status="waiting"]').waitFor()
+    expect(await page.locator('.je-table').innerText()).toContain('Not yet')
+    await page.locator('#je-checked').filter({ hasText: 'Last checked' }).waitFor()
+    await screen(page, '04-waiting')
+
+    // "Back to the steps" returns to the records; the share page shows them to whoever runs the DNS.
+    await page.locator('#je-back-steps').click()
+    await page.locator('#je-added').waitFor()
+    const shared = await browser.newPage({ bypassCSP: true })
+    await shared.goto(link)
+    await shared.locator('#je-added').waitFor()
+    expect(await shared.locator('#je-asker').innerText()).toBe(`${(await p.db`select name from applications where id = ${ws.appId}`)[0]!.name} asks you to add these DNS records for ${domain}.`)
+    expect(await shared.locator('.je-x').count()).toBe(0)
+    expect(await shared.title()).toBe(`${(await p.db`select name from applications where id = ${ws.appId}`)[0]!.name}: Add these DNS records`)
+    await screen(shared, '05-share-page')
+
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    await page.locator('#je-added').click()
+    await page.locator('#je-success').waitFor()
+    await screen(page, '06-success')
+    await page.keyboard.press('Escape')
+    expect(await page.locator('#host-button').getAttribute('inert')).toBeNull()
+    await shared.close()
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('a conflicting record: the conflict screen, then the manual records still name the conflict; waiting marks it conflicting', async () => {
+    const domain = `clash${++seq}.${zone}`
+    await pdns.setRecords(domain, 'A', ['192.0.2.7'])
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
+    await page.getByRole('dialog', { name: 'Records already in place' }).waitFor()
+    await screen(page, '07-existing-records')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.locator('#je-added').waitFor()
+    expect(await reason(page)).toContain(`Some records already on ${domain} are in the way`)
+    expect(await page.locator('.je-table').first().innerText()).toContain('192.0.2.7')
+    await screen(page, '08-manual-after-conflict')
+    await page.locator('#je-added').click()
+    await page.locator('tr[data-status="conflict"]').waitFor()
+    expect(await page.locator('tr[data-status="conflict"]').innerText()).toContain('Conflicting')
+    await screen(page, '09-waiting-conflict')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('DNS unavailable: the manual records with the reason, and a generic error never hides them', async () => {
+    const domain = `nodns${++seq}.${zone}`
+    const page = await hostPage()
+    await analysisSays(page, (c) => {
+      c.detection_error = 'resolver'
+      delete c.registered
+    })
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
+    await page.locator('#je-reason').waitFor()
+    expect(await reason(page)).toBe(`We could not look up the DNS of ${domain} just now, so it cannot be set up automatically. You can add the records yourself.`)
+    expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+    await screen(page, '10-dns-unavailable')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('one-click refused: the Domain Connect screen says what happens, the refusal ends on the manual records with the reason', async () => {
+    const domain = `dc${++seq}.${zone}`
+    const page = await hostPage()
+    await analysisSays(page, asCloudflare('domainConnect'))
+    await refuse(page, '**/domainconnect:start', 422, { code: 'DomainConnectError', title: 'template not supported by the provider', details: null })
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
+    await page.locator('#je-setup-go').waitFor()
+    expect(await page.locator('.je-detected').innerText()).toBe('Your DNS is managed at Cloudflare')
+    expect(await page.locator('.je-detected svg path').count()).toBe(1)
+    expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+    // Analysis alone created nothing.
+    expect(await connectionsFor(domain)).toHaveLength(0)
+    await screen(page, '11-domain-connect')
+    const popup = page.waitForEvent('popup')
+    await page.locator('#je-setup-go').click()
+    await (await popup).close().catch(() => undefined)
+    await page.locator('#je-reason').waitFor()
+    expect(await reason(page)).toBe('Cloudflare did not accept the one-click setup. You can add the records yourself instead.')
+    expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+    expect((await log(page)).find(([k]) => k === 'onError')![1]).toMatchObject({ code: 'DomainConnectError' })
+    await screen(page, '12-one-click-refused')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('provider key refused, and provider unreachable: the API-key screen names the token and links to it; each failure ends on the records with the reason', async () => {
+    for (const [name, status, body, words] of [
+      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone → DNS → Edit, Zone → Zone → Read. Or add the records yourself.'],
+      ['14-provider-unreachable', 502, { code: 'dns_write_failed', title: 'The DNS provider refused the change', details: { provider: 'cloudflare', reason: 'provider_unreachable' } }, 'We could not reach Cloudflare just now. You can add the records yourself, or try again later.'],
+    ] as const) {
+      const domain = `key${++seq}.${zone}`
+      const page = await hostPage()
+      await analysisSays(page, asCloudflare('apiKey'))
+      await refuse(page, '**/apply', status, body)
+      await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
+      await page.locator('#je-credential').waitFor()
+      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a token at Cloudflare (API token) with these permissions')
+      expect(await page.locator('.je-scopes').innerText()).toContain('Zone → DNS → Edit')
+      expect(await page.locator('#je-token-link').getAttribute('href')).toBe('https://dash.cloudflare.com/profile/api-tokens')
+      expect(await page.locator('#je-manual-instead').count()).toBe(1)
+      if (name === '13-key-refused') await screen(page, '13-api-key')
+      await page.locator('#je-credential').fill('not-a-real-token')
+      await page.keyboard.press('Enter')
+      await page.locator('#je-reason').waitFor()
+      expect(await reason(page)).toBe(words)
+      expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+      await screen(page, name)
+      await page.close()
+    }
+  }, BROWSER_TIMEOUT)
+
+  test('a domain-bound token used for another domain: the end user reads what to do, not the developer message', async () => {
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain: `mine.${zone}` }), applicationName: 'Acme Sites' })
+    await page.getByRole('textbox', { name: 'Your domain' }).fill(`other.${zone}`)
+    await page.locator('#je-continue').click()
+    await page.locator('#je-error').waitFor()
+    expect(await page.locator('#je-error').innerText()).toBe(`This setup was started for a different domain. Go back to Acme Sites and start again for other.${zone}.`)
+    await screen(page, '15-wrong-domain')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('a low-contrast integrator colour is made readable (0 axe violations, a console warning); hideLogo keeps the footer', async () => {
+    const page = await hostPage()
+    const warnings: string[] = []
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()))
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `yellow${++seq}.${zone}`, whiteLabel: { colors: { primary: '#ffd400' }, logo: 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', hideLogo: true } })
+    await page.locator('#je-added').waitFor()
+    expect(await page.locator('#je-added').evaluate((b) => getComputedStyle(b).color)).toBe('rgb(0, 0, 0)')
+    expect(warnings.some((w) => w.includes('#ffd400'))).toBe(true)
+    expect(await page.locator('.je-logo').count()).toBe(0)
+    expect(await page.locator('.je-foot').innerText()).toBe('Secured by Portico')
+    await screen(page, '16-low-contrast-colour')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('German and Japanese: translated steps naming the provider', async () => {
+    for (const [locale, heading, step] of [
+      ['de', 'Fügen Sie diese DNS-Einträge hinzu', 'Melden Sie sich bei PowerDNS'],
+      ['ja', '次の DNS レコードを追加してください', 'PowerDNS'],
+    ] as const) {
+      const page = await hostPage()
+      await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `loc${++seq}.${zone}`, locale })
+      await page.locator('#je-added').waitFor()
+      expect(await page.locator('.je-root h2').innerText()).toBe(heading)
+      expect(await page.locator('.je-steps li').first().innerText()).toContain(step)
+      await screen(page, `17-manual-${locale}`)
+      await page.close()
+    }
+  }, BROWSER_TIMEOUT)
+
+  test('browsing without committing leaves no connection behind to be re-checked', async () => {
+    const plain = `browse${++seq}.${zone}`
+    const dc = `browse${++seq}.${zone}`
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: plain })
+    await page.locator('#je-added').waitFor()
+    await page.keyboard.press('Escape')
+    await analysisSays(page, asCloudflare('domainConnect'))
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: dc })
+    await page.locator('#je-setup-go').waitFor()
+    await page.locator('#je-manual-instead').click()
+    await page.locator('#je-added').waitFor()
+    await page.keyboard.press('Escape')
+    const closes = (await log(page)).filter(([k]) => k === 'event:close').map(([, d]) => d)
+    expect(closes).toEqual([
+      { lastStatus: 'MANUAL_CONFIGURATION', domain: plain, success: false, setupType: null, provider: 'powerdns' },
+      { lastStatus: 'MANUAL_CONFIGURATION', domain: dc, success: false, setupType: null, provider: 'cloudflare' },
+    ])
+    // Nothing was created, so the verification sweep has nothing to re-check.
+    expect(await p.db`select id from connections where domain in (${plain}, ${dc})`).toHaveLength(0)
+    await page.close()
+  }, BROWSER_TIMEOUT)
 })

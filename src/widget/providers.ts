@@ -1,0 +1,64 @@
+// What the widget shows about a DNS provider beyond the server's catalog: its logo and, for the
+// providers whose credential screen the widget offers, which token to create, with which permissions,
+// and where. Keyed by the catalog's provider id. Logos are simple-icons (CC0, npm `simple-icons`);
+// only the icons imported here end up in the bundle.
+import { siCloudflare, siDigitalocean, siGandi, siGodaddy, siGooglecloud, siHetzner, siIonos, siNamecheap, siNetlify, siOvh, siPorkbun, siSquarespace, siVercel, siWix } from 'simple-icons'
+
+interface Icon {
+  path: string
+  hex: string
+}
+
+const LOGOS: Record<string, Icon> = {
+  cloudflare: siCloudflare,
+  godaddy: siGodaddy,
+  namecheap: siNamecheap,
+  'google-cloud-dns': siGooglecloud,
+  squarespace: siSquarespace,
+  ionos: siIonos,
+  ovh: siOvh,
+  digitalocean: siDigitalocean,
+  hetzner: siHetzner,
+  porkbun: siPorkbun,
+  gandi: siGandi,
+  vercel: siVercel,
+  netlify: siNetlify,
+  wix: siWix,
+}
+
+/** An inline SVG logo for a provider (decorative: the provider's name is always written next to it). */
+export function logoSvg(providerId: string | null): SVGElement | null {
+  const icon = providerId ? LOGOS[providerId] : undefined
+  if (!icon) return null
+  const ns = 'http://www.w3.org/2000/svg'
+  const svg = document.createElementNS(ns, 'svg')
+  svg.setAttribute('viewBox', '0 0 24 24')
+  svg.setAttribute('class', 'je-plogo')
+  svg.setAttribute('aria-hidden', 'true')
+  svg.setAttribute('focusable', 'false')
+  const path = document.createElementNS(ns, 'path')
+  path.setAttribute('d', icon.path)
+  path.setAttribute('fill', `#${icon.hex}`)
+  svg.append(path)
+  return svg
+}
+
+/** The credential a provider's API takes: its name there, the permissions it needs, where to create it. */
+export interface TokenHelp {
+  kind: string
+  scopes: string[]
+  url: string
+}
+
+export const TOKEN_HELP: Record<string, TokenHelp> = {
+  cloudflare: { kind: 'API token', scopes: ['Zone → DNS → Edit', 'Zone → Zone → Read'], url: 'https://dash.cloudflare.com/profile/api-tokens' },
+  godaddy: { kind: 'API key and secret (key:secret)', scopes: ['Production key'], url: 'https://developer.godaddy.com/keys' },
+  namecheap: { kind: 'API key (user:key)', scopes: ['API access enabled, this address whitelisted'], url: 'https://ap.www.namecheap.com/settings/tools/apiaccess/' },
+  digitalocean: { kind: 'Personal access token', scopes: ['domain:read', 'domain:create', 'domain:update'], url: 'https://cloud.digitalocean.com/account/api/tokens' },
+  hetzner: { kind: 'API token', scopes: ['Read & Write'], url: 'https://dns.hetzner.com/settings/api-token' },
+  porkbun: { kind: 'API key and secret (key:secret)', scopes: ['API access turned on for this domain'], url: 'https://porkbun.com/account/api' },
+  vercel: { kind: 'Access token', scopes: ['Full account or the team that owns the domain'], url: 'https://vercel.com/account/tokens' },
+  netlify: { kind: 'Personal access token', scopes: ['Full access'], url: 'https://app.netlify.com/user/applications#personal-access-tokens' },
+  gandi: { kind: 'Personal access token', scopes: ['Manage domain name technical configurations'], url: 'https://admin.gandi.net/organizations/account/pat' },
+  powerdns: { kind: 'API key (X-API-Key)', scopes: ['Zone write access'], url: 'https://doc.powerdns.com/authoritative/http-api/' },
+}
