@@ -9,7 +9,7 @@
 //   provider's Grant), so nothing can be refreshed, and its access tokens fail on their next use.
 import type { Sql } from '../src/db/sql.ts'
 import { can, ROLES, type MemberRole } from '../src/domain/rbac.ts'
-import { agentScope } from './scopes.ts'
+import { agentScope } from '../src/domain/rbac.ts'
 
 export const REVOKE_REASONS = {
   /** DELETE /v1/agent-grants/{id} by the workspace. */

@@ -17,8 +17,6 @@ import { providerById } from './providers.ts'
 import { removeThroughGrant } from './domain-connect/managed.ts'
 
 import { planApply, planRevert, type AppliedEntry, type ApplyPlan, type RevertNote, type RevertPlan } from './record-plan.ts'
-// moved: re-export kept for the merge; removed by the lead after merging
-export * from './record-plan.ts'
 
 /** What a connection keeps of its last automatic write (column `connections.applied`). */
 export interface AppliedState {

@@ -2,7 +2,7 @@
 // cached a few seconds), the 503 a lookup failure becomes (naming the resolvers and the setting),
 // and a warning logged at most once a minute however many requests fail.
 import { Resolver } from '../adapters/resolver.ts'
-import { ApiError } from '../http/errors.ts'
+import { ApiError } from '../errors.ts'
 import { log } from '../logger.ts'
 
 const PROBE_TTL_MS = 5_000

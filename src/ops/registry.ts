@@ -11,9 +11,6 @@ import type { Credential, PrincipalOf, TenantCredential } from '../domain/princi
 import type { ErrorCode } from '../errors.ts'
 import type { Services } from '../services.ts'
 
-// moved: re-export kept for the merge; removed by the lead after merging
-export type { Credential, Principal, TenantPrincipal } from '../domain/principal.ts'
-
 /** What the handler may record about itself in the audit log. */
 export interface AuditNote {
   tenantId?: string | null

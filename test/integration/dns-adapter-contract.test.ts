@@ -6,7 +6,7 @@
 // the census counts as automatic through an API credential has an adapter here.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { HOSTED, makeHosted, ProviderError, type DnsProvider, type RRset } from '../../src/adapters/dns-providers/index.ts'
-import { applyChanges, planApply, planRevert } from '../../src/domain/apply.ts'
+import { applyChanges, planApply, planRevert } from '../../src/domain/record-plan.ts'
 import { builtRails, parityCensus, PROVIDERS } from '../../src/domain/providers.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'

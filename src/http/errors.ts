@@ -1,2 +1,0 @@
-// moved: re-export kept for the merge; removed by the lead after merging
-export * from '../errors.ts'
