@@ -13,6 +13,7 @@ import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 import { GODADDY_SMALL_ACCOUNT } from '../harness/provider-fakes/godaddy.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
+import { sharedPortico } from '../harness/portico.ts'
 
 const fakes = new Map<string, Fake<any>>()
 beforeAll(() => FAKE_CASES.forEach((c) => fakes.set(c.id, c.start())))
@@ -126,5 +127,17 @@ describe('provider specifics', () => {
     const e = await errorOf(p.writeChanges(zone, [{ name: `www.${name}`, type: 'A', ttl: 300, values: ['203.0.113.1'] }]))
     expect(e?.kind).toBe('conflict')
     expect(z.records.filter((s) => s.name === `www.${name}.`).length).toBe(4)
+  })
+})
+
+describe('GET /v1/providers', () => {
+  test('serves the whole catalog, unauthenticated, with the census of built rails', async () => {
+    const p = await sharedPortico()
+    const r = await p.api('GET', '/v1/providers')
+    expect(r.status).toBe(200)
+    expect(r.body.providers.length).toBeGreaterThanOrEqual(70)
+    expect(r.body.census.built.automatic).toBeGreaterThanOrEqual(30)
+    expect(r.body.census.built.automatic).toBe(r.body.providers.filter((x: { built: { api_credential: boolean; oauth: boolean } }) => x.built.api_credential || x.built.oauth).length)
+    expect(r.body.providers.find((x: { id: string }) => x.id === 'netlify')).toMatchObject({ logo: 'netlify', built: { api_credential: true } })
   })
 })

@@ -33,6 +33,7 @@ import { EXOSCALE_API, ExoscaleProvider } from './exoscale.ts'
 import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
 import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
 import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
+import { CLOUDNS_API, CloudnsProvider } from './cloudns.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -73,6 +74,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   spaceship: { defaultBase: SPACESHIP_API, make: (s, o) => new SpaceshipProvider(s, o.base) },
   namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
   dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
+  cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
 }
 
 /**
