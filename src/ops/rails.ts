@@ -1,7 +1,8 @@
 // Automatic rails (CONTRACT.md section 4): apply with a DNS-provider API credential, provider accounts
 // (saved credentials) and their connect, and re-applying a managed connection. The record rules live
-// in src/domain/apply.ts, credentials in src/domain/provider-accounts.ts; these handlers choose the
-// credential, call the rail and shape the answer. Provider calls happen outside any transaction
+// in src/domain/record-plan.ts (written through the provider by apply.ts), credentials in
+// src/domain/provider-accounts.ts; these handlers choose the credential, call the rail and shape the
+// answer. Provider calls happen outside any transaction
 // (`transaction: false`): a slow provider never holds a database connection, and what was written
 // is recorded on the connection before the write (priors) and after it (rail, status, events).
 import { Type } from '@sinclair/typebox'
