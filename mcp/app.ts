@@ -41,7 +41,10 @@ export async function appContents() {
   return [{ uri: APP_URI, mimeType: APP_MIME, text: await appHtml(), _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } } }]
 }
 
-interface ConnectionText {
+/** What the app shows of a connection (the tools' structured content), in the frame and as text. */
+export interface ConnectionView {
+  id?: string
+  connection_id?: string
   domain?: string
   status?: string
   error_message?: string | null
@@ -51,7 +54,7 @@ interface ConnectionText {
 }
 
 /** The app's content as plain text, for hosts that do not render UI resources. */
-export function appText(body: ConnectionText): string {
+export function appText(body: ConnectionView): string {
   const lines: string[] = []
   if (body.domain) lines.push(`Domain: ${body.domain}`)
   if (body.status) lines.push(`Status: ${body.status}${body.error_message ? ` (${body.error_message})` : ''}`)

@@ -9,17 +9,8 @@
 import { h, injectStyles, recordsTable } from '../../src/widget/ui.ts'
 import { tokenDeclarations } from '../../src/widget/styles.ts'
 import { translator } from '../../src/widget/i18n.ts'
+import type { ConnectionView } from '../app.ts'
 
-interface ConnectionView {
-  id?: string
-  connection_id?: string
-  domain?: string
-  status?: string
-  error_message?: string | null
-  records?: { type: string; host: string; value: string }[]
-  manual_steps?: string[]
-  dashboard_url?: string | null
-}
 
 const UI_PROTOCOL = '2026-01-26'
 const POLL_MS = 10_000

@@ -1,23 +1,12 @@
 // Queries of Domain Connect consent sessions (the asynchronous rail's callback). Statements moved from
 // src/ops/domain-connect.ts verbatim; the grant kept afterwards is src/domain/domain-connect/async-api.ts.
 import type { ConnectionRow } from '../domain/connections.ts'
-import type { ApplyStep } from '../domain/domain-connect/async-api.ts'
+import type { ApplyStep, ConsentScope } from '../domain/domain-connect/async-api.ts'
 import { sha256 } from '../domain/secrets.ts'
 import type { Sql } from './sql.ts'
 
-export interface SessionRow {
+export interface SessionRow extends ConsentScope {
   state_hash: Buffer
-  tenant_id: string
-  application_id: string
-  connection_id: string
-  dc_provider_id: string
-  url_api: string
-  template_provider_id: string
-  service_ids: string[]
-  apex: string
-  host: string
-  applies: ApplyStep[]
-  redirect_uri: string
   return_url: string | null
   expires_at: Date
   used_at: Date | null

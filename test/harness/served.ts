@@ -66,6 +66,22 @@ export async function startServed(zone: string, env: Record<string, string> = {}
 }
 
 /**
+ * A live connection for `domain` (in `zone`, served by `pdns`): created, its records added in
+ * PowerDNS as a person would, and "I have added them" (`:recheck`). Returns its id.
+ */
+export async function liveConnection(p: TestPortico, pdns: Pdns, apiKey: string, zone: string, domain: string): Promise<string> {
+  const c = await p.api('POST', '/v1/connections', { token: apiKey, body: { domain } })
+  if (c.status !== 201) throw new Error(`create ${domain}: ${c.status} ${JSON.stringify(c.body)}`)
+  for (const r of c.body.records as { type: string; host: string; value: string }[]) {
+    const name = r.host === '@' ? domain : `${r.host}.${zone}`
+    await pdns.setRecords(name, r.type, [r.type === 'CNAME' ? `${r.value}.` : r.type === 'TXT' ? `"${r.value}"` : r.value])
+  }
+  const live = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: apiKey })
+  if (live.body.status !== 'live') throw new Error(`${domain} is ${live.body.status} after :recheck`)
+  return c.body.id
+}
+
+/**
  * Stops the cron safety nets (verification, edge sweep, certificate orders): what happens next is
  * woken by the database alone.
  */

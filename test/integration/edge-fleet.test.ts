@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { freeLoopbackPort, startCaddy, startPebble, type Caddy, type Pebble } from '../harness/edge.ts'
 import { EDGE, provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { liveConnection as live } from '../harness/served.ts'
 import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
 import { CaddyEdge, EdgeFleet, nodeSettings } from '../../src/adapters/edge.ts'
 
@@ -88,17 +89,8 @@ async function health(): Promise<Record<string, { status: string; last_error: st
   return Object.fromEntries((r.body.edge as { node: string }[]).map((n) => [n.node, n])) as any
 }
 
-async function liveConnection(domain: string): Promise<string> {
-  const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })
-  expect(c.status).toBe(201)
-  for (const r of c.body.records as { type: string; host: string; value: string }[]) {
-    const name = r.host === '@' ? domain : `${r.host}.${zone}`
-    await pdns.setRecords(name, r.type, [r.type === 'CNAME' ? `${r.value}.` : r.type === 'TXT' ? `"${r.value}"` : r.value])
-  }
-  const live = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
-  expect(live.body.status).toBe('live')
-  return c.body.id
-}
+/** A live connection for `domain`, its records added in PowerDNS as a person would. */
+const liveConnection = (domain: string) => live(p, pdns, ws.apiKey, zone, domain)
 
 describe('three edge nodes', () => {
   let shop: string

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Pdns } from '../harness/pdns.ts'
 import type { Caddy, Pebble } from '../harness/edge.ts'
-import { startServed, type Served } from '../harness/served.ts'
+import { liveConnection as live, startServed, type Served } from '../harness/served.ts'
 import { EDGE, provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
 
@@ -41,17 +41,7 @@ const sweep = () => sweepEdge({ db: p.db, clock: p.clock, config: p.config, dns:
 const viaEdge = (host: string, path = '/') => served.viaEdge(host, path)
 
 /** A live connection for `domain`, its records added in PowerDNS as a person would. */
-async function liveConnection(domain: string): Promise<string> {
-  const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })
-  expect(c.status).toBe(201)
-  for (const r of c.body.records as { type: string; host: string; value: string }[]) {
-    const name = r.host === '@' ? domain : `${r.host}.${zone}`
-    await pdns.setRecords(name, r.type, [r.type === 'CNAME' ? `${r.value}.` : r.type === 'TXT' ? `"${r.value}"` : r.value])
-  }
-  const live = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
-  expect(live.body.status).toBe('live')
-  return c.body.id
-}
+const liveConnection = (domain: string) => live(p, pdns, ws.apiKey, zone, domain)
 
 async function caddyIds(): Promise<string> {
   // Caddy closes idle admin connections when its configuration changes: no keep-alive here.

@@ -81,8 +81,8 @@ export async function applySteps(http: ProviderHttp, urlApi: string, templatePro
 
 // ---------------------------------------------------------------- grants
 
-export interface GrantRow {
-  id: string
+/** What a consent is for: the connection, the provider's API, the templates it applies and where it returns. */
+export interface ConsentScope {
   tenant_id: string
   application_id: string
   connection_id: string
@@ -95,6 +95,10 @@ export interface GrantRow {
   applies: ApplyStep[]
   /** The redirect_uri of the consent; the draft wants it again on every token request. */
   redirect_uri: string
+}
+
+export interface GrantRow extends ConsentScope {
+  id: string
   access_token_sealed: string
   refresh_token_sealed: string | null
   access_expires_at: Date | null
