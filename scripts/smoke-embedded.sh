@@ -40,7 +40,7 @@ grep -q '"db":"ok"' "$dir/health.json"
 # Development with PROVISION_SECRET unset: generated into DATA_DIR, and the start says how to use it.
 grep -q 'Provision a first tenant' "$dir/portico.log"
 curl -fsS -X POST "http://127.0.0.1:$port/v1/tenants:provision" -H "X-Provision-Secret: $(cat "$DATA_DIR/provision-secret")" \
-  -d '{"tenant_name":"Smoke","owner_email":"ops@smoke.example"}' | grep -q '"api_key":"ptc_'
+  --json '{"tenant_name":"Smoke","owner_email":"ops@smoke.example"}' | grep -q '"api_key":"ptc_'
 ! grep -q 'Unsupported runtime' "$dir/portico.log"
 tenant=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/tenants" -H "authorization: Bearer $MANAGEMENT_KEY" \
   -H 'content-type: application/json' -d '{"name":"Smoke"}' | node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>console.log(JSON.parse(d).id))')

@@ -52,7 +52,7 @@ function printFirstSteps(config: Config): void {
   lines.push(
     'Provision a first tenant:',
     `  curl -X POST ${config.publicUrl}/v1/tenants:provision -H "X-Provision-Secret: ${provisionSecret ? `$(cat ${provisionSecret})` : '$PROVISION_SECRET'}" \\`,
-    `    -d '{"tenant_name":"Acme","owner_email":"ops@acme.example"}'`,
+    `    --json '{"tenant_name":"Acme","owner_email":"ops@acme.example"}'`,
     '',
   )
   flushLogs()
