@@ -35,6 +35,7 @@ import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
 import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 import { CLOUDNS_API, CloudnsProvider } from './cloudns.ts'
 import { INFOMANIAK_API, InfomaniakProvider } from './infomaniak.ts'
+import { CONSTELLIX_API, ConstellixProvider } from './constellix.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -77,6 +78,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
   cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
   infomaniak: { defaultBase: INFOMANIAK_API, make: (s, o) => new InfomaniakProvider(s, o.base) },
+  constellix: { defaultBase: CONSTELLIX_API, make: (s, o) => new ConstellixProvider(s, o.base) },
 }
 
 /**
