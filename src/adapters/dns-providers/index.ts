@@ -34,6 +34,8 @@ import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
 import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
 import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 import { CLOUDNS_API, CloudnsProvider } from './cloudns.ts'
+import { INFOMANIAK_API, InfomaniakProvider } from './infomaniak.ts'
+import { CONSTELLIX_API, ConstellixProvider } from './constellix.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -75,6 +77,8 @@ export const HOSTED: Record<string, HostedFactory> = {
   namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
   dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
   cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
+  infomaniak: { defaultBase: INFOMANIAK_API, make: (s, o) => new InfomaniakProvider(s, o.base) },
+  constellix: { defaultBase: CONSTELLIX_API, make: (s, o) => new ConstellixProvider(s, o.base) },
 }
 
 /**

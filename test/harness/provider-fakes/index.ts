@@ -34,6 +34,8 @@ import { startSpaceshipFake } from './spaceship.ts'
 import { startNamecheapFake } from './namecheap.ts'
 import { startDnsMadeEasyFake } from './dnsmadeeasy.ts'
 import { startCloudnsFake } from './cloudns.ts'
+import { startInfomaniakFake } from './infomaniak.ts'
+import { startConstellixFake } from './constellix.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -101,4 +103,6 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'namecheap', reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/', unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' }, start: () => startNamecheapFake(), base: (f) => f.url, badCredential: 'pat:wrong:192.0.2.10', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'constellix', reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)', start: () => startConstellixFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
 ]

@@ -1,0 +1,50 @@
+// Infomaniak API v1 (https://developer.infomaniak.com/docs/api, Domain › DNS records of a zone):
+// Bearer token. Zones: GET /1/product?service_name=domain (paged: `page`, `per_page`; the answer
+// carries `pages`), `{result, data: [{id, customer_name}]}`; records: GET /1/domain/{id}/dns/record
+// (one list) `{result, data: [{id, source, type, ttl, target}]}`, POST …/dns/record `{source, type,
+// ttl, target}`, DELETE …/dns/record/{record_id}. `source` is relative (`.` the apex); MX keeps
+// its priority inside `target` (`10 mx.example.com`); TXT targets are sent as zone-file strings
+// so a text that itself starts with a quote reads back unchanged. Errors are `{result: "error",
+// error: {code, description}}` with 401, 403, 404, 422 and 429 (Retry-After).
+import { RestClient } from './rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
+import { canonicalName, quoteTxt, unquoteTxt, type Zone } from './types.ts'
+
+export const INFOMANIAK_API = 'https://api.infomaniak.com'
+
+export class InfomaniakProvider extends RecordBasedProvider {
+  readonly id = 'infomaniak'
+  private readonly api: RestClient
+  constructor(token: string, base = INFOMANIAK_API) {
+    super()
+    this.api = new RestClient({ name: 'Infomaniak', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.error?.description ?? b?.error?.code })
+  }
+
+  async listZones(): Promise<Zone[]> {
+    const out: Zone[] = []
+    for (let page = 1; ; page++) {
+      const r = await this.api.call('GET', `/1/product?service_name=domain&page=${page}&per_page=100`)
+      for (const p of r.data as { id: number; customer_name: string }[]) out.push({ id: String(p.id), name: canonicalName(p.customer_name) })
+      if (page >= (r.pages ?? 1)) return out
+    }
+  }
+
+  private path(zone: Zone) {
+    return `/1/domain/${encodeURIComponent(zone.id)}/dns/record`
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    return ((await this.api.call('GET', this.path(zone))).data as any[])
+      .filter((r) => r.type !== 'SOA')
+      .map((r) => ({ id: String(r.id), name: absoluteName(r.source, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.target, null, zone.name, unquoteTxt, true) }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const source = name === zone.name ? '.' : relativeName(name, zone.name)
+    await this.api.call('POST', this.path(zone), { source, type, ttl, target: type === 'TXT' ? quoteTxt(value) : value })
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.api.call('DELETE', `${this.path(zone)}/${encodeURIComponent(item.id)}`)
+  }
+}

@@ -1,0 +1,51 @@
+// Infomaniak API v1, the parts the adapter uses (https://developer.infomaniak.com/docs/api, Domain ›
+// DNS records of a zone): Bearer token; answers `{result: "success", data}`; errors `{result:
+// "error", error: {code, description}}` (401 not_authorized, 404 object_not_found, 422
+// validation_failed, 429 too_many_request with Retry-After). The product list is paged (`page`,
+// `per_page`, answer `pages`, `total`); a domain's records come as one list. Records `{id, source,
+// type, ttl, target}` with relative `source` (`.` the apex), MX priority inside `target`.
+import { json, nextId, servePage } from './common.ts'
+import { startRowFake } from './rest.ts'
+
+export interface InfomaniakRecord {
+  id: number
+  source: string
+  type: string
+  ttl: number
+  target: string
+}
+
+const err = (status: number, code: string, description: string, headers: Record<string, string> = {}) => json(status, { result: 'error', error: { code, description } }, headers)
+
+export function startInfomaniakFake(token = 'ik' + nextId().padEnd(62, 'i')) {
+  let ids = 7000
+  return startRowFake<InfomaniakRecord>({
+    credential: token,
+    authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
+    errors: {
+      unauthorized: () => err(401, 'not_authorized', 'Authorization required'),
+      notFound: () => err(404, 'object_not_found', 'Object not found'),
+      invalid: (m) => err(422, 'validation_failed', m),
+      throttled: () => err(429, 'too_many_request', 'Too many requests', { 'retry-after': '17' }),
+    },
+    retryAfter: 17,
+    zoneId: () => String(++ids),
+    routes: { zones: /^\/1\/product$/, records: /^\/1\/domain\/(?<zone>\d+)\/dns\/record$/, record: /^\/1\/domain\/(?<zone>\d+)\/dns\/record\/(?<id>\d+)$/ },
+    zoneRow: (z) => ({ id: Number(z.id), service_name: 'domain', customer_name: z.name }),
+    list(f, kind, rows, url) {
+      if (kind === 'records') return json(200, { result: 'success', data: rows })
+      if (url.searchParams.get('service_name') !== 'domain') return err(422, 'validation_failed', 'service_name is required')
+      const page = Number(url.searchParams.get('page') ?? 1)
+      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('per_page') ?? 10))
+      return json(200, { result: 'success', data: s.items, total: s.total, pages: s.last, page, items_per_page: s.size })
+    },
+    create(b) {
+      if (typeof b.source !== 'string' || typeof b.type !== 'string' || typeof b.target !== 'string' || !b.target) return 'source, type and target are required'
+      if (b.ttl !== undefined && (!Number.isInteger(b.ttl) || b.ttl < 60)) return 'ttl must be at least 60'
+      return { id: ++ids, source: b.source, type: b.type, ttl: b.ttl ?? 3600, target: b.target }
+    },
+    created: (row) => json(200, { result: 'success', data: row.id }),
+    deleted: () => json(200, { result: 'success', data: true }),
+    key: (r, z) => ({ name: r.source === '.' ? z.name : `${r.source}.${z.name}`, type: r.type, id: String(r.id) }),
+  })
+}
