@@ -34,6 +34,7 @@ import { SPACESHIP_API, SpaceshipProvider } from './spaceship.ts'
 import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
 import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 import { CLOUDNS_API, CloudnsProvider } from './cloudns.ts'
+import { DNSPOD_API, DnspodProvider } from './dnspod.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -75,6 +76,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
   dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
   cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
+  dnspod: { defaultBase: DNSPOD_API, make: (s, o) => new DnspodProvider(s, o.base) },
 }
 
 /**

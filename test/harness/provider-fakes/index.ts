@@ -34,6 +34,7 @@ import { startSpaceshipFake } from './spaceship.ts'
 import { startNamecheapFake } from './namecheap.ts'
 import { startDnsMadeEasyFake } from './dnsmadeeasy.ts'
 import { startCloudnsFake } from './cloudns.ts'
+import { startDnspodFake } from './dnspod.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -101,4 +102,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'namecheap', reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/', unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' }, start: () => startNamecheapFake(), base: (f) => f.url, badCredential: 'pat:wrong:192.0.2.10', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'dnspod', reference: 'https://www.tencentcloud.com/document/api/1157', start: () => startDnspodFake(), base: (f) => f.url, badCredential: 'AKIDwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
