@@ -35,6 +35,7 @@ import { NAMECHEAP_API, NamecheapProvider } from './namecheap.ts'
 import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 import { CLOUDNS_API, CloudnsProvider } from './cloudns.ts'
 import { DNSPOD_API, DnspodProvider } from './dnspod.ts'
+import { ALIDNS_API, AlidnsProvider } from './alidns.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -77,6 +78,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
   cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
   dnspod: { defaultBase: DNSPOD_API, make: (s, o) => new DnspodProvider(s, o.base) },
+  'alibaba-cloud-dns': { defaultBase: ALIDNS_API, make: (s, o) => new AlidnsProvider(s, o.base) },
 }
 
 /**

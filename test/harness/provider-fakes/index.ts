@@ -35,6 +35,7 @@ import { startNamecheapFake } from './namecheap.ts'
 import { startDnsMadeEasyFake } from './dnsmadeeasy.ts'
 import { startCloudnsFake } from './cloudns.ts'
 import { startDnspodFake } from './dnspod.ts'
+import { startAlidnsFake } from './alidns.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -103,4 +104,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'dnspod', reference: 'https://www.tencentcloud.com/document/api/1157', start: () => startDnspodFake(), base: (f) => f.url, badCredential: 'AKIDwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'alibaba-cloud-dns', reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-dir', start: () => startAlidnsFake(), base: (f) => f.url, badCredential: 'LTAIwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
