@@ -23,6 +23,15 @@ const PAGE = 100
 /** RFC 3986 percent-encoding, as the RPC signature wants it. */
 const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
 
+/** The canonical query of a GET and its signature (version 1.0, HMAC-SHA1 keyed `<secret>&`). */
+export function rpcSignature(secret: string, q: Record<string, string>): { canonical: string; signature: string } {
+  const canonical = Object.keys(q)
+    .sort()
+    .map((k) => `${enc(k)}=${enc(q[k]!)}`)
+    .join('&')
+  return { canonical, signature: createHmac('sha1', secret + '&').update(`GET&${enc('/')}&${enc(canonical)}`).digest('base64') }
+}
+
 function kindOf(code: string): ProviderErrorKind | undefined {
   if (/^(InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidTimeStamp|SignatureNonceUsed)/.test(code)) return 'auth'
   if (code.startsWith('Throttling')) return 'rate_limited'
@@ -58,11 +67,7 @@ export class AlidnsProvider extends RecordBasedProvider {
       Timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     }
     for (const [k, v] of Object.entries(params)) q[k] = String(v)
-    const canonical = Object.keys(q)
-      .sort()
-      .map((k) => `${enc(k)}=${enc(q[k]!)}`)
-      .join('&')
-    const signature = createHmac('sha1', this.secret + '&').update(`GET&${enc('/')}&${enc(canonical)}`).digest('base64')
+    const { canonical, signature } = rpcSignature(this.secret, q)
     const r = await exchange('GET', `${this.base}/?${canonical}&Signature=${enc(signature)}`, {}, undefined)
     if (r.status >= 300 || r.body?.Code) {
       const code = String(r.body?.Code ?? '')

@@ -1,15 +1,17 @@
-// Tencent Cloud DNSPod, API 3.0 (https://www.tencentcloud.com/document/api/1157 — DescribeDomainList,
-// DescribeRecordList, CreateRecord, DeleteRecord; signing: "Signature v3", TC3-HMAC-SHA256, and "Common
-// Error Codes"). The credential is `SecretId:SecretKey`. Every call is a POST of a JSON body to `/` with
-// `X-TC-Action`, `X-TC-Version: 2021-03-23` and `X-TC-Timestamp`, signed over the canonical request
-// (method, path, empty query, `content-type` and `host` headers, SHA-256 of the body) with a key
-// derived `TC3<secret>` → date → `dnspod` → `tc3_request`. Answers are HTTP 200 with
+// Tencent Cloud DNSPod, API 3.0 (https://www.tencentcloud.com/document/api/1157/51290 and its
+// neighbouring pages DescribeDomainList, CreateRecord, DeleteRecord, "Signature v3" and "Common Error
+// Codes"). The credential is `SecretId:SecretKey`. Every call is a POST of a JSON body to `/` with
+// `X-TC-Action`, `X-TC-Version: 2021-03-23` and `X-TC-Timestamp`, signed TC3-HMAC-SHA256 over the
+// canonical request (method, path, empty query, the `content-type` and `host` headers, SHA-256 of the
+// body) with a key derived `TC3<secret>` → date → `dnspod` → `tc3_request`. Answers are HTTP 200 with
 // `{Response: {…, RequestId}}`; a failure is `{Response: {Error: {Code, Message}}}`: `AuthFailure.*`
 // (refused credential or signature), `RequestLimitExceeded` (no Retry-After documented),
 // `InvalidParameterValue.DomainNotExists` (unknown zone). An empty list is an error too:
-// `ResourceNotFound.NoDataOfDomain` (no zones), `ResourceNotFound.NoDataOfRecord` (no records). Lists page by `Offset`/`Limit`. Record names
-// are relative (`@` the apex); hostnames in `Value` end with a dot; MX priority is its own field.
-// Changed sets are written as delete + create (ModifyRecord is not needed by the record-set diff).
+// `ResourceNotFound.NoDataOfDomain` (no zones), `ResourceNotFound.NoDataOfRecord` (no records). Lists
+// page by `Offset`/`Limit`. Record names are relative (`@` the apex); hostnames in `Value` end with a
+// dot; MX priority is its own field. Changed sets are written as delete + create (the record-set diff
+// needs no ModifyRecord). The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
+// DNS_PROVIDER_API_BASES); the default is the mainland one.
 import { createHash, createHmac } from 'node:crypto'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
@@ -23,7 +25,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const hmac = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest()
 
 /** The TC3-HMAC-SHA256 signature of one JSON POST to `/`. */
-function tc3Signature(secret: string, host: string, timestamp: number, body: string, service = 'dnspod'): { scope: string; signedHeaders: string; signature: string } {
+export function tc3Signature(secret: string, host: string, timestamp: number, body: string, service = 'dnspod'): { scope: string; signedHeaders: string; signature: string } {
   const date = new Date(timestamp * 1000).toISOString().slice(0, 10)
   const signedHeaders = 'content-type;host'
   const canonical = ['POST', '/', '', `content-type:application/json; charset=utf-8\nhost:${host}\n`, signedHeaders, sha256(body)].join('\n')

@@ -1,5 +1,5 @@
-// Tencent Cloud DNSPod API 3.0, the parts the adapter uses (https://www.tencentcloud.com/document/api/1157
-// — DescribeDomainList, DescribeRecordList, CreateRecord, DeleteRecord; "Signature v3" and "Common Error
+// Tencent Cloud DNSPod API 3.0, the parts the adapter uses (https://www.tencentcloud.com/document/api/1157/51290
+// and its neighbouring pages DescribeDomainList, CreateRecord, DeleteRecord, "Signature v3", "Common Error
 // Codes"). Each request's TC3-HMAC-SHA256 signature is recomputed from the body, the Host header and
 // X-TC-Timestamp with the SecretKey, and the timestamp must be within five minutes; all answers are
 // HTTP 200 with `{Response}`; errors `{Response: {Error: {Code, Message}, RequestId}}`:
