@@ -59,3 +59,23 @@ describe('DNSPod signature', () => {
     expect(await p.readRecords(zone)).toEqual([])
   })
 })
+
+describe('in-place updates', () => {
+  // A new address or TTL for a one-value set is one update call: the record keeps its id and the set is never empty.
+  for (const [id, f, idOf] of [
+    ['dnspod', pod, (r: any) => r.RecordId],
+    ['alibaba-cloud-dns', ali, (r: any) => r.RecordId],
+  ] as const) {
+    test(`${id}: a changed one-value set is updated in place`, async () => {
+      const name = `update-${id}.example`
+      const z = f.addZone(name)
+      const p = makeHosted(id, f.credential, { [id]: f.url })!
+      const zone = (await p.listZones()).find((x) => x.name === name)!
+      await p.writeChanges(zone, [{ name, type: 'A', ttl: 600, values: ['198.51.100.1'] }])
+      const before = idOf((z.records as any[])[0])
+      await p.writeChanges(zone, [{ name, type: 'A', ttl: 300, values: ['203.0.113.7'] }])
+      expect(await p.readRecords(zone)).toEqual([{ name, type: 'A', ttl: 300, values: ['203.0.113.7'] }])
+      expect((z.records as any[]).map(idOf)).toEqual([before])
+    })
+  }
+})

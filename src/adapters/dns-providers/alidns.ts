@@ -1,5 +1,5 @@
 // Alibaba Cloud DNS, Alidns 2015-01-09 RPC API (https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-dir
-// — DescribeDomains, DescribeDomainRecords, AddDomainRecord, DeleteDomainRecord; signing:
+// — DescribeDomains, DescribeDomainRecords, AddDomainRecord, UpdateDomainRecord, DeleteDomainRecord; signing:
 // https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism, signature version 1.0).
 // The credential is `AccessKeyId:AccessKeySecret`. Every call is a GET of `/` whose query carries
 // `Action`, `Version`, `Format=JSON`, `AccessKeyId`, `SignatureMethod=HMAC-SHA1`,
@@ -10,11 +10,12 @@
 // IncompleteSignature (refused credential), Throttling.User / Throttling (rate limit, no Retry-After
 // documented), InvalidDomainName.NoExist / DomainRecordNotBelongToUser (unknown zone). Lists page by
 // PageNumber/PageSize with TotalCount. Record names (`RR`) are relative, `@` the apex; hostnames in
-// `Value` have no trailing dot; MX priority is `Priority`. A changed set is written as delete + add
-// (UpdateDomainRecord is not needed by the record-set diff).
+// `Value` have no trailing dot; MX priority is `Priority`. A record replaced by one of the same name
+// and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
 import { createHmac, randomUUID } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { pairUpdates } from './modify-pairs.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
 
 export const ALIDNS_API = 'https://alidns.aliyuncs.com'
@@ -100,9 +101,20 @@ export class AlidnsProvider extends RecordBasedProvider {
       .map((r: any) => ({ id: String(r.RecordId), name: absoluteName(r.RR, zone.name), type: r.Type, ttl: Number(r.TTL), value: fromFields(r.Type, r.Value, r.Priority, zone.name, unquoteTxt, true) }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  private fields(zone: Zone, name: string, type: string, ttl: number, value: string) {
     const f = toFields(type, value)
-    await this.call('AddDomainRecord', { DomainName: zone.id, RR: relativeName(name, zone.name), Type: type, Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { Priority: f.priority } : {}) })
+    return { RR: relativeName(name, zone.name), Type: type, Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { Priority: f.priority } : {}) }
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    await this.call('AddDomainRecord', { DomainName: zone.id, ...this.fields(zone, name, type, ttl, value) })
+  }
+
+  protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
+    const plan = pairUpdates(deletes, creates)
+    for (const d of plan.deletes) await this.deleteItem(zone, d)
+    for (const u of plan.updates) await this.call('UpdateDomainRecord', { RecordId: u.item.id, ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value) })
+    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
   }
 
   protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {

@@ -9,12 +9,13 @@
 // `InvalidParameterValue.DomainNotExists` (unknown zone). An empty list is an error too:
 // `ResourceNotFound.NoDataOfDomain` (no zones), `ResourceNotFound.NoDataOfRecord` (no records). Lists
 // page by `Offset`/`Limit`. Record names are relative (`@` the apex); hostnames in `Value` end with a
-// dot; MX priority is its own field. Changed sets are written as delete + create (the record-set diff
-// needs no ModifyRecord). The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
+// dot; MX priority is its own field. A record replaced by one of the same name and type is changed in
+// place with ModifyRecord; the rest of a change is DeleteRecord and CreateRecord. The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
 // DNS_PROVIDER_API_BASES); the default is the mainland one.
 import { createHash, createHmac } from 'node:crypto'
 import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { pairUpdates } from './modify-pairs.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
 
 export const DNSPOD_API = 'https://dnspod.tencentcloudapi.com'
@@ -101,9 +102,21 @@ export class DnspodProvider extends RecordBasedProvider {
       .map((r: any) => ({ id: String(r.RecordId), name: absoluteName(r.Name, zone.name), type: r.Type, ttl: Number(r.TTL), value: fromFields(r.Type, r.Value, r.MX, zone.name, unquoteTxt, true) }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  /** The wire fields of a record (RecordLine 默认 is the default line every plan has). */
+  private fields(zone: Zone, name: string, type: string, ttl: number, value: string) {
     const f = toFields(type, value, { dot: true })
-    await this.call('CreateRecord', { Domain: zone.id, SubDomain: relativeName(name, zone.name), RecordType: type, RecordLine: '默认', Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { MX: f.priority } : {}) })
+    return { Domain: zone.id, SubDomain: relativeName(name, zone.name), RecordType: type, RecordLine: '默认', Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { MX: f.priority } : {}) }
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    await this.call('CreateRecord', this.fields(zone, name, type, ttl, value))
+  }
+
+  protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
+    const plan = pairUpdates(deletes, creates)
+    for (const d of plan.deletes) await this.deleteItem(zone, d)
+    for (const u of plan.updates) await this.call('ModifyRecord', { ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value), RecordId: Number(u.item.id) })
+    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

@@ -1,6 +1,6 @@
 // Alibaba Cloud DNS (Alidns 2015-01-09), the parts the adapter uses
 // (https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-dir — DescribeDomains,
-// DescribeDomainRecords, AddDomainRecord, DeleteDomainRecord; signing:
+// DescribeDomainRecords, AddDomainRecord, UpdateDomainRecord, DeleteDomainRecord; signing:
 // https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism). Each request's
 // Signature is recomputed from its other query parameters with the AccessKeySecret, its Timestamp must
 // be within 15 minutes and its SignatureNonce unused. Errors `{Code, Message, RequestId, HostId}`:
@@ -55,6 +55,21 @@ export function startAlidnsFake(keyId = 'LTAI' + nextId().padEnd(20, '0'), secre
       nonces.add(nonce)
       if (p.get('Version') !== '2015-01-09' || p.get('Format') !== 'JSON') return error(400, 'InvalidVersion', 'Specified parameter Version is not valid.')
       const action = p.get('Action')
+      // AddDomainRecord, or UpdateDomainRecord of `old` (which keeps its RecordId).
+      const write = (zone: (typeof f.zones)[number], old?: AliRecord) => {
+        const rr = p.get('RR') ?? ''
+        const type = p.get('Type') ?? ''
+        const value = p.get('Value') ?? ''
+        if (!rr || !type || !value) return error(400, 'MissingParameter', 'RR, Type and Value are mandatory for this action.')
+        if (type === 'MX' && !p.get('Priority')) return error(400, 'InvalidPriority.Malformed', 'MX records need a Priority.')
+        const same = zone.records.filter((r) => r.RR === rr && r !== old)
+        if ((type === 'CNAME' && same.length) || same.some((r) => r.Type === 'CNAME')) return error(400, 'DomainRecordConflict', 'The DNS record conflicts with other records.')
+        if (same.some((r) => r.Type === type && r.Value === value)) return error(400, 'DomainRecordDuplicate', 'The DNS record already exists.')
+        const rec: AliRecord = { RecordId: old?.RecordId ?? String(++ids), RR: rr, Type: type, Value: value, TTL: Number(p.get('TTL') ?? 600), ...(type === 'MX' ? { Priority: Number(p.get('Priority')) } : {}), Line: 'default', Status: 'ENABLE', Locked: false }
+        if (old) zone.records.splice(zone.records.indexOf(old), 1, rec)
+        else zone.records.push(rec)
+        return ok({ RecordId: rec.RecordId })
+      }
       const paged = (list: 'zones' | 'records', items: unknown[]) => {
         const s = servePage(f, list, items, Number(p.get('PageNumber') ?? 1), Number(p.get('PageSize') ?? 20))
         return { items: s.items, TotalCount: s.total, PageNumber: Number(p.get('PageNumber') ?? 1), PageSize: s.size }
@@ -70,25 +85,18 @@ export function startAlidnsFake(keyId = 'LTAI' + nextId().padEnd(20, '0'), secre
         }
         return error(400, 'DomainRecordNotBelongToUser', 'The DNS record does not exist or does not belong to the user.')
       }
+      if (action === 'UpdateDomainRecord') {
+        const z = f.zones.find((x) => x.records.some((r) => r.RecordId === p.get('RecordId')))
+        if (!z) return error(400, 'DomainRecordNotBelongToUser', 'The DNS record does not exist or does not belong to the user.')
+        return write(z, z.records.find((r) => r.RecordId === p.get('RecordId')))
+      }
       const zone = f.zones.find((z) => z.name === p.get('DomainName'))
       if (!zone) return error(400, 'InvalidDomainName.NoExist', 'The specified domain name does not exist. Refresh the page and try again.')
       if (action === 'DescribeDomainRecords') {
         const { items, ...page } = paged('records', zone.records)
         return ok({ ...page, DomainRecords: { Record: items } })
       }
-      if (action === 'AddDomainRecord') {
-        const rr = p.get('RR') ?? ''
-        const type = p.get('Type') ?? ''
-        const value = p.get('Value') ?? ''
-        if (!rr || !type || !value) return error(400, 'MissingParameter', 'RR, Type and Value are mandatory for this action.')
-        if (type === 'MX' && !p.get('Priority')) return error(400, 'InvalidPriority.Malformed', 'MX records need a Priority.')
-        const same = zone.records.filter((r) => r.RR === rr)
-        if ((type === 'CNAME' && same.length) || same.some((r) => r.Type === 'CNAME')) return error(400, 'DomainRecordConflict', 'The DNS record conflicts with other records.')
-        if (same.some((r) => r.Type === type && r.Value === value)) return error(400, 'DomainRecordDuplicate', 'The DNS record already exists.')
-        const rec: AliRecord = { RecordId: String(++ids), RR: rr, Type: type, Value: value, TTL: Number(p.get('TTL') ?? 600), ...(type === 'MX' ? { Priority: Number(p.get('Priority')) } : {}), Line: 'default', Status: 'ENABLE', Locked: false }
-        zone.records.push(rec)
-        return ok({ RecordId: rec.RecordId })
-      }
+      if (action === 'AddDomainRecord') return write(zone)
       return error(404, 'InvalidAction.NotFound', `${action} is not an action of this API`)
     },
   })

@@ -1,5 +1,5 @@
 // Tencent Cloud DNSPod API 3.0, the parts the adapter uses (https://www.tencentcloud.com/document/api/1157/51290
-// and its neighbouring pages DescribeDomainList, CreateRecord, DeleteRecord, "Signature v3", "Common Error
+// and its neighbouring pages DescribeDomainList, CreateRecord, ModifyRecord, DeleteRecord, "Signature v3", "Common Error
 // Codes"). Each request's TC3-HMAC-SHA256 signature is recomputed from the body, the Host header and
 // X-TC-Timestamp with the SecretKey, and the timestamp must be within five minutes; all answers are
 // HTTP 200 with `{Response}`; errors `{Response: {Error: {Code, Message}, RequestId}}`:
@@ -70,13 +70,16 @@ export function startDnspodFake(secretId = 'AKID' + nextId().padEnd(32, '0'), se
         const p = page(f, 'records', zone.records, b)
         return answer({ RecordCountInfo: { TotalCount: p.total, ListCount: p.items.length, SubdomainCount: 0 }, RecordList: p.items })
       }
-      if (action === 'CreateRecord') {
+      if (action === 'CreateRecord' || action === 'ModifyRecord') {
         if (typeof b.SubDomain !== 'string' || typeof b.RecordType !== 'string' || typeof b.Value !== 'string' || !b.Value || typeof b.RecordLine !== 'string') return error('MissingParameter', 'SubDomain, RecordType, RecordLine and Value are required.')
         if (b.RecordType === 'MX' && !(b.MX >= 1)) return error('InvalidParameter.MxInvalid', 'MX priority is required.')
-        const same = zone.records.filter((r) => r.Name === b.SubDomain)
+        const old = action === 'ModifyRecord' ? zone.records.find((r) => r.RecordId === b.RecordId) : undefined
+        if (action === 'ModifyRecord' && !old) return error('InvalidParameter.RecordIdInvalid', 'The record id is wrong.')
+        const same = zone.records.filter((r) => r.Name === b.SubDomain && r !== old)
         if ((b.RecordType === 'CNAME' && same.length) || same.some((r) => r.Type === 'CNAME')) return error('InvalidParameter.RecordConflict', 'A CNAME conflicts with other records of the name.')
-        const rec: DnspodRecord = { RecordId: ++ids, Name: b.SubDomain, Type: b.RecordType, Value: b.Value, TTL: b.TTL ?? 600, MX: b.MX ?? 0, Line: b.RecordLine, Status: 'ENABLE' }
-        zone.records.push(rec)
+        const rec: DnspodRecord = { RecordId: old?.RecordId ?? ++ids, Name: b.SubDomain, Type: b.RecordType, Value: b.Value, TTL: b.TTL ?? 600, MX: b.MX ?? 0, Line: b.RecordLine, Status: 'ENABLE' }
+        if (old) zone.records.splice(zone.records.indexOf(old), 1, rec)
+        else zone.records.push(rec)
         return answer({ RecordId: rec.RecordId })
       }
       if (action === 'DeleteRecord') {
