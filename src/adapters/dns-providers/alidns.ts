@@ -12,6 +12,8 @@
 // PageNumber/PageSize with TotalCount. Record names (`RR`) are relative, `@` the apex; hostnames in
 // `Value` have no trailing dot; MX priority is `Priority`. A record replaced by one of the same name
 // and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
+// The signing page marks this scheme ("V2") discontinued in favour of ACS3-HMAC-SHA256; only `call`
+// and `rpcSignature` would change to move.
 import { createHmac, randomUUID } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
