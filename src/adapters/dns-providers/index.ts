@@ -36,6 +36,8 @@ import { DNSMADEEASY_API, DnsMadeEasyProvider } from './dnsmadeeasy.ts'
 import { CLOUDNS_API, CloudnsProvider } from './cloudns.ts'
 import { INFOMANIAK_API, InfomaniakProvider } from './infomaniak.ts'
 import { CONSTELLIX_API, ConstellixProvider } from './constellix.ts'
+import { DNSPOD_API, DnspodProvider } from './dnspod.ts'
+import { ALIDNS_API, AlidnsProvider } from './alidns.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -79,6 +81,8 @@ export const HOSTED: Record<string, HostedFactory> = {
   cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
   infomaniak: { defaultBase: INFOMANIAK_API, make: (s, o) => new InfomaniakProvider(s, o.base) },
   constellix: { defaultBase: CONSTELLIX_API, make: (s, o) => new ConstellixProvider(s, o.base) },
+  dnspod: { defaultBase: DNSPOD_API, make: (s, o) => new DnspodProvider(s, o.base) },
+  'alibaba-cloud-dns': { defaultBase: ALIDNS_API, make: (s, o) => new AlidnsProvider(s, o.base) },
 }
 
 /**

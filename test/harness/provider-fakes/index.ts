@@ -36,6 +36,8 @@ import { startDnsMadeEasyFake } from './dnsmadeeasy.ts'
 import { startCloudnsFake } from './cloudns.ts'
 import { startInfomaniakFake } from './infomaniak.ts'
 import { startConstellixFake } from './constellix.ts'
+import { startDnspodFake } from './dnspod.ts'
+import { startAlidnsFake } from './alidns.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -105,4 +107,6 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'constellix', reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)', start: () => startConstellixFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  { id: 'dnspod', reference: 'https://www.tencentcloud.com/document/api/1157/51290', start: () => startDnspodFake(), base: (f) => f.url, badCredential: 'AKIDwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'alibaba-cloud-dns', reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords', start: () => startAlidnsFake(), base: (f) => f.url, badCredential: 'LTAIwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]

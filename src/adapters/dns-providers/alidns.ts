@@ -1,0 +1,125 @@
+// Alibaba Cloud DNS, Alidns 2015-01-09 RPC API (https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-dir
+// — DescribeDomains, DescribeDomainRecords, AddDomainRecord, UpdateDomainRecord, DeleteDomainRecord; signing:
+// https://www.alibabacloud.com/help/en/sdk/product-overview/rpc-mechanism, signature version 1.0).
+// The credential is `AccessKeyId:AccessKeySecret`. Every call is a GET of `/` whose query carries
+// `Action`, `Version`, `Format=JSON`, `AccessKeyId`, `SignatureMethod=HMAC-SHA1`,
+// `SignatureVersion=1.0`, `SignatureNonce`, `Timestamp` (ISO 8601 UTC) and the action's parameters,
+// plus `Signature`: base64 HMAC-SHA1, keyed `<secret>&`, of `GET&%2F&<percent-encoded canonical
+// query>` (parameters sorted by name, RFC 3986 encoding: space %20, `*` %2A, `~` kept). Errors are
+// `{Code, Message, RequestId}`: InvalidAccessKeyId.NotFound / SignatureDoesNotMatch /
+// IncompleteSignature (refused credential), Throttling.User / Throttling (rate limit, no Retry-After
+// documented), InvalidDomainName.NoExist / DomainRecordNotBelongToUser (unknown zone). Lists page by
+// PageNumber/PageSize with TotalCount. Record names (`RR`) are relative, `@` the apex; hostnames in
+// `Value` have no trailing dot; MX priority is `Priority`. A record replaced by one of the same name
+// and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
+// The signing page marks this scheme ("V2") discontinued in favour of ACS3-HMAC-SHA256; only `call`
+// and `rpcSignature` would change to move.
+import { createHmac, randomUUID } from 'node:crypto'
+import { exchange, failureOf } from './http.ts'
+import { pairUpdates } from './modify-pairs.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
+
+export const ALIDNS_API = 'https://alidns.aliyuncs.com'
+const PAGE = 100
+
+/** RFC 3986 percent-encoding, as the RPC signature wants it. */
+const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+
+/** The canonical query of a GET and its signature (version 1.0, HMAC-SHA1 keyed `<secret>&`). */
+export function rpcSignature(secret: string, q: Record<string, string>): { canonical: string; signature: string } {
+  const canonical = Object.keys(q)
+    .sort()
+    .map((k) => `${enc(k)}=${enc(q[k]!)}`)
+    .join('&')
+  return { canonical, signature: createHmac('sha1', secret + '&').update(`GET&${enc('/')}&${enc(canonical)}`).digest('base64') }
+}
+
+function kindOf(code: string): ProviderErrorKind | undefined {
+  if (/^(InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidTimeStamp|SignatureNonceUsed)/.test(code)) return 'auth'
+  if (code.startsWith('Throttling')) return 'rate_limited'
+  if (/^(InvalidDomainName\.NoExist|DomainRecordNotBelongToUser|Forbidden\.DomainNotBelong)/.test(code)) return 'zone_not_found'
+  if (code.startsWith('Forbidden')) return 'permission'
+  if (code === 'DomainRecordDuplicate' || code === 'DomainRecordConflict') return 'conflict'
+  return undefined
+}
+
+export class AlidnsProvider extends RecordBasedProvider {
+  readonly id = 'alibaba-cloud-dns'
+  private readonly keyId: string
+  private readonly secret: string
+  constructor(
+    credential: string,
+    private readonly base = ALIDNS_API,
+  ) {
+    super()
+    const at = credential.indexOf(':')
+    this.keyId = at === -1 ? credential : credential.slice(0, at)
+    this.secret = at === -1 ? '' : credential.slice(at + 1)
+  }
+
+  private async call(action: string, params: Record<string, string | number>): Promise<any> {
+    const q: Record<string, string> = {
+      Action: action,
+      Version: '2015-01-09',
+      Format: 'JSON',
+      AccessKeyId: this.keyId,
+      SignatureMethod: 'HMAC-SHA1',
+      SignatureVersion: '1.0',
+      SignatureNonce: randomUUID(),
+      Timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    }
+    for (const [k, v] of Object.entries(params)) q[k] = String(v)
+    const { canonical, signature } = rpcSignature(this.secret, q)
+    const r = await exchange('GET', `${this.base}/?${canonical}&Signature=${enc(signature)}`, {}, undefined)
+    if (r.status >= 300 || r.body?.Code) {
+      const code = String(r.body?.Code ?? '')
+      throw failureOf('Alibaba Cloud DNS', r, code ? `${code}: ${r.body?.Message ?? ''}` : `HTTP ${r.status}`, kindOf(code))
+    }
+    return r.body
+  }
+
+  /** Every item of a list read by PageNumber/PageSize until TotalCount is reached. */
+  private async all(action: string, params: Record<string, string>, pick: (r: any) => any[]): Promise<any[]> {
+    const out: any[] = []
+    for (let page = 1; ; page++) {
+      const r = await this.call(action, { ...params, PageNumber: page, PageSize: PAGE })
+      const items = pick(r) ?? []
+      out.push(...items)
+      if (items.length === 0 || out.length >= Number(r.TotalCount ?? 0)) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    const rows = await this.all('DescribeDomains', {}, (r) => r.Domains?.Domain)
+    return rows.map((d: { DomainName: string }) => ({ id: canonicalName(d.DomainName), name: canonicalName(d.DomainName) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    const rows = await this.all('DescribeDomainRecords', { DomainName: zone.id }, (r) => r.DomainRecords?.Record)
+    return rows
+      // Alibaba Cloud DNS keeps the apex NS records itself.
+      .filter((r: any) => !(r.Type === 'NS' && r.RR === '@'))
+      .map((r: any) => ({ id: String(r.RecordId), name: absoluteName(r.RR, zone.name), type: r.Type, ttl: Number(r.TTL), value: fromFields(r.Type, r.Value, r.Priority, zone.name, unquoteTxt, true) }))
+  }
+
+  private fields(zone: Zone, name: string, type: string, ttl: number, value: string) {
+    const f = toFields(type, value)
+    return { RR: relativeName(name, zone.name), Type: type, Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { Priority: f.priority } : {}) }
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    await this.call('AddDomainRecord', { DomainName: zone.id, ...this.fields(zone, name, type, ttl, value) })
+  }
+
+  protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
+    const plan = pairUpdates(deletes, creates)
+    for (const d of plan.deletes) await this.deleteItem(zone, d)
+    for (const u of plan.updates) await this.call('UpdateDomainRecord', { RecordId: u.item.id, ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value) })
+    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
+  }
+
+  protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.call('DeleteDomainRecord', { RecordId: item.id })
+  }
+}

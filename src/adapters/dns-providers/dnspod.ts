@@ -1,0 +1,125 @@
+// Tencent Cloud DNSPod, API 3.0 (https://www.tencentcloud.com/document/api/1157/51290 and its
+// neighbouring pages DescribeDomainList, CreateRecord, DeleteRecord, "Signature v3" and "Common Error
+// Codes"). The credential is `SecretId:SecretKey`. Every call is a POST of a JSON body to `/` with
+// `X-TC-Action`, `X-TC-Version: 2021-03-23` and `X-TC-Timestamp`, signed TC3-HMAC-SHA256 over the
+// canonical request (method, path, empty query, the `content-type` and `host` headers, SHA-256 of the
+// body) with a key derived `TC3<secret>` → date → `dnspod` → `tc3_request`. Answers are HTTP 200 with
+// `{Response: {…, RequestId}}`; a failure is `{Response: {Error: {Code, Message}}}`: `AuthFailure.*`
+// (refused credential or signature), `RequestLimitExceeded` (no Retry-After documented),
+// `InvalidParameterValue.DomainNotExists` (unknown zone). An empty list is an error too:
+// `ResourceNotFound.NoDataOfDomain` (no zones), `ResourceNotFound.NoDataOfRecord` (no records). Lists
+// page by `Offset`/`Limit`. Record names are relative (`@` the apex); hostnames in `Value` end with a
+// dot; MX priority is its own field. A record replaced by one of the same name and type is changed in
+// place with ModifyRecord; the rest of a change is DeleteRecord and CreateRecord. The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
+// DNS_PROVIDER_API_BASES); the default is the mainland one.
+import { createHash, createHmac } from 'node:crypto'
+import { exchange, failureOf, type HttpResult } from './http.ts'
+import { pairUpdates } from './modify-pairs.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
+
+export const DNSPOD_API = 'https://dnspod.tencentcloudapi.com'
+const VERSION = '2021-03-23'
+const PAGE = 100
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+const hmac = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest()
+
+/** The TC3-HMAC-SHA256 signature of one JSON POST to `/`. */
+export function tc3Signature(secret: string, host: string, timestamp: number, body: string, service = 'dnspod'): { scope: string; signedHeaders: string; signature: string } {
+  const date = new Date(timestamp * 1000).toISOString().slice(0, 10)
+  const signedHeaders = 'content-type;host'
+  const canonical = ['POST', '/', '', `content-type:application/json; charset=utf-8\nhost:${host}\n`, signedHeaders, sha256(body)].join('\n')
+  const scope = `${date}/${service}/tc3_request`
+  const toSign = ['TC3-HMAC-SHA256', String(timestamp), scope, sha256(canonical)].join('\n')
+  const key = hmac(hmac(hmac('TC3' + secret, date), service), 'tc3_request')
+  return { scope, signedHeaders, signature: createHmac('sha256', key).update(toSign).digest('hex') }
+}
+
+function kindOf(code: string): ProviderErrorKind {
+  if (code.startsWith('AuthFailure')) return 'auth'
+  if (code === 'RequestLimitExceeded') return 'rate_limited'
+  if (/DomainNotExist/.test(code)) return 'zone_not_found'
+  if (code.startsWith('UnauthorizedOperation')) return 'permission'
+  return 'write_failed'
+}
+
+export class DnspodProvider extends RecordBasedProvider {
+  readonly id = 'dnspod'
+  private readonly secretId: string
+  private readonly secretKey: string
+  constructor(
+    credential: string,
+    private readonly base = DNSPOD_API,
+  ) {
+    super()
+    const at = credential.indexOf(':')
+    this.secretId = at === -1 ? credential : credential.slice(0, at)
+    this.secretKey = at === -1 ? '' : credential.slice(at + 1)
+  }
+
+  /** One action; null where DNSPod answers `empty` (its "no data" code for an empty list). */
+  private async call(action: string, params: Record<string, unknown>, empty?: string): Promise<any> {
+    const url = new URL(this.base + '/')
+    const body = JSON.stringify(params)
+    const ts = Math.floor(Date.now() / 1000)
+    const s = tc3Signature(this.secretKey, url.host, ts, body)
+    const r: HttpResult = await exchange('POST', url.toString(), {
+      'content-type': 'application/json; charset=utf-8',
+      'x-tc-action': action,
+      'x-tc-version': VERSION,
+      'x-tc-timestamp': String(ts),
+      authorization: `TC3-HMAC-SHA256 Credential=${this.secretId}/${s.scope}, SignedHeaders=${s.signedHeaders}, Signature=${s.signature}`,
+    }, body)
+    const err = r.body?.Response?.Error as { Code: string; Message: string } | undefined
+    if (err && err.Code === empty) return null
+    if (r.status >= 300 || err || !r.body?.Response) throw failureOf('DNSPod', r, err ? `${err.Code}: ${err.Message}` : `HTTP ${r.status}`, err ? kindOf(err.Code) : undefined)
+    return r.body.Response
+  }
+
+  /** Every item of a list read by Offset/Limit until the total is reached. */
+  private async all(action: string, empty: string, params: Record<string, unknown>, pick: (r: any) => { items: any[]; total: number }): Promise<any[]> {
+    const out: any[] = []
+    for (;;) {
+      const r = await this.call(action, { ...params, Offset: out.length, Limit: PAGE }, empty)
+      if (!r) return out
+      const { items, total } = pick(r)
+      out.push(...items)
+      if (items.length === 0 || out.length >= total) return out
+    }
+  }
+
+  async listZones(): Promise<Zone[]> {
+    const rows = await this.all('DescribeDomainList', 'ResourceNotFound.NoDataOfDomain', {}, (r) => ({ items: r.DomainList ?? [], total: Number(r.DomainCountInfo?.AllTotal ?? 0) }))
+    return rows.map((d: { Name: string }) => ({ id: canonicalName(d.Name), name: canonicalName(d.Name) }))
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    const rows = await this.all('DescribeRecordList', 'ResourceNotFound.NoDataOfRecord', { Domain: zone.id }, (r) => ({ items: r.RecordList ?? [], total: Number(r.RecordCountInfo?.TotalCount ?? 0) }))
+    return rows
+      // DNSPod keeps the apex NS records itself.
+      .filter((r: any) => !(r.Type === 'NS' && r.Name === '@'))
+      .map((r: any) => ({ id: String(r.RecordId), name: absoluteName(r.Name, zone.name), type: r.Type, ttl: Number(r.TTL), value: fromFields(r.Type, r.Value, r.MX, zone.name, unquoteTxt, true) }))
+  }
+
+  /** The wire fields of a record (RecordLine 默认 is the default line every plan has). */
+  private fields(zone: Zone, name: string, type: string, ttl: number, value: string) {
+    const f = toFields(type, value, { dot: true })
+    return { Domain: zone.id, SubDomain: relativeName(name, zone.name), RecordType: type, RecordLine: '默认', Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { MX: f.priority } : {}) }
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    await this.call('CreateRecord', this.fields(zone, name, type, ttl, value))
+  }
+
+  protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
+    const plan = pairUpdates(deletes, creates)
+    for (const d of plan.deletes) await this.deleteItem(zone, d)
+    for (const u of plan.updates) await this.call('ModifyRecord', { ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value), RecordId: Number(u.item.id) })
+    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.call('DeleteRecord', { Domain: zone.id, RecordId: Number(item.id) })
+  }
+}
