@@ -99,7 +99,11 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
   return cert
 }
 
-/** A failed order is tried again after this, unless the CA said when (Retry-After). */
+/**
+ * A failed order is tried again soon at first (a CA or network hiccup), then hourly, unless the CA
+ * said when (Retry-After): by the number of tries before this one.
+ */
+const RETRY_BACKOFF_MS = [10_000, 60_000, 10 * 60_000]
 export const RETRY_FAILED_MS = 60 * 60 * 1000
 /** An order `pending` for less than this is in flight in some process: another caller waits for it. */
 const ORDER_IN_FLIGHT_MS = 10 * 60 * 1000
@@ -141,7 +145,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
     const now = deps.clock.now()
     const wait = retryAfterMs(err)
-    const retryAt = new Date(now.getTime() + (wait ?? RETRY_FAILED_MS))
+    const retryAt = new Date(now.getTime() + (wait ?? RETRY_BACKOFF_MS[row.attempts] ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
       const [cur] = (await tx`select status from certificates where id = ${row.id}`) as { status: string }[]
       // A renewal that fails leaves the served certificate in place, with the error noted.

@@ -95,11 +95,17 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
   return alone(deps.db, ISSUE_LOCK, async () => {
     let handled = 0
     let pausedUntil = 0
+    let failed = false
+    // A failed order carries its retry time: the workers' due timers re-read the schedule.
+    const settled = async (n: number) => {
+      if (failed) await deps.db`select pg_notify('portico_work', 'schedule:certificate-issue')`
+      return n
+    }
     // An order that fails before it is recorded stays due: each connection is tried once per run.
     const tried = new Set<string>()
     for (;;) {
       const due = (await dueForIssue(deps, 4 * deps.config.certConcurrency)).filter((c) => !tried.has(c.id))
-      if (due.length === 0) return handled
+      if (due.length === 0) return settled(handled)
       for (const c of due) tried.add(c.id)
       let next = 0
       const worker = async () => {
@@ -109,6 +115,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
             await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www))
           } catch (err) {
             log.warn('certificate not issued', { connection_id: c.id, ...errorFields(err) })
+            failed = true
             const wait = retryAfterMs(err)
             if (wait !== null) pausedUntil = Math.max(pausedUntil, Date.now() + wait)
           }
@@ -117,7 +124,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
       }
       await Promise.all(Array.from({ length: Math.min(deps.config.certConcurrency, due.length) }, worker))
       // Rate limited: the rest waits for the next wake-up after the pause (the failed orders carry retry_at).
-      if (pausedUntil > Date.now()) return handled
+      if (pausedUntil > Date.now()) return settled(handled)
     }
   })
 }
@@ -130,7 +137,18 @@ export function edgeSweep(deps: EdgeSweepDeps): Sweep {
 
 export const ISSUE_QUEUE = 'certificate-issue'
 
-/** Certificate orders, woken by a connection going live (a database notification); the cron is a safety net. */
+/** When the earliest failed order may be tried again (the workers' due timer sleeps until then). */
+async function nextRetry(deps: EdgeSweepDeps): Promise<Date | null> {
+  const [row] = (await deps.db`
+    select min(k.retry_at) as at from certificates k join connections c on c.id = k.connection_id
+    where k.status = 'failed' and c.status = 'live' and c.disconnected_at is null`) as { at: Date | null }[]
+  return row?.at ?? null
+}
+
+/**
+ * Certificate orders, woken by a connection going live (a database notification) and, for a failed
+ * order, at its retry time; the cron is a safety net.
+ */
 export function issueSweep(deps: EdgeSweepDeps): Sweep {
-  return { queue: ISSUE_QUEUE, cron: '* * * * *', drain: () => issueDue(deps) }
+  return { queue: ISSUE_QUEUE, cron: '* * * * *', drain: () => issueDue(deps), nextDue: () => nextRetry(deps) }
 }

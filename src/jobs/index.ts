@@ -36,7 +36,7 @@ export const WORK_CHANNEL = 'portico_work'
 
 /** The longest a due timer sleeps before it looks again (a missed notification costs at most this). */
 const MAX_SLEEP_MS = 60_000
-/** A due time already fired for and still the earliest (the sweep is at it): looked at again after this. */
+/** A due time already fired for and still the earliest (the sweep is at it): the schedule is read again after this. */
 const REFIRE_PAUSE_MS = 1000
 
 /**
@@ -85,7 +85,9 @@ class DueTimer {
     const wait = due <= this.fired ? REFIRE_PAUSE_MS : Math.max(0, due - this.now())
     this.timer = setTimeout(() => {
       this.timer = null
-      if (due <= this.now()) {
+      // Each due time is fired for once: one that stays the earliest (the sweep left it, or has not
+      // run yet) is left to the kicked sweep and the cron, not kicked again every pause.
+      if (due <= this.now() && due > this.fired) {
         this.fired = due
         this.fire()
       }
