@@ -65,11 +65,11 @@ for (const c of FAKE_CASES) {
         { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
         { type: 'CAA', host: '@', value: '0 issue "pki.goog"' },
       ]
-      const plan = planApply(before, desired, zoneName)
+      const plan = planApply(before, desired, zoneName, [], provider.minTtl)
       await provider.writeChanges(zone, plan.changes)
       const after = await provider.readRecords(zone)
       expect(managed(after)).toEqual(managed(applyChanges(before, plan.changes)))
-      expect(planApply(after, desired, zoneName, plan.entries).changes).toEqual([])
+      expect(planApply(after, desired, zoneName, plan.entries, provider.minTtl).changes).toEqual([])
       await provider.writeChanges(zone, planRevert(after, plan.entries).changes)
       expect(managed(await provider.readRecords(zone))).toEqual(managed(before))
     })
