@@ -100,7 +100,7 @@ export function zoneMap(rrsets: RRset[]): ZoneSets {
  * now holds Portico's own values), and sets they touched that the new records no longer touch are
  * reverted first.
  */
-export function planApply(current: RRset[], desired: DnsRecord[], apex: string, previous: AppliedEntry[] = []): ApplyPlan {
+export function planApply(current: RRset[], desired: DnsRecord[], apex: string, previous: AppliedEntry[] = [], minTtl = 0): ApplyPlan {
   const before = zoneMap(current)
   const next = zoneMap(current)
   const prevByKey = new Map(previous.map((e) => [keyOf(e.name, e.type), e]))
@@ -135,7 +135,8 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
 
   for (const [k, g] of groups) {
     const existing = next.get(k)
-    const ttl = g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL
+    // Raised to the provider's floor: it would store the floor anyway, and a re-apply must then match.
+    const ttl = Math.max(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, minTtl)
     const isApexName = g.name === canonicalName(apex)
     if (g.type === 'CNAME') {
       // At the apex the provider flattens the CNAME: only address sets would answer beside it.

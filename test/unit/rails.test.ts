@@ -4,6 +4,7 @@ import { describe, test, expect } from 'bun:test'
 import { signV4 } from '../../src/adapters/dns-providers/sigv4.ts'
 import { quoteTxt, unquoteTxt, zoneFor } from '../../src/adapters/dns-providers/types.ts'
 import { mergeSpf, planApply, unmergeSpf } from '../../src/domain/record-plan.ts'
+import type { DnsRecord } from '../../src/domain/records.ts'
 
 describe('SigV4', () => {
   test('matches the example in the AWS documentation (IAM ListUsers, 2015-08-30)', () => {
@@ -68,6 +69,18 @@ describe('planner', () => {
       { name: 'shop.ex.test', type: 'CNAME', change: 'created', prior: null, written: { ttl: 300, values: ['edge.example.net'] } },
       { name: 'shop.ex.test', type: 'TXT', change: 'removed', prior: { ttl: 300, values: ['keep'] }, written: { ttl: 300, values: [] } },
     ])
+  })
+  test("desired TTLs below the provider's minimum are raised to it, so a re-apply changes nothing", () => {
+    const desired: DnsRecord[] = [{ type: 'A', host: 'shop', value: '203.0.113.10', ttl: 300 }, { type: 'TXT', host: '_v', value: 'tok' }]
+    const plan = planApply(zone, desired, 'ex.test', [], 3600)
+    expect(plan.changes).toEqual([
+      { name: 'shop.ex.test', type: 'A', ttl: 3600, values: ['203.0.113.10'] },
+      { name: '_v.ex.test', type: 'TXT', ttl: 3600, values: ['tok'] },
+    ])
+    const stored = [...zone, ...plan.changes]
+    expect(planApply(stored, desired, 'ex.test', plan.entries, 3600).changes).toEqual([])
+    // Without the floor the same zone would be rewritten at TTL 300 on every apply.
+    expect(planApply(stored, desired, 'ex.test', plan.entries).changes.map((c) => c.ttl)).toContain(300)
   })
   test('CAA is merged, never replaced; SOA is never touched', () => {
     const plan = planApply(zone, [{ type: 'CAA', host: '@', value: '0 issue "pki.goog"' }], 'ex.test')

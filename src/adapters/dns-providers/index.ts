@@ -15,6 +15,7 @@ import { DNSIMPLE_API, DnsimpleProvider } from './dnsimple.ts'
 import { NETLIFY_API, NetlifyProvider } from './netlify.ts'
 import { VERCEL_API, VercelProvider } from './vercel.ts'
 import { GANDI_API, GandiProvider } from './gandi.ts'
+import { DESEC_API, DesecProvider } from './desec.ts'
 import { NS1_API, Ns1Provider } from './ns1.ts'
 import { NAMECOM_API, NamecomProvider } from './namecom.ts'
 import { BUNNY_API, BunnyProvider } from './bunny.ts'
@@ -60,6 +61,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   netlify: { defaultBase: NETLIFY_API, make: (s, o) => new NetlifyProvider(s, o.base) },
   vercel: { defaultBase: VERCEL_API, make: (s, o) => new VercelProvider(s, o.base) },
   gandi: { defaultBase: GANDI_API, make: (s, o) => new GandiProvider(s, o.base) },
+  desec: { defaultBase: DESEC_API, make: (s, o) => new DesecProvider(s, o.base) },
   ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1Provider(s, o.base) },
   namecom: { defaultBase: NAMECOM_API, make: (s, o) => new NamecomProvider(s, o.base) },
   bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },

@@ -57,6 +57,8 @@ export class ProviderError extends Error {
 export interface DnsProvider {
   /** Catalog id (src/domain/providers.ts). */
   readonly id: string
+  /** The lowest TTL the provider accepts (Porkbun 600, deSEC and Namesilo 3600); the planner raises desired TTLs to it. */
+  readonly minTtl?: number
   /** Every zone the credential reaches. */
   listZones(): Promise<Zone[]>
   /** Every record set of a zone (SOA included; apply rules never touch it). */

@@ -15,6 +15,7 @@ import { startDnsimpleFake } from './dnsimple.ts'
 import { startNetlifyFake } from './netlify.ts'
 import { startVercelFake } from './vercel.ts'
 import { startGandiFake } from './gandi.ts'
+import { startDesecFake } from './desec.ts'
 import { startNs1Fake } from './ns1.ts'
 import { startNamecomFake } from './namecom.ts'
 import { startBunnyFake } from './bunny.ts'
@@ -79,6 +80,7 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'netlify', reference: 'https://open-api.netlify.com/#tag/dnsZone', start: () => startNetlifyFake(), base: (f) => f.url + '/api/v1', badCredential: 'nfp_wrong', foreignZone: { id: 'notmine000', name: 'not-mine.example' } },
   { id: 'vercel', reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns', start: () => startVercelFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' }, start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'bunny', reference: 'https://docs.bunny.net/reference/dnszonepublic_index', unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' }, start: () => startBunnyFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
