@@ -37,3 +37,11 @@ export async function agentGrant(sql: Sql, id: string): Promise<GrantRow | undef
       from agent_grants g join agent_clients c on c.client_id = g.client_id where g.id = ${id}`) as GrantRow[]
   return g
 }
+
+/** The live grants a member approved, locked (they end when the member is removed). */
+export async function liveGrantsApprovedBy(sql: Sql, tenantId: string, memberId: string): Promise<{ id: string }[]> {
+  return (await sql`
+      select id from agent_grants
+      where tenant_id = ${tenantId} and approved_member_id = ${memberId} and revoked_at is null
+      order by id for update`) as { id: string }[]
+}

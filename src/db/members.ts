@@ -60,6 +60,24 @@ export async function setMemberRole(sql: Sql, m: { id: string }, input: { role: 
   return u as MemberRow
 }
 
+/** The member (or invitation) with this id in the tenant, locked for a removal. */
+export async function lockMember(sql: Sql, tenantId: string, id: string): Promise<MemberRow | undefined> {
+  const [m] = await sql`select * from members where id = ${id} and tenant_id = ${tenantId} for update`
+  return m as MemberRow | undefined
+}
+
+/** Removes a member or a pending invitation (its token goes with the row). */
+export async function deleteMember(sql: Sql, m: { id: string }): Promise<void> {
+  await sql`delete from members where id = ${m.id}`
+}
+
+/** The active API keys a member created: they belong to their application and outlive the member. */
+export async function activeKeysCreatedBy(sql: Sql, m: { id: string; tenant_id: string }): Promise<{ id: string; application_id: string | null }[]> {
+  return (await sql`
+      select id, application_id from api_keys
+      where tenant_id = ${m.tenant_id} and created_by = ${m.id} and revoked_at is null order by id`) as { id: string; application_id: string | null }[]
+}
+
 /** The invitation of a token, locked. */
 export async function lockInvitation(sql: Sql, inviteToken: string): Promise<MemberRow | undefined> {
   const [m] = await sql`select * from members where invite_token_hash = ${sha256(inviteToken)} for update`

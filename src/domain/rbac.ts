@@ -11,7 +11,7 @@ export const PERMISSIONS = {
   'keys:read': 'List API key metadata',
   'keys:manage': 'Create and revoke API keys',
   'members:read': 'List members',
-  'members:manage': 'Invite members and change roles',
+  'members:manage': 'Invite and remove members, change roles',
   'connections:read': 'Read domain connections and their records',
   'connections:write': 'Create, apply and re-check domain connections',
   'connections:disconnect': 'Disconnect domains',

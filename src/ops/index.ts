@@ -31,7 +31,7 @@ import {
 } from './connect.ts'
 import { RAIL_OPERATIONS } from './rails.ts'
 import { configOp, healthOp, plansOp, rbacOp } from './catalogs.ts'
-import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, updateMemberOp } from './members.ts'
+import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, removeMemberOp, updateMemberOp } from './members.ts'
 import {
   createApplicationOp,
   createKeyOp,
@@ -64,6 +64,7 @@ export const OPERATIONS: AnyOp[] = [
   inviteMemberOp,
   listMembersOp,
   updateMemberOp,
+  removeMemberOp,
   acceptMemberOp,
   listAuditOp,
   getEmailSenderOp,

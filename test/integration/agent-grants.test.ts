@@ -210,8 +210,12 @@ describe('a grant is tied to who approved it', () => {
     const invite = await p.api('POST', '/v1/members', { token: team.apiKey, body: { email: 'second@example.com', role: 'owner' } })
     await p.api('POST', '/v1/members:accept', { body: { invite_token: invite.body.invite_token } })
     const [approver] = await p.db`select m.id from members m join api_keys k on k.created_by = m.id where k.tenant_id = ${team.tenantId}`
-    // The console removes the person (there is no removal route in /v1; the row goes).
-    await p.db`delete from members where id = ${approver!.id}`
+    const removed = await p.api('DELETE', `/v1/members/${approver!.id}`, { token: team.apiKey })
+    expect(removed.status).toBe(200)
+    expect(removed.body.ended_agent_grants).toHaveLength(1)
+    // The workspace's grant list shows it ended, with the reason, before the agent comes back.
+    const list = await p.api('GET', '/v1/agent-grants', { token: team.apiKey })
+    expect(list.body.grants).toEqual([expect.objectContaining({ revoked_reason: 'approver_removed' })])
     // The agent's next step, a refresh or a call, finds the grant ended.
     const refused = await refresh(clientId, tokens.refresh_token!)
     expect(refused.status).toBe(400)

@@ -80,3 +80,60 @@ describe('members', () => {
     expect(bad.status).toBe(400)
   })
 })
+
+describe('removing a member', () => {
+  const invite = async (token: string, email: string, role = 'member') => {
+    const inv = await p.api('POST', '/v1/members', { token, body: { email, role } })
+    await p.api('POST', '/v1/members:accept', { body: { invite_token: inv.body.invite_token } })
+    return inv.body.id as string
+  }
+  const listed = async (token: string) => (await p.api('GET', '/v1/members', { token })).body.members.map((m: { id: string }) => m.id)
+
+  test('an admin removes a member: gone from the list, audited, and removing again is 404', async () => {
+    const id = await invite(adminKey, 'leaver@example.com')
+    const r = await p.api('DELETE', `/v1/members/${id}`, { token: adminKey })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ id, email: 'leaver@example.com', status: 'active', removed: true, ended_agent_grants: [], api_keys_kept: [] })
+    expect(await listed(adminKey)).not.toContain(id)
+    const again = await p.api('DELETE', `/v1/members/${id}`, { token: adminKey })
+    expect(again.status).toBe(404)
+    expect(again.body.code).toBe('not_found')
+    const audit = await p.api('GET', '/v1/audit-log', { token: ws.apiKey })
+    expect(audit.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({ target_id: id })]))
+  })
+
+  test('removing a pending invitation cancels its token', async () => {
+    const inv = await p.api('POST', '/v1/members', { token: adminKey, body: { email: 'not-yet@example.com' } })
+    expect((await p.api('DELETE', `/v1/members/${inv.body.id}`, { token: adminKey })).status).toBe(200)
+    expect((await p.api('POST', '/v1/members:accept', { body: { invite_token: inv.body.invite_token } })).status).toBe(404)
+  })
+
+  test('a viewer cannot remove; an admin cannot remove an owner; another tenant\'s member is 404', async () => {
+    const id = await invite(ws.apiKey, 'second-owner@example.com', 'owner')
+    expect((await p.api('DELETE', `/v1/members/${id}`, { token: viewerKey })).status).toBe(403)
+    const byAdmin = await p.api('DELETE', `/v1/members/${id}`, { token: adminKey })
+    expect(byAdmin.status).toBe(403)
+    expect(byAdmin.body.code).toBe('forbidden')
+    expect(await listed(ws.apiKey)).toContain(id)
+    const other = await provision(p)
+    const theirs = (await p.api('GET', '/v1/members', { token: other.apiKey })).body.members[0]
+    expect((await p.api('DELETE', `/v1/members/${theirs.id}`, { token: ws.apiKey })).status).toBe(404)
+    expect(await listed(other.apiKey)).toContain(theirs.id)
+    expect((await p.api('DELETE', `/v1/members/${id}`, { token: ws.apiKey })).status).toBe(200)
+  })
+
+  test('the last active owner cannot be removed; with a second owner it can', async () => {
+    const solo = await provision(p)
+    const owner = (await p.api('GET', '/v1/members', { token: solo.apiKey })).body.members[0]
+    const r = await p.api('DELETE', `/v1/members/${owner.id}`, { token: solo.apiKey })
+    expect(r.status).toBe(409)
+    expect(r.body.code).toBe('conflict')
+    expect(await listed(solo.apiKey)).toContain(owner.id)
+    await invite(solo.apiKey, 'heir@example.com', 'owner')
+    const ok = await p.api('DELETE', `/v1/members/${owner.id}`, { token: solo.apiKey })
+    expect(ok.status).toBe(200)
+    // The key that owner made belongs to the application: it is listed as kept, and it still works.
+    expect(ok.body.api_keys_kept).toEqual([expect.objectContaining({ application_id: solo.appId })])
+    expect((await p.api('GET', '/v1/members', { token: solo.apiKey })).status).toBe(200)
+  })
+})
