@@ -111,7 +111,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
   },
   'connections.disconnect': {
     description:
-      'Detaches a domain for good: removes the records Portico wrote, stops serving it and its certificate. Ask the person first, and set confirm to the domain name being removed. Returns what was removed.',
+      'Detaches a domain for good: removes the records Portico wrote, stops serving it and its certificate. The person must confirm: ask them which domain to remove and pass it, as they said it, in confirm; where your client supports elicitation, confirm is not needed, because Portico asks them itself. Returns what was removed.',
     toolset: 'manage',
     idempotent: false,
     openWorld: true,

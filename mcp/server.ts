@@ -24,6 +24,7 @@ import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
 import { APP_RESOURCE, APP_URI, UI_EXTENSION, appContents } from './app.ts'
+import { askingDescriptor, canElicit, confirmCodec, confirmRound, CONFIRMED_TOOLS } from './confirm.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -36,7 +37,7 @@ export interface McpDeps extends AppDeps {
 const INSTRUCTIONS =
   'Portico attaches customers\' domains to an integrator\'s product. Use applications_list to find application ids, ' +
   'domains_check before connections_create, and connections_get to follow a connection through pending, propagating, live or failed. ' +
-  'Disconnecting needs `confirm` set to the domain being removed.'
+  'Disconnecting asks the person through elicitation where the client supports it; otherwise it needs `confirm` set to the domain the person names.'
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -85,9 +86,13 @@ interface RequestScope {
   principal: Extract<Principal, { kind: 'AGENT' }>
   ip: string | null
   visible: AgentTool[]
+  /** Served on revision 2026-07-28, where a tool can ask the person (multi-round-trip requests). */
+  modern: boolean
 }
 
-function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestScope): Server {
+type Codec = ReturnType<typeof confirmCodec>
+
+function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestScope, codec: Codec): Server {
   const server = new Server(
     { name: 'portico', title: 'Portico', version: deps.config.version },
     // tools/list depends only on the token's scopes and the chosen toolsets: a client may reuse it for
@@ -96,6 +101,10 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
       capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [UI_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
       cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'private' }, 'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' }, 'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' } },
+      // A person's confirmation travels as sealed request state (confirm.ts); 2025-era requests are
+      // served statelessly and never get an input_required result.
+      requestState: { verify: codec.verify },
+      inputRequired: { legacyShim: false },
     },
   )
   // The connect MCP App's page is the only resource (app.ts).
@@ -104,18 +113,28 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
     if (request.params.uri !== APP_URI) throw new ResourceNotFoundError(request.params.uri)
     return { contents: await appContents() }
   })
-  server.setRequestHandler('tools/list', async () => ({ tools: scope.visible.map((t) => t.descriptor) }))
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    const asking = scope.modern && canElicit(ctx)
+    return { tools: scope.visible.map((t) => (asking && CONFIRMED_TOOLS.has(t.name) ? askingDescriptor(t.descriptor) : t.descriptor)) }
+  })
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = tools.get(request.params.name)
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
     const base = { principal: scope.principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: `mcp_${randomToken(9)}`, ip: scope.ip }
-    return callTool(tool, request.params.arguments ?? {}, base)
+    let args = request.params.arguments ?? {}
+    if (scope.modern && CONFIRMED_TOOLS.has(tool.name) && canElicit(ctx)) {
+      const round = await confirmRound(deps.db, ctx, codec, scope.principal.tenantId, args)
+      if (round && 'reply' in round) return round.reply
+      if (round) args = round.run
+    }
+    return callTool(tool, args, base)
   })
   return server
 }
 
 export function createMcpHandler(deps: McpDeps) {
   const tools = new Map(buildTools(deps.ops).map((t) => [t.name, t]))
+  const codec = confirmCodec(deps.config.secretsKey)
   const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
   // A server on loopback (development, tests) also takes pages on loopback, whatever their port: a DNS
   // rebinding page has its own domain as Origin, never a loopback one.
@@ -125,12 +144,12 @@ export function createMcpHandler(deps: McpDeps) {
     rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: DEFAULT_AGENT_SCOPE_IDS }) })
   // 2026-07-28 requests go to the SDK's modern handler; 2025-era ones to a stateless transport
   // answering plain JSON (as this server always has), built from the same factory.
-  const modern = sdkHandler((ctx) => mcpServer(deps, tools, ctx.authInfo!.extra!.scope as RequestScope), {
+  const modern = sdkHandler((ctx) => mcpServer(deps, tools, ctx.authInfo!.extra!.scope as RequestScope, codec), {
     legacy: 'reject',
     onerror: (err) => log.warn('mcp request refused', { message: err.message }),
   })
   const legacy = async (req: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
-    const server = mcpServer(deps, tools, authInfo.extra!.scope as RequestScope)
+    const server = mcpServer(deps, tools, authInfo.extra!.scope as RequestScope, codec)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
@@ -172,8 +191,9 @@ export function createMcpHandler(deps: McpDeps) {
     const { token, ...agent } = identity
     const principal = { kind: 'AGENT' as const, ...agent }
     const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope) && toolsets.names.has(t.toolset))
-    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope: { principal, ip, visible } satisfies RequestScope } }
-    const res = (await isLegacyRequest(req, body)) ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
+    const isLegacy = await isLegacyRequest(req, body)
+    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope: { principal, ip, visible, modern: !isLegacy } satisfies RequestScope } }
+    const res = isLegacy ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
     const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
     log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
     return res

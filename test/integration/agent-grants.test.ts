@@ -5,6 +5,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { createHash, randomUUID } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { livePortico, agentToken, token, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
@@ -250,13 +251,115 @@ describe('a grant is tied to who approved it', () => {
 })
 
 describe('a destructive tool is confirmed by the person, not by the model', () => {
-  test('disconnect without confirm refuses without handing the model the value to pass', async () => {
-    const domain = 'confirm-me.example'
-    // A pending connection as the widget would leave it (creating one through /v1 needs DNS, which this file does not run).
-    const id = `con_confirm_${Date.now()}`
+  /** A pending connection as the widget would leave it (creating one through /v1 needs DNS, which this file does not run). */
+  async function pendingConnection(domain: string): Promise<string> {
+    const id = `con_confirm_${randomUUID().replace(/-/g, '').slice(0, 12)}`
     await p.db`
       insert into connections (id, tenant_id, application_id, domain, apex_domain, status, desired_records, planned_target, verification_token, created_at, updated_at)
       values (${id}, ${ws.tenantId}, ${ws.appId}, ${domain}, ${domain}, 'pending', '[]'::jsonb, '{}'::jsonb, 'tok', now(), now())`
+    return id
+  }
+  const disconnectedAt = async (id: string) => ((await p.db`select disconnected_at from connections where id = ${id}`)[0] as { disconnected_at: Date | null }).disconnected_at
+
+  /** The official SDK v2 client on 2026-07-28; with `answer`, it declares form elicitation and answers as the person would. */
+  async function agentClient(answer?: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> }) {
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'Asking agent')
+    const asked: string[] = []
+    const client = new ClientV2(
+      { name: 'portico-elicitation-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: answer ? { elicitation: { form: {} } } : {} },
+    )
+    if (answer) {
+      client.setRequestHandler('elicitation/create', async (req) => {
+        const message = (req.params as { message: string }).message
+        asked.push(message)
+        return answer(message)
+      })
+    }
+    await client.connect(new TransportV2(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }))
+    return { client, asked, token: tokens.access_token! }
+  }
+
+  test('a client with elicitation: the person is asked, and their yes disconnects without the model naming the domain', async () => {
+    const domain = 'ask-the-person.example'
+    const id = await pendingConnection(domain)
+    const { client, asked } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
+    // The tool as this client sees it: confirm is the person's to give, not a required argument.
+    const listed = (await client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!
+    expect(listed.inputSchema.required ?? []).not.toContain('confirm')
+    const out = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
+    expect(out.isError).toBeFalsy()
+    expect(out.structuredContent).toMatchObject({ domain, disconnected: true })
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toContain(domain)
+    expect(await disconnectedAt(id)).toBeInstanceOf(Date)
+    await client.close()
+  })
+
+  test('a model passing confirm itself does not skip the person, and a no leaves the domain in place', async () => {
+    const domain = 'person-says-no.example'
+    const id = await pendingConnection(domain)
+    for (const action of ['decline', 'cancel'] as const) {
+      const { client, asked } = await agentClient(() => ({ action }))
+      const out = await client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+      expect(out.isError).toBe(true)
+      expect(JSON.parse((out.content as { text: string }[])[0]!.text).code).toBe('confirmation_required')
+      expect(asked).toHaveLength(1)
+      await client.close()
+    }
+    // Accepting the form without ticking the box is not a yes either.
+    const { client } = await agentClient(() => ({ action: 'accept', content: { confirm: false } }))
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).isError).toBe(true)
+    await client.close()
+    expect(await disconnectedAt(id)).toBeNull()
+  })
+
+  test('a forged, altered or borrowed request state is refused', async () => {
+    const id = await pendingConnection('sealed-state.example')
+    const other = await pendingConnection('other-sealed.example')
+    const { token: agent } = await agentClient()
+    const call = (params: Record<string, unknown>, bearer = agent) =>
+      fetch(`${p.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'connections_disconnect', authorization: `Bearer ${bearer}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: {
+            name: 'connections_disconnect',
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } },
+            ...params,
+          },
+        }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const first = await call({ arguments: { id } })
+    expect(first.body.result.resultType).toBe('input_required')
+    const state = first.body.result.requestState as string
+    const yes = { confirm: { action: 'accept', content: { confirm: true } } }
+    // A state the model made up, or one with a byte changed, fails verification.
+    for (const forged of ['eyJjb25uZWN0aW9uIjoi' + id + '"}', state.slice(0, -2) + (state.endsWith('A') ? 'BB' : 'AA')]) {
+      const r = await call({ arguments: { id }, inputResponses: yes, requestState: forged })
+      expect(r.body.error?.code ?? r.body.result?.isError).toBeTruthy()
+    }
+    // The state for one connection does not confirm another.
+    const swapped = await call({ arguments: { id: other }, inputResponses: yes, requestState: state })
+    expect(swapped.body.result?.isError ?? !!swapped.body.error).toBe(true)
+    // Another agent cannot use this agent's state.
+    const { token: stranger } = await agentClient()
+    const borrowed = await call({ arguments: { id }, inputResponses: yes, requestState: state }, stranger)
+    expect(borrowed.body.error).toBeDefined()
+    expect(await disconnectedAt(id)).toBeNull()
+    expect(await disconnectedAt(other)).toBeNull()
+    // The genuine state with the person's yes goes through.
+    const ok = await call({ arguments: { id }, inputResponses: yes, requestState: state })
+    expect(ok.body.result.isError).toBeFalsy()
+    expect(await disconnectedAt(id)).toBeInstanceOf(Date)
+  })
+
+  test('disconnect without confirm refuses without handing the model the value to pass', async () => {
+    const domain = 'confirm-me.example'
+    const id = await pendingConnection(domain)
     const c = { body: { id } }
     const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'Careful agent')
     const call = (args: Record<string, unknown>) =>
@@ -272,5 +375,19 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     }
     // Nothing was removed.
     expect(await p.db`select disconnected_at from connections where id = ${id}`).toEqual([{ disconnected_at: null }])
+  })
+
+  test('a 2026-07-28 client without elicitation keeps the confirm argument, and its refusals do not name the domain', async () => {
+    const domain = 'no-elicitation.example'
+    const id = await pendingConnection(domain)
+    const { client } = await agentClient()
+    expect((await client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required).toContain('confirm')
+    const refused = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
+    expect(refused.isError).toBe(true)
+    expect(JSON.stringify(refused)).not.toContain(domain)
+    const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    expect(ok.isError).toBeFalsy()
+    expect(await disconnectedAt(id)).toBeInstanceOf(Date)
+    await client.close()
   })
 })
