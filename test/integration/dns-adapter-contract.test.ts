@@ -12,6 +12,8 @@ import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 import { GODADDY_SMALL_ACCOUNT } from '../harness/provider-fakes/godaddy.ts'
+import type { PorkbunFake } from '../harness/provider-fakes/porkbun.ts'
+import type { NamesiloFake } from '../harness/provider-fakes/namesilo.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
 import { sharedPortico } from '../harness/portico.ts'
 
@@ -109,6 +111,39 @@ describe('provider specifics', () => {
     const e = await errorOf(makeHosted('godaddy', GODADDY_SMALL_ACCOUNT, { godaddy: f.url })!.listZones())
     expect(e?.kind).toBe('plan_restricted')
     expect(e?.message).toContain('ACCESS_DENIED')
+  })
+
+  test('Porkbun: a domain without API access switched on is a missing permission, not a bad key', async () => {
+    const c = FAKE_CASES.find((x) => x.id === 'porkbun')!
+    const f = fakes.get('porkbun') as PorkbunFake
+    f.addZone('closed-porkbun.example')
+    f.closed.add('closed-porkbun.example')
+    const p = makeHosted('porkbun', f.credential, { porkbun: c.base(f) })!
+    const e = await errorOf(p.readRecords({ id: 'closed-porkbun.example', name: 'closed-porkbun.example' }))
+    expect(e?.kind).toBe('permission')
+    expect(e?.message).toContain('opted in to API access')
+    expect(e?.message).not.toContain(f.credential.split(':')[1]!)
+  })
+
+  test('NameSilo: a key locked to other addresses is a missing permission; a zone of one record reads; the key never shows', async () => {
+    const c = FAKE_CASES.find((x) => x.id === 'namesilo')!
+    const f = fakes.get('namesilo') as NamesiloFake
+    const name = 'one-record-namesilo.example'
+    const z = f.addZone(name)
+    z.records.push({ record_id: 'r1', type: 'MX', host: name, value: `mx.${name}`, ttl: 7207, distance: 10 })
+    const p = makeHosted('namesilo', f.credential, { namesilo: c.base(f) })!
+    // NameSilo's JSON comes from XML: a list of one record is the record itself.
+    expect(await p.readRecords({ id: name, name })).toEqual([{ name, type: 'MX', ttl: 7207, values: [`10 mx.${name}`] }])
+    f.ipLocked.add(name)
+    const e = await errorOf(p.readRecords({ id: name, name }))
+    expect(e?.kind).toBe('permission')
+    expect(e?.message).toContain('113')
+    const bad = await errorOf(makeHosted('namesilo', 'secret-key-in-url', { namesilo: c.base(f) })!.listZones())
+    expect(bad?.kind).toBe('auth')
+    expect(bad?.message).not.toContain('secret-key-in-url')
+    const down = await errorOf(makeHosted('namesilo', 'secret-key-in-url', { namesilo: 'http://127.0.0.1:9/api' })!.listZones())
+    expect(down?.kind).toBe('unreachable')
+    expect(down?.message).not.toContain('secret-key-in-url')
   })
 
   test('Route 53 pages inside routing-policy sets and refuses to write over them', async () => {

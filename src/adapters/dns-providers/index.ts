@@ -39,6 +39,8 @@ import { INFOMANIAK_API, InfomaniakProvider } from './infomaniak.ts'
 import { CONSTELLIX_API, ConstellixProvider } from './constellix.ts'
 import { DNSPOD_API, DnspodProvider } from './dnspod.ts'
 import { ALIDNS_API, AlidnsProvider } from './alidns.ts'
+import { PORKBUN_API, PorkbunProvider } from './porkbun.ts'
+import { NAMESILO_API, NamesiloProvider } from './namesilo.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -85,6 +87,8 @@ export const HOSTED: Record<string, HostedFactory> = {
   constellix: { defaultBase: CONSTELLIX_API, make: (s, o) => new ConstellixProvider(s, o.base) },
   dnspod: { defaultBase: DNSPOD_API, make: (s, o) => new DnspodProvider(s, o.base) },
   'alibaba-cloud-dns': { defaultBase: ALIDNS_API, make: (s, o) => new AlidnsProvider(s, o.base) },
+  porkbun: { defaultBase: PORKBUN_API, make: (s, o) => new PorkbunProvider(s, o.base) },
+  namesilo: { defaultBase: NAMESILO_API, make: (s, o) => new NamesiloProvider(s, o.base) },
 }
 
 /**

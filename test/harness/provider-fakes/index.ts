@@ -39,6 +39,8 @@ import { startInfomaniakFake } from './infomaniak.ts'
 import { startConstellixFake } from './constellix.ts'
 import { startDnspodFake } from './dnspod.ts'
 import { startAlidnsFake } from './alidns.ts'
+import { startPorkbunFake } from './porkbun.ts'
+import { startNamesiloFake } from './namesilo.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -111,4 +113,6 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'constellix', reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)', start: () => startConstellixFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'dnspod', reference: 'https://www.tencentcloud.com/document/api/1157/51290', start: () => startDnspodFake(), base: (f) => f.url, badCredential: 'AKIDwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'alibaba-cloud-dns', reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords', start: () => startAlidnsFake(), base: (f) => f.url, badCredential: 'LTAIwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'porkbun', reference: 'https://porkbun.com/api/json/v3/documentation', unpaged: { lists: ['records'], why: '/dns/retrieve/{domain} answers the whole zone' }, start: () => startPorkbunFake(), base: (f) => f.url + '/api/json/v3', badCredential: 'pk1_wrong:sk1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'namesilo', reference: 'https://www.namesilo.com/api-reference', unpaged: { lists: ['records'], why: 'dnsListRecords answers the whole zone' }, start: () => startNamesiloFake(), base: (f) => f.url + '/api', badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]

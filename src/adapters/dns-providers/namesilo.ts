@@ -1,0 +1,76 @@
+// NameSilo API (https://www.namesilo.com/api-reference): GET /api/{operation}?version=1&type=json&key=…
+// (the key travels in the query string, so no URL is ever put in an error or a log line). Zones:
+// listDomains, paged by `page` and `pageSize` (`reply.pager.total`); records: dnsListRecords (the whole
+// zone: `reply.resource_record`, fully qualified `host`, MX priority in `distance`); dnsAddRecord
+// `rrtype, rrhost (relative, empty for the apex), rrvalue, rrttl, rrdistance`; dnsDeleteRecord `rrid`.
+// The answers are converted from XML: a list of one comes as the item itself. The lowest TTL is 3600.
+// Every answer is HTTP 200 with `reply.code`: 300 success; 110 an invalid key; 111/112/113 a key that
+// may not do this (a sub-account, an address not allowed); 200 a domain not in the account; 280 a
+// refused record; HTTP 429 when rate limited.
+import { exchange, failureOf, type HttpResult } from './http.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
+import { canonicalName, ProviderError, type ProviderErrorKind, type Zone } from './types.ts'
+
+export const NAMESILO_API = 'https://www.namesilo.com/api'
+
+const TYPES = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
+const KINDS: Record<number, ProviderErrorKind> = { 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 200: 'zone_not_found', 280: 'write_failed' }
+
+/** A list from XML-shaped JSON: absent, one item, or many. */
+const many = <T>(v: T | T[] | undefined | null): T[] => (v == null ? [] : Array.isArray(v) ? v : [v])
+
+export class NamesiloProvider extends RecordBasedProvider {
+  readonly id = 'namesilo'
+  readonly minTtl = 3600
+  constructor(
+    private readonly key: string,
+    private readonly base = NAMESILO_API,
+  ) {
+    super()
+  }
+
+  private async call(operation: string, params: Record<string, string>): Promise<any> {
+    const q = new URLSearchParams({ version: '1', type: 'json', key: this.key, ...params })
+    let r: HttpResult
+    try {
+      r = await exchange('GET', `${this.base}/${operation}?${q}`, {}, undefined)
+    } catch (e) {
+      // The message of a failed exchange never carries the URL, so the key stays out of it.
+      throw e instanceof ProviderError ? e : new ProviderError('unreachable', 'NameSilo could not be reached')
+    }
+    const reply = r.body?.reply
+    const code = Number(reply?.code)
+    if (r.status >= 300 || code !== 300) {
+      const detail = typeof reply?.detail === 'string' ? `${code}: ${reply.detail}` : `HTTP ${r.status}`
+      throw failureOf('NameSilo', r, detail.split(this.key).join('…'), r.status >= 300 ? undefined : (KINDS[code] ?? 'write_failed'))
+    }
+    return reply
+  }
+
+  async listZones(): Promise<Zone[]> {
+    const out: Zone[] = []
+    for (let page = 1; ; page++) {
+      const reply = await this.call('listDomains', { page: String(page), pageSize: '100' })
+      const names = many<string | { domain?: string }>(reply.domains?.domain ?? reply.domains).map((d) => (typeof d === 'string' ? d : (d.domain ?? '')))
+      out.push(...names.filter(Boolean).map((n) => ({ id: canonicalName(n), name: canonicalName(n) })))
+      const total = Number(reply.pager?.total ?? out.length)
+      if (names.length === 0 || out.length >= total) return out
+    }
+  }
+
+  protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
+    const reply = await this.call('dnsListRecords', { domain: zone.id })
+    return many<any>(reply.resource_record)
+      .filter((r) => TYPES.has(r.type))
+      .map((r) => ({ id: String(r.record_id), name: absoluteName(r.host, zone.name), type: r.type, ttl: Number(r.ttl), value: fromFields(r.type, String(r.value), Number(r.distance ?? 0), zone.name, (t) => t, true) }))
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+    const f = toFields(type, value)
+    await this.call('dnsAddRecord', { domain: zone.id, rrtype: type, rrhost: name === zone.name ? '' : relativeName(name, zone.name), rrvalue: f.data, rrttl: String(ttl), ...(f.priority !== undefined ? { rrdistance: String(f.priority) } : {}) })
+  }
+
+  protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
+    await this.call('dnsDeleteRecord', { domain: zone.id, rrid: item.id })
+  }
+}
