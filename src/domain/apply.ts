@@ -110,7 +110,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     zone = await findZone(provider, c.domain, c.apex_domain)
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
-    plan = planApply(current, c.desired_records, c.apex_domain, previous, provider.minTtl)
+    plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     await deps.db`update connections set applied = ${state}::jsonb where id = ${c.id} and disconnected_at is null`
     await provider.writeChanges(zone, plan.changes)

@@ -94,13 +94,25 @@ export function zoneMap(rrsets: RRset[]): ZoneSets {
   return new Map(rrsets.map((s) => [keyOf(s.name, s.type), { ...s, name: canonicalName(s.name), values: [...s.values] }]))
 }
 
+/** What a provider says of TTLs (DnsProvider's `minTtl` and `uniformTtl`): the planner follows them. */
+export interface TtlRules {
+  /** The lowest TTL the provider stores: desired TTLs are raised to it. */
+  minTtl?: number
+  /** One TTL for the whole zone (Dynadot): every set is planned with the zone's TTL. */
+  uniformTtl?: boolean
+}
+
 /**
  * The change set that puts `desired` (hosts relative to `apex`) into a zone holding `current`.
  * `previous` are the entries of an earlier apply of this connection: their priors are kept (the zone
  * now holds Portico's own values), and sets they touched that the new records no longer touch are
  * reverted first.
  */
-export function planApply(current: RRset[], desired: DnsRecord[], apex: string, previous: AppliedEntry[] = [], minTtl = 0): ApplyPlan {
+export function planApply(current: RRset[], desired: DnsRecord[], apex: string, previous: AppliedEntry[] = [], rules: TtlRules = {}): ApplyPlan {
+  const minTtl = rules.minTtl ?? 0
+  // A provider with one TTL per zone: every set Portico writes takes the zone's TTL, so writing
+  // changes no other record's TTL and a re-apply finds nothing to change.
+  const zoneTtl = rules.uniformTtl ? Math.max(current.find((s) => s.type !== 'SOA')?.ttl ?? DEFAULT_TTL, minTtl) : undefined
   const before = zoneMap(current)
   const next = zoneMap(current)
   const prevByKey = new Map(previous.map((e) => [keyOf(e.name, e.type), e]))
@@ -136,7 +148,7 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   for (const [k, g] of groups) {
     const existing = next.get(k)
     // Raised to the provider's floor: it would store the floor anyway, and a re-apply must then match.
-    const ttl = Math.max(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, minTtl)
+    const ttl = zoneTtl ?? Math.max(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, minTtl)
     const isApexName = g.name === canonicalName(apex)
     if (g.type === 'CNAME') {
       // At the apex the provider flattens the CNAME: only address sets would answer beside it.

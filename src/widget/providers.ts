@@ -57,6 +57,7 @@ export const TOKEN_HELP: Record<string, TokenHelp> = {
   digitalocean: { kind: 'Personal access token', scopes: ['domain:read', 'domain:create', 'domain:update'], url: 'https://cloud.digitalocean.com/account/api/tokens' },
   hetzner: { kind: 'API token', scopes: ['Read & Write'], url: 'https://dns.hetzner.com/settings/api-token' },
   porkbun: { kind: 'API key and secret (key:secret)', scopes: ['API access turned on for this domain'], url: 'https://porkbun.com/account/api' },
+  dynadot: { kind: 'API key', scopes: ['Advanced Domain API key; allow Portico\'s address if the key has an IP list'], url: 'https://www.dynadot.com/account/domain/setting/api.html' },
   namesilo: { kind: 'API key', scopes: ['No IP restriction, or Portico\'s address allowed'], url: 'https://www.namesilo.com/account/api-manager' },
   vercel: { kind: 'Access token', scopes: ['Full account or the team that owns the domain'], url: 'https://vercel.com/account/tokens' },
   netlify: { kind: 'Personal access token', scopes: ['Full access'], url: 'https://app.netlify.com/user/applications#personal-access-tokens' },

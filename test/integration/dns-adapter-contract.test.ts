@@ -14,6 +14,7 @@ import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 import { GODADDY_SMALL_ACCOUNT } from '../harness/provider-fakes/godaddy.ts'
 import type { PorkbunFake } from '../harness/provider-fakes/porkbun.ts'
 import type { NamesiloFake } from '../harness/provider-fakes/namesilo.ts'
+import type { DynadotFake } from '../harness/provider-fakes/dynadot.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
 import { sharedPortico } from '../harness/portico.ts'
 
@@ -68,11 +69,11 @@ for (const c of FAKE_CASES) {
         { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
         { type: 'CAA', host: '@', value: '0 issue "pki.goog"' },
       ]
-      const plan = planApply(before, desired, zoneName, [], provider.minTtl)
+      const plan = planApply(before, desired, zoneName, [], provider)
       await provider.writeChanges(zone, plan.changes)
       const after = await provider.readRecords(zone)
       expect(managed(after)).toEqual(managed(applyChanges(before, plan.changes)))
-      expect(planApply(after, desired, zoneName, plan.entries, provider.minTtl).changes).toEqual([])
+      expect(planApply(after, desired, zoneName, plan.entries, provider).changes).toEqual([])
       await provider.writeChanges(zone, planRevert(after, plan.entries).changes)
       expect(managed(await provider.readRecords(zone))).toEqual(managed(before))
     })
@@ -144,6 +145,28 @@ describe('provider specifics', () => {
     const down = await errorOf(makeHosted('namesilo', 'secret-key-in-url', { namesilo: 'http://127.0.0.1:9/api' })!.listZones())
     expect(down?.kind).toBe('unreachable')
     expect(down?.message).not.toContain('secret-key-in-url')
+  })
+
+  test('Dynadot: one TTL per zone; an apply keeps the zone\'s TTL instead of changing every record\'s', async () => {
+    const c = FAKE_CASES.find((x) => x.id === 'dynadot')!
+    const f = fakes.get('dynadot') as DynadotFake
+    const name = 'one-ttl-dynadot.example'
+    f.addZone(name).records.push({ sub: '', type: 'mx', value: `mx.${name}`, value2: '10' }, { sub: 'mail', type: 'a', value: '198.51.100.25' })
+    f.ttls.set(name, 1800)
+    const p = makeHosted('dynadot', f.credential, { dynadot: c.base(f) })!
+    const zone = { id: name, name }
+    const desired: DnsRecord[] = [{ type: 'CNAME', host: 'shop', value: 'edge.portico.test', ttl: 300 }]
+    const plan = planApply(await p.readRecords(zone), desired, name, [], p)
+    expect(plan.changes).toEqual([{ name: `shop.${name}`, type: 'CNAME', ttl: 1800, values: ['edge.portico.test'] }])
+    await p.writeChanges(zone, plan.changes)
+    expect(f.ttls.get(name)).toBe(1800)
+    const after = await p.readRecords(zone)
+    expect(after.find((s) => s.type === 'MX')).toEqual({ name, type: 'MX', ttl: 1800, values: [`10 mx.${name}`] })
+    expect(planApply(after, desired, name, plan.entries, p).changes).toEqual([])
+    f.ipLocked.add(name)
+    const e = await errorOf(p.readRecords(zone))
+    expect(e?.kind).toBe('permission')
+    expect(e?.message).not.toContain(f.credential)
   })
 
   test('Route 53 pages inside routing-policy sets and refuses to write over them', async () => {

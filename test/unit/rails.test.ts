@@ -72,15 +72,33 @@ describe('planner', () => {
   })
   test("desired TTLs below the provider's minimum are raised to it, so a re-apply changes nothing", () => {
     const desired: DnsRecord[] = [{ type: 'A', host: 'shop', value: '203.0.113.10', ttl: 300 }, { type: 'TXT', host: '_v', value: 'tok' }]
-    const plan = planApply(zone, desired, 'ex.test', [], 3600)
+    const plan = planApply(zone, desired, 'ex.test', [], { minTtl: 3600 })
     expect(plan.changes).toEqual([
       { name: 'shop.ex.test', type: 'A', ttl: 3600, values: ['203.0.113.10'] },
       { name: '_v.ex.test', type: 'TXT', ttl: 3600, values: ['tok'] },
     ])
     const stored = [...zone, ...plan.changes]
-    expect(planApply(stored, desired, 'ex.test', plan.entries, 3600).changes).toEqual([])
+    expect(planApply(stored, desired, 'ex.test', plan.entries, { minTtl: 3600 }).changes).toEqual([])
     // Without the floor the same zone would be rewritten at TTL 300 on every apply.
     expect(planApply(stored, desired, 'ex.test', plan.entries).changes.map((c) => c.ttl)).toContain(300)
+  })
+  test('a zone with one TTL (Dynadot): every set is planned with the zone\'s TTL, raised to the floor', () => {
+    const one = [
+      { name: 'ex.test', type: 'SOA', ttl: 3600, values: ['ns1.ex.test. hostmaster.ex.test. 1 7200 900 1209600 300'] },
+      { name: 'ex.test', type: 'TXT', ttl: 1800, values: ['keep'] },
+      { name: 'ex.test', type: 'MX', ttl: 1800, values: ['10 mx.ex.test'] },
+    ]
+    const desired: DnsRecord[] = [{ type: 'A', host: 'shop', value: '203.0.113.10', ttl: 300 }, { type: 'TXT', host: '@', value: 'tok', ttl: 60 }]
+    const plan = planApply(one, desired, 'ex.test', [], { uniformTtl: true })
+    expect(plan.changes).toEqual([
+      { name: 'ex.test', type: 'TXT', ttl: 1800, values: ['keep', 'tok'] },
+      { name: 'shop.ex.test', type: 'A', ttl: 1800, values: ['203.0.113.10'] },
+    ])
+    expect(planApply([...one.filter((s) => s.type !== 'TXT'), ...plan.changes], desired, 'ex.test', plan.entries, { uniformTtl: true }).changes).toEqual([])
+    // An empty zone takes the default TTL, or the floor when that is higher.
+    expect(planApply([], desired, 'ex.test', [], { uniformTtl: true, minTtl: 3600 }).changes.map((c) => c.ttl)).toEqual([3600, 3600])
+    // Without the rule the desired TTLs would be written, and the zone's other records would change with them.
+    expect(planApply(one, desired, 'ex.test').changes.find((c) => c.type === 'A')?.ttl).toBe(300)
   })
   test('CAA is merged, never replaced; SOA is never touched', () => {
     const plan = planApply(zone, [{ type: 'CAA', host: '@', value: '0 issue "pki.goog"' }], 'ex.test')

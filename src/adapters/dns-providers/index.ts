@@ -41,6 +41,7 @@ import { DNSPOD_API, DnspodProvider } from './dnspod.ts'
 import { ALIDNS_API, AlidnsProvider } from './alidns.ts'
 import { PORKBUN_API, PorkbunProvider } from './porkbun.ts'
 import { NAMESILO_API, NamesiloProvider } from './namesilo.ts'
+import { DYNADOT_API, DynadotProvider } from './dynadot.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -89,6 +90,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   'alibaba-cloud-dns': { defaultBase: ALIDNS_API, make: (s, o) => new AlidnsProvider(s, o.base) },
   porkbun: { defaultBase: PORKBUN_API, make: (s, o) => new PorkbunProvider(s, o.base) },
   namesilo: { defaultBase: NAMESILO_API, make: (s, o) => new NamesiloProvider(s, o.base) },
+  dynadot: { defaultBase: DYNADOT_API, make: (s, o) => new DynadotProvider(s, o.base) },
 }
 
 /**

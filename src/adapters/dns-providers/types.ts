@@ -59,6 +59,8 @@ export interface DnsProvider {
   readonly id: string
   /** The lowest TTL the provider accepts (Porkbun 600, deSEC and Namesilo 3600); the planner raises desired TTLs to it. */
   readonly minTtl?: number
+  /** The zone has one TTL for all its records (Dynadot); the planner writes every set with it. */
+  readonly uniformTtl?: boolean
   /** Every zone the credential reaches. */
   listZones(): Promise<Zone[]>
   /** Every record set of a zone (SOA included; apply rules never touch it). */

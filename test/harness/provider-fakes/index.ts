@@ -41,6 +41,7 @@ import { startDnspodFake } from './dnspod.ts'
 import { startAlidnsFake } from './alidns.ts'
 import { startPorkbunFake } from './porkbun.ts'
 import { startNamesiloFake } from './namesilo.ts'
+import { startDynadotFake } from './dynadot.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -115,4 +116,5 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'alibaba-cloud-dns', reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords', start: () => startAlidnsFake(), base: (f) => f.url, badCredential: 'LTAIwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'porkbun', reference: 'https://porkbun.com/api/json/v3/documentation', unpaged: { lists: ['records'], why: '/dns/retrieve/{domain} answers the whole zone' }, start: () => startPorkbunFake(), base: (f) => f.url + '/api/json/v3', badCredential: 'pk1_wrong:sk1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namesilo', reference: 'https://www.namesilo.com/api-reference', unpaged: { lists: ['records'], why: 'dnsListRecords answers the whole zone' }, start: () => startNamesiloFake(), base: (f) => f.url + '/api', badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  { id: 'dynadot', reference: 'https://www.dynadot.com/domain/api3.html', unpaged: { lists: ['zones', 'records'], why: 'list_domain and get_dns answer whole lists' }, start: () => startDynadotFake(), base: (f) => f.url, badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
 ]
