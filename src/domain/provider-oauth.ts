@@ -29,8 +29,10 @@ function endpoints(config: Config, provider: string) {
   const e = ENDPOINTS[provider]
   const client = config.providerOAuth[provider]
   if (!e || !client) return null
+  // A configured base (a stand-in, an egress proxy) serves both endpoints.
   const base = client.base ?? e.base
-  return { ...client, authorizeUrl: base + e.authorize, tokenUrl: base + e.token, scope: e.scope }
+  const tokenBase = client.base ?? e.tokenBase ?? e.base
+  return { ...client, authorizeUrl: base + e.authorize, tokenUrl: tokenBase + e.token, scope: e.scope, params: e.params ?? {}, refreshScope: e.refreshScope ?? false }
 }
 
 export const redirectUri = (config: Config) => `${config.publicUrl}/v1/connect/oauth/callback`
@@ -52,6 +54,7 @@ export async function startOAuth(sql: Sql, config: Config, now: Date, c: { id: s
   u.searchParams.set('client_id', ep.clientId)
   u.searchParams.set('redirect_uri', redirectUri(config))
   if (ep.scope) u.searchParams.set('scope', ep.scope)
+  for (const [k, v] of Object.entries(ep.params)) u.searchParams.set(k, v)
   u.searchParams.set('state', state)
   u.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'))
   u.searchParams.set('code_challenge_method', 'S256')
@@ -107,7 +110,7 @@ export async function exchangeCode(config: Config, provider: string, code: strin
 async function refreshTokens(config: Config, provider: string, refreshToken: string, now: Date): Promise<Tokens> {
   const ep = endpoints(config, provider)
   if (!ep) throw new ApiError('ProviderAuthenticationError', 'The OAuth client of this provider is no longer configured', { provider, reason: 'oauth_not_configured' })
-  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ep.clientId, client_secret: ep.clientSecret })
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ep.clientId, client_secret: ep.clientSecret, ...(ep.refreshScope ? { scope: ep.scope } : {}) })
   const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
   if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
     throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: r.body?.error ?? `HTTP ${r.status}` })
@@ -131,7 +134,15 @@ export async function usableCredential(deps: { db: Sql; config: Config; clock: {
   if (!tokens.expires_at || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_MARGIN_MS || !tokens.refresh_token) {
     return { provider: a.provider, secret: tokens.access_token, apiUrl: null }
   }
-  const fresh = await refreshTokens(deps.config, a.provider, tokens.refresh_token, now)
-  await deps.db`update provider_accounts set credential_sealed = ${seal(deps.config, JSON.stringify(fresh))}, updated_at = ${now} where id = ${a.id}`
+  // Under the account's row lock: refresh tokens that rotate (Azure, Vercel) work once, so two uses at
+  // the same time must not both spend the same one; the second finds the first's fresh token.
+  const fresh = await deps.db.begin(async (tx) => {
+    const [row] = (await tx`select credential_sealed from provider_accounts where id = ${a.id} for update`) as { credential_sealed: string | null }[]
+    const latest = row?.credential_sealed ? (JSON.parse(unseal(deps.config, row.credential_sealed)) as Tokens) : tokens
+    if (latest.access_token !== tokens.access_token && (!latest.expires_at || Date.parse(latest.expires_at) - now.getTime() > REFRESH_MARGIN_MS)) return latest
+    const t = await refreshTokens(deps.config, a.provider, latest.refresh_token ?? tokens.refresh_token!, now)
+    await tx`update provider_accounts set credential_sealed = ${seal(deps.config, JSON.stringify(t))}, updated_at = ${now} where id = ${a.id}`
+    return t
+  })
   return { provider: a.provider, secret: fresh.access_token, apiUrl: null }
 }

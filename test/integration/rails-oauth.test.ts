@@ -6,30 +6,49 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { startDigitalOceanFake } from '../harness/provider-fakes/digitalocean.ts'
+import { startVercelFake } from '../harness/provider-fakes/vercel.ts'
+import { startGoogleDnsFake } from '../harness/provider-fakes/google.ts'
+import { startAzureFake } from '../harness/provider-fakes/azure.ts'
+import type { ProviderOAuthFake } from '../harness/provider-fakes/oauth.ts'
 
 const EDGE = 'edge.portico.test'
 let pdns: Pdns
 let p: TestPortico
 let ws: Workspace
 let dop: ReturnType<typeof startDigitalOceanFake>
+let vercel: ReturnType<typeof startVercelFake>
+let google: ReturnType<typeof startGoogleDnsFake>
+let azure: ReturnType<typeof startAzureFake>
 let seq = 0
 
 beforeAll(async () => {
   pdns = await startPdns()
   dop = startDigitalOceanFake()
+  vercel = startVercelFake()
+  google = startGoogleDnsFake()
+  azure = startAzureFake()
   p = await startPortico({
     DNS_RESOLVERS: pdns.dnsAddress,
     EDGE_CNAME_TARGET: EDGE,
-    DNS_PROVIDER_API_BASES: `digitalocean=${dop.url}/v2`,
+    DNS_PROVIDER_API_BASES: `digitalocean=${dop.url}/v2,vercel=${vercel.url},google-cloud-dns=${google.url},azure=${azure.url}`,
     DIGITALOCEAN_OAUTH_CLIENT_ID: dop.oauth.clientId,
     DIGITALOCEAN_OAUTH_CLIENT_SECRET: dop.oauth.clientSecret,
     DIGITALOCEAN_OAUTH_BASE: dop.url,
+    VERCEL_OAUTH_CLIENT_ID: vercel.oauth.clientId,
+    VERCEL_OAUTH_CLIENT_SECRET: vercel.oauth.clientSecret,
+    VERCEL_OAUTH_BASE: vercel.url,
+    GOOGLE_CLOUD_DNS_OAUTH_CLIENT_ID: google.oauth.clientId,
+    GOOGLE_CLOUD_DNS_OAUTH_CLIENT_SECRET: google.oauth.clientSecret,
+    GOOGLE_CLOUD_DNS_OAUTH_BASE: google.url,
+    AZURE_OAUTH_CLIENT_ID: azure.oauth.clientId,
+    AZURE_OAUTH_CLIENT_SECRET: azure.oauth.clientSecret,
+    AZURE_OAUTH_BASE: azure.url,
   })
   ws = await provision(p)
 })
 afterAll(async () => {
   await p?.close()
-  dop?.stop()
+  for (const f of [dop, vercel, google, azure]) f?.stop()
 })
 
 async function doDomain() {
@@ -140,5 +159,122 @@ describe('provider OAuth', () => {
     const r = await p.api('POST', `/v1/connections/${c.id}/oauth:start`, { token: ws.apiKey, body: {} })
     expect(r.status).toBe(400)
     expect(r.body.details.reason).toBe('oauth_not_available')
+  })
+})
+
+/** The records each stand-in holds at `name`, as (type, value) pairs in the provider's own words. */
+const OAUTH_CASES: {
+  id: string
+  fake: () => { oauth: ProviderOAuthFake; addZone(name: string): unknown; zones: { name: string; records: any[] }[] }
+  nameservers: string[]
+  /** The CNAME Portico wrote for `shop`, found in the stand-in's zone. */
+  wrote(records: any[]): boolean
+  authorize: Record<string, string>
+  rotates: boolean
+}[] = [
+  {
+    id: 'vercel',
+    fake: () => vercel,
+    nameservers: ['ns1.vercel-dns.com.', 'ns2.vercel-dns.com.'],
+    wrote: (rs) => rs.some((r) => r.type === 'CNAME' && r.name === 'shop' && r.value === EDGE),
+    authorize: { scope: 'openid offline_access' },
+    rotates: true,
+  },
+  {
+    id: 'google-cloud-dns',
+    fake: () => google,
+    nameservers: ['ns-cloud-a1.googledomains.com.', 'ns-cloud-a2.googledomains.com.'],
+    wrote: (rs) => rs.some((r) => r.type === 'CNAME' && r.name.startsWith('shop.') && r.rrdatas.includes(`${EDGE}.`)),
+    authorize: { access_type: 'offline', prompt: 'consent', scope: 'https://www.googleapis.com/auth/ndev.clouddns.readwrite https://www.googleapis.com/auth/cloudplatformprojects.readonly' },
+    rotates: false,
+  },
+  {
+    id: 'azure',
+    fake: () => azure,
+    nameservers: ['ns1-01.azure-dns.com.', 'ns2-01.azure-dns.net.'],
+    wrote: (rs) => rs.some((r) => r.type === 'CNAME' && r.name === 'shop' && r.properties.CNAMERecord?.cname === EDGE),
+    authorize: { scope: 'https://management.azure.com/user_impersonation offline_access' },
+    rotates: true,
+  },
+]
+
+describe('OAuth rails of Vercel, Google Cloud DNS and Azure DNS', () => {
+  for (const c of OAUTH_CASES) {
+    test(`${c.id}: sign in, records written with the person's grant; an hour later the token is renewed${c.rotates ? ' (the refresh token rotates)' : ''} and a re-apply works; a revoked grant asks for re-consent`, async () => {
+      const f = c.fake()
+      const zone = `oa${Date.now().toString(36)}${++seq}.test`
+      await pdns.createZone(zone, { nameservers: c.nameservers })
+      f.addZone(zone)
+      const domain = `shop.${zone}`
+      const id = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })).body.id as string
+      const check = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain } })
+      expect(check.body.provider?.id ?? check.body.provider).toBe(c.id)
+      expect(check.body.rails.oauth).toEqual({ available: true })
+
+      const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: {} })
+      expect(start.status).toBe(200)
+      const code = f.oauth.approve(start.body.authorize_url)
+      const asked = f.oauth.requests.at(-1)!
+      for (const [k, v] of Object.entries(c.authorize)) expect({ [k]: asked.searchParams.get(k) }).toEqual({ [k]: v })
+      const done = await callback({ state: asked.searchParams.get('state')!, code })
+      expect(done.status).toBe(200)
+      expect(done.body).toMatchObject({ connection_id: id, domain, changed: true })
+      const records = () => f.zones.find((z) => z.name === zone)!.records
+      expect(c.wrote(records())).toBe(true)
+
+      // An hour on, the access token has expired: the provider refuses it, Portico renews it first.
+      const first = f.oauth.issued.at(-1)!
+      f.oauth.revoke(first)
+      p.clock.advance(61 * 60_000)
+      records().splice(0)
+      const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+      expect(re.status).toBe(200)
+      expect(c.wrote(records())).toBe(true)
+      const renewal = f.oauth.tokenRequests.at(-1)!
+      expect(renewal.get('grant_type')).toBe('refresh_token')
+      expect(f.oauth.issued.at(-1)).not.toBe(first)
+
+      // The person removes the app at the provider: the next renewal is refused, and the connection asks for re-consent.
+      f.oauth.revokeRefresh()
+      f.oauth.revoke(f.oauth.issued.at(-1)!)
+      p.clock.advance(61 * 60_000)
+      const refused = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+      expect(refused.status).toBe(422)
+      expect(refused.body.code).toBe('ProviderAuthenticationError')
+      const failed = (await events(id)).find((e) => e.type === 'connection.reapply.failed')!
+      expect(failed.payload.data).toMatchObject({ reason: 'reauthorization_required', provider: c.id })
+    })
+  }
+
+  test('two re-applies at once spend a rotating refresh token once, and both succeed', async () => {
+    const zone = `oa${Date.now().toString(36)}${++seq}.test`
+    await pdns.createZone(zone, { nameservers: ['ns1-01.azure-dns.com.', 'ns2-01.azure-dns.net.'] })
+    azure.addZone(zone)
+    const id = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `shop.${zone}` } })).body.id as string
+    const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: {} })
+    const code = azure.oauth.approve(start.body.authorize_url)
+    expect((await callback({ state: azure.oauth.requests.at(-1)!.searchParams.get('state')!, code })).status).toBe(200)
+    azure.oauth.revoke(azure.oauth.issued.at(-1)!)
+    p.clock.advance(61 * 60_000)
+    const before = azure.oauth.tokenRequests.filter((r) => r.get('grant_type') === 'refresh_token').length
+    const [a, b] = await Promise.all([1, 2].map(() => p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })))
+    expect([a!.status, b!.status].filter((s) => s === 422)).toEqual([])
+    expect(azure.oauth.tokenRequests.filter((r) => r.get('grant_type') === 'refresh_token').length - before).toBe(1)
+  })
+
+  test('an OAuth rail is offered only where its client is configured', async () => {
+    const bare = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE })
+    try {
+      const team = await provision(bare)
+      const zone = `oa${Date.now().toString(36)}${++seq}.test`
+      await pdns.createZone(zone, { nameservers: ['ns1.vercel-dns.com.', 'ns2.vercel-dns.com.'] })
+      const check = await bare.api('POST', '/v1/domains:check', { token: team.apiKey, body: { domain: `shop.${zone}` } })
+      expect(check.body.rails.oauth.available).toBe(false)
+      const providers = (await bare.api('GET', '/v1/providers')).body.providers as { id: string; built: { oauth: boolean } }[]
+      // The catalog says what Portico has built; the check says what this deployment offers.
+      expect(providers.find((x) => x.id === 'vercel')!.built.oauth).toBe(true)
+    } finally {
+      await bare.close()
+    }
   })
 })

@@ -8,7 +8,9 @@
 // {TTL, ARecords…}}`; a set is written whole with PUT {zone id}/{type}/{name} and removed with DELETE.
 // Names are relative (`@` the apex). Errors are `{error: {code, message}}`: 401
 // InvalidAuthenticationToken, 403 AuthorizationFailed, 404 ResourceNotFound, 409, 412, 429
-// (Retry-After).
+// (Retry-After). Through the OAuth rail the credential is instead a person's access token for Resource
+// Manager (not JSON): the zones are those of every subscription the person can see (GET /subscriptions,
+// paged by `nextLink`).
 import { exchange, failureOf } from './http.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
@@ -18,6 +20,7 @@ import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone }
 export const AZURE_API = 'https://management.azure.com'
 const LOGIN = 'https://login.microsoftonline.com'
 const VERSION = 'api-version=2018-05-01'
+const SUBSCRIPTIONS_VERSION = 'api-version=2022-12-01'
 
 interface Principal {
   tenant_id: string
@@ -55,6 +58,8 @@ export class AzureDnsProvider extends RRsetBasedProvider {
   readonly id = 'azure'
   private api: RestClient | null = null
   private readonly sp: Principal | null
+  /** A person's OAuth access token, when the credential is one instead of a service principal. */
+  private readonly token: string | null
 
   constructor(
     credential: string,
@@ -66,24 +71,30 @@ export class AzureDnsProvider extends RRsetBasedProvider {
       p = JSON.parse(credential)
     } catch {}
     this.sp = p && ['tenant_id', 'client_id', 'client_secret', 'subscription_id'].every((k) => typeof p[k] === 'string' && p[k]) ? p : null
+    this.token = p === null && /^[\x21-\x7e]{8,}$/.test(credential) ? credential : null
   }
 
   private async client(): Promise<RestClient> {
     if (this.api) return this.api
+    if (this.token) return (this.api = this.rest(this.token))
     if (!this.sp) throw new ProviderError('auth', 'Azure DNS needs a service principal as JSON: tenant_id, client_id, client_secret, subscription_id')
     // The test harness points `base` at a stand-in, which also plays the login endpoint.
     const login = this.base === AZURE_API ? LOGIN : this.base
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.sp.client_id, client_secret: this.sp.client_secret, scope: 'https://management.azure.com/.default' })
     const r = await exchange('POST', `${login}/${encodeURIComponent(this.sp.tenant_id)}/oauth2/v2.0/token`, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
     if (r.status >= 300 || typeof r.body?.access_token !== 'string') throw failureOf('Azure DNS', r, `${r.body?.error ?? ''}: ${r.body?.error_description ?? `HTTP ${r.status}`}`, r.status === 400 || r.status === 401 ? 'auth' : undefined)
-    this.api = new RestClient({ name: 'Azure DNS', base: this.base, headers: { authorization: `Bearer ${r.body.access_token}` }, message: (b) => (b?.error ? `${b.error.code}: ${b.error.message}` : undefined) })
+    this.api = this.rest(r.body.access_token)
     return this.api
   }
 
-  private async paged(path: string): Promise<any[]> {
+  private rest(token: string): RestClient {
+    return new RestClient({ name: 'Azure DNS', base: this.base, headers: { authorization: `Bearer ${token}` }, message: (b) => (b?.error ? `${b.error.code}: ${b.error.message}` : undefined) })
+  }
+
+  private async paged(path: string, version = VERSION): Promise<any[]> {
     const api = await this.client()
     const out: any[] = []
-    for (let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${VERSION}`; next; ) {
+    for (let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${version}`; next; ) {
       const r = await api.call('GET', next)
       out.push(...(r.value ?? []))
       // Follow only links on the same API base (never wherever a response points).
@@ -93,8 +104,13 @@ export class AzureDnsProvider extends RRsetBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    if (!this.sp) await this.client()
-    return (await this.paged(`/subscriptions/${encodeURIComponent(this.sp!.subscription_id)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+    if (!this.sp && !this.token) await this.client()
+    const subscriptions = this.sp ? [this.sp.subscription_id] : ((await this.paged('/subscriptions', SUBSCRIPTIONS_VERSION)) as { subscriptionId: string }[]).map((s) => s.subscriptionId)
+    const out: Zone[] = []
+    for (const sub of subscriptions) {
+      out.push(...(await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) })))
+    }
+    return out
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {

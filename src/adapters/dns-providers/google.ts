@@ -9,6 +9,9 @@
 // must match the set as it stands). Names are absolute with the trailing dot; rrdatas are zone-file
 // text. Errors are `{error: {code, message, status}}`: 401 UNAUTHENTICATED, 403 PERMISSION_DENIED,
 // 404 NOT_FOUND, 409 ALREADY_EXISTS, 429 RESOURCE_EXHAUSTED.
+// Through the OAuth rail the credential is instead a person's access token (not JSON): the zones are
+// those of every project the person can see (Cloud Resource Manager `GET /v1/projects`, paged), and a
+// zone's id is `project/zone`.
 import { createSign } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { RestClient } from './rest.ts'
@@ -18,6 +21,7 @@ import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetC
 export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
 const SCOPE = 'https://www.googleapis.com/auth/ndev.clouddns.readwrite'
+const RESOURCE_MANAGER = 'https://cloudresourcemanager.googleapis.com'
 
 interface ServiceAccountKey {
   project_id: string
@@ -29,26 +33,28 @@ export class GoogleCloudDnsProvider implements DnsProvider {
   readonly id = 'google-cloud-dns'
   private api: RestClient | null = null
   private readonly key: ServiceAccountKey | null
+  /** A person's OAuth access token, when the credential is one instead of a key. */
+  private readonly token: string | null
 
   constructor(
     credential: string,
     private readonly base = GOOGLE_DNS_API,
   ) {
+    let k: any = null
     try {
-      const k = JSON.parse(credential)
-      this.key = typeof k?.project_id === 'string' && typeof k.client_email === 'string' && typeof k.private_key === 'string' ? k : null
-    } catch {
-      this.key = null
-    }
+      k = JSON.parse(credential)
+    } catch {}
+    this.key = typeof k?.project_id === 'string' && typeof k.client_email === 'string' && typeof k.private_key === 'string' ? k : null
+    this.token = k === null && /^[\x21-\x7e]{8,}$/.test(credential) ? credential : null
   }
 
-  /** The test harness points `base` at a stand-in, which also plays the token endpoint. */
+  /** The test harness points `base` at a stand-in, which also plays the token endpoint and Resource Manager. */
   private tokenUrl() {
     return this.base === GOOGLE_DNS_API ? GOOGLE_TOKEN_URL : `${this.base}/token`
   }
 
-  private async client(): Promise<RestClient> {
-    if (this.api) return this.api
+  private async bearer(): Promise<string> {
+    if (this.token) return this.token
     if (!this.key) throw new ProviderError('auth', 'Google Cloud DNS needs a service account key (the JSON file) as the credential')
     const now = Math.floor(Date.now() / 1000)
     const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
@@ -64,32 +70,58 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
       throw failureOf('Google Cloud DNS', r, `${r.body?.error ?? ''}: ${r.body?.error_description ?? `HTTP ${r.status}`}`, r.status === 400 || r.status === 401 ? 'auth' : undefined)
     }
+    return r.body.access_token
+  }
+
+  private async client(): Promise<RestClient> {
+    if (this.api) return this.api
     this.api = new RestClient({
       name: 'Google Cloud DNS',
-      base: `${this.base}/dns/v1/projects/${encodeURIComponent(this.key.project_id)}`,
-      headers: { authorization: `Bearer ${r.body.access_token}` },
+      base: this.base,
+      headers: { authorization: `Bearer ${await this.bearer()}` },
       message: (b) => (b?.error ? `${b.error.status ?? b.error.code}: ${b.error.message}` : undefined),
     })
     return this.api
   }
 
-  private async paged(path: string, key: string): Promise<any[]> {
+  /** Every item of a list, page by page (`size` is the API's page-size parameter). */
+  private async paged(path: string, key: string, size = 'maxResults'): Promise<any[]> {
     const api = await this.client()
     const out: any[] = []
     for (let token = ''; ; ) {
-      const r = await api.call('GET', `${path}?maxResults=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`)
+      const r = await api.call('GET', `${path}${path.includes('?') ? '&' : '?'}${size}=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`)
       out.push(...(r[key] ?? []))
       token = r.nextPageToken ?? ''
       if (!token) return out
     }
   }
 
+  /** The managed zone's path: a key's own project, or the project in an OAuth zone id. */
+  private zonePath(zone: Zone): string {
+    const [project, name] = this.key ? [this.key.project_id, zone.id] : zone.id.split('/')
+    return `/dns/v1/projects/${encodeURIComponent(project ?? '')}/managedZones/${encodeURIComponent(name ?? '')}`
+  }
+
+  private async zonesOf(project: string, prefix: string): Promise<Zone[]> {
+    return (await this.paged(`/dns/v1/projects/${encodeURIComponent(project)}/managedZones`, 'managedZones'))
+      .filter((z) => z.visibility !== 'private')
+      .map((z) => ({ id: prefix + z.name, name: canonicalName(z.dnsName) }))
+  }
+
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/managedZones', 'managedZones')).filter((z) => z.visibility !== 'private').map((z) => ({ id: z.name, name: canonicalName(z.dnsName) }))
+    if (!this.token) {
+      await this.bearer()
+      return this.zonesOf(this.key!.project_id, '')
+    }
+    const rm = this.base === GOOGLE_DNS_API ? RESOURCE_MANAGER : this.base
+    const projects = (await this.paged(`${rm}/v1/projects?filter=lifecycleState%3AACTIVE`, 'projects', 'pageSize')) as { projectId: string }[]
+    const out: Zone[] = []
+    for (const p of projects) out.push(...(await this.zonesOf(p.projectId, `${p.projectId}/`)))
+    return out
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
-    return (await this.paged(`/managedZones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')).map((s) => ({
+    return (await this.paged(`${this.zonePath(zone)}/rrsets`, 'rrsets')).map((s) => ({
       name: canonicalName(s.name),
       type: s.type,
       ttl: s.ttl,
@@ -103,6 +135,6 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     const wire = (s: { name: string; type: string; ttl: number; values: string[] }) => ({ name: `${s.name}.`, type: s.type, ttl: s.ttl, rrdatas: s.values.map((v) => toZoneFile(s.type, v)) })
     const deletions = changes.flatMap((c) => current.filter((s) => s.name === c.name && s.type === c.type)).map(wire)
     const additions = changes.filter((c) => c.values.length > 0).map(wire)
-    await (await this.client()).call('POST', `/managedZones/${encodeURIComponent(zone.id)}/changes`, { additions, deletions })
+    await (await this.client()).call('POST', `${this.zonePath(zone)}/changes`, { additions, deletions })
   }
 }

@@ -7,6 +7,7 @@
 // BadRequest, 429 TooManyRequests with Retry-After); lists `{value, nextLink}`. Record sets `{id, name,
 // type: "Microsoft.Network/dnszones/<T>", etag, properties: {TTL, fqdn, ARecords | MXRecords | …}}`.
 import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
 
 export interface AzRRset {
   name: string
@@ -14,18 +15,27 @@ export interface AzRRset {
   properties: Record<string, any>
 }
 
-export function startAzureFake(): Fake<AzRRset> {
+/**
+ * With a person's OAuth grant (https://learn.microsoft.com/entra/identity-platform/v2-oauth2-auth-code-flow):
+ * GET /organizations/oauth2/v2.0/authorize is the consent, POST /organizations/oauth2/v2.0/token trades
+ * a code (PKCE) or a refresh token, which rotates; GET /subscriptions?api-version=2022-12-01
+ * (https://learn.microsoft.com/rest/api/resources/subscriptions/list) lists the person's subscriptions.
+ */
+export function startAzureFake(): Fake<AzRRset> & { oauth: ProviderOAuthFake } {
   const sp = { tenant_id: crypto.randomUUID(), client_id: crypto.randomUUID(), client_secret: 'az~' + nextId(), subscription_id: crypto.randomUUID() }
   const rg = 'portico-rg'
   const zonePath = (name: string) => `/subscriptions/${sp.subscription_id}/resourceGroups/${rg}/providers/Microsoft.Network/dnszones/${name}`
   const tokens = new Set<string>()
+  const server = oauthServer({ authorizePath: '/organizations/oauth2/v2.0/authorize', tokenPath: '/organizations/oauth2/v2.0/token', prefix: 'eyJ0', expiresIn: 3599, rotate: true, accept: (t) => tokens.add(t), refuse: (t) => tokens.delete(t) })
   const err = (status: number, code: string, message: string, headers: Record<string, string> = {}) => json(status, { error: { code, message } }, headers)
-  return startFake<AzRRset>({
+  const fake = startFake<AzRRset>({
     credential: JSON.stringify(sp),
     zoneId: (name) => zonePath(name),
     retryAfter: 17,
     throttled: () => err(429, 'TooManyRequests', 'The request is being throttled.', { 'retry-after': '17' }),
     async handle(req, url, f) {
+      const granted = await server.handle(req, url)
+      if (granted) return granted
       if (req.method === 'POST' && url.pathname === `/${sp.tenant_id}/oauth2/v2.0/token`) {
         const form = new URLSearchParams(await req.text())
         if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== sp.client_id || form.get('client_secret') !== sp.client_secret || form.get('scope') !== 'https://management.azure.com/.default') {
@@ -38,6 +48,10 @@ export function startAzureFake(): Fake<AzRRset> {
       if (url.pathname.endsWith('/oauth2/v2.0/token')) return json(400, { error: 'invalid_request', error_description: "AADSTS90002: Tenant not found." })
       const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
       if (!bearer || !tokens.has(bearer)) return err(401, 'InvalidAuthenticationToken', 'The access token is invalid.')
+      if (req.method === 'GET' && url.pathname === '/subscriptions') {
+        if (url.searchParams.get('api-version') !== '2022-12-01') return err(400, 'InvalidApiVersionParameter', 'The api-version is missing or not supported.')
+        return json(200, { value: [{ id: `/subscriptions/${sp.subscription_id}`, subscriptionId: sp.subscription_id, tenantId: sp.tenant_id, displayName: 'Pay-As-You-Go', state: 'Enabled' }] })
+      }
       if (url.searchParams.get('api-version') !== '2018-05-01') return err(400, 'InvalidApiVersionParameter', 'The api-version is missing or not supported.')
       const list = (kind: 'zones' | 'records', rows: unknown[]) => {
         const page = Number(url.searchParams.get('$skiptoken') ?? 1)
@@ -74,4 +88,5 @@ export function startAzureFake(): Fake<AzRRset> {
       return err(405, 'MethodNotAllowed', 'method not allowed')
     },
   })
+  return Object.assign(fake, { oauth: server.oauth })
 }

@@ -4,6 +4,7 @@
 // ratelimit headers), 422 `unprocessable_entity`; lists paged with `links.pages.next` and `meta.total`.
 // Record `name` is relative (`@`); CNAME/MX `data` keep the trailing dot as given; CAA `flags`/`tag`.
 import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
 
 export interface DoRecord {
   id: number
@@ -27,16 +28,6 @@ function paged<T>(f: Fake<any>, list: 'zones' | 'records', key: string, items: T
   return { [key]: s.items, links: p < s.last ? { pages: { last: link(s.last), next: link(p + 1) } } : {}, meta: { total: s.total } }
 }
 
-export interface DoOAuth {
-  clientId: string
-  clientSecret: string
-  /** The person approves at the authorization page: answers the code the redirect would carry. */
-  approve(authorizeUrl: string): string
-  /** Revokes an access token (as POST /v1/oauth/revoke would). */
-  revoke(token: string): void
-  issued: string[]
-}
-
 /**
  * With OAuth (https://docs.digitalocean.com/reference/api/oauth/): GET /v1/oauth/authorize is the
  * person's page (here `approve`), POST /v1/oauth/token exchanges a code (form body: grant_type,
@@ -45,57 +36,27 @@ export interface DoOAuth {
  * trades a refresh token (once) for a new pair; errors are
  * `{error, error_description}` (400 invalid_grant, 401 invalid_client). Issued tokens work on API v2.
  */
-export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoRecord> & { oauth: DoOAuth } {
+export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoRecord> & { oauth: ProviderOAuthFake } {
   let seq = 1000
   const tokens = new Set([token])
-  const codes = new Map<string, { redirect: string; challenge: string | null; used: boolean }>()
-  const refreshTokens = new Set<string>()
-  const issue = () => {
-    const access = 'doo_v1_' + nextId()
-    const refresh = 'dor_v1_' + nextId()
-    tokens.add(access)
-    refreshTokens.add(refresh)
-    oauth.issued.push(access)
-    return { access_token: access, token_type: 'bearer', expires_in: 2592000, refresh_token: refresh, scope: 'read write', info: { name: 'Pat', email: 'pat@example.com', uuid: nextId() } }
-  }
-  const oauth: DoOAuth = {
-    clientId: 'do-client-' + nextId(),
-    clientSecret: 'do-secret-' + nextId(),
-    issued: [],
-    approve(authorizeUrl) {
-      const u = new URL(authorizeUrl)
-      if (u.pathname !== '/v1/oauth/authorize' || u.searchParams.get('response_type') !== 'code' || u.searchParams.get('client_id') !== oauth.clientId) throw new Error('bad authorization request')
-      const code = 'code' + nextId()
-      codes.set(code, { redirect: u.searchParams.get('redirect_uri')!, challenge: u.searchParams.get('code_challenge'), used: false })
-      return code
-    },
-    revoke(t) {
-      tokens.delete(t)
-    },
-  }
+  const server = oauthServer({
+    authorizePath: '/v1/oauth/authorize',
+    tokenPath: '/v1/oauth/token',
+    prefix: 'doo_v1_',
+    expiresIn: 2592000,
+    rotate: true,
+    tokenType: 'bearer',
+    extra: () => ({ scope: 'read write', info: { name: 'Pat', email: 'pat@example.com', uuid: nextId() } }),
+    accept: (t) => tokens.add(t),
+    refuse: (t) => tokens.delete(t),
+  })
   const fake = startFake<DoRecord>({
     credential: token,
     zoneId: (name) => name,
     throttled: () => err(429, 'too_many_requests', 'API Rate limit exceeded.', { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0' }),
     async handle(req, url, f) {
-      if (req.method === 'POST' && url.pathname === '/v1/oauth/token') {
-        const form = new URLSearchParams(await req.text())
-        if (form.get('client_id') !== oauth.clientId || form.get('client_secret') !== oauth.clientSecret) return json(401, { error: 'invalid_client', error_description: 'Client authentication failed' })
-        if (form.get('grant_type') === 'refresh_token') {
-          const rt = form.get('refresh_token') ?? ''
-          if (!refreshTokens.has(rt)) return json(400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or was revoked.' })
-          refreshTokens.delete(rt)
-          return json(200, issue())
-        }
-        const c = codes.get(form.get('code') ?? '')
-        const verifier = form.get('code_verifier') ?? ''
-        const pkceOk = !c?.challenge || new Bun.CryptoHasher('sha256').update(verifier).digest('base64url') === c.challenge
-        if (form.get('grant_type') !== 'authorization_code' || !c || c.used || c.redirect !== form.get('redirect_uri') || !pkceOk) {
-          return json(400, { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.' })
-        }
-        c.used = true
-        return json(200, issue())
-      }
+      const granted = await server.handle(req, url)
+      if (granted) return granted
       const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
       if (!bearer || !tokens.has(bearer)) return err(401, 'unauthorized', 'Unable to authenticate you')
       const path = url.pathname.replace(/^\/v2/, '')
@@ -120,5 +81,5 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
       return err(405, 'method_not_allowed', 'Method not allowed')
     },
   })
-  return Object.assign(fake, { oauth })
+  return Object.assign(fake, { oauth: server.oauth })
 }

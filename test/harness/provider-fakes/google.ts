@@ -8,6 +8,7 @@
 // does not match, 429 RESOURCE_EXHAUSTED with Retry-After); lists paged by `pageToken`.
 import { createVerify, generateKeyPairSync } from 'node:crypto'
 import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
 
 export interface GRRset {
   kind: 'dns#resourceRecordSet'
@@ -17,12 +18,28 @@ export interface GRRset {
   rrdatas: string[]
 }
 
-export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<GRRset> & { wrongKey: string } {
+/**
+ * With a person's OAuth grant (https://developers.google.com/identity/protocols/oauth2/web-server):
+ * GET /o/oauth2/v2/auth is the consent, POST /token trades a code (PKCE) for an hour's access token and,
+ * with access_type=offline, a refresh token (not rotated); Cloud Resource Manager GET /v1/projects
+ * (https://cloud.google.com/resource-manager/reference/rest/v1/projects/list) lists the person's projects.
+ */
+export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<GRRset> & { wrongKey: string; oauth: ProviderOAuthFake; project: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const email = `dns-writer@${project}.iam.gserviceaccount.com`
   const keyJson = (pem: string) => JSON.stringify({ type: 'service_account', project_id: project, private_key_id: nextId(), private_key: pem, client_email: email, token_uri: 'https://oauth2.googleapis.com/token' })
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
   const tokens = new Set<string>()
+  const server = oauthServer({
+    authorizePath: '/o/oauth2/v2/auth',
+    tokenPath: '/token',
+    prefix: 'ya29.a0',
+    expiresIn: 3599,
+    rotate: false,
+    refreshWhen: (u) => u.searchParams.get('access_type') === 'offline',
+    accept: (t) => tokens.add(t),
+    refuse: (t) => tokens.delete(t),
+  })
   const err = (code: number, status: string, message: string, reason: string, headers: Record<string, string> = {}) => json(code, { error: { code, message, status, errors: [{ domain: 'global', reason, message }] } }, headers)
   const fake = startFake<GRRset>({
     credential: keyJson(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
@@ -30,6 +47,8 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
     retryAfter: 8,
     throttled: () => err(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded', 'rateLimitExceeded', { 'retry-after': '8' }),
     async handle(req, url, f) {
+      const granted = await server.handle(req, url)
+      if (granted) return granted
       if (req.method === 'POST' && url.pathname === '/token') {
         const form = new URLSearchParams(await req.text())
         const [h, c, sig] = (form.get('assertion') ?? '').split('.')
@@ -44,12 +63,17 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
       }
       const bearer = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1]
       if (!bearer || !tokens.has(bearer)) return err(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.', 'authError')
+      if (req.method === 'GET' && url.pathname === '/v1/projects') {
+        // The person's projects: one with the zones, one without.
+        return json(200, { projects: [{ projectNumber: '4711', projectId: `${project}-empty`, lifecycleState: 'ACTIVE', name: 'Empty' }, { projectNumber: '4712', projectId: project, lifecycleState: 'ACTIVE', name: 'DNS' }] })
+      }
       const prefix = `/dns/v1/projects/${project}`
       const list = (kind: 'zones' | 'records', key: string, rows: unknown[]) => {
         const page = Number(url.searchParams.get('pageToken') || 1)
         const s = servePage(f, kind, rows, page, Number(url.searchParams.get('maxResults') ?? 1000))
         return json(200, { kind: 'dns#list', [key]: s.items, ...(page < s.last ? { nextPageToken: String(page + 1) } : {}) })
       }
+      if (req.method === 'GET' && url.pathname === `/dns/v1/projects/${project}-empty/managedZones`) return json(200, { kind: 'dns#managedZonesListResponse', managedZones: [] })
       if (req.method === 'GET' && url.pathname === `${prefix}/managedZones`) return list('zones', 'managedZones', f.zones.map((z) => ({ kind: 'dns#managedZone', name: z.id, dnsName: `${z.name}.`, visibility: 'public', nameServers: ['ns-cloud-a1.googledomains.com.'] })))
       const m = new RegExp(`^${prefix}/managedZones/([^/]+)/(rrsets|changes)$`).exec(url.pathname)
       const zone = m && f.zones.find((z) => z.id === m[1])
@@ -74,5 +98,5 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
       return json(200, { kind: 'dns#change', id: nextId(), status: 'done', additions: b.additions ?? [], deletions: b.deletions ?? [] })
     },
   })
-  return Object.assign(fake, { wrongKey: keyJson(other) })
+  return Object.assign(fake, { wrongKey: keyJson(other), oauth: server.oauth, project })
 }

@@ -23,6 +23,8 @@ export interface RowFakeSpec<R> {
   key(row: R, zone: FakeZone<R>): { name: string; type: string; id: string }
   /** Runs first on each request (a fake whose signature covers the body reads the body here). */
   prepare?(req: Request): Promise<void>
+  /** Answers a request before authorization when it is not the API's (an OAuth token endpoint), else null. */
+  preempt?(req: Request, url: URL): Promise<Response | null>
   /** Any other request the provider's API answers (an identity call), or null. */
   extra?(req: Request, url: URL): Response | null
   /** Read the request body (JSON unless told otherwise). */
@@ -37,6 +39,8 @@ export function startRowFake<R>(spec: RowFakeSpec<R>): Fake<R> {
     throttled: spec.errors.throttled,
     async handle(req, url, f) {
       await spec.prepare?.(req)
+      const early = await spec.preempt?.(req, url)
+      if (early) return early
       if (!spec.authorized(req, url)) return spec.errors.unauthorized()
       const other = spec.extra?.(req, url)
       if (other) return other

@@ -5,6 +5,7 @@
 // `next` is a timestamp passed back as `until`. Records `{id, slug, name, type, value, mxPriority,
 // ttl, creator, created}`; names relative (`` the apex); TTL at least 60.
 import { json, nextId, servePage } from './common.ts'
+import { oauthServer } from './oauth.ts'
 import { startRowFake } from './rest.ts'
 
 export interface VercelRecord {
@@ -22,10 +23,18 @@ export interface VercelRecord {
 const err = (status: number, code: string, message: string, extra: object = {}, headers: Record<string, string> = {}) => json(status, { error: { code, message, ...extra } }, headers)
 const EPOCH = 1_700_000_000_000
 
+/**
+ * With a Vercel App (https://vercel.com/docs/sign-in-with-vercel): GET /oauth/authorize is the person's
+ * consent, POST /login/oauth/token trades a code (PKCE) or a refresh token, which rotates; the access
+ * token (an hour) works on the REST API.
+ */
 export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
-  return startRowFake<VercelRecord>({
+  const tokens = new Set([token])
+  const server = oauthServer({ authorizePath: '/oauth/authorize', tokenPath: '/login/oauth/token', prefix: 'vca_', expiresIn: 3600, rotate: true, accept: (t) => tokens.add(t), refuse: (t) => tokens.delete(t) })
+  const fake = startRowFake<VercelRecord>({
     credential: token,
-    authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
+    authorized: (req) => tokens.has(/^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1] ?? ''),
+    preempt: (req, url) => server.handle(req, url),
     errors: {
       unauthorized: () => err(403, 'forbidden', 'Not authorized', { invalidToken: true }),
       notFound: () => err(404, 'not_found', 'Domain not found'),
@@ -53,4 +62,5 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
     deleted: () => json(200, {}),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
   })
+  return Object.assign(fake, { oauth: server.oauth })
 }
