@@ -11,6 +11,7 @@ import { builtRails, parityCensus, PROVIDERS } from '../../src/domain/providers.
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
+import { OPENAPI } from '../harness/provider-fakes/openapi.ts'
 import { GODADDY_SMALL_ACCOUNT } from '../harness/provider-fakes/godaddy.ts'
 import type { PorkbunFake } from '../harness/provider-fakes/porkbun.ts'
 import type { NamesiloFake } from '../harness/provider-fakes/namesilo.ts'
@@ -90,6 +91,19 @@ for (const c of FAKE_CASES) {
       expect((await errorOf(provider.readRecords(c.foreignZone)))?.kind).toBe('zone_not_found')
       expect((await errorOf(provider.writeChanges(c.foreignZone, [{ name: c.foreignZone.name, type: 'A', ttl: 300, values: ['198.51.100.9'] }])))?.kind).toBe('zone_not_found')
     })
+
+    const spec = OPENAPI[c.id]
+    if (spec) {
+      test(`what the adapter sent and the stand-in answered follows the published OpenAPI document (${spec.source})`, () => {
+        const report = spec.document.check(fakes.get(c.id)!.exchanges)
+        const unexplained = report.violations.filter((v) => !spec.exceptions.some((e) => e.match.test(v)))
+        expect(unexplained).toEqual([])
+        // Every operation kept from the document was exercised, and each exception is still needed.
+        expect([...report.covered].sort()).toEqual(spec.document.operations().sort())
+        for (const e of spec.exceptions) expect({ exception: e.why, used: report.violations.some((v) => e.match.test(v)) }).toEqual({ exception: e.why, used: true })
+        expect(report.checked).toBeGreaterThanOrEqual(10)
+      })
+    }
   })
 }
 

@@ -1,7 +1,10 @@
 // Shared plumbing of the local provider fakes: a loopback HTTP server, an in-memory zone store, and
 // switches a test flips to get the provider's documented failures (rate limit on the next request).
 // Each fake implements only the requests the adapter makes, with the documented request shapes,
-// response bodies and error bodies of that provider's API.
+// response bodies and error bodies of that provider's API. Every exchange is recorded, so a test can
+// hold both sides to the provider's published OpenAPI document (test/harness/openapi-validate.ts).
+import type { Exchange } from '../openapi-validate.ts'
+
 export interface FakeZone<R> {
   id: string
   name: string
@@ -17,6 +20,8 @@ export interface Fake<R> {
   /** The next request is answered with the provider's rate-limit response. */
   throttleNext(): void
   requests: string[]
+  /** Every request and its answer, in order. */
+  exchanges: Exchange[]
   /** The deepest page (1-based) served of each listing, so a test can see the adapter paged. */
   deepest: { zones: number; records: number }
   /** The Retry-After (seconds) the fake's rate-limit response carries, if the provider sends one. */
@@ -51,6 +56,7 @@ export function startFake<R>(opts: {
     credential: opts.credential,
     zones: [],
     requests: [],
+    exchanges: [],
     deepest: { zones: 0, records: 0 },
     retryAfter: opts.retryAfter,
     addZone(name) {
@@ -69,11 +75,17 @@ export function startFake<R>(opts: {
     async fetch(req) {
       const url = new URL(req.url)
       fake.requests.push(`${req.method} ${url.pathname}${url.search}`)
+      const requestBody = req.body ? await req.clone().text() : ''
+      let res: Response
       if (throttle) {
         throttle = false
-        return opts.throttled()
+        res = opts.throttled()
+      } else {
+        res = await opts.handle(req, url, fake)
       }
-      return opts.handle(req, url, fake)
+      const responseBody = res.body ? await res.clone().text() : ''
+      fake.exchanges.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), requestBody, status: res.status, responseBody })
+      return res
     },
   })
   fake.url = `http://127.0.0.1:${server.port}`

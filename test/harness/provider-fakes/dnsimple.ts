@@ -3,7 +3,8 @@
 // errors `{message}` (401 "Authentication failed", 404 "Zone `x` not found", 400 "Validation
 // failed" with `errors`, 429 "Too many requests"); lists `{data, pagination: {current_page,
 // per_page, total_entries, total_pages}}`. Records `{id, zone_id, parent_id, name, content, ttl,
-// priority, type, regions, system_record}`; names relative, `` the apex.
+// priority, type, regions, system_record, created_at, updated_at}`; names relative, `` the apex.
+// Held to DNSimple's OpenAPI document by the contract test (test/fixtures/provider-openapi/dnsimple.json).
 import { json, nextId, servePage } from './common.ts'
 import { startRowFake } from './rest.ts'
 
@@ -18,19 +19,23 @@ export interface DnsimpleRecord {
   type: string
   regions: string[]
   system_record: boolean
+  created_at: string
+  updated_at: string
 }
+
+const STAMP = '2026-01-15T10:20:53Z'
 
 export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z'), account = 1385) {
   let ids = 60000
   const err = (status: number, message: string) => json(status, { message })
   const fake = startRowFake<DnsimpleRecord>({
-    extra: (req, url) => (req.method === 'GET' && url.pathname === '/v2/whoami' ? json(200, { data: { user: null, account: { id: account, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly' } } }) : null),
+    extra: (req, url) => (req.method === 'GET' && url.pathname === '/v2/whoami' ? json(200, { data: { user: null, account: { id: account, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly', created_at: STAMP, updated_at: STAMP } } }) : null),
     credential: token,
     authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
     errors: { unauthorized: () => err(401, 'Authentication failed'), notFound: () => err(404, 'Zone not found'), invalid: (m) => json(400, { message: 'Validation failed', errors: { base: [m] } }), throttled: () => err(429, 'Too many requests') },
     zoneId: (name) => name,
     routes: { zones: new RegExp(`^/v2/${account}/zones$`), records: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records$`), record: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records/(?<id>\\d+)$`) },
-    zoneRow: (z) => ({ id: z.name.length, account_id: account, name: z.name, reverse: false }),
+    zoneRow: (z) => ({ id: z.name.length, account_id: account, name: z.name, reverse: false, secondary: false, last_transferred_at: null, active: true, created_at: STAMP, updated_at: STAMP }),
     list(f, kind, rows, url) {
       const page = Number(url.searchParams.get('page') ?? 1)
       const s = servePage(f, kind, rows, page, Number(url.searchParams.get('per_page') ?? 30))
@@ -38,7 +43,7 @@ export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z
     },
     create(b, z) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.content !== 'string' || !b.content) return 'content is required'
-      return { id: ++ids, zone_id: z.name, parent_id: null, name: b.name, content: b.content, ttl: b.ttl ?? 3600, priority: b.priority ?? null, type: b.type, regions: ['global'], system_record: false }
+      return { id: ++ids, zone_id: z.name, parent_id: null, name: b.name, content: b.content, ttl: b.ttl ?? 3600, priority: b.priority ?? null, type: b.type, regions: ['global'], system_record: false, created_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), updated_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }
     },
     created: (row) => json(201, { data: row }),
     deleted: () => new Response(null, { status: 204 }),

@@ -1,0 +1,109 @@
+// Trims a provider's published OpenAPI (3.x) or Swagger (2.0) document to the operations a Portico
+// adapter uses, for the stand-in conformance check (test/harness/openapi-validate.ts). Run once per
+// provider when its document changes:
+//
+//   bun scripts/trim-openapi.ts <provider id> <the document, YAML or JSON, as published>
+//
+// The operations kept are the ones `test/fixtures/provider-openapi/sources.json` lists for the id.
+// References into other files of a multi-file document are inlined; references inside the document
+// (`#/components/…`, `#/definitions/…`) are kept, with every component they reach, transitively.
+// The output, `test/fixtures/provider-openapi/<id>.json`, is the published text of those parts,
+// unchanged apart from the inlining.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+
+const FIXTURES = join(import.meta.dir, '../test/fixtures/provider-openapi')
+
+type Json = any
+
+function load(file: string): Json {
+  const text = readFileSync(file, 'utf8')
+  return /\.ya?ml$/.test(file) ? Bun.YAML.parse(text) : JSON.parse(text)
+}
+
+/** A JSON pointer (`/a/b~1c`) into `doc`. */
+function at(doc: Json, pointer: string): Json {
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce((o, k) => o?.[decodeURIComponent(k.replace(/~1/g, '/').replace(/~0/g, '~'))], doc)
+}
+
+/**
+ * Inlines `$ref`s that point into other files (resolved from `file`'s folder). Local references stay
+ * when `file` is the main document; inside another file they mean that file's own root, so they are
+ * inlined as well.
+ */
+function inlineFiles(node: Json, file: string, doc: Json, main: boolean, seen: string[] = []): Json {
+  if (Array.isArray(node)) return node.map((n) => inlineFiles(n, file, doc, main, seen))
+  if (!node || typeof node !== 'object') return node
+  const ref = node.$ref
+  if (typeof ref === 'string' && (!ref.startsWith('#') || !main)) {
+    const [path, pointer = ''] = ref.split('#')
+    const target = path ? resolve(dirname(file), path) : file
+    const key = `${target}#${pointer}`
+    if (seen.includes(key)) throw new Error(`reference cycle through ${key}`)
+    const targetDoc = path ? load(target) : doc
+    return inlineFiles(pointer ? at(targetDoc, pointer) : targetDoc, target, targetDoc, false, [...seen, key])
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inlineFiles(v, file, doc, main, seen)]))
+}
+
+/** Every local `$ref` reachable from `node`, collected into `into` (transitively through `doc`). */
+function reach(node: Json, doc: Json, into: Set<string>) {
+  if (Array.isArray(node)) return node.forEach((n) => reach(n, doc, into))
+  if (!node || typeof node !== 'object') return
+  if (typeof node.$ref === 'string' && node.$ref.startsWith('#') && !into.has(node.$ref)) {
+    into.add(node.$ref)
+    reach(at(doc, node.$ref.slice(1)), doc, into)
+  }
+  for (const v of Object.values(node)) reach(v, doc, into)
+}
+
+function setAt(doc: Json, pointer: string, value: Json) {
+  const keys = pointer.split('/').slice(1).map((k) => decodeURIComponent(k.replace(/~1/g, '/').replace(/~0/g, '~')))
+  let o = doc
+  for (const k of keys.slice(0, -1)) o = o[k] ??= {}
+  o[keys.at(-1)!] = value
+}
+
+export function trim(source: string, operations: string[]): Json {
+  const main = load(source)
+  const out: Json = {}
+  for (const k of ['openapi', 'swagger', 'info', 'servers', 'host', 'basePath', 'schemes', 'consumes', 'produces', 'security', 'securityDefinitions']) if (main[k] !== undefined) out[k] = main[k]
+  out.info = { title: main.info?.title, version: main.info?.version }
+  out.paths = {}
+  for (const op of operations) {
+    const [method, path] = op.split(' ') as [string, string]
+    const item = main.paths?.[path]
+    if (!item) throw new Error(`${path} is not in the document`)
+    const resolved = inlineFiles(item, source, main, true)
+    const operation = resolved[method.toLowerCase()]
+    if (!operation) throw new Error(`${op} is not in the document`)
+    out.paths[path] ??= resolved.parameters ? { parameters: resolved.parameters } : {}
+    out.paths[path][method.toLowerCase()] = operation
+  }
+  const refs = new Set<string>()
+  reach(out.paths, main, refs)
+  for (const ref of [...refs].sort()) setAt(out, ref.slice(1), inlineFiles(at(main, ref.slice(1)), source, main, true))
+  // Components brought in by inlining may reach further local components.
+  const more = new Set<string>()
+  reach(out, main, more)
+  for (const ref of more) if (!refs.has(ref)) setAt(out, ref.slice(1), inlineFiles(at(main, ref.slice(1)), source, main, true))
+  if (out.components?.securitySchemes === undefined && main.components?.securitySchemes) (out.components ??= {}).securitySchemes = main.components.securitySchemes
+  return out
+}
+
+if (import.meta.main) {
+  const [id, source] = process.argv.slice(2)
+  if (!id || !source) {
+    console.error('usage: bun scripts/trim-openapi.ts <provider id> <document>')
+    process.exit(2)
+  }
+  const sources = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { operations: string[] }>
+  const entry = sources[id]
+  if (!entry) throw new Error(`${id} is not in sources.json`)
+  const doc = trim(source, entry.operations)
+  writeFileSync(join(FIXTURES, `${id}.json`), JSON.stringify(doc, null, 1) + '\n')
+  console.log(`${id}: ${entry.operations.length} operations, ${JSON.stringify(doc).length} bytes`)
+}
