@@ -55,7 +55,7 @@ export const TOKEN_HELP: Record<string, TokenHelp> = {
   godaddy: { kind: 'API key and secret (key:secret)', scopes: ['Production key'], url: 'https://developer.godaddy.com/keys' },
   namecheap: { kind: 'API key (user:key)', scopes: ['API access enabled, this address whitelisted'], url: 'https://ap.www.namecheap.com/settings/tools/apiaccess/' },
   digitalocean: { kind: 'Personal access token', scopes: ['domain:read', 'domain:create', 'domain:update'], url: 'https://cloud.digitalocean.com/account/api/tokens' },
-  hetzner: { kind: 'API token', scopes: ['Read & Write'], url: 'https://dns.hetzner.com/settings/api-token' },
+  hetzner: { kind: 'Project API token', scopes: ['Read & Write (Security → API tokens)'], url: 'https://console.hetzner.cloud/projects' },
   porkbun: { kind: 'API key and secret (key:secret)', scopes: ['API access turned on for this domain'], url: 'https://porkbun.com/account/api' },
   dynadot: { kind: 'API key', scopes: ['Advanced Domain API key; allow Portico\'s address if the key has an IP list'], url: 'https://www.dynadot.com/account/domain/setting/api.html' },
   namesilo: { kind: 'API key', scopes: ['No IP restriction, or Portico\'s address allowed'], url: 'https://www.namesilo.com/account/api-manager' },
