@@ -79,7 +79,7 @@ for (const c of FAKE_CASES) {
       expect(managed(await provider.readRecords(zone))).toEqual(managed(before))
     })
 
-    test('a rate limit carries its Retry-After; a refused credential and an unknown zone have their own reasons', async () => {
+    test('a rate limit carries its Retry-After; a refused credential, an unknown zone and an unreachable API have their own reasons', async () => {
       const { f, zoneName, provider } = setup()
       const zone = (await provider.listZones()).find((z) => z.name === zoneName)!
       f.throttleNext()
@@ -90,6 +90,10 @@ for (const c of FAKE_CASES) {
       expect((await errorOf(bad.listZones()))?.kind).toBe('auth')
       expect((await errorOf(provider.readRecords(c.foreignZone)))?.kind).toBe('zone_not_found')
       expect((await errorOf(provider.writeChanges(c.foreignZone, [{ name: c.foreignZone.name, type: 'A', ttl: 300, values: ['198.51.100.9'] }])))?.kind).toBe('zone_not_found')
+      // Nothing listens at the API's address: the provider is unreachable, and the credential stays out of the reason.
+      const gone = await errorOf(makeHosted(c.id, f.credential, { [c.id]: c.base(f).replace(/^http:\/\/127\.0\.0\.1:\d+/, 'http://127.0.0.1:9') })!.listZones())
+      expect(gone?.kind).toBe('unreachable')
+      expect(gone?.message).not.toContain(f.credential)
     })
 
     const spec = OPENAPI[c.id]
