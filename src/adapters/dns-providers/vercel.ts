@@ -4,10 +4,13 @@
 // `{name, type, value, ttl, mxPriority?}`, DELETE /v2/domains/{domain}/records/{id}. Names are
 // relative (`` the apex); MX priority is its own field; CAA value is `flags tag "value"`. Errors are
 // `{error: {code, message}}`: 403 `forbidden` with `invalidToken` for a bad token (otherwise a scope
-// the token lacks), 404 `not_found`, 429 `rate_limited`, 400 `invalid_*`.
+// the token lacks), 404 `not_found`, 429 `rate_limited`, 400 `invalid_*`. Domains owned by a team are
+// reached with `?teamId=` (https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team): the
+// zones are the account's own plus every team's (GET /v2/teams, paged the same way), and a team
+// domain's zone id is `teamId/domain`.
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type Zone } from './types.ts'
 
 export const VERCEL_API = 'https://api.vercel.com'
 
@@ -28,19 +31,45 @@ export class VercelProvider extends RecordBasedProvider {
   private async paged(path: string, key: string): Promise<any[]> {
     const out: any[] = []
     for (let until: number | null = null; ; ) {
-      const r = await this.api.call('GET', `${path}?limit=100${until !== null ? `&until=${until}` : ''}`)
+      const r = await this.api.call('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100${until !== null ? `&until=${until}` : ''}`)
       out.push(...(r[key] ?? []))
       until = r.pagination?.next ?? null
       if (until === null) return out
     }
   }
 
+  /** The teams the token reaches; none when it may not list them (a token scoped to one team still reaches its own domains). */
+  private async teams(): Promise<string[]> {
+    try {
+      return ((await this.paged('/v2/teams', 'teams')) as { id: string }[]).map((t) => t.id)
+    } catch (e) {
+      if (e instanceof ProviderError && e.kind === 'permission') return []
+      throw e
+    }
+  }
+
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/v5/domains', 'domains')).filter((d) => d.serviceType !== 'external').map((d) => ({ id: canonicalName(d.name), name: canonicalName(d.name) }))
+    const zones = new Map<string, Zone>()
+    const add = (rows: any[], team: string | null) => {
+      for (const d of rows.filter((d) => d.serviceType !== 'external')) {
+        const name = canonicalName(d.name)
+        if (!zones.has(name)) zones.set(name, { id: team ? `${team}/${name}` : name, name })
+      }
+    }
+    add(await this.paged('/v5/domains', 'domains'), null)
+    for (const team of await this.teams()) add(await this.paged(`/v5/domains?teamId=${encodeURIComponent(team)}`, 'domains'), team)
+    return [...zones.values()]
+  }
+
+  /** A zone's domain path and, for a team's domain, the `teamId` query. */
+  private where(zone: Zone): { domain: string; team: string } {
+    const at = zone.id.lastIndexOf('/')
+    return at === -1 ? { domain: encodeURIComponent(zone.id), team: '' } : { domain: encodeURIComponent(zone.id.slice(at + 1)), team: `teamId=${encodeURIComponent(zone.id.slice(0, at))}` }
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return (await this.paged(`/v4/domains/${encodeURIComponent(zone.id)}/records`, 'records')).map((r) => ({
+    const w = this.where(zone)
+    return (await this.paged(`/v4/domains/${w.domain}/records${w.team ? `?${w.team}` : ''}`, 'records')).map((r) => ({
       id: r.id,
       name: absoluteName(r.name, zone.name),
       type: r.type,
@@ -51,10 +80,12 @@ export class VercelProvider extends RecordBasedProvider {
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
     const f = toFields(type, value)
-    await this.api.call('POST', `/v2/domains/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, value: f.data, ttl, ...(f.priority !== undefined ? { mxPriority: f.priority } : {}) })
+    const w = this.where(zone)
+    await this.api.call('POST', `/v2/domains/${w.domain}/records${w.team ? `?${w.team}` : ''}`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, value: f.data, ttl, ...(f.priority !== undefined ? { mxPriority: f.priority } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
-    await this.api.call('DELETE', `/v2/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+    const w = this.where(zone)
+    await this.api.call('DELETE', `/v2/domains/${w.domain}/records/${encodeURIComponent(item.id)}${w.team ? `?${w.team}` : ''}`)
   }
 }

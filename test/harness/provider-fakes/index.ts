@@ -81,7 +81,16 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'linode', reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', start: () => startLinodeFake(), base: (f) => f.url + '/v4', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'netlify', reference: 'https://open-api.netlify.com/#tag/dnsZone', start: () => startNetlifyFake(), base: (f) => f.url + '/api/v1', badCredential: 'nfp_wrong', foreignZone: { id: 'notmine000', name: 'not-mine.example' } },
-  { id: 'vercel', reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns', start: () => startVercelFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'vercel',
+    reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns',
+    start: () => startVercelFake(),
+    base: (f) => f.url,
+    badCredential: 'wrong-token',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The zone under test belongs to a team (reached with ?teamId=); the fillers are the account's own.
+    seedZone: (name, f) => void (f as ReturnType<typeof startVercelFake>).teams.set(name, 'team_acme'),
+  },
   { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' }, start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },

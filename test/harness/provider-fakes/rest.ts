@@ -23,6 +23,8 @@ export interface RowFakeSpec<R> {
   key(row: R, zone: FakeZone<R>): { name: string; type: string; id: string }
   /** Runs first on each request (a fake whose signature covers the body reads the body here). */
   prepare?(req: Request): Promise<void>
+  /** Whether a zone is reached by this request (Vercel: a team's domain only with its `teamId`). */
+  visible?(zone: FakeZone<R>, url: URL): boolean
   /** Answers a request before authorization when it is not the API's (an OAuth token endpoint), else null. */
   preempt?(req: Request, url: URL): Promise<Response | null>
   /** Any other request the provider's API answers (an identity call), or null. */
@@ -44,10 +46,11 @@ export function startRowFake<R>(spec: RowFakeSpec<R>): Fake<R> {
       if (!spec.authorized(req, url)) return spec.errors.unauthorized()
       const other = spec.extra?.(req, url)
       if (other) return other
-      if (req.method === 'GET' && spec.routes.zones.test(url.pathname)) return spec.list(f, 'zones', f.zones.map(spec.zoneRow), url)
+      const visible = (z: FakeZone<R>) => spec.visible?.(z, url) ?? true
+      if (req.method === 'GET' && spec.routes.zones.test(url.pathname)) return spec.list(f, 'zones', f.zones.filter(visible).map(spec.zoneRow), url)
       const m = spec.routes.record.exec(url.pathname) ?? spec.routes.records.exec(url.pathname)
       const z = m?.groups?.zone && decodeURIComponent(m.groups.zone)
-      const zone = z ? f.zones.find((x) => x.id === z || x.name === z) : undefined
+      const zone = z ? f.zones.find((x) => (x.id === z || x.name === z) && visible(x)) : undefined
       if (!m || !zone) return spec.errors.notFound()
       const id = m.groups?.id && decodeURIComponent(m.groups.id)
       if (req.method === 'GET' && !id) return spec.list(f, 'records', zone.records, url)

@@ -3,7 +3,9 @@
 // "Not authorized" with `invalidToken: true` for a bad token, 404 not_found, 400 invalid_value, 429
 // rate_limited with Retry-After); lists `{domains|records, pagination: {count, next, prev}}` where
 // `next` is a timestamp passed back as `until`. Records `{id, slug, name, type, value, mxPriority,
-// ttl, creator, created}`; names relative (`` the apex); TTL at least 60.
+// ttl, creator, created}`; names relative (`` the apex); TTL at least 60. A team's domains
+// (https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team) are listed and reached only
+// with `?teamId=`; GET /v2/teams lists the token's teams.
 import { json, nextId, servePage } from './common.ts'
 import { oauthServer } from './oauth.ts'
 import { startRowFake } from './rest.ts'
@@ -31,8 +33,15 @@ const EPOCH = 1_700_000_000_000
 export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
   const tokens = new Set([token])
   const server = oauthServer({ authorizePath: '/oauth/authorize', tokenPath: '/login/oauth/token', prefix: 'vca_', expiresIn: 3600, rotate: true, accept: (t) => tokens.add(t), refuse: (t) => tokens.delete(t) })
+  /** The team owning each team domain (the rest are the account's own). */
+  const teams = new Map<string, string>()
   const fake = startRowFake<VercelRecord>({
     credential: token,
+    visible: (z, url) => (teams.get(z.name) ?? null) === url.searchParams.get('teamId'),
+    extra: (req, url) =>
+      req.method === 'GET' && url.pathname === '/v2/teams'
+        ? json(200, { teams: [...new Set([...teams.values(), 'team_nodomains'])].map((id) => ({ id, slug: id.replace('team_', ''), name: id })), pagination: { count: 1, next: null, prev: null } })
+        : null,
     authorized: (req) => tokens.has(/^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1] ?? ''),
     preempt: (req, url) => server.handle(req, url),
     errors: {
@@ -62,5 +71,5 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
     deleted: () => json(200, {}),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
   })
-  return Object.assign(fake, { oauth: server.oauth })
+  return Object.assign(fake, { oauth: server.oauth, teams })
 }
