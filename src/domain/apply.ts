@@ -275,17 +275,18 @@ export async function prepareManagedRemoval(
   if (!c.applied) return null
   const now = deps.clock.now()
   let cred: Credential | null = null
-  if (credential) cred = { provider: c.applied.provider, secret: credential, apiUrl: c.applied.api_url }
-  else if (c.provider_account_id) {
-    const [a] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
-    cred = a ? await usableCredential(deps, a as AccountRow) : null
-  }
-  if (!cred) {
-    throw new ApiError('reauthorization_required', undefined, undefined, {
-      extra: { plan: removalPlan(c, now, 'Portico holds no grant for this provider any more; give a credential once, or remove the records by hand') },
-    })
-  }
   try {
+    if (credential) cred = { provider: c.applied.provider, secret: credential, apiUrl: c.applied.api_url }
+    else if (c.provider_account_id) {
+      const [a] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
+      // An expired OAuth grant is renewed here; one the provider will not renew is a refusal like any other.
+      cred = a ? await usableCredential(deps, a as AccountRow) : null
+    }
+    if (!cred) {
+      throw new ApiError('reauthorization_required', undefined, undefined, {
+        extra: { plan: removalPlan(c, now, 'Portico holds no grant for this provider any more; give a credential once, or remove the records by hand') },
+      })
+    }
     const leased = await takeLease(deps, c)
     try {
       return { plan: await revertThroughRail(deps, leased.applied ?? c.applied, cred, c.domain), via: c.rail }

@@ -478,7 +478,15 @@ export function managedRepairRail(deps: Pick<Ctx, 'db' | 'clock' | 'config'> & {
       }
       if (!c?.managed || !c.provider_account_id) return { fixed: false, detail: 'Portico holds no grant for this connection; put the records back at the DNS provider.' }
       const account = await accountById(deps.db, c.provider_account_id)
-      const cred = account ? await usableCredential(deps, account).catch(() => null) : null
+      let cred: Credential | null = null
+      try {
+        cred = account ? await usableCredential(deps, account) : null
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'ProviderAuthenticationError') throw err
+        // The provider will not renew the grant: the connection asks for re-consent, as a refused re-apply does.
+        await flagGrantRefused(deps.db, deps.clock.now(), c.id, account!.provider, { id: account!.id, lastError: (err.details as { reason?: string } | undefined)?.reason ?? 'refused during a monitor repair' })
+        return { fixed: false, detail: 'The DNS provider refused to renew the stored grant; re-authorize the connection.' }
+      }
       if (!account || !cred) return { fixed: false, detail: 'The provider account of this connection holds no usable credential; connect it again.' }
       try {
         const w = await writeThroughRail(deps, c, cred, { accountId: account.id, managed: true, rail: account.kind === 'oauth' ? 'oauth' : 'api', event: null })
@@ -554,7 +562,10 @@ export const oauthCallbackOp = defineOp({
     error: Type.Optional(Type.String({ maxLength: 200 })),
     error_description: Type.Optional(Type.String({ maxLength: 2000 })),
     scope: Type.Optional(Type.String({ maxLength: 500 })),
-  }),
+    // Providers add their own parameters to the redirect (Google: authuser, prompt, hd; Microsoft:
+    // session_state; Vercel: configurationId, teamId, next): accepted and not used, since the grant
+    // comes from the token answer, never from the query.
+  }, { additionalProperties: true }),
   response: Out({ connection_id: Type.String(), domain: Type.String(), status: Type.String(), changed: Type.Boolean(), account_id: Type.String() }),
   altStatus: [{ status: 302, description: 'Redirect to the return_url given at start' }],
   errors: ['invalid_request', 'not_found', 'ProviderAuthenticationError', 'dns_write_failed'],

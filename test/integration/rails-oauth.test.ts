@@ -170,6 +170,8 @@ const OAUTH_CASES: {
   /** The CNAME Portico wrote for `shop`, found in the stand-in's zone. */
   wrote(records: any[]): boolean
   authorize: Record<string, string>
+  /** What the provider adds to the redirect besides code and state. */
+  redirect: Record<string, string>
   rotates: boolean
 }[] = [
   {
@@ -178,6 +180,7 @@ const OAUTH_CASES: {
     nameservers: ['ns1.vercel-dns.com.', 'ns2.vercel-dns.com.'],
     wrote: (rs) => rs.some((r) => r.type === 'CNAME' && r.name === 'shop' && r.value === EDGE),
     authorize: { scope: 'openid offline_access' },
+    redirect: { configurationId: 'icfg_1', teamId: 'team_acme', next: 'https://vercel.com/acme/~/integrations' },
     rotates: true,
   },
   {
@@ -186,6 +189,7 @@ const OAUTH_CASES: {
     nameservers: ['ns-cloud-a1.googledomains.com.', 'ns-cloud-a2.googledomains.com.'],
     wrote: (rs) => rs.some((r) => r.type === 'CNAME' && r.name.startsWith('shop.') && r.rrdatas.includes(`${EDGE}.`)),
     authorize: { access_type: 'offline', prompt: 'consent', scope: 'https://www.googleapis.com/auth/ndev.clouddns.readwrite https://www.googleapis.com/auth/cloudplatformprojects.readonly' },
+    redirect: { scope: 'https://www.googleapis.com/auth/ndev.clouddns.readwrite https://www.googleapis.com/auth/cloudplatformprojects.readonly', authuser: '0', prompt: 'consent' },
     rotates: false,
   },
   {
@@ -194,6 +198,7 @@ const OAUTH_CASES: {
     nameservers: ['ns1-01.azure-dns.com.', 'ns2-01.azure-dns.net.'],
     wrote: (rs) => rs.some((r) => r.type === 'CNAME' && r.name === 'shop' && r.properties.CNAMERecord?.cname === EDGE),
     authorize: { scope: 'https://management.azure.com/user_impersonation offline_access' },
+    redirect: { session_state: '3f1a7b2c-0000-4000-8000-000000000000' },
     rotates: true,
   },
 ]
@@ -216,7 +221,8 @@ describe('OAuth rails of Vercel, Google Cloud DNS and Azure DNS', () => {
       const code = f.oauth.approve(start.body.authorize_url)
       const asked = f.oauth.requests.at(-1)!
       for (const [k, v] of Object.entries(c.authorize)) expect({ [k]: asked.searchParams.get(k) }).toEqual({ [k]: v })
-      const done = await callback({ state: asked.searchParams.get('state')!, code })
+      // The redirect carries the provider's own parameters besides code and state.
+      const done = await callback({ state: asked.searchParams.get('state')!, code, ...c.redirect })
       expect(done.status).toBe(200)
       expect(done.body).toMatchObject({ connection_id: id, domain, changed: true })
       const records = () => f.zones.find((z) => z.name === zone)!.records
@@ -243,8 +249,33 @@ describe('OAuth rails of Vercel, Google Cloud DNS and Azure DNS', () => {
       expect(refused.body.code).toBe('ProviderAuthenticationError')
       const failed = (await events(id)).find((e) => e.type === 'connection.reapply.failed')!
       expect(failed.payload.data).toMatchObject({ reason: 'reauthorization_required', provider: c.id })
+      // Removing it now needs the person again: 409 with the removal plan, nothing removed.
+      const del = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+      expect(del.status).toBe(409)
+      expect(del.body).toMatchObject({ code: 'reauthorization_required', plan: { connected_via: 'oauth' } })
+      expect(c.wrote(records())).toBe(true)
     })
   }
+
+  test('the monitor\'s repair finds a grant the provider will not renew: not repaired, the account asks for re-consent', async () => {
+    const zone = `oa${Date.now().toString(36)}${++seq}.test`
+    await pdns.createZone(zone, { nameservers: ['ns-cloud-a1.googledomains.com.', 'ns-cloud-a2.googledomains.com.'] })
+    google.addZone(zone)
+    const id = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `shop.${zone}` } })).body.id as string
+    const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: {} })
+    const code = google.oauth.approve(start.body.authorize_url)
+    const done = await callback({ state: google.oauth.requests.at(-1)!.searchParams.get('state')!, code })
+    expect(done.status).toBe(200)
+    google.oauth.revokeRefresh()
+    google.oauth.revoke(google.oauth.issued.at(-1)!)
+    p.clock.advance(61 * 60_000)
+    const [row] = await p.db`select * from connections where id = ${id}`
+    const outcome = await p.services.monitorRepair!.repair(row as never, [])
+    expect(outcome).toMatchObject({ fixed: false, detail: expect.stringContaining('re-authorize') })
+    const account = await p.api('GET', `/v1/provider-accounts/${done.body.account_id}`, { token: ws.apiKey })
+    expect(account.body.status).toBe('needs_reconnect')
+    expect((await events(id)).map((e) => e.type)).toContain('connection.reapply.failed')
+  })
 
   test('two re-applies at once spend a rotating refresh token once, and both succeed', async () => {
     const zone = `oa${Date.now().toString(36)}${++seq}.test`
