@@ -121,6 +121,8 @@ export const ERROR_REASONS = {
   state_used: 'The sign-in was already completed or is unknown',
   state_expired: 'The sign-in took too long',
   access_denied: 'The person did not grant access at the provider',
+  oauth_grant_revoked: 'The provider will not renew the person\'s grant (revoked, expired or the app removed); they must sign in again',
+  oauth_client_refused: 'The provider refused this deployment\'s OAuth client; the operator must fix its client id or secret',
   // Domain Connect.
   custom_records: 'The one-click rail cannot write custom records',
   not_discovered: 'The domain has no _domainconnect record',

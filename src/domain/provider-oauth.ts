@@ -11,11 +11,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { exchange } from '../adapters/dns-providers/http.ts'
+import { ProviderError } from '../adapters/dns-providers/types.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { randomToken } from '../ids.ts'
 import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
 import { deriveKey } from './secrets.ts'
-import { accountCredential, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
+import { accountCredential, providerFailure, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
 
 export const STATE_TTL_MS = 10 * 60_000
 
@@ -111,9 +112,17 @@ async function refreshTokens(config: Config, provider: string, refreshToken: str
   const ep = endpoints(config, provider)
   if (!ep) throw new ApiError('ProviderAuthenticationError', 'The OAuth client of this provider is no longer configured', { provider, reason: 'oauth_not_configured' })
   const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ep.clientId, client_secret: ep.clientSecret, ...(ep.refreshScope ? { scope: ep.scope } : {}) })
-  const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
+  // Only the grant's own refusal (invalid_grant and the like) asks the person again: a refused client is
+  // the deployment's to fix, and an unreachable token endpoint is worth another try later.
+  const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString()).catch((err) => {
+    throw providerFailure(err, provider)
+  })
+  if (r.status >= 500) throw providerFailure(new ProviderError('unreachable', `the token endpoint answered HTTP ${r.status}`), provider)
+  if (r.body?.error === 'invalid_client' || r.body?.error === 'unauthorized_client') {
+    throw new ApiError('service_unavailable', 'The DNS provider refused this deployment\'s OAuth client; the grant itself may still be good', { provider, reason: 'oauth_client_refused' })
+  }
   if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
-    throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: r.body?.error ?? `HTTP ${r.status}` })
+    throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: 'oauth_grant_revoked', provider_reason: r.body?.error ?? `HTTP ${r.status}` })
   }
   const expiresIn = Number(r.body.expires_in)
   return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? refreshToken, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }

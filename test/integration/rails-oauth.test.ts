@@ -247,6 +247,7 @@ describe('OAuth rails of Vercel, Google Cloud DNS and Azure DNS', () => {
       const refused = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
       expect(refused.status).toBe(422)
       expect(refused.body.code).toBe('ProviderAuthenticationError')
+      expect(refused.body.details).toMatchObject({ provider: c.id, reason: 'oauth_grant_revoked' })
       const failed = (await events(id)).find((e) => e.type === 'connection.reapply.failed')!
       expect(failed.payload.data).toMatchObject({ reason: 'reauthorization_required', provider: c.id })
       // Removing it now needs the person again: 409 with the removal plan, nothing removed.
@@ -275,6 +276,30 @@ describe('OAuth rails of Vercel, Google Cloud DNS and Azure DNS', () => {
     const account = await p.api('GET', `/v1/provider-accounts/${done.body.account_id}`, { token: ws.apiKey })
     expect(account.body.status).toBe('needs_reconnect')
     expect((await events(id)).map((e) => e.type)).toContain('connection.reapply.failed')
+  })
+
+  test('a refused OAuth client or an unreachable token endpoint is not the person\'s to fix: no re-consent is asked', async () => {
+    const zone = `oa${Date.now().toString(36)}${++seq}.test`
+    await pdns.createZone(zone, { nameservers: ['ns1.vercel-dns.com.', 'ns2.vercel-dns.com.'] })
+    vercel.addZone(zone)
+    const id = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `shop.${zone}` } })).body.id as string
+    const start = await p.api('POST', `/v1/connections/${id}/oauth:start`, { token: ws.apiKey, body: {} })
+    const done = await callback({ state: new URL(start.body.authorize_url).searchParams.get('state')!, code: vercel.oauth.approve(start.body.authorize_url) })
+    expect(done.status).toBe(200)
+    vercel.oauth.revoke(vercel.oauth.issued.at(-1)!)
+    p.clock.advance(61 * 60_000)
+    // The operator rotated the client secret at Vercel but not in Portico's settings.
+    const secret = vercel.oauth.clientSecret
+    vercel.oauth.clientSecret = 'rotated-' + secret
+    const refused = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+    expect(refused.status).toBe(503)
+    expect(refused.body.details).toMatchObject({ reason: 'oauth_client_refused' })
+    vercel.oauth.clientSecret = secret
+    expect((await events(id)).map((e) => e.type)).not.toContain('connection.reapply.failed')
+    const account = await p.api('GET', `/v1/provider-accounts/${done.body.account_id}`, { token: ws.apiKey })
+    expect(account.body.status).not.toBe('needs_reconnect')
+    // With the client right again, the same grant renews and works.
+    expect((await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })).status).toBe(200)
   })
 
   test('two re-applies at once spend a rotating refresh token once, and both succeed', async () => {
