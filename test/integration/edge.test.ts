@@ -44,8 +44,16 @@ const viaEdge = (host: string, path = '/') => served.viaEdge(host, path)
 const liveConnection = (domain: string) => live(p, pdns, ws.apiKey, zone, domain)
 
 async function caddyIds(): Promise<string> {
-  // Caddy closes idle admin connections when its configuration changes: no keep-alive here.
-  return JSON.stringify(await (await fetch(`${caddy.adminUrl}/config/`, { keepalive: false })).json())
+  // Caddy closes admin connections when its configuration changes, even one in flight when Portico's
+  // own change lands: no keep-alive, and a reset read is asked again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return JSON.stringify(await (await fetch(`${caddy.adminUrl}/config/`, { keepalive: false })).json())
+    } catch (err) {
+      if (attempt >= 3 || !String(err).includes('ECONNRESET')) throw err
+      await Bun.sleep(50)
+    }
+  }
 }
 
 async function eventsOf(id: string, type: string): Promise<any[]> {
