@@ -15,7 +15,7 @@ import { exchange, failureOf } from './http.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { acrossScopes, canonicalName, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const AZURE_API = 'https://management.azure.com'
 const LOGIN = 'https://login.microsoftonline.com'
@@ -106,11 +106,7 @@ export class AzureDnsProvider extends RRsetBasedProvider {
   async listZones(): Promise<Zone[]> {
     if (!this.sp && !this.token) await this.client()
     const subscriptions = this.sp ? [this.sp.subscription_id] : ((await this.paged('/subscriptions', SUBSCRIPTIONS_VERSION)) as { subscriptionId: string }[]).map((s) => s.subscriptionId)
-    const out: Zone[] = []
-    for (const sub of subscriptions) {
-      out.push(...(await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) })))
-    }
-    return out
+    return acrossScopes(subscriptions.map((sub) => async () => (await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))))
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {

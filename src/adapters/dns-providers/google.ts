@@ -16,7 +16,7 @@ import { createSign } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { RestClient } from './rest.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
@@ -115,9 +115,7 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     }
     const rm = this.base === GOOGLE_DNS_API ? RESOURCE_MANAGER : this.base
     const projects = (await this.paged(`${rm}/v1/projects?filter=lifecycleState%3AACTIVE`, 'projects', 'pageSize')) as { projectId: string }[]
-    const out: Zone[] = []
-    for (const p of projects) out.push(...(await this.zonesOf(p.projectId, `${p.projectId}/`)))
-    return out
+    return acrossScopes(projects.map((p) => () => this.zonesOf(p.projectId, `${p.projectId}/`)))
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {

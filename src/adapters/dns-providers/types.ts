@@ -76,6 +76,26 @@ export interface ProviderCredential {
   apiUrl?: string
 }
 
+/**
+ * The zones of every scope a person's grant reaches (Google projects, Azure subscriptions): a scope
+ * that refuses (no permission there, the DNS API not enabled in it) is passed over, since the zone may
+ * well be in another; only when every scope refuses and none has a zone is the first refusal the answer.
+ */
+export async function acrossScopes(scopes: (() => Promise<Zone[]>)[]): Promise<Zone[]> {
+  const out: Zone[] = []
+  let refused: ProviderError | null = null
+  for (const list of scopes) {
+    try {
+      out.push(...(await list()))
+    } catch (e) {
+      if (!(e instanceof ProviderError) || (e.kind !== 'permission' && e.kind !== 'zone_not_found')) throw e
+      refused ??= e
+    }
+  }
+  if (out.length === 0 && refused) throw refused
+  return out
+}
+
 /** The zone that holds `domain`: the longest zone name that is `domain` or a suffix of it. */
 export function zoneFor(zones: Zone[], domain: string): Zone | null {
   const d = canonicalName(domain)

@@ -65,7 +65,13 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
       if (!bearer || !tokens.has(bearer)) return err(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.', 'authError')
       if (req.method === 'GET' && url.pathname === '/v1/projects') {
         // The person's projects: one with the zones, one without.
-        return json(200, { projects: [{ projectNumber: '4711', projectId: `${project}-empty`, lifecycleState: 'ACTIVE', name: 'Empty' }, { projectNumber: '4712', projectId: project, lifecycleState: 'ACTIVE', name: 'DNS' }] })
+        return json(200, {
+          projects: [
+            { projectNumber: '4710', projectId: `${project}-nodns`, lifecycleState: 'ACTIVE', name: 'Cloud DNS API not enabled' },
+            { projectNumber: '4711', projectId: `${project}-empty`, lifecycleState: 'ACTIVE', name: 'Empty' },
+            { projectNumber: '4712', projectId: project, lifecycleState: 'ACTIVE', name: 'DNS' },
+          ],
+        })
       }
       const prefix = `/dns/v1/projects/${project}`
       const list = (kind: 'zones' | 'records', key: string, rows: unknown[]) => {
@@ -73,6 +79,7 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
         const s = servePage(f, kind, rows, page, Number(url.searchParams.get('maxResults') ?? 1000))
         return json(200, { kind: 'dns#list', [key]: s.items, ...(page < s.last ? { nextPageToken: String(page + 1) } : {}) })
       }
+      if (url.pathname.startsWith(`/dns/v1/projects/${project}-nodns/`)) return err(403, 'PERMISSION_DENIED', `Cloud DNS API has not been used in project ${project}-nodns before or it is disabled.`, 'accessNotConfigured')
       if (req.method === 'GET' && url.pathname === `/dns/v1/projects/${project}-empty/managedZones`) return json(200, { kind: 'dns#managedZonesListResponse', managedZones: [] })
       if (req.method === 'GET' && url.pathname === `${prefix}/managedZones`) return list('zones', 'managedZones', f.zones.map((z) => ({ kind: 'dns#managedZone', name: z.id, dnsName: `${z.name}.`, visibility: 'public', nameServers: ['ns-cloud-a1.googledomains.com.'] })))
       const m = new RegExp(`^${prefix}/managedZones/([^/]+)/(rrsets|changes)$`).exec(url.pathname)
