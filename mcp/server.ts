@@ -11,6 +11,9 @@
 // 3. a tools/call for a tool whose scope the token lacks is 403 insufficient_scope naming every scope
 //    needed, so a client can step up; tools/list shows only the tools the token may call, and the
 //    executor refuses anyway.
+// A destructive tool is confirmed by the person through the client where it asks in forms
+// (confirm.ts): on 2026-07-28 with `input_required`; on the 2025 revisions with `elicitation/create`
+// on an SSE answer to the call, the client's reply reaching any process (replies.ts).
 import type { Elysia } from 'elysia'
 import { Server, createMcpHandler as sdkHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server'
 import type { AppDeps, Mount } from '../src/http/app.ts'
@@ -24,7 +27,8 @@ import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
 import { APP_RESOURCE, APP_URI, UI_EXTENSION, appContents } from './app.ts'
-import { askingDescriptor, canElicit, confirmCodec, confirmRound, CONFIRMED_TOOLS } from './confirm.ts'
+import { agentKey, askingDescriptor, askPerson, asksInForms, canElicit, confirmCodec, confirmRound, CONFIRMED_TOOLS, LegacySessions } from './confirm.ts'
+import { ClientReplies, repliesIn } from './replies.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -32,6 +36,8 @@ export interface McpDeps extends AppDeps {
   auth: AuthServer
   /** Browser origins allowed besides PUBLIC_URL's own. */
   allowedOrigins?: string[]
+  /** Answers of 2025-era clients to Portico's requests, across processes (default: this process only). */
+  replies?: ClientReplies
 }
 
 const INSTRUCTIONS =
@@ -88,6 +94,45 @@ interface RequestScope {
   visible: AgentTool[]
   /** Served on revision 2026-07-28, where a tool can ask the person (multi-round-trip requests). */
   modern: boolean
+  /** A 2025-era request whose session id says the client asks its person in forms. */
+  legacyForms: boolean
+  /** A 2025-era call answered on an SSE stream: sends a request to the client and waits for its result. */
+  ask?: (method: string, params: Record<string, unknown>, relatedRequestId: string | number) => Promise<unknown>
+}
+
+/** Whether a body is one tools/call of a tool its person confirms. */
+const confirmingCall = (body: unknown) => {
+  const m = body as { method?: unknown; params?: { name?: unknown } } | null
+  return m?.method === 'tools/call' && typeof m.params?.name === 'string' && CONFIRMED_TOOLS.has(m.params.name)
+}
+
+/** A stream's body, calling `done` once when it ends or the client goes away. */
+function untilEnd(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  let over = false
+  const finish = () => {
+    if (over) return
+    over = true
+    done()
+  }
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const { done: end, value } = await reader.read()
+        if (end) {
+          controller.close()
+          finish()
+        } else controller.enqueue(value)
+      } catch (err) {
+        controller.error(err)
+        finish()
+      }
+    },
+    cancel(reason) {
+      finish()
+      return reader.cancel(reason)
+    },
+  })
 }
 
 type Codec = ReturnType<typeof confirmCodec>
@@ -101,8 +146,8 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
       capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [UI_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
       cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'private' }, 'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' }, 'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' } },
-      // A person's confirmation travels as sealed request state (confirm.ts); 2025-era requests are
-      // served statelessly and never get an input_required result.
+      // A person's confirmation travels as sealed request state (confirm.ts); 2025-era requests never
+      // get an input_required result (their confirmation is asked on the call's stream).
       requestState: { verify: codec.verify },
       inputRequired: { legacyShim: false },
     },
@@ -114,7 +159,7 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
     return { contents: await appContents() }
   })
   server.setRequestHandler('tools/list', async (_request, ctx) => {
-    const asking = scope.modern && canElicit(ctx)
+    const asking = (scope.modern && canElicit(ctx)) || scope.legacyForms
     return { tools: scope.visible.map((t) => (asking && CONFIRMED_TOOLS.has(t.name) ? askingDescriptor(t.descriptor) : t.descriptor)) }
   })
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -122,8 +167,11 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
     const base = { principal: scope.principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: `mcp_${randomToken(9)}`, ip: scope.ip }
     let args = request.params.arguments ?? {}
-    if (scope.modern && CONFIRMED_TOOLS.has(tool.name) && canElicit(ctx)) {
-      const round = await confirmRound(deps.db, ctx, codec, scope.principal.tenantId, args)
+    const ask = scope.ask
+    if (CONFIRMED_TOOLS.has(tool.name) && ((scope.modern && canElicit(ctx)) || ask)) {
+      const round = ask
+        ? await askPerson(deps.db, scope.principal.tenantId, args, (params) => ask('elicitation/create', params, ctx.mcpReq.id))
+        : await confirmRound(deps.db, ctx, codec, scope.principal.tenantId, args)
       if (round && 'reply' in round) return round.reply
       if (round) args = round.run
     }
@@ -135,6 +183,8 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
 export function createMcpHandler(deps: McpDeps) {
   const tools = new Map(buildTools(deps.ops).map((t) => [t.name, t]))
   const codec = confirmCodec(deps.config.secretsKey)
+  const sessions = new LegacySessions(deps.config.secretsKey)
+  const replies = deps.replies ?? new ClientReplies(deps.db)
   const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
   // A server on loopback (development, tests) also takes pages on loopback, whatever their port: a DNS
   // rebinding page has its own domain as Origin, never a loopback one.
@@ -148,15 +198,49 @@ export function createMcpHandler(deps: McpDeps) {
     legacy: 'reject',
     onerror: (err) => log.warn('mcp request refused', { message: err.message }),
   })
+  // A confirmed tool's call from a client that asks in forms is the exception: an SSE stream carrying
+  // the question to the person, then the answer.
   const legacy = async (req: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
-    const server = mcpServer(deps, tools, authInfo.extra!.scope as RequestScope, codec)
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    await server.connect(transport)
-    try {
-      return await transport.handleRequest(req, { parsedBody: body, authInfo })
-    } finally {
-      await server.close()
+    const scope = authInfo.extra!.scope as RequestScope
+    const agent = agentKey(scope.principal)
+    const stream = scope.legacyForms && confirmingCall(body) && (req.headers.get('accept') ?? '').includes('text/event-stream')
+    const server = mcpServer(deps, tools, scope, codec)
+    // Keep-alive comments every 5 s hold the stream open while the person answers.
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, keepAliveMs: 5_000 })
+    const ended = new AbortController()
+    if (stream) {
+      scope.ask = async (method, params, relatedRequestId) => {
+        const reply = await replies.ask((message) => transport.send(message, { relatedRequestId }), agent, method, params, ended.signal)
+        return reply.error ? null : reply.result
+      }
     }
+    await server.connect(transport)
+    let res: Response
+    try {
+      res = await transport.handleRequest(req, { parsedBody: body, authInfo })
+    } catch (err) {
+      await server.close()
+      throw err
+    }
+    if (stream && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // The server lives as long as the stream: until the call's answer is written, or the client leaves.
+      return new Response(
+        untilEnd(res.body, () => {
+          ended.abort()
+          void server.close()
+        }),
+        { status: res.status, headers: res.headers },
+      )
+    }
+    await server.close()
+    // A client that asks in forms gets a session id saying so.
+    const init = body as { method?: unknown; params?: { capabilities?: Parameters<typeof asksInForms>[0] } } | null
+    if (init?.method === 'initialize' && res.status === 200 && asksInForms(init.params?.capabilities)) {
+      const headers = new Headers(res.headers)
+      headers.set('mcp-session-id', sessions.issue(agent))
+      return new Response(res.body, { status: res.status, headers })
+    }
+    return res
   }
 
   // A Bearer token, or a DPoP-bound one with its proof (oauth/dpop.ts).
@@ -180,6 +264,12 @@ export function createMcpHandler(deps: McpDeps) {
     } catch {
       return rpcError(400, -32700, 'Parse error: the body is not JSON')
     }
+    // A 2025-era client's answers to Portico's requests (its person's confirmation).
+    const answers = repliesIn(body)
+    if (answers) {
+      await replies.deliver(agentKey(identity), answers)
+      return new Response(null, { status: 202 })
+    }
     const missing = missingScopes(body, tools, identity.scopes)
     if (missing.length) {
       const description = `This needs the ${missing.join(', ')} scope`
@@ -192,7 +282,9 @@ export function createMcpHandler(deps: McpDeps) {
     const principal = { kind: 'AGENT' as const, ...agent }
     const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope) && toolsets.names.has(t.toolset))
     const isLegacy = await isLegacyRequest(req, body)
-    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope: { principal, ip, visible, modern: !isLegacy } satisfies RequestScope } }
+    const legacyForms = isLegacy && sessions.asksInForms(req.headers.get('mcp-session-id'), agentKey(principal))
+    const scope: RequestScope = { principal, ip, visible, modern: !isLegacy, legacyForms }
+    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope } }
     const res = isLegacy ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
     const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
     log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })

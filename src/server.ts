@@ -28,6 +28,7 @@ import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
 import { trustedProxies } from '../oauth/client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
+import { ClientReplies } from '../mcp/replies.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
 import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
 import { NamecomRegistrar } from './adapters/registrar/namecom.ts'
@@ -140,7 +141,9 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })
   services.verifyAgentToken = auth.verifyAccessToken
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
+  // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
+  const replies = new ClientReplies(db, opts.databaseUrl)
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
@@ -156,6 +159,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
       await services.jobs?.stop()
       await resolver.close()
       await keyCache?.close()
+      await replies.close()
       await db.close()
     },
   }

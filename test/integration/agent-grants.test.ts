@@ -4,10 +4,12 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { createHash, randomUUID } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { livePortico, agentToken, token, type LivePortico } from '../harness/agents.ts'
-import { provision, type Workspace } from '../harness/portico.ts'
+import { provision, startPortico, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
 let ws: Workspace
@@ -389,5 +391,129 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     expect(ok.isError).toBeFalsy()
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
     await client.close()
+  })
+
+  type Answer = { action: 'accept'; content: { confirm: boolean } } | { action: 'decline' } | { action: 'cancel' }
+
+  /**
+   * The official SDK v1 client on 2025-11-25; with `answer`, it declares form elicitation and answers
+   * as the person would. `fetchImpl` stands for a load balancer; `sessionId` for a client replaying one.
+   */
+  async function legacyClient(accessToken: string, answer?: (message: string) => Answer, opts: { fetchImpl?: typeof fetch; sessionId?: string } = {}) {
+    const asked: string[] = []
+    const client = new ClientV1({ name: 'portico-elicitation-test-v1', version: '1.0.0' }, { capabilities: answer ? { elicitation: { form: {} } } : {} })
+    if (answer) {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        asked.push(req.params.message)
+        return answer(req.params.message)
+      })
+    }
+    const transport = new TransportV1(new URL(`${p.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+      ...(opts.fetchImpl ? { fetch: opts.fetchImpl } : {}),
+      ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
+    })
+    // With a session id the client resumes it and skips initialize, as one reconnecting does.
+    await client.connect(transport)
+    if (!opts.sessionId) expect(transport.protocolVersion).toBe('2025-11-25')
+    return { client, transport, asked }
+  }
+  const disconnectToken = async (name: string) => (await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', name)).tokens.access_token!
+
+  test('2025-11-25 with elicitation: the person is asked on the call\'s stream; a yes disconnects, a no removes nothing and is not told the domain', async () => {
+    const accessToken = await disconnectToken('Asking agent (2025)')
+    const yesDomain = 'legacy-yes.example'
+    const noDomain = 'legacy-no.example'
+    const yesId = await pendingConnection(yesDomain)
+    const noId = await pendingConnection(noDomain)
+    const yes = await legacyClient(accessToken, () => ({ action: 'accept', content: { confirm: true } }))
+    // The client got a session id saying it asks in forms, and sees confirm as the person's to give.
+    expect(yes.transport.sessionId).toBeString()
+    expect((await yes.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required ?? []).not.toContain('confirm')
+    const ok = await yes.client.callTool({ name: 'connections_disconnect', arguments: { id: yesId } })
+    await yes.client.close()
+    expect(ok.isError).toBeFalsy()
+    expect(ok.structuredContent).toMatchObject({ domain: yesDomain, disconnected: true })
+    expect(yes.asked).toEqual([expect.stringContaining(yesDomain)])
+    expect(await disconnectedAt(yesId)).toBeInstanceOf(Date)
+
+    const answers: Answer[] = [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { confirm: false } }]
+    for (const answer of answers) {
+      const no = await legacyClient(accessToken, () => answer)
+      // A model naming the domain itself does not skip the person.
+      const refused = await no.client.callTool({ name: 'connections_disconnect', arguments: { id: noId, confirm: noDomain } })
+      await no.client.close()
+      expect(no.asked).toHaveLength(1)
+      expect(refused.isError).toBe(true)
+      const err = JSON.parse((refused.content as { text: string }[])[0]!.text)
+      expect(err.code).toBe('confirmation_required')
+      expect(err.title).not.toContain(noDomain)
+    }
+    expect(await disconnectedAt(noId)).toBeNull()
+  })
+
+  test('2025-11-25: the person\'s answer reaches the waiting process when the client posts it to another one', async () => {
+    // A second process on the same database and public URL, as behind one load balancer.
+    const peer = await startPortico({ PUBLIC_URL: p.url })
+    const server = peer.app.listen({ port: 0, hostname: '127.0.0.1' })
+    const peerUrl = `http://127.0.0.1:${server.server!.port}`
+    try {
+      const accessToken = await disconnectToken('Balanced agent')
+      const domain = 'legacy-peer.example'
+      const id = await pendingConnection(domain)
+      let relayed = 0
+      // The answer's POST goes to the peer; everything else to the first process.
+      const balancer = (async (input: string | URL | Request, init?: RequestInit) => {
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; result?: unknown }) : null
+        if (body && body.method === undefined && body.result !== undefined) {
+          relayed++
+          return fetch(new URL('/mcp', peerUrl), init)
+        }
+        return fetch(input, init)
+      }) as typeof fetch
+      const { client } = await legacyClient(accessToken, () => ({ action: 'accept', content: { confirm: true } }), { fetchImpl: balancer })
+      const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
+      await client.close()
+      expect(relayed).toBe(1)
+      expect(ok.isError).toBeFalsy()
+      expect(await disconnectedAt(id)).toBeInstanceOf(Date)
+    } finally {
+      await server.stop(true)
+      await peer.close()
+    }
+  })
+
+  test('2025-11-25 without elicitation: no session id, confirm as before; another agent\'s or a made-up session id asks nobody', async () => {
+    const accessToken = await disconnectToken('Plain agent (2025)')
+    const domain = 'legacy-plain.example'
+    const id = await pendingConnection(domain)
+    const plain = await legacyClient(accessToken)
+    expect(plain.transport.sessionId).toBeUndefined()
+    expect((await plain.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required).toContain('confirm')
+    const refused = await plain.client.callTool({ name: 'connections_disconnect', arguments: { id } })
+    expect(refused.isError).toBe(true)
+    expect(JSON.stringify(refused)).not.toContain(domain)
+    await plain.client.close()
+
+    // A session id is the agent's own: borrowed by another agent (or made up) it carries nothing.
+    const asking = await legacyClient(accessToken, () => ({ action: 'accept', content: { confirm: true } }))
+    const issued = asking.transport.sessionId!
+    await asking.client.close()
+    const otherToken = await disconnectToken('Borrowing agent (2025)')
+    for (const sessionId of [issued, `${Buffer.from('{"a":"x","forms":true}').toString('base64url')}.AAAA`]) {
+      const borrowed = await legacyClient(otherToken, () => ({ action: 'accept', content: { confirm: true } }), { sessionId })
+      const out = await borrowed.client.callTool({ name: 'connections_disconnect', arguments: { id } })
+      await borrowed.client.close()
+      expect(borrowed.asked).toEqual([])
+      expect(out.isError).toBe(true)
+      expect(JSON.stringify(out)).not.toContain(domain)
+    }
+    expect(await disconnectedAt(id)).toBeNull()
+
+    const ok = await legacyClient(accessToken)
+    const done = await ok.client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    await ok.client.close()
+    expect(done.isError).toBeFalsy()
+    expect(await disconnectedAt(id)).toBeInstanceOf(Date)
   })
 })
