@@ -67,8 +67,12 @@ export class LegacySessions {
   private mac(body: string): Buffer {
     return createHmac('sha256', this.key).update(body).digest()
   }
+  /** The agent as the session id names it: a keyed hash, so the id shows no tenant or member id. */
+  private tag(agent: string): string {
+    return this.mac(`agent:${agent}`).subarray(0, 16).toString('base64url')
+  }
   issue(agent: string): string {
-    const body = Buffer.from(JSON.stringify({ a: agent, forms: true })).toString('base64url')
+    const body = Buffer.from(JSON.stringify({ a: this.tag(agent), forms: true })).toString('base64url')
     return `${body}.${this.mac(body).toString('base64url')}`
   }
   /** Whether `sessionId` was issued to this agent for a client that asks in forms. */
@@ -81,7 +85,7 @@ export class LegacySessions {
     if (given.length !== want.length || !timingSafeEqual(given, want)) return false
     try {
       const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: unknown; forms?: unknown }
-      return p.a === agent && p.forms === true
+      return p.a === this.tag(agent) && p.forms === true
     } catch {
       return false
     }
