@@ -111,6 +111,8 @@ export const ERROR_REASONS = {
   provider_error: 'The DNS provider could not be reached (unexpected failure)',
   provider_unreachable: 'The DNS provider did not answer',
   provider_refused: 'The DNS provider refused the change',
+  unrepresentable_records: 'The zone holds records Portico cannot write back exactly as they are (provider-only kinds or attributes at the names it would change); nothing was written',
+  listing_too_long: 'The DNS provider\'s listing did not end within the page limit; nothing was written',
   zone_not_reached: 'The credential does not reach the zone of the domain',
   write_in_progress: 'Another write to the same records is in progress; retry after Retry-After',
   reauthorization_required: 'The stored grant no longer works; the provider must be re-authorized',

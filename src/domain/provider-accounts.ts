@@ -97,6 +97,11 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
     case 'conflict':
       // The credential works but cannot do this: its scope, the account's plan, or a clashing record.
       return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'permission' ? 'insufficient_permission' : err.kind === 'conflict' ? 'record_conflict' : 'plan_restricted', provider_reason: err.message })
+    case 'unrepresentable':
+      // The zone holds records this adapter cannot write back as they are: nothing was written.
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'unrepresentable_records', provider_reason: err.message })
+    case 'too_many_pages':
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'listing_too_long', provider_reason: err.message })
     default:
       return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_reason: err.message })
   }

@@ -20,13 +20,15 @@
 // Portico wrote, removes only Portico's own values from merged sets, and leaves alone (and reports)
 // a set someone changed since. Pure functions, no I/O: the property test (test/property) runs them on
 // random zones, and the provider rail (apply.ts) runs them against real zones.
-import { canonicalName, canonicalValue, type RRset, type RRsetChange } from '../adapters/dns-providers/types.ts'
+import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange } from '../adapters/dns-providers/types.ts'
 import { absoluteHost } from './hostnames.ts'
 import { DEFAULT_TTL, type DnsRecord } from './records.ts'
 
 export interface RRsetState {
   ttl: number
   values: string[]
+  /** The provider's own attributes per value (RRset.native), written back when the set is restored. */
+  native?: Record<string, unknown>
 }
 
 export interface AppliedEntry {
@@ -198,6 +200,7 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
     if (b && groups.has(k)) for (const v of b.values) if (!a?.values.includes(v)) updated.push({ type: b.type, name: b.name, value: v })
   }
   deletionsFirst(changes)
+  refuseLocked(before, changes)
 
   // Entries: every set the records target or that was removed for them, with the earliest prior.
   const entries: AppliedEntry[] = []
@@ -205,7 +208,7 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   for (const k of entryKeys) {
     const prev = prevByKey.get(k)
     const cur = before.get(k)
-    const prior: RRsetState | null = prev && !stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values } : null
+    const prior: RRsetState | null = prev && !stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
     const n = next.get(k)
     const [name, type] = k.split('|') as [string, string]
     const written: RRsetState = n ? { ttl: n.ttl, values: n.values } : { ttl: prior?.ttl ?? DEFAULT_TTL, values: [] }
@@ -222,6 +225,17 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   }
   entries.sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type))
   return { changes, entries, updated }
+}
+
+/**
+ * Do no harm: a set the adapter marked `locked` (it holds what the adapter cannot write back as it
+ * is) is never changed or removed. Refused before anything is written, naming the set and why.
+ */
+export function refuseLocked(zone: ZoneSets, changes: RRsetChange[]): void {
+  for (const c of changes) {
+    const s = zone.get(keyOf(c.name, c.type))
+    if (s?.locked) throw new ProviderError('unrepresentable', `${c.name} ${c.type} holds ${s.locked}, which Portico cannot write back exactly as it is; nothing was written`)
+  }
 }
 
 /** A `removed` entry whose name still carries desired records stays removed (planApply decides again). */
@@ -265,7 +279,8 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
     const curState = cur ? { ttl: cur.ttl, values: cur.values } : null
     const want = e.prior
     if (sameSet(curState, want)) continue // already as it was
-    const put = (state: RRsetState | null) => out.changes.push({ name: e.name, type: e.type, ttl: state?.ttl ?? e.written.ttl, values: state?.values ?? [] })
+    const put = (state: RRsetState | null) =>
+      out.changes.push({ name: e.name, type: e.type, ttl: state?.ttl ?? e.written.ttl, values: state?.values ?? [], ...(state?.native ? { native: state.native } : {}) })
     if (sameSet(curState, e.written)) {
       put(want)
       const ours = e.written.values.filter((v) => !want?.values.includes(v))
@@ -297,6 +312,7 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
     note(out.left_in_place, e, cur?.values ?? [], 'changed at the provider after Portico wrote it; left as it is')
   }
   deletionsFirst(out.changes)
+  refuseLocked(zone, out.changes)
   return out
 }
 

@@ -17,6 +17,8 @@ import type { PorkbunFake } from '../harness/provider-fakes/porkbun.ts'
 import type { NamesiloFake } from '../harness/provider-fakes/namesilo.ts'
 import type { DynadotFake } from '../harness/provider-fakes/dynadot.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
+import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
+import { CARDS } from '../harness/provider-cards/index.ts'
 import { sharedPortico } from '../harness/portico.ts'
 
 const fakes = new Map<string, Fake<any>>()
@@ -32,10 +34,12 @@ for (const c of FAKE_CASES) {
     const setup = () => {
       const f = fakes.get(c.id)!
       const zoneName = `contract${++n}-${c.id}.example`
-      // More zones than a page holds, so listing them pages.
-      for (let i = 0; i < 4; i++) f.addZone(`filler${n}-${i}-${c.id}.example`)
-      f.addZone(zoneName)
+      // More zones than a page holds, so listing them pages (a stand-in that serves as many as asked,
+      // as its API does, gets as many fillers as the adapter asks for in a page).
+      for (let i = 0; i < (c.pageFill?.zones ?? 4); i++) f.addZone(`filler${n}-${i}-${c.id}.example`)
+      const store = f.addZone(zoneName)
       c.seedZone?.(zoneName, f)
+      for (let i = 0; i < (c.pageFill?.records?.count ?? 0); i++) store.records.push(c.pageFill!.records!.row(zoneName, i))
       return { f, zoneName, provider: makeHosted(c.id, f.credential, { [c.id]: c.base(f) }) as DnsProvider }
     }
 
@@ -82,8 +86,12 @@ for (const c of FAKE_CASES) {
     test('a rate limit carries its Retry-After; a refused credential, an unknown zone and an unreachable API have their own reasons', async () => {
       const { f, zoneName, provider } = setup()
       const zone = (await provider.listZones()).find((z) => z.name === zoneName)!
-      f.throttleNext()
-      const limited = await errorOf(provider.readRecords(zone))
+      // A wait too long to take within one request is reported with the provider's own wait.
+      f.throttleNext(undefined, 10)
+      const attempts = RETRY_LIMITS.attempts
+      RETRY_LIMITS.attempts = 1
+      const limited = await errorOf(provider.readRecords(zone)).finally(() => (RETRY_LIMITS.attempts = attempts))
+      f.throttleNext(undefined, 0)
       expect(limited?.kind).toBe('rate_limited')
       expect(limited?.retryAfter).toBe(f.retryAfter)
       const bad = makeHosted(c.id, typeof c.badCredential === 'function' ? c.badCredential(f) : c.badCredential, { [c.id]: c.base(f) })!
@@ -95,6 +103,18 @@ for (const c of FAKE_CASES) {
       expect(gone?.kind).toBe('unreachable')
       expect(gone?.message).not.toContain(f.credential)
     })
+
+    const card = CARDS[c.id]
+    if (card && card.rateLimit.signal.toLowerCase() !== 'none' && !card.rateLimit.signal.startsWith('none')) {
+      test(`a rate limit with a short wait is waited out, as the card says it is signalled (${card.rateLimit.signal})`, async () => {
+        const { f, zoneName, provider } = setup()
+        const zone = (await provider.listZones()).find((z) => z.name === zoneName)!
+        f.throttleNext(1)
+        const started = Date.now()
+        expect(Array.isArray(await provider.readRecords(zone))).toBe(true)
+        expect(Date.now() - started).toBeGreaterThanOrEqual(500)
+      })
+    }
 
     const spec = OPENAPI[c.id]
     if (spec) {

@@ -16,9 +16,50 @@ export interface ProviderHttp {
   /** A checked address to connect to instead of resolving the URL's host. */
   pin?: string
   timeoutMs?: number
+  /**
+   * Seconds to wait before sending the same request again when the provider said the refusal is
+   * temporary (beyond the rate limits every provider signals alike, which `temporaryWait` knows):
+   * GoDaddy's 409 in the seconds after an edit. `attempt` counts from 1. Undefined: not temporary.
+   */
+  temporary?: (r: HttpResult, attempt: number) => number | undefined
+  /** No retries at all (a caller that retries itself). */
+  once?: boolean
 }
 
+/** The longest single wait a provider's signal may ask for, and the most all retries of one request may take. */
+export const RETRY_LIMITS = { maxWaitSeconds: 10, budgetSeconds: 20, attempts: 5 }
+
+/**
+ * Seconds a provider asked to wait before the same request may succeed: a 429, or a 503 with a
+ * signal, carrying Retry-After or a RateLimit reset (`RateLimit-Reset`, `X-RateLimit-Reset`, as delta
+ * seconds or as a Unix time). Without a signal there is nothing to wait for: the caller reports it.
+ */
+export function temporaryWait(r: HttpResult, now = Date.now()): number | undefined {
+  if (r.status !== 429 && r.status !== 503) return undefined
+  return retryAfterOf(r.headers, now)
+}
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms))
+
+/**
+ * One exchange, sent again while the provider says its refusal is temporary (its rate limit with the
+ * reset it signals, a window it documents) and the wait fits: each wait at most
+ * RETRY_LIMITS.maxWaitSeconds, all of them together within budgetSeconds. Every other answer, and a
+ * temporary one whose wait does not fit, is returned as it came for the adapter to type.
+ */
 export async function exchange(method: string, url: string, headers: Record<string, string>, body: unknown, opts: ProviderHttp = {}): Promise<HttpResult> {
+  let spent = 0
+  for (let attempt = 1; ; attempt++) {
+    const r = await exchangeOnce(method, url, headers, body, opts)
+    if (opts.once || attempt >= RETRY_LIMITS.attempts) return r
+    const wait = opts.temporary?.(r, attempt) ?? temporaryWait(r)
+    if (wait === undefined || wait > RETRY_LIMITS.maxWaitSeconds || spent + wait > RETRY_LIMITS.budgetSeconds) return r
+    spent += wait
+    await sleep(Math.max(wait, 0.05) * 1000)
+  }
+}
+
+async function exchangeOnce(method: string, url: string, headers: Record<string, string>, body: unknown, opts: ProviderHttp): Promise<HttpResult> {
   const u = new URL(url)
   let target = url
   const h: Record<string, string> = { accept: 'application/json', ...headers }
@@ -66,13 +107,25 @@ export function reasonOf(r: HttpResult, pick?: (body: any) => string | undefined
   return (fromBody ?? (r.text || `HTTP ${r.status}`)).slice(0, 500)
 }
 
-/** Seconds from a Retry-After header (delta-seconds or an HTTP date), if there is a usable one. */
+/**
+ * Seconds to wait, from Retry-After (delta-seconds or an HTTP date) or, where a provider signals its
+ * reset instead, `RateLimit-Reset` / `X-RateLimit-Reset` / `X-Ratelimit-Reset` (delta seconds, or a
+ * Unix time in seconds as DigitalOcean, Linode, DNSimple, Vercel and Netlify send it).
+ */
 export function retryAfterOf(headers: Headers, now = Date.now()): number | undefined {
   const v = headers.get('retry-after')?.trim()
-  if (!v) return undefined
-  if (/^\d+$/.test(v)) return Number(v)
-  const at = Date.parse(v)
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
+  if (v) {
+    if (/^\d+(\.\d+)?$/.test(v)) return Math.ceil(Number(v))
+    const at = Date.parse(v)
+    if (!Number.isNaN(at)) return Math.max(0, Math.ceil((at - now) / 1000))
+  }
+  const reset = (headers.get('ratelimit-reset') ?? headers.get('x-ratelimit-reset'))?.trim()
+  if (reset && /^\d+(\.\d+)?$/.test(reset)) {
+    const n = Number(reset)
+    // A number this large is a point in time (Unix seconds), not a delay.
+    return n > 1_000_000_000 ? Math.max(0, Math.ceil(n - now / 1000)) : Math.ceil(n)
+  }
+  return undefined
 }
 
 /**

@@ -1,44 +1,75 @@
 // Namecheap API (https://www.namecheap.com/support/api/methods/domains-dns/): XML over GET/POST
 // /xml.response with `ApiUser`, `ApiKey`, `UserName` and `ClientIp` (the address Portico calls from,
-// which the account must whitelist); the credential is `api_user:api_key:client_ip`. Zones:
-// namecheap.domains.getList (paged: `Page`, `PageSize`, `<Paging><TotalItems>`); records:
-// namecheap.domains.dns.getHosts (the whole zone, `<host Name Type Address MXPref TTL/>`); a write is
-// namecheap.domains.dns.setHosts, which replaces every host of the zone at once (so the change set is
-// applied to the zone as read and the whole zone is sent, atomically). Names are relative (`@`);
-// hostnames in Address carry the trailing dot; MX needs `EmailType=MX`. Errors come with HTTP 200 as
-// `<ApiResponse Status="ERROR"><Errors><Error Number>`: 1011102 a bad key, 1011150 a client address
-// not whitelisted (a permission), 2019166/2016166 a domain not in the account; 429 when rate limited.
+// which the account must whitelist). The credential is the API user and key as Namecheap issues them
+// (`api_user:api_key`, JSON or NAME=value lines), optionally with the whitelisted client address as a
+// third part. Zones: namecheap.domains.getList (paged: `Page`, `PageSize`, `<Paging><TotalItems>`);
+// records: namecheap.domains.dns.getHosts (the whole zone, `<host Name Type Address MXPref TTL/>`, and
+// the zone's mail setting `EmailType` on the result); a write is namecheap.domains.dns.setHosts, which
+// replaces every host of the zone at once. So a write is the zone exactly as read with the change set
+// applied: every host Portico does not change is sent back as it came (URL, URL301, FRAME, MXE and
+// ALIAS records included), and `EmailType` is sent back as read, so email forwarding, Private Email or
+// custom MX stay as the customer set them. A zone holding what setHosts cannot carry back (a host with
+// dynamic DNS on) is refused before writing; MX records cannot be added under a mail setting other
+// than custom MX (that would switch the customer's mail) and are refused too. Names are relative
+// (`@`); hostnames in Address carry the trailing dot. Errors come with HTTP 200 as `<ApiResponse
+// Status="ERROR"><Errors><Error Number>`: 1011102 a bad key, 1011150 a client address not whitelisted
+// (a permission), 2019166/2016166 a domain not in the account (test/harness/provider-cards/namecheap.ts).
 import { exchange, failureOf, type HttpResult } from './http.ts'
+import { credentialParts } from './credentials.ts'
+import { paginate } from './paging.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const NAMECHEAP_API = 'https://api.namecheap.com'
+const PAGE = 100
 
-const dec = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+const dec = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n))).replace(/&amp;/g, '&')
 const attrs = (tag: string) => Object.fromEntries([...tag.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, dec(m[2]!)]))
 
 const KINDS: Record<string, ProviderErrorKind> = { '1011102': 'auth', '1010101': 'auth', '1011150': 'permission', '2019166': 'zone_not_found', '2016166': 'zone_not_found', '2030166': 'zone_not_found' }
 
+/** A host as getHosts gives it (every attribute kept, so setHosts sends it back as it was). */
+interface Host {
+  Name: string
+  Type: string
+  Address: string
+  MXPref: string
+  TTL: string
+  [attr: string]: string
+}
+
+/** Types whose Address is taken as it is (redirects, mail forwarding, ALIAS, CAA, TXT). */
+const VERBATIM = new Set(['TXT', 'CAA', 'URL', 'URL301', 'FRAME', 'MXE', 'ALIAS'])
+
 export class NamecheapProvider implements DnsProvider {
   readonly id = 'namecheap'
   private readonly user: string
+  private readonly userName: string
   private readonly key: string
   private readonly ip: string
   constructor(
     credential: string,
     private readonly base = NAMECHEAP_API,
   ) {
-    const [user = '', key = '', ip = ''] = credential.split(':')
-    ;[this.user, this.key, this.ip] = [user, key, ip]
+    const [user = '', key = '', ip = '', userName = ''] = credentialParts(credential, [
+      { name: 'api_user', aliases: ['ApiUser', 'user', 'username', 'NAMECHEAP_API_USER'] },
+      { name: 'api_key', aliases: ['ApiKey', 'key', 'NAMECHEAP_API_KEY'] },
+      { name: 'client_ip', aliases: ['ClientIp', 'ip', 'NAMECHEAP_CLIENT_IP'], optional: true },
+      { name: 'user_name', aliases: ['UserName', 'NAMECHEAP_USER_NAME'], optional: true },
+    ])
+    ;[this.user, this.key, this.ip, this.userName] = [user, key, ip || process.env.NAMECHEAP_CLIENT_IP || '127.0.0.1', userName || user]
   }
 
   private async call(command: string, params: Record<string, string>, post = false): Promise<string> {
-    const q = new URLSearchParams({ ApiUser: this.user, ApiKey: this.key, UserName: this.user, ClientIp: this.ip, Command: command, ...params })
+    const q = new URLSearchParams({ ApiUser: this.user, ApiKey: this.key, UserName: this.userName, ClientIp: this.ip, Command: command, ...params })
     const r: HttpResult = post
       ? await exchange('POST', `${this.base}/xml.response`, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/xml' }, q.toString())
       : await exchange('GET', `${this.base}/xml.response?${q}`, { accept: 'application/xml' }, undefined)
     const err = /<Error Number="(\d+)">([^<]*)<\/Error>/.exec(r.text)
-    if (r.status >= 300 || /Status="ERROR"/.test(r.text)) throw failureOf('Namecheap', r, err ? `${err[1]}: ${dec(err[2]!)}` : `HTTP ${r.status}`, err ? (KINDS[err[1]!] ?? (r.status < 300 ? 'write_failed' : undefined)) : undefined)
+    if (r.status >= 300 || /Status="ERROR"/.test(r.text)) {
+      const msg = (err ? `${err[1]}: ${dec(err[2]!)}` : `HTTP ${r.status}`).replaceAll(this.key, '…')
+      throw failureOf('Namecheap', r, msg, err ? (KINDS[err[1]!] ?? (r.status < 300 ? 'write_failed' : undefined)) : undefined)
+    }
     return r.text
   }
 
@@ -48,56 +79,92 @@ export class NamecheapProvider implements DnsProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (let page = 1; ; page++) {
-      const xml = await this.call('namecheap.domains.getList', { Page: String(page), PageSize: '100' })
-      out.push(...[...xml.matchAll(/<Domain [^>]*>/g)].map((m) => canonicalName(attrs(m[0]).Name ?? '')).map((n) => ({ id: n, name: n })))
-      const total = Number(/<TotalItems>(\d+)<\/TotalItems>/.exec(xml)?.[1] ?? 0)
-      if (out.length >= total || !/<Domain /.test(xml)) return out
-    }
+    const names = await paginate<string>({ provider: 'Namecheap', what: 'domains', pageSize: PAGE }, async ({ index, offset }) => {
+      const xml = await this.call('namecheap.domains.getList', { Page: String(index), PageSize: String(PAGE) })
+      const items = [...xml.matchAll(/<Domain [^>]*>/g)].map((m) => canonicalName(attrs(m[0]).Name ?? ''))
+      const total = Number(/<TotalItems>(\d+)<\/TotalItems>/.exec(xml)?.[1] ?? NaN)
+      return { items, more: Number.isNaN(total) ? undefined : offset + items.length < total }
+    })
+    return names.map((n) => ({ id: n, name: n }))
   }
 
-  async readRecords(zone: Zone): Promise<RRset[]> {
+  /** The zone as getHosts answers it: every host with all its attributes, and the result's own attributes. */
+  private async hosts(zone: Zone): Promise<{ hosts: Host[]; result: Record<string, string> }> {
     const xml = await this.call('namecheap.domains.dns.getHosts', this.split(zone))
+    const head = /<DomainDNSGetHostsResult[^>]*>/i.exec(xml)?.[0] ?? ''
+    return { hosts: [...xml.matchAll(/<host [^>]*\/?>/gi)].map((m) => attrs(m[0]) as Host), result: attrs(head) }
+  }
+
+  private valueOf(h: Host, zone: Zone): string {
+    const addr = h.Address ?? ''
+    if (h.Type === 'MX') return `${Number(h.MXPref ?? 10)} ${canonicalName(addr)}`
+    return VERBATIM.has(h.Type) ? addr : canonicalValue(h.Type, addr)
+  }
+
+  private setsOf(hosts: Host[], zone: Zone): RRset[] {
     const sets = new Map<string, RRset>()
-    for (const m of xml.matchAll(/<host [^>]*\/?>/gi)) {
-      const h = attrs(m[0])
-      const type = h.Type!
+    for (const h of hosts) {
       const name = absoluteName(h.Name ?? '@', zone.name)
-      const addr = h.Address ?? ''
-      const value = type === 'MX' ? `${Number(h.MXPref ?? 10)} ${canonicalName(addr)}` : type === 'TXT' || type === 'CAA' ? addr : canonicalValue(type, addr)
-      const k = `${name}|${type}`
-      const s: RRset = sets.get(k) ?? { name, type, ttl: Number(h.TTL ?? 1800), values: [] }
-      s.values.push(value)
+      const k = `${name}|${h.Type}`
+      const s: RRset = sets.get(k) ?? { name, type: h.Type, ttl: Number(h.TTL ?? 1800), values: [] }
+      s.values.push(this.valueOf(h, zone))
+      if (h.IsDDNSEnabled === 'true') s.locked ??= 'a Namecheap host updated by dynamic DNS'
+      if (h.AssociatedAppTitle) s.locked ??= `a Namecheap host created by ${h.AssociatedAppTitle}`
       sets.set(k, s)
     }
     return [...sets.values()]
   }
 
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    return this.setsOf((await this.hosts(zone)).hosts, zone)
+  }
+
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const sets = new Map((await this.readRecords(zone)).map((s) => [`${s.name}|${s.type}`, s]))
-    for (const c of changes) {
-      if (c.values.length) sets.set(`${c.name}|${c.type}`, { ...c })
-      else sets.delete(`${c.name}|${c.type}`)
+    const { hosts, result } = await this.hosts(zone)
+    // setHosts cannot carry a host's dynamic DNS setting: writing would switch it off.
+    const ddns = hosts.find((h) => h.IsDDNSEnabled === 'true')
+    if (ddns) throw new ProviderError('unrepresentable', `Namecheap: ${ddns.Name} ${ddns.Type} is updated by dynamic DNS, which setHosts cannot send back; nothing was written`)
+    const emailType = result.EmailType
+    if (emailType && emailType.toUpperCase() !== 'MX' && changes.some((c) => c.type === 'MX' && c.values.length > 0)) {
+      throw new ProviderError('unrepresentable', `Namecheap: the domain's mail setting is ${emailType}; writing MX records would switch it to custom MX; nothing was written`)
     }
-    const params: Record<string, string> = this.split(zone)
-    let i = 0
-    for (const s of sets.values()) {
-      for (const v of s.values) {
-        i++
+    const changed = new Map(changes.map((c) => [`${c.name}|${c.type}`, c]))
+    const out: Host[] = []
+    // Every host of a set Portico does not change goes back exactly as it came, in its order.
+    for (const h of hosts) if (!changed.has(`${absoluteName(h.Name ?? '@', zone.name)}|${h.Type}`)) out.push(h)
+    for (const c of changes) {
+      const old = hosts.filter((h) => `${absoluteName(h.Name ?? '@', zone.name)}|${h.Type}` === `${c.name}|${c.type}`)
+      for (const v of c.values) {
+        // A value that stays keeps its host as it was.
+        const same = old.find((h) => this.valueOf(h, zone) === v && Number(h.TTL) === c.ttl)
+        if (same) {
+          out.push(same)
+          continue
+        }
         const [prio, host] = v.split(' ')
-        Object.assign(params, {
-          [`HostName${i}`]: relativeName(s.name, zone.name),
-          [`RecordType${i}`]: s.type,
-          [`Address${i}`]: s.type === 'MX' ? `${host}.` : s.type === 'CNAME' || s.type === 'NS' ? `${v}.` : v,
-          [`TTL${i}`]: String(s.ttl),
-          ...(s.type === 'MX' ? { [`MXPref${i}`]: prio! } : {}),
+        out.push({
+          Name: relativeName(c.name, zone.name),
+          Type: c.type,
+          Address: c.type === 'MX' ? `${host}.` : c.type === 'CNAME' || c.type === 'NS' ? `${v}.` : v,
+          MXPref: c.type === 'MX' ? prio! : '10',
+          TTL: String(c.ttl),
         })
       }
     }
-    if ([...sets.values()].some((s) => s.type === 'MX')) params.EmailType = 'MX'
-    if (i === 0) throw new ProviderError('write_failed', 'Namecheap: setHosts cannot leave a zone with no records')
+    if (out.length === 0) throw new ProviderError('write_failed', 'Namecheap: setHosts cannot leave a zone with no records')
+    const params: Record<string, string> = this.split(zone)
+    out.forEach((h, n) => {
+      const i = n + 1
+      params[`HostName${i}`] = h.Name
+      params[`RecordType${i}`] = h.Type
+      params[`Address${i}`] = h.Address
+      params[`TTL${i}`] = h.TTL
+      if (h.Type === 'MX' || h.Type === 'MXE') params[`MXPref${i}`] = h.MXPref ?? '10'
+    })
+    // The zone's mail setting goes back as it was read; only a zone that says none and holds MX records gets MX.
+    if (emailType) params.EmailType = emailType
+    else if (out.some((h) => h.Type === 'MX')) params.EmailType = 'MX'
     await this.call('namecheap.domains.dns.setHosts', params, true)
   }
 }

@@ -1,47 +1,47 @@
 // Netlify API, DNS zones (https://open-api.netlify.com/#tag/dnsZone): `Authorization: Bearer <personal
-// access token or OAuth token>`. Zones: GET /dns_zones (paged with `page`/`per_page`; the answer is a
-// bare array, so pages are read until an empty one); records: GET /dns_zones/{id}/dns_records, POST
+// access token or OAuth token>`. Zones: GET /dns_zones; records: GET /dns_zones/{id}/dns_records: each
+// one request answering the whole list (the published API document has no paging parameters on
+// either, and the API ignores `page`, so the adapter never pages: test/harness/provider-cards/netlify.ts); POST
 // …/dns_records `{type, hostname, value, ttl, priority?, flag?, tag?}` (201), DELETE
 // …/dns_records/{id} (204). Hostnames are absolute; MX priority and CAA flag/tag are their own
-// fields. Errors are `{code, message}`: 401 "Access Denied", 404 "Not Found", 422, 429.
+// fields. Errors are `{code, message}`: 401 "Access Denied", 404 "Not Found", 422, 429 (X-RateLimit-Reset).
+// NETLIFY/NETLIFYv6 records (a site's own address, served by Netlify) and `managed` records (created by
+// Netlify for a site or its mail) are read as locked sets: never rewritten, and a plan that would
+// replace one (a CNAME at a site's name) is refused before anything is written.
 import { RestClient } from './rest.ts'
 import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
 
 export const NETLIFY_API = 'https://api.netlify.com/api/v1'
-const PER_PAGE = 100
 
 export class NetlifyProvider extends RecordBasedProvider {
   readonly id = 'netlify'
   private readonly api: RestClient
   constructor(token: string, base = NETLIFY_API) {
     super()
-    this.api = new RestClient({ name: 'Netlify', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.message })
+    this.api = new RestClient({ name: 'Netlify', base, headers: { authorization: `Bearer ${token.trim().replace(/^Bearer\s+/i, '')}` }, message: (b) => b?.message })
   }
 
-  private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const rows = (await this.api.call('GET', `${path}?page=${page}&per_page=${PER_PAGE}`)) as any[]
-      out.push(...rows)
-      // A page may hold fewer than asked (a server cap), so only an empty page ends the list.
-      if (rows.length === 0) return out
-    }
+  /** The whole list in one answer (Netlify's lists are not paged). */
+  private async list(path: string): Promise<any[]> {
+    const rows = await this.api.call('GET', path)
+    return Array.isArray(rows) ? rows : []
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/dns_zones')).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+    return (await this.list('/dns_zones')).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return (await this.paged(`/dns_zones/${encodeURIComponent(zone.id)}/dns_records`))
-      .filter((r) => r.type !== 'NETLIFY' && r.type !== 'NETLIFYv6')
+    return (await this.list(`/dns_zones/${encodeURIComponent(zone.id)}/dns_records`))
       .map((r) => ({
         id: r.id,
         name: canonicalName(r.hostname),
         type: r.type,
         ttl: r.ttl,
         value: r.type === 'CAA' ? `${r.flag ?? 0} ${r.tag} "${r.value}"` : fromFields(r.type, r.value, r.priority, zone.name, unquoteTxt, true),
+        ...(r.managed || r.type === 'NETLIFY' || r.type === 'NETLIFYv6' ? { locked: 'a record Netlify manages for a site' } : {}),
+        ...(r.type === 'SRV' ? { locked: 'Netlify SRV fields (weight, port)' } : {}),
       }))
   }
 

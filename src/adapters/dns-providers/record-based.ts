@@ -2,7 +2,7 @@
 // is read by grouping records of one name and type, and written by deleting the records that are not
 // in the new set and creating the missing ones. Deletions go first so a CNAME and the records it
 // replaces never stand side by side.
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export interface ProviderRecord {
   id: string
@@ -11,6 +11,10 @@ export interface ProviderRecord {
   ttl: number
   /** Canonical value (src/adapters/dns-providers/types.ts). */
   value: string
+  /** Provider attributes the canonical value does not carry (Cloudflare's proxy status), written back on a restore. */
+  native?: unknown
+  /** Why this record cannot be written back as it is (its set is then never changed). */
+  locked?: string
 }
 
 export interface NewRecord {
@@ -18,21 +22,25 @@ export interface NewRecord {
   type: string
   ttl: number
   value: string
+  /** The provider attributes of the value, when it is restored (ProviderRecord.native). */
+  native?: unknown
 }
 
 export abstract class RecordBasedProvider implements DnsProvider {
   abstract readonly id: string
   abstract listZones(): Promise<Zone[]>
   protected abstract listItems(zone: Zone): Promise<ProviderRecord[]>
-  protected abstract createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void>
+  protected abstract createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void>
   protected abstract deleteItem(zone: Zone, item: ProviderRecord): Promise<void>
 
   async readRecords(zone: Zone): Promise<RRset[]> {
     const sets = new Map<string, RRset>()
     for (const r of await this.listItems(zone)) {
       const k = `${r.name}|${r.type}`
-      const s = sets.get(k) ?? { name: r.name, type: r.type, ttl: r.ttl, values: [] }
+      const s: RRset = sets.get(k) ?? { name: r.name, type: r.type, ttl: r.ttl, values: [] }
       if (!s.values.includes(r.value)) s.values.push(r.value)
+      if (r.native !== undefined) s.native = { ...s.native, [r.value]: r.native }
+      if (r.locked && !s.locked) s.locked = r.locked
       sets.set(k, s)
     }
     return [...sets.values()]
@@ -50,9 +58,15 @@ export abstract class RecordBasedProvider implements DnsProvider {
     const creates: NewRecord[] = []
     for (const c of changes) {
       const existing = items.filter((i) => i.name === c.name && i.type === c.type)
-      const keep = existing.filter((i) => c.values.includes(i.value) && i.ttl === c.ttl)
+      if (existing.some((i) => i.locked)) throw new ProviderError('unrepresentable', `${c.name} ${c.type} holds ${existing.find((i) => i.locked)!.locked}, which Portico cannot write back exactly as it is; nothing was written`)
+      // A change that keeps the set's TTL (as read: its first record's) leaves every record whose value
+      // stays untouched, whatever its own TTL: adding a TXT value never rewrites the others.
+      const setTtl = existing[0]?.ttl
+      const keep = existing.filter((i) => c.values.includes(i.value) && (i.ttl === c.ttl || c.ttl === setTtl))
       deletes.push(...existing.filter((i) => !keep.includes(i)))
-      for (const v of c.values) if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v })
+      for (const v of c.values) {
+        if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v, ...(c.native?.[v] !== undefined ? { native: c.native[v] } : {}) })
+      }
     }
     return { deletes, creates }
   }
@@ -60,7 +74,7 @@ export abstract class RecordBasedProvider implements DnsProvider {
   /** One call per record, deletions first; a provider with a batch endpoint overrides this. */
   protected async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     for (const d of deletes) await this.deleteItem(zone, d)
-    for (const c of creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
+    for (const c of creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
   }
 }
 

@@ -15,13 +15,27 @@
 // credential (`auth`), a credential without the right scope (`permission`), an account or plan the
 // provider's API refuses (`plan_restricted`, GoDaddy's small accounts), a rate limit (with the
 // provider's Retry-After in seconds when it sends one), an unknown zone, a record that clashes with
-// one already there (`conflict`), any other refusal (`write_failed`) and an unreachable API.
+// one already there (`conflict`), any other refusal (`write_failed`) and an unreachable API. Two more
+// keep the customer's zone whole: `unrepresentable` (the zone holds something this adapter cannot
+// write back as it is, so it refuses before writing anything) and `too_many_pages` (a listing did not
+// end within the hard cap of src/adapters/dns-providers/paging.ts).
+//
+// Do no harm: an adapter reads what it cannot write back faithfully (a Cloudflare record with a
+// comment, a Route 53 alias, a Namecheap URL redirect, an OVH SPF record) as a set with `locked`
+// naming why; the planner never changes or removes a locked set (it refuses with `unrepresentable`
+// before anything is written), and the adapter never drops one it does not understand. `native`
+// carries a provider's own attributes of a value (Cloudflare's proxy status) so a set Portico removed
+// is restored with them.
 
 export interface RRset {
   name: string
   type: string
   ttl: number
   values: string[]
+  /** Why Portico cannot rewrite this set without losing something: it is never changed or removed. */
+  locked?: string
+  /** Provider attributes per value, kept so a restored set is the set it was (opaque to the planner). */
+  native?: Record<string, unknown>
 }
 
 /** A change to one record set: its new values (an empty list deletes the set). */
@@ -30,6 +44,8 @@ export interface RRsetChange {
   type: string
   ttl: number
   values: string[]
+  /** Provider attributes per value to write back (a restore of a set Portico removed). */
+  native?: Record<string, unknown>
 }
 
 export interface Zone {
@@ -39,7 +55,17 @@ export interface Zone {
   name: string
 }
 
-export type ProviderErrorKind = 'auth' | 'permission' | 'plan_restricted' | 'rate_limited' | 'zone_not_found' | 'conflict' | 'write_failed' | 'unreachable'
+export type ProviderErrorKind =
+  | 'auth'
+  | 'permission'
+  | 'plan_restricted'
+  | 'rate_limited'
+  | 'zone_not_found'
+  | 'conflict'
+  | 'write_failed'
+  | 'unreachable'
+  | 'unrepresentable'
+  | 'too_many_pages'
 
 export class ProviderError extends Error {
   constructor(

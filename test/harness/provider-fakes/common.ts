@@ -9,6 +9,8 @@ export interface FakeZone<R> {
   id: string
   name: string
   records: R[]
+  /** Zone-level settings the provider keeps beside the records (Namecheap's EmailType). */
+  settings?: Record<string, unknown>
 }
 
 export interface Fake<R> {
@@ -17,8 +19,9 @@ export interface Fake<R> {
   credential: string
   zones: FakeZone<R>[]
   addZone(name: string): FakeZone<R>
-  /** The next request is answered with the provider's rate-limit response. */
-  throttleNext(): void
+  /** The next `times` requests are answered with the provider's rate-limit response; with `wait`,
+   * one that signals that many seconds (stand-ins that build it from their card). */
+  throttleNext(wait?: number, times?: number): void
   requests: string[]
   /** Every request and its answer, in order. */
   exchanges: Exchange[]
@@ -40,17 +43,29 @@ export function servePage<T>(fake: Fake<any>, list: 'zones' | 'records', items: 
   return { items: items.slice((page - 1) * size, page * size), size, last: Math.max(1, Math.ceil(items.length / size)), total: items.length }
 }
 
+/**
+ * One page of `items` as an API that honours the asked size up to its documented maximum serves it
+ * (the stand-ins that follow a card): a page shorter than asked is the last one. `index` is 1-based
+ * (a marker or offset listing passes the page number it amounts to), noted in `fake.deepest`.
+ */
+export function askedPage<T>(fake: Fake<any>, list: 'zones' | 'records', items: T[], from: number, asked: number, max = Infinity) {
+  const size = Math.max(1, Math.min(asked, max))
+  fake.deepest[list] = Math.max(fake.deepest[list], Math.floor(from / size) + 1)
+  return items.slice(from, from + size)
+}
+
 let ids = 0
 export const nextId = (prefix = '') => `${prefix}${(++ids).toString(16).padStart(8, '0')}`
 
 export function startFake<R>(opts: {
   credential: string
   zoneId?: (name: string) => string
-  throttled: () => Response
+  throttled: (wait?: number) => Response
   retryAfter?: number
   handle: (req: Request, url: URL, fake: Fake<R>) => Promise<Response> | Response
 }): Fake<R> {
-  let throttle = false
+  let throttle = 0
+  let throttleWait: number | undefined
   const fake: Fake<R> = {
     url: '',
     credential: opts.credential,
@@ -64,8 +79,9 @@ export function startFake<R>(opts: {
       fake.zones.push(z)
       return z
     },
-    throttleNext() {
-      throttle = true
+    throttleNext(wait?: number, times = 1) {
+      throttle = times
+      throttleWait = wait
     },
     stop: () => server.stop(true),
   }
@@ -77,9 +93,9 @@ export function startFake<R>(opts: {
       fake.requests.push(`${req.method} ${url.pathname}${url.search}`)
       const requestBody = req.body ? await req.clone().text() : ''
       let res: Response
-      if (throttle) {
-        throttle = false
-        res = opts.throttled()
+      if (throttle > 0) {
+        throttle--
+        res = opts.throttled(throttleWait)
       } else {
         res = await opts.handle(req, url, fake)
       }

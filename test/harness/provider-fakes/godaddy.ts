@@ -1,12 +1,15 @@
-// GoDaddy Domains API v1, the parts the adapter uses (https://developer.godaddy.com/doc/endpoint/domains):
-// `Authorization: sso-key KEY:SECRET`; errors `{code, message}`: 401 UNABLE_TO_AUTHENTICATE, 404
-// UNKNOWN_DOMAIN, 429 TOO_MANY_REQUESTS with `retryAfterSec`, 422 INVALID_BODY with `fields`.
-// Records: GET …/records; PUT …/records/{type}/{name} replaces every record of that type and name;
-// DELETE …/records/{type}/{name} (204, 404 when there is none). Domains are paged by `marker` and
-// `limit`, records by `offset` and `limit`. An account GoDaddy does not open the API to (fewer than
-// ten domains and no qualifying plan) gets 403 ACCESS_DENIED on every call: the fake answers that to
-// the key GODADDY_SMALL_ACCOUNT.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// GoDaddy Domains API v1, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/godaddy.ts): `Authorization: sso-key KEY:SECRET`; errors `{code,
+// message}`: 401 UNABLE_TO_AUTHENTICATE, 404 UNKNOWN_DOMAIN, 429 TOO_MANY_REQUESTS with `retryAfterSec`,
+// 422 INVALID_BODY with `fields` (a TTL under 600 among them). Records: GET …/records (offset, limit);
+// PUT …/records/{type}/{name} replaces every record of that type and name; DELETE …/records/{type}/{name}
+// (204, 404 when there is none). Domains are paged by `marker` and `limit` (at most 1000), records by
+// `offset` and `limit`; a page is as long as asked, so a short page is the last. With `editWindowMs`
+// set, an edit within that time of the last one on the same domain gets GoDaddy's 409. An account
+// GoDaddy does not open the API to gets 403 ACCESS_DENIED on every call: the fake answers that to the
+// key GODADDY_SMALL_ACCOUNT.
+import { godaddy as card } from '../provider-cards/godaddy.ts'
+import { askedPage, json, nextId, startFake, type Fake } from './common.ts'
 
 export const GODADDY_SMALL_ACCOUNT = 'gd_small_account:secret'
 
@@ -16,48 +19,95 @@ export interface GdRecord {
   data: string
   ttl: number
   priority?: number
+  [field: string]: unknown
 }
 
-export function startGoDaddyFake(key = 'gd_key_' + nextId(), secret = 'gd_secret_' + nextId()): Fake<GdRecord> {
-  return startFake<GdRecord>({
+const contact = { nameFirst: 'Pat', nameLast: 'Example', email: 'pat@example.net', phone: '+1.4805058800', addressMailing: { address1: '1 Example Way', city: 'Tempe', state: 'AZ', postalCode: '85281', country: 'US' } }
+/** A DomainSummary as GET /v1/domains answers it (the Swagger's required fields). */
+const summary = (domain: string, domainId: number) => ({
+  domain,
+  domainId,
+  status: 'ACTIVE',
+  expirationProtected: false,
+  holdRegistrar: false,
+  locked: true,
+  privacy: false,
+  renewAuto: true,
+  renewDeadline: '2027-01-01T00:00:00.000Z',
+  transferProtected: false,
+  createdAt: '2020-01-01T00:00:00.000Z',
+  contactRegistrant: contact,
+  nameServers: ['ns01.domaincontrol.com', 'ns02.domaincontrol.com'],
+})
+
+const TYPES = new Set(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'SRV', 'TXT', 'CAA'])
+const cardError = (id: string) => card.errors.find((e) => e.id === id)!
+
+export type GoDaddyFake = Fake<GdRecord> & { editWindowMs: number; conflicts: number }
+
+export function startGoDaddyFake(key = 'gd_key_' + nextId(), secret = 'gd_secret_' + nextId()): GoDaddyFake {
+  const lastEdit = new Map<string, number>()
+  // The stand-in itself carries the switches (set by a test after it started).
+  let state: GoDaddyFake
+  const fake = startFake<GdRecord>({
     credential: `${key}:${secret}`,
     zoneId: (name) => name,
     retryAfter: 30,
-    throttled: () => json(429, { code: 'TOO_MANY_REQUESTS', message: 'Too many requests received within interval', retryAfterSec: 30 }),
+    throttled: (wait = 30) => {
+      const a = card.rateLimit.answer(wait)
+      return json(card.rateLimit.status, a.body, a.headers)
+    },
     async handle(req, url, f) {
       if (req.headers.get('authorization') === `sso-key ${GODADDY_SMALL_ACCOUNT}`) return json(403, { code: 'ACCESS_DENIED', message: 'Authenticated user is not allowed access' })
       if (req.headers.get('authorization') !== `sso-key ${key}:${secret}`) return json(401, { code: 'UNABLE_TO_AUTHENTICATE', message: 'Unable to authenticate' })
       if (req.method === 'GET' && url.pathname === '/v1/domains') {
-        const all = f.zones.map((z) => ({ domain: z.name, domainId: z.id.length, status: 'ACTIVE' })).sort((a, b) => a.domain.localeCompare(b.domain))
+        const all = f.zones.map((z, i) => summary(z.name, i + 1)).sort((a, b) => a.domain.localeCompare(b.domain))
+        const limit = Number(url.searchParams.get('limit') ?? 1000)
+        if (!(limit >= 1 && limit <= 1000)) return json(422, { code: 'INVALID_BODY', message: 'limit must be between 1 and 1000' })
         const marker = url.searchParams.get('marker')
-        const from = marker ? all.filter((d) => d.domain > marker) : all
-        const p = servePage(f, 'zones', from, 1, Number(url.searchParams.get('limit') ?? 500))
-        if (marker) f.deepest.zones = Math.max(f.deepest.zones, 2)
-        return json(200, p.items)
+        const from = marker ? all.findIndex((d) => d.domain > marker) : 0
+        return json(200, askedPage(f, 'zones', all, from === -1 ? all.length : from, limit, 1000))
       }
-      const m = /^\/v1\/domains\/([^/]+)\/records(?:\/([A-Z]+)\/([^/]+))?$/.exec(url.pathname)
+      const m = /^\/v1\/domains\/([^/]+)\/records(?:\/([A-Z]+)(?:\/([^/]+))?)?$/.exec(url.pathname)
       const zone = m && f.zones.find((z) => z.name === m[1])
       if (!m || !zone) return json(404, { code: 'UNKNOWN_DOMAIN', message: 'The given domain is not registered, or does not have a zone file' })
-      if (req.method === 'GET' && !m[2]) {
+      const [type, name] = [m[2], m[3] && decodeURIComponent(m[3])]
+      if (req.method === 'GET') {
         const limit = Number(url.searchParams.get('limit') ?? 500)
         const offset = Number(url.searchParams.get('offset') ?? 0)
-        const p = servePage(f, 'records', zone.records.slice(offset), 1, limit)
-        if (offset > 0) f.deepest.records = Math.max(f.deepest.records, 2)
-        return json(200, p.items)
+        const rows = zone.records.filter((r) => (!type || r.type === type) && (!name || r.name === name))
+        return json(200, askedPage(f, 'records', rows, offset, limit))
       }
-      const [type, name] = [m[2], m[3] && decodeURIComponent(m[3])]
-      if (req.method === 'PUT' && type && name) {
-        const items = (await req.json()) as { data: string; ttl: number; priority?: number }[]
-        if (!Array.isArray(items) || items.some((i) => !i.data)) return json(422, { code: 'INVALID_BODY', message: 'Request body doesn\'t fulfill schema', fields: [{ path: 'records', code: 'INVALID' }] })
-        zone.records = zone.records.filter((r) => !(r.type === type && r.name === name)).concat(items.map((i) => ({ type, name, data: i.data, ttl: i.ttl, ...(i.priority !== undefined ? { priority: i.priority } : {}) })))
-        return new Response(null, { status: 200 })
-      }
-      if (req.method === 'DELETE' && type && name) {
+      if ((req.method === 'PUT' || req.method === 'DELETE') && type && name) {
+        const now = Date.now()
+        if (state.editWindowMs > 0 && now - (lastEdit.get(zone.name) ?? 0) < state.editWindowMs) {
+          state.conflicts++
+          const t = card.temporary![0]!
+          return json(t.status, t.body)
+        }
+        if (req.method === 'PUT') {
+          const items = (await req.json()) as { data: string; ttl: number; priority?: number }[]
+          if (!Array.isArray(items) || items.some((i) => typeof i?.data !== 'string' || !i.data) || !TYPES.has(type)) {
+            return json(422, { code: 'INVALID_BODY', message: 'Request body doesn\'t fulfill schema, see details in `fields`', fields: [{ path: 'records', code: 'INVALID' }] })
+          }
+          const low = items.findIndex((i) => typeof i.ttl === 'number' && i.ttl < card.ttl.min)
+          if (low !== -1) {
+            const e = cardError('ttl')
+            return json(e.status, { ...(e.body as object), fields: [{ code: 'UNKNOWN_RESTRICTION', message: `must have a minimum value of ${card.ttl.min}`, path: `records[${low}].ttl` }] })
+          }
+          zone.records = zone.records.filter((r) => !(r.type === type && r.name === name)).concat(items.map((i) => ({ type, name, data: i.data, ttl: i.ttl ?? card.ttl.default, ...(i.priority !== undefined ? { priority: i.priority } : {}) })))
+          lastEdit.set(zone.name, now)
+          return new Response(null, { status: 200 })
+        }
         const before = zone.records.length
         zone.records = zone.records.filter((r) => !(r.type === type && r.name === name))
-        return before === zone.records.length ? json(404, { code: 'NOT_FOUND', message: 'Record not found' }) : new Response(null, { status: 204 })
+        if (before === zone.records.length) return json(404, { code: 'NOT_FOUND', message: 'Record not found' })
+        lastEdit.set(zone.name, now)
+        return new Response(null, { status: 204 })
       }
       return json(405, { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed' })
     },
   })
+  state = Object.assign(fake, { editWindowMs: 0, conflicts: 0 })
+  return state
 }

@@ -3,7 +3,7 @@
 // follows; `badCredential` is a credential of the right shape the fake refuses, `foreignZone` a zone
 // id the credential does not reach.
 import type { Zone } from '../../../src/adapters/dns-providers/types.ts'
-import type { Fake } from './common.ts'
+import { nextId, type Fake, type FakeZone } from './common.ts'
 import { startCloudflareFake } from './cloudflare.ts'
 import { startDigitalOceanFake } from './digitalocean.ts'
 import { startGoDaddyFake } from './godaddy.ts'
@@ -57,12 +57,29 @@ export interface FakeCase {
   unpaged?: { lists: ('zones' | 'records')[]; why: string }
   /** What a fresh zone holds at the provider besides what a test writes (Route 53: SOA and NS). */
   seedZone?(zoneName: string, f: Fake<any>): void
+  /** Where the stand-in honours the asked page size (as its card says the API does), how many filler
+   * zones and record rows make each listing span pages. */
+  pageFill?: { zones?: number; records?: { count: number; row: (zoneName: string, i: number) => unknown } }
+  /** Do-no-harm test: fields the provider assigns afresh on each write, a stored row's name and type
+   * where the usual field names do not tell it, how a seed row is stored. */
+  volatile?: string[]
+  rowKey?: (row: any, zone: string) => { name: string; type: string }
+  seedRow?: (zone: FakeZone<any>, row: any) => void
 }
 
 export const FAKE_CASES: FakeCase[] = [
   { id: 'cloudflare', reference: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', start: () => startCloudflareFake(), base: (f) => f.url + '/client/v4', badCredential: 'wrong-token', foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' } },
   { id: 'digitalocean', reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', start: () => startDigitalOceanFake(), base: (f) => f.url + '/v2', badCredential: 'dop_v1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'godaddy', reference: 'https://developer.godaddy.com/doc/endpoint/domains', start: () => startGoDaddyFake(), base: (f) => f.url, badCredential: 'wrongkey:wrongsecret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'godaddy',
+    reference: 'https://developer.godaddy.com/doc/endpoint/domains',
+    start: () => startGoDaddyFake(),
+    base: (f) => f.url,
+    badCredential: 'wrongkey:wrongsecret',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 500 a page of both lists; GoDaddy answers as many as asked.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ type: 'TXT', name: `filler${i}`, data: `filler-${i}`, ttl: 3600 }) } },
+  },
   {
     id: 'route53',
     reference: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html',
@@ -80,7 +97,16 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'vultr', reference: 'https://www.vultr.com/api/#tag/dns', start: () => startVultrFake(), base: (f) => f.url + '/v2', badCredential: 'WRONGKEY', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'linode', reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', start: () => startLinodeFake(), base: (f) => f.url + '/v4', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'netlify', reference: 'https://open-api.netlify.com/#tag/dnsZone', start: () => startNetlifyFake(), base: (f) => f.url + '/api/v1', badCredential: 'nfp_wrong', foreignZone: { id: 'notmine000', name: 'not-mine.example' } },
+  {
+    id: 'netlify',
+    reference: 'https://open-api.netlify.com/#tag/dnsZone',
+    unpaged: { lists: ['zones', 'records'], why: 'getDnsZones and getDnsRecords answer whole lists; the API ignores page and per_page' },
+    start: () => startNetlifyFake(),
+    base: (f) => f.url + '/api/v1',
+    badCredential: 'nfp_wrong',
+    foreignZone: { id: 'notmine000', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ id: nextId('rec'), dns_zone_id: z.id, ...row }),
+  },
   {
     id: 'vercel',
     reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns',
@@ -95,7 +121,17 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' }, start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'bunny', reference: 'https://docs.bunny.net/reference/dnszonepublic_index', unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' }, start: () => startBunnyFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  {
+    id: 'bunny',
+    reference: 'https://docs.bunny.net/reference/dnszonepublic_index',
+    unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' },
+    start: () => startBunnyFake(),
+    base: (f) => f.url,
+    badCredential: 'wrong-key',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    // bunny.net numbers its record types.
+    rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS'][r.Type] ?? String(r.Type) }),
+  },
   { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
   { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
@@ -110,13 +146,41 @@ export const FAKE_CASES: FakeCase[] = [
     badCredential: (f) => JSON.stringify({ ...JSON.parse(f.credential), client_secret: 'wrong' }),
     foreignZone: { id: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/dnszones/not-mine.example', name: 'not-mine.example' },
   },
-  { id: 'ovh', reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain', unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' }, start: () => startOvhFake(), base: (f) => f.url + '/1.0', badCredential: 'ak:as:wrong-consumer', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'ovh',
+    reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain',
+    unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' },
+    start: () => startOvhFake(),
+    base: (f) => f.url + '/1.0',
+    badCredential: 'ak:as:wrong-consumer',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ id: 9_000_000 + z.records.length + Math.floor(Math.random() * 1e6), zone: z.name, ...row }),
+  },
   { id: 'mythic-beasts', reference: 'https://www.mythic-beasts.com/support/api/dnsv2', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v2/zones and …/records answer whole lists' }, start: () => startMythicBeastsFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'simply-com', reference: 'https://www.simply.com/en/docs/api/', unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' }, start: () => startSimplyFake(), base: (f) => f.url, badCredential: 'S1:wrong', foreignZone: { id: 'objnotmine', name: 'not-mine.example' } },
-  { id: 'dynu', reference: 'https://www.dynu.com/Support/API#/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v2/dns and …/record answer whole lists' }, start: () => startDynuFake(), base: (f) => f.url, badCredential: 'wrong-key', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  {
+    id: 'dynu',
+    reference: 'https://www.dynu.com/Support/API#/dns',
+    unpaged: { lists: ['zones', 'records'], why: 'GET /v2/dns and …/record answer whole lists' },
+    start: () => startDynuFake(),
+    base: (f) => f.url,
+    badCredential: 'wrong-key',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    rowKey: (r, zone) => ({ name: r.nodeName ? `${String(r.nodeName).toLowerCase()}.${zone}` : zone, type: String(r.recordType).toUpperCase() }),
+  },
   { id: 'exoscale', reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature', unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' }, start: () => startExoscaleFake(), base: (f) => f.url + '/v2', badCredential: 'EXOwrong:wrong', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
   { id: 'spaceship', reference: 'https://docs.spaceship.dev/#tag/DNS-records', start: () => startSpaceshipFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'namecheap', reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/', unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' }, start: () => startNamecheapFake(), base: (f) => f.url, badCredential: 'pat:wrong:192.0.2.10', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'namecheap',
+    reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/',
+    unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' },
+    start: () => startNamecheapFake(),
+    base: (f) => f.url,
+    badCredential: 'pat:wrong:192.0.2.10',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // setHosts replaces every host, and Namecheap numbers them afresh.
+    volatile: ['HostId'],
+  },
   { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },

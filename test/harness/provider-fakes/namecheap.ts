@@ -3,16 +3,19 @@
 // XML answers with HTTP 200 even for errors (`Status="ERROR"`, `<Error Number>`: 1011102 bad API key,
 // 1011150 client IP not whitelisted, 2019166 domain not found); 429 when rate limited. getList pages
 // by Page/PageSize with `<Paging>`; getHosts answers the whole zone; setHosts replaces every host
-// (HostNameN, RecordTypeN, AddressN, MXPrefN, TTLN; MX needs EmailType=MX).
+// (HostNameN, RecordTypeN, AddressN, MXPrefN, TTLN) and sets the zone's mail setting to the EmailType
+// sent (none sent: NONE, so a client that drops it switches the customer's mail off); MX hosts need
+// EmailType=MX. getHosts answers the zone's EmailType on its result (test/harness/provider-cards/namecheap.ts).
 import { nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface NcHost {
-  HostId: number
+  HostId?: number | string
   Name: string
   Type: string
   Address: string
-  MXPref: number
-  TTL: number
+  MXPref: number | string
+  TTL: number | string
+  [attr: string]: unknown
 }
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
@@ -29,7 +32,8 @@ export function startNamecheapFake(user = 'pat' + nextId(), key = nextId('nck').
     async handle(req, url, f) {
       const p = req.method === 'POST' ? new URLSearchParams(await req.text()) : url.searchParams
       if (p.get('ApiUser') !== user || p.get('ApiKey') !== key) return fail('1011102', 'API Key is invalid or API access has not been enabled')
-      if (p.get('ClientIp') !== ip) return fail('1011150', `Invalid request IP: ${p.get('ClientIp')}`)
+      // The whitelist: the address given, and the loopback address the stand-in sees every call from.
+      if (p.get('ClientIp') !== ip && p.get('ClientIp') !== '127.0.0.1') return fail('1011150', `Invalid request IP: ${p.get('ClientIp')}`)
       const command = p.get('Command') ?? ''
       if (command === 'namecheap.domains.getList') {
         const page = Number(p.get('Page') ?? 1)
@@ -39,18 +43,20 @@ export function startNamecheapFake(user = 'pat' + nextId(), key = nextId('nck').
       const zone = f.zones.find((z) => z.name === `${p.get('SLD')}.${p.get('TLD')}`)
       if (!zone) return fail('2019166', 'Domain not found')
       if (command === 'namecheap.domains.dns.getHosts') {
-        return ok(command, `<DomainDNSGetHostsResult Domain="${zone.name}" IsUsingOurDNS="true">${zone.records.map((h) => `<host HostId="${h.HostId}" Name="${esc(h.Name)}" Type="${h.Type}" Address="${esc(h.Address)}" MXPref="${h.MXPref}" TTL="${h.TTL}" />`).join('')}</DomainDNSGetHostsResult>`)
+        const hostXml = (h: NcHost) => `<host ${Object.entries({ HostId: (h.HostId ??= ++ids), ...h }).map(([k, v]) => `${k}="${esc(String(v))}"`).join(' ')} />`
+        return ok(command, `<DomainDNSGetHostsResult Domain="${zone.name}" EmailType="${esc(String(zone.settings?.EmailType ?? 'MX'))}" IsUsingOurDNS="true">${zone.records.map(hostXml).join('')}</DomainDNSGetHostsResult>`)
       }
       if (command === 'namecheap.domains.dns.setHosts') {
         const hosts: NcHost[] = []
         for (let i = 1; p.has(`HostName${i}`); i++) {
-          const h: NcHost = { HostId: ++ids, Name: p.get(`HostName${i}`)!, Type: p.get(`RecordType${i}`) ?? '', Address: p.get(`Address${i}`) ?? '', MXPref: Number(p.get(`MXPref${i}`) ?? 10), TTL: Number(p.get(`TTL${i}`) ?? 1800) }
+          const h: NcHost = { HostId: ++ids, Name: p.get(`HostName${i}`)!, Type: p.get(`RecordType${i}`) ?? '', Address: p.get(`Address${i}`) ?? '', MXPref: p.get(`MXPref${i}`) ?? '10', TTL: p.get(`TTL${i}`) ?? '1800' }
           if (!h.Type || !h.Address) return fail('2050900', `Invalid Address for host ${i}`)
-          if (h.Type === 'MX' && p.get('EmailType') !== 'MX') return fail('2050900', 'MX records need EmailType=MX')
+          if (h.Type === 'MX' && (p.get('EmailType') ?? '').toUpperCase() !== 'MX') return fail('2050900', 'MX records need EmailType=MX')
           hosts.push(h)
         }
         for (const h of hosts) if (h.Type === 'CNAME' && hosts.some((o) => o !== h && o.Name === h.Name)) return fail('2050900', `CNAME ${h.Name} cannot stand beside other records`)
         zone.records = hosts
+        zone.settings = { ...zone.settings, EmailType: (p.get('EmailType') ?? 'NONE').toUpperCase() }
         return ok(command, `<DomainDNSSetHostsResult Domain="${zone.name}" IsSuccess="true" />`)
       }
       return fail('1010900', `Invalid command ${command}`)

@@ -1,9 +1,12 @@
-// Netlify API DNS zones, the parts the adapter uses (https://open-api.netlify.com/#tag/dnsZone:
-// getDnsZones, getDnsRecords, createDnsRecord, deleteDnsRecord): Bearer token; errors `{code,
-// message}` (401 "Access Denied: Invalid token", 404 "Not Found", 422, 429 "Rate limit exceeded" with
-// Retry-After); lists are bare arrays paged by `page`/`per_page`. Records `{id, hostname, type,
-// value, ttl, priority, flag, tag, dns_zone_id, site_id, managed}` with absolute hostnames.
-import { json, nextId, servePage } from './common.ts'
+// Netlify API DNS zones, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/netlify.ts; https://open-api.netlify.com/#tag/dnsZone: getDnsZones,
+// getDnsRecords, createDnsRecord, deleteDnsRecord): Bearer token; errors `{code, message}` (401
+// "Access Denied: Invalid token", 404 "Not Found", 422, 429 "Rate limit exceeded" with
+// X-RateLimit-Reset); lists are bare arrays of the whole list: `page` and `per_page` are ignored, as
+// the API ignores them. Records `{id, hostname, type, value, ttl, priority, flag, tag, dns_zone_id,
+// site_id, managed}` with absolute hostnames.
+import { netlify as card } from '../provider-cards/netlify.ts'
+import { json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface NetlifyRecord {
@@ -16,7 +19,7 @@ export interface NetlifyRecord {
   flag: number | null
   tag: string | null
   dns_zone_id: string
-  site_id: null
+  site_id: string | null
   managed: boolean
 }
 
@@ -26,15 +29,21 @@ export function startNetlifyFake(token = 'nfp_' + nextId().padEnd(36, 'n')) {
   return startRowFake<NetlifyRecord>({
     credential: token,
     authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
-    errors: { unauthorized: () => err(401, 'Access Denied: Invalid token'), notFound: () => err(404, 'Not Found'), invalid: (m) => err(422, m), throttled: () => err(429, 'Rate limit exceeded', { 'retry-after': '30' }) },
+    errors: {
+      unauthorized: () => err(401, 'Access Denied: Invalid token'),
+      notFound: () => err(404, 'Not Found'),
+      invalid: (m) => err(422, m),
+      throttled: (wait = 30) => {
+        const a = card.rateLimit.answer(wait)
+        return json(card.rateLimit.status, a.body, a.headers)
+      },
+    },
     retryAfter: 30,
     zoneId: () => nextId('5f').padEnd(24, '0'),
     routes: { zones: /^\/api\/v1\/dns_zones$/, records: /^\/api\/v1\/dns_zones\/(?<zone>[^/]+)\/dns_records$/, record: /^\/api\/v1\/dns_zones\/(?<zone>[^/]+)\/dns_records\/(?<id>[^/]+)$/ },
     zoneRow: (z) => ({ id: z.id, name: z.name, dns_servers: ['dns1.p03.nsone.net', 'dns2.p03.nsone.net'], account_slug: 'team' }),
-    list(f, kind, rows, url) {
-      const s = servePage(f, kind, rows, Number(url.searchParams.get('page') ?? 1), Number(url.searchParams.get('per_page') ?? 100))
-      return json(200, s.items)
-    },
+    // The whole list, whatever `page` and `per_page` say.
+    list: (_f, _kind, rows) => json(200, rows),
     create(b, z) {
       if (typeof b.type !== 'string' || typeof b.hostname !== 'string' || typeof b.value !== 'string' || !b.value) return 'type, hostname and value are required'
       if (b.hostname !== z.name && !b.hostname.endsWith(`.${z.name}`)) return `hostname must be within ${z.name}`

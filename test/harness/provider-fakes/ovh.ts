@@ -3,8 +3,11 @@
 // recomputed from the application secret and consumer key (403 "Invalid signature" /
 // INVALID_CREDENTIAL otherwise); errors `{message, errorCode?, httpCode?}` (404 "This service does not
 // exist", 400 "Invalid parameter", 429 "Too many requests" with Retry-After). Zone and record lists are
-// whole lists (of names and of ids); changes stay staged until POST /domain/zone/{zone}/refresh.
+// whole lists (of names and of ids); a record is changed in place with PUT …/record/{id}; SPF, DKIM and
+// DMARC are record types of their own; changes stay staged until POST /domain/zone/{zone}/refresh
+// (test/harness/provider-cards/ovh.ts).
 import { createHash } from 'node:crypto'
+import { ovh as card } from '../provider-cards/ovh.ts'
 import { json, nextId, startFake, type Fake } from './common.ts'
 
 export interface OvhRecord {
@@ -24,7 +27,10 @@ export function startOvhFake(ak = nextId('ak'), as = nextId('as').padEnd(32, 's'
     credential: `${ak}:${as}:${ck}`,
     zoneId: (name) => name,
     retryAfter: 5,
-    throttled: () => err(429, 'Too many requests', 'QUERY_LIMIT_REACHED', { 'retry-after': '5' }),
+    throttled: (wait = 5) => {
+      const a = card.rateLimit.answer(wait)
+      return json(card.rateLimit.status, a.body, a.headers)
+    },
     async handle(req, url, f) {
       const body = req.method === 'GET' || req.method === 'DELETE' ? '' : await req.text()
       const h = (n: string) => req.headers.get(n) ?? ''
@@ -52,6 +58,12 @@ export function startOvhFake(ak = nextId('ak'), as = nextId('as').padEnd(32, 's'
         const r: OvhRecord = { id: ++ids, zone: zone.name, subDomain: sub, fieldType: b.fieldType, target: b.target, ttl: b.ttl ?? 0 }
         zone.records.push(r)
         return json(200, r)
+      }
+      if (req.method === 'PUT' && rec) {
+        const b = JSON.parse(body || '{}') as Partial<OvhRecord>
+        if (b.target !== undefined && (typeof b.target !== 'string' || !b.target)) return err(400, 'Invalid parameter: target')
+        Object.assign(rec, { ...(b.subDomain !== undefined ? { subDomain: b.subDomain } : {}), ...(b.target !== undefined ? { target: b.target } : {}), ...(b.ttl !== undefined ? { ttl: b.ttl } : {}) })
+        return json(200, null)
       }
       if (req.method === 'DELETE' && rec) {
         zone.records.splice(zone.records.indexOf(rec), 1)

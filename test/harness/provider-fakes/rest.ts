@@ -7,7 +7,7 @@ import { startFake, type Fake, type FakeZone } from './common.ts'
 export interface RowFakeSpec<R> {
   credential: string
   authorized(req: Request, url: URL): boolean
-  errors: { unauthorized(): Response; notFound(): Response; invalid(message: string): Response; throttled(): Response }
+  errors: { unauthorized(): Response; notFound(): Response; invalid(message: string): Response; throttled(wait?: number): Response }
   retryAfter?: number
   zoneId?: (name: string) => string
   routes: { zones: RegExp; records: RegExp; record: RegExp }

@@ -1,0 +1,75 @@
+import { defineCard } from './types.ts'
+
+export const namecheap = defineCard({
+  id: 'namecheap',
+  name: 'Namecheap',
+  sources: {
+    docs: { kind: 'docs', url: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/', note: '"All host records that are not included into the API call will be deleted"; EmailType MXE, MX, FWD, OX; TTL 60–60000, default 1800' },
+    getHosts: { kind: 'docs', url: 'https://www.namecheap.com/support/api/methods/domains-dns/get-hosts/' },
+    getList: { kind: 'docs', url: 'https://www.namecheap.com/support/api/methods/domains/get-list/' },
+    intro: { kind: 'docs', url: 'https://www.namecheap.com/support/api/intro/', note: 'global parameters ApiUser, ApiKey, UserName, ClientIp (whitelisted IPv4); limits 50/min, 700/hour, 8000/day' },
+    errors: { kind: 'docs', url: 'https://www.namecheap.com/support/api/error-codes/' },
+    lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/namecheap/internal/client.go', note: 'getHosts then setHosts with every host read, EmailType sent back' },
+    dnscontrol: { kind: 'client', url: 'https://github.com/StackExchange/dnscontrol/blob/main/providers/namecheap/namecheapProvider.go' },
+  },
+  base: { url: 'https://api.namecheap.com/xml.response', versions: 'the one XML API; sandbox https://api.sandbox.namecheap.com/xml.response', cite: ['intro'] },
+  auth: {
+    scheme: 'query or form parameters ApiUser, ApiKey, UserName, ClientIp',
+    issued: 'an API key (Profile → Tools → API Access) for the account\'s user name; the calling IPv4 address must be whitelisted there',
+    accepted: ['api_user:api_key', 'api_user:api_key:client_ip', '{"ApiUser", "ApiKey", "ClientIp"?}', 'NAMECHEAP_API_USER=… / NAMECHEAP_API_KEY=… lines'],
+    cite: ['intro', 'lego'],
+  },
+  listing: {
+    zones: { pages: 'page', params: 'Page, PageSize (10–100)', maxPageSize: 100, end: '<Paging><TotalItems>' },
+    records: { pages: false, end: 'getHosts answers the whole zone' },
+    cite: ['getList', 'getHosts'],
+  },
+  records: {
+    types: ['A', 'AAAA', 'ALIAS', 'CAA', 'CNAME', 'MX', 'MXE', 'NS', 'TXT', 'URL', 'URL301', 'FRAME'],
+    names: '`Name` relative, `@` the apex',
+    values: '`Address` (hostnames with the trailing dot, TXT unquoted); MX `MXPref` apart',
+    providerOnly: [
+      { kind: 'URL / URL301 / FRAME', what: 'web redirects served by Namecheap', portico: 'kept' },
+      { kind: 'MXE', what: 'mail forwarding to an address', portico: 'kept' },
+      { kind: 'ALIAS', what: 'apex alias to a hostname', portico: 'kept' },
+      { kind: 'EmailType (zone setting)', what: 'the zone\'s mail setting: MX (custom), MXE, FWD (email forwarding), OX (Private Email)', portico: 'kept' },
+      { kind: 'IsDDNSEnabled', what: 'a host updated by Namecheap dynamic DNS; setHosts cannot carry the setting', portico: 'locked' },
+    ],
+    cite: ['docs', 'getHosts', 'lego'],
+  },
+  ttl: { min: 60, default: 1800, max: 60000, cite: ['docs'] },
+  rateLimit: {
+    status: 429,
+    answer: () => ({ headers: {}, body: '<ApiResponse Status="ERROR"><Errors><Error Number="500000">Too many requests</Error></Errors></ApiResponse>' }),
+    signal: 'none: no wait is signalled, so Portico reports it at once',
+    limits: '50 calls a minute, 700 an hour, 8000 a day per account',
+    cite: ['intro'],
+  },
+  errors: [
+    { when: 'an API key Namecheap does not know, or API access off', status: 200, body: '<Error Number="1011102">API Key is invalid or API access has not been enabled</Error>', reason: 'auth' },
+    { when: 'the client address is not whitelisted', status: 200, body: '<Error Number="1011150">Invalid request IP</Error>', reason: 'permission' },
+    { when: 'a domain not in the account', status: 200, body: '<Error Number="2019166">Domain not found</Error>', reason: 'zone_not_found' },
+    { when: 'a domain of another account', status: 200, body: '<Error Number="2016166">Domain is not associated with your account</Error>', reason: 'zone_not_found' },
+  ],
+  errorsCite: ['errors', 'getHosts'],
+  quirks: [
+    { text: 'setHosts replaces the whole zone: a write must send every host back, and the zone\'s EmailType with it, or mail forwarding / Private Email stops.', cite: ['docs', 'lego'] },
+    { text: 'Errors come with HTTP 200 and Status="ERROR".', cite: ['errors'] },
+  ],
+  settings: { EmailType: 'FWD' },
+  baselineWithout: ['MX'],
+  seeds: (zone) => [
+    { shape: 'a URL301 redirect', row: { Name: 'go', Type: 'URL301', Address: 'https://example.net/landing', MXPref: '10', TTL: '1800' } },
+    { shape: 'a FRAME redirect', row: { Name: 'framed', Type: 'FRAME', Address: 'http://example.org/', MXPref: '10', TTL: '1800' } },
+    { shape: 'an MXE mail forward', row: { Name: 'mx-fw', Type: 'MXE', Address: '198.51.100.77', MXPref: '10', TTL: '1800' } },
+    { shape: 'a long non-ASCII TXT', row: { Name: 'long', Type: 'TXT', Address: 'ñ'.repeat(260), MXPref: '10', TTL: '1799' } },
+    { shape: 'a TXT at Portico\'s verification name', row: { Name: '_portico-challenge', Type: 'TXT', Address: 'other-vendor=1', MXPref: '10', TTL: '1800' } },
+    { shape: 'a redirect where Portico points www', row: { Name: 'www', Type: 'URL', Address: `http://${zone}/`, MXPref: '10', TTL: '1800' } },
+    { shape: 'a dynamic DNS host (setHosts cannot carry it)', row: { Name: 'home', Type: 'A', Address: '203.0.113.50', MXPref: '10', TTL: '60', IsDDNSEnabled: 'true' }, blocks: true },
+  ],
+  disagreements: [
+    'The setHosts page lists RecordType values without CAA and ALIAS; getHosts answers them and the API accepts them back (lego and dnscontrol send them): the card follows the API.',
+    'The getHosts example shows no EmailType; the API answers it on DomainDNSGetHostsResult, and setHosts takes it: the card sends back what getHosts said.',
+    'Namecheap documents its rate limits but not the answer past them; the stand-in answers HTTP 429 with an error and no wait (an assumption, flagged here).',
+  ],
+})
