@@ -219,7 +219,11 @@ describe('provider specifics', () => {
     const zone = (await p.listZones()).find((x) => x.name === name)!
     const sets = await p.readRecords(zone)
     expect(sets.find((s) => s.name === `api.${name}`)?.values).toEqual(['198.51.100.9'])
-    expect(sets.some((s) => s.name === `www.${name}`)).toBe(false)
+    // Read, but locked: the planner never changes or removes them.
+    const www = sets.find((s) => s.name === `www.${name}`)
+    expect([www?.type, www?.locked]).toEqual(['A', 'Route 53 routing-policy record sets (SetIdentifier)'])
+    expect(sets.find((s) => s.name === `www.${name}`)?.values.length).toBe(4)
+    expect(() => planApply(sets, [{ type: 'CNAME', host: 'www', value: 'edge.portico.test' }], name, [], p)).toThrow(/routing-policy/)
     expect(f.requests.some((r) => r.includes('identifier=w'))).toBe(true)
     const e = await errorOf(p.writeChanges(zone, [{ name: `www.${name}`, type: 'A', ttl: 300, values: ['203.0.113.1'] }]))
     expect(e?.kind).toBe('conflict')

@@ -14,6 +14,7 @@
 // and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
 // The signing page marks this scheme ("V2") discontinued in favour of ACS3-HMAC-SHA256; only `call`
 // and `rpcSignature` would change to move.
+import { paginate } from './paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
@@ -81,13 +82,11 @@ export class AlidnsProvider extends RecordBasedProvider {
 
   /** Every item of a list read by PageNumber/PageSize until TotalCount is reached. */
   private async all(action: string, params: Record<string, string>, pick: (r: any) => any[]): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.call(action, { ...params, PageNumber: page, PageSize: PAGE })
+    return paginate<any>({ provider: 'Alibaba Cloud DNS', what: action, pageSize: PAGE }, async ({ index, offset }) => {
+      const r = await this.call(action, { ...params, PageNumber: index, PageSize: PAGE })
       const items = pick(r) ?? []
-      out.push(...items)
-      if (items.length === 0 || out.length >= Number(r.TotalCount ?? 0)) return out
-    }
+      return { items, more: offset + items.length < Number(r.TotalCount ?? 0) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -5,6 +5,7 @@
 // `Type` is a number (0 A, 1 AAAA, 2 CNAME, 3 TXT, 4 MX, 9 CAA, 12 NS; others are bunny's own kinds).
 // Names are relative (`` the apex); MX priority and CAA flags/tag are their own fields. Errors are
 // `{ErrorKey, Field, Message}`: 401, 404 `dnszone.not_found`, 400 `validation_error`, 429.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
@@ -22,12 +23,11 @@ export class BunnyProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.api.call('GET', `/dnszone?page=${page}&perPage=1000`)
-      out.push(...(r.Items as { Id: number; Domain: string }[]).map((z) => ({ id: String(z.Id), name: canonicalName(z.Domain) })))
-      if (!r.HasMoreItems) return out
-    }
+    const rows = await paginate<{ Id: number; Domain: string }>({ provider: 'bunny.net', what: 'DNS zones', pageSize: 1000 }, async ({ index }) => {
+      const r = await this.api.call('GET', `/dnszone?page=${index}&perPage=1000`)
+      return { items: r.Items ?? [], more: !!r.HasMoreItems }
+    })
+    return rows.map((z) => ({ id: String(z.Id), name: canonicalName(z.Domain) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {

@@ -8,6 +8,7 @@
 // clashing record 400 (81053 / 81057). MX priority is its own field; CAA is written through `data:
 // {flags, tag, value}`; TXT content is written as quoted character strings, as the reference asks.
 // TTL 1 means "automatic" and is kept as 1, so a revert puts "automatic" back.
+import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type Zone } from './types.ts'
@@ -41,12 +42,10 @@ export class CloudflareProvider extends RecordBasedProvider {
 
   /** `perPage`: zones allow at most 50 a page, DNS records more. */
   private async paged(path: string, perPage: number): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.call('GET', `${path}${path.includes('?') ? '&' : '?'}page=${page}&per_page=${perPage}`)
-      out.push(...r.result)
-      if (!r.result_info || page >= r.result_info.total_pages) return out
-    }
+    return paginate<any>({ provider: 'Cloudflare', what: path, pageSize: perPage }, async ({ index }) => {
+      const r = await this.call('GET', `${path}${path.includes('?') ? '&' : '?'}page=${index}&per_page=${perPage}`)
+      return { items: r.result ?? [], more: !!r.result_info && index < r.result_info.total_pages }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -7,6 +7,7 @@
 // ClouDNS's values, so a requested TTL is written as the nearest one. Failures come with HTTP 200 as
 // `{status: "Failed", statusDescription}`: a bad auth-id or password, a domain not in the account;
 // a rate limit is 429.
+import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
@@ -42,12 +43,11 @@ export class CloudnsProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (let page = 1; ; page++) {
-      const rows = (await this.call('GET', '/dns/list-zones.json', { page: String(page), 'rows-per-page': '100' })) as { name: string; type: string }[]
-      if (!Array.isArray(rows) || rows.length === 0) return out
-      out.push(...rows.filter((z) => z.type === 'master').map((z) => ({ id: canonicalName(z.name), name: canonicalName(z.name) })))
-    }
+    const rows = await paginate<{ name: string; type: string }>({ provider: 'ClouDNS', what: 'zones' }, async ({ index }) => {
+      const r = await this.call('GET', '/dns/list-zones.json', { page: String(index), 'rows-per-page': '100' })
+      return { items: Array.isArray(r) ? r : [] }
+    })
+    return rows.filter((z) => z.type === 'master').map((z) => ({ id: canonicalName(z.name), name: canonicalName(z.name) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {

@@ -8,6 +8,7 @@
 // and TXT, `{hostname}` for CNAME and NS, `{server, priority}` for MX, `{flag, tag, data}` for CAA);
 // POST …/records creates one, PUT …/records/{id} replaces it, DELETE removes it. Errors are
 // `{message}` with 401, 404, 422 and 429.
+import { paginate } from './paging.ts'
 import { createHmac } from 'node:crypto'
 import { RestClient } from './rest.ts'
 import { hostValue, relativeName } from './record-based.ts'
@@ -60,12 +61,10 @@ export class ConstellixProvider extends RRsetBasedProvider {
   }
 
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.api().call('GET', `${path}?page=${page}&perPage=100`)
-      out.push(...(r.data as any[]))
-      if (page >= Number(r.meta?.pagination?.totalPages ?? 1)) return out
-    }
+    return paginate<any>({ provider: 'Constellix', what: path, pageSize: 100 }, async ({ index }) => {
+      const r = await this.api().call('GET', `${path}?page=${index}&perPage=100`)
+      return { items: r.data ?? [], more: index < Number(r.meta?.pagination?.totalPages ?? 1) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

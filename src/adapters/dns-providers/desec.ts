@@ -7,6 +7,7 @@
 // text (TXT quoted, hostnames with the trailing dot); the TTL may not go below the domain's
 // `minimum_ttl`, 3600 by default. Errors are `{detail}`: 401 "Invalid token.", 404 "Not found.",
 // 429 with Retry-After.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { exchange, failureOf } from './http.ts'
 import { absoluteName, relativeName } from './record-based.ts'
@@ -36,15 +37,14 @@ export class DesecProvider extends RRsetBasedProvider {
 
   /** Every item of a cursor-paged list (the Link header is needed, so this reads the raw exchange). */
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
     let url: string | null = `${this.base}${path}?cursor=`
-    while (url) {
+    return paginate<any>({ provider: 'deSEC', what: path }, async () => {
+      if (!url) return { items: [] }
       const r = await exchange('GET', url, this.api.opts.headers, undefined)
       if (r.status >= 300) throw failureOf('deSEC', r, r.body?.detail || `HTTP ${r.status}`)
-      out.push(...(r.body as any[]))
       url = nextLink(r.headers.get('link'))
-    }
-    return out
+      return { items: Array.isArray(r.body) ? r.body : [], more: url !== null }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

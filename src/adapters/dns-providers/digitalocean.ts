@@ -4,6 +4,7 @@
 // DELETE /domains/{name}/records/{id} (204). Record names are relative (`@` for the apex); MX keeps
 // its priority apart; CAA is `data` with `flags` and `tag` apart. Errors are `{id, message}`: 401
 // `unauthorized`, 404 `not_found`, 429 `too_many_requests`, 422 `unprocessable_entity`.
+import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
 import { canonicalName, canonicalValue, unquoteTxt, type Zone } from './types.ts'
@@ -32,16 +33,15 @@ export class DigitalOceanProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
     let next: string | null = `${path}?per_page=200`
-    while (next) {
+    return paginate<any>({ provider: 'DigitalOcean', what: path, pageSize: 200 }, async () => {
+      if (!next) return { items: [] }
       const r = await this.call('GET', next)
-      out.push(...(r[key] ?? []))
       const link = r.links?.pages?.next as string | undefined
       // Follow only links on the same API base (never wherever a response points).
       next = link && link.startsWith(this.base) ? link : null
-    }
-    return out
+      return { items: r[key] ?? [], more: next !== null }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

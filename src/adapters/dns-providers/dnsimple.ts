@@ -5,6 +5,7 @@
 // Names are relative (`` the apex); MX priority is its own field; SOA and apex NS are system records
 // that cannot be written. Errors are `{message, errors?}`: 401 "Authentication failed", 402 a feature
 // the account's plan does not include, 404 "Zone `x` not found", 429 (X-RateLimit-Reset), 400.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
@@ -26,12 +27,10 @@ export class DnsimpleProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.api.call('GET', `${await this.prefix()}${path}?page=${page}&per_page=100`)
-      out.push(...(r.data ?? []))
-      if (page >= (r.pagination?.total_pages ?? 1)) return out
-    }
+    return paginate<any>({ provider: 'DNSimple', what: path, pageSize: 100 }, async ({ index }) => {
+      const r = await this.api.call('GET', `${await this.prefix()}${path}?page=${index}&per_page=100`)
+      return { items: r.data ?? [], more: index < (r.pagination?.total_pages ?? 1) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -6,6 +6,7 @@
 // Names are relative (`` the apex); hostnames in `value` carry the trailing dot, TXT and CAA values
 // are quoted. Errors are `{error: [messages]}`: 403 for a bad key or signature, 404, 400 (and 400
 // "Rate limit exceeded", DNS Made Easy's rate limit, which sends no Retry-After).
+import { paginate } from './paging.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
@@ -38,12 +39,10 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.call('GET', `${path}?page=${page}&rows=1000`)
-      out.push(...(r.data ?? []))
-      if (page >= (r.totalPages ?? 1)) return out
-    }
+    return paginate<any>({ provider: 'DNS Made Easy', what: path, pageSize: 1000 }, async ({ index }) => {
+      const r = await this.call('GET', `${path}?page=${index}&rows=1000`)
+      return { items: r.data ?? [], more: index < (r.totalPages ?? 1) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

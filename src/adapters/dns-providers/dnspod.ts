@@ -12,6 +12,7 @@
 // dot; MX priority is its own field. A record replaced by one of the same name and type is changed in
 // place with ModifyRecord; the rest of a change is DeleteRecord and CreateRecord. The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
 // DNS_PROVIDER_API_BASES); the default is the mainland one.
+import { paginate } from './paging.ts'
 import { createHash, createHmac } from 'node:crypto'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
@@ -79,14 +80,12 @@ export class DnspodProvider extends RecordBasedProvider {
 
   /** Every item of a list read by Offset/Limit until the total is reached. */
   private async all(action: string, empty: string, params: Record<string, unknown>, pick: (r: any) => { items: any[]; total: number }): Promise<any[]> {
-    const out: any[] = []
-    for (;;) {
-      const r = await this.call(action, { ...params, Offset: out.length, Limit: PAGE }, empty)
-      if (!r) return out
+    return paginate<any>({ provider: 'DNSPod', what: action, pageSize: PAGE }, async ({ offset }) => {
+      const r = await this.call(action, { ...params, Offset: offset, Limit: PAGE }, empty)
+      if (!r) return { items: [] }
       const { items, total } = pick(r)
-      out.push(...items)
-      if (items.length === 0 || out.length >= total) return out
-    }
+      return { items, more: offset + items.length < total }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -6,6 +6,7 @@
 // are relative (`@` the apex); values are zone-file text (TXT quoted, hostnames with the trailing
 // dot); TTL at least 300. Errors are `{code, message, object, cause}`: 401, 403 (a token without the
 // domain's DNS permission), 404 "Domain not found", 409, 429.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -23,12 +24,7 @@ export class GandiProvider extends RRsetBasedProvider {
   }
 
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const rows = (await this.api.call('GET', `${path}?page=${page}&per_page=500`)) as any[]
-      if (rows.length === 0) return out
-      out.push(...rows)
-    }
+    return paginate<any>({ provider: 'Gandi', what: path }, async ({ index }) => ({ items: (await this.api.call('GET', `${path}?page=${index}&per_page=500`)) as any[] }))
   }
 
   async listZones(): Promise<Zone[]> {

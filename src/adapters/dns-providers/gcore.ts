@@ -5,6 +5,7 @@
 // replaced with PUT and removed with DELETE on the same path. Names are absolute; rdata fields as NS1
 // takes them (MX `[10, "mx."]`, CAA `[0, "issue", "ca"]`, TXT `[text]`). Errors are `{error}`: 401,
 // 403, 404 "zone not found", 409 "rrset already exists", 429.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
 import { fromAnswer, toAnswer } from './ns1.ts'
@@ -21,13 +22,11 @@ export class GcoreProvider extends RRsetBasedProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (;;) {
-      const r = await this.api.call('GET', `${path}?limit=1000&offset=${out.length}`)
+    return paginate<any>({ provider: 'Gcore', what: path, pageSize: 1000 }, async ({ offset }) => {
+      const r = await this.api.call('GET', `${path}?limit=1000&offset=${offset}`)
       const rows = (r[key] ?? []) as any[]
-      out.push(...rows)
-      if (rows.length === 0 || out.length >= Number(r.total_amount ?? 0)) return out
-    }
+      return { items: rows, more: r.total_amount === undefined ? undefined : offset + rows.length < Number(r.total_amount) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

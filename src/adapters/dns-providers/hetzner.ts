@@ -8,6 +8,7 @@
 // with the trailing dot, TXT as quoted strings). Errors are `{"error": {"code", "message"}}`: 401
 // unauthorized, 403 forbidden (a read-only token), 404 not_found, 409 uniqueness_error, 429
 // rate_limit_exceeded, 422 invalid_input.
+import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, hostValue, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -53,13 +54,13 @@ export class HetznerProvider extends RRsetBasedProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page: number | null = 1; page; ) {
+    let page: number | null = 1
+    return paginate<any>({ provider: 'Hetzner', what: path, pageSize: 100 }, async () => {
+      if (!page) return { items: [] }
       const r = await this.call('GET', `${path}?page=${page}&per_page=100`)
-      out.push(...(r[key] ?? []))
       page = r.meta?.pagination?.next_page ?? null
-    }
-    return out
+      return { items: r[key] ?? [], more: page !== null }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

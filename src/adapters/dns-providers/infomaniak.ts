@@ -6,6 +6,7 @@
 // its priority inside `target` (`10 mx.example.com`); TXT targets are sent as zone-file strings
 // so a text that itself starts with a quote reads back unchanged. Errors are `{result: "error",
 // error: {code, description}}` with 401, 403, 404, 422 and 429 (Retry-After).
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
 import { canonicalName, quoteTxt, unquoteTxt, type Zone } from './types.ts'
@@ -21,12 +22,11 @@ export class InfomaniakProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.api.call('GET', `/1/product?service_name=domain&page=${page}&per_page=100`)
-      for (const p of r.data as { id: number; customer_name: string }[]) out.push({ id: String(p.id), name: canonicalName(p.customer_name) })
-      if (page >= (r.pages ?? 1)) return out
-    }
+    const rows = await paginate<{ id: number; customer_name: string }>({ provider: 'Infomaniak', what: 'domains', pageSize: 100 }, async ({ index }) => {
+      const r = await this.api.call('GET', `/1/product?service_name=domain&page=${index}&per_page=100`)
+      return { items: r.data ?? [], more: index < (r.pages ?? 1) }
+    })
+    return rows.map((p) => ({ id: String(p.id), name: canonicalName(p.customer_name) }))
   }
 
   private path(zone: Zone) {

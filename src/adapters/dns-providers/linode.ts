@@ -5,6 +5,7 @@
 // (`` the apex); `target` is the data, MX priority its own field, CAA `tag` its own field (flags are
 // always 0). Linode stores a TTL as the nearest of its allowed values. Errors are `{errors: [{reason,
 // field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
@@ -20,12 +21,10 @@ export class LinodeProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.api.call('GET', `${path}?page=${page}&page_size=500`)
-      out.push(...(r.data ?? []))
-      if (page >= (r.pages ?? 1)) return out
-    }
+    return paginate<any>({ provider: 'Linode', what: path, pageSize: 500 }, async ({ index }) => {
+      const r = await this.api.call('GET', `${path}?page=${index}&page_size=500`)
+      return { items: r.data ?? [], more: index < (r.pages ?? 1) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -4,6 +4,7 @@
 // priority?}`, DELETE …/records/{id}. `host` is relative (`` the apex); `answer` holds hostnames
 // without the trailing dot; MX priority is its own field; TTL at least 300. Errors are `{message,
 // details?}`: 401 "Unauthenticated", 403 "Permission Denied", 404 "Not Found", 429.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
@@ -19,13 +20,13 @@ export class NamecomProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page: number | undefined = 1; page; ) {
+    let page: number | undefined = 1
+    return paginate<any>({ provider: 'Name.com', what: path, pageSize: 1000 }, async () => {
+      if (!page) return { items: [] }
       const r = await this.api.call('GET', `${path}?page=${page}&perPage=1000`)
-      out.push(...(r[key] ?? []))
-      page = r.nextPage
-    }
-    return out
+      page = r.nextPage || undefined
+      return { items: r[key] ?? [], more: page !== undefined }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -7,6 +7,7 @@
 // Every answer is HTTP 200 with `reply.code`: 300 success; 110 an invalid key; 111/112/113 a key that
 // may not do this (a sub-account, an address not allowed); 200 a domain not in the account; 280 a
 // refused record; HTTP 429 when rate limited.
+import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, ProviderError, type ProviderErrorKind, type Zone } from './types.ts'
@@ -48,14 +49,13 @@ export class NamesiloProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (let page = 1; ; page++) {
-      const reply = await this.call('listDomains', { page: String(page), pageSize: '100' })
-      const names = many<string | { domain?: string }>(reply.domains?.domain ?? reply.domains).map((d) => (typeof d === 'string' ? d : (d.domain ?? '')))
-      out.push(...names.filter(Boolean).map((n) => ({ id: canonicalName(n), name: canonicalName(n) })))
-      const total = Number(reply.pager?.total ?? out.length)
-      if (names.length === 0 || out.length >= total) return out
-    }
+    const names = await paginate<string>({ provider: 'NameSilo', what: 'domains', pageSize: 100 }, async ({ index, offset }) => {
+      const reply = await this.call('listDomains', { page: String(index), pageSize: '100' })
+      const items = many<string | { domain?: string }>(reply.domains?.domain ?? reply.domains).map((d) => (typeof d === 'string' ? d : (d.domain ?? ''))).filter(Boolean)
+      const total = reply.pager?.total === undefined ? undefined : Number(reply.pager.total)
+      return { items, more: total === undefined ? undefined : offset + items.length < total }
+    })
+    return names.map((n) => ({ id: canonicalName(n), name: canonicalName(n) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {

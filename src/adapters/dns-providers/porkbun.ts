@@ -8,6 +8,7 @@
 // `{status: "ERROR", message}`: "Invalid API key." is a refused credential, a domain "not opted in to
 // API access" a missing permission (the person switches API access on per domain), "Invalid domain." a
 // zone the account does not hold; 429 is the rate limit.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, type ProviderErrorKind, type Zone } from './types.ts'
@@ -48,12 +49,11 @@ export class PorkbunProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
-    for (;;) {
-      const page = ((await this.post('/domain/listAll', { start: String(out.length) })).domains ?? []) as { domain: string }[]
-      if (page.length === 0) return out
-      out.push(...page.map((d) => ({ id: canonicalName(d.domain), name: canonicalName(d.domain) })))
-    }
+    // listAll answers up to 1000 domains from `start`; the reference says to read on until an empty answer.
+    const rows = await paginate<{ domain: string }>({ provider: 'Porkbun', what: 'domains' }, async ({ offset }) => ({
+      items: ((await this.post('/domain/listAll', { start: String(offset) })).domains ?? []) as { domain: string }[],
+    }))
+    return rows.map((d) => ({ id: canonicalName(d.domain), name: canonicalName(d.domain) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {

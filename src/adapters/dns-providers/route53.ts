@@ -7,11 +7,12 @@
 // DELETE must name the set exactly as it is, so the current sets are read first). Values are zone-file
 // text (TXT quoted, hostnames with the trailing dot). Errors are `<ErrorResponse><Error><Code>`: 403
 // InvalidClientTokenId / SignatureDoesNotMatch / AccessDenied, 400 Throttling ("Rate exceeded"), 404
-// NoSuchHostedZone, 400 InvalidChangeBatch. Alias record sets carry no values and are left alone.
-// Record sets with a routing policy (weighted, latency, failover…: they carry a `SetIdentifier`) are
-// several sets under one name and type; Portico does not manage those, so they are not read as a plain
-// set, and a change to a name and type that has them is refused as a conflict instead of an UPSERT
-// that would collide with them.
+// NoSuchHostedZone, 400 InvalidChangeBatch. Alias record sets (AliasTarget) and record sets with a
+// routing policy (weighted, latency, failover…: several sets under one name and type, each with a
+// `SetIdentifier`) are read as locked sets: the planner never changes or removes them (it refuses
+// before writing), and a direct change to a routing-policy name and type is refused as a conflict
+// instead of an UPSERT that would collide with them.
+import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { signV4 } from './sigv4.ts'
 import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
@@ -82,17 +83,18 @@ export class Route53Provider implements DnsProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    const out: Zone[] = []
     let marker: string | undefined
-    for (;;) {
+    const zones = await paginate<string>({ provider: 'Route 53', what: 'hosted zones' }, async () => {
       const xml = await this.call('GET', `/2013-04-01/hostedzone${marker ? `?marker=${encodeURIComponent(marker)}` : ''}`)
-      for (const z of blocks(xml, 'HostedZone')) {
-        if (tag(z, 'PrivateZone') === 'true') continue // a VPC's private view is not the public zone
-        out.push({ id: tag(z, 'Id')!.replace(/^\/hostedzone\//, ''), name: unescapeName(tag(z, 'Name')!) })
-      }
-      if (tag(xml, 'IsTruncated') !== 'true') return out
       marker = tag(xml, 'NextMarker')
+      return { items: blocks(xml, 'HostedZone'), more: tag(xml, 'IsTruncated') === 'true' && marker !== undefined }
+    })
+    const out: Zone[] = []
+    for (const z of zones) {
+      if (tag(z, 'PrivateZone') === 'true') continue // a VPC's private view is not the public zone
+      out.push({ id: tag(z, 'Id')!.replace(/^\/hostedzone\//, ''), name: unescapeName(tag(z, 'Name')!) })
     }
+    return out
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
@@ -104,23 +106,34 @@ export class Route53Provider implements DnsProvider {
     const sets: RRset[] = []
     const routed = new Set<string>()
     let next = ''
-    for (;;) {
+    const blocksRead = await paginate<string>({ provider: 'Route 53', what: `record sets of ${zone.name}` }, async () => {
       const xml = await this.call('GET', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset${next}`)
-      for (const s of blocks(xml, 'ResourceRecordSet')) {
-        const type = tag(s, 'Type')!
-        const name = unescapeName(tag(s, 'Name')!)
-        if (tag(s, 'SetIdentifier') !== undefined) {
-          routed.add(`${name}|${type}`)
-          continue
-        }
-        const values = blocks(s, 'ResourceRecord').map((r) => tag(r, 'Value')!)
-        if (values.length === 0) continue // alias set
-        sets.push({ name, type, ttl: Number(tag(s, 'TTL') ?? 300), values: values.map((v) => (type === 'TXT' || type === 'SPF' ? unquoteTxt(v) : canonicalValue(type, v))) })
-      }
-      if (tag(xml, 'IsTruncated') !== 'true') return { sets, routed }
       const id = tag(xml, 'NextRecordIdentifier')
-      next = `?name=${encodeURIComponent(tag(xml, 'NextRecordName')!)}&type=${encodeURIComponent(tag(xml, 'NextRecordType')!)}${id !== undefined ? `&identifier=${encodeURIComponent(id)}` : ''}`
+      const more = tag(xml, 'IsTruncated') === 'true' && tag(xml, 'NextRecordName') !== undefined
+      next = more ? `?name=${encodeURIComponent(tag(xml, 'NextRecordName')!)}&type=${encodeURIComponent(tag(xml, 'NextRecordType')!)}${id !== undefined ? `&identifier=${encodeURIComponent(id)}` : ''}` : ''
+      return { items: blocks(xml, 'ResourceRecordSet'), more }
+    })
+    const special = new Map<string, RRset>()
+    for (const s of blocksRead) {
+      const type = tag(s, 'Type')!
+      const name = unescapeName(tag(s, 'Name')!)
+      const ttl = Number(tag(s, 'TTL') ?? 300)
+      const alias = tag(s, 'DNSName')
+      const id = tag(s, 'SetIdentifier')
+      if (id !== undefined || alias !== undefined) {
+        // Routing-policy sets (several under one name and type) and alias sets are Route 53's own:
+        // read as locked sets, so a plan that would change or remove one is refused before writing.
+        if (id !== undefined) routed.add(`${name}|${type}`)
+        const k = `${name}|${type}`
+        const cur = special.get(k) ?? { name, type, ttl, values: [], locked: id !== undefined ? 'Route 53 routing-policy record sets (SetIdentifier)' : 'a Route 53 alias record' }
+        cur.values.push(alias !== undefined ? `alias ${canonicalName(alias)}${id !== undefined ? ` (${id})` : ''}` : `${id}: ${blocks(s, 'ResourceRecord').map((r) => tag(r, 'Value')!).join(' ')}`)
+        special.set(k, cur)
+        continue
+      }
+      const values = blocks(s, 'ResourceRecord').map((r) => tag(r, 'Value')!)
+      sets.push({ name, type, ttl, values: values.map((v) => (type === 'TXT' || type === 'SPF' ? unquoteTxt(v) : canonicalValue(type, v))) })
     }
+    return { sets: [...sets, ...special.values()], routed }
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
@@ -128,6 +141,8 @@ export class Route53Provider implements DnsProvider {
     const { sets: current, routed } = await this.readAll(zone)
     const clash = changes.find((c) => routed.has(`${c.name}|${c.type}`))
     if (clash) throw new ProviderError('conflict', `Route 53: ${clash.name} ${clash.type} has routing-policy record sets (SetIdentifier); Portico leaves those to you`)
+    const alias = changes.find((c) => current.some((s) => s.locked && s.name === c.name && s.type === c.type))
+    if (alias) throw new ProviderError('unrepresentable', `Route 53: ${alias.name} ${alias.type} is an alias record, which Portico cannot write back exactly as it is; nothing was written`)
     const set = (name: string, type: string, ttl: number, values: string[]) =>
       `<ResourceRecordSet><Name>${encode(name)}.</Name><Type>${type}</Type><TTL>${ttl}</TTL><ResourceRecords>${values
         .map((v) => `<ResourceRecord><Value>${encode(toValue(type, v))}</Value></ResourceRecord>`)

@@ -7,6 +7,7 @@
 // (`` the apex); data is zone-file text (hostnames with the trailing dot, TXT quoted); MX priority is
 // its own field. Errors are `{message, type}`: 401 `denied_authentication`, 403
 // `permissions_denied`, 404 `not_found`, 409 `conflict`, 429 `quotas_exceeded`/too many requests.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
@@ -22,13 +23,11 @@ export class ScalewayProvider implements DnsProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (let page = 1; ; page++) {
-      const r = await this.api.call('GET', `${path}?page=${page}&page_size=1000`)
+    return paginate<any>({ provider: 'Scaleway', what: path, pageSize: 1000 }, async ({ index, offset }) => {
+      const r = await this.api.call('GET', `${path}?page=${index}&page_size=1000`)
       const rows = (r[key] ?? []) as any[]
-      out.push(...rows)
-      if (rows.length === 0 || out.length >= Number(r.total_count ?? 0)) return out
-    }
+      return { items: rows, more: offset + rows.length < Number(r.total_count ?? 0) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

@@ -6,6 +6,7 @@
 // its type's fields: A/AAAA `address`, CNAME `cname`, NS `nameserver`, MX `exchange` and `preference`,
 // TXT `value`, CAA `flag`, `tag`, `value`. Names are relative (`@` the apex). Errors are `{detail,
 // data?}`: 401, 403, 404, 422, 429 (Retry-After).
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, canonicalValue, type Zone } from './types.ts'
@@ -62,13 +63,11 @@ export class SpaceshipProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string): Promise<any[]> {
-    const out: any[] = []
-    for (;;) {
-      const r = await this.api.call('GET', `${path}?take=500&skip=${out.length}`)
+    return paginate<any>({ provider: 'Spaceship', what: path, pageSize: 500 }, async ({ offset }) => {
+      const r = await this.api.call('GET', `${path}?take=500&skip=${offset}`)
       const rows = (r.items ?? []) as any[]
-      out.push(...rows)
-      if (rows.length === 0 || out.length >= Number(r.total ?? 0)) return out
-    }
+      return { items: rows, more: offset + rows.length < Number(r.total ?? 0) }
+    })
   }
 
   async listZones(): Promise<Zone[]> {
