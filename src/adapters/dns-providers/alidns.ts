@@ -14,6 +14,7 @@
 // and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
 // The signing page marks this scheme ("V2") discontinued in favour of ACS3-HMAC-SHA256; only `call`
 // and `rpcSignature` would change to move.
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
@@ -54,9 +55,7 @@ export class AlidnsProvider extends RecordBasedProvider {
     private readonly base = ALIDNS_API,
   ) {
     super()
-    const at = credential.indexOf(':')
-    this.keyId = at === -1 ? credential : credential.slice(0, at)
-    this.secret = at === -1 ? '' : credential.slice(at + 1)
+    ;[this.keyId, this.secret] = credentialParts(credential, [{ name: 'AccessKeyId', aliases: ['access_key_id', 'ALICLOUD_ACCESS_KEY', 'ALIBABA_CLOUD_ACCESS_KEY_ID', 'AccessKey ID'] }, { name: 'AccessKeySecret', aliases: ['access_key_secret', 'ALICLOUD_SECRET_KEY', 'ALIBABA_CLOUD_ACCESS_KEY_SECRET', 'AccessKey Secret'] }]) as [string, string]
   }
 
   private async call(action: string, params: Record<string, string | number>): Promise<any> {

@@ -11,6 +11,7 @@
 // (Retry-After). Through the OAuth rail the credential is instead a person's access token for Resource
 // Manager (not JSON): the zones are those of every subscription the person can see (GET /subscriptions,
 // paged by `nextLink`).
+import { credentialParts } from './credentials.ts'
 import { exchange, failureOf } from './http.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
@@ -66,12 +67,19 @@ export class AzureDnsProvider extends RRsetBasedProvider {
     private readonly base = AZURE_API,
   ) {
     super()
-    let p: any = null
-    try {
-      p = JSON.parse(credential)
-    } catch {}
-    this.sp = p && ['tenant_id', 'client_id', 'client_secret', 'subscription_id'].every((k) => typeof p[k] === 'string' && p[k]) ? p : null
-    this.token = p === null && /^[\x21-\x7e]{8,}$/.test(credential) ? credential : null
+    // A service principal as Azure issues it: Portico's JSON, the output of `az ad sp create-for-rbac`
+    // (appId, password, tenant) with the subscription added, or AZURE_* lines; else a person's token.
+    const named = /[{=\n]/.test(credential.trim())
+    const [tenant_id, client_id, client_secret, subscription_id] = named
+      ? credentialParts(credential, [
+          { name: 'tenant_id', aliases: ['tenant', 'tenantId', 'AZURE_TENANT_ID'] },
+          { name: 'client_id', aliases: ['appId', 'clientId', 'AZURE_CLIENT_ID'] },
+          { name: 'client_secret', aliases: ['password', 'clientSecret', 'AZURE_CLIENT_SECRET'] },
+          { name: 'subscription_id', aliases: ['subscription', 'subscriptionId', 'AZURE_SUBSCRIPTION_ID'] },
+        ])
+      : []
+    this.sp = named && tenant_id && client_id && client_secret && subscription_id ? { tenant_id, client_id, client_secret, subscription_id } : null
+    this.token = !named && /^[\x21-\x7e]{8,}$/.test(credential) ? credential : null
   }
 
   private async client(): Promise<RestClient> {

@@ -7,6 +7,7 @@
 // ClouDNS's values, so a requested TTL is written as the nearest one. Failures come with HTTP 200 as
 // `{status: "Failed", statusDescription}`: a bad auth-id or password, a domain not in the account;
 // a rate limit is 429.
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
@@ -31,8 +32,8 @@ export class CloudnsProvider extends RecordBasedProvider {
     private readonly base = CLOUDNS_API,
   ) {
     super()
-    const at = credential.indexOf(':')
-    this.auth = { 'auth-id': credential.slice(0, Math.max(0, at)), 'auth-password': credential.slice(at + 1) }
+    const [id, password] = credentialParts(credential, [{ name: 'auth-id', aliases: ['auth_id', 'sub-auth-id', 'CLOUDNS_AUTH_ID'] }, { name: 'auth-password', aliases: ['password', 'auth_password', 'CLOUDNS_AUTH_PASSWORD'] }])
+    this.auth = { 'auth-id': id!, 'auth-password': password! }
   }
 
   private async call(method: 'GET' | 'POST', path: string, params: Record<string, string>): Promise<any> {

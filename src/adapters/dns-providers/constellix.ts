@@ -8,6 +8,7 @@
 // and TXT, `{hostname}` for CNAME and NS, `{server, priority}` for MX, `{flag, tag, data}` for CAA);
 // POST …/records creates one, PUT …/records/{id} replaces it, DELETE removes it. Errors are
 // `{message}` with 401, 404, 422 and 429.
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac } from 'node:crypto'
 import { RestClient } from './rest.ts'
@@ -47,10 +48,10 @@ export class ConstellixProvider extends RRsetBasedProvider {
     private readonly base = CONSTELLIX_API,
   ) {
     super()
-    const i = credential.indexOf(':')
-    if (i < 1) throw new ProviderError('auth', 'Constellix credential must be api_key:secret_key')
-    this.key = credential.slice(0, i)
-    this.secret = credential.slice(i + 1)
+    const [key, secret] = credentialParts(credential, [{ name: 'api_key', aliases: ['apiKey', 'key', 'CONSTELLIX_API_KEY'] }, { name: 'secret_key', aliases: ['secretKey', 'secret', 'CONSTELLIX_SECRET_KEY'] }])
+    if (!key) throw new ProviderError('auth', 'Constellix credential must be api_key:secret_key')
+    this.key = key
+    this.secret = secret!
   }
 
   /** A client whose signature is made now (Constellix refuses a stale timestamp). */

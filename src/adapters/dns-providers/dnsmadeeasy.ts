@@ -6,6 +6,7 @@
 // Names are relative (`` the apex); hostnames in `value` carry the trailing dot, TXT and CAA values
 // are quoted. Errors are `{error: [messages]}`: 403 for a bad key or signature, 404, 400 (and 400
 // "Rate limit exceeded", DNS Made Easy's rate limit, which sends no Retry-After).
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
@@ -24,9 +25,7 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
     private readonly base = DNSMADEEASY_API,
   ) {
     super()
-    const at = credential.indexOf(':')
-    this.key = at === -1 ? credential : credential.slice(0, at)
-    this.secret = at === -1 ? '' : credential.slice(at + 1)
+    ;[this.key, this.secret] = credentialParts(credential, [{ name: 'api_key', aliases: ['apiKey', 'key', 'DNSMADEEASY_API_KEY'] }, { name: 'secret_key', aliases: ['secretKey', 'secret', 'DNSMADEEASY_API_SECRET'] }]) as [string, string]
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<any> {

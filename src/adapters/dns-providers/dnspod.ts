@@ -12,6 +12,7 @@
 // dot; MX priority is its own field. A record replaced by one of the same name and type is changed in
 // place with ModifyRecord; the rest of a change is DeleteRecord and CreateRecord. The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
 // DNS_PROVIDER_API_BASES); the default is the mainland one.
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHash, createHmac } from 'node:crypto'
 import { exchange, failureOf, type HttpResult } from './http.ts'
@@ -54,9 +55,7 @@ export class DnspodProvider extends RecordBasedProvider {
     private readonly base = DNSPOD_API,
   ) {
     super()
-    const at = credential.indexOf(':')
-    this.secretId = at === -1 ? credential : credential.slice(0, at)
-    this.secretKey = at === -1 ? '' : credential.slice(at + 1)
+    ;[this.secretId, this.secretKey] = credentialParts(credential, [{ name: 'SecretId', aliases: ['secret_id', 'TENCENTCLOUD_SECRET_ID'] }, { name: 'SecretKey', aliases: ['secret_key', 'TENCENTCLOUD_SECRET_KEY'] }]) as [string, string]
   }
 
   /** One action; null where DNSPod answers `empty` (its "no data" code for an empty list). */

@@ -6,6 +6,7 @@
 // /dns-domain/{id}/record `{name, type, content, ttl, priority?}`, DELETE …/record/{record-id}; writes
 // answer with an operation. Names are relative (`` the apex); hostnames in `content` absolute without
 // the trailing dot. Errors are `{message}`: 403 for a bad key or signature, 404, 400, 429.
+import { credentialParts } from './credentials.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
@@ -22,9 +23,7 @@ export class ExoscaleProvider extends RecordBasedProvider {
     private readonly base = EXOSCALE_API,
   ) {
     super()
-    const at = credential.indexOf(':')
-    this.key = at === -1 ? credential : credential.slice(0, at)
-    this.secret = at === -1 ? '' : credential.slice(at + 1)
+    ;[this.key, this.secret] = credentialParts(credential, [{ name: 'key', aliases: ['api_key', 'EXOSCALE_API_KEY'] }, { name: 'secret', aliases: ['api_secret', 'EXOSCALE_API_SECRET'] }]) as [string, string]
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<any> {

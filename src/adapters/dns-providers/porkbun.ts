@@ -8,6 +8,7 @@
 // `{status: "ERROR", message}`: "Invalid API key." is a refused credential, a domain "not opted in to
 // API access" a missing permission (the person switches API access on per domain), "Invalid domain." a
 // zone the account does not hold; 429 is the rate limit.
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
@@ -32,8 +33,8 @@ export class PorkbunProvider extends RecordBasedProvider {
   private readonly auth: { apikey: string; secretapikey: string }
   constructor(credential: string, base = PORKBUN_API) {
     super()
-    const at = credential.indexOf(':')
-    this.auth = { apikey: credential.slice(0, at), secretapikey: credential.slice(at + 1) }
+    const [apikey, secretapikey] = credentialParts(credential, [{ name: 'apikey', aliases: ['api_key', 'PORKBUN_API_KEY'] }, { name: 'secretapikey', aliases: ['secret_api_key', 'secret', 'PORKBUN_SECRET_API_KEY'] }])
+    this.auth = { apikey: apikey!, secretapikey: secretapikey! }
     this.api = new RestClient({
       name: 'Porkbun',
       base,

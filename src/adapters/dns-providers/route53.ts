@@ -12,6 +12,7 @@
 // `SetIdentifier`) are read as locked sets: the planner never changes or removes them (it refuses
 // before writing), and a direct change to a routing-policy name and type is refused as a conflict
 // instead of an UPSERT that would collide with them.
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { signV4 } from './sigv4.ts'
@@ -67,9 +68,9 @@ export class Route53Provider implements DnsProvider {
     private readonly base = ROUTE53_API,
     private readonly now: () => Date = () => new Date(),
   ) {
-    const at = credential.indexOf(':')
-    this.accessKeyId = at === -1 ? credential : credential.slice(0, at)
-    this.secretAccessKey = at === -1 ? '' : credential.slice(at + 1)
+    // As AWS issues it: `id:secret`, the downloaded CSV, an `aws iam create-access-key` JSON, or
+    // AWS_ACCESS_KEY_ID= lines (an aws_session_token alongside is not used).
+    ;[this.accessKeyId, this.secretAccessKey] = credentialParts(credential, [{ name: 'access_key_id', aliases: ['AccessKeyId', 'Access key ID', 'AWS_ACCESS_KEY_ID', 'aws_access_key_id'] }, { name: 'secret_access_key', aliases: ['SecretAccessKey', 'Secret access key', 'AWS_SECRET_ACCESS_KEY', 'aws_secret_access_key'] }]) as [string, string]
   }
 
   private async call(method: string, path: string, body = '') {

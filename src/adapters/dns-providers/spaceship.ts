@@ -6,6 +6,7 @@
 // its type's fields: A/AAAA `address`, CNAME `cname`, NS `nameserver`, MX `exchange` and `preference`,
 // TXT `value`, CAA `flag`, `tag`, `value`. Names are relative (`@` the apex). Errors are `{detail,
 // data?}`: 401, 403, 404, 422, 429 (Retry-After).
+import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from './record-based.ts'
@@ -58,8 +59,8 @@ export class SpaceshipProvider extends RecordBasedProvider {
   private readonly api: RestClient
   constructor(keySecret: string, base = SPACESHIP_API) {
     super()
-    const at = keySecret.indexOf(':')
-    this.api = new RestClient({ name: 'Spaceship', base, headers: { 'x-api-key': keySecret.slice(0, Math.max(0, at)), 'x-api-secret': keySecret.slice(at + 1) }, message: (b) => b?.detail })
+    const [key, secret] = credentialParts(keySecret, [{ name: 'api_key', aliases: ['key', 'X-Api-Key', 'SPACESHIP_API_KEY'] }, { name: 'api_secret', aliases: ['secret', 'X-Api-Secret', 'SPACESHIP_API_SECRET'] }])
+    this.api = new RestClient({ name: 'Spaceship', base, headers: { 'x-api-key': key!, 'x-api-secret': secret! }, message: (b) => b?.detail })
   }
 
   private async paged(path: string): Promise<any[]> {
