@@ -7,7 +7,11 @@
 // permission; a rate limit 429 (code 971, Retry-After); an unknown zone 404 (code 7003 / 1001); a
 // clashing record 400 (81053 / 81057). MX priority is its own field; CAA is written through `data:
 // {flags, tag, value}`; TXT content is written as quoted character strings, as the reference asks.
-// TTL 1 means "automatic" and is kept as 1, so a revert puts "automatic" back.
+// TTL 1 means "automatic" and is kept as 1, so a revert puts "automatic" back. A record's own
+// attributes (proxy status, comment, tags) are kept as its `native` part, so a record Portico removed
+// (a proxied `www` A under the CNAME it writes) comes back proxied, with its comment and tags; records
+// whose content is structured `data` Portico does not model (SRV, HTTPS, SVCB, LOC, URI, …) are read as
+// locked sets (test/harness/provider-cards/cloudflare.ts).
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from './record-based.ts'
@@ -61,12 +65,27 @@ export class CloudflareProvider extends RecordBasedProvider {
       else if (type === 'TXT') value = unquoteTxt(r.content)
       else if (type === 'CAA' && r.data) value = `${r.data.flags} ${r.data.tag} "${r.data.value}"`
       else value = canonicalValue(type, r.content)
-      return { id: r.id, name: absoluteName(r.name, zone.name), type, ttl: r.ttl, value }
+      const native: Record<string, unknown> = {}
+      if (r.proxied) native.proxied = true
+      if (r.comment) native.comment = r.comment
+      if (Array.isArray(r.tags) && r.tags.length) native.tags = r.tags
+      if (r.settings && Object.keys(r.settings).length) native.settings = r.settings
+      const structured = r.data && type !== 'CAA'
+      return {
+        id: r.id,
+        name: absoluteName(r.name, zone.name),
+        type,
+        ttl: r.ttl,
+        value,
+        ...(Object.keys(native).length ? { native } : {}),
+        ...(structured ? { locked: `a Cloudflare ${type} record with structured data` } : {}),
+      }
     })
   }
 
   private body(r: NewRecord): Record<string, unknown> {
     const { name, type, ttl, value } = r
+    const native = (r.native ?? {}) as { proxied?: boolean; comment?: string; tags?: string[]; settings?: object }
     const body: Record<string, unknown> = { type, name, ttl }
     if (type === 'MX') {
       const [prio, host] = value.split(' ')
@@ -75,7 +94,10 @@ export class CloudflareProvider extends RecordBasedProvider {
       const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)
       Object.assign(body, { data: { flags: Number(m?.[1] ?? 0), tag: m?.[2] ?? 'issue', value: m?.[3] ?? '' } })
     } else body.content = type === 'TXT' ? quoteTxt(value) : value
-    if (type === 'A' || type === 'AAAA' || type === 'CNAME') body.proxied = false
+    if (type === 'A' || type === 'AAAA' || type === 'CNAME') body.proxied = native.proxied ?? false
+    if (native.comment) body.comment = native.comment
+    if (native.tags) body.tags = native.tags
+    if (native.settings) body.settings = native.settings
     return body
   }
 
@@ -84,8 +106,8 @@ export class CloudflareProvider extends RecordBasedProvider {
     await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/dns_records/batch`, { deletes: deletes.map((d) => ({ id: d.id })), posts: creates.map((c) => this.body(c)) })
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/dns_records`, this.body({ name, type, ttl, value }))
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
+    await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/dns_records`, this.body({ name, type, ttl, value, native }))
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

@@ -1,9 +1,10 @@
 // Every provider's reference card, by catalog id (test/harness/provider-cards/types.ts says what a card
 // holds). docs/providers/README.md is rendered from these (`bun scripts/provider-cards-doc.ts`).
 import type { ProviderCard } from './types.ts'
+import { cloudflare } from './cloudflare.ts'
 import { godaddy } from './godaddy.ts'
 import { namecheap } from './namecheap.ts'
 import { netlify } from './netlify.ts'
 import { ovh } from './ovh.ts'
 
-export const CARDS: Record<string, ProviderCard> = Object.fromEntries([godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
+export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))

@@ -6,6 +6,7 @@
 // returned as stored; TXT content that is not quoted character strings is refused (the reference
 // asks for quotes). POST …/dns_records/batch runs deletes then posts against a copy and commits
 // all or nothing (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/).
+import { cloudflare as card } from '../provider-cards/cloudflare.ts'
 import { json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface CfRecord {
@@ -17,6 +18,9 @@ export interface CfRecord {
   priority?: number
   data?: { flags: number; tag: string; value: string }
   proxied?: boolean
+  comment?: string | null
+  tags?: string[]
+  [field: string]: unknown
 }
 
 const envelope = (result: unknown, info?: object) => ({ success: true, errors: [], messages: [], result, ...(info ? { result_info: info } : {}) })
@@ -44,7 +48,18 @@ function create(zone: Zone, records: CfRecord[], b: Partial<CfRecord>): CfRecord
   if (b.type === 'CNAME' ? records.some((r) => r.name === name && clash(r.type)) : records.some((r) => r.name === name && r.type === 'CNAME' && clash(b.type!))) {
     return fail(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.')
   }
-  const rec: CfRecord = { id: nextId('rec').padEnd(32, '0'), type: b.type, name, content, ttl: b.ttl ?? 1, ...(b.priority !== undefined ? { priority: b.priority } : {}), ...(b.data ? { data: b.data } : {}), proxied: b.proxied ?? false }
+  const rec: CfRecord = {
+    id: nextId('rec').padEnd(32, '0'),
+    type: b.type,
+    name,
+    content,
+    ttl: b.ttl ?? 1,
+    ...(b.priority !== undefined ? { priority: b.priority } : {}),
+    ...(b.data ? { data: b.data } : {}),
+    proxied: b.proxied ?? false,
+    ...(b.comment ? { comment: b.comment } : {}),
+    ...(b.tags ? { tags: b.tags } : {}),
+  }
   records.push(rec)
   return rec
 }
@@ -54,7 +69,10 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
     credential: token,
     zoneId: () => nextId('023e105f4ecef8ad9ca31a8372d0c3').slice(-32),
     retryAfter: 9,
-    throttled: () => json(429, { success: false, errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }], messages: [], result: null }, { 'retry-after': '9' }),
+    throttled: (wait = 9) => {
+      const a = card.rateLimit.answer(wait)
+      return json(card.rateLimit.status, a.body, a.headers)
+    },
     async handle(req, url, fake) {
       if (req.headers.get('authorization') !== `Bearer ${token}`) return fail(403, 10000, 'Authentication error')
       const path = url.pathname.replace(/^\/client\/v4/, '')

@@ -68,7 +68,15 @@ export interface FakeCase {
 }
 
 export const FAKE_CASES: FakeCase[] = [
-  { id: 'cloudflare', reference: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', start: () => startCloudflareFake(), base: (f) => f.url + '/client/v4', badCredential: 'wrong-token', foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' } },
+  {
+    id: 'cloudflare',
+    reference: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/',
+    start: () => startCloudflareFake(),
+    base: (f) => f.url + '/client/v4',
+    badCredential: 'wrong-token',
+    foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ id: nextId('rec').padEnd(32, '0'), ...row }),
+  },
   { id: 'digitalocean', reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', start: () => startDigitalOceanFake(), base: (f) => f.url + '/v2', badCredential: 'dop_v1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   {
     id: 'godaddy',

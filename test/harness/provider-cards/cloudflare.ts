@@ -1,0 +1,60 @@
+import { defineCard } from './types.ts'
+
+export const cloudflare = defineCard({
+  id: 'cloudflare',
+  name: 'Cloudflare',
+  sources: {
+    records: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', note: 'list (page, per_page up to 5,000,000; result_info.total_pages), batch, record fields proxied, comment, tags, settings, data' },
+    batch: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/', note: 'deletes, patches, puts, posts in that order, all or nothing' },
+    limits: { kind: 'docs', url: 'https://developers.cloudflare.com/fundamentals/api/reference/limits/', note: '1200 requests per five minutes per user; 429 with Retry-After' },
+    tokens: { kind: 'docs', url: 'https://developers.cloudflare.com/fundamentals/api/get-started/create-token/', note: 'API token (Bearer); the Global API Key with X-Auth-Email is the legacy form' },
+    schema: { kind: 'description', url: 'https://github.com/cloudflare/api-schemas/blob/main/openapi.yaml', note: 'Cloudflare\'s OpenAPI document; over 10 MB, not carried here: the stand-in follows the reference pages above' },
+    octodns: { kind: 'client', url: 'https://github.com/octodns/octodns-cloudflare/blob/main/octodns_cloudflare/__init__.py', note: 'keeps `proxied` as a record option; pages by result_info' },
+    dnscontrol: { kind: 'client', url: 'https://github.com/StackExchange/dnscontrol/blob/main/providers/cloudflare/cloudflareProvider.go', note: 'proxied and comments as record metadata' },
+  },
+  base: { url: 'https://api.cloudflare.com/client/v4', versions: 'v4', cite: ['records'] },
+  auth: { scheme: 'Authorization: Bearer <API token>', issued: 'an API token with Zone:Read and DNS:Edit, from My Profile → API Tokens', accepted: ['the token'], cite: ['tokens'] },
+  listing: {
+    zones: { pages: 'page', params: 'page, per_page (5–50)', maxPageSize: 50, end: 'result_info.total_pages' },
+    records: { pages: 'page', params: 'page, per_page', end: 'result_info.total_pages' },
+    cite: ['records', 'octodns'],
+  },
+  records: {
+    types: ['A', 'AAAA', 'CAA', 'CERT', 'CNAME', 'DNSKEY', 'DS', 'HTTPS', 'LOC', 'MX', 'NAPTR', 'NS', 'PTR', 'SMIMEA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI'],
+    names: '`name` absolute',
+    values: '`content` (TXT as quoted character strings); MX `priority`; CAA, SRV, HTTPS, SVCB, LOC, URI… as structured `data`',
+    providerOnly: [
+      { kind: 'proxied', what: 'the orange cloud: traffic through Cloudflare\'s proxy', portico: 'kept' },
+      { kind: 'comment, tags', what: 'a person\'s notes on a record', portico: 'kept' },
+      { kind: 'structured data (SRV, HTTPS, SVCB, LOC, URI, …)', what: 'fields Portico does not model', portico: 'locked' },
+    ],
+    cite: ['records', 'octodns', 'dnscontrol'],
+  },
+  ttl: { min: 1, default: 1, max: 86400, cite: ['records'] },
+  rateLimit: {
+    status: 429,
+    answer: (wait) => ({ headers: { 'retry-after': String(wait) }, body: { success: false, errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }], messages: [], result: null } }),
+    signal: 'Retry-After',
+    limits: '1200 requests per five minutes',
+    cite: ['limits'],
+  },
+  errors: [
+    { when: 'a token Cloudflare does not know', status: 403, body: { success: false, errors: [{ code: 10000, message: 'Authentication error' }] }, reason: 'auth' },
+    { when: 'a zone id the token does not reach', status: 404, body: { success: false, errors: [{ code: 7003, message: 'Could not route to /zones/…, perhaps your object identifier is invalid?' }] }, reason: 'zone_not_found' },
+    { when: 'a record that already exists', status: 400, body: { success: false, errors: [{ code: 81057, message: 'Record already exists.' }] }, reason: 'conflict' },
+    { when: 'a CNAME beside other records', status: 400, body: { success: false, errors: [{ code: 81053, message: 'An A, AAAA, or CNAME record with that host already exists.' }] }, reason: 'conflict' },
+  ],
+  errorsCite: ['records', 'limits'],
+  quirks: [
+    { text: 'TTL 1 is "automatic".', cite: ['records'] },
+    { text: 'A batch applies deletes before posts, all or nothing.', cite: ['batch'] },
+  ],
+  seeds: (zone) => [
+    { shape: 'a proxied A where Portico points www (removed under the CNAME, restored proxied)', row: { type: 'A', name: `www.${zone}`, content: '198.51.100.80', ttl: 1, proxied: true, comment: 'origin behind the proxy', tags: ['team:web'] } },
+    { shape: 'a proxied A elsewhere', row: { type: 'A', name: `app.${zone}`, content: '198.51.100.81', ttl: 1, proxied: true } },
+    { shape: 'a TXT with a comment at the apex (Portico merges beside it)', row: { type: 'TXT', name: zone, content: '"ms=ms12345"', ttl: 3600, proxied: false, comment: 'Microsoft 365 verification' } },
+    { shape: 'an SRV with structured data', row: { type: 'SRV', name: `_sip._tcp.${zone}`, content: '10 5060 sip.example.net', ttl: 3600, proxied: false, priority: 10, data: { weight: 10, port: 5060, target: 'sip.example.net' } } },
+    { shape: 'an HTTPS record where Portico points www', row: { type: 'HTTPS', name: `www.${zone}`, content: '1 . alpn="h3,h2"', ttl: 300, proxied: false, data: { priority: 1, target: '.', value: 'alpn="h3,h2"' } }, blocks: true },
+  ],
+  disagreements: ['octodns keeps proxied as an octodns-only option and drops comments; the API returns and accepts both: the card follows the API and keeps both.'],
+})
