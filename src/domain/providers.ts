@@ -11,9 +11,14 @@
 // slug (https://simpleicons.org) where one exists; `token_url` is the page where a person creates the
 // API credential the widget asks for, with the `token_scopes` it needs.
 //
-// Nameserver patterns never overlap (test/unit/providers.test.ts checks every pair). NS1 and Netlify
-// share NS1's nameserver fleet: Netlify DNS zones are served from the `p03` shard, which is Netlify's;
-// every other `nsone.net` shard is NS1's own customers.
+// Nameserver patterns never overlap (test/unit/providers.test.ts checks every pair). Two providers
+// cannot be told by nameservers at all, and say so with `shares_nameservers_with` and no patterns of
+// their own: Netlify DNS is served from NS1's fleet, on any `dnsN.pNN.nsone.net` shard, so a domain on
+// that fleet is detected as NS1 and its API rail (src/adapters/dns-providers/ns1-fleet.ts) takes either
+// an NS1 API key or a Netlify token, telling them apart by the credential; Amazon Lightsail DNS zones
+// use Route 53's `awsdns` nameservers but another API (Lightsail's), so a Route 53 key does not reach
+// them. `audience: integrator` marks a provider only a Portico operator can use (PowerDNS, which needs
+// the integrator's API URL): it stays in the catalogue but out of the end-user census.
 import { HOSTED } from '../adapters/dns-providers/index.ts'
 import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
 
@@ -45,6 +50,10 @@ export interface Provider {
   /** Which automatic rails Portico has a working adapter for. */
   built: { api_credential: boolean; oauth: boolean }
   manual_steps: string[]
+  /** `integrator`: usable only by a Portico operator (PowerDNS); not counted in the end-user census. */
+  audience: 'end_user' | 'integrator'
+  /** The provider whose nameservers this one's zones are served from (then it has no patterns of its own). */
+  shares_nameservers_with: string | null
 }
 
 const caps = (c: Partial<Capabilities>): Capabilities => ({
@@ -66,7 +75,9 @@ export function builtRails(id: string): { api: boolean; oauth: boolean } {
   return { api: id in HOSTED, oauth: id in OAUTH_ENDPOINTS }
 }
 
-type Row = Omit<Provider, 'rank' | 'built' | 'logo' | 'token_url' | 'token_scopes' | 'manual_steps'> & {
+type Row = Omit<Provider, 'rank' | 'built' | 'logo' | 'token_url' | 'token_scopes' | 'manual_steps' | 'audience' | 'shares_nameservers_with'> & {
+  audience?: Provider['audience']
+  shares_nameservers_with?: string
   logo?: string | null
   token_url?: string
   token_scopes?: string[]
@@ -92,7 +103,7 @@ const ROWS: Row[] = [
   { id: 'bluehost', name: 'Bluehost', logo: null, nameserver_patterns: ['ns*.bluehost.com'], dashboard_url: 'https://my.bluehost.com/hosting/app#/domains', capabilities: caps({ domain_connect: DC_SYNC }), where: 'Bluehost → Domains → DNS' },
   { id: 'network-solutions', name: 'Network Solutions', logo: null, nameserver_patterns: ['ns*.worldnic.com'], dashboard_url: 'https://www.networksolutions.com/my-account/domain-center', capabilities: caps({ caa: false }), where: 'Network Solutions → Domain Center → Advanced DNS' },
   { id: 'digitalocean', name: 'DigitalOcean', logo: 'digitalocean', nameserver_patterns: ['ns*.digitalocean.com'], dashboard_url: 'https://cloud.digitalocean.com/networking/domains', token_url: 'https://cloud.digitalocean.com/account/api/tokens', token_scopes: ['domain:read', 'domain:create', 'domain:update', 'domain:delete'], capabilities: caps({ api_apply: true, oauth: true }), where: 'the DigitalOcean control panel → Networking → Domains' },
-  { id: 'hetzner', name: 'Hetzner DNS', logo: 'hetzner', nameserver_patterns: ['*.ns.hetzner.com', '*.ns.hetzner.de', '*.your-server.de'], dashboard_url: 'https://console.hetzner.cloud/', token_url: 'https://console.hetzner.cloud/projects', token_scopes: ['Read & Write (project API token)'], capabilities: caps({ api_apply: true }), where: 'the Hetzner Console → your project → DNS' },
+  { id: 'hetzner', name: 'Hetzner DNS', logo: 'hetzner', nameserver_patterns: ['*.ns.hetzner.com', '*.ns.hetzner.de'], dashboard_url: 'https://console.hetzner.cloud/', token_url: 'https://console.hetzner.cloud/projects', token_scopes: ['Read & Write (project API token)'], capabilities: caps({ api_apply: true }), where: 'the Hetzner Console → your project → DNS' },
   { id: 'gandi', name: 'Gandi', logo: 'gandi', nameserver_patterns: ['*.gandi.net'], dashboard_url: 'https://admin.gandi.net/domain/', token_url: 'https://admin.gandi.net/organizations/account/pat', token_scopes: ['Manage domain name technical configurations'], capabilities: caps({ api_apply: true, oauth: true, apex: 'alias' }), where: 'Gandi → Domain → DNS Records' },
   { id: 'porkbun', name: 'Porkbun', logo: 'porkbun', nameserver_patterns: ['*.ns.porkbun.com'], dashboard_url: 'https://porkbun.com/account/domainsSpeedy', token_url: 'https://porkbun.com/account/api', token_scopes: ['API key and secret', 'API access switched on for the domain'], capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'Porkbun → Domain Management → DNS' },
   { id: 'namecom', name: 'Name.com', logo: null, nameserver_patterns: ['ns*.name.com'], dashboard_url: 'https://www.name.com/account/domain', token_url: 'https://www.name.com/account/settings/api', token_scopes: ['Production API token (username:token)'], capabilities: caps({ api_apply: true, apex: 'aname' }), where: 'Name.com → My Domains → Manage DNS Records' },
@@ -105,8 +116,8 @@ const ROWS: Row[] = [
   { id: 'linode', name: 'Akamai Cloud (Linode) DNS', logo: 'linode', nameserver_patterns: ['ns*.linode.com'], dashboard_url: 'https://cloud.linode.com/domains', token_url: 'https://cloud.linode.com/profile/tokens', token_scopes: ['domains:read_write'], capabilities: caps({ api_apply: true, oauth: true }), where: 'Akamai Cloud Manager → Domains' },
   { id: 'vultr', name: 'Vultr DNS', logo: 'vultr', nameserver_patterns: ['ns*.vultr.com'], dashboard_url: 'https://my.vultr.com/dns/', token_url: 'https://my.vultr.com/settings/#settingsapi', token_scopes: ['API key (access control list allowing Portico)'], capabilities: caps({ api_apply: true }), where: 'Vultr → Products → Network → DNS' },
   { id: 'vercel', name: 'Vercel DNS', logo: 'vercel', nameserver_patterns: ['ns*.vercel-dns.com'], dashboard_url: 'https://vercel.com/dashboard/domains', token_url: 'https://vercel.com/account/tokens', token_scopes: ['Full account or team token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'alias' }), where: 'Vercel → Domains → DNS Records' },
-  { id: 'netlify', name: 'Netlify DNS', logo: 'netlify', nameserver_patterns: ['dns*.p03.nsone.net'], dashboard_url: 'https://app.netlify.com/teams/domains', token_url: 'https://app.netlify.com/user/applications#personal-access-tokens', token_scopes: ['Personal access token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'flattening' }), where: 'Netlify → Domains → DNS records' },
-  { id: 'ns1', name: 'IBM NS1 Connect', logo: null, nameserver_patterns: ['dns*.p01.nsone.net', 'dns*.p02.nsone.net', 'dns*.p04.nsone.net', 'dns*.p05.nsone.net', 'dns*.p06.nsone.net', 'dns*.p07.nsone.net', 'dns*.p08.nsone.net', 'dns*.p09.nsone.net', 'dns*.p1*.nsone.net', 'dns*.p2*.nsone.net', 'dns*.p3*.nsone.net', 'dns*.p4*.nsone.net'], dashboard_url: 'https://my.nsone.net/', token_url: 'https://my.nsone.net/#/account/settings', token_scopes: ['DNS: view zones', 'DNS: manage zones'], capabilities: caps({ api_apply: true, apex: 'alias', spf_override: true }), where: 'the NS1 Connect portal → Zones' },
+  { id: 'netlify', name: 'Netlify DNS', logo: 'netlify', nameserver_patterns: [], shares_nameservers_with: 'ns1', dashboard_url: 'https://app.netlify.com/teams/domains', token_url: 'https://app.netlify.com/user/applications#personal-access-tokens', token_scopes: ['Personal access token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'flattening' }), where: 'Netlify → Domains → DNS records' },
+  { id: 'ns1', name: 'IBM NS1 Connect', logo: null, nameserver_patterns: ['dns*.p*.nsone.net'], dashboard_url: 'https://my.nsone.net/', token_url: 'https://my.nsone.net/#/account/settings', token_scopes: ['DNS: view zones', 'DNS: manage zones'], capabilities: caps({ api_apply: true, apex: 'alias', spf_override: true }), where: 'the NS1 Connect portal (or, for Netlify DNS, Netlify → Domains) → Zones' },
   { id: 'dnsimple', name: 'DNSimple', logo: 'dnsimple', nameserver_patterns: ['ns*.dnsimple.com', 'ns*.dnsimple-edge.net', 'ns*.dnsimple-edge.org', 'ns*.dnsimple-edge.com'], dashboard_url: 'https://dnsimple.com/dashboard', token_url: 'https://dnsimple.com/user', token_scopes: ['Account access token'], capabilities: caps({ api_apply: true, oauth: true, apex: 'alias', spf_override: true }), where: 'DNSimple → Domains → DNS' },
   { id: 'strato', name: 'STRATO', logo: null, nameserver_patterns: ['*.rzone.de'], dashboard_url: 'https://www.strato.de/apps/CustomerService', capabilities: caps({ caa: false }), where: 'STRATO → Domains → Manage domain → DNS' },
   { id: 'infomaniak', name: 'Infomaniak', logo: 'infomaniak', nameserver_patterns: ['ns*.infomaniak.ch', 'ns*.infomaniak.com'], dashboard_url: 'https://manager.infomaniak.com/v3/domains', token_url: 'https://manager.infomaniak.com/v3/infomaniak-api', token_scopes: ['domain:read', 'dns:write'], capabilities: caps({ api_apply: true }), where: 'Infomaniak Manager → Domains → DNS zone' },
@@ -120,7 +131,7 @@ const ROWS: Row[] = [
   { id: 'hurricane-electric', name: 'Hurricane Electric Free DNS', logo: null, nameserver_patterns: ['ns*.he.net'], dashboard_url: 'https://dns.he.net/', capabilities: caps({}), where: 'dns.he.net → your zone' },
   { id: 'cloudns', name: 'ClouDNS', logo: null, nameserver_patterns: ['*.cloudns.net'], dashboard_url: 'https://www.cloudns.net/main/', token_url: 'https://www.cloudns.net/api-settings/', token_scopes: ['API user (auth-id and password)'], capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'ClouDNS → DNS hosting → your zone' },
   { id: 'oracle-cloud-dns', name: 'Oracle Cloud DNS', logo: 'oracle', nameserver_patterns: ['ns*.p*.dns.oraclecloud.net'], dashboard_url: 'https://cloud.oracle.com/dns/zones', capabilities: caps({ api_apply: true }), where: 'the Oracle Cloud console → Networking → DNS' },
-  { id: 'dyn', name: 'Oracle Dyn Managed DNS', logo: null, nameserver_patterns: ['ns*.p*.dynect.net'], dashboard_url: 'https://manage.dynect.net/', capabilities: caps({ api_apply: true }), where: 'Dyn Managed DNS → Manage' },
+  { id: 'dyn', name: 'Oracle Dyn Managed DNS (retired)', logo: null, nameserver_patterns: ['ns*.p*.dynect.net'], dashboard_url: 'https://manage.dynect.net/', capabilities: caps({}), where: 'Dyn Managed DNS → Manage' },
   { id: 'hostgator', name: 'HostGator', logo: null, nameserver_patterns: ['ns*.hostgator.com', 'ns*.websitewelcome.com'], dashboard_url: 'https://portal.hostgator.com/domains', capabilities: caps({}), where: 'HostGator → Domains → DNS' },
   { id: 'siteground', name: 'SiteGround', logo: null, nameserver_patterns: ['ns*.siteground.net'], dashboard_url: 'https://my.siteground.com/', capabilities: caps({}), where: 'SiteGround Site Tools → Domain → DNS Zone Editor' },
   { id: 'dreamhost', name: 'DreamHost', logo: null, nameserver_patterns: ['ns*.dreamhost.com'], dashboard_url: 'https://panel.dreamhost.com/', capabilities: caps({ api_apply: true }), where: 'DreamHost panel → Websites → DNS' },
@@ -163,10 +174,12 @@ const ROWS: Row[] = [
   { id: 'dynu', name: 'Dynu', logo: null, nameserver_patterns: ['ns*.dynu.com'], dashboard_url: 'https://www.dynu.com/ControlPanel', token_url: 'https://www.dynu.com/ControlPanel/APICredentials', token_scopes: ['API key'], capabilities: caps({ api_apply: true }), where: 'Dynu control panel → DDNS services → DNS records' },
   { id: 'afraid', name: 'FreeDNS (afraid.org)', logo: null, nameserver_patterns: ['ns*.afraid.org'], dashboard_url: 'https://freedns.afraid.org/subdomain/', capabilities: caps({ caa: false }), where: 'FreeDNS → Subdomains' },
   { id: 'noip', name: 'No-IP', logo: null, nameserver_patterns: ['ns*.no-ip.com'], dashboard_url: 'https://my.noip.com/dns/records', capabilities: caps({}), where: 'No-IP → Dynamic DNS → Records' },
-  { id: 'powerdns', name: 'PowerDNS (self-hosted, HTTP API)', logo: 'powerdns', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', token_url: 'https://doc.powerdns.com/authoritative/settings.html#api-key', token_scopes: ['api-key of the server', 'the API URL'], capabilities: caps({ api_apply: true, spf_override: true }), where: 'your PowerDNS zone editor' },
+  { id: 'lightsail', name: 'Amazon Lightsail DNS', logo: 'amazonaws', nameserver_patterns: [], shares_nameservers_with: 'route53', dashboard_url: 'https://lightsail.aws.amazon.com/ls/webapp/home/domains', capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'the Lightsail console → Domains & DNS' },
+  { id: 'hetzner-robot', name: 'Hetzner Robot / konsoleH DNS', logo: 'hetzner', nameserver_patterns: ['ns1.your-server.de', '*.second-ns.com', '*.second-ns.de'], dashboard_url: 'https://robot.hetzner.com/dns/index', capabilities: caps({}), where: 'Hetzner Robot → DNS (or konsoleH → DNS)' },
+  { id: 'powerdns', audience: 'integrator', name: 'PowerDNS (self-hosted, HTTP API)', logo: 'powerdns', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', token_url: 'https://doc.powerdns.com/authoritative/settings.html#api-key', token_scopes: ['api-key of the server', 'the API URL'], capabilities: caps({ api_apply: true, spf_override: true }), where: 'your PowerDNS zone editor' },
 ]
 
-export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_scopes, manual_steps, ...p }, i) => {
+export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_scopes, manual_steps, audience, shares_nameservers_with, ...p }, i) => {
   const b = builtRails(p.id)
   return {
     ...p,
@@ -177,6 +190,8 @@ export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_s
     // PowerDNS is written through the API with the integrator's own URL (provider accounts).
     built: { api_credential: b.api || p.id === 'powerdns', oauth: b.oauth },
     manual_steps: manual_steps ?? steps(where ?? p.name),
+    audience: audience ?? 'end_user',
+    shares_nameservers_with: shares_nameservers_with ?? null,
   }
 })
 
@@ -212,11 +227,13 @@ export function providerById(id: string | null | undefined): Provider | undefine
  * working adapter for, per rail, and `automatic` the providers with at least one of them.
  */
 export function parityCensus() {
-  const count = (f: (c: Capabilities) => boolean) => PROVIDERS.filter((p) => f(p.capabilities)).length
-  const built = (f: (p: Provider) => boolean) => PROVIDERS.filter(f).map((p) => p.id)
+  // End users' providers only: an integrator-only adapter (PowerDNS) is no rail a domain owner has.
+  const census = PROVIDERS.filter((p) => p.audience === 'end_user')
+  const count = (f: (c: Capabilities) => boolean) => census.filter((p) => f(p.capabilities)).length
+  const built = (f: (p: Provider) => boolean) => census.filter(f).map((p) => p.id)
   const automatic = built((p) => p.built.api_credential || p.built.oauth)
   return {
-    providers: PROVIDERS.length,
+    providers: census.length,
     built: {
       api_credential: built((p) => p.built.api_credential).length,
       oauth: built((p) => p.built.oauth).length,
@@ -227,7 +244,7 @@ export function parityCensus() {
       oauth: count((c) => c.oauth),
       domain_connect: count((c) => c.domain_connect.sync || c.domain_connect.async),
       api_apply: count((c) => c.api_apply),
-      manual: PROVIDERS.length,
+      manual: census.length,
     },
     capabilities: {
       domain_connect_sync: count((c) => c.domain_connect.sync),

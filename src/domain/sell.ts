@@ -258,6 +258,8 @@ function registrarDns(r: Registrar): Provider {
     token_url: null,
     token_scopes: [],
     built: { api_credential: false, oauth: false },
+    audience: 'integrator',
+    shares_nameservers_with: null,
     capabilities: { api_apply: false, oauth: false, domain_connect: { sync: false, async: false }, apex: r.dns.apex, wildcard: true, caa: true, spf_override: false, subdomain_delegation: true },
     manual_steps: [],
   }

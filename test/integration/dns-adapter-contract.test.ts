@@ -94,12 +94,12 @@ for (const c of FAKE_CASES) {
       f.throttleNext(undefined, 0)
       expect(limited?.kind).toBe('rate_limited')
       expect(limited?.retryAfter).toBe(f.retryAfter)
-      const bad = makeHosted(c.id, typeof c.badCredential === 'function' ? c.badCredential(f) : c.badCredential, { [c.id]: c.base(f) })!
+      const bad = makeHosted(c.id, typeof c.badCredential === 'function' ? c.badCredential(f) : c.badCredential, { [c.id]: c.base(f), ...c.extraBases })!
       expect((await errorOf(bad.listZones()))?.kind).toBe('auth')
       expect((await errorOf(provider.readRecords(c.foreignZone)))?.kind).toBe('zone_not_found')
       expect((await errorOf(provider.writeChanges(c.foreignZone, [{ name: c.foreignZone.name, type: 'A', ttl: 300, values: ['198.51.100.9'] }])))?.kind).toBe('zone_not_found')
       // Nothing listens at the API's address: the provider is unreachable, and the credential stays out of the reason.
-      const gone = await errorOf(makeHosted(c.id, f.credential, { [c.id]: c.base(f).replace(/^http:\/\/127\.0\.0\.1:\d+/, 'http://127.0.0.1:9') })!.listZones())
+      const gone = await errorOf(makeHosted(c.id, f.credential, { [c.id]: c.base(f).replace(/^http:\/\/127\.0\.0\.1:\d+/, 'http://127.0.0.1:9'), ...c.extraBases })!.listZones())
       expect(gone?.kind).toBe('unreachable')
       expect(gone?.message).not.toContain(f.credential)
     })
@@ -136,7 +136,9 @@ describe('the catalog against the adapters', () => {
     // PowerDNS runs the same checks against a real PowerDNS server (test/integration/rails.test.ts, test/property/apply-powerdns.test.ts).
     const tested = new Set([...FAKE_CASES.map((c) => c.id), 'powerdns'])
     const automatic = PROVIDERS.filter((p) => p.built.api_credential || p.built.oauth)
-    expect(automatic.length).toBe(parityCensus().built.automatic)
+    // The census counts end users' providers; PowerDNS (integrator-only) is catalogued but not counted.
+    expect(automatic.filter((p) => p.audience === 'end_user').length).toBe(parityCensus().built.automatic)
+    expect(automatic.filter((p) => p.audience === 'integrator').map((p) => p.id)).toEqual(['powerdns'])
     // An OAuth rail uses the provider's API adapter with the granted token.
     for (const p of automatic) if (p.built.oauth) expect({ id: p.id, adapter: builtRails(p.id).api }).toEqual({ id: p.id, adapter: true })
     for (const p of automatic) expect({ id: p.id, contract: tested.has(p.id) }).toEqual({ id: p.id, contract: true })
@@ -238,7 +240,7 @@ describe('GET /v1/providers', () => {
     expect(r.status).toBe(200)
     expect(r.body.providers.length).toBeGreaterThanOrEqual(70)
     expect(r.body.census.built.automatic).toBeGreaterThanOrEqual(30)
-    expect(r.body.census.built.automatic).toBe(r.body.providers.filter((x: { built: { api_credential: boolean; oauth: boolean } }) => x.built.api_credential || x.built.oauth).length)
+    expect(r.body.census.built.automatic).toBe(r.body.providers.filter((x: { audience: string; built: { api_credential: boolean; oauth: boolean } }) => x.audience === 'end_user' && (x.built.api_credential || x.built.oauth)).length)
     expect(r.body.providers.find((x: { id: string }) => x.id === 'netlify')).toMatchObject({ logo: 'netlify', built: { api_credential: true } })
   })
 })

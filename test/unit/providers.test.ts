@@ -32,7 +32,13 @@ describe('provider catalog', () => {
   })
 
   test('NS1 and Netlify, which share NS1\'s nameserver fleet, are told apart by shard', () => {
-    expect(detectProvider(['dns1.p03.nsone.net', 'dns2.p03.nsone.net', 'dns3.p03.nsone.net', 'dns4.p03.nsone.net'])?.id).toBe('netlify')
+    // Netlify DNS is served from NS1's fleet on any shard: nameservers tell the fleet, the credential tells which.
+    expect(detectProvider(['dns1.p03.nsone.net', 'dns2.p03.nsone.net', 'dns3.p03.nsone.net', 'dns4.p03.nsone.net'])?.id).toBe('ns1')
+    expect(detectProvider(['dns1.p07.nsone.net', 'dns2.p07.nsone.net'])?.id).toBe('ns1')
+    expect(providerById('netlify')?.shares_nameservers_with).toBe('ns1')
+    expect(providerById('lightsail')?.shares_nameservers_with).toBe('route53')
+    expect(detectProvider(['ns1.your-server.de', 'ns.second-ns.com', 'ns3.second-ns.de'])?.id).toBe('hetzner-robot')
+    expect(detectProvider(['hydrogen.ns.hetzner.com', 'oxygen.ns.hetzner.com', 'helium.ns.hetzner.de'])?.id).toBe('hetzner')
     expect(detectProvider(['dns1.p01.nsone.net', 'dns2.p01.nsone.net', 'dns3.p01.nsone.net', 'dns4.p01.nsone.net'])?.id).toBe('ns1')
     expect(detectProvider(['dns1.p12.nsone.net', 'dns2.p12.nsone.net'])?.id).toBe('ns1')
     expect(detectProvider(['hydrogen.ns.hetzner.com', 'oxygen.ns.hetzner.com', 'helium.ns.hetzner.de'])?.id).toBe('hetzner')
@@ -75,17 +81,23 @@ describe('provider catalog', () => {
     expect(PROVIDERS.length).toBeGreaterThanOrEqual(20)
     expect(new Set(PROVIDERS.map((p) => p.id)).size).toBe(PROVIDERS.length)
     for (const p of PROVIDERS) {
-      expect(p.nameserver_patterns.length).toBeGreaterThan(0)
+      // Only a provider served from another's nameservers has none of its own, and names that one.
+      if (p.shares_nameservers_with) expect(providerById(p.shares_nameservers_with)?.nameserver_patterns.length).toBeGreaterThan(0)
+      else expect(p.nameserver_patterns.length).toBeGreaterThan(0)
       expect(p.manual_steps.length).toBeGreaterThan(0)
       expect(p.dashboard_url).toStartWith('https://')
     }
   })
 
-  test('the census counts built adapters per rail apart from what providers offer', () => {
+  test('the census counts built adapters per rail apart from what providers offer, for end users only', () => {
     const c = parityCensus()
-    expect(c.built.api_credential).toBe(PROVIDERS.filter((p) => p.built.api_credential).length)
-    expect(c.built.oauth).toBe(PROVIDERS.filter((p) => p.built.oauth).length)
-    expect(c.built.automatic_providers).toEqual(PROVIDERS.filter((p) => p.built.api_credential || p.built.oauth).map((p) => p.id))
+    // PowerDNS needs the integrator's own API URL: catalogued, not counted as a rail a domain owner has.
+    const END_USER = PROVIDERS.filter((p) => p.audience === 'end_user')
+    expect(PROVIDERS.filter((p) => p.audience === 'integrator').map((p) => p.id)).toEqual(['powerdns'])
+    expect(c.built.automatic_providers).not.toContain('powerdns')
+    expect(c.built.api_credential).toBe(END_USER.filter((p) => p.built.api_credential).length)
+    expect(c.built.oauth).toBe(END_USER.filter((p) => p.built.oauth).length)
+    expect(c.built.automatic_providers).toEqual(END_USER.filter((p) => p.built.api_credential || p.built.oauth).map((p) => p.id))
     expect(c.built.automatic).toBe(c.built.automatic_providers.length)
     // Offering an API is not having an adapter: the two counts differ.
     expect(c.built.api_credential).toBeLessThanOrEqual(c.rails.api_apply)
@@ -94,20 +106,21 @@ describe('provider catalog', () => {
 
   test('the parity census counts each rail and capability', () => {
     const c = parityCensus()
-    const n = (f: (p: (typeof PROVIDERS)[number]) => boolean) => PROVIDERS.filter(f).length
-    expect(c.providers).toBe(PROVIDERS.length)
+    const END_USER = PROVIDERS.filter((p) => p.audience === 'end_user')
+    const n = (f: (p: (typeof PROVIDERS)[number]) => boolean) => END_USER.filter(f).length
+    expect(c.providers).toBe(END_USER.length)
     expect(c.rails).toEqual({
       oauth: n((p) => p.capabilities.oauth),
       domain_connect: n((p) => p.capabilities.domain_connect.sync || p.capabilities.domain_connect.async),
       api_apply: n((p) => p.capabilities.api_apply),
-      manual: PROVIDERS.length,
+      manual: END_USER.length,
     })
     expect(c.capabilities.apex_alias + c.capabilities.apex_aname + c.capabilities.apex_flattening).toBe(c.capabilities.apex_any)
     expect(c.capabilities.apex_any).toBe(n((p) => p.capabilities.apex !== null))
     expect(c.capabilities.caa).toBe(n((p) => p.capabilities.caa))
     expect(c.capabilities.domain_connect_async).toBeLessThanOrEqual(c.rails.domain_connect)
     // Not every provider has every rail: the census must show the gaps.
-    expect(c.rails.api_apply).toBeLessThan(PROVIDERS.length)
+    expect(c.rails.api_apply).toBeLessThan(END_USER.length)
     expect(c.rails.oauth).toBeGreaterThan(0)
   })
 })

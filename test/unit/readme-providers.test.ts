@@ -22,13 +22,15 @@ const inWords = (n: number) => (n < 10 ? WORDS[n]! : `${TENS[Math.floor(n / 10)]
 
 describe('README: providers by rail', () => {
   test('each row lists exactly the catalog\'s providers of that rail, ranked, with the count', () => {
-    const automatic = PROVIDERS.filter((p) => p.built.api_credential || p.built.oauth)
+    // The end-user census: integrator-only adapters (PowerDNS) are described apart.
+    const census = PROVIDERS.filter((p) => p.audience === 'end_user')
+    const automatic = census.filter((p) => p.built.api_credential || p.built.oauth)
     const dc = (p: Provider) => p.capabilities.domain_connect.sync || p.capabilities.domain_connect.async
     const rows: [string, Provider[]][] = [
-      ['API credential', PROVIDERS.filter((p) => p.built.api_credential)],
-      ['OAuth sign-in', PROVIDERS.filter((p) => p.built.oauth)],
-      ['Domain Connect', PROVIDERS.filter(dc)],
-      ['manual only', PROVIDERS.filter((p) => !automatic.includes(p) && !dc(p))],
+      ['API credential', census.filter((p) => p.built.api_credential)],
+      ['OAuth sign-in', census.filter((p) => p.built.oauth)],
+      ['Domain Connect', census.filter(dc)],
+      ['manual only', census.filter((p) => !automatic.includes(p) && !dc(p))],
     ]
     for (const [label, providers] of rows) {
       const r = row(label)

@@ -16,7 +16,8 @@ import { NETLIFY_API, NetlifyProvider } from './netlify.ts'
 import { VERCEL_API, VercelProvider } from './vercel.ts'
 import { GANDI_API, GandiProvider } from './gandi.ts'
 import { DESEC_API, DesecProvider } from './desec.ts'
-import { NS1_API, Ns1Provider } from './ns1.ts'
+import { NS1_API } from './ns1.ts'
+import { Ns1FleetProvider } from './ns1-fleet.ts'
 import { NAMECOM_API, NamecomProvider } from './namecom.ts'
 import { BUNNY_API, BunnyProvider } from './bunny.ts'
 import { SCALEWAY_API, ScalewayProvider } from './scaleway.ts'
@@ -46,6 +47,8 @@ import { DYNADOT_API, DynadotProvider } from './dynadot.ts'
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
   base: string
+  /** Every configured base, for an adapter that reaches two APIs (the NS1 fleet: NS1 and Netlify). */
+  bases?: Record<string, string>
   http?: ProviderHttp
 }
 
@@ -65,7 +68,8 @@ export const HOSTED: Record<string, HostedFactory> = {
   vercel: { defaultBase: VERCEL_API, make: (s, o) => new VercelProvider(s, o.base) },
   gandi: { defaultBase: GANDI_API, make: (s, o) => new GandiProvider(s, o.base) },
   desec: { defaultBase: DESEC_API, make: (s, o) => new DesecProvider(s, o.base) },
-  ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1Provider(s, o.base) },
+  // NS1's nameserver fleet serves NS1's customers and Netlify DNS's alike: either credential works.
+  ns1: { defaultBase: NS1_API, make: (s, o) => new Ns1FleetProvider(s, o.base, (o.bases?.netlify ?? NETLIFY_API).replace(/\/+$/, '')) },
   namecom: { defaultBase: NAMECOM_API, make: (s, o) => new NamecomProvider(s, o.base) },
   bunny: { defaultBase: BUNNY_API, make: (s, o) => new BunnyProvider(s, o.base) },
   scaleway: { defaultBase: SCALEWAY_API, make: (s, o) => new ScalewayProvider(s, o.base) },
@@ -106,7 +110,7 @@ export function apiKeyProviders(): Set<string> {
 export function makeHosted(id: string, secret: string, bases: Record<string, string>): DnsProvider | null {
   const f = HOSTED[id]
   if (!f) return null
-  return f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, '') })
+  return f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, ''), bases })
 }
 
 export function makePowerDns(apiUrl: string, apiKey: string, pin: string): DnsProvider {

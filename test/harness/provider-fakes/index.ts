@@ -57,6 +57,8 @@ export interface FakeCase {
   unpaged?: { lists: ('zones' | 'records')[]; why: string }
   /** What a fresh zone holds at the provider besides what a test writes (Route 53: SOA and NS). */
   seedZone?(zoneName: string, f: Fake<any>): void
+  /** Other API bases the adapter may reach (the NS1 fleet also tries Netlify with a key NS1 refuses). */
+  extraBases?: Record<string, string>
   /** Where the stand-in honours the asked page size (as its card says the API does), how many filler
    * zones and record rows make each listing span pages. */
   pageFill?: { zones?: number; records?: { count: number; row: (zoneName: string, i: number) => unknown } }
@@ -127,7 +129,17 @@ export const FAKE_CASES: FakeCase[] = [
   },
   { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'ns1', reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/', unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' }, start: () => startNs1Fake(), base: (f) => f.url + '/v1', badCredential: 'wrong-key', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'ns1',
+    reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/',
+    unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' },
+    start: () => startNs1Fake(),
+    base: (f) => f.url + '/v1',
+    badCredential: 'wrong-key',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // A key NS1 refuses is tried at Netlify (the same fleet); here nothing answers there.
+    extraBases: { netlify: 'http://127.0.0.1:9/api/v1' },
+  },
   { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   {
     id: 'bunny',
