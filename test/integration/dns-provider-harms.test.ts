@@ -12,6 +12,7 @@ import { startGoDaddyFake, type GoDaddyFake } from '../harness/provider-fakes/go
 import { startNamecheapFake } from '../harness/provider-fakes/namecheap.ts'
 import { startOvhFake } from '../harness/provider-fakes/ovh.ts'
 import { startNetlifyFake } from '../harness/provider-fakes/netlify.ts'
+import { startNs1Fake } from '../harness/provider-fakes/ns1.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico } from '../harness/portico.ts'
@@ -169,6 +170,31 @@ describe('Netlify', () => {
     expect(zones.map((z) => z.name)).toEqual(expect.arrayContaining(['nf0-paging.example', 'nf1-paging.example', 'nf2-paging.example']))
     await p.readRecords(zones.find((z) => z.name === 'nf0-paging.example')!)
     expect(nf.requests.slice(from)).toEqual(['GET /api/v1/dns_zones', expect.stringMatching(/^GET \/api\/v1\/dns_zones\/[^/]+\/dns_records$/)])
+  })
+})
+
+describe('the NS1 fleet (NS1 and Netlify DNS on every shard)', () => {
+  test('a Netlify token on an NS1-served domain reaches Netlify; an NS1 key reaches NS1; a key both refuse is NS1\'s refusal', async () => {
+    const ns1 = startNs1Fake()
+    try {
+      nf.addZone('fleet-netlify.example')
+      ns1.addZone('fleet-ns1.example')
+      const bases = { ns1: ns1.url + '/v1', netlify: nf.url + '/api/v1' }
+      expect((await makeHosted('ns1', nf.credential, bases)!.listZones()).map((z) => z.name)).toContain('fleet-netlify.example')
+      expect((await makeHosted('ns1', ns1.credential, bases)!.listZones()).map((z) => z.name)).toContain('fleet-ns1.example')
+      // An OAuth token of Netlify's has no `nfp_` prefix: NS1 refuses it, Netlify takes it.
+      const oauthLike = startNetlifyFake('netlify-oauth-access-token-0123456789')
+      try {
+        oauthLike.addZone('fleet-oauth.example')
+        const z = await makeHosted('ns1', 'netlify-oauth-access-token-0123456789', { ns1: bases.ns1, netlify: oauthLike.url + '/api/v1' })!.listZones()
+        expect(z.map((x) => x.name)).toContain('fleet-oauth.example')
+      } finally {
+        oauthLike.stop()
+      }
+      expect((await errorOf(makeHosted('ns1', 'neither-key', bases)!.listZones()))?.kind).toBe('auth')
+    } finally {
+      ns1.stop()
+    }
   })
 })
 
