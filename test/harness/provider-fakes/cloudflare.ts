@@ -7,7 +7,7 @@
 // asks for quotes). POST …/dns_records/batch runs deletes then posts against a copy and commits
 // all or nothing (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/).
 import { cloudflare as card } from '../provider-cards/cloudflare.ts'
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface CfRecord {
   id: string
@@ -69,10 +69,7 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
     credential: token,
     zoneId: () => nextId('023e105f4ecef8ad9ca31a8372d0c3').slice(-32),
     retryAfter: 9,
-    throttled: (wait = 9) => {
-      const a = card.rateLimit.answer(wait)
-      return json(card.rateLimit.status, a.body, a.headers)
-    },
+    throttled: cardThrottle(card, 9),
     async handle(req, url, fake) {
       if (req.headers.get('authorization') !== `Bearer ${token}`) return fail(403, 10000, 'Authentication error')
       const path = url.pathname.replace(/^\/client\/v4/, '')

@@ -4,6 +4,7 @@
 // response bodies and error bodies of that provider's API. Every exchange is recorded, so a test can
 // hold both sides to the provider's published OpenAPI document (test/harness/openapi-validate.ts).
 import type { Exchange } from '../openapi-validate.ts'
+import type { ProviderCard } from '../provider-cards/types.ts'
 
 export interface FakeZone<R> {
   id: string
@@ -114,3 +115,11 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
 /** `@` and relative names as absolute ones (the fakes store absolute names). */
 export const abs = (name: string, zone: string) => (name === '@' || name === '' ? zone : name.endsWith('.' + zone) || name === zone ? name : `${name}.${zone}`)
 export const rel = (name: string, zone: string) => (name === zone ? '@' : name.slice(0, -(zone.length + 1)))
+
+/** The provider's rate-limit answer as its card describes it, for a wait of `wait` seconds. */
+export const cardThrottle =
+  (card: ProviderCard, fallbackWait: number) =>
+  (wait = fallbackWait): Response => {
+    const a = card.rateLimit.answer(wait)
+    return typeof a.body === 'string' ? new Response(a.body, { status: card.rateLimit.status, headers: a.headers }) : json(card.rateLimit.status, a.body, a.headers)
+  }

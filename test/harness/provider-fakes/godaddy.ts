@@ -9,7 +9,7 @@
 // GoDaddy does not open the API to gets 403 ACCESS_DENIED on every call: the fake answers that to the
 // key GODADDY_SMALL_ACCOUNT.
 import { godaddy as card } from '../provider-cards/godaddy.ts'
-import { askedPage, json, nextId, startFake, type Fake } from './common.ts'
+import { cardThrottle, askedPage, json, nextId, startFake, type Fake } from './common.ts'
 
 export const GODADDY_SMALL_ACCOUNT = 'gd_small_account:secret'
 
@@ -53,10 +53,7 @@ export function startGoDaddyFake(key = 'gd_key_' + nextId(), secret = 'gd_secret
     credential: `${key}:${secret}`,
     zoneId: (name) => name,
     retryAfter: 30,
-    throttled: (wait = 30) => {
-      const a = card.rateLimit.answer(wait)
-      return json(card.rateLimit.status, a.body, a.headers)
-    },
+    throttled: cardThrottle(card, 30),
     async handle(req, url, f) {
       if (req.headers.get('authorization') === `sso-key ${GODADDY_SMALL_ACCOUNT}`) return json(403, { code: 'ACCESS_DENIED', message: 'Authenticated user is not allowed access' })
       if (req.headers.get('authorization') !== `sso-key ${key}:${secret}`) return json(401, { code: 'UNABLE_TO_AUTHENTICATE', message: 'Unable to authenticate' })

@@ -6,7 +6,7 @@
 // the API ignores them. Records `{id, hostname, type, value, ttl, priority, flag, tag, dns_zone_id,
 // site_id, managed}` with absolute hostnames.
 import { netlify as card } from '../provider-cards/netlify.ts'
-import { json, nextId } from './common.ts'
+import { cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface NetlifyRecord {
@@ -33,10 +33,7 @@ export function startNetlifyFake(token = 'nfp_' + nextId().padEnd(36, 'n')) {
       unauthorized: () => err(401, 'Access Denied: Invalid token'),
       notFound: () => err(404, 'Not Found'),
       invalid: (m) => err(422, m),
-      throttled: (wait = 30) => {
-        const a = card.rateLimit.answer(wait)
-        return json(card.rateLimit.status, a.body, a.headers)
-      },
+      throttled: cardThrottle(card, 30),
     },
     retryAfter: 30,
     zoneId: () => nextId('5f').padEnd(24, '0'),

@@ -8,7 +8,7 @@
 // (test/harness/provider-cards/ovh.ts).
 import { createHash } from 'node:crypto'
 import { ovh as card } from '../provider-cards/ovh.ts'
-import { json, nextId, startFake, type Fake } from './common.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface OvhRecord {
   id: number
@@ -27,10 +27,7 @@ export function startOvhFake(ak = nextId('ak'), as = nextId('as').padEnd(32, 's'
     credential: `${ak}:${as}:${ck}`,
     zoneId: (name) => name,
     retryAfter: 5,
-    throttled: (wait = 5) => {
-      const a = card.rateLimit.answer(wait)
-      return json(card.rateLimit.status, a.body, a.headers)
-    },
+    throttled: cardThrottle(card, 5),
     async handle(req, url, f) {
       const body = req.method === 'GET' || req.method === 'DELETE' ? '' : await req.text()
       const h = (n: string) => req.headers.get(n) ?? ''
