@@ -22,7 +22,7 @@ import { log } from '../src/logger.ts'
 import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
-import { presentation } from '../oauth/dpop.ts'
+import { dpopChallenge, presentation } from '../oauth/dpop.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
@@ -247,8 +247,11 @@ export function createMcpHandler(deps: McpDeps) {
   const authorize = async (req: Request): Promise<(AgentIdentity & { token: string }) | Response> => {
     const presented = presentation(req, deps.config.publicUrl)
     if (!presented) return challenge()
-    const identity = await deps.auth.verifyAccessToken(presented.token, presented.presented)
-    return identity ? { ...identity, token: presented.token } : challenge('invalid_token', 'The access token is not valid for this resource')
+    const checked = await deps.auth.checkAccessToken(presented.token, presented.presented)
+    if (checked.ok) return { ...checked.identity, token: presented.token }
+    // A token refused for how it was presented (a DPoP proof, or the wrong scheme): RFC 9449 section 7.1.
+    if (checked.refusal) return rpcError(401, -32001, checked.refusal.reason, { 'www-authenticate': dpopChallenge(checked.refusal) })
+    return challenge('invalid_token', 'The access token is not valid for this resource')
   }
 
   return async function handle(req: Request, ip: string | null): Promise<Response> {

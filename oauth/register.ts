@@ -20,6 +20,7 @@ import { findUnstorable } from '../src/domain/text.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
 import { purgeProofs } from './dpop.ts'
+import { purgeRefreshOutcomes } from './refresh.ts'
 import { judgeClient, nameProblem } from './brands.ts'
 import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
 
@@ -220,7 +221,7 @@ export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clie
     if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
     return ids.length
   })
-  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) }
+  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) + (await purgeRefreshOutcomes(db)) }
 }
 
 const CLEANUP_EVERY_MS = 10 * 60_000

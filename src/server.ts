@@ -139,7 +139,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })
-  services.verifyAgentToken = auth.verifyAccessToken
+  services.verifyAgentToken = auth.verifyForApi
   services.products.push('mcp')
   // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
   const replies = new ClientReplies(db, opts.databaseUrl)

@@ -43,17 +43,19 @@ async function grantOf(clientId: string, apiKey = ws.apiKey) {
 const refresh = (clientId: string, refreshToken: string, headers: Record<string, string> = {}) =>
   token(p.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }, headers)
 
-describe('refresh rotation with a reuse grace', () => {
-  test('two racing refreshes of one token both end with a working access token and refresh token', async () => {
+describe('refresh rotation: one chain, a reuse grace that repeats the answer', () => {
+  test('ten parallel refreshes of one token (real HTTP requests) get one successor: one live chain', async () => {
     const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Racing agent')
-    const [a, b] = await Promise.all([refresh(clientId, tokens.refresh_token!), refresh(clientId, tokens.refresh_token!)])
-    expect([a.status, b.status]).toEqual([200, 200])
-    expect(a.body.refresh_token).not.toBe(b.body.refresh_token)
-    expect(await mcp(`Bearer ${a.body.access_token}`)).toBe(200)
-    expect(await mcp(`Bearer ${b.body.access_token}`)).toBe(200)
-    // Each winner's new refresh token works in turn, and the grant is still active.
-    expect((await refresh(clientId, a.body.refresh_token)).status).toBe(200)
-    expect((await refresh(clientId, b.body.refresh_token)).status).toBe(200)
+    const answers = await Promise.all(Array.from({ length: 10 }, () => refresh(clientId, tokens.refresh_token!)))
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
+    expect(new Set(answers.map((a) => a.body.refresh_token)).size).toBe(1)
+    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(1)
+    const grant = await grantOf(clientId)
+    // One unused refresh token is left in the grant: the successor.
+    const live = await p.db`select id from oauth_store where model = 'RefreshToken' and grant_id = ${grant.id} and consumed_at is null`
+    expect(live.map((r) => r.id)).toEqual([answers[0]!.body.refresh_token])
+    expect(await mcp(`Bearer ${answers[0]!.body.access_token}`)).toBe(200)
+    expect((await refresh(clientId, answers[0]!.body.refresh_token)).status).toBe(200)
     expect((await grantOf(clientId)).status).toBe('active')
   })
 
@@ -63,6 +65,8 @@ describe('refresh rotation with a reuse grace', () => {
     expect(lost.status).toBe(200)
     const retry = await refresh(clientId, tokens.refresh_token!)
     expect(retry.status).toBe(200)
+    // The same successor, not a second chain.
+    expect(retry.body.refresh_token).toBe(lost.body.refresh_token)
     expect(await mcp(`Bearer ${retry.body.access_token}`)).toBe(200)
   })
 
@@ -83,13 +87,45 @@ describe('refresh rotation with a reuse grace', () => {
     expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_at: expect.any(String), revoked_reason: 'token_reuse' })
   })
 
+  test('a second party replaying inside the grace gets the same successor, and once it was used any replay ends the grant', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Copied agent')
+    const client = await refresh(clientId, tokens.refresh_token!)
+    const thief = await refresh(clientId, tokens.refresh_token!)
+    expect(thief.status).toBe(200)
+    expect(thief.body.refresh_token).toBe(client.body.refresh_token)
+    // The client moves on with the successor; the copied older token is now a sign of theft.
+    const next = await refresh(clientId, client.body.refresh_token)
+    expect(next.status).toBe(200)
+    const replay = await refresh(clientId, tokens.refresh_token!)
+    expect(replay.status).toBe(400)
+    expect(await mcp(`Bearer ${next.body.access_token}`)).toBe(401)
+    expect((await refresh(clientId, next.body.refresh_token)).status).toBe(400)
+    expect((await grantOf(clientId)).revoked_reason).toBe('token_reuse')
+  })
+
+  test('a repeat of a DPoP-bound refresh inside the grace needs a proof by the same key', async () => {
+    const key = await dpopKey()
+    const proof = async () => ({ dpop: await key.proof('POST', `${p.url}/oauth/token`) })
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Bound racer', proof)
+    const first = await refresh(clientId, tokens.refresh_token!, await proof())
+    expect(first.status).toBe(200)
+    const thief = await dpopKey()
+    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    expect((await refresh(clientId, tokens.refresh_token!, { dpop: await thief.proof('POST', `${p.url}/oauth/token`) })).status).toBe(400)
+    const again = await refresh(clientId, tokens.refresh_token!, await proof())
+    expect(again.body.refresh_token).toBe(first.body.refresh_token)
+  })
+
   test('a replay after the grace period revokes the grant even when the successor was never used', async () => {
     const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Late replay agent')
     const next = await refresh(clientId, tokens.refresh_token!)
     expect(next.status).toBe(200)
-    // The grace is measured by the database clock: the first use moves back past it.
-    await p.db`update oauth_store set consumed_at = now() - interval '61 seconds' where model = 'RefreshToken' and id = ${tokens.refresh_token!}`
-    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    p.clock.advance(61_000)
+    try {
+      expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    } finally {
+      p.clock.advance(-61_000)
+    }
     expect(await mcp(`Bearer ${next.body.access_token}`)).toBe(401)
     expect((await grantOf(clientId)).revoked_reason).toBe('token_reuse')
   })
@@ -183,6 +219,40 @@ describe('DPoP (RFC 9449) where a token is bound', () => {
     const restProof = await key.proof('GET', `${p.url}/v1/applications`, at)
     expect(await v1(`DPoP ${at}`, restProof)).toBe(200)
     expect(await v1(`DPoP ${at}`, restProof)).toBe(401)
+  })
+
+  test('refusals are challenged per RFC 9449 section 7.1 on /mcp and /v1, and /v1 401s carry RFC 6750 challenges', async () => {
+    const key = await dpopKey()
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Challenged agent', async () => ({ dpop: await key.proof('POST', `${p.url}/oauth/token`) }))
+    const at = tokens.access_token
+    const challengeOf = async (url: string, authorization: string | null, extra: Record<string, string> = {}) => {
+      const post = url.endsWith('/mcp')
+      const res = await fetch(url, {
+        method: post ? 'POST' : 'GET',
+        headers: { ...(authorization ? { authorization } : {}), ...(post ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION } : {}), ...extra },
+        body: post ? JSON.stringify(LIST) : undefined,
+      })
+      await res.arrayBuffer()
+      return { status: res.status, challenge: res.headers.get('www-authenticate') }
+    }
+    for (const path of ['/mcp', '/v1/applications']) {
+      const url = `${p.url}${path}`
+      // No proof, a proof for another URL, another key's proof: invalid_dpop_proof with the algorithms.
+      for (const extra of [{}, { dpop: await key.proof(path === '/mcp' ? 'GET' : 'POST', url, at) }, { dpop: await (await dpopKey()).proof(path === '/mcp' ? 'POST' : 'GET', url, at) }]) {
+        const r = await challengeOf(url, `DPoP ${at}`, extra)
+        expect(r.status).toBe(401)
+        expect(r.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]+", algs="ES256[^"]*"$/)
+      }
+      // The bound token under the Bearer scheme: invalid_token, challenged under DPoP.
+      const asBearer = await challengeOf(url, `Bearer ${at}`)
+      expect(asBearer.status).toBe(401)
+      expect(asBearer.challenge).toStartWith('DPoP error="invalid_token"')
+    }
+    // /v1: a 401 without a credential, and with a wrong one, names the Bearer scheme (RFC 6750 section 3).
+    expect(await challengeOf(`${p.url}/v1/applications`, null)).toEqual({ status: 401, challenge: 'Bearer realm="portico"' })
+    expect((await challengeOf(`${p.url}/v1/applications`, 'Bearer sk_live_nope')).challenge).toMatch(/^Bearer realm="portico", error="invalid_token"/)
+    const prm = await (await fetch(`${p.url}/.well-known/oauth-protected-resource/mcp`)).json()
+    expect(prm.dpop_signing_alg_values_supported).toContain('ES256')
   })
 
   test('an unbound token still works as Bearer, and not under the DPoP scheme', async () => {
