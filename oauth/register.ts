@@ -21,6 +21,7 @@ import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
 import { purgeProofs } from './dpop.ts'
 import { purgeRefreshOutcomes } from './refresh.ts'
+import { purgeSignIns } from './people.ts'
 import { judgeClient, nameProblem } from './brands.ts'
 import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
 
@@ -221,7 +222,7 @@ export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clie
     if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
     return ids.length
   })
-  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) + (await purgeRefreshOutcomes(db)) }
+  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) + (await purgeRefreshOutcomes(db)) + (await purgeSignIns(db, clock.now())) }
 }
 
 const CLEANUP_EVERY_MS = 10 * 60_000

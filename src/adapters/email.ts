@@ -35,3 +35,39 @@ export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{
     transport.close()
   }
 }
+
+export interface MailMessage {
+  from: string
+  fromName: string | null
+  replyTo: string | null
+  to: string
+  subject: string
+  text: string
+}
+
+/** Sends one message through the SMTP settings (the same connection rules as `verifySmtp`). */
+export async function sendSmtp(s: SmtpSettings, m: MailMessage, timeoutMs = 10_000): Promise<void> {
+  const transport = nodemailer.createTransport({
+    host: s.address,
+    port: s.port,
+    secure: s.tls === 'implicit',
+    requireTLS: s.tls === 'starttls',
+    ignoreTLS: s.tls === 'none',
+    tls: { servername: s.host },
+    auth: s.username ? { user: s.username, pass: s.password ?? '' } : undefined,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  })
+  try {
+    await transport.sendMail({
+      from: m.fromName ? { name: m.fromName, address: m.from } : m.from,
+      to: m.to,
+      replyTo: m.replyTo ?? undefined,
+      subject: m.subject,
+      text: m.text,
+    })
+  } finally {
+    transport.close()
+  }
+}

@@ -53,7 +53,7 @@ describe('refresh rotation: one chain, a reuse grace that repeats the answer', (
     const grant = await grantOf(clientId)
     // One unused refresh token is left in the grant: the successor.
     const live = await p.db`select id from oauth_store where model = 'RefreshToken' and grant_id = ${grant.id} and consumed_at is null`
-    expect(live.map((r) => r.id)).toEqual([answers[0]!.body.refresh_token])
+    expect(live.map((r: { id: string }) => r.id)).toEqual([answers[0]!.body.refresh_token])
     expect(await mcp(`Bearer ${answers[0]!.body.access_token}`)).toBe(200)
     expect((await refresh(clientId, answers[0]!.body.refresh_token)).status).toBe(200)
     expect((await grantOf(clientId)).status).toBe('active')
@@ -238,7 +238,7 @@ describe('DPoP (RFC 9449) where a token is bound', () => {
     for (const path of ['/mcp', '/v1/applications']) {
       const url = `${p.url}${path}`
       // No proof, a proof for another URL, another key's proof: invalid_dpop_proof with the algorithms.
-      for (const extra of [{}, { dpop: await key.proof(path === '/mcp' ? 'GET' : 'POST', url, at) }, { dpop: await (await dpopKey()).proof(path === '/mcp' ? 'POST' : 'GET', url, at) }]) {
+      for (const extra of [{} as Record<string, string>, { dpop: await key.proof(path === '/mcp' ? 'GET' : 'POST', url, at) }, { dpop: await (await dpopKey()).proof(path === '/mcp' ? 'POST' : 'GET', url, at) }]) {
         const r = await challengeOf(url, `DPoP ${at}`, extra)
         expect(r.status).toBe(401)
         expect(r.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]+", algs="ES256[^"]*"$/)
@@ -312,13 +312,16 @@ describe('a grant is tied to who approved it', () => {
     expect(g).toEqual({ scopes: ['domains:read'], revoked_at: null })
   })
 
-  test('revoking the API key that approved it revokes the grant', async () => {
+  test('the approving member is recorded on the grant, and no API key stands behind it', async () => {
     const key = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { role: 'admin' } })
-    const { tokens, clientId } = await agentToken(p.url, key.body.key, 'domains:read', 'Key-bound agent')
-    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    const { tokens, clientId } = await agentToken(p.url, key.body.key, 'domains:read', 'Member-approved agent')
+    const grant = await grantOf(clientId)
+    const [owner] = await p.db`select id from members where tenant_id = ${ws.tenantId} and role = 'owner'`
+    expect(grant).toMatchObject({ approved_by: owner!.id, approved_by_member: owner!.id, status: 'active' })
+    // Revoking a key of the workspace has nothing to do with a person's approval.
     expect((await p.api('DELETE', `/v1/applications/${ws.appId}/keys/${key.body.id}`, { token: ws.apiKey })).status).toBe(200)
-    expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_reason: 'approver_key_revoked' })
-    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    expect((await grantOf(clientId)).status).toBe('active')
   })
 })
 
