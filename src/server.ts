@@ -26,6 +26,7 @@ import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
 import { peopleMount } from '../oauth/agents-page.ts'
+import { confirmMount } from '../oauth/confirm-page.ts'
 import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
 import { trustedProxies } from '../oauth/client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
@@ -146,7 +147,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
   const replies = new ClientReplies(db, opts.databaseUrl)
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())

@@ -10,6 +10,8 @@ import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor, connectionOut, effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
 import { findOpen, inspectDomain, openConnection, recordVerifications } from '../domain/connect.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
+import type { ReplacedSet } from '../domain/record-plan.ts'
+import { fingerprintOf, requirePersonConfirmation, spendConfirmation } from '../domain/person-confirm.ts'
 import {
   accountOut,
   assertUsable,
@@ -99,6 +101,28 @@ async function onFailure(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<
   throw err
 }
 
+/**
+ * An agent's write that would replace the customer's own records (an apex address, MX, NS, a TXT in
+ * use) waits for its person's yes, whatever the agent's scopes: the question names every set replaced,
+ * and the yes holds for exactly those (src/domain/person-confirm.ts). Writes that only add go ahead.
+ */
+function agentReplacementGuard(ctx: Ctx, c: RailConnection) {
+  return async (replaced: ReplacedSet[]) => {
+    const p = ctx.principal
+    if (p.kind !== 'AGENT' || replaced.length === 0) return
+    const agent = { tenantId: p.tenantId, clientId: p.clientId, subject: p.subject }
+    const now = ctx.clock.now()
+    const yes = await requirePersonConfirmation({ db: ctx.db, config: ctx.config, now }, agent, {
+      connectionId: c.id,
+      action: 'apply',
+      domain: c.domain,
+      summary: { replaced },
+      fingerprint: fingerprintOf({ apply: c.id, replaced }),
+    })
+    if (!(await spendConfirmation(ctx.db, yes, now))) throw new ApiError('confirmation_required', 'This confirmation was already used; ask your person again')
+  }
+}
+
 export const applyOp = defineOp({
   id: 'connections.apply',
   method: 'POST',
@@ -162,7 +186,8 @@ export const applyOp = defineOp({
       })
     }
     const managed = account !== null && account.access === 'continuous'
-    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied' }).catch((err) => onFailure(ctx, account, err))
+    const beforeWrite = p.kind === 'AGENT' ? agentReplacementGuard(ctx, c) : undefined
+    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied', beforeWrite }).catch((err) => onFailure(ctx, account, err))
     if (account) await afterUse(ctx, account)
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { changed: w.changed, provider: cred.provider, managed, account_id: account?.id ?? null }

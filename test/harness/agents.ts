@@ -256,3 +256,44 @@ export async function documentToken(base: string, apiKey: string, scope: string,
   if (t.status !== 200) throw new Error(`token: ${JSON.stringify(t.body)}`)
   return { tokens: t.body, clientId }
 }
+
+/**
+ * The person's part of an SDK client's sign-in: open the authorization URL the client built, read the
+ * consent page, sign in as the owner of the workspace `apiKey` belongs to (the mailed link), approve,
+ * and follow the redirects to the client's redirect URI. Answers the consent page as first shown and the
+ * callback's parameters.
+ */
+export async function approveInBrowser(base: string, url: URL, apiKey: string, redirectPrefix: string): Promise<{ page: string; code: string; callback: URLSearchParams }> {
+  const jar = new CookieJar()
+  const res = await fetch(url, { redirect: 'manual' })
+  jar.take(res)
+  const consentPath = new URL(res.headers.get('location')!, base).pathname
+  const auth: Authorization = { consentPath, consentId: consentPath.split('/').pop()!, jar }
+  const page = await (await fetch(base + consentPath, { headers: { cookie: jar.header() } })).text()
+  const done = await approveAs(base, auth, await ownerEmail(base, apiKey), redirectPrefix)
+  if (!done.location?.startsWith(redirectPrefix)) throw new Error(`the sign-in did not reach the redirect: ${done.status} ${done.page.slice(0, 200)}`)
+  const callback = new URL(done.location).searchParams
+  return { page, code: callback.get('code')!, callback }
+}
+
+/**
+ * A person answering a confirmation link (`details.confirm_url`): opens it, signs in by the mailed
+ * link, and presses the button for `action` (`confirm` or `refuse`). Answers the page after it.
+ */
+export async function personAnswers(confirmUrl: string, email: string, action: 'confirm' | 'refuse' = 'confirm'): Promise<{ status: number; page: string }> {
+  const base = new URL(confirmUrl).origin
+  const jar = new CookieJar()
+  const first = await fetch(confirmUrl)
+  if (first.status !== 200) return { status: first.status, page: await first.text() }
+  await first.arrayBuffer()
+  const asked = await fetch(confirmUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'email', email }).toString() })
+  if (asked.status !== 200) return { status: asked.status, page: await asked.text() }
+  await asked.arrayBuffer()
+  const signedIn = await openSignInLink(linkIn(base, email), jar)
+  if (signedIn.status !== 303) return { status: signedIn.status, page: await signedIn.text() }
+  const page = await (await fetch(confirmUrl, { headers: { cookie: jar.header() } })).text()
+  const csrf = page.match(/name="csrf" value="([^"]+)"/)?.[1]
+  if (!csrf) return { status: 403, page }
+  const res = await fetch(confirmUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() }, body: new URLSearchParams({ action, csrf }).toString() })
+  return { status: res.status, page: await res.text() }
+}

@@ -4,11 +4,11 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { createHash, randomUUID } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
-import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
-import { livePortico, agentToken, token, type LivePortico } from '../harness/agents.ts'
+import { livePortico, agentToken, token, ownerEmail, personAnswers, type LivePortico } from '../harness/agents.ts'
 import { provision, startPortico, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -371,12 +371,18 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     await client.close()
   })
 
-  test('a model passing confirm itself does not skip the person, and a no leaves the domain in place', async () => {
+  test('the model cannot pass confirm at all, and the person\'s no leaves the domain in place', async () => {
     const domain = 'person-says-no.example'
     const id = await pendingConnection(domain)
+    const { client: model, asked: none } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
+    const withConfirm = await model.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    expect(withConfirm.isError).toBe(true)
+    expect(JSON.parse((withConfirm.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'invalid_request', details: [{ field: 'confirm' }] })
+    expect(none).toEqual([])
+    await model.close()
     for (const action of ['decline', 'cancel'] as const) {
       const { client, asked } = await agentClient(() => ({ action }))
-      const out = await client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+      const out = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
       expect(out.isError).toBe(true)
       expect(JSON.parse((out.content as { text: string }[])[0]!.text).code).toBe('confirmation_required')
       expect(asked).toHaveLength(1)
@@ -452,18 +458,68 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     expect(await p.db`select disconnected_at from connections where id = ${id}`).toEqual([{ disconnected_at: null }])
   })
 
-  test('a 2026-07-28 client without elicitation keeps the confirm argument, and its refusals do not name the domain', async () => {
+  test('2026-07-28 without elicitation: confirmation_required carries a one-time link; the person confirms there and the retry disconnects', async () => {
     const domain = 'no-elicitation.example'
     const id = await pendingConnection(domain)
     const { client } = await agentClient()
-    expect((await client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required).toContain('confirm')
     const refused = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(refused.isError).toBe(true)
-    expect(JSON.stringify(refused)).not.toContain(domain)
-    const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    const err = JSON.parse((refused.content as { text: string }[])[0]!.text)
+    expect({ code: err.code, reason: err.details.reason, action: err.details.action }).toEqual({ code: 'confirmation_required', reason: 'person_confirmation', action: 'disconnect' })
+    expect(err.details.confirm_url).toContain('/oauth/confirm/')
+    // Retrying without the person's yes changes nothing, and asks the same question (the same link).
+    const again = JSON.parse(((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).content as { text: string }[])[0]!.text)
+    expect(again.details.confirm_url).toBe(err.details.confirm_url)
+    expect(await disconnectedAt(id)).toBeNull()
+    // A forged link is refused; the real one asks the person to sign in, then shows the question.
+    expect((await fetch(err.details.confirm_url.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A')))).status).toBe(404)
+    const answered = await personAnswers(err.details.confirm_url, await ownerEmail(p.url, ws.apiKey))
+    expect(answered.page).toContain('id="done"')
+    const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(ok.isError).toBeFalsy()
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
     await client.close()
+  })
+
+  test('the yes is bound to the agent and the connection, used once; a person who refuses ends the question', async () => {
+    const a = await pendingConnection('bound-yes-a.example')
+    const b = await pendingConnection('bound-yes-b.example')
+    const { client } = await agentClient()
+    const { client: otherAgent } = await agentClient()
+    const link = async (c: typeof client, id: string) => JSON.parse(((await c.callTool({ name: 'connections_disconnect', arguments: { id } })).content as { text: string }[])[0]!.text).details.confirm_url as string
+    await personAnswers(await link(client, a), await ownerEmail(p.url, ws.apiKey))
+    // Another agent, or another connection, finds no yes.
+    expect((await otherAgent.callTool({ name: 'connections_disconnect', arguments: { id: a } })).isError).toBe(true)
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: b } })).isError).toBe(true)
+    expect(await disconnectedAt(a)).toBeNull()
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: a } })).isError).toBeFalsy()
+    // The person says no: the question closes and nothing is removed.
+    const refusedLink = await link(client, b)
+    const no = await personAnswers(refusedLink, await ownerEmail(p.url, ws.apiKey), 'refuse')
+    expect(no.status).toBe(410)
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: b } })).isError).toBe(true)
+    expect(await disconnectedAt(b)).toBeNull()
+    await client.close()
+    await otherAgent.close()
+  })
+
+  test('/v1 with an agent token: confirm naming the domain is not enough; the link\'s yes is', async () => {
+    const domain = 'rest-agent.example'
+    const id = await pendingConnection(domain)
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'REST agent')
+    const disconnect = (confirm?: string) =>
+      fetch(`${p.url}/v1/connections/${id}:disconnect${confirm ? `?confirm=${confirm}` : ''}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}` } }).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const named = await disconnect(domain)
+    expect(named.status).toBe(400)
+    expect(named.body.code).toBe('confirmation_required')
+    expect(named.body.details.confirm_url).toContain('/oauth/confirm/')
+    expect((await disconnect('other.example')).status).toBe(409)
+    await personAnswers(named.body.details.confirm_url, await ownerEmail(p.url, ws.apiKey))
+    const ok = await disconnect()
+    expect(ok.status).toBe(200)
+    expect(ok.body).toMatchObject({ domain, disconnected: true })
+    // A repeat answers the same outcome.
+    expect((await disconnect()).status).toBe(200)
   })
 
   type Answer = { action: 'accept'; content: { confirm: boolean } } | { action: 'decline' } | { action: 'cancel' }
@@ -513,8 +569,7 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     const answers: Answer[] = [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { confirm: false } }]
     for (const answer of answers) {
       const no = await legacyClient(accessToken, () => answer)
-      // A model naming the domain itself does not skip the person.
-      const refused = await no.client.callTool({ name: 'connections_disconnect', arguments: { id: noId, confirm: noDomain } })
+      const refused = await no.client.callTool({ name: 'connections_disconnect', arguments: { id: noId } })
       await no.client.close()
       expect(no.asked).toHaveLength(1)
       expect(refused.isError).toBe(true)
@@ -556,16 +611,16 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     }
   })
 
-  test('2025-11-25 without elicitation: no session id, confirm as before; another agent\'s or a made-up session id asks nobody', async () => {
+  test('2025-11-25 without elicitation: no session id, the link as on 2026-07-28; another agent\'s or a made-up session id asks nobody', async () => {
     const accessToken = await disconnectToken('Plain agent (2025)')
     const domain = 'legacy-plain.example'
     const id = await pendingConnection(domain)
     const plain = await legacyClient(accessToken)
     expect(plain.transport.sessionId).toBeUndefined()
-    expect((await plain.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required).toContain('confirm')
+    expect((await plain.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.properties).not.toHaveProperty('confirm')
     const refused = await plain.client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(refused.isError).toBe(true)
-    expect(JSON.stringify(refused)).not.toContain(domain)
+    const link = JSON.parse((refused.content as { text: string }[])[0]!.text).details.confirm_url as string
     await plain.client.close()
 
     // A session id is the agent's own: borrowed by another agent (or made up) it carries nothing.
@@ -579,14 +634,52 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
       await borrowed.client.close()
       expect(borrowed.asked).toEqual([])
       expect(out.isError).toBe(true)
-      expect(JSON.stringify(out)).not.toContain(domain)
     }
     expect(await disconnectedAt(id)).toBeNull()
 
+    await personAnswers(link, await ownerEmail(p.url, ws.apiKey))
     const ok = await legacyClient(accessToken)
-    const done = await ok.client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    const done = await ok.client.callTool({ name: 'connections_disconnect', arguments: { id } })
     await ok.client.close()
     expect(done.isError).toBeFalsy()
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
+  })
+
+  test('URL-mode elicitation: the v1 SDK gets the -32042 error with the page to open, the v2 SDK an input_required URL; after the person confirms the retry goes through', async () => {
+    const accessToken = await disconnectToken('URL agent (2025)')
+    const legacyId = await pendingConnection('url-mode-legacy.example')
+    const client = new ClientV1({ name: 'portico-url-elicitation', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } })
+    const transport = new TransportV1(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } })
+    await client.connect(transport)
+    let url = ''
+    try {
+      await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })
+    } catch (err) {
+      expect(err).toBeInstanceOf(UrlElicitationRequiredError)
+      url = (err as UrlElicitationRequiredError).elicitations[0]!.url
+    }
+    expect(url).toContain('/oauth/confirm/')
+    expect(await disconnectedAt(legacyId)).toBeNull()
+    await personAnswers(url, await ownerEmail(p.url, ws.apiKey))
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })).isError).toBeFalsy()
+    expect(await disconnectedAt(legacyId)).toBeInstanceOf(Date)
+    await client.close()
+
+    const modernId = await pendingConnection('url-mode-modern.example')
+    const opened: string[] = []
+    const modern = new ClientV2({ name: 'portico-url-elicitation-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } })
+    modern.setRequestHandler('elicitation/create', async (req) => {
+      const params = req.params as { mode?: string; url?: string }
+      opened.push(params.url!)
+      // The person opens the page and confirms there before the client answers.
+      await personAnswers(params.url!, await ownerEmail(p.url, ws.apiKey))
+      return { action: 'accept' }
+    })
+    await modern.connect(new TransportV2(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }))
+    const done = await modern.callTool({ name: 'connections_disconnect', arguments: { id: modernId } })
+    expect(opened).toHaveLength(1)
+    expect(done.isError).toBeFalsy()
+    expect(await disconnectedAt(modernId)).toBeInstanceOf(Date)
+    await modern.close()
   })
 })

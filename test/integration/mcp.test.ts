@@ -12,7 +12,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import { decrypt } from '../../src/domain/secrets.ts'
 import { agentOperations, agentText, buildTools, toolName } from '../../mcp/tools.ts'
-import { livePortico, agentToken, documentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
+import { livePortico, agentToken, documentToken, token, CookieJar, type LivePortico, approveInBrowser } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -63,28 +63,9 @@ class TestAuthProvider implements OAuthClientProvider {
     return this.verifier
   }
   async redirectToAuthorization(url: URL) {
-    const jar = new CookieJar()
-    let res = await fetch(url, { redirect: 'manual' })
-    jar.take(res)
-    const consent = new URL(res.headers.get('location')!, this.base).href
-    res = await fetch(consent, { headers: { cookie: jar.header() } })
-    this.consentPage = await res.text()
-    res = await fetch(consent, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
-      body: new URLSearchParams({ api_key: this.apiKey, action: 'approve' }).toString(),
-    })
-    while (res.status === 303) {
-      jar.take(res)
-      const next = new URL(res.headers.get('location')!, this.base)
-      if (next.href.startsWith(this.redirectUrl)) {
-        this.code = next.searchParams.get('code')
-        return
-      }
-      res = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } })
-    }
-    throw new Error(`the sign-in did not reach the redirect: ${res.status}`)
+    const done = await approveInBrowser(this.base, url, this.apiKey, this.redirectUrl)
+    this.consentPage = done.page
+    this.code = done.code
   }
 }
 
