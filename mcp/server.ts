@@ -23,6 +23,7 @@ import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS, CUSTOM_RECORDS_SCOPE, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
 import { dpopChallenge, presentation } from '../oauth/dpop.ts'
+import { noteStepUp } from '../oauth/grants.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
@@ -279,6 +280,8 @@ export function createMcpHandler(deps: McpDeps) {
     }
     const missing = missingScopes(body, tools, identity.scopes)
     if (missing.length) {
+      // The client's next refresh goes to its person instead: a refresh cannot widen the grant.
+      await noteStepUp(deps.db, identity, missing, deps.clock.now())
       const description = `This needs the ${missing.join(', ')} scope`
       const scopes = ordered([...identity.scopes, ...missing])
       return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) }, requestId(body))

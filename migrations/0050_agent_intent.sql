@@ -65,3 +65,10 @@ create table person_confirmations (
 );
 create index person_confirmations_agent on person_confirmations (tenant_id, client_id, subject, connection_id, action);
 create index person_confirmations_expires on person_confirmations (expires_at);
+
+-- Step-up: when an agent is told it lacks a scope (403 insufficient_scope), its next refresh within a
+-- few minutes is refused, so a client that tries a refresh first (which cannot widen a grant) goes
+-- to its person with the wider scope instead. Once only: later refreshes of the grant work again.
+alter table agent_grants
+  add column step_up_scopes text[],
+  add column step_up_at     timestamptz;

@@ -116,3 +116,22 @@ export function touchGrant(db: Sql, grantId: string, now: Date): void {
   lastUseWrites.set(grantId, now.getTime())
   db`update agent_grants set last_used_at = ${now} where id = ${grantId}`.catch(() => {})
 }
+
+/** How long after an insufficient_scope challenge a refresh of the grant is sent to the person instead. */
+export const STEP_UP_WINDOW_MS = 5 * 60_000
+
+/** An agent was told it lacks `scopes`: marks its live grants so the next refresh goes to the person. */
+export async function noteStepUp(db: Sql, agent: { tenantId: string; clientId: string; subject: string }, scopes: string[], now: Date): Promise<void> {
+  await db`
+    update agent_grants set step_up_scopes = ${scopes}::text[], step_up_at = ${now}
+    where tenant_id = ${agent.tenantId} and client_id = ${agent.clientId} and account_id = ${agent.subject} and revoked_at is null`
+}
+
+/** The scopes a refresh of this grant cannot give, once, when a step-up was asked for lately; null otherwise. */
+export async function takeStepUp(db: Sql, grantId: string, now: Date): Promise<string[] | null> {
+  const [row] = await db`
+    update agent_grants set step_up_at = null
+    where id = ${grantId} and step_up_at > ${new Date(now.getTime() - STEP_UP_WINDOW_MS)}
+    returning step_up_scopes`
+  return (row?.step_up_scopes as string[] | undefined) ?? null
+}

@@ -26,7 +26,7 @@ import { postgresAdapter } from './adapter.ts'
 import { refreshOnce } from './refresh.ts'
 import { checkPresentation, dpopChallenge, type Presentation, type PresentationRefusal } from './dpop.ts'
 import { ApiError } from '../src/errors.ts'
-import { liveGrant, revokeGrant, REVOKE_REASONS, touchGrant } from './grants.ts'
+import { liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from './grants.ts'
 import { clientMetadataDocuments } from './client-metadata.ts'
 import type { Dns } from '../src/domain/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
@@ -225,6 +225,10 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
         const again = () => new Request(request.url, { method: 'POST', headers: request.headers, body })
         if (form.get('grant_type') === 'refresh_token') {
           const found = await tokenGrant(form.get('refresh_token') ?? '')
+          // A refresh cannot widen a grant: after an insufficient_scope challenge the client is sent to
+          // its person (an SDK that refreshes first falls back to a new authorization on invalid_grant).
+          const wider = found ? await takeStepUp(db, found.grantId, deps.clock.now()) : null
+          if (wider) return oauthError(400, 'invalid_grant', `A refresh cannot add ${wider.join(' ')}: ask the person, with an authorization request for the scopes you need`)
           return refreshOnce({ db, clock: deps.clock, secretsKey: config.secretsKey }, again(), form, found, () => callProvider(again(), ip))
         }
         req = again()

@@ -59,6 +59,10 @@ class TestAuthProvider implements OAuthClientProvider {
   saveCodeVerifier(v: string) {
     this.verifier = v
   }
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined
+    if (scope === 'all' || scope === 'client') this.info = undefined
+  }
   codeVerifier() {
     return this.verifier
   }
@@ -135,6 +139,24 @@ describe('MCP with the SDK client', () => {
     const bad = await client.callTool({ name: 'applications_get', arguments: { id: 'x', nope: 1 } })
     expect(bad.isError).toBe(true)
     expect(JSON.parse((bad.content as { text: string }[])[0]!.text).code).toBe('invalid_request')
+
+    // Step-up with the official v1 SDK: a tool needing domains:disconnect gets 403 insufficient_scope;
+    // the SDK tries a refresh first, which cannot widen the grant and is refused, so it goes to the person
+    // with the wider scope, who sees it on the consent page and approves.
+    auth.consentPage = ''
+    auth.code = null
+    const stepUp = await client.callTool({ name: 'connections_disconnect', arguments: { id: 'con_unknown' } }).then(
+      () => 'answered',
+      (err: unknown) => err,
+    )
+    expect(stepUp).toBeInstanceOf(UnauthorizedError)
+    expect(auth.consentPage).toContain('domains:disconnect')
+    expect(auth.code).toBeTruthy()
+    await transport.finishAuth(auth.code!)
+    expect(auth.saved?.scope?.split(' ')).toContain('domains:disconnect')
+    const after = await client.callTool({ name: 'connections_disconnect', arguments: { id: 'con_unknown' } })
+    expect(JSON.parse((after.content as { text: string }[])[0]!.text).code).toBe('not_found')
+    // The refusal happens once: a later refresh of the first grant works again.
     await client.close()
   })
 })
