@@ -13,7 +13,7 @@ export const PAGE_HEADERS = {
 }
 
 const STYLE = `*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:44rem;margin:0 auto;padding:1rem;color:#1b1f24;line-height:1.45}
-header{display:flex;align-items:center;gap:.5rem;padding:.5rem 0 1rem;border-bottom:1px solid #d8dde3;margin-bottom:1.5rem;font-weight:700}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;padding:.5rem 0 1rem;border-bottom:1px solid #d8dde3;margin-bottom:1.5rem;font-weight:700}
 header nav{margin-left:auto;font-weight:400;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 .mark{display:inline-grid;place-items:center;width:1.8rem;height:1.8rem;border-radius:6px;background:#1f4fbf;color:#fff}
 .who{display:flex;align-items:center;gap:.75rem}.avatar{flex:none;display:inline-grid;place-items:center;width:3rem;height:3rem;border-radius:50%;background:#5b3cc4;color:#fff;font-size:1.4rem;font-weight:700}
@@ -31,7 +31,7 @@ a{color:#1f4fbf}table{border-collapse:collapse;width:100%}th,td{text-align:left;
 .grants{list-style:none;padding:0;margin:0}.grants>li{border:1px solid #d8dde3;border-radius:8px;padding:1rem;margin:0 0 1rem}
 .grants h2{font-size:1.15rem;margin:0 0 .5rem;overflow-wrap:anywhere}.grants dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 .75rem}
 .grants dt{color:#4a525c}.grants dd{margin:0;overflow-wrap:anywhere}.status-active{color:#176f2c;font-weight:600}.status-ended{color:#4a525c}
-@media (max-width:30rem){.grants dl{grid-template-columns:1fr}.grants dd{margin-bottom:.4rem}}
+@media (max-width:30rem){.grants dl{grid-template-columns:1fr}.grants dd{margin-bottom:.4rem}header nav{margin-left:0;width:100%;gap:0 1rem}}
 footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}`
 
 export interface PageOptions {
