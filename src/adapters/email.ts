@@ -12,8 +12,9 @@ export interface SmtpSettings {
   tls: 'implicit' | 'starttls' | 'none'
 }
 
-export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{ ok: true } | { ok: false; error: string }> {
-  const transport = nodemailer.createTransport({
+/** A transport to the checked address, TLS as asked, the host name kept for TLS. */
+function transportFor(s: SmtpSettings, timeoutMs: number) {
+  return nodemailer.createTransport({
     host: s.address,
     port: s.port,
     secure: s.tls === 'implicit',
@@ -25,6 +26,10 @@ export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   })
+}
+
+export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{ ok: true } | { ok: false; error: string }> {
+  const transport = transportFor(s, timeoutMs)
   try {
     await transport.verify()
     return { ok: true }
@@ -47,18 +52,7 @@ export interface MailMessage {
 
 /** Sends one message through the SMTP settings (the same connection rules as `verifySmtp`). */
 export async function sendSmtp(s: SmtpSettings, m: MailMessage, timeoutMs = 10_000): Promise<void> {
-  const transport = nodemailer.createTransport({
-    host: s.address,
-    port: s.port,
-    secure: s.tls === 'implicit',
-    requireTLS: s.tls === 'starttls',
-    ignoreTLS: s.tls === 'none',
-    tls: { servername: s.host },
-    auth: s.username ? { user: s.username, pass: s.password ?? '' } : undefined,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  })
+  const transport = transportFor(s, timeoutMs)
   try {
     await transport.sendMail({
       from: m.fromName ? { name: m.fromName, address: m.from } : m.from,

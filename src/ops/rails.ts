@@ -134,7 +134,9 @@ export const applyOp = defineOp({
     '`credential` (used once and not kept unless `save` is true, which saves it as a continuous provider account and makes the ' +
     'connection managed) or `provider_account_id`. PowerDNS also needs `api_url`. Re-sending the same records answers 200 with ' +
     '`changed: false` and writes nothing. A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
-    'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis).',
+    'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis). ' +
+    'A delegated agent token whose write would replace records already in the zone (values the write takes away) gets 400 ' +
+    '`confirmation_required` with `details.confirm_url` and writes nothing until its person confirms exactly those records there.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   scope: 'domains:write',
@@ -148,7 +150,7 @@ export const applyOp = defineOp({
     label: Type.Optional(Type.String({ maxLength: 200 })),
   }),
   response: ApplyResult,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
   transaction: false,

@@ -192,7 +192,7 @@ describe('discovery', () => {
 
   test('GET /v1/rbac publishes the agent scopes and /v1/config lists mcp', async () => {
     const rbac = await (await fetch(`${p.url}/v1/rbac`)).json()
-    expect(rbac.agent_scopes.map((s: { id: string }) => s.id)).toEqual(['domains:read', 'domains:write', 'domains:disconnect'])
+    expect(rbac.agent_scopes.map((s: { id: string }) => s.id)).toEqual(['domains:read', 'domains:write', 'domains:disconnect', 'domains:records'])
     expect(rbac.agent_scopes[0].description).toBeTruthy()
     expect((await (await fetch(`${p.url}/v1/config`)).json()).products).toContain('mcp')
   })
