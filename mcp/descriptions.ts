@@ -7,8 +7,8 @@
 // - `app`: the result is shown by the connect MCP App (app.ts);
 // - `output`: the fields an agent uses, kept in the tool's output schema (the full record is still
 //   returned in structuredContent; the schema stays open so the extra fields validate);
-// - `require`: inputs optional for other callers that an agent must send (an agent has no default
-//   application, so `application_id` is required for it);
+// - `require`: inputs optional for other callers that an agent must send;
+// - `describe`: what an input means, in an agent's words, where the REST wording would mislead;
 // - `inputs`: when set, the only inputs the tool offers (an agent never handles a DNS provider's API
 //   key: it applies with an account a person saved); others are refused as unknown arguments.
 // A test fails when an agent operation has no entry here, so a new operation cannot ship with REST
@@ -27,9 +27,15 @@ export interface AgentText {
   app?: true
   /** A hand-written output schema, for operations whose response schema is free-form. */
   outputSchema?: Record<string, unknown>
+  /** Input descriptions in an agent's words, by input name. */
+  describe?: Record<string, string>
 }
 
-const APP_HINT = 'Use applications_list to find the application id.'
+/** `application_id` as an agent reads it. */
+const APPLICATION_ID =
+  'The application (product) the domain is for: an id from applications_list (`app_…`). Leave it out when the workspace has a single application, which is then used; with several, it is required.'
+
+const APP_HINT = 'Use applications_list to find the application id when the workspace has more than one.'
 
 export const AGENT_TEXTS: Record<string, AgentText> = {
   'applications.list': {
@@ -53,18 +59,45 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     toolset: 'connect',
     idempotent: true,
     openWorld: true,
-    require: ['application_id'],
+    describe: { application_id: APPLICATION_ID },
     outputSchema: {
       type: 'object',
       properties: {
-        domain: { type: 'string' },
-        provider: { description: 'The DNS provider detected from the nameservers' },
-        registered: { type: 'boolean' },
-        recommended_rail: { type: ['string', 'null'] },
-        rails: { type: 'object', description: 'oauth, domainConnect, apiKey, manual: each {available, reason?}' },
-        conflicts: { type: 'array' },
-        blocked_reason: { type: ['string', 'null'] },
+        domain: { type: 'string', description: 'The domain checked, normalized' },
+        apex_domain: { type: 'string', description: 'Its registrable domain (the zone\'s apex)' },
+        is_apex: { type: 'boolean' },
+        provider: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Id of the DNS provider detected from the nameservers; null when unknown' },
+        provider_name: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        registered: { type: 'boolean', description: 'False only when the domain does not exist; absent when the lookup failed (detection_error)' },
+        detection_error: { type: 'string', description: '`resolver` when DNS could not be asked; try again' },
+        nameservers: { type: 'array', items: { type: 'string' } },
+        rails: {
+          type: 'object',
+          description: 'Each way of connecting: available, and why not (reason) or what to mind (caveat)',
+          properties: Object.fromEntries(
+            ['oauth', 'domainConnect', 'apiKey', 'manual'].map((k) => [
+              k,
+              { type: 'object', properties: { available: { type: 'boolean' }, reason: { type: 'string' }, caveat: { type: 'string' } }, required: ['available'] },
+            ]),
+          ),
+          required: ['oauth', 'domainConnect', 'apiKey', 'manual'],
+        },
+        recommended_rail: { anyOf: [{ type: 'string', enum: ['oauth', 'domainConnect', 'apiKey', 'manual'] }, { type: 'null' }], description: 'The first available rail; null when none is' },
+        apex_strategy: { type: 'string', description: 'How the domain would point at the application: `not_apex` (a subdomain: a CNAME), the provider\'s apex record (`flattening`, `alias`, `aname`), `a_records`, or `unsupported`' },
+        conflicts: {
+          type: 'array',
+          description: 'Records already published that stand in the way of the needed ones',
+          items: { type: 'object', properties: { type: { type: 'string' }, host: { type: 'string' }, value: { type: 'string' }, action: { type: 'string', enum: ['replace', 'remove'] } } },
+        },
+        desired_records: {
+          type: 'array',
+          description: 'The records connecting would need (host relative to the domain, "@" is the domain itself)',
+          items: { type: 'object', properties: { type: { type: 'string' }, host: { type: 'string' }, value: { type: 'string' } } },
+        },
+        blocked_reason: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Why the domain cannot be connected at all (platform_subdomain, not_registered, not_delegated, apex_not_supported); null when it can' },
+        dashboard_url: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The DNS provider\'s dashboard, for setting records by hand' },
       },
+      required: ['domain', 'rails', 'recommended_rail', 'conflicts', 'desired_records', 'blocked_reason'],
     },
   },
   'connections.create': {
@@ -74,11 +107,15 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     toolset: 'connect',
     idempotent: false,
     openWorld: false,
-    require: ['application_id'],
+    describe: {
+      application_id: APPLICATION_ID,
+      records: 'Leave out: the application\'s planned records are used. A record set of your own needs the domains:records scope, which your person grants separately because it can change where mail goes (MX) or who runs the domain\'s DNS (NS).',
+    },
     output: ['id', 'domain', 'status', 'rail', 'records', 'error_code', 'error_message'],
   },
   'connections.list': {
-    description: 'Lists the workspace\'s connected domains, oldest first, optionally for one application or status (pending, propagating, live, failed, disconnected). Pass next_cursor back to get the next page.',
+    description: 'Lists the workspace\'s connected domains, oldest first. Filters: app_id (one application\'s, an id from applications_list) and status (pending, propagating, live or failed); limit (1 to 200, default 50). Pass next_cursor back as cursor for the next page.',
+    describe: { app_id: 'Only this application\'s connections: an id from applications_list (`app_…`)', status: 'Only connections in this status', cursor: 'next_cursor from the previous page' },
     toolset: 'read',
     idempotent: true,
     openWorld: false,
@@ -111,12 +148,11 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
   },
   'connections.disconnect': {
     description:
-      'Detaches a domain for good: removes the records Portico wrote, stops serving it and its certificate. The person must confirm: ask them which domain to remove and pass it, as they said it, in confirm; where your client supports elicitation, confirm is not needed, because Portico asks them itself. Returns what was removed.',
+      'Detaches a domain for good: removes the records Portico wrote, stops serving it and its certificate. Your person confirms first: where your client supports elicitation Portico asks them itself; otherwise the call answers confirmation_required with details.confirm_url, a link to give your person to open, sign in and confirm, after which the same call goes through. Returns what was removed.',
     toolset: 'manage',
     idempotent: false,
     openWorld: true,
-    inputs: ['id', 'confirm'],
-    require: ['confirm'],
+    inputs: ['id'],
     output: ['domain', 'disconnected', 'records'],
   },
   'billing.standing': {
@@ -145,7 +181,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     toolset: 'connect',
     idempotent: false,
     openWorld: false,
-    require: ['application_id'],
+    describe: { application_id: APPLICATION_ID },
     output: ['results'],
   },
   'provider_accounts.list': {
@@ -156,7 +192,7 @@ export const AGENT_TEXTS: Record<string, AgentText> = {
     output: ['accounts'],
   },
   'connections.apply': {
-    description: 'Writes a connection\'s records at its DNS provider with a provider account a person saved (see provider_accounts_list), keeping the zone\'s other records and remembering what it replaced so a disconnect can restore it. Returns the connection (now propagating) and whether anything changed; applying the same records again changes nothing.',
+    description: 'Writes a connection\'s records at its DNS provider with a provider account a person saved (see provider_accounts_list), keeping the zone\'s other records and remembering what it replaced so a disconnect can restore it. When the write would replace records already in the zone (an address at the domain itself, MX, NS, a TXT in use), your person confirms first: through elicitation where your client supports it, otherwise the call answers confirmation_required with details.confirm_url for them to open, and the same call then goes through. Returns the connection (now propagating) and whether anything changed; applying the same records again changes nothing.',
     toolset: 'connect',
     idempotent: true,
     openWorld: true,

@@ -6,6 +6,7 @@ import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
+import { DPOP_ALGORITHMS } from '../oauth/dpop.ts'
 
 export const PRM_PATH = '/.well-known/oauth-protected-resource'
 
@@ -19,6 +20,9 @@ export function protectedResourceMetadata(auth: AuthServer) {
     authorization_servers: [auth.issuer],
     scopes_supported: [...AGENT_SCOPE_IDS],
     bearer_methods_supported: ['header'],
+    // RFC 9449 section 5.1: proofs are checked with these; bound tokens are optional (Bearer still works).
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
+    dpop_bound_access_tokens_required: false,
     resource_name: 'Portico',
     resource_documentation: `${auth.issuer}/v1/openapi.json`,
   }

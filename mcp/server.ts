@@ -21,13 +21,14 @@ import { randomToken } from '../src/ids.ts'
 import { log } from '../src/logger.ts'
 import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
-import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
-import { presentation } from '../oauth/dpop.ts'
+import { AGENT_SCOPE_IDS, CUSTOM_RECORDS_SCOPE, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
+import { dpopChallenge, presentation } from '../oauth/dpop.ts'
+import { noteStepUp } from '../oauth/grants.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
 import { APP_RESOURCE, APP_URI, UI_EXTENSION, appContents } from './app.ts'
-import { agentKey, askingDescriptor, askPerson, asksInForms, canElicit, confirmCodec, confirmRound, CONFIRMED_TOOLS, LegacySessions } from './confirm.ts'
+import { agentKey, asksByUrl, asksInForms, confirmCodec, confirmLegacy, confirmModern, CONFIRMED_TOOLS, LegacySessions, type AskModes } from './confirm.ts'
 import { ClientReplies, repliesIn } from './replies.ts'
 
 export const MCP_PATH = '/mcp'
@@ -43,7 +44,8 @@ export interface McpDeps extends AppDeps {
 const INSTRUCTIONS =
   'Portico attaches customers\' domains to an integrator\'s product. Use applications_list to find application ids, ' +
   'domains_check before connections_create, and connections_get to follow a connection through pending, propagating, live or failed. ' +
-  'Disconnecting asks the person through elicitation where the client supports it; otherwise it needs `confirm` set to the domain the person names.'
+  'Disconnecting, and writing records that replace ones already in the customer\'s zone, wait for the person\'s yes: Portico asks them through elicitation where the client supports it; ' +
+  'otherwise the tool answers confirmation_required with details.confirm_url, a link for the person to open and confirm, after which the same call goes through.'
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -74,15 +76,22 @@ const ordered = (scopes: Iterable<string>) => {
   return AGENT_SCOPE_IDS.filter((s) => set.has(s))
 }
 
+/** Arguments that need a scope of their own beyond the tool's: records of the agent's own choosing. */
+const ARGUMENT_SCOPES: Record<string, Record<string, string>> = { connections_create: { records: CUSTOM_RECORDS_SCOPE } }
+
 /** The scopes a tools/call (or a batch) needs that the token lacks. */
 function missingScopes(body: unknown, tools: Map<string, AgentTool>, have: string[]): string[] {
   const messages = Array.isArray(body) ? body : [body]
   const missing = new Set<string>()
   for (const m of messages) {
-    const msg = m as { method?: unknown; params?: { name?: unknown } } | null
+    const msg = m as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null
     if (msg?.method !== 'tools/call' || typeof msg.params?.name !== 'string') continue
     const tool = tools.get(msg.params.name)
     if (tool && !have.includes(tool.scope)) missing.add(tool.scope)
+    const args = msg.params.arguments
+    for (const [arg, scope] of Object.entries(ARGUMENT_SCOPES[msg.params.name] ?? {})) {
+      if (args && typeof args === 'object' && (args as Record<string, unknown>)[arg] !== undefined && !have.includes(scope)) missing.add(scope)
+    }
   }
   return ordered(missing)
 }
@@ -94,8 +103,8 @@ interface RequestScope {
   visible: AgentTool[]
   /** Served on revision 2026-07-28, where a tool can ask the person (multi-round-trip requests). */
   modern: boolean
-  /** A 2025-era request whose session id says the client asks its person in forms. */
-  legacyForms: boolean
+  /** A 2025-era request: how its session id says the client asks its person. */
+  legacyModes: AskModes
   /** A 2025-era call answered on an SSE stream: sends a request to the client and waits for its result. */
   ask?: (method: string, params: Record<string, unknown>, relatedRequestId: string | number) => Promise<unknown>
 }
@@ -158,24 +167,19 @@ function mcpServer(deps: McpDeps, tools: Map<string, AgentTool>, scope: RequestS
     if (request.params.uri !== APP_URI) throw new ResourceNotFoundError(request.params.uri)
     return { contents: await appContents() }
   })
-  server.setRequestHandler('tools/list', async (_request, ctx) => {
-    const asking = (scope.modern && canElicit(ctx)) || scope.legacyForms
-    return { tools: scope.visible.map((t) => (asking && CONFIRMED_TOOLS.has(t.name) ? askingDescriptor(t.descriptor) : t.descriptor)) }
-  })
+  server.setRequestHandler('tools/list', async () => ({ tools: scope.visible.map((t) => t.descriptor) }))
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = tools.get(request.params.name)
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
     const base = { principal: scope.principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: `mcp_${randomToken(9)}`, ip: scope.ip }
-    let args = request.params.arguments ?? {}
+    const args = request.params.arguments ?? {}
+    const run = () => callTool(tool, args, base)
+    // What the person must confirm first is asked of them where the client can (confirm.ts).
+    const confirmDeps = { db: deps.db, config: deps.config, now: () => deps.clock.now() }
+    const agent = { tenantId: scope.principal.tenantId, clientId: scope.principal.clientId, subject: scope.principal.subject }
+    if (scope.modern) return confirmModern(confirmDeps, ctx, codec, agent, args, run)
     const ask = scope.ask
-    if (CONFIRMED_TOOLS.has(tool.name) && ((scope.modern && canElicit(ctx)) || ask)) {
-      const round = ask
-        ? await askPerson(deps.db, scope.principal.tenantId, args, (params) => ask('elicitation/create', params, ctx.mcpReq.id))
-        : await confirmRound(deps.db, ctx, codec, scope.principal.tenantId, args)
-      if (round && 'reply' in round) return round.reply
-      if (round) args = round.run
-    }
-    return callTool(tool, args, base)
+    return confirmLegacy(confirmDeps, scope.legacyModes, agent, ask && ((params) => ask('elicitation/create', params, ctx.mcpReq.id)), run)
   })
   return server
 }
@@ -203,7 +207,7 @@ export function createMcpHandler(deps: McpDeps) {
   const legacy = async (req: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
     const scope = authInfo.extra!.scope as RequestScope
     const agent = agentKey(scope.principal)
-    const stream = scope.legacyForms && confirmingCall(body) && (req.headers.get('accept') ?? '').includes('text/event-stream')
+    const stream = scope.legacyModes.forms && confirmingCall(body) && (req.headers.get('accept') ?? '').includes('text/event-stream')
     const server = mcpServer(deps, tools, scope, codec)
     // Keep-alive comments every 5 s hold the stream open while the person answers.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, keepAliveMs: 5_000 })
@@ -235,9 +239,10 @@ export function createMcpHandler(deps: McpDeps) {
     await server.close()
     // A client that asks in forms gets a session id saying so.
     const init = body as { method?: unknown; params?: { capabilities?: Parameters<typeof asksInForms>[0] } } | null
-    if (init?.method === 'initialize' && res.status === 200 && asksInForms(init.params?.capabilities)) {
+    const caps = init?.params?.capabilities
+    if (init?.method === 'initialize' && res.status === 200 && (asksInForms(caps) || asksByUrl(caps))) {
       const headers = new Headers(res.headers)
-      headers.set('mcp-session-id', sessions.issue(agent))
+      headers.set('mcp-session-id', sessions.issue(agent, { forms: asksInForms(caps), url: asksByUrl(caps) }))
       return new Response(res.body, { status: res.status, headers })
     }
     return res
@@ -247,8 +252,11 @@ export function createMcpHandler(deps: McpDeps) {
   const authorize = async (req: Request): Promise<(AgentIdentity & { token: string }) | Response> => {
     const presented = presentation(req, deps.config.publicUrl)
     if (!presented) return challenge()
-    const identity = await deps.auth.verifyAccessToken(presented.token, presented.presented)
-    return identity ? { ...identity, token: presented.token } : challenge('invalid_token', 'The access token is not valid for this resource')
+    const checked = await deps.auth.checkAccessToken(presented.token, presented.presented)
+    if (checked.ok) return { ...checked.identity, token: presented.token }
+    // A token refused for how it was presented (a DPoP proof, or the wrong scheme): RFC 9449 section 7.1.
+    if (checked.refusal) return rpcError(401, -32001, checked.refusal.reason, { 'www-authenticate': dpopChallenge(checked.refusal) })
+    return challenge('invalid_token', 'The access token is not valid for this resource')
   }
 
   return async function handle(req: Request, ip: string | null): Promise<Response> {
@@ -272,6 +280,8 @@ export function createMcpHandler(deps: McpDeps) {
     }
     const missing = missingScopes(body, tools, identity.scopes)
     if (missing.length) {
+      // The client's next refresh goes to its person instead: a refresh cannot widen the grant.
+      await noteStepUp(deps.db, identity, missing, deps.clock.now())
       const description = `This needs the ${missing.join(', ')} scope`
       const scopes = ordered([...identity.scopes, ...missing])
       return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) }, requestId(body))
@@ -282,8 +292,8 @@ export function createMcpHandler(deps: McpDeps) {
     const principal = { kind: 'AGENT' as const, ...agent }
     const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope) && toolsets.names.has(t.toolset))
     const isLegacy = await isLegacyRequest(req, body)
-    const legacyForms = isLegacy && sessions.asksInForms(req.headers.get('mcp-session-id'), agentKey(principal))
-    const scope: RequestScope = { principal, ip, visible, modern: !isLegacy, legacyForms }
+    const legacyModes = isLegacy ? sessions.modes(req.headers.get('mcp-session-id'), agentKey(principal)) : { forms: false, url: false }
+    const scope: RequestScope = { principal, ip, visible, modern: !isLegacy, legacyModes }
     const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope } }
     const res = isLegacy ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
     const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method

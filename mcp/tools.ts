@@ -52,7 +52,7 @@ function inputSchema(op: AnyOp, text: AgentText): Tool['inputSchema'] {
     const req = new Set(schema.required ?? [])
     for (const [name, s] of Object.entries(schema.properties)) {
       if (text.inputs && !text.inputs.includes(name)) continue
-      properties[name] = plain(s as TSchema)
+      properties[name] = text.describe?.[name] ? { ...plain(s as TSchema), description: text.describe[name] } : plain(s as TSchema)
       if ((req.has(name) || schema === op.params) && !required.includes(name)) required.push(name)
     }
   }

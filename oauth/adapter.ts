@@ -4,16 +4,12 @@
 // provider's own (`expiresIn` seconds from now, real time): an expired row is never returned, and
 // `purgeExpired` deletes them.
 //
-// Refresh rotation with a reuse grace: a rotated (consumed) refresh token still reads as unused for
-// REFRESH_REUSE_GRACE_S after its first use, or until a token of the same grant is used after it
-// (the successor's first use), whichever comes first. Two racing refreshes, or a retry after a lost
-// response, then both get working tokens. Outside the grace the provider sees the reuse and revokes
-// the grant (revokeByGrantId), which ends the grant row with reason `token_reuse`.
+// A consumed (rotated) refresh token reads as consumed: the provider treats its reuse as theft and
+// revokes the grant (revokeByGrantId). The reuse grace, in which a repeat of a refresh gets the same
+// successor, is kept in front of the provider (refresh.ts), so a repeat never reaches it.
 import type { Sql } from '../src/db/sql.ts'
 import { revokeGrant, REVOKE_REASONS } from './grants.ts'
 import { isClientIdUrl } from './client-id.ts'
-
-export const REFRESH_REUSE_GRACE_S = 60
 
 export interface StoredPayload {
   grantId?: string
@@ -60,7 +56,6 @@ export function postgresAdapter(db: Sql, clientDocument?: (url: string) => Promi
     }
 
     async find(id: string): Promise<StoredPayload | undefined> {
-      if (this.model === 'RefreshToken') return findRefreshToken(db, id)
       if (clientDocument && this.model === 'Client' && isClientIdUrl(id)) return (await clientDocument(id)) ?? undefined
       const [row] = await db`
         select payload, consumed_at from oauth_store
@@ -97,20 +92,6 @@ export function postgresAdapter(db: Sql, clientDocument?: (url: string) => Promi
       await revokeGrant(db, grantId, REVOKE_REASONS.reuse, new Date())
     }
   }
-}
-
-/** A refresh token, read as unused while its reuse grace lasts (see the header). */
-async function findRefreshToken(db: Sql, id: string): Promise<StoredPayload | undefined> {
-  const [row] = await db`
-    select t.payload, t.consumed_at,
-      t.consumed_at > now() - make_interval(secs => ${REFRESH_REUSE_GRACE_S})
-        and not exists (
-          select 1 from oauth_store s
-          where s.model = 'RefreshToken' and s.grant_id = t.grant_id and s.consumed_at > t.consumed_at) as in_grace
-    from oauth_store t
-    where t.model = 'RefreshToken' and t.id = ${id} and (t.expires_at is null or t.expires_at > now())`
-  if (!row) return undefined
-  return out({ payload: row.payload, consumed_at: row.in_grace ? null : row.consumed_at } as Row)
 }
 
 /** Deletes expired provider rows; returns how many went. */

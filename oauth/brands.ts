@@ -69,8 +69,76 @@ export const BRANDS: readonly Brand[] = [
   { name: 'Portico', tokens: ['portico'], domains: [] },
 ]
 
+// ---- Names by their letters, not their bytes ----
+//
+// A name is judged in these steps (each one the issue of a name that passed before):
+// 1. NFKC folding: fullwidth letters, ligatures and compatibility forms become their plain letters;
+// 2. refused outright: default-ignorable code points (zero-width characters, U+2060, U+FEFF, variation
+//    selectors) and the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), which draw nothing and hide
+//    inside a name ("Claude" with a filler between two letters), control and format characters, and
+//    names mixing scripts beyond UTS #39's moderately restrictive level (section 5.2: one script; or
+//    Latin with Han and kana, Han and Bopomofo, or Han and Hangul; or Latin with one other recommended
+//    script except Cyrillic and Greek);
+// 3. the UTS #39 skeleton (confusables.txt, as `unhomoglyph` ships it), then the confusable classes
+//    ASCII alone allows: l, 1, I and | read as one letter; 0 and O; rn and m; vv and w (and the other
+//    digits and signs that stand for letters: 3 e, 4 a, 5 s, 7 t, $ s, @ a);
+// 4. a skeleton within one edit of a protected brand (one letter left out, added or two swapped, or
+//    one letter exchanged for one that looks like it; any letter for the long names) imitates it:
+//    "OpenAl", "Anthrop1c", "Geminl", "Cluade", "Mircosoft".
+// Honest names must pass: test/fixtures/honest-app-names.json holds over 200 real application names,
+// and every one of them registers (test/unit/brands.test.ts).
+
 // Digits and signs read as the letters they stand for (leetspeak); confusables.txt keeps most apart.
 const READ_AS_LETTERS: Record<string, string> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '$': 's', '@': 'a', '!': 'i', '|': 'l' }
+
+/** Hangul fillers: letters by category, blank on screen. */
+const FILLERS = /[\u115F\u1160\u3164\uFFA0]/u
+/** Code points a name may not carry: invisible (default-ignorable), fillers, controls, format, private use, separators other than the space. */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/u
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu')
+
+/** Scripts UTS #31 recommends for identifiers (Table 5); a name may mix Latin with one of them (not Cyrillic or Greek). */
+const RECOMMENDED = ['Arabic', 'Armenian', 'Bengali', 'Bopomofo', 'Cyrillic', 'Devanagari', 'Ethiopic', 'Georgian', 'Greek', 'Gujarati', 'Gurmukhi', 'Han', 'Hangul', 'Hebrew', 'Hiragana', 'Kannada', 'Katakana', 'Khmer', 'Lao', 'Latin', 'Malayalam', 'Myanmar', 'Oriya', 'Sinhala', 'Tamil', 'Telugu', 'Thaana', 'Thai', 'Tibetan']
+const OTHER_SCRIPTS = ['Cherokee', 'Canadian_Aboriginal', 'Coptic', 'Gothic', 'Glagolitic', 'Mongolian', 'Nko', 'Ogham', 'Old_Italic', 'Runic', 'Syriac', 'Tifinagh', 'Vai', 'Yi', 'Lisu', 'Osage', 'Adlam', 'Deseret', 'Shavian', 'Bamum', 'Javanese', 'Balinese', 'Tagalog', 'Cham', 'Tai_Le', 'Ol_Chiki', 'Samaritan', 'Mandaic']
+const SCRIPT_TESTS = [...RECOMMENDED, ...OTHER_SCRIPTS].map((name) => ({ name, re: new RegExp(`\\p{Script_Extensions=${name}}`, 'u') }))
+const NEUTRAL = /[\p{Script=Common}\p{Script=Inherited}]/u
+
+/** The scripts a character may belong to (its Script_Extensions), or null for Common and Inherited. */
+function scriptsOf(ch: string): Set<string> | null {
+  if (NEUTRAL.test(ch) && !SCRIPT_TESTS.some((s) => s.re.test(ch))) return null
+  const found = SCRIPT_TESTS.filter((s) => s.re.test(ch)).map((s) => s.name)
+  // A script outside both lists counts as one of its own, never recommended.
+  return new Set(found.length ? found : ['Unlisted'])
+}
+
+/** The script groups UTS #39 section 5.2 accepts at the moderately restrictive level. */
+const ALLOWED_MIXES: readonly string[][] = [
+  ['Latin', 'Han', 'Hiragana', 'Katakana'],
+  ['Latin', 'Han', 'Bopomofo'],
+  ['Latin', 'Han', 'Hangul'],
+  ...RECOMMENDED.filter((s) => s !== 'Latin' && s !== 'Cyrillic' && s !== 'Greek').map((s) => ['Latin', s]),
+]
+
+/** Whether the name's letters stay within one script or a mix UTS #39 calls moderately restrictive. */
+export function moderatelyRestrictive(name: string): boolean {
+  const sets = [...name].map(scriptsOf).filter((s): s is Set<string> => s !== null)
+  if (sets.length === 0) return true
+  // One script shared by every letter.
+  const [first, ...rest] = sets
+  if ([...first!].some((sc) => sc !== 'Unlisted' && rest.every((s) => s.has(sc)))) return true
+  if (sets.every((s) => s.has('Unlisted'))) return false
+  return ALLOWED_MIXES.some((mix) => sets.every((s) => mix.some((sc) => s.has(sc))))
+}
+
+/** Why a client name cannot be used, or null. Registration and metadata documents refuse such names. */
+export function nameProblem(name: string): string | null {
+  const folded = name.normalize('NFKC')
+  if (FILLERS.test(folded)) return 'client_name contains a Hangul filler, which draws nothing'
+  if (INVISIBLE.test(folded)) return 'client_name contains an invisible, control or format character'
+  if (/\s/u.test(folded.replace(/ /g, ''))) return 'client_name contains whitespace other than spaces'
+  if (!moderatelyRestrictive(folded)) return 'client_name mixes writing systems (UTS #39 moderately restrictive allows one script, or Latin with Han and kana, Han and Bopomofo, Han and Hangul, or one other script except Cyrillic and Greek)'
+  return null
+}
 
 /** The UTS #39 skeleton: decomposed, each confusable mapped to its prototype, decomposed again. */
 export function skeleton(s: string): string {
@@ -78,30 +146,71 @@ export function skeleton(s: string): string {
 }
 
 function foldChars(s: string): string {
+  // Invisible code points go first (a name that carries them is refused anyway; an old one is judged without them).
+  const visible = s.normalize('NFKC').replace(INVISIBLE_ALL, '')
   // Skeleton on the original case first (Cherokee Ꮯ is a look-alike of capital C), then once more
   // after lowercasing and reading digits (so "I", "1" and "l" meet, and "m" reads "rn" on both sides).
-  const lower = skeleton(s.normalize('NFKC')).toLowerCase()
+  const lower = skeleton(visible).toLowerCase()
   const letters = [...lower].map((c) => READ_AS_LETTERS[c] ?? c).join('')
   // Accents and overlays go (ł → l̸ → l); what is left is compared as the skeleton gives it.
   return skeleton(letters).replace(/\p{M}/gu, '').toLowerCase()
 }
 
-/** Pairs that read as one letter once the spacing is gone (confusables.txt maps m to rn already). */
+/** Pairs that read as one letter once the spacing is gone: rn is m (confusables.txt writes m as rn), vv is w. */
 function foldPairs(s: string): string {
-  return s.replace(/vv/g, 'w')
+  return s.replace(/rn/g, 'm').replace(/vv/g, 'w')
 }
 
-/** The name as compared: folded, letters and digits only. */
-export function foldName(name: string): string {
-  return foldPairs(foldChars(name).replace(/[^\p{L}\p{N}]/gu, ''))
+/** The name as compared: folded, letters and digits only; rn read as m, and vv as w unless `pairs` is false. */
+export function foldName(name: string, pairs = true): string {
+  const folded = foldChars(name).replace(/[^\p{L}\p{N}]/gu, '')
+  return pairs ? foldPairs(folded) : folded.replace(/rn/g, 'm')
 }
 
-/** Each word of the name, folded the same way. */
-function foldWords(name: string): string[] {
-  return foldChars(name)
-    .split(/[^\p{L}\p{N}]+/u)
+/** Each word of the name, folded the same way: split at spaces and punctuation and where a capital starts a word ("MyAnthropcHelper"). */
+function foldWords(name: string, pairs = true): string[] {
+  return name
+    .normalize('NFKC')
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .split(/[^\p{L}\p{N}\p{M}$@!|]+/u)
+    .map((w) => foldName(w, pairs))
     .filter(Boolean)
-    .map(foldPairs)
+}
+
+/** Letters that look alike even in a clean font, after folding: exchanging one for the other is a look-alike edit. */
+const LOOK_ALIKE_PAIRS = new Set(['il', 'ij', 'jl', 'ce', 'co', 'eo', 'ao', 'uv', 'vy', 'gq', 'hn', 'nr', 'bh', 'bd', 'pq'])
+const lookAlike = (a: string, b: string) => LOOK_ALIKE_PAIRS.has(a < b ? a + b : b + a)
+
+/** Brand names at least this long: any one letter exchanged still reads as the brand. */
+const ANY_SUBSTITUTION_FROM = 8
+/** Brand names at least this long: one letter left out, added or swapped with its neighbour reads as the brand. */
+const TYPO_FROM = 6
+/** Brand names at least this long: one look-alike letter exchanged reads as the brand. */
+const LOOK_ALIKE_FROM = 5
+
+/**
+ * Whether `word` is within one edit of the brand token `t` (optimal string alignment distance 1), with
+ * the kind of edit allowed by the token's length: short brands only by a look-alike letter, so honest
+ * words near them ("Stack", "Motion", "Clause") stay usable.
+ */
+export function oneEditFrom(word: string, t: string): boolean {
+  const n = t.length
+  if (word === t || Math.abs(word.length - n) > 1) return false
+  if (word.length === n) {
+    const diff = [...t].map((c, i) => (c === word[i] ? -1 : i)).filter((i) => i >= 0)
+    if (diff.length === 1) {
+      const i = diff[0]!
+      return n >= ANY_SUBSTITUTION_FROM || (n >= LOOK_ALIKE_FROM && lookAlike(t[i]!, word[i]!))
+    }
+    // Two neighbours swapped ("Cluade").
+    return n >= TYPO_FROM && diff.length === 2 && diff[1] === diff[0]! + 1 && t[diff[0]!] === word[diff[1]!] && t[diff[1]!] === word[diff[0]!]
+  }
+  // One letter more or less ("Anthropc", "Claudde"), the first one kept: a word that only shares the
+  // brand's tail ("Laude") or adds a letter before it reads as another word.
+  if (n < TYPO_FROM || word[0] !== t[0]) return false
+  const [short, long] = word.length < n ? [word, t] : [t, word]
+  for (let i = 0; i < long.length; i++) if (long.slice(0, i) + long.slice(i + 1) === short) return true
+  return false
 }
 
 function matchesToken(whole: string, words: string[], token: string): boolean {
@@ -109,12 +218,16 @@ function matchesToken(whole: string, words: string[], token: string): boolean {
   if (whole === t || words.includes(t)) return true
   // Long tokens are claimed anywhere in the name ("MyGoogleHelper", "g o o g l e docs"); short ones
   // ("aws", "meta", "zoom") only as a whole word, so ordinary words that contain them stay usable.
-  return t.length >= 6 && whole.includes(t)
+  if (t.length >= 6 && whole.includes(t)) return true
+  // Within one edit: the whole name, each word, and two neighbouring words together ("Anthro pc").
+  const pairs = words.slice(1).map((w, i) => words[i] + w)
+  return [whole, ...words, ...pairs].some((w) => oneEditFrom(w, t))
 }
 
 /** Every brand the name claims. A capital I reads as l ("GoogIe") or as i ("Open-AI"), so both readings are tried. */
 export function claimedBrands(name: string): Brand[] {
-  const readings = [...new Set([name, name.replace(/I/g, 'i')])].map((n) => ({ whole: foldName(n), words: foldWords(n) }))
+  // A doubled v may be a w or a typo ("Lovvable"), so the pairs are read both ways too.
+  const readings = [...new Set([name, name.replace(/I/g, 'i')])].flatMap((n) => [true, false].map((pairs) => ({ whole: foldName(n, pairs), words: foldWords(n, pairs) })))
   return BRANDS.filter((b) => b.tokens.some((t) => readings.some((r) => matchesToken(r.whole, r.words, t))))
 }
 

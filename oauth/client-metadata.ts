@@ -19,7 +19,7 @@ import type { Clock } from '../src/clock.ts'
 import type { Dns } from '../src/domain/dns.ts'
 import { providerRequest } from '../src/domain/domain-connect/http.ts'
 import { log } from '../src/logger.ts'
-import { claimedBrands, judgeClient } from './brands.ts'
+import { claimedBrands, judgeClient, nameProblem } from './brands.ts'
 import { validateMetadata } from './register.ts'
 
 export const MAX_BYTES = 5 * 1024
@@ -79,7 +79,9 @@ export function validateDocument(url: string, doc: unknown): DocumentResult {
   if ('client_secret' in d || 'client_secret_expires_at' in d) return { ok: false, reason: 'the document carries a client secret' }
   // The brand check judges the document's host, not the redirects: a native client on anthropic.com
   // may redirect to loopback and call itself Claude; the same name served from elsewhere may not.
-  const name = typeof d.client_name === 'string' ? d.client_name : ''
+  const name = typeof d.client_name === 'string' ? d.client_name.normalize('NFKC') : ''
+  const problem = nameProblem(name)
+  if (problem) return { ok: false, reason: problem }
   const verdict = judgeClient(name, [url])
   const claimed = claimedBrands(name)[0]
   // Loopback proves nothing here (judgeClient lets loopback redirects pass): the host must be the brand's.
@@ -96,7 +98,7 @@ export function validateDocument(url: string, doc: unknown): DocumentResult {
     ok: true,
     client: {
       client_id: url,
-      client_name: (d.client_name as string).trim(),
+      client_name: name.trim(),
       redirect_uris: meta.redirectUris,
       application_type: meta.applicationType,
       grant_types: ['authorization_code', 'refresh_token'],

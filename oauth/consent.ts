@@ -1,28 +1,25 @@
 // The consent step of the agent OAuth flow (CONTRACT.md section 5 rule 6: a registered client can do
 // nothing until a person approves a grant). The consent request is the authorization server's pending
 // interaction; its unguessable id is the capability to read it. The page shows who asks (name,
-// redirect host, brand verdict, loopback warning) and each scope in plain words. A person answers in
-// two steps: signs in with an API key of their workspace (Continue), then sees the workspace by name,
-// unchecks any scope they do not want to give, and approves (the primary button) or denies. Between
-// the steps the page carries a signed, short-lived sign-in (SIGNIN_TTL_MS), never the key. A script
-// may still post `api_key` with `action=approve` in one step (all requested scopes). Invariants:
+// redirect host, brand verdict, loopback warning) and each scope in plain words. The person signs in
+// as themselves (people.ts: a one-time link mailed through their workspace's email sender, never an
+// API key), then sees the workspace by name, unchecks any scope they do not want to give, and approves
+// (the primary button) or denies. Invariants:
 // - a request whose client name imitates a brand cannot be approved (no button, and a forged POST is
 //   refused);
-// - the approver's role must hold the permission behind every requested scope (oauth/scopes.ts);
-// - approval records one grant for the approver's tenant; tokens carry only its scopes.
-// Who approves is an `Approver`; the API-key form is one way to get one, a console session can be another.
+// - the approving member's role must hold the permission behind every scope they grant;
+// - approval records one grant for the member's workspace, naming the member; tokens carry only its
+//   scopes; a form that approves carries the session's CSRF token.
 import type { InteractionModel } from 'oidc-provider'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
 import type { Clock } from '../src/clock.ts'
-import { createHmac } from 'node:crypto'
 import { agentScope, can, parseScopes, type MemberRole } from '../src/domain/rbac.ts'
-import { deriveKey, secretEquals } from '../src/domain/secrets.ts'
-import type { Config } from '../src/config.ts'
-import { authenticate, type AuthDeps } from '../src/http/auth.ts'
-import { ApiError } from '../src/errors.ts'
+import type { AuthDeps } from '../src/http/auth.ts'
 import { judgeClient } from './brands.ts'
+import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type Person } from './people.ts'
+import { esc, page, readForm, seeOther } from './pages.ts'
 import { isClientIdUrl } from './client-id.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
@@ -106,43 +103,9 @@ export interface Approver {
   application: string | null
 }
 
-/** The approver behind an unrevoked API key id; null when revoked or unknown. */
-async function approverFromKeyId(db: Sql, keyId: string): Promise<Approver | null> {
-  // A key created for a member (the workspace's first owner, a console person) names them.
-  const [k] = await db`
-    select k.id, k.tenant_id, k.role, t.name as workspace, a.name as application, m.id as member_id
-    from api_keys k join tenants t on t.id = k.tenant_id
-    left join applications a on a.id = k.application_id
-    left join members m on m.id = k.created_by and m.tenant_id = k.tenant_id
-    where k.id = ${keyId} and k.revoked_at is null`
-  if (!k) return null
-  return { tenantId: k.tenant_id, accountId: k.id, role: k.role, memberId: k.member_id ?? null, workspace: k.workspace, application: k.application ?? null }
-}
-
-export async function approverFromApiKey(deps: AuthDeps, apiKey: string): Promise<Approver> {
-  const p = await authenticate(deps, new Headers({ authorization: `Bearer ${apiKey.trim()}` }), ['KEY'])
-  if (p.kind !== 'KEY') throw new ApiError('unauthorized')
-  const approver = await approverFromKeyId(deps.db, p.keyId)
-  if (!approver) throw new ApiError('unauthorized')
-  return approver
-}
-
-/** How long a sign-in on the consent page lasts before Approve (the second step). */
-export const SIGNIN_TTL_MS = 10 * 60_000
-
-const signinMac = (config: Config, body: string) => createHmac('sha256', deriveKey(config.secretsKey, 'consent-signin')).update(body).digest('base64url')
-
-/** A sign-in for this consent request only: `keyId.expiry.mac`. */
-function signIn(config: Config, uid: string, keyId: string, now: Date): string {
-  const body = `${keyId}.${now.getTime() + SIGNIN_TTL_MS}`
-  return `${body}.${signinMac(config, `${uid}.${body}`)}`
-}
-
-/** The key id of a valid sign-in for `uid`; null when forged, for another request, or expired. */
-function signedInKey(config: Config, uid: string, token: string, now: Date): string | null {
-  const m = /^([\w-]+)\.(\d+)\.([\w-]+)$/.exec(token)
-  if (!m || Number(m[2]) < now.getTime()) return null
-  return secretEquals(m[3]!, signinMac(config, `${uid}.${m[1]}.${m[2]}`)) ? m[1]! : null
+/** The signed-in member as the approver of a grant: the grant ends with them, narrows with their role. */
+export function approverOf(person: Person): Approver {
+  return { tenantId: person.tenantId, accountId: person.memberId, role: person.role, memberId: person.memberId, workspace: person.workspace, application: null }
 }
 
 /** Scopes of the request the approver's role may not grant. */
@@ -196,56 +159,30 @@ async function finish(interaction: InteractionModel, result: Record<string, unkn
 
 // ---- The page ----
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  // No scripts at all; the page cannot be framed (clickjacking an approve button).
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-}
-
-function page(status: number, title: string, main: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${esc(title)}</title><style>
-*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:38rem;margin:0 auto;padding:1rem;color:#1b1f24;line-height:1.45}
-header{display:flex;align-items:center;gap:.5rem;padding:.5rem 0 1rem;border-bottom:1px solid #d8dde3;margin-bottom:1.5rem;font-weight:700}
-.mark{display:inline-grid;place-items:center;width:1.8rem;height:1.8rem;border-radius:6px;background:#1f4fbf;color:#fff}
-.who{display:flex;align-items:center;gap:.75rem}.avatar{flex:none;display:inline-grid;place-items:center;width:3rem;height:3rem;border-radius:50%;background:#5b3cc4;color:#fff;font-size:1.4rem;font-weight:700}
-h1{font-size:1.5rem;margin:.25rem 0}.host{font-size:1.4rem;font-weight:700;overflow-wrap:anywhere}
-.warn{background:#fff4e5;border:1px solid #b86e00;padding:.75rem;border-radius:6px}.bad{background:#fdecec;border:1px solid #b3261e;padding:.75rem;border-radius:6px}
-.ok{color:#176f2c}.workspace{background:#eef3fb;border-radius:6px;padding:.75rem}
-ul.scopes{padding-left:1.2rem}ul.scopes li{margin:.4rem 0}fieldset{border:1px solid #d8dde3;border-radius:6px}
-fieldset label{display:flex;gap:.5rem;align-items:flex-start;margin:.5rem 0}fieldset input{width:1.25rem;height:1.25rem;flex:none;margin-top:.1rem}
-label.key{display:block;margin:1rem 0 .3rem}input[type=password]{display:block;width:100%;max-width:100%;padding:.6rem;font-size:1rem;border:1px solid #6b7480;border-radius:6px}
-.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
-button{font-size:1rem;min-height:44px;padding:.55rem 1.4rem;border-radius:6px;cursor:pointer}
-button.primary{background:#1f4fbf;color:#fff;border:1px solid #1f4fbf;font-weight:600}button.secondary{background:#fff;color:#1b1f24;border:1px solid #6b7480}
-footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}</style></head>
-<body><header><span class="mark" aria-hidden="true">P</span><span>Portico</span></header>
-<main>${main}</main>
-<footer><p>Portico asks on behalf of your workspace. Approving lets the application act only within the scopes you leave checked; you can revoke it at any time from your workspace's agent list.</p></footer></body></html>`
-  return new Response(html, { status, headers: PAGE_HEADERS })
-}
-
 /** The first letter of the client's name, shown as its badge (no remote logos: the page loads nothing). */
 function avatar(name: string): string {
   const first = [...name.trim()][0] ?? '?'
   return `<span class="avatar" aria-hidden="true">${esc(first.toUpperCase())}</span>`
 }
 
-/** After sign-in: the workspace being opened, the scopes to leave checked, and the sign-in to carry. */
-export interface SignedIn {
-  approver: Approver
-  session: string
+const scopeLine = (s: string) => `<code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}`
+
+/** What a signed-in person may do from the header: their agents, and signing out. */
+export function personNav(person: Person | null, back: string): string {
+  if (!person) return '<a href="/oauth/agents">Your agents</a>'
+  return (
+    `<a href="/oauth/agents">Your agents</a><form method="post" action="/oauth/signout" class="inline">` +
+    `<input type="hidden" name="next" value="${esc(back)}"><button type="submit" class="link">Sign out ${esc(person.email)}</button></form>`
+  )
 }
 
-export function consentPage(req: ConsentRequest, error?: string, signedIn?: SignedIn): string {
-  const title = signedIn
-    ? `Allow ${esc(req.client_name)} to access ${esc(signedIn.approver.workspace)}?`
-    : `${esc(req.client_name)} wants access to your Portico workspace`
+export type ConsentView = { kind: 'signin'; email?: string } | { kind: 'sent'; email: string } | { kind: 'signed-in'; person: Person; csrf: string }
+
+export function consentPage(req: ConsentRequest, view: ConsentView, error?: string): string {
+  const title =
+    view.kind === 'signed-in'
+      ? `Allow ${esc(req.client_name)} to access ${esc(view.person.workspace)}?`
+      : `${esc(req.client_name)} wants access to your Portico workspace`
   const parts = [
     `<div class="who">${avatar(req.client_name)}<h1>${title}</h1></div>`,
     `<p>After you answer you will be sent to</p><p class="host" id="redirect-host">${esc(req.redirect_host)}</p>`,
@@ -266,41 +203,41 @@ export function consentPage(req: ConsentRequest, error?: string, signedIn?: Sign
   }
   if (error) parts.push(`<p class="bad" id="error" role="alert">${esc(error)}</p>`)
   const deny = '<button type="submit" name="action" value="deny" id="deny" class="secondary">Deny</button>'
-  if (signedIn) {
-    const { approver } = signedIn
-    const app = approver.application ? ` (application ${esc(approver.application)})` : ''
-    parts.push(`<p class="workspace" id="workspace">Workspace: <strong>${esc(approver.workspace)}</strong>${app}, signed in as ${esc(approver.role)}.</p>`)
+  if (view.kind === 'signed-in') {
+    const { person, csrf } = view
+    parts.push(`<p class="workspace" id="workspace">Workspace: <strong>${esc(person.workspace)}</strong>, signed in as ${esc(person.email)} (${esc(person.role)}).</p>`)
     const boxes = req.scopes
       .map((s) => {
-        const allowed = ungrantable(approver.role, [s]).length === 0
-        const note = allowed ? '' : ` <em>(your ${esc(approver.role)} role cannot grant this)</em>`
-        return `<label><input type="checkbox" name="scope" value="${esc(s)}"${allowed ? ' checked' : ' disabled'}><span><code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}${note}</span></label>`
+        const allowed = ungrantable(person.role, [s]).length === 0
+        const note = allowed ? '' : ` <em>(your ${esc(person.role)} role cannot grant this)</em>`
+        return `<label><input type="checkbox" name="scope" value="${esc(s)}"${allowed ? ' checked' : ' disabled'}><span>${scopeLine(s)}${note}</span></label>`
       })
       .join('')
+    const approve = req.imitates ? '' : '<button type="submit" name="action" value="approve" id="approve" class="primary">Approve</button>'
     parts.push(
       `<form method="post"><fieldset id="scopes"><legend>It may, unless you uncheck it:</legend>${boxes}</fieldset>` +
-        `<input type="hidden" name="scopes_shown" value="1"><input type="hidden" name="signin" value="${esc(signedIn.session)}">` +
-        `<div class="actions"><button type="submit" name="action" value="approve" id="approve" class="primary">Approve</button>${deny}</div></form>`,
+        `<input type="hidden" name="scopes_shown" value="1"><input type="hidden" name="csrf" value="${esc(csrf)}">` +
+        `<div class="actions">${approve}${deny}</div></form>`,
     )
     return parts.join('\n')
   }
-  const scopes = req.scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}</li>`).join('')
+  const scopes = req.scopes.map((s) => `<li>${scopeLine(s)}</li>`).join('')
   parts.push(`<h2>It asks to</h2><ul class="scopes" id="scopes">${scopes}</ul>`)
-  const signInControls = req.imitates
+  if (view.kind === 'sent') {
+    parts.push(
+      `<p class="note" id="sent" role="status">If <strong>${esc(view.email)}</strong> belongs to a member of a Portico workspace, a sign-in link is on its way. ` +
+        'It works once, for 15 minutes, and brings you back here to answer.</p>',
+    )
+    parts.push(`<form method="post"><div class="actions">${deny}</div></form>`)
+    return parts.join('\n')
+  }
+  const signIn = req.imitates
     ? ''
-    : '<label class="key" for="api_key">Sign in with an API key of your workspace (owner, admin or member role as the scopes need)</label>' +
-      '<input type="password" id="api_key" name="api_key" autocomplete="off">'
-  const next = req.imitates ? '' : '<button type="submit" name="action" value="signin" id="continue" class="primary">Continue</button>'
-  parts.push(`<form method="post">${signInControls}<div class="actions">${next}${deny}</div></form>`)
+    : '<label class="field" for="email">Sign in as yourself: your email address in the workspace</label>' +
+      `<input type="email" id="email" name="email" autocomplete="email" required value="${esc(view.email ?? '')}">`
+  const next = req.imitates ? '' : '<button type="submit" name="action" value="email" id="continue" class="primary">Email me a sign-in link</button>'
+  parts.push(`<form method="post">${signIn}<div class="actions">${next}${deny}</div></form>`)
   return parts.join('\n')
-}
-
-const MAX_FORM_BYTES = 8 * 1024
-
-async function readForm(req: Request): Promise<URLSearchParams> {
-  const text = await req.text()
-  if (text.length > MAX_FORM_BYTES) throw new ApiError('invalid_request', 'The form is too large')
-  return new URLSearchParams(text)
 }
 
 export interface ConsentDeps extends AuthDeps {
@@ -314,65 +251,68 @@ async function pending(deps: ConsentDeps, uid: string) {
 }
 
 const GONE = () => page(404, 'Request not found', '<h1>This request is unknown, expired or already answered</h1><p>Start again from your agent.</p>')
-const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store' } })
 
-export async function showConsent(deps: ConsentDeps, uid: string): Promise<Response> {
-  const found = await pending(deps, uid)
-  if (!found) return GONE()
-  return page(200, `Approve ${found.request.client_name}?`, consentPage(found.request))
+function consentResponse(status: number, request: ConsentRequest, view: ConsentView, uid: string, error?: string): Response {
+  const person = view.kind === 'signed-in' ? view.person : null
+  return page(status, `Approve ${request.client_name}?`, consentPage(request, view, error), { nav: personNav(person, `/oauth/consent/${uid}`) })
 }
 
-/** The scopes the person left checked (all requested when the form showed no boxes: a one-step post). */
+function viewOf(deps: ConsentDeps, person: Person | null): ConsentView {
+  return person ? { kind: 'signed-in', person, csrf: csrfToken(deps.config, person) } : { kind: 'signin' }
+}
+
+export async function showConsent(deps: ConsentDeps, uid: string, req: Request): Promise<Response> {
+  const found = await pending(deps, uid)
+  if (!found) return GONE()
+  return consentResponse(200, found.request, viewOf(deps, await signedInPerson(deps, req)), uid)
+}
+
+/** The scopes the person left checked. */
 function chosenScopes(request: ConsentRequest, form: URLSearchParams): string[] {
-  if (form.get('scopes_shown') === null) return request.scopes
   const checked = new Set(form.getAll('scope'))
   return request.scopes.filter((s) => checked.has(s))
 }
 
-export async function answerConsent(deps: ConsentDeps, uid: string, req: Request): Promise<Response> {
+export async function answerConsent(deps: ConsentDeps, uid: string, req: Request, ip: string | null): Promise<Response> {
   const found = await pending(deps, uid)
   if (!found) return GONE()
   const { request, interaction } = found
+  const person = await signedInPerson(deps, req)
   const form = await readForm(req)
+  if (!form) return consentResponse(413, request, viewOf(deps, person), uid, 'The form is too large.')
   const action = form.get('action')
-  if (action === 'deny') return redirect(await deny(interaction))
-  if (action !== 'approve' && action !== 'signin') return page(400, 'Choose approve or deny', consentPage(request, 'Choose approve or deny.'))
+  if (action === 'deny') return seeOther(await deny(interaction))
+  if (form.has('api_key')) {
+    return consentResponse(400, request, viewOf(deps, person), uid, 'API keys are not accepted here: sign in as yourself with your email address.')
+  }
   if (request.imitates) {
-    return page(403, 'Cannot be approved', consentPage(request, `A client imitating ${request.imitates} cannot be approved.`))
+    return consentResponse(403, request, viewOf(deps, person), uid, `A client imitating ${request.imitates} cannot be approved.`)
   }
-  if (request.scopes.length === 0) return page(400, 'Nothing to grant', consentPage(request, 'The request asks for no scope Portico knows.'))
-  const now = deps.clock.now()
-  let approver: Approver | null = null
-  const signin = form.get('signin')
-  if (signin !== null) {
-    const keyId = signedInKey(deps.config, uid, signin, now)
-    approver = keyId ? await approverFromKeyId(deps.db, keyId) : null
-    if (!approver) return page(401, 'Sign in again', consentPage(request, 'Your sign-in expired or is no longer valid: sign in again.'))
-  } else {
-    try {
-      approver = await approverFromApiKey(deps, form.get('api_key') ?? '')
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      return page(401, 'Sign-in failed', consentPage(request, 'That API key is not valid for any workspace.'))
-    }
+  if (action === 'email') {
+    const email = (form.get('email') ?? '').trim()
+    if (!EMAIL.test(email)) return consentResponse(400, request, { kind: 'signin', email }, uid, 'Enter your email address.')
+    const sent = await mailSignInLinks(deps, email, `/oauth/consent/${uid}`, ip, `to answer ${request.client_name}'s request for access`)
+    if (!sent) return consentResponse(429, request, { kind: 'signin', email }, uid, 'Too many sign-in links were asked for. Wait a few minutes, then try again.')
+    return consentResponse(200, request, { kind: 'sent', email }, uid)
   }
-  const signedIn = { approver, session: signin ?? signIn(deps.config, uid, approver.accountId, now) }
-  if (action === 'signin') return page(200, `Approve ${request.client_name}?`, consentPage(request, undefined, signedIn))
+  if (action !== 'approve') return consentResponse(400, request, viewOf(deps, person), uid, 'Choose approve or deny.')
+  if (!person) return consentResponse(401, request, { kind: 'signin' }, uid, 'Sign in first: your sign-in ended or was never made.')
+  const view = viewOf(deps, person)
+  if (!csrfValid(deps.config, person, form.get('csrf'))) return consentResponse(403, request, view, uid, 'This form is out of date: answer again.')
+  if (request.scopes.length === 0) return consentResponse(400, request, view, uid, 'The request asks for no scope Portico knows.')
   const scopes = chosenScopes(request, form)
-  if (scopes.length === 0) return page(400, 'Nothing to grant', consentPage(request, 'Leave at least one scope checked, or deny.', signedIn))
-  const missing = ungrantable(approver.role, scopes)
-  if (missing.length) {
-    return page(403, 'Not allowed', consentPage(request, `The ${approver.role} role cannot grant: ${missing.join(', ')}.`, signin ? signedIn : undefined))
-  }
-  return redirect(await approve({ db: deps.db, clock: deps.clock, auth: deps.auth }, interaction, request, approver, scopes))
+  if (scopes.length === 0) return consentResponse(400, request, view, uid, 'Leave at least one scope checked, or deny.')
+  const missing = ungrantable(person.role, scopes)
+  if (missing.length) return consentResponse(403, request, view, uid, `The ${person.role} role cannot grant: ${missing.join(', ')}.`)
+  return seeOther(await approve({ db: deps.db, clock: deps.clock, auth: deps.auth }, interaction, request, approverOf(person), scopes))
 }
 
 /** The consent page routes, ahead of the authorization server's own /oauth routes. */
 export function consentMount(deps: ConsentDeps): Mount {
   return (app: Elysia) => {
     app
-      .get(`${OAUTH_MOUNT}/consent/:uid`, ({ params }) => showConsent(deps, params.uid))
-      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request }) => answerConsent(deps, params.uid, request), { parse: 'none' })
+      .get(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request }) => showConsent(deps, params.uid, request))
+      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request, server }) => answerConsent(deps, params.uid, request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
     return app
   }
 }

@@ -11,12 +11,17 @@
 //    every process (section 11.1).
 // An unbound token is still a Bearer token; a bound one presented as Bearer, or an unbound one as DPoP,
 // is refused (section 7.2: the scheme says which check applies).
+// Refusals are challenged as section 7.1 asks: a proof that fails any check is `DPoP
+// error="invalid_dpop_proof"`, a token under the wrong scheme `error="invalid_token"`, both naming the
+// accepted algorithms (`algs`). No nonce is required, so `use_dpop_nonce` never comes.
 import { createHash } from 'node:crypto'
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
 import type { Sql } from '../src/db/sql.ts'
 
 export const IAT_WINDOW_S = 60
-const ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']
+/** Proof algorithms accepted (also `dpop_signing_alg_values_supported` of the protected resource metadata). */
+export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']
+const ALGORITHMS = DPOP_ALGORITHMS
 
 /** How an agent token arrived: its scheme, and what a proof must match. */
 export interface Presentation {
@@ -49,14 +54,22 @@ function withoutQuery(u: string): string | null {
   }
 }
 
+/** Why a token was refused as presented: the RFC 9449 section 7.1 error code, and a reason for logs and the challenge. */
+export interface PresentationRefusal {
+  error: 'invalid_token' | 'invalid_dpop_proof'
+  reason: string
+}
+
+const badProof = (reason: string): PresentationRefusal => ({ error: 'invalid_dpop_proof', reason })
+
 /**
  * Whether the token may be used as presented. `jkt` is the token's `cnf.jkt` (absent for an unbound
- * token). Returns null when it may, else why not (for logs; the caller answers a plain 401).
+ * token). Returns null when it may, else why not.
  */
-export async function checkPresentation(db: Sql, token: string, jkt: string | undefined, p: Presentation): Promise<string | null> {
-  if (!jkt) return p.scheme === 'bearer' ? null : 'an unbound token cannot be presented as DPoP'
-  if (p.scheme !== 'dpop') return 'a DPoP-bound token needs the DPoP scheme and a proof'
-  if (!p.proof) return 'missing DPoP proof'
+export async function checkPresentation(db: Sql, token: string, jkt: string | undefined, p: Presentation): Promise<PresentationRefusal | null> {
+  if (!jkt) return p.scheme === 'bearer' ? null : { error: 'invalid_token', reason: 'an unbound token cannot be presented as DPoP' }
+  if (p.scheme !== 'dpop') return { error: 'invalid_token', reason: 'this token is bound to a key: present it with the DPoP scheme and a proof' }
+  if (!p.proof) return badProof('missing DPoP proof')
   let claims: Record<string, unknown>
   let thumbprint: string
   try {
@@ -64,19 +77,25 @@ export async function checkPresentation(db: Sql, token: string, jkt: string | un
     claims = verified.payload as Record<string, unknown>
     thumbprint = await calculateJwkThumbprint(decodeProtectedHeader(p.proof).jwk!, 'sha256')
   } catch {
-    return 'the DPoP proof is not a valid signed dpop+jwt'
+    return badProof('the DPoP proof is not a valid signed dpop+jwt')
   }
-  if (thumbprint !== jkt) return 'the DPoP proof is signed by another key than the token is bound to'
-  if (claims.htm !== p.method) return 'htm does not match the request method'
-  if (typeof claims.htu !== 'string' || withoutQuery(claims.htu) !== withoutQuery(p.url)) return 'htu does not match the request URL'
+  if (thumbprint !== jkt) return badProof('the DPoP proof is signed by another key than the token is bound to')
+  if (claims.htm !== p.method) return badProof('htm does not match the request method')
+  if (typeof claims.htu !== 'string' || withoutQuery(claims.htu) !== withoutQuery(p.url)) return badProof('htu does not match the request URL')
   const now = Math.floor(Date.now() / 1000)
-  if (typeof claims.iat !== 'number' || Math.abs(claims.iat - now) > IAT_WINDOW_S) return 'iat is outside the accepted window'
-  if (claims.ath !== sha256url(token)) return 'ath does not match the access token'
-  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 200) return 'missing jti'
+  if (typeof claims.iat !== 'number' || Math.abs(claims.iat - now) > IAT_WINDOW_S) return badProof('iat is outside the accepted window')
+  if (claims.ath !== sha256url(token)) return badProof('ath does not match the access token')
+  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 200) return badProof('missing jti')
   // Kept until the proof's iat window has passed for certain; a second insert of the same jti finds it.
   const expires = new Date((claims.iat + 2 * IAT_WINDOW_S) * 1000)
   const fresh = await db`insert into dpop_proofs (jkt, jti, expires_at) values (${jkt}, ${claims.jti}, ${expires}) on conflict do nothing returning 1`
-  return fresh.length ? null : 'the DPoP proof was already used'
+  return fresh.length ? null : badProof('the DPoP proof was already used')
+}
+
+/** The RFC 9449 section 7.1 challenge for a refusal: `DPoP error="…", error_description="…", algs="…"`. */
+export function dpopChallenge(refusal: PresentationRefusal): string {
+  const q = (v: string) => `"${v.replace(/["\\]/g, '')}"`
+  return `DPoP error=${q(refusal.error)}, error_description=${q(refusal.reason)}, algs=${q(DPOP_ALGORITHMS.join(' '))}`
 }
 
 /** Forgets proofs whose window has passed; returns how many went. */

@@ -2,9 +2,10 @@
 // holds, for every face that meets an agent token (MCP, /v1, the token endpoint's extra claims) and
 // for the grant list, so they cannot disagree:
 // - a revoked grant stays revoked, with `revoked_reason` saying why (REVOKE_REASONS);
-// - a grant ends when the API key that approved it is revoked, or the member behind that key is
-//   removed or deactivated; it narrows to the scopes their current role may still grant when the
-//   role is lowered (and ends when none is left);
+// - a grant approved by a member signed in as themselves ends when that member is removed or
+//   deactivated; one approved with an API key (before people signed in as themselves) also ends when
+//   that key is revoked; either narrows to the scopes the approver's current role may still grant
+//   when the role is lowered (and ends when none is left);
 // - ending a grant deletes the authorization server's artefacts of it (refresh tokens, codes, the
 //   provider's Grant), so nothing can be refreshed, and its access tokens fail on their next use.
 import type { Sql } from '../src/db/sql.ts'
@@ -42,6 +43,7 @@ export interface LiveGrant {
 interface GrantState {
   id: string
   tenant_id: string
+  account_id: string
   client_id: string
   scopes: string[]
   revoked_at: Date | null
@@ -57,8 +59,10 @@ const weaker = (a: MemberRole, b: MemberRole): MemberRole => (ROLES.indexOf(a) >
 
 /** Whether the grant holds and with which scopes, or why it ends. Pure: the caller writes the outcome. */
 export function judgeGrant(g: GrantState): { ended: RevokeReason | null; scopes: string[] } {
-  if (g.key_role === null || g.key_revoked_at !== null) return { ended: REVOKE_REASONS.approverKeyRevoked, scopes: [] }
-  let role = g.key_role
+  // Approved by the member themselves: the grant is theirs alone (no key stands behind it).
+  const byMember = g.approved_member_id !== null && g.account_id === g.approved_member_id
+  if (!byMember && (g.key_role === null || g.key_revoked_at !== null)) return { ended: REVOKE_REASONS.approverKeyRevoked, scopes: [] }
+  let role: MemberRole = byMember ? 'owner' : g.key_role!
   if (g.approved_member_id !== null) {
     if (g.member_role === null || g.member_status !== 'active') return { ended: REVOKE_REASONS.approverRemoved, scopes: [] }
     role = weaker(role, g.member_role)
@@ -71,7 +75,7 @@ export function judgeGrant(g: GrantState): { ended: RevokeReason | null; scopes:
 }
 
 const stateOf = (db: Sql, where: { grantId: string } | { tenantId: string }) => db`
-  select g.id, g.tenant_id, g.client_id, g.scopes, g.revoked_at, g.approved_member_id,
+  select g.id, g.tenant_id, g.account_id, g.client_id, g.scopes, g.revoked_at, g.approved_member_id,
          k.role as key_role, k.revoked_at as key_revoked_at, m.role as member_role, m.status as member_status
   from agent_grants g
   left join api_keys k on k.id = g.account_id and k.tenant_id = g.tenant_id
@@ -111,4 +115,23 @@ export function touchGrant(db: Sql, grantId: string, now: Date): void {
   if (now.getTime() - prev < 60_000) return
   lastUseWrites.set(grantId, now.getTime())
   db`update agent_grants set last_used_at = ${now} where id = ${grantId}`.catch(() => {})
+}
+
+/** How long after an insufficient_scope challenge a refresh of the grant is sent to the person instead. */
+export const STEP_UP_WINDOW_MS = 5 * 60_000
+
+/** An agent was told it lacks `scopes`: marks its live grants so the next refresh goes to the person. */
+export async function noteStepUp(db: Sql, agent: { tenantId: string; clientId: string; subject: string }, scopes: string[], now: Date): Promise<void> {
+  await db`
+    update agent_grants set step_up_scopes = ${scopes}::text[], step_up_at = ${now}
+    where tenant_id = ${agent.tenantId} and client_id = ${agent.clientId} and account_id = ${agent.subject} and revoked_at is null`
+}
+
+/** The scopes a refresh of this grant cannot give, once, when a step-up was asked for lately; null otherwise. */
+export async function takeStepUp(db: Sql, grantId: string, now: Date): Promise<string[] | null> {
+  const [row] = await db`
+    update agent_grants set step_up_at = null
+    where id = ${grantId} and step_up_at > ${new Date(now.getTime() - STEP_UP_WINDOW_MS)}
+    returning step_up_scopes`
+  return (row?.step_up_scopes as string[] | undefined) ?? null
 }

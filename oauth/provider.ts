@@ -4,8 +4,8 @@
 // with the same keys. Invariants:
 // - authorization code with PKCE S256 only, public clients only (no secret), no implicit flow;
 // - access tokens are JWTs (`typ: at+jwt`, RFC 9068) for one audience, the MCP resource
-//   `${PUBLIC_URL}/mcp` (RFC 8707 resource indicators), ten minutes long; refresh tokens rotate,
-//   with a short reuse grace (adapter.ts);
+//   `${PUBLIC_URL}/mcp` (RFC 8707 resource indicators), ten minutes long; refresh tokens rotate, one
+//   chain per grant: a repeat inside a short grace gets the same successor (refresh.ts);
 // - tokens carry only the scopes a person granted, plus the tenant the grant is for;
 // - a token stops working when its grant ends (grants.ts: revoked, approver gone) or its client is
 //   deleted, checked per request; a DPoP-bound token needs a proof on every request (dpop.ts);
@@ -23,8 +23,10 @@ import { decrypt, deriveKey, encrypt } from '../src/domain/secrets.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
-import { checkPresentation, type Presentation } from './dpop.ts'
-import { liveGrant, revokeGrant, REVOKE_REASONS, touchGrant } from './grants.ts'
+import { refreshOnce } from './refresh.ts'
+import { checkPresentation, dpopChallenge, type Presentation, type PresentationRefusal } from './dpop.ts'
+import { ApiError } from '../src/errors.ts'
+import { liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from './grants.ts'
 import { clientMetadataDocuments } from './client-metadata.ts'
 import type { Dns } from '../src/domain/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
@@ -62,7 +64,18 @@ export interface AuthServer {
   metadata(): Promise<Record<string, unknown>>
   /** Verifies a delegated agent access token for the MCP resource, as presented (scheme, DPoP proof); null when not valid. */
   verifyAccessToken(token: string, presented: Presentation): Promise<AgentIdentity | null>
+  /** The same check, saying why a token was refused (the challenge a resource answers with). */
+  checkAccessToken(token: string, presented: Presentation): Promise<AccessCheck>
+  /**
+   * The check as /v1 uses it: null for a token that is not valid (a Bearer challenge follows), and an
+   * `unauthorized` error carrying the RFC 9449 section 7.1 DPoP challenge when the token was refused for
+   * how it was presented.
+   */
+  verifyForApi(token: string, presented: Presentation): Promise<AgentIdentity | null>
 }
+
+/** A token check's outcome: who the agent is, or why the token is refused. */
+export type AccessCheck = { ok: true; identity: AgentIdentity } | { ok: false; refusal: PresentationRefusal | null }
 
 /** The signing key set: read from the database, or generated and stored by the first process. */
 async function signingKeys(db: Sql, config: Config, clock: Clock): Promise<JWK[]> {
@@ -206,11 +219,24 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
       if (path === REVOCATION_PATH) return revocation(req)
       if (path === TOKEN_PATH) {
         const body = await req.text()
-        const refused = await endedRefresh(new URLSearchParams(body))
+        const form = new URLSearchParams(body)
+        const refused = await endedRefresh(form)
         if (refused) return refused
-        req = new Request(req.url, { method: 'POST', headers: req.headers, body })
+        const again = () => new Request(request.url, { method: 'POST', headers: request.headers, body })
+        if (form.get('grant_type') === 'refresh_token') {
+          const found = await tokenGrant(form.get('refresh_token') ?? '')
+          // A refresh cannot widen a grant: after an insufficient_scope challenge the client is sent to
+          // its person (an SDK that refreshes first falls back to a new authorization on invalid_grant).
+          const wider = found ? await takeStepUp(db, found.grantId, deps.clock.now()) : null
+          if (wider) return oauthError(400, 'invalid_grant', `A refresh cannot add ${wider.join(' ')}: ask the person, with an authorization request for the scopes you need`)
+          return refreshOnce({ db, clock: deps.clock, secretsKey: config.secretsKey }, again(), form, found, () => callProvider(again(), ip))
+        }
+        req = again()
       }
     }
+    return callProvider(req, ip)
+  }
+  const callProvider = async (req: Request, ip: string | null): Promise<Response> => {
     const { req: nodeReq, res } = toReqRes(withAgentScopes(req))
     const path = nodeReq.url ?? '/'
     ;(nodeReq as typeof nodeReq & { originalUrl: string }).originalUrl = path
@@ -241,27 +267,38 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
   }
 
   const jwks = createLocalJWKSet({ keys: keys.map(publicJwk) })
-  const verifyAccessToken = async (token: string, presented: Presentation): Promise<AgentIdentity | null> => {
+  const checkAccessToken = async (token: string, presented: Presentation): Promise<AccessCheck> => {
+    const invalid: AccessCheck = { ok: false, refusal: null }
     try {
       const { payload } = await jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] })
       const { tenant_id: tenantId, grant_id: grantId, client_id: clientId, sub, scope, cnf } = payload as Record<string, unknown>
-      if (typeof tenantId !== 'string' || typeof grantId !== 'string' || typeof clientId !== 'string' || typeof sub !== 'string') return null
+      if (typeof tenantId !== 'string' || typeof grantId !== 'string' || typeof clientId !== 'string' || typeof sub !== 'string') return invalid
       const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt
       const refused = await checkPresentation(db, token, typeof jkt === 'string' ? jkt : undefined, presented)
       if (refused) {
-        log.info('agent token refused', { client_id: clientId, reason: refused })
-        return null
+        log.info('agent token refused', { client_id: clientId, reason: refused.reason })
+        return { ok: false, refusal: refused }
       }
       // The grant must still hold (not revoked, approver still there), and its client still registered.
       const grant = await liveGrant(db, grantId, clientId, deps.clock.now())
-      if (grant?.tenantId !== tenantId) return null
+      if (grant?.tenantId !== tenantId) return invalid
       touchGrant(db, grantId, deps.clock.now())
       // A lowered approver narrows the grant below what the token was minted with.
       const scopes = typeof scope === 'string' ? scope.split(' ').filter((s) => grant.scopes.includes(s)) : []
-      return { tenantId, clientId, subject: sub, scopes }
+      return { ok: true, identity: { tenantId, clientId, subject: sub, scopes } }
     } catch {
-      return null
+      return invalid
     }
+  }
+  const verifyAccessToken = async (token: string, presented: Presentation): Promise<AgentIdentity | null> => {
+    const checked = await checkAccessToken(token, presented)
+    return checked.ok ? checked.identity : null
+  }
+  const verifyForApi = async (token: string, presented: Presentation): Promise<AgentIdentity | null> => {
+    const checked = await checkAccessToken(token, presented)
+    if (checked.ok) return checked.identity
+    if (checked.refusal) throw new ApiError('unauthorized', 'The access token was refused as presented', undefined, { headers: { 'www-authenticate': dpopChallenge(checked.refusal) } })
+    return null
   }
 
   /** The grant and client a token names: an access token by its verified claims, a refresh token by its row. */
@@ -306,7 +343,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   }
 
-  return { provider, issuer, resource, handle, metadata, verifyAccessToken }
+  return { provider, issuer, resource, handle, metadata, verifyAccessToken, checkAccessToken, verifyForApi }
 }
 
 /** Every /oauth route goes to the authorization server (the consent page routes are mounted first). */

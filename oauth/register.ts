@@ -20,7 +20,9 @@ import { findUnstorable } from '../src/domain/text.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
 import { purgeProofs } from './dpop.ts'
-import { judgeClient } from './brands.ts'
+import { purgeRefreshOutcomes } from './refresh.ts'
+import { purgeSignIns } from './people.ts'
+import { judgeClient, nameProblem } from './brands.ts'
 import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
 
 export const REGISTER_PATH = '/v1/oauth/agent/register'
@@ -121,10 +123,14 @@ export function validateMetadata(body: unknown): ValidMetadata {
   }
   if (b.redirect_uris.length > MAX_REDIRECTS) throw new RegistrationError('invalid_redirect_uri', `At most ${MAX_REDIRECTS} redirect URIs`)
   const redirectUris = [...new Set(b.redirect_uris.map(checkRedirect))]
-  const name = typeof b.client_name === 'string' ? b.client_name.trim() : ''
+  // Compatibility forms fold to their plain letters (NFKC): the name is stored as it is judged.
+  // Only spaces are trimmed: String.prototype.trim would also drop a leading U+FEFF, which is refused below.
+  const name = typeof b.client_name === 'string' ? b.client_name.normalize('NFKC').replace(/^ +| +$/g, '') : ''
   if (name.length === 0 || name.length > 100 || /[\p{Cc}\p{Cf}]/u.test(name)) {
     throw new RegistrationError('invalid_client_metadata', 'client_name is required: 1 to 100 printable characters')
   }
+  const problem = nameProblem(name)
+  if (problem) throw new RegistrationError('invalid_client_metadata', problem)
   optionalList(b, 'grant_types', GRANT_TYPES)
   optionalList(b, 'response_types', ['code'])
   if (b.token_endpoint_auth_method !== undefined && b.token_endpoint_auth_method !== 'none') {
@@ -216,7 +222,7 @@ export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clie
     if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
     return ids.length
   })
-  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) }
+  return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) + (await purgeRefreshOutcomes(db)) + (await purgeSignIns(db, clock.now())) }
 }
 
 const CLEANUP_EVERY_MS = 10 * 60_000

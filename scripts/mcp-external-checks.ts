@@ -48,7 +48,7 @@ try {
   const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect', 'External checks')
   const mcpUrl = `${p.url}/mcp`
   if (want('inspector')) {
-    failed += (await run(['npx', '-y', '@modelcontextprotocol/inspector@2.12.0', '--cli', '--server-url', mcpUrl, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${tokens.access_token}`])) === 0 ? 0 : 1
+    failed += (await run(['npx', '-y', '@modelcontextprotocol/inspector@2.12.0', '--cli', '--server-url', mcpUrl, '--transport', 'http', '--method', 'tools/list', '--strict', '--header', `Authorization: Bearer ${tokens.access_token}`])) === 0 ? 0 : 1
   }
   const conformance = [`${import.meta.dir}/../node_modules/.bin/bunx`, '--bun', '@modelcontextprotocol/conformance@0.2.0-alpha.12']
   if (want('conformance-as')) {

@@ -76,6 +76,8 @@ export interface Config {
   trustProxy: string[]
   /** AGENT_REGISTRATION_BUDGET: agent registrations per hour, per address / per /24 or /64 / overall. */
   agentRegistrationBudget: { perAddressPerHour: number; perPrefixPerHour: number; globalPerHour: number }
+  /** SIGNIN_BUDGET: a person's sign-in attempts per 15 minutes: links per email address / links per client address / failed attempts per client address. */
+  signInBudget: { perEmail: number; perClient: number; failures: number }
 }
 
 export interface EdgeNodeSettings {
@@ -261,7 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 }
 
-function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agentRegistrationBudget'> {
+function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agentRegistrationBudget' | 'signInBudget'> {
   const trustProxy = (env.TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
   try {
     trustedProxies(trustProxy)
@@ -271,7 +273,14 @@ function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agent
   const budget = env.AGENT_REGISTRATION_BUDGET || '20/60/1000'
   const m = /^(\d{1,7})\/(\d{1,7})\/(\d{1,7})$/.exec(budget)
   if (!m) throw new ConfigError(`AGENT_REGISTRATION_BUDGET must be perAddress/perPrefix/overall per hour (like 20/60/1000), got ${JSON.stringify(budget)}`)
-  return { trustProxy, agentRegistrationBudget: { perAddressPerHour: Number(m[1]), perPrefixPerHour: Number(m[2]), globalPerHour: Number(m[3]) } }
+  const signIn = env.SIGNIN_BUDGET || '5/30/20'
+  const s = /^(\d{1,7})\/(\d{1,7})\/(\d{1,7})$/.exec(signIn)
+  if (!s) throw new ConfigError(`SIGNIN_BUDGET must be perEmail/perClient/failures per 15 minutes (like 5/30/20), got ${JSON.stringify(signIn)}`)
+  return {
+    trustProxy,
+    agentRegistrationBudget: { perAddressPerHour: Number(m[1]), perPrefixPerHour: Number(m[2]), globalPerHour: Number(m[3]) },
+    signInBudget: { perEmail: Number(s[1]), perClient: Number(s[2]), failures: Number(s[3]) },
+  }
 }
 
 function listenAddress(env: Env, name: string, dflt: string): string {

@@ -34,7 +34,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS
 
 export const ERROR_TITLES: Record<ErrorCode, string> = {
   invalid_request: 'The request is malformed or invalid',
-  confirmation_required: 'This removal must be confirmed by naming the domain',
+  confirmation_required: 'A person must confirm this first',
   unauthorized: 'Missing or invalid credential',
   quota_exceeded: 'The plan quota for this month is used up',
   billing_required: 'Billing must be set up before adding this domain',
@@ -114,6 +114,8 @@ export const ERROR_REASONS = {
   unrepresentable_records: 'The zone holds records Portico cannot write back exactly as they are (provider-only kinds or attributes at the names it would change); nothing was written',
   listing_too_long: 'The DNS provider\'s listing did not end within the page limit; nothing was written',
   zone_not_reached: 'The credential does not reach the zone of the domain',
+  // An agent's action that its person must confirm first (confirmation_required).
+  person_confirmation: 'A person of the workspace must confirm this first, through the agent\'s client or at `details.confirm_url`',
   write_in_progress: 'Another write to the same records is in progress; retry after Retry-After',
   reauthorization_required: 'The stored grant no longer works; the provider must be re-authorized',
   // Signing in at a DNS provider (OAuth rail).

@@ -10,6 +10,7 @@ import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
 import { withOpenApi } from './http/openapi.ts'
 import type { Services } from './services.ts'
+import { workspaceMail } from '../oauth/mail.ts'
 import { log, setLogLevel } from './logger.ts'
 import { DnsHealth } from './domain/dns-health.ts'
 import { docsMount } from './http/docs.ts'
@@ -24,6 +25,8 @@ import { AuthoritativeDns } from './adapters/authoritative.ts'
 import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
+import { peopleMount } from '../oauth/agents-page.ts'
+import { confirmMount } from '../oauth/confirm-page.ts'
 import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
 import { trustedProxies } from '../oauth/client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
@@ -139,11 +142,12 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })
-  services.verifyAgentToken = auth.verifyAccessToken
+  services.verifyAgentToken = auth.verifyForApi
+  services.mailPeople = workspaceMail({ config, db, dns: services.dns })
   services.products.push('mcp')
   // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
   const replies = new ClientReplies(db, opts.databaseUrl)
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())

@@ -22,6 +22,8 @@ export interface Services {
   keyCache?: KeyCache
   /** Verifies a delegated agent access token as presented (scheme, DPoP proof); absent until the agents area is wired. */
   verifyAgentToken?: (token: string, presented: Presentation) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
+  /** Mails a person of a workspace (a sign-in link) through the workspace's email sender; absent until the agents area is wired. */
+  mailPeople?: (m: { tenantId: string; to: string; subject: string; text: string }) => Promise<'sent' | 'logged' | 'unsent'>
   /** DNS lookups through DNS_RESOLVERS (recursive resolvers). */
   dns: Dns
   /** Verification lookups: asked of each zone's own nameservers (DNS_VERIFY), found through `dns`. */

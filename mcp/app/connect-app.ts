@@ -29,20 +29,47 @@ function request(method: string, params: unknown): Promise<any> {
 
 const notify = (method: string, params: unknown = {}) => window.parent.postMessage({ jsonrpc: '2.0', method, params }, '*')
 
+/** The status in words; the page checks by itself, so it names no button to press. */
+function statusLine(status: string): string {
+  switch (status) {
+    case 'pending':
+      return 'Status: waiting for the records. This page checks again by itself every few seconds.'
+    case 'propagating':
+      return 'Status: records written, waiting for DNS to show them. This page checks again by itself.'
+    case 'live':
+      return 'Status: live'
+    case 'failed':
+      return 'Status: failed'
+    default:
+      return `Status: ${status}`
+  }
+}
+
+/** Says a copy happened, to screen readers (the copy button itself shows it). */
+function announce(text: string): void {
+  const el = document.getElementById('announce')
+  if (el) el.textContent = text
+}
+
 function render(view: ConnectionView): void {
   // A status read carries no steps, a records read no status: keep what the other one said.
   shown = { ...shown, ...Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)) }
   const c = shown
-  root.replaceChildren(
-    h('div', { class: 'je-root', style: tokenDeclarations() },
-      h('h2', {}, c.domain ?? ''),
-      c.status ? h('p', { id: 'status', 'data-status': c.status }, `Status: ${c.status}`) : null,
-      c.status === 'failed' && c.error_message ? h('p', { class: 'je-err', role: 'alert' }, c.error_message) : null,
-      c.manual_steps?.length ? h('ol', { class: 'je-steps', id: 'steps' }, ...c.manual_steps.map((s) => h('li', {}, s))) : null,
-      c.records?.length ? recordsTable(c.records, t) : null,
-      c.dashboard_url ? h('p', { class: 'je-small' }, h('a', { href: c.dashboard_url, target: '_blank', rel: 'noopener' }, t('dashboard'))) : null,
-    ),
+  // Done: nothing is left to add, so the page says so instead of showing the records to copy.
+  const done = c.status === 'live' || c.status === 'disconnected'
+  const live = h('div', { class: 'je-root', style: tokenDeclarations() },
+    h('h2', {}, c.domain ?? ''),
+    c.status ? h('p', { id: 'status', 'data-status': c.status, role: 'status' }, statusLine(c.status)) : null,
+    done
+      ? h('p', { id: 'done', class: 'je-done' }, c.status === 'live' ? `Done: ${c.domain ?? 'the domain'} is connected. Nothing more to add.` : `${c.domain ?? 'The domain'} is disconnected.`)
+      : null,
+    c.status === 'failed' && c.error_message ? h('p', { class: 'je-err', role: 'alert' }, c.error_message) : null,
+    !done && c.manual_steps?.length ? h('ol', { class: 'je-steps', id: 'steps' }, ...c.manual_steps.map((s) => h('li', {}, s))) : null,
+    !done && c.records?.length ? recordsTable(c.records, t, { announce }) : null,
+    !done && c.dashboard_url ? h('p', { class: 'je-small' }, h('a', { href: c.dashboard_url, target: '_blank', rel: 'noopener' }, t('dashboard'))) : null,
+    h('p', { class: 'je-sr', id: 'announce', 'aria-live': 'polite' }),
   )
+  root.replaceChildren(live)
   notify('ui/notifications/size-changed', { height: document.documentElement.scrollHeight })
   schedulePoll()
 }

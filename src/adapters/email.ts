@@ -12,8 +12,9 @@ export interface SmtpSettings {
   tls: 'implicit' | 'starttls' | 'none'
 }
 
-export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{ ok: true } | { ok: false; error: string }> {
-  const transport = nodemailer.createTransport({
+/** A transport to the checked address, TLS as asked, the host name kept for TLS. */
+function transportFor(s: SmtpSettings, timeoutMs: number) {
+  return nodemailer.createTransport({
     host: s.address,
     port: s.port,
     secure: s.tls === 'implicit',
@@ -25,12 +26,41 @@ export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   })
+}
+
+export async function verifySmtp(s: SmtpSettings, timeoutMs = 10_000): Promise<{ ok: true } | { ok: false; error: string }> {
+  const transport = transportFor(s, timeoutMs)
   try {
     await transport.verify()
     return { ok: true }
   } catch (err) {
     const e = err as { message?: string; responseCode?: number }
     return { ok: false, error: e.responseCode ? `${e.responseCode}: ${e.message}` : (e.message ?? String(err)) }
+  } finally {
+    transport.close()
+  }
+}
+
+export interface MailMessage {
+  from: string
+  fromName: string | null
+  replyTo: string | null
+  to: string
+  subject: string
+  text: string
+}
+
+/** Sends one message through the SMTP settings (the same connection rules as `verifySmtp`). */
+export async function sendSmtp(s: SmtpSettings, m: MailMessage, timeoutMs = 10_000): Promise<void> {
+  const transport = transportFor(s, timeoutMs)
+  try {
+    await transport.sendMail({
+      from: m.fromName ? { name: m.fromName, address: m.from } : m.from,
+      to: m.to,
+      replyTo: m.replyTo ?? undefined,
+      subject: m.subject,
+      text: m.text,
+    })
   } finally {
     transport.close()
   }

@@ -14,14 +14,17 @@ export interface GrantRow {
   last_used_at: Date | null
   revoked_at: Date | null
   revoked_reason: string | null
+  /** The approving member's email address, when a member approved it. */
+  approver_email: string | null
 }
 
-const GRANT_COLUMNS = 'g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.approved_member_id, g.created_at, g.last_used_at, g.revoked_at, g.revoked_reason'
+const GRANT_COLUMNS = 'g.id, g.client_id, c.client_name, c.redirect_uris, g.scopes, g.account_id, g.approved_member_id, g.created_at, g.last_used_at, g.revoked_at, g.revoked_reason, m.email as approver_email'
 
 export async function agentGrantsOf(sql: Sql, tenantId: string): Promise<GrantRow[]> {
   return (await sql`
       select ${sql.unsafe(GRANT_COLUMNS)}
       from agent_grants g join agent_clients c on c.client_id = g.client_id
+      left join members m on m.id = g.approved_member_id and m.tenant_id = g.tenant_id
       where g.tenant_id = ${tenantId} order by g.created_at desc, g.id`) as GrantRow[]
 }
 
@@ -34,7 +37,8 @@ export async function lockAgentGrant(sql: Sql, id: string, tenantId: string): Pr
 export async function agentGrant(sql: Sql, id: string): Promise<GrantRow | undefined> {
   const [g] = (await sql`
       select ${sql.unsafe(GRANT_COLUMNS)}
-      from agent_grants g join agent_clients c on c.client_id = g.client_id where g.id = ${id}`) as GrantRow[]
+      from agent_grants g join agent_clients c on c.client_id = g.client_id
+      left join members m on m.id = g.approved_member_id and m.tenant_id = g.tenant_id where g.id = ${id}`) as GrantRow[]
   return g
 }
 

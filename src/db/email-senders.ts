@@ -60,3 +60,9 @@ export async function recordSenderCheck(sql: Sql, input: { id: string }, existin
       where application_id = ${input.id} returning *`
   return row as SenderRow
 }
+
+/** The workspace's sender to mail people through: its most recently verified SMTP sender. */
+export async function verifiedSenderOfTenant(sql: Sql, tenantId: string): Promise<SenderRow | undefined> {
+  const [r] = await sql`select * from email_senders where tenant_id = ${tenantId} and verified_at is not null order by verified_at desc, application_id limit 1`
+  return r as SenderRow | undefined
+}

@@ -16,7 +16,7 @@ import type { Principal } from './principal.ts'
 import { providerById } from './providers.ts'
 import { removeThroughGrant } from './domain-connect/managed.ts'
 
-import { planApply, planRevert, type AppliedEntry, type ApplyPlan, type RevertNote, type RevertPlan } from './record-plan.ts'
+import { planApply, planRevert, replacedRecords, type AppliedEntry, type ApplyPlan, type ReplacedSet, type RevertNote, type RevertPlan } from './record-plan.ts'
 
 /** What a connection keeps of its last automatic write (column `connections.applied`). */
 export interface AppliedState {
@@ -61,6 +61,11 @@ export interface RailOptions {
   /** The event a change emits: `connection.applied` (apply rails) or none here (re-apply emits its own). */
   event: EventType | null
   via?: string
+  /**
+   * Called with the plan before anything is written (or recorded); it may refuse by throwing. An
+   * agent's apply uses it to show its person the records the write would replace (person-confirm.ts).
+   */
+  beforeWrite?: (replaced: ReplacedSet[]) => Promise<void>
 }
 
 /**
@@ -111,6 +116,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
     plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)
+    if (opts.beforeWrite) await opts.beforeWrite(replacedRecords(current, plan, previous))
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     await deps.db`update connections set applied = ${state}::jsonb where id = ${c.id} and disconnected_at is null`
     await provider.writeChanges(zone, plan.changes)

@@ -60,14 +60,24 @@ export interface AgentScope {
 export const AGENT_SCOPES: readonly AgentScope[] = [
   { id: 'domains:read', description: 'See your domain connections, their DNS records and status, and your applications', permission: 'connections:read' },
   { id: 'domains:write', description: 'Add domains and check, apply or re-check their DNS setup', permission: 'connections:write' },
-  { id: 'domains:disconnect', description: 'Disconnect domains (the agent must name each domain it removes)', permission: 'connections:disconnect' },
+  { id: 'domains:disconnect', description: 'Disconnect domains (you confirm each one before it goes)', permission: 'connections:disconnect' },
+  {
+    id: 'domains:records',
+    description:
+      'Write DNS records of its own choosing at your domains, instead of only the ones your application plans: these can include mail (MX) records, which decide where your email goes, and nameserver (NS) records, which hand the domain to another DNS host',
+    permission: 'connections:write',
+  },
 ]
+
+/** The scope an agent needs to give a connection records of its own (a custom record set). */
+export const CUSTOM_RECORDS_SCOPE = 'domains:records'
 
 export const AGENT_SCOPE_IDS: readonly string[] = AGENT_SCOPES.map((s) => s.id)
 
 /**
- * What a client that names no scope, and the first 401 challenge, ask for: reading and writing.
- * Disconnecting is asked for by step-up (403 insufficient_scope) when a client needs it.
+ * What a client that names no scope, and the first 401 challenge, ask for: reading and writing (the
+ * application's planned records only). Disconnecting and custom records are asked for by step-up
+ * (403 insufficient_scope) when a client needs them.
  */
 export const DEFAULT_AGENT_SCOPE_IDS: readonly string[] = ['domains:read', 'domains:write']
 

@@ -238,6 +238,34 @@ export function refuseLocked(zone: ZoneSets, changes: RRsetChange[]): void {
   }
 }
 
+/** A record set already in the zone that a plan would take values away from. */
+export interface ReplacedSet {
+  name: string
+  type: string
+  /** The values that would go (the set's other values stay). */
+  values: string[]
+}
+
+/**
+ * The customer's own records a plan would replace or remove: values in the zone now that the write
+ * takes away, leaving out values Portico itself wrote before (`previous`). Adding to a set (a TXT value
+ * beside others, a CAA value) replaces nothing; changing an SPF value, replacing an apex address, an MX,
+ * an NS or a CNAME does.
+ */
+export function replacedRecords(current: RRset[], plan: ApplyPlan, previous: AppliedEntry[] = []): ReplacedSet[] {
+  const before = zoneMap(current)
+  const ours = new Map(previous.map((e) => [keyOf(e.name, e.type), new Set(e.written.values)]))
+  const out: ReplacedSet[] = []
+  for (const c of plan.changes) {
+    const k = keyOf(c.name, c.type)
+    const was = before.get(k)
+    if (!was || was.type === 'SOA') continue
+    const gone = was.values.filter((v) => !c.values.includes(v) && !ours.get(k)?.has(v))
+    if (gone.length) out.push({ name: was.name, type: was.type, values: gone.sort() })
+  }
+  return out.sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type))
+}
+
 /** A `removed` entry whose name still carries desired records stays removed (planApply decides again). */
 function removedBy(groups: Map<string, { name: string; type: string }>, e: AppliedEntry): boolean {
   return [...groups.values()].some((g) => g.name === canonicalName(e.name))

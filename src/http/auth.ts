@@ -123,5 +123,10 @@ export async function authenticate(
     }
   }
   if (accepted.includes('NONE')) return { kind: 'NONE' }
-  throw new ApiError('unauthorized', token || provHeader ? 'The credential is not valid' : 'Missing credential')
+  throw new ApiError('unauthorized', token || provHeader ? 'The credential is not valid' : 'Missing credential', undefined, { headers: { 'www-authenticate': bearerChallenge(!!token) } })
+}
+
+/** RFC 6750 section 3: every 401 names the scheme, and `invalid_token` when a token came and was refused. */
+function bearerChallenge(tokenGiven: boolean): string {
+  return tokenGiven ? 'Bearer realm="portico", error="invalid_token", error_description="The credential is not valid"' : 'Bearer realm="portico"'
 }

@@ -18,8 +18,11 @@ import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { disconnectReverted, prepareManagedRemoval } from '../domain/apply.ts'
 import { type RevertPlan } from '../domain/record-plan.ts'
+import { fingerprintOf, requirePersonConfirmation, spendConfirmation } from '../domain/person-confirm.ts'
+import type { ConfirmationRow } from '../db/person-confirmations.ts'
 import {
   connectionCounts,
+  connectionDomain,
   connectionsPage,
   lockConnectionInTenant,
   markRecordsOutdated,
@@ -28,9 +31,11 @@ import {
   setConnectTarget,
   setCustomRecords,
 } from '../db/connections.ts'
+import { applicationsOfTenant } from '../db/applications.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { type Principal } from '../domain/principal.ts'
+import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Domains and connections'
@@ -92,6 +97,12 @@ async function applicationOf(ctx: Ctx, given: string | undefined): Promise<Appli
     return getApplicationInTenant(ctx.sql, p.tenantId, p.applicationId)
   }
   const id = given ?? (p.kind === 'KEY' ? p.applicationId : null)
+  if (!id && p.kind === 'AGENT') {
+    // An agent token belongs to no application: a workspace with one has nothing to choose from.
+    const apps = await applicationsOfTenant(ctx.sql, p.tenantId)
+    if (apps.length === 1) return apps[0]!
+    throw invalid(`application_id is required: this workspace has ${apps.length} applications; find the id with applications_list`, [{ in: 'body', field: 'application_id', message: 'is required' }])
+  }
   if (!id) throw invalid('application_id is required', [{ in: 'body', field: 'application_id', message: 'is required' }])
   return getApplicationInTenant(ctx.sql, p.tenantId, id)
 }
@@ -163,12 +174,19 @@ export const checkDomainOp = defineOp({
   },
 })
 
+/** Agents need `domains:records` for records of their own choosing (API keys and widgets keep the contract's). */
+export function assertAgentMayWriteRecords(p: Principal): void {
+  if (p.kind === 'AGENT' && !p.scopes.includes(CUSTOM_RECORDS_SCOPE)) {
+    throw new ApiError('insufficient_scope', `Records of your own choosing need the ${CUSTOM_RECORDS_SCOPE} scope, which your person has not given; without it, leave records out to use the application's planned ones`, { required: [CUSTOM_RECORDS_SCOPE] })
+  }
+}
+
 const CreateBody = Input({
   domain: Type.String({ minLength: 1, maxLength: 300 }),
   application_id: Type.Optional(Id('app', 'KEY and agent tokens: the application (default: the key\'s own); WIDGET: its own')),
   end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Your reference for the end user; echoed as `user_id` in webhooks' })),
   www_redirect: Type.Optional(Type.Boolean({ description: 'Apex only: also point www at the target; the edge redirects apex to www' })),
-  records: Type.Optional(Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50, description: 'An integrator-authored record set instead of the planned one' })),
+  records: Type.Optional(Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50, description: 'An integrator-authored record set instead of the planned one (agent tokens: needs the `domains:records` scope)' })),
 })
 
 interface CreatePrepared {
@@ -210,7 +228,11 @@ export const createConnectionOp = defineOp({
   prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
   async handler(ctx, input, pre: CreatePrepared) {
     const app = await applicationOf(ctx, input.application_id)
-    if (input.records) checkRecordSet(input.records, pre.parsed)
+    if (input.records) {
+      // An agent writes the application's planned records; a record set of its own needs its own scope.
+      assertAgentMayWriteRecords(ctx.principal)
+      checkRecordSet(input.records, pre.parsed)
+    }
     await assertCanConnect(ctx.sql, app.tenant_id, ctx.clock.now(), ctx.config, pre.parsed.domain)
     const now = ctx.clock.now()
     // The open connection seen before may have been disconnected since: inspect after all (rare).
@@ -532,14 +554,30 @@ async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
   })
 }
 
-async function disconnect(ctx: Ctx, id: string, confirm: string | undefined, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
-  const c = await connectionForRemoval(ctx, id)
-  if (ctx.principal.kind === 'AGENT') {
-    // The answer never names the domain: the value must come from the agent's person, not be echoed back by the model.
-    if (!confirm) throw new ApiError('confirmation_required', 'Ask your person which domain to disconnect and pass it as confirm; nothing was removed')
-    if (!confirmMatches(confirm, c.domain)) throw new ApiError('confirmation_mismatch', 'confirm does not name the domain of this connection; ask your person again; nothing was removed')
+/** What an agent's disconnect needs first: its person's yes for this connection (src/domain/person-confirm.ts). */
+async function agentDisconnectConfirmed(ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, id: string, confirm: string | undefined): Promise<ConfirmationRow | null> {
+  const p = ctx.principal
+  if (p.kind !== 'AGENT') return null
+  const c = await connectionDomain(ctx.db, id, { tenantId: p.tenantId })
+  // Unknown, or done already (a retry after a lost answer): the handler answers that, nothing to confirm.
+  if (!c || c.disconnected) return null
+  // A `confirm` naming another domain is refused as before; naming the right one is never enough.
+  if (confirm !== undefined && !confirmMatches(confirm, c.domain)) {
+    throw new ApiError('confirmation_mismatch', 'confirm does not name the domain of this connection; nothing was removed')
   }
+  const agent = { tenantId: p.tenantId, clientId: p.clientId, subject: p.subject }
+  return requirePersonConfirmation({ db: ctx.db, config: ctx.config, now: ctx.clock.now() }, agent, { connectionId: id, action: 'disconnect', domain: c.domain, summary: {}, fingerprint: fingerprintOf({ disconnect: id }) })
+}
+
+async function disconnect(ctx: Ctx, id: string, confirmed: ConfirmationRow | null, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
+  const c = await connectionForRemoval(ctx, id)
   if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
+  if (ctx.principal.kind === 'AGENT') {
+    // The person's yes, used once, with the removal it allowed.
+    if (!confirmed || !(await spendConfirmation(ctx.sql, confirmed, ctx.clock.now()))) {
+      throw new ApiError('confirmation_required', 'Your person must confirm this disconnect; nothing was removed')
+    }
+  }
   // Records a rail wrote were taken out through its grant before this transaction (prepareManagedRemoval).
   const outcome = reverted ? await disconnectReverted(ctx.sql, c, ctx.clock.now(), reverted.plan, reverted.via) : await disconnectManual(ctx.sql, c, ctx.clock.now())
   await stopServing(ctx, c)
@@ -571,7 +609,7 @@ export const deleteConnectionOp = defineOp({
   kind: 'destroy',
   idempotent: true,
   prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, undefined, undefined),
-  handler: (ctx, input, reverted) => disconnect(ctx, input.id, undefined, reverted),
+  handler: (ctx, input, reverted) => disconnect(ctx, input.id, null, reverted),
 })
 
 export const disconnectOp = defineOp({
@@ -581,23 +619,30 @@ export const disconnectOp = defineOp({
   summary: 'Disconnect a domain',
   description:
     DISCONNECT_NOTE +
-    ' A delegated agent token needs the `domains:disconnect` scope and `confirm` naming the domain (case, scheme, path and a ' +
-    'trailing dot ignored): without it 400 `confirmation_required`, naming another domain 409 `confirmation_mismatch`; nothing is removed then. ' +
+    ' A delegated agent token needs the `domains:disconnect` scope and its person\'s yes: without one the answer is 400 ' +
+    '`confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person ' +
+    'opens, signed in as a member who may disconnect, and confirms; the agent\'s retry then goes through. `confirm` alone never disconnects; ' +
+    'naming another domain is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. ' +
     '`credential` is a DNS-provider API key used once for this removal and never stored.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   permission: 'connections:disconnect',
   scope: 'domains:disconnect',
   params: IdParam,
-  query: Input({ confirm: Type.Optional(Type.String({ maxLength: 300, description: 'The domain being disconnected (required for agent tokens)' })) }),
+  query: Input({ confirm: Type.Optional(Type.String({ maxLength: 300, description: 'Agent tokens: the domain being disconnected, checked when given; never enough on its own (the person confirms)' })) }),
   body: Input({ credential: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
   kind: 'destroy',
   idempotent: true,
-  prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, input.credential, input.confirm),
-  handler: (ctx, input, reverted) => disconnect(ctx, input.id, input.confirm, reverted),
+  async prepare(ctx, input) {
+    // An agent's person confirms first: nothing is taken out at the provider before their yes.
+    const confirmed = await agentDisconnectConfirmed(ctx, input.id, input.confirm)
+    const reverted = await prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, input.credential, confirmed?.domain)
+    return { confirmed, reverted }
+  },
+  handler: (ctx, input, pre) => disconnect(ctx, input.id, pre.confirmed, pre.reverted),
 })
 
 const TargetResponse = Out({

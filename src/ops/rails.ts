@@ -10,6 +10,8 @@ import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor, connectionOut, effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
 import { findOpen, inspectDomain, openConnection, recordVerifications } from '../domain/connect.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
+import type { ReplacedSet } from '../domain/record-plan.ts'
+import { fingerprintOf, requirePersonConfirmation, spendConfirmation } from '../domain/person-confirm.ts'
 import {
   accountOut,
   assertUsable,
@@ -99,6 +101,28 @@ async function onFailure(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<
   throw err
 }
 
+/**
+ * An agent's write that would replace the customer's own records (an apex address, MX, NS, a TXT in
+ * use) waits for its person's yes, whatever the agent's scopes: the question names every set replaced,
+ * and the yes holds for exactly those (src/domain/person-confirm.ts). Writes that only add go ahead.
+ */
+function agentReplacementGuard(ctx: Ctx, c: RailConnection) {
+  return async (replaced: ReplacedSet[]) => {
+    const p = ctx.principal
+    if (p.kind !== 'AGENT' || replaced.length === 0) return
+    const agent = { tenantId: p.tenantId, clientId: p.clientId, subject: p.subject }
+    const now = ctx.clock.now()
+    const yes = await requirePersonConfirmation({ db: ctx.db, config: ctx.config, now }, agent, {
+      connectionId: c.id,
+      action: 'apply',
+      domain: c.domain,
+      summary: { replaced },
+      fingerprint: fingerprintOf({ apply: c.id, replaced }),
+    })
+    if (!(await spendConfirmation(ctx.db, yes, now))) throw new ApiError('confirmation_required', 'This confirmation was already used; ask your person again')
+  }
+}
+
 export const applyOp = defineOp({
   id: 'connections.apply',
   method: 'POST',
@@ -110,7 +134,9 @@ export const applyOp = defineOp({
     '`credential` (used once and not kept unless `save` is true, which saves it as a continuous provider account and makes the ' +
     'connection managed) or `provider_account_id`. PowerDNS also needs `api_url`. Re-sending the same records answers 200 with ' +
     '`changed: false` and writes nothing. A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
-    'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis).',
+    'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis). ' +
+    'A delegated agent token whose write would replace records already in the zone (values the write takes away) gets 400 ' +
+    '`confirmation_required` with `details.confirm_url` and writes nothing until its person confirms exactly those records there.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   scope: 'domains:write',
@@ -124,7 +150,7 @@ export const applyOp = defineOp({
     label: Type.Optional(Type.String({ maxLength: 200 })),
   }),
   response: ApplyResult,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
   transaction: false,
@@ -162,7 +188,8 @@ export const applyOp = defineOp({
       })
     }
     const managed = account !== null && account.access === 'continuous'
-    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied' }).catch((err) => onFailure(ctx, account, err))
+    const beforeWrite = p.kind === 'AGENT' ? agentReplacementGuard(ctx, c) : undefined
+    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied', beforeWrite }).catch((err) => onFailure(ctx, account, err))
     if (account) await afterUse(ctx, account)
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { changed: w.changed, provider: cred.provider, managed, account_id: account?.id ?? null }

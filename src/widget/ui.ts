@@ -131,7 +131,8 @@ export const RESET_MS = 2000
 /**
  * A button that copies `text` and says so: its visible word ("Copy") starts its accessible name, the
  * rest (`what`) is visually hidden, so the name contains what is seen (WCAG 2.5.3). After a copy it
- * reads "Copied", the dialog announces it, and after RESET_MS it reads "Copy" again.
+ * reads "Copied", the dialog announces it, and after RESET_MS it reads "Copy" again; when the clipboard
+ * refuses, it says nothing of the kind and selects the value instead.
  */
 export function copyButton(text: string, what: string, idle: string, done: string, announce: (s: string) => void): HTMLElement {
   const word = h('span', {}, idle)
@@ -141,7 +142,17 @@ export function copyButton(text: string, what: string, idle: string, done: strin
     try {
       await navigator.clipboard.writeText(text)
     } catch {
-      // Clipboard refused (insecure context or permission): the value stays visible to copy by hand.
+      // Clipboard refused (insecure context, a sandboxed frame, or permission): nothing was copied, so
+      // the button does not say it was; the value is selected for the person to copy by hand.
+      const code = b.previousElementSibling
+      const selection = window.getSelection()
+      if (code && selection) {
+        const range = document.createRange()
+        range.selectNodeContents(code)
+        selection.removeAllRanges()
+        selection.addRange(range)
+      }
+      return
     }
     word.textContent = done
     announce(done)

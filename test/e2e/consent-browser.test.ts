@@ -1,13 +1,18 @@
 // The consent page in a real browser (Debian's Chromium, headless, driven by playwright-core): a person
-// sees who asks, where they will be sent and what each scope allows, signs in with an API key, sees
+// sees who asks, where they will be sent and what each scope allows, signs in as themselves by a link
+// mailed through the workspace's own SMTP sender (a real SMTP server on loopback, smtp-server), sees
 // the workspace by name, unchecks a scope, approves and lands on the agent's redirect with a code
-// granting only what stayed checked. A brand imitator's page has no approve button. Every screen is
-// checked with axe-core at 1280 and 375 px (0 violations) and screenshotted into test-artifacts/.
+// granting only what stayed checked. Then "Your agents" lists the grant (client, domain unverified,
+// scopes, who approved, created, last used) and revokes it in a click. A brand imitator's page has no
+// approve button. Every screen is checked with axe-core at 1280 and 375 px (0 violations) and
+// screenshotted into test-artifacts/.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { livePortico, pkce, registerClient, token, type LivePortico } from '../harness/agents.ts'
+import { SMTPServer } from 'smtp-server'
+import type { AddressInfo } from 'node:net'
+import { livePortico, ownerEmail, pkce, registerClient, token, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
 const ARTIFACTS = 'test-artifacts'
@@ -17,11 +22,36 @@ let p: LivePortico
 let ws: Workspace
 let browser: Browser
 let agent: ReturnType<typeof Bun.serve>
+let smtp: SMTPServer
+const mails: string[] = []
+
+/** The newest mail's text, quoted-printable soft breaks and escapes undone. */
+const lastMail = () => (mails.at(-1) ?? '').replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
-  p = await livePortico()
+  // The workspace's own SMTP sender: a real SMTP server on loopback that keeps what it receives.
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onData(stream, _session, done) {
+      let data = ''
+      stream.on('data', (chunk: Buffer) => (data += chunk.toString('utf8')))
+      stream.on('end', () => {
+        mails.push(data)
+        done()
+      })
+    },
+  })
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()))
+  const smtpPort = (smtp.server.address() as AddressInfo).port
+  p = await livePortico({ WEBHOOK_ALLOW_LOOPBACK: '1' }, { realMail: true })
   ws = await provision(p, { tenant_name: WORKSPACE })
+  const sender = await p.api('PUT', `/v1/applications/${ws.appId}/email-sender`, {
+    token: ws.apiKey,
+    body: { mode: 'smtp', smtp_host: '127.0.0.1', smtp_port: smtpPort, tls: 'none', from_address: 'robots@acme.example', from_name: WORKSPACE },
+  })
+  expect(sender.body.verified_at).toBeString()
   // The agent's own loopback redirect target, as a CLI agent would run it.
   agent = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<h1>Signed in, you can close this tab</h1>', { headers: { 'content-type': 'text/html' } }) })
   browser = await chromium.launch({
@@ -34,6 +64,7 @@ afterAll(async () => {
   await browser?.close()
   agent?.stop(true)
   await p?.stop()
+  await new Promise<void>((resolve) => smtp?.close(() => resolve()))
 })
 
 function authorizeUrl(clientId: string, redirect: string, challenge = pkce().challenge): string {
@@ -84,14 +115,29 @@ describe('consent page in Chromium', () => {
     await checkScreen(page, 'consent-signin')
     await page.screenshot({ path: `${ARTIFACTS}/consent-page.png`, fullPage: true })
 
-    await page.fill('#api_key', ws.apiKey)
-    await Promise.all([page.waitForSelector('#approve'), page.click('#continue')])
-    // The second step names the workspace and makes Approve the primary button.
+    // The person signs in as themselves: their address, then the link their workspace's sender mailed.
+    const email = await ownerEmail(p.url, ws.apiKey)
+    await page.fill('#email', email)
+    await Promise.all([page.waitForSelector('#sent'), page.click('#continue')])
+    expect(await page.textContent('#sent')).toContain(email)
+    await checkScreen(page, 'consent-sent')
+    const mail = lastMail()
+    expect(mail).toContain('From: Acme Robots <robots@acme.example>')
+    expect(mail).toContain(`To: ${email}`)
+    const link = mail.match(/http:\/\/\S+\/oauth\/signin\/[\w-]+/)![0]
+    await page.goto(link)
+    expect(await page.textContent('h1')).toContain(email)
+    await checkScreen(page, 'signin-link')
+    await Promise.all([page.waitForSelector('#approve'), page.click('#signin')])
+    // Back on the consent page, signed in: it names the workspace and makes Approve the primary button.
+    expect(page.url()).toContain('/oauth/consent/')
     expect(await page.textContent('#workspace')).toContain(WORKSPACE)
+    expect(await page.textContent('#workspace')).toContain(email)
     expect(await page.textContent('h1')).toContain(WORKSPACE)
     expect(await page.getAttribute('#approve', 'class')).toBe('primary')
     expect(await page.getAttribute('#deny', 'class')).toBe('secondary')
     expect(await page.locator('main').count()).toBe(1)
+    expect(await page.locator('a[href="/oauth/agents"]').count()).toBeGreaterThan(0)
     await checkScreen(page, 'consent-approve')
     // The person keeps reading and unchecks disconnecting.
     await page.uncheck('input[value="domains:disconnect"]')
@@ -103,6 +149,28 @@ describe('consent page in Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}/consent-landed.png` })
     const t = await token(p.url, { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, redirect_uri: redirect, client_id: reg.body.client_id, code_verifier: verifier })
     expect(t.body.scope).toBe('domains:read')
+
+    // "Your agents", linked from the consent page: the grant, who approved it, and revoke in a click.
+    await page.goto(`${p.url}/oauth/agents`)
+    const item = page.locator('#active li', { hasText: 'Terminal Agent' })
+    expect(await item.count()).toBe(1)
+    const text = (await item.textContent())!
+    expect(text).toContain('(unverified)')
+    expect(text).toContain(`127.0.0.1:${agent.port}`)
+    expect(text).toContain('domains:read')
+    expect(text).not.toContain('domains:disconnect')
+    expect(text).toContain(email)
+    expect(text).toMatch(/Created\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/)
+    expect(text).toContain('Last usednever')
+    await checkScreen(page, 'agents')
+    await Promise.all([page.waitForSelector('#notice'), item.getByRole('button', { name: 'Revoke Terminal Agent' }).click()])
+    expect(await page.textContent('#notice')).toContain('Terminal Agent was revoked')
+    expect(await page.locator('#active li', { hasText: 'Terminal Agent' }).count()).toBe(0)
+    expect(await page.textContent('#ended')).toContain('revoked_by_workspace')
+    await checkScreen(page, 'agents-revoked')
+    // The agent's refresh now fails: its grant ended.
+    const refreshed = await token(p.url, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: reg.body.client_id })
+    expect(refreshed.status).toBe(400)
     await context.close()
   }, 60_000)
 

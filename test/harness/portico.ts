@@ -42,6 +42,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PORTICO_ROLE: 'api',
     // Every test file registers agents from 127.0.0.1 into one database; the budgets have their own tests.
     AGENT_REGISTRATION_BUDGET: '1000/1000/10000',
+    // The same for a person's sign-in links; the throttle has its own test.
+    SIGNIN_BUDGET: '10000/10000/10000',
     // Never the machine's resolv.conf: only loopback servers are test targets.
     DNS_RESOLVERS: '127.0.0.1:53',
     ...env,

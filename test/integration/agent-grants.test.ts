@@ -4,11 +4,11 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { createHash, randomUUID } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
-import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
-import { livePortico, agentToken, token, type LivePortico } from '../harness/agents.ts'
+import { livePortico, agentToken, token, ownerEmail, personAnswers, type LivePortico } from '../harness/agents.ts'
 import { provision, startPortico, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -43,17 +43,19 @@ async function grantOf(clientId: string, apiKey = ws.apiKey) {
 const refresh = (clientId: string, refreshToken: string, headers: Record<string, string> = {}) =>
   token(p.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }, headers)
 
-describe('refresh rotation with a reuse grace', () => {
-  test('two racing refreshes of one token both end with a working access token and refresh token', async () => {
+describe('refresh rotation: one chain, a reuse grace that repeats the answer', () => {
+  test('ten parallel refreshes of one token (real HTTP requests) get one successor: one live chain', async () => {
     const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Racing agent')
-    const [a, b] = await Promise.all([refresh(clientId, tokens.refresh_token!), refresh(clientId, tokens.refresh_token!)])
-    expect([a.status, b.status]).toEqual([200, 200])
-    expect(a.body.refresh_token).not.toBe(b.body.refresh_token)
-    expect(await mcp(`Bearer ${a.body.access_token}`)).toBe(200)
-    expect(await mcp(`Bearer ${b.body.access_token}`)).toBe(200)
-    // Each winner's new refresh token works in turn, and the grant is still active.
-    expect((await refresh(clientId, a.body.refresh_token)).status).toBe(200)
-    expect((await refresh(clientId, b.body.refresh_token)).status).toBe(200)
+    const answers = await Promise.all(Array.from({ length: 10 }, () => refresh(clientId, tokens.refresh_token!)))
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
+    expect(new Set(answers.map((a) => a.body.refresh_token)).size).toBe(1)
+    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(1)
+    const grant = await grantOf(clientId)
+    // One unused refresh token is left in the grant: the successor.
+    const live = await p.db`select id from oauth_store where model = 'RefreshToken' and grant_id = ${grant.id} and consumed_at is null`
+    expect(live.map((r: { id: string }) => r.id)).toEqual([answers[0]!.body.refresh_token])
+    expect(await mcp(`Bearer ${answers[0]!.body.access_token}`)).toBe(200)
+    expect((await refresh(clientId, answers[0]!.body.refresh_token)).status).toBe(200)
     expect((await grantOf(clientId)).status).toBe('active')
   })
 
@@ -63,6 +65,8 @@ describe('refresh rotation with a reuse grace', () => {
     expect(lost.status).toBe(200)
     const retry = await refresh(clientId, tokens.refresh_token!)
     expect(retry.status).toBe(200)
+    // The same successor, not a second chain.
+    expect(retry.body.refresh_token).toBe(lost.body.refresh_token)
     expect(await mcp(`Bearer ${retry.body.access_token}`)).toBe(200)
   })
 
@@ -83,13 +87,45 @@ describe('refresh rotation with a reuse grace', () => {
     expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_at: expect.any(String), revoked_reason: 'token_reuse' })
   })
 
+  test('a second party replaying inside the grace gets the same successor, and once it was used any replay ends the grant', async () => {
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Copied agent')
+    const client = await refresh(clientId, tokens.refresh_token!)
+    const thief = await refresh(clientId, tokens.refresh_token!)
+    expect(thief.status).toBe(200)
+    expect(thief.body.refresh_token).toBe(client.body.refresh_token)
+    // The client moves on with the successor; the copied older token is now a sign of theft.
+    const next = await refresh(clientId, client.body.refresh_token)
+    expect(next.status).toBe(200)
+    const replay = await refresh(clientId, tokens.refresh_token!)
+    expect(replay.status).toBe(400)
+    expect(await mcp(`Bearer ${next.body.access_token}`)).toBe(401)
+    expect((await refresh(clientId, next.body.refresh_token)).status).toBe(400)
+    expect((await grantOf(clientId)).revoked_reason).toBe('token_reuse')
+  })
+
+  test('a repeat of a DPoP-bound refresh inside the grace needs a proof by the same key', async () => {
+    const key = await dpopKey()
+    const proof = async () => ({ dpop: await key.proof('POST', `${p.url}/oauth/token`) })
+    const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Bound racer', proof)
+    const first = await refresh(clientId, tokens.refresh_token!, await proof())
+    expect(first.status).toBe(200)
+    const thief = await dpopKey()
+    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    expect((await refresh(clientId, tokens.refresh_token!, { dpop: await thief.proof('POST', `${p.url}/oauth/token`) })).status).toBe(400)
+    const again = await refresh(clientId, tokens.refresh_token!, await proof())
+    expect(again.body.refresh_token).toBe(first.body.refresh_token)
+  })
+
   test('a replay after the grace period revokes the grant even when the successor was never used', async () => {
     const { tokens, clientId } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Late replay agent')
     const next = await refresh(clientId, tokens.refresh_token!)
     expect(next.status).toBe(200)
-    // The grace is measured by the database clock: the first use moves back past it.
-    await p.db`update oauth_store set consumed_at = now() - interval '61 seconds' where model = 'RefreshToken' and id = ${tokens.refresh_token!}`
-    expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    p.clock.advance(61_000)
+    try {
+      expect((await refresh(clientId, tokens.refresh_token!)).status).toBe(400)
+    } finally {
+      p.clock.advance(-61_000)
+    }
     expect(await mcp(`Bearer ${next.body.access_token}`)).toBe(401)
     expect((await grantOf(clientId)).revoked_reason).toBe('token_reuse')
   })
@@ -185,6 +221,40 @@ describe('DPoP (RFC 9449) where a token is bound', () => {
     expect(await v1(`DPoP ${at}`, restProof)).toBe(401)
   })
 
+  test('refusals are challenged per RFC 9449 section 7.1 on /mcp and /v1, and /v1 401s carry RFC 6750 challenges', async () => {
+    const key = await dpopKey()
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Challenged agent', async () => ({ dpop: await key.proof('POST', `${p.url}/oauth/token`) }))
+    const at = tokens.access_token
+    const challengeOf = async (url: string, authorization: string | null, extra: Record<string, string> = {}) => {
+      const post = url.endsWith('/mcp')
+      const res = await fetch(url, {
+        method: post ? 'POST' : 'GET',
+        headers: { ...(authorization ? { authorization } : {}), ...(post ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION } : {}), ...extra },
+        body: post ? JSON.stringify(LIST) : undefined,
+      })
+      await res.arrayBuffer()
+      return { status: res.status, challenge: res.headers.get('www-authenticate') }
+    }
+    for (const path of ['/mcp', '/v1/applications']) {
+      const url = `${p.url}${path}`
+      // No proof, a proof for another URL, another key's proof: invalid_dpop_proof with the algorithms.
+      for (const extra of [{} as Record<string, string>, { dpop: await key.proof(path === '/mcp' ? 'GET' : 'POST', url, at) }, { dpop: await (await dpopKey()).proof(path === '/mcp' ? 'POST' : 'GET', url, at) }]) {
+        const r = await challengeOf(url, `DPoP ${at}`, extra)
+        expect(r.status).toBe(401)
+        expect(r.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]+", algs="ES256[^"]*"$/)
+      }
+      // The bound token under the Bearer scheme: invalid_token, challenged under DPoP.
+      const asBearer = await challengeOf(url, `Bearer ${at}`)
+      expect(asBearer.status).toBe(401)
+      expect(asBearer.challenge).toStartWith('DPoP error="invalid_token"')
+    }
+    // /v1: a 401 without a credential, and with a wrong one, names the Bearer scheme (RFC 6750 section 3).
+    expect(await challengeOf(`${p.url}/v1/applications`, null)).toEqual({ status: 401, challenge: 'Bearer realm="portico"' })
+    expect((await challengeOf(`${p.url}/v1/applications`, 'Bearer sk_live_nope')).challenge).toMatch(/^Bearer realm="portico", error="invalid_token"/)
+    const prm = await (await fetch(`${p.url}/.well-known/oauth-protected-resource/mcp`)).json()
+    expect(prm.dpop_signing_alg_values_supported).toContain('ES256')
+  })
+
   test('an unbound token still works as Bearer, and not under the DPoP scheme', async () => {
     const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read', 'Bearer agent')
     expect(tokens.token_type).toBe('Bearer')
@@ -242,13 +312,16 @@ describe('a grant is tied to who approved it', () => {
     expect(g).toEqual({ scopes: ['domains:read'], revoked_at: null })
   })
 
-  test('revoking the API key that approved it revokes the grant', async () => {
+  test('the approving member is recorded on the grant, and no API key stands behind it', async () => {
     const key = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { role: 'admin' } })
-    const { tokens, clientId } = await agentToken(p.url, key.body.key, 'domains:read', 'Key-bound agent')
-    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    const { tokens, clientId } = await agentToken(p.url, key.body.key, 'domains:read', 'Member-approved agent')
+    const grant = await grantOf(clientId)
+    const [owner] = await p.db`select id from members where tenant_id = ${ws.tenantId} and role = 'owner'`
+    expect(grant).toMatchObject({ approved_by: owner!.id, approved_by_member: owner!.id, status: 'active' })
+    // Revoking a key of the workspace has nothing to do with a person's approval.
     expect((await p.api('DELETE', `/v1/applications/${ws.appId}/keys/${key.body.id}`, { token: ws.apiKey })).status).toBe(200)
-    expect(await grantOf(clientId)).toMatchObject({ status: 'revoked', revoked_reason: 'approver_key_revoked' })
-    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(401)
+    expect(await mcp(`Bearer ${tokens.access_token}`)).toBe(200)
+    expect((await grantOf(clientId)).status).toBe('active')
   })
 })
 
@@ -298,12 +371,18 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     await client.close()
   })
 
-  test('a model passing confirm itself does not skip the person, and a no leaves the domain in place', async () => {
+  test('the model cannot pass confirm at all, and the person\'s no leaves the domain in place', async () => {
     const domain = 'person-says-no.example'
     const id = await pendingConnection(domain)
+    const { client: model, asked: none } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
+    const withConfirm = await model.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    expect(withConfirm.isError).toBe(true)
+    expect(JSON.parse((withConfirm.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'invalid_request', details: [{ field: 'confirm' }] })
+    expect(none).toEqual([])
+    await model.close()
     for (const action of ['decline', 'cancel'] as const) {
       const { client, asked } = await agentClient(() => ({ action }))
-      const out = await client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+      const out = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
       expect(out.isError).toBe(true)
       expect(JSON.parse((out.content as { text: string }[])[0]!.text).code).toBe('confirmation_required')
       expect(asked).toHaveLength(1)
@@ -379,18 +458,68 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     expect(await p.db`select disconnected_at from connections where id = ${id}`).toEqual([{ disconnected_at: null }])
   })
 
-  test('a 2026-07-28 client without elicitation keeps the confirm argument, and its refusals do not name the domain', async () => {
+  test('2026-07-28 without elicitation: confirmation_required carries a one-time link; the person confirms there and the retry disconnects', async () => {
     const domain = 'no-elicitation.example'
     const id = await pendingConnection(domain)
     const { client } = await agentClient()
-    expect((await client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required).toContain('confirm')
     const refused = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(refused.isError).toBe(true)
-    expect(JSON.stringify(refused)).not.toContain(domain)
-    const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    const err = JSON.parse((refused.content as { text: string }[])[0]!.text)
+    expect({ code: err.code, reason: err.details.reason, action: err.details.action }).toEqual({ code: 'confirmation_required', reason: 'person_confirmation', action: 'disconnect' })
+    expect(err.details.confirm_url).toContain('/oauth/confirm/')
+    // Retrying without the person's yes changes nothing, and asks the same question (the same link).
+    const again = JSON.parse(((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).content as { text: string }[])[0]!.text)
+    expect(again.details.confirm_url).toBe(err.details.confirm_url)
+    expect(await disconnectedAt(id)).toBeNull()
+    // A forged link is refused; the real one asks the person to sign in, then shows the question.
+    expect((await fetch(err.details.confirm_url.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A')))).status).toBe(404)
+    const answered = await personAnswers(err.details.confirm_url, await ownerEmail(p.url, ws.apiKey))
+    expect(answered.page).toContain('id="done"')
+    const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(ok.isError).toBeFalsy()
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
     await client.close()
+  })
+
+  test('the yes is bound to the agent and the connection, used once; a person who refuses ends the question', async () => {
+    const a = await pendingConnection('bound-yes-a.example')
+    const b = await pendingConnection('bound-yes-b.example')
+    const { client } = await agentClient()
+    const { client: otherAgent } = await agentClient()
+    const link = async (c: typeof client, id: string) => JSON.parse(((await c.callTool({ name: 'connections_disconnect', arguments: { id } })).content as { text: string }[])[0]!.text).details.confirm_url as string
+    await personAnswers(await link(client, a), await ownerEmail(p.url, ws.apiKey))
+    // Another agent, or another connection, finds no yes.
+    expect((await otherAgent.callTool({ name: 'connections_disconnect', arguments: { id: a } })).isError).toBe(true)
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: b } })).isError).toBe(true)
+    expect(await disconnectedAt(a)).toBeNull()
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: a } })).isError).toBeFalsy()
+    // The person says no: the question closes and nothing is removed.
+    const refusedLink = await link(client, b)
+    const no = await personAnswers(refusedLink, await ownerEmail(p.url, ws.apiKey), 'refuse')
+    expect(no.status).toBe(410)
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: b } })).isError).toBe(true)
+    expect(await disconnectedAt(b)).toBeNull()
+    await client.close()
+    await otherAgent.close()
+  })
+
+  test('/v1 with an agent token: confirm naming the domain is not enough; the link\'s yes is', async () => {
+    const domain = 'rest-agent.example'
+    const id = await pendingConnection(domain)
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'REST agent')
+    const disconnect = (confirm?: string) =>
+      fetch(`${p.url}/v1/connections/${id}:disconnect${confirm ? `?confirm=${confirm}` : ''}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}` } }).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const named = await disconnect(domain)
+    expect(named.status).toBe(400)
+    expect(named.body.code).toBe('confirmation_required')
+    expect(named.body.details.confirm_url).toContain('/oauth/confirm/')
+    expect((await disconnect('other.example')).status).toBe(409)
+    await personAnswers(named.body.details.confirm_url, await ownerEmail(p.url, ws.apiKey))
+    const ok = await disconnect()
+    expect(ok.status).toBe(200)
+    expect(ok.body).toMatchObject({ domain, disconnected: true })
+    // A repeat answers the same outcome.
+    expect((await disconnect()).status).toBe(200)
   })
 
   type Answer = { action: 'accept'; content: { confirm: boolean } } | { action: 'decline' } | { action: 'cancel' }
@@ -440,8 +569,7 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     const answers: Answer[] = [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { confirm: false } }]
     for (const answer of answers) {
       const no = await legacyClient(accessToken, () => answer)
-      // A model naming the domain itself does not skip the person.
-      const refused = await no.client.callTool({ name: 'connections_disconnect', arguments: { id: noId, confirm: noDomain } })
+      const refused = await no.client.callTool({ name: 'connections_disconnect', arguments: { id: noId } })
       await no.client.close()
       expect(no.asked).toHaveLength(1)
       expect(refused.isError).toBe(true)
@@ -483,16 +611,16 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     }
   })
 
-  test('2025-11-25 without elicitation: no session id, confirm as before; another agent\'s or a made-up session id asks nobody', async () => {
+  test('2025-11-25 without elicitation: no session id, the link as on 2026-07-28; another agent\'s or a made-up session id asks nobody', async () => {
     const accessToken = await disconnectToken('Plain agent (2025)')
     const domain = 'legacy-plain.example'
     const id = await pendingConnection(domain)
     const plain = await legacyClient(accessToken)
     expect(plain.transport.sessionId).toBeUndefined()
-    expect((await plain.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required).toContain('confirm')
+    expect((await plain.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.properties).not.toHaveProperty('confirm')
     const refused = await plain.client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(refused.isError).toBe(true)
-    expect(JSON.stringify(refused)).not.toContain(domain)
+    const link = JSON.parse((refused.content as { text: string }[])[0]!.text).details.confirm_url as string
     await plain.client.close()
 
     // A session id is the agent's own: borrowed by another agent (or made up) it carries nothing.
@@ -506,14 +634,52 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
       await borrowed.client.close()
       expect(borrowed.asked).toEqual([])
       expect(out.isError).toBe(true)
-      expect(JSON.stringify(out)).not.toContain(domain)
     }
     expect(await disconnectedAt(id)).toBeNull()
 
+    await personAnswers(link, await ownerEmail(p.url, ws.apiKey))
     const ok = await legacyClient(accessToken)
-    const done = await ok.client.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
+    const done = await ok.client.callTool({ name: 'connections_disconnect', arguments: { id } })
     await ok.client.close()
     expect(done.isError).toBeFalsy()
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
+  })
+
+  test('URL-mode elicitation: the v1 SDK gets the -32042 error with the page to open, the v2 SDK an input_required URL; after the person confirms the retry goes through', async () => {
+    const accessToken = await disconnectToken('URL agent (2025)')
+    const legacyId = await pendingConnection('url-mode-legacy.example')
+    const client = new ClientV1({ name: 'portico-url-elicitation', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } })
+    const transport = new TransportV1(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } })
+    await client.connect(transport)
+    let url = ''
+    try {
+      await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })
+    } catch (err) {
+      expect(err).toBeInstanceOf(UrlElicitationRequiredError)
+      url = (err as UrlElicitationRequiredError).elicitations[0]!.url
+    }
+    expect(url).toContain('/oauth/confirm/')
+    expect(await disconnectedAt(legacyId)).toBeNull()
+    await personAnswers(url, await ownerEmail(p.url, ws.apiKey))
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })).isError).toBeFalsy()
+    expect(await disconnectedAt(legacyId)).toBeInstanceOf(Date)
+    await client.close()
+
+    const modernId = await pendingConnection('url-mode-modern.example')
+    const opened: string[] = []
+    const modern = new ClientV2({ name: 'portico-url-elicitation-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } })
+    modern.setRequestHandler('elicitation/create', async (req) => {
+      const params = req.params as { mode?: string; url?: string }
+      opened.push(params.url!)
+      // The person opens the page and confirms there before the client answers.
+      await personAnswers(params.url!, await ownerEmail(p.url, ws.apiKey))
+      return { action: 'accept' }
+    })
+    await modern.connect(new TransportV2(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }))
+    const done = await modern.callTool({ name: 'connections_disconnect', arguments: { id: modernId } })
+    expect(opened).toHaveLength(1)
+    expect(done.isError).toBeFalsy()
+    expect(await disconnectedAt(modernId)).toBeInstanceOf(Date)
+    await modern.close()
   })
 })

@@ -7,14 +7,16 @@ import { MovableClock, DAY } from '../../src/clock.ts'
 import { createAuthServer } from '../../oauth/provider.ts'
 import { cleanupAgentClients, handleRegistration, REGISTRATION_LIMITS, type RegistrationLimits } from '../../oauth/register.ts'
 import { trustedProxies } from '../../oauth/client-address.ts'
-import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, type LivePortico } from '../harness/agents.ts'
+import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, approveAs, ownerEmail, mailbox, linkIn, openSignInLink, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
 let ws: Workspace
+let owner: string
 beforeAll(async () => {
   p = await livePortico()
   ws = await provision(p)
+  owner = await ownerEmail(p.url, ws.apiKey)
 })
 afterAll(async () => {
   await p.stop()
@@ -190,7 +192,7 @@ describe('discovery', () => {
 
   test('GET /v1/rbac publishes the agent scopes and /v1/config lists mcp', async () => {
     const rbac = await (await fetch(`${p.url}/v1/rbac`)).json()
-    expect(rbac.agent_scopes.map((s: { id: string }) => s.id)).toEqual(['domains:read', 'domains:write', 'domains:disconnect'])
+    expect(rbac.agent_scopes.map((s: { id: string }) => s.id)).toEqual(['domains:read', 'domains:write', 'domains:disconnect', 'domains:records'])
     expect(rbac.agent_scopes[0].description).toBeTruthy()
     expect((await (await fetch(`${p.url}/v1/config`)).json()).products).toContain('mcp')
   })
@@ -221,7 +223,7 @@ describe('consent', () => {
 
   test('approval issues an ES256 at+jwt for the MCP audience with the tenant, granted scopes, iss in the response, and a rotating refresh token', async () => {
     const { clientId, verifier, auth } = await startFlow('Token checker', LOOPBACK, 'domains:read domains:write')
-    const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    const done = await approveAs(p.url, auth, owner, LOOPBACK)
     const back = new URL(done.location!)
     expect(back.searchParams.get('iss')).toBe(p.url)
     expect(back.searchParams.get('state')).toBe('xyz')
@@ -242,19 +244,44 @@ describe('consent', () => {
     expect(reused.status).toBe(400)
   })
 
-  test('in two steps: sign-in names the workspace, and the person approves only the scopes left checked', async () => {
+  test('the person signs in as themselves by a link mailed to them, then approves only the scopes left checked', async () => {
     const { clientId, verifier, auth } = await startFlow('Two-step agent', LOOPBACK, 'domains:read domains:write domains:disconnect')
-    const signin = await answer(p.url, auth, { api_key: ws.apiKey, action: 'signin' }, LOOPBACK)
-    expect(signin.status).toBe(200)
-    expect(signin.page).toContain('id="workspace"')
-    expect(signin.page).not.toContain(ws.apiKey)
-    const session = /name="signin" value="([^"]+)"/.exec(signin.page)![1]!
-    // A forged or foreign sign-in is refused.
-    const forged = await answer(p.url, auth, { signin: session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), scopes_shown: '1', scope: 'domains:read', action: 'approve' }, LOOPBACK)
-    expect(forged.status).toBe(401)
-    const none = await answer(p.url, auth, { signin: session, scopes_shown: '1', action: 'approve' }, LOOPBACK)
+    const first = await (await fetch(p.url + auth.consentPath)).text()
+    expect(first).toContain('type="email"')
+    expect(first).not.toContain('api_key')
+    const before = mailbox(p.url).length
+    // An address that is no member's gets the same answer, and no mail.
+    const stranger = await answer(p.url, auth, { action: 'email', email: 'nobody@example.org' }, LOOPBACK)
+    expect(stranger.status).toBe(200)
+    expect(stranger.page).toContain('id="sent"')
+    expect(mailbox(p.url).length).toBe(before)
+    const asked = await answer(p.url, auth, { action: 'email', email: owner.toUpperCase() }, LOOPBACK)
+    expect(asked.page).toContain('id="sent"')
+    const mail = mailbox(p.url).at(-1)!
+    expect(mail).toMatchObject({ tenantId: ws.tenantId, to: owner })
+    expect(mail.text).toContain('Two-step agent')
+    const link = linkIn(p.url, owner)
+    // The link's page names whom it signs in; opening it (GET) signs nobody in, Continue (POST) does, once.
+    const landing = await (await fetch(link)).text()
+    expect(landing).toContain(owner)
+    expect(landing).toContain(ws.tenantId ? 'Workspace' : '')
+    const used = await openSignInLink(link, auth.jar)
+    expect(used.status).toBe(303)
+    expect(used.headers.get('location')).toBe(auth.consentPath)
+    expect(used.headers.get('set-cookie')).toMatch(/^portico_person=[\w-]+; Path=\/oauth; HttpOnly; SameSite=Lax/)
+    expect((await fetch(link, { method: 'POST', redirect: 'manual' })).status).toBe(404)
+    const signed = await (await fetch(p.url + auth.consentPath, { headers: { cookie: auth.jar.header() } })).text()
+    expect(signed).toContain('id="workspace"')
+    expect(signed).toContain(owner)
+    const csrf = /name="csrf" value="([^"]+)"/.exec(signed)![1]!
+    // A forged CSRF token, or no session at all, is refused; so is approving nothing.
+    const forged = await answer(p.url, auth, {}, LOOPBACK, new URLSearchParams({ csrf: csrf.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), scopes_shown: '1', scope: 'domains:read', action: 'approve' }))
+    expect(forged.status).toBe(403)
+    const anonymous = await fetch(p.url + auth.consentPath, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, scope: 'domains:read', action: 'approve' }).toString() })
+    expect(anonymous.status).toBe(401)
+    const none = await answer(p.url, auth, { csrf, scopes_shown: '1', action: 'approve' }, LOOPBACK)
     expect(none.status).toBe(400)
-    const form = new URLSearchParams({ signin: session, scopes_shown: '1', action: 'approve' })
+    const form = new URLSearchParams({ csrf, scopes_shown: '1', action: 'approve' })
     form.append('scope', 'domains:read')
     form.append('scope', 'domains:write')
     const done = await answer(p.url, auth, {}, LOOPBACK, form)
@@ -262,11 +289,35 @@ describe('consent', () => {
     expect(done.location).toStartWith(LOOPBACK)
     const t = await token(p.url, { grant_type: 'authorization_code', code: new URL(done.location!).searchParams.get('code')!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
     expect(claims(t.body.access_token).scope).toBe('domains:read domains:write')
+    const [member] = await p.db`select id from members where tenant_id = ${ws.tenantId} and email = ${owner}`
+    const [grant] = await p.db`select account_id, approved_member_id from agent_grants where client_id = ${clientId}`
+    expect(grant).toEqual({ account_id: member!.id, approved_member_id: member!.id })
+  })
+
+  test('an expired link signs nobody in; sign-out ends the session', async () => {
+    const { auth } = await startFlow('Slow agent')
+    await answer(p.url, auth, { action: 'email', email: owner }, LOOPBACK)
+    const link = linkIn(p.url, owner)
+    p.clock.advance(16 * 60_000)
+    try {
+      expect((await fetch(link)).status).toBe(404)
+      expect((await fetch(link, { method: 'POST', redirect: 'manual' })).status).toBe(404)
+    } finally {
+      p.clock.advance(-16 * 60_000)
+    }
+    await answer(p.url, auth, { action: 'email', email: owner }, LOOPBACK)
+    const jar = new CookieJar()
+    await openSignInLink(linkIn(p.url, owner), jar)
+    expect(await (await fetch(`${p.url}/oauth/agents`, { headers: { cookie: jar.header() } })).text()).toContain('signed in as')
+    const out = await fetch(`${p.url}/oauth/signout`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: 'next=/oauth/agents' })
+    expect(out.status).toBe(303)
+    const after = await fetch(`${p.url}/oauth/agents`, { headers: { cookie: jar.header() } })
+    expect(await after.text()).not.toContain('signed in as')
   })
 
   test('the code needs the PKCE verifier', async () => {
     const { clientId, auth } = await startFlow('PKCE checker')
-    const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    const done = await approveAs(p.url, auth, owner, LOOPBACK)
     const code = new URL(done.location!).searchParams.get('code')!
     const t = await token(p.url, { grant_type: 'authorization_code', code, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: pkce().verifier })
     expect(t.status).toBe(400)
@@ -277,7 +328,7 @@ describe('consent', () => {
     const { clientId, verifier, auth } = await startFlow('No scope agent', LOOPBACK, null)
     const request = await (await fetch(`${p.url}/v1/agent/consent-request/${auth.consentId}`)).json()
     expect(request.scopes).toEqual(['domains:read', 'domains:write'])
-    const done = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    const done = await approveAs(p.url, auth, owner, LOOPBACK)
     const code = new URL(done.location!).searchParams.get('code')
     expect(code).toBeTruthy()
     const t = await token(p.url, { grant_type: 'authorization_code', code: code!, redirect_uri: LOOPBACK, client_id: clientId, code_verifier: verifier })
@@ -290,12 +341,21 @@ describe('consent', () => {
     expect(new URL(done.location!).searchParams.get('error')).toBe('access_denied')
   })
 
-  test('a wrong API key or a role that cannot grant a scope is refused on the page', async () => {
+  test('an API key is never a way in, and a role that cannot grant a scope is refused on the page', async () => {
     const { auth } = await startFlow('Writer agent', LOOPBACK, 'domains:write')
-    const wrong = await answer(p.url, auth, { api_key: 'ptc_live_not_a_key', action: 'approve' }, LOOPBACK)
-    expect(wrong.status).toBe(401)
-    const key = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { role: 'viewer' } })
-    const viewer = await answer(p.url, auth, { api_key: key.body.key, action: 'approve' }, LOOPBACK)
+    const key = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, LOOPBACK)
+    expect(key.status).toBe(400)
+    expect(key.page).toContain('API keys are not accepted here')
+    const invite = await p.api('POST', '/v1/members', { token: ws.apiKey, body: { email: 'viewer-person@example.com', role: 'viewer' } })
+    expect((await p.api('POST', '/v1/members:accept', { body: { invite_token: invite.body.invite_token } })).status).toBe(200)
+    const pageHtml = await (async () => {
+      await answer(p.url, auth, { action: 'email', email: 'viewer-person@example.com' }, LOOPBACK)
+      await openSignInLink(linkIn(p.url, 'viewer-person@example.com'), auth.jar)
+      return (await fetch(p.url + auth.consentPath, { headers: { cookie: auth.jar.header() } })).text()
+    })()
+    expect(pageHtml).toContain('your viewer role cannot grant this')
+    const csrf = /name="csrf" value="([^"]+)"/.exec(pageHtml)![1]!
+    const viewer = await answer(p.url, auth, { csrf, scopes_shown: '1', scope: 'domains:write', action: 'approve' }, LOOPBACK)
     expect(viewer.status).toBe(403)
     expect(viewer.page).toContain('cannot grant: domains:write')
   })
@@ -312,8 +372,9 @@ describe('consent', () => {
     expect(request.imitates).toBe('Stripe')
     const page = await (await fetch(p.url + auth.consentPath)).text()
     expect(page).not.toContain('value="approve"')
-    const forged = await answer(p.url, auth, { api_key: ws.apiKey, action: 'approve' }, redirect)
+    const forged = await answer(p.url, auth, { action: 'approve' }, redirect)
     expect(forged.status).toBe(403)
+    expect(page).not.toContain('type="email"')
     expect(await p.db`select 1 from agent_grants where client_id = ${id}`).toHaveLength(0)
   })
 })

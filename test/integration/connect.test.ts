@@ -407,7 +407,7 @@ describe('agents and disconnect', () => {
     }
   }
 
-  test('an agent needs domains:disconnect and a confirm naming the domain', async () => {
+  test('an agent needs domains:disconnect and its person\'s yes; confirm naming the domain is not enough', async () => {
     const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `agent.${zone}` } })
     const noScope = await asAgent(['domains:read'], c.body.id, `agent.${zone}`)
     expect(noScope.status).toBe(403)
@@ -419,6 +419,12 @@ describe('agents and disconnect', () => {
     expect(other.status).toBe(409)
     expect(other.body.code).toBe('confirmation_mismatch')
     expect((await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })).status).toBe(200)
+    const named = await asAgent(['domains:disconnect'], c.body.id, `HTTPS://Agent.${zone.toUpperCase()}./path`)
+    expect(named.status).toBe(400)
+    expect(named.body.details.reason).toBe('person_confirmation')
+    // The person's yes (given on the confirmation page, tested end to end in agent-grants.test.ts).
+    const { markConfirmed } = await import('../../src/db/person-confirmations.ts')
+    expect(await markConfirmed(p.db, named.body.details.confirmation_id, 'mem_person', 'link', p.clock.now(), 600_000)).toBeDefined()
     const ok = await asAgent(['domains:disconnect'], c.body.id, `HTTPS://Agent.${zone.toUpperCase()}./path`)
     expect(ok.status).toBe(200)
     expect(ok.body.disconnected).toBe(true)

@@ -9,7 +9,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, Unaut
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js'
-import { livePortico, CookieJar, authorize, pkce, type LivePortico } from '../harness/agents.ts'
+import { livePortico, CookieJar, authorize, pkce, type LivePortico, approveInBrowser as approveInHarness } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startPdns } from '../harness/pdns.ts'
 
@@ -49,28 +49,8 @@ function publish(name: string, body: Record<string, unknown>) {
 
 const REDIRECT = 'http://127.0.0.1:9/mcp-callback'
 
-/** The person's part: open the authorization URL, read the consent page, approve with an API key. */
-async function approveInBrowser(base: string, url: URL, apiKey: string): Promise<{ page: string; code: string; callback: URLSearchParams }> {
-  const jar = new CookieJar()
-  let res = await fetch(url, { redirect: 'manual' })
-  jar.take(res)
-  const consent = new URL(res.headers.get('location')!, base).href
-  res = await fetch(consent, { headers: { cookie: jar.header() } })
-  const page = await res.text()
-  res = await fetch(consent, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
-    body: new URLSearchParams({ api_key: apiKey, action: 'approve' }).toString(),
-  })
-  while (res.status === 303) {
-    jar.take(res)
-    const next = new URL(res.headers.get('location')!, base)
-    if (next.href.startsWith(REDIRECT)) return { page, code: next.searchParams.get('code')!, callback: next.searchParams }
-    res = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } })
-  }
-  throw new Error(`the sign-in did not reach the redirect: ${res.status} ${page.slice(0, 200)}`)
-}
+/** The person's part: open the authorization URL, read the consent page, sign in as themselves, approve. */
+const approveInBrowser = (base: string, url: URL, apiKey: string) => approveInHarness(base, url, apiKey, REDIRECT)
 
 /** An OAuth client provider for either SDK (their interfaces agree on these members). */
 class Provider {

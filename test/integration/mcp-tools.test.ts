@@ -140,7 +140,9 @@ describe('every tool with only its required fields', () => {
       if (!result.isError) continue
       const err = JSON.parse((result.content as { text: string }[])[0]!.text) as { code: string; title: string; details?: unknown }
       // A refusal about the call's shape means the schema lied; a refusal about the world is an answer.
-      if ((err.code === 'invalid_request' && Array.isArray(err.details)) || err.code === 'confirmation_required') refusals.push(`${tool.name}: ${err.title} ${JSON.stringify(err.details)}`)
+      // (A disconnect waiting for the person's yes is an answer: no argument could have given it.)
+      const personAsked = err.code === 'confirmation_required' && (err.details as { reason?: string } | undefined)?.reason === 'person_confirmation'
+      if ((err.code === 'invalid_request' && Array.isArray(err.details)) || (err.code === 'confirmation_required' && !personAsked)) refusals.push(`${tool.name}: ${err.title} ${JSON.stringify(err.details)}`)
     }
     // An agent never handles a DNS provider's API key: the apply tool offers saved accounts only.
     const withKey = await client.callTool({ name: 'connections_apply', arguments: { id: connectionId, provider_account_id: 'pac_x', credential: 'secret' } })

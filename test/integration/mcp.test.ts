@@ -12,7 +12,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import { decrypt } from '../../src/domain/secrets.ts'
 import { agentOperations, agentText, buildTools, toolName } from '../../mcp/tools.ts'
-import { livePortico, agentToken, documentToken, token, CookieJar, type LivePortico } from '../harness/agents.ts'
+import { livePortico, agentToken, documentToken, token, CookieJar, type LivePortico, approveInBrowser } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -59,32 +59,17 @@ class TestAuthProvider implements OAuthClientProvider {
   saveCodeVerifier(v: string) {
     this.verifier = v
   }
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined
+    if (scope === 'all' || scope === 'client') this.info = undefined
+  }
   codeVerifier() {
     return this.verifier
   }
   async redirectToAuthorization(url: URL) {
-    const jar = new CookieJar()
-    let res = await fetch(url, { redirect: 'manual' })
-    jar.take(res)
-    const consent = new URL(res.headers.get('location')!, this.base).href
-    res = await fetch(consent, { headers: { cookie: jar.header() } })
-    this.consentPage = await res.text()
-    res = await fetch(consent, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
-      body: new URLSearchParams({ api_key: this.apiKey, action: 'approve' }).toString(),
-    })
-    while (res.status === 303) {
-      jar.take(res)
-      const next = new URL(res.headers.get('location')!, this.base)
-      if (next.href.startsWith(this.redirectUrl)) {
-        this.code = next.searchParams.get('code')
-        return
-      }
-      res = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } })
-    }
-    throw new Error(`the sign-in did not reach the redirect: ${res.status}`)
+    const done = await approveInBrowser(this.base, url, this.apiKey, this.redirectUrl)
+    this.consentPage = done.page
+    this.code = done.code
   }
 }
 
@@ -154,6 +139,24 @@ describe('MCP with the SDK client', () => {
     const bad = await client.callTool({ name: 'applications_get', arguments: { id: 'x', nope: 1 } })
     expect(bad.isError).toBe(true)
     expect(JSON.parse((bad.content as { text: string }[])[0]!.text).code).toBe('invalid_request')
+
+    // Step-up with the official v1 SDK: a tool needing domains:disconnect gets 403 insufficient_scope;
+    // the SDK tries a refresh first, which cannot widen the grant and is refused, so it goes to the person
+    // with the wider scope, who sees it on the consent page and approves.
+    auth.consentPage = ''
+    auth.code = null
+    const stepUp = await client.callTool({ name: 'connections_disconnect', arguments: { id: 'con_unknown' } }).then(
+      () => 'answered',
+      (err: unknown) => err,
+    )
+    expect(stepUp).toBeInstanceOf(UnauthorizedError)
+    expect(auth.consentPage).toContain('domains:disconnect')
+    expect(auth.code).toBeTruthy()
+    await transport.finishAuth(auth.code!)
+    expect(auth.saved?.scope?.split(' ')).toContain('domains:disconnect')
+    const after = await client.callTool({ name: 'connections_disconnect', arguments: { id: 'con_unknown' } })
+    expect(JSON.parse((after.content as { text: string }[])[0]!.text).code).toBe('not_found')
+    // The refusal happens once: a later refresh of the first grant works again.
     await client.close()
   })
 })

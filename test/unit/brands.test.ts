@@ -1,6 +1,8 @@
 // Brand-imitation rules for agent client names (oauth/brands.ts).
 import { describe, test, expect } from 'bun:test'
-import { claimedBrands, foldName, judgeClient } from '../../oauth/brands.ts'
+import { BRANDS, claimedBrands, foldName, judgeClient, moderatelyRestrictive, nameProblem, oneEditFrom } from '../../oauth/brands.ts'
+import { validateMetadata } from '../../oauth/register.ts'
+import honest from '../fixtures/honest-app-names.json'
 
 const names = (n: string) => claimedBrands(n).map((b) => b.name)
 
@@ -15,7 +17,7 @@ describe('a name claims a brand', () => {
     ['Ｇｏｏｇｌｅ', 'Google'], // fullwidth (NFKC)
     ['g.o.o.g.l.e', 'Google'],
     ['Micro soft', 'Microsoft'],
-    ['Mircosoft', null],
+    ['Mircosoft', 'Microsoft'], // two letters swapped
     ['Open-AI Agent', 'OpenAI'],
     ['ChatGPT', 'OpenAI'],
     ['Claude', 'Anthropic'],
@@ -89,5 +91,117 @@ describe('judging a client', () => {
   })
   test('no brand: nothing to imitate', () => {
     expect(judgeClient('My Agent', ['https://agent.example/cb'])).toEqual({ imitates: null, verifiedAs: null, local: false })
+  })
+})
+
+/** Whether registering `name` with a redirect on a host of no brand is refused (by the name rules or the brand check). */
+function refused(name: string, redirect = 'https://agent.example/cb'): boolean {
+  try {
+    validateMetadata({ client_name: name, redirect_uris: [redirect] })
+    return false
+  } catch {
+    return true
+  }
+}
+
+describe('look-alikes by their letters, not their bytes (issue 32)', () => {
+  test.each([
+    ['OpenAl', 'OpenAI'], // lowercase l for capital I
+    ['Anthrop1c', 'Anthropic'], // digit one for i
+    ['Geminl', 'Google'], // l for i
+    ['Cluade', 'Anthropic'], // two letters swapped
+    ['Anthropc', 'Anthropic'], // one left out
+    ['Claudde', 'Anthropic'], // one added
+    ['C1aude', 'Anthropic'],
+    ['CIaude', 'Anthropic'], // capital I for l
+    ['C|aude', 'Anthropic'],
+    ['G00gle', 'Google'],
+    ['GOOGLE', 'Google'],
+    ['Gogle', 'Google'],
+    ['Mistrai', 'Mistral'],
+    ['rnistral', 'Mistral'], // rn for m
+    ['Wind surf', 'Windsurf'],
+    ['vvindsurf', 'Windsurf'], // vv for w
+    ['Perplexlty', 'Perplexity'],
+    ['Copi1ot', 'GitHub'],
+    ['MyAnthropcHelper', 'Anthropic'], // inside a longer name
+    ['Chat GPT', 'OpenAI'],
+    ['ChatGTP', 'OpenAI'],
+    ['Deepseed', 'DeepSeek'],
+    ['Cl aude', 'Anthropic'],
+  ])('%s imitates %s', (name, brand) => {
+    expect(names(name)).toContain(brand)
+    expect(refused(name)).toBe(true)
+  })
+
+  test('invisible and filler code points are refused anywhere in a name', () => {
+    const hidden = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u115F', '\u1160', '\u3164', '\uFFA0', '\u034F', '\uFE0F', '\u180E', '\u00AD']
+    for (const ch of hidden) {
+      for (const name of [`Cla${ch}ude`, `My${ch}Agent`, `${ch}Helper`]) {
+        expect({ name: [...name].map((c) => c.codePointAt(0)!.toString(16)).join(' '), refused: refused(name) }).toEqual({ name: expect.any(String), refused: true })
+        expect(nameProblem(name)).not.toBeNull()
+      }
+    }
+    // A name stored before the rule is still judged without them: "Claude" with a filler is Claude.
+    expect(names('C\u3164laude')).toContain('Anthropic')
+  })
+
+  test('NFKC folds compatibility forms before anything is compared', () => {
+    expect(names('Ｃｌａｕｄｅ')).toContain('Anthropic')
+    expect(names('ＯｐｅｎＡＩ')).toContain('OpenAI')
+    expect(refused('ﬁnance helper')).toBe(false) // the ligature folds to plain "fi"
+  })
+
+  test('mixed scripts beyond moderately restrictive are refused; one script, and the allowed mixes, pass', () => {
+    for (const n of ['Gооgle', 'Сlaude', 'ᎪnthropiᏟ', 'Paypаl', 'Αpple Music', 'My Аgent']) {
+      expect({ n, ok: moderatelyRestrictive(n) }).toEqual({ n, ok: false })
+      expect(refused(n)).toBe(true)
+    }
+    for (const n of ['Яндекс Трекер', 'サイボウズ Office', '네이버 웍스 Pro', '飞书 Docs', 'Ελληνικά', 'توكلنا', 'Café Nero', 'Agent 42 🚀']) {
+      expect({ n, ok: moderatelyRestrictive(n) }).toEqual({ n, ok: true })
+    }
+  })
+
+  test('generated look-alikes of every brand name of five letters or more are refused', () => {
+    const swaps: [RegExp, string][] = [[/l/, '1'], [/l/, 'I'], [/i/, 'l'], [/o/, '0'], [/m/, 'rn'], [/w/, 'vv'], [/o/, 'о'], [/a/, 'а'], [/e/, 'е']]
+    let tried = 0
+    const passed: string[] = []
+    for (const b of BRANDS) {
+      for (const token of b.tokens.filter((t) => t.length >= 5 && !t.includes(' '))) {
+        const display = token[0]!.toUpperCase() + token.slice(1)
+        const variants = new Set<string>()
+        for (const [from, to] of swaps) if (from.test(display.slice(1))) variants.add(display[0] + display.slice(1).replace(from, to))
+        if (token.length >= 6) {
+          variants.add(display.slice(0, 3) + display.slice(4)) // one left out
+          variants.add(display.slice(0, 2) + display[3] + display[2] + display.slice(4)) // neighbours swapped
+          variants.add(display.slice(0, 3) + display[2] + display.slice(3)) // one doubled
+        }
+        variants.add(display.slice(0, 2) + '\u3164' + display.slice(2)) // a Hangul filler inside
+        variants.add(display.slice(0, 2) + '\u200B' + display.slice(2)) // a zero-width space inside
+        for (const v of variants) {
+          tried++
+          if (!refused(v)) passed.push(v)
+        }
+      }
+    }
+    expect(passed).toEqual([])
+    expect(tried).toBeGreaterThan(300)
+  })
+
+  test('one edit counts by the brand name\'s length, so honest words near short brands stay usable', () => {
+    expect(oneEditFrom('stack', 'slack')).toBe(false)
+    expect(oneEditFrom('motion', 'notion')).toBe(false)
+    expect(oneEditFrom('clause', 'claude')).toBe(false)
+    expect(oneEditFrom('laude', 'claude')).toBe(false)
+    expect(oneEditFrom('geminl', 'gemini')).toBe(true)
+    expect(oneEditFrom('anthropik', 'anthropic')).toBe(true)
+  })
+})
+
+describe('false positives: real, honest application names register (test/fixtures/honest-app-names.json)', () => {
+  test(`all ${honest.names.length} of them register with their own redirect`, () => {
+    const refusedNames = honest.names.filter((n) => refused(n.name, n.redirect_uri)).map((n) => n.name)
+    expect(honest.names.length).toBeGreaterThanOrEqual(200)
+    expect(refusedNames).toEqual([])
   })
 })

@@ -1,0 +1,150 @@
+// The pages a person uses as themselves (people.ts): the sign-in link's landing page, signing out, and
+// "Your agents": the workspace's agent grants (client, its verified domain or "unverified", scopes,
+// who approved, created, last used), each live one revoked in a click, as DELETE /v1/agent-grants/{id}
+// does. A member may revoke a grant they approved; revoking others' needs a role that manages keys.
+import type { Elysia } from 'elysia'
+import type { Mount } from '../src/http/app.ts'
+import { agentGrant, agentGrantsOf, type GrantRow } from '../src/db/agent-grants.ts'
+import { agentScope, can } from '../src/domain/rbac.ts'
+import { judgeClient } from './brands.ts'
+import { isClientIdUrl } from './client-id.ts'
+import { personNav, redirectHost } from './consent.ts'
+import { revokeGrant, REVOKE_REASONS, settleTenantGrants } from './grants.ts'
+import { csrfToken, csrfValid, EMAIL, mailSignInLinks, peekSignIn, safeNext, signedInPerson, signOut, useSignIn, type PeopleDeps, type Person } from './people.ts'
+import { esc, page, readForm, seeOther } from './pages.ts'
+import { GRANT_TTL_S, OAUTH_MOUNT } from './provider.ts'
+
+const AGENTS_PATH = `${OAUTH_MOUNT}/agents`
+const ipOf = (server: { requestIP(r: Request): { address: string } | null } | null, req: Request) => server?.requestIP(req)?.address ?? null
+
+// ---- Sign-in link and sign-out ----
+
+export async function showSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<Response> {
+  const found = await peekSignIn(deps, token, ip)
+  if (found === 'throttled') return page(429, 'Too many attempts', '<h1>Too many sign-in attempts</h1><p>Wait a few minutes, then ask for a new link.</p>')
+  if (!found) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
+  return page(
+    200,
+    'Sign in to Portico',
+    `<h1>Sign in as ${esc(found.email)}?</h1><p class="workspace">Workspace: <strong>${esc(found.workspace)}</strong></p>` +
+      '<form method="post"><div class="actions"><button type="submit" class="primary" id="signin">Continue</button></div></form>' +
+      '<p>This link works once. If you did not ask for it, close this page: nothing happens.</p>',
+  )
+}
+
+export async function useSignInLink(deps: PeopleDeps, token: string, ip: string | null): Promise<Response> {
+  const used = await useSignIn(deps, token, ip)
+  if (!used) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
+  return seeOther(used.next, { 'set-cookie': used.cookie })
+}
+
+// ---- "Your agents" ----
+
+const dateText = (d: Date | null) => (d ? `<time datetime="${d.toISOString()}">${esc(d.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>` : 'never')
+
+/** The client's domain and whether it is verified: a metadata document's host, or a brand's own https redirects. */
+export function clientDomain(g: Pick<GrantRow, 'client_id' | 'client_name' | 'redirect_uris'>): { domain: string; verified: boolean } {
+  if (isClientIdUrl(g.client_id)) {
+    const host = new URL(g.client_id).host
+    return { domain: host, verified: true }
+  }
+  const verdict = judgeClient(g.client_name, g.redirect_uris)
+  return { domain: [...new Set(g.redirect_uris.map(redirectHost))].join(', '), verified: verdict.verifiedAs !== null }
+}
+
+const mayRevoke = (person: Person, g: GrantRow) => g.approved_member_id === person.memberId || can(person.role, 'keys:manage')
+
+function grantItem(g: GrantRow, person: Person, csrf: string, now: Date): string {
+  const expires = new Date(g.created_at.getTime() + GRANT_TTL_S * 1000)
+  const live = !g.revoked_at && expires > now
+  const { domain, verified } = clientDomain(g)
+  const who = g.approver_email ?? (g.account_id.startsWith('key_') || !g.approved_member_id ? `an API key (${esc(g.account_id)})` : 'a member no longer in the workspace')
+  const status = g.revoked_at ? `revoked (${esc(g.revoked_reason ?? 'revoked')})` : live ? 'active' : 'expired'
+  const scopes = g.scopes.map((s) => `<code title="${esc(agentScope(s)?.description ?? s)}">${esc(s)}</code>`).join(', ')
+  const revoke =
+    live && mayRevoke(person, g)
+      ? `<form method="post" action="${AGENTS_PATH}/${encodeURIComponent(g.id)}/revoke"><input type="hidden" name="csrf" value="${esc(csrf)}">` +
+        `<button type="submit" class="danger" aria-label="Revoke ${esc(g.client_name)}">Revoke</button></form>`
+      : ''
+  return (
+    `<li data-grant="${esc(g.id)}"><h2>${esc(g.client_name)}</h2><dl>` +
+    `<dt>Domain</dt><dd>${esc(domain)} <strong>${verified ? '(verified)' : '(unverified)'}</strong></dd>` +
+    `<dt>Scopes</dt><dd>${scopes}</dd>` +
+    `<dt>Approved by</dt><dd>${esc(who)}</dd>` +
+    `<dt>Created</dt><dd>${dateText(g.created_at)}</dd>` +
+    `<dt>Last used</dt><dd>${dateText(g.last_used_at)}</dd>` +
+    `<dt>Status</dt><dd class="${live ? 'status-active' : 'status-ended'}">${status}</dd>` +
+    `</dl>${revoke}</li>`
+  )
+}
+
+function signInForm(error?: string, sent?: string): string {
+  const parts = ['<h1>Your agents</h1>', '<p>Sign in as yourself to see the agents people in your workspace approved, and revoke any of them.</p>']
+  if (error) parts.push(`<p class="bad" role="alert" id="error">${esc(error)}</p>`)
+  if (sent) parts.push(`<p class="note" role="status" id="sent">If <strong>${esc(sent)}</strong> belongs to a member of a Portico workspace, a sign-in link is on its way. It works once, for 15 minutes.</p>`)
+  parts.push(
+    '<form method="post"><label class="field" for="email">Your email address in the workspace</label>' +
+      '<input type="email" id="email" name="email" autocomplete="email" required>' +
+      '<div class="actions"><button type="submit" class="primary" name="action" value="email">Email me a sign-in link</button></div></form>',
+  )
+  return parts.join('\n')
+}
+
+export async function showAgents(deps: PeopleDeps, req: Request, notice?: string): Promise<Response> {
+  const person = await signedInPerson(deps, req)
+  if (!person) return page(200, 'Your agents', signInForm(), { nav: personNav(null, AGENTS_PATH) })
+  const now = deps.clock.now()
+  await settleTenantGrants(deps.db, person.tenantId, now)
+  const grants = await agentGrantsOf(deps.db, person.tenantId)
+  const csrf = csrfToken(deps.config, person)
+  const live = grants.filter((g) => !g.revoked_at && g.created_at.getTime() + GRANT_TTL_S * 1000 > now.getTime())
+  const ended = grants.filter((g) => !live.includes(g)).slice(0, 20)
+  const main = [
+    `<h1>Your agents</h1><p class="workspace">Workspace <strong>${esc(person.workspace)}</strong>, signed in as ${esc(person.email)} (${esc(person.role)}).</p>`,
+    notice ? `<p class="note" role="status" id="notice">${esc(notice)}</p>` : '',
+    live.length
+      ? `<ul class="grants" id="active" aria-label="Active agents">${live.map((g) => grantItem(g, person, csrf, now)).join('')}</ul>`
+      : '<p id="none">No agent holds access to this workspace now.</p>',
+    ended.length ? `<h2>Ended</h2><ul class="grants" id="ended" aria-label="Ended agents">${ended.map((g) => grantItem(g, person, csrf, now)).join('')}</ul>` : '',
+  ].join('\n')
+  return page(200, 'Your agents', main, { nav: personNav(person, AGENTS_PATH), footer: 'Revoking ends the agent\'s access at once: its next request is refused and it must ask a person again.' })
+}
+
+async function answerAgents(deps: PeopleDeps, req: Request, ip: string | null): Promise<Response> {
+  const form = await readForm(req)
+  const email = (form?.get('email') ?? '').trim()
+  if (!form || !EMAIL.test(email)) return page(400, 'Your agents', signInForm('Enter your email address.'))
+  if (!(await mailSignInLinks(deps, email, AGENTS_PATH, ip, 'to see the agents of your workspace'))) {
+    return page(429, 'Your agents', signInForm('Too many sign-in links were asked for. Wait a few minutes, then try again.'))
+  }
+  return page(200, 'Your agents', signInForm(undefined, email))
+}
+
+async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<Response> {
+  const person = await signedInPerson(deps, req)
+  if (!person) return seeOther(AGENTS_PATH)
+  const form = await readForm(req)
+  if (!form || !csrfValid(deps.config, person, form.get('csrf'))) return page(403, 'Your agents', '<h1>This form is out of date</h1><p><a href="/oauth/agents">Back to your agents</a></p>')
+  const g = await agentGrant(deps.db, grantId)
+  const [own] = g ? await deps.db`select 1 from agent_grants where id = ${grantId} and tenant_id = ${person.tenantId}` : []
+  if (!g || !own) return page(404, 'Not found', '<h1>This agent is not in your workspace</h1><p><a href="/oauth/agents">Back to your agents</a></p>')
+  if (!mayRevoke(person, g)) return page(403, 'Not allowed', `<h1>Your ${esc(person.role)} role cannot revoke agents other people approved</h1><p><a href="/oauth/agents">Back to your agents</a></p>`)
+  await revokeGrant(deps.db, grantId, REVOKE_REASONS.workspace, deps.clock.now())
+  return showAgents(deps, req, `${g.client_name} was revoked: its access ended.`)
+}
+
+export function peopleMount(deps: PeopleDeps): Mount {
+  return (app: Elysia) => {
+    app
+      .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(server, request)))
+      .post(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => useSignInLink(deps, params.token, ipOf(server, request)), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/signout`, async ({ request }) => {
+        const form = await readForm(request.clone())
+        return seeOther(safeNext(form?.get('next') ?? null), { 'set-cookie': await signOut(deps, request) })
+      }, { parse: 'none' })
+      .get(AGENTS_PATH, ({ request }) => showAgents(deps, request))
+      .post(AGENTS_PATH, ({ request, server }) => answerAgents(deps, request, ipOf(server, request)), { parse: 'none' })
+      .post(`${AGENTS_PATH}/:id/revoke`, ({ params, request }) => revoke(deps, request, params.id), { parse: 'none' })
+    return app
+  }
+}

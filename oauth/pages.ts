@@ -1,0 +1,64 @@
+// The pages people see under /oauth (consent, sign-in, "Your agents", confirmations): one shell, no
+// scripts, no remote loads, never framed. The shell is the one place a workspace's branding would plug
+// in (a logo, a name, colours); today it shows Portico's mark.
+export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  // No scripts at all; the page cannot be framed (clickjacking an approve button).
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+}
+
+const STYLE = `*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:44rem;margin:0 auto;padding:1rem;color:#1b1f24;line-height:1.45}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;padding:.5rem 0 1rem;border-bottom:1px solid #d8dde3;margin-bottom:1.5rem;font-weight:700}
+header nav{margin-left:auto;font-weight:400;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+.mark{display:inline-grid;place-items:center;width:1.8rem;height:1.8rem;border-radius:6px;background:#1f4fbf;color:#fff}
+.who{display:flex;align-items:center;gap:.75rem}.avatar{flex:none;display:inline-grid;place-items:center;width:3rem;height:3rem;border-radius:50%;background:#5b3cc4;color:#fff;font-size:1.4rem;font-weight:700}
+h1{font-size:1.5rem;margin:.25rem 0}.host{font-size:1.4rem;font-weight:700;overflow-wrap:anywhere}
+.warn{background:#fff4e5;border:1px solid #b86e00;padding:.75rem;border-radius:6px}.bad{background:#fdecec;border:1px solid #b3261e;padding:.75rem;border-radius:6px}
+.ok{color:#176f2c}.workspace{background:#eef3fb;border-radius:6px;padding:.75rem}.note{background:#f3f5f7;border-radius:6px;padding:.75rem}
+ul.scopes{padding-left:1.2rem}ul.scopes li{margin:.4rem 0}fieldset{border:1px solid #d8dde3;border-radius:6px}
+fieldset label{display:flex;gap:.5rem;align-items:flex-start;margin:.5rem 0}fieldset input{width:1.25rem;height:1.25rem;flex:none;margin-top:.1rem}
+label.field{display:block;margin:1rem 0 .3rem;font-weight:600}input[type=email]{display:block;width:100%;max-width:100%;padding:.6rem;font-size:1rem;border:1px solid #6b7480;border-radius:6px}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}.inline{display:inline}
+button{font-size:1rem;min-height:44px;padding:.55rem 1.4rem;border-radius:6px;cursor:pointer}
+button.primary{background:#1f4fbf;color:#fff;border:1px solid #1f4fbf;font-weight:600}button.secondary{background:#fff;color:#1b1f24;border:1px solid #6b7480}
+button.danger{background:#fff;color:#a1160a;border:1px solid #a1160a;font-weight:600}button.link{background:none;border:none;color:#1f4fbf;text-decoration:underline;padding:.5rem;min-height:44px}
+a{color:#1f4fbf}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.5rem;border-bottom:1px solid #d8dde3;vertical-align:top}
+.grants{list-style:none;padding:0;margin:0}.grants>li{border:1px solid #d8dde3;border-radius:8px;padding:1rem;margin:0 0 1rem}
+.grants h2{font-size:1.15rem;margin:0 0 .5rem;overflow-wrap:anywhere}.grants dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 .75rem}
+.grants dt{color:#4a525c}.grants dd{margin:0;overflow-wrap:anywhere}.status-active{color:#176f2c;font-weight:600}.status-ended{color:#4a525c}
+@media (max-width:30rem){.grants dl{grid-template-columns:1fr}.grants dd{margin-bottom:.4rem}header nav{margin-left:0;width:100%;gap:0 1rem}}
+footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}`
+
+export interface PageOptions {
+  /** Links in the header (the agents page, sign out), already HTML. */
+  nav?: string
+  footer?: string
+  headers?: Record<string, string>
+}
+
+const DEFAULT_FOOTER =
+  'Portico asks on behalf of your workspace. Approving lets the application act only within the scopes you leave checked; you can revoke it at any time on <a href="/oauth/agents">Your agents</a>.'
+
+export function page(status: number, title: string, main: string, opts: PageOptions = {}): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>${esc(title)}</title><style>${STYLE}</style></head>
+<body><header><span class="mark" aria-hidden="true">P</span><span>Portico</span>${opts.nav ? `<nav aria-label="Account">${opts.nav}</nav>` : ''}</header>
+<main>${main}</main>
+<footer><p>${opts.footer ?? DEFAULT_FOOTER}</p></footer></body></html>`
+  return new Response(html, { status, headers: { ...PAGE_HEADERS, ...opts.headers } })
+}
+
+export const seeOther = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store', ...headers } })
+
+const MAX_FORM_BYTES = 8 * 1024
+
+/** A posted form, refused when larger than a person's form could be. */
+export async function readForm(req: Request): Promise<URLSearchParams | null> {
+  const text = await req.text()
+  return text.length > MAX_FORM_BYTES ? null : new URLSearchParams(text)
+}

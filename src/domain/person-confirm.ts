@@ -1,0 +1,66 @@
+// A person's yes before an agent does what needs one (CONTRACT.md section 7, confirmation_required):
+// disconnecting a domain, and a write that would replace records already in the customer's zone. The
+// model's arguments never stand in for it. The yes comes from the person:
+// - through the agent's client, where it asks in forms (MCP elicitation: mcp/confirm.ts records it), or
+// - on a confirmation page (`/oauth/confirm/<id>.<mac>`) the person opens, signed in as a member of the
+//   workspace whose role may do the action. The link is HMAC-signed, lives CONFIRM_TTL_MS, and the
+//   question it opens is bound to the agent (tenant, client, subject), the connection and what exactly
+//   would happen (`fingerprint`: the same records replaced). A yes is used once, by that agent's retry.
+import { createHash, createHmac } from 'node:crypto'
+import type { Config } from '../config.ts'
+import type { Sql } from '../db/sql.ts'
+import { ApiError } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { deriveKey, secretEquals } from './secrets.ts'
+import { confirmedFor, openConfirmation, useConfirmation, type AgentRef, type ConfirmationAsk, type ConfirmationRow } from '../db/person-confirmations.ts'
+
+export const CONFIRM_TTL_MS = 10 * 60_000
+export const CONFIRM_PATH = '/oauth/confirm'
+
+const macOf = (config: Config, id: string) => createHmac('sha256', deriveKey(config.secretsKey, 'person-confirm')).update(id).digest('base64url').slice(0, 32)
+
+/** The one-time link the person opens to answer. */
+export function confirmUrl(config: Config, id: string): string {
+  return `${config.publicUrl}${CONFIRM_PATH}/${id}.${macOf(config, id)}`
+}
+
+/** The confirmation id a link token names, when its signature holds. */
+export function confirmationIdOf(config: Config, token: string): string | null {
+  const m = /^([\w-]{1,80})\.([\w-]{32})$/.exec(token)
+  return m && secretEquals(m[2]!, macOf(config, m[1]!)) ? m[1]! : null
+}
+
+export const fingerprintOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('base64url')
+
+/** What the person is asked, in words. */
+export function questionOf(row: Pick<ConfirmationRow, 'action' | 'domain' | 'summary'>): string {
+  if (row.action === 'disconnect') return `Disconnect ${row.domain}? Portico will remove the DNS records it wrote, stop serving the domain and remove its certificate.`
+  const replaced = ((row.summary.replaced ?? []) as { type: string; name: string; values: string[] }[]).map((r) => `${r.type} ${r.name} (${r.values.join(', ')})`)
+  return `Write the records of ${row.domain} at its DNS provider? This replaces records already in the zone: ${replaced.join('; ')}.`
+}
+
+export interface ConfirmDeps {
+  db: Sql
+  config: Config
+  now: Date
+}
+
+/**
+ * The person's unused yes for this ask, or the refusal that asks for one: `confirmation_required`
+ * carrying the link (`details.confirm_url`) and the question's id, so a client can ask its person.
+ */
+export async function requirePersonConfirmation(deps: ConfirmDeps, agent: AgentRef, ask: ConfirmationAsk): Promise<ConfirmationRow> {
+  const yes = await confirmedFor(deps.db, agent, ask, deps.now)
+  if (yes) return yes
+  const open = await openConfirmation(deps.db, newId('cfm', deps.now.getTime()), agent, ask, deps.now, CONFIRM_TTL_MS)
+  throw new ApiError(
+    'confirmation_required',
+    ask.action === 'disconnect'
+      ? 'Your person must confirm this disconnect: ask them to open confirm_url and confirm, then call again; nothing was removed'
+      : 'This write would replace records already in the zone: ask your person to open confirm_url and confirm, then call again; nothing was written',
+    { reason: 'person_confirmation', action: ask.action, confirmation_id: open.id, confirm_url: confirmUrl(deps.config, open.id), expires_at: open.expires_at.toISOString() },
+  )
+}
+
+/** Uses the yes up inside the caller's transaction; false when another request used it first. */
+export const spendConfirmation = (sql: Sql, row: ConfirmationRow, now: Date) => useConfirmation(sql, row.id, now)
