@@ -89,13 +89,20 @@ function responses(op: AnyOp) {
   return out
 }
 
+/** Which widget tokens an operation takes, in words (the authority matrix, docs/authority-matrix.md). */
+function widgetNote(w: readonly string[]): string {
+  const kinds = { app: 'application-scoped (scope `app`, no `domain`)', connect: 'connect-scoped without `domain`', domain: 'domain-bound (on its own domain only)' }
+  if (w.length === 3) return 'Widget tokens: any; a domain-bound one acts on its own domain only.'
+  return `Widget tokens: only ${w.map((k) => kinds[k as keyof typeof kinds]).join(' or ')}; other widget tokens get 403.`
+}
+
 function describe(op: AnyOp): string {
   const lines = [op.description ?? op.summary]
   const creds = op.auth.map((c) => (c === 'NONE' ? 'no credential' : c)).join(', ')
   lines.push('', `Credentials: ${creds}.`)
   if (op.permission) lines.push(`API keys need the \`${op.permission}\` permission (see GET /rbac).`)
   if (op.scope) lines.push(`Agent tokens need the \`${op.scope}\` scope.`)
-  if (op.widgetScope) lines.push(`Widget tokens must be minted with scope \`${op.widgetScope}\`; connect-scoped tokens get 403.`)
+  if (op.widget) lines.push(widgetNote(op.widget))
   return lines.join('\n')
 }
 

@@ -30,6 +30,7 @@ import {
 } from '../db/connections.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { APP_ONLY, BOUND_ONLY, END_USER } from './authority.ts'
 import { type Principal } from '../domain/principal.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -144,6 +145,7 @@ export const checkDomainOp = defineOp({
     'Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   body: CheckBody,
@@ -198,6 +200,7 @@ export const createConnectionOp = defineOp({
     LIFECYCLE_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:write',
   scope: 'domains:write',
   body: CreateBody,
@@ -311,6 +314,7 @@ export const bulkConnectOp = defineOp({
     'One result per domain, in order. More than 200 domains is 400.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   body: Input({
@@ -373,6 +377,7 @@ export const getConnectionOp = defineOp({
   description: LIFECYCLE_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   params: IdParam,
@@ -411,6 +416,7 @@ export const getRecordsOp = defineOp({
   description: 'The manual rail: the records to add, `host` relative to the zone apex (`@` is the apex), with provider-specific steps where the catalog has them.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   params: IdParam,
@@ -465,6 +471,7 @@ export const recheckOp = defineOp({
     'were added: what the widget\'s "I have added them" sends).',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:write',
   scope: 'domains:write',
   params: IdParam,
@@ -564,6 +571,7 @@ export const deleteConnectionOp = defineOp({
   description: DISCONNECT_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY'],
+  widget: BOUND_ONLY,
   permission: 'connections:disconnect',
   params: IdParam,
   response: DisconnectOutcomeSchema,
@@ -586,6 +594,7 @@ export const disconnectOp = defineOp({
     '`credential` is a DNS-provider API key used once for this removal and never stored.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: BOUND_ONLY,
   permission: 'connections:disconnect',
   scope: 'domains:disconnect',
   params: IdParam,
@@ -618,6 +627,7 @@ export const getConnectTargetOp = defineOp({
   summary: 'Read an application\'s connect target',
   tag: 'Tenancy and keys',
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'app:read',
   params: IdParam,
   response: TargetResponse,

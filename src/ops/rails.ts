@@ -33,6 +33,7 @@ import { assertCanConnect } from '../domain/billing.ts'
 import { accountById, accountsOfTenant, deleteAccount, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
 import { clearReauthorize, markAccessDenied, openRailConnection, openRailConnectionInTenant, railConnection } from '../db/connections.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
 import { grantOf, type GrantRow } from '../domain/domain-connect/async-api.ts'
@@ -113,6 +114,7 @@ export const applyOp = defineOp({
     'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis).',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,
@@ -519,6 +521,7 @@ export const oauthStartOp = defineOp({
     'advertise the OAuth rail.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,

@@ -9,7 +9,7 @@ import { can } from '../domain/rbac.ts'
 import { ApiError, notFound } from '../errors.ts'
 import { unroutable } from '../domain/text.ts'
 import { isReply, type AnyOp, type Ctx } from './registry.ts'
-import { type Principal } from '../domain/principal.ts'
+import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
 
 export interface RawInput {
@@ -27,13 +27,23 @@ export interface OpResult {
 
 type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
 
-/** Role, scope and widget-scope checks; credentials were matched against `op.auth` already. */
+const WIDGET_REFUSAL = {
+  app: 'An application-scoped widget token cannot call this',
+  connect: 'A connect-scoped widget token cannot call this; application-level resources need a token minted with scope "app" and no domain',
+  domain: 'A domain-bound widget token acts on its own domain\'s connection only',
+} as const
+
+/**
+ * Role, scope and widget-kind checks (the authority matrix, src/ops/authority.ts); credentials were
+ * matched against `op.auth` already. A domain-bound widget token's hostname is checked by the handler.
+ */
 export function authorize(op: AnyOp, p: Principal): void {
   if (p.kind === 'KEY' && op.permission && !can(p.role, op.permission)) {
     throw new ApiError('forbidden', `The ${p.role} role may not do this (needs ${op.permission})`)
   }
-  if (p.kind === 'WIDGET' && op.widgetScope === 'app' && p.scope !== 'app') {
-    throw new ApiError('forbidden', 'A connect-scoped widget token cannot read this; mint one with scope "app"')
+  if (p.kind === 'WIDGET') {
+    const c = widgetClass(p)
+    if (!op.widget?.includes(c)) throw new ApiError('forbidden', WIDGET_REFUSAL[c])
   }
   if (p.kind === 'AGENT') {
     if (!op.scope) throw new ApiError('forbidden', 'Agent tokens cannot call this operation')

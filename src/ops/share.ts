@@ -11,6 +11,7 @@ import { DnsRecordSchema } from '../domain/records.ts'
 import { createShareLink, sharedConnection } from '../domain/share.ts'
 import { verifyRecords } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Sharing'
@@ -73,6 +74,7 @@ export const createShareOp = defineOp({
     'A domain-bound widget token may share only its own hostname.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,

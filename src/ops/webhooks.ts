@@ -11,6 +11,7 @@ import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { attemptsPage, deleteWebhook, deliveryInScope, insertWebhook, sameWebhook, webhooksInScope, type WebhookRow } from '../db/webhooks.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type TenantCtx } from './registry.ts'
+import { APP_ONLY } from './authority.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Webhooks'
@@ -68,6 +69,7 @@ export const createWebhookOp = defineOp({
     'same endpoint and secret. ' + SIGNING_NOTE,
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:manage',
   body: Input({
     url: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -110,6 +112,7 @@ export const listWebhooksOp = defineOp({
   description: 'API keys see every application of the tenant (filter `app_id`); widget tokens their own application. Secrets are never listed.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:read',
   query: Input({ app_id: Type.Optional(Id('app')) }),
   response: Out({ webhooks: Type.Array(Webhook) }),
@@ -130,6 +133,7 @@ export const deleteWebhookOp = defineOp({
   description: 'Deliveries still pending for it are dropped (recorded as failed attempts). Removing it again answers the same.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:manage',
   params: IdParam,
   response: Out({ id: Type.String(), deleted: Type.Boolean() }),
@@ -189,6 +193,7 @@ export const listDeliveriesOp = defineOp({
   description: 'Newest first. API keys see every application of the tenant; widget tokens their own. Filters `app_id`, `type` (event type); pages of `limit` (1 to 500, default 100) with `next_cursor`.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:read',
   query: Input({
     app_id: Type.Optional(Id('app')),
@@ -221,6 +226,7 @@ export const retryDeliveryOp = defineOp({
   description: 'Sends the event of this delivery attempt (or delivery) to its endpoint once more, now, and answers the new attempt record.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:manage',
   params: IdParam,
   bodyOptional: true,
