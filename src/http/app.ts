@@ -8,7 +8,8 @@ import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
-import { runOp, type OpResult } from '../ops/run.ts'
+import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
+import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -121,11 +122,10 @@ export function createHandler(deps: AppDeps) {
       if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
         throw new ApiError('invalid_request', 'This operation takes no body')
       }
-      const result: OpResult = await runOp(
-        op,
-        { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip },
-        { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) },
-      )
+      const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
+      const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip }, raw, hooks)
+      const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
+      const result: OpResult = idemKey === null ? await run() : await withIdempotencyKey(deps, op, principal, idemKey, raw, run)
       status = result.status
       return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
     } catch (err) {

@@ -2,6 +2,7 @@
 // document lists exactly the routes the server serves. Where the contract says "not shown", the
 // operation's own description says what Portico chose.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { acceptsIdempotencyKey, IDEMPOTENCY_NOTE } from './idempotency.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
 import type { Credential } from '../domain/principal.ts'
@@ -62,6 +63,15 @@ function parameters(op: AnyOp) {
   add(op.params, 'path')
   add(op.query, 'query')
   add(op.headers, 'header')
+  if (acceptsIdempotencyKey(op)) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: IDEMPOTENCY_NOTE,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    })
+  }
   return out
 }
 
@@ -73,7 +83,7 @@ function responses(op: AnyOp) {
     out[String(alt.status)] = { description: alt.description, content: { 'application/json': { schema: plain(op.response) } } }
   }
   const byStatus = new Map<number, ErrorCode[]>()
-  const codes = new Set<ErrorCode>([...op.errors, 'internal_error'])
+  const codes = new Set<ErrorCode>([...op.errors, 'internal_error', ...(acceptsIdempotencyKey(op) ? (['idempotency_key_in_use', 'idempotency_key_reused'] as const) : [])])
   if (!op.auth.includes('NONE')) codes.add('unauthorized')
   if (op.params || op.query || op.body || op.headers) codes.add('invalid_request')
   for (const code of codes) {
@@ -103,6 +113,7 @@ function describe(op: AnyOp): string {
   if (op.permission) lines.push(`API keys need the \`${op.permission}\` permission (see GET /rbac).`)
   if (op.scope) lines.push(`Agent tokens need the \`${op.scope}\` scope.`)
   if (op.widget) lines.push(widgetNote(op.widget))
+  if (acceptsIdempotencyKey(op)) lines.push('', IDEMPOTENCY_NOTE)
   return lines.join('\n')
 }
 

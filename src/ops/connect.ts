@@ -194,7 +194,9 @@ export const createConnectionOp = defineOp({
   summary: 'Connect a domain',
   description:
     'Creates a connection (201, status `pending`) with its desired records, or answers the open connection for the same application ' +
-    'and domain with 200 (a failed one is revived into verification). Hosting-platform subdomains are refused with 422 ' +
+    'and domain with 200 (a failed one is revived into verification). When that open connection was made for another `end_user_ref` ' +
+    'than the one sent, the answer is 409 `conflict` with `details.connection_id` and `details.reason: end_user_mismatch` (sent ' +
+    'without `end_user_ref`, the open connection is answered). Hosting-platform subdomains are refused with 422 ' +
     '`platform_subdomain`; unregistered or undelegated domains with 422 `InvalidNameservers`; an apex the provider cannot point at a ' +
     'hostname, when the application has no `apex_ipv4`, with 422 `apex_not_supported`; a resolver failure is 503 (retry). ' +
     LIFECYCLE_NOTE,
@@ -207,7 +209,7 @@ export const createConnectionOp = defineOp({
   response: ConnectionSchema,
   status: 201,
   altStatus: [{ status: 200, description: 'The open connection for this application and domain (replayed or revived)' }],
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded', 'conflict'],
   kind: 'write',
   idempotent: true,
   prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
@@ -223,6 +225,10 @@ export const createConnectionOp = defineOp({
       wwwRedirect: input.www_redirect ?? false,
       records: input.records ?? null,
     })
+    // The domain is connected under this application for someone else: say so rather than hand over their connection.
+    if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
+      throw new ApiError('conflict', `${row.domain} is already connected under this application for another end user`, { connection_id: row.id, reason: 'end_user_mismatch' })
+    }
     if (outcome === 'created') ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { outcome }
     return outcome === 'created' ? connectionOut(row) : reply(200, connectionOut(row))

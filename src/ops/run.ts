@@ -5,6 +5,7 @@ import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
 import { insertAuditRow } from '../db/audit.ts'
+import type { Sql } from '../db/sql.ts'
 import { can } from '../domain/rbac.ts'
 import { ApiError, notFound } from '../errors.ts'
 import { unroutable } from '../domain/text.ts'
@@ -26,6 +27,11 @@ export interface OpResult {
 }
 
 type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
+
+/** What a face adds to a mutation: `beforeCommit` writes in the operation's transaction (an Idempotency-Key's answer). */
+export interface RunHooks {
+  beforeCommit?: (sql: Sql, result: OpResult) => Promise<void>
+}
 
 const WIDGET_REFUSAL = {
   app: 'An application-scoped widget token cannot call this',
@@ -75,7 +81,7 @@ function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
   return input
 }
 
-export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<OpResult> {
+export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
   authorize(op, base.principal)
   const input = validateAll(op, raw)
   const mutation = op.kind !== 'read'
@@ -92,6 +98,7 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<Op
     const ctx: Ctx = { ...base, sql: base.db, audit: {}, afterCommit: now }
     const result = await call(ctx)
     await writeAudit(ctx, op, input, result)
+    await hooks.beforeCommit?.(base.db, result)
     return result
   }
   const pending: (() => void)[] = []
@@ -99,6 +106,7 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<Op
     const ctx: Ctx = { ...base, sql: tx, audit: {}, afterCommit: (fn) => pending.push(fn) }
     const r = await call(ctx)
     await writeAudit(ctx, op, input, r)
+    await hooks.beforeCommit?.(tx, r)
     return r
   })
   for (const fn of pending) fn()

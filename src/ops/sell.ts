@@ -211,7 +211,8 @@ export const purchaseOp = defineOp({
   description:
     'Quotes, authorizes `payment_method` with manual capture, registers, captures and connects, in one call. The `Idempotency-Key` header ' +
     'is required: the same key with the same body replays the first answer (its status and body) and charges nothing more; the same key ' +
-    'with a different body is 409 `conflict` with `details.reason: idempotency_key_reused`. ' + STATE_NOTE,
+    'with a different body is 422 `idempotency_key_reused` (`details.reason` says so too) and charges nothing. The key is bound to the ' +
+    'application, so a retry from another widget token of the same application replays the same order. ' + STATE_NOTE,
   tag: TAG,
   auth: ['WIDGET'],
   widget: END_USER,
@@ -219,7 +220,7 @@ export const purchaseOp = defineOp({
   body: Input({ domain: DomainField, years: Years, buyer: Buyer, payment_method: Type.String({ minLength: 1, maxLength: 255, description: 'A payment method of the processor (sandbox: pm_card_visa; pm_card_chargeDeclined declines)' }) }),
   response: FulfillResult,
   status: 201,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'idempotency_key_reused', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
   transaction: false,
