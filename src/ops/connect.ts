@@ -526,9 +526,9 @@ async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow
   if (!('tenantId' in p)) throw notFound('Connection not found')
   const row = await lockConnectionInTenant(ctx.sql, id, p)
   if (!row || (p.kind === 'WIDGET' && p.applicationId !== row.application_id)) throw notFound('Connection not found')
-  if (p.kind === 'WIDGET' && p.boundHost !== row.domain) {
-    throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
-  }
+  if (p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
+  // Another hostname's connection is not the bound token's to see: 404, as everywhere else.
+  if (p.kind === 'WIDGET' && p.boundHost !== row.domain) throw notFound('Connection not found')
   return row
 }
 
