@@ -12,6 +12,7 @@
 // - approval records one grant for the approver's tenant; tokens carry only its scopes.
 // Who approves is an `Approver`; the API-key form is one way to get one, a console session can be another.
 import type { InteractionModel } from 'oidc-provider'
+import { clientAddress, trustedProxies } from './client-address.ts'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
@@ -119,8 +120,9 @@ async function approverFromKeyId(db: Sql, keyId: string): Promise<Approver | nul
   return { tenantId: k.tenant_id, accountId: k.id, role: k.role, memberId: k.member_id ?? null, workspace: k.workspace, application: k.application ?? null }
 }
 
-export async function approverFromApiKey(deps: AuthDeps, apiKey: string): Promise<Approver> {
-  const p = await authenticate(deps, new Headers({ authorization: `Bearer ${apiKey.trim()}` }), ['KEY'])
+/** With `ip`, a wrong key counts against that address and a throttled address is refused (src/http/throttle.ts). */
+export async function approverFromApiKey(deps: AuthDeps, apiKey: string, ip?: string | null): Promise<Approver> {
+  const p = await authenticate(deps, new Headers({ authorization: `Bearer ${apiKey.trim()}` }), ['KEY'], undefined, ip)
   if (p.kind !== 'KEY') throw new ApiError('unauthorized')
   const approver = await approverFromKeyId(deps.db, p.keyId)
   if (!approver) throw new ApiError('unauthorized')
@@ -329,7 +331,7 @@ function chosenScopes(request: ConsentRequest, form: URLSearchParams): string[] 
   return request.scopes.filter((s) => checked.has(s))
 }
 
-export async function answerConsent(deps: ConsentDeps, uid: string, req: Request): Promise<Response> {
+export async function answerConsent(deps: ConsentDeps, uid: string, req: Request, ip: string | null = null): Promise<Response> {
   const found = await pending(deps, uid)
   if (!found) return GONE()
   const { request, interaction } = found
@@ -350,9 +352,14 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
     if (!approver) return page(401, 'Sign in again', consentPage(request, 'Your sign-in expired or is no longer valid: sign in again.'))
   } else {
     try {
-      approver = await approverFromApiKey(deps, form.get('api_key') ?? '')
+      approver = await approverFromApiKey(deps, form.get('api_key') ?? '', ip)
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
+      if (err.code === 'rate_limited') {
+        const r = page(429, 'Too many attempts', consentPage(request, 'Too many failed sign-ins from your network: wait a minute and try again.'))
+        for (const [k, v] of Object.entries(err.headers)) r.headers.set(k, v)
+        return r
+      }
       return page(401, 'Sign-in failed', consentPage(request, 'That API key is not valid for any workspace.'))
     }
   }
@@ -369,10 +376,11 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
 
 /** The consent page routes, ahead of the authorization server's own /oauth routes. */
 export function consentMount(deps: ConsentDeps): Mount {
+  const trusted = trustedProxies(deps.config.trustProxy)
   return (app: Elysia) => {
     app
       .get(`${OAUTH_MOUNT}/consent/:uid`, ({ params }) => showConsent(deps, params.uid))
-      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request }) => answerConsent(deps, params.uid, request), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request, server }) => answerConsent(deps, params.uid, request, clientAddress(request.headers, server?.requestIP(request)?.address ?? null, trusted)), { parse: 'none' })
     return app
   }
 }

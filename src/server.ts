@@ -48,6 +48,7 @@ import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
 import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
+import { FailureThrottle } from './http/throttle.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
 function acmeChallengeMount(db: Sql): Mount {
@@ -102,6 +103,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     pingDb,
+    throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
   }
   if (config.dnsResolversFrom === 'fallback') {

@@ -10,6 +10,8 @@ import { errorFields, log } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
+import { guarded } from './throttle.ts'
+import { clientAddress, trustedProxies } from '../../oauth/client-address.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -100,7 +102,11 @@ export function buildRouter(ops: AnyOp[]): Router<AnyOp> {
 export function createHandler(deps: AppDeps) {
   const router = buildRouter(deps.ops)
 
-  return async function handle(req: Request, ip: string | null): Promise<Response> {
+  // The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for.
+  const trusted = trustedProxies(deps.config.trustProxy)
+
+  return async function handle(req: Request, peer: string | null): Promise<Response> {
+    const ip = clientAddress(req.headers, peer, trusted)
     const started = performance.now()
     const url = splitUrl(req.url)
     const incoming = req.headers.get('x-request-id')
@@ -117,7 +123,7 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
-      const principal = await authenticate(deps, req.headers, op.auth, req)
+      const principal = await authenticate(deps, req.headers, op.auth, req, ip)
       const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
       if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
         throw new ApiError('invalid_request', 'This operation takes no body')
@@ -125,7 +131,8 @@ export function createHandler(deps: AppDeps) {
       const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
       const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip }, raw, hooks)
       const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
-      const result: OpResult = idemKey === null ? await run() : await withIdempotencyKey(deps, op, principal, idemKey, raw, run)
+      const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
+      const result: OpResult = op.guessable ? await guarded(deps.services.throttle, ip, exec) : await exec()
       status = result.status
       return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
     } catch (err) {

@@ -101,6 +101,11 @@ export interface OpDef<
   idempotent?: boolean
   /** Mutations run in one transaction with their audit row unless this is false. */
   transaction?: boolean
+  /**
+   * The input carries a secret in place of a bearer (a client secret, a share or invitation token):
+   * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/http/throttle.ts).
+   */
+  guessable?: boolean
   /** Not offered as an MCP tool (console-server and edge routes). */
   internal?: boolean
   /**
