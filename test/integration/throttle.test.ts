@@ -27,8 +27,8 @@ let p: TestPortico
 let ws: Workspace
 
 beforeAll(async () => {
-  // The production budget: 30 failures a minute per address, 120 per /24 or /64.
-  p = await startPortico({ AUTH_FAILURE_BUDGET: '' })
+  // The default budget: 30 failures a minute per address, 120 per /24 or /64.
+  p = await startPortico()
   ws = await provision(p)
 })
 
