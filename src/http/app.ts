@@ -11,6 +11,7 @@ import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
 import { guarded } from './throttle.ts'
+import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies } from '../../oauth/client-address.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
@@ -104,6 +105,7 @@ export function createHandler(deps: AppDeps) {
 
   // The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for.
   const trusted = trustedProxies(deps.config.trustProxy)
+  const secured = securityHeaders(deps.config)
 
   return async function handle(req: Request, peer: string | null): Promise<Response> {
     const ip = clientAddress(req.headers, peer, trusted)
@@ -134,11 +136,11 @@ export function createHandler(deps: AppDeps) {
       const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
       const result: OpResult = op.guessable ? await guarded(deps.services.throttle, ip, exec) : await exec()
       status = result.status
-      return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
+      return json(result.status, result.body, { ...secured, 'x-request-id': requestId, ...result.headers })
     } catch (err) {
       const e = toApiError(err, requestId, opId)
       status = e.status
-      return json(e.status, e.body(), { 'x-request-id': requestId, ...e.headers })
+      return json(e.status, e.body(), { ...secured, 'x-request-id': requestId, ...e.headers })
     } finally {
       log.info('request', {
         method: req.method,
@@ -166,7 +168,10 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const handle = createHandler(deps)
   const route = ({ request, server }: { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }) =>
     handle(request, server?.requestIP(request)?.address ?? null)
+  const secured = securityHeaders(deps.config)
+  // Every face's answers (pages, OAuth, MCP, the widget bundle) carry the security headers too.
   let app = new Elysia()
+  app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
   for (const mount of mounts) app = mount(app)
   return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
 }
