@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import type { Elysia } from 'elysia'
 import { SwaggerUIRender } from '@elysiajs/openapi/swagger'
 import type { Mount } from './app.ts'
-import { inlineScriptHashes } from './headers.ts'
+import { staticPageCsp } from './headers.ts'
 
 const DOCS = '/v1/docs'
 const ASSETS: Record<string, string> = { 'swagger-ui-bundle.js': 'text/javascript', 'swagger-ui.css': 'text/css' }
@@ -21,16 +21,7 @@ export function docsMount(): Mount {
   )
   // Swagger UI's own script and stylesheet from here, its one inline starter by hash; inline styles and data: icons are
   // Swagger UI's; "Try it out" calls this origin. Never framed.
-  const csp = [
-    "default-src 'none'",
-    `script-src 'self' ${inlineScriptHashes(page).join(' ')}`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ')
+  const csp = staticPageCsp(page, { img: "'self' data:", formAction: "'none'" })
   const cache = new Map<string, string>()
   return (app: Elysia) => {
     app

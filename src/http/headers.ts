@@ -46,3 +46,20 @@ export function inlineScriptHashes(html: string): string[] {
   }
   return out
 }
+
+/**
+ * The policy of a static page of ours: its inline scripts by hash and scripts from this origin, inline
+ * styles (Swagger UI's and the widget's), images as `img`, requests to this origin only, never framed.
+ */
+export function staticPageCsp(html: string, opts: { img: string; formAction: string }): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${inlineScriptHashes(html).join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    `img-src ${opts.img}`,
+    "connect-src 'self'",
+    "base-uri 'none'",
+    `form-action ${opts.formAction}`,
+    "frame-ancestors 'none'",
+  ].join('; ')
+}

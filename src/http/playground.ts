@@ -6,7 +6,7 @@ import type { Elysia } from 'elysia'
 import type { Clock } from '../clock.ts'
 import type { WidgetTokens } from '../domain/widget-tokens.ts'
 import type { Mount } from './app.ts'
-import { inlineScriptHashes } from './headers.ts'
+import { staticPageCsp } from './headers.ts'
 
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
@@ -90,13 +90,4 @@ $('pg-form').addEventListener('submit', async (e) => {
 
 // The page's own script by hash, the widget bundle from here (it adds its stylesheet and inline styles; provider logos
 // may be https or data: images); it talks to this origin only and is never framed.
-const PAGE_CSP = [
-  "default-src 'none'",
-  `script-src 'self' ${inlineScriptHashes(PAGE).join(' ')}`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' https: data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+const PAGE_CSP = staticPageCsp(PAGE, { img: "'self' https: data:", formAction: "'self'" })
