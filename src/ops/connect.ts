@@ -316,7 +316,8 @@ export const bulkConnectOp = defineOp({
   summary: 'Connect up to 200 domains',
   description:
     'Each domain is handled on its own, in its own transaction: a bad one is `failed` with a message and the batch goes on; a ' +
-    'domain already connected under the application is `already`; a new one is `connected` (created, status `pending`). ' +
+    'domain already connected under the application is `already` (or `failed` with code `conflict` when it was connected for ' +
+    'another `end_user_ref` than the one sent); a new one is `connected` (created, status `pending`). ' +
     'One result per domain, in order. More than 200 domains is 400.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
@@ -346,11 +347,17 @@ export const bulkConnectOp = defineOp({
     const app = await applicationOf(ctx, input.application_id)
     const target = effectiveTarget(app, edge(ctx))
     const seen = new Map<string, string>()
+    // A domain already connected for another end user is not this caller's: said per domain, as POST /connections says 409.
+    const otherEndUser = (c: { end_user_ref: string | null }) => input.end_user_ref !== undefined && c.end_user_ref !== input.end_user_ref
+    const taken = (domain: string, id: string) =>
+      ({ domain, connection_id: id, status: 'failed' as const, message: 'Already connected under this application for another end user', code: 'conflict' })
     const one = async (domain: string) => {
       try {
         const parsed = parseOrThrow(domain)
         assertHostAllowed(ctx.principal, parsed.domain)
-        const prior = seen.get(parsed.domain) ?? (await findOpen(ctx.db, app.id, parsed.domain))?.id
+        const open = seen.has(parsed.domain) ? undefined : await findOpen(ctx.db, app.id, parsed.domain)
+        if (open && otherEndUser(open)) return taken(domain, open.id)
+        const prior = seen.get(parsed.domain) ?? open?.id
         if (prior) return { domain, connection_id: prior, status: 'already' as const, message: 'Already connected under this application' }
         await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
         const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
@@ -358,6 +365,7 @@ export const bulkConnectOp = defineOp({
           openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null }),
         )
         seen.set(parsed.domain, row.id)
+        if (outcome !== 'created' && otherEndUser(row)) return taken(domain, row.id)
         return outcome === 'created'
           ? { domain, connection_id: row.id, status: 'connected' as const, message: 'Connection created' }
           : { domain, connection_id: row.id, status: 'already' as const, message: 'Already connected under this application' }

@@ -160,6 +160,12 @@ describe('a domain already connected for another end user', () => {
     const plain = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })
     expect(plain.status).toBe(200)
     expect(plain.body.id).toBe(first.body.id)
+    // In a batch, per domain.
+    const bulk = await p.api('POST', '/v1/connections:bulk', { token: ws.apiKey, body: { domains: [domain, fresh('bulk')], end_user_ref: 'bob' } })
+    expect(bulk.body.results[0]).toMatchObject({ domain, status: 'failed', code: 'conflict', connection_id: first.body.id })
+    expect(bulk.body.results[1].status).toBe('connected')
+    const mine = await p.api('POST', '/v1/connections:bulk', { token: ws.apiKey, body: { domains: [domain], end_user_ref: 'alice' } })
+    expect(mine.body.results[0]).toMatchObject({ status: 'already', connection_id: first.body.id })
     // 50 end users racing for one domain: one wins, every other is told.
     const raced = fresh('race')
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: raced, end_user_ref: `user-${i}` } })))
