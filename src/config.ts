@@ -78,6 +78,8 @@ export interface Config {
   agentRegistrationBudget: { perAddressPerHour: number; perPrefixPerHour: number; globalPerHour: number }
   /** SIGNIN_BUDGET: a person's sign-in attempts per 15 minutes: links per email address / links per client address / failed attempts per client address. */
   signInBudget: { perEmail: number; perClient: number; failures: number }
+  /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/http/throttle.ts). */
+  authFailureBudget: { perAddress: number; perPrefix: number }
 }
 
 export interface EdgeNodeSettings {
@@ -260,7 +262,15 @@ export function loadConfig(env: Env = process.env): Config {
     edgeServer: edgeServer(env, port),
     acme: acmeSettings(env),
     ...agentRegistrationSettings(env),
+    authFailureBudget: authFailureBudget(env),
   }
+}
+
+function authFailureBudget(env: Env): Config['authFailureBudget'] {
+  const budget = env.AUTH_FAILURE_BUDGET || '30/120'
+  const m = /^(\d{1,7})\/(\d{1,7})$/.exec(budget)
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new ConfigError(`AUTH_FAILURE_BUDGET must be perAddress/perPrefix failed credential checks a minute (like 30/120), got ${JSON.stringify(budget)}`)
+  return { perAddress: Number(m[1]), perPrefix: Number(m[2]) }
 }
 
 function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agentRegistrationBudget' | 'signInBudget'> {

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
   unsupported_media_type: 415,
   confirmation_mismatch: 409,
   reauthorization_required: 409,
@@ -43,6 +45,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed on this path',
   conflict: 'The request conflicts with the current state',
+  idempotency_key_in_use: 'A request with this Idempotency-Key is still being processed; retry after Retry-After',
+  idempotency_key_reused: 'This Idempotency-Key was used with a different request',
   unsupported_media_type: 'The body must be JSON (Content-Type: application/json)',
   confirmation_mismatch: 'The confirmation names a different domain',
   reauthorization_required: 'Removing the records needs the DNS provider to be re-authorized',
@@ -105,6 +109,8 @@ export const ERROR_REASONS = {
   // Adding a domain (InvalidNameservers) and the domain check's blocked reasons.
   not_registered: 'The domain is not registered',
   not_delegated: 'The domain has no nameserver delegation',
+  // Adding a domain already connected under the application.
+  end_user_mismatch: 'The domain is connected under the application for another end_user_ref',
   // Provider rails.
   unknown_provider: 'The DNS provider of the domain is not known',
   provider_unsupported: 'Portico cannot write to this DNS provider through the rail asked for',

@@ -50,6 +50,8 @@ import { edgeFromConfig } from './adapters/edge.ts'
 import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
 import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
+import { deleteExpiredKeys } from './db/idempotency.ts'
+import { FailureThrottle } from './http/throttle.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
 function acmeChallengeMount(db: Sql): Mount {
@@ -104,6 +106,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     pingDb,
+    throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
   }
   if (config.dnsResolversFrom === 'fallback') {
@@ -134,6 +137,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     sellExpirySweep({ db, clock, payments: services.payments }),
     sellResumeSweep({ db, clock, config, payments: services.payments!, registrar: services.registrar! }),
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
+    // Idempotency-Key records past their 24 hours.
+    { queue: 'idempotency-cleanup', cron: '41 * * * *', drain: () => deleteExpiredKeys(db, clock.now()) },
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),

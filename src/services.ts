@@ -15,6 +15,7 @@ import type { Edge } from './adapters/edge.ts'
 import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { Presentation } from '../oauth/dpop.ts'
+import type { FailureThrottle } from './http/throttle.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -47,6 +48,8 @@ export interface Services {
   issuer?: CertificateIssuer
   /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
   dnsHealth?: DnsHealth
+  /** Counts failed credential checks per address and network; absent: no throttling (src/http/throttle.ts). */
+  throttle?: FailureThrottle
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

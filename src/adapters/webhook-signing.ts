@@ -38,12 +38,13 @@ export function signWebhook(secret: string, id: string, timestampSeconds: number
   return 'v1,' + signature(secretKey(secret), id, timestampSeconds, body).toString('base64')
 }
 
-/** The headers of one delivery; send `body` exactly as given. */
-export function webhookHeaders(secret: string, id: string, timestampSeconds: number, body: string): Record<string, string> {
+/** The headers of one delivery (one signature per secret, space-separated, while a rotation overlaps); send `body` exactly as given. */
+export function webhookHeaders(secret: string | readonly string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+  const secrets = typeof secret === 'string' ? [secret] : secret
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': signWebhook(secret, id, timestampSeconds, body),
+    'webhook-signature': secrets.map((s) => signWebhook(s, id, timestampSeconds, body)).join(' '),
     'content-type': 'application/json',
   }
 }

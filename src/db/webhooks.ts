@@ -18,14 +18,6 @@ export interface WebhookRow {
 /** What the caller may see: its tenant, and one application when `appId` is set (a widget token). */
 type Scope = { tenantId: string; appId: string | null }
 
-/** The live endpoint with this URL and event list, if one exists (a create answered again). */
-export async function sameWebhook(sql: Sql, appId: string, input: { url: string }, events: string[]): Promise<WebhookRow | undefined> {
-  const [existing] = (await sql`
-      select * from webhooks where application_id = ${appId} and url = ${input.url} and events = ${events}::text[] and deleted_at is null
-      order by id limit 1`) as WebhookRow[]
-  return existing
-}
-
 export async function insertWebhook(
   sql: Sql,
   now: Date,
@@ -47,6 +39,19 @@ export async function webhooksInScope(sql: Sql, s: Scope): Promise<WebhookRow[]>
   return (await sql`
       select * from webhooks where tenant_id = ${s.tenantId} and deleted_at is null
         and (${s.appId}::text is null or application_id = ${s.appId}) order by id`) as WebhookRow[]
+}
+
+/**
+ * Gives a live endpoint a new sealed secret; the one it replaces keeps signing until `previousUntil`
+ * (null: stops at once). Undefined when the endpoint is not in scope or removed.
+ */
+export async function rotateWebhookSecret(sql: Sql, input: { id: string }, s: Scope, sealed: string, previousUntil: Date | null): Promise<WebhookRow | undefined> {
+  const [w] = (await sql`
+      update webhooks set previous_secret_sealed = case when ${previousUntil}::timestamptz is null then null else secret_sealed end,
+        previous_secret_until = ${previousUntil}, secret_sealed = ${sealed}
+      where id = ${input.id} and tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId}) and deleted_at is null
+      returning *`) as WebhookRow[]
+  return w
 }
 
 /** Removes an endpoint (once; a removed one keeps its first time); undefined when it is not in scope. */

@@ -24,4 +24,18 @@ export type Principal = PrincipalOf<Credential>
 export type TenantCredential = 'KEY' | 'WIDGET' | 'AGENT'
 export type TenantPrincipal = PrincipalOf<TenantCredential>
 export type KeyPrincipal = PrincipalOf<'KEY'>
+export type WidgetPrincipal = PrincipalOf<'WIDGET'>
+
+/**
+ * The three kinds of widget token, by what they were minted for (POST /tokens):
+ * - `app`: scope `app` and no domain, for the integrator's own pages (application-level reads, webhooks);
+ * - `connect`: scope `connect` and no domain, the end user's flow for any domain of the application;
+ * - `domain`: bound to one hostname (whatever its scope), acting on that hostname's connection only.
+ * A token bound to a domain is always `domain`: the narrower grant wins.
+ */
+export type WidgetClass = 'app' | 'connect' | 'domain'
+
+export function widgetClass(p: WidgetPrincipal): WidgetClass {
+  return p.boundHost ? 'domain' : p.scope === 'app' ? 'app' : 'connect'
+}
 export type AgentPrincipal = PrincipalOf<'AGENT'>

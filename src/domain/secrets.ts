@@ -12,6 +12,15 @@ export function looksLikeApiKey(token: string): boolean {
   return KEY_PREFIXES.some((p) => token.startsWith(p))
 }
 
+/**
+ * A key of a shape Portico mints: `ptc_live_` / `ptc_test_` and 43 base64url characters; the older
+ * `sk_` keys in printable characters up to 200. Anything else is refused without a lookup.
+ */
+export function wellFormedApiKey(token: string): boolean {
+  if (token.startsWith('ptc_')) return /^ptc_(live|test)_[A-Za-z0-9_-]{43}$/.test(token)
+  return /^sk_(live|test)_[\x21-\x7e]{1,200}$/.test(token)
+}
+
 export function newApiKey(env: KeyEnvironment): { key: string; prefix: string; hash: Buffer } {
   const key = `ptc_${env}_${randomBytes(32).toString('base64url')}`
   return { key, prefix: key.slice(0, 13), hash: sha256(key) }

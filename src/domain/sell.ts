@@ -393,7 +393,7 @@ export function requestHash(body: unknown): string {
 /**
  * `POST /registrar/purchase`: one call that quotes, authorizes with a payment method and fulfils,
  * bound to the Idempotency-Key. The same key with the same body replays the first answer (status and
- * body); the same key with another body is 409 `conflict`, and nothing is charged.
+ * body); the same key with another body is 422 `idempotency_key_reused`, and nothing is charged.
  */
 export async function purchase(
   deps: SellDeps,
@@ -404,7 +404,7 @@ export async function purchase(
   const [prior] = await deps.db`select * from sell_orders where application_id = ${app.id} and idempotency_key = ${key}`
   const replay = async (o: OrderRow): Promise<Fulfilment> => {
     if (o.request_hash !== input.hash) {
-      throw new ApiError('conflict', 'This Idempotency-Key was used with a different request', { idempotency_key: key, order_id: o.id, reason: 'idempotency_key_reused' })
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request', { idempotency_key: key, order_id: o.id, reason: 'idempotency_key_reused' })
     }
     const out = TERMINAL.includes(o.status) ? outcomeOf(o) : await waitForOutcome(deps, o.id)
     return { ...out, created: false }

@@ -40,6 +40,9 @@ interface DueRow {
   max_attempts: number
   url: string
   secret_sealed: string
+  /** The secret a rotation replaced, still signing until `previous_secret_until`. */
+  previous_secret_sealed: string | null
+  previous_secret_until: Date | null
   endpoint_gone: boolean
   /** The envelope as PostgreSQL renders it: the exact bytes that are signed and sent. */
   body: string
@@ -85,7 +88,7 @@ interface Outcome {
 
 /** Per-batch memo: an endpoint's secret and its URL check are computed once for the whole batch. */
 interface BatchMemo {
-  secrets: Map<string, string>
+  secrets: Map<string, string[]>
   guards: Map<string, ReturnType<typeof guardUrl>>
 }
 const newMemo = (): BatchMemo => ({ secrets: new Map(), guards: new Map() })
@@ -112,7 +115,7 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Batc
     } else {
       const body = d.body
       let secret = memo.secrets.get(d.endpoint_id)
-      if (secret === undefined) memo.secrets.set(d.endpoint_id, (secret = decrypt(deps.config.secretsKey, d.secret_sealed, 'webhook-secret')))
+      if (secret === undefined) memo.secrets.set(d.endpoint_id, (secret = signingSecrets(deps.config.secretsKey, d, now)))
       const headers = { ...webhookHeaders(secret, d.event_id, Math.floor(now.getTime() / 1000), body), 'user-agent': 'Portico-Webhooks/1' }
       const res = await postPinned({ url: guard.url, address: guard.address, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS })
       if (res.error !== undefined) error = res.error
@@ -151,8 +154,15 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Batc
   return { attempt, status: delivered ? 'delivered' : final ? 'failed' : 'pending', next_attempt_at: next, disable_endpoint: gone }
 }
 
+/** The endpoint's secret, and the one a rotation replaced while it still signs. */
+function signingSecrets(key: Buffer, d: Pick<DueRow, 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>, now: Date): string[] {
+  const secrets = [decrypt(key, d.secret_sealed, 'webhook-secret')]
+  if (d.previous_secret_sealed && d.previous_secret_until && new Date(d.previous_secret_until) > now) secrets.push(decrypt(key, d.previous_secret_sealed, 'webhook-secret'))
+  return secrets
+}
+
 const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.max_attempts,
-  w.url, w.secret_sealed, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
+  w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_until, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
   e.payload::text as body, e.payload->>'domain' as domain`
 
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {

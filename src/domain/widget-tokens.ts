@@ -40,6 +40,12 @@ export class WidgetTokens {
 
   /** Returns the claims, or null for any token that is not a valid, unexpired widget token of ours. */
   async verify(token: string, now: Date): Promise<WidgetClaims | null> {
+    const r = await this.check(token, now)
+    return r === 'expired' ? null : r
+  }
+
+  /** As `verify`, but says `expired` for a genuine token of ours past its lifetime (not a guess). */
+  async check(token: string, now: Date): Promise<WidgetClaims | 'expired' | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: this.issuer,
@@ -51,6 +57,8 @@ export class WidgetTokens {
       if (typeof payload.tid !== 'string' || typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return null
       return { tenantId: payload.tid, applicationId: payload.sub, scope, boundHost: typeof payload.dom === 'string' ? payload.dom : null, tokenId: payload.jti }
     } catch (err) {
+      // jose checks the signature before the claims: an expired token is one we signed.
+      if (err instanceof joseErrors.JWTExpired) return 'expired'
       if (err instanceof joseErrors.JOSEError) return null
       throw err
     }

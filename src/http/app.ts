@@ -8,7 +8,11 @@ import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
-import { runOp, type OpResult } from '../ops/run.ts'
+import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
+import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
+import { guarded } from './throttle.ts'
+import { securityHeaders, withSecurityHeaders } from './headers.ts'
+import { clientAddress, trustedProxies } from '../../oauth/client-address.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -99,7 +103,12 @@ export function buildRouter(ops: AnyOp[]): Router<AnyOp> {
 export function createHandler(deps: AppDeps) {
   const router = buildRouter(deps.ops)
 
-  return async function handle(req: Request, ip: string | null): Promise<Response> {
+  // The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for.
+  const trusted = trustedProxies(deps.config.trustProxy)
+  const secured = securityHeaders(deps.config)
+
+  return async function handle(req: Request, peer: string | null): Promise<Response> {
+    const ip = clientAddress(req.headers, peer, trusted)
     const started = performance.now()
     const url = splitUrl(req.url)
     const incoming = req.headers.get('x-request-id')
@@ -116,22 +125,22 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
-      const principal = await authenticate(deps, req.headers, op.auth, req)
+      const principal = await authenticate(deps, req.headers, op.auth, req, ip)
       const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
       if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
         throw new ApiError('invalid_request', 'This operation takes no body')
       }
-      const result: OpResult = await runOp(
-        op,
-        { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip },
-        { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) },
-      )
+      const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
+      const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip }, raw, hooks)
+      const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
+      const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
+      const result: OpResult = op.guessable ? await guarded(deps.services.throttle, ip, exec) : await exec()
       status = result.status
-      return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
+      return json(result.status, result.body, { ...secured, 'x-request-id': requestId, ...result.headers })
     } catch (err) {
       const e = toApiError(err, requestId, opId)
       status = e.status
-      return json(e.status, e.body(), { 'x-request-id': requestId, ...e.headers })
+      return json(e.status, e.body(), { ...secured, 'x-request-id': requestId, ...e.headers })
     } finally {
       log.info('request', {
         method: req.method,
@@ -159,7 +168,10 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const handle = createHandler(deps)
   const route = ({ request, server }: { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }) =>
     handle(request, server?.requestIP(request)?.address ?? null)
+  const secured = securityHeaders(deps.config)
+  // Every face's answers (pages, OAuth, MCP, the widget bundle) carry the security headers too.
   let app = new Elysia()
+  app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
   for (const mount of mounts) app = mount(app)
   return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
 }

@@ -5,7 +5,8 @@
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { MemberRole } from '../domain/rbac.ts'
-import { looksLikeApiKey, secretEquals, sha256 } from '../domain/secrets.ts'
+import { looksLikeApiKey, secretEquals, sha256, wellFormedApiKey } from '../domain/secrets.ts'
+import { RecentMisses } from './throttle.ts'
 import type { Clock } from '../clock.ts'
 import type { Services } from '../services.ts'
 import { ApiError } from '../errors.ts'
@@ -42,19 +43,28 @@ function touchKey(db: Sql, keyId: string, now: Date): void {
   db`update api_keys set last_used_at = ${now} where id = ${keyId}`.catch(() => {})
 }
 
+/** Wrong API keys seen lately (per process): sent again, they are refused without a query. */
+const misses = new RecentMisses()
+
 async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal | null> {
+  // A key Portico never mints (wrong length or alphabet) is refused before any lookup.
+  if (!wellFormedApiKey(token)) return null
   const hash = sha256(token)
   const cache = deps.services.keyCache
   const hex = hash.toString('hex')
   const nowMs = Date.now()
   const cached = cache?.get(hex, nowMs)
   if (cached) return cached
+  if (misses.has(hex, nowMs)) return null
   const mark = cache?.mark() ?? 0
   const rows = await deps.db`
     select id, tenant_id, role, application_id from api_keys
     where key_hash = ${hash} and revoked_at is null`
   const k = rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
-  if (!k) return null
+  if (!k) {
+    misses.add(hex, nowMs)
+    return null
+  }
   touchKey(deps.db, k.id, deps.clock.now())
   const p = { kind: 'KEY' as const, tenantId: k.tenant_id, keyId: k.id, role: k.role, applicationId: k.application_id }
   cache?.set(hex, p, nowMs, mark)
@@ -68,7 +78,10 @@ function bearerKind(token: string): 'KEY' | 'AGENT' | 'WIDGET' | 'OPAQUE' {
   return 'OPAQUE'
 }
 
-async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<typeof bearerKind>, presented: Presentation): Promise<Principal | null> {
+/** A credential that is genuine but no longer valid (an expired widget token): refused, but not a guess. */
+const EXPIRED = 'expired' as const
+
+async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<typeof bearerKind>, presented: Presentation): Promise<Principal | null | typeof EXPIRED> {
   // Only an agent token may come under the DPoP scheme (RFC 9449); it then needs its proof.
   if (presented.scheme === 'dpop' && kind !== 'AGENT') return null
   switch (kind) {
@@ -79,8 +92,8 @@ async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<type
       return a ? { kind: 'AGENT', ...a } : null
     }
     case 'WIDGET': {
-      const w = await deps.services.widgetTokens.verify(token, deps.clock.now())
-      return w ? { kind: 'WIDGET', ...w } : null
+      const w = await deps.services.widgetTokens.check(token, deps.clock.now())
+      return w === EXPIRED ? EXPIRED : w ? { kind: 'WIDGET', ...w } : null
     }
     case 'OPAQUE':
       if (deps.config.managementKey && secretEquals(token, deps.config.managementKey)) return { kind: 'MGMT' }
@@ -91,7 +104,9 @@ async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<type
 
 /**
  * Resolves the caller. A valid credential of a kind the operation does not accept is 403 (it is
- * known, just not allowed here); a missing, unknown, expired or revoked one is 401.
+ * known, just not allowed here); a missing, unknown, expired or revoked one is 401. With `ip` (the
+ * client's address) and a throttle, failed checks are counted and an address that spent its budget
+ * is answered 429 before any credential it sends is looked at (src/http/throttle.ts).
  */
 export async function authenticate(
   deps: AuthDeps,
@@ -99,21 +114,24 @@ export async function authenticate(
   accepted: readonly Credential[],
   /** The request's method and URL, which a DPoP proof must name; absent, a DPoP-bound token is refused. */
   request: { method: string; url: string } = { method: '', url: '/' },
+  ip?: string | null,
 ): Promise<Principal> {
   if (accepted.length === 1 && accepted[0] === 'NONE') return { kind: 'NONE' }
-  if (accepted.includes('EDGE')) {
-    const edge = headers.get('x-edge-auth')
-    if (edge && deps.config.edgeAuthSecret && secretEquals(edge, deps.config.edgeAuthSecret)) return { kind: 'EDGE' }
-  }
+  const throttle = ip === undefined ? undefined : deps.services.throttle
+  const edge = accepted.includes('EDGE') ? headers.get('x-edge-auth') : null
   const presented = presentation({ headers, method: request.method, url: request.url }, deps.config.publicUrl)
   const token = presented?.token ?? null
   const provHeader = headers.get('x-provision-secret')
+  if (throttle && (edge !== null || token !== null || provHeader !== null)) throttle.check(ip ?? null)
+  if (edge && deps.config.edgeAuthSecret && secretEquals(edge, deps.config.edgeAuthSecret)) return { kind: 'EDGE' }
   if (provHeader !== null && accepted.includes('PROV') && deps.config.provisionSecret && secretEquals(provHeader, deps.config.provisionSecret)) {
     return { kind: 'PROV' }
   }
+  let expired = false
   if (token) {
     const p = await verifyBearer(deps, token, bearerKind(token), presented!.presented)
-    if (p) {
+    if (p === EXPIRED) expired = true
+    else if (p) {
       if (p.kind === 'MGMT' && deps.config.appEnv === 'production') {
         throw new ApiError('forbidden', 'Management-key routes are disabled in production')
       }
@@ -123,7 +141,9 @@ export async function authenticate(
     }
   }
   if (accepted.includes('NONE')) return { kind: 'NONE' }
-  throw new ApiError('unauthorized', token || provHeader ? 'The credential is not valid' : 'Missing credential', undefined, { headers: { 'www-authenticate': bearerChallenge(!!token) } })
+  const sent = token !== null || provHeader !== null || edge !== null
+  if (throttle && sent && !expired) throttle.fail(ip ?? null)
+  throw new ApiError('unauthorized', sent ? 'The credential is not valid' : 'Missing credential', undefined, { headers: { 'www-authenticate': bearerChallenge(!!token) } })
 }
 
 /** RFC 6750 section 3: every 401 names the scheme, and `invalid_token` when a token came and was refused. */

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path'
 import type { Elysia } from 'elysia'
 import { SwaggerUIRender } from '@elysiajs/openapi/swagger'
 import type { Mount } from './app.ts'
+import { staticPageCsp } from './headers.ts'
 
 const DOCS = '/v1/docs'
 const ASSETS: Record<string, string> = { 'swagger-ui-bundle.js': 'text/javascript', 'swagger-ui.css': 'text/css' }
@@ -18,10 +19,13 @@ export function docsMount(): Mount {
     // Options for SwaggerUIBundle: the document is the registry's; "Try it out" calls this server.
     { url: '/v1/openapi.json', cdn: `${DOCS}/swagger-ui-bundle.js`, theme: `${DOCS}/swagger-ui.css`, autoDarkMode: false, deepLinking: true } as never,
   )
+  // Swagger UI's own script and stylesheet from here, its one inline starter by hash; inline styles and data: icons are
+  // Swagger UI's; "Try it out" calls this origin. Never framed.
+  const csp = staticPageCsp(page, { img: "'self' data:", formAction: "'none'" })
   const cache = new Map<string, string>()
   return (app: Elysia) => {
     app
-      .get(DOCS, () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
+      .get(DOCS, () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp } }))
       .get(`${DOCS}/:asset`, ({ params }) => {
         const type = ASSETS[params.asset]
         if (!type) return new Response(JSON.stringify({ code: 'not_found', title: 'Not found' }), { status: 404, headers: { 'content-type': 'application/json' } })

@@ -2,6 +2,7 @@
 // document lists exactly the routes the server serves. Where the contract says "not shown", the
 // operation's own description says what Portico chose.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { acceptsIdempotencyKey, IDEMPOTENCY_NOTE } from './idempotency.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
 import type { Credential } from '../domain/principal.ts'
@@ -62,6 +63,15 @@ function parameters(op: AnyOp) {
   add(op.params, 'path')
   add(op.query, 'query')
   add(op.headers, 'header')
+  if (acceptsIdempotencyKey(op)) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: IDEMPOTENCY_NOTE,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    })
+  }
   return out
 }
 
@@ -73,7 +83,7 @@ function responses(op: AnyOp) {
     out[String(alt.status)] = { description: alt.description, content: { 'application/json': { schema: plain(op.response) } } }
   }
   const byStatus = new Map<number, ErrorCode[]>()
-  const codes = new Set<ErrorCode>([...op.errors, 'internal_error'])
+  const codes = new Set<ErrorCode>([...op.errors, 'internal_error', ...(acceptsIdempotencyKey(op) ? (['idempotency_key_in_use', 'idempotency_key_reused'] as const) : [])])
   if (!op.auth.includes('NONE')) codes.add('unauthorized')
   if (op.params || op.query || op.body || op.headers) codes.add('invalid_request')
   for (const code of codes) {
@@ -89,13 +99,21 @@ function responses(op: AnyOp) {
   return out
 }
 
+/** Which widget tokens an operation takes, in words (the authority matrix, docs/authority-matrix.md). */
+function widgetNote(w: readonly string[]): string {
+  const kinds = { app: 'application-scoped (scope `app`, no `domain`)', connect: 'connect-scoped without `domain`', domain: 'domain-bound (on its own domain only)' }
+  if (w.length === 3) return 'Widget tokens: any; a domain-bound one acts on its own domain only.'
+  return `Widget tokens: only ${w.map((k) => kinds[k as keyof typeof kinds]).join(' or ')}; other widget tokens get 403.`
+}
+
 function describe(op: AnyOp): string {
   const lines = [op.description ?? op.summary]
   const creds = op.auth.map((c) => (c === 'NONE' ? 'no credential' : c)).join(', ')
   lines.push('', `Credentials: ${creds}.`)
   if (op.permission) lines.push(`API keys need the \`${op.permission}\` permission (see GET /rbac).`)
   if (op.scope) lines.push(`Agent tokens need the \`${op.scope}\` scope.`)
-  if (op.widgetScope) lines.push(`Widget tokens must be minted with scope \`${op.widgetScope}\`; connect-scoped tokens get 403.`)
+  if (op.widget) lines.push(widgetNote(op.widget))
+  if (acceptsIdempotencyKey(op)) lines.push('', IDEMPOTENCY_NOTE)
   return lines.join('\n')
 }
 

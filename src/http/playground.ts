@@ -6,6 +6,7 @@ import type { Elysia } from 'elysia'
 import type { Clock } from '../clock.ts'
 import type { WidgetTokens } from '../domain/widget-tokens.ts'
 import type { Mount } from './app.ts'
+import { staticPageCsp } from './headers.ts'
 
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
@@ -19,7 +20,7 @@ const json = (status: number, body: unknown) => new Response(JSON.stringify(body
 export function playgroundMount(deps: PlaygroundDeps): Mount {
   return (app: Elysia) => {
     app
-      .get('/playground', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
+      .get('/playground', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP } }))
       .post('/playground/token', async ({ request }) => {
         const body = (await request.json().catch(() => null)) as { application_id?: unknown } | null
         const appId = body?.application_id
@@ -86,3 +87,7 @@ $('pg-form').addEventListener('submit', async (e) => {
 })
 </script>
 </body></html>`
+
+// The page's own script by hash, the widget bundle from here (it adds its stylesheet and inline styles; provider logos
+// may be https or data: images); it talks to this origin only and is never framed.
+const PAGE_CSP = staticPageCsp(PAGE, { img: "'self' https: data:", formAction: "'self'" })

@@ -38,6 +38,7 @@ export const getConsentRequestOp = defineOp({
     'unknown, expired or already answered ids answer 404.',
   tag: TAG,
   auth: ['NONE'],
+  guessable: true,
   params: Input({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
   response: ConsentRequestSchema,
   errors: ['not_found'],

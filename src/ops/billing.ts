@@ -8,6 +8,7 @@ import { planById } from '../domain/plans.ts'
 import { insertPlanSession, insertSetupSession, planIdOfTenant, recentInvoices } from '../db/billing.ts'
 import type { Payments } from '../adapters/payments/index.ts'
 import { defineOp, type Ctx, type TenantCtx } from './registry.ts'
+import { APP_ONLY } from './authority.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Billing'
@@ -45,9 +46,9 @@ export const standingOp = defineOp({
     'connected in the UTC month. A connect-scoped widget token gets 403; mint one with scope `app`.',
   tag: TAG,
   auth: ['KEY', 'AGENT', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'billing:read',
   scope: 'domains:read',
-  widgetScope: 'app',
   response: StandingSchema,
   errors: ['unauthorized', 'forbidden', 'insufficient_scope'],
   kind: 'read',

@@ -34,6 +34,7 @@ import {
 import { applicationsOfTenant } from '../db/applications.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { APP_ONLY, BOUND_ONLY, END_USER } from './authority.ts'
 import { type Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -155,6 +156,7 @@ export const checkDomainOp = defineOp({
     'Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   body: CheckBody,
@@ -210,19 +212,22 @@ export const createConnectionOp = defineOp({
   summary: 'Connect a domain',
   description:
     'Creates a connection (201, status `pending`) with its desired records, or answers the open connection for the same application ' +
-    'and domain with 200 (a failed one is revived into verification). Hosting-platform subdomains are refused with 422 ' +
+    'and domain with 200 (a failed one is revived into verification). When that open connection was made for another `end_user_ref` ' +
+    'than the one sent, the answer is 409 `conflict` with `details.connection_id` and `details.reason: end_user_mismatch` (sent ' +
+    'without `end_user_ref`, the open connection is answered). Hosting-platform subdomains are refused with 422 ' +
     '`platform_subdomain`; unregistered or undelegated domains with 422 `InvalidNameservers`; an apex the provider cannot point at a ' +
     'hostname, when the application has no `apex_ipv4`, with 422 `apex_not_supported`; a resolver failure is 503 (retry). ' +
     LIFECYCLE_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:write',
   scope: 'domains:write',
   body: CreateBody,
   response: ConnectionSchema,
   status: 201,
   altStatus: [{ status: 200, description: 'The open connection for this application and domain (replayed or revived)' }],
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded', 'conflict'],
   kind: 'write',
   idempotent: true,
   prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
@@ -242,6 +247,10 @@ export const createConnectionOp = defineOp({
       wwwRedirect: input.www_redirect ?? false,
       records: input.records ?? null,
     })
+    // The domain is connected under this application for someone else: say so rather than hand over their connection.
+    if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
+      throw new ApiError('conflict', `${row.domain} is already connected under this application for another end user`, { connection_id: row.id, reason: 'end_user_mismatch' })
+    }
     if (outcome === 'created') ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { outcome }
     return outcome === 'created' ? connectionOut(row) : reply(200, connectionOut(row))
@@ -329,10 +338,12 @@ export const bulkConnectOp = defineOp({
   summary: 'Connect up to 200 domains',
   description:
     'Each domain is handled on its own, in its own transaction: a bad one is `failed` with a message and the batch goes on; a ' +
-    'domain already connected under the application is `already`; a new one is `connected` (created, status `pending`). ' +
+    'domain already connected under the application is `already` (or `failed` with code `conflict` when it was connected for ' +
+    'another `end_user_ref` than the one sent); a new one is `connected` (created, status `pending`). ' +
     'One result per domain, in order. More than 200 domains is 400.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   body: Input({
@@ -358,11 +369,17 @@ export const bulkConnectOp = defineOp({
     const app = await applicationOf(ctx, input.application_id)
     const target = effectiveTarget(app, edge(ctx))
     const seen = new Map<string, string>()
+    // A domain already connected for another end user is not this caller's: said per domain, as POST /connections says 409.
+    const otherEndUser = (c: { end_user_ref: string | null }) => input.end_user_ref !== undefined && c.end_user_ref !== input.end_user_ref
+    const taken = (domain: string, id: string) =>
+      ({ domain, connection_id: id, status: 'failed' as const, message: 'Already connected under this application for another end user', code: 'conflict' })
     const one = async (domain: string) => {
       try {
         const parsed = parseOrThrow(domain)
         assertHostAllowed(ctx.principal, parsed.domain)
-        const prior = seen.get(parsed.domain) ?? (await findOpen(ctx.db, app.id, parsed.domain))?.id
+        const open = seen.has(parsed.domain) ? undefined : await findOpen(ctx.db, app.id, parsed.domain)
+        if (open && otherEndUser(open)) return taken(domain, open.id)
+        const prior = seen.get(parsed.domain) ?? open?.id
         if (prior) return { domain, connection_id: prior, status: 'already' as const, message: 'Already connected under this application' }
         await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
         const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
@@ -370,6 +387,7 @@ export const bulkConnectOp = defineOp({
           openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null }),
         )
         seen.set(parsed.domain, row.id)
+        if (outcome !== 'created' && otherEndUser(row)) return taken(domain, row.id)
         return outcome === 'created'
           ? { domain, connection_id: row.id, status: 'connected' as const, message: 'Connection created' }
           : { domain, connection_id: row.id, status: 'already' as const, message: 'Already connected under this application' }
@@ -395,6 +413,7 @@ export const getConnectionOp = defineOp({
   description: LIFECYCLE_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   params: IdParam,
@@ -433,6 +452,7 @@ export const getRecordsOp = defineOp({
   description: 'The manual rail: the records to add, `host` relative to the zone apex (`@` is the apex), with provider-specific steps where the catalog has them.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   params: IdParam,
@@ -487,6 +507,7 @@ export const recheckOp = defineOp({
     'were added: what the widget\'s "I have added them" sends).',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   permission: 'connections:write',
   scope: 'domains:write',
   params: IdParam,
@@ -535,9 +556,9 @@ async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow
   if (!('tenantId' in p)) throw notFound('Connection not found')
   const row = await lockConnectionInTenant(ctx.sql, id, p)
   if (!row || (p.kind === 'WIDGET' && p.applicationId !== row.application_id)) throw notFound('Connection not found')
-  if (p.kind === 'WIDGET' && p.boundHost !== row.domain) {
-    throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
-  }
+  if (p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
+  // Another hostname's connection is not the bound token's to see: 404, as everywhere else.
+  if (p.kind === 'WIDGET' && p.boundHost !== row.domain) throw notFound('Connection not found')
   return row
 }
 
@@ -602,6 +623,7 @@ export const deleteConnectionOp = defineOp({
   description: DISCONNECT_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY'],
+  widget: BOUND_ONLY,
   permission: 'connections:disconnect',
   params: IdParam,
   response: DisconnectOutcomeSchema,
@@ -626,6 +648,7 @@ export const disconnectOp = defineOp({
     '`credential` is a DNS-provider API key used once for this removal and never stored.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: BOUND_ONLY,
   permission: 'connections:disconnect',
   scope: 'domains:disconnect',
   params: IdParam,
@@ -663,6 +686,7 @@ export const getConnectTargetOp = defineOp({
   summary: 'Read an application\'s connect target',
   tag: 'Tenancy and keys',
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'app:read',
   params: IdParam,
   response: TargetResponse,

@@ -41,6 +41,7 @@ import {
   type SessionRow,
 } from '../db/domain-connect-sessions.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { IdParam, Input, Nullable, Out } from './schemas.ts'
 
 const SESSION_TTL_MS = 60 * 60 * 1000
@@ -170,6 +171,7 @@ export const applyUrlOp = defineOp({
     'under `signing`). `redirect_uri` must be under the template\'s `syncRedirectDomain`.',
   tag: 'Templates, Secure, Monitor',
   auth: ['WIDGET', 'KEY'],
+  widget: END_USER,
   permission: 'connections:write',
   params: Input({ serviceId: Type.String({ minLength: 1, maxLength: 200 }) }),
   body: Input({
@@ -183,7 +185,7 @@ export const applyUrlOp = defineOp({
     state: Type.Optional(Type.String({ maxLength: 1000 })),
   }),
   response: Out({ apply_url: Type.String(), signed: Type.Boolean(), provider_id: Type.String(), service_id: Type.String() }),
-  errors: ['invalid_request', 'unauthorized', 'not_found', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'read',
   async handler(ctx, input) {
     const template = pickTemplate(ctx, input.serviceId, input.provider_id)
@@ -287,6 +289,7 @@ export const domainConnectStartOp = defineOp({
     'the connection carries an integrator-authored record set (`custom_records`) or no template fits (`template_mismatch`, `no_template`).',
   tag: 'Domains and connections',
   auth: ['WIDGET', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   params: IdParam,
   bodyOptional: true,

@@ -12,7 +12,7 @@ import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './mon
 import { createShareOp, getShareOp, recheckShareOp } from './share.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
-import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp } from './webhooks.ts'
+import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp, rotateWebhookSecretOp } from './webhooks.ts'
 import {
   bulkConnectOp,
   checkDomainOp,
@@ -89,6 +89,7 @@ export const OPERATIONS: AnyOp[] = [
   deleteConnectionOp,
   disconnectOp,
   createWebhookOp,
+  rotateWebhookSecretOp,
   listWebhooksOp,
   deleteWebhookOp,
   listDeliveriesOp,

@@ -48,6 +48,7 @@ export const createTokenOp = defineOp({
     '`scope` is `connect` (default; the end-user flow) or `app` (also reads application-level data such as billing standing).',
   tag: 'Tokens and members',
   auth: ['NONE'],
+  guessable: true,
   body: Input({
     application_id: Type.String({ minLength: 1, maxLength: 100 }),
     client_secret: Type.String({ minLength: 1, maxLength: 200 }),
@@ -234,6 +235,7 @@ export const acceptMemberOp = defineOp({
   description: 'Authenticated by the invitation token in the body. Accepting again with the same token answers the same member (idempotent); an unknown token is 404.',
   tag: 'Tokens and members',
   auth: ['NONE'],
+  guessable: true,
   body: Input({ invite_token: Type.String({ minLength: 1, maxLength: 200 }) }),
   response: Member,
   errors: ['invalid_request', 'not_found'],

@@ -18,6 +18,7 @@ import { DnsRecordSchema } from '../domain/records.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { monitorHistory, monitorPage, monitorRowOf, monitorSummary, type MonitorRow as Row } from '../db/monitor.ts'
 import { defineOp, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Monitor'
@@ -244,6 +245,7 @@ export const monitorCheckOp = defineOp({
     'relative to the zone apex and must be the domain or below it. The widget SDK presents this as `{inSync, records}`.',
   tag: TAG,
   auth: ['WIDGET'],
+  widget: END_USER,
   body: Input({
     domain: Type.String({ minLength: 1, maxLength: 300 }),
     baseline: Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50 }),

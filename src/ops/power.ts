@@ -11,6 +11,7 @@ import { reviveConnection } from '../domain/connect.ts'
 import { powerOf, powerOut, removePower, savePower, type PowerDeps } from '../domain/power.ts'
 import { claimOnDemand, connectionsServing } from '../db/power.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Power'
@@ -76,6 +77,7 @@ export const getPowerOp = defineOp({
   description: '404 when the connection is not served through the edge.',
   tag: TAG,
   auth: ['WIDGET', 'KEY'],
+  widget: END_USER,
   permission: 'connections:read',
   params: IdParam,
   response: PowerSchema,

@@ -35,6 +35,7 @@ import { assertCanConnect } from '../domain/billing.ts'
 import { accountById, accountsOfTenant, deleteAccount, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
 import { clearReauthorize, markAccessDenied, openRailConnection, openRailConnectionInTenant, railConnection } from '../db/connections.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { consumeState, exchangeCode, startOAuth, usableCredential } from '../domain/provider-oauth.ts'
 import type { RepairRail } from '../domain/monitor.ts'
 import { grantOf, type GrantRow } from '../domain/domain-connect/async-api.ts'
@@ -139,6 +140,7 @@ export const applyOp = defineOp({
     '`confirmation_required` with `details.confirm_url` and writes nothing until its person confirms exactly those records there.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,
@@ -546,6 +548,7 @@ export const oauthStartOp = defineOp({
     'advertise the OAuth rail.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,

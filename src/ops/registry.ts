@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { Permission } from '../domain/rbac.ts'
-import type { Credential, PrincipalOf, TenantCredential } from '../domain/principal.ts'
+import type { Credential, PrincipalOf, TenantCredential, WidgetClass } from '../domain/principal.ts'
 import type { ErrorCode } from '../errors.ts'
 import type { Services } from '../services.ts'
 
@@ -80,8 +80,12 @@ export interface OpDef<
   permission?: Permission
   /** Scope a delegated agent token needs; without it agents cannot call the operation. */
   scope?: string
-  /** Widget tokens must carry this scope (`app`); connect-scoped tokens get 403. */
-  widgetScope?: 'app'
+  /**
+   * With WIDGET in `auth` (and only then): which widget tokens may call it (src/ops/authority.ts has the
+   * usual sets). `domain` lets a domain-bound token act on its own hostname's connection or domain only;
+   * the handler checks the hostname. Any other widget token is refused with 403.
+   */
+  widget?: readonly WidgetClass[]
   params?: P
   query?: Q
   body?: B
@@ -97,6 +101,11 @@ export interface OpDef<
   idempotent?: boolean
   /** Mutations run in one transaction with their audit row unless this is false. */
   transaction?: boolean
+  /**
+   * The input carries a secret in place of a bearer (a client secret, a share or invitation token):
+   * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/http/throttle.ts).
+   */
+  guessable?: boolean
   /** Not offered as an MCP tool (console-server and edge routes). */
   internal?: boolean
   /**
@@ -125,5 +134,8 @@ export function defineOp<
   const keys = [op.params, op.query, op.body, op.headers].flatMap((s) => (s ? Object.keys(s.properties) : []))
   const dup = keys.find((k, i) => keys.indexOf(k) !== i)
   if (dup) throw new Error(`operation ${op.id}: input field "${dup}" is declared twice`)
+  if ((op.auth as Credential[]).includes('WIDGET') !== Boolean(op.widget?.length)) {
+    throw new Error(`operation ${op.id}: an operation that accepts WIDGET declares which widget tokens (widget: [...]), and only such an operation`)
+  }
   return op as unknown as AnyOp
 }

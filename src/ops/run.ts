@@ -5,11 +5,12 @@ import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
 import { insertAuditRow } from '../db/audit.ts'
+import type { Sql } from '../db/sql.ts'
 import { can } from '../domain/rbac.ts'
 import { ApiError, notFound } from '../errors.ts'
 import { unroutable } from '../domain/text.ts'
 import { isReply, type AnyOp, type Ctx } from './registry.ts'
-import { type Principal } from '../domain/principal.ts'
+import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
 
 export interface RawInput {
@@ -27,13 +28,28 @@ export interface OpResult {
 
 type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
 
-/** Role, scope and widget-scope checks; credentials were matched against `op.auth` already. */
+/** What a face adds to a mutation: `beforeCommit` writes in the operation's transaction (an Idempotency-Key's answer). */
+export interface RunHooks {
+  beforeCommit?: (sql: Sql, result: OpResult) => Promise<void>
+}
+
+const WIDGET_REFUSAL = {
+  app: 'An application-scoped widget token cannot call this',
+  connect: 'A connect-scoped widget token cannot call this; application-level resources need a token minted with scope "app" and no domain',
+  domain: 'A domain-bound widget token acts on its own domain\'s connection only',
+} as const
+
+/**
+ * Role, scope and widget-kind checks (the authority matrix, src/ops/authority.ts); credentials were
+ * matched against `op.auth` already. A domain-bound widget token's hostname is checked by the handler.
+ */
 export function authorize(op: AnyOp, p: Principal): void {
   if (p.kind === 'KEY' && op.permission && !can(p.role, op.permission)) {
     throw new ApiError('forbidden', `The ${p.role} role may not do this (needs ${op.permission})`)
   }
-  if (p.kind === 'WIDGET' && op.widgetScope === 'app' && p.scope !== 'app') {
-    throw new ApiError('forbidden', 'A connect-scoped widget token cannot read this; mint one with scope "app"')
+  if (p.kind === 'WIDGET') {
+    const c = widgetClass(p)
+    if (!op.widget?.includes(c)) throw new ApiError('forbidden', WIDGET_REFUSAL[c])
   }
   if (p.kind === 'AGENT') {
     if (!op.scope) throw new ApiError('forbidden', 'Agent tokens cannot call this operation')
@@ -65,7 +81,7 @@ function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
   return input
 }
 
-export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<OpResult> {
+export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
   authorize(op, base.principal)
   const input = validateAll(op, raw)
   const mutation = op.kind !== 'read'
@@ -82,6 +98,7 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<Op
     const ctx: Ctx = { ...base, sql: base.db, audit: {}, afterCommit: now }
     const result = await call(ctx)
     await writeAudit(ctx, op, input, result)
+    await hooks.beforeCommit?.(base.db, result)
     return result
   }
   const pending: (() => void)[] = []
@@ -89,6 +106,7 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput): Promise<Op
     const ctx: Ctx = { ...base, sql: tx, audit: {}, afterCommit: (fn) => pending.push(fn) }
     const r = await call(ctx)
     await writeAudit(ctx, op, input, r)
+    await hooks.beforeCommit?.(tx, r)
     return r
   })
   for (const fn of pending) fn()

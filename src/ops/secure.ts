@@ -13,6 +13,7 @@ import { certificateNames, certificateOf, certificateOut, deprovisionCertificate
 import { powerOf } from '../domain/power.ts'
 import { certificatesInScope } from '../db/certificates.ts'
 import { defineOp, type Ctx } from './registry.ts'
+import { APP_ONLY, END_USER } from './authority.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Secure'
@@ -55,6 +56,7 @@ export const listCertificatesOp = defineOp({
   description: 'Every tracked certificate of the caller\'s application (a widget token), or of the workspace (an API key), newest first.',
   tag: TAG,
   auth: ['WIDGET', 'KEY'],
+  widget: APP_ONLY,
   permission: 'connections:read',
   response: Out({ certificates: Type.Array(CertificateSchema) }),
   errors: ['unauthorized', 'forbidden', 'service_unavailable'],
@@ -76,6 +78,7 @@ export const getCertificateOp = defineOp({
   description: '404 `not_found` when no certificate is tracked yet.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:read',
   permission: 'connections:read',
   params: IdParam,

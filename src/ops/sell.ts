@@ -9,6 +9,7 @@ import { askRegistrar, createQuote, fulfillOrder, orderOut, purchase, registrabl
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'
 import { orderOfSession, ordersOf } from '../db/sell-orders.ts'
 import { defineOp, reply, type Ctx, type TenantCtx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { Email, Id, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Registrar (Sell)'
@@ -100,6 +101,7 @@ export const searchDomainsOp = defineOp({
   description: 'Availability, premium flag and retail price of the name (`.com` is assumed without a dot), with up to `limit` available suggestions when it is taken. Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY'],
+  widget: END_USER,
   permission: 'connections:read',
   body: Input({ query: Type.String({ minLength: 1, maxLength: 253 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5 })) }),
   response: Type.Composite([OfferSchema, Out({ suggestions: Type.Array(OfferSchema) })]),
@@ -108,7 +110,9 @@ export const searchDomainsOp = defineOp({
   async handler(ctx, input) {
     const { registrar } = sellDeps(ctx, false)
     const q = input.query.trim().toLowerCase()
-    const offer = await askRegistrar(() => registrar.check(nameOrThrow(q.includes('.') ? q : `${q}.com`)))
+    const name = nameOrThrow(q.includes('.') ? q : `${q}.com`)
+    assertHostAllowed(ctx.principal, name)
+    const offer = await askRegistrar(() => registrar.check(name))
     return { ...offer, suggestions: offer.available ? [] : await askRegistrar(() => registrar.suggest(offer.domain, input.limit ?? 5)) }
   },
 })
@@ -121,6 +125,7 @@ export const quoteOp = defineOp({
   description: 'A priced order (`quoted`) valid for one day; `POST /registrar/checkout` for the same name and term uses it. A name that cannot be bought is 409. ' + STATE_NOTE,
   tag: TAG,
   auth: ['WIDGET', 'KEY'],
+  widget: END_USER,
   permission: 'connections:write',
   body: Input({ domain: DomainField, years: Years, application_id: Type.Optional(Id('app')) }),
   response: OrderSchema,
@@ -145,6 +150,7 @@ export const checkoutOp = defineOp({
   description: 'Authorizes payment with manual capture at the retail price and answers the checkout session: pay on `url` (or with `client_secret`), then call `POST /registrar/fulfill` with its `id`. ' + STATE_NOTE,
   tag: TAG,
   auth: ['WIDGET'],
+  widget: END_USER,
   body: Input({ domain: DomainField, buyer: Buyer, return_url: Type.String({ format: 'uri', maxLength: 2000 }), years: Years }),
   response: CheckoutSession,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'service_unavailable'],
@@ -163,7 +169,8 @@ export const checkoutOp = defineOp({
 async function orderBySession(ctx: TenantCtx, sessionId: string): Promise<OrderRow> {
   const p = ctx.principal
   const o = await orderOfSession(ctx.db, sessionId, p.tenantId, p.kind === 'WIDGET' ? p.applicationId : '')
-  if (!o) throw notFound('Checkout session not found')
+  // A domain-bound token sees only its own domain's orders, as 404 like any other order it cannot see.
+  if (!o || (p.kind === 'WIDGET' && p.boundHost && p.boundHost !== o.domain)) throw notFound('Checkout session not found')
   return o
 }
 
@@ -178,6 +185,7 @@ export const fulfillOp = defineOp({
     'checkout is 409 `conflict` with `details.reason`. ' + STATE_NOTE,
   tag: TAG,
   auth: ['WIDGET'],
+  widget: END_USER,
   body: Input({ session_id: Type.String({ minLength: 1, maxLength: 200 }) }),
   response: FulfillResult,
   status: 201,
@@ -203,14 +211,16 @@ export const purchaseOp = defineOp({
   description:
     'Quotes, authorizes `payment_method` with manual capture, registers, captures and connects, in one call. The `Idempotency-Key` header ' +
     'is required: the same key with the same body replays the first answer (its status and body) and charges nothing more; the same key ' +
-    'with a different body is 409 `conflict` with `details.reason: idempotency_key_reused`. ' + STATE_NOTE,
+    'with a different body is 422 `idempotency_key_reused` (`details.reason` says so too) and charges nothing. The key is bound to the ' +
+    'application, so a retry from another widget token of the same application replays the same order. ' + STATE_NOTE,
   tag: TAG,
   auth: ['WIDGET'],
+  widget: END_USER,
   headers: Input({ 'idempotency-key': Type.String({ minLength: 1, maxLength: 255, description: 'Unique per purchase attempt' }) }, { additionalProperties: true }),
   body: Input({ domain: DomainField, years: Years, buyer: Buyer, payment_method: Type.String({ minLength: 1, maxLength: 255, description: 'A payment method of the processor (sandbox: pm_card_visa; pm_card_chargeDeclined declines)' }) }),
   response: FulfillResult,
   status: 201,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'idempotency_key_reused', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
   transaction: false,

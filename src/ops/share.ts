@@ -11,6 +11,7 @@ import { DnsRecordSchema } from '../domain/records.ts'
 import { createShareLink, sharedConnection } from '../domain/share.ts'
 import { verifyRecords } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Sharing'
@@ -73,6 +74,7 @@ export const createShareOp = defineOp({
     'A domain-bound widget token may share only its own hostname.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
+  widget: END_USER,
   scope: 'domains:write',
   permission: 'connections:write',
   params: IdParam,
@@ -100,6 +102,7 @@ export const getShareOp = defineOp({
     'with provider-specific steps. An unknown or expired (older than 30 days) token, or a disconnected connection, is 404.',
   tag: TAG,
   auth: ['NONE'],
+  guessable: true,
   params: TokenParam,
   response: SharedFlow,
   errors: ['not_found'],
@@ -121,6 +124,7 @@ export const recheckShareOp = defineOp({
     'and a failed one is revived, then its records are verified at once. No credential; unknown or expired tokens are 404.',
   tag: TAG,
   auth: ['NONE'],
+  guessable: true,
   params: TokenParam,
   bodyOptional: true,
   body: Input({}),

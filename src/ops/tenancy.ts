@@ -21,6 +21,7 @@ import {
   type ApplicationRow,
 } from '../domain/tenancy.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
+import { APP_ONLY } from './authority.ts'
 import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
 
 const TAG = 'Tenancy and keys'
@@ -221,6 +222,7 @@ export const getApplicationOp = defineOp({
   description: 'A widget token may read only its own application.',
   tag: TAG,
   auth: ['KEY', 'MGMT', 'WIDGET', 'AGENT'],
+  widget: APP_ONLY,
   permission: 'app:read',
   scope: 'domains:read',
   params: IdParam,

@@ -2,15 +2,16 @@
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
-import { decrypt, encrypt } from '../domain/secrets.ts'
+import { encrypt } from '../domain/secrets.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { EVENT_TYPES } from '../domain/events.ts'
 import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type AttemptRecord } from '../domain/webhook-delivery.ts'
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { attemptsPage, deleteWebhook, deliveryInScope, insertWebhook, sameWebhook, webhooksInScope, type WebhookRow } from '../db/webhooks.ts'
+import { attemptsPage, deleteWebhook, deliveryInScope, insertWebhook, rotateWebhookSecret, webhooksInScope, type WebhookRow } from '../db/webhooks.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
-import { defineOp, reply, type TenantCtx } from './registry.ts'
+import { defineOp, type TenantCtx } from './registry.ts'
+import { APP_ONLY } from './authority.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Webhooks'
@@ -28,7 +29,7 @@ const Webhook = Out({
   application_id: Type.String(),
   url: Type.String(),
   events: Type.Array(Type.String()),
-  secret: Type.Optional(Type.String({ description: 'Returned only at creation' })),
+  secret: Type.Optional(Type.String({ description: 'Returned only to whoever created the endpoint (or rotated its secret), in that answer' })),
   created_at: Timestamp(),
   disabled_at: Type.Optional(Nullable(Timestamp())),
   disabled_reason: Type.Optional(Nullable(Type.String())),
@@ -64,10 +65,13 @@ export const createWebhookOp = defineOp({
   description:
     '`url` must be https (loopback http only where the deployment allows it for tests); it is resolved again at every delivery and ' +
     'refused when it points at private, loopback, link-local or metadata addresses. `events` empty or `["*"]` subscribes to every ' +
-    'event; an unknown event name is accepted but never delivered. Registering the same url and events again answers 200 with the ' +
-    'same endpoint and secret. ' + SIGNING_NOTE,
+    'event; an unknown event name is accepted but never delivered. Every call creates a new endpoint with its own `secret`, shown in ' +
+    'this answer only (as Stripe and Svix do: registering a URL that is already registered never reveals the existing endpoint\'s ' +
+    'secret). Send an `Idempotency-Key` to retry safely: a retry with the same key and body from the same credential replays this ' +
+    'answer instead of creating a second endpoint. A lost secret is replaced with `POST /webhooks/{id}:rotate-secret`. ' + SIGNING_NOTE,
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:manage',
   body: Input({
     url: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -76,10 +80,8 @@ export const createWebhookOp = defineOp({
   }),
   response: Webhook,
   status: 201,
-  altStatus: [{ status: 200, description: 'The same endpoint was registered before' }],
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
-  idempotent: true,
   async handler(ctx, input) {
     const p = ctx.principal
     const appId = p.kind === 'WIDGET' ? (await scope(ctx, input.application_id)).appId! : (input.application_id ?? (p.kind === 'KEY' ? p.applicationId : null))
@@ -88,16 +90,44 @@ export const createWebhookOp = defineOp({
     const check = isUrlSyntacticallyAllowed(input.url, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
     if (!check.ok) throw invalid(`url is not allowed: ${check.reason}`, [{ in: 'body', field: 'url', message: check.reason }])
     const events = [...new Set((input.events ?? []).includes('*') ? [] : (input.events ?? []))].sort()
-    const existing = await sameWebhook(ctx.sql, appId, input, events)
-    if (existing) {
-      const secret = decrypt(ctx.config.secretsKey, existing.secret_sealed, 'webhook-secret')
-      ctx.audit.details = { replayed: true }
-      return reply(200, { ...webhookOut(existing), secret })
-    }
     const secret = newWebhookSecret()
     const now = ctx.clock.now()
     const w = await insertWebhook(ctx.sql, now, p, appId, input, events, encrypt(ctx.config.secretsKey, secret, 'webhook-secret'))
     ctx.audit.details = { url: input.url, events, unknown_events: events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e)) }
+    return { ...webhookOut(w), secret }
+  },
+})
+
+/** How long a replaced secret keeps signing by default: a day, as Svix does, so receivers can switch without refusing deliveries. */
+export const PREVIOUS_SECRET_SECONDS = 86_400
+
+export const rotateWebhookSecretOp = defineOp({
+  id: 'webhooks.rotate_secret',
+  method: 'POST',
+  path: '/webhooks/{id}:rotate-secret',
+  summary: 'Rotate a webhook endpoint\'s signing secret',
+  description:
+    'API keys only. Answers the endpoint with its new `secret`, shown in this answer only. The secret it replaces keeps signing ' +
+    'beside the new one for `expire_previous_in` seconds (default 86400, a day; 0 stops it at once, for a secret that leaked): ' +
+    'meanwhile each delivery carries both signatures in `webhook-signature` (space-separated), so a receiver that knows either ' +
+    'one accepts it. Rotating again ends the older secret at once.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'webhooks:manage',
+  params: IdParam,
+  bodyOptional: true,
+  body: Input({ expire_previous_in: Type.Optional(Type.Integer({ minimum: 0, maximum: PREVIOUS_SECRET_SECONDS, description: 'Seconds the old secret keeps signing (default 86400)' })) }),
+  response: Webhook,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  async handler(ctx, input) {
+    const s = await scope(ctx, undefined)
+    const secret = newWebhookSecret()
+    const now = ctx.clock.now()
+    const keep = input.expire_previous_in ?? PREVIOUS_SECRET_SECONDS
+    const w = await rotateWebhookSecret(ctx.sql, input, s, encrypt(ctx.config.secretsKey, secret, 'webhook-secret'), keep > 0 ? new Date(now.getTime() + keep * 1000) : null)
+    if (!w) throw notFound('Webhook not found')
+    ctx.audit.details = { expire_previous_in: keep }
     return { ...webhookOut(w), secret }
   },
 })
@@ -110,6 +140,7 @@ export const listWebhooksOp = defineOp({
   description: 'API keys see every application of the tenant (filter `app_id`); widget tokens their own application. Secrets are never listed.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:read',
   query: Input({ app_id: Type.Optional(Id('app')) }),
   response: Out({ webhooks: Type.Array(Webhook) }),
@@ -130,6 +161,7 @@ export const deleteWebhookOp = defineOp({
   description: 'Deliveries still pending for it are dropped (recorded as failed attempts). Removing it again answers the same.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:manage',
   params: IdParam,
   response: Out({ id: Type.String(), deleted: Type.Boolean() }),
@@ -189,6 +221,7 @@ export const listDeliveriesOp = defineOp({
   description: 'Newest first. API keys see every application of the tenant; widget tokens their own. Filters `app_id`, `type` (event type); pages of `limit` (1 to 500, default 100) with `next_cursor`.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:read',
   query: Input({
     app_id: Type.Optional(Id('app')),
@@ -221,6 +254,7 @@ export const retryDeliveryOp = defineOp({
   description: 'Sends the event of this delivery attempt (or delivery) to its endpoint once more, now, and answers the new attempt record.',
   tag: TAG,
   auth: ['KEY', 'WIDGET'],
+  widget: APP_ONLY,
   permission: 'webhooks:manage',
   params: IdParam,
   bodyOptional: true,

@@ -12,10 +12,10 @@ import { SHARE_PAGE_PREFIX } from '../domain/share.ts'
 import { randomToken } from '../ids.ts'
 import { bundlePath, widgetBundle } from './build.ts'
 
-const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id' }
+const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed' }
 const PREFLIGHT = {
   ...CORS,
-  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-allow-headers': 'authorization, content-type, idempotency-key',
   'access-control-max-age': '600',
 }
 

@@ -4,7 +4,7 @@
 // applications, name a domain, open the widget, and reach its manual-records screen.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { mkdirSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico } from '../harness/portico.ts'
 
@@ -37,6 +37,15 @@ afterAll(async () => {
   await p?.close()
 })
 
+/** What the page's Content-Security-Policy refused, as Chromium reports it on the console. */
+function cspViolations(page: Page): string[] {
+  const out: string[] = []
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) out.push(m.text())
+  })
+  return out
+}
+
 describe('in Chromium', () => {
   test('/v1/docs renders the reference of every operation, with examples', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
@@ -44,7 +53,9 @@ describe('in Chromium', () => {
     page.on('request', (r) => {
       if (!r.url().startsWith(base)) offsite.push(r.url())
     })
-    await page.goto(`${base}/v1/docs`)
+    const blocked = cspViolations(page)
+    const res = await page.goto(`${base}/v1/docs`)
+    expect(res!.headers()['content-security-policy']).toContain("frame-ancestors 'none'")
     await page.locator('.swagger-ui .info .title').waitFor()
     expect(await page.locator('.swagger-ui .info .title').innerText()).toContain('Portico API')
     const ops = await p.api('GET', '/v1/openapi.json')
@@ -57,6 +68,8 @@ describe('in Chromium', () => {
     expect(await page.locator('.opblock.is-open').innerText()).toContain('shop.example.com')
     await page.screenshot({ path: `${ARTIFACTS}/docs.png` })
     expect(offsite).toEqual([])
+    // Rendered under its Content-Security-Policy with nothing refused.
+    expect(blocked).toEqual([])
   }, 90_000)
 
   test('/playground: key, application, domain, and the widget reaches its manual screen', async () => {
@@ -64,7 +77,9 @@ describe('in Chromium', () => {
     const zone = `pg${Date.now().toString(36)}.test`
     await pdns.createZone(zone)
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } })
-    await page.goto(`${base}/playground`)
+    const blocked = cspViolations(page)
+    const res = await page.goto(`${base}/playground`)
+    expect(res!.headers()['content-security-policy']).toContain("frame-ancestors 'none'")
     await page.getByLabel('API key').fill(ws.apiKey)
     await page.getByRole('button', { name: 'Load applications' }).click()
     await page.locator(`#pg-app option[value="${ws.appId}"]`).waitFor({ state: 'attached' })
@@ -78,5 +93,6 @@ describe('in Chromium', () => {
     expect(table).toContain('CNAME')
     expect(table).toContain(EDGE)
     await page.screenshot({ path: `${ARTIFACTS}/playground-manual.png` })
+    expect(blocked).toEqual([])
   }, 60_000)
 })

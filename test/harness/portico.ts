@@ -78,7 +78,9 @@ export async function startPortico(env: Record<string, string> = {}): Promise<Te
 
 /** One Portico per test process, shared by every test file; test/harness/setup.ts closes it. */
 export function sharedPortico(): Promise<TestPortico> {
-  shared ??= startPortico()
+  // Every file using it sends its wrong credentials from 127.0.0.1 into this one instance; the
+  // failure budget has its own tests (test/integration/throttle.test.ts) on porticos of their own.
+  shared ??= startPortico({ AUTH_FAILURE_BUDGET: '100000/100000' })
   return shared
 }
 

@@ -3,6 +3,8 @@
 //   id of that kind, answers 404 (never 403, never another tenant's data), and writes nothing;
 // - every operation that needs a role permission, called by a key whose role lacks it (per the
 //   published /rbac matrix), answers 403.
+// Every credential kind against every operation (widget-token kinds, agent scopes, operator secrets)
+// is test/integration/authority-matrix.test.ts, held to docs/authority-matrix.md.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import type { AnyOp } from '../../src/ops/registry.ts'

@@ -190,8 +190,8 @@ describe('one-call purchase with Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.body).toEqual(first.body)
     const other = await buy(key, { ...body, domain: fresh() })
-    expect(other.status).toBe(409)
-    expect(other.body).toMatchObject({ code: 'conflict', details: { reason: 'idempotency_key_reused' } })
+    expect(other.status).toBe(422)
+    expect(other.body).toMatchObject({ code: 'idempotency_key_reused', details: { reason: 'idempotency_key_reused' } })
     expect(sandbox.captures - before).toBe(1)
     const [{ n }] = await p.db`select count(*)::int as n from sell_orders where idempotency_key = ${key}`
     expect(n).toBe(1)

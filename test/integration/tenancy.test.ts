@@ -182,10 +182,13 @@ describe('applications', () => {
     expect((await p.api('POST', `/v1/applications/${other.appId}/keys`, { token: ws.apiKey })).status).toBe(404)
   })
 
-  test('a widget token reads its own application only and cannot create apps or keys', async () => {
+  test('a widget token reads its own application only (scope app), and cannot create apps or keys', async () => {
+    const appScoped = await widgetToken(p, ws, { scope: 'app' })
+    expect((await p.api('GET', `/v1/applications/${ws.appId}`, { token: appScoped })).status).toBe(200)
+    expect((await p.api('GET', `/v1/applications/${other.appId}`, { token: appScoped })).status).toBe(404)
     const w = await widgetToken(p, ws)
-    expect((await p.api('GET', `/v1/applications/${ws.appId}`, { token: w })).status).toBe(200)
-    expect((await p.api('GET', `/v1/applications/${other.appId}`, { token: w })).status).toBe(404)
+    // The end user's (connect-scoped) token does not read application-level resources.
+    expect((await p.api('GET', `/v1/applications/${ws.appId}`, { token: w })).status).toBe(403)
     const app = await p.api('POST', '/v1/applications', { token: w, body: { name: 'Nope' } })
     expect(app.status).toBe(403)
     const key = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: w, body: {} })
@@ -300,10 +303,11 @@ describe('widget tokens', () => {
     expect((await p.api('POST', '/v1/tokens', { body: { application_id: ws.appId, client_secret: 'pcs_wrong' } })).status).toBe(401)
     expect((await p.api('POST', '/v1/tokens', { body: { application_id: 'app_nope', client_secret: ws.clientSecret } })).status).toBe(401)
     expect((await p.api('POST', '/v1/tokens', { body: { application_id: ws.appId, client_secret: ws.clientSecret, domain: 'not a host' } })).status).toBe(400)
-    expect((await p.api('GET', `/v1/applications/${ws.appId}`, { token: r.body.token })).status).toBe(200)
+    // Valid: an unknown connection is 404 to it; expired: 401.
+    expect((await p.api('GET', '/v1/connections/con_nope', { token: r.body.token })).status).toBe(404)
     p.clock.advance(61 * 60_000)
     try {
-      expect((await p.api('GET', `/v1/applications/${ws.appId}`, { token: r.body.token })).status).toBe(401)
+      expect((await p.api('GET', '/v1/connections/con_nope', { token: r.body.token })).status).toBe(401)
     } finally {
       p.clock.reset()
     }

@@ -8,6 +8,7 @@ import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { testDatabaseUrl } from '../harness/db.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
+import { verifyWebhook } from '../../src/adapters/webhook-signing.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -52,7 +53,7 @@ afterAll(async () => {
 })
 
 describe('endpoints', () => {
-  test('create returns the secret once; lists omit it; registering again answers the same endpoint', async () => {
+  test('create returns the secret once; lists omit it; registering the same URL again is a new endpoint with its own secret', async () => {
     const rx = receiver()
     try {
       const c = await p.api('POST', '/v1/webhooks', { token: ws.apiKey, body: { url: rx.url, events: ['connection.live', 'nothing.real'] } })
@@ -61,8 +62,11 @@ describe('endpoints', () => {
       expect(c.body.secret).toStartWith('whsec_')
       expect(c.body.events).toEqual(['connection.live', 'nothing.real'])
       const again = await p.api('POST', '/v1/webhooks', { token: ws.apiKey, body: { url: rx.url, events: ['nothing.real', 'connection.live'] } })
-      expect(again.status).toBe(200)
-      expect(again.body).toMatchObject({ id: c.body.id, secret: c.body.secret })
+      expect(again.status).toBe(201)
+      expect(again.body.id).not.toBe(c.body.id)
+      expect(again.body.secret).toStartWith('whsec_')
+      expect(again.body.secret).not.toBe(c.body.secret)
+      await p.api('DELETE', `/v1/webhooks/${again.body.id}`, { token: ws.apiKey })
       const list = await p.api('GET', '/v1/webhooks', { token: ws.apiKey })
       expect(JSON.stringify(list.body)).not.toContain(c.body.secret)
       expect(list.body.webhooks.map((w: { id: string }) => w.id)).toContain(c.body.id)
@@ -74,9 +78,14 @@ describe('endpoints', () => {
     }
   })
 
-  test('a widget token manages its own application only', async () => {
+  test('an application-scoped widget token manages its own application only; end-user tokens get 403', async () => {
     const other = await provision(p)
-    const mine = await p.api('POST', '/v1/tokens', { body: { application_id: ws.appId, client_secret: ws.clientSecret } })
+    for (const extra of [{}, { domain: `shop.${zone}` }, { domain: `shop.${zone}`, scope: 'app' }]) {
+      const t = await p.api('POST', '/v1/tokens', { body: { application_id: ws.appId, client_secret: ws.clientSecret, ...extra } })
+      const r = await p.api('POST', '/v1/webhooks', { token: t.body.token, body: { url: 'https://hooks.example.com/x' } })
+      expect({ extra, status: r.status, code: r.body.code }).toEqual({ extra, status: 403, code: 'forbidden' })
+    }
+    const mine = await p.api('POST', '/v1/tokens', { body: { application_id: ws.appId, client_secret: ws.clientSecret, scope: 'app' } })
     const c = await p.api('POST', '/v1/webhooks', { token: mine.body.token, body: { url: 'https://hooks.example.com/x' } })
     expect(c.status).toBe(201)
     expect(c.body.application_id).toBe(ws.appId)
@@ -96,6 +105,58 @@ describe('endpoints', () => {
       }
     } finally {
       await strict.close()
+    }
+  })
+})
+
+describe('secret rotation', () => {
+  // As a receiver with the standardwebhooks rules would check, at the moved clock's time.
+  const signedBy = (secret: string, r: Received) => verifyWebhook(secret, r.headers, r.body, Math.floor(p.clock.now().getTime() / 1000))
+
+  test('a new secret is shown once to the API key; the old one signs beside it for a day, or stops at once', async () => {
+    const w9 = await provision(p)
+    const rx = receiver()
+    try {
+      const w = await p.api('POST', '/v1/webhooks', { token: w9.apiKey, body: { url: rx.url, events: ['connection.created'] } })
+      const appToken = await p.api('POST', '/v1/tokens', { body: { application_id: w9.appId, client_secret: w9.clientSecret, scope: 'app' } })
+      const refused = await p.api('POST', `/v1/webhooks/${w.body.id}:rotate-secret`, { token: appToken.body.token })
+      expect(refused.status).toBe(403)
+      const viewer = await p.api('POST', `/v1/applications/${w9.appId}/keys`, { token: w9.apiKey, body: { role: 'viewer' } })
+      expect((await p.api('POST', `/v1/webhooks/${w.body.id}:rotate-secret`, { token: viewer.body.key })).status).toBe(403)
+      const other = await provision(p)
+      expect((await p.api('POST', `/v1/webhooks/${w.body.id}:rotate-secret`, { token: other.apiKey })).status).toBe(404)
+
+      const r = await p.api('POST', `/v1/webhooks/${w.body.id}:rotate-secret`, { token: w9.apiKey })
+      expect(r.status).toBe(200)
+      expect(r.body).toMatchObject({ id: w.body.id, url: rx.url })
+      expect(r.body.secret).toStartWith('whsec_')
+      expect(r.body.secret).not.toBe(w.body.secret)
+      const list = await p.api('GET', '/v1/webhooks', { token: w9.apiKey })
+      expect(JSON.stringify(list.body)).not.toContain(r.body.secret)
+
+      const connect = async (label: string) => {
+        await p.api('POST', '/v1/connections', { token: w9.apiKey, body: { domain: `${label}.${zone}` } })
+        await deliver()
+        return rx.got[rx.got.length - 1]!
+      }
+      const during = await connect(`rot1-${Date.now().toString(36)}`)
+      expect(during.headers['webhook-signature']!.split(' ')).toHaveLength(2)
+      expect(signedBy(r.body.secret, during)).toBe(true)
+      expect(signedBy(w.body.secret, during)).toBe(true)
+
+      p.clock.advance(24 * 3600_000 + 1000)
+      const after = await connect(`rot2-${Date.now().toString(36)}`)
+      expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1)
+      expect(signedBy(r.body.secret, after)).toBe(true)
+      expect(signedBy(w.body.secret, after)).toBe(false)
+
+      const leaked = await p.api('POST', `/v1/webhooks/${w.body.id}:rotate-secret`, { token: w9.apiKey, body: { expire_previous_in: 0 } })
+      const now = await connect(`rot3-${Date.now().toString(36)}`)
+      expect(signedBy(leaked.body.secret, now)).toBe(true)
+      expect(signedBy(r.body.secret, now)).toBe(false)
+    } finally {
+      p.clock.reset()
+      rx.stop()
     }
   })
 })

@@ -36,6 +36,7 @@ const widgetOrKey = defineOp({
   ...base,
   id: 'narrow.tenant',
   auth: ['WIDGET', 'KEY'],
+  widget: ['app'],
   async handler(ctx) {
     return { tenant: tenantOf(ctx) }
   },
