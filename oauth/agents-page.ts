@@ -7,6 +7,7 @@ import type { Mount } from '../src/http/app.ts'
 import { agentGrant, agentGrantsOf, type GrantRow } from '../src/db/agent-grants.ts'
 import { agentScope, can } from '../src/domain/rbac.ts'
 import { judgeClient } from './brands.ts'
+import { addressOfRequest } from './client-address.ts'
 import { isClientIdUrl } from './client-id.ts'
 import { personNav, redirectHost } from './consent.ts'
 import { revokeGrant, REVOKE_REASONS, settleTenantGrants } from './grants.ts'
@@ -15,7 +16,6 @@ import { esc, page, readForm, seeOther } from './pages.ts'
 import { GRANT_TTL_S, OAUTH_MOUNT } from './provider.ts'
 
 const AGENTS_PATH = `${OAUTH_MOUNT}/agents`
-const ipOf = (server: { requestIP(r: Request): { address: string } | null } | null, req: Request) => server?.requestIP(req)?.address ?? null
 
 // ---- Sign-in link and sign-out ----
 
@@ -134,16 +134,17 @@ async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<
 }
 
 export function peopleMount(deps: PeopleDeps): Mount {
+  const ipOf = addressOfRequest(deps.config.trustProxy)
   return (app: Elysia) => {
     app
-      .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(server, request)))
-      .post(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => useSignInLink(deps, params.token, ipOf(server, request)), { parse: 'none' })
+      .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(request, server)))
+      .post(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => useSignInLink(deps, params.token, ipOf(request, server)), { parse: 'none' })
       .post(`${OAUTH_MOUNT}/signout`, async ({ request }) => {
         const form = await readForm(request.clone())
         return seeOther(safeNext(form?.get('next') ?? null), { 'set-cookie': await signOut(deps, request) })
       }, { parse: 'none' })
       .get(AGENTS_PATH, ({ request }) => showAgents(deps, request))
-      .post(AGENTS_PATH, ({ request, server }) => answerAgents(deps, request, ipOf(server, request)), { parse: 'none' })
+      .post(AGENTS_PATH, ({ request, server }) => answerAgents(deps, request, ipOf(request, server)), { parse: 'none' })
       .post(`${AGENTS_PATH}/:id/revoke`, ({ params, request }) => revoke(deps, request, params.id), { parse: 'none' })
     return app
   }

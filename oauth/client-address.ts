@@ -66,3 +66,12 @@ export function addressPrefix(address: string): string {
   const parts = (a as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16))
   return `${parts.join(':')}::/64`
 }
+
+type Peer = { requestIP(r: Request): { address: string } | null } | null | undefined
+
+/** A page route's client address: the socket peer, walked back through the configured trusted proxies
+ * (TRUST_PROXY), so a budget behind a load balancer counts people, not the balancer. */
+export function addressOfRequest(trustProxy: readonly string[]): (request: Request, server: Peer) => string | null {
+  const trusted = trustedProxies(trustProxy)
+  return (request, server) => clientAddress(request.headers, server?.requestIP(request)?.address ?? null, trusted)
+}

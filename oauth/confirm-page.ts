@@ -8,6 +8,7 @@ import type { Mount } from '../src/http/app.ts'
 import { can } from '../src/domain/rbac.ts'
 import { CONFIRM_PATH, CONFIRM_TTL_MS, confirmationIdOf, questionOf } from '../src/domain/person-confirm.ts'
 import { confirmationById, markConfirmed, markRefused, type ConfirmationRow } from '../src/db/person-confirmations.ts'
+import { addressOfRequest } from './client-address.ts'
 import { personNav } from './consent.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type PeopleDeps, type Person } from './people.ts'
 import { esc, page, readForm } from './pages.ts'
@@ -85,10 +86,11 @@ async function answer(deps: PeopleDeps, token: string, req: Request, ip: string 
 }
 
 export function confirmMount(deps: PeopleDeps): Mount {
+  const ipOf = addressOfRequest(deps.config.trustProxy)
   return (app: Elysia) => {
     app
       .get(`${CONFIRM_PATH}/:token`, async ({ params, request }) => view(deps, params.token, await signedInPerson(deps, request)))
-      .post(`${CONFIRM_PATH}/:token`, ({ params, request, server }) => answer(deps, params.token, request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
+      .post(`${CONFIRM_PATH}/:token`, ({ params, request, server }) => answer(deps, params.token, request, ipOf(request, server)), { parse: 'none' })
     return app
   }
 }

@@ -18,6 +18,7 @@ import type { Clock } from '../src/clock.ts'
 import { agentScope, can, parseScopes, type MemberRole } from '../src/domain/rbac.ts'
 import type { AuthDeps } from '../src/http/auth.ts'
 import { judgeClient } from './brands.ts'
+import { addressOfRequest } from './client-address.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type Person } from './people.ts'
 import { esc, page, readForm, seeOther } from './pages.ts'
 import { isClientIdUrl } from './client-id.ts'
@@ -309,10 +310,11 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
 
 /** The consent page routes, ahead of the authorization server's own /oauth routes. */
 export function consentMount(deps: ConsentDeps): Mount {
+  const ipOf = addressOfRequest(deps.config.trustProxy)
   return (app: Elysia) => {
     app
       .get(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request }) => showConsent(deps, params.uid, request))
-      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request, server }) => answerConsent(deps, params.uid, request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request, server }) => answerConsent(deps, params.uid, request, ipOf(request, server)), { parse: 'none' })
     return app
   }
 }
