@@ -52,6 +52,13 @@ const WINDOW_MS = 15 * 60_000
 type ThrottleKind = 'email' | 'ip' | 'failure'
 const hits = new Map<string, number[]>()
 
+/** Whether a client address has spent its failed sign-ins: checked before the database is asked, so a
+ * guesser past the budget costs no query. */
+export function signInFailuresSpent(config: Config, ip: string | null, now = Date.now()): boolean {
+  const recent = (hits.get(`failure:${ip ?? 'unknown'}`) ?? []).filter((t) => t > now - WINDOW_MS)
+  return recent.length >= config.signInBudget.failures
+}
+
 /** Counts an attempt; false when its window is already full (the attempt is refused). */
 export function throttleSignIn(config: Config, kind: ThrottleKind, key: string, now = Date.now()): boolean {
   const b = config.signInBudget
@@ -112,6 +119,7 @@ export interface PendingSignIn {
 
 /** What an unused, unexpired link would sign in; null otherwise (a failed attempt: throttled). */
 export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<PendingSignIn | null | 'throttled'> {
+  if (signInFailuresSpent(deps.config, ip)) return 'throttled'
   const [row] = await deps.db`
     select m.email, t.name as workspace, s.next_path from member_signins s
     join members m on m.id = s.member_id and m.status = 'active' join tenants t on t.id = s.tenant_id
@@ -122,6 +130,7 @@ export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | n
 
 /** Uses the link up and starts a session; answers the cookie to set and where to go, or null. */
 export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<{ cookie: string; next: string } | null> {
+  if (signInFailuresSpent(deps.config, ip)) return null
   const now = deps.clock.now()
   const [row] = await deps.db`
     update member_signins set used_at = ${now}

@@ -3,7 +3,7 @@
 // refused, and the page cannot be framed by another site.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { livePortico, pkce, registerClient, type LivePortico } from '../harness/agents.ts'
+import { linkIn, livePortico, ownerEmail, pkce, registerClient, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -42,8 +42,12 @@ describe('under its Content-Security-Policy in Chromium', () => {
     await page.goto(`${p.url}/oauth/auth?${q}`)
     expect(page.url()).toContain('/oauth/consent/')
     expect(await page.textContent('h1')).toContain('Policy Agent')
-    await page.fill('#api_key', ws.apiKey)
-    await Promise.all([page.waitForSelector('#approve'), page.click('#continue')])
+    // The person signs in as themselves: their address, then the link mailed to it.
+    const email = await ownerEmail(p.url, ws.apiKey)
+    await page.fill('#email', email)
+    await Promise.all([page.waitForSelector('#sent'), page.click('#continue')])
+    await page.goto(linkIn(p.url, email))
+    await Promise.all([page.waitForSelector('#approve'), page.click('#signin')])
     expect(await page.textContent('#workspace')).toContain('Policy Works')
     expect(blocked).toEqual([])
     const consentUrl = page.url()

@@ -3,7 +3,7 @@
 // unaffected; TRUST_PROXY decides whose address counts.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { startPortico, provision, widgetToken, MGMT, PROV, type TestPortico, type Workspace } from '../harness/portico.ts'
-import { livePortico, registerClient, pkce, authorize } from '../harness/agents.ts'
+import { livePortico } from '../harness/agents.ts'
 
 interface Sent {
   status: number
@@ -179,31 +179,20 @@ describe('TRUST_PROXY', () => {
 })
 
 describe('the consent sign-in', () => {
-  test('wrong API keys on the consent page are limited too, with a page saying to wait', async () => {
-    const live = await livePortico({ AUTH_FAILURE_BUDGET: '3/1000' })
+  test('guessed sign-in links are limited per client address, refused before the database is asked', async () => {
+    const live = await livePortico({ SIGNIN_BUDGET: '5/30/3' })
     try {
-      const w = await provision(live)
-      const redirectUri = 'http://127.0.0.1:9/callback'
-      const reg = await registerClient(live.url, { client_name: 'Throttle probe', redirect_uris: [redirectUri] })
-      const { challenge } = pkce()
-      const auth = await authorize(live.url, {
-        client_id: reg.body.client_id, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge,
-        code_challenge_method: 'S256', scope: 'domains:read', state: 'st', resource: `${live.url}/mcp`,
-      })
-      const post = (apiKey: string) =>
-        fetch(live.url + auth.consentPath, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: auth.jar.header() }, body: new URLSearchParams({ api_key: apiKey, action: 'signin' }), redirect: 'manual' })
+      const guess = () => fetch(`${live.url}/oauth/signin/${wrongKey().replace(/\W/g, '')}`)
       const statuses: number[] = []
-      let last: Response | null = null
-      for (let i = 0; i < 5; i++) {
-        last = await post(wrongKey())
-        statuses.push(last.status)
-      }
-      expect(statuses).toEqual([401, 401, 401, 429, 429])
-      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-      expect(await last!.text()).toContain('Too many failed sign-ins')
-      void w
+      for (let i = 0; i < 5; i++) statuses.push((await guess()).status)
+      expect(statuses).toEqual([404, 404, 404, 429, 429])
+      // Past the budget no query is made: with the database closed the answer is still 429.
+      await live.db.close()
+      const last = await guess()
+      expect(last.status).toBe(429)
+      expect(await last.text()).toContain('Too many sign-in attempts')
     } finally {
-      await live.stop()
+      await live.stop().catch(() => {})
     }
   })
 })
