@@ -4,7 +4,7 @@
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
 import { Type } from '@sinclair/typebox'
-import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { connectionFor, connectionOut, type ConnectionRow } from '../domain/connections.ts'
 import { markPropagating, recordVerifications, reviveConnection } from '../domain/connect.ts'
 import { providerById } from '../domain/providers.ts'
 import { DnsRecordSchema } from '../domain/records.ts'
@@ -38,6 +38,7 @@ const SharedFlow = Out({
   ),
   branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
+  secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
 })
 
 async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
@@ -61,6 +62,7 @@ async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
     application_name: branding?.display_name ?? app?.workspace ?? null,
     branding,
     last_checked_at: c.last_checked_at,
+    secure: connectionOut(c).secure,
   }
 }
 
