@@ -22,6 +22,7 @@ import { deriveKey, secretEquals } from '../src/domain/secrets.ts'
 import type { Config } from '../src/config.ts'
 import { authenticate, type AuthDeps } from '../src/http/auth.ts'
 import { ApiError } from '../src/errors.ts'
+import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 import { judgeClient } from './brands.ts'
 import { isClientIdUrl } from './client-id.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
@@ -104,19 +105,21 @@ export interface Approver {
   /** The workspace's name, and the name of the application the key belongs to, for the page. */
   workspace: string
   application: string | null
+  /** The key's application's branding, for the page's header once signed in. */
+  branding?: BrandingView | null
 }
 
 /** The approver behind an unrevoked API key id; null when revoked or unknown. */
 async function approverFromKeyId(db: Sql, keyId: string): Promise<Approver | null> {
   // A key created for a member (the workspace's first owner, a console person) names them.
   const [k] = await db`
-    select k.id, k.tenant_id, k.role, t.name as workspace, a.name as application, m.id as member_id
+    select k.id, k.tenant_id, k.role, t.name as workspace, a.name as application, a.branding, m.id as member_id
     from api_keys k join tenants t on t.id = k.tenant_id
     left join applications a on a.id = k.application_id
     left join members m on m.id = k.created_by and m.tenant_id = k.tenant_id
     where k.id = ${keyId} and k.revoked_at is null`
   if (!k) return null
-  return { tenantId: k.tenant_id, accountId: k.id, role: k.role, memberId: k.member_id ?? null, workspace: k.workspace, application: k.application ?? null }
+  return { tenantId: k.tenant_id, accountId: k.id, role: k.role, memberId: k.member_id ?? null, workspace: k.workspace, application: k.application ?? null, branding: brandingOut(k.branding) }
 }
 
 export async function approverFromApiKey(deps: AuthDeps, apiKey: string): Promise<Approver> {
@@ -203,11 +206,25 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
-  // No scripts at all; the page cannot be framed (clickjacking an approve button).
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  // No scripts at all; the page cannot be framed (clickjacking an approve button). Images: a branded header's logo.
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'none'; base-uri 'none'",
 }
 
-function page(status: number, title: string, main: string): Response {
+/**
+ * The header of the consent page: Portico's mark, or once a person has signed in, the branding of
+ * their key's application (its logo and name on its accent colour, with the computed foreground),
+ * and the CSS rules that colour it.
+ */
+export function consentHeader(brand?: BrandingView | null): { html: string; css: string } {
+  if (!brand) return { html: '<header><span class="mark" aria-hidden="true">P</span><span>Portico</span></header>', css: '' }
+  const name = brand.display_name ? `<span>${esc(brand.display_name)}</span>` : ''
+  const logo = brand.logo_url ? `<img class="logo" src="${esc(brand.logo_url)}" alt="${brand.display_name ? '' : 'Application logo'}">` : ''
+  const css = brand.accent_color ? `header.brand{background:${brand.accent_color};color:${brand.accent_foreground};border-bottom:0;padding:.75rem 1rem;border-radius:6px}` : ''
+  return { html: `<header class="brand" id="brand">${logo}${name || (logo ? '' : '<span>Portico</span>')}</header>`, css }
+}
+
+function page(status: number, title: string, main: string, brand?: BrandingView | null): Response {
+  const header = consentHeader(brand)
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${esc(title)}</title><style>
 *{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:38rem;margin:0 auto;padding:1rem;color:#1b1f24;line-height:1.45}
@@ -223,8 +240,9 @@ label.key{display:block;margin:1rem 0 .3rem}input[type=password]{display:block;w
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
 button{font-size:1rem;min-height:44px;padding:.55rem 1.4rem;border-radius:6px;cursor:pointer}
 button.primary{background:#1f4fbf;color:#fff;border:1px solid #1f4fbf;font-weight:600}button.secondary{background:#fff;color:#1b1f24;border:1px solid #6b7480}
-footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}</style></head>
-<body><header><span class="mark" aria-hidden="true">P</span><span>Portico</span></header>
+footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}
+header .logo{max-height:2.25rem;max-width:9rem;background:#fff;border-radius:4px;padding:2px}${header.css}</style></head>
+<body>${header.html}
 <main>${main}</main>
 <footer><p>Portico asks on behalf of your workspace. Approving lets the application act only within the scopes you leave checked; you can revoke it at any time from your workspace's agent list.</p></footer></body></html>`
   return new Response(html, { status, headers: PAGE_HEADERS })
@@ -357,9 +375,9 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
     }
   }
   const signedIn = { approver, session: signin ?? signIn(deps.config, uid, approver.accountId, now) }
-  if (action === 'signin') return page(200, `Approve ${request.client_name}?`, consentPage(request, undefined, signedIn))
+  if (action === 'signin') return page(200, `Approve ${request.client_name}?`, consentPage(request, undefined, signedIn), approver.branding)
   const scopes = chosenScopes(request, form)
-  if (scopes.length === 0) return page(400, 'Nothing to grant', consentPage(request, 'Leave at least one scope checked, or deny.', signedIn))
+  if (scopes.length === 0) return page(400, 'Nothing to grant', consentPage(request, 'Leave at least one scope checked, or deny.', signedIn), approver.branding)
   const missing = ungrantable(approver.role, scopes)
   if (missing.length) {
     return page(403, 'Not allowed', consentPage(request, `The ${approver.role} role cannot grant: ${missing.join(', ')}.`, signin ? signedIn : undefined))
