@@ -35,7 +35,7 @@ export const Branding = Out(
   {
     display_name: Nullable(Type.String({ description: 'The name people see on the share page, the consent page and the widget' })),
     logo_url: Nullable(Type.String({ description: 'An https URL on a public host, or a data: PNG, JPEG, GIF, WebP or SVG image of at most 32 KB' })),
-    accent_color: Nullable(Type.String({ pattern: '^#[0-9a-f]{6}$', description: 'The accent colour, `#rrggbb`' })),
+    accent_color: Nullable(Type.String({ description: 'The accent colour, `#rrggbb` (lowercase)' })),
     accent_foreground: Nullable(Type.String({ description: '`#000000` or `#ffffff`, whichever reads better on the accent (computed; at least 4.58:1)' })),
     accent_text: Nullable(Type.String({ description: 'The accent darkened where needed to read as text on white at 4.5:1 (computed)' })),
   },
