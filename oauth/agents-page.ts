@@ -107,7 +107,7 @@ export async function showAgents(deps: PeopleDeps, req: Request, notice?: string
       : '<p id="none">No agent holds access to this workspace now.</p>',
     ended.length ? `<h2>Ended</h2><ul class="grants" id="ended" aria-label="Ended agents">${ended.map((g) => grantItem(g, person, csrf, now)).join('')}</ul>` : '',
   ].join('\n')
-  return page(200, 'Your agents', main, { nav: personNav(person, AGENTS_PATH), footer: 'Revoking ends the agent\'s access at once: its next request is refused and it must ask a person again.' })
+  return page(200, 'Your agents', main, { nav: personNav(person, AGENTS_PATH), brand: person.branding, footer: 'Revoking ends the agent\'s access at once: its next request is refused and it must ask a person again.' })
 }
 
 async function answerAgents(deps: PeopleDeps, req: Request, ip: string | null): Promise<Response> {

@@ -255,7 +255,7 @@ const GONE = () => page(404, 'Request not found', '<h1>This request is unknown, 
 
 function consentResponse(status: number, request: ConsentRequest, view: ConsentView, uid: string, error?: string): Response {
   const person = view.kind === 'signed-in' ? view.person : null
-  return page(status, `Approve ${request.client_name}?`, consentPage(request, view, error), { nav: personNav(person, `/oauth/consent/${uid}`) })
+  return page(status, `Approve ${request.client_name}?`, consentPage(request, view, error), { nav: personNav(person, `/oauth/consent/${uid}`), brand: person?.branding })
 }
 
 function viewOf(deps: ConsentDeps, person: Person | null): ConsentView {

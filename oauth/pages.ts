@@ -1,6 +1,8 @@
 // The pages people see under /oauth (consent, sign-in, "Your agents", confirmations): one shell, no
-// scripts, no remote loads, never framed. The shell is the one place a workspace's branding would plug
-// in (a logo, a name, colours); today it shows Portico's mark.
+// scripts, never framed. The shell is the one place a workspace's branding plugs in: once a person has
+// signed in, their workspace's logo and name on its accent colour; before that, Portico's mark.
+import type { BrandingView } from '../src/domain/branding.ts'
+
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export const PAGE_HEADERS = {
@@ -8,8 +10,8 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
-  // No scripts at all; the page cannot be framed (clickjacking an approve button).
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  // No scripts at all; the page cannot be framed (clickjacking an approve button). Images: a branded header's logo.
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 }
 
 const STYLE = `*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:44rem;margin:0 auto;padding:1rem;color:#1b1f24;line-height:1.45}
@@ -32,6 +34,7 @@ a{color:#1f4fbf}table{border-collapse:collapse;width:100%}th,td{text-align:left;
 .grants h2{font-size:1.15rem;margin:0 0 .5rem;overflow-wrap:anywhere}.grants dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 .75rem}
 .grants dt{color:#4a525c}.grants dd{margin:0;overflow-wrap:anywhere}.status-active{color:#176f2c;font-weight:600}.status-ended{color:#4a525c}
 @media (max-width:30rem){.grants dl{grid-template-columns:1fr}.grants dd{margin-bottom:.4rem}header nav{margin-left:0;width:100%;gap:0 1rem}}
+header .logo{max-height:2.25rem;max-width:9rem;background:#fff;border-radius:4px;padding:2px}
 footer{margin-top:2rem;padding-top:1rem;border-top:1px solid #d8dde3;font-size:.875rem;color:#4a525c}`
 
 export interface PageOptions {
@@ -39,15 +42,28 @@ export interface PageOptions {
   nav?: string
   footer?: string
   headers?: Record<string, string>
+  /** The signed-in person's workspace branding; absent: Portico's mark. */
+  brand?: BrandingView | null
+}
+
+/** The header's brand: the workspace's logo and name on its accent colour (with the computed
+ * foreground), or Portico's mark; and the CSS rule that colours it. */
+export function brandHeader(brand?: BrandingView | null): { html: string; css: string } {
+  if (!brand) return { html: '<span class="mark" aria-hidden="true">P</span><span>Portico</span>', css: '' }
+  const name = brand.display_name ? `<span class="brand-name">${esc(brand.display_name)}</span>` : ''
+  const logo = brand.logo_url ? `<img class="logo" src="${esc(brand.logo_url)}" alt="${brand.display_name ? '' : 'Application logo'}">` : ''
+  const css = brand.accent_color ? `header.brand{background:${brand.accent_color};color:${brand.accent_foreground};border-bottom:0;padding:.75rem 1rem;border-radius:6px}header.brand a,header.brand button.link{color:inherit}` : ''
+  return { html: `${logo}${name || (logo ? '' : '<span>Portico</span>')}`, css }
 }
 
 const DEFAULT_FOOTER =
   'Portico asks on behalf of your workspace. Approving lets the application act only within the scopes you leave checked; you can revoke it at any time on <a href="/oauth/agents">Your agents</a>.'
 
 export function page(status: number, title: string, main: string, opts: PageOptions = {}): Response {
+  const brand = brandHeader(opts.brand)
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${esc(title)}</title><style>${STYLE}</style></head>
-<body><header><span class="mark" aria-hidden="true">P</span><span>Portico</span>${opts.nav ? `<nav aria-label="Account">${opts.nav}</nav>` : ''}</header>
+<title>${esc(title)}</title><style>${STYLE}${brand.css}</style></head>
+<body><header${opts.brand ? ' class="brand" id="brand"' : ''}>${brand.html}${opts.nav ? `<nav aria-label="Account">${opts.nav}</nav>` : ''}</header>
 <main>${main}</main>
 <footer><p>${opts.footer ?? DEFAULT_FOOTER}</p></footer></body></html>`
   return new Response(html, { status, headers: { ...PAGE_HEADERS, ...opts.headers } })

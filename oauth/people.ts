@@ -17,6 +17,7 @@ import type { Services } from '../src/services.ts'
 import type { MemberRole } from '../src/domain/rbac.ts'
 import { deriveKey, secretEquals } from '../src/domain/secrets.ts'
 import { log } from '../src/logger.ts'
+import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 
 export const SIGNIN_LINK_TTL_MS = 15 * 60_000
 export const SESSION_TTL_MS = 12 * 3600_000
@@ -38,6 +39,8 @@ export interface Person {
   email: string
   role: MemberRole
   workspace: string
+  /** The workspace's branding (its first branded application's), for the pages' header. */
+  branding: BrandingView | null
   /** The session token's hash: what the CSRF token is derived from. */
   session: string
 }
@@ -166,11 +169,13 @@ export async function signedInPerson(deps: PeopleDeps, req: Request): Promise<Pe
   if (!token || !/^[\w-]{20,100}$/.test(token)) return null
   const h = hash(token)
   const [row] = await deps.db`
-    select m.id, m.tenant_id, m.email, m.role, t.name as workspace from member_sessions s
+    select m.id, m.tenant_id, m.email, m.role, t.name as workspace,
+      (select a.branding from applications a where a.tenant_id = t.id and a.branding is not null order by a.created_at, a.id limit 1) as branding
+    from member_sessions s
     join members m on m.id = s.member_id and m.tenant_id = s.tenant_id and m.status = 'active' join tenants t on t.id = s.tenant_id
     where s.token_hash = ${h} and s.expires_at > ${deps.clock.now()}`
   if (!row) return null
-  return { memberId: row.id, tenantId: row.tenant_id, email: row.email, role: row.role, workspace: row.workspace, session: h.toString('base64url') }
+  return { memberId: row.id, tenantId: row.tenant_id, email: row.email, role: row.role, workspace: row.workspace, branding: brandingOut(row.branding), session: h.toString('base64url') }
 }
 
 /** Ends the session of this request; answers the cookie that clears it. */

@@ -69,7 +69,7 @@ export interface Config {
     askListen: string
     upstream: string
   } | null
-  acme: { directoryUrl: string; email: string | null; caRoots: string | null } | null
+  acme: { directoryUrl: string; email: string | null; caRoots: string | null; caaIdentities: string[] } | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
   /** TRUST_PROXY: CIDRs of the proxies whose X-Forwarded-For / Forwarded headers are believed. */
@@ -359,7 +359,32 @@ function acmeSettings(env: Env): Config['acme'] {
   if (!/^https:\/\/\S+$/.test(directoryUrl)) throw new ConfigError(`ACME_DIRECTORY_URL must be an https URL, got ${JSON.stringify(directoryUrl)}`)
   const caRoots = env.ACME_CA_ROOTS || null
   if (caRoots && !existsSync(caRoots)) throw new ConfigError(`ACME_CA_ROOTS: no file ${caRoots}`)
-  return { directoryUrl, email: env.ACME_EMAIL || null, caRoots }
+  return { directoryUrl, email: env.ACME_EMAIL || null, caRoots, caaIdentities: caaIdentities(env, directoryUrl) }
+}
+
+/** CAA issuer domain names of well-known ACME CAs (what their CAA `issue` records must name), by directory host. */
+const KNOWN_CAA: [RegExp, string[]][] = [
+  [/(^|\.)api\.letsencrypt\.org$/, ['letsencrypt.org']],
+  [/(^|\.)zerossl\.com$/, ['sectigo.com']],
+  [/(^|\.)pki\.goog$/, ['pki.goog']],
+  [/(^|\.)buypass\.(com|no)$/, ['buypass.com']],
+  [/(^|\.)ssl\.com$/, ['ssl.com']],
+]
+
+/**
+ * ACME_CAA_IDENTITIES (comma list of issuer domain names, RFC 8659 §4.2), else the ones known for the
+ * directory's host; empty when neither says (the domain check then does not judge CAA records).
+ */
+function caaIdentities(env: Env, directoryUrl: string): string[] {
+  const given = env.ACME_CAA_IDENTITIES
+  if (given !== undefined && given.trim() !== '') {
+    const list = given.split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean)
+    const bad = list.find((d) => !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(d))
+    if (bad) throw new ConfigError(`ACME_CAA_IDENTITIES: ${JSON.stringify(bad)} is not a domain name`)
+    return list
+  }
+  const host = new URL(directoryUrl).hostname.toLowerCase()
+  return KNOWN_CAA.find(([re]) => re.test(host))?.[1] ?? []
 }
 
 function providerOAuth(env: Env): Config['providerOAuth'] {

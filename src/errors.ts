@@ -153,6 +153,9 @@ export const ERROR_REASONS = {
   payment_failed: 'The card was declined',
   registration_failed: 'The registry refused the registration',
   registration_pending: 'The registrar has not answered yet; the order is finished in the background',
+  // The domain check's certificate conflicts.
+  caa_forbids_ca: 'A CAA record set does not allow Portico\'s certificate authority to issue for the domain',
+  acme_challenge_delegated: 'An _acme-challenge CNAME hands certificate validation for the domain to another service',
 } as const
 
 export type ErrorReason = keyof typeof ERROR_REASONS

@@ -40,6 +40,7 @@ import { sellResumeSweep } from './jobs/sell-resume.ts'
 import { monitorSweep } from './jobs/monitor-sweep.ts'
 import { paymentsWebhookMount } from './http/payments-webhook.ts'
 import { widgetMount } from './widget/route.ts'
+import { sharePageMount } from './share/page.ts'
 import { apiKeyProviders } from './adapters/dns-providers/index.ts'
 import { managedRepairRail } from './ops/rails.ts'
 import { oauthProviders } from './domain/provider-oauth.ts'
@@ -154,6 +155,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const replies = new ClientReplies(db, opts.databaseUrl)
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
   const handler = createHandler(deps)
+  // The share-link page reads the API like any client, from the visitor's side.
+  mounts.push(sharePageMount({ handle: (req) => handler(req, null) }))
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
   if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req) => handler(req, '127.0.0.1') }))

@@ -9,6 +9,9 @@ import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { decrypt, encrypt } from '../domain/secrets.ts'
 
+/** The challenge Portico answers (the domain check judges CAA `validationmethods` and `_acme-challenge` by it). */
+export const ACME_CHALLENGE = 'http-01' as const
+
 export interface Issued {
   certPem: string
   keyPem: string

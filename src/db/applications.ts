@@ -25,3 +25,17 @@ export async function applicationSecret(sql: Sql, id: string): Promise<{ id: str
   const [app] = await sql`select id, tenant_id, client_secret_hash from applications where id = ${id}`
   return app as { id: string; tenant_id: string; client_secret_hash: Uint8Array } | undefined
 }
+
+/** Replaces the application's branding (null: none); answers the updated row. */
+export async function setBranding(sql: Sql, id: string, tenantId: string, branding: object | null, now: Date): Promise<ApplicationRow> {
+  const [a] = await sql`
+    update applications set branding = ${branding}::jsonb, updated_at = ${now}
+    where id = ${id} and tenant_id = ${tenantId} returning *`
+  return a as ApplicationRow
+}
+
+/** The name and branding a page shows for an application: its own, and its workspace's name. */
+export async function applicationFace(sql: Sql, id: string): Promise<{ name: string; branding: unknown; workspace: string } | undefined> {
+  const [a] = await sql`select a.name, a.branding, t.name as workspace from applications a join tenants t on t.id = a.tenant_id where a.id = ${id}`
+  return a as { name: string; branding: unknown; workspace: string } | undefined
+}

@@ -74,6 +74,12 @@ export async function certificateOf(sql: Sql, connectionId: string): Promise<Cer
 }
 
 async function secureStatus(sql: Sql, c: ConnectionRow, cert: CertificateRow, now: Date): Promise<void> {
+  // The connection carries its certificate's status (a renewal in flight leaves `issued` in place).
+  const status = cert.status === 'removed' ? null : cert.status
+  await sql`
+    update connections set certificate_status = ${status},
+      certificate_served_at = case when ${status}::text is distinct from 'issued' then null else certificate_served_at end
+    where id = ${c.id}`
   const env = connectionEnvelope(c, 'secure_status', now, { certificate: certificateOut(cert) }, { secure_status: cert.status })
   await emit(sql, c.tenant_id, c.application_id, c.id, env)
 }
@@ -96,7 +102,18 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
     return row as CertificateRow
   })
   await deps.edge.putCertificate(c.id, certPem, keyPem)
+  await markServed(deps.db, c.id, deps.clock.now())
   return cert
+}
+
+/** The edge accepted the connection's certificate: from now on its HTTPS is served (`secure`). */
+export async function markServed(sql: Sql, connectionId: string, now: Date): Promise<void> {
+  await sql`update connections set certificate_served_at = ${now} where id = ${connectionId} and certificate_status = 'issued'`
+}
+
+/** An edge lacks the connection's certificate (restarted): not served until it is put back. */
+export async function markUnserved(sql: Sql, connectionId: string): Promise<void> {
+  await sql`update connections set certificate_served_at = null where id = ${connectionId}`
 }
 
 /**

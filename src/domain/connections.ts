@@ -40,6 +40,10 @@ export interface ConnectionRow {
   updated_at: Date
   disconnected_at: Date | null
   disconnect_outcome: unknown
+  /** Its certificate's status (src/domain/certificates.ts keeps it); null when none is tracked. */
+  certificate_status?: 'pending' | 'issued' | 'failed' | null
+  /** When the edge accepted the certificate; null until then. */
+  certificate_served_at?: Date | null
 }
 
 export interface EdgeTarget {
@@ -78,6 +82,8 @@ export function connectionOut(c: ConnectionRow) {
     next_check_at: c.next_check_at,
     propagating_since: c.propagating_since,
     live_at: c.live_at,
+    certificate_status: c.certificate_status ?? null,
+    secure: c.status === 'live' && c.certificate_status === 'issued' && (c.certificate_served_at ?? null) !== null,
     failed_at: c.failed_at,
     retried_at: c.retried_at,
     created_at: c.created_at,

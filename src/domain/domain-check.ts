@@ -8,6 +8,7 @@ import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import type { Discovery } from './domain-connect/discovery.ts'
+import { certificateConflicts, type CertificateCheckSettings, type CertificateConflict } from './certificate-check.ts'
 
 export type Rail = 'oauth' | 'domainConnect' | 'apiKey' | 'manual'
 export const RAIL_ORDER: Rail[] = ['oauth', 'domainConnect', 'apiKey', 'manual']
@@ -19,6 +20,8 @@ export interface RailState {
 }
 
 export interface Conflict {
+  /** `routing`: a record where a desired one goes; certificate conflicts are CertificateConflict. */
+  kind: 'routing'
   type: string
   host: string
   value: string
@@ -59,7 +62,7 @@ async function conflictsFor(dns: Dns, apex: string, desired: DnsRecord[]): Promi
       const want = { type: first.type, host, value: first.value }
       const name = absoluteHost(host, apex)
       const found = (type: string, values: string[], action: Conflict['action'], keep: (v: string) => boolean = () => false) =>
-        values.filter((v) => !keep(v)).map((value) => ({ type, host, value, desired: want, action }))
+        values.filter((v) => !keep(v)).map((value) => ({ kind: 'routing' as const, type, host, value, desired: want, action }))
       if (first.type === 'CNAME' && host !== '@') {
         const [cname, a, aaaa, mx, txt] = await Promise.all([look(name, 'CNAME'), look(name, 'A'), look(name, 'AAAA'), look(name, 'MX'), look(name, 'TXT')])
         return [
@@ -106,7 +109,13 @@ function rails(p: Provider | null, parsed: ParsedDomain, adapters: CheckAdapters
   return { oauth, domainConnect, apiKey, manual }
 }
 
-export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: ConnectTarget, adapters: CheckAdapters, opts: { wwwRedirect?: boolean } = {}) {
+export interface CheckOptions {
+  wwwRedirect?: boolean
+  /** Portico's certificate authority: when set, what stands in the way of HTTPS is reported too. */
+  certificates?: CertificateCheckSettings | null
+}
+
+export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: ConnectTarget, adapters: CheckAdapters, opts: CheckOptions = {}) {
   const base = { domain: parsed.domain, apex_domain: parsed.apex, subdomain: parsed.subdomain, is_apex: parsed.isApex }
   let registered: boolean | undefined
   let detectionError: string | undefined
@@ -115,7 +124,7 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   let provider: Provider | null = null
   let dcHost: string | null = null
   let dcPending: Promise<Discovery | null> | undefined
-  let conflicts: Conflict[] = []
+  let conflicts: (Conflict | CertificateConflict)[] = []
 
   if (!blocked) {
     const [ns, dcTxt] = await Promise.all([dns.lookup(parsed.apex, 'NS'), dns.lookup(`_domainconnect.${parsed.apex}`, 'TXT')])
@@ -144,8 +153,18 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   if (!blocked && strategy === 'unsupported') blocked = 'apex_not_supported'
   const desired = strategy === 'unsupported' ? [] : planRecords(parsed, target, apex, opts.wwwRedirect ?? false, 'preview')
   if (!blocked && !detectionError) {
-    const c = await conflictsFor(dns, parsed.apex, desired)
-    conflicts = c.conflicts
+    const routing = desired.filter((d) => d.purpose?.startsWith('routing') || d.purpose === 'www_redirect')
+    const names = [...new Set(routing.map((d) => absoluteHost(d.host, parsed.apex)))]
+    const cnamed = new Set(routing.filter((d) => d.type === 'CNAME').map((d) => absoluteHost(d.host, parsed.apex)))
+    const routeOf = (name: string) => {
+      const d = routing.find((r) => absoluteHost(r.host, parsed.apex) === name) ?? routing[0]!
+      return { type: d.type, host: d.host, value: d.value }
+    }
+    const [c, cert] = await Promise.all([
+      conflictsFor(dns, parsed.apex, desired),
+      opts.certificates && names.length ? certificateConflicts(dns, parsed.apex, names, cnamed, routeOf, opts.certificates) : { conflicts: [] },
+    ])
+    conflicts = [...c.conflicts, ...cert.conflicts]
     if (c.error) detectionError = 'resolver'
   }
   const dc = await dcPending

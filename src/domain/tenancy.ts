@@ -3,6 +3,7 @@
 import type { Sql } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
+import { brandingOut } from './branding.ts'
 import type { MemberRole } from './rbac.ts'
 import { newApiKey, newClientSecret, type KeyEnvironment } from './secrets.ts'
 
@@ -21,6 +22,8 @@ export interface ApplicationRow {
   environment: KeyEnvironment
   cname_target: string | null
   apex_ipv4: string[]
+  /** As stored (src/domain/branding.ts); null when none. */
+  branding: unknown
   created_at: Date
   updated_at: Date
 }
@@ -45,6 +48,7 @@ export const applicationOut = (a: ApplicationRow) => ({
   tenant_id: a.tenant_id,
   name: a.name,
   environment: a.environment,
+  branding: brandingOut(a.branding),
   created_at: a.created_at,
   updated_at: a.updated_at,
 })

@@ -10,7 +10,7 @@ import { reconcileEach, type Edge } from '../adapters/edge.ts'
 import type { CertificateIssuer } from '../adapters/acme.ts'
 import type { ConnectionRow } from '../domain/connections.ts'
 import type { Dns } from '../domain/dns.ts'
-import { certificateKey, certificateNames, issueCertificate, type CertificateRow } from '../domain/certificates.ts'
+import { certificateKey, certificateNames, issueCertificate, markServed, markUnserved, type CertificateRow } from '../domain/certificates.ts'
 import { pushPower, type PowerRow } from '../domain/power.ts'
 import { errorFields, log } from '../logger.ts'
 import { retryAfterMs } from '../adapters/acme.ts'
@@ -39,7 +39,9 @@ async function restore(deps: EdgeSweepDeps): Promise<number> {
     put++
   }
   for (const c of certs.filter((c) => !have.has(`cert-${c.connection_id}`))) {
+    await markUnserved(deps.db, c.connection_id)
     await deps.edge.putCertificate(c.connection_id, c.cert_pem!, certificateKey(deps.config, c))
+    await markServed(deps.db, c.connection_id, deps.clock.now())
     put++
   }
   return put

@@ -2,6 +2,7 @@
 // desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
+import { ACME_CHALLENGE } from '../adapters/acme.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
 import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
@@ -75,6 +76,15 @@ export const ConnectionSchema = Out({
   next_check_at: Nullable(Timestamp()),
   propagating_since: Nullable(Timestamp()),
   live_at: Nullable(Timestamp()),
+  certificate_status: Nullable(
+    Type.Union([Type.Literal('pending'), Type.Literal('issued'), Type.Literal('failed')], {
+      description:
+        'The HTTPS certificate Portico serves for the domain: `pending` while it is ordered, `issued`, or `failed` (retried). Null ' +
+        'while none is tracked: on deployments with a certificate authority (`secure` in `GET /v1/config` `products`) one is ' +
+        'ordered as soon as the connection is live; elsewhere, or with an application target of your own, HTTPS is not Portico\'s.',
+    }),
+  ),
+  secure: Type.Boolean({ description: 'Live, and its certificate is issued and served by the edge: say "connected and secure" only then' }),
   failed_at: Nullable(Timestamp()),
   retried_at: Nullable(Timestamp()),
   created_at: Timestamp(),
@@ -153,7 +163,11 @@ export const checkDomainOp = defineOp({
     'Looks the domain up through the configured resolvers: the DNS provider from its nameservers, `registered` (false only on ' +
     'NXDOMAIN; omitted with `detection_error: resolver` when the resolver failed), which rails are available and why not, the ' +
     'recommended rail, records already published that conflict with the desired ones, the apex strategy, and the desired records. ' +
-    'Read-only.',
+    'Each conflict has a `kind`: `routing` (a record where a desired one goes: `replace` or `remove` it), or, on deployments with a ' +
+    'certificate authority, `certificate`: a CAA record set that does not allow that authority to issue (`reason: caa_forbids_ca`, ' +
+    '`action: add`, `desired` the CAA record to add beside the existing ones) or an `_acme-challenge` CNAME that hands certificate ' +
+    'validation to another service (`reason: acme_challenge_delegated`, `action: remove`); each says in `fix` what to do and in ' +
+    '`blocks_certificate` whether HTTPS cannot be set up until it is done. Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   widget: END_USER,
@@ -167,7 +181,11 @@ export const checkDomainOp = defineOp({
     const parsed = parseOrThrow(input.domain)
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
-    const result = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, { wwwRedirect: input.www_redirect })
+    const acme = ctx.config.acme
+    const result = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
+      wwwRedirect: input.www_redirect,
+      certificates: acme ? { caaIdentities: acme.caaIdentities, challenge: ACME_CHALLENGE } : null,
+    })
     const health = ctx.services.dnsHealth
     if (result.detection_error !== 'resolver' || !health) return result
     // Say which resolvers failed and how they are set, and warn in the log (at most once a minute).

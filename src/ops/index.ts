@@ -42,6 +42,7 @@ import {
   listApplicationsOp,
   listKeysOp,
   provisionOp,
+  putBrandingOp,
   revokeKeyOp,
 } from './tenancy.ts'
 
@@ -57,6 +58,7 @@ export const OPERATIONS: AnyOp[] = [
   createApplicationOp,
   listApplicationsOp,
   getApplicationOp,
+  putBrandingOp,
   createKeyOp,
   listKeysOp,
   revokeKeyOp,

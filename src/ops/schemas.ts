@@ -31,11 +31,23 @@ export const Tenant = Out({
   updated_at: Timestamp(),
 })
 
+export const Branding = Out(
+  {
+    display_name: Nullable(Type.String({ description: 'The name people see on the share page, the consent page and the widget' })),
+    logo_url: Nullable(Type.String({ description: 'An https URL on a public host, or a data: PNG, JPEG, GIF, WebP or SVG image of at most 32 KB' })),
+    accent_color: Nullable(Type.String({ description: 'The accent colour, `#rrggbb` (lowercase)' })),
+    accent_foreground: Nullable(Type.String({ description: '`#000000` or `#ffffff`, whichever reads better on the accent (computed; at least 4.58:1)' })),
+    accent_text: Nullable(Type.String({ description: 'The accent darkened where needed to read as text on white at 4.5:1 (computed)' })),
+  },
+  { description: 'How the application presents itself to the people it sends to Portico; null when it has no branding' },
+)
+
 export const Application = Out({
   id: Type.String(),
   tenant_id: Type.String(),
   name: Type.String(),
   environment: EnvironmentSchema,
+  branding: Nullable(Branding),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })

@@ -4,7 +4,7 @@
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
 import { Type } from '@sinclair/typebox'
-import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { connectionFor, connectionOut, type ConnectionRow } from '../domain/connections.ts'
 import { markPropagating, recordVerifications, reviveConnection } from '../domain/connect.ts'
 import { providerById } from '../domain/providers.ts'
 import { DnsRecordSchema } from '../domain/records.ts'
@@ -12,7 +12,9 @@ import { createShareLink, sharedConnection } from '../domain/share.ts'
 import { verifyRecords } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { END_USER } from './authority.ts'
-import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { Branding, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { applicationFace } from '../db/applications.ts'
+import { brandingOut } from '../domain/branding.ts'
 
 const TAG = 'Sharing'
 const TokenParam = Input({ token: Type.String({ minLength: 10, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
@@ -32,13 +34,18 @@ const SharedFlow = Out({
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
   expires_at: Timestamp('When the link stops answering'),
-  application_name: Nullable(Type.String({ description: 'The application asking for the records, named on the share page' })),
+  application_name: Nullable(
+    Type.String({ description: 'Who asks for the records, named on the share page: the application\'s branding display name, else its workspace\'s name' }),
+  ),
+  branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
+  secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
 })
 
 async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
   const provider = providerById(c.provider_id)
-  const [app] = await sql<{ name: string }[]>`select name from applications where id = ${c.application_id}`
+  const app = await applicationFace(sql, c.application_id)
+  const branding = brandingOut(app?.branding)
   return {
     connection_id: c.id,
     domain: c.domain,
@@ -53,8 +60,10 @@ async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
     manual_steps: provider?.manual_steps ?? [],
     dashboard_url: provider?.dashboard_url ?? null,
     expires_at: expiresAt,
-    application_name: app?.name ?? null,
+    application_name: branding?.display_name ?? app?.workspace ?? null,
+    branding,
     last_checked_at: c.last_checked_at,
+    secure: connectionOut(c).secure,
   }
 }
 

@@ -5,7 +5,9 @@ import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
 import { activeDefaultKey, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
-import { applicationById, applicationsOfTenant, firstApplication } from '../db/applications.ts'
+import { applicationById, applicationsOfTenant, firstApplication, setBranding } from '../db/applications.ts'
+import { validateBranding } from '../domain/branding.ts'
+import { addressResolver } from '../domain/webhook-delivery.ts'
 import { insertOwnerMember } from '../db/members.ts'
 import { roleRank } from '../domain/rbac.ts'
 import type { KeyEnvironment } from '../domain/secrets.ts'
@@ -22,7 +24,7 @@ import {
 } from '../domain/tenancy.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { APP_ONLY } from './authority.ts'
-import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
+import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Nullable, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
 
 const TAG = 'Tenancy and keys'
 
@@ -307,5 +309,45 @@ export const revokeKeyOp = defineOp({
     ctx.afterCommit(() => ctx.services.keyCache?.evict(hex))
     ctx.audit.targetId = input.keyId
     return { id: k.id, revoked: true as const, revoked_at: k.revoked_at }
+  },
+})
+
+export const putBrandingOp = defineOp({
+  id: 'applications.branding.put',
+  method: 'PUT',
+  path: '/applications/{id}/branding',
+  summary: 'Set how an application presents itself to people',
+  description:
+    'Replaces the application\'s branding, shown on the share page, the consent page and the widget (which reads it from ' +
+    '`GET /v1/applications/{id}` with its widget token: the `branding` field). A field left out or null is cleared; all three ' +
+    'null (or an empty body) removes the branding, and the pages go back to the workspace\'s name and neutral colours. ' +
+    '`display_name`: up to 80 characters. `logo_url`: an https URL whose host resolves only to public addresses (Portico never ' +
+    'fetches it; visitors\' browsers do), or a `data:image/(png|jpeg|gif|webp|svg+xml);base64,…` URL of at most 32 KB whose bytes ' +
+    'are that format. `accent_color`: `#rrggbb`; the answer adds `accent_foreground` (black or white, whichever contrasts more ' +
+    'with the accent) and `accent_text` (the accent darkened to 4.5:1 on white), which the pages use so text stays readable ' +
+    'whatever the colour. Admins and owners only. Sending the same branding again changes nothing.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'app:write',
+  params: IdParam,
+  bodyOptional: true,
+  body: Input({
+    display_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    logo_url: Type.Optional(Nullable(Type.String({ maxLength: 48 * 1024 }))),
+    accent_color: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
+  }),
+  response: Application,
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = ctx.principal
+    await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const { branding, problems } = await validateBranding(input ?? {}, { allowLoopback: ctx.config.webhookAllowLoopback, resolve: addressResolver(ctx.services.dns) })
+    if (problems.length) throw invalid('The branding is not valid', problems)
+    const empty = !branding.display_name && !branding.logo_url && !branding.accent_color
+    const row = await setBranding(ctx.sql, input.id, p.tenantId, empty ? null : branding, ctx.clock.now())
+    ctx.audit.details = { display_name: branding.display_name, logo: branding.logo_url ? (branding.logo_url.startsWith('data:') ? 'data' : 'url') : null, accent_color: branding.accent_color }
+    return applicationOut(row)
   },
 })

@@ -1,14 +1,17 @@
 // The API reference and the widget playground in Chromium (Debian's, headless, playwright-core)
 // against a development Portico on a loopback port resolving through PowerDNS. Screenshots of both
-// go to test-artifacts/. The playground is used as an integrator would: paste the key, load the
-// applications, name a domain, open the widget, and reach its manual-records screen.
+// go to test-artifacts/. The reference is checked with axe-core at 1280 and 375 px, folded and with
+// an operation open (0 violations), under a strict CSP. The playground is used as an integrator
+// would: paste the key (masked), load the applications, save a branding, pick a language, name a
+// domain, open the widget, reach its manual-records screen, and read the widget's events in the log.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico } from '../harness/portico.ts'
 
 const ARTIFACTS = 'test-artifacts'
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 const EDGE = 'edge.portico.test'
 let pdns: Pdns
 let p: TestPortico
@@ -72,7 +75,41 @@ describe('in Chromium', () => {
     expect(blocked).toEqual([])
   }, 90_000)
 
-  test('/playground: key, application, domain, and the widget reaches its manual screen', async () => {
+  test('/v1/docs has no axe violations at 1280 and 375 px, folded and with an operation open, and runs under a strict CSP', async () => {
+    for (const width of [1280, 375]) {
+      const ctx = await browser.newContext({ viewport: { width, height: width === 375 ? 667 : 800 } })
+      // The CSP a strict deployment sends (scripts and styles from this origin only); axe is added through the test's own channel.
+      await ctx.route(`${base}/v1/docs`, async (route) => {
+        const r = await route.fetch()
+        await route.fulfill({ response: r, headers: { ...r.headers(), 'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:" } })
+      })
+      const page = await ctx.newPage()
+      const refused: string[] = []
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) refused.push(m.text())
+      })
+      await page.goto(`${base}/v1/docs`)
+      await page.locator('.opblock').first().waitFor()
+      await page.locator('.servers select[aria-label="Server"]').waitFor({ state: 'attached' })
+      expect(refused).toEqual([])
+      const axe = async () => {
+        await page.evaluate(AXE)
+        return page.evaluate(async () => {
+          const r = await (window as any).axe.run(document, { resultTypes: ['violations'] })
+          return r.violations.map((v: any) => `${v.id} (${v.nodes.length}): ${v.nodes[0].target.join(' ')}`)
+        })
+      }
+      expect({ width, folded: await axe() }).toEqual({ width, folded: [] })
+      await page.screenshot({ path: `${ARTIFACTS}/docs-${width}.png` })
+      await page.locator('.opblock-post .opblock-summary-control').first().click()
+      await page.locator('.opblock.is-open .opblock-section-header').first().waitFor()
+      expect({ width, open: await axe() }).toEqual({ width, open: [] })
+      await page.screenshot({ path: `${ARTIFACTS}/docs-${width}-open.png`, fullPage: false })
+      await ctx.close()
+    }
+  }, 120_000)
+
+  test('/playground: a masked key, an application, its branding, a language and a domain; the widget reaches its manual screen and its events are logged', async () => {
     const ws = await provision(p)
     const zone = `pg${Date.now().toString(36)}.test`
     await pdns.createZone(zone)
@@ -80,19 +117,47 @@ describe('in Chromium', () => {
     const blocked = cspViolations(page)
     const res = await page.goto(`${base}/playground`)
     expect(res!.headers()['content-security-policy']).toContain("frame-ancestors 'none'")
-    await page.getByLabel('API key').fill(ws.apiKey)
+    const key = page.getByLabel('API key')
+    await key.fill(ws.apiKey)
+    // Masked until asked; never in the page's text.
+    expect(await key.getAttribute('type')).toBe('password')
+    await page.getByRole('button', { name: 'Show' }).click()
+    expect(await key.getAttribute('type')).toBe('text')
+    await page.getByRole('button', { name: 'Hide' }).click()
+    expect(await key.getAttribute('type')).toBe('password')
+    expect(await page.locator('body').innerText()).not.toContain(ws.apiKey)
     await page.getByRole('button', { name: 'Load applications' }).click()
     await page.locator(`#pg-app option[value="${ws.appId}"]`).waitFor({ state: 'attached' })
     await page.selectOption('#pg-app', ws.appId)
+
+    // Branding is saved to the application through the API, and a bad value is explained.
+    await page.getByLabel('Display name').fill('Playground Shop')
+    await page.getByLabel('Logo (https URL or data: image)').fill('http://10.0.0.1/logo.png')
+    await page.getByRole('button', { name: 'Save branding' }).click()
+    await page.locator('#pg-status').filter({ hasText: 'logo_url' }).waitFor()
+    await page.getByLabel('Logo (https URL or data: image)').fill('')
+    await page.locator('#pg-brand-accent').fill('#0b6e4f')
+    await page.getByLabel('use it').check()
+    await page.getByRole('button', { name: 'Save branding' }).click()
+    await page.locator('#pg-status').filter({ hasText: 'Branding saved' }).waitFor()
+    const app = await p.api('GET', `/v1/applications/${ws.appId}`, { token: ws.apiKey })
+    expect(app.body.branding).toMatchObject({ display_name: 'Playground Shop', accent_color: '#0b6e4f', logo_url: null })
+
+    await page.selectOption('#pg-locale', 'fr')
     await page.locator('#pg-domain').fill(`shop.${zone}`)
     await page.getByRole('button', { name: 'Open the widget' }).click()
 
     await page.locator('#je-added').waitFor()
-    expect(await page.getByRole('dialog', { name: 'Add these DNS records' }).count()).toBe(1)
+    expect(await page.locator('.je-root').getAttribute('lang')).toBe('fr')
     const table = await page.locator('.je-table').innerText()
     expect(table).toContain('CNAME')
     expect(table).toContain(EDGE)
-    await page.screenshot({ path: `${ARTIFACTS}/playground-manual.png` })
+    // The log shows the widget's events and callbacks as they came.
+    const log = await page.locator('#pg-log').innerText()
+    expect(log).toContain('Portico:step')
+    expect(log).toContain('onStepChange')
+    expect(log).toContain('MANUAL_CONFIGURATION')
+    await page.screenshot({ path: `${ARTIFACTS}/playground-manual.png`, fullPage: true })
     expect(blocked).toEqual([])
   }, 60_000)
 })

@@ -171,7 +171,7 @@ describe('the widget in Chromium', () => {
     // The share link opens the same records for whoever controls the DNS, without a credential.
     const shared = await browser.newPage()
     await shared.goto(link)
-    await shared.locator('#je-success').waitFor()
+    await shared.locator('#share-done').waitFor()
     await shared.screenshot({ path: `${ARTIFACTS}/widget-5-shared-link-live.png` })
     await shared.close()
     await page.close()
@@ -404,11 +404,10 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.locator('#je-added').waitFor()
     const shared = await browser.newPage({ bypassCSP: true })
     await shared.goto(link)
-    await shared.locator('#je-added').waitFor()
-    expect(await shared.locator('#je-asker').innerText()).toBe(`${(await p.db`select name from applications where id = ${ws.appId}`)[0]!.name} asks you to add these DNS records for ${domain}.`)
-    expect(await shared.locator('.je-x').count()).toBe(0)
-    expect(await shared.title()).toBe(`${(await p.db`select name from applications where id = ${ws.appId}`)[0]!.name}: Add these DNS records`)
-    await screen(shared, '05-share-page')
+    // The share page is a page of its own (test/e2e/share-page-browser.test.ts walks it): the records, and who asked.
+    await shared.locator('#share-added').waitFor()
+    expect(await shared.locator('.who').innerText()).toContain(`${(await p.db`select t.name from tenants t join applications a on a.tenant_id = t.id where a.id = ${ws.appId}`)[0]!.name} asked for these records.`)
+    await shared.screenshot({ path: `${SCREENS}/05-share-page.png` })
 
     await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
     await page.locator('#je-added').click()

@@ -52,6 +52,8 @@ describe('certificates when a connection goes live', () => {
       if (!served) await Bun.sleep(100)
     }
     expect(served).toContain(`shop.${zone}`)
+    // The connection says so: live, and secure only now that the edge serves its certificate.
+    expect((await s.p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body).toMatchObject({ status: 'live', certificate_status: 'issued', secure: true })
     // GET …/ssl followed each step, and so did the events.
     const events = await s.p.db`select payload from events where connection_id = ${id!} and type = 'secure_status' order by id`
     expect(events.map((e: { payload: { secure_status: string } }) => e.payload.secure_status)).toEqual(['pending', 'issued'])

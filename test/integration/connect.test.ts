@@ -52,7 +52,7 @@ describe('domain check', () => {
     expect(r.body.rails.oauth.available).toBe(false)
     expect(r.body.desired_records).toEqual([{ type: 'CNAME', host: 'taken', value: EDGE, ttl: 300, purpose: 'routing' }])
     expect(r.body.conflicts).toEqual([
-      { type: 'A', host: 'taken', value: '198.51.100.7', desired: { type: 'CNAME', host: 'taken', value: EDGE }, action: 'remove' },
+      { kind: 'routing', type: 'A', host: 'taken', value: '198.51.100.7', desired: { type: 'CNAME', host: 'taken', value: EDGE }, action: 'remove' },
     ])
   })
 

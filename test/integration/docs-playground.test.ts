@@ -34,11 +34,13 @@ describe('in production', () => {
     const docs = await get(p, '/v1/docs')
     expect(docs.status).toBe(200)
     expect(docs.type).toContain('text/html')
-    expect(docs.text).toContain('"url":"/v1/openapi.json"')
     expect(docs.text).toContain('src="/v1/docs/swagger-ui-bundle.js"')
     expect(docs.text).not.toContain('unpkg.com')
+    // Nothing runs inline (a strict CSP holds): every script is a file, started by init.js.
+    expect(docs.text.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull()
+    expect((await get(p, '/v1/docs/init.js')).text).toContain("url: '/v1/openapi.json'")
     const js = await get(p, '/v1/docs/swagger-ui-bundle.js')
-    expect([js.status, js.type]).toEqual([200, 'text/javascript'])
+    expect([js.status, js.type]).toEqual([200, 'text/javascript; charset=utf-8'])
     expect(js.text).toContain('SwaggerUIBundle')
     expect((await get(p, '/v1/docs/package.json')).status).toBe(404)
   })
@@ -47,7 +49,12 @@ describe('in production', () => {
 describe('in development', () => {
   test('/playground mints a widget token for an application the key can read, and only then', async () => {
     const p = await start({ APP_ENV: 'development' })
-    expect((await get(p, '/playground')).text).toContain('<script src="/widget.js"></script>')
+    const page = (await get(p, '/playground')).text
+    expect(page).toContain('<script src="/widget.js"></script>')
+    expect(page.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull()
+    expect(page).toContain('<input id="pg-key" type="password"')
+    expect((await get(p, '/playground/playground.js')).type).toBe('text/javascript; charset=utf-8')
+    expect((await get(p, '/playground/..%2Fdocs.ts')).status).toBe(404)
     const a = await provision(p)
     const b = await provision(p)
     const ok = await mint(p, { application_id: a.appId }, a.apiKey)

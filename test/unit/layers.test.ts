@@ -32,6 +32,7 @@ export const RULES: Rule[] = [
     packages: ['simple-icons'],
     why: 'browser code talks HTTP only (it is bundled alone; build.ts and route.ts are its server side)',
   },
+  { files: 'src/share/client.ts', forbid: [], onlyWithin: true, why: 'the share page\'s script talks HTTP only (bundled alone by src/share/page.ts)' },
 ]
 
 /**

@@ -1,0 +1,30 @@
+// The share page's words: every locale has every key with the same placeholders, and the page's
+// language follows `?lang=`, then the browser's ranked languages, then English.
+import { describe, test, expect } from 'bun:test'
+import { LOCALES, LOCALE_CODES, pickLocale } from '../../src/share/strings.ts'
+
+const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
+
+describe('share page strings', () => {
+  test('each locale has every English key, with the same placeholders, and no empty text', () => {
+    const en = LOCALES.en as Record<string, string>
+    for (const code of LOCALE_CODES) {
+      const table = LOCALES[code] as Record<string, string>
+      expect({ code, keys: Object.keys(table).sort() }).toEqual({ code, keys: Object.keys(en).sort() })
+      for (const [k, v] of Object.entries(en)) {
+        expect({ code, k, ph: placeholders(table[k]!) }).toEqual({ code, k, ph: placeholders(v) })
+        expect(table[k]!.trim().length).toBeGreaterThan(0)
+      }
+    }
+  })
+
+  test('the language is the one asked for, else the browser\'s best known one, else English', () => {
+    expect(pickLocale('ja', 'fr-FR,fr;q=0.9')).toBe('ja')
+    expect(pickLocale('xx', 'fr-CA,fr;q=0.9,en;q=0.8')).toBe('fr')
+    expect(pickLocale(null, 'nl-NL,nl;q=0.9,de;q=0.8,en;q=0.7')).toBe('de')
+    expect(pickLocale(null, 'en;q=0.5,pt-BR;q=0.9')).toBe('pt')
+    expect(pickLocale(null, 'ja;q=0,es')).toBe('es')
+    expect(pickLocale(null, '*')).toBe('en')
+    expect(pickLocale(null, null)).toBe('en')
+  })
+})
