@@ -62,5 +62,6 @@ export const TOKEN_HELP: Record<string, TokenHelp> = {
   vercel: { kind: 'Access token', scopes: ['Full account or the team that owns the domain'], url: 'https://vercel.com/account/tokens' },
   netlify: { kind: 'Personal access token', scopes: ['Full access'], url: 'https://app.netlify.com/user/applications#personal-access-tokens' },
   gandi: { kind: 'Personal access token', scopes: ['Manage domain name technical configurations'], url: 'https://admin.gandi.net/organizations/account/pat' },
+  wix: { kind: 'Account ID and API key (account_id:api_key)', scopes: ['All account permissions → Manage Domains', 'The account ID shown beside your API keys'], url: 'https://manage.wix.com/account/api-keys' },
   powerdns: { kind: 'API key (X-API-Key)', scopes: ['Zone write access'], url: 'https://doc.powerdns.com/authoritative/http-api/' },
 }

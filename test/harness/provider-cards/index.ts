@@ -8,3 +8,7 @@ import { netlify } from './netlify.ts'
 import { ovh } from './ovh.ts'
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
+
+// Route 53, Google Cloud DNS, Azure DNS, DigitalOcean, Linode, Vultr, Vercel, Hetzner, Hostinger, NS1, Wix.
+import { wix } from './wix.ts'
+for (const c of [wix]) CARDS[c.id] = c

@@ -42,6 +42,7 @@ import { startAlidnsFake } from './alidns.ts'
 import { startPorkbunFake } from './porkbun.ts'
 import { startNamesiloFake } from './namesilo.ts'
 import { startDynadotFake } from './dynadot.ts'
+import { seedWixZone, startWixFake } from './wix.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -210,4 +211,19 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'porkbun', reference: 'https://porkbun.com/api/json/v3/documentation', unpaged: { lists: ['records'], why: '/dns/retrieve/{domain} answers the whole zone' }, start: () => startPorkbunFake(), base: (f) => f.url + '/api/json/v3', badCredential: 'pk1_wrong:sk1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namesilo', reference: 'https://www.namesilo.com/api-reference', unpaged: { lists: ['records'], why: 'dnsListRecords answers the whole zone' }, start: () => startNamesiloFake(), base: (f) => f.url + '/api', badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'dynadot', reference: 'https://www.dynadot.com/domain/api3.html', unpaged: { lists: ['zones', 'records'], why: 'list_domain and get_dns answer whole lists' }, start: () => startDynadotFake(), base: (f) => f.url, badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  // Route 53, Google Cloud DNS, Azure DNS, DigitalOcean, Linode, Vultr, Vercel, Hetzner, Hostinger, NS1, Wix (as their cards say).
+  {
+    id: 'wix',
+    reference: 'https://dev.wix.com/docs/rest/account-level/domains/domain-dns/update-dns-zone',
+    unpaged: { lists: ['records'], why: 'GET /domains/v1/dns-zones/{domain} answers the whole zone' },
+    start: () => startWixFake(),
+    base: (f) => f.url,
+    // The right key with an account id it does not belong to (Wix: 404 TARGET_ACCOUNT_NOT_FOUND).
+    badCredential: (f) => `${crypto.randomUUID()}:${f.credential.split(':').slice(1).join(':')}`,
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    seedZone: seedWixZone,
+    // The adapter asks 100 a page; Wix answers as many as asked, up to 100.
+    pageFill: { zones: 101 },
+    rowKey: (r, zone) => ({ name: String(r.hostName).toLowerCase() === zone ? zone : String(r.hostName).toLowerCase(), type: String(r.type).toUpperCase() }),
+  },
 ]
