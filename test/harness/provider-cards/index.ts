@@ -12,3 +12,5 @@ export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflar
 // Route 53, Google Cloud DNS, Azure DNS, DigitalOcean, Linode, Vultr, Vercel, Hetzner, Hostinger, NS1, Wix.
 import { wix } from './wix.ts'
 for (const c of [wix]) CARDS[c.id] = c
+import { ns1 } from './ns1.ts'
+for (const c of [ns1]) CARDS[c.id] = c
