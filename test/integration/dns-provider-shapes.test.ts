@@ -7,6 +7,7 @@ import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
 import { seedWixZone, startWixFake } from '../harness/provider-fakes/wix.ts'
 import { startNetlifyFake } from '../harness/provider-fakes/netlify.ts'
 import { startNs1Fake } from '../harness/provider-fakes/ns1.ts'
+import { startRoute53Fake } from '../harness/provider-fakes/route53.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico } from '../harness/portico.ts'
 
@@ -103,6 +104,36 @@ describe('NS1', () => {
       const e = await errorOf(p.writeChanges({ id: name, name }, [{ name: `geo.${name}`, type: 'A', ttl: 60, values: ['203.0.113.1'] }]))
       expect(e?.kind).toBe('unrepresentable')
       expect(JSON.stringify(z.records)).toBe(before)
+    } finally {
+      f.stop()
+    }
+  })
+})
+
+describe('Route 53', () => {
+  test('Throttling and PriorRequestNotComplete (400s with no wait) are backed off and sent again; alias and routing-policy sets are read as locked', async () => {
+    const f = startRoute53Fake()
+    try {
+      const name = 'busy-r53.example'
+      const z = f.addZone(name)
+      z.records.push({ name: `cdn.${name}.`, type: 'A', ttl: 0, values: [], aliasTarget: { hostedZoneId: 'Z2FDTNDATAQYW2', dnsName: 'd1.cloudfront.net.', evaluateTargetHealth: false } })
+      const p = makeHosted('route53', f.credential, { route53: f.url })!
+      const zone = (await p.listZones()).find((x) => x.name === name)!
+      f.throttleNext(undefined, 1)
+      expect((await p.readRecords(zone)).find((s) => s.name === `cdn.${name}`)).toMatchObject({ locked: 'a Route 53 alias record', values: ['alias d1.cloudfront.net'] })
+      f.busy = 2
+      const started = Date.now()
+      await p.writeChanges(zone, [{ name: `shop.${name}`, type: 'CNAME', ttl: 300, values: ['edge.portico.test'] }])
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400)
+      expect(z.records.some((r) => r.name === `shop.${name}.`)).toBe(true)
+      f.busy = 100
+      const attempts = RETRY_LIMITS.attempts
+      RETRY_LIMITS.attempts = 1
+      const e = await errorOf(p.writeChanges(zone, [{ name: `shop2.${name}`, type: 'CNAME', ttl: 300, values: ['edge.portico.test'] }])).finally(() => {
+        RETRY_LIMITS.attempts = attempts
+        f.busy = 0
+      })
+      expect([e?.kind, e?.message]).toEqual(['rate_limited', expect.stringContaining('PriorRequestNotComplete')])
     } finally {
       f.stop()
     }

@@ -14,3 +14,5 @@ import { wix } from './wix.ts'
 for (const c of [wix]) CARDS[c.id] = c
 import { ns1 } from './ns1.ts'
 for (const c of [ns1]) CARDS[c.id] = c
+import { route53 } from './route53.ts'
+for (const c of [route53]) CARDS[c.id] = c

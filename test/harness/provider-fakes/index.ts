@@ -98,6 +98,8 @@ export const FAKE_CASES: FakeCase[] = [
     base: (f) => f.url,
     badCredential: 'AKIAWRONG:wrong',
     foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+    // Route 53 answers up to maxitems (default and most: 100 zones, 300 record sets).
+    pageFill: { zones: 101, records: { count: 300, row: (z, i) => ({ name: `filler${i}.${z}.`, type: 'TXT', ttl: 300, values: [`"filler-${i}"`] }) } },
     seedZone: (name, f) =>
       f.zones.find((z) => z.name === name)!.records.push(
         { name: `${name}.`, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
