@@ -16,3 +16,5 @@ import { ns1 } from './ns1.ts'
 for (const c of [ns1]) CARDS[c.id] = c
 import { route53 } from './route53.ts'
 for (const c of [route53]) CARDS[c.id] = c
+import { googleCloudDns } from './google-cloud-dns.ts'
+for (const c of [googleCloudDns]) CARDS[c.id] = c
