@@ -18,3 +18,5 @@ import { route53 } from './route53.ts'
 for (const c of [route53]) CARDS[c.id] = c
 import { googleCloudDns } from './google-cloud-dns.ts'
 for (const c of [googleCloudDns]) CARDS[c.id] = c
+import { azure } from './azure.ts'
+for (const c of [azure]) CARDS[c.id] = c
