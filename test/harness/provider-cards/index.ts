@@ -20,3 +20,5 @@ import { googleCloudDns } from './google-cloud-dns.ts'
 for (const c of [googleCloudDns]) CARDS[c.id] = c
 import { azure } from './azure.ts'
 for (const c of [azure]) CARDS[c.id] = c
+import { digitalocean } from './digitalocean.ts'
+for (const c of [digitalocean]) CARDS[c.id] = c

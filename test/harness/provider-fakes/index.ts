@@ -80,7 +80,17 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
     seedRow: (z, row) => z.records.push({ id: nextId('rec').padEnd(32, '0'), ...row }),
   },
-  { id: 'digitalocean', reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', start: () => startDigitalOceanFake(), base: (f) => f.url + '/v2', badCredential: 'dop_v1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'digitalocean',
+    reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records',
+    start: () => startDigitalOceanFake(),
+    base: (f) => f.url + '/v2',
+    badCredential: 'dop_v1_wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 200 a page; DigitalOcean answers as many as asked, up to 200.
+    pageFill: { zones: 201, records: { count: 200, row: (_z, i) => ({ id: 900000 + i, type: 'TXT', name: `filler${i}`, data: `filler-${i}`, priority: null, port: null, ttl: 1800, weight: null, flags: null, tag: null }) } },
+    seedRow: (z, row) => z.records.push({ id: 800000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
+  },
   {
     id: 'godaddy',
     reference: 'https://developer.godaddy.com/doc/endpoint/domains',
