@@ -14,6 +14,7 @@
 // paged by `nextLink`).
 import { credentialParts } from './credentials.ts'
 import { exchange, failureOf } from './http.ts'
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -102,14 +103,14 @@ export class AzureDnsProvider extends RRsetBasedProvider {
 
   private async paged(path: string, version = VERSION): Promise<any[]> {
     const api = await this.client()
-    const out: any[] = []
-    for (let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${version}`; next; ) {
+    let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${version}`
+    return paginate<any>({ provider: 'Azure DNS', what: path }, async () => {
+      if (!next) return { items: [] }
       const r = await api.call('GET', next)
-      out.push(...(r.value ?? []))
       // Follow only links on the same API base (never wherever a response points).
       next = typeof r.nextLink === 'string' && r.nextLink.startsWith(this.base) ? r.nextLink : null
-    }
-    return out
+      return { items: r.value ?? [], more: next !== null }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

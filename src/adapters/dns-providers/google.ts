@@ -16,6 +16,7 @@
 // zone's id is `project/zone`.
 import { createSign } from 'node:crypto'
 import { exchange, failureOf, retryAfterOf, type HttpResult } from './http.ts'
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
 import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
@@ -105,13 +106,14 @@ export class GoogleCloudDnsProvider implements DnsProvider {
   /** Every item of a list, page by page (`size` is the API's page-size parameter). */
   private async paged(path: string, key: string, size = 'maxResults'): Promise<any[]> {
     const api = await this.client()
-    const out: any[] = []
-    for (let token = ''; ; ) {
+    let token = ''
+    // The server decides how many a page holds (maxResults is a maximum), so only its token ends a list.
+    return paginate<any>({ provider: 'Google Cloud DNS', what: path }, async ({ index }) => {
+      if (index > 1 && !token) return { items: [] }
       const r = await api.call('GET', `${path}${path.includes('?') ? '&' : '?'}${size}=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`)
-      out.push(...(r[key] ?? []))
       token = r.nextPageToken ?? ''
-      if (!token) return out
-    }
+      return { items: r[key] ?? [], more: token !== '' }
+    })
   }
 
   /** The managed zone's path: a key's own project, or the project in an OAuth zone id. */

@@ -4,6 +4,7 @@
 // /domains/{domain}/records/{id} (204). Names are relative (`` for the apex); MX priority is its own
 // field; hostnames are absolute without the trailing dot; CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
 // access-control list refuses Portico's address), 404 unknown domain, 429 rate limited.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
@@ -19,13 +20,13 @@ export class VultrProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (let cursor = ''; ; ) {
+    let cursor = ''
+    return paginate<any>({ provider: 'Vultr', what: path, pageSize: 500 }, async ({ index }) => {
+      if (index > 1 && !cursor) return { items: [] }
       const r = await this.api.call('GET', `${path}?per_page=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-      out.push(...(r[key] ?? []))
       cursor = r.meta?.links?.next ?? ''
-      if (!cursor) return out
-    }
+      return { items: r[key] ?? [], more: cursor !== '' }
+    })
   }
 
   async listZones(): Promise<Zone[]> {

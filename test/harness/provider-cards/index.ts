@@ -22,3 +22,5 @@ import { azure } from './azure.ts'
 for (const c of [azure]) CARDS[c.id] = c
 import { digitalocean } from './digitalocean.ts'
 for (const c of [digitalocean]) CARDS[c.id] = c
+import { vercel } from './vercel.ts'
+for (const c of [vercel]) CARDS[c.id] = c

@@ -139,6 +139,9 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
     // The zone under test belongs to a team (reached with ?teamId=); the fillers are the account's own.
     seedZone: (name, f) => void (f as ReturnType<typeof startVercelFake>).teams.set(name, 'team_acme'),
+    // The adapter asks 100 a page; Vercel answers as many as asked, up to 100.
+    pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ id: `rec_fill${i}`, slug: `fill${i}`, name: `filler${i}`, type: 'TXT', value: `filler-${i}`, ttl: 60, creator: 'portico', created: 0 }) } },
+    seedRow: (z, row) => z.records.push({ id: nextId('rec_'), slug: nextId(), created: 0, ...row }),
   },
   { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
