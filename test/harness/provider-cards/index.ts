@@ -24,3 +24,8 @@ import { digitalocean } from './digitalocean.ts'
 for (const c of [digitalocean]) CARDS[c.id] = c
 import { vercel } from './vercel.ts'
 for (const c of [vercel]) CARDS[c.id] = c
+import { hetzner } from './hetzner.ts'
+import { hostinger } from './hostinger.ts'
+import { linode } from './linode.ts'
+import { vultr } from './vultr.ts'
+for (const c of [hetzner, hostinger, linode, vultr]) CARDS[c.id] = c

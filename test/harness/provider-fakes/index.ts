@@ -116,9 +116,39 @@ export const FAKE_CASES: FakeCase[] = [
         { name: `${name}.`, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.com.'] },
       ),
   },
-  { id: 'hetzner', reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', start: () => startHetznerFake(), base: (f) => f.url + '/v1', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
-  { id: 'vultr', reference: 'https://www.vultr.com/api/#tag/dns', start: () => startVultrFake(), base: (f) => f.url + '/v2', badCredential: 'WRONGKEY', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'linode', reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', start: () => startLinodeFake(), base: (f) => f.url + '/v4', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  {
+    id: 'hetzner',
+    reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets',
+    start: () => startHetznerFake(),
+    base: (f) => f.url + '/v1',
+    badCredential: 'wrong-token',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ id: `${row.name}/${row.type}`, ...row }),
+    // The adapter asks 50 a page; Hetzner answers as many as asked, up to 50.
+    pageFill: { zones: 51, records: { count: 50, row: (_z, i) => ({ id: `filler${i}/TXT`, name: `filler${i}`, type: 'TXT', ttl: null, records: [{ value: `"filler-${i}"` }] }) } },
+  },
+  {
+    id: 'vultr',
+    reference: 'https://www.vultr.com/api/#tag/dns',
+    start: () => startVultrFake(),
+    base: (f) => f.url + '/v2',
+    badCredential: 'WRONGKEY',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 500 a page; Vultr answers as many as asked, up to 500.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: `fill-${i}`, type: 'TXT', name: `filler${i}`, data: `"filler-${i}"`, priority: -1, ttl: 300 }) } },
+    seedRow: (z, row) => z.records.push({ id: crypto.randomUUID(), ...row }),
+  },
+  {
+    id: 'linode',
+    reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records',
+    start: () => startLinodeFake(),
+    base: (f) => f.url + '/v4',
+    badCredential: 'wrong-token',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    // The adapter asks 500 a page; Linode answers as many as asked, up to 500.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: 700000 + i, type: 'TXT', name: `filler${i}`, target: `filler-${i}`, priority: 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: 300, tag: null }) } },
+    seedRow: (z, row) => z.records.push({ id: 600000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
+  },
   { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   {
     id: 'netlify',
