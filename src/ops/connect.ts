@@ -141,7 +141,9 @@ export const checkDomainOp = defineOp({
     'Looks the domain up through the configured resolvers: the DNS provider from its nameservers, `registered` (false only on ' +
     'NXDOMAIN; omitted with `detection_error: resolver` when the resolver failed), which rails are available and why not, the ' +
     'recommended rail, records already published that conflict with the desired ones, the apex strategy, and the desired records. ' +
-    'Read-only.',
+    'Where the nameservers serve several providers (NS1\'s fleet also serves Netlify DNS; Route 53\'s also serves Amazon Lightsail), ' +
+    '`provider_name` names them all ("IBM NS1 Connect or Netlify DNS") and `provider_candidates` lists each with whether the API rail ' +
+    'takes its credential. Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   permission: 'connections:read',
