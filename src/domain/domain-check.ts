@@ -6,7 +6,7 @@ import type { Dns, Lookup } from './dns.ts'
 import { valuesOf } from './dns.ts'
 import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
-import { detectProvider, type Provider } from './providers.ts'
+import { detectProvider, PROVIDERS, type Provider } from './providers.ts'
 import type { Discovery } from './domain-connect/discovery.ts'
 import { certificateConflicts, type CertificateCheckSettings, type CertificateConflict } from './certificate-check.ts'
 
@@ -115,6 +115,15 @@ export interface CheckOptions {
   certificates?: CertificateCheckSettings | null
 }
 
+/**
+ * Providers whose zones are served from the detected provider's nameservers too (NS1's fleet serves
+ * Netlify DNS on every shard; Route 53's `awsdns` servers serve Amazon Lightsail's zones): nameservers
+ * cannot tell them apart, so the check names every one of them rather than claim the fleet's owner.
+ */
+export function sharingNameservers(p: Provider | null): Provider[] {
+  return p ? [p, ...PROVIDERS.filter((x) => x.shares_nameservers_with === p.id)] : []
+}
+
 export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: ConnectTarget, adapters: CheckAdapters, opts: CheckOptions = {}) {
   const base = { domain: parsed.domain, apex_domain: parsed.apex, subdomain: parsed.subdomain, is_apex: parsed.isApex }
   let registered: boolean | undefined
@@ -170,10 +179,22 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   const dc = await dcPending
   const r = rails(provider, parsed, adapters, dcHost, blocked, dc)
   const recommended = RAIL_ORDER.find((k) => r[k].available) ?? null
+  const candidates = sharingNameservers(provider)
   return {
     ...base,
     provider: provider?.id ?? null,
-    provider_name: provider?.name ?? null,
+    provider_name: candidates.length > 1 ? candidates.map((c) => c.name).join(' or ') : (provider?.name ?? null),
+    // Every provider these nameservers may belong to (one unless they serve several); `api_credential`
+    // says whether the domain's API rail takes that provider's credential: a provider that shares the
+    // fleet and has an adapter of its own is reached through the fleet's rail (NS1's takes a Netlify
+    // token); one without (Amazon Lightsail beside Route 53) is not.
+    provider_candidates: candidates.map((c) => ({
+      provider: c.id,
+      provider_name: c.name,
+      dashboard_url: c.dashboard_url,
+      token_url: c.token_url,
+      api_credential: provider !== null && adapters.apiKey.has(provider.id) && (c.id === provider.id || c.built.api_credential),
+    })),
     setup_type: recommended === null ? null : recommended === 'manual' ? 'manual' : 'automatic',
     supports_automatic: provider ? adapters.apiKey.has(provider.id) || adapters.oauth.has(provider.id) : false,
     oauth_available: r.oauth.available,

@@ -167,7 +167,10 @@ export const checkDomainOp = defineOp({
     'certificate authority, `certificate`: a CAA record set that does not allow that authority to issue (`reason: caa_forbids_ca`, ' +
     '`action: add`, `desired` the CAA record to add beside the existing ones) or an `_acme-challenge` CNAME that hands certificate ' +
     'validation to another service (`reason: acme_challenge_delegated`, `action: remove`); each says in `fix` what to do and in ' +
-    '`blocks_certificate` whether HTTPS cannot be set up until it is done. Read-only.',
+    '`blocks_certificate` whether HTTPS cannot be set up until it is done. ' +
+    'Where the nameservers serve several providers (NS1\'s fleet also serves Netlify DNS; Route 53\'s also serves Amazon Lightsail), ' +
+    '`provider_name` names them all ("IBM NS1 Connect or Netlify DNS") and `provider_candidates` lists each with whether the API rail ' +
+    'takes its credential. Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   widget: END_USER,

@@ -48,6 +48,10 @@ export interface TokenHelp {
   kind: string
   scopes: string[]
   url: string
+  /** The name the link says (`Create it at …`), when it is not the detected provider's. */
+  at?: string
+  /** A second provider whose credential the same rail takes (NS1's fleet also serves Netlify DNS). */
+  also?: { at: string; url: string }
 }
 
 export const TOKEN_HELP: Record<string, TokenHelp> = {
@@ -62,5 +66,14 @@ export const TOKEN_HELP: Record<string, TokenHelp> = {
   vercel: { kind: 'Access token', scopes: ['Full account or the team that owns the domain'], url: 'https://vercel.com/account/tokens' },
   netlify: { kind: 'Personal access token', scopes: ['Full access'], url: 'https://app.netlify.com/user/applications#personal-access-tokens' },
   gandi: { kind: 'Personal access token', scopes: ['Manage domain name technical configurations'], url: 'https://admin.gandi.net/organizations/account/pat' },
+  wix: { kind: 'Account ID and API key (account_id:api_key)', scopes: ['All account permissions → Manage Domains', 'The account ID shown beside your API keys'], url: 'https://manage.wix.com/account/api-keys' },
+  // NS1's nameservers serve Netlify DNS too: the rail takes either provider's credential.
+  ns1: {
+    kind: 'NS1 API key, or a Netlify personal access token if your DNS is at Netlify',
+    scopes: ['NS1: an API key allowed to view and manage zones', 'Netlify: a personal access token (User settings → Applications)'],
+    url: 'https://my.nsone.net/#/account/settings',
+    at: 'NS1',
+    also: { at: 'Netlify', url: 'https://app.netlify.com/user/applications#personal-access-tokens' },
+  },
   powerdns: { kind: 'API key (X-API-Key)', scopes: ['Zone write access'], url: 'https://doc.powerdns.com/authoritative/http-api/' },
 }

@@ -16,6 +16,7 @@ import { GODADDY_SMALL_ACCOUNT } from '../harness/provider-fakes/godaddy.ts'
 import type { PorkbunFake } from '../harness/provider-fakes/porkbun.ts'
 import type { NamesiloFake } from '../harness/provider-fakes/namesilo.ts'
 import type { DynadotFake } from '../harness/provider-fakes/dynadot.ts'
+import type { R53Fake } from '../harness/provider-fakes/route53.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
 import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
 import { CARDS } from '../harness/provider-cards/index.ts'
@@ -211,7 +212,9 @@ describe('provider specifics', () => {
 
   test('Route 53 pages inside routing-policy sets and refuses to write over them', async () => {
     const c = FAKE_CASES.find((x) => x.id === 'route53')!
-    const f = fakes.get('route53')!
+    const f = fakes.get('route53')! as R53Fake
+    // Three a page (Route 53 answers up to maxitems), so a page ends inside the weighted sets.
+    f.pageCap = 3
     const name = 'weighted-r53.example'
     const z = f.addZone(name)
     c.seedZone!(name, f)
@@ -230,6 +233,7 @@ describe('provider specifics', () => {
     const e = await errorOf(p.writeChanges(zone, [{ name: `www.${name}`, type: 'A', ttl: 300, values: ['203.0.113.1'] }]))
     expect(e?.kind).toBe('conflict')
     expect(z.records.filter((s) => s.name === `www.${name}.`).length).toBe(4)
+    f.pageCap = null
   })
 })
 

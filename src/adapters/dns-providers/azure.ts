@@ -8,11 +8,13 @@
 // {TTL, ARecords…}}`; a set is written whole with PUT {zone id}/{type}/{name} and removed with DELETE.
 // Names are relative (`@` the apex). Errors are `{error: {code, message}}`: 401
 // InvalidAuthenticationToken, 403 AuthorizationFailed, 404 ResourceNotFound, 409, 412, 429
-// (Retry-After). Through the OAuth rail the credential is instead a person's access token for Resource
+// (Retry-After). Alias record sets (targetResource) and types Portico does not write are read as
+// locked; a set's metadata is sent again with every PUT of it (test/harness/provider-cards/azure.ts). Through the OAuth rail the credential is instead a person's access token for Resource
 // Manager (not JSON): the zones are those of every subscription the person can see (GET /subscriptions,
 // paged by `nextLink`).
 import { credentialParts } from './credentials.ts'
 import { exchange, failureOf } from './http.ts'
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -101,14 +103,14 @@ export class AzureDnsProvider extends RRsetBasedProvider {
 
   private async paged(path: string, version = VERSION): Promise<any[]> {
     const api = await this.client()
-    const out: any[] = []
-    for (let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${version}`; next; ) {
+    let next: string | null = `${path}${path.includes('?') ? '&' : '?'}${version}`
+    return paginate<any>({ provider: 'Azure DNS', what: path }, async () => {
+      if (!next) return { items: [] }
       const r = await api.call('GET', next)
-      out.push(...(r.value ?? []))
       // Follow only links on the same API base (never wherever a response points).
       next = typeof r.nextLink === 'string' && r.nextLink.startsWith(this.base) ? r.nextLink : null
-    }
-    return out
+      return { items: r.value ?? [], more: next !== null }
+    })
   }
 
   async listZones(): Promise<Zone[]> {
@@ -121,11 +123,26 @@ export class AzureDnsProvider extends RRsetBasedProvider {
     const out: RRset[] = []
     for (const s of await this.paged(`${zone.id}/all`)) {
       const type = String(s.type).split('/').pop()!
+      if (type === 'SOA') continue
       const f = FIELDS[type]
       const p = s.properties ?? {}
-      const values = f ? ((p[f.key] ?? p[f.key.replace(/^caa/, 'CAA')] ?? []) as any[]).map(f.from) : type === 'CNAME' && p.CNAMERecord ? [canonicalName(p.CNAMERecord.cname)] : []
-      if (values.length === 0) continue // SOA, alias sets and types Portico does not write
-      out.push({ name: absoluteName(s.name, zone.name), type, ttl: p.TTL, values })
+      const name = absoluteName(s.name, zone.name)
+      // An alias record set points at an Azure resource (targetResource) and holds no records: read as locked.
+      if (p.targetResource?.id) {
+        out.push({ name, type, ttl: p.TTL, values: [`alias ${p.targetResource.id}`], locked: 'an Azure alias record set (targetResource)' })
+        continue
+      }
+      const values = f ? ((p[f.key] ?? p[f.key.replace(/^caa/, 'CAA')] ?? []) as any[]).map(f.from) : type === 'CNAME' && p.CNAMERecord ? [canonicalName(p.CNAMERecord.cname)] : null
+      if (values === null) {
+        // A type Portico does not write (SRV, PTR, TLSA, DS, NAPTR…): read as locked so nothing replaces it.
+        const data = Object.entries(p).find(([k]) => /Records?$/.test(k))?.[1]
+        out.push({ name, type, ttl: p.TTL, values: (Array.isArray(data) ? data : data ? [data] : []).map((x) => JSON.stringify(x)), locked: `Azure ${type} records, which Portico does not write` })
+        continue
+      }
+      if (values.length === 0) continue
+      // A set's metadata (its tags) goes back with it whenever Portico writes the set.
+      const meta = p.metadata && Object.keys(p.metadata).length > 0 ? p.metadata : undefined
+      out.push({ name, type, ttl: p.TTL, values, ...(meta ? { native: Object.fromEntries(values.map((v) => [v, { metadata: meta }])) } : {}) })
     }
     return out
   }
@@ -134,9 +151,12 @@ export class AzureDnsProvider extends RRsetBasedProvider {
     return `${zone.id}/${type}/${encodeURIComponent(relativeName(name, zone.name))}?${VERSION}`
   }
 
-  protected async putSet(zone: Zone, c: RRsetChange): Promise<void> {
+  protected async putSet(zone: Zone, c: RRsetChange, cur: RRset | undefined): Promise<void> {
     const f = FIELDS[c.type]
     const properties: Record<string, unknown> = { TTL: c.ttl }
+    // PUT replaces the whole set: its metadata is sent again (from the set as read, or as restored).
+    const metadata = [...Object.values(c.native ?? {}), ...Object.values(cur?.native ?? {})].map((n) => (n as { metadata?: unknown })?.metadata).find((m) => m !== undefined)
+    if (metadata) properties.metadata = metadata
     if (c.type === 'CNAME') properties.CNAMERecord = { cname: c.values[0] }
     else if (f) properties[f.key] = c.values.map(f.to)
     else throw new ProviderError('write_failed', `Azure DNS: Portico does not write ${c.type} records`)

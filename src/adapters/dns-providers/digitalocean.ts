@@ -3,7 +3,9 @@
 // /domains/{name}/records (paged by `links.pages.next`), POST /domains/{name}/records (201),
 // DELETE /domains/{name}/records/{id} (204). Record names are relative (`@` for the apex); MX keeps
 // its priority apart; CAA is `data` with `flags` and `tag` apart. Errors are `{id, message}`: 401
-// `unauthorized`, 404 `not_found`, 429 `too_many_requests`, 422 `unprocessable_entity`.
+// `unauthorized`, 404 `not_found`, 429 `too_many_requests` (ratelimit-reset, a Unix time, is waited out
+// when short), 422 `unprocessable_entity`. SRV keeps priority, weight and port in fields of their own,
+// written back with the target (test/harness/provider-cards/digitalocean.ts is the card).
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
@@ -17,6 +19,8 @@ const fq = (name: string) => `${name}.`
 
 export class DigitalOceanProvider extends RecordBasedProvider {
   readonly id = 'digitalocean'
+  /** DigitalOcean refuses a TTL under 30 (its API reference: `ttl` minimum 30). */
+  readonly minTtl = 30
   constructor(
     private readonly token: string,
     private readonly base = DIGITALOCEAN_API,
@@ -60,6 +64,8 @@ export class DigitalOceanProvider extends RecordBasedProvider {
         else if (type === 'CNAME' || type === 'NS') value = host(r.data)
         else if (type === 'TXT') value = unquoteTxt(r.data)
         else if (type === 'CAA') value = `${r.flags ?? 0} ${r.tag} "${r.data}"`
+        // SRV keeps priority, weight and port apart from its target: all four make the value.
+        else if (type === 'SRV') value = `${r.priority ?? 0} ${r.weight ?? 0} ${r.port ?? 0} ${r.data === '@' ? zone.name : host(r.data)}`
         else value = canonicalValue(type, r.data)
         return { id: String(r.id), name: absoluteName(r.name, zone.name), type, ttl: r.ttl, value }
       })
@@ -70,6 +76,9 @@ export class DigitalOceanProvider extends RecordBasedProvider {
     if (type === 'MX') {
       const [prio, h] = value.split(' ')
       Object.assign(body, { data: fq(h!), priority: Number(prio) })
+    } else if (type === 'SRV') {
+      const [prio, weight, port, target] = value.split(/\s+/)
+      Object.assign(body, { priority: Number(prio), weight: Number(weight), port: Number(port), data: fq(target ?? '') })
     } else if (type === 'CNAME' || type === 'NS') body.data = fq(value)
     else if (type === 'CAA') {
       const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)

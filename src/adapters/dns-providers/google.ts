@@ -8,12 +8,15 @@
 // changes go in one POST …/managedZones/{zone}/changes `{additions, deletions}` (atomic; a deletion
 // must match the set as it stands). Names are absolute with the trailing dot; rrdatas are zone-file
 // text. Errors are `{error: {code, message, status}}`: 401 UNAUTHENTICATED, 403 PERMISSION_DENIED,
-// 404 NOT_FOUND, 409 ALREADY_EXISTS, 429 RESOURCE_EXHAUSTED.
+// 404 NOT_FOUND, 409 ALREADY_EXISTS, 412 conditionNotMet, 429 RESOURCE_EXHAUSTED (no wait given: backed off
+// 1, 2, 4 s). A record set with a routing policy (geo, weighted round robin, failover) has no plain
+// rrdatas: it is read as locked and never rewritten (test/harness/provider-cards/google-cloud-dns.ts).
 // Through the OAuth rail the credential is instead a person's access token (not JSON): the zones are
 // those of every project the person can see (Cloud Resource Manager `GET /v1/projects`, paged), and a
 // zone's id is `project/zone`.
 import { createSign } from 'node:crypto'
-import { exchange, failureOf } from './http.ts'
+import { exchange, failureOf, retryAfterOf, type HttpResult } from './http.ts'
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
 import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
@@ -27,6 +30,21 @@ interface ServiceAccountKey {
   project_id: string
   client_email: string
   private_key: string
+}
+
+/** Google's 429 (RESOURCE_EXHAUSTED) comes without a wait: truncated exponential back-off, 1, 2, 4 s. */
+export function googleTemporary(r: HttpResult, attempt: number): number | undefined {
+  if (r.status !== 429 && r.status !== 503) return undefined
+  return retryAfterOf(r.headers) ?? Math.min(2 ** (attempt - 1), 4)
+}
+
+interface GoogleRRset {
+  name: string
+  type: string
+  ttl: number
+  rrdatas?: string[]
+  routingPolicy?: unknown
+  signatureRrdatas?: string[]
 }
 
 export class GoogleCloudDnsProvider implements DnsProvider {
@@ -80,6 +98,7 @@ export class GoogleCloudDnsProvider implements DnsProvider {
       base: this.base,
       headers: { authorization: `Bearer ${await this.bearer()}` },
       message: (b) => (b?.error ? `${b.error.status ?? b.error.code}: ${b.error.message}` : undefined),
+      http: { temporary: googleTemporary },
     })
     return this.api
   }
@@ -87,13 +106,14 @@ export class GoogleCloudDnsProvider implements DnsProvider {
   /** Every item of a list, page by page (`size` is the API's page-size parameter). */
   private async paged(path: string, key: string, size = 'maxResults'): Promise<any[]> {
     const api = await this.client()
-    const out: any[] = []
-    for (let token = ''; ; ) {
+    let token = ''
+    // The server decides how many a page holds (maxResults is a maximum), so only its token ends a list.
+    return paginate<any>({ provider: 'Google Cloud DNS', what: path }, async ({ index }) => {
+      if (index > 1 && !token) return { items: [] }
       const r = await api.call('GET', `${path}${path.includes('?') ? '&' : '?'}${size}=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`)
-      out.push(...(r[key] ?? []))
       token = r.nextPageToken ?? ''
-      if (!token) return out
-    }
+      return { items: r[key] ?? [], more: token !== '' }
+    })
   }
 
   /** The managed zone's path: a key's own project, or the project in an OAuth zone id. */
@@ -118,21 +138,34 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     return acrossScopes(projects.map((p) => () => this.zonesOf(p.projectId, `${p.projectId}/`)))
   }
 
+  private async rrsets(zone: Zone): Promise<GoogleRRset[]> {
+    return this.paged(`${this.zonePath(zone)}/rrsets`, 'rrsets')
+  }
+
+  /** A record set as the planner sees it; one with a routing policy (geo, weighted round robin,
+   * failover) has no plain rrdatas and is read as locked. */
+  private toSet(s: GoogleRRset, zone: Zone): RRset {
+    const name = canonicalName(s.name)
+    if (s.routingPolicy || !Array.isArray(s.rrdatas)) {
+      const kind = Object.keys((s.routingPolicy as object) ?? {})[0] ?? 'routing'
+      return { name, type: s.type, ttl: s.ttl, values: [`${kind} routing policy`], locked: `a Google Cloud DNS ${kind} routing policy` }
+    }
+    return { name, type: s.type, ttl: s.ttl, values: s.rrdatas.map((v) => fromZoneFile(s.type, v, zone.name)) }
+  }
+
   async readRecords(zone: Zone): Promise<RRset[]> {
-    return (await this.paged(`${this.zonePath(zone)}/rrsets`, 'rrsets')).map((s) => ({
-      name: canonicalName(s.name),
-      type: s.type,
-      ttl: s.ttl,
-      values: (s.rrdatas as string[]).map((v) => fromZoneFile(s.type, v, zone.name)),
-    }))
+    return (await this.rrsets(zone)).map((s) => this.toSet(s, zone))
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const current = await this.readRecords(zone)
-    const wire = (s: { name: string; type: string; ttl: number; values: string[] }) => ({ name: `${s.name}.`, type: s.type, ttl: s.ttl, rrdatas: s.values.map((v) => toZoneFile(s.type, v)) })
-    const deletions = changes.flatMap((c) => current.filter((s) => s.name === c.name && s.type === c.type)).map(wire)
-    const additions = changes.filter((c) => c.values.length > 0).map(wire)
+    const current = await this.rrsets(zone)
+    const touched = changes.flatMap((c) => current.filter((s) => canonicalName(s.name) === c.name && s.type === c.type))
+    const locked = touched.map((s) => this.toSet(s, zone)).find((s) => s.locked)
+    if (locked) throw new ProviderError('unrepresentable', `${locked.name} ${locked.type} holds ${locked.locked}, which Portico cannot write back exactly as it is; nothing was written`)
+    // A deletion must match the set as it stands: the sets are sent back exactly as Google gave them.
+    const deletions = touched.map((s) => ({ name: s.name, type: s.type, ttl: s.ttl, rrdatas: s.rrdatas, ...(s.signatureRrdatas ? { signatureRrdatas: s.signatureRrdatas } : {}) }))
+    const additions = changes.filter((c) => c.values.length > 0).map((c) => ({ name: `${c.name}.`, type: c.type, ttl: c.ttl, rrdatas: c.values.map((v) => toZoneFile(c.type, v)) }))
     await (await this.client()).call('POST', `${this.zonePath(zone)}/changes`, { additions, deletions })
   }
 }

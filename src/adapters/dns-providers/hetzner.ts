@@ -7,7 +7,9 @@
 // …/rrsets/{name}/{type}. Names are relative (`@` the apex); values are zone-file text (hostnames
 // with the trailing dot, TXT as quoted strings). Errors are `{"error": {"code", "message"}}`: 401
 // unauthorized, 403 forbidden (a read-only token), 404 not_found, 409 uniqueness_error, 429
-// rate_limit_exceeded, 422 invalid_input.
+// rate_limit_exceeded (RateLimit-Reset, a Unix time, waited out when short), 422 invalid_input. A
+// record's comment is written back with it; a set under change protection is read as locked
+// (test/harness/provider-cards/hetzner.ts is the card).
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, hostValue, relativeName } from './record-based.ts'
@@ -55,9 +57,10 @@ export class HetznerProvider extends RRsetBasedProvider {
 
   private async paged(path: string, key: string): Promise<any[]> {
     let page: number | null = 1
-    return paginate<any>({ provider: 'Hetzner', what: path, pageSize: 100 }, async () => {
+    // per_page: at most 50, as the reference says.
+    return paginate<any>({ provider: 'Hetzner', what: path, pageSize: 50 }, async () => {
       if (!page) return { items: [] }
-      const r = await this.call('GET', `${path}?page=${page}&per_page=100`)
+      const r = await this.call('GET', `${path}?page=${page}&per_page=50`)
       page = r.meta?.pagination?.next_page ?? null
       return { items: r[key] ?? [], more: page !== null }
     })
@@ -70,12 +73,20 @@ export class HetznerProvider extends RRsetBasedProvider {
   async readRecords(zone: Zone): Promise<RRset[]> {
     const z = (await this.call('GET', `/zones/${encodeURIComponent(zone.id)}`)).zone
     const rows = await this.paged(`/zones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')
-    return rows.map((s) => ({
-      name: absoluteName(s.name, zone.name),
-      type: s.type,
-      ttl: s.ttl ?? z?.ttl ?? 3600,
-      values: (s.records as { value: string }[]).map((r) => fromZoneFile(s.type, r.value, zone.name)),
-    }))
+    return rows.map((s) => {
+      const records = s.records as { value: string; comment?: string | null }[]
+      const values = records.map((r) => fromZoneFile(s.type, r.value, zone.name))
+      // A record's comment goes back with it whenever Portico writes its set.
+      const comments = records.flatMap((r, i) => (r.comment ? [[values[i]!, { comment: r.comment }] as const] : []))
+      return {
+        name: absoluteName(s.name, zone.name),
+        type: s.type,
+        ttl: s.ttl ?? z?.ttl ?? 3600,
+        values,
+        ...(comments.length ? { native: Object.fromEntries(comments) } : {}),
+        ...(s.protection?.change ? { locked: 'Hetzner change protection on the record set' } : {}),
+      }
+    })
   }
 
   private setPath(zone: Zone, name: string, type: string) {
@@ -83,7 +94,8 @@ export class HetznerProvider extends RRsetBasedProvider {
   }
 
   protected async putSet(zone: Zone, c: RRsetChange, cur: RRset | undefined): Promise<void> {
-    const records = c.values.map((v) => ({ value: toZoneFile(c.type, v) }))
+    const comment = (v: string) => ((c.native?.[v] ?? cur?.native?.[v]) as { comment?: string } | undefined)?.comment
+    const records = c.values.map((v) => ({ value: toZoneFile(c.type, v), ...(comment(v) ? { comment: comment(v) } : {}) }))
     if (!cur) {
       await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/rrsets`, { name: relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records })
       return

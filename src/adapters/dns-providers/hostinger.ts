@@ -4,7 +4,8 @@
 // `{overwrite: true, zone: [set]}` (replacing the set of that name and type) and removed with DELETE
 // /api/dns/v1/zones/{domain} `{filters: [{name, type}]}`. Names are relative (`@` the apex); content is
 // zone-file text (hostnames with the trailing dot, TXT quoted). Errors are `{message, correlation_id,
-// errors?}`: 401 "Unauthenticated", 403, 404, 422 (validation), 429.
+// errors?}`: 401 "Unauthenticated", 403, 404, 422 (validation), 429 (Retry-After). A set holding a
+// record switched off (`is_disabled`) is read as locked (test/harness/provider-cards/hostinger.ts).
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -33,6 +34,8 @@ export class HostingerProvider extends RRsetBasedProvider {
       type: s.type,
       ttl: s.ttl,
       values: (s.records as { content: string }[]).map((r) => fromZoneFile(s.type, r.content, zone.name)),
+      // A record switched off cannot be written back as such (the update takes content only): the set is left alone.
+      ...((s.records as { is_disabled?: boolean }[]).some((r) => r.is_disabled) ? { locked: 'a Hostinger record switched off (is_disabled)' } : {}),
     }))
   }
 

@@ -43,6 +43,7 @@ import { ALIDNS_API, AlidnsProvider } from './alidns.ts'
 import { PORKBUN_API, PorkbunProvider } from './porkbun.ts'
 import { NAMESILO_API, NamesiloProvider } from './namesilo.ts'
 import { DYNADOT_API, DynadotProvider } from './dynadot.ts'
+import { WIX_API, WixProvider } from './wix.ts'
 
 export interface HostedFactoryOptions {
   /** API base URL without a trailing slash. */
@@ -95,6 +96,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   porkbun: { defaultBase: PORKBUN_API, make: (s, o) => new PorkbunProvider(s, o.base) },
   namesilo: { defaultBase: NAMESILO_API, make: (s, o) => new NamesiloProvider(s, o.base) },
   dynadot: { defaultBase: DYNADOT_API, make: (s, o) => new DynadotProvider(s, o.base) },
+  wix: { defaultBase: WIX_API, make: (s, o) => new WixProvider(s, o.base) },
 }
 
 /**

@@ -4,7 +4,8 @@
 // …/records `{type, name, target, priority, ttl_sec, tag}`, DELETE …/records/{id}. Names are relative
 // (`` the apex); `target` is the data, MX priority its own field, CAA `tag` its own field (flags are
 // always 0). Linode stores a TTL as the nearest of its allowed values. Errors are `{errors: [{reason,
-// field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429.
+// field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429
+// (Retry-After). SRV rows are read as locked (test/harness/provider-cards/linode.ts is the card).
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
@@ -37,7 +38,9 @@ export class LinodeProvider extends RecordBasedProvider {
       name: absoluteName(r.name, zone.name),
       type: r.type,
       ttl: r.ttl_sec,
-      value: r.type === 'CAA' ? `0 ${r.tag} "${r.target}"` : fromFields(r.type, r.target, r.priority, zone.name, unquoteTxt, true),
+      value: r.type === 'CAA' ? `0 ${r.tag} "${r.target}"` : r.type === 'SRV' ? `${r.priority ?? 0} ${r.weight ?? 0} ${r.port ?? 0} ${r.target}` : fromFields(r.type, r.target, r.priority, zone.name, unquoteTxt, true),
+      // Linode keeps an SRV's service and protocol in fields of their own: not rewritten from a value.
+      ...(r.type === 'SRV' ? { locked: 'Linode SRV fields (service, protocol, weight, port)' } : {}),
     }))
   }
 

@@ -15,6 +15,9 @@ export interface ProviderRecord {
   native?: unknown
   /** Why this record cannot be written back as it is (its set is then never changed). */
   locked?: string
+  /** Why the provider keeps this row itself (Vercel's system records): values may be added beside it,
+   * but a change that would delete or rewrite it is refused before anything is written. */
+  fixed?: string
 }
 
 export interface NewRecord {
@@ -68,6 +71,8 @@ export abstract class RecordBasedProvider implements DnsProvider {
         if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v, ...(c.native?.[v] !== undefined ? { native: c.native[v] } : {}) })
       }
     }
+    const fixed = deletes.find((d) => d.fixed)
+    if (fixed) throw new ProviderError('unrepresentable', `${fixed.name} ${fixed.type} holds ${fixed.fixed}, which Portico cannot remove or rewrite; nothing was written`)
     return { deletes, creates }
   }
 

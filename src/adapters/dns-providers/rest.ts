@@ -1,7 +1,7 @@
 // One JSON API client for the adapters whose providers speak plain REST with a token header: it
 // sends the credential, turns a failure into a typed ProviderError through `failureOf` (with the
 // provider's own message picked from its error body) and returns the parsed body.
-import { exchange, failureOf, type HttpResult } from './http.ts'
+import { exchange, failureOf, type HttpResult, type ProviderHttp } from './http.ts'
 import type { ProviderErrorKind } from './types.ts'
 
 export interface RestOptions {
@@ -15,6 +15,8 @@ export interface RestOptions {
   kind?(r: HttpResult): ProviderErrorKind | undefined
   /** Some APIs answer errors with status 200 and a failure flag in the body. */
   failed?(r: HttpResult): boolean
+  /** How the exchange treats the provider's temporary refusals (its back-off where it signals no wait). */
+  http?: ProviderHttp
 }
 
 export class RestClient {
@@ -22,7 +24,7 @@ export class RestClient {
 
   async call(method: string, pathOrUrl: string, body?: unknown): Promise<any> {
     const url = pathOrUrl.startsWith('http') ? pathOrUrl : this.opts.base + pathOrUrl
-    const r = await exchange(method, url, this.opts.headers, body)
+    const r = await exchange(method, url, this.opts.headers, body, this.opts.http)
     if (r.status >= 300 || this.opts.failed?.(r)) {
       let msg: string | undefined
       try {

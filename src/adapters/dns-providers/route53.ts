@@ -7,7 +7,8 @@
 // DELETE must name the set exactly as it is, so the current sets are read first). Values are zone-file
 // text (TXT quoted, hostnames with the trailing dot). Errors are `<ErrorResponse><Error><Code>`: 403
 // InvalidClientTokenId / SignatureDoesNotMatch / AccessDenied, 400 Throttling ("Rate exceeded"), 404
-// NoSuchHostedZone, 400 InvalidChangeBatch. Alias record sets (AliasTarget) and record sets with a
+// NoSuchHostedZone, 400 InvalidChangeBatch; Throttling and PriorRequestNotComplete are retried with
+// a growing wait (test/harness/provider-cards/route53.ts is the card). Alias record sets (AliasTarget) and record sets with a
 // routing policy (weighted, latency, failover…: several sets under one name and type, each with a
 // `SetIdentifier`) are read as locked sets: the planner never changes or removes them (it refuses
 // before writing), and a direct change to a routing-policy name and type is refused as a conflict
@@ -48,6 +49,18 @@ function failure(r: HttpResult): ProviderError | null {
   return failureOf('Route 53', r, msg, kind)
 }
 
+/**
+ * Route 53's temporary refusals: `Throttling` (its account-wide 5 requests a second) and
+ * `PriorRequestNotComplete` (a change to the zone still in progress), both 400 with no wait
+ * signalled; AWS asks for retries at growing intervals, so they are backed off 0.5, 1, 2, 4 s.
+ */
+export function route53Temporary(r: HttpResult, attempt: number): number | undefined {
+  if (r.status !== 400 && r.status !== 429 && r.status !== 503) return undefined
+  const code = tag(r.text, 'Code')
+  if (code === 'Throttling' || code === 'ThrottlingException' || code === 'PriorRequestNotComplete' || code === 'ServiceUnavailable') return Math.min(0.5 * 2 ** (attempt - 1), 4)
+  return undefined
+}
+
 function toValue(type: string, v: string): string {
   if (type === 'CNAME' || type === 'NS') return `${v}.`
   if (type === 'MX') {
@@ -77,7 +90,7 @@ export class Route53Provider implements DnsProvider {
     const url = new URL(this.base + path)
     const headers: Record<string, string> = body ? { 'content-type': 'application/xml' } : {}
     const signed = signV4({ method, url, headers, body, accessKeyId: this.accessKeyId, secretAccessKey: this.secretAccessKey, region: 'us-east-1', service: 'route53', now: this.now() })
-    const r = await exchange(method, url.toString(), { ...headers, ...signed, accept: 'application/xml' }, body || undefined)
+    const r = await exchange(method, url.toString(), { ...headers, ...signed, accept: 'application/xml' }, body || undefined, { temporary: route53Temporary })
     const f = failure(r)
     if (f) throw f
     return r.text

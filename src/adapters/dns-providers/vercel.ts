@@ -4,10 +4,13 @@
 // `{name, type, value, ttl, mxPriority?}`, DELETE /v2/domains/{domain}/records/{id}. Names are
 // relative (`` the apex); MX priority is its own field; CAA value is `flags tag "value"`. Errors are
 // `{error: {code, message}}`: 403 `forbidden` with `invalidToken` for a bad token (otherwise a scope
-// the token lacks), 404 `not_found`, 429 `rate_limited`, 400 `invalid_*`. Domains owned by a team are
+// the token lacks), 404 `not_found`, 429 `rate_limited` (X-RateLimit-Reset waited out when short), 400
+// `invalid_*`. Records Vercel made itself (`creator: "system"`) may have values added beside them but
+// are never deleted; a record's comment goes back with it on a restore (provider-cards/vercel.ts). Domains owned by a team are
 // reached with `?teamId=` (https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team): the
 // zones are the account's own plus every team's (GET /v2/teams, paged the same way), and a team
 // domain's zone id is `teamId/domain`.
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, ProviderError, unquoteTxt, type Zone } from './types.ts'
@@ -29,13 +32,13 @@ export class VercelProvider extends RecordBasedProvider {
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (let until: number | null = null; ; ) {
+    let until: number | null = null
+    return paginate<any>({ provider: 'Vercel', what: path, pageSize: 100 }, async ({ index }) => {
+      if (index > 1 && until === null) return { items: [] }
       const r = await this.api.call('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100${until !== null ? `&until=${until}` : ''}`)
-      out.push(...(r[key] ?? []))
       until = r.pagination?.next ?? null
-      if (until === null) return out
-    }
+      return { items: r[key] ?? [], more: until !== null }
+    })
   }
 
   /** The teams the token reaches; none when it may not list them (a token scoped to one team still reaches its own domains). */
@@ -75,13 +78,18 @@ export class VercelProvider extends RecordBasedProvider {
       type: r.type,
       ttl: r.ttl,
       value: fromFields(r.type, r.value, r.mxPriority, zone.name, unquoteTxt, true),
+      // A record's comment goes back with it when Portico restores it.
+      ...(r.comment ? { native: { comment: r.comment } } : {}),
+      // Vercel's own records (creator "system": the apex ALIAS and CAA it adds for its certificates).
+      ...(r.creator === 'system' ? { fixed: 'a record Vercel manages itself (creator "system")' } : {}),
     }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
     const f = toFields(type, value)
     const w = this.where(zone)
-    await this.api.call('POST', `/v2/domains/${w.domain}/records${w.team ? `?${w.team}` : ''}`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, value: f.data, ttl, ...(f.priority !== undefined ? { mxPriority: f.priority } : {}) })
+    const comment = (native as { comment?: string } | undefined)?.comment
+    await this.api.call('POST', `/v2/domains/${w.domain}/records${w.team ? `?${w.team}` : ''}`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, value: f.data, ttl, ...(f.priority !== undefined ? { mxPriority: f.priority } : {}), ...(comment ? { comment } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

@@ -3,29 +3,37 @@
 // same way), POST /domains/{domain}/records `{name, type, data, ttl, priority}` (201), DELETE
 // /domains/{domain}/records/{id} (204). Names are relative (`` for the apex); MX priority is its own
 // field; hostnames are absolute without the trailing dot; CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
-// access-control list refuses Portico's address), 404 unknown domain, 429 rate limited.
+// access-control list refuses Portico's address), 404 unknown domain, 429 rate limited (no wait given:
+// backed off). SRV keeps its priority apart (test/harness/provider-cards/vultr.ts is the card).
+import { retryAfterOf, type HttpResult } from './http.ts'
+import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
 
 export const VULTR_API = 'https://api.vultr.com/v2'
 
+/** Vultr's 429 carries no wait (its limit is 30 requests a second): back off 1, 2 s. */
+export function vultrTemporary(r: HttpResult, attempt: number): number | undefined {
+  return r.status === 429 || r.status === 503 ? (retryAfterOf(r.headers) ?? Math.min(attempt, 2)) : undefined
+}
+
 export class VultrProvider extends RecordBasedProvider {
   readonly id = 'vultr'
   private readonly api: RestClient
   constructor(token: string, base = VULTR_API) {
     super()
-    this.api = new RestClient({ name: 'Vultr', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.error })
+    this.api = new RestClient({ name: 'Vultr', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.error, http: { temporary: vultrTemporary } })
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
-    const out: any[] = []
-    for (let cursor = ''; ; ) {
+    let cursor = ''
+    return paginate<any>({ provider: 'Vultr', what: path, pageSize: 500 }, async ({ index }) => {
+      if (index > 1 && !cursor) return { items: [] }
       const r = await this.api.call('GET', `${path}?per_page=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-      out.push(...(r[key] ?? []))
       cursor = r.meta?.links?.next ?? ''
-      if (!cursor) return out
-    }
+      return { items: r[key] ?? [], more: cursor !== '' }
+    })
   }
 
   async listZones(): Promise<Zone[]> {
@@ -36,11 +44,13 @@ export class VultrProvider extends RecordBasedProvider {
     const rows = await this.paged(`/domains/${encodeURIComponent(zone.id)}/records`, 'records')
     return rows
       .filter((r) => r.type !== 'SOA')
-      .map((r) => ({ id: r.id, name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.data, r.priority, zone.name, unquoteTxt, true) }))
+      .map((r) => ({ id: r.id, name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value: r.type === 'SRV' ? `${r.priority ?? 0} ${String(r.data).trim()}` : fromFields(r.type, r.data, r.priority, zone.name, unquoteTxt, true) }))
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    const f = toFields(type, value)
+    // SRV: Vultr keeps the priority apart and `weight port target` in data.
+    const srv = type === 'SRV' ? /^(\d+)\s+(.*)$/.exec(value) : null
+    const f = srv ? { data: srv[2]!, priority: Number(srv[1]) } : toFields(type, value)
     await this.api.call('POST', `/domains/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : name.slice(0, -(zone.name.length + 1)), type, data: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
   }
 

@@ -8,3 +8,24 @@ import { netlify } from './netlify.ts'
 import { ovh } from './ovh.ts'
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
+
+// Route 53, Google Cloud DNS, Azure DNS, DigitalOcean, Linode, Vultr, Vercel, Hetzner, Hostinger, NS1, Wix.
+import { wix } from './wix.ts'
+for (const c of [wix]) CARDS[c.id] = c
+import { ns1 } from './ns1.ts'
+for (const c of [ns1]) CARDS[c.id] = c
+import { route53 } from './route53.ts'
+for (const c of [route53]) CARDS[c.id] = c
+import { googleCloudDns } from './google-cloud-dns.ts'
+for (const c of [googleCloudDns]) CARDS[c.id] = c
+import { azure } from './azure.ts'
+for (const c of [azure]) CARDS[c.id] = c
+import { digitalocean } from './digitalocean.ts'
+for (const c of [digitalocean]) CARDS[c.id] = c
+import { vercel } from './vercel.ts'
+for (const c of [vercel]) CARDS[c.id] = c
+import { hetzner } from './hetzner.ts'
+import { hostinger } from './hostinger.ts'
+import { linode } from './linode.ts'
+import { vultr } from './vultr.ts'
+for (const c of [hetzner, hostinger, linode, vultr]) CARDS[c.id] = c

@@ -6,7 +6,8 @@
 // message}}` (401 InvalidAuthenticationToken, 404 ResourceNotFound / ParentResourceNotFound, 400
 // BadRequest, 429 TooManyRequests with Retry-After); lists `{value, nextLink}`. Record sets `{id, name,
 // type: "Microsoft.Network/dnszones/<T>", etag, properties: {TTL, fqdn, ARecords | MXRecords | …}}`.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { azure as card } from '../provider-cards/azure.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
 import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
 
 export interface AzRRset {
@@ -32,7 +33,7 @@ export function startAzureFake(): Fake<AzRRset> & { oauth: ProviderOAuthFake } {
     credential: JSON.stringify(sp),
     zoneId: (name) => zonePath(name),
     retryAfter: 17,
-    throttled: () => err(429, 'TooManyRequests', 'The request is being throttled.', { 'retry-after': '17' }),
+    throttled: cardThrottle(card, 17),
     async handle(req, url, f) {
       const granted = await server.handle(req, url)
       if (granted) return granted
@@ -71,8 +72,9 @@ export function startAzureFake(): Fake<AzRRset> & { oauth: ProviderOAuthFake } {
       if (req.method === 'PUT') {
         const b = (await req.json()) as { properties?: Record<string, any> }
         const p = b.properties ?? {}
-        const data = Object.keys(p).filter((k) => k !== 'TTL' && k !== 'metadata')
-        if (typeof p.TTL !== 'number' || data.length !== 1 || (Array.isArray(p[data[0]!]) && p[data[0]!].length === 0)) return err(400, 'BadRequest', 'The record set must have a TTL and records of its type.')
+        const data = Object.keys(p).filter((k) => k !== 'TTL' && k !== 'metadata' && k !== 'targetResource')
+        if (p.targetResource && data.length > 0) return err(400, 'BadRequest', 'An alias record set cannot also hold records.')
+        if (typeof p.TTL !== 'number' || (!p.targetResource && data.length !== 1) || (Array.isArray(p[data[0]!]) && p[data[0]!].length === 0)) return err(400, 'BadRequest', 'The record set must have a TTL and records of its type.')
         if (type === 'TXT' && (p.TXTRecords as { value: string[] }[]).some((r) => r.value.some((v) => Buffer.byteLength(v) > 255))) return err(400, 'BadRequest', 'A TXT string is longer than 255 bytes.')
         const others = zone.records.filter((s) => s.name === name && s.type !== type)
         if ((type === 'CNAME' && others.length) || others.some((s) => s.type === 'CNAME')) return err(409, 'Conflict', 'The CNAME record set conflicts with another record set.')

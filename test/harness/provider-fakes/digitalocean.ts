@@ -1,9 +1,11 @@
 // DigitalOcean API v2 domains and domain records, the parts the adapter uses
 // (https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records): Bearer token;
 // errors `{id, message}` with 401 `unauthorized`, 404 `not_found`, 429 `too_many_requests` (with
-// ratelimit headers), 422 `unprocessable_entity`; lists paged with `links.pages.next` and `meta.total`.
+// ratelimit headers, as the card says), 422 `unprocessable_entity`; lists paged with `links.pages.next`
+// and `meta.total`, as many a page as `per_page` asks (at most 200).
 // Record `name` is relative (`@`); CNAME/MX `data` keep the trailing dot as given; CAA `flags`/`tag`.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { digitalocean as card } from '../provider-cards/digitalocean.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
 
 export interface DoRecord {
@@ -12,20 +14,23 @@ export interface DoRecord {
   name: string
   data: string
   priority: number | null
-  port: null
+  port: number | null
   ttl: number
-  weight: null
+  weight: number | null
   flags: number | null
   tag: string | null
 }
 
 const err = (status: number, id: string, message: string, headers: Record<string, string> = {}) => json(status, { id, message }, headers)
 
+/** As many as asked (`per_page`, default 20, most 200), as DigitalOcean's reference says. */
 function paged<T>(f: Fake<any>, list: 'zones' | 'records', key: string, items: T[], url: URL) {
   const p = Number(url.searchParams.get('page') ?? 1)
-  const s = servePage(f, list, items, p, Number(url.searchParams.get('per_page') ?? 20))
-  const link = (n: number) => `${f.url}${url.pathname}?page=${n}&per_page=${s.size}`
-  return { [key]: s.items, links: p < s.last ? { pages: { last: link(s.last), next: link(p + 1) } } : {}, meta: { total: s.total } }
+  const size = Math.min(Number(url.searchParams.get('per_page') ?? 20), 200)
+  const page = askedPage(f, list, items, (p - 1) * size, size, 200)
+  const last = Math.max(1, Math.ceil(items.length / size))
+  const link = (n: number) => `${f.url}${url.pathname}?page=${n}&per_page=${size}`
+  return { [key]: page, links: p < last ? { pages: { last: link(last), next: link(p + 1) } } : {}, meta: { total: items.length } }
 }
 
 /**
@@ -53,7 +58,8 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
   const fake = startFake<DoRecord>({
     credential: token,
     zoneId: (name) => name,
-    throttled: () => err(429, 'too_many_requests', 'API Rate limit exceeded.', { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0' }),
+    retryAfter: 30,
+    throttled: cardThrottle(card, 30),
     async handle(req, url, f) {
       const granted = await server.handle(req, url)
       if (granted) return granted
@@ -68,7 +74,9 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
       if (req.method === 'POST' && !m[2]) {
         const b = (await req.json()) as Partial<DoRecord>
         if (!b.type || b.name === undefined || b.data === undefined) return err(422, 'unprocessable_entity', 'Data needs to be a valid value')
-        const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data: b.data, priority: b.priority ?? null, port: null, ttl: b.ttl ?? 1800, weight: null, flags: b.flags ?? null, tag: b.tag ?? null }
+        if (b.ttl !== undefined && b.ttl < 30) return err(422, 'unprocessable_entity', 'TTL must be at least 30 seconds')
+        if (b.type === 'SRV' && (b.port == null || b.weight == null || b.priority == null)) return err(422, 'unprocessable_entity', 'Port, weight and priority are required for SRV records')
+        const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data: b.data, priority: b.priority ?? null, port: b.port ?? null, ttl: b.ttl ?? 1800, weight: b.weight ?? null, flags: b.flags ?? null, tag: b.tag ?? null }
         zone.records.push(rec)
         return json(201, { domain_record: rec })
       }

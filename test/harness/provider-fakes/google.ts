@@ -5,9 +5,11 @@
 // key and its claims (iss, aud, scope, exp), answering `{access_token, expires_in, token_type}` or
 // `{error: "invalid_grant"}`; API errors are `{error: {code, message, status, errors: [{reason}]}}`
 // (401 UNAUTHENTICATED, 404 NOT_FOUND, 409 ALREADY_EXISTS, 412 conditionNotMet for a deletion that
-// does not match, 429 RESOURCE_EXHAUSTED with Retry-After); lists paged by `pageToken`.
+// does not match, 429 RESOURCE_EXHAUSTED with no wait, as the card says); lists paged by `pageToken`,
+// the server deciding how many a page holds. A set may carry a `routingPolicy` instead of rrdatas.
 import { createVerify, generateKeyPairSync } from 'node:crypto'
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { googleCloudDns as card } from '../provider-cards/google-cloud-dns.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
 import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
 
 export interface GRRset {
@@ -15,7 +17,9 @@ export interface GRRset {
   name: string
   type: string
   ttl: number
-  rrdatas: string[]
+  rrdatas?: string[]
+  /** geo, wrr or primaryBackup items, each with its own rrdatas (then the set has none of its own). */
+  routingPolicy?: Record<string, unknown>
 }
 
 /**
@@ -44,8 +48,7 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
   const fake = startFake<GRRset>({
     credential: keyJson(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
     zoneId: (name) => 'zone-' + name.replace(/\./g, '-'),
-    retryAfter: 8,
-    throttled: () => err(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded', 'rateLimitExceeded', { 'retry-after': '8' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       const granted = await server.handle(req, url)
       if (granted) return granted
@@ -90,7 +93,7 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
       const b = (await req.json()) as { additions?: GRRset[]; deletions?: GRRset[] }
       const next = [...zone.records]
       for (const d of b.deletions ?? []) {
-        const i = next.findIndex((s) => s.name === d.name && s.type === d.type && s.ttl === d.ttl && [...s.rrdatas].sort().join('\n') === [...d.rrdatas].sort().join('\n'))
+        const i = next.findIndex((s) => s.name === d.name && s.type === d.type && s.ttl === d.ttl && !s.routingPolicy && [...(s.rrdatas ?? [])].sort().join('\n') === [...(d.rrdatas ?? [])].sort().join('\n'))
         if (i === -1) return err(412, 'FAILED_PRECONDITION', `The resource 'entity.change.deletions[${d.name}][${d.type}]' does not match the current state`, 'conditionNotMet')
         next.splice(i, 1)
       }

@@ -4,7 +4,8 @@
 // uniqueness_error for a set that exists, 422 invalid_input, 429 rate_limit_exceeded); lists paged
 // with `meta.pagination {page, per_page, previous_page, next_page, last_page, total_entries}`.
 // RRset ids are `name/TYPE`; mutations answer with an `action` object (here already `success`).
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { hetzner as card } from '../provider-cards/hetzner.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface HzRRset {
   id: string
@@ -12,6 +13,9 @@ export interface HzRRset {
   type: string
   ttl: number | null
   records: { value: string; comment?: string }[]
+  /** Change protection: the set cannot be changed or deleted while it is on. */
+  protection?: { change: boolean }
+  labels?: Record<string, string>
 }
 
 const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) => json(status, { error: { code, message, details: {} } }, headers)
@@ -24,13 +28,15 @@ export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<
     credential: token,
     zoneId: () => String(++zoneIds),
     retryAfter: 4,
-    throttled: () => error(429, 'rate_limit_exceeded', 'limit of 3600 requests per hour reached', { 'retry-after': '4' }),
+    throttled: cardThrottle(card, 4),
     async handle(req, url, f) {
       if (req.headers.get('authorization') !== `Bearer ${token}`) return error(401, 'unauthorized', 'unable to authenticate')
       const path = url.pathname.replace(/^\/v1/, '')
       const pg = (list: 'zones' | 'records', key: string, items: unknown[]) => {
         const p = Number(url.searchParams.get('page') ?? 1)
-        const s = servePage(f, list, items, p, Number(url.searchParams.get('per_page') ?? 25))
+        // As many as per_page asks (default 25, most 50), as the reference says.
+        const size = Math.min(Number(url.searchParams.get('per_page') ?? 25), 50)
+        const s = { items: askedPage(f, list, items, (p - 1) * size, size, 50), size, last: Math.max(1, Math.ceil(items.length / size)), total: items.length }
         return json(200, { [key]: s.items, meta: { pagination: { page: p, per_page: s.size, previous_page: p > 1 ? p - 1 : null, next_page: p < s.last ? p + 1 : null, last_page: s.last, total_entries: s.total } } })
       }
       if (req.method === 'GET' && path === '/zones') return pg('zones', 'zones', f.zones.map((z) => ({ id: Number(z.id), name: z.name, mode: 'primary', ttl: 3600, status: 'ok', record_count: z.records.length })))
@@ -53,6 +59,7 @@ export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<
       }
       const set = zone.records.find((s) => s.name === decodeURIComponent(m[3]!) && s.type === m[4])
       if (!set) return error(404, 'not_found', 'rrset not found')
+      if (set.protection?.change && (req.method === 'DELETE' || m[6])) return error(423, 'protected', 'the rrset is protected against changes')
       if (req.method === 'DELETE' && !m[5]) {
         zone.records.splice(zone.records.indexOf(set), 1)
         return json(201, { action: action('delete_rrset') })

@@ -4,7 +4,8 @@
 // Attempts." with Retry-After). Both lists are whole. A zone is a list of record sets `{name, type,
 // ttl, records: [{content, is_disabled}]}`; PUT with `overwrite: true` replaces the sets it names,
 // DELETE removes the sets its `filters` name.
-import { json, nextId, startFake, type Fake } from './common.ts'
+import { hostinger as card } from '../provider-cards/hostinger.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface HostingerRRset {
   name: string
@@ -19,7 +20,7 @@ export function startHostingerFake(token = nextId('hst').padEnd(48, 'h')): Fake<
     credential: token,
     zoneId: (name) => name,
     retryAfter: 60,
-    throttled: () => err(429, 'Too Many Attempts.', {}, { 'retry-after': '60' }),
+    throttled: cardThrottle(card, 60),
     async handle(req, url, f) {
       if (req.headers.get('authorization') !== `Bearer ${token}`) return err(401, 'Unauthenticated')
       if (req.method === 'GET' && url.pathname === '/api/domains/v1/portfolio') return json(200, f.zones.map((z, i) => ({ id: i + 1, domain: z.name, type: 'domain', status: 'active' })))

@@ -42,6 +42,7 @@ import { startAlidnsFake } from './alidns.ts'
 import { startPorkbunFake } from './porkbun.ts'
 import { startNamesiloFake } from './namesilo.ts'
 import { startDynadotFake } from './dynadot.ts'
+import { seedWixZone, startWixFake } from './wix.ts'
 
 export interface FakeCase {
   /** Catalog id, as `makeHosted` takes it. */
@@ -79,7 +80,17 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
     seedRow: (z, row) => z.records.push({ id: nextId('rec').padEnd(32, '0'), ...row }),
   },
-  { id: 'digitalocean', reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', start: () => startDigitalOceanFake(), base: (f) => f.url + '/v2', badCredential: 'dop_v1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'digitalocean',
+    reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records',
+    start: () => startDigitalOceanFake(),
+    base: (f) => f.url + '/v2',
+    badCredential: 'dop_v1_wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 200 a page; DigitalOcean answers as many as asked, up to 200.
+    pageFill: { zones: 201, records: { count: 200, row: (_z, i) => ({ id: 900000 + i, type: 'TXT', name: `filler${i}`, data: `filler-${i}`, priority: null, port: null, ttl: 1800, weight: null, flags: null, tag: null }) } },
+    seedRow: (z, row) => z.records.push({ id: 800000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
+  },
   {
     id: 'godaddy',
     reference: 'https://developer.godaddy.com/doc/endpoint/domains',
@@ -97,15 +108,47 @@ export const FAKE_CASES: FakeCase[] = [
     base: (f) => f.url,
     badCredential: 'AKIAWRONG:wrong',
     foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+    // Route 53 answers up to maxitems (default and most: 100 zones, 300 record sets).
+    pageFill: { zones: 101, records: { count: 300, row: (z, i) => ({ name: `filler${i}.${z}.`, type: 'TXT', ttl: 300, values: [`"filler-${i}"`] }) } },
     seedZone: (name, f) =>
       f.zones.find((z) => z.name === name)!.records.push(
         { name: `${name}.`, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
         { name: `${name}.`, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.com.'] },
       ),
   },
-  { id: 'hetzner', reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', start: () => startHetznerFake(), base: (f) => f.url + '/v1', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
-  { id: 'vultr', reference: 'https://www.vultr.com/api/#tag/dns', start: () => startVultrFake(), base: (f) => f.url + '/v2', badCredential: 'WRONGKEY', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'linode', reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', start: () => startLinodeFake(), base: (f) => f.url + '/v4', badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  {
+    id: 'hetzner',
+    reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets',
+    start: () => startHetznerFake(),
+    base: (f) => f.url + '/v1',
+    badCredential: 'wrong-token',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ id: `${row.name}/${row.type}`, ...row }),
+    // The adapter asks 50 a page; Hetzner answers as many as asked, up to 50.
+    pageFill: { zones: 51, records: { count: 50, row: (_z, i) => ({ id: `filler${i}/TXT`, name: `filler${i}`, type: 'TXT', ttl: null, records: [{ value: `"filler-${i}"` }] }) } },
+  },
+  {
+    id: 'vultr',
+    reference: 'https://www.vultr.com/api/#tag/dns',
+    start: () => startVultrFake(),
+    base: (f) => f.url + '/v2',
+    badCredential: 'WRONGKEY',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 500 a page; Vultr answers as many as asked, up to 500.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: `fill-${i}`, type: 'TXT', name: `filler${i}`, data: `"filler-${i}"`, priority: -1, ttl: 300 }) } },
+    seedRow: (z, row) => z.records.push({ id: crypto.randomUUID(), ...row }),
+  },
+  {
+    id: 'linode',
+    reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records',
+    start: () => startLinodeFake(),
+    base: (f) => f.url + '/v4',
+    badCredential: 'wrong-token',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    // The adapter asks 500 a page; Linode answers as many as asked, up to 500.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: 700000 + i, type: 'TXT', name: `filler${i}`, target: `filler-${i}`, priority: 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: 300, tag: null }) } },
+    seedRow: (z, row) => z.records.push({ id: 600000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
+  },
   { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   {
     id: 'netlify',
@@ -126,6 +169,9 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
     // The zone under test belongs to a team (reached with ?teamId=); the fillers are the account's own.
     seedZone: (name, f) => void (f as ReturnType<typeof startVercelFake>).teams.set(name, 'team_acme'),
+    // The adapter asks 100 a page; Vercel answers as many as asked, up to 100.
+    pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ id: `rec_fill${i}`, slug: `fill${i}`, name: `filler${i}`, type: 'TXT', value: `filler-${i}`, ttl: 60, creator: 'portico', created: 0 }) } },
+    seedRow: (z, row) => z.records.push({ id: nextId('rec_'), slug: nextId(), created: 0, ...row }),
   },
   { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
@@ -210,4 +256,19 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'porkbun', reference: 'https://porkbun.com/api/json/v3/documentation', unpaged: { lists: ['records'], why: '/dns/retrieve/{domain} answers the whole zone' }, start: () => startPorkbunFake(), base: (f) => f.url + '/api/json/v3', badCredential: 'pk1_wrong:sk1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namesilo', reference: 'https://www.namesilo.com/api-reference', unpaged: { lists: ['records'], why: 'dnsListRecords answers the whole zone' }, start: () => startNamesiloFake(), base: (f) => f.url + '/api', badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'dynadot', reference: 'https://www.dynadot.com/domain/api3.html', unpaged: { lists: ['zones', 'records'], why: 'list_domain and get_dns answer whole lists' }, start: () => startDynadotFake(), base: (f) => f.url, badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  // Route 53, Google Cloud DNS, Azure DNS, DigitalOcean, Linode, Vultr, Vercel, Hetzner, Hostinger, NS1, Wix (as their cards say).
+  {
+    id: 'wix',
+    reference: 'https://dev.wix.com/docs/rest/account-level/domains/domain-dns/update-dns-zone',
+    unpaged: { lists: ['records'], why: 'GET /domains/v1/dns-zones/{domain} answers the whole zone' },
+    start: () => startWixFake(),
+    base: (f) => f.url,
+    // The right key with an account id it does not belong to (Wix: 404 TARGET_ACCOUNT_NOT_FOUND).
+    badCredential: (f) => `${crypto.randomUUID()}:${f.credential.split(':').slice(1).join(':')}`,
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    seedZone: seedWixZone,
+    // The adapter asks 100 a page; Wix answers as many as asked, up to 100.
+    pageFill: { zones: 101 },
+    rowKey: (r, zone) => ({ name: String(r.hostName).toLowerCase() === zone ? zone : String(r.hostName).toLowerCase(), type: String(r.type).toUpperCase() }),
+  },
 ]

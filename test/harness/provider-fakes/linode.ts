@@ -4,7 +4,8 @@
 // 404 "Not found", 400 with the field, 429 "Too Many Requests" with Retry-After); lists paged as
 // `{data, page, pages, results}`. Records `{id, type, name, target, priority, weight, port, service,
 // protocol, ttl_sec, tag}`; a TTL is stored as the nearest allowed value; CAA flags are not kept.
-import { json, nextId, servePage } from './common.ts'
+import { linode as card } from '../provider-cards/linode.ts'
+import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface LinodeRecord {
@@ -30,20 +31,22 @@ export function startLinodeFake(token = 'linode' + nextId().padEnd(58, 'a')) {
   return startRowFake<LinodeRecord>({
     credential: token,
     authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
-    errors: { unauthorized: () => err(401, 'Invalid Token'), notFound: () => err(404, 'Not found'), invalid: (m) => err(400, m), throttled: () => err(429, 'Too Many Requests', { 'retry-after': '12' }) },
+    errors: { unauthorized: () => err(401, 'Invalid Token'), notFound: () => err(404, 'Not found'), invalid: (m) => err(400, m), throttled: cardThrottle(card, 12) },
     retryAfter: 12,
     zoneId: () => String(++ids),
     routes: { zones: /^\/v4\/domains$/, records: /^\/v4\/domains\/(?<zone>\d+)\/records$/, record: /^\/v4\/domains\/(?<zone>\d+)\/records\/(?<id>\d+)$/ },
     zoneRow: (z) => ({ id: Number(z.id), domain: z.name, type: 'master', status: 'active', soa_email: `hostmaster@${z.name}`, ttl_sec: 0 }),
     list(f, kind, rows, url) {
+      // As many as page_size asks (25 to 500, default 100), as the reference says.
       const page = Number(url.searchParams.get('page') ?? 1)
-      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('page_size') ?? 100))
-      return json(200, { data: s.items, page, pages: s.last, results: s.total })
+      const size = Math.min(Math.max(Number(url.searchParams.get('page_size') ?? 100), 25), 500)
+      const items = askedPage(f, kind, rows, (page - 1) * size, size, 500)
+      return json(200, { data: items, page, pages: Math.max(1, Math.ceil(rows.length / size)), results: rows.length })
     },
     create(b) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.target !== 'string' || !b.target) return 'target is required'
       if (b.type === 'CAA' && !b.tag) return 'tag is required for CAA records'
-      return { id: ++ids, type: b.type, name: b.name, target: b.target, priority: b.priority ?? 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: nearest(b.ttl_sec ?? 300), tag: b.tag ?? null }
+      return { id: ++ids, type: b.type, name: b.name, target: b.target, priority: b.priority ?? 0, weight: b.weight ?? 0, port: b.port ?? 0, service: b.service ?? null, protocol: b.protocol ?? null, ttl_sec: nearest(b.ttl_sec ?? 300), tag: b.tag ?? null }
     },
     created: (row) => json(200, row),
     deleted: () => json(200, {}),

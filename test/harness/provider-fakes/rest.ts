@@ -19,6 +19,8 @@ export interface RowFakeSpec<R> {
   create(body: any, zone: FakeZone<R>): R | string
   created(row: R): Response
   deleted(): Response
+  /** A provider's refusal to delete a row it keeps itself (Vercel's system records), or null. */
+  refuseDelete?(row: R): Response | null
   /** Name (absolute) and type of a stored row. */
   key(row: R, zone: FakeZone<R>): { name: string; type: string; id: string }
   /** Runs first on each request (a fake whose signature covers the body reads the body here). */
@@ -66,6 +68,8 @@ export function startRowFake<R>(spec: RowFakeSpec<R>): Fake<R> {
       if (req.method === 'DELETE' && id) {
         const i = zone.records.findIndex((r) => spec.key(r, zone).id === id)
         if (i === -1) return spec.errors.notFound()
+        const refused = spec.refuseDelete?.(zone.records[i]!)
+        if (refused) return refused
         zone.records.splice(i, 1)
         return spec.deleted()
       }

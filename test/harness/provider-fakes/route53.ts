@@ -10,7 +10,8 @@
 // `NextRecordName`/`NextRecordType`/`NextRecordIdentifier`; a set with a routing policy carries a
 // `SetIdentifier` and `Weight` and is one of several sets under its name and type.
 import { signV4 } from '../../../src/adapters/dns-providers/sigv4.ts'
-import { nextId, servePage, startFake, type Fake } from './common.ts'
+import { route53 as card } from '../provider-cards/route53.ts'
+import { askedPage, cardThrottle, nextId, startFake, type Fake } from './common.ts'
 
 export interface R53Set {
   name: string
@@ -19,6 +20,13 @@ export interface R53Set {
   values: string[]
   setIdentifier?: string
   weight?: number
+  /** Latency routing. */
+  region?: string
+  /** Failover routing: PRIMARY or SECONDARY. */
+  failover?: string
+  healthCheckId?: string
+  /** An alias set: no TTL or values of its own. */
+  aliasTarget?: { hostedZoneId: string; dnsName: string; evaluateTargetHealth: boolean }
 }
 
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
@@ -30,11 +38,18 @@ const error = (status: number, code: string, message: string) =>
 const all = (s: string, t: string) => [...s.matchAll(new RegExp(`<${t}>([\\s\\S]*?)</${t}>`, 'g'))].map((m) => m[1]!)
 const one = (s: string, t: string) => all(s, t)[0]
 
-export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().padEnd(16, 'X'), secret = 'r53secret/' + nextId()): Fake<R53Set> {
-  return startFake<R53Set>({
+export type R53Fake = Fake<R53Set> & {
+  /** A test's knob: serve at most this many a page whatever maxitems says (to reach paging inside a set of routing-policy records without hundreds of them). */
+  pageCap: number | null
+  /** The next this many change batches find an earlier change still being applied (400 PriorRequestNotComplete). */
+  busy: number
+}
+
+export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().padEnd(16, 'X'), secret = 'r53secret/' + nextId()): R53Fake {
+  const fake = startFake<R53Set>({
     credential: `${accessKeyId}:${secret}`,
     zoneId: () => 'Z' + nextId().toUpperCase().padEnd(20, '7'),
-    throttled: () => error(400, 'Throttling', 'Rate exceeded'),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       const body = req.method === 'POST' ? await req.text() : ''
       const auth = req.headers.get('authorization') ?? ''
@@ -50,7 +65,8 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
       if (req.method === 'GET' && url.pathname === '/2013-04-01/hostedzone') {
         const marker = url.searchParams.get('marker')
         const from = marker ? f.zones.slice(Math.max(0, f.zones.findIndex((z) => z.id === marker))) : f.zones
-        const p = servePage(f, 'zones', from, 1, Number(url.searchParams.get('maxitems') ?? 100))
+        // As many as asked (maxitems, default and most 100), as the API reference says.
+        const p = { items: askedPage(f, 'zones', from, 0, Number(url.searchParams.get('maxitems') ?? 100), (f as R53Fake).pageCap ?? 100), size: Math.min(Number(url.searchParams.get('maxitems') ?? 100), (f as R53Fake).pageCap ?? 100) }
         if (marker) f.deepest.zones = Math.max(f.deepest.zones, 2)
         const more = from.length > p.items.length
         const zones = p.items.map((z) => `<HostedZone><Id>/hostedzone/${z.id}</Id><Name>${z.name}.</Name><CallerReference>${z.id}</CallerReference><Config><PrivateZone>false</PrivateZone></Config><ResourceRecordSetCount>${z.records.length}</ResourceRecordSetCount></HostedZone>`)
@@ -65,17 +81,26 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
         const sorted = [...zone.records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
         const start = url.searchParams.get('name')
         const from = start ? sorted.filter((s) => key(s) >= key({ name: start, type: url.searchParams.get('type') ?? '', setIdentifier: url.searchParams.get('identifier') ?? undefined })) : sorted
-        const p = servePage(f, 'records', from, 1, Number(url.searchParams.get('maxitems') ?? 300))
+        // As many as asked (maxitems, default and most 300).
+        const p = { items: askedPage(f, 'records', from, 0, Number(url.searchParams.get('maxitems') ?? 300), (f as R53Fake).pageCap ?? 300), size: Math.min(Number(url.searchParams.get('maxitems') ?? 300), (f as R53Fake).pageCap ?? 300) }
         if (start) f.deepest.records = Math.max(f.deepest.records, 2)
         const sets = p.items.map(
           (s) =>
-            `<ResourceRecordSet><Name>${s.name}</Name><Type>${s.type}</Type>${s.setIdentifier !== undefined ? `<SetIdentifier>${esc(s.setIdentifier)}</SetIdentifier><Weight>${s.weight ?? 1}</Weight>` : ''}<TTL>${s.ttl}</TTL><ResourceRecords>${s.values.map((v) => `<ResourceRecord><Value>${esc(v)}</Value></ResourceRecord>`).join('')}</ResourceRecords></ResourceRecordSet>`,
+            `<ResourceRecordSet><Name>${s.name}</Name><Type>${s.type}</Type>${s.setIdentifier !== undefined ? `<SetIdentifier>${esc(s.setIdentifier)}</SetIdentifier>` : ''}${s.weight !== undefined ? `<Weight>${s.weight}</Weight>` : ''}${s.region ? `<Region>${s.region}</Region>` : ''}${s.failover ? `<Failover>${s.failover}</Failover>` : ''}${
+              s.aliasTarget
+                ? `<AliasTarget><HostedZoneId>${s.aliasTarget.hostedZoneId}</HostedZoneId><DNSName>${esc(s.aliasTarget.dnsName)}</DNSName><EvaluateTargetHealth>${s.aliasTarget.evaluateTargetHealth}</EvaluateTargetHealth></AliasTarget>`
+                : `<TTL>${s.ttl}</TTL><ResourceRecords>${s.values.map((v) => `<ResourceRecord><Value>${esc(v)}</Value></ResourceRecord>`).join('')}</ResourceRecords>`
+            }${s.healthCheckId ? `<HealthCheckId>${s.healthCheckId}</HealthCheckId>` : ''}</ResourceRecordSet>`,
         )
         const n = from[p.items.length]
         const tail = n
           ? `<IsTruncated>true</IsTruncated><NextRecordName>${n.name}</NextRecordName><NextRecordType>${n.type}</NextRecordType>${n.setIdentifier !== undefined ? `<NextRecordIdentifier>${esc(n.setIdentifier)}</NextRecordIdentifier>` : ''}`
           : '<IsTruncated>false</IsTruncated>'
         return xml(200, `<ListResourceRecordSetsResponse xmlns="${NS}"><ResourceRecordSets>${sets.join('')}</ResourceRecordSets>${tail}<MaxItems>${p.size}</MaxItems></ListResourceRecordSetsResponse>`)
+      }
+      if ((f as R53Fake).busy > 0) {
+        ;(f as R53Fake).busy--
+        return error(400, 'PriorRequestNotComplete', 'The request was rejected because Route 53 was still processing a prior request.')
       }
       // A ChangeBatch: validated against a copy, committed whole.
       const next = zone.records.map((s) => ({ ...s, values: [...s.values] }))
@@ -111,4 +136,5 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
       return xml(200, `<ChangeResourceRecordSetsResponse xmlns="${NS}"><ChangeInfo><Id>/change/${nextId('C')}</Id><Status>PENDING</Status><SubmittedAt>${new Date().toISOString()}</SubmittedAt></ChangeInfo></ChangeResourceRecordSetsResponse>`)
     },
   })
+  return Object.assign(fake, { pageCap: null as number | null, busy: 0 })
 }

@@ -1,12 +1,13 @@
 // Vercel REST API DNS, the parts the adapter uses (https://vercel.com/docs/rest-api/reference/endpoints/dns,
 // …/domains/list-all-the-domains): Bearer token; errors `{error: {code, message}}` (403 forbidden
 // "Not authorized" with `invalidToken: true` for a bad token, 404 not_found, 400 invalid_value, 429
-// rate_limited with Retry-After); lists `{domains|records, pagination: {count, next, prev}}` where
+// rate_limited with X-RateLimit-Reset, as the card says); lists `{domains|records, pagination: {count, next, prev}}` where
 // `next` is a timestamp passed back as `until`. Records `{id, slug, name, type, value, mxPriority,
 // ttl, creator, created}`; names relative (`` the apex); TTL at least 60. A team's domains
 // (https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team) are listed and reached only
 // with `?teamId=`; GET /v2/teams lists the token's teams.
-import { json, nextId, servePage } from './common.ts'
+import { vercel as card } from '../provider-cards/vercel.ts'
+import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { oauthServer } from './oauth.ts'
 import { startRowFake } from './rest.ts'
 
@@ -20,6 +21,7 @@ export interface VercelRecord {
   ttl: number
   creator: string
   created: number
+  comment?: string
 }
 
 const err = (status: number, code: string, message: string, extra: object = {}, headers: Record<string, string> = {}) => json(status, { error: { code, message, ...extra } }, headers)
@@ -48,7 +50,7 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
       unauthorized: () => err(403, 'forbidden', 'Not authorized', { invalidToken: true }),
       notFound: () => err(404, 'not_found', 'Domain not found'),
       invalid: (m) => err(400, 'invalid_value', m),
-      throttled: () => err(429, 'rate_limited', 'Rate limit exceeded', { limit: { remaining: 0, reset: 1 } }, { 'retry-after': '5' }),
+      throttled: cardThrottle(card, 5),
     },
     retryAfter: 5,
     zoneId: (name) => name,
@@ -56,19 +58,25 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
     zoneRow: (z) => ({ id: `dom_${z.id.length}`, name: z.name, serviceType: 'zeit.world', verified: true }),
     list(f, kind, rows, url) {
       // `until` is the timestamp of the last item seen; items here are stamped EPOCH + position.
+      // As many as `limit` asks (default 20, most 100), as the reference says.
       const until = url.searchParams.get('until')
       const page = until ? Number(until) - EPOCH + 1 : 1
-      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('limit') ?? 20))
-      return json(200, { [kind === 'zones' ? 'domains' : 'records']: s.items, pagination: { count: s.items.length, next: page < s.last ? EPOCH + page : null, prev: page > 1 ? EPOCH + page - 2 : null } })
+      const size = Math.min(Number(url.searchParams.get('limit') ?? 20), 100)
+      const items = askedPage(f, kind, rows, (page - 1) * size, size, 100)
+      const last = Math.max(1, Math.ceil(rows.length / size))
+      return json(200, { [kind === 'zones' ? 'domains' : 'records']: items, pagination: { count: items.length, next: page < last ? EPOCH + page : null, prev: page > 1 ? EPOCH + page - 2 : null } })
     },
     create(b) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.value !== 'string' || !b.value) return 'name, type and value are required'
       if (b.ttl !== undefined && b.ttl < 60) return 'ttl must be at least 60'
       if (b.type === 'MX' && typeof b.mxPriority !== 'number') return 'mxPriority is required for MX records'
-      return { id: nextId('rec_'), slug: nextId(), name: b.name, type: b.type, value: b.value, ...(b.type === 'MX' ? { mxPriority: b.mxPriority } : {}), ttl: b.ttl ?? 60, creator: 'portico', created: Date.now() }
+      if (b.comment !== undefined && (typeof b.comment !== 'string' || b.comment.length > 500)) return 'comment must be a string of at most 500 characters'
+      return { id: nextId('rec_'), slug: nextId(), name: b.name, type: b.type, value: b.value, ...(b.type === 'MX' ? { mxPriority: b.mxPriority } : {}), ttl: b.ttl ?? 60, creator: 'portico', created: Date.now(), ...(b.comment ? { comment: b.comment } : {}) }
     },
     created: (row) => json(200, { uid: row.id, updated: Date.now() }),
     deleted: () => json(200, {}),
+    // Vercel keeps its own records (creator "system"): deleting one is refused.
+    refuseDelete: (r) => (r.creator === 'system' ? err(400, 'forbidden', 'System records cannot be deleted') : null),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
   })
   return Object.assign(fake, { oauth: server.oauth, teams })

@@ -2,7 +2,8 @@
 // errors `{error, status}` (401 "Invalid API token.", 404, 400, 429 "Rate limit reached"); lists
 // paged by an opaque cursor in `meta.links.next` with `meta.total`. Record rows `{id, type, name,
 // data, priority, ttl}` with relative names (`` the apex).
-import { json, nextId, servePage } from './common.ts'
+import { vultr as card } from '../provider-cards/vultr.ts'
+import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface VultrRecord {
@@ -20,16 +21,19 @@ export function startVultrFake(key = 'VULTR' + nextId().toUpperCase().padEnd(31,
   return startRowFake<VultrRecord>({
     credential: key,
     authorized: (req) => req.headers.get('authorization') === `Bearer ${key}`,
-    errors: { unauthorized: () => err(401, 'Invalid API token.'), notFound: () => err(404, 'Domain not found.'), invalid: (m) => err(400, m), throttled: () => err(429, 'Rate limit reached - please try your request again later.') },
+    errors: { unauthorized: () => err(401, 'Invalid API token.'), notFound: () => err(404, 'Domain not found.'), invalid: (m) => err(400, m), throttled: cardThrottle(card, 0) },
     zoneId: (name) => name,
     routes: { zones: /^\/v2\/domains$/, records: /^\/v2\/domains\/(?<zone>[^/]+)\/records$/, record: /^\/v2\/domains\/(?<zone>[^/]+)\/records\/(?<id>[^/]+)$/ },
     zoneRow: (z) => ({ domain: z.name, date_created: '2026-01-01T00:00:00+00:00', dns_sec: 'disabled' }),
     list(f, kind, rows, url) {
       // The cursor is opaque to clients; here it is the page number in base64.
+      // As many as per_page asks (default 100, most 500), as the reference says.
       const cursor = url.searchParams.get('cursor')
       const page = cursor ? Number(atob(cursor)) : 1
-      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('per_page') ?? 100))
-      return json(200, { [kind === 'zones' ? 'domains' : 'records']: s.items, meta: { total: s.total, links: { next: page < s.last ? btoa(String(page + 1)) : '', prev: page > 1 ? btoa(String(page - 1)) : '' } } })
+      const size = Math.min(Number(url.searchParams.get('per_page') ?? 100), 500)
+      const items = askedPage(f, kind, rows, (page - 1) * size, size, 500)
+      const last = Math.max(1, Math.ceil(rows.length / size))
+      return json(200, { [kind === 'zones' ? 'domains' : 'records']: items, meta: { total: rows.length, links: { next: page < last ? btoa(String(page + 1)) : '', prev: page > 1 ? btoa(String(page - 1)) : '' } } })
     },
     create(b, z) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.data !== 'string' || !b.data) return 'Invalid record: name, type and data are required'

@@ -1,0 +1,67 @@
+import { defineCard } from './types.ts'
+
+const hzError = (code: string, message: string) => ({ error: { code, message, details: {} } })
+
+export const hetzner = defineCard({
+  id: 'hetzner',
+  name: 'Hetzner DNS (Hetzner Console / Cloud API)',
+  sources: {
+    rrsets: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets', note: 'RRSet {id, name, type, ttl (null: the zone\'s), labels, protection {change}, records [{value, comment}]}; create, delete, actions set_records, change_ttl, change_protection' },
+    zones: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#zones', note: 'zones with mode primary or secondary; DNS moved from dns.hetzner.com into the Cloud API' },
+    paging: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#pagination', note: 'page and per_page (default 25, most 50); meta.pagination {page, per_page, previous_page, next_page, last_page, total_entries}' },
+    rate: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#rate-limiting', note: '3600 requests an hour per project; RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (a UNIX timestamp); 429 rate_limit_exceeded' },
+    errors: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#errors', note: '{error: {code, message, details}}: unauthorized, forbidden, not_found, uniqueness_error, invalid_input, protected, rate_limit_exceeded' },
+    openapi: { kind: 'description', url: 'https://docs.hetzner.cloud/cloud.spec.json', note: 'Hetzner\'s published OpenAPI document (served with the reference); not carried: the parts used are summarised here' },
+    hcloud: { kind: 'client', url: 'https://github.com/hetznercloud/hcloud-go/blob/main/hcloud/zone.go', note: 'the provider\'s own Go SDK: ZoneRRSet with Records [{Value, Comment}], Protection, Labels; SetRRSetRecords, ChangeRRSetTTL' },
+    lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/hetzner/hetzner.go', note: 'a Cloud API token; TXT values written as quoted strings' },
+  },
+  base: { url: 'https://api.hetzner.cloud', versions: '/v1', cite: ['zones', 'openapi'] },
+  auth: { scheme: 'Authorization: Bearer <API token>', issued: 'a project API token (Security → API tokens), Read & Write, shown once', accepted: ['the token'], cite: ['rrsets', 'lego'] },
+  listing: {
+    zones: { pages: 'page', params: 'page, per_page (most 50)', maxPageSize: 50, end: 'meta.pagination.next_page null' },
+    records: { pages: 'page', params: 'page, per_page (most 50)', maxPageSize: 50, end: 'meta.pagination.next_page null' },
+    cite: ['paging', 'hcloud'],
+  },
+  records: {
+    types: ['A', 'AAAA', 'CAA', 'CNAME', 'DS', 'HINFO', 'HTTPS', 'MX', 'NS', 'PTR', 'RP', 'SOA', 'SRV', 'SVCB', 'TLSA', 'TXT'],
+    names: 'relative (`@` the apex)',
+    values: 'zone-file text: hostnames with the trailing dot, TXT as quoted strings',
+    providerOnly: [
+      { kind: 'records[].comment', what: 'a note on each record, written back with it', portico: 'kept' },
+      { kind: 'protection.change', what: 'a set protected against changes (refused with `protected`)', portico: 'locked' },
+      { kind: 'labels', what: 'key/value labels on a set; set_records leaves them alone', portico: 'hidden' },
+    ],
+    cite: ['rrsets', 'hcloud'],
+  },
+  ttl: { min: 60, default: 3600, cite: ['rrsets', 'openapi'] },
+  rateLimit: {
+    status: 429,
+    answer: (wait) => ({ headers: { 'ratelimit-limit': '3600', 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.floor(Date.now() / 1000) + wait) }, body: hzError('rate_limit_exceeded', 'limit of 3600 requests per hour reached') }),
+    signal: 'RateLimit-Reset, a UNIX timestamp',
+    limits: '3600 requests an hour per project, refilled one a second',
+    cite: ['rate'],
+  },
+  errors: [
+    { when: 'a token Hetzner does not know', status: 401, body: hzError('unauthorized', 'unable to authenticate'), reason: 'auth' },
+    { when: 'a read-only token', status: 403, body: hzError('forbidden', 'insufficient permissions for this request'), reason: 'permission' },
+    { when: 'a zone the project does not have', status: 404, body: hzError('not_found', 'zone not found'), reason: 'zone_not_found' },
+    { when: 'a set that exists', status: 409, body: hzError('uniqueness_error', 'rrset already exists'), reason: 'conflict' },
+    { when: 'a set under change protection', status: 423, body: hzError('protected', 'the rrset is protected against changes'), reason: 'write_failed' },
+    { when: 'a record Hetzner refuses', status: 422, body: hzError('invalid_input', 'invalid input in fields records'), reason: 'write_failed' },
+  ],
+  errorsCite: ['errors', 'rrsets'],
+  quirks: [
+    { text: 'set_records replaces every record of the set: comments are sent again with their values, or they are lost.', cite: ['rrsets', 'hcloud'] },
+    { text: 'Hetzner Robot / konsoleH DNS is another product with another API; its nameservers are catalogued apart.', cite: ['zones'] },
+  ],
+  seeds: (zone) => [
+    { shape: 'a TXT set whose records carry comments, at the apex where Portico merges SPF', row: { name: '@', type: 'SPF', ttl: null, records: [{ value: '"v=spf1 -all"', comment: 'legacy SPF type, keep' }] } },
+    { shape: 'a set under change protection', row: { name: 'vpn', type: 'A', ttl: 300, records: [{ value: '198.51.100.77', comment: 'office VPN' }], protection: { change: true }, labels: { owner: 'it' } } },
+    { shape: 'a CAA set with a comment where Portico adds its CA', row: { name: '@', type: 'CAA', ttl: 3600, records: [{ value: '0 issue "letsencrypt.org"', comment: 'ACME' }] } },
+    { shape: 'a protected AAAA set at the www name Portico points elsewhere', row: { name: 'www', type: 'AAAA', ttl: 300, records: [{ value: '2001:db8::7' }], protection: { change: true } }, blocks: true },
+  ],
+  disagreements: [
+    'The adapter used to ask 100 a page; the reference caps per_page at 50, which the card and the adapter now follow.',
+    'Earlier stand-ins answered a 429 with Retry-After; Hetzner documents RateLimit-Reset as a UNIX timestamp.',
+  ],
+})

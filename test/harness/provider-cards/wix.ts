@@ -1,0 +1,78 @@
+import { defineCard } from './types.ts'
+
+export const wix = defineCard({
+  id: 'wix',
+  name: 'Wix',
+  sources: {
+    intro: { kind: 'docs', url: 'https://dev.wix.com/docs/rest/account-level/domains/domain-dns/introduction', note: 'account-level API keys only; 50 values per type; only domains connected by nameservers have a zone at Wix' },
+    zoneObject: { kind: 'docs', url: 'https://dev.wix.com/docs/rest/account-level/domains/domain-dns/dns-zone-object', note: 'DnsZone {id, domainName, records (2–5000), dnssecEnabled, dnssecInfo}; one record object per host name and type' },
+    update: { kind: 'docs', url: 'https://dev.wix.com/docs/rest/account-level/domains/domain-dns/update-dns-zone', note: 'PATCH https://www.wixapis.com/domains/v1/dns-zones/{domainName}, additions and deletions; synchronous' },
+    errors: { kind: 'docs', url: 'https://github.com/wix-incubator/wix-rest-docs/blob/8adf455fa0f5c605fc1a10846e0f37f4a7bae49e/all/guides/domaindns/docs/Errors.md', note: 'the Domain DNS error table (also at dev.wix.com …/domain-dns/error-messages)' },
+    stdErrors: { kind: 'docs', url: 'https://dev.wix.com/api/rest/getting-started/errors', note: 'the standard error body {message, details: {applicationError | validationError}} and the status table' },
+    connected: { kind: 'docs', url: 'https://dev.wix.com/docs/rest/account-level/domains/connected-domains/connected-domain-v1/list-connected-domains', note: 'GET https://www.wixapis.com/domains/v1/connected-domains, up to 100 a call, wix-account-id header' },
+    registered: { kind: 'docs', url: 'https://dev.wix.com/docs/rest/account-level/domains/registered-domains/registered-domain-v1/list-registered-domains', note: 'GET https://www.wixapis.com/domains/v1/registered-domains, up to 100 a call' },
+    skill: { kind: 'docs', url: 'https://github.com/wix/skills/blob/b0bed5626387b3677be4b1fafb479f2c6444f14e/skills/domain-dns-assistant/references/domain-connection/check-and-fix-dns.md', note: 'Wix\'s own recipe: list connected domains (cursor paging while pagingMetadata.hasNext), PATCH dns-zones with additions and deletions, the errors it names' },
+    customDdns: { kind: 'client', url: 'https://github.com/MatthiasKunnen/custom-ddns/blob/10be778f1d3a69735edbd1bea768670a3653b468/src/typescript/providers/src/wix/wix.provider.ts', note: 'GET then PATCH dns-zones/{zone}; `Authorization: <key>` and `wix-account-id`; replaces a record by deleting it as read (values and ttl) and adding the new one in one PATCH; absolute host names' },
+  },
+  base: { url: 'https://www.wixapis.com', versions: '/domains/v1 (Domain DNS, Connected Domains, Registered Domains; developer preview)', cite: ['update', 'connected'] },
+  auth: {
+    scheme: 'Authorization: <account API key> (no scheme) and wix-account-id: <account id>',
+    issued: 'an account-level API key (`IST.…`) made at manage.wix.com/account/api-keys with "Manage Domains", shown once; the account id is shown beside the keys (a UUID). A site-level token is refused.',
+    accepted: ['account_id:api_key (either order)', '{"accountId": …, "apiKey": …}', 'WIX_ACCOUNT_ID=… / WIX_API_KEY=… lines', 'the two on separate lines'],
+    cite: ['intro', 'customDdns'],
+  },
+  listing: {
+    zones: { pages: 'cursor', params: 'paging.limit (up to 100), paging.cursor', maxPageSize: 100, end: '`pagingMetadata.hasNext` false (then `cursors.next` is absent)' },
+    records: { pages: false, end: 'one answer: the zone with all its records (2–5000)' },
+    cite: ['connected', 'registered', 'skill', 'zoneObject'],
+  },
+  records: {
+    types: ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'SOA', 'SPF', 'SRV', 'TXT', 'CAA'],
+    names: '`hostName` absolute (the domain itself for the apex)',
+    values: 'one record object per host name and type with every value in `values` (at most 50); MX `"5 aspmx.l.google.com"`; hostnames without the trailing dot; TXT as its text',
+    providerOnly: [
+      { kind: 'SOA and apex NS', what: 'every Wix zone holds them (at least 2 records); Portico never writes them', portico: 'locked' },
+      { kind: 'dnssecEnabled', what: 'a zone setting beside the records; the PATCH carries only additions and deletions, so it is never sent', portico: 'hidden' },
+    ],
+    cite: ['zoneObject', 'intro', 'errors'],
+  },
+  ttl: { min: 1, default: 3600, cite: ['zoneObject', 'skill', 'customDdns'] },
+  rateLimit: {
+    status: 429,
+    answer: () => ({ headers: {}, body: { message: 'Too Many Requests', details: { applicationError: { code: 'TOO_MANY_REQUESTS', description: 'Too Many Requests', data: {} } } } }),
+    signal: 'none in the answer (no Retry-After documented): Portico backs off 1, 2, 4 s within its bound, then reports a rate limit',
+    limits: 'not published for the account-level APIs',
+    cite: ['stdErrors'],
+  },
+  errors: [
+    { when: 'an API key Wix does not know', status: 401, body: { message: 'Unauthenticated: the API key is not valid', details: { applicationError: { code: 'UNAUTHENTICATED', description: 'Unauthenticated', data: {} } } }, reason: 'auth' },
+    { when: 'no user behind the authorization header', status: 404, body: { message: 'User id not found in request context.', details: { applicationError: { code: 'USER_ID_NOT_FOUND', description: 'User id not found in request context.', data: {} } } }, reason: 'auth' },
+    { when: 'a wix-account-id the key does not belong to', status: 404, body: { message: 'Target account id not found in request context.', details: { applicationError: { code: 'TARGET_ACCOUNT_NOT_FOUND', description: 'Target account id not found in request context.', data: {} } } }, reason: 'auth' },
+    { when: 'a key without Manage Domains', status: 403, body: { message: 'Permission denied', details: { applicationError: { code: 'PERMISSION_DENIED', description: 'Permission denied', data: {} } } }, reason: 'permission' },
+    { when: 'a domain without a zone at Wix', status: 404, body: { message: 'No dns zone found for domain name example.com.', details: { applicationError: { code: 'DNS_ZONE_NOT_FOUND', description: 'No dns zone found for domain name example.com.', data: {} } } }, reason: 'zone_not_found' },
+    { when: 'a domain not in the account', status: 428, body: { message: 'Domain example.com is not permitted to target account.', details: { applicationError: { code: 'DOMAIN_NOT_PERMITTED', description: 'Domain example.com is not permitted to target account.', data: {} } } }, reason: 'zone_not_found' },
+    { when: 'a second record object of one host name and type', status: 428, body: { message: 'Multiple TXT records with the same hostName example.com not supported, the multiple values belong to the same hostName should be combined under one TXT.', details: { applicationError: { code: 'DOMAIN_MX_RECORD_VALUE_INVALID', description: 'Multiple records', data: {} } } }, reason: 'write_failed' },
+    { when: 'an MX value without a priority', status: 428, body: { message: 'Value of MX record mx.example.com is invalid, it should start with a priority and then the mail server, for example "5 aspmx.l.google.com".', details: { applicationError: { code: 'DOMAIN_MX_RECORD_VALUE_INVALID', description: 'MX value invalid', data: {} } } }, reason: 'write_failed' },
+    { when: 'a CNAME at the domain itself', status: 428, body: { message: 'Host name of the CNAME record example.com is invalid, it should end with the domain name but not equal to it, for example "en.domain.com".', details: { applicationError: { code: 'DOMAIN_CNAME_RECORD_HOSTNAME_INVALID', description: 'CNAME host name invalid', data: {} } } }, reason: 'write_failed' },
+    { when: 'a record without values', status: 428, body: { message: 'Value of record TXT is empty.', details: { applicationError: { code: 'DOMAIN_DNS_EMPTY_RECORD_VALUE', description: 'Value of record TXT is empty.', data: {} } } }, reason: 'write_failed' },
+  ],
+  errorsCite: ['errors', 'stdErrors', 'skill'],
+  quirks: [
+    { text: 'No DNS-zone list: the account\'s zones are its connected domains (NAMESERVERS; a POINTING domain has no zone at Wix and is passed over) and its registered domains. A key that reaches only one of the lists still finds its domains there.', cite: ['connected', 'registered', 'intro'] },
+    { text: 'A set is changed by deleting its record object exactly as read and adding the new object in the same PATCH; adding beside an existing object of the host name and type is refused.', cite: ['update', 'errors', 'customDdns'] },
+    { text: 'A bad authorization header or account id is answered 404 (USER_ID_NOT_FOUND, TARGET_ACCOUNT_NOT_FOUND), not 401: Portico reports those as a credential problem, not a missing zone.', cite: ['errors'] },
+    { text: 'Wix keeps the zone in Google Cloud DNS; a CNAME cannot stand at the apex.', cite: ['intro', 'errors'] },
+  ],
+  seeds: (zone) => [
+    { shape: 'a Microsoft 365 SRV record object', row: { type: 'SRV', hostName: `_sip._tls.${zone}`, values: ['100 1 443 sipdir.online.lync.com'], ttl: 3600 } },
+    { shape: 'a Wix site\'s own A records on a subdomain, two values in one object', row: { type: 'A', hostName: `shop.${zone}`, values: ['185.230.63.107', '185.230.63.171'], ttl: 3600 } },
+    { shape: 'a DKIM TXT with a long non-ASCII note', row: { type: 'TXT', hostName: `google._domainkey.${zone}`, values: ['v=DKIM1; k=rsa; p=' + 'A'.repeat(300) + ' ü'], ttl: 3600 } },
+  ],
+  settings: { dnssecEnabled: true },
+  disagreements: [
+    'Wix\'s recipe (wix/skills) gives the connection types DNS, POINTING and REGISTRATION and writes hostName "@"; the Connected Domains reference says NAMESERVERS and POINTING and the zone object, the error table and custom-ddns use absolute host names. The card follows the reference: absolute names, and only POINTING is passed over.',
+    'The paging parameter names of the list endpoints are not in the pages read; Wix\'s recipe says to follow cursor paging while pagingMetadata.hasNext. Portico sends paging.limit and paging.cursor and ends on hasNext, a short or a repeated page, whichever comes first.',
+    'Wix publishes no rate limit or wait for these APIs; the card treats a 429 as temporary with Portico\'s own short back-off.',
+    'The error table files "Multiple records with the same hostName" under DOMAIN_MX_RECORD_VALUE_INVALID, the same code as a bad MX value: both are a refused write (`write_failed`), and the reason Portico shows carries Wix\'s message, which tells them apart.',
+  ],
+})
