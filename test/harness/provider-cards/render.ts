@@ -36,7 +36,8 @@ function renderCard(c: ProviderCard): string {
   const rl = c.rateLimit.answer(30)
   // A reset given as a point in time reads as such, so the page does not change with the clock.
   rl.headers = Object.fromEntries(Object.entries(rl.headers).map(([k, v]) => [k, /^\d{10}$/.test(v) ? '<now + wait, Unix seconds>' : v]))
-  l.push(`| rate limit | ${c.rateLimit.status}; wait from ${cell(c.rateLimit.signal)}; ${cell(c.rateLimit.limits)}; e.g. headers \`${cell(JSON.stringify(rl.headers))}\` body \`${cell(typeof rl.body === 'string' ? rl.body : JSON.stringify(rl.body))}\` | ${cites(c, c.rateLimit.cite)} |`)
+  const rlBody = (typeof rl.body === 'string' ? rl.body : JSON.stringify(rl.body)).replace(/\b\d{10}\b/g, '<now + wait>')
+  l.push(`| rate limit | ${c.rateLimit.status}; wait from ${cell(c.rateLimit.signal)}; ${cell(c.rateLimit.limits)}; e.g. headers \`${cell(JSON.stringify(rl.headers))}\` body \`${cell(rlBody)}\` | ${cites(c, c.rateLimit.cite)} |`)
   for (const t of c.temporary ?? []) l.push(`| temporary: ${t.status} | ${cell(t.when)}: ${cell(t.retry)} | ${cites(c, t.cite)} |`)
   for (const e of c.errors) l.push(`| error ${e.status} → \`${e.reason}\` | ${cell(e.when)}: \`${cell(typeof e.body === 'string' ? e.body : JSON.stringify(e.body))}\` | ${cites(c, c.errorsCite)} |`)
   for (const q of c.quirks) l.push(`| quirk | ${cell(q.text)} | ${cites(c, q.cite)} |`)
