@@ -5,6 +5,8 @@ import { ApiError, invalid, notFound } from '../errors.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
 import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
+import { applicationFace } from '../domain/connection-status.ts'
+import { DomainCheckSchema } from './widget-schemas.ts'
 import { errorFields, log } from '../logger.ts'
 import { markCertificateRemoved } from '../domain/certificates.ts'
 import { markPowerRemoved } from '../domain/power.ts'
@@ -141,20 +143,20 @@ export const checkDomainOp = defineOp({
     'Looks the domain up through the configured resolvers: the DNS provider from its nameservers, `registered` (false only on ' +
     'NXDOMAIN; omitted with `detection_error: resolver` when the resolver failed), which rails are available and why not, the ' +
     'recommended rail, records already published that conflict with the desired ones, the apex strategy, and the desired records. ' +
-    'Read-only.',
+    '`application` is the asking application as the widget shows it (name and branding). Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   permission: 'connections:read',
   scope: 'domains:read',
   body: CheckBody,
-  response: Type.Object({}, { additionalProperties: true, description: 'Domain check result (CONTRACT.md section 2)' }),
+  response: DomainCheckSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
     const parsed = parseOrThrow(input.domain)
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
-    const result = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, { wwwRedirect: input.www_redirect })
+    const result = { ...(await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, { wwwRedirect: input.www_redirect })), application: applicationFace(app) }
     const health = ctx.services.dnsHealth
     if (result.detection_error !== 'resolver' || !health) return result
     // Say which resolvers failed and how they are set, and warn in the log (at most once a minute).

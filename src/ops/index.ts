@@ -30,6 +30,7 @@ import {
   recheckOp,
 } from './connect.ts'
 import { RAIL_OPERATIONS } from './rails.ts'
+import { connectionStatusOp } from './connection-status.ts'
 import { configOp, healthOp, plansOp, rbacOp } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, removeMemberOp, updateMemberOp } from './members.ts'
 import {
@@ -83,6 +84,7 @@ export const OPERATIONS: AnyOp[] = [
   countConnectionsOp,
   bulkConnectOp,
   getConnectionOp,
+  connectionStatusOp,
   getRecordsOp,
   putRecordsOp,
   recheckOp,
