@@ -9,6 +9,7 @@ import { randomToken } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult } from '../ops/run.ts'
+import { encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -127,6 +128,11 @@ export function createHandler(deps: AppDeps) {
         { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) },
       )
       status = result.status
+      if (op.cache && result.status === 200 && req.method === 'GET') {
+        const r = respond(req, encodeCached(JSON.stringify(result.body)), { ...JSON_HEADERS, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': requestId, ...result.headers })
+        status = r.status
+        return r
+      }
       return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
     } catch (err) {
       const e = toApiError(err, requestId, opId)

@@ -113,19 +113,49 @@ function checkRecordSet(records: DnsRecord[], parsed: ParsedDomain): void {
   if (problems.length) throw invalid('The record set is not valid', problems.map((p) => ({ in: 'body', ...p })))
 }
 
+const CATALOG_MAX_AGE = 3600
+
 export const listProvidersOp = defineOp({
   id: 'providers.list',
   method: 'GET',
   path: '/providers',
   summary: 'DNS-provider capability catalog and parity census',
-  description: 'For each provider: nameserver patterns, dashboard, and capabilities per rail. `census` counts how many providers support each rail and capability.',
+  description:
+    'For each provider: nameserver patterns, dashboard, and capabilities per rail. `census` counts how many providers support each rail and capability. ' +
+    '`fields=names` answers only `{providers: [{id, name}]}` (what a provider picker needs). The same for everyone: compressed as ' +
+    'accepted, with an ETag (`304` when unchanged) and cacheable for an hour.',
   tag: 'Discovery and catalogs',
   auth: ['NONE'],
-  response: Out({ providers: Type.Array(Type.Object({}, { additionalProperties: true })), census: Type.Object({}, { additionalProperties: true }) }),
-  errors: [],
+  query: Input({ fields: Type.Optional(Type.Literal('names', { description: '`names`: only each provider\'s id and name' })) }),
+  response: Out({ providers: Type.Array(Type.Object({}, { additionalProperties: true })), census: Type.Optional(Type.Object({}, { additionalProperties: true })) }),
+  errors: ['invalid_request'],
   kind: 'read',
   internal: true,
-  handler: async () => ({ providers: PROVIDERS, census: parityCensus() }),
+  cache: { maxAge: CATALOG_MAX_AGE },
+  handler: async (_ctx, input) => (input.fields === 'names' ? { providers: PROVIDERS.map((p) => ({ id: p.id, name: p.name })) } : { providers: PROVIDERS, census: parityCensus() }),
+})
+
+export const getProviderOp = defineOp({
+  id: 'providers.get',
+  method: 'GET',
+  path: '/providers/{id}',
+  summary: 'One DNS provider of the catalog',
+  description:
+    'One entry of `GET /providers`: what the manual screen of one provider needs (its steps and dashboard) without the whole catalog. ' +
+    'Compressed as accepted, with an ETag (`304` when unchanged) and cacheable for an hour. 404 for an id the catalog does not have.',
+  tag: 'Discovery and catalogs',
+  auth: ['NONE'],
+  params: Input({ id: Type.String({ minLength: 1, maxLength: 100, description: 'Catalog id, e.g. `cloudflare`' }) }),
+  response: Out({ provider: Type.Object({}, { additionalProperties: true }) }),
+  errors: ['not_found'],
+  kind: 'read',
+  internal: true,
+  cache: { maxAge: CATALOG_MAX_AGE },
+  async handler(_ctx, input) {
+    const provider = providerById(input.id)
+    if (!provider) throw notFound('No such provider in the catalog')
+    return { provider }
+  },
 })
 
 const CheckBody = Input({
