@@ -203,7 +203,7 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
   let version: string | null = null
   let failures = 0
   let last: Conn | null = null
-  let lastAt = 0
+  let polled = false
   try {
     for (;;) {
       try {
@@ -221,11 +221,9 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
             await sleep(env.timers, pollDelay(last, env.timers.now()), signal)
           }
         } else {
-          // The status endpoint keeps failing: plain polls of the connection, at the server's schedule.
-          const since = env.timers.now() - lastAt
-          const wait = pollDelay(last, env.timers.now())
-          if (since < wait) await sleep(env.timers, wait - since, signal)
-          lastAt = env.timers.now()
+          // The status endpoint keeps failing: plain polls of the connection, at the server's next check.
+          if (polled) await sleep(env.timers, pollDelay(last, env.timers.now()), signal)
+          polled = true
           last = connFromConnection(await env.api.call('GET', `/connections/${id}`, undefined, signal))
           send({ type: 'status', conn: last })
           // Every tenth poll tries the long poll again.

@@ -415,8 +415,8 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
 function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): Out {
   const d = o.state.data
   const prev = d.conn
-  // An answer about another connection (a late one from before going back) changes nothing.
-  if (prev && prev.id !== conn.id) return o
+  // An answer about no connection or another one (a late one from before going back) changes nothing.
+  if (!prev || prev.id !== conn.id) return o
   o.data({ conn: { ...conn, conflicts: conn.conflicts ?? prev?.conflicts ?? null, secure: conn.secure ?? prev?.secure ?? null }, app: app ?? d.app })
   if (conn.status === 'live' && !d.succeeded) {
     const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
@@ -441,9 +441,11 @@ export function transition(state: State, event: Event, s: Settings): Output {
   if (state.closed) return o
   switch (event.type) {
     case 'start':
+      if (state.step !== 'INITIAL') return o
       if (s.domain) return startAnalysis(o, normalizeDomain(s.domain))
       return o.data({ typed: { ...d.typed, domain: s.prefilled } }).go('ENTER_DOMAIN')
     case 'startShared':
+      if (state.step !== 'INITIAL') return o
       return o.data({ shared: true }).go('MANUAL_CONFIGURATION').run({ kind: 'loadShare' })
     case 'edit':
       return o.data({ typed: { ...d.typed, [event.field]: event.value } })
@@ -457,12 +459,14 @@ export function transition(state: State, event: Event, s: Settings): Output {
       if (state.pending?.id !== event.id) return o
       return analysed(o, s, event.check)
     case 'committed':
+      if (!state.pending || d.conn) return o
       return o.data({ conn: { ...event.conn, conflicts: event.conn.conflicts ?? d.check?.conflicts ?? null } })
     case 'status':
       return statusUpdate(o, s, event.conn, event.app)
     case 'shareLoaded':
+      if (state.pending?.cmd.kind !== 'loadShare') return o
       o.data({ conn: event.conn, help: event.help, app: event.app ? { id: '', name: event.app, branding: null } : d.app, domain: event.conn.domain }).idle()
-      if (event.conn.status === 'live') return statusUpdate(o.data({ conn: null }), s, event.conn)
+      if (event.conn.status === 'live') return statusUpdate(o, s, event.conn)
       if (event.conn.status === 'failed') o.data({ reason: { code: 'failed', detail: event.conn.errorMessage ?? event.conn.errorCode } })
       return o
     case 'done': {
@@ -515,7 +519,8 @@ export function transition(state: State, event: Event, s: Settings): Output {
       return o.run({ kind: 'recheck' })
     case 'share':
       if (state.step !== 'MANUAL_CONFIGURATION' || d.shared || state.pending) return o
-      return o.run({ kind: 'share' })
+      // Handing the records to whoever runs the DNS is the manual rail.
+      return o.data({ rail: d.rail ?? 'manual' }).run({ kind: 'share' })
     case 'linked': {
       if (state.pending?.cmd.kind !== 'share' || !d.conn) return o
       const detail: SharedDetail = { url: event.url, expiresAt: event.expiresAt, domain: d.conn.domain, connectionId: d.conn.id }
