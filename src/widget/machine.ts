@@ -420,9 +420,10 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
   o.data({ conn: { ...conn, conflicts: conn.conflicts ?? prev?.conflicts ?? null, secure: conn.secure ?? prev?.secure ?? null }, app: app ?? d.app })
   if (conn.status === 'live' && !d.succeeded) {
     const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
-    o.data({ succeeded: true, reason: null }).say({ kind: 'success', detail: result })
-    if (disabled(s, 'FINISHED_SUCCESSFULLY')) return o.say({ kind: 'close' })
-    return o.go('FINISHED_SUCCESSFULLY').idle()
+    o.data({ succeeded: true, reason: null })
+    // The success screen disabled: the host hears of success, and the widget closes.
+    if (disabled(s, 'FINISHED_SUCCESSFULLY')) return o.say({ kind: 'success', detail: result }).say({ kind: 'close' })
+    return o.go('FINISHED_SUCCESSFULLY').idle().say({ kind: 'success', detail: result })
   }
   // After a failed connection the manual screen shows the records and the reason.
   if (conn.status === 'failed' && prev?.status !== 'failed' && (o.state.step === 'IN_PROGRESS' || o.state.step === 'FINISHED_SUCCESSFULLY_MANUAL')) {

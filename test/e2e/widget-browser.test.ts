@@ -163,7 +163,7 @@ describe('the widget in Chromium', () => {
     expect(detail('event:shared')).toMatchObject({ url: link, domain, connectionId })
     expect(detail('event:success')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
     expect(detail('onSuccess')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
-    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns' })
+    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns', connectionId, rail: 'manual' })
     expect(detail('onClose')).toEqual(detail('event:close'))
     expect(await page.locator('.je-root').count()).toBe(0)
     expect((await p.api('GET', `/v1/connections/${connectionId}`, { token: ws.apiKey })).body.status).toBe('live')
@@ -186,7 +186,7 @@ describe('the widget in Chromium', () => {
     })
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, locale: 'en' })
     await page.locator('#je-added').click()
-    await page.locator('#je-check-now').waitFor()
+    await page.locator('#je-status').waitFor()
     const [c] = await p.db`select id from connections where domain = ${domain}`
     await p.db`update connections set status = 'failed', error_code = 'propagation_timeout', error_message = 'The records never appeared within 24 hours' where id = ${c!.id}`
     await page.locator('#je-reason').waitFor()
@@ -269,7 +269,7 @@ describe('the widget in Chromium', () => {
       whiteLabel: { colors: { primary: '#0a7d33' }, borderRadius: 4, tokens: { 'font-size': '17px', 'badge-gap': '6px' } },
     })
     const root = page.locator('#slot .je-root')
-    await root.waitFor()
+    await root.getByRole('heading', { name: 'Connectez votre domaine' }).waitFor()
     expect(await page.locator('.je-overlay').count()).toBe(0)
     expect(await root.getAttribute('lang')).toBe('fr')
     expect(await root.getByRole('heading').innerText()).toBe('Connectez votre domaine')
@@ -478,10 +478,10 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.close()
   }, BROWSER_TIMEOUT)
 
-  test('provider key refused, and provider unreachable: the API-key screen names the token and links to it; each failure ends on the records with the reason', async () => {
-    for (const [name, status, body, words] of [
-      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone → DNS → Edit, Zone → Zone → Read. Or add the records yourself.'],
-      ['14-provider-unreachable', 502, { code: 'dns_write_failed', title: 'The DNS provider refused the change', details: { provider: 'cloudflare', reason: 'provider_unreachable' } }, 'We could not reach Cloudflare just now. You can add the records yourself, or try again later.'],
+  test('provider key refused: the key screen again with the reason and the key as typed; provider unreachable: the records with the reason and a way back', async () => {
+    for (const [name, status, body, words, screenAfter] of [
+      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone → DNS → Edit and Zone → Zone → Read. Then paste it again, or set up manually instead.', 'LOGIN'],
+      ['14-provider-unreachable', 502, { code: 'dns_write_failed', title: 'The DNS provider refused the change', details: { provider: 'cloudflare', reason: 'provider_unreachable' } }, 'We could not reach Cloudflare just now. You can add the records yourself, or go back and try again later.', 'MANUAL_CONFIGURATION'],
     ] as const) {
       const domain = `key${++seq}.${zone}`
       const page = await hostPage()
@@ -498,7 +498,16 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await page.keyboard.press('Enter')
       await page.locator('#je-reason').waitFor()
       expect(await reason(page)).toBe(words)
-      expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+      expect(steps(await log(page)).at(-1)).toBe(screenAfter)
+      if (screenAfter === 'LOGIN') {
+        // The key can be corrected and sent again; the field still holds it.
+        expect(await page.locator('#je-credential').inputValue()).toBe('not-a-real-token')
+        expect(await page.locator('#je-login-go').isEnabled()).toBe(true)
+      } else {
+        expect(await page.locator('#je-records').innerText()).toContain(EDGE)
+        await page.locator('#je-back').click()
+        await page.locator('#je-credential').waitFor()
+      }
       await screen(page, name)
       await page.close()
     }
@@ -559,8 +568,8 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.keyboard.press('Escape')
     const closes = (await log(page)).filter(([k]) => k === 'event:close').map(([, d]) => d)
     expect(closes).toEqual([
-      { lastStatus: 'MANUAL_CONFIGURATION', domain: plain, success: false, setupType: null, provider: 'powerdns' },
-      { lastStatus: 'MANUAL_CONFIGURATION', domain: dc, success: false, setupType: null, provider: 'cloudflare' },
+      { lastStatus: 'MANUAL_CONFIGURATION', domain: plain, success: false, setupType: null, provider: 'powerdns', connectionId: null, rail: null },
+      { lastStatus: 'MANUAL_CONFIGURATION', domain: dc, success: false, setupType: null, provider: 'cloudflare', connectionId: null, rail: null },
     ])
     // Nothing was created, so the verification sweep has nothing to re-check.
     expect(await p.db`select id from connections where domain in (${plain}, ${dc})`).toHaveLength(0)
