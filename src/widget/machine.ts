@@ -417,7 +417,10 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
   const prev = d.conn
   // An answer about no connection or another one (a late one from before going back) changes nothing.
   if (!prev || prev.id !== conn.id) return o
-  o.data({ conn: { ...conn, conflicts: conn.conflicts ?? prev?.conflicts ?? null, secure: conn.secure ?? prev?.secure ?? null }, app: app ?? d.app })
+  // An answer that does not say (a connection, not its status) keeps what was known, unless the
+  // connection moved on: HTTPS is then unknown until the status says, and the connection stays followed.
+  const same = prev.status === conn.status
+  o.data({ conn: { ...conn, conflicts: conn.conflicts ?? (same ? prev.conflicts : null), secure: conn.secure ?? (same ? prev.secure : null) }, app: app ?? d.app })
   if (conn.status === 'live' && !d.succeeded) {
     const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
     o.data({ succeeded: true, reason: null })

@@ -234,6 +234,15 @@ describe('the transition function: every state, every event', () => {
     expect(transition(FIXTURES.MANUAL_CONFIGURATION(), { type: 'back' }, SETTINGS).state.step).toBe('ENTER_DOMAIN')
   })
 
+  test('a connection answer saying live leaves HTTPS unknown until the status says: the connection stays followed', () => {
+    const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', secure: 'not_served' }) }, SETTINGS).state
+    const live = transition(waiting, { type: 'status', conn: conn({ status: 'live', secure: null, conflicts: null }) }, SETTINGS).state
+    expect([live.step, live.data.conn!.secure]).toEqual(['FINISHED_SUCCESSFULLY', null])
+    expect(effectsOf(live).map((e) => e.key)).toContain('follow:con_1')
+    const told = transition(live, { type: 'status', conn: conn({ status: 'live', secure: 'secured' }) }, SETTINGS).state
+    expect(effectsOf(told).map((e) => e.key)).not.toContain('follow:con_1')
+  })
+
   test('conflicts come from the last verification once the connection is followed, not from the first analysis', () => {
     const s = drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(check({ conflicts: [CONFLICT] })), { type: 'continue' }, { type: 'added' }, { type: 'committed', conn: conn({ conflicts: null }) }])
     expect(s.data.conn!.conflicts).toEqual([CONFLICT])

@@ -24,8 +24,8 @@ export function success(v: View): Screen {
         content: [
           h('p', { class: 'je-ok', id: 'je-success', 'data-secure': 'failed' }, points),
           h('p', { class: 'je-err je-warn', id: 'je-secure' }, t('secureFailedIntro', { domain, reason: c.secureError ?? '—' })),
-          conflictsTable(v, c.conflicts ?? []),
           h('p', {}, (c.conflicts ?? []).length ? t('secureFailedNext') : t('secureFailedNextPlain')),
+          conflictsTable(v, c.conflicts ?? []),
           close,
         ],
       }
