@@ -420,7 +420,10 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
   // An answer that does not say (a connection, not its status) keeps what was known, unless the
   // connection moved on: HTTPS is then unknown until the status says, and the connection stays followed.
   const same = prev.status === conn.status
-  o.data({ conn: { ...conn, conflicts: conn.conflicts ?? (same ? prev.conflicts : null), secure: conn.secure ?? (same ? prev.secure : null) }, app: app ?? d.app })
+  const was = new Map(prev.records.map((r) => [`${r.type} ${r.host} ${r.value}`, r.state]))
+  // A record in the way stays so until the status says otherwise (a connection answer cannot tell).
+  const records = conn.conflicts === null && same ? conn.records.map((r) => (r.state === 'waiting' && was.get(`${r.type} ${r.host} ${r.value}`) === 'conflict' ? { ...r, state: 'conflict' as const } : r)) : conn.records
+  o.data({ conn: { ...conn, records, conflicts: conn.conflicts ?? (same ? prev.conflicts : null), secure: conn.secure ?? (same ? prev.secure : null) }, app: app ?? d.app })
   if (conn.status === 'live' && !d.succeeded) {
     const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
     o.data({ succeeded: true, reason: null })

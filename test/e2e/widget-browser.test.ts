@@ -220,6 +220,91 @@ describe('the widget in Chromium', () => {
     await page.close()
   }, BROWSER_TIMEOUT)
 
+  test('the widget keeps watching: after more than ten minutes on the waiting screen it shows live as soon as the connection goes live, and the close event says so', async () => {
+    const domain = `late${++seq}.${zone}`
+    const page = await hostPage()
+    // The page's clock is the widget's: moved on by eleven minutes while the person waits.
+    await page.clock.install()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, applicationName: 'Acme Sites' })
+    await page.locator('#je-added').click()
+    await page.locator('#je-status').waitFor()
+    await page.clock.runFor(11 * 60_000)
+    await page.getByRole('heading', { name: 'Almost there' }).waitFor()
+    // The records appear eleven minutes in; the server verifies them (here: someone else's re-check).
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    const [c] = await p.db`select id from connections where domain = ${domain}`
+    await p.api('POST', `/v1/connections/${c!.id}:recheck`, { token: ws.apiKey })
+    await page.locator('#je-success').waitFor({ timeout: 30_000 })
+    expect(await page.locator('.je-root h2').innerText()).toBe('Your domain is connected')
+    expect(await page.locator('#je-success').innerText()).toBe(`${domain} now points at Acme Sites.`)
+    await page.keyboard.press('Escape')
+    const entries = await log(page)
+    expect(steps(entries).slice(-3)).toEqual(['IN_PROGRESS', 'FINISHED_SUCCESSFULLY_MANUAL', 'FINISHED_SUCCESSFULLY'])
+    expect(entries.find(([k]) => k === 'event:close')![1]).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns', connectionId: c!.id, rail: 'manual' })
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('Domain Connect: the provider named from its settings, the return address sent, and the return page closes the provider\'s window', async () => {
+    const domain = `dcr${++seq}.${zone}`
+    const page = await hostPage()
+    await analysisSays(page, (c) => {
+      asCloudflare('domainConnect')(c)
+      c.domain_connect = { provider_id: 'gandi.net', provider_name: 'Gandi', sync: true, async: false }
+    })
+    let startBody: any = null
+    await page.route('**/domainconnect:start', async (route) => {
+      if (route.request().method() === 'OPTIONS') return route.continue()
+      startBody = route.request().postDataJSON()
+      // The provider's apply page, stood in for by Portico's own return page (where the provider sends the window back).
+      await route.fulfill({ json: { apply_url: startBody.redirect_uri, consent_url: null, service_id: 's', service_ids: ['s'], dc_provider: 'gandi.net', dc_provider_name: 'Gandi', dc_host: 'api.gandi.net', rail: 'sync', managed: false }, headers: { 'access-control-allow-origin': '*' } })
+    })
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
+    await page.locator('#je-setup-go').waitFor()
+    expect(await page.locator('.je-root h2').innerText()).toBe('Connect with Gandi')
+    expect(await page.locator('#je-setup-go').innerText()).toBe('Continue at Gandi')
+    const popup = page.waitForEvent('popup')
+    await page.locator('#je-setup-go').click()
+    const window = await popup
+    await window.waitForEvent('close', { timeout: 15_000 })
+    expect(startBody).toEqual({ redirect_uri: `${base}/widget/return` })
+    await page.locator('#je-status').waitFor()
+    // The return page says it is done, in the browser's language, and closes itself.
+    const ret = await fetch(`${base}/widget/return`, { headers: { 'accept-language': 'fr-CH, en;q=0.5' } })
+    const html = await ret.text()
+    expect(html).toContain('<html lang="fr">')
+    expect(html).toContain('window.close()')
+    expect(ret.headers.get('content-security-policy')).toContain("script-src 'nonce-")
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('Domain Connect without a provider name: a neutral sentence, not the nameservers\' provider', async () => {
+    const page = await hostPage()
+    await analysisSays(page, asCloudflare('domainConnect'))
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `dcn${++seq}.${zone}` })
+    await page.locator('#je-setup-go').waitFor()
+    expect(await page.locator('.je-root h2').innerText()).toBe('Connect in one click')
+    expect(await page.locator('#je-setup-go').innerText()).toBe('Continue at your DNS provider')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('no dead ends: a domain that does not exist is said in the person\'s language on the field that keeps it; a refused token says what to do and offers a way back', async () => {
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), locale: 'fr' })
+    await page.getByRole('textbox', { name: 'Votre domaine' }).fill(`nowhere${++seq}${Date.now().toString(36)}.test`)
+    await page.keyboard.press('Enter')
+    await page.locator('#je-domain[aria-invalid="true"]').waitFor()
+    const hint = await page.locator('#je-domain-hint').innerText()
+    expect(hint).toMatch(/n’existe pas encore\. Vérifiez l’orthographe/)
+    expect(hint).not.toContain('not_registered')
+    expect(await page.locator('#je-domain').inputValue()).toContain('nowhere')
+    await page.keyboard.press('Escape')
+    await open(page, { applicationId: ws.appId, token: 'wt_not_a_token', applicationName: 'Acme Sites', domain: `x${seq}.${zone}` })
+    await page.locator('#je-error').waitFor()
+    expect(await page.locator('#je-error').innerText()).toBe('This setup session has expired. Go back to Acme Sites and open it again.')
+    expect(await page.locator('#je-retry').count()).toBe(1)
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
   test('checkDomain and checkRecords resolve with the documented shapes', async () => {
     const domain = `check${++seq}.${zone}`
     const page = await hostPage()
@@ -436,6 +521,11 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.locator('tr[data-status="conflict"]').waitFor()
     expect(await page.locator('tr[data-status="conflict"]').innerText()).toContain('Conflicting')
     await screen(page, '09-waiting-conflict')
+    // The person removes the record in the way: the next verification no longer calls it conflicting.
+    await pdns.deleteRecords(domain, 'A')
+    await page.locator('#je-check-now').click()
+    await page.locator('#je-conflicts').waitFor({ state: 'detached' })
+    expect(await page.locator('#je-status tbody tr').getAttribute('data-status')).toBe('waiting')
     await page.close()
   }, BROWSER_TIMEOUT)
 
