@@ -148,7 +148,7 @@ export const STYLESHEET = `
 .je-root h2,.je-root p,.je-root li,.je-root label{overflow-wrap:break-word}
 .je-root:lang(ja),.je-root:lang(zh){line-break:strict}
 .je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:keep-all;overflow-wrap:anywhere}
-@supports (word-break:auto-phrase){.je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:auto-phrase}}
+@supports (word-break:auto-phrase){.je-root:lang(ja),.je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:auto-phrase}}
 .je-root:lang(ko){word-break:keep-all;overflow-wrap:anywhere}
 .je-foot{margin-top:${v('space-4')};font-size:${v('font-size-small')};color:${v('color-muted')}}
 `

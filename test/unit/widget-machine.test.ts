@@ -14,7 +14,7 @@ import { ApiFailure } from '../../src/widget/api.ts'
 import type { ConnectionStatus, DomainCheck } from '../../src/widget/check.ts'
 import { STEPS, type Step } from '../../src/widget/types.ts'
 
-const RECORD = { type: 'CNAME', host: 'shop', value: 'edge.example', ttl: 300 }
+const RECORD = { type: 'CNAME' as const, host: 'shop', value: 'edge.example', ttl: 300 }
 const CONFLICT = { type: 'A', host: 'shop', value: '192.0.2.7', desired: { type: 'CNAME', host: 'shop', value: 'edge.example' }, action: 'remove' as const }
 
 function check(over: Partial<DomainCheck> = {}): DomainCheck {
