@@ -9,7 +9,8 @@ import { defineOp } from './registry.ts'
 import { IdParam, Input } from './schemas.ts'
 import { ConnectionStatusSchema } from './widget-schemas.ts'
 
-export const MAX_WAIT_S = 25
+/** Below the HTTP server's 10 s idle timeout (Bun.serve) and common proxies' read timeouts. */
+export const MAX_WAIT_S = 8
 /** How often a waiting request looks again. */
 const LOOK_EVERY_MS = 1000
 

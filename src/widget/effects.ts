@@ -34,7 +34,7 @@ export interface Env {
 }
 
 /** Seconds a status request may wait on the server for a change. */
-export const LONG_POLL_S = 25
+export const LONG_POLL_S = 8
 /** Polling when long polling is not answered: at the next check, within these bounds. */
 const POLL_MIN_MS = 2000
 const POLL_MAX_MS = 60_000

@@ -91,7 +91,7 @@ describe('GET /connections/{id}/status', () => {
 
     // A change while the request waits answers it at once with the new version.
     const t1 = performance.now()
-    const waiting = status(id, token, `?after=${now.body.version}&wait=20`)
+    const waiting = status(id, token, `?after=${now.body.version}&wait=8`)
     await Bun.sleep(1200)
     await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
     await p.api('POST', `/v1/connections/${id}:recheck`, { token })
@@ -102,9 +102,9 @@ describe('GET /connections/{id}/status', () => {
 
     // A stale `after` answers at once.
     const t2 = performance.now()
-    await status(id, token, `?after=stale&wait=20`)
+    await status(id, token, `?after=stale&wait=8`)
     expect(performance.now() - t2).toBeLessThan(1000)
-    expect((await status(id, token, '?wait=26')).status).toBe(400)
+    expect((await status(id, token, '?wait=9')).status).toBe(400)
   })
 
   test('a widget token reaches its own connection only; a domain-bound one only its own hostname', async () => {

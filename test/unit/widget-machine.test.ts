@@ -418,9 +418,9 @@ describe('the runner: one effect per key', () => {
     await toWaiting(t)
     server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
     await settle()
-    // Eleven minutes of long polls that come back with nothing new (each after its 25 s wait).
-    for (let elapsed = 0; elapsed < 11 * 60_000; elapsed += 25_000) {
-      await timers.advance(25_000)
+    // Eleven minutes of long polls that come back with nothing new (each after its 8 s wait).
+    for (let elapsed = 0; elapsed < 11 * 60_000; elapsed += 8_000) {
+      await timers.advance(8_000)
       const poll = server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1'))
       poll.resolve(statusOf({ version: 'v1' }))
       await settle()
