@@ -620,7 +620,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()))
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `yellow${++seq}.${zone}`, whiteLabel: { colors: { primary: '#ffd400' }, logo: 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', hideLogo: true } })
     await page.locator('#je-added').waitFor()
-    expect(await page.locator('#je-added').evaluate((b) => getComputedStyle(b).color)).toBe('rgb(0, 0, 0)')
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('#je-added')!).color)).toBe('rgb(0, 0, 0)')
     expect(warnings.some((w) => w.includes('#ffd400'))).toBe(true)
     expect(await page.locator('.je-logo').count()).toBe(0)
     expect(await page.locator('.je-foot').innerText()).toBe('Secured by Portico')
