@@ -34,8 +34,6 @@ export interface Screen {
 
 export type Render = (v: View) => Screen
 
-export const t = (v: View) => v.tr.t
-
 /** `{app}` in a sentence: the application's name, else "the site that sent you here". */
 export const appOr = (v: View) => v.app ?? v.tr.t('someApp')
 
