@@ -14,7 +14,8 @@ import type { ConnectionView } from '../app.ts'
 
 const UI_PROTOCOL = '2026-01-26'
 const POLL_MS = 10_000
-const t = translator(navigator.language)
+// English: the page's text is the tool result's, which is English.
+const t = translator('en')
 const root = document.getElementById('app')!
 let nextId = 1
 const pending = new Map<number, (result: unknown) => void>()
@@ -66,7 +67,7 @@ function render(view: ConnectionView): void {
     c.status === 'failed' && c.error_message ? h('p', { class: 'je-err', role: 'alert' }, c.error_message) : null,
     !done && c.manual_steps?.length ? h('ol', { class: 'je-steps', id: 'steps' }, ...c.manual_steps.map((s) => h('li', {}, s))) : null,
     !done && c.records?.length ? recordsTable(c.records, t, { announce }) : null,
-    !done && c.dashboard_url ? h('p', { class: 'je-small' }, h('a', { href: c.dashboard_url, target: '_blank', rel: 'noopener' }, t('dashboard'))) : null,
+    !done && c.dashboard_url ? h('p', { class: 'je-small' }, h('a', { href: c.dashboard_url, target: '_blank', rel: 'noopener' }, t.t('dashboard'))) : null,
     h('p', { class: 'je-sr', id: 'announce', 'aria-live': 'polite' }),
   )
   root.replaceChildren(live)

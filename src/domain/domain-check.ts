@@ -44,7 +44,7 @@ export interface CheckAdapters {
  * record (a CNAME cannot share its name), at an address host other A values (replaced) and AAAA
  * values (they would send IPv6 clients elsewhere).
  */
-async function conflictsFor(dns: Dns, apex: string, desired: DnsRecord[]): Promise<{ conflicts: Conflict[]; error?: string }> {
+export async function conflictsFor(dns: Dns, apex: string, desired: DnsRecord[]): Promise<{ conflicts: Conflict[]; error?: string }> {
   let error: string | undefined
   const look = async (name: string, type: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT'): Promise<string[]> => {
     const l: Lookup = await dns.lookup(name, type)

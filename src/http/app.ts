@@ -13,6 +13,7 @@ import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from '.
 import { guarded } from './throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies } from '../../oauth/client-address.ts'
+import { encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -136,6 +137,11 @@ export function createHandler(deps: AppDeps) {
       const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
       const result: OpResult = op.guessable ? await guarded(deps.services.throttle, ip, exec) : await exec()
       status = result.status
+      if (op.cache && result.status === 200 && req.method === 'GET') {
+        const r = respond(req, encodeCached(JSON.stringify(result.body)), { ...JSON_HEADERS, ...secured, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': requestId, ...result.headers })
+        status = r.status
+        return r
+      }
       return json(result.status, result.body, { ...secured, 'x-request-id': requestId, ...result.headers })
     } catch (err) {
       const e = toApiError(err, requestId, opId)

@@ -6,6 +6,8 @@ import { ACME_CHALLENGE } from '../adapters/acme.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget, type ConnectionRow } from '../domain/connections.ts'
 import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
+import { applicationFace } from '../domain/connection-status.ts'
+import { DomainCheckSchema } from './widget-schemas.ts'
 import { errorFields, log } from '../logger.ts'
 import { markCertificateRemoved } from '../domain/certificates.ts'
 import { markPowerRemoved } from '../domain/power.ts'
@@ -133,19 +135,49 @@ function checkRecordSet(records: DnsRecord[], parsed: ParsedDomain): void {
   if (problems.length) throw invalid('The record set is not valid', problems.map((p) => ({ in: 'body', ...p })))
 }
 
+const CATALOG_MAX_AGE = 3600
+
 export const listProvidersOp = defineOp({
   id: 'providers.list',
   method: 'GET',
   path: '/providers',
   summary: 'DNS-provider capability catalog and parity census',
-  description: 'For each provider: nameserver patterns, dashboard, and capabilities per rail. `census` counts how many providers support each rail and capability.',
+  description:
+    'For each provider: nameserver patterns, dashboard, and capabilities per rail. `census` counts how many providers support each rail and capability. ' +
+    '`fields=names` answers only `{providers: [{id, name}]}` (what a provider picker needs). The same for everyone: compressed as ' +
+    'accepted, with an ETag (`304` when unchanged) and cacheable for an hour.',
   tag: 'Discovery and catalogs',
   auth: ['NONE'],
-  response: Out({ providers: Type.Array(Type.Object({}, { additionalProperties: true })), census: Type.Object({}, { additionalProperties: true }) }),
-  errors: [],
+  query: Input({ fields: Type.Optional(Type.Literal('names', { description: '`names`: only each provider\'s id and name' })) }),
+  response: Out({ providers: Type.Array(Type.Object({}, { additionalProperties: true })), census: Type.Optional(Type.Object({}, { additionalProperties: true })) }),
+  errors: ['invalid_request'],
   kind: 'read',
   internal: true,
-  handler: async () => ({ providers: PROVIDERS, census: parityCensus() }),
+  cache: { maxAge: CATALOG_MAX_AGE },
+  handler: async (_ctx, input) => (input.fields === 'names' ? { providers: PROVIDERS.map((p) => ({ id: p.id, name: p.name })) } : { providers: PROVIDERS, census: parityCensus() }),
+})
+
+export const getProviderOp = defineOp({
+  id: 'providers.get',
+  method: 'GET',
+  path: '/providers/{id}',
+  summary: 'One DNS provider of the catalog',
+  description:
+    'One entry of `GET /providers`: what the manual screen of one provider needs (its steps and dashboard) without the whole catalog. ' +
+    'Compressed as accepted, with an ETag (`304` when unchanged) and cacheable for an hour. 404 for an id the catalog does not have.',
+  tag: 'Discovery and catalogs',
+  auth: ['NONE'],
+  params: Input({ id: Type.String({ minLength: 1, maxLength: 100, description: 'Catalog id, e.g. `cloudflare`' }) }),
+  response: Out({ provider: Type.Object({}, { additionalProperties: true }) }),
+  errors: ['not_found'],
+  kind: 'read',
+  internal: true,
+  cache: { maxAge: CATALOG_MAX_AGE },
+  async handler(_ctx, input) {
+    const provider = providerById(input.id)
+    if (!provider) throw notFound('No such provider in the catalog')
+    return { provider }
+  },
 })
 
 const CheckBody = Input({
@@ -170,14 +202,14 @@ export const checkDomainOp = defineOp({
     '`blocks_certificate` whether HTTPS cannot be set up until it is done. ' +
     'Where the nameservers serve several providers (NS1\'s fleet also serves Netlify DNS; Route 53\'s also serves Amazon Lightsail), ' +
     '`provider_name` names them all ("IBM NS1 Connect or Netlify DNS") and `provider_candidates` lists each with whether the API rail ' +
-    'takes its credential. Read-only.',
+    'takes its credential. `application` is the asking application as the widget shows it (name and branding). Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   widget: END_USER,
   permission: 'connections:read',
   scope: 'domains:read',
   body: CheckBody,
-  response: Type.Object({}, { additionalProperties: true, description: 'Domain check result (CONTRACT.md section 2)' }),
+  response: DomainCheckSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
   async handler(ctx, input) {
@@ -185,10 +217,11 @@ export const checkDomainOp = defineOp({
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
     const acme = ctx.config.acme
-    const result = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
+    const checked = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
       wwwRedirect: input.www_redirect,
       certificates: acme ? { caaIdentities: acme.caaIdentities, challenge: ACME_CHALLENGE } : null,
     })
+    const result = { ...checked, application: applicationFace(app) }
     const health = ctx.services.dnsHealth
     if (result.detection_error !== 'resolver' || !health) return result
     // Say which resolvers failed and how they are set, and warn in the log (at most once a minute).

@@ -103,6 +103,25 @@ function pickTemplate(ctx: Pick<Ctx, 'services'>, serviceId: string, providerId?
   return found[0]!
 }
 
+/** Portico's own page that closes the provider's window when it comes back (src/widget/route.ts). */
+export const RETURN_PATH = '/widget/return'
+
+const redirectAllowed = (t: Template, url: URL) => {
+  const allowed = (t.syncRedirectDomain ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)
+  const host = url.hostname.toLowerCase()
+  return allowed.some((d) => host === d || host.endsWith(`.${d}`))
+}
+
+/**
+ * The widget asks for Portico's own return page; a template whose syncRedirectDomain does not cover
+ * Portico's host cannot take it, and the apply URL then goes without one (the provider's window stays
+ * open, as it would with none asked for) rather than being refused.
+ */
+function redirectFor(ctx: Pick<Ctx, 'config'>, t: Template, redirectUri: string | undefined): string | undefined {
+  if (redirectUri === undefined || !redirectUri.startsWith(`${ctx.config.publicUrl}${RETURN_PATH}`)) return redirectUri
+  return redirectAllowed(t, new URL(redirectUri)) ? redirectUri : undefined
+}
+
 /** The spec: the redirect_uri's host must be in the template's syncRedirectDomain list (or at a name below one). */
 function checkRedirect(t: Template, redirectUri: string | undefined): void {
   if (redirectUri === undefined) return
@@ -113,8 +132,7 @@ function checkRedirect(t: Template, redirectUri: string | undefined): void {
     throw invalid('redirect_uri is not a URL', [{ in: 'body', field: 'redirect_uri', message: 'must be an absolute URL' }])
   }
   const allowed = (t.syncRedirectDomain ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)
-  const host = url.hostname.toLowerCase()
-  if (!allowed.some((d) => host === d || host.endsWith(`.${d}`))) {
+  if (!redirectAllowed(t, url)) {
     throw invalid(`redirect_uri must be under the template's syncRedirectDomain (${allowed.join(', ') || 'none'})`, [{ in: 'body', field: 'redirect_uri', message: 'host not allowed by the template' }])
   }
 }
@@ -298,7 +316,7 @@ export const domainConnectStartOp = defineOp({
     service_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 20 })),
     managed: Type.Optional(Type.Boolean()),
     rail: Type.Optional(Type.Union([Type.Literal('sync'), Type.Literal('async')])),
-    redirect_uri: Type.Optional(Type.String({ maxLength: 2000, description: 'Sync: where the provider sends the browser back (under the template\'s syncRedirectDomain). Async: where the callback sends it' })),
+    redirect_uri: Type.Optional(Type.String({ maxLength: 2000, description: 'Sync: where the provider sends the browser back (under the template\'s syncRedirectDomain). Async: where the callback sends it. Portico\'s own return page (`<PUBLIC_URL>/widget/return`, which closes the provider\'s window) is always accepted; on the sync rail it is left out of the apply URL when the template\'s syncRedirectDomain does not cover it' })),
     state: Type.Optional(Type.String({ maxLength: 500, description: 'Sync only: echoed back on redirect_uri' })),
   }),
   response: StartResponse,
@@ -348,13 +366,15 @@ export const domainConnectStartOp = defineOp({
         host: first.host,
         params: first.params,
         groupIds: first.groupIds,
-        redirectUri: input.redirect_uri,
+        redirectUri: redirectFor(ctx, first.template, input.redirect_uri),
         state: input.state,
       })
       return { apply_url: applyUrl, consent_url: null, service_id: serviceIds[0]!, service_ids: serviceIds, ...dcProvider, rail, managed: false }
     }
     if (new Set(plans.map((p) => p.template.providerId.toLowerCase())).size > 1) throw invalid('Templates under one consent must share their providerId')
-    if (input.redirect_uri !== undefined) {
+    // Portico's own return page is where the widget asks to come back; it needs no check.
+    const ownReturn = input.redirect_uri?.startsWith(`${ctx.config.publicUrl}${RETURN_PATH}`) ?? false
+    if (input.redirect_uri !== undefined && !ownReturn) {
       // Where the callback sends the browser: https only (plain http to loopback under the test setting).
       const ok = isUrlSyntacticallyAllowed(input.redirect_uri, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
       if (!ok.ok) throw invalid(`redirect_uri is not allowed: ${ok.reason}`, [{ in: 'body', field: 'redirect_uri', message: 'must be an absolute https URL' }])

@@ -25,11 +25,13 @@ import {
   getRecordsOp,
   listConnectionsOp,
   listProvidersOp,
+  getProviderOp,
   putConnectTargetOp,
   putRecordsOp,
   recheckOp,
 } from './connect.ts'
 import { RAIL_OPERATIONS } from './rails.ts'
+import { connectionStatusOp } from './connection-status.ts'
 import { configOp, healthOp, plansOp, rbacOp } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, removeMemberOp, updateMemberOp } from './members.ts'
 import {
@@ -77,6 +79,7 @@ export const OPERATIONS: AnyOp[] = [
   pushTestOp,
   emailChangedOp,
   listProvidersOp,
+  getProviderOp,
   getConnectTargetOp,
   putConnectTargetOp,
   checkDomainOp,
@@ -85,6 +88,7 @@ export const OPERATIONS: AnyOp[] = [
   countConnectionsOp,
   bulkConnectOp,
   getConnectionOp,
+  connectionStatusOp,
   getRecordsOp,
   putRecordsOp,
   recheckOp,

@@ -109,6 +109,11 @@ export interface OpDef<
   /** Not offered as an MCP tool (console-server and edge routes). */
   internal?: boolean
   /**
+   * The same answer for everyone (GET, no credential): the REST face serves it compressed as accepted,
+   * with an ETag, `304` to a client that holds it, and `Cache-Control: public, max-age=<maxAge>`.
+   */
+  cache?: { maxAge: number }
+  /**
    * Outside I/O (DNS lookups, provider calls) done before the operation's transaction opens, so no
    * database connection waits on the network; its result is handed to the handler.
    */

@@ -22,20 +22,24 @@ function sdkCodeFor(status: number, code: string): ErrorCode {
 }
 
 export interface Client {
-  call<T = any>(method: string, path: string, body?: unknown): Promise<T>
+  call<T = any>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T>
 }
+
+/** An aborted call: its answer is no longer wanted (the state that asked was left). */
+export const isAbort = (err: unknown) => (err as { name?: unknown } | null)?.name === 'AbortError'
 
 export function client(apiBase: string, token?: string): Client {
   const base = apiBase.replace(/\/+$/, '')
   return {
-    async call(method, path, body) {
+    async call(method, path, body, signal) {
       const headers: Record<string, string> = {}
       if (token) headers.authorization = `Bearer ${token}`
       if (body !== undefined) headers['content-type'] = 'application/json'
       let res: Response
       try {
-        res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+        res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
       } catch (err) {
+        if (isAbort(err)) throw err
         throw new ApiFailure('NetworkError', { code: 'network_error', title: String((err as Error).message || err), details: null }, 0)
       }
       const text = await res.text()

@@ -3,17 +3,39 @@
 // a time (opening another closes the first). The API base defaults to the origin this script was served
 // from, so a host page needs only the script tag and a widget token minted by its server.
 import { checkDomain as check, checkRecords as records, client } from './api.ts'
-import { emit, Flow, GLOBAL, sharedSource } from './flow.ts'
-import { translator } from './i18n.ts'
+import { emit, Flow, GLOBAL } from './flow.ts'
+import { loadTranslator, translator } from './i18n.ts'
+import { browserLanguages } from './locale.ts'
 import { tokenDeclarations } from './styles.ts'
 import { Dialog, h, injectStyles } from './ui.ts'
 import type { DnsRecordIn, OpenConfig } from './types.ts'
+
+/** Set at build (build.ts): the content hash of the locale tables served beside the bundle. */
+declare const __PORTICO_LOCALES__: string | undefined
 
 const script = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null) : null
 const scriptOrigin = script?.src ? new URL(script.src).origin : location.origin
 
 function apiBaseOf(c: { apiBase?: string; widgetBase?: string }): string {
   return c.apiBase ?? `${(c.widgetBase ?? scriptOrigin).replace(/\/+$/, '')}/v1`
+}
+
+function widgetOrigin(c: { widgetBase?: string }): string {
+  return (c.widgetBase ?? scriptOrigin).replace(/\/+$/, '')
+}
+
+/** Where the locale tables are served: beside the bundle, under their own content hash (cached forever). */
+function localesBase(c: { widgetBase?: string }): string | null {
+  return typeof __PORTICO_LOCALES__ === 'string' ? `${widgetOrigin(c)}/widget/locales/${__PORTICO_LOCALES__}` : null
+}
+
+/** Portico's page that closes the provider's window when it comes back (on the API's origin). */
+function returnUrl(apiBase: string): string | null {
+  try {
+    return `${new URL(apiBase, location.href).origin}/widget/return`
+  } catch {
+    return null
+  }
 }
 
 let current: { close(): void } | null = null
@@ -26,7 +48,8 @@ function show<T extends { close(): void }>(w: T): { close: () => void } {
 
 function open(config: OpenConfig): { close: () => void } {
   if (!config?.applicationId || !config.token) throw new TypeError(`${GLOBAL}.open: applicationId and token are required`)
-  const f = new Flow(config, client(apiBaseOf(config), config.token))
+  const apiBase = apiBaseOf(config)
+  const f = new Flow(config, client(apiBase, config.token), { localesBase: localesBase(config), returnUrl: returnUrl(apiBase) })
   const handle = show(f)
   f.start()
   return handle
@@ -37,31 +60,31 @@ function loadSharedFlow(url: string, config: Partial<OpenConfig> = {}): { close:
   const u = new URL(url, location.href)
   const token = u.pathname.split('/').filter(Boolean).pop() ?? ''
   const cfg = { applicationId: '', token: '', ...config, apiBase: config.apiBase ?? `${u.origin}/v1` } as OpenConfig
-  const api = client(cfg.apiBase!)
-  const f = new Flow(cfg, api)
+  const f = new Flow(cfg, client(cfg.apiBase!), { localesBase: localesBase({ widgetBase: config.widgetBase ?? u.origin }), returnUrl: null, shareToken: token })
   const handle = show(f)
-  f.startShared(sharedSource(api, token))
+  f.startShared()
   return handle
 }
 
 /** Sell: the buyer's domain and email, then the payment page of `POST /registrar/checkout`. */
 function purchaseDomain(config: OpenConfig): { close: () => void } {
   if (!config?.token) throw new TypeError(`${GLOBAL}.purchaseDomain: token is required`)
-  const t = translator(config.locale)
+  let tr = translator('en')
+  const t = (k: Parameters<typeof tr.t>[0]) => tr.t(k)
   const api = client(apiBaseOf(config), config.token)
   let closed = false
   const close = () => {
     if (closed) return
     closed = true
     dialog.destroy()
-    const detail = { lastStatus: 'ENTER_DOMAIN' as const, domain: null, success: false, setupType: null, provider: null }
+    const detail = { lastStatus: 'ENTER_DOMAIN' as const, domain: null, success: false, setupType: null, provider: null, connectionId: null, rail: null }
     emit('close', detail)
     config.onClose?.(detail)
   }
   const dialog = new Dialog({
     container: config.container ? document.querySelector(config.container) : null,
     declarations: tokenDeclarations(config.whiteLabel),
-    lang: config.locale ?? 'en',
+    lang: 'en',
     closeLabel: t('close'),
     logo: config.whiteLabel?.logo,
     hideLogo: config.whiteLabel?.hideLogo,
@@ -69,7 +92,7 @@ function purchaseDomain(config: OpenConfig): { close: () => void } {
     footer: t('poweredBy'),
     onDismiss: close,
   })
-  const domain = h('input', { id: 'je-buy-domain', required: true, autofocus: true }) as HTMLInputElement
+  const domain = h('input', { id: 'je-buy-domain', required: true }) as HTMLInputElement
   domain.value = config.domain ?? (typeof config.prefilledDomain === 'string' ? config.prefilledDomain : '')
   const email = h('input', { id: 'je-buy-email', type: 'email', required: true, autocomplete: 'email' }) as HTMLInputElement
   const err = h('p', { class: 'je-err', role: 'alert' })
@@ -94,7 +117,17 @@ function purchaseDomain(config: OpenConfig): { close: () => void } {
     err,
     h('div', { class: 'je-row' }, h('button', { type: 'submit', class: 'je-btn' }, t('buyGo'))),
   )
-  dialog.show(t('buyTitle'), form)
+  const render = () => dialog.show(t('buyTitle'), [form], { fresh: true, focus: 'je-buy-domain' })
+  render()
+  void loadTranslator(config.locale ?? browserLanguages(), localesBase(config)).then((loaded) => {
+    if (closed || loaded.locale === 'en') return
+    tr = loaded
+    dialog.setLocale(tr.locale, t('close'), t('poweredBy'))
+    form.querySelector('label[for="je-buy-domain"]')!.textContent = t('domainLabel')
+    form.querySelector('label[for="je-buy-email"]')!.textContent = t('buyEmail')
+    form.querySelector('button[type="submit"]')!.textContent = t('buyGo')
+    render()
+  })
   return show({ close })
 }
 

@@ -1,12 +1,20 @@
 // The widget's HTTP face, mounted into the app (src/server.ts `mounts`): the SDK bundle at
-// /widget/v<version>/portico.js (immutable, gzip when accepted), /widget.js redirecting to the current
-// bundle, and CORS for the browser-facing API (the share-link page is src/share/page.ts). CORS is
+// /widget/v<version>/portico.js and its locale tables at /widget/locales/<hash>/<tag>.json (immutable,
+// brotli or gzip as accepted, ETag and 304), /widget.js redirecting to the current bundle, the return
+// page /widget/return that closes a provider's window when it comes back (its words in the browser's
+// language), and CORS for the browser-facing API (the share-link page is src/share/page.ts). CORS is
 // granted only to operations a browser may call (those accepting a widget token or no credential);
-// credentials are bearer tokens, never cookies, so `*` exposes nothing a cross-origin page could ride on (Fetch standard, "CORS protocol and credentials").
+// credentials are bearer tokens, never cookies, so `*` exposes nothing a cross-origin page could ride
+// on (Fetch standard, "CORS protocol and credentials").
 import type { Elysia } from 'elysia'
 import type { AppDeps, Mount } from '../http/app.ts'
 import { buildRouter, splitUrl } from '../http/app.ts'
+import { randomToken } from '../ids.ts'
+import { respond } from '../http/encoded.ts'
 import { bundlePath, widgetBundle } from './build.ts'
+import { resolveLocale } from './locale.ts'
+import { LOCALE_TAGS } from './i18n.ts'
+import { TABLES } from './locales/index.ts'
 
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed' }
 const PREFLIGHT = {
@@ -15,19 +23,38 @@ const PREFLIGHT = {
   'access-control-max-age': '600',
 }
 
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+
 async function serveBundle(version: string, req: Request): Promise<Response> {
   const b = await widgetBundle()
   if (version !== `v${b.version}`) return new Response('Unknown widget version', { status: 404, headers: { 'cache-control': 'no-store' } })
-  const headers: Record<string, string> = {
-    'content-type': 'text/javascript; charset=utf-8',
-    'cache-control': 'public, max-age=31536000, immutable',
-    etag: b.etag,
-    vary: 'accept-encoding',
-    ...CORS,
-  }
-  if (req.headers.get('if-none-match') === b.etag) return new Response(null, { status: 304, headers })
-  if (/\bgzip\b/.test(req.headers.get('accept-encoding') ?? '')) return new Response(b.gzip as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': 'gzip' } })
-  return new Response(b.code, { headers })
+  return respond(req, b, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': IMMUTABLE, ...CORS })
+}
+
+async function serveLocale(version: string, file: string, req: Request): Promise<Response> {
+  const b = await widgetBundle()
+  const table = b.locales.get(file.replace(/\.json$/, ''))
+  if (version !== b.localesVersion || !table || !file.endsWith('.json')) return new Response('Unknown locale', { status: 404, headers: { 'cache-control': 'no-store', ...CORS } })
+  return respond(req, table, { 'content-type': 'application/json; charset=utf-8', 'cache-control': IMMUTABLE, ...CORS })
+}
+
+/** Where a provider's window lands when it is done: it closes itself, or says it may be closed. */
+function returnPage(req: Request): Response {
+  const wanted = (req.headers.get('accept-language') ?? '').split(',').map((x) => x.split(';')[0]!.trim()).filter(Boolean)
+  const lang = resolveLocale(wanted, LOCALE_TAGS)
+  const words = (TABLES[lang] ?? TABLES.en!).returnDone
+  const nonce = randomToken(16)
+  const esc = (x: string) => x.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)
+  const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(words)}</title></head><body><main><p style="font:16px system-ui,sans-serif;margin:2em">${esc(words)}</p></main><script nonce="${nonce}">window.close()</script></body></html>`
+  return new Response(html, {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'`,
+      'x-content-type-options': 'nosniff',
+    },
+  })
 }
 
 export function widgetMount(deps: Pick<AppDeps, 'ops'>): Mount {
@@ -54,6 +81,8 @@ export function widgetMount(deps: Pick<AppDeps, 'ops'>): Mount {
         return new Response(null, { status: 302, headers: { location: bundlePath(b), 'cache-control': 'public, max-age=300', ...CORS } })
       })
       .get('/widget/:version/portico.js', ({ params, request }) => serveBundle(params.version, request))
+      .get('/widget/locales/:version/:file', ({ params, request }) => serveLocale(params.version, params.file, request))
+      .get('/widget/return', ({ request }) => returnPage(request))
     return app
   }
 }

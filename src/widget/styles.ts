@@ -97,12 +97,12 @@ const v = (name: string) => `var(--je-${name})`
 
 export const STYLESHEET = `
 .je-overlay{position:fixed;inset:0;background:${v('color-overlay')};display:flex;align-items:center;justify-content:center;z-index:${v('z-index')}}
-.je-root{box-sizing:border-box;font-family:${v('font-family')};font-size:${v('font-size')};line-height:${v('line-height')};color:${v('color-text')};background:${v('color-background')};border-radius:${v('radius')};padding:${v('space-6')};width:min(${v('dialog-width')},calc(100vw - 32px));max-height:calc(100vh - 32px);overflow:auto;position:relative}
+.je-root{box-sizing:border-box;font-family:${v('font-family')};font-size:${v('font-size')};line-height:${v('line-height')};color:${v('color-text')};background:${v('color-background')};border-radius:${v('radius')};padding:${v('space-6')};width:min(${v('dialog-width')},calc(100vw - 32px));max-height:calc(100vh - 32px);max-height:calc(100dvh - 32px);overflow:auto;position:relative}
 .je-overlay .je-root{box-shadow:${v('dialog-shadow')}}
 .je-root *{box-sizing:border-box}
 .je-root h2{font-size:${v('font-size-title')};font-weight:${v('font-weight-title')};margin:0 ${v('space-6')} ${v('space-3')} 0}
 .je-root p{margin:0 0 ${v('space-3')}}
-.je-head{display:flex;align-items:center;gap:${v('space-2')};margin-bottom:${v('space-3')}}
+.je-head{display:flex;align-items:center;gap:${v('space-2')};margin:0 ${v('space-6')} ${v('space-3')} 0}
 .je-logo{max-height:28px}
 .je-x{position:absolute;top:${v('space-2')};right:${v('space-2')};border:0;background:none;font-size:22px;cursor:pointer;color:${v('color-muted')};line-height:1;min-width:44px;min-height:44px}
 .je-btn{font:inherit;border:1px solid ${v('color-primary')};background:${v('color-primary')};color:${v('color-primary-text')};border-radius:${v('radius-button')};padding:${v('space-2')} ${v('space-4')};cursor:pointer;min-height:44px}
@@ -142,5 +142,13 @@ export const STYLESHEET = `
 .je-table .je-copy{display:inline-block;margin:0}
 }
 @media (prefers-reduced-motion:reduce){.je-spin,.je-confetti i{animation:none}}
+.je-root [hidden]{display:none}
+.je-btn:disabled{cursor:not-allowed}
+.je-warn{font-weight:600}
+.je-root h2,.je-root p,.je-root li,.je-root label{overflow-wrap:break-word}
+.je-root:lang(ja),.je-root:lang(zh){line-break:strict}
+.je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:keep-all;overflow-wrap:anywhere}
+@supports (word-break:auto-phrase){.je-root:lang(ja),.je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:auto-phrase}}
+.je-root:lang(ko){word-break:keep-all;overflow-wrap:anywhere}
 .je-foot{margin-top:${v('space-4')};font-size:${v('font-size-small')};color:${v('color-muted')}}
 `

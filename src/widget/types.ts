@@ -82,7 +82,11 @@ export interface SuccessResult {
   setupType: string
 }
 
-/** The `close` event: the contract's `lastStatus`/`error`, plus what integrators need to act on it. */
+/**
+ * The `close` event: the contract's `lastStatus`/`error`, plus what integrators need to act on it:
+ * `success` as it stands when the widget closes (the connection is live), the connection once one
+ * exists, the rail once the person committed to one.
+ */
 export interface CloseDetail {
   lastStatus: Step
   error?: StepError
@@ -90,6 +94,40 @@ export interface CloseDetail {
   success: boolean
   setupType: 'manual' | 'automatic' | null
   provider: string | null
+  connectionId: string | null
+  rail: Rail | null
+}
+
+export type Rail = 'manual' | 'oauth' | 'domainConnect' | 'apiKey'
+
+export interface StepDetail {
+  step: Step
+  error?: StepError
+}
+
+export interface FallbackDetail {
+  reason: FallbackReason
+  provider?: string
+  screen: Step
+  message?: string
+}
+
+export interface SharedDetail {
+  url: string
+  expiresAt: string
+  domain: string
+  connectionId: string
+}
+
+/** Every window event the widget dispatches (`Portico:<name>`) and its detail. */
+export interface HostEvents {
+  step: StepDetail
+  success: SuccessResult
+  close: CloseDetail
+  fallback: FallbackDetail
+  'request-close': { lastStatus: Step }
+  'doc-click': { url: string; step: Step }
+  shared: SharedDetail
 }
 
 export interface OpenConfig {
@@ -112,7 +150,7 @@ export interface OpenConfig {
   container?: string
   apiBase?: string
   widgetBase?: string
-  onStepChange?: (step: { step: Step; error?: StepError }) => void
+  onStepChange?: (step: StepDetail) => void
   onSuccess?: (result: SuccessResult) => void
   onClose?: (detail: CloseDetail) => void
   onError?: (err: WidgetErrorInfo) => void

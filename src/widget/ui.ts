@@ -1,12 +1,14 @@
 // The widget's dialog: one accessible container the flow renders screens into. Invariants: the
 // container has role="dialog" and is labelled by the current screen's heading; a modal dialog traps
 // Tab focus inside itself and Escape asks to dismiss it (WAI-ARIA Authoring Practices, "Dialog (Modal)
-// Pattern"); focus returns to where it was when the dialog goes away; screen changes are announced
-// through a polite live region; the host page behind a modal dialog is `inert` until it closes.
-// Embedded mode renders inline in the host's container, without overlay. `hideLogo` hides only the
-// integrator's logo; `hideFooter` the "Secured by" line; `hideClose` the × (a page with nowhere to go).
+// Pattern"); focus returns to where it was when the dialog goes away; a new screen opens at its top
+// (focus moves without scrolling, the dialog scrolls to its start), an update of the same screen keeps
+// focus and scroll where the person left them; only status changes are announced, through one polite
+// status region (the screens themselves are not live regions); the host page behind a modal dialog is
+// `inert` until it closes. Embedded mode renders inline in the host's container, without overlay.
+// `hideLogo` hides only the integrator's logo; `hideFooter` the "Secured by" line; `hideClose` the ×.
 import { STYLESHEET } from './styles.ts'
-import type { Translate } from './i18n.ts'
+import type { Translator } from './i18n.ts'
 import type { DnsRecordIn } from './types.ts'
 
 export type Child = Node | string | null | undefined | false
@@ -38,6 +40,7 @@ export interface DialogOptions {
   lang: string
   closeLabel: string
   logo?: string
+  logoAlt?: string
   hideLogo?: boolean
   hideFooter?: boolean
   hideClose?: boolean
@@ -49,9 +52,12 @@ export class Dialog {
   readonly root: HTMLElement
   private readonly body: HTMLElement
   private readonly outer: HTMLElement
+  private readonly head: HTMLElement
+  private readonly foot: HTMLElement | null
+  private readonly close: HTMLElement | null
   private readonly returnFocus: Element | null
   private readonly titleId = `je-title-${++seq}`
-  /** Announces transient confirmations ("Copied") to assistive technology. */
+  /** Announces status changes and transient confirmations ("Copied") to assistive technology. */
   private readonly status = h('div', { class: 'je-sr', role: 'status' })
   /** Host elements this dialog made inert, to restore exactly those. */
   private readonly inerted: Element[] = []
@@ -60,16 +66,20 @@ export class Dialog {
     injectStyles()
     this.returnFocus = document.activeElement
     const modal = o.container === null
-    this.body = h('div', { 'aria-live': 'polite' })
+    this.body = h('div', { class: 'je-body' })
+    this.head = h('div', { class: 'je-head' })
+    this.close = o.hideClose ? null : h('button', { type: 'button', class: 'je-x', 'aria-label': o.closeLabel, onclick: () => o.onDismiss() }, '×')
+    this.foot = o.hideFooter ? null : h('div', { class: 'je-foot' }, o.footer)
     this.root = h(
       'div',
       { class: 'je-root', role: 'dialog', 'aria-labelledby': this.titleId, 'aria-modal': modal ? 'true' : undefined, lang: o.lang, style: o.declarations, onkeydown: (e) => this.key(e as KeyboardEvent) },
-      o.hideClose ? null : h('button', { type: 'button', class: 'je-x', 'aria-label': o.closeLabel, onclick: () => o.onDismiss() }, '×'),
-      o.logo && !o.hideLogo ? h('div', { class: 'je-head' }, h('img', { class: 'je-logo', src: o.logo, alt: '' })) : null,
+      this.close,
+      this.head,
       this.body,
       this.status,
-      o.hideFooter ? null : h('div', { class: 'je-foot' }, o.footer),
+      this.foot,
     )
+    this.setLogo(o.logo, o.logoAlt ?? '')
     this.outer = modal ? h('div', { class: 'je-overlay', style: o.declarations }, this.root) : this.root
     if (modal) {
       for (const el of document.body.children) {
@@ -82,6 +92,26 @@ export class Dialog {
     ;(o.container ?? document.body).append(this.outer)
   }
 
+  /** The locale shown: the dialog's `lang`, and the words of its own controls. */
+  setLocale(lang: string, closeLabel: string, footer: string): void {
+    this.root.setAttribute('lang', lang)
+    this.close?.setAttribute('aria-label', closeLabel)
+    if (this.foot) this.foot.textContent = footer
+  }
+
+  /** The look: custom-property declarations and the logo (the integrator's, else the application's branding). */
+  setLook(declarations: string, logo: string | undefined, logoAlt: string): void {
+    this.root.setAttribute('style', declarations)
+    if (this.outer !== this.root) this.outer.setAttribute('style', declarations)
+    this.setLogo(logo, logoAlt)
+  }
+
+  private setLogo(logo: string | undefined, alt: string): void {
+    const show = logo && !this.o.hideLogo
+    this.head.replaceChildren(...(show ? [h('img', { class: 'je-logo', src: logo, alt })] : []))
+    this.head.hidden = !show
+  }
+
   /** Says `text` through the status region; cleared shortly after so the same words can be said again. */
   announce(text: string): void {
     this.status.textContent = text
@@ -90,17 +120,42 @@ export class Dialog {
     }, 3000)
   }
 
-  /** Replaces the screen: a heading that labels the dialog, then the content; focus moves into it. */
-  show(title: string, ...content: (Child | Child[])[]): void {
+  /**
+   * Shows a screen: a heading that labels the dialog, then the content. A new screen (`fresh`) opens at
+   * its top with focus on `focus` (an element id) or the heading, moved without scrolling; the same
+   * screen updated keeps the focused element (by id), its selection and the scroll position.
+   */
+  show(title: string, content: (Child | Child[])[], opts: { fresh: boolean; focus?: string }): void {
+    const active = document.activeElement as HTMLElement | null
+    const keep = !opts.fresh && active && this.root.contains(active) && active.id ? { id: active.id, sel: selectionOf(active) } : null
+    const scroller = this.scroller()
+    const top = scroller.scrollTop
     this.body.replaceChildren(h('h2', { id: this.titleId, tabindex: '-1' }, title), ...content.flat().filter((c): c is Node | string => !!c))
-    const target = this.body.querySelector<HTMLElement>('[autofocus]') ?? this.body.querySelector<HTMLElement>('h2')
-    target?.focus()
+    if (!opts.fresh) {
+      scroller.scrollTop = top
+      if (keep) {
+        const again = this.root.querySelector<HTMLElement>(`#${CSS.escape(keep.id)}`)
+        again?.focus({ preventScroll: true })
+        if (again && keep.sel) (again as HTMLInputElement).setSelectionRange?.(keep.sel[0], keep.sel[1])
+      }
+      return
+    }
+    const target = (opts.focus && this.body.querySelector<HTMLElement>(`#${CSS.escape(opts.focus)}`)) || this.body.querySelector<HTMLElement>('h2')
+    target?.focus({ preventScroll: true })
+    scroller.scrollTop = 0
+    // Embedded: the dialog's top is brought into view only when it is above the viewport.
+    if (this.o.container && this.root.getBoundingClientRect().top < 0) this.root.scrollIntoView({ block: 'start' })
+  }
+
+  /** What scrolls: the dialog itself when modal (it has a max height), else the page. */
+  private scroller(): HTMLElement {
+    return this.o.container === null ? this.root : (document.scrollingElement as HTMLElement) ?? document.documentElement
   }
 
   destroy(): void {
     this.outer.remove()
     for (const el of this.inerted) el.removeAttribute('inert')
-    if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus()
+    if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus({ preventScroll: true })
   }
 
   private key(e: KeyboardEvent): void {
@@ -111,7 +166,7 @@ export class Dialog {
       return
     }
     if (e.key !== 'Tab') return
-    const items = [...this.root.querySelectorAll<HTMLElement>(FOCUSABLE)]
+    const items = [...this.root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[hidden]'))
     if (items.length === 0) return
     const first = items[0]!
     const last = items[items.length - 1]!
@@ -123,6 +178,15 @@ export class Dialog {
       e.preventDefault()
       first.focus()
     }
+  }
+}
+
+function selectionOf(el: HTMLElement): [number, number] | null {
+  if (!(el instanceof HTMLInputElement) || el.selectionStart === null || el.selectionEnd === null) return null
+  try {
+    return [el.selectionStart, el.selectionEnd]
+  } catch {
+    return null
   }
 }
 
@@ -162,13 +226,16 @@ export function copyButton(text: string, what: string, idle: string, done: strin
   return b
 }
 
-/** The records to add, one row each, every host and value with its copy button. */
 /** What a records table shows beyond type, host and value. */
 export interface TableOptions {
   /** Copy buttons beside host and value (default on). */
   copy?: boolean
   /** Each record's status from the last verification, in its own column. */
   status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict'
+  /** What to do with each record (the records in the way), in its own column. */
+  action?: (r: DnsRecordIn) => 'remove' | 'replace'
+  /** Marks each row for tests and styles (`data-record`). */
+  id?: string
   /** The TTL column (default on). */
   ttl?: boolean
   /** Says "Copied" to screen readers (the dialog's live region). */
@@ -176,23 +243,35 @@ export interface TableOptions {
 }
 
 /** The records as a table: type, host, value (with copy buttons), TTL, and each record's status when given. */
-export function recordsTable(records: readonly DnsRecordIn[], t: Translate, opts: TableOptions = {}): HTMLElement {
-  const { copy = true, status, ttl = true, announce = () => {} } = opts
+export function recordsTable(records: readonly DnsRecordIn[], tr: Translator, opts: TableOptions = {}): HTMLElement {
+  const t = tr.t
+  const { copy = true, status, action, ttl = true, announce = () => {} } = opts
   const cell = (text: string, field: string, type: string) => h('td', { 'data-label': field }, h('code', {}, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
   const label = { found: t('statusFound'), waiting: t('statusWaiting'), conflict: t('statusConflict') }
+  const todo = { remove: t('actionRemove'), replace: t('actionReplace') }
   return h(
     'table',
-    { class: 'je-table' },
+    { class: 'je-table', id: opts.id },
     h(
       'thead',
       {},
-      h('tr', {}, h('th', { scope: 'col' }, t('type')), h('th', { scope: 'col' }, t('host')), h('th', { scope: 'col' }, t('value')), ttl ? h('th', { scope: 'col' }, t('ttl')) : null, status ? h('th', { scope: 'col' }, t('status')) : null),
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, t('type')),
+        h('th', { scope: 'col' }, t('host')),
+        h('th', { scope: 'col' }, t('value')),
+        ttl ? h('th', { scope: 'col' }, t('ttl')) : null,
+        status ? h('th', { scope: 'col' }, t('status')) : null,
+        action ? h('th', { scope: 'col' }, t('whatToDo')) : null,
+      ),
     ),
     h(
       'tbody',
       {},
       ...records.map((r) => {
         const st = status?.(r)
+        const act = action?.(r)
         return h(
           'tr',
           { 'data-status': st },
@@ -201,6 +280,7 @@ export function recordsTable(records: readonly DnsRecordIn[], t: Translate, opts
           cell(r.value, t('value'), r.type),
           ttl ? h('td', { class: 'je-type', 'data-label': t('ttl') }, r.ttl ? String(r.ttl) : t('ttlAuto')) : null,
           st ? h('td', { class: `je-st ${st === 'found' ? 'je-st-ok' : st === 'conflict' ? 'je-st-bad' : ''}`, 'data-label': t('status') }, label[st]) : null,
+          act ? h('td', { class: 'je-st je-st-bad', 'data-label': t('whatToDo') }, todo[act]) : null,
         )
       }),
     ),

@@ -163,7 +163,7 @@ describe('the widget in Chromium', () => {
     expect(detail('event:shared')).toMatchObject({ url: link, domain, connectionId })
     expect(detail('event:success')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
     expect(detail('onSuccess')).toEqual({ jobId: connectionId, domain, setupType: 'manual' })
-    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns' })
+    expect(detail('event:close')).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns', connectionId, rail: 'manual' })
     expect(detail('onClose')).toEqual(detail('event:close'))
     expect(await page.locator('.je-root').count()).toBe(0)
     expect((await p.api('GET', `/v1/connections/${connectionId}`, { token: ws.apiKey })).body.status).toBe('live')
@@ -186,7 +186,7 @@ describe('the widget in Chromium', () => {
     })
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, locale: 'en' })
     await page.locator('#je-added').click()
-    await page.locator('#je-check-now').waitFor()
+    await page.locator('#je-status').waitFor()
     const [c] = await p.db`select id from connections where domain = ${domain}`
     await p.db`update connections set status = 'failed', error_code = 'propagation_timeout', error_message = 'The records never appeared within 24 hours' where id = ${c!.id}`
     await page.locator('#je-reason').waitFor()
@@ -217,6 +217,91 @@ describe('the widget in Chromium', () => {
     expect(last.error.code).toBe('forbidden')
     expect(entries.find(([k]) => k === 'onError')![1]).toMatchObject({ code: 'AccessDeniedError' })
     expect(await p.db`select id from connections where domain = ${`theirs.${zone}`}`).toHaveLength(0)
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('the widget keeps watching: after more than ten minutes on the waiting screen it shows live as soon as the connection goes live, and the close event says so', async () => {
+    const domain = `late${++seq}.${zone}`
+    const page = await hostPage()
+    // The page's clock is the widget's: moved on by eleven minutes while the person waits.
+    await page.clock.install()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, applicationName: 'Acme Sites' })
+    await page.locator('#je-added').click()
+    await page.locator('#je-status').waitFor()
+    await page.clock.runFor(11 * 60_000)
+    await page.getByRole('heading', { name: 'Almost there' }).waitFor()
+    // The records appear eleven minutes in; the server verifies them (here: someone else's re-check).
+    await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
+    const [c] = await p.db`select id from connections where domain = ${domain}`
+    await p.api('POST', `/v1/connections/${c!.id}:recheck`, { token: ws.apiKey })
+    await page.locator('#je-success').waitFor({ timeout: 30_000 })
+    expect(await page.locator('.je-root h2').innerText()).toBe('Your domain is connected')
+    expect(await page.locator('#je-success').innerText()).toBe(`${domain} now points at Acme Sites.`)
+    await page.keyboard.press('Escape')
+    const entries = await log(page)
+    expect(steps(entries).slice(-3)).toEqual(['IN_PROGRESS', 'FINISHED_SUCCESSFULLY_MANUAL', 'FINISHED_SUCCESSFULLY'])
+    expect(entries.find(([k]) => k === 'event:close')![1]).toEqual({ lastStatus: 'FINISHED_SUCCESSFULLY', domain, success: true, setupType: 'manual', provider: 'powerdns', connectionId: c!.id, rail: 'manual' })
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('Domain Connect: the provider named from its settings, the return address sent, and the return page closes the provider\'s window', async () => {
+    const domain = `dcr${++seq}.${zone}`
+    const page = await hostPage()
+    await analysisSays(page, (c) => {
+      asCloudflare('domainConnect')(c)
+      c.domain_connect = { provider_id: 'gandi.net', provider_name: 'Gandi', sync: true, async: false }
+    })
+    let startBody: any = null
+    await page.route('**/domainconnect:start', async (route) => {
+      if (route.request().method() === 'OPTIONS') return route.continue()
+      startBody = route.request().postDataJSON()
+      // The provider's apply page, stood in for by Portico's own return page (where the provider sends the window back).
+      await route.fulfill({ json: { apply_url: startBody.redirect_uri, consent_url: null, service_id: 's', service_ids: ['s'], dc_provider: 'gandi.net', dc_provider_name: 'Gandi', dc_host: 'api.gandi.net', rail: 'sync', managed: false }, headers: { 'access-control-allow-origin': '*' } })
+    })
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
+    await page.locator('#je-setup-go').waitFor()
+    expect(await page.locator('.je-root h2').innerText()).toBe('Connect with Gandi')
+    expect(await page.locator('#je-setup-go').innerText()).toBe('Continue at Gandi')
+    const popup = page.waitForEvent('popup')
+    await page.locator('#je-setup-go').click()
+    const window = await popup
+    await window.waitForEvent('close', { timeout: 15_000 })
+    expect(startBody).toEqual({ redirect_uri: `${base}/widget/return` })
+    await page.locator('#je-status').waitFor()
+    // The return page says it is done, in the browser's language, and closes itself.
+    const ret = await fetch(`${base}/widget/return`, { headers: { 'accept-language': 'fr-CH, en;q=0.5' } })
+    const html = await ret.text()
+    expect(html).toContain('<html lang="fr">')
+    expect(html).toContain('window.close()')
+    expect(ret.headers.get('content-security-policy')).toContain("script-src 'nonce-")
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('Domain Connect without a provider name: a neutral sentence, not the nameservers\' provider', async () => {
+    const page = await hostPage()
+    await analysisSays(page, asCloudflare('domainConnect'))
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `dcn${++seq}.${zone}` })
+    await page.locator('#je-setup-go').waitFor()
+    expect(await page.locator('.je-root h2').innerText()).toBe('Connect in one click')
+    expect(await page.locator('#je-setup-go').innerText()).toBe('Continue at your DNS provider')
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
+  test('no dead ends: a domain that does not exist is said in the person\'s language on the field that keeps it; a refused token says what to do and offers a way back', async () => {
+    const page = await hostPage()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), locale: 'fr' })
+    await page.getByRole('textbox', { name: 'Votre domaine' }).fill(`nowhere${++seq}${Date.now().toString(36)}.test`)
+    await page.keyboard.press('Enter')
+    await page.locator('#je-domain[aria-invalid="true"]').waitFor()
+    const hint = await page.locator('#je-domain-hint').innerText()
+    expect(hint).toMatch(/n’existe pas encore\. Vérifiez l’orthographe/)
+    expect(hint).not.toContain('not_registered')
+    expect(await page.locator('#je-domain').inputValue()).toContain('nowhere')
+    await page.keyboard.press('Escape')
+    await open(page, { applicationId: ws.appId, token: 'wt_not_a_token', applicationName: 'Acme Sites', domain: `x${seq}.${zone}` })
+    await page.locator('#je-error').waitFor()
+    expect(await page.locator('#je-error').innerText()).toBe('This setup session has expired. Go back to Acme Sites and open it again.')
+    expect(await page.locator('#je-retry').count()).toBe(1)
     await page.close()
   }, BROWSER_TIMEOUT)
 
@@ -269,7 +354,7 @@ describe('the widget in Chromium', () => {
       whiteLabel: { colors: { primary: '#0a7d33' }, borderRadius: 4, tokens: { 'font-size': '17px', 'badge-gap': '6px' } },
     })
     const root = page.locator('#slot .je-root')
-    await root.waitFor()
+    await root.getByRole('heading', { name: 'Connectez votre domaine' }).waitFor()
     expect(await page.locator('.je-overlay').count()).toBe(0)
     expect(await root.getAttribute('lang')).toBe('fr')
     expect(await root.getByRole('heading').innerText()).toBe('Connectez votre domaine')
@@ -435,6 +520,11 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.locator('tr[data-status="conflict"]').waitFor()
     expect(await page.locator('tr[data-status="conflict"]').innerText()).toContain('Conflicting')
     await screen(page, '09-waiting-conflict')
+    // The person removes the record in the way: the next verification no longer calls it conflicting.
+    await pdns.deleteRecords(domain, 'A')
+    await page.locator('#je-check-now').click()
+    await page.locator('#je-conflicts').waitFor({ state: 'detached' })
+    expect(await page.locator('#je-status tbody tr').getAttribute('data-status')).toBe('waiting')
     await page.close()
   }, BROWSER_TIMEOUT)
 
@@ -477,10 +567,10 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.close()
   }, BROWSER_TIMEOUT)
 
-  test('provider key refused, and provider unreachable: the API-key screen names the token and links to it; each failure ends on the records with the reason', async () => {
-    for (const [name, status, body, words] of [
-      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone → DNS → Edit, Zone → Zone → Read. Or add the records yourself.'],
-      ['14-provider-unreachable', 502, { code: 'dns_write_failed', title: 'The DNS provider refused the change', details: { provider: 'cloudflare', reason: 'provider_unreachable' } }, 'We could not reach Cloudflare just now. You can add the records yourself, or try again later.'],
+  test('provider key refused: the key screen again with the reason and the key as typed; provider unreachable: the records with the reason and a way back', async () => {
+    for (const [name, status, body, words, screenAfter] of [
+      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone → DNS → Edit and Zone → Zone → Read. Then paste it again, or set up manually instead.', 'LOGIN'],
+      ['14-provider-unreachable', 502, { code: 'dns_write_failed', title: 'The DNS provider refused the change', details: { provider: 'cloudflare', reason: 'provider_unreachable' } }, 'We could not reach Cloudflare just now. You can add the records yourself, or go back and try again later.', 'MANUAL_CONFIGURATION'],
     ] as const) {
       const domain = `key${++seq}.${zone}`
       const page = await hostPage()
@@ -497,7 +587,16 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await page.keyboard.press('Enter')
       await page.locator('#je-reason').waitFor()
       expect(await reason(page)).toBe(words)
-      expect(await page.locator('.je-table').innerText()).toContain(EDGE)
+      expect(steps(await log(page)).at(-1)).toBe(screenAfter)
+      if (screenAfter === 'LOGIN') {
+        // The key can be corrected and sent again; the field still holds it.
+        expect(await page.locator('#je-credential').inputValue()).toBe('not-a-real-token')
+        expect(await page.locator('#je-login-go').isEnabled()).toBe(true)
+      } else {
+        expect(await page.locator('#je-records').innerText()).toContain(EDGE)
+        await page.locator('#je-back').click()
+        await page.locator('#je-credential').waitFor()
+      }
       await screen(page, name)
       await page.close()
     }
@@ -520,7 +619,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()))
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `yellow${++seq}.${zone}`, whiteLabel: { colors: { primary: '#ffd400' }, logo: 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', hideLogo: true } })
     await page.locator('#je-added').waitFor()
-    expect(await page.locator('#je-added').evaluate((b) => getComputedStyle(b).color)).toBe('rgb(0, 0, 0)')
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('#je-added')!).color)).toBe('rgb(0, 0, 0)')
     expect(warnings.some((w) => w.includes('#ffd400'))).toBe(true)
     expect(await page.locator('.je-logo').count()).toBe(0)
     expect(await page.locator('.je-foot').innerText()).toBe('Secured by Portico')
@@ -558,8 +657,8 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.keyboard.press('Escape')
     const closes = (await log(page)).filter(([k]) => k === 'event:close').map(([, d]) => d)
     expect(closes).toEqual([
-      { lastStatus: 'MANUAL_CONFIGURATION', domain: plain, success: false, setupType: null, provider: 'powerdns' },
-      { lastStatus: 'MANUAL_CONFIGURATION', domain: dc, success: false, setupType: null, provider: 'cloudflare' },
+      { lastStatus: 'MANUAL_CONFIGURATION', domain: plain, success: false, setupType: null, provider: 'powerdns', connectionId: null, rail: null },
+      { lastStatus: 'MANUAL_CONFIGURATION', domain: dc, success: false, setupType: null, provider: 'cloudflare', connectionId: null, rail: null },
     ])
     // Nothing was created, so the verification sweep has nothing to re-check.
     expect(await p.db`select id from connections where domain in (${plain}, ${dc})`).toHaveLength(0)

@@ -1,18 +1,24 @@
-// The widget SDK's pure parts: the bundle stays small, design tokens become `--je-` custom properties,
-// every locale has every string, the 15 statuses are the contract's, fallback reasons and the
-// integrator's record sets are picked as documented, and checkRecords answers `{inSync, records}`.
+// The widget SDK's pure parts: the bundle stays small and takes from the server only types, design
+// tokens become `--je-` custom properties, every locale has every string (plurals by Intl.PluralRules),
+// one locale rule, the 15 statuses are the contract's, fallback reasons and the integrator's record
+// sets are picked as documented, and checkRecords answers `{inSync, records}`.
 import { describe, test, expect } from 'bun:test'
 import { gzipSync } from 'bun'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { brotliDecompressSync } from 'node:zlib'
+import { join } from 'node:path'
 import { widgetBundle, bundlePath } from '../../src/widget/build.ts'
 import { DEFAULT_TOKENS, STYLESHEET, tokenDeclarations } from '../../src/widget/styles.ts'
-import { LOCALES, translator } from '../../src/widget/i18n.ts'
+import { LOCALE_TAGS, loadTranslator, translator } from '../../src/widget/i18n.ts'
+import { resolveLocale } from '../../src/widget/locale.ts'
+import { TABLES } from '../../src/widget/locales/index.ts'
+import { en } from '../../src/widget/locales/en.ts'
 import { STEPS } from '../../src/widget/types.ts'
-import { fallbackReason, normalizeDomain, recordsFor } from '../../src/widget/flow.ts'
+import { fallbackReason, normalizeDomain, recordsFor } from '../../src/widget/machine.ts'
 import { camel, checkRecords } from '../../src/widget/api.ts'
 
-// Six locales (about 9 KiB gzip of strings) and fourteen provider logos (about 5 KiB) live in the bundle.
-const GZIP_BUDGET = 32 * 1024
+// English (the other locales are fetched when shown) and fourteen provider logos (about 5 KiB) live in the bundle.
+const GZIP_BUDGET = 30 * 1024
 
 describe('bundle', () => {
   test(`is one minified script under ${GZIP_BUDGET} bytes gzipped, exposing the seven methods`, async () => {
@@ -20,7 +26,12 @@ describe('bundle', () => {
     const gz = gzipSync(new TextEncoder().encode(b.code)).length
     console.log(`widget bundle: ${b.code.length} bytes, ${gz} bytes gzip`)
     expect(gz).toBeLessThan(GZIP_BUDGET)
-    expect(b.gzip.length).toBe(gz)
+    expect(new TextDecoder().decode(Bun.gunzipSync(b.gzip as Uint8Array<ArrayBuffer>))).toBe(b.code)
+    expect(new TextDecoder().decode(brotliDecompressSync(b.br))).toBe(b.code)
+    // The other locales are not in the bundle: they are served beside it.
+    expect(b.code).not.toContain('Connectez votre domaine')
+    expect([...b.locales.keys()].sort()).toEqual(LOCALE_TAGS.filter((l) => l !== 'en').sort())
+    expect(b.code).toContain(b.localesVersion)
     // Minified: no comments and no indentation survive (the stylesheet keeps its line breaks).
     expect(b.code).not.toContain('Invariants')
     expect(b.code).not.toMatch(/\n[ \t]+\S/)
@@ -78,43 +89,107 @@ describe('design tokens', () => {
 })
 
 describe('locales', () => {
-  test('every locale has every string with the same placeholders', () => {
-    const en = LOCALES.en!
-    for (const [lang, table] of Object.entries(LOCALES)) {
-      expect(Object.keys(table).sort()).toEqual(Object.keys(en).sort())
+  const forms = (m: unknown) => (typeof m === 'string' ? { other: m } : (m as Record<string, string>))
+  const placeholders = (x: string) => (x.match(/\{\w+\}/g) ?? []).sort()
+
+  test('at least 12 locales; every one has every key, with the same placeholders in every form', () => {
+    expect(Object.keys(TABLES).sort()).toEqual([...LOCALE_TAGS].sort())
+    expect(LOCALE_TAGS.length).toBeGreaterThanOrEqual(12)
+    for (const [lang, table] of Object.entries(TABLES)) {
+      expect([lang, Object.keys(table).sort()]).toEqual([lang, Object.keys(en).sort()])
       for (const k of Object.keys(en) as (keyof typeof en)[]) {
-        const ph = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort()
-        expect([lang, k, ph(table[k])]).toEqual([lang, k, ph(en[k])])
+        const want = placeholders(forms(en[k]).other!)
+        for (const [form, text] of Object.entries(forms(table[k]))) {
+          expect([lang, k, form, text.trim().length > 0]).toEqual([lang, k, form, true])
+          // A plural form may leave the number out ("one record" said as a word); nothing else may differ.
+          expect([lang, k, form, placeholders(text).filter((p) => p !== '{count}')]).toEqual([lang, k, form, want.filter((p) => p !== '{count}')])
+        }
       }
     }
-    expect(Object.keys(LOCALES).sort()).toEqual(['de', 'en', 'es', 'fr', 'ja', 'pt'])
   })
 
-  test('every translation is filled in, and step lists have as many steps as in English', () => {
-    for (const [lang, table] of Object.entries(LOCALES)) {
-      for (const [k, v] of Object.entries(table)) expect([lang, k, v.trim().length > 0]).toEqual([lang, k, true])
-      for (const k of ['stepsGeneric', 'stepsProvider'] as const) expect([lang, k, table[k].split('|').length]).toEqual([lang, k, LOCALES.en![k].split('|').length])
+  test('plural messages have exactly the forms each language uses (Intl.PluralRules), and no "(s)"', () => {
+    for (const [lang, table] of Object.entries(TABLES)) {
+      const categories = new Intl.PluralRules(lang).resolvedOptions().pluralCategories.sort()
+      for (const k of Object.keys(en) as (keyof typeof en)[]) {
+        if (typeof en[k] === 'string') {
+          expect([lang, k, typeof table[k]]).toEqual([lang, k, 'string'])
+          expect([lang, k, /\(s\)|\(e\)s|\(n\)/.test(table[k] as string)]).toEqual([lang, k, false])
+        } else expect([lang, k, Object.keys(table[k]).sort()]).toEqual([lang, k, categories])
+      }
+    }
+    expect(translator('en').t('waitingFor', { count: 1 })).toBe('Still waiting for 1 record')
+    expect(translator('en').t('waitingFor', { count: 2 })).toBe('Still waiting for 2 records')
+    expect(translator('pl', TABLES.pl).t('waitingFor', { count: 5 })).not.toBe(translator('pl', TABLES.pl).t('waitingFor', { count: 2 }))
+  })
+
+  test('step lists have as many steps in every locale as in English', () => {
+    for (const [lang, table] of Object.entries(TABLES)) {
+      for (const k of ['stepsGeneric', 'stepsProvider'] as const) expect([lang, k, table[k].split('|').length]).toEqual([lang, k, en[k].split('|').length])
     }
   })
 
-  test('a regional tag uses its language and unknown ones fall back to English', () => {
-    expect(translator('fr-CA')('titleApp', { app: 'Acme' })).toBe('Connectez votre domaine à Acme')
-    expect(translator('xx')('added')).toBe('I have added them')
+  test('one locale rule: canonical BCP 47 lookup, the first wanted that is served, else English', () => {
+    expect(resolveLocale('fr-CA', LOCALE_TAGS)).toBe('fr')
+    expect(resolveLocale('FR_ca', LOCALE_TAGS)).toBe('fr')
+    expect(resolveLocale('zh-Hans-CN', LOCALE_TAGS)).toBe('zh')
+    expect(resolveLocale('pt-BR-u-nu-latn', LOCALE_TAGS)).toBe('pt')
+    expect(resolveLocale(['xx', 'de-AT', 'fr'], LOCALE_TAGS)).toBe('de')
+    expect(resolveLocale('not a tag', LOCALE_TAGS)).toBe('en')
+    expect(resolveLocale(undefined, LOCALE_TAGS)).toBe('en')
+  })
+
+  test('a table is fetched only for the locale shown; one that cannot be fetched leaves English with lang "en"', async () => {
+    const asked: string[] = []
+    const ok = (async (url: string) => {
+      asked.push(url)
+      return Response.json(TABLES.fr)
+    }) as unknown as typeof fetch
+    const fr = await loadTranslator('fr-CA', 'https://w.example/widget/locales/abc', ok)
+    expect([fr.locale, fr.t('titleApp', { app: 'Acme' }), asked]).toEqual(['fr', 'Connectez votre domaine à Acme', ['https://w.example/widget/locales/abc/fr.json']])
+    expect((await loadTranslator('en-GB', 'https://w.example/x', ok)).locale).toBe('en')
+    expect(asked).toHaveLength(1)
+    const down = (async () => new Response('no', { status: 503 })) as unknown as typeof fetch
+    const fallback = await loadTranslator('ja', 'https://w.example/x', down)
+    expect([fallback.locale, fallback.t('added')]).toEqual(['en', 'I have added them'])
+  })
+
+  test('dates, relative times and lists are said by Intl in the locale shown', () => {
+    const ja = translator('ja', TABLES.ja)
+    expect(ja.ago('2026-01-01T00:00:00Z', Date.parse('2026-01-01T00:02:00Z'))).toBe('2 分前')
+    expect(translator('en').ago('2026-01-01T00:00:00Z', Date.parse('2026-01-01T00:00:01Z'))).toBe('1 second ago')
+    expect(translator('fr', TABLES.fr).date('2026-03-12T10:00:00Z')).toBe('12 mars 2026')
+    expect(translator('en').list(['a', 'b', 'c'])).toBe('a, b, and c')
   })
 })
 
 describe('statuses and routing', () => {
-  test('the 15 widget statuses are exactly the contract\'s', () => {
-    const contract = readFileSync('/work/shared/CONTRACT.md', 'utf8')
-    const line = contract.split('### Widget statuses')[1]!.split('\n').find((l) => l.startsWith('`'))!
-    expect([...STEPS] as string[]).toEqual([...line.matchAll(/`([A-Z_0-9]+)`/g)].map((m) => m[1]!))
+  // CONTRACT.md section 3, "Widget statuses (15 fixed values)", in its order.
+  const CONTRACT_STATUSES =
+    '`INITIAL`, `ENTER_DOMAIN`, `DOMAIN_ANALYSIS`, `DOMAIN_SETUP`, `IN_PROGRESS`, `EXISTING_RECORDS`, `LOGIN`, `LOGIN_2FA`, `MANUAL_CONFIGURATION`, `PROVIDER_MANUAL_SELECTION`, `EXIT_WITH_ERROR`, `DKIM_SETUP`, `FINISHED_SUCCESSFULLY`, `FINISHED_SUCCESSFULLY_MANUAL`, `FINISHED_SUCCESSFULLY_LINK_SHARED`.'
+  test("the 15 widget statuses are exactly the contract's", () => {
+    expect([...STEPS] as string[]).toEqual([...CONTRACT_STATUSES.matchAll(/`([A-Z_0-9]+)`/g)].map((m) => m[1]!))
     expect(STEPS).toHaveLength(15)
   })
 
+  test('browser code takes only types from the server (the imports the layer rule allows are type-only)', () => {
+    const dir = join(import.meta.dir, '../../src/widget')
+    const files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.ts'))
+    const fromServer = files.flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => /from '\.\.\/(\.\.\/)?ops\//.test(l))
+        .map((l) => `${f}: ${l}`),
+    )
+    expect(fromServer.length).toBeGreaterThan(0)
+    expect(fromServer.filter((l) => !/^\S+: (import|export) type /.test(l))).toEqual([])
+  })
+
   const rails = (over: Record<string, boolean> = {}) => ({ oauth: { available: !!over.oauth }, domainConnect: { available: !!over.dc }, apiKey: { available: !!over.apiKey }, manual: { available: true } })
+  const conflict = { type: 'A', host: 'a', value: '192.0.2.1', desired: { type: 'CNAME', host: 'a', value: 'x' }, action: 'remove' as const }
   test('fallback reasons', () => {
-    expect(fallbackReason({ provider: null, rails: rails(), conflicts: [] }, false)).toBe('unknown_provider')
-    expect(fallbackReason({ provider: 'x', rails: rails({ oauth: true }), conflicts: [{}], supports_automatic: true }, false)).toBe('conflicts_exceed_tolerance')
+    expect(fallbackReason({ provider: null, rails: rails(), conflicts: [], supports_automatic: false }, false)).toBe('unknown_provider')
+    expect(fallbackReason({ provider: 'x', rails: rails({ oauth: true }), conflicts: [conflict], supports_automatic: true }, false)).toBe('conflicts_exceed_tolerance')
     expect(fallbackReason({ provider: 'powerdns', rails: rails(), conflicts: [], supports_automatic: false }, false)).toBe('provider_unsupported')
     expect(fallbackReason({ provider: 'x', rails: rails({ apiKey: true }), conflicts: [], supports_automatic: true }, true)).toBe('no_end_user_rail')
   })

@@ -1,0 +1,262 @@
+// The machine's effects (machine.ts `effectsOf`), done: API calls, following a connection, timers.
+// Each runs under an AbortSignal the runner aborts when the state no longer wants it; an aborted
+// effect says nothing more. Nothing here touches the page except the provider window the person
+// opened with their click (`env.popup`). Time comes from `env.timers`, so tests move it.
+import { ApiFailure, isAbort, type Client } from './api.ts'
+import { connFromConnection, connFromStatus, type Command, type Conn, type Data, type Effect, type Event, type ManualHelp } from './machine.ts'
+import type { ConnectionStatus } from './check.ts'
+import type { OpenConfig } from './types.ts'
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+  now(): number
+}
+
+export const browserTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  now: () => Date.now(),
+}
+
+export interface Env {
+  api: Client
+  timers: Timers
+  applicationId: string
+  userId?: string
+  dnsRecords?: OpenConfig['dnsRecords']
+  /** The share link's token, on a share page. */
+  shareToken?: string
+  /** Portico's page that closes the provider's window when it comes back. */
+  returnUrl: string | null
+  /** The provider window the person's click opened, if any. */
+  popup: { current: { location: { href: string }; close(): void } | null }
+}
+
+/** Seconds a status request may wait on the server for a change. */
+export const LONG_POLL_S = 8
+/** Polling when long polling is not answered: at the next check, within these bounds. */
+const POLL_MIN_MS = 2000
+const POLL_MAX_MS = 60_000
+/** Retry after failures: doubling from 2 s up to 30 s. */
+const RETRY_MAX_MS = 30_000
+
+export function sleep(timers: Timers, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new DOMException('aborted', 'AbortError'))
+    const h = timers.setTimeout(() => {
+      signal.removeEventListener('abort', stop)
+      resolve()
+    }, ms)
+    const stop = () => {
+      timers.clearTimeout(h)
+      reject(new DOMException('aborted', 'AbortError'))
+    }
+    signal.addEventListener('abort', stop, { once: true })
+  })
+}
+
+const failureOf = (err: unknown) =>
+  err instanceof ApiFailure ? err : new ApiFailure('GenericError', { code: 'internal_error', title: String((err as Error)?.message ?? err), details: null }, 0)
+
+/** Until when a plain poll waits: the server's next check, within bounds. */
+export function pollDelay(conn: Conn | null, now: number): number {
+  const next = conn?.nextCheckAt ? Date.parse(conn.nextCheckAt) - now + 500 : POLL_MIN_MS
+  return Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, next))
+}
+
+function sharePath(env: Env): string {
+  return `/share/${encodeURIComponent(env.shareToken ?? '')}`
+}
+
+/** A share answer (`GET /share/{token}`) as a connection. */
+function connFromShare(r: any): Conn {
+  return connFromConnection({ ...r, id: r.connection_id })
+}
+
+export async function runEffect(effect: Effect, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
+  // Effects start after the transition that asked for them has finished.
+  await Promise.resolve()
+  if (signal.aborted) return
+  switch (effect.kind) {
+    case 'command':
+      return command(effect.id, effect.cmd, effect.data, env, signal, send)
+    case 'follow':
+      return effect.shared ? followShare(env, signal, send) : follow(effect.connectionId, env, signal, send)
+    case 'timer':
+      try {
+        await sleep(env.timers, effect.ms, signal)
+        send(effect.event)
+      } catch {
+        // cancelled with its state
+      }
+      return
+    case 'help':
+      return send({ type: 'help', help: await help(effect.connectionId, effect.providerId, env, signal) })
+    case 'providers': {
+      let list: { id: string; name: string }[] = []
+      try {
+        list = (await env.api.call('GET', '/providers?fields=names', undefined, signal)).providers
+      } catch (err) {
+        if (isAbort(err)) return
+        // Without the catalog the person still gets "another provider" and the generic steps.
+      }
+      return send({ type: 'providers', list })
+    }
+  }
+}
+
+/** The manual screen's help: the provider's steps and dashboard, from the connection or its catalog entry alone. */
+async function help(connectionId: string | null, providerId: string | null, env: Env, signal: AbortSignal): Promise<ManualHelp> {
+  try {
+    if (connectionId) {
+      const r = await env.api.call('GET', `/connections/${connectionId}/records`, undefined, signal)
+      return { steps: providerId ? r.manual_steps : null, dashboardUrl: r.dashboard_url ?? null }
+    }
+    if (providerId) {
+      const p = (await env.api.call('GET', `/providers/${encodeURIComponent(providerId)}`, undefined, signal)).provider
+      return { steps: p.manual_steps?.length ? p.manual_steps : null, dashboardUrl: p.dashboard_url ?? null }
+    }
+  } catch (err) {
+    if (isAbort(err)) throw err
+  }
+  return { steps: null, dashboardUrl: null }
+}
+
+async function command(id: number, cmd: Command, data: Data, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
+  let conn = data.conn
+  /** The connection, created now if the person had none yet (idempotent for an open one). */
+  const ensure = async (): Promise<Conn> => {
+    if (conn) return conn
+    const domain = data.domain!
+    const records = env.dnsRecords ? (Array.isArray(env.dnsRecords) ? env.dnsRecords : env.dnsRecords[domain]) : undefined
+    const created = await env.api.call(
+      'POST',
+      '/connections',
+      { domain, application_id: env.applicationId, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}) },
+      signal,
+    )
+    conn = connFromConnection(created)
+    send({ type: 'committed', conn })
+    return conn
+  }
+  try {
+    switch (cmd.kind) {
+      case 'analyse': {
+        const check = await env.api.call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId }, signal)
+        return send({ type: 'analysed', id, check })
+      }
+      case 'commit':
+        await ensure()
+        break
+      case 'added':
+      case 'recheck': {
+        // "I have added them" re-checks first: this revives a failed connection, then it is followed.
+        const path = data.shared ? `${sharePath(env)}:recheck` : `/connections/${(await ensure()).id}:recheck`
+        const r = await env.api.call('POST', path, {}, signal)
+        send({ type: 'status', conn: data.shared ? connFromShare(r) : connFromConnection(r) })
+        break
+      }
+      case 'apply': {
+        const c = await ensure()
+        await env.api.call('POST', `/connections/${c.id}/apply`, { credential: cmd.credential }, signal)
+        break
+      }
+      case 'oneClick': {
+        const popup = env.popup.current
+        try {
+          const c = await ensure()
+          const ret = env.returnUrl ? (cmd.rail === 'oauth' ? { return_url: env.returnUrl } : { redirect_uri: env.returnUrl }) : {}
+          const path = cmd.rail === 'oauth' ? 'oauth:start' : 'domainconnect:start'
+          // A provider offering only the managed Domain Connect rail is asked for it; its consent page opens.
+          const r = await env.api.call('POST', `/connections/${c.id}/${path}`, { ...(cmd.managedOnly ? { rail: 'async' } : {}), ...ret }, signal)
+          if (popup) popup.location.href = r.apply_url ?? r.consent_url ?? r.authorize_url
+        } catch (err) {
+          popup?.close()
+          throw err
+        }
+        break
+      }
+      case 'share': {
+        const c = await ensure()
+        const r = await env.api.call('POST', `/connections/${c.id}/share`, {}, signal)
+        return send({ type: 'linked', url: r.url, expiresAt: r.expires_at })
+      }
+      case 'loadShare': {
+        const r = await env.api.call('GET', sharePath(env), undefined, signal)
+        return send({ type: 'shareLoaded', conn: connFromShare(r), help: { steps: r.manual_steps?.length ? r.manual_steps : null, dashboardUrl: r.dashboard_url ?? null }, app: r.application_name ?? null })
+      }
+    }
+    send({ type: 'done', id })
+  } catch (err) {
+    if (isAbort(err) || signal.aborted) return
+    send({ type: 'failed', id, failure: failureOf(err) })
+  }
+}
+
+/**
+ * Follows a connection for as long as the state wants it: long polling `GET /connections/{id}/status`
+ * (each answer comes when something changed), and when that is not answered, plain polls of the
+ * connection at the server's next check. Failures are retried with back-off; one loop per connection.
+ */
+async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
+  let version: string | null = null
+  let failures = 0
+  let last: Conn | null = null
+  let polled = false
+  try {
+    for (;;) {
+      try {
+        if (failures < 3) {
+          const q = version ? `?after=${encodeURIComponent(version)}&wait=${LONG_POLL_S}` : ''
+          const started = env.timers.now()
+          const s = (await env.api.call('GET', `/connections/${id}/status${q}`, undefined, signal)) as ConnectionStatus
+          failures = 0
+          if (s.version !== version) {
+            version = s.version
+            last = connFromStatus(s)
+            send({ type: 'status', conn: last, app: s.application })
+          } else if (env.timers.now() - started < 1000) {
+            // Answered at once with nothing new: the wait was not honoured on the way; poll at the next check.
+            await sleep(env.timers, pollDelay(last, env.timers.now()), signal)
+          }
+        } else {
+          // The status endpoint keeps failing: plain polls of the connection, at the server's next check.
+          if (polled) await sleep(env.timers, pollDelay(last, env.timers.now()), signal)
+          polled = true
+          last = connFromConnection(await env.api.call('GET', `/connections/${id}`, undefined, signal))
+          send({ type: 'status', conn: last })
+          // Every tenth poll tries the long poll again.
+          failures = failures >= 12 ? 0 : failures + 1
+        }
+      } catch (err) {
+        if (isAbort(err) || signal.aborted) return
+        const f = failureOf(err)
+        // A token that no longer works cannot follow anything: stop quietly; the screen stays.
+        if (f.status === 401 || f.status === 403) return
+        failures++
+        await sleep(env.timers, Math.min(RETRY_MAX_MS, 1000 * 2 ** Math.min(failures, 5)), signal)
+      }
+    }
+  } catch {
+    // aborted while sleeping
+  }
+}
+
+/** A share page follows its link: plain polls (the link carries no long poll), every few seconds. */
+async function followShare(env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
+  let last: Conn | null = null
+  try {
+    for (;;) {
+      await sleep(env.timers, last ? pollDelay(last, env.timers.now()) : POLL_MIN_MS, signal)
+      try {
+        last = connFromShare(await env.api.call('GET', sharePath(env), undefined, signal))
+        send({ type: 'status', conn: last })
+      } catch (err) {
+        if (isAbort(err) || signal.aborted) return
+      }
+    }
+  } catch {
+    // aborted while sleeping
+  }
+}

@@ -1,0 +1,131 @@
+// The widget's English strings: the source every other locale translates (src/widget/locales/*.ts),
+// and the only table in the bundle; the others are served as JSON beside it and fetched when shown.
+// `{name}` placeholders are filled when said; an object is a plural message, its forms chosen by
+// Intl.PluralRules (`one`, `other`, and `zero`, `two`, `few`, `many` where a language has them).
+// Words are never compared: the widget's logic works on codes, and only screens turn them into text.
+export const en = {
+  title: 'Connect your domain',
+  titleApp: 'Connect your domain to {app}',
+  close: 'Close',
+  back: 'Back',
+  continue: 'Continue',
+  retry: 'Try again',
+  loading: 'Loading…',
+  poweredBy: 'Secured by Portico',
+  someApp: 'the site that sent you here',
+
+  domainLabel: 'Your domain',
+  domainHint: 'For example shop.example.com',
+  domainInvalid: 'Enter a domain name such as example.com.',
+  subdomainRequired: 'Enter a subdomain, for example www.{domain}.',
+  subdomainRefused: 'Enter the domain itself, without a subdomain.',
+  notRegistered: '{domain} does not exist yet. Check the spelling, or register the domain first, then try again.',
+  notDelegated: '{domain} has no DNS servers yet. Finish setting it up where you bought it, then try again.',
+  apexNotSupported: '{app} cannot connect {domain} itself. Enter a subdomain instead, for example www.{domain}.',
+  platformSubdomain: '{domain} belongs to a hosting platform and cannot be connected. Enter a domain you own.',
+  analysing: 'Checking {domain}…',
+
+  existingTitle: 'Records already in place',
+  existingIntro: 'These records on {domain} stand in the way. Remove or replace them at your DNS provider:',
+  whatToDo: 'What to do',
+  actionRemove: 'Remove',
+  actionReplace: 'Replace',
+
+  providerTitle: 'Where is your DNS managed?',
+  providerLabel: 'DNS provider',
+  providerOther: 'Another provider',
+
+  detected: 'Your DNS is managed at {provider}',
+  setupTitle: 'Connect with {provider}',
+  setupTitleUnknown: 'Connect in one click',
+  setupWhat: 'A {provider} window opens. Sign in there and approve adding the records below; nothing else in your DNS changes.',
+  setupWhatUnknown: 'Your DNS provider offers one-click setup. A window opens: sign in there and approve adding the records below; nothing else in your DNS changes.',
+  setupGo: 'Continue at {provider}',
+  setupGoUnknown: 'Continue at your DNS provider',
+  manualInstead: 'Set up manually instead',
+
+  loginTitle: 'Your {provider} API credential',
+  loginIntro: 'Create a token at {provider} ({kind}) with these permissions, then paste it below. It is used to add the records.',
+  loginCreate: 'Create it at {provider}',
+  loginLabel: 'API credential',
+  loginGo: 'Apply the records',
+
+  manualTitle: 'Add these DNS records',
+  manualIntro: 'Add the records below at your DNS provider for {domain}.',
+  stepsGeneric: 'Sign in to your DNS provider|Open the DNS settings of {domain}|Add each record below exactly as shown|Save, then choose "I have added them"',
+  stepsProvider: 'Sign in to {provider}|Open the DNS settings of {domain}|Add each record below exactly as shown|Save, then choose "I have added them"',
+  type: 'Type',
+  host: 'Host',
+  value: 'Value',
+  ttl: 'TTL',
+  ttlAuto: 'Auto',
+  status: 'Status',
+  statusFound: 'Found',
+  statusWaiting: 'Not yet',
+  statusConflict: 'Conflicting',
+  copy: 'Copy',
+  copied: 'Copied',
+  copyWhat: 'the {field} of the {type} record',
+  added: 'I have added them',
+  docs: 'Read the setup guide',
+  dashboard: 'Open your DNS settings',
+  share: 'Send these steps to someone else',
+  shareBy: '{app} asks you to add these DNS records for {domain}.',
+
+  reasonDns: 'We could not look up the DNS of {domain} just now, so it cannot be set up automatically. You can add the records yourself.',
+  reasonOneClick: '{provider} did not accept the one-click setup. You can add the records yourself instead.',
+  reasonKey: '{provider} refused this key. Check that it has these permissions: {scopes}. Then paste it again, or set up manually instead.',
+  reasonUnreachable: 'We could not reach {provider} just now. You can add the records yourself, or go back and try again later.',
+  reasonPopup: 'Your browser blocked the {provider} window. Allow pop-ups and try again, or add the records yourself.',
+  reasonConflict: 'Some records already on {domain} are in the way. Remove them first:',
+  reasonFailed: 'The last check did not find the records: {reason}. Check them against the list below, then choose "I have added them".',
+  reasonGeneric: 'The automatic setup did not finish. You can add the records yourself.',
+  checkFailed: 'We could not check just now. We keep trying by ourselves.',
+
+  progressTitle: 'Checking your records',
+  progressIntro: 'DNS changes can take a few minutes to appear. This page updates by itself.',
+  waitingFor: { one: 'Still waiting for {count} record', other: 'Still waiting for {count} records' },
+  checkNow: 'Check now',
+  backToSteps: 'Back to the steps',
+  checkedAgo: 'Last checked {ago}',
+  notChecked: 'Not checked yet',
+  found: { one: '{count} of {total} record found', other: '{count} of {total} records found' },
+
+  almostTitle: 'Almost there',
+  almostIntro: 'We keep checking {domain} and finish the connection as soon as the records appear. You can close this window.',
+
+  sharedTitle: 'Link ready to share',
+  sharedIntro: 'Whoever manages the DNS of {domain} can follow this link until {date}.',
+  linkLabel: 'Share link',
+
+  successTitle: 'Your domain is connected and secure',
+  successIntro: '{domain} now points at {app} and is served over HTTPS.',
+  successIntroPlain: '{domain} is connected and served over HTTPS.',
+  connectedTitle: 'Your domain is connected',
+  connectedIntro: '{domain} now points at {app}.',
+  connectedIntroPlain: '{domain} is connected.',
+  securingIntro: 'Securing {domain}: its HTTPS certificate is being issued. This usually takes under a minute.',
+  secureFailedTitle: 'Connected, but not secure yet',
+  secureFailedIntro: 'No HTTPS certificate could be issued for {domain}: {reason}',
+  secureFailedNext: 'Fix what is listed below at your DNS provider. We try again by ourselves.',
+  secureFailedNextPlain: 'We try again by ourselves; nothing else is needed from you for now.',
+
+  errorTitle: 'We could not continue',
+  errorSession: 'This setup session has expired. Go back to {app} and open it again.',
+  errorForbidden: 'This setup was started for a different domain. Go back to {app} and start again for {domain}.',
+  errorNetwork: 'We could not reach the connection service. Check your internet connection, then try again.',
+  errorRateLimited: 'Too many attempts in a short time. Wait a minute, then try again.',
+  errorUnavailable: 'The connection service is busy just now. Try again in a moment.',
+  errorGeneric: 'Something did not work on our side. Try again; if it keeps happening, contact {app}.',
+
+  returnDone: 'Done. You can close this window and go back to where you started.',
+
+  buyTitle: 'Buy a domain',
+  buyEmail: 'Your email',
+  buyGo: 'Continue to payment',
+}
+
+export type Key = keyof typeof en
+/** A plural message: its forms by Intl.PluralRules category; `other` is always there. */
+export type Plural = { other: string } & Partial<Record<'zero' | 'one' | 'two' | 'few' | 'many', string>>
+export type Messages = { [K in Key]: (typeof en)[K] extends string ? string : Plural }

@@ -1,0 +1,23 @@
+// FINISHED_SUCCESSFULLY_MANUAL: the person has waited a while; they may leave. The connection is still
+// followed, and this screen turns into the success screen when it goes live.
+import { h } from '../ui.ts'
+import { button, row, type Screen, type View } from './view.ts'
+import { checkedLine, statusTable } from './progress.ts'
+
+export function almost(v: View): Screen {
+  const { t } = v.tr
+  const d = v.state.data
+  return {
+    title: t('almostTitle'),
+    content: [
+      h('p', {}, t('almostIntro', { domain: d.conn?.domain ?? d.domain ?? '' })),
+      statusTable(v),
+      checkedLine(v),
+      row(
+        button('je-check-now', t('checkNow'), () => v.send({ type: 'checkNow' }), { disabled: v.state.pending !== null }),
+        button('je-back-steps', t('backToSteps'), () => v.send({ type: 'back' }), { alt: true }),
+        button('je-close', t('close'), () => v.dismiss(), { alt: true }),
+      ),
+    ],
+  }
+}

@@ -1,0 +1,57 @@
+// MANUAL_CONFIGURATION: the records to add by hand. From the top: who asks (on a share page), the
+// provider, why the person is here and what stands in the way (the records to remove first), then the
+// steps, the records with copy buttons, "I have added them", sharing, Back.
+import { h } from '../ui.ts'
+import { conflictsNow, plannedRecords } from '../machine.ts'
+import { appOr, backButton, button, conflictsTable, detected, reasonLine, row, spinner, table, type Screen, type View } from './view.ts'
+
+/** Steps in the person's language: the catalog's (English) words in English, else translated ones naming the provider. */
+function steps(v: View, domain: string): string[] {
+  const d = v.state.data
+  const provider = d.chosen?.name ?? d.check?.provider_name ?? null
+  if (d.help?.steps && v.tr.locale === 'en') return d.help.steps
+  if (provider) return v.tr.t('stepsProvider', { provider, domain }).split('|')
+  return v.tr.t('stepsGeneric', { domain }).split('|')
+}
+
+export function manual(v: View): Screen {
+  const { t } = v.tr
+  const s = v.state
+  const d = s.data
+  const domain = d.conn?.domain ?? d.domain ?? ''
+  const records = plannedRecords(d, v.settings)
+  // Values only the connection can issue (an ownership token) are shown once it exists.
+  const waiting = !d.conn && (s.pending?.cmd.kind === 'commit' || records.some((r) => r.value.includes('<')))
+  const busy = s.pending !== null && s.pending.cmd.kind !== 'commit'
+  const docs = v.manualDocs
+  const dashboard = d.help?.dashboardUrl ?? null
+  const conflicts = conflictsNow(d)
+  return {
+    title: t('manualTitle'),
+    content: [
+      d.shared && v.app ? h('p', { id: 'je-asker' }, t('shareBy', { app: appOr(v), domain })) : null,
+      detected(v),
+      reasonLine(v),
+      // The conflict reason introduces the table; without it the table gets its own sentence.
+      conflicts.length && d.reason?.code !== 'conflict' ? h('p', { class: 'je-warn' }, t('reasonConflict', { domain })) : null,
+      conflictsTable(v, conflicts),
+      h('p', {}, t('manualIntro', { domain })),
+      h('ol', { class: 'je-steps' }, ...steps(v, domain).map((x) => h('li', {}, x))),
+      waiting ? spinner(t('loading')) : table(v, records, { id: 'je-records' }),
+      row(
+        button('je-added', t('added'), () => v.send({ type: 'added' }), { disabled: waiting || busy }),
+        d.shared ? null : button('je-share', t('share'), () => v.send({ type: 'share' }), { alt: true, disabled: waiting || busy }),
+        d.back && !d.shared ? backButton(v) : null,
+      ),
+      dashboard || docs
+        ? h(
+            'p',
+            { class: 'je-small' },
+            dashboard ? h('a', { href: dashboard, target: '_blank', rel: 'noopener', id: 'je-dashboard' }, t('dashboard')) : null,
+            dashboard && docs ? ' · ' : null,
+            docs ? h('a', { href: docs, target: '_blank', rel: 'noopener', id: 'je-docs', onclick: () => v.emit('doc-click', { url: docs, step: s.step }) }, t('docs')) : null,
+          )
+        : null,
+    ],
+  }
+}

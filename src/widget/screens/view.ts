@@ -1,0 +1,158 @@
+// What every screen is given, and the pieces several screens share. A screen is a function of the
+// state: it answers its title, its content and where focus goes when it opens; it turns codes
+// (reasons, problems, record states) into the person's words and never looks at words itself.
+import type { Translator } from '../i18n.ts'
+import type { Conflict } from '../check.ts'
+import { logoSvg, TOKEN_HELP } from '../providers.ts'
+import { h, recordsTable, type Child } from '../ui.ts'
+import { conflictsNow, type Event, type Problem, type Reason, type Settings, type State } from '../machine.ts'
+import type { DnsRecordIn, HostEvents } from '../types.ts'
+
+export interface View {
+  state: State
+  settings: Settings
+  tr: Translator
+  /** The application's name as shown (the integrator's, else its branding), or null. */
+  app: string | null
+  send(e: Event): void
+  announce(text: string): void
+  emit<K extends keyof HostEvents>(name: K, detail: HostEvents[K]): void
+  /** Opens the provider's window inside the person's click (pop-up blockers allow only that). */
+  openPopup(): boolean
+  /** Close asked by the person (the host decides when it delegates dismissal). */
+  dismiss(): void
+  now(): number
+  manualDocs: string | null
+}
+
+export interface Screen {
+  title: string
+  content: (Child | Child[])[]
+  /** The id of the element focused when the screen opens (else its heading). */
+  focus?: string
+}
+
+export type Render = (v: View) => Screen
+
+/** `{app}` in a sentence: the application's name, else "the site that sent you here". */
+export const appOr = (v: View) => v.app ?? v.tr.t('someApp')
+
+export function button(id: string, label: string, onclick: () => void, opts: { alt?: boolean; disabled?: boolean; type?: 'button' | 'submit' } = {}): HTMLElement {
+  return h('button', { type: opts.type ?? 'button', class: opts.alt ? 'je-btn je-alt' : 'je-btn', id, disabled: opts.disabled, onclick }, label)
+}
+
+export const row = (...children: Child[]) => h('div', { class: 'je-row' }, ...children)
+
+export function backButton(v: View): HTMLElement {
+  return button('je-back', v.tr.t('back'), () => v.send({ type: 'back' }), { alt: true })
+}
+
+/** The provider found from the nameservers, with its logo. */
+export function detected(v: View): HTMLElement | null {
+  const c = v.state.data.check
+  if (!c?.provider_name) return null
+  return h('p', { class: 'je-detected' }, logoSvg(c.provider), v.tr.t('detected', { provider: c.provider_name }))
+}
+
+export function providerName(v: View): string {
+  const d = v.state.data
+  return d.chosen?.name ?? d.check?.provider_name ?? ''
+}
+
+/** A reason, in words. */
+export function reasonText(v: View, r: Reason): string {
+  const tt = v.tr.t
+  const domain = v.state.data.conn?.domain ?? v.state.data.domain ?? ''
+  const provider = providerName(v) || tt('providerOther')
+  switch (r.code) {
+    case 'dns':
+      return tt('reasonDns', { domain })
+    case 'oneClick':
+      return tt('reasonOneClick', { provider: oneClickName(v) ?? provider })
+    case 'key':
+      return tt('reasonKey', { provider, scopes: v.tr.list(scopesOf(v)) || '—' })
+    case 'unreachable':
+      return tt('reasonUnreachable', { provider })
+    case 'popup':
+      return tt('reasonPopup', { provider: oneClickName(v) ?? provider })
+    case 'conflict':
+      return tt('reasonConflict', { domain })
+    case 'failed':
+      return tt('reasonFailed', { reason: r.detail ?? '—' })
+    case 'checkFailed':
+      return tt('checkFailed')
+    case 'network':
+      return tt('errorNetwork')
+    case 'unavailable':
+      return tt('errorUnavailable')
+    case 'generic':
+      return tt('reasonGeneric')
+  }
+}
+
+export function reasonLine(v: View): HTMLElement | null {
+  const r = v.state.data.reason
+  return r ? h('p', { class: 'je-err je-warn', id: 'je-reason' }, reasonText(v, r)) : null
+}
+
+/** A problem, in words. */
+export function problemText(v: View, p: Problem): string {
+  const tt = v.tr.t
+  const domain = v.state.data.domain ?? v.state.data.typed.domain.trim().toLowerCase()
+  const app = appOr(v)
+  switch (p.code) {
+    case 'invalid':
+      return tt('domainInvalid')
+    case 'subdomainRequired':
+      return tt('subdomainRequired', { domain })
+    case 'subdomainRefused':
+      return tt('subdomainRefused')
+    case 'not_registered':
+      return tt('notRegistered', { domain })
+    case 'not_delegated':
+      return tt('notDelegated', { domain })
+    case 'apex_not_supported':
+      return tt('apexNotSupported', { domain, app })
+    case 'platform_subdomain':
+      return tt('platformSubdomain', { domain })
+    case 'session':
+      return tt('errorSession', { app })
+    case 'forbidden':
+      return tt('errorForbidden', { app, domain })
+    case 'network':
+      return tt('errorNetwork')
+    case 'rateLimited':
+      return tt('errorRateLimited')
+    case 'unavailable':
+      return tt('errorUnavailable')
+    case 'generic':
+      return tt('errorGeneric', { app })
+  }
+}
+
+/** The Domain Connect provider's own name (from its settings), when known. */
+export function oneClickName(v: View): string | null {
+  const c = v.state.data.check
+  if (!c) return null
+  if (c.recommended_rail === 'oauth') return c.provider_name
+  return c.domain_connect?.provider_name ?? null
+}
+
+export const scopesOf = (v: View): string[] => tokenHelp(v)?.scopes ?? []
+
+export const tokenHelp = (v: View) => TOKEN_HELP[v.state.data.chosen?.id ?? v.state.data.check?.provider ?? '']
+
+export function table(v: View, records: readonly DnsRecordIn[], opts: Parameters<typeof recordsTable>[2] = {}): HTMLElement {
+  return recordsTable(records, v.tr, { announce: (s) => v.announce(s), ...opts })
+}
+
+/** The records in the way, each with what to do with it. */
+export function conflictsTable(v: View, conflicts: Conflict[] = conflictsNow(v.state.data)): HTMLElement | null {
+  if (!conflicts.length) return null
+  const byKey = new Map(conflicts.map((c) => [`${c.type} ${c.host} ${c.value}`, c.action]))
+  return table(v, conflicts, { copy: false, ttl: false, id: 'je-conflicts', action: (r) => byKey.get(`${r.type} ${r.host} ${r.value}`) ?? 'remove' })
+}
+
+export function spinner(label: string): HTMLElement {
+  return h('div', { class: 'je-spin', role: 'progressbar', 'aria-label': label })
+}

@@ -1,0 +1,476 @@
+// The widget's flow as a state machine (src/widget/machine.ts), under test without a browser:
+// - every state meets every event: the screens an event leads to are listed, every other pair leaves
+//   the screen as it is, and a `step` notice comes exactly with a screen visit;
+// - the runner keeps one effect per key: going back and forth and pressing "Check now" while a check is
+//   in flight never starts a second loop following the connection (the double-polling race);
+// - with a movable clock: after more than ten minutes of waiting the widget still shows live when the
+//   connection goes live, and the close event says success, with the connection and the rail.
+import { describe, expect, test } from 'bun:test'
+import { effectsOf, initialState, transition, closeDetail, ALMOST_MS, type Conn, type Event, type Notice, type Settings, type State } from '../../src/widget/machine.ts'
+import { Runner } from '../../src/widget/runner.ts'
+import type { Env, Timers } from '../../src/widget/effects.ts'
+import type { Client } from '../../src/widget/api.ts'
+import { ApiFailure } from '../../src/widget/api.ts'
+import type { ConnectionStatus, DomainCheck } from '../../src/widget/check.ts'
+import { STEPS, type Step } from '../../src/widget/types.ts'
+
+const RECORD = { type: 'CNAME' as const, host: 'shop', value: 'edge.example', ttl: 300 }
+const CONFLICT = { type: 'A', host: 'shop', value: '192.0.2.7', desired: { type: 'CNAME', host: 'shop', value: 'edge.example' }, action: 'remove' as const }
+
+function check(over: Partial<DomainCheck> = {}): DomainCheck {
+  const off = { available: false, reason: 'provider_unsupported' }
+  return {
+    domain: 'shop.example.com',
+    apex_domain: 'example.com',
+    subdomain: 'shop',
+    is_apex: false,
+    provider: 'cloudflare',
+    provider_name: 'Cloudflare',
+    setup_type: 'manual',
+    supports_automatic: true,
+    oauth_available: false,
+    domain_connect_available: false,
+    domain_connect_provider: null,
+    domain_connect: null,
+    registered: true,
+    nameserver_supported: false,
+    wildcard_supported: false,
+    cname_flattening: false,
+    spf_override_supported: false,
+    caa_supported: false,
+    social_login_supported: false,
+    conflicts: [],
+    apex_strategy: 'not_apex',
+    rails: { oauth: off, domainConnect: off, apiKey: off, manual: { available: true } },
+    recommended_rail: 'manual',
+    end_user_automatic: false,
+    blocked_reason: null,
+    dashboard_url: null,
+    nameservers: ['ns1.example.net'],
+    desired_records: [RECORD],
+    ...over,
+  }
+}
+
+const conn = (over: Partial<Conn> = {}): Conn => ({
+  id: 'con_1',
+  domain: 'shop.example.com',
+  status: 'pending',
+  records: [{ ...RECORD, state: 'waiting' }],
+  conflicts: [],
+  secure: 'not_served',
+  secureError: null,
+  errorCode: null,
+  errorMessage: null,
+  lastCheckedAt: null,
+  nextCheckAt: null,
+  ...over,
+})
+
+const SETTINGS: Settings = {
+  domain: null,
+  forceManual: false,
+  defaultSubdomain: null,
+  hostRequired: false,
+  subdomains: true,
+  disabled: [],
+  prefilled: '',
+  prefilledList: [],
+  hideConfetti: false,
+  records: () => undefined,
+}
+
+/** Events in order through the pure function; each `(state) => Event` sees the state it applies to. */
+function drive(events: (Event | ((s: State) => Event))[], settings = SETTINGS, from = initialState()): State {
+  let s = from
+  for (const e of events) s = transition(s, typeof e === 'function' ? e(s) : e, settings).state
+  return s
+}
+
+const pendingId = (s: State) => s.pending?.id ?? -1
+const analysed = (c: DomainCheck) => (s: State): Event => ({ type: 'analysed', id: pendingId(s), check: c })
+const done = (s: State): Event => ({ type: 'done', id: pendingId(s) })
+const typed: Event = { type: 'edit', field: 'domain', value: 'shop.example.com' }
+const toManual = [{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(check())] as Event[]
+const toProgress = [...toManual, { type: 'added' }, { type: 'committed', conn: conn() }, done] as (Event | ((s: State) => Event))[]
+
+const dcCheck = check({ recommended_rail: 'domainConnect', rails: { ...check().rails, domainConnect: { available: true } }, domain_connect: { provider_id: 'dcp', provider_name: 'DC Provider', sync: true, async: false } })
+const keyCheck = check({ recommended_rail: 'apiKey', rails: { ...check().rails, apiKey: { available: true } } })
+
+/** One state per status the widget can be in. */
+const FIXTURES: Record<Step, () => State> = {
+  INITIAL: () => initialState(),
+  ENTER_DOMAIN: () => drive([{ type: 'start' }, typed]),
+  DOMAIN_ANALYSIS: () => drive([{ type: 'start' }, typed, { type: 'submitDomain' }]),
+  DOMAIN_SETUP: () => drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(dcCheck)]),
+  IN_PROGRESS: () => drive(toProgress),
+  EXISTING_RECORDS: () => drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(check({ conflicts: [CONFLICT] }))]),
+  LOGIN: () => drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(keyCheck), { type: 'edit', field: 'credential', value: 'k' }]),
+  LOGIN_2FA: () => ({ ...initialState(), step: 'LOGIN_2FA' }),
+  MANUAL_CONFIGURATION: () => drive(toManual),
+  PROVIDER_MANUAL_SELECTION: () => drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(check({ provider: null, provider_name: null })), { type: 'providers', list: [{ id: 'gandi', name: 'Gandi' }] }]),
+  EXIT_WITH_ERROR: () => drive([{ type: 'start' }, typed, { type: 'submitDomain' }, (s) => ({ type: 'failed', id: pendingId(s), failure: new ApiFailure('GenericError', { code: 'internal_error', title: 'boom', details: null }, 500) })]),
+  DKIM_SETUP: () => ({ ...initialState(), step: 'DKIM_SETUP' }),
+  FINISHED_SUCCESSFULLY: () => drive([...toProgress, { type: 'status', conn: conn({ status: 'live', records: [{ ...RECORD, state: 'found' }] }) }]),
+  FINISHED_SUCCESSFULLY_MANUAL: () => drive([...toProgress, { type: 'waitedLong' }]),
+  FINISHED_SUCCESSFULLY_LINK_SHARED: () => drive([...toManual, { type: 'share' }, { type: 'committed', conn: conn() }, { type: 'linked', url: 'https://p.example/share/shr_x', expiresAt: '2026-04-01T00:00:00Z' }]),
+}
+
+/** Every event, made for the state it meets (commands answer the state's pending command). */
+const EVENTS: Record<string, (s: State) => Event> = {
+  start: () => ({ type: 'start' }),
+  startShared: () => ({ type: 'startShared' }),
+  edit: () => ({ type: 'edit', field: 'domain', value: 'other.example.com' }),
+  submitDomain: () => ({ type: 'submitDomain' }),
+  analysed: (s) => ({ type: 'analysed', id: pendingId(s), check: check() }),
+  committed: () => ({ type: 'committed', conn: conn() }),
+  status: (s) => ({ type: 'status', conn: conn({ id: s.data.conn?.id ?? 'con_1', status: 'propagating' }) }),
+  live: (s) => ({ type: 'status', conn: conn({ id: s.data.conn?.id ?? 'con_1', status: 'live', records: [{ ...RECORD, state: 'found' }] }) }),
+  connFailed: (s) => ({ type: 'status', conn: conn({ id: s.data.conn?.id ?? 'con_1', status: 'failed', errorCode: 'propagation_timeout', errorMessage: 'never appeared' }) }),
+  shareLoaded: () => ({ type: 'shareLoaded', conn: conn(), help: { steps: null, dashboardUrl: null }, app: 'Acme' }),
+  done,
+  failed: (s) => ({ type: 'failed', id: pendingId(s), failure: new ApiFailure('GenericError', { code: 'internal_error', title: 'boom', details: null }, 500) }),
+  continue: () => ({ type: 'continue' }),
+  providers: () => ({ type: 'providers', list: [] }),
+  chooseProvider: () => ({ type: 'chooseProvider', id: 'gandi' }),
+  help: () => ({ type: 'help', help: { steps: ['a'], dashboardUrl: null } }),
+  manualInstead: () => ({ type: 'manualInstead' }),
+  startOneClick: () => ({ type: 'startOneClick' }),
+  popupBlocked: () => ({ type: 'popupBlocked' }),
+  submitKey: () => ({ type: 'submitKey' }),
+  added: () => ({ type: 'added' }),
+  checkNow: () => ({ type: 'checkNow' }),
+  share: () => ({ type: 'share' }),
+  linked: () => ({ type: 'linked', url: 'https://p.example/share/shr_y', expiresAt: '2026-04-01T00:00:00Z' }),
+  back: () => ({ type: 'back' }),
+  retry: () => ({ type: 'retry' }),
+  waitedLong: () => ({ type: 'waitedLong' }),
+  close: () => ({ type: 'close' }),
+}
+
+/** The screen visits each state has (any other event leaves the screen as it is, with no `step` notice). */
+const VISITS: Record<Step, Partial<Record<keyof typeof EVENTS, Step>>> = {
+  INITIAL: { start: 'ENTER_DOMAIN', startShared: 'MANUAL_CONFIGURATION' },
+  ENTER_DOMAIN: { submitDomain: 'DOMAIN_ANALYSIS' },
+  DOMAIN_ANALYSIS: { analysed: 'MANUAL_CONFIGURATION', failed: 'EXIT_WITH_ERROR' },
+  DOMAIN_SETUP: { manualInstead: 'MANUAL_CONFIGURATION', popupBlocked: 'MANUAL_CONFIGURATION', back: 'ENTER_DOMAIN' },
+  IN_PROGRESS: { live: 'FINISHED_SUCCESSFULLY', connFailed: 'MANUAL_CONFIGURATION', back: 'MANUAL_CONFIGURATION', waitedLong: 'FINISHED_SUCCESSFULLY_MANUAL' },
+  EXISTING_RECORDS: { continue: 'MANUAL_CONFIGURATION', back: 'ENTER_DOMAIN' },
+  LOGIN: { manualInstead: 'MANUAL_CONFIGURATION', back: 'ENTER_DOMAIN' },
+  LOGIN_2FA: {},
+  MANUAL_CONFIGURATION: { added: 'IN_PROGRESS', back: 'ENTER_DOMAIN' },
+  PROVIDER_MANUAL_SELECTION: { chooseProvider: 'MANUAL_CONFIGURATION', back: 'ENTER_DOMAIN' },
+  EXIT_WITH_ERROR: { back: 'ENTER_DOMAIN', retry: 'ENTER_DOMAIN' },
+  DKIM_SETUP: {},
+  FINISHED_SUCCESSFULLY: {},
+  FINISHED_SUCCESSFULLY_MANUAL: { live: 'FINISHED_SUCCESSFULLY', connFailed: 'MANUAL_CONFIGURATION', back: 'MANUAL_CONFIGURATION' },
+  FINISHED_SUCCESSFULLY_LINK_SHARED: { live: 'FINISHED_SUCCESSFULLY', back: 'MANUAL_CONFIGURATION' },
+}
+
+const stepsOf = (notices: Notice[]) => notices.filter((n) => n.kind === 'step').map((n) => (n as Extract<Notice, { kind: 'step' }>).detail.step)
+
+describe('the transition function: every state, every event', () => {
+  test('the fixtures are in the state they are named for', () => {
+    for (const step of STEPS) expect([step, FIXTURES[step]().step]).toEqual([step, step])
+  })
+
+  for (const step of STEPS) {
+    test(`${step}: the listed events visit their screen, every other event stays, and nothing is mutated`, () => {
+      for (const [name, make] of Object.entries(EVENTS)) {
+        const before = FIXTURES[step]()
+        const frozen = structuredClone(before)
+        const out = transition(before, make(before), SETTINGS)
+        // Pure: the state it was given is as it was.
+        expect([name, before]).toEqual([name, frozen])
+        const want = VISITS[step][name]
+        if (want) {
+          expect([step, name, out.state.step, stepsOf(out.notices)]).toEqual([step, name, want, [want]])
+          expect(out.state.visit).toBe(before.visit + 1)
+        } else {
+          expect([step, name, out.state.step, stepsOf(out.notices)]).toEqual([step, name, step, []])
+          expect(out.state.visit).toBe(before.visit)
+        }
+        // One connection is followed by one effect, whatever the state.
+        expect(effectsOf(out.state).filter((e) => e.kind === 'follow').length).toBeLessThanOrEqual(1)
+      }
+    })
+  }
+
+  test('a closed widget does nothing more and wants no effects', () => {
+    for (const step of STEPS) {
+      const closed = transition(FIXTURES[step](), { type: 'close' }, SETTINGS).state
+      expect(closed.closed).toBe(true)
+      expect(effectsOf(closed)).toEqual([])
+      for (const make of Object.values(EVENTS)) expect(transition(closed, make(closed), SETTINGS).state).toBe(closed)
+    }
+  })
+
+  test('success is said once, live from any screen with a connection, and the close detail says it as it stands', () => {
+    const live = EVENTS.live!
+    for (const step of ['IN_PROGRESS', 'FINISHED_SUCCESSFULLY_MANUAL', 'FINISHED_SUCCESSFULLY_LINK_SHARED'] as const) {
+      const s = FIXTURES[step]()
+      const out = transition(s, live(s), SETTINGS)
+      expect(out.notices.filter((n) => n.kind === 'success')).toHaveLength(1)
+      const again = transition(out.state, live(out.state), SETTINGS)
+      expect(again.notices.filter((n) => n.kind === 'success')).toHaveLength(0)
+      expect(closeDetail(out.state)).toMatchObject({ lastStatus: 'FINISHED_SUCCESSFULLY', success: true, connectionId: 'con_1', rail: 'manual', setupType: 'manual' })
+    }
+    // Before any connection the close event names none; once one exists, it does, with success false.
+    expect(closeDetail(FIXTURES.MANUAL_CONFIGURATION())).toMatchObject({ success: false, connectionId: null, rail: null })
+    expect(closeDetail(FIXTURES.FINISHED_SUCCESSFULLY_LINK_SHARED())).toMatchObject({ success: false, connectionId: 'con_1' })
+  })
+
+  test('no dead ends: a refused key comes back to the key screen with the key as typed; the records screen has Back', () => {
+    const login = FIXTURES.LOGIN()
+    const submitted = transition(login, { type: 'submitKey' }, SETTINGS).state
+    expect(submitted.pending?.cmd).toEqual({ kind: 'apply', credential: 'k' })
+    const refused = transition(submitted, { type: 'failed', id: pendingId(submitted), failure: new ApiFailure('ProviderError', { code: 'ProviderAuthenticationError', title: 'no', details: null }, 422) }, SETTINGS)
+    expect([refused.state.step, refused.state.data.reason, refused.state.data.typed.credential]).toEqual(['LOGIN', { code: 'key' }, 'k'])
+    expect(refused.notices.some((n) => n.kind === 'error')).toBe(true)
+    // A domain that does not exist is said on the domain field, which keeps what was typed.
+    const analysing = FIXTURES.DOMAIN_ANALYSIS()
+    const nx = transition(analysing, { type: 'analysed', id: pendingId(analysing), check: check({ blocked_reason: 'not_registered', registered: false }) }, SETTINGS).state
+    expect([nx.step, nx.problem, nx.data.typed.domain]).toEqual(['ENTER_DOMAIN', { code: 'not_registered' }, 'shop.example.com'])
+    expect(transition(FIXTURES.MANUAL_CONFIGURATION(), { type: 'back' }, SETTINGS).state.step).toBe('ENTER_DOMAIN')
+  })
+
+  test('a connection answer saying live leaves HTTPS unknown until the status says: the connection stays followed', () => {
+    const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', secure: 'not_served' }) }, SETTINGS).state
+    const live = transition(waiting, { type: 'status', conn: conn({ status: 'live', secure: null, conflicts: null }) }, SETTINGS).state
+    expect([live.step, live.data.conn!.secure]).toEqual(['FINISHED_SUCCESSFULLY', null])
+    expect(effectsOf(live).map((e) => e.key)).toContain('follow:con_1')
+    const told = transition(live, { type: 'status', conn: conn({ status: 'live', secure: 'secured' }) }, SETTINGS).state
+    expect(effectsOf(told).map((e) => e.key)).not.toContain('follow:con_1')
+  })
+
+  test('conflicts come from the last verification once the connection is followed, not from the first analysis', () => {
+    const s = drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(check({ conflicts: [CONFLICT] })), { type: 'continue' }, { type: 'added' }, { type: 'committed', conn: conn({ conflicts: null }) }])
+    expect(s.data.conn!.conflicts).toEqual([CONFLICT])
+    const cleared = transition(s, { type: 'status', conn: conn({ conflicts: [] }) }, SETTINGS).state
+    expect(cleared.data.conn!.conflicts).toEqual([])
+  })
+})
+
+// ------------------------------------------------------------------ the runner, with a movable clock
+
+/** Timers on a clock the test moves. */
+class FakeTimers implements Timers {
+  t = Date.parse('2026-03-01T12:00:00Z')
+  private queue: { at: number; fn: () => void; id: number }[] = []
+  private ids = 0
+  now = () => this.t
+  setTimeout = (fn: () => void, ms: number) => {
+    const id = ++this.ids
+    this.queue.push({ at: this.t + ms, fn, id })
+    return id
+  }
+  clearTimeout = (h: unknown) => {
+    this.queue = this.queue.filter((q) => q.id !== h)
+  }
+  /** Moves the clock, running each timer due on the way (and the work it starts). */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms
+    for (;;) {
+      await settle()
+      this.queue.sort((a, b) => a.at - b.at)
+      const next = this.queue[0]
+      if (!next || next.at > end) break
+      this.queue.shift()
+      this.t = next.at
+      next.fn()
+    }
+    this.t = end
+    await settle()
+  }
+}
+
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve()
+}
+
+interface Call {
+  method: string
+  path: string
+  resolve(v: unknown): void
+  reject(e: unknown): void
+}
+
+/** A server stand-in: every call waits until the test answers it; status long polls are counted while open. */
+function fakeApi() {
+  const open: Call[] = []
+  const log: string[] = []
+  let maxStatus = 0
+  const api: Client = {
+    call(method, path, _body, signal) {
+      log.push(`${method} ${path}`)
+      return new Promise((resolve, reject) => {
+        const c: Call = { method, path, resolve, reject }
+        open.push(c)
+        const inStatus = () => open.filter((x) => x.path.includes('/status')).length
+        maxStatus = Math.max(maxStatus, inStatus())
+        signal?.addEventListener('abort', () => {
+          const i = open.indexOf(c)
+          if (i >= 0) open.splice(i, 1)
+          reject(new DOMException('aborted', 'AbortError'))
+        })
+      })
+    },
+  }
+  const take = (match: (c: Call) => boolean) => {
+    const i = open.findIndex(match)
+    if (i < 0) throw new Error(`no open call matching; open: ${open.map((c) => `${c.method} ${c.path}`).join(', ')}`)
+    return open.splice(i, 1)[0]!
+  }
+  return { api, open, log, take, maxStatus: () => maxStatus }
+}
+
+const statusOf = (over: Partial<ConnectionStatus> = {}): ConnectionStatus => ({
+  id: 'con_1',
+  domain: 'shop.example.com',
+  status: 'propagating',
+  rail: 'manual',
+  error_code: null,
+  error_message: null,
+  records: [{ ...RECORD, state: 'waiting' }],
+  conflicts: [],
+  secure: 'not_served',
+  secure_error: null,
+  last_checked_at: null,
+  next_check_at: null,
+  version: 'v1',
+  application: { id: 'app_1', name: 'Acme', branding: null },
+  ...over,
+})
+
+const connectionAnswer = (status = 'propagating') => ({
+  id: 'con_1',
+  domain: 'shop.example.com',
+  status,
+  records: [RECORD],
+  error_code: null,
+  error_message: null,
+  propagation: { records_propagated: [], records_non_propagated: [RECORD] },
+  last_checked_at: null,
+})
+
+function runner() {
+  const timers = new FakeTimers()
+  const server = fakeApi()
+  const notices: Notice[] = []
+  const env: Env = { api: server.api, timers, applicationId: 'app_1', returnUrl: null, popup: { current: null } }
+  const r = new Runner(SETTINGS, env, (n) => notices.push(n), () => undefined)
+  return { r, timers, server, notices }
+}
+
+/** From the domain field to the waiting screen, answering each call as the server would. */
+async function toWaiting(t: ReturnType<typeof runner>) {
+  const { r, server } = t
+  r.dispatch({ type: 'start' })
+  r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
+  r.dispatch({ type: 'submitDomain' })
+  await settle()
+  server.take((c) => c.path === '/domains:check').resolve(check())
+  await settle()
+  server.take((c) => c.path.startsWith('/providers/')).resolve({ provider: { manual_steps: ['a'], dashboard_url: null } })
+  r.dispatch({ type: 'added' })
+  await settle()
+  server.take((c) => c.method === 'POST' && c.path === '/connections').resolve(connectionAnswer('pending'))
+  await settle()
+  server.take((c) => c.path.endsWith(':recheck')).resolve(connectionAnswer())
+  await settle()
+}
+
+describe('the runner: one effect per key', () => {
+  test('the double-polling race: "Check now" during a poll, and going back and forth, never start a second loop', async () => {
+    const t = runner()
+    const { r, server } = t
+    await toWaiting(t)
+    expect(r.state.step).toBe('IN_PROGRESS')
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual(['follow:con_1'])
+    // The first status read is answered; the loop now waits on the server (a long poll).
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf())
+    await settle()
+    expect(server.open.filter((c) => c.path.includes('/status'))).toHaveLength(1)
+    for (let i = 0; i < 5; i++) {
+      r.dispatch({ type: 'checkNow' })
+      await settle()
+      const recheck = server.open.find((c) => c.path.endsWith(':recheck'))
+      recheck?.resolve(connectionAnswer())
+      await settle()
+      r.dispatch({ type: 'back' })
+      await settle()
+      server.open.find((c) => c.path.endsWith('/records'))?.resolve({ manual_steps: [], dashboard_url: null })
+      r.dispatch({ type: 'added' })
+      await settle()
+      server.open.find((c) => c.path.endsWith(':recheck'))?.resolve(connectionAnswer())
+      await settle()
+    }
+    // However often the person went back and checked, one request follows the connection.
+    expect(server.open.filter((c) => c.path.includes('/status'))).toHaveLength(1)
+    expect(server.maxStatus()).toBe(1)
+    expect(server.log.filter((l) => l === 'GET /connections/con_1/status')).toHaveLength(1)
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual(['follow:con_1'])
+  })
+
+  test('after more than ten minutes of waiting, the widget shows live as soon as the connection goes live', async () => {
+    const t = runner()
+    const { r, server, timers, notices } = t
+    await toWaiting(t)
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
+    await settle()
+    // Eleven minutes of long polls that come back with nothing new (each after its 8 s wait).
+    for (let elapsed = 0; elapsed < 11 * 60_000; elapsed += 8_000) {
+      await timers.advance(8_000)
+      const poll = server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1'))
+      poll.resolve(statusOf({ version: 'v1' }))
+      await settle()
+    }
+    expect(timers.now() - Date.parse('2026-03-01T12:00:00Z')).toBeGreaterThan(10 * 60_000)
+    // After ALMOST_MS the person was told they may leave; the connection is still followed.
+    expect(ALMOST_MS).toBeLessThan(10 * 60_000)
+    expect(r.state.step).toBe('FINISHED_SUCCESSFULLY_MANUAL')
+    expect(r.effects).toContain('follow:con_1')
+    server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1')).resolve(statusOf({ status: 'live', version: 'v2', records: [{ ...RECORD, state: 'found' }] }))
+    await settle()
+    expect(r.state.step).toBe('FINISHED_SUCCESSFULLY')
+    expect(notices.filter((n) => n.kind === 'success')).toEqual([{ kind: 'success', detail: { jobId: 'con_1', domain: 'shop.example.com', setupType: 'manual' } }])
+    expect(closeDetail(r.state)).toMatchObject({ lastStatus: 'FINISHED_SUCCESSFULLY', success: true, connectionId: 'con_1', rail: 'manual' })
+    // Live and HTTPS settled (not served here): nothing is followed any more.
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual([])
+  })
+
+  test('when the status endpoint keeps failing, the connection is polled at the server\'s next check', async () => {
+    const t = runner()
+    const { server, timers, r } = t
+    await toWaiting(t)
+    for (let i = 0; i < 3; i++) {
+      server.take((c) => c.path.startsWith('/connections/con_1/status')).reject(new ApiFailure('NetworkError', { code: 'network_error', title: 'down', details: null }, 0))
+      await timers.advance(40_000)
+    }
+    const next = new Date(timers.now() + 10_000).toISOString()
+    server.take((c) => c.path === '/connections/con_1').resolve({ ...connectionAnswer(), next_check_at: next })
+    await settle()
+    // The next poll waits for the server's next check (10 s), not a fixed interval.
+    await timers.advance(9_000)
+    expect(server.open.some((c) => c.path === '/connections/con_1')).toBe(false)
+    await timers.advance(2_000)
+    server.take((c) => c.path === '/connections/con_1').resolve(connectionAnswer('live'))
+    await settle()
+    expect(r.state.step).toBe('FINISHED_SUCCESSFULLY')
+  })
+
+  test('leaving a state cancels its work: a late analysis answer after going back changes nothing', async () => {
+    const t = runner()
+    const { r, server } = t
+    r.dispatch({ type: 'start' })
+    r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
+    r.dispatch({ type: 'submitDomain' })
+    await settle()
+    const slow = server.take((c) => c.path === '/domains:check')
+    r.dispatch({ type: 'close' })
+    slow.resolve(check())
+    await settle()
+    expect(r.state.step).toBe('DOMAIN_ANALYSIS')
+    expect(r.effects).toEqual([])
+  })
+})
