@@ -6,6 +6,7 @@ import { connectionFor } from '../domain/connections.ts'
 import { connectionStatus, type StatusDeps } from '../domain/connection-status.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { defineOp } from './registry.ts'
+import { END_USER } from './authority.ts'
 import { IdParam, Input } from './schemas.ts'
 import { ConnectionStatusSchema } from './widget-schemas.ts'
 
@@ -31,6 +32,7 @@ export const connectionStatusOp = defineOp({
     "application's connections, and a domain-bound one only its own hostname's (404 otherwise).",
   tag: 'Domains and connections',
   auth: ['WIDGET', 'KEY'],
+  widget: END_USER,
   permission: 'connections:read',
   params: IdParam,
   query: Input({

@@ -26,8 +26,9 @@ const RailStateSchema = Closed({
 
 const RecordRefSchema = Closed({ type: Type.String(), host: Type.String(), value: Type.String() })
 
-export const ConflictSchema = Closed(
+const RoutingConflictSchema = Closed(
   {
+    kind: Type.Literal('routing'),
     type: Type.String(),
     host: Type.String({ description: 'Relative to the zone apex; `@` is the apex' }),
     value: Type.String(),
@@ -36,6 +37,23 @@ export const ConflictSchema = Closed(
   },
   'A record already published that stands in the way of a desired one',
 )
+
+const CertificateConflictSchema = Closed(
+  {
+    kind: Type.Literal('certificate'),
+    type: Literals(['CAA', 'CNAME'] as const),
+    host: Type.String({ description: 'Relative to the zone apex; `@` is the apex' }),
+    value: Type.String({ description: 'The record in the way (a CAA set: its values, one per line)' }),
+    desired: RecordRefSchema,
+    action: Literals(['add', 'remove'] as const, '`add` the desired record beside the existing ones, or `remove` the one in the way'),
+    reason: Literals(['caa_forbids_ca', 'acme_challenge_delegated'] as const),
+    blocks_certificate: Type.Boolean({ description: 'Whether HTTPS cannot be set up until it is fixed' }),
+    fix: Type.String({ description: 'What to do, in words' }),
+  },
+  'A record that stands in the way of HTTPS: a CAA set that does not allow Portico\'s certificate authority, or an `_acme-challenge` delegation',
+)
+
+export const ConflictSchema = Type.Union([RoutingConflictSchema, CertificateConflictSchema])
 
 /** What the widget shows of the application that asks: its name and the branding set through the API. */
 export const ApplicationFaceSchema = Closed(
@@ -63,6 +81,16 @@ export const DomainCheckSchema = Closed(
     is_apex: Type.Boolean(),
     provider: Nullable(Type.String({ description: 'Catalog id of the DNS provider found from the nameservers' })),
     provider_name: Nullable(Type.String()),
+    provider_candidates: Type.Array(
+      Closed({
+        provider: Type.String(),
+        provider_name: Type.String(),
+        dashboard_url: Nullable(Type.String()),
+        token_url: Nullable(Type.String()),
+        api_credential: Type.Boolean({ description: 'Whether the API-credential rail takes this provider\'s credential' }),
+      }),
+      { description: 'Every provider the nameservers may belong to (NS1\'s fleet also serves Netlify DNS; Route 53\'s also serves Amazon Lightsail); one entry when the nameservers tell' },
+    ),
     setup_type: Nullable(Literals(['manual', 'automatic'] as const)),
     supports_automatic: Type.Boolean({ description: 'Only that an adapter exists for the provider; branch on `rails`' }),
     oauth_available: Type.Boolean(),

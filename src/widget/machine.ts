@@ -186,10 +186,15 @@ export function recordsFor(dns: DnsRecordIn[] | Record<string, DnsRecordIn[]> | 
   return Array.isArray(dns) ? dns : dns[domain]
 }
 
+/** The records in the way of the desired ones (what routing decides on); certificate conflicts stand
+ * in the way of HTTPS only, and are shown beside the records, not routed on. */
+export const routingConflicts = (list: readonly Conflict[]): Conflict[] => list.filter((c) => c.kind === 'routing')
+export const certificateConflicts = (list: readonly Conflict[]) => list.flatMap((c) => (c.kind === 'certificate' ? [c] : []))
+
 /** Why a person lands on a non-automatic screen after analysis (`fallback` event reasons). */
 export function fallbackReason(check: Pick<DomainCheck, 'provider' | 'conflicts' | 'rails' | 'supports_automatic'>, forced: boolean): FallbackReason {
   if (!check.provider) return 'unknown_provider'
-  if (!forced && check.conflicts.length && (check.rails.oauth.available || check.rails.domainConnect.available || check.rails.apiKey.available)) return 'conflicts_exceed_tolerance'
+  if (!forced && routingConflicts(check.conflicts).length && (check.rails.oauth.available || check.rails.domainConnect.available || check.rails.apiKey.available)) return 'conflicts_exceed_tolerance'
   if (!check.supports_automatic) return 'provider_unsupported'
   return 'no_end_user_rail'
 }
@@ -300,17 +305,18 @@ function enterManual(o: Out, s: Settings): Out {
 function route(o: Out, s: Settings, check: DomainCheck): Out {
   const forced = s.forceManual
   const rail = forced ? 'manual' : check.recommended_rail
-  const clean = check.conflicts.length === 0
+  const inTheWay = routingConflicts(check.conflicts).length
+  const clean = inTheWay === 0
   if (rail && rail !== 'manual' && check.rails[rail].available && clean) {
     return o.go(rail === 'apiKey' ? 'LOGIN' : 'DOMAIN_SETUP')
   }
   const reason = fallbackReason(check, forced)
   const screen: Step =
-    check.conflicts.length && !disabled(s, 'EXISTING_RECORDS') ? 'EXISTING_RECORDS' : !check.provider && !disabled(s, 'PROVIDER_MANUAL_SELECTION') ? 'PROVIDER_MANUAL_SELECTION' : 'MANUAL_CONFIGURATION'
+    inTheWay && !disabled(s, 'EXISTING_RECORDS') ? 'EXISTING_RECORDS' : !check.provider && !disabled(s, 'PROVIDER_MANUAL_SELECTION') ? 'PROVIDER_MANUAL_SELECTION' : 'MANUAL_CONFIGURATION'
   o.data({ fallbackSent: true })
   o.say({ kind: 'fallback', detail: { reason, ...(check.provider ? { provider: check.provider } : {}), screen, ...(forced ? { message: 'forceManualSetup' } : {}) } })
   if (screen !== 'MANUAL_CONFIGURATION') return o.go(screen)
-  o.data({ reason: check.conflicts.length ? { code: 'conflict' } : null, back: s.domain ? null : 'ENTER_DOMAIN' })
+  o.data({ reason: inTheWay ? { code: 'conflict' } : null, back: s.domain ? null : 'ENTER_DOMAIN' })
   return enterManual(o, s)
 }
 
@@ -498,7 +504,7 @@ export function transition(state: State, event: Event, s: Settings): Output {
     case 'chooseProvider': {
       if (state.step !== 'PROVIDER_MANUAL_SELECTION') return o
       const chosen = d.providers?.find((p) => p.id === event.id) ?? null
-      o.data({ chosen, help: null, back: 'PROVIDER_MANUAL_SELECTION', reason: d.check?.conflicts.length ? { code: 'conflict' } : null })
+      o.data({ chosen, help: null, back: 'PROVIDER_MANUAL_SELECTION', reason: routingConflicts(d.check?.conflicts ?? []).length ? { code: 'conflict' } : null })
       return enterManual(o, s)
     }
     case 'help':

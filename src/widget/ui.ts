@@ -233,7 +233,7 @@ export interface TableOptions {
   /** Each record's status from the last verification, in its own column. */
   status?: (r: DnsRecordIn) => 'found' | 'waiting' | 'conflict'
   /** What to do with each record (the records in the way), in its own column. */
-  action?: (r: DnsRecordIn) => 'remove' | 'replace'
+  action?: (r: DnsRecordIn) => 'remove' | 'replace' | 'add'
   /** Marks each row for tests and styles (`data-record`). */
   id?: string
   /** The TTL column (default on). */
@@ -248,7 +248,7 @@ export function recordsTable(records: readonly DnsRecordIn[], tr: Translator, op
   const { copy = true, status, action, ttl = true, announce = () => {} } = opts
   const cell = (text: string, field: string, type: string) => h('td', { 'data-label': field }, h('code', {}, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
   const label = { found: t('statusFound'), waiting: t('statusWaiting'), conflict: t('statusConflict') }
-  const todo = { remove: t('actionRemove'), replace: t('actionReplace') }
+  const todo = { remove: t('actionRemove'), replace: t('actionReplace'), add: t('actionAdd') }
   return h(
     'table',
     { class: 'je-table', id: opts.id },

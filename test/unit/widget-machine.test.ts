@@ -15,7 +15,7 @@ import type { ConnectionStatus, DomainCheck } from '../../src/widget/check.ts'
 import { STEPS, type Step } from '../../src/widget/types.ts'
 
 const RECORD = { type: 'CNAME' as const, host: 'shop', value: 'edge.example', ttl: 300 }
-const CONFLICT = { type: 'A', host: 'shop', value: '192.0.2.7', desired: { type: 'CNAME', host: 'shop', value: 'edge.example' }, action: 'remove' as const }
+const CONFLICT = { kind: 'routing' as const, type: 'A', host: 'shop', value: '192.0.2.7', desired: { type: 'CNAME', host: 'shop', value: 'edge.example' }, action: 'remove' as const }
 
 function check(over: Partial<DomainCheck> = {}): DomainCheck {
   const off = { available: false, reason: 'provider_unsupported' }
@@ -26,6 +26,7 @@ function check(over: Partial<DomainCheck> = {}): DomainCheck {
     is_apex: false,
     provider: 'cloudflare',
     provider_name: 'Cloudflare',
+    provider_candidates: [],
     setup_type: 'manual',
     supports_automatic: true,
     oauth_available: false,

@@ -186,10 +186,13 @@ describe('statuses and routing', () => {
   })
 
   const rails = (over: Record<string, boolean> = {}) => ({ oauth: { available: !!over.oauth }, domainConnect: { available: !!over.dc }, apiKey: { available: !!over.apiKey }, manual: { available: true } })
-  const conflict = { type: 'A', host: 'a', value: '192.0.2.1', desired: { type: 'CNAME', host: 'a', value: 'x' }, action: 'remove' as const }
+  const conflict = { kind: 'routing' as const, type: 'A', host: 'a', value: '192.0.2.1', desired: { type: 'CNAME', host: 'a', value: 'x' }, action: 'remove' as const }
   test('fallback reasons', () => {
     expect(fallbackReason({ provider: null, rails: rails(), conflicts: [], supports_automatic: false }, false)).toBe('unknown_provider')
     expect(fallbackReason({ provider: 'x', rails: rails({ oauth: true }), conflicts: [conflict], supports_automatic: true }, false)).toBe('conflicts_exceed_tolerance')
+    // A CAA set that stands in the way of HTTPS is shown beside the records, not routed on.
+    const caa = { kind: 'certificate' as const, type: 'CAA' as const, host: '@', value: '0 issue "other.example"', desired: { type: 'CAA', host: '@', value: '0 issue "ca.example"' }, action: 'add' as const, reason: 'caa_forbids_ca' as const, blocks_certificate: true, fix: 'Add it' }
+    expect(fallbackReason({ provider: 'x', rails: rails({ oauth: true }), conflicts: [caa], supports_automatic: true }, false)).toBe('no_end_user_rail')
     expect(fallbackReason({ provider: 'powerdns', rails: rails(), conflicts: [], supports_automatic: false }, false)).toBe('provider_unsupported')
     expect(fallbackReason({ provider: 'x', rails: rails({ apiKey: true }), conflicts: [], supports_automatic: true }, true)).toBe('no_end_user_rail')
   })

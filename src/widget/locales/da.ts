@@ -27,6 +27,9 @@ export const da: Messages = {
   whatToDo: 'Hvad skal gøres',
   actionRemove: 'Fjern',
   actionReplace: 'Erstat',
+  actionAdd: 'Tilføj',
+  caaForbids: 'CAA-posterne for {host} tillader ikke vores certifikatudsteder at udstede et certifikat, så HTTPS kan ikke sættes op. Tilføj denne CAA-post ved siden af de eksisterende:',
+  acmeDelegated: 'En _acme-challenge-post på {host} overlader certifikattjek til en anden tjeneste. HTTPS virker stadig her; fjern den, hvis du ikke længere bruger tjenesten:',
 
   providerTitle: 'Hvor administreres din DNS?',
   providerLabel: 'DNS-udbyder',

@@ -27,6 +27,9 @@ export const de: Messages = {
   whatToDo: 'Zu tun',
   actionRemove: 'Entfernen',
   actionReplace: 'Ersetzen',
+  actionAdd: 'Hinzufügen',
+  caaForbids: 'Die CAA-Einträge von {host} erlauben unserer Zertifizierungsstelle nicht, ein Zertifikat auszustellen, daher kann HTTPS nicht eingerichtet werden. Fügen Sie diesen CAA-Eintrag neben den vorhandenen hinzu:',
+  acmeDelegated: 'Ein _acme-challenge-Eintrag auf {host} überlässt die Zertifikatsprüfung einem anderen Dienst. HTTPS funktioniert hier trotzdem; entfernen Sie ihn, wenn Sie diesen Dienst nicht mehr nutzen:',
 
   providerTitle: 'Wo wird Ihr DNS verwaltet?',
   providerLabel: 'DNS-Anbieter',

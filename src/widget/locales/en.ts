@@ -30,6 +30,9 @@ export const en = {
   whatToDo: 'What to do',
   actionRemove: 'Remove',
   actionReplace: 'Replace',
+  actionAdd: 'Add',
+  caaForbids: 'The CAA records of {host} do not allow our certificate authority to issue a certificate, so HTTPS cannot be set up. Add this CAA record beside the ones there:',
+  acmeDelegated: 'An _acme-challenge record on {host} hands certificate checks to another service. HTTPS still works here; remove it if you no longer use that service:',
 
   providerTitle: 'Where is your DNS managed?',
   providerLabel: 'DNS provider',

@@ -27,6 +27,9 @@ export const es: Messages = {
   whatToDo: 'Qué hacer',
   actionRemove: 'Eliminar',
   actionReplace: 'Reemplazar',
+  actionAdd: 'Añadir',
+  caaForbids: 'Los registros CAA de {host} no permiten que nuestra autoridad de certificación emita un certificado, así que no se puede activar HTTPS. Añade este registro CAA junto a los que ya hay:',
+  acmeDelegated: 'Un registro _acme-challenge en {host} delega la verificación de certificados a otro servicio. HTTPS funciona igualmente aquí; elimínalo si ya no usas ese servicio:',
 
   providerTitle: '¿Dónde se gestiona tu DNS?',
   providerLabel: 'Proveedor de DNS',

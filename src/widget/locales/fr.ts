@@ -27,6 +27,9 @@ export const fr: Messages = {
   whatToDo: 'À faire',
   actionRemove: 'Supprimer',
   actionReplace: 'Remplacer',
+  actionAdd: 'Ajouter',
+  caaForbids: 'Les enregistrements CAA de {host} n’autorisent pas notre autorité de certification à émettre un certificat : le HTTPS ne peut pas être activé. Ajoutez cet enregistrement CAA à côté de ceux qui existent :',
+  acmeDelegated: 'Un enregistrement _acme-challenge sur {host} confie la vérification des certificats à un autre service. Le HTTPS fonctionne quand même ici ; supprimez-le si vous n’utilisez plus ce service :',
 
   providerTitle: 'Où votre DNS est-il géré ?',
   providerLabel: 'Fournisseur DNS',

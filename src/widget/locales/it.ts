@@ -27,6 +27,9 @@ export const it: Messages = {
   whatToDo: 'Cosa fare',
   actionRemove: 'Rimuovi',
   actionReplace: 'Sostituisci',
+  actionAdd: 'Aggiungi',
+  caaForbids: 'I record CAA di {host} non consentono alla nostra autorità di certificazione di emettere un certificato, quindi HTTPS non può essere attivato. Aggiungi questo record CAA accanto a quelli esistenti:',
+  acmeDelegated: 'Un record _acme-challenge su {host} affida la verifica dei certificati a un altro servizio. HTTPS funziona comunque; rimuovilo se non usi più quel servizio:',
 
   providerTitle: 'Dove è gestito il tuo DNS?',
   providerLabel: 'Provider DNS',

@@ -27,6 +27,9 @@ export const ja: Messages = {
   whatToDo: '対応',
   actionRemove: '削除',
   actionReplace: '置き換え',
+  actionAdd: '追加',
+  caaForbids: '{host} の CAA レコードが当社の認証局による証明書の発行を許可していないため、HTTPS を設定できません。既存のレコードに加えて、次の CAA レコードを追加してください:',
+  acmeDelegated: '{host} の _acme-challenge レコードは証明書の確認を別のサービスに任せています。ここでの HTTPS には影響しません。そのサービスを使っていない場合は削除してください:',
 
   providerTitle: 'DNS の管理先はどこですか？',
   providerLabel: 'DNS プロバイダー',

@@ -27,6 +27,9 @@ export const ko: Messages = {
   whatToDo: '할 일',
   actionRemove: '삭제',
   actionReplace: '교체',
+  actionAdd: '추가',
+  caaForbids: '{host}의 CAA 레코드가 당사 인증 기관의 인증서 발급을 허용하지 않아 HTTPS를 설정할 수 없습니다. 기존 레코드 옆에 다음 CAA 레코드를 추가하세요:',
+  acmeDelegated: '{host}의 _acme-challenge 레코드가 인증서 확인을 다른 서비스에 맡기고 있습니다. 여기서는 HTTPS가 그대로 작동합니다. 그 서비스를 더 이상 쓰지 않는다면 삭제하세요:',
 
   providerTitle: 'DNS는 어디에서 관리하나요?',
   providerLabel: 'DNS 제공업체',

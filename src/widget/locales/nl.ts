@@ -27,6 +27,9 @@ export const nl: Messages = {
   whatToDo: 'Wat te doen',
   actionRemove: 'Verwijderen',
   actionReplace: 'Vervangen',
+  actionAdd: 'Toevoegen',
+  caaForbids: 'De CAA-records van {host} staan onze certificaatautoriteit niet toe een certificaat uit te geven, dus HTTPS kan niet worden ingesteld. Voeg dit CAA-record toe naast de bestaande:',
+  acmeDelegated: 'Een _acme-challenge-record op {host} geeft certificaatcontroles door aan een andere dienst. HTTPS werkt hier toch; verwijder het als u die dienst niet meer gebruikt:',
 
   providerTitle: 'Waar wordt je DNS beheerd?',
   providerLabel: 'DNS-provider',

@@ -27,6 +27,9 @@ export const pl: Messages = {
   whatToDo: 'Co zrobić',
   actionRemove: 'Usuń',
   actionReplace: 'Zastąp',
+  actionAdd: 'Dodaj',
+  caaForbids: 'Rekordy CAA domeny {host} nie pozwalają naszemu urzędowi certyfikacji wystawić certyfikatu, więc nie można włączyć HTTPS. Dodaj ten rekord CAA obok istniejących:',
+  acmeDelegated: 'Rekord _acme-challenge w {host} przekazuje sprawdzanie certyfikatów innej usłudze. HTTPS i tak tu działa; usuń go, jeśli już nie korzystasz z tej usługi:',
 
   providerTitle: 'Gdzie zarządzasz swoim DNS?',
   providerLabel: 'Dostawca DNS',

@@ -27,6 +27,9 @@ export const pt: Messages = {
   whatToDo: 'O que fazer',
   actionRemove: 'Remover',
   actionReplace: 'Substituir',
+  actionAdd: 'Adicionar',
+  caaForbids: 'Os registros CAA de {host} não permitem que nossa autoridade certificadora emita um certificado, então o HTTPS não pode ser ativado. Adicione este registro CAA ao lado dos existentes:',
+  acmeDelegated: 'Um registro _acme-challenge em {host} entrega a verificação de certificados a outro serviço. O HTTPS funciona mesmo assim; remova-o se não usa mais esse serviço:',
 
   providerTitle: 'Onde seu DNS é gerenciado?',
   providerLabel: 'Provedor de DNS',

@@ -27,6 +27,9 @@ export const sv: Messages = {
   whatToDo: 'Att göra',
   actionRemove: 'Ta bort',
   actionReplace: 'Ersätt',
+  actionAdd: 'Lägg till',
+  caaForbids: 'CAA-posterna för {host} tillåter inte vår certifikatutfärdare att utfärda ett certifikat, så HTTPS kan inte ställas in. Lägg till den här CAA-posten bredvid de befintliga:',
+  acmeDelegated: 'En _acme-challenge-post på {host} lämnar certifikatkontroller till en annan tjänst. HTTPS fungerar ändå här; ta bort den om du inte längre använder tjänsten:',
 
   providerTitle: 'Var hanteras din DNS?',
   providerLabel: 'DNS-leverantör',

@@ -27,6 +27,9 @@ export const tr: Messages = {
   whatToDo: 'Yapılacak',
   actionRemove: 'Sil',
   actionReplace: 'Değiştir',
+  actionAdd: 'Ekle',
+  caaForbids: '{host} alan adının CAA kayıtları sertifika yetkilimizin sertifika vermesine izin vermiyor, bu yüzden HTTPS kurulamıyor. Bu CAA kaydını mevcut olanların yanına ekleyin:',
+  acmeDelegated: '{host} üzerindeki bir _acme-challenge kaydı sertifika doğrulamasını başka bir hizmete bırakıyor. HTTPS burada yine de çalışır; o hizmeti artık kullanmıyorsanız kaydı silin:',
 
   providerTitle: 'DNS’iniz nerede yönetiliyor?',
   providerLabel: 'DNS sağlayıcısı',

@@ -27,6 +27,9 @@ export const zh: Messages = {
   whatToDo: '操作',
   actionRemove: '删除',
   actionReplace: '替换',
+  actionAdd: '添加',
+  caaForbids: '{host} 的 CAA 记录不允许我们的证书颁发机构签发证书，因此无法启用 HTTPS。请在现有记录之外添加这条 CAA 记录：',
+  acmeDelegated: '{host} 上的 _acme-challenge 记录把证书验证交给了另一项服务。这里的 HTTPS 不受影响；如果不再使用该服务，请将其删除：',
 
   providerTitle: '您的 DNS 在哪里管理？',
   providerLabel: 'DNS 服务商',

@@ -2,8 +2,8 @@
 // provider, why the person is here and what stands in the way (the records to remove first), then the
 // steps, the records with copy buttons, "I have added them", sharing, Back.
 import { h } from '../ui.ts'
-import { conflictsNow, plannedRecords } from '../machine.ts'
-import { appOr, backButton, button, conflictsTable, detected, reasonLine, row, spinner, table, type Screen, type View } from './view.ts'
+import { conflictsNow, plannedRecords, routingConflicts } from '../machine.ts'
+import { appOr, backButton, button, certificateNotes, conflictsTable, detected, reasonLine, row, spinner, table, type Screen, type View } from './view.ts'
 
 /** Steps in the person's language: the catalog's (English) words in English, else translated ones naming the provider. */
 function steps(v: View, domain: string): string[] {
@@ -26,6 +26,7 @@ export function manual(v: View): Screen {
   const docs = v.manualDocs
   const dashboard = d.help?.dashboardUrl ?? null
   const conflicts = conflictsNow(d)
+  const inTheWay = routingConflicts(conflicts)
   return {
     title: t('manualTitle'),
     content: [
@@ -33,8 +34,9 @@ export function manual(v: View): Screen {
       detected(v),
       reasonLine(v),
       // The conflict reason introduces the table; without it the table gets its own sentence.
-      conflicts.length && d.reason?.code !== 'conflict' ? h('p', { class: 'je-warn' }, t('reasonConflict', { domain })) : null,
+      inTheWay.length && d.reason?.code !== 'conflict' ? h('p', { class: 'je-warn' }, t('reasonConflict', { domain })) : null,
       conflictsTable(v, conflicts),
+      certificateNotes(v, conflicts),
       h('p', {}, t('manualIntro', { domain })),
       h('ol', { class: 'je-steps' }, ...steps(v, domain).map((x) => h('li', {}, x))),
       waiting ? spinner(t('loading')) : table(v, records, { id: 'je-records' }),

@@ -3,7 +3,7 @@
 // CA refused says why and lists what stands in the way; a connection whose HTTPS this deployment does
 // not serve says only that it is connected.
 import { h } from '../ui.ts'
-import { appOr, button, conflictsTable, row, spinner, type Screen, type View } from './view.ts'
+import { appOr, button, certificateNotes, conflictsTable, row, spinner, type Screen, type View } from './view.ts'
 
 export function success(v: View): Screen {
   const { t } = v.tr
@@ -26,6 +26,7 @@ export function success(v: View): Screen {
           h('p', { class: 'je-err je-warn', id: 'je-secure' }, t('secureFailedIntro', { domain, reason: c.secureError ?? '—' })),
           h('p', {}, (c.conflicts ?? []).length ? t('secureFailedNext') : t('secureFailedNextPlain')),
           conflictsTable(v, c.conflicts ?? []),
+          certificateNotes(v, c.conflicts ?? []),
           close,
         ],
       }

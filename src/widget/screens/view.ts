@@ -5,7 +5,7 @@ import type { Translator } from '../i18n.ts'
 import type { Conflict } from '../check.ts'
 import { logoSvg, TOKEN_HELP } from '../providers.ts'
 import { h, recordsTable, type Child } from '../ui.ts'
-import { conflictsNow, type Event, type Problem, type Reason, type Settings, type State } from '../machine.ts'
+import { certificateConflicts, conflictsNow, routingConflicts, type Event, type Problem, type Reason, type Settings, type State } from '../machine.ts'
 import type { DnsRecordIn, HostEvents } from '../types.ts'
 
 export interface View {
@@ -146,11 +146,36 @@ export function table(v: View, records: readonly DnsRecordIn[], opts: Parameters
   return recordsTable(records, v.tr, { announce: (s) => v.announce(s), ...opts })
 }
 
-/** The records in the way, each with what to do with it. */
+/** The records in the way of the desired ones, each with what to do with it. */
 export function conflictsTable(v: View, conflicts: Conflict[] = conflictsNow(v.state.data)): HTMLElement | null {
-  if (!conflicts.length) return null
-  const byKey = new Map(conflicts.map((c) => [`${c.type} ${c.host} ${c.value}`, c.action]))
-  return table(v, conflicts, { copy: false, ttl: false, id: 'je-conflicts', action: (r) => byKey.get(`${r.type} ${r.host} ${r.value}`) ?? 'remove' })
+  const routing = routingConflicts(conflicts)
+  if (!routing.length) return null
+  const byKey = new Map(routing.map((c) => [`${c.type} ${c.host} ${c.value}`, c.action]))
+  return table(v, routing, { copy: false, ttl: false, id: 'je-conflicts', action: (r) => byKey.get(`${r.type} ${r.host} ${r.value}`) ?? 'remove' })
+}
+
+/**
+ * What stands in the way of HTTPS (a CAA set that does not allow the certificate authority, an
+ * `_acme-challenge` delegation), in the person's words, with the record to add or remove.
+ */
+export function certificateNotes(v: View, conflicts: Conflict[] = conflictsNow(v.state.data)): HTMLElement | null {
+  const list = certificateConflicts(conflicts)
+  if (!list.length) return null
+  const t = v.tr.t
+  return h(
+    'div',
+    { id: 'je-https-notes' },
+    ...list.map((c) =>
+      h(
+        'div',
+        { class: c.blocks_certificate ? 'je-warn' : 'je-small', 'data-reason': c.reason },
+        h('p', {}, c.reason === 'caa_forbids_ca' ? t('caaForbids', { host: c.host }) : t('acmeDelegated', { host: c.host })),
+        c.action === 'add'
+          ? table(v, [c.desired], { copy: true, ttl: false, action: () => 'add' })
+          : table(v, [{ type: c.type, host: c.host, value: c.value }], { copy: false, ttl: false, action: () => 'remove' }),
+      ),
+    ),
+  )
 }
 
 export function spinner(label: string): HTMLElement {
