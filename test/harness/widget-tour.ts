@@ -135,7 +135,7 @@ export async function tour(o: TourOptions): Promise<void> {
       domain = (req.postDataJSON() as { domain: string }).domain
       const withLogo = (c: ReturnType<typeof check>) => ({ ...c, application: { ...c.application, branding: { ...c.application.branding, logo_url: logoUrl } } })
       if (domain.startsWith('nowhere')) return json(withLogo(check(domain, { registered: false, blocked_reason: 'not_registered', provider: null, provider_name: null, rails: { oauth: { available: false, reason: 'not_registered' }, domainConnect: { available: false, reason: 'not_registered' }, apiKey: { available: false, reason: 'not_registered' }, manual: { available: false, reason: 'not_registered' } }, recommended_rail: null, desired_records: [] })))
-      if (domain.startsWith('clash')) return json(withLogo(check(domain, { conflicts: [{ type: 'A', host: 'clash', value: '192.0.2.7', desired: { type: 'CNAME', host: 'clash', value: EDGE }, action: 'remove' }, { type: 'TXT', host: 'clash', value: 'v=spf1 -all', desired: { type: 'CNAME', host: 'clash', value: EDGE }, action: 'remove' }] })))
+      if (domain.startsWith('clash')) return json(withLogo(check(domain, { conflicts: [{ kind: 'routing', type: 'A', host: 'clash', value: '192.0.2.7', desired: { type: 'CNAME', host: 'clash', value: EDGE }, action: 'remove' }, { kind: 'routing', type: 'TXT', host: 'clash', value: 'v=spf1 -all', desired: { type: 'CNAME', host: 'clash', value: EDGE }, action: 'remove' }] })))
       if (domain.startsWith('oneclick')) return json(withLogo(check(domain, { recommended_rail: 'domainConnect', rails: { ...check(domain).rails, domainConnect: { available: true } }, domain_connect_provider: 'api.gandi.net', domain_connect: { provider_id: 'gandi.net', provider_name: 'Gandi', sync: true, async: false } })))
       if (domain.startsWith('unnamed')) return json(withLogo(check(domain, { recommended_rail: 'domainConnect', rails: { ...check(domain).rails, domainConnect: { available: true } }, domain_connect_provider: 'dc.example.net', domain_connect: null })))
       if (domain.startsWith('key')) return json(withLogo(check(domain, { recommended_rail: 'apiKey', rails: { ...check(domain).rails, apiKey: { available: true, caveat: 'needs_provider_api_credential' } } })))
@@ -237,7 +237,7 @@ export async function tour(o: TourOptions): Promise<void> {
     status: 'live',
     secure: 'failed',
     secureError: 'CAA record for example.com prevents issuance',
-    conflicts: [{ type: 'CAA', host: '@', value: '0 issue "othe-ca.example"', desired: { type: 'CAA', host: '@', value: '0 issue "letsencrypt.org"' }, action: 'replace' }],
+    conflicts: [{ kind: 'certificate', type: 'CAA', host: '@', value: '0 issue "other-ca.example"', desired: { type: 'CAA', host: '@', value: '0 issue "letsencrypt.org"' }, action: 'add', reason: 'caa_forbids_ca', blocks_certificate: true, fix: 'Add the CAA record 0 issue "letsencrypt.org" beside the one there.' }],
   })
   await until('#je-success[data-secure="failed"]')
   await o.at('11-connected-not-secure')

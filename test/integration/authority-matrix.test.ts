@@ -34,16 +34,17 @@ const MGMT_ROUTES = new Set(['tenants.create', 'tenants.get', 'applications.crea
 const EDGE_ROUTES = new Set(['internal.ask'])
 /** Unauthenticated routes (section 5 rule 5, and the capability-bearing links: share, invitation, consent, callbacks, token minting). */
 const PUBLIC_ROUTES = new Set([
-  'health.get', 'config.get', 'rbac.get', 'plans.list', 'providers.list', 'templates.list', 'tokens.create', 'members.accept',
+  'health.get', 'config.get', 'rbac.get', 'plans.list', 'providers.list', 'providers.get', 'templates.list', 'tokens.create', 'members.accept',
   'agents.consent_request.get', 'share.get', 'share.recheck', 'connect.oauth_callback', 'connect.domainconnect_callback',
 ])
 /**
  * Where an end user's widget token (connect-scoped, or bound to a domain) may go at all: section 5
- * rule 1's list and the per-connection routes section 4 gives WIDGET. Application-level resources
+ * rule 1's list and the per-connection routes section 4 gives WIDGET (with the connection's status, the
+ * same connection read as `GET /connections/{id}`, followed). Application-level resources
  * (webhooks, the delivery log, the certificate list, billing standing, application settings) are not here.
  */
 const END_USER_ROUTES = new Set([
-  'domains.check', 'connections.create', 'connections.bulk', 'connections.get', 'connections.records.get', 'connections.recheck',
+  'domains.check', 'connections.create', 'connections.bulk', 'connections.get', 'connections.records.get', 'connections.status', 'connections.recheck',
   'connections.delete', 'connections.disconnect', 'connections.apply', 'connections.oauth_start', 'connections.domainconnect_start',
   'monitor.check', 'registrar.search', 'registrar.quote', 'registrar.checkout', 'registrar.fulfill', 'registrar.purchase',
   'templates.apply_url', 'ssl.get', 'power.get', 'share.create',

@@ -63,7 +63,7 @@ describe('GET /connections/{id}/status', () => {
     expect(first.status).toBe(200)
     expect(Value.Check(ConnectionStatusSchema, first.body)).toBe(true)
     expect(first.body).toMatchObject({ id, domain, status: 'pending', secure: 'not_served', records: [{ type: 'CNAME', host: domain.split('.')[0], value: EDGE, state: 'conflict' }] })
-    expect(first.body.conflicts).toEqual([{ type: 'A', host: domain.split('.')[0], value: '192.0.2.7', desired: { type: 'CNAME', host: domain.split('.')[0], value: EDGE }, action: 'remove' }])
+    expect(first.body.conflicts).toEqual([{ kind: 'routing', type: 'A', host: domain.split('.')[0], value: '192.0.2.7', desired: { type: 'CNAME', host: domain.split('.')[0], value: EDGE }, action: 'remove' }])
 
     // The person removes the record in the way; the next verification no longer reports it.
     await pdns.deleteRecords(domain, 'A')
