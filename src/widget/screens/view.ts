@@ -162,6 +162,8 @@ export function certificateNotes(v: View, conflicts: Conflict[] = conflictsNow(v
   const list = certificateConflicts(conflicts)
   if (!list.length) return null
   const t = v.tr.t
+  const apex = v.state.data.check?.apex_domain ?? v.state.data.conn?.domain ?? ''
+  const fqdn = (host: string) => (host === '@' ? apex : apex ? `${host}.${apex}` : host)
   return h(
     'div',
     { id: 'je-https-notes' },
@@ -169,7 +171,7 @@ export function certificateNotes(v: View, conflicts: Conflict[] = conflictsNow(v
       h(
         'div',
         { class: c.blocks_certificate ? 'je-warn' : 'je-small', 'data-reason': c.reason },
-        h('p', {}, c.reason === 'caa_forbids_ca' ? t('caaForbids', { host: c.host }) : t('acmeDelegated', { host: c.host })),
+        h('p', {}, c.reason === 'caa_forbids_ca' ? t('caaForbids', { host: fqdn(c.host) }) : t('acmeDelegated', { host: fqdn(c.host) })),
         c.action === 'add'
           ? table(v, [c.desired], { copy: true, ttl: false, action: () => 'add' })
           : table(v, [{ type: c.type, host: c.host, value: c.value }], { copy: false, ttl: false, action: () => 'remove' }),
