@@ -6,5 +6,9 @@ import { godaddy } from './godaddy.ts'
 import { namecheap } from './namecheap.ts'
 import { netlify } from './netlify.ts'
 import { ovh } from './ovh.ts'
+// Gandi, Name.com, DNSimple, Porkbun, IONOS, bunny.net, deSEC, Gcore, NameSilo, Scaleway, Infomaniak, Dynadot
+import { dynadot } from './dynadot.ts'
 
-export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot]
+
+export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))

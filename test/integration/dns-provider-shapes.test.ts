@@ -1,0 +1,53 @@
+// Provider-specific shapes beyond the do-no-harm property (test/integration/dns-do-no-harm.test.ts),
+// each against its card-following stand-in: what a registrar's DNS holds that only it has (a Dynadot
+// domain that is parked, a Gandi ALIAS at the apex, …) and what its API signals (its own rate limit,
+// its documented errors). Each test reads as the person at that provider would see it.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'
+import { planApply } from '../../src/domain/record-plan.ts'
+import type { DnsRecord } from '../../src/domain/records.ts'
+import type { Fake } from '../harness/provider-fakes/common.ts'
+import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
+
+const fakes = new Map<string, Fake<any>>()
+const IDS = ['dynadot']
+beforeAll(() => FAKE_CASES.filter((c) => IDS.includes(c.id)).forEach((c) => fakes.set(c.id, c.start())))
+afterAll(() => fakes.forEach((f) => f.stop()))
+
+const errorOf = (p: Promise<unknown>) => p.then(() => null, (e) => (e instanceof ProviderError ? e : Promise.reject(e)))
+const provider = (id: string) => {
+  const c = FAKE_CASES.find((x) => x.id === id)!
+  const f = fakes.get(id)!
+  return { f, p: makeHosted(id, f.credential, { [id]: c.base(f) })! }
+}
+const DESIRED: DnsRecord[] = [
+  { type: 'A', host: '@', value: '203.0.113.10', ttl: 300 },
+  { type: 'CNAME', host: 'www', value: 'edge.portico.test', ttl: 300 },
+]
+
+describe('Dynadot', () => {
+  test('a parked domain is never switched to Dynadot DNS by a write', async () => {
+    const { f, p } = provider('dynadot')
+    const name = 'parked-dynadot.example'
+    const z = f.addZone(name)
+    z.settings = { Type: 'Dynadot Parking', WithAds: 'yes' }
+    const zone = { id: name, name }
+    const e = await errorOf(p.writeChanges(zone, planApply(await p.readRecords(zone), DESIRED, name, [], p).changes))
+    expect(e?.kind).toBe('unrepresentable')
+    expect(e?.message).toContain('Dynadot Parking')
+    expect(z.settings).toEqual({ Type: 'Dynadot Parking', WithAds: 'yes' })
+    expect(f.requests.some((r) => r.includes('set_dns2'))).toBe(false)
+  })
+
+  test('an apex forward stands in the way of Portico\'s A: refused before set_dns2', async () => {
+    const { f, p } = provider('dynadot')
+    const name = 'apex-forward-dynadot.example'
+    f.addZone(name).records.push({ sub: '', type: 'forward', value: 'https://example.net/', value2: '301' }, { sub: 'mail', type: 'a', value: '198.51.100.25' })
+    const zone = { id: name, name }
+    const sent = f.requests.length
+    const e = await errorOf(p.writeChanges(zone, planApply(await p.readRecords(zone), DESIRED, name, [], p).changes))
+    expect(e?.kind).toBe('unrepresentable')
+    expect(e?.message).toContain('FORWARD')
+    expect(f.requests.slice(sent).some((r) => r.includes('set_dns2'))).toBe(false)
+  })
+})
