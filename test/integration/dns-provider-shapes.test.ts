@@ -4,13 +4,13 @@
 // its documented errors). Each test reads as the person at that provider would see it.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'
-import { planApply } from '../../src/domain/record-plan.ts'
+import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 
 const fakes = new Map<string, Fake<any>>()
-const IDS = ['dynadot']
+const IDS = ['dynadot', 'gandi']
 beforeAll(() => FAKE_CASES.filter((c) => IDS.includes(c.id)).forEach((c) => fakes.set(c.id, c.start())))
 afterAll(() => fakes.forEach((f) => f.stop()))
 
@@ -49,5 +49,21 @@ describe('Dynadot', () => {
     expect(e?.kind).toBe('unrepresentable')
     expect(e?.message).toContain('FORWARD')
     expect(f.requests.slice(sent).some((r) => r.includes('set_dns2'))).toBe(false)
+  })
+})
+
+describe('Gandi', () => {
+  test('the apex TXT values Portico merges beside keep the pieces their owner split them into, through apply and revert', async () => {
+    const { f, p } = provider('gandi')
+    const name = 'split-txt-gandi.example'
+    const dkim = '"v=spf1 include:_mailcust.gandi.net " "?all"'
+    f.addZone(name).records.push({ rrset_name: '@', rrset_type: 'TXT', rrset_ttl: 10800, rrset_values: [dkim, '"google-site-verification=abc"'] })
+    const zone = { id: name, name }
+    const plan = planApply(await p.readRecords(zone), [{ type: 'TXT', host: '@', value: 'portico-verify=tok' }], name, [], p)
+    await p.writeChanges(zone, plan.changes)
+    const stored = () => f.zones.find((z) => z.name === name)!.records.find((s: { rrset_type: string }) => s.rrset_type === 'TXT').rrset_values
+    expect(stored()).toEqual([dkim, '"google-site-verification=abc"', '"portico-verify=tok"'])
+    await p.writeChanges(zone, planRevert(await p.readRecords(zone), plan.entries).changes)
+    expect(stored()).toEqual([dkim, '"google-site-verification=abc"'])
   })
 })

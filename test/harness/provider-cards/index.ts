@@ -8,7 +8,8 @@ import { netlify } from './netlify.ts'
 import { ovh } from './ovh.ts'
 // Gandi, Name.com, DNSimple, Porkbun, IONOS, bunny.net, deSEC, Gcore, NameSilo, Scaleway, Infomaniak, Dynadot
 import { dynadot } from './dynadot.ts'
+import { gandi } from './gandi.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))

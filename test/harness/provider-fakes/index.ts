@@ -127,7 +127,16 @@ export const FAKE_CASES: FakeCase[] = [
     // The zone under test belongs to a team (reached with ?teamId=); the fillers are the account's own.
     seedZone: (name, f) => void (f as ReturnType<typeof startVercelFake>).teams.set(name, 'team_acme'),
   },
-  { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'gandi',
+    reference: 'https://api.gandi.net/docs/livedns/',
+    start: () => startGandiFake(),
+    base: (f) => f.url + '/v5',
+    badCredential: 'pat_wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 500 a page; Gandi answers as many as asked.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ rrset_name: `filler${i}`, rrset_type: 'TXT', rrset_ttl: 300, rrset_values: [`"filler-${i}"`] }) } },
+  },
   { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   {
     id: 'ns1',
