@@ -69,7 +69,7 @@ export class GandiProvider extends RRsetBasedProvider {
     return `/livedns/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(relativeName(name, zone.name))}/${type}`
   }
 
-  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+  override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
     const sets = await this.readRecords(zone)
     refuseBesideFlattened('Gandi', sets, changes, FLATTENED)
