@@ -10,7 +10,7 @@ import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 
 const fakes = new Map<string, Fake<any>>()
-const IDS = ['dynadot', 'gandi']
+const IDS = ['dynadot', 'gandi', 'porkbun']
 beforeAll(() => FAKE_CASES.filter((c) => IDS.includes(c.id)).forEach((c) => fakes.set(c.id, c.start())))
 afterAll(() => fakes.forEach((f) => f.stop()))
 
@@ -66,4 +66,22 @@ describe('Gandi', () => {
     await p.writeChanges(zone, planRevert(await p.readRecords(zone), plan.entries).changes)
     expect(stored()).toEqual([dkim, '"google-site-verification=abc"'])
   })
+})
+
+describe('Porkbun', () => {
+  test('its rate limit, an HTML 503 with no wait, is waited out; one that lasts is a rate limit, not an unreachable API', async () => {
+    const { f, p } = provider('porkbun')
+    const name = 'busy-porkbun.example'
+    f.addZone(name)
+    const zone = { id: name, name }
+    f.throttleNext(undefined, 1)
+    const started = Date.now()
+    expect(await p.readRecords(zone)).toEqual([])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+    f.throttleNext(undefined, 50)
+    const e = await errorOf(p.readRecords(zone))
+    f.throttleNext(undefined, 0)
+    expect(e?.kind).toBe('rate_limited')
+    expect(e?.status).toBe(503)
+  }, 30_000)
 })

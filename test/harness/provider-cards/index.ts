@@ -9,7 +9,8 @@ import { ovh } from './ovh.ts'
 // Gandi, Name.com, DNSimple, Porkbun, IONOS, bunny.net, deSEC, Gcore, NameSilo, Scaleway, Infomaniak, Dynadot
 import { dynadot } from './dynadot.ts'
 import { gandi } from './gandi.ts'
+import { porkbun } from './porkbun.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))
