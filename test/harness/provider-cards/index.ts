@@ -10,7 +10,8 @@ import { ovh } from './ovh.ts'
 import { dynadot } from './dynadot.ts'
 import { gandi } from './gandi.ts'
 import { porkbun } from './porkbun.ts'
+import { namecom } from './namecom.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))
