@@ -8,6 +8,7 @@ import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
+import { startDnsimpleFake } from '../harness/provider-fakes/dnsimple.ts'
 
 const fakes = new Map<string, Fake<any>>()
 const IDS = ['dynadot', 'gandi', 'porkbun']
@@ -84,4 +85,21 @@ describe('Porkbun', () => {
     expect(e?.kind).toBe('rate_limited')
     expect(e?.status).toBe(503)
   }, 30_000)
+})
+
+describe('DNSimple', () => {
+  test('a user access token (no account in /whoami) reaches the zones of the account /accounts lists', async () => {
+    const f = startDnsimpleFake(undefined, 4242, true)
+    try {
+      f.addZone('user-token-dnsimple.example')
+      const p = makeHosted('dnsimple', f.credential, { dnsimple: f.url + '/v2' })!
+      const zones = await p.listZones()
+      expect(zones.map((z) => z.name)).toEqual(['user-token-dnsimple.example'])
+      await p.writeChanges(zones[0]!, [{ name: 'user-token-dnsimple.example', type: 'TXT', ttl: 3600, values: ['hello'] }])
+      expect(f.requests.some((r) => r.startsWith('GET /v2/accounts'))).toBe(true)
+      expect(f.requests.some((r) => r.startsWith('POST /v2/4242/zones/user-token-dnsimple.example/records'))).toBe(true)
+    } finally {
+      f.stop()
+    }
+  })
 })

@@ -11,7 +11,8 @@ import { dynadot } from './dynadot.ts'
 import { gandi } from './gandi.ts'
 import { porkbun } from './porkbun.ts'
 import { namecom } from './namecom.ts'
+import { dnsimple } from './dnsimple.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))
