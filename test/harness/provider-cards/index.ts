@@ -12,7 +12,8 @@ import { gandi } from './gandi.ts'
 import { porkbun } from './porkbun.ts'
 import { namecom } from './namecom.ts'
 import { dnsimple } from './dnsimple.ts'
+import { ionos } from './ionos.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))
