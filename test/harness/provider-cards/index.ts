@@ -13,7 +13,8 @@ import { porkbun } from './porkbun.ts'
 import { namecom } from './namecom.ts'
 import { dnsimple } from './dnsimple.ts'
 import { ionos } from './ionos.ts'
+import { bunny } from './bunny.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))

@@ -159,7 +159,7 @@ export const FAKE_CASES: FakeCase[] = [
     badCredential: 'wrong-key',
     foreignZone: { id: '999999', name: 'not-mine.example' },
     // bunny.net numbers its record types.
-    rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS'][r.Type] ?? String(r.Type) }),
+    rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS', 'SVCB', 'HTTPS', 'TLSA'][r.Type] ?? String(r.Type) }),
   },
   { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
