@@ -11,7 +11,7 @@ import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 import { startDnsimpleFake } from '../harness/provider-fakes/dnsimple.ts'
 
 const fakes = new Map<string, Fake<any>>()
-const IDS = ['dynadot', 'gandi', 'porkbun']
+const IDS = ['dynadot', 'gandi', 'porkbun', 'desec']
 beforeAll(() => FAKE_CASES.filter((c) => IDS.includes(c.id)).forEach((c) => fakes.set(c.id, c.start())))
 afterAll(() => fakes.forEach((f) => f.stop()))
 
@@ -101,5 +101,26 @@ describe('DNSimple', () => {
     } finally {
       f.stop()
     }
+  })
+})
+
+describe('deSEC', () => {
+  test('a write is one atomic bulk request: one refused set leaves the whole zone as it was', async () => {
+    const { f, p } = provider('desec')
+    const name = 'bulk-desec.example'
+    f.addZone(name).records.push({ subname: 'www', type: 'A', ttl: 3600, records: ['198.51.100.2'] })
+    const zone = { id: name, name }
+    const sent = f.requests.length
+    const e = await errorOf(
+      p.writeChanges(zone, [
+        { name: `www.${name}`, type: 'A', ttl: 3600, values: [] },
+        { name: `www.${name}`, type: 'CNAME', ttl: 3600, values: ['edge.portico.test'] },
+        { name, type: 'TXT', ttl: 60, values: ['too-short-a-ttl'] },
+      ]),
+    )
+    expect(e?.kind).toBe('write_failed')
+    expect(e?.message).toContain('3600')
+    expect(f.requests.slice(sent)).toEqual([`PATCH /api/v1/domains/${name}/rrsets/`])
+    expect(f.zones.find((z) => z.name === name)!.records).toEqual([{ subname: 'www', type: 'A', ttl: 3600, records: ['198.51.100.2'] }])
   })
 })

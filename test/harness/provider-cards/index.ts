@@ -14,7 +14,8 @@ import { namecom } from './namecom.ts'
 import { dnsimple } from './dnsimple.ts'
 import { ionos } from './ionos.ts'
 import { bunny } from './bunny.ts'
+import { desec } from './desec.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny, desec]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))

@@ -137,7 +137,16 @@ export const FAKE_CASES: FakeCase[] = [
     // The adapter asks 500 a page; Gandi answers as many as asked.
     pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ rrset_name: `filler${i}`, rrset_type: 'TXT', rrset_ttl: 300, rrset_values: [`"filler-${i}"`] }) } },
   },
-  { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'desec',
+    reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html',
+    start: () => startDesecFake(),
+    base: (f) => f.url + '/api/v1',
+    badCredential: 'wrong-token',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // deSEC names a set by `subname`, empty at the apex.
+    rowKey: (r, zone) => ({ name: r.subname ? `${String(r.subname).toLowerCase()}.${zone}` : zone, type: r.type }),
+  },
   {
     id: 'ns1',
     reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/',
