@@ -15,7 +15,8 @@ import { dnsimple } from './dnsimple.ts'
 import { ionos } from './ionos.ts'
 import { bunny } from './bunny.ts'
 import { desec } from './desec.ts'
+import { scaleway } from './scaleway.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny, desec]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny, desec, scaleway]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))

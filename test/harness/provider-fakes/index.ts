@@ -170,7 +170,16 @@ export const FAKE_CASES: FakeCase[] = [
     // bunny.net numbers its record types.
     rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS', 'SVCB', 'HTTPS', 'TLSA'][r.Type] ?? String(r.Type) }),
   },
-  { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'scaleway',
+    reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/',
+    start: () => startScalewayFake(),
+    base: (f) => f.url,
+    badCredential: '00000000-0000-4000-8000-000000000000',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 1000 a page; Scaleway answers as many as asked.
+    pageFill: { zones: 1001, records: { count: 1000, row: (_z, i) => ({ id: `filler-${i}`, data: `"filler-${i}"`, name: `filler${i}`, priority: 0, ttl: 3600, type: 'TXT', comment: null }) } },
+  },
   { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
   { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
   { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
