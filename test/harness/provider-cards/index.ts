@@ -18,7 +18,8 @@ import { desec } from './desec.ts'
 import { scaleway } from './scaleway.ts'
 import { gcore } from './gcore.ts'
 import { namesilo } from './namesilo.ts'
+import { infomaniak } from './infomaniak.ts'
 
-const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny, desec, scaleway, gcore, namesilo]
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny, desec, scaleway, gcore, namesilo, infomaniak]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh, ...REGISTRARS_AND_HOSTS].map((c) => [c.id, c]))
