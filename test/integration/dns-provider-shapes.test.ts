@@ -9,6 +9,8 @@ import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 import { startDnsimpleFake } from '../harness/provider-fakes/dnsimple.ts'
+import { CARDS } from '../harness/provider-cards/index.ts'
+import { doNoHarm } from '../harness/do-no-harm.ts'
 
 const fakes = new Map<string, Fake<any>>()
 const IDS = ['dynadot', 'gandi', 'porkbun', 'desec']
@@ -27,17 +29,30 @@ const DESIRED: DnsRecord[] = [
 ]
 
 describe('Dynadot', () => {
+  test('the do-no-harm check catches a whole-zone writer that leaves out the forwards it reads', async () => {
+    const { f, p } = provider('dynadot')
+    const patched = p as any
+    const rows = patched.rows.bind(patched)
+    patched.rows = async (zone: unknown) => {
+      const r = await rows(zone)
+      return { ...r, rows: r.rows.filter((x: { type: string }) => x.type !== 'FORWARD') }
+    }
+    const violations = await doNoHarm({ fake: f, provider: patched, card: CARDS.dynadot }, 'harm-check-dynadot.example')
+    expect(violations.some((v) => v.includes('"forward"'))).toBe(true)
+  })
+
   test('a parked domain is never switched to Dynadot DNS by a write', async () => {
     const { f, p } = provider('dynadot')
     const name = 'parked-dynadot.example'
     const z = f.addZone(name)
     z.settings = { Type: 'Dynadot Parking', WithAds: 'yes' }
     const zone = { id: name, name }
+    const sent = f.requests.length
     const e = await errorOf(p.writeChanges(zone, planApply(await p.readRecords(zone), DESIRED, name, [], p).changes))
     expect(e?.kind).toBe('unrepresentable')
     expect(e?.message).toContain('Dynadot Parking')
     expect(z.settings).toEqual({ Type: 'Dynadot Parking', WithAds: 'yes' })
-    expect(f.requests.some((r) => r.includes('set_dns2'))).toBe(false)
+    expect(f.requests.slice(sent).some((r) => r.includes('set_dns2'))).toBe(false)
   })
 
   test('an apex forward stands in the way of Portico\'s A: refused before set_dns2', async () => {
