@@ -52,7 +52,9 @@ export class PorkbunProvider extends RecordBasedProvider {
     const r = await exchange('POST', this.base + path, {}, { ...this.auth, ...body }, { temporary: (res, attempt) => (res.status === 503 ? BACKOFF[attempt - 1] : undefined) })
     if (r.status >= 300 || r.body?.status === 'ERROR') {
       const kind = r.status === 503 || r.status === 429 ? 'rate_limited' : kindOf(r.body?.message)
-      throw failureOf('Porkbun', r, reasonOf(r, (b) => b?.message).split(this.auth.secretapikey).join('…'), kind)
+      // The 503 is an HTML page from Porkbun's front end: its status says all there is.
+      const reason = r.status === 503 ? 'HTTP 503 Service Temporarily Unavailable: Porkbun allows about one request a second' : reasonOf(r, (b) => b?.message)
+      throw failureOf('Porkbun', r, reason.split(this.auth.secretapikey).join('…'), kind)
     }
     return r.body
   }
