@@ -2,18 +2,19 @@
 // `Authorization: Token <token>`. Zones: GET /api/v1/domains/; record sets: GET
 // /api/v1/domains/{name}/rrsets/, each `{subname, type, ttl, records}` (subname "" is the apex). Both
 // lists page by cursor: asking with `?cursor=` gives the first page and a `Link` header names the
-// `next` one (without the parameter a long list is refused with 400). A set is written whole with
-// PUT …/rrsets/{subname}/{type}/ (`@` for the apex) and removed with DELETE. Records are zone-file
-// text (TXT quoted, hostnames with the trailing dot); the TTL may not go below the domain's
-// `minimum_ttl`, 3600 by default. Errors are `{detail}`: 401 "Invalid token.", 404 "Not found.",
-// 429 with Retry-After.
+// `next` one (without the parameter a long list is refused with 400). Every change of a write goes in
+// one bulk PATCH …/rrsets/ (a set with `records: []` is removed), which deSEC applies all or nothing
+// and counts as one request against its per-domain write limit (15 a minute, 100 an hour): a refused
+// set leaves the zone as it was. Records are zone-file text (TXT quoted, hostnames with the trailing
+// dot); the TTL may not go below the domain's `minimum_ttl`, 3600 by default. Errors are `{detail}`
+// (a 400 names each refused field, per set for a bulk write): 401 "Invalid token.", 404 "Not found.",
+// 429 with Retry-After (card: test/harness/provider-cards/desec.ts).
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { exchange, failureOf } from './http.ts'
 import { absoluteName, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const DESEC_API = 'https://desec.io/api/v1'
 
@@ -26,13 +27,17 @@ function nextLink(link: string | null): string | null {
   return null
 }
 
-export class DesecProvider extends RRsetBasedProvider {
+export class DesecProvider implements DnsProvider {
   readonly id = 'desec'
   readonly minTtl = 3600
   private readonly api: RestClient
-  constructor(token: string, private readonly base = DESEC_API) {
-    super()
-    this.api = new RestClient({ name: 'deSEC', base, headers: { authorization: `Token ${token}` }, message: (b) => b?.detail })
+  constructor(
+    token: string,
+    private readonly base = DESEC_API,
+  ) {
+    // A 400 names each refused field, per set for a bulk write.
+    const detail = (b: any): string | undefined => b?.detail ?? (Array.isArray(b) ? JSON.stringify(b.filter((e) => e && Object.keys(e).length)) : b && typeof b === 'object' ? JSON.stringify(b) : undefined)
+    this.api = new RestClient({ name: 'deSEC', base, headers: { authorization: `Token ${token.trim().replace(/^token\s+/i, '')}` }, message: detail })
   }
 
   /** Every item of a cursor-paged list (the Link header is needed, so this reads the raw exchange). */
@@ -52,7 +57,7 @@ export class DesecProvider extends RRsetBasedProvider {
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
-    return (await this.paged(`/domains/${encodeURIComponent(zone.id)}/rrsets/`)).map((s) => ({
+    return (await this.paged(`/domains/${encodeURIComponent(zone.id)}/rrsets/`)).map((s: any) => ({
       name: absoluteName(s.subname || '@', zone.name),
       type: s.type,
       ttl: s.ttl,
@@ -60,15 +65,9 @@ export class DesecProvider extends RRsetBasedProvider {
     }))
   }
 
-  private path(zone: Zone, name: string, type: string) {
-    return `/domains/${encodeURIComponent(zone.id)}/rrsets/${encodeURIComponent(relativeName(name, zone.name))}/${type}/`
-  }
-
-  protected async putSet(zone: Zone, c: RRsetChange): Promise<void> {
-    await this.api.call('PUT', this.path(zone, c.name, c.type), { subname: relativeName(c.name, zone.name).replace(/^@$/, ''), type: c.type, ttl: c.ttl, records: c.values.map((v) => toZoneFile(c.type, v)) })
-  }
-
-  protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
-    await this.api.call('DELETE', this.path(zone, cur.name, cur.type))
+  async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const body = changes.map((c) => ({ subname: c.name === zone.name ? '' : relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records: c.values.map((v) => toZoneFile(c.type, v)) }))
+    await this.api.call('PATCH', `/domains/${encodeURIComponent(zone.id)}/rrsets/`, body)
   }
 }

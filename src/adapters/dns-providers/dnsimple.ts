@@ -4,51 +4,92 @@
 // (paged), POST …/records `{name, type, content, ttl, priority}` (201), DELETE …/records/{id} (204).
 // Names are relative (`` the apex); MX priority is its own field; SOA and apex NS are system records
 // that cannot be written. Errors are `{message, errors?}`: 401 "Authentication failed", 402 a feature
-// the account's plan does not include, 404 "Zone `x` not found", 429 (X-RateLimit-Reset), 400.
+// the account's plan does not include, 404 "Zone `x` not found", 429 (X-RateLimit-Reset), 400. A user
+// token (GET /whoami has no account) reaches each account GET /accounts lists. Do no harm (card:
+// test/harness/provider-cards/dnsimple.ts): ALIAS, URL and POOL records are written back as they
+// are; SRV (priority apart) and regional records (`regions` other than global) are read as locked
+// sets; an A, AAAA or CNAME beside an ALIAS is refused before anything is written.
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
+import { refuseBesideFlattened } from './flattened.ts'
 
 export const DNSIMPLE_API = 'https://api.dnsimple.com/v2'
+
+/** Types whose whole value is `content` (MX with its priority): written back as they are. */
+const KNOWN = new Set(['A', 'AAAA', 'ALIAS', 'CAA', 'CNAME', 'MX', 'NS', 'POOL', 'TXT', 'URL'])
 
 export class DnsimpleProvider extends RecordBasedProvider {
   readonly id = 'dnsimple'
   private readonly api: RestClient
-  private account: string | null = null
+  private accounts: string[] | null = null
+  /** Which account holds a zone (a user token reaches every account of its user). */
+  private readonly accountOf = new Map<string, string>()
   constructor(token: string, base = DNSIMPLE_API) {
     super()
-    this.api = new RestClient({ name: 'DNSimple', base, headers: { authorization: `Bearer ${token}` }, message: (b) => b?.message, kind: (r) => (r.status === 402 ? 'plan_restricted' : undefined) })
+    this.api = new RestClient({ name: 'DNSimple', base, headers: { authorization: `Bearer ${token.trim().replace(/^bearer\s+/i, '')}` }, message: (b) => b?.message, kind: (r) => (r.status === 402 ? 'plan_restricted' : undefined) })
   }
 
-  private async prefix(): Promise<string> {
-    this.account ??= String((await this.api.call('GET', '/whoami')).data?.account?.id ?? '')
-    return `/${encodeURIComponent(this.account)}`
+  /** The accounts the token reaches: an account token its own; a user token every account of its user. */
+  private async accountIds(): Promise<string[]> {
+    if (this.accounts) return this.accounts
+    const who = (await this.api.call('GET', '/whoami')).data
+    const ids = who?.account ? [String(who.account.id)] : ((await this.api.call('GET', '/accounts')).data as { id: number }[]).map((a) => String(a.id))
+    this.accounts = ids
+    return ids
   }
 
-  private async paged(path: string): Promise<any[]> {
+  private async paged(account: string, path: string): Promise<any[]> {
     return paginate<any>({ provider: 'DNSimple', what: path, pageSize: 100 }, async ({ index }) => {
-      const r = await this.api.call('GET', `${await this.prefix()}${path}?page=${index}&per_page=100`)
+      const r = await this.api.call('GET', `/${encodeURIComponent(account)}${path}?page=${index}&per_page=100`)
       return { items: r.data ?? [], more: index < (r.pagination?.total_pages ?? 1) }
     })
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/zones')).map((z) => ({ id: canonicalName(z.name), name: canonicalName(z.name) }))
+    const out: Zone[] = []
+    for (const account of await this.accountIds()) {
+      for (const z of await this.paged(account, '/zones')) {
+        const name = canonicalName(z.name)
+        this.accountOf.set(name, account)
+        out.push({ id: name, name })
+      }
+    }
+    return out
+  }
+
+  private async prefix(zone: Zone): Promise<string> {
+    const ids = await this.accountIds()
+    if (!this.accountOf.has(zone.id) && ids.length > 1) await this.listZones()
+    return `/${encodeURIComponent(this.accountOf.get(zone.id) ?? ids[0] ?? '')}`
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return (await this.paged(`/zones/${encodeURIComponent(zone.id)}/records`))
+    const account = (await this.prefix(zone)).slice(1)
+    return (await this.paged(decodeURIComponent(account), `/zones/${encodeURIComponent(zone.id)}/records`))
       .filter((r) => !r.system_record)
-      .map((r) => ({ id: String(r.id), name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.content, r.priority, zone.name, unquoteTxt, true) }))
+      .map((r) => {
+        const regions = Array.isArray(r.regions) ? (r.regions as string[]) : ['global']
+        const locked = !KNOWN.has(r.type) ? `a DNSimple ${r.type} record (its fields apart)` : r.parent_id != null ? 'a record DNSimple keeps with another (parent_id: an ALIAS\'s descriptive TXT)' : regions.length !== 1 || regions[0] !== 'global' ? `a DNSimple regional record (served from ${regions.join(', ')})` : undefined
+        const value = KNOWN.has(r.type) ? fromFields(r.type, r.content, r.priority, zone.name, unquoteTxt, true) : `${r.priority ?? 0} ${r.content}`
+        return { id: String(r.id), name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value, ...(locked ? { locked } : {}) }
+      })
+  }
+
+  protected override diff(items: ProviderRecord[], changes: RRsetChange[]) {
+    // ALIAS answers with another name's addresses; DNSimple refuses a CNAME beside it, and an A beside it
+    // would answer in its stead.
+    refuseBesideFlattened('DNSimple', items.map((i) => ({ name: i.name, type: i.type, values: [i.value] })), changes, ['ALIAS'])
+    return super.diff(items, changes)
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
     const f = toFields(type, value)
-    await this.api.call('POST', `${await this.prefix()}/zones/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+    await this.api.call('POST', `${await this.prefix(zone)}/zones/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
-    await this.api.call('DELETE', `${await this.prefix()}/zones/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+    await this.api.call('DELETE', `${await this.prefix(zone)}/zones/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
 }

@@ -6,12 +6,17 @@
 // once (`main_record_type{n}`, `main_record{n}`, `main_recordx{n}`, `subdomain{n}`, `sub_record_type{n}`,
 // `sub_record{n}`, `sub_recordx{n}`, `ttl`), so the change set is applied to the zone as read and the
 // whole zone is sent, atomically. The zone has one TTL (`uniformTtl`: the planner writes every set with
-// it). Record types are lowercase; CAA carries `flags tag "value"` in its value. Errors come as
+// it). Record types are lowercase; CAA carries `flags tag "value"` in its value. Do no harm: since
+// set_dns2 replaces the whole zone, every row Portico does not change is sent back exactly as get_dns
+// gave it (URL forwards, stealth forwards, email forwarding, SRV: read as locked sets), a write over or
+// beside a forward is refused before anything is sent, and a domain that is not on Dynadot DNS (parked,
+// forwarded) is never switched over. Errors come as
 // `{…Response: {ResponseCode: "-1", Status: "error", Error}}` with HTTP 200: an invalid key, a key used
 // from an address its allow-list lacks (a permission), a domain not in the account; HTTP 429 is the
 // rate limit (Dynadot serves one request at a time per key).
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, relativeName } from './record-based.ts'
+import { refuseBesideFlattened } from './flattened.ts'
 import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const DYNADOT_API = 'https://api.dynadot.com'
@@ -61,53 +66,99 @@ export class DynadotProvider implements DnsProvider {
     return ((answer.MainDomains ?? []) as { Name: string }[]).map((d) => ({ id: canonicalName(d.Name), name: canonicalName(d.Name) }))
   }
 
-  async readRecords(zone: Zone): Promise<RRset[]> {
+  /** Every record of the zone as get_dns gives it, in its order, with the zone's TTL and DNS setting. */
+  private async rows(zone: Zone): Promise<{ ttl: number; setting: string | undefined; rows: Row[] }> {
     const settings = (await this.call('get_dns', { domain: zone.id })).GetDns?.NameServerSettings ?? {}
-    const ttl = Number(settings.TTL ?? 3600)
+    const rows: Row[] = []
+    for (const r of (settings.MainDomains ?? []) as DynadotRecord[]) rows.push({ name: zone.name, type: String(r.RecordType).toUpperCase(), raw: r })
+    for (const r of (settings.SubDomains ?? []) as DynadotRecord[]) rows.push({ name: absoluteName(r.Subhost ?? '', zone.name), type: String(r.RecordType).toUpperCase(), raw: r })
+    return { ttl: Number(settings.TTL ?? 3600), setting: settings.Type === undefined ? undefined : String(settings.Type), rows }
+  }
+
+  async readRecords(zone: Zone): Promise<RRset[]> {
+    const { ttl, rows } = await this.rows(zone)
     const sets = new Map<string, RRset>()
-    const add = (name: string, r: DynadotRecord) => {
-      const type = r.RecordType.toUpperCase()
-      if (!TYPES.has(type)) return
-      const value = type === 'MX' ? `${Number(r.Value2 ?? 0)} ${canonicalName(r.Value)}` : type === 'TXT' || type === 'CAA' ? r.Value : canonicalValue(type, r.Value)
+    for (const { name, type, raw } of rows) {
+      const value = valueOf(type, raw)
       const s = sets.get(`${name}|${type}`) ?? { name, type, ttl, values: [] }
       if (!s.values.includes(value)) s.values.push(value)
+      // Forwarding, stealth forwarding, email forwarding, SRV…: read so the planner sees them, never rewritten.
+      if (!TYPES.has(type)) s.locked = `Dynadot ${LOCKED[type] ?? `${type.toLowerCase()} record`}`
       sets.set(`${name}|${type}`, s)
     }
-    for (const r of (settings.MainDomains ?? []) as DynadotRecord[]) add(zone.name, r)
-    for (const r of (settings.SubDomains ?? []) as DynadotRecord[]) add(absoluteName(r.Subhost ?? '', zone.name), r)
     return [...sets.values()]
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const current = await this.readRecords(zone)
-    const sets = new Map(current.map((s) => [`${s.name}|${s.type}`, s]))
+    const { ttl: zoneTtl, setting, rows } = await this.rows(zone)
+    // set_dns2 switches the domain to Dynadot DNS: a domain parked, forwarded or on other name
+    // servers would lose that setting.
+    if (setting !== undefined && !/dynadot dns/i.test(setting)) throw new ProviderError('unrepresentable', `Dynadot: ${zone.name} uses "${setting}", not Dynadot DNS; writing records would switch it over and end that setting, so nothing was written`)
+    for (const c of changes) if (!TYPES.has(c.type)) throw new ProviderError('unrepresentable', `Dynadot: ${c.name} ${c.type} is not a record Portico writes at Dynadot; nothing was written`)
+    const current = [...new Map(rows.map((r) => [`${r.name}|${r.type}`, { name: r.name, type: r.type, values: rows.filter((o) => o.name === r.name && o.type === r.type).map((o) => valueOf(o.type, o.raw)) }])).values()]
     for (const c of changes) {
-      if (c.values.length) sets.set(`${c.name}|${c.type}`, { ...c })
-      else sets.delete(`${c.name}|${c.type}`)
+      const locked = current.find((s) => s.name === c.name && s.type === c.type && !TYPES.has(s.type))
+      if (locked) throw new ProviderError('unrepresentable', `Dynadot: ${c.name} holds a ${locked.type.toLowerCase()} record Portico cannot write back; nothing was written`)
     }
+    refuseBesideFlattened('Dynadot', current, changes, ['FORWARD', 'STEALTH'])
+    const changed = new Map(changes.map((c) => [`${c.name}|${c.type}`, c]))
+    // set_dns2 replaces every record of the domain: every row that is not changed goes back exactly as
+    // get_dns gave it (forwards, stealth and email forwarding, SRV, values and their extra field),
+    // in its place; a changed set is written where it stood, new sets after.
+    const out: { name: string; type: string; value: string; extra?: string }[] = []
+    const done = new Set<string>()
+    const emit = (c: RRsetChange) => {
+      for (const v of c.values) {
+        const [prio, host] = v.split(' ')
+        out.push(c.type === 'MX' ? { name: c.name, type: 'mx', value: host!, extra: prio } : { name: c.name, type: c.type.toLowerCase(), value: v })
+      }
+    }
+    for (const r of rows) {
+      const k = `${r.name}|${r.type}`
+      const c = changed.get(k)
+      if (!c) {
+        out.push({ name: r.name, type: String(r.raw.RecordType), value: String(r.raw.Value ?? ''), ...(r.raw.Value2 !== undefined && r.raw.Value2 !== null && r.raw.Value2 !== '' ? { extra: String(r.raw.Value2) } : {}) })
+      } else if (!done.has(k)) {
+        done.add(k)
+        emit(c)
+      }
+    }
+    for (const [k, c] of changed) if (!done.has(k)) emit(c)
     // One TTL for the zone: the planner plans every set with the zone's own, so this is it; a caller
     // that asks for several gets the longest.
     const written = changes.filter((c) => c.values.length)
-    const ttl = written.length ? Math.max(...written.map((c) => c.ttl)) : (current[0]?.ttl ?? 3600)
+    const ttl = written.length ? Math.max(...written.map((c) => c.ttl)) : zoneTtl
     const params: Record<string, string> = { domain: zone.id, ttl: String(ttl) }
     let main = 0
     let sub = 0
-    for (const s of sets.values()) {
-      for (const v of s.values) {
-        const [prio, host] = v.split(' ')
-        const [value, extra] = s.type === 'MX' ? [host!, prio!] : [v, undefined]
-        const type = s.type.toLowerCase()
-        if (s.name === zone.name) {
-          Object.assign(params, { [`main_record_type${main}`]: type, [`main_record${main}`]: value, ...(extra ? { [`main_recordx${main}`]: extra } : {}) })
-          main++
-        } else {
-          Object.assign(params, { [`subdomain${sub}`]: relativeName(s.name, zone.name), [`sub_record_type${sub}`]: type, [`sub_record${sub}`]: value, ...(extra ? { [`sub_recordx${sub}`]: extra } : {}) })
-          sub++
-        }
+    for (const o of out) {
+      if (o.name === zone.name) {
+        Object.assign(params, { [`main_record_type${main}`]: o.type, [`main_record${main}`]: o.value, ...(o.extra !== undefined ? { [`main_recordx${main}`]: o.extra } : {}) })
+        main++
+      } else {
+        Object.assign(params, { [`subdomain${sub}`]: relativeName(o.name, zone.name), [`sub_record_type${sub}`]: o.type, [`sub_record${sub}`]: o.value, ...(o.extra !== undefined ? { [`sub_recordx${sub}`]: o.extra } : {}) })
+        sub++
       }
     }
     if (main > MAX_MAIN || sub > MAX_SUB) throw new ProviderError('write_failed', `Dynadot: set_dns2 takes at most ${MAX_MAIN} records at the apex and ${MAX_SUB} below it (this zone would have ${main} and ${sub})`)
     await this.call('set_dns2', params)
   }
+}
+
+interface Row {
+  name: string
+  /** RecordType uppercased. */
+  type: string
+  raw: DynadotRecord
+}
+
+const LOCKED: Record<string, string> = { FORWARD: 'URL forwarding', STEALTH: 'stealth (framed) forwarding', EMAIL: 'email forwarding', SRV: 'SRV record (its fields apart)' }
+
+/** The canonical value of a get_dns row (forwards and the like: the value and its extra field as given). */
+function valueOf(type: string, r: DynadotRecord): string {
+  if (type === 'MX') return `${Number(r.Value2 ?? 0)} ${canonicalName(r.Value)}`
+  if (type === 'TXT' || type === 'CAA') return r.Value
+  if (TYPES.has(type)) return canonicalValue(type, r.Value)
+  return r.Value2 !== undefined && r.Value2 !== null && r.Value2 !== '' ? `${r.Value} ${r.Value2}` : r.Value
 }

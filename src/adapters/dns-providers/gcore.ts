@@ -4,7 +4,10 @@
 // [{content: [rdata fields]}]}`; a set is created with POST /dns/v2/zones/{zone}/{name}/{type},
 // replaced with PUT and removed with DELETE on the same path. Names are absolute; rdata fields as NS1
 // takes them (MX `[10, "mx."]`, CAA `[0, "issue", "ca"]`, TXT `[text]`). Errors are `{error}`: 401,
-// 403, 404 "zone not found", 409 "rrset already exists", 429.
+// 403, 404 "zone not found", 409 "rrset already exists", 429. Do no harm (card:
+// test/harness/provider-cards/gcore.ts): a set with Gcore's own routing (its `filters` pickers, set
+// `meta` such as failover health checks, a record's `meta` such as geo or ASN targeting) or a record
+// switched off (`enabled: false`) is read as a locked set: a rewrite would drop that routing.
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -34,12 +37,15 @@ export class GcoreProvider extends RRsetBasedProvider {
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
-    return (await this.paged(`/dns/v2/zones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')).map((s) => ({
-      name: canonicalName(s.name),
-      type: s.type,
-      ttl: s.ttl,
-      values: (s.resource_records as { content: (string | number)[] }[]).map((r) => fromAnswer(s.type, r.content)),
-    }))
+    return (await this.paged(`/dns/v2/zones/${encodeURIComponent(zone.id)}/rrsets`, 'rrsets')).map((s) => {
+      const records = s.resource_records as { content: (string | number)[]; meta?: Record<string, unknown>; enabled?: boolean }[]
+      const set: RRset = { name: canonicalName(s.name), type: s.type, ttl: s.ttl, values: records.map((r) => fromAnswer(s.type, r.content)) }
+      const filled = (o: unknown) => !!o && typeof o === 'object' && Object.keys(o).length > 0
+      const routing = (Array.isArray(s.filters) && s.filters.length > 0) || filled(s.meta) || records.some((r) => filled(r.meta))
+      if (routing) set.locked = 'a Gcore set with its own routing (filters or meta)'
+      else if (records.some((r) => r.enabled === false)) set.locked = 'a Gcore set holding a record that is switched off'
+      return set
+    })
   }
 
   private path(zone: Zone, name: string, type: string) {

@@ -5,7 +5,9 @@
 // ttl, target}`, DELETE …/dns/record/{record_id}. `source` is relative (`.` the apex); MX keeps
 // its priority inside `target` (`10 mx.example.com`); TXT targets are sent as zone-file strings
 // so a text that itself starts with a quote reads back unchanged. Errors are `{result: "error",
-// error: {code, description}}` with 401, 403, 404, 422 and 429 (Retry-After).
+// error: {code, description}}` with 401, 403, 404, 422 and 429 (Retry-After). Do no harm (card:
+// test/harness/provider-cards/infomaniak.ts): a record kept up to date by Infomaniak's dynamic DNS
+// (`dyndns_id`) is read as a locked set; a rewrite would cut it loose from the updater.
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
@@ -36,7 +38,14 @@ export class InfomaniakProvider extends RecordBasedProvider {
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     return ((await this.api.call('GET', this.path(zone))).data as any[])
       .filter((r) => r.type !== 'SOA')
-      .map((r) => ({ id: String(r.id), name: absoluteName(r.source, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.target, null, zone.name, unquoteTxt, true) }))
+      .map((r) => ({
+        id: String(r.id),
+        name: absoluteName(r.source, zone.name),
+        type: r.type,
+        ttl: r.ttl,
+        value: fromFields(r.type, r.target, null, zone.name, unquoteTxt, true),
+        ...(r.dyndns_id != null ? { locked: 'a record kept up to date by Infomaniak dynamic DNS' } : {}),
+      }))
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {

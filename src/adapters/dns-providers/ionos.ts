@@ -3,16 +3,24 @@
 // records are added with POST /dns/v1/zones/{id}/records `[{name, type, content, ttl, prio?}]` and
 // removed with DELETE /dns/v1/zones/{id}/records/{recordId}. Names are absolute; MX priority is its
 // own field (`prio`); TXT content is the text itself. Errors are a list `[{code, message}]`: 401
-// UNAUTHORIZED, 403, 404 ZONE_NOT_FOUND / RECORD_NOT_FOUND, 400 INVALID_RECORD, 429.
+// UNAUTHORIZED, 403, 404 ZONE_NOT_FOUND / RECORD_NOT_FOUND, 400 INVALID_RECORD, 429. Do no harm (card:
+// test/harness/provider-cards/ionos.ts): a record switched off (`disabled`) is not served, so the
+// planner never sees it and no write touches it (a CNAME beside one is refused before writing); SRV (priority apart) and the other types with
+// fields apart are read as locked sets.
 import { RestClient } from './rest.ts'
 import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
 
 export const IONOS_API = 'https://api.hosting.ionos.com'
+
+/** Types whose whole value is `content` (MX with `prio`): written back as they are. */
+const KNOWN = new Set(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'CAA'])
 
 export class IonosProvider extends RecordBasedProvider {
   readonly id = 'ionos'
   private readonly api: RestClient
+  /** The switched-off records of each zone as last read (names are absolute, so one lookup serves all). */
+  private readonly disabled = new Map<string, { name: string; type: string }[]>()
   constructor(key: string, base = IONOS_API) {
     super()
     this.api = new RestClient({ name: 'IONOS', base, headers: { 'x-api-key': key }, message: (b) => (Array.isArray(b) ? b.map((e) => `${e.code}: ${e.message}`).join('; ') : undefined) })
@@ -24,9 +32,26 @@ export class IonosProvider extends RecordBasedProvider {
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     const z = await this.api.call('GET', `/dns/v1/zones/${encodeURIComponent(zone.id)}`)
+    this.disabled.set(zone.id, (z.records as any[]).filter((r) => r.disabled === true).map((r) => ({ name: canonicalName(r.name), type: r.type })))
     return (z.records as any[])
-      .filter((r) => r.type !== 'SOA')
-      .map((r) => ({ id: r.id, name: canonicalName(r.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.content, r.prio, zone.name, unquoteTxt, true) }))
+      .filter((r) => r.type !== 'SOA' && r.disabled !== true)
+      .map((r) => ({
+        id: r.id,
+        name: canonicalName(r.name),
+        type: r.type,
+        ttl: r.ttl,
+        value: KNOWN.has(r.type) ? fromFields(r.type, r.content, r.prio, zone.name, unquoteTxt, true) : `${Number(r.prio ?? 0)} ${r.content}`,
+        ...(KNOWN.has(r.type) ? {} : { locked: `an IONOS ${r.type} record (its fields apart)` }),
+      }))
+  }
+
+  /** A CNAME cannot stand beside any record of its name, switched off or not: refused before writing. */
+  protected override diff(items: ProviderRecord[], changes: RRsetChange[]) {
+    for (const c of changes) {
+      const off = [...this.disabled.values()].flat().find((d) => d.name === c.name)
+      if (c.type === 'CNAME' && c.values.length && off) throw new ProviderError('unrepresentable', `IONOS: ${c.name} holds a ${off.type} record that is switched off; a CNAME cannot stand beside it, so nothing was written. Delete the switched-off record at IONOS first.`)
+    }
+    return super.diff(items, changes)
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {

@@ -3,16 +3,24 @@
 // /v4/domains/{domain}/records (paged the same way), POST …/records `{host, type, answer, ttl,
 // priority?}`, DELETE …/records/{id}. `host` is relative (`` the apex); `answer` holds hostnames
 // without the trailing dot; MX priority is its own field; TTL at least 300. Errors are `{message,
-// details?}`: 401 "Unauthenticated", 403 "Permission Denied", 404 "Not Found", 429.
+// details?}`: 401 "Unauthenticated", 403 "Permission Denied", 404 "Not Found", 429. Do no harm (card:
+// test/harness/provider-cards/namecom.ts): SRV (priority apart from its answer) is read as a locked
+// set; an A, AAAA or CNAME beside an ANAME is refused before anything is written.
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
+import { refuseBesideFlattened } from './flattened.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
+
+/** Types whose whole value is `answer` (MX with its priority): written back as they are. */
+const KNOWN = new Set(['A', 'AAAA', 'ANAME', 'CNAME', 'MX', 'NS', 'TXT', 'CAA'])
 
 export const NAMECOM_API = 'https://api.name.com'
 
 export class NamecomProvider extends RecordBasedProvider {
   readonly id = 'namecom'
+  /** Name.com refuses a TTL under 300. */
+  readonly minTtl = 300
   private readonly api: RestClient
   constructor(userToken: string, base = NAMECOM_API) {
     super()
@@ -39,8 +47,14 @@ export class NamecomProvider extends RecordBasedProvider {
       name: absoluteName(r.host ?? '', zone.name),
       type: r.type,
       ttl: r.ttl,
-      value: fromFields(r.type, r.answer, r.priority, zone.name, unquoteTxt, true),
+      value: r.type === 'SRV' ? `${Number(r.priority ?? 0)} ${r.answer}` : fromFields(r.type, r.answer, r.priority, zone.name, unquoteTxt, true),
+      ...(KNOWN.has(r.type) ? {} : { locked: `a Name.com ${r.type} record (its fields apart)` }),
     }))
+  }
+
+  protected override diff(items: ProviderRecord[], changes: RRsetChange[]) {
+    refuseBesideFlattened('Name.com', items.map((i) => ({ name: i.name, type: i.type, values: [i.value] })), changes, ['ANAME'])
+    return super.diff(items, changes)
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {

@@ -6,7 +6,9 @@
 // The answers are converted from XML: a list of one comes as the item itself. The lowest TTL is 3600.
 // Every answer is HTTP 200 with `reply.code`: 300 success; 110 an invalid key; 111/112/113 a key that
 // may not do this (a sub-account, an address not allowed); 200 a domain not in the account; 280 a
-// refused record; HTTP 429 when rate limited.
+// refused record; 115/201 NameSilo's own trouble (unreachable); HTTP 429 when rate limited. Do no
+// harm (card: test/harness/provider-cards/namesilo.ts): SRV (its priority in `distance`) and the types
+// Portico does not write are read as locked sets instead of being hidden from the planner.
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
@@ -15,7 +17,7 @@ import { canonicalName, ProviderError, type ProviderErrorKind, type Zone } from 
 export const NAMESILO_API = 'https://www.namesilo.com/api'
 
 const TYPES = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
-const KINDS: Record<number, ProviderErrorKind> = { 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 200: 'zone_not_found', 280: 'write_failed' }
+const KINDS: Record<number, ProviderErrorKind> = { 109: 'auth', 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 115: 'unreachable', 200: 'zone_not_found', 201: 'unreachable', 280: 'write_failed' }
 
 /** A list from XML-shaped JSON: absent, one item, or many. */
 const many = <T>(v: T | T[] | undefined | null): T[] => (v == null ? [] : Array.isArray(v) ? v : [v])
@@ -60,9 +62,17 @@ export class NamesiloProvider extends RecordBasedProvider {
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     const reply = await this.call('dnsListRecords', { domain: zone.id })
-    return many<any>(reply.resource_record)
-      .filter((r) => TYPES.has(r.type))
-      .map((r) => ({ id: String(r.record_id), name: absoluteName(r.host, zone.name), type: r.type, ttl: Number(r.ttl), value: fromFields(r.type, String(r.value), Number(r.distance ?? 0), zone.name, (t) => t, true) }))
+    return many<any>(reply.resource_record).map((r) => {
+      const known = TYPES.has(r.type)
+      return {
+        id: String(r.record_id),
+        name: absoluteName(r.host, zone.name),
+        type: r.type,
+        ttl: Number(r.ttl),
+        value: known ? fromFields(r.type, String(r.value), Number(r.distance ?? 0), zone.name, (t) => t, true) : `${Number(r.distance ?? 0)} ${r.value}`,
+        ...(known ? {} : { locked: `a NameSilo ${r.type} record (its fields apart)` }),
+      }
+    })
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {

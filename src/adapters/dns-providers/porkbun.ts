@@ -7,16 +7,25 @@
 // TXT content is the text itself; MX keeps its priority in `prio`; the lowest TTL is 600. Errors are
 // `{status: "ERROR", message}`: "Invalid API key." is a refused credential, a domain "not opted in to
 // API access" a missing permission (the person switches API access on per domain), "Invalid domain." a
-// zone the account does not hold; 429 is the rate limit.
+// zone the account does not hold. Porkbun's rate limit (about one request a second per key) is an
+// HTTP 503 page from its front end with no wait signalled: it is waited out with 1, 2, 4 s and then
+// reported as a rate limit, never as an unreachable API. Do no harm (card:
+// test/harness/provider-cards/porkbun.ts): a record's `notes` go back with it when it is restored;
+// SRV, TLSA, HTTPS and SVCB rows and the records Porkbun keeps for URL forwarding and parking
+// (targets under porkbun.com) are read as locked sets; an A, AAAA or CNAME beside an ALIAS is
+// refused before anything is written.
 import { credentialParts } from './credentials.ts'
+import { exchange, failureOf, reasonOf } from './http.ts'
+import { refuseBesideFlattened } from './flattened.ts'
 import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, type ProviderErrorKind, type Zone } from './types.ts'
 
 export const PORKBUN_API = 'https://api.porkbun.com/api/json/v3'
 
 const TYPES = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA', 'ALIAS'])
+/** Waits for Porkbun's unsignalled 503 (its rate limit), in seconds, by attempt. */
+const BACKOFF = [1, 2, 4]
 
 function kindOf(message: string | undefined): ProviderErrorKind | undefined {
   const m = (message ?? '').toLowerCase()
@@ -29,24 +38,25 @@ function kindOf(message: string | undefined): ProviderErrorKind | undefined {
 export class PorkbunProvider extends RecordBasedProvider {
   readonly id = 'porkbun'
   readonly minTtl = 600
-  private readonly api: RestClient
   private readonly auth: { apikey: string; secretapikey: string }
-  constructor(credential: string, base = PORKBUN_API) {
+  constructor(
+    credential: string,
+    private readonly base = PORKBUN_API,
+  ) {
     super()
     const [apikey, secretapikey] = credentialParts(credential, [{ name: 'apikey', aliases: ['api_key', 'PORKBUN_API_KEY'] }, { name: 'secretapikey', aliases: ['secret_api_key', 'secret', 'PORKBUN_SECRET_API_KEY'] }])
     this.auth = { apikey: apikey!, secretapikey: secretapikey! }
-    this.api = new RestClient({
-      name: 'Porkbun',
-      base,
-      headers: {},
-      message: (b) => b?.message,
-      kind: (r) => (r.status === 429 ? 'rate_limited' : kindOf(r.body?.message)),
-      failed: (r) => r.body?.status === 'ERROR',
-    })
   }
 
-  private post(path: string, body: Record<string, unknown> = {}) {
-    return this.api.call('POST', path, { ...this.auth, ...body })
+  private async post(path: string, body: Record<string, unknown> = {}): Promise<any> {
+    const r = await exchange('POST', this.base + path, {}, { ...this.auth, ...body }, { temporary: (res, attempt) => (res.status === 503 ? BACKOFF[attempt - 1] : undefined) })
+    if (r.status >= 300 || r.body?.status === 'ERROR') {
+      const kind = r.status === 503 || r.status === 429 ? 'rate_limited' : kindOf(r.body?.message)
+      // The 503 is an HTML page from Porkbun's front end: its status says all there is.
+      const reason = r.status === 503 ? 'HTTP 503 Service Temporarily Unavailable: Porkbun allows about one request a second' : reasonOf(r, (b) => b?.message)
+      throw failureOf('Porkbun', r, reason.split(this.auth.secretapikey).join('…'), kind)
+    }
+    return r.body
   }
 
   async listZones(): Promise<Zone[]> {
@@ -58,14 +68,29 @@ export class PorkbunProvider extends RecordBasedProvider {
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return ((await this.post(`/dns/retrieve/${encodeURIComponent(zone.id)}`)).records as any[])
-      .filter((r) => TYPES.has(r.type))
-      .map((r) => ({ id: String(r.id), name: absoluteName(r.name, zone.name), type: r.type, ttl: Number(r.ttl), value: fromFields(r.type, r.content, Number(r.prio ?? 0), zone.name, (t) => t, true) }))
+    return ((await this.post(`/dns/retrieve/${encodeURIComponent(zone.id)}`)).records as any[]).map((r) => {
+      const type = String(r.type)
+      const content = String(r.content ?? '')
+      const notes = typeof r.notes === 'string' && r.notes !== '' ? r.notes : undefined
+      const value = TYPES.has(type) ? fromFields(type, content, Number(r.prio ?? 0), zone.name, (t) => t, true) : `${Number(r.prio ?? 0)} ${content}`
+      const locked = !TYPES.has(type)
+        ? `a Porkbun ${type} record (its fields apart)`
+        : (type === 'ALIAS' || type === 'CNAME') && /(^|\.)porkbun\.com\.?$/i.test(content)
+          ? 'a record Porkbun keeps for URL forwarding or its parking page'
+          : undefined
+      return { id: String(r.id), name: absoluteName(r.name, zone.name), type, ttl: Number(r.ttl), value, ...(notes ? { native: { notes } } : {}), ...(locked ? { locked } : {}) }
+    })
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  protected override diff(items: ProviderRecord[], changes: Parameters<RecordBasedProvider['diff']>[1]) {
+    refuseBesideFlattened('Porkbun', items.map((i) => ({ name: i.name, type: i.type, values: [i.value] })), changes, ['ALIAS'])
+    return super.diff(items, changes)
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
     const f = toFields(type, value)
-    await this.post(`/dns/create/${encodeURIComponent(zone.id)}`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl: String(ttl), ...(f.priority !== undefined ? { prio: String(f.priority) } : {}) })
+    const notes = (native as { notes?: string } | undefined)?.notes
+    await this.post(`/dns/create/${encodeURIComponent(zone.id)}`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl: String(ttl), ...(f.priority !== undefined ? { prio: String(f.priority) } : {}), ...(notes ? { notes } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

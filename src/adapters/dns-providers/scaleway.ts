@@ -7,11 +7,19 @@
 // (`` the apex); data is zone-file text (hostnames with the trailing dot, TXT quoted); MX priority is
 // its own field. Errors are `{message, type}`: 401 `denied_authentication`, 403
 // `permissions_denied`, 404 `not_found`, 409 `conflict`, 429 `quotas_exceeded`/too many requests.
+// Do no harm (card: test/harness/provider-cards/scaleway.ts): a record's comment, and its data as
+// Scaleway holds it, go back with it when its set is rewritten or restored; dynamic records
+// (geo-IP, HTTP health-checked, weighted, view) are read as locked sets; an A, AAAA or CNAME beside
+// an ALIAS is refused before anything is written.
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
 import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { refuseBesideFlattened } from './flattened.ts'
+
+/** A record answered by one of Scaleway's dynamic configurations, which a plain write would drop. */
+const DYNAMIC = ['geo_ip_config', 'http_service_config', 'weighted_config', 'view_config']
 
 export const SCALEWAY_API = 'https://api.scaleway.com'
 
@@ -22,16 +30,17 @@ export class ScalewayProvider implements DnsProvider {
     this.api = new RestClient({ name: 'Scaleway', base, headers: { 'x-auth-token': secretKey }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}` : undefined) })
   }
 
-  private async paged(path: string, key: string): Promise<any[]> {
+  /** `filter` is the list's name filter, sent empty (every item) as Scaleway's SDKs send it. */
+  private async paged(path: string, key: string, filter: string): Promise<any[]> {
     return paginate<any>({ provider: 'Scaleway', what: path, pageSize: 1000 }, async ({ index, offset }) => {
-      const r = await this.api.call('GET', `${path}?page=${index}&page_size=1000`)
+      const r = await this.api.call('GET', `${path}?${filter}=&page=${index}&page_size=1000`)
       const rows = (r[key] ?? []) as any[]
       return { items: rows, more: offset + rows.length < Number(r.total_count ?? 0) }
     })
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/domain/v2beta1/dns-zones', 'dns_zones')).map((z) => {
+    return (await this.paged('/domain/v2beta1/dns-zones', 'dns_zones', 'domain')).map((z) => {
       const name = canonicalName(z.subdomain ? `${z.subdomain}.${z.domain}` : z.domain)
       return { id: name, name }
     })
@@ -39,12 +48,19 @@ export class ScalewayProvider implements DnsProvider {
 
   async readRecords(zone: Zone): Promise<RRset[]> {
     const sets = new Map<string, RRset>()
-    for (const r of await this.paged(`/domain/v2beta1/dns-zones/${encodeURIComponent(zone.id)}/records`, 'records')) {
+    for (const r of await this.paged(`/domain/v2beta1/dns-zones/${encodeURIComponent(zone.id)}/records`, 'records', 'name')) {
       const name = absoluteName(r.name ?? '', zone.name)
       const value = fromZoneFile(r.type, r.type === 'MX' ? `${r.priority ?? 0} ${r.data}` : r.data, zone.name)
       const k = `${name}|${r.type}`
       const s: RRset = sets.get(k) ?? { name, type: r.type, ttl: r.ttl, values: [] }
       s.values.push(value)
+      // What a rewrite must send back as it was: the comment, the data as Scaleway holds it.
+      const keep: { comment?: string; data?: string } = {}
+      if (typeof r.comment === 'string' && r.comment !== '') keep.comment = r.comment
+      if (r.type !== 'MX' && toZoneFile(r.type, value) !== r.data) keep.data = r.data
+      if (Object.keys(keep).length) s.native = { ...s.native, [value]: keep }
+      const dynamic = DYNAMIC.find((d) => r[d] !== undefined && r[d] !== null)
+      if (dynamic) s.locked = `a Scaleway dynamic record (${dynamic})`
       sets.set(k, s)
     }
     return [...sets.values()]
@@ -52,16 +68,21 @@ export class ScalewayProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
+    const current = await this.readRecords(zone)
+    refuseBesideFlattened('Scaleway', current, changes, ['ALIAS'])
     const rel = (n: string) => (n === zone.name ? '' : relativeName(n, zone.name))
     const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
     const body = ordered.map((c) => {
       const id_fields = { name: rel(c.name), type: c.type }
       if (c.values.length === 0) return { delete: { id_fields } }
+      const cur = current.find((s) => s.name === c.name && s.type === c.type)
       const records = c.values.map((v) => {
-        const data = toZoneFile(c.type, v)
-        if (c.type !== 'MX') return { name: id_fields.name, type: c.type, ttl: c.ttl, data }
+        const keep = (cur?.native?.[v] ?? c.native?.[v]) as { comment?: string; data?: string } | undefined
+        const data = keep?.data ?? toZoneFile(c.type, v)
+        const comment = keep?.comment ? { comment: keep.comment } : {}
+        if (c.type !== 'MX') return { name: id_fields.name, type: c.type, ttl: c.ttl, data, ...comment }
         const [p, h] = data.split(' ')
-        return { name: id_fields.name, type: c.type, ttl: c.ttl, data: h, priority: Number(p) }
+        return { name: id_fields.name, type: c.type, ttl: c.ttl, data: h, priority: Number(p), ...comment }
       })
       return { set: { id_fields, records } }
     })

@@ -6,6 +6,19 @@ import { godaddy } from './godaddy.ts'
 import { namecheap } from './namecheap.ts'
 import { netlify } from './netlify.ts'
 import { ovh } from './ovh.ts'
+// Gandi, Name.com, DNSimple, Porkbun, IONOS, bunny.net, deSEC, Gcore, NameSilo, Scaleway, Infomaniak, Dynadot
+import { dynadot } from './dynadot.ts'
+import { gandi } from './gandi.ts'
+import { porkbun } from './porkbun.ts'
+import { namecom } from './namecom.ts'
+import { dnsimple } from './dnsimple.ts'
+import { ionos } from './ionos.ts'
+import { bunny } from './bunny.ts'
+import { desec } from './desec.ts'
+import { scaleway } from './scaleway.ts'
+import { gcore } from './gcore.ts'
+import { namesilo } from './namesilo.ts'
+import { infomaniak } from './infomaniak.ts'
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 
@@ -29,3 +42,6 @@ import { hostinger } from './hostinger.ts'
 import { linode } from './linode.ts'
 import { vultr } from './vultr.ts'
 for (const c of [hetzner, hostinger, linode, vultr]) CARDS[c.id] = c
+
+const REGISTRARS_AND_HOSTS: ProviderCard[] = [dynadot, gandi, porkbun, namecom, dnsimple, ionos, bunny, desec, scaleway, gcore, namesilo, infomaniak]
+for (const c of REGISTRARS_AND_HOSTS) CARDS[c.id] = c

@@ -1,9 +1,11 @@
 // bunny.net DNS API, the parts the adapter uses (https://docs.bunny.net/reference/dnszonepublic_index,
 // …/dnszonepublic_addrecord, …/dnszonepublic_deleterecord): `AccessKey` header; errors `{ErrorKey,
 // Field, Message}` (401, 404 `dnszone.not_found` / `dnsrecord.not_found`, 400 `validation_error`,
-// 429 with Retry-After). GET /dnszone pages `{Items, CurrentPage, TotalItems, HasMoreItems}`; a
-// zone's records come inside the zone, unpaged. Record `Type` is numeric.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// 429 as the card says: test/harness/provider-cards/bunny.ts). GET /dnszone pages `{Items,
+// CurrentPage, TotalItems, HasMoreItems}`; a zone's records come inside the zone, unpaged. Record
+// `Type` is numeric; a record keeps the settings it was added with (Weight, MonitorType, Comment…).
+import { bunny as card } from '../provider-cards/bunny.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface BunnyRecord {
   Id: number
@@ -16,7 +18,11 @@ export interface BunnyRecord {
   Flags: number
   Tag: string
   Disabled: boolean
+  [setting: string]: unknown
 }
+
+/** Settings a record is added with and keeps (the reference's add-record fields beyond its value). */
+const SETTINGS = ['Weight', 'Port', 'Accelerated', 'PullZoneId', 'ScriptId', 'LinkName', 'MonitorType', 'GeolocationLatitude', 'GeolocationLongitude', 'LatencyZone', 'SmartRoutingType', 'Disabled', 'Comment']
 
 export function startBunnyFake(key = nextId('bunny-').padEnd(72, '0')): Fake<BunnyRecord> {
   let ids = 700
@@ -24,8 +30,7 @@ export function startBunnyFake(key = nextId('bunny-').padEnd(72, '0')): Fake<Bun
   return startFake<BunnyRecord>({
     credential: key,
     zoneId: () => String(++ids),
-    retryAfter: 1,
-    throttled: () => err(429, 'too_many_requests', 'Too many requests', { 'retry-after': '1' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       if (req.headers.get('accesskey') !== key) return json(401, { Message: 'Authorization has been denied for this request.' })
       const zoneBody = (z: (typeof f.zones)[number]) => ({ Id: Number(z.id), Domain: z.name, Records: z.records, Nameserver1: 'kiki.bunny.net', Nameserver2: 'coco.bunny.net' })
@@ -44,7 +49,9 @@ export function startBunnyFake(key = nextId('bunny-').padEnd(72, '0')): Fake<Bun
         const name = b.Name ?? ''
         const same = zone.records.filter((r) => r.Name === name)
         if ((b.Type === 2 && same.length) || same.some((r) => r.Type === 2)) return json(400, { ErrorKey: 'dnsrecord.conflict', Field: 'Name', Message: 'A CNAME record cannot be combined with other records' })
-        const rec: BunnyRecord = { Id: ++ids, Type: b.Type, Ttl: b.Ttl ?? 300, Value: b.Value, Name: name, Weight: 0, Priority: b.Priority ?? 0, Flags: b.Flags ?? 0, Tag: b.Tag ?? '', Disabled: false }
+        if (b.Type < 0 || b.Type >= card.records.types.length) return json(400, { ErrorKey: 'validation_error', Field: 'Type', Message: 'The Type field is invalid.' })
+        const kept = Object.fromEntries(SETTINGS.filter((k) => b[k] !== undefined).map((k) => [k, b[k]]))
+        const rec: BunnyRecord = { Id: ++ids, Type: b.Type, Ttl: b.Ttl ?? card.ttl.default, Value: b.Value, Name: name, Weight: 0, Priority: b.Priority ?? 0, Flags: b.Flags ?? 0, Tag: b.Tag ?? '', Disabled: false, ...kept }
         zone.records.push(rec)
         return json(201, rec)
       }

@@ -4,8 +4,11 @@
 // failed" with `errors`, 429 "Too many requests"); lists `{data, pagination: {current_page,
 // per_page, total_entries, total_pages}}`. Records `{id, zone_id, parent_id, name, content, ttl,
 // priority, type, regions, system_record, created_at, updated_at}`; names relative, `` the apex.
-// Held to DNSimple's OpenAPI document by the contract test (test/fixtures/provider-openapi/dnsimple.json).
-import { json, nextId, servePage } from './common.ts'
+// Held to DNSimple's OpenAPI document by the contract test (test/fixtures/provider-openapi/dnsimple.json);
+// rate limit and errors as the card says (test/harness/provider-cards/dnsimple.ts). With `userToken`,
+// the token is a user's: /whoami names no account and GET /accounts lists the one it reaches.
+import { dnsimple as card } from '../provider-cards/dnsimple.ts'
+import { cardThrottle, json, nextId, servePage } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface DnsimpleRecord {
@@ -25,14 +28,20 @@ export interface DnsimpleRecord {
 
 const STAMP = '2026-01-15T10:20:53Z'
 
-export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z'), account = 1385) {
+export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z'), account = 1385, userToken = false) {
   let ids = 60000
   const err = (status: number, message: string) => json(status, { message })
   const fake = startRowFake<DnsimpleRecord>({
-    extra: (req, url) => (req.method === 'GET' && url.pathname === '/v2/whoami' ? json(200, { data: { user: null, account: { id: account, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly', created_at: STAMP, updated_at: STAMP } } }) : null),
+    extra: (req, url) => {
+      const acct = { id: account, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly', created_at: STAMP, updated_at: STAMP }
+      if (req.method === 'GET' && url.pathname === '/v2/whoami') return json(200, { data: userToken ? { user: { id: 7, email: 'pat@example.com', created_at: STAMP, updated_at: STAMP }, account: null } : { user: null, account: acct } })
+      if (req.method === 'GET' && url.pathname === '/v2/accounts') return json(200, { data: [acct] })
+      return null
+    },
     credential: token,
     authorized: (req) => req.headers.get('authorization') === `Bearer ${token}`,
-    errors: { unauthorized: () => err(401, 'Authentication failed'), notFound: () => err(404, 'Zone not found'), invalid: (m) => json(400, { message: 'Validation failed', errors: { base: [m] } }), throttled: () => err(429, 'Too many requests') },
+    errors: { unauthorized: () => err(401, 'Authentication failed'), notFound: () => err(404, 'Zone not found'), invalid: (m) => json(400, { message: 'Validation failed', errors: { base: [m] } }), throttled: cardThrottle(card, 30) },
+    retryAfter: 30,
     zoneId: (name) => name,
     routes: { zones: new RegExp(`^/v2/${account}/zones$`), records: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records$`), record: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records/(?<id>\\d+)$`) },
     zoneRow: (z) => ({ id: z.name.length, account_id: account, name: z.name, reverse: false, secondary: false, last_transferred_at: null, active: true, created_at: STAMP, updated_at: STAMP }),
@@ -43,7 +52,8 @@ export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z
     },
     create(b, z) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.content !== 'string' || !b.content) return 'content is required'
-      return { id: ++ids, zone_id: z.name, parent_id: null, name: b.name, content: b.content, ttl: b.ttl ?? 3600, priority: b.priority ?? null, type: b.type, regions: ['global'], system_record: false, created_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), updated_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }
+      if (!card.records.types.includes(b.type) || b.type === 'SOA') return `type ${b.type} is not supported`
+      return { id: ++ids, zone_id: z.name, parent_id: null, name: b.name, content: b.content, ttl: b.ttl ?? card.ttl.default, priority: b.priority ?? null, type: b.type, regions: Array.isArray(b.regions) ? b.regions : ['global'], system_record: false, created_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), updated_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }
     },
     created: (row) => json(201, { data: row }),
     deleted: () => new Response(null, { status: 204 }),

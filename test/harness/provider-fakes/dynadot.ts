@@ -3,8 +3,11 @@
 // errors as ResponseCode "-1" with `Error` ("invalid key", "ip address not allowed", "could not find
 // domain"), and HTTP 429 when rate limited. list_domain and get_dns answer whole lists; get_dns gives
 // the apex records (`MainDomains`) and the ones below it (`SubDomains`, `Subhost`) with one zone `TTL`;
-// set_dns2 replaces them all (at most 20 apex records and 100 below).
-import { json, nextId, startFake, type Fake } from './common.ts'
+// set_dns2 replaces them all (at most 20 apex records and 100 below) and puts the domain on Dynadot
+// DNS (`NameServerSettings.Type`, kept in the zone's settings). Answers as the card says
+// (test/harness/provider-cards/dynadot.ts): forward, stealth and email rows carry their extra field.
+import { dynadot as card } from '../provider-cards/dynadot.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface DynadotRecord {
   /** Relative name, '' for the apex. */
@@ -16,7 +19,7 @@ export interface DynadotRecord {
 
 export type DynadotFake = Fake<DynadotRecord> & { ttls: Map<string, number>; ipLocked: Set<string> }
 
-const TYPES = ['a', 'aaaa', 'cname', 'forward', 'txt', 'mx', 'stealth', 'email', 'caa']
+const TYPES = ['a', 'aaaa', 'cname', 'forward', 'txt', 'mx', 'stealth', 'email', 'caa', 'srv']
 
 export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFake {
   const ttls = new Map<string, number>()
@@ -26,8 +29,7 @@ export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFak
   const fake = startFake<DynadotRecord>({
     credential: key,
     zoneId: (name) => name,
-    retryAfter: 5,
-    throttled: () => new Response('Too Many Requests', { status: 429, headers: { 'retry-after': '5' } }),
+    throttled: cardThrottle(card, 0),
     handle(req, url, f) {
       const q = url.searchParams
       const command = q.get('command') ?? ''
@@ -43,7 +45,7 @@ export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFak
         return answer(name, {
           ResponseCode: '0',
           Status: 'success',
-          GetDns: { NameServerSettings: { Type: 'Dynadot DNS', WithAds: 'no', MainDomains: zone.records.filter((r) => !r.sub).map(row), SubDomains: zone.records.filter((r) => r.sub).map(row), TTL: String(ttls.get(zone.name) ?? 3600) } },
+          GetDns: { NameServerSettings: { Type: 'Dynadot DNS', WithAds: 'no', ...zone.settings, MainDomains: zone.records.filter((r) => !r.sub).map(row), SubDomains: zone.records.filter((r) => r.sub).map(row), TTL: String(ttls.get(zone.name) ?? 3600) } },
         })
       }
       if (command === 'set_dns2') {
@@ -65,6 +67,7 @@ export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFak
         if (!Number.isInteger(ttl) || ttl < 60) return error(name, 'invalid ttl')
         zone.records = records
         ttls.set(zone.name, ttl)
+        if (zone.settings?.Type !== undefined) zone.settings = { ...zone.settings, Type: 'Dynadot DNS' }
         return answer(name, { ResponseCode: '0', Status: 'success' })
       }
       return error(name, `unknown command ${command}`)

@@ -1,46 +1,56 @@
-// Gandi LiveDNS v5, the parts the adapter uses (https://api.gandi.net/docs/livedns/): Bearer token;
+// Gandi LiveDNS v5, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/gandi.ts): `Bearer` personal access token (or the deprecated `Apikey`);
 // errors `{code, message, object, cause}` (401 Unauthorized, 404 "Domain not found" / "Record not
-// found", 400 with `errors`, 429 "Too Many Requests" with Retry-After); lists are bare arrays paged
-// by `page`/`per_page` with a Total-Count header. Record sets `{rrset_name, rrset_type, rrset_ttl,
-// rrset_values, rrset_href}`; PUT on a set creates or replaces it (201), DELETE removes it (204).
-// TXT values must be quoted character strings; TTL at least 300.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// found", 400 with `errors` [{location, name, description}], 409), 429 as the card's rate limit. Lists
+// are bare arrays paged by `page`/`per_page` as asked (a page past the last is empty) with
+// `Total-Count` and a `Link` to the next page. Record sets `{rrset_name, rrset_type, rrset_ttl,
+// rrset_values, rrset_href}`; PUT on a set creates or replaces it (201), DELETE removes it (204). TXT
+// values must be quoted character strings; rrset_ttl 300–2592000; an ALIAS only at the apex.
+import { gandi as card } from '../provider-cards/gandi.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface GandiRRset {
   rrset_name: string
   rrset_type: string
   rrset_ttl: number
   rrset_values: string[]
+  rrset_href?: string
 }
 
 const err = (code: number, message: string, cause: string, headers: Record<string, string> = {}) => json(code, { code, message, object: 'HTTP' + cause.replace(/ /g, ''), cause }, headers)
+const invalid = (name: string, description: string) => json(400, { code: 400, message: 'Bad Request', object: 'HTTPBadRequest', cause: 'Bad Request', errors: [{ location: 'body', name, description }] })
 
-export function startGandiFake(token = 'gandi-pat-' + nextId()): Fake<GandiRRset> {
+export function startGandiFake(token = 'pat_' + nextId().padEnd(36, '0')): Fake<GandiRRset> {
   return startFake<GandiRRset>({
     credential: token,
     zoneId: (name) => name,
-    retryAfter: 20,
-    throttled: () => err(429, 'Too many requests', 'Too Many Requests', { 'retry-after': '20' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       if (req.headers.get('authorization') !== `Bearer ${token}`) return err(401, 'The server could not verify that you authorized to access the document you requested.', 'Unauthorized')
       const list = (kind: 'zones' | 'records', rows: unknown[]) => {
-        const s = servePage(f, kind, rows, Number(url.searchParams.get('page') ?? 1), Number(url.searchParams.get('per_page') ?? 100))
-        return json(200, s.items, { 'total-count': String(s.total) })
+        const page = Math.max(1, Number(url.searchParams.get('page') ?? 1))
+        const perPage = Math.max(1, Number(url.searchParams.get('per_page') ?? 100))
+        const items = askedPage(f, kind, rows, (page - 1) * perPage, perPage)
+        const last = Math.max(1, Math.ceil(rows.length / perPage))
+        const headers: Record<string, string> = { 'total-count': String(rows.length), 'filtered-count': String(items.length) }
+        if (page < last) headers.link = `<${f.url}${url.pathname}?page=${page + 1}&per_page=${perPage}>; rel="next", <${f.url}${url.pathname}?page=${last}&per_page=${perPage}>; rel="last"`
+        return json(200, items, headers)
       }
-      if (req.method === 'GET' && url.pathname === '/v5/livedns/domains') return list('zones', f.zones.map((z) => ({ fqdn: z.name, domain_href: `${f.url}/v5/livedns/domains/${z.name}`, automatic_snapshots: true })))
+      if (req.method === 'GET' && url.pathname === '/v5/livedns/domains') return list('zones', f.zones.map((z) => ({ fqdn: z.name, domain_href: `${f.url}/v5/livedns/domains/${z.name}`, domain_records_href: `${f.url}/v5/livedns/domains/${z.name}/records` })))
       const m = /^\/v5\/livedns\/domains\/([^/]+)\/records(?:\/([^/]+)\/([A-Z]+))?$/.exec(url.pathname)
       const zone = m && f.zones.find((z) => z.name === m[1])
       if (!m || !zone) return err(404, 'Domain not found', 'Not Found')
-      if (req.method === 'GET' && !m[2]) return list('records', zone.records)
+      if (req.method === 'GET' && !m[2]) return list('records', zone.records.map((s) => ({ ...s, rrset_href: `${f.url}/v5/livedns/domains/${zone.name}/records/${encodeURIComponent(s.rrset_name)}/${s.rrset_type}` })))
       const name = decodeURIComponent(m[2] ?? '')
       const i = zone.records.findIndex((s) => s.rrset_name === name && s.rrset_type === m[3])
       if (req.method === 'PUT' && m[2]) {
         const b = (await req.json()) as Partial<GandiRRset>
         const values = b.rrset_values
-        if (!Array.isArray(values) || values.length === 0) return json(400, { code: 400, message: 'Bad Request', cause: 'Bad Request', errors: [{ location: 'body', name: 'rrset_values', description: 'required' }] })
-        if (m[3] === 'TXT' && values.some((v) => !v.startsWith('"'))) return json(400, { code: 400, message: 'Bad Request', cause: 'Bad Request', errors: [{ location: 'body', name: 'rrset_values', description: 'TXT values must be quoted' }] })
-        const ttl = b.rrset_ttl ?? 10800
-        if (ttl < 300) return json(400, { code: 400, message: 'Bad Request', cause: 'Bad Request', errors: [{ location: 'body', name: 'rrset_ttl', description: 'must be at least 300' }] })
+        if (!Array.isArray(values) || values.length === 0) return invalid('rrset_values', 'required')
+        if (m[3] === 'TXT' && values.some((v) => !v.startsWith('"'))) return invalid('rrset_values', 'TXT values must be quoted')
+        if (m[3] === 'ALIAS' && name !== '@') return invalid('rrset_type', 'ALIAS records are only allowed at the apex')
+        const ttl = b.rrset_ttl ?? card.ttl.default
+        if (ttl < card.ttl.min || ttl > card.ttl.max!) return invalid('rrset_ttl', `must be between ${card.ttl.min} and ${card.ttl.max}`)
         const others = zone.records.filter((s) => s.rrset_name === name && s.rrset_type !== m[3])
         if ((m[3] === 'CNAME' && others.length) || others.some((s) => s.rrset_type === 'CNAME')) return err(409, 'A CNAME record cannot coexist with other records', 'Conflict')
         const set = { rrset_name: name, rrset_type: m[3]!, rrset_ttl: ttl, rrset_values: values }

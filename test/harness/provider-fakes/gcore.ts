@@ -1,14 +1,18 @@
 // Gcore DNS API v2, the parts the adapter uses (https://api.gcore.com/docs/dns#tag/RRsets): `APIKey`
 // authorization; errors `{error}` (401 "invalid token", 404 "zone not found" / "rrset not found",
 // 409 "rrset already exists", 400, 429 with Retry-After); lists paged by `limit`/`offset` with
-// `total_amount`. Record sets `{name, type, ttl, resource_records: [{content, enabled, id}]}`.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// `total_amount`. Record sets `{name, type, ttl, filters?, meta?, resource_records: [{content,
+// enabled, id, meta?}]}`; rate limit as the card says (test/harness/provider-cards/gcore.ts).
+import { gcore as card } from '../provider-cards/gcore.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface GcoreRRset {
   name: string
   type: string
   ttl: number
-  resource_records: { id: number; content: (string | number)[]; enabled: boolean }[]
+  resource_records: { id: number; content: (string | number)[]; enabled: boolean; meta?: Record<string, unknown> }[]
+  filters?: unknown[]
+  meta?: Record<string, unknown>
 }
 
 export function startGcoreFake(token = `${Math.floor(Math.random() * 9000) + 1000}$${nextId().padEnd(60, 'g')}`): Fake<GcoreRRset> {
@@ -17,8 +21,7 @@ export function startGcoreFake(token = `${Math.floor(Math.random() * 9000) + 100
   return startFake<GcoreRRset>({
     credential: token,
     zoneId: (name) => name,
-    retryAfter: 15,
-    throttled: () => err(429, 'too many requests', { 'retry-after': '15' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       if (req.headers.get('authorization') !== `APIKey ${token}`) return err(401, 'invalid token')
       const list = (kind: 'zones' | 'records', key: string, rows: unknown[]) => {

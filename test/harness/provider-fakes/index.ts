@@ -173,8 +173,26 @@ export const FAKE_CASES: FakeCase[] = [
     pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ id: `rec_fill${i}`, slug: `fill${i}`, name: `filler${i}`, type: 'TXT', value: `filler-${i}`, ttl: 60, creator: 'portico', created: 0 }) } },
     seedRow: (z, row) => z.records.push({ id: nextId('rec_'), slug: nextId(), created: 0, ...row }),
   },
-  { id: 'gandi', reference: 'https://api.gandi.net/docs/livedns/', start: () => startGandiFake(), base: (f) => f.url + '/v5', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'desec', reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html', start: () => startDesecFake(), base: (f) => f.url + '/api/v1', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'gandi',
+    reference: 'https://api.gandi.net/docs/livedns/',
+    start: () => startGandiFake(),
+    base: (f) => f.url + '/v5',
+    badCredential: 'pat_wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 500 a page; Gandi answers as many as asked.
+    pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ rrset_name: `filler${i}`, rrset_type: 'TXT', rrset_ttl: 300, rrset_values: [`"filler-${i}"`] }) } },
+  },
+  {
+    id: 'desec',
+    reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html',
+    start: () => startDesecFake(),
+    base: (f) => f.url + '/api/v1',
+    badCredential: 'wrong-token',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // deSEC names a set by `subname`, empty at the apex.
+    rowKey: (r, zone) => ({ name: r.subname ? `${String(r.subname).toLowerCase()}.${zone}` : zone, type: r.type }),
+  },
   {
     id: 'ns1',
     reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/',
@@ -196,9 +214,18 @@ export const FAKE_CASES: FakeCase[] = [
     badCredential: 'wrong-key',
     foreignZone: { id: '999999', name: 'not-mine.example' },
     // bunny.net numbers its record types.
-    rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS'][r.Type] ?? String(r.Type) }),
+    rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS', 'SVCB', 'HTTPS', 'TLSA'][r.Type] ?? String(r.Type) }),
   },
-  { id: 'scaleway', reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/', start: () => startScalewayFake(), base: (f) => f.url, badCredential: 'wrong-secret', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'scaleway',
+    reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/',
+    start: () => startScalewayFake(),
+    base: (f) => f.url,
+    badCredential: '00000000-0000-4000-8000-000000000000',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 1000 a page; Scaleway answers as many as asked.
+    pageFill: { zones: 1001, records: { count: 1000, row: (_z, i) => ({ id: `filler-${i}`, data: `"filler-${i}"`, name: `filler${i}`, priority: 0, ttl: 3600, type: 'TXT', comment: null }) } },
+  },
   { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
   { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
   { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },

@@ -3,8 +3,10 @@
 // "error", error: {code, description}}` (401 not_authorized, 404 object_not_found, 422
 // validation_failed, 429 too_many_request with Retry-After). The product list is paged (`page`,
 // `per_page`, answer `pages`, `total`); a domain's records come as one list. Records `{id, source,
-// type, ttl, target}` with relative `source` (`.` the apex), MX priority inside `target`.
-import { json, nextId, servePage } from './common.ts'
+// type, ttl, target, dyndns_id?}` with relative `source` (`.` the apex), MX priority inside `target`.
+// Rate limit as the card says (test/harness/provider-cards/infomaniak.ts).
+import { infomaniak as card } from '../provider-cards/infomaniak.ts'
+import { cardThrottle, json, nextId, servePage } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface InfomaniakRecord {
@@ -13,6 +15,7 @@ export interface InfomaniakRecord {
   type: string
   ttl: number
   target: string
+  dyndns_id?: number
 }
 
 const err = (status: number, code: string, description: string, headers: Record<string, string> = {}) => json(status, { result: 'error', error: { code, description } }, headers)
@@ -26,9 +29,8 @@ export function startInfomaniakFake(token = 'ik' + nextId().padEnd(62, 'i')) {
       unauthorized: () => err(401, 'not_authorized', 'Authorization required'),
       notFound: () => err(404, 'object_not_found', 'Object not found'),
       invalid: (m) => err(422, 'validation_failed', m),
-      throttled: () => err(429, 'too_many_request', 'Too many requests', { 'retry-after': '17' }),
+      throttled: cardThrottle(card, 0),
     },
-    retryAfter: 17,
     zoneId: () => String(++ids),
     routes: { zones: /^\/1\/product$/, records: /^\/1\/domain\/(?<zone>\d+)\/dns\/record$/, record: /^\/1\/domain\/(?<zone>\d+)\/dns\/record\/(?<id>\d+)$/ },
     zoneRow: (z) => ({ id: Number(z.id), service_name: 'domain', customer_name: z.name }),
@@ -41,7 +43,8 @@ export function startInfomaniakFake(token = 'ik' + nextId().padEnd(62, 'i')) {
     },
     create(b) {
       if (typeof b.source !== 'string' || typeof b.type !== 'string' || typeof b.target !== 'string' || !b.target) return 'source, type and target are required'
-      if (b.ttl !== undefined && (!Number.isInteger(b.ttl) || b.ttl < 60)) return 'ttl must be at least 60'
+      if (b.ttl !== undefined && (!Number.isInteger(b.ttl) || b.ttl < card.ttl.min)) return `ttl must be at least ${card.ttl.min}`
+      if (!card.records.types.includes(b.type)) return `type ${b.type} is not supported`
       return { id: ++ids, source: b.source, type: b.type, ttl: b.ttl ?? 3600, target: b.target }
     },
     created: (row) => json(200, { result: 'success', data: row.id }),

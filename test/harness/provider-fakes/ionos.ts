@@ -3,7 +3,9 @@
 // RECORD_NOT_FOUND, 400 INVALID_RECORD, 429 TOO_MANY_REQUESTS with Retry-After). The zone list and a
 // zone's records are whole lists (GET /zones/{id} embeds `records`); POST …/records takes a list.
 // Records `{id, name, rootName, type, content, ttl, prio, disabled, changeDate}` with absolute names.
-import { json, nextId } from './common.ts'
+// Rate limit and errors as the card says (test/harness/provider-cards/ionos.ts).
+import { ionos as card } from '../provider-cards/ionos.ts'
+import { cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface IonosRecord {
@@ -23,8 +25,7 @@ export function startIonosFake(key = `${nextId('pub')}.${nextId('sec').padEnd(30
   return startRowFake<IonosRecord>({
     credential: key,
     authorized: (req) => req.headers.get('x-api-key') === key,
-    errors: { unauthorized: () => err(401, 'UNAUTHORIZED', 'The customer is not authorized to do this operation.'), notFound: () => err(404, 'ZONE_NOT_FOUND', 'Zone not found.'), invalid: (m) => err(400, 'INVALID_RECORD', m), throttled: () => err(429, 'TOO_MANY_REQUESTS', 'Too many requests.', { 'retry-after': '10' }) },
-    retryAfter: 10,
+    errors: { unauthorized: () => err(401, 'UNAUTHORIZED', 'The customer is not authorized to do this operation.'), notFound: () => err(404, 'ZONE_NOT_FOUND', 'Zone not found.'), invalid: (m) => err(400, 'INVALID_RECORD', m), throttled: cardThrottle(card, 0) },
     zoneId: () => crypto.randomUUID(),
     routes: { zones: /^\/dns\/v1\/zones$/, records: /^\/dns\/v1\/zones\/(?<zone>[^/]+)(?:\/records)?$/, record: /^\/dns\/v1\/zones\/(?<zone>[^/]+)\/records\/(?<id>[^/]+)$/ },
     zoneRow: (z) => ({ id: z.id, name: z.name, type: 'NATIVE' }),
@@ -38,6 +39,8 @@ export function startIonosFake(key = `${nextId('pub')}.${nextId('sec').padEnd(30
       const r = Array.isArray(b) && b.length === 1 ? b[0] : null
       if (!r || typeof r.type !== 'string' || typeof r.name !== 'string' || typeof r.content !== 'string' || !r.content) return 'Record is invalid: name, type and content are required'
       if (r.name !== z.name && !r.name.endsWith(`.${z.name}`)) return 'Record name is not in the zone'
+      if (!card.records.types.includes(r.type) || r.type === 'SOA') return `Record type ${r.type} is not supported`
+      if (r.ttl !== undefined && r.ttl < card.ttl.min) return `TTL must be at least ${card.ttl.min}`
       return { id: crypto.randomUUID(), name: r.name, rootName: z.name, type: r.type, content: r.content, ttl: r.ttl ?? 3600, ...(r.prio !== undefined ? { prio: r.prio } : {}), disabled: !!r.disabled, changeDate: new Date().toISOString() }
     },
     created: (row) => json(201, [row]),

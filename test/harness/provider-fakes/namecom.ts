@@ -1,9 +1,10 @@
 // Name.com API v4 DNS, the parts the adapter uses (https://docs.name.com/docs/api-reference/dns,
 // …/domains/list-domains): HTTP Basic `username:token`; errors `{message, details?}` (401
-// "Unauthenticated", 404 "Not Found", 400 "Invalid Argument", 429 "Too Many Requests" with
-// Retry-After); lists `{domains|records, nextPage?, lastPage?}`. Records `{id, domainName, host, fqdn,
-// type, answer, ttl, priority?}`; TTL at least 300.
-import { json, nextId, servePage } from './common.ts'
+// "Unauthenticated", 404 "Not Found", 400 "Invalid Argument", 429 as the card says
+// (test/harness/provider-cards/namecom.ts)); lists `{domains|records, nextPage?, lastPage?}`. Records
+// `{id, domainName, host, fqdn, type, answer, ttl, priority?}` of the card's types; TTL at least 300.
+import { namecom as card } from '../provider-cards/namecom.ts'
+import { cardThrottle, json, nextId, servePage } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface NamecomRecord {
@@ -23,8 +24,7 @@ export function startNamecomFake(user = 'pat', token = nextId('ncom').padEnd(40,
   return startRowFake<NamecomRecord>({
     credential: `${user}:${token}`,
     authorized: (req) => req.headers.get('authorization') === `Basic ${btoa(`${user}:${token}`)}`,
-    errors: { unauthorized: () => err(401, 'Unauthenticated'), notFound: () => err(404, 'Not Found'), invalid: (m) => err(400, 'Invalid Argument', m), throttled: () => err(429, 'Too Many Requests', undefined, { 'retry-after': '3' }) },
-    retryAfter: 3,
+    errors: { unauthorized: () => err(401, 'Unauthenticated'), notFound: () => err(404, 'Not Found'), invalid: (m) => err(400, 'Invalid Argument', m), throttled: cardThrottle(card, 0) },
     zoneId: (name) => name,
     routes: { zones: /^\/v4\/domains$/, records: /^\/v4\/domains\/(?<zone>[^/]+)\/records$/, record: /^\/v4\/domains\/(?<zone>[^/]+)\/records\/(?<id>\d+)$/ },
     zoneRow: (z) => ({ domainName: z.name, locked: true, autorenewEnabled: true, expireDate: '2027-01-01T00:00:00Z' }),
@@ -34,8 +34,8 @@ export function startNamecomFake(user = 'pat', token = nextId('ncom').padEnd(40,
       return json(200, { [kind === 'zones' ? 'domains' : 'records']: s.items, ...(page < s.last ? { nextPage: page + 1 } : {}), lastPage: s.last })
     },
     create(b, z) {
-      if (typeof b.type !== 'string' || typeof b.answer !== 'string' || !b.answer) return 'type and answer are required'
-      if ((b.ttl ?? 300) < 300) return 'TTL must be at least 300'
+      if (typeof b.type !== 'string' || !card.records.types.includes(b.type) || typeof b.answer !== 'string' || !b.answer) return 'type and answer are required'
+      if ((b.ttl ?? card.ttl.default) < card.ttl.min) return `TTL must be at least ${card.ttl.min}`
       const host = b.host ?? ''
       return { id: ++ids, domainName: z.name, host, fqdn: `${host ? `${host}.` : ''}${z.name}.`, type: b.type, answer: b.answer, ttl: b.ttl ?? 300, ...(b.priority !== undefined ? { priority: b.priority } : {}) }
     },

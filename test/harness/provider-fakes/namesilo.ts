@@ -4,8 +4,10 @@
 // from your IP", 200 "Domain is not active, or does not belong to this user", 280 a refused record) and
 // HTTP 429 when rate limited. The JSON is converted from XML, so a list of one is the item itself.
 // listDomains pages by page/pageSize with `pager`; dnsListRecords answers the whole zone with fully
-// qualified hosts; the lowest TTL is 3600.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// qualified hosts; the lowest TTL is 3600; rate limit as the card says
+// (test/harness/provider-cards/namesilo.ts).
+import { namesilo as card } from '../provider-cards/namesilo.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
 
 export interface NamesiloRecord {
   record_id: string
@@ -27,8 +29,7 @@ export function startNamesiloFake(key = nextId('ns').padEnd(24, 's')): NamesiloF
   const fake = startFake<NamesiloRecord>({
     credential: key,
     zoneId: (name) => name,
-    retryAfter: 30,
-    throttled: () => new Response('Too Many Requests', { status: 429, headers: { 'retry-after': '30' } }),
+    throttled: cardThrottle(card, 0),
     handle(req, url, f) {
       const op = url.pathname.replace(/^\/api\//, '')
       const q = url.searchParams
@@ -47,7 +48,7 @@ export function startNamesiloFake(key = nextId('ns').padEnd(24, 's')): NamesiloF
         const value = q.get('rrvalue') ?? ''
         const ttl = Number(q.get('rrttl') ?? 7207)
         if (!['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'CAA', 'SRV'].includes(type) || !value) return reply(op, 280, 'DNS record could not be added: invalid type or value')
-        if (!Number.isInteger(ttl) || ttl < 3600) return reply(op, 280, 'DNS record could not be added: TTL must be at least 3600')
+        if (!Number.isInteger(ttl) || ttl < card.ttl.min || ttl > card.ttl.max!) return reply(op, 280, `DNS record could not be added: TTL must be between ${card.ttl.min} and ${card.ttl.max}`)
         const sub = (q.get('rrhost') ?? '').toLowerCase()
         const host = sub ? `${sub}.${zone.name}` : zone.name
         const same = zone.records.filter((r) => r.host === host)

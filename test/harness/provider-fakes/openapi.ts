@@ -31,6 +31,11 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
     // specified Type and/or Name"; clients (lego, libdns) read the whole zone at GET …/records.
     { match: /^GET \/v1\/domains\/[^/]+\/records \(\d+\): not an operation of the document$/, why: 'GoDaddy\'s record list is its GET …/records/{type}/{name} with both left out' },
   ],
+  scaleway: [
+    // https://www.scaleway.com/en/developers/api/#errors: errors and the rate limit are described for
+    // the whole API; the document lists only each operation's 200.
+    { match: /^(GET|PATCH) \/domain\/v2beta1\/dns-zones(\/\{dns_zone\}\/records)? \((401|404|409|429)\): status \d+ is not documented$/, why: 'Scaleway documents errors and rate limiting for the whole API only' },
+  ],
   hostinger: [
     // https://developers.hostinger.com/#description/rate-limiting and the 404 of a domain outside the
     // account are described for the whole API, not per operation.

@@ -1,10 +1,12 @@
 // Porkbun API v3, the parts the adapter uses (https://porkbun.com/api/json/v3/documentation): POST
 // JSON with `apikey` and `secretapikey`; answers `{status: "SUCCESS", …}` or HTTP 400 with `{status:
 // "ERROR", message}` ("Invalid API key. (002)", "Invalid domain.", "Domain is not opted in to API
-// access."), 429 when rate limited (with Retry-After). /domain/listAll pages by `start` (up to 1000
-// a call; this stand-in serves fewer); /dns/retrieve answers the whole zone with fully qualified names
-// and numbers as strings; the lowest TTL is 600.
-import { json, nextId, PAGE_CAP, servePage, startFake, type Fake } from './common.ts'
+// access."), and past the rate limit the card's HTML 503 with no wait
+// (test/harness/provider-cards/porkbun.ts). /domain/listAll pages by `start` (up to 1000 a call; this
+// stand-in serves fewer); /dns/retrieve answers the whole zone with fully qualified names, numbers as
+// strings and each record's `notes`; /dns/create takes `notes`; the lowest TTL is 600.
+import { porkbun as card } from '../provider-cards/porkbun.ts'
+import { cardThrottle, json, nextId, PAGE_CAP, servePage, startFake, type Fake } from './common.ts'
 
 export interface PorkbunRecord {
   id: string
@@ -27,8 +29,7 @@ export function startPorkbunFake(apikey = 'pk1_' + nextId().padEnd(64, 'a'), sec
   const fake = startFake<PorkbunRecord>({
     credential: `${apikey}:${secret}`,
     zoneId: (name) => name,
-    retryAfter: 10,
-    throttled: () => error('Rate limit exceeded.', 429, { 'retry-after': '10' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       if (req.method !== 'POST') return error('Requests must be POST.', 405)
       let body: any
@@ -57,11 +58,11 @@ export function startPorkbunFake(apikey = 'pk1_' + nextId().padEnd(64, 'a'), sec
         case 'create': {
           const ttl = Number(body.ttl ?? 600)
           if (!TYPES.includes(body.type) || typeof body.content !== 'string' || !body.content) return error('Invalid record type or content.')
-          if (!Number.isInteger(ttl) || ttl < 600) return error('TTL must be at least 600.')
+          if (!Number.isInteger(ttl) || ttl < card.ttl.min) return error(`TTL must be at least ${card.ttl.min}.`)
           const name = fqdn(String(body.name ?? '').toLowerCase())
           const same = zone.records.filter((r) => r.name === name)
           if ((body.type === 'CNAME' && same.length) || same.some((r) => r.type === 'CNAME')) return error('Could not add DNS record: a CNAME cannot stand beside other records.')
-          const rec: PorkbunRecord = { id: String(++ids), name, type: body.type, content: body.content, ttl: String(ttl), prio: String(body.prio ?? 0), notes: null }
+          const rec: PorkbunRecord = { id: String(++ids), name, type: body.type, content: body.content, ttl: String(ttl), prio: String(body.prio ?? 0), notes: typeof body.notes === 'string' ? body.notes : null }
           zone.records.push(rec)
           return json(200, { status: 'SUCCESS', id: Number(rec.id) })
         }

@@ -1,11 +1,14 @@
-// Scaleway Domains and DNS v2beta1, the parts the adapter uses
-// (https://www.scaleway.com/en/developers/api/domains-and-dns/#path-records-update-records-within-a-dns-zone):
-// `X-Auth-Token`; errors `{message, type}` (401 denied_authentication, 404 not_found with
-// `resource`, 400 invalid_arguments, 409 conflict, 429 too many requests with Retry-After); lists
-// `{dns_zones|records, total_count}` paged by `page`/`page_size`. PATCH …/records takes `changes`
-// (`add`, `set`, `delete` by `id_fields`) and applies them all or none. Record rows `{id, data,
-// name, priority, ttl, type, comment}`; TXT data quoted.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// Scaleway Domains and DNS v2beta1, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/scaleway.ts) and held to Scaleway's OpenAPI document by the contract test
+// (test/fixtures/provider-openapi/scaleway.json): `X-Auth-Token`; errors `{message, type}` (401
+// denied_authentication, 404 not_found with `resource`, 400 invalid_arguments, 409 conflict, 429 as the
+// card's rate limit); lists `{dns_zones|records, total_count}` paged by `page`/`page_size` as asked,
+// filtered by `domain` / `name` (empty: all). PATCH …/records takes `changes` (`add`, `set`, `delete`
+// by `id_fields`) and applies them all or none. Record rows `{id, data, name, priority, ttl, type,
+// comment}` and a dynamic record's `geo_ip_config` / `http_service_config` / `weighted_config` /
+// `view_config`; TXT data quoted; `set` keeps what each record it is given carries (its comment).
+import { scaleway as card } from '../provider-cards/scaleway.ts'
+import { askedPage, cardThrottle, json, startFake, type Fake } from './common.ts'
 
 export interface ScwRecord {
   id: string
@@ -15,26 +18,35 @@ export interface ScwRecord {
   ttl: number
   type: string
   comment: string | null
+  [dynamic: string]: unknown
 }
+
+const zoneRow = (name: string, project: string) => ({ domain: name, subdomain: '', ns: ['ns0.dom.scw.cloud', 'ns1.dom.scw.cloud'], ns_default: ['ns0.dom.scw.cloud', 'ns1.dom.scw.cloud'], ns_master: [], status: 'active', message: null, updated_at: '2026-01-01T00:00:00Z', project_id: project, linked_products: [] })
 
 export function startScalewayFake(secret = crypto.randomUUID()): Fake<ScwRecord> {
   const err = (status: number, type: string, message: string, extra: object = {}, headers: Record<string, string> = {}) => json(status, { message, type, ...extra }, headers)
   return startFake<ScwRecord>({
     credential: secret,
     zoneId: (name) => name,
-    retryAfter: 6,
-    throttled: () => err(429, 'too_many_requests', 'too many requests', {}, { 'retry-after': '6' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       if (req.headers.get('x-auth-token') !== secret) return err(401, 'denied_authentication', 'authentication is denied', { method: 'api_key', reason: 'invalid_argument' })
       const list = (kind: 'zones' | 'records', key: string, rows: unknown[]) => {
-        const s = servePage(f, kind, rows, Number(url.searchParams.get('page') ?? 1), Number(url.searchParams.get('page_size') ?? 20))
-        return json(200, { [key]: s.items, total_count: s.total })
+        const page = Math.max(1, Number(url.searchParams.get('page') ?? 1))
+        const size = Math.min(Math.max(1, Number(url.searchParams.get('page_size') ?? 20)), 1000)
+        return json(200, { total_count: rows.length, [key]: askedPage(f, kind, rows, (page - 1) * size, size, 1000) })
       }
-      if (req.method === 'GET' && url.pathname === '/domain/v2beta1/dns-zones') return list('zones', 'dns_zones', f.zones.map((z) => ({ domain: z.name, subdomain: '', ns: ['ns0.dom.scw.cloud', 'ns1.dom.scw.cloud'], status: 'active', project_id: secret })))
+      if (req.method === 'GET' && url.pathname === '/domain/v2beta1/dns-zones') {
+        const domain = url.searchParams.get('domain') ?? ''
+        return list('zones', 'dns_zones', f.zones.filter((z) => !domain || z.name === domain).map((z) => zoneRow(z.name, secret)))
+      }
       const m = /^\/domain\/v2beta1\/dns-zones\/([^/]+)\/records$/.exec(url.pathname)
       const zone = m && f.zones.find((z) => z.name === decodeURIComponent(m[1]!))
       if (!m || !zone) return err(404, 'not_found', 'resource is not found', { resource: 'dns_zone', resource_id: m?.[1] ?? '' })
-      if (req.method === 'GET') return list('records', 'records', zone.records)
+      if (req.method === 'GET') {
+        const name = url.searchParams.get('name') ?? ''
+        return list('records', 'records', zone.records.filter((r) => !name || r.name === name))
+      }
       if (req.method !== 'PATCH') return err(405, 'method_not_allowed', 'method not allowed')
       const b = (await req.json()) as { changes: any[] }
       const next = [...zone.records]
@@ -50,9 +62,11 @@ export function startScalewayFake(secret = crypto.randomUUID()): Fake<ScwRecord>
         }
         const recs = c.set.records as Partial<ScwRecord>[]
         if (!Array.isArray(recs) || recs.length === 0 || recs.some((r) => !r.data)) return invalid('records need data')
+        if (!card.records.types.includes(id.type)) return invalid(`record type ${id.type} is not supported`)
         if (id.type === 'TXT' && recs.some((r) => !r.data!.startsWith('"'))) return invalid('TXT data must be quoted')
+        if (recs.some((r) => (r.ttl ?? card.ttl.default) < card.ttl.min)) return invalid(`ttl must be at least ${card.ttl.min}`)
         if ((id.type === 'CNAME' && rest.some((r) => r.name === id.name)) || rest.some((r) => r.name === id.name && r.type === 'CNAME')) return err(409, 'conflict', 'CNAME record conflicts with other records')
-        next.splice(0, next.length, ...rest, ...recs.map((r) => ({ id: crypto.randomUUID(), data: r.data!, name: id.name, priority: r.priority ?? 0, ttl: r.ttl ?? 3600, type: id.type, comment: null })))
+        next.splice(0, next.length, ...rest, ...recs.map((r) => ({ id: crypto.randomUUID(), data: r.data!, name: id.name, priority: r.priority ?? 0, ttl: r.ttl ?? card.ttl.default, type: id.type, comment: r.comment ?? null })))
       }
       zone.records = next
       return json(200, { records: [] })
