@@ -206,7 +206,17 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'constellix', reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)', start: () => startConstellixFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'dnspod', reference: 'https://www.tencentcloud.com/document/api/1157/51290', start: () => startDnspodFake(), base: (f) => f.url, badCredential: 'AKIDwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'alibaba-cloud-dns', reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords', start: () => startAlidnsFake(), base: (f) => f.url, badCredential: 'LTAIwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'alibaba-cloud-dns',
+    reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords',
+    start: () => startAlidnsFake(),
+    base: (f) => f.url,
+    badCredential: 'LTAIwrong:wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 100 a page of both lists; Alibaba answers as many as asked (up to 100 and 500).
+    pageFill: { zones: 101, records: { count: 100, row: (z, i) => ({ DomainName: z, RecordId: nextId('9'), RR: `filler${i}`, Type: 'TXT', Value: `filler-${i}`, TTL: 600, Line: 'default', Status: 'ENABLE', Locked: false }) } },
+    seedRow: (z, row) => z.records.push({ ...row, RecordId: nextId('8') }),
+  },
   { id: 'porkbun', reference: 'https://porkbun.com/api/json/v3/documentation', unpaged: { lists: ['records'], why: '/dns/retrieve/{domain} answers the whole zone' }, start: () => startPorkbunFake(), base: (f) => f.url + '/api/json/v3', badCredential: 'pk1_wrong:sk1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'namesilo', reference: 'https://www.namesilo.com/api-reference', unpaged: { lists: ['records'], why: 'dnsListRecords answers the whole zone' }, start: () => startNamesiloFake(), base: (f) => f.url + '/api', badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'dynadot', reference: 'https://www.dynadot.com/domain/api3.html', unpaged: { lists: ['zones', 'records'], why: 'list_domain and get_dns answer whole lists' }, start: () => startDynadotFake(), base: (f) => f.url, badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
