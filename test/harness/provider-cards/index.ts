@@ -9,7 +9,8 @@ import { ovh } from './ovh.ts'
 
 // Alibaba Cloud DNS, DNSPod, Constellix, DNS Made Easy, ClouDNS, Spaceship, Exoscale, Domeneshop, Simply.com, Mythic Beasts, Dynu:
 import { alidns } from './alidns.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns]
+import { dnspod } from './dnspod.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

@@ -205,7 +205,17 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'constellix', reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)', start: () => startConstellixFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
-  { id: 'dnspod', reference: 'https://www.tencentcloud.com/document/api/1157/51290', start: () => startDnspodFake(), base: (f) => f.url, badCredential: 'AKIDwrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'dnspod',
+    reference: 'https://www.tencentcloud.com/document/api/1157/51290',
+    start: () => startDnspodFake(),
+    base: (f) => f.url,
+    badCredential: 'AKIDwrong:wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 100 a page of both lists; DNSPod answers as many as asked (up to 3000).
+    pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ RecordId: 700000 + parseInt(nextId().slice(-6), 16) * 1000 + i, Value: `filler-${i}`, Status: 'ENABLE', UpdatedOn: '2026-01-01 00:00:00', Name: `filler${i}`, Line: '默认', LineId: '0', Type: 'TXT', Weight: null, MonitorStatus: '', Remark: '', TTL: 600, MX: 0, DefaultNS: false }) } },
+    seedRow: (z, row) => z.records.push({ ...row, RecordId: 900000 + parseInt(nextId().slice(-6), 16) }),
+  },
   {
     id: 'alibaba-cloud-dns',
     reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords',
