@@ -10,7 +10,8 @@ import { ovh } from './ovh.ts'
 // Alibaba Cloud DNS, DNSPod, Constellix, DNS Made Easy, ClouDNS, Spaceship, Exoscale, Domeneshop, Simply.com, Mythic Beasts, Dynu:
 import { alidns } from './alidns.ts'
 import { dnspod } from './dnspod.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod]
+import { constellix } from './constellix.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

@@ -204,7 +204,17 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'dnsmadeeasy', reference: 'https://api-docs.dnsmadeeasy.com/', start: () => startDnsMadeEasyFake(), base: (f) => f.url + '/V2.0', badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
   { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
-  { id: 'constellix', reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)', start: () => startConstellixFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  {
+    id: 'constellix',
+    reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)',
+    start: () => startConstellixFake(),
+    base: (f) => f.url,
+    badCredential: 'wrong:wrong',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    // The adapter asks 100 a page; Constellix answers as many as asked.
+    pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ id: 800000 + parseInt(nextId().slice(-5), 16) * 100 + i, name: `filler${i}`, type: 'TXT', ttl: 3600, mode: 'standard', region: 'default', ipfilter: null, geoproximity: null, enabled: true, notes: '', contacts: [], value: [{ value: `filler-${i}`, enabled: true }] }) } },
+    seedRow: (z, row) => z.records.push({ ...row, id: 900000 + parseInt(nextId().slice(-5), 16) }),
+  },
   {
     id: 'dnspod',
     reference: 'https://www.tencentcloud.com/document/api/1157/51290',
