@@ -11,7 +11,8 @@ import { ovh } from './ovh.ts'
 import { alidns } from './alidns.ts'
 import { dnspod } from './dnspod.ts'
 import { constellix } from './constellix.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix]
+import { dnsmadeeasy } from './dnsmadeeasy.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c
