@@ -12,7 +12,8 @@ import { alidns } from './alidns.ts'
 import { dnspod } from './dnspod.ts'
 import { constellix } from './constellix.ts'
 import { dnsmadeeasy } from './dnsmadeeasy.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy]
+import { cloudns } from './cloudns.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

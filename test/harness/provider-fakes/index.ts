@@ -210,7 +210,18 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: '999999', name: 'not-mine.example' },
     seedRow: (z, row) => z.records.push({ ...row, id: 7_000_000 + parseInt(nextId().slice(-5), 16), sourceId: Number(z.id) }),
   },
-  { id: 'cloudns', reference: 'https://www.cloudns.net/wiki/article/42/', unpaged: { lists: ['records'], why: 'records.json answers the whole zone' }, start: () => startCloudnsFake(), base: (f) => f.url, badCredential: '1:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'cloudns',
+    reference: 'https://www.cloudns.net/wiki/article/42/',
+    unpaged: { lists: ['records'], why: 'records.json answers the whole zone' },
+    start: () => startCloudnsFake(),
+    base: (f) => f.url,
+    badCredential: '1:wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 100 zones a page; ClouDNS answers as many as asked.
+    pageFill: { zones: 101 },
+    seedRow: (z, row) => z.records.push({ ...row, id: String(500000 + parseInt(nextId().slice(-5), 16)) }),
+  },
   { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } },
   {
     id: 'constellix',
