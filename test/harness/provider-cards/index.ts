@@ -13,7 +13,8 @@ import { dnspod } from './dnspod.ts'
 import { constellix } from './constellix.ts'
 import { dnsmadeeasy } from './dnsmadeeasy.ts'
 import { cloudns } from './cloudns.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns]
+import { spaceship } from './spaceship.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

@@ -189,7 +189,16 @@ export const FAKE_CASES: FakeCase[] = [
     rowKey: (r, zone) => ({ name: r.nodeName ? `${String(r.nodeName).toLowerCase()}.${zone}` : zone, type: String(r.recordType).toUpperCase() }),
   },
   { id: 'exoscale', reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature', unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' }, start: () => startExoscaleFake(), base: (f) => f.url + '/v2', badCredential: 'EXOwrong:wrong', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
-  { id: 'spaceship', reference: 'https://docs.spaceship.dev/#tag/DNS-records', start: () => startSpaceshipFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'spaceship',
+    reference: 'https://docs.spaceship.dev/#tag/DNS-records',
+    start: () => startSpaceshipFake(),
+    base: (f) => f.url,
+    badCredential: 'wrong:wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 100 domains and 500 records a page; Spaceship answers as many as asked.
+    pageFill: { zones: 101, records: { count: 500, row: (_z, i) => ({ type: 'TXT', name: `filler${i}`, ttl: 3600, value: `filler-${i}`, group: { type: 'custom' } }) } },
+  },
   {
     id: 'namecheap',
     reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/',
