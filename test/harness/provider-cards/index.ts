@@ -14,7 +14,8 @@ import { constellix } from './constellix.ts'
 import { dnsmadeeasy } from './dnsmadeeasy.ts'
 import { cloudns } from './cloudns.ts'
 import { spaceship } from './spaceship.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship]
+import { exoscale } from './exoscale.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

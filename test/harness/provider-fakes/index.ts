@@ -188,7 +188,16 @@ export const FAKE_CASES: FakeCase[] = [
     foreignZone: { id: '999999', name: 'not-mine.example' },
     rowKey: (r, zone) => ({ name: r.nodeName ? `${String(r.nodeName).toLowerCase()}.${zone}` : zone, type: String(r.recordType).toUpperCase() }),
   },
-  { id: 'exoscale', reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature', unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' }, start: () => startExoscaleFake(), base: (f) => f.url + '/v2', badCredential: 'EXOwrong:wrong', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
+  {
+    id: 'exoscale',
+    reference: 'https://openapi-v2.exoscale.com/topic/topic-api-request-signature',
+    unpaged: { lists: ['zones', 'records'], why: 'GET /dns-domain and …/record answer whole lists' },
+    start: () => startExoscaleFake(),
+    base: (f) => f.url + '/v2',
+    badCredential: 'EXOwrong:wrong',
+    foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ id: crypto.randomUUID(), ...row }),
+  },
   {
     id: 'spaceship',
     reference: 'https://docs.spaceship.dev/#tag/DNS-records',
