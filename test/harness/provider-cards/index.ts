@@ -15,7 +15,8 @@ import { dnsmadeeasy } from './dnsmadeeasy.ts'
 import { cloudns } from './cloudns.ts'
 import { spaceship } from './spaceship.ts'
 import { exoscale } from './exoscale.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale]
+import { domeneshop } from './domeneshop.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale, domeneshop]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

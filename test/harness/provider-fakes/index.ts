@@ -156,7 +156,17 @@ export const FAKE_CASES: FakeCase[] = [
   { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } },
   { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } },
   { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'domeneshop', reference: 'https://api.domeneshop.no/docs/#tag/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /v0/domains and GET /v0/domains/{id}/dns answer whole lists' }, start: () => startDomeneshopFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: '999999', name: 'not-mine.example' } },
+  {
+    id: 'domeneshop',
+    reference: 'https://api.domeneshop.no/docs/#tag/dns',
+    unpaged: { lists: ['zones', 'records'], why: 'GET /v0/domains and GET /v0/domains/{id}/dns answer whole lists' },
+    start: () => startDomeneshopFake(),
+    base: (f) => f.url,
+    badCredential: 'wrong:wrong',
+    foreignZone: { id: '999999', name: 'not-mine.example' },
+    // An HTTP forward is the domain's setting, not a DNS record.
+    seedRow: (z, row) => (row.forward ? (z.settings = { ...z.settings, forwards: [...((z.settings?.forwards as unknown[]) ?? []), row.forward] }) : z.records.push({ id: 50000 + parseInt(nextId().slice(-4), 16), ...row })),
+  },
   { id: 'hostinger', reference: 'https://developers.hostinger.com/#tag/dns-zone', unpaged: { lists: ['zones', 'records'], why: 'the portfolio and a zone come as whole lists' }, start: () => startHostingerFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
   {
     id: 'azure',
