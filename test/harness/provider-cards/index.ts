@@ -16,7 +16,8 @@ import { cloudns } from './cloudns.ts'
 import { spaceship } from './spaceship.ts'
 import { exoscale } from './exoscale.ts'
 import { domeneshop } from './domeneshop.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale, domeneshop]
+import { simply } from './simply.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale, domeneshop, simply]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

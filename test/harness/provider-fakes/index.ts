@@ -187,7 +187,16 @@ export const FAKE_CASES: FakeCase[] = [
     seedRow: (z, row) => z.records.push({ id: 9_000_000 + z.records.length + Math.floor(Math.random() * 1e6), zone: z.name, ...row }),
   },
   { id: 'mythic-beasts', reference: 'https://www.mythic-beasts.com/support/api/dnsv2', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v2/zones and …/records answer whole lists' }, start: () => startMythicBeastsFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
-  { id: 'simply-com', reference: 'https://www.simply.com/en/docs/api/', unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' }, start: () => startSimplyFake(), base: (f) => f.url, badCredential: 'S1:wrong', foreignZone: { id: 'objnotmine', name: 'not-mine.example' } },
+  {
+    id: 'simply-com',
+    reference: 'https://www.simply.com/en/docs/api/',
+    unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' },
+    start: () => startSimplyFake(),
+    base: (f) => f.url,
+    badCredential: 'S1:wrong',
+    foreignZone: { id: 'objnotmine', name: 'not-mine.example' },
+    seedRow: (z, row) => z.records.push({ record_id: 60000 + parseInt(nextId().slice(-4), 16), ...row }),
+  },
   {
     id: 'dynu',
     reference: 'https://www.dynu.com/Support/API#/dns',
