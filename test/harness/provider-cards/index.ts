@@ -18,7 +18,8 @@ import { exoscale } from './exoscale.ts'
 import { domeneshop } from './domeneshop.ts'
 import { simply } from './simply.ts'
 import { mythicBeasts } from './mythic-beasts.ts'
-const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale, domeneshop, simply, mythicBeasts]
+import { dynu } from './dynu.ts'
+const MORE_CARDS_C: ProviderCard[] = [alidns, dnspod, constellix, dnsmadeeasy, cloudns, spaceship, exoscale, domeneshop, simply, mythicBeasts, dynu]
 
 export const CARDS: Record<string, ProviderCard> = Object.fromEntries([cloudflare, godaddy, namecheap, netlify, ovh].map((c) => [c.id, c]))
 for (const c of MORE_CARDS_C) CARDS[c.id] = c

@@ -206,6 +206,8 @@ export const FAKE_CASES: FakeCase[] = [
     badCredential: 'wrong-key',
     foreignZone: { id: '999999', name: 'not-mine.example' },
     rowKey: (r, zone) => ({ name: r.nodeName ? `${String(r.nodeName).toLowerCase()}.${zone}` : zone, type: String(r.recordType).toUpperCase() }),
+    // A web redirect is the domain's setting, not a DNS record.
+    seedRow: (z, row) => (row.webRedirect ? (z.settings = { ...z.settings, webRedirects: [...((z.settings?.webRedirects as unknown[]) ?? []), row.webRedirect] }) : z.records.push({ id: 70000 + parseInt(nextId().slice(-4), 16), domainId: Number(z.id), ...row })),
   },
   {
     id: 'exoscale',
