@@ -23,7 +23,7 @@
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
-import { exchange, failureOf, RETRY_LIMITS } from './http.ts'
+import { backoffWhileThrottled, exchange, failureOf } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
@@ -74,7 +74,17 @@ export class AlidnsProvider extends RecordBasedProvider {
     ;[this.keyId, this.secret] = credentialParts(credential, [{ name: 'AccessKeyId', aliases: ['access_key_id', 'ALICLOUD_ACCESS_KEY', 'ALIBABA_CLOUD_ACCESS_KEY_ID', 'AccessKey ID'] }, { name: 'AccessKeySecret', aliases: ['access_key_secret', 'ALICLOUD_SECRET_KEY', 'ALIBABA_CLOUD_ACCESS_KEY_SECRET', 'AccessKey Secret'] }]) as [string, string]
   }
 
-  private async call(action: string, params: Record<string, string | number>, attempt = 1, spent = 0): Promise<any> {
+  private async call(action: string, params: Record<string, string | number>): Promise<any> {
+    // A throttled call is signed again with a fresh nonce and timestamp (a nonce is good once).
+    const r = await backoffWhileThrottled(() => this.send(action, params), (x) => /^Throttling/.test(String(x.body?.Code ?? '')))
+    if (r.status >= 300 || r.body?.Code) {
+      const code = String(r.body?.Code ?? '')
+      throw failureOf('Alibaba Cloud DNS', r, code ? `${code}: ${r.body?.Message ?? ''}` : `HTTP ${r.status}`, kindOf(code))
+    }
+    return r.body
+  }
+
+  private async send(action: string, params: Record<string, string | number>) {
     const q: Record<string, string> = {
       Action: action,
       Version: '2015-01-09',
@@ -87,17 +97,7 @@ export class AlidnsProvider extends RecordBasedProvider {
     }
     for (const [k, v] of Object.entries(params)) q[k] = String(v)
     const { canonical, signature } = rpcSignature(this.secret, q)
-    // A throttled call is sent again with a fresh nonce and timestamp (a nonce is good once).
-    const r = await exchange('GET', `${this.base}/?${canonical}&Signature=${enc(signature)}`, {}, undefined, { once: true })
-    if (/^Throttling/.test(String(r.body?.Code ?? '')) && attempt < RETRY_LIMITS.attempts && 2 ** (attempt - 1) + spent <= RETRY_LIMITS.budgetSeconds) {
-      await new Promise((res) => setTimeout(res, 2 ** (attempt - 1) * 1000))
-      return this.call(action, params, attempt + 1, spent + 2 ** (attempt - 1))
-    }
-    if (r.status >= 300 || r.body?.Code) {
-      const code = String(r.body?.Code ?? '')
-      throw failureOf('Alibaba Cloud DNS', r, code ? `${code}: ${r.body?.Message ?? ''}` : `HTTP ${r.status}`, kindOf(code))
-    }
-    return r.body
+    return exchange('GET', `${this.base}/?${canonical}&Signature=${enc(signature)}`, {}, undefined, { once: true })
   }
 
   /** Every item of a list read by PageNumber/PageSize until TotalCount is reached. */

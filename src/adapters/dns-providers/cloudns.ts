@@ -13,7 +13,7 @@
 // ALIAS is written back as it is.
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
-import { exchange, failureOf, RETRY_LIMITS, type HttpResult } from './http.ts'
+import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
 
@@ -60,15 +60,13 @@ export class CloudnsProvider extends RecordBasedProvider {
     this.auth = named && sub ? { 'sub-auth-id': sub, 'auth-password': password! } : { 'auth-id': id!, 'auth-password': password! }
   }
 
-  private async call(method: 'GET' | 'POST', path: string, params: Record<string, string>, attempt = 1, spent = 0): Promise<any> {
+  private async call(method: 'GET' | 'POST', path: string, params: Record<string, string>): Promise<any> {
     const q = new URLSearchParams({ ...this.auth, ...params }).toString()
-    const r = method === 'GET' ? await exchange('GET', `${this.base}${path}?${q}`, {}, undefined) : await exchange('POST', this.base + path, { 'content-type': 'application/x-www-form-urlencoded' }, q)
     // The rate limit is a Failed answer with HTTP 200 and no wait: called again after a backoff.
-    const wait = 2 ** (attempt - 1)
-    if (r.body?.status === 'Failed' && isRateLimit(String(r.body?.statusDescription ?? '')) && attempt < RETRY_LIMITS.attempts && spent + wait <= RETRY_LIMITS.budgetSeconds) {
-      await new Promise((res) => setTimeout(res, wait * 1000))
-      return this.call(method, path, params, attempt + 1, spent + wait)
-    }
+    const r = await backoffWhileThrottled(
+      () => (method === 'GET' ? exchange('GET', `${this.base}${path}?${q}`, {}, undefined) : exchange('POST', this.base + path, { 'content-type': 'application/x-www-form-urlencoded' }, q)),
+      (x) => x.body?.status === 'Failed' && isRateLimit(String(x.body?.statusDescription ?? '')),
+    )
     if (r.status >= 300 || r.body?.status === 'Failed') throw failureOf('ClouDNS', r, r.body?.statusDescription ?? `HTTP ${r.status}`, kindOf(r))
     return r.body
   }

@@ -21,7 +21,7 @@
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHash, createHmac } from 'node:crypto'
-import { exchange, failureOf, RETRY_LIMITS, type HttpResult } from './http.ts'
+import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
@@ -84,28 +84,27 @@ export class DnspodProvider extends RecordBasedProvider {
   }
 
   /** One action; null where DNSPod answers `empty` (its "no data" code for an empty list). */
-  private async call(action: string, params: Record<string, unknown>, empty?: string, attempt = 1, spent = 0): Promise<any> {
+  private async call(action: string, params: Record<string, unknown>, empty?: string): Promise<any> {
+    // Throttled: signed afresh (the timestamp is part of the signature) and sent again after a backoff.
+    const r = await backoffWhileThrottled(() => this.send(action, params), (x) => String(x.body?.Response?.Error?.Code ?? '').startsWith('RequestLimitExceeded'))
+    const err = r.body?.Response?.Error as { Code: string; Message: string } | undefined
+    if (err && err.Code === empty) return null
+    if (r.status >= 300 || err || !r.body?.Response) throw failureOf('DNSPod', r, err ? `${err.Code}: ${err.Message}` : `HTTP ${r.status}`, err ? kindOf(err.Code) : undefined)
+    return r.body.Response
+  }
+
+  private send(action: string, params: Record<string, unknown>): Promise<HttpResult> {
     const url = new URL(this.base + '/')
     const body = JSON.stringify(params)
     const ts = Math.floor(Date.now() / 1000)
     const s = tc3Signature(this.secretKey, url.host, ts, body)
-    const r: HttpResult = await exchange('POST', url.toString(), {
+    return exchange('POST', url.toString(), {
       'content-type': 'application/json; charset=utf-8',
       'x-tc-action': action,
       'x-tc-version': VERSION,
       'x-tc-timestamp': String(ts),
       authorization: `TC3-HMAC-SHA256 Credential=${this.secretId}/${s.scope}, SignedHeaders=${s.signedHeaders}, Signature=${s.signature}`,
     }, body, { once: true })
-    const err = r.body?.Response?.Error as { Code: string; Message: string } | undefined
-    // Throttled: signed afresh (the timestamp is part of the signature) and sent again after a backoff.
-    const wait = 2 ** (attempt - 1)
-    if (err?.Code?.startsWith('RequestLimitExceeded') && attempt < RETRY_LIMITS.attempts && spent + wait <= RETRY_LIMITS.budgetSeconds) {
-      await new Promise((res) => setTimeout(res, wait * 1000))
-      return this.call(action, params, empty, attempt + 1, spent + wait)
-    }
-    if (err && err.Code === empty) return null
-    if (r.status >= 300 || err || !r.body?.Response) throw failureOf('DNSPod', r, err ? `${err.Code}: ${err.Message}` : `HTTP ${r.status}`, err ? kindOf(err.Code) : undefined)
-    return r.body.Response
   }
 
   /** Every item of a list read by Offset/Limit until the total is reached. */
