@@ -52,6 +52,9 @@ export interface Config {
   version: string
   /** DNS_PROVIDER_API_BASES: `id=url` pairs that replace a hosted DNS provider's public API base (local fakes, an egress proxy). */
   providerApiBases: Record<string, string>
+  /** NAMECHEAP_CLIENT_IP: the IPv4 address Portico calls Namecheap's API from (whitelisted in each
+   * account), used when a Namecheap credential does not name one itself; null: unset. */
+  namecheapClientIp: string | null
   /**
    * The platform edge (Caddy, driven through its admin API) and the ACME CA for Secure. Absent admin
    * URL: no Power and no Secure (their operations answer 503). `upstream` is how the edge reaches
@@ -257,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.PORTICO_VERSION || buildVersion(),
     providerApiBases: providerApiBases(env),
+    namecheapClientIp: namecheapClientIp(env),
     providerOAuth: providerOAuth(env),
     domainConnect: domainConnectSettings(env, appEnv === 'production', dataDir, (m) => new ConfigError(m)),
     edgeServer: edgeServer(env, port),
@@ -409,6 +413,16 @@ function providerApiBases(env: Env): Record<string, string> {
     out[m[1]!] = m[2]!.replace(/\/+$/, '')
   }
   return out
+}
+
+/** Namecheap takes only IPv4 client addresses (its ClientIp parameter); a public one is what it whitelists. */
+function namecheapClientIp(env: Env): string | null {
+  const v = (env.NAMECHEAP_CLIENT_IP ?? '').trim()
+  if (!v) return null
+  if (!/^(\d{1,3})(\.\d{1,3}){3}$/.test(v) || v.split('.').some((o) => Number(o) > 255 || (o.length > 1 && o.startsWith('0')))) {
+    throw new ConfigError(`NAMECHEAP_CLIENT_IP must be the IPv4 address Portico calls Namecheap from (Namecheap takes IPv4 only), got ${JSON.stringify(v)}`)
+  }
+  return v
 }
 
 function vapidKeys(env: Env): Config['vapid'] {

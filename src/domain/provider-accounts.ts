@@ -74,7 +74,7 @@ export async function openProvider(deps: RailDeps, cred: Credential): Promise<Dn
     if (!guard.ok) throw invalid(`api_url is refused: ${guard.reason}`, [{ in: 'body', field: 'api_url', message: guard.reason }])
     return makePowerDns(cred.apiUrl, cred.secret, guard.address)
   }
-  const hosted = makeHosted(cred.provider, cred.secret, deps.config.providerApiBases)
+  const hosted = makeHosted(cred.provider, cred.secret, deps.config.providerApiBases, { namecheapClientIp: deps.config.namecheapClientIp })
   if (!hosted) {
     throw new ApiError('invalid_request', `Portico has no API adapter for ${providerById(cred.provider)?.name ?? cred.provider ?? 'this DNS provider'}; use another rail`, { reason: 'provider_unsupported', provider: cred.provider })
   }

@@ -28,11 +28,18 @@ export interface ConformanceReport {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 
-/** Swagger 2's `x-nullable` and OpenAPI 3.0's `nullable` as JSON Schema, everywhere in a schema tree. */
+/** Swagger 2's `x-nullable`, OpenAPI 3.0's `nullable` and boolean exclusive bounds as JSON Schema, everywhere in a schema tree. */
 function jsonSchema(node: Json): Json {
   if (Array.isArray(node)) return node.map(jsonSchema)
   if (!node || typeof node !== 'object') return node
   const out: Json = Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'example' && k !== 'examples' && k !== 'discriminator' && k !== 'xml').map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, jsonSchema(s)])) : jsonSchema(v)]))
+  // OpenAPI 3.0 (JSON Schema draft 4) spells exclusive bounds as booleans beside minimum/maximum.
+  for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof out[ex] !== 'boolean') continue
+    if (out[ex] && typeof out[bound] === 'number') [out[ex], out[bound]] = [out[bound], undefined]
+    else delete out[ex]
+    if (out[bound] === undefined) delete out[bound]
+  }
   if (out['x-nullable'] === true) out.nullable = true
   if (out.nullable === true && out.type === undefined && out.$ref === undefined && !out.allOf && !out.oneOf && !out.anyOf) delete out.nullable
   if (out.nullable === true && out.$ref !== undefined) return { anyOf: [{ $ref: out.$ref }, { type: 'null' }] }

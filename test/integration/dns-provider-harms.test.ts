@@ -209,7 +209,7 @@ describe('through Portico\'s API, as a new user', () => {
     const nz = nc.addZone(ncZone)
     nz.records.push({ Name: 'go', Type: 'URL301', Address: 'https://example.net/', MXPref: '10', TTL: '1800' })
     nz.settings = { EmailType: 'OX' }
-    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test', DNS_PROVIDER_API_BASES: `godaddy=${gd.url},namecheap=${nc.url}`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test', DNS_PROVIDER_API_BASES: `godaddy=${gd.url},namecheap=${nc.url}`, NAMECHEAP_CLIENT_IP: nc.credential.split(':')[2]!, WEBHOOK_ALLOW_LOOPBACK: '1' })
     try {
       const ws = await provision(p)
       const [key, secret] = gd.credential.split(':') as [string, string]

@@ -73,8 +73,9 @@ describe('in-place updates', () => {
       const zone = (await p.listZones()).find((x) => x.name === name)!
       await p.writeChanges(zone, [{ name, type: 'A', ttl: 600, values: ['198.51.100.1'] }])
       const before = idOf((z.records as any[])[0])
-      await p.writeChanges(zone, [{ name, type: 'A', ttl: 300, values: ['203.0.113.7'] }])
-      expect(await p.readRecords(zone)).toEqual([{ name, type: 'A', ttl: 300, values: ['203.0.113.7'] }])
+      // Both refuse a TTL under 600 (their cards): the new TTL stays above the floor.
+      await p.writeChanges(zone, [{ name, type: 'A', ttl: 900, values: ['203.0.113.7'] }])
+      expect(await p.readRecords(zone)).toEqual([{ name, type: 'A', ttl: 900, values: ['203.0.113.7'] }])
       expect((z.records as any[]).map(idOf)).toEqual([before])
     })
   }

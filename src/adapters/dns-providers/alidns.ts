@@ -14,13 +14,28 @@
 // and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
 // The signing page marks this scheme ("V2") discontinued in favour of ACS3-HMAC-SHA256; only `call`
 // and `rpcSignature` would change to move.
+// Do no harm (test/harness/provider-cards/alidns.ts): the free edition's TTL floor is 600 (QuotaExceeded.TTL
+// below it), so the planner writes at least that. Throttling.User / Throttling (HTTP 400, no wait
+// given) is called again after 1, 2, 4, 8 s. A set holding a record Portico could not write back as
+// it is (one answering on an ISP line other than `default`, a weighted one, a paused one, one locked
+// at Alibaba) is read as locked, so the planner never changes it; REDIRECT_URL and FORWARD_URL records
+// are read and written back as they are, and a record's Remark is restored with it.
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
-import { exchange, failureOf } from './http.ts'
+import { backoffWhileThrottled, exchange, failureOf } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
+
+/** Why Portico cannot write a record back as it is (its set is then locked), or undefined. */
+function lockOf(r: { Line?: string; Weight?: number; Status?: string; Locked?: boolean }): string | undefined {
+  if (r.Line && r.Line !== 'default') return `an Alibaba Cloud DNS record on the ISP line "${r.Line}"`
+  if (r.Weight !== undefined && r.Weight !== null && Number(r.Weight) !== 1) return 'an Alibaba Cloud DNS weighted record'
+  if (r.Status && r.Status !== 'ENABLE') return 'a paused Alibaba Cloud DNS record'
+  if (r.Locked === true) return 'an Alibaba Cloud DNS record locked against changes'
+  return undefined
+}
 
 export const ALIDNS_API = 'https://alidns.aliyuncs.com'
 const PAGE = 100
@@ -48,6 +63,7 @@ function kindOf(code: string): ProviderErrorKind | undefined {
 
 export class AlidnsProvider extends RecordBasedProvider {
   readonly id = 'alibaba-cloud-dns'
+  readonly minTtl = 600
   private readonly keyId: string
   private readonly secret: string
   constructor(
@@ -59,6 +75,16 @@ export class AlidnsProvider extends RecordBasedProvider {
   }
 
   private async call(action: string, params: Record<string, string | number>): Promise<any> {
+    // A throttled call is signed again with a fresh nonce and timestamp (a nonce is good once).
+    const r = await backoffWhileThrottled(() => this.send(action, params), (x) => /^Throttling/.test(String(x.body?.Code ?? '')))
+    if (r.status >= 300 || r.body?.Code) {
+      const code = String(r.body?.Code ?? '')
+      throw failureOf('Alibaba Cloud DNS', r, code ? `${code}: ${r.body?.Message ?? ''}` : `HTTP ${r.status}`, kindOf(code))
+    }
+    return r.body
+  }
+
+  private async send(action: string, params: Record<string, string | number>) {
     const q: Record<string, string> = {
       Action: action,
       Version: '2015-01-09',
@@ -71,12 +97,7 @@ export class AlidnsProvider extends RecordBasedProvider {
     }
     for (const [k, v] of Object.entries(params)) q[k] = String(v)
     const { canonical, signature } = rpcSignature(this.secret, q)
-    const r = await exchange('GET', `${this.base}/?${canonical}&Signature=${enc(signature)}`, {}, undefined)
-    if (r.status >= 300 || r.body?.Code) {
-      const code = String(r.body?.Code ?? '')
-      throw failureOf('Alibaba Cloud DNS', r, code ? `${code}: ${r.body?.Message ?? ''}` : `HTTP ${r.status}`, kindOf(code))
-    }
-    return r.body
+    return exchange('GET', `${this.base}/?${canonical}&Signature=${enc(signature)}`, {}, undefined, { once: true })
   }
 
   /** Every item of a list read by PageNumber/PageSize until TotalCount is reached. */
@@ -98,7 +119,18 @@ export class AlidnsProvider extends RecordBasedProvider {
     return rows
       // Alibaba Cloud DNS keeps the apex NS records itself.
       .filter((r: any) => !(r.Type === 'NS' && r.RR === '@'))
-      .map((r: any) => ({ id: String(r.RecordId), name: absoluteName(r.RR, zone.name), type: r.Type, ttl: Number(r.TTL), value: fromFields(r.Type, r.Value, r.Priority, zone.name, unquoteTxt, true) }))
+      .map((r: any) => {
+        const locked = lockOf(r)
+        return {
+          id: String(r.RecordId),
+          name: absoluteName(r.RR, zone.name),
+          type: r.Type,
+          ttl: Number(r.TTL),
+          value: fromFields(r.Type, r.Value, r.Priority, zone.name, unquoteTxt, true),
+          ...(r.Remark ? { native: { Remark: String(r.Remark) } } : {}),
+          ...(locked ? { locked } : {}),
+        }
+      })
   }
 
   private fields(zone: Zone, name: string, type: string, ttl: number, value: string) {
@@ -106,15 +138,18 @@ export class AlidnsProvider extends RecordBasedProvider {
     return { RR: relativeName(name, zone.name), Type: type, Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { Priority: f.priority } : {}) }
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    await this.call('AddDomainRecord', { DomainName: zone.id, ...this.fields(zone, name, type, ttl, value) })
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
+    const r = await this.call('AddDomainRecord', { DomainName: zone.id, ...this.fields(zone, name, type, ttl, value) })
+    // A restored record gets its remark back (AddDomainRecord takes none).
+    const remark = (native as { Remark?: string } | undefined)?.Remark
+    if (remark) await this.call('UpdateDomainRecordRemark', { RecordId: String(r.RecordId), Remark: remark })
   }
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const plan = pairUpdates(deletes, creates)
     for (const d of plan.deletes) await this.deleteItem(zone, d)
     for (const u of plan.updates) await this.call('UpdateDomainRecord', { RecordId: u.item.id, ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value) })
-    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
+    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
   }
 
   protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {

@@ -5,7 +5,12 @@
 // type, value, ttl, gtdLocation, mxLevel?, caaType?, issuerCritical?}`, DELETE …/records/{recordId}.
 // Names are relative (`` the apex); hostnames in `value` carry the trailing dot, TXT and CAA values
 // are quoted. Errors are `{error: [messages]}`: 403 for a bad key or signature, 404, 400 (and 400
-// "Rate limit exceeded", DNS Made Easy's rate limit, which sends no Retry-After).
+// "Rate limit exceeded" with x-dnsme-requestsRemaining 0, DNS Made Easy's rate limit: no wait is given
+// and the window is a rolling five minutes, so it is reported at once).
+// Do no harm (test/harness/provider-cards/dnsmadeeasy.ts): a Global Traffic Director record (a
+// gtdLocation other than DEFAULT), a failover- or monitor-watched record and a dynamic-DNS record are
+// read as locked: the planner never changes them. ANAME is written back as it is; HTTPRED is restored
+// with its redirect type, title, keywords, description and hard link.
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac } from 'node:crypto'
@@ -15,6 +20,17 @@ import { fromZoneFile, toZoneFile } from './hetzner.ts'
 import { canonicalName, quoteTxt, unquoteTxt, type Zone } from './types.ts'
 
 export const DNSMADEEASY_API = 'https://api.dnsmadeeasy.com/V2.0'
+
+/** HTTP redirection's own fields, written back when the record is restored. */
+const HTTPRED_FIELDS = ['redirectType', 'title', 'keywords', 'description', 'hardLink']
+
+/** Why Portico cannot write a record back as it is (its set is then locked), or undefined. */
+function lockOf(r: any): string | undefined {
+  if (r.gtdLocation && r.gtdLocation !== 'DEFAULT') return `a DNS Made Easy Global Traffic Director record for ${r.gtdLocation}`
+  if (r.failover === true || r.monitor === true) return 'a DNS Made Easy failover-monitored record'
+  if (r.dynamicDns === true) return 'a DNS Made Easy dynamic-DNS record'
+  return undefined
+}
 
 export class DnsMadeEasyProvider extends RecordBasedProvider {
   readonly id = 'dnsmadeeasy'
@@ -34,7 +50,8 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
     const r = await exchange(method, this.base + path, { 'x-dnsme-apikey': this.key, 'x-dnsme-requestdate': date, 'x-dnsme-hmac': hmac }, body)
     if (r.status < 300) return r.body
     const msg = ((r.body?.error as string[] | undefined) ?? []).join('; ') || `HTTP ${r.status}`
-    throw failureOf('DNS Made Easy', r, msg, /rate limit/i.test(msg) ? 'rate_limited' : r.status === 403 && /key|hmac|request date/i.test(msg) ? 'auth' : undefined)
+    const limited = /rate limit/i.test(msg) || r.headers.get('x-dnsme-requestsremaining') === '0'
+    throw failureOf('DNS Made Easy', r, msg, limited ? 'rate_limited' : r.status === 403 && /key|hmac|request date/i.test(msg) ? 'auth' : r.status === 400 && /already exists/i.test(msg) ? 'conflict' : undefined)
   }
 
   private async paged(path: string): Promise<any[]> {
@@ -49,17 +66,32 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return (await this.paged(`/dns/managed/${encodeURIComponent(zone.id)}/records`)).map((r) => ({
-      id: String(r.id),
-      name: absoluteName(r.name ?? '', zone.name),
-      type: r.type,
-      ttl: r.ttl,
-      value: r.type === 'CAA' ? `${r.issuerCritical ?? 0} ${r.caaType} "${unquoteTxt(r.value)}"` : fromZoneFile(r.type, r.type === 'MX' ? `${r.mxLevel} ${r.value}` : r.value, zone.name),
-    }))
+    return (await this.paged(`/dns/managed/${encodeURIComponent(zone.id)}/records`)).map((r) => {
+      const locked = lockOf(r)
+      const native = r.type === 'HTTPRED' ? Object.fromEntries(HTTPRED_FIELDS.filter((f) => r[f] !== undefined).map((f) => [f, r[f]])) : undefined
+      return {
+        id: String(r.id),
+        name: absoluteName(r.name ?? '', zone.name),
+        type: r.type,
+        ttl: r.ttl,
+        value:
+          r.type === 'CAA'
+            ? `${r.issuerCritical ?? 0} ${r.caaType} "${unquoteTxt(r.value)}"`
+            : r.type === 'ANAME' || r.type === 'HTTPRED'
+              ? String(r.value)
+              : fromZoneFile(r.type, r.type === 'MX' ? `${r.mxLevel} ${r.value}` : r.value, zone.name),
+        ...(native ? { native } : {}),
+        ...(locked ? { locked } : {}),
+      }
+    })
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
     const body: Record<string, unknown> = { name: name === zone.name ? '' : relativeName(name, zone.name), type, ttl, gtdLocation: 'DEFAULT' }
+    if (type === 'ANAME' || type === 'HTTPRED') {
+      await this.call('POST', `/dns/managed/${encodeURIComponent(zone.id)}/records/`, { ...body, value, ...(type === 'HTTPRED' ? (native as object | undefined) ?? { redirectType: 'Standard - 301' } : {}) })
+      return
+    }
     const caa = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)
     if (type === 'CAA' && caa) Object.assign(body, { issuerCritical: Number(caa[1]), caaType: caa[2], value: quoteTxt(caa[3]!) })
     else if (type === 'MX') Object.assign(body, { mxLevel: Number(value.split(' ')[0]), value: `${value.split(' ')[1]}.` })

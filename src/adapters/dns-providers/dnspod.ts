@@ -12,10 +12,16 @@
 // dot; MX priority is its own field. A record replaced by one of the same name and type is changed in
 // place with ModifyRecord; the rest of a change is DeleteRecord and CreateRecord. The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
 // DNS_PROVIDER_API_BASES); the default is the mainland one.
+// Do no harm (test/harness/provider-cards/dnspod.ts): the free plan's TTL floor is 600
+// (LimitExceeded.RecordTtlLimit below it), so the planner writes at least that. RequestLimitExceeded
+// (HTTP 200, no wait given) is called again after 1, 2, 4, 8 s. A set holding a record on a line
+// other than the default one (默认) or a weighted one is read as locked, so the planner never changes
+// it; URL forwards (显性URL, 隐性URL) are written back as they are, and a record's Status and Remark
+// are restored with it (CreateRecord takes both).
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHash, createHmac } from 'node:crypto'
-import { exchange, failureOf, type HttpResult } from './http.ts'
+import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
@@ -40,14 +46,33 @@ export function tc3Signature(secret: string, host: string, timestamp: number, bo
 
 function kindOf(code: string): ProviderErrorKind {
   if (code.startsWith('AuthFailure')) return 'auth'
-  if (code === 'RequestLimitExceeded') return 'rate_limited'
-  if (/DomainNotExist/.test(code)) return 'zone_not_found'
-  if (code.startsWith('UnauthorizedOperation')) return 'permission'
+  if (code.startsWith('RequestLimitExceeded')) return 'rate_limited'
+  if (/DomainNotExist|DomainIdInvalid|NoPermissionToOperateDomain/.test(code)) return 'zone_not_found'
+  if (code.startsWith('UnauthorizedOperation') || code.startsWith('OperationDenied')) return 'permission'
+  if (code === 'InvalidParameter.DomainRecordExist') return 'conflict'
   return 'write_failed'
+}
+
+const DEFAULT_LINES = new Set(['默认', 'default', 'Default'])
+
+/** Why Portico cannot write a record back as it is (its set is then locked), or undefined. */
+function lockOf(r: { Line?: string; LineId?: string; Weight?: number | null }): string | undefined {
+  if ((r.Line && !DEFAULT_LINES.has(r.Line)) || (r.LineId !== undefined && r.LineId !== '0' && !DEFAULT_LINES.has(r.Line ?? ''))) return `a DNSPod record on the line "${r.Line}"`
+  if (r.Weight !== undefined && r.Weight !== null) return 'a DNSPod weighted record'
+  return undefined
+}
+
+/** A record's own attributes CreateRecord takes back (a paused record, a remark). */
+function nativeOf(r: { Status?: string; Remark?: string }): Record<string, string> | undefined {
+  const n: Record<string, string> = {}
+  if (r.Status && r.Status !== 'ENABLE') n.Status = r.Status
+  if (r.Remark) n.Remark = r.Remark
+  return Object.keys(n).length ? n : undefined
 }
 
 export class DnspodProvider extends RecordBasedProvider {
   readonly id = 'dnspod'
+  readonly minTtl = 600
   private readonly secretId: string
   private readonly secretKey: string
   constructor(
@@ -60,21 +85,26 @@ export class DnspodProvider extends RecordBasedProvider {
 
   /** One action; null where DNSPod answers `empty` (its "no data" code for an empty list). */
   private async call(action: string, params: Record<string, unknown>, empty?: string): Promise<any> {
+    // Throttled: signed afresh (the timestamp is part of the signature) and sent again after a backoff.
+    const r = await backoffWhileThrottled(() => this.send(action, params), (x) => String(x.body?.Response?.Error?.Code ?? '').startsWith('RequestLimitExceeded'))
+    const err = r.body?.Response?.Error as { Code: string; Message: string } | undefined
+    if (err && err.Code === empty) return null
+    if (r.status >= 300 || err || !r.body?.Response) throw failureOf('DNSPod', r, err ? `${err.Code}: ${err.Message}` : `HTTP ${r.status}`, err ? kindOf(err.Code) : undefined)
+    return r.body.Response
+  }
+
+  private send(action: string, params: Record<string, unknown>): Promise<HttpResult> {
     const url = new URL(this.base + '/')
     const body = JSON.stringify(params)
     const ts = Math.floor(Date.now() / 1000)
     const s = tc3Signature(this.secretKey, url.host, ts, body)
-    const r: HttpResult = await exchange('POST', url.toString(), {
+    return exchange('POST', url.toString(), {
       'content-type': 'application/json; charset=utf-8',
       'x-tc-action': action,
       'x-tc-version': VERSION,
       'x-tc-timestamp': String(ts),
       authorization: `TC3-HMAC-SHA256 Credential=${this.secretId}/${s.scope}, SignedHeaders=${s.signedHeaders}, Signature=${s.signature}`,
-    }, body)
-    const err = r.body?.Response?.Error as { Code: string; Message: string } | undefined
-    if (err && err.Code === empty) return null
-    if (r.status >= 300 || err || !r.body?.Response) throw failureOf('DNSPod', r, err ? `${err.Code}: ${err.Message}` : `HTTP ${r.status}`, err ? kindOf(err.Code) : undefined)
-    return r.body.Response
+    }, body, { once: true })
   }
 
   /** Every item of a list read by Offset/Limit until the total is reached. */
@@ -95,9 +125,21 @@ export class DnspodProvider extends RecordBasedProvider {
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     const rows = await this.all('DescribeRecordList', 'ResourceNotFound.NoDataOfRecord', { Domain: zone.id }, (r) => ({ items: r.RecordList ?? [], total: Number(r.RecordCountInfo?.TotalCount ?? 0) }))
     return rows
-      // DNSPod keeps the apex NS records itself.
-      .filter((r: any) => !(r.Type === 'NS' && r.Name === '@'))
-      .map((r: any) => ({ id: String(r.RecordId), name: absoluteName(r.Name, zone.name), type: r.Type, ttl: Number(r.TTL), value: fromFields(r.Type, r.Value, r.MX, zone.name, unquoteTxt, true) }))
+      // DNSPod keeps the apex NS records itself (DefaultNS).
+      .filter((r: any) => !r.DefaultNS && !(r.Type === 'NS' && r.Name === '@'))
+      .map((r: any) => {
+        const locked = lockOf(r)
+        const native = nativeOf(r)
+        return {
+          id: String(r.RecordId),
+          name: absoluteName(r.Name, zone.name),
+          type: r.Type,
+          ttl: Number(r.TTL),
+          value: fromFields(r.Type, r.Value, r.MX, zone.name, unquoteTxt, true),
+          ...(native ? { native } : {}),
+          ...(locked ? { locked } : {}),
+        }
+      })
   }
 
   /** The wire fields of a record (RecordLine 默认 is the default line every plan has). */
@@ -106,15 +148,15 @@ export class DnspodProvider extends RecordBasedProvider {
     return { Domain: zone.id, SubDomain: relativeName(name, zone.name), RecordType: type, RecordLine: '默认', Value: f.data, TTL: ttl, ...(f.priority !== undefined ? { MX: f.priority } : {}) }
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    await this.call('CreateRecord', this.fields(zone, name, type, ttl, value))
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
+    await this.call('CreateRecord', { ...this.fields(zone, name, type, ttl, value), ...(native as object | undefined) })
   }
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const plan = pairUpdates(deletes, creates)
     for (const d of plan.deletes) await this.deleteItem(zone, d)
-    for (const u of plan.updates) await this.call('ModifyRecord', { ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value), RecordId: Number(u.item.id) })
-    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value)
+    for (const u of plan.updates) await this.call('ModifyRecord', { ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value), ...(u.to.native as object | undefined), RecordId: Number(u.item.id) })
+    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

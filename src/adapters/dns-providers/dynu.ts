@@ -3,10 +3,19 @@
 // /v2/dns/{id}/record, DELETE /v2/dns/{id}/record/{recordId}. A record is `{nodeName, recordType,
 // ttl, state}` plus its type's own fields: A `ipv4Address`, AAAA `ipv6Address`, CNAME/NS `host`, MX
 // `host` and `priority`, TXT `textData`, CAA `flags`, `tag`, `value`. `nodeName` is relative (`` the
-// apex). Errors are `{statusCode, type, message}`: 401 "Authentication Exception", 404, 400, 429.
+// apex). Errors are `{statusCode, type, message}`: 401 "Authentication Exception", 404, 400, 429; the
+// body's statusCode is the outcome (lego reads it, not the HTTP status), so a 200 carrying an error
+// statusCode is a failure too.
+// Do no harm (test/harness/provider-cards/dynu.ts): records of a type this adapter does not write (SRV,
+// SPF, LOC, …) are read as locked sets instead of being left out, so the planner sees them and never
+// writes over them; a switched-off record (state false) is restored switched off. Web redirects (GET
+// /v2/dns/{id}/webredirect) are read as locked sets of type WEBREDIRECT at their node, so a plan that
+// would write where one answers is refused before anything is written.
 import { RestClient } from './rest.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+const WRITTEN = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
 
 export const DYNU_API = 'https://api.dynu.com'
 
@@ -53,7 +62,17 @@ export class DynuProvider extends RecordBasedProvider {
   private readonly api: RestClient
   constructor(key: string, base = DYNU_API) {
     super()
-    this.api = new RestClient({ name: 'Dynu', base, headers: { 'api-key': key }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}` : undefined) })
+    this.api = new RestClient({
+      name: 'Dynu',
+      base,
+      headers: { 'api-key': key },
+      message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}` : undefined),
+      failed: (r) => typeof r.body?.statusCode === 'number' && r.body.statusCode >= 300,
+      kind: (r) => {
+        const code = Number(r.body?.statusCode ?? r.status)
+        return code === 401 || /Authentication/i.test(r.body?.type ?? '') ? 'auth' : code === 404 ? 'zone_not_found' : code === 429 ? 'rate_limited' : code >= 500 && r.status < 300 ? 'write_failed' : undefined
+      },
+    })
   }
 
   async listZones(): Promise<Zone[]> {
@@ -61,13 +80,45 @@ export class DynuProvider extends RecordBasedProvider {
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return ((await this.api.call('GET', `/v2/dns/${encodeURIComponent(zone.id)}/record`)).dnsRecords as any[])
-      .filter((r) => ['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'].includes(r.recordType))
-      .map((r) => ({ id: String(r.id), name: absoluteName(r.nodeName ?? '', zone.name), type: r.recordType, ttl: r.ttl, value: valueOf(r) }))
+    return (((await this.api.call('GET', `/v2/dns/${encodeURIComponent(zone.id)}/record`)).dnsRecords ?? []) as any[])
+      .filter((r) => r.recordType !== 'SOA')
+      .map((r) => ({
+        id: String(r.id),
+        name: absoluteName(r.nodeName ?? '', zone.name),
+        type: r.recordType,
+        ttl: r.ttl,
+        value: WRITTEN.has(r.recordType) ? valueOf(r) : String(r.content ?? ''),
+        ...(r.state === false ? { native: { state: false } } : {}),
+        ...(WRITTEN.has(r.recordType) ? {} : { locked: `a Dynu ${r.recordType} record, which Portico does not write` }),
+      }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    await this.api.call('POST', `/v2/dns/${encodeURIComponent(zone.id)}/record`, { nodeName: name === zone.name ? '' : relativeName(name, zone.name), recordType: type, ttl, state: true, ...fields(type, value) })
+  /** Web redirects, as locked sets at their nodes (Portico never writes where one answers). */
+  private async redirects(zone: Zone): Promise<RRset[]> {
+    let rows: any[]
+    try {
+      rows = (await this.api.call('GET', `/v2/dns/${encodeURIComponent(zone.id)}/webredirect`)).webRedirects ?? []
+    } catch (e) {
+      // The domain answered its records: a 404 here is no redirect resource, not an unknown domain.
+      if (e instanceof ProviderError && e.kind === 'zone_not_found') return []
+      throw e
+    }
+    return rows.map((w) => ({ name: absoluteName(w.nodeName ?? '', zone.name), type: 'WEBREDIRECT', ttl: 0, values: [String(w.url ?? '')], locked: `a Dynu web redirect to ${w.url}` }))
+  }
+
+  override async readRecords(zone: Zone): Promise<RRset[]> {
+    return [...(await super.readRecords(zone)), ...(await this.redirects(zone))]
+  }
+
+  override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    const w = changes.find((c) => c.type === 'WEBREDIRECT')
+    if (w) throw new ProviderError('unrepresentable', `${w.name} WEBREDIRECT is a Dynu web redirect, which Portico does not change; nothing was written`)
+    await super.writeChanges(zone, changes)
+  }
+
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
+    const state = (native as { state?: boolean } | undefined)?.state ?? true
+    await this.api.call('POST', `/v2/dns/${encodeURIComponent(zone.id)}/record`, { nodeName: name === zone.name ? '' : relativeName(name, zone.name), recordType: type, ttl, state, ...fields(type, value) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

@@ -6,6 +6,9 @@
 // /dns-domain/{id}/record `{name, type, content, ttl, priority?}`, DELETE …/record/{record-id}; writes
 // answer with an operation. Names are relative (`` the apex); hostnames in `content` absolute without
 // the trailing dot. Errors are `{message}`: 403 for a bad key or signature, 404, 400, 429.
+// Do no harm (test/harness/provider-cards/exoscale.ts): ALIAS, URL and POOL records are written back
+// with their content as it is; a priority Exoscale keeps beside the content of a type other than MX
+// (SRV) goes back with a restored record.
 import { credentialParts } from './credentials.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
@@ -43,12 +46,21 @@ export class ExoscaleProvider extends RecordBasedProvider {
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     return ((await this.call('GET', `/dns-domain/${encodeURIComponent(zone.id)}/record`))['dns-domain-records'] as any[])
       .filter((r) => !r['system-record'])
-      .map((r) => ({ id: r.id, name: absoluteName(r.name ?? '', zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.content, r.priority, zone.name, unquoteTxt, true) }))
+      .map((r) => ({
+        id: r.id,
+        name: absoluteName(r.name ?? '', zone.name),
+        type: r.type,
+        ttl: r.ttl,
+        value: fromFields(r.type, r.content, r.priority, zone.name, unquoteTxt, true),
+        // SRV keeps its priority beside the content: restored with it.
+        ...(r.type !== 'MX' && typeof r.priority === 'number' && r.priority !== 0 ? { native: { priority: r.priority } } : {}),
+      }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
     const f = toFields(type, value)
-    await this.call('POST', `/dns-domain/${encodeURIComponent(zone.id)}/record`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+    const priority = f.priority ?? (native as { priority?: number } | undefined)?.priority
+    await this.call('POST', `/dns-domain/${encodeURIComponent(zone.id)}/record`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(priority !== undefined ? { priority } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

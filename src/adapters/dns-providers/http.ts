@@ -59,6 +59,23 @@ export async function exchange(method: string, url: string, headers: Record<stri
   }
 }
 
+/**
+ * Sends a request built afresh for each attempt (a signature with its own nonce or timestamp) again
+ * while the provider's answer is its rate limit without a wait (Alibaba Cloud DNS's Throttling.User,
+ * DNSPod's RequestLimitExceeded, ClouDNS's Failed answer): after 1, 2, 4, 8 s, within RETRY_LIMITS.
+ * The last answer is returned as it came, for the adapter to type.
+ */
+export async function backoffWhileThrottled(send: () => Promise<HttpResult>, throttled: (r: HttpResult) => boolean): Promise<HttpResult> {
+  let spent = 0
+  for (let attempt = 1; ; attempt++) {
+    const r = await send()
+    const wait = 2 ** (attempt - 1)
+    if (!throttled(r) || attempt >= RETRY_LIMITS.attempts || spent + wait > RETRY_LIMITS.budgetSeconds) return r
+    spent += wait
+    await sleep(wait * 1000)
+  }
+}
+
 async function exchangeOnce(method: string, url: string, headers: Record<string, string>, body: unknown, opts: ProviderHttp): Promise<HttpResult> {
   const u = new URL(url)
   let target = url

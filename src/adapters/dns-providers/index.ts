@@ -51,6 +51,14 @@ export interface HostedFactoryOptions {
   /** Every configured base, for an adapter that reaches two APIs (the NS1 fleet: NS1 and Netlify). */
   bases?: Record<string, string>
   http?: ProviderHttp
+  /** Operator settings an adapter needs beside the credential (src/config.ts). */
+  settings?: HostedSettings
+}
+
+/** Operator settings some adapters take beside the credential. */
+export interface HostedSettings {
+  /** NAMECHEAP_CLIENT_IP: the whitelisted address Namecheap's API is called from, when the credential names none. */
+  namecheapClientIp?: string | null
 }
 
 type HostedFactory = { defaultBase: string; make: (secret: string, opts: HostedFactoryOptions) => DnsProvider }
@@ -86,7 +94,7 @@ export const HOSTED: Record<string, HostedFactory> = {
   dynu: { defaultBase: DYNU_API, make: (s, o) => new DynuProvider(s, o.base) },
   exoscale: { defaultBase: EXOSCALE_API, make: (s, o) => new ExoscaleProvider(s, o.base) },
   spaceship: { defaultBase: SPACESHIP_API, make: (s, o) => new SpaceshipProvider(s, o.base) },
-  namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base) },
+  namecheap: { defaultBase: NAMECHEAP_API, make: (s, o) => new NamecheapProvider(s, o.base, o.settings?.namecheapClientIp) },
   dnsmadeeasy: { defaultBase: DNSMADEEASY_API, make: (s, o) => new DnsMadeEasyProvider(s, o.base) },
   cloudns: { defaultBase: CLOUDNS_API, make: (s, o) => new CloudnsProvider(s, o.base) },
   infomaniak: { defaultBase: INFOMANIAK_API, make: (s, o) => new InfomaniakProvider(s, o.base) },
@@ -109,10 +117,10 @@ export function apiKeyProviders(): Set<string> {
   return new Set(Object.keys(HOSTED))
 }
 
-export function makeHosted(id: string, secret: string, bases: Record<string, string>): DnsProvider | null {
+export function makeHosted(id: string, secret: string, bases: Record<string, string>, settings: HostedSettings = {}): DnsProvider | null {
   const f = HOSTED[id]
   if (!f) return null
-  return f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, ''), bases })
+  return f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, ''), bases, settings })
 }
 
 export function makePowerDns(apiUrl: string, apiKey: string, pin: string): DnsProvider {

@@ -6,10 +6,18 @@
 // dot and TXT as the text itself; MX priority is its own field. Errors are `{error}`: 401, 403 "Key
 // not authorised for zone" (which is also the answer for a zone the account does not have, so it is
 // read as a zone the credential does not reach), 400, 429.
+// Do no harm (test/harness/provider-cards/mythic-beasts.ts): ANAME, SSHFP, TLSA and SRV data are kept
+// as they are, and any field a record carries beside host, ttl, type, data and mx_priority goes back
+// with it when its set is restored. An ANAME answers addresses itself, so a plan that would write an A
+// or AAAA beside one is refused before anything is written.
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, relativeName, toFields } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
+
+const OWN = new Set(['host', 'ttl', 'type', 'data', 'mx_priority'])
+/** Types whose data Portico keeps exactly as Mythic Beasts gave it. */
+const VERBATIM = new Set(['ANAME', 'SSHFP', 'TLSA', 'SRV', 'DNAME', 'PTR'])
 
 export const MYTHIC_BEASTS_API = 'https://api.mythic-beasts.com'
 
@@ -31,10 +39,26 @@ export class MythicBeastsProvider extends RRsetBasedProvider {
       const name = absoluteName(r.host, zone.name)
       const k = `${name}|${r.type}`
       const s: RRset = sets.get(k) ?? { name, type: r.type, ttl: r.ttl, values: [] }
-      s.values.push(fromFields(r.type, r.data, r.mx_priority, zone.name, unquoteTxt))
+      const value = VERBATIM.has(r.type) ? String(r.data) : fromFields(r.type, r.data, r.mx_priority, zone.name, unquoteTxt)
+      s.values.push(value)
+      const extra = Object.fromEntries(Object.entries(r).filter(([f]) => !OWN.has(f)))
+      if (Object.keys(extra).length) s.native = { ...s.native, [value]: extra }
       sets.set(k, s)
     }
     return [...sets.values()]
+  }
+
+  override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
+    const sets = await this.readRecords(zone)
+    const gone = new Set(changes.filter((c) => c.values.length === 0).map((c) => `${c.name}|${c.type}`))
+    for (const c of changes) {
+      if (c.values.length === 0 || (c.type !== 'A' && c.type !== 'AAAA')) continue
+      if (sets.some((x) => x.name === c.name && x.type === 'ANAME' && !gone.has(`${x.name}|ANAME`))) {
+        throw new ProviderError('unrepresentable', `${c.name} holds a Mythic Beasts ANAME, which already answers A and AAAA there; writing ${c.type} beside it would change what it answers. Nothing was written`)
+      }
+    }
+    await super.writeChanges(zone, changes)
   }
 
   private path(zone: Zone, name: string, type: string) {
@@ -44,8 +68,8 @@ export class MythicBeastsProvider extends RRsetBasedProvider {
   protected async putSet(zone: Zone, c: RRsetChange): Promise<void> {
     const host = relativeName(c.name, zone.name)
     const records = c.values.map((v) => {
-      const f = toFields(c.type, v, { dot: true })
-      return { host, ttl: c.ttl, type: c.type, data: f.data, ...(f.priority !== undefined ? { mx_priority: f.priority } : {}) }
+      const f = VERBATIM.has(c.type) ? { data: v } : toFields(c.type, v, { dot: true })
+      return { host, ttl: c.ttl, type: c.type, data: f.data, ...(f.priority !== undefined ? { mx_priority: f.priority } : {}), ...(c.native?.[v] as object | undefined) }
     })
     await this.api.call('PUT', this.path(zone, c.name, c.type), { records })
   }

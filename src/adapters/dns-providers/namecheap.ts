@@ -21,6 +21,8 @@ import { absoluteName, relativeName } from './record-based.ts'
 import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export const NAMECHEAP_API = 'https://api.namecheap.com'
+
+const isIpv4 = (v: string) => /^(\d{1,3})(\.\d{1,3}){3}$/.test(v) && v.split('.').every((o) => Number(o) <= 255)
 const PAGE = 100
 
 const dec = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n))).replace(/&amp;/g, '&')
@@ -46,10 +48,17 @@ export class NamecheapProvider implements DnsProvider {
   private readonly user: string
   private readonly userName: string
   private readonly key: string
-  private readonly ip: string
+  /** The whitelisted client address, or why there is none (every call is then refused before it is sent). */
+  private readonly ip: string | { refused: ProviderError }
+  /**
+   * `clientIp`: the operator's NAMECHEAP_CLIENT_IP (src/config.ts), used when the credential names no
+   * address itself. Namecheap checks ClientIp against the account's whitelist and takes IPv4 only; with
+   * neither, or with a credential address that is not IPv4, nothing is sent.
+   */
   constructor(
     credential: string,
     private readonly base = NAMECHEAP_API,
+    clientIp?: string | null,
   ) {
     const [user = '', key = '', ip = '', userName = ''] = credentialParts(credential, [
       { name: 'api_user', aliases: ['ApiUser', 'user', 'username', 'NAMECHEAP_API_USER'] },
@@ -57,10 +66,18 @@ export class NamecheapProvider implements DnsProvider {
       { name: 'client_ip', aliases: ['ClientIp', 'ip', 'NAMECHEAP_CLIENT_IP'], optional: true },
       { name: 'user_name', aliases: ['UserName', 'NAMECHEAP_USER_NAME'], optional: true },
     ])
-    ;[this.user, this.key, this.ip, this.userName] = [user, key, ip || process.env.NAMECHEAP_CLIENT_IP || '127.0.0.1', userName || user]
+    ;[this.user, this.key, this.userName] = [user, key, userName || user]
+    this.ip = ip
+      ? isIpv4(ip)
+        ? ip
+        : { refused: new ProviderError('auth', `Namecheap: the credential's third part (${JSON.stringify(ip.slice(0, 45))}) is not an IPv4 address; Namecheap's ClientIp is the IPv4 address whitelisted for API access (api_user:api_key:client_ip)`) }
+      : clientIp
+        ? clientIp
+        : { refused: new ProviderError('permission', 'Namecheap needs the IPv4 address its API is called from, whitelisted under Profile → Tools → API Access: give it in the credential (api_user:api_key:client_ip), or the operator sets NAMECHEAP_CLIENT_IP; nothing was sent') }
   }
 
   private async call(command: string, params: Record<string, string>, post = false): Promise<string> {
+    if (typeof this.ip !== 'string') throw this.ip.refused
     const q = new URLSearchParams({ ApiUser: this.user, ApiKey: this.key, UserName: this.userName, ClientIp: this.ip, Command: command, ...params })
     const r: HttpResult = post
       ? await exchange('POST', `${this.base}/xml.response`, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/xml' }, q.toString())

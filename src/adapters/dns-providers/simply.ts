@@ -3,8 +3,10 @@
 // records: GET /2/my/products/{object}/dns/records (`{records: [{record_id, name, ttl, data, type,
 // priority}]}`, one list), POST …/dns/records `{name, ttl, data, type, priority?}`, DELETE
 // …/dns/records/{record_id}. Names are relative (`@` the apex); hostnames in `data` are absolute
-// without the trailing dot; MX priority is its own field. Errors are `{status, message}`: 401, 403,
-// 404, 400, 429.
+// without the trailing dot; MX priority is its own field. Errors are `{error}` (lego's fixtures; an
+// older form `{status, message}` is read too): 401, 403, 404, 400, 429.
+// Do no harm (test/harness/provider-cards/simply.ts): a priority kept beside the data of a type other
+// than MX (SRV) goes back with a restored record.
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
 import { canonicalName, unquoteTxt, type Zone } from './types.ts'
@@ -16,7 +18,7 @@ export class SimplyProvider extends RecordBasedProvider {
   private readonly api: RestClient
   constructor(accountKey: string, base = SIMPLY_API) {
     super()
-    this.api = new RestClient({ name: 'Simply.com', base, headers: { authorization: `Basic ${Buffer.from(accountKey).toString('base64')}` }, message: (b) => b?.message })
+    this.api = new RestClient({ name: 'Simply.com', base, headers: { authorization: `Basic ${Buffer.from(accountKey).toString('base64')}` }, message: (b) => b?.error ?? b?.message })
   }
 
   async listZones(): Promise<Zone[]> {
@@ -28,12 +30,20 @@ export class SimplyProvider extends RecordBasedProvider {
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     return ((await this.api.call('GET', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records`)).records as any[])
       .filter((r) => r.type !== 'SOA')
-      .map((r) => ({ id: String(r.record_id), name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, value: fromFields(r.type, r.data, r.priority, zone.name, unquoteTxt, true) }))
+      .map((r) => ({
+        id: String(r.record_id),
+        name: absoluteName(r.name, zone.name),
+        type: r.type,
+        ttl: r.ttl,
+        value: fromFields(r.type, r.data, r.priority, zone.name, unquoteTxt, true),
+        ...(r.type !== 'MX' && typeof r.priority === 'number' && r.priority !== 0 ? { native: { priority: r.priority } } : {}),
+      }))
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
     const f = toFields(type, value)
-    await this.api.call('POST', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records`, { name: relativeName(name, zone.name), ttl, data: f.data, type, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+    const priority = f.priority ?? (native as { priority?: number } | undefined)?.priority
+    await this.api.call('POST', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records`, { name: relativeName(name, zone.name), ttl, data: f.data, type, ...(priority !== undefined ? { priority } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

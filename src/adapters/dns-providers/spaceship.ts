@@ -6,6 +6,11 @@
 // its type's fields: A/AAAA `address`, CNAME `cname`, NS `nameserver`, MX `exchange` and `preference`,
 // TXT `value`, CAA `flag`, `tag`, `value`. Names are relative (`@` the apex). Errors are `{detail,
 // data?}`: 401, 403, 404, 422, 429 (Retry-After).
+// Do no harm (test/harness/provider-cards/spaceship.ts): a record of a type Portico does not model
+// (ALIAS `aliasName`, HTTPS and SVCB `svcPriority`/`targetName`/`svcParams`, SRV, PTR, TLSA) is kept as
+// Spaceship gave it: deleted with exactly its own fields, and restored whole. A record in a group other
+// than `custom` (one a Spaceship product manages) is read as locked. PUT goes without `force`, so
+// Spaceship refuses a conflict rather than overwriting what Portico did not plan to touch.
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
@@ -36,7 +41,20 @@ function item(zone: Zone, r: NewRecord): Record<string, unknown> {
   }
 }
 
+/** The types whose fields Portico maps to its canonical values; any other is kept as Spaceship gave it. */
+const MODELLED = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'CAA', 'TXT'])
+
+/** A stored item's own fields (what DELETE matches and PUT writes), without Spaceship's `group`. */
+function ownFields(x: any): Record<string, unknown> {
+  const { group: _, ...rest } = x
+  return rest
+}
+
 function valueOf(x: any): string {
+  if (!MODELLED.has(x.type)) {
+    const { type: _t, name: _n, ttl: _l, ...data } = ownFields(x)
+    return JSON.stringify(Object.fromEntries(Object.entries(data).sort(([a], [b]) => a.localeCompare(b))))
+  }
   switch (x.type) {
     case 'A':
     case 'AAAA':
@@ -63,34 +81,42 @@ export class SpaceshipProvider extends RecordBasedProvider {
     this.api = new RestClient({ name: 'Spaceship', base, headers: { 'x-api-key': key!, 'x-api-secret': secret! }, message: (b) => b?.detail })
   }
 
-  private async paged(path: string): Promise<any[]> {
-    return paginate<any>({ provider: 'Spaceship', what: path, pageSize: 500 }, async ({ offset }) => {
-      const r = await this.api.call('GET', `${path}?take=500&skip=${offset}`)
+  /** A listing by take/skip: domains at most 100 a page, records 500. */
+  private async paged(path: string, take: number): Promise<any[]> {
+    return paginate<any>({ provider: 'Spaceship', what: path, pageSize: take }, async ({ offset }) => {
+      const r = await this.api.call('GET', `${path}?take=${take}&skip=${offset}`)
       const rows = (r.items ?? []) as any[]
       return { items: rows, more: offset + rows.length < Number(r.total ?? 0) }
     })
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/api/v1/domains')).map((d) => ({ id: canonicalName(d.name), name: canonicalName(d.name) }))
+    return (await this.paged('/api/v1/domains', 100)).map((d) => ({ id: canonicalName(d.name), name: canonicalName(d.name) }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
-    return (await this.paged(`/api/v1/dns/records/${encodeURIComponent(zone.id)}`)).map((x) => {
+    return (await this.paged(`/api/v1/dns/records/${encodeURIComponent(zone.id)}`, 500)).map((x) => {
       const rec = { name: absoluteName(x.name, zone.name), type: x.type as string, ttl: x.ttl as number, value: valueOf(x) }
+      const group = x.group?.type
       // No ids: a record is named by its own content, which is what DELETE matches on.
-      return { ...rec, id: JSON.stringify(item(zone, rec)) }
+      return {
+        ...rec,
+        id: JSON.stringify(ownFields(x)),
+        ...(MODELLED.has(x.type) ? {} : { native: ownFields(x) }),
+        ...(group && group !== 'custom' ? { locked: `a record Spaceship's ${group} group manages` } : {}),
+      }
     })
   }
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const path = `/api/v1/dns/records/${encodeURIComponent(zone.id)}`
     if (deletes.length) await this.api.call('DELETE', path, deletes.map((d) => JSON.parse(d.id)))
-    if (creates.length) await this.api.call('PUT', path, { force: true, items: creates.map((c) => item(zone, c)) })
+    // A kept record goes back with its own fields; Portico's own with the fields of its type.
+    if (creates.length) await this.api.call('PUT', path, { items: creates.map((c) => (c.native ? { ...(c.native as object), ttl: c.ttl } : item(zone, c))) })
   }
 
-  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
-    await this.applyDiff(zone, [], [{ name, type, ttl, value }])
+  protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
+    await this.applyDiff(zone, [], [{ name, type, ttl, value, ...(native !== undefined ? { native } : {}) }])
   }
 
   protected async deleteItem(zone: Zone, rec: ProviderRecord): Promise<void> {

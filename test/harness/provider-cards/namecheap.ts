@@ -16,7 +16,7 @@ export const namecheap = defineCard({
   auth: {
     scheme: 'query or form parameters ApiUser, ApiKey, UserName, ClientIp',
     issued: 'an API key (Profile → Tools → API Access) for the account\'s user name; the calling IPv4 address must be whitelisted there',
-    accepted: ['api_user:api_key', 'api_user:api_key:client_ip', '{"ApiUser", "ApiKey", "ClientIp"?}', 'NAMECHEAP_API_USER=… / NAMECHEAP_API_KEY=… lines'],
+    accepted: ['api_user:api_key (the client address from the operator\'s NAMECHEAP_CLIENT_IP)', 'api_user:api_key:client_ip', '{"ApiUser", "ApiKey", "ClientIp"?}', 'NAMECHEAP_API_USER=… / NAMECHEAP_API_KEY=… lines'],
     cite: ['intro', 'lego'],
   },
   listing: {

@@ -6,11 +6,17 @@
 // be within 15 minutes and its SignatureNonce unused. Errors `{Code, Message, RequestId, HostId}`:
 // 404 InvalidAccessKeyId.NotFound, 400 SignatureDoesNotMatch, 400 SignatureNonceUsed,
 // 400 InvalidTimeStamp.Expired, 400 Throttling.User (no Retry-After), 400 InvalidDomainName.NoExist,
-// 400 DomainRecordNotBelongToUser. Both lists page by PageNumber/PageSize with TotalCount.
+// 400 DomainRecordNotBelongToUser, 400 QuotaExceeded.TTL (a TTL under the free edition's 600). Both
+// lists page by PageNumber/PageSize with TotalCount, a page as long as asked up to 100 (domains) or
+// 500 (records). Records keep the provider's own attributes: Line (ISP lines), Weight, Status, Locked,
+// Remark (set by UpdateDomainRecordRemark). Everything answers as the card says
+// (test/harness/provider-cards/alidns.ts).
 import { createHmac } from 'node:crypto'
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { alidns as card } from '../provider-cards/alidns.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface AliRecord {
+  DomainName: string
   RecordId: string
   RR: string
   Type: string
@@ -20,7 +26,11 @@ export interface AliRecord {
   Line: string
   Status: string
   Locked: boolean
+  Weight?: number
+  Remark?: string
 }
+
+const TYPES = new Set(card.records.types)
 
 /** RFC 3986 encoding byte by byte (unreserved characters kept), as the signing page specifies. */
 function percent(s: string): string {
@@ -40,7 +50,7 @@ export function startAlidnsFake(keyId = 'LTAI' + nextId().padEnd(20, '0'), secre
   return startFake<AliRecord>({
     credential: `${keyId}:${secret}`,
     zoneId: (name) => name,
-    throttled: () => error(400, 'Throttling.User', 'Request was denied due to user flow control.'),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       const p = url.searchParams
       if (req.method !== 'GET' || url.pathname !== '/') return error(404, 'InvalidAction.NotFound', 'Specified api is not found, please check your url and method.')
@@ -60,30 +70,51 @@ export function startAlidnsFake(keyId = 'LTAI' + nextId().padEnd(20, '0'), secre
         const rr = p.get('RR') ?? ''
         const type = p.get('Type') ?? ''
         const value = p.get('Value') ?? ''
+        if (old?.Locked) return error(400, 'DomainRecordLocked', 'The DNS record is locked.')
         if (!rr || !type || !value) return error(400, 'MissingParameter', 'RR, Type and Value are mandatory for this action.')
+        if (!TYPES.has(type)) return error(400, 'InvalidType', `The record type ${type} is not supported.`)
+        const ttl = Number(p.get('TTL') ?? card.ttl.default)
+        if (ttl < card.ttl.min) return error(400, 'QuotaExceeded.TTL', 'The TTL has exceeded the limit of the domain edition.')
         if (type === 'MX' && !p.get('Priority')) return error(400, 'InvalidPriority.Malformed', 'MX records need a Priority.')
         const same = zone.records.filter((r) => r.RR === rr && r !== old)
         if ((type === 'CNAME' && same.length) || same.some((r) => r.Type === 'CNAME')) return error(400, 'DomainRecordConflict', 'The DNS record conflicts with other records.')
-        if (same.some((r) => r.Type === type && r.Value === value)) return error(400, 'DomainRecordDuplicate', 'The DNS record already exists.')
-        const rec: AliRecord = { RecordId: old?.RecordId ?? String(++ids), RR: rr, Type: type, Value: value, TTL: Number(p.get('TTL') ?? 600), ...(type === 'MX' ? { Priority: Number(p.get('Priority')) } : {}), Line: 'default', Status: 'ENABLE', Locked: false }
+        const line = p.get('Line') ?? 'default'
+        if (same.some((r) => r.Type === type && r.Value === value && r.Line === line)) return error(400, 'DomainRecordDuplicate', 'The DNS record already exists.')
+        // An update keeps the record's id, status, lock and remark.
+        const rec: AliRecord = { DomainName: zone.name, RecordId: old?.RecordId ?? String(++ids), RR: rr, Type: type, Value: value, TTL: ttl, ...(type === 'MX' ? { Priority: Number(p.get('Priority')) } : {}), Line: line, Status: old?.Status ?? 'ENABLE', Locked: old?.Locked ?? false, ...(old?.Remark ? { Remark: old.Remark } : {}) }
         if (old) zone.records.splice(zone.records.indexOf(old), 1, rec)
         else zone.records.push(rec)
         return ok({ RecordId: rec.RecordId })
       }
       const paged = (list: 'zones' | 'records', items: unknown[]) => {
-        const s = servePage(f, list, items, Number(p.get('PageNumber') ?? 1), Number(p.get('PageSize') ?? 20))
-        return { items: s.items, TotalCount: s.total, PageNumber: Number(p.get('PageNumber') ?? 1), PageSize: s.size }
+        const max = list === 'zones' ? 100 : 500
+        const number = Number(p.get('PageNumber') ?? 1)
+        const size = Number(p.get('PageSize') ?? 20)
+        if (!(size >= 1 && size <= max) || !(number >= 1)) return null
+        return { items: askedPage(f, list, items, (number - 1) * size, size, max), TotalCount: items.length, PageNumber: number, PageSize: size }
       }
+      const badPage = () => error(400, 'InvalidPageSize', 'The specified PageSize or PageNumber is invalid.')
       if (action === 'DescribeDomains') {
-        const { items, ...page } = paged('zones', f.zones.map((z) => ({ DomainId: z.name, DomainName: z.name, AliDomain: false, DnsServers: { DnsServer: ['dns1.hichina.com', 'dns2.hichina.com'] } })))
-        return ok({ ...page, Domains: { Domain: items } })
+        const page = paged('zones', f.zones.map((z) => ({ DomainId: z.name, DomainName: z.name, AliDomain: false, DnsServers: { DnsServer: ['dns1.hichina.com', 'dns2.hichina.com'] } })))
+        if (!page) return badPage()
+        const { items, ...rest } = page
+        return ok({ ...rest, Domains: { Domain: items } })
       }
       if (action === 'DeleteDomainRecord') {
         for (const z of f.zones) {
           const i = z.records.findIndex((r) => r.RecordId === p.get('RecordId'))
+          if (i !== -1 && z.records[i]!.Locked) return error(400, 'DomainRecordLocked', 'The DNS record is locked.')
           if (i !== -1) return ok({ RecordId: z.records.splice(i, 1)[0]!.RecordId })
         }
         return error(400, 'DomainRecordNotBelongToUser', 'The DNS record does not exist or does not belong to the user.')
+      }
+      if (action === 'UpdateDomainRecordRemark') {
+        const r = f.zones.flatMap((z) => z.records).find((x) => x.RecordId === p.get('RecordId'))
+        if (!r) return error(400, 'DomainRecordNotBelongToUser', 'The DNS record does not exist or does not belong to the user.')
+        const remark = p.get('Remark') ?? ''
+        if (remark) r.Remark = remark
+        else delete r.Remark
+        return ok({})
       }
       if (action === 'UpdateDomainRecord') {
         const z = f.zones.find((x) => x.records.some((r) => r.RecordId === p.get('RecordId')))
@@ -93,8 +124,10 @@ export function startAlidnsFake(keyId = 'LTAI' + nextId().padEnd(20, '0'), secre
       const zone = f.zones.find((z) => z.name === p.get('DomainName'))
       if (!zone) return error(400, 'InvalidDomainName.NoExist', 'The specified domain name does not exist. Refresh the page and try again.')
       if (action === 'DescribeDomainRecords') {
-        const { items, ...page } = paged('records', zone.records)
-        return ok({ ...page, DomainRecords: { Record: items } })
+        const page = paged('records', zone.records)
+        if (!page) return badPage()
+        const { items, ...rest } = page
+        return ok({ ...rest, DomainRecords: { Record: items } })
       }
       if (action === 'AddDomainRecord') return write(zone)
       return error(404, 'InvalidAction.NotFound', `${action} is not an action of this API`)

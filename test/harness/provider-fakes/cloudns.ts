@@ -1,10 +1,13 @@
-// ClouDNS API, the parts the adapter uses (https://www.cloudns.net/wiki/article/42/ and the pages of
-// list-zones, records, add-record, delete-record): `auth-id`/`auth-password` parameters; failures
-// come with HTTP 200 as `{status: "Failed", statusDescription}` ("Invalid authentication, incorrect
-// auth-id or auth-password.", "Missing domain-name" / "Invalid domain-name"); rate limits 429 with
-// Retry-After. list-zones pages by `page`/`rows-per-page` (an empty list past the end); records.json
-// answers the whole zone as `{id: record}` (`[]` when empty). A TTL must be one of ClouDNS's values.
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// ClouDNS API, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/cloudns.ts; https://www.cloudns.net/wiki/article/41/, 42, 58):
+// `auth-id` or `sub-auth-id` with `auth-password`; every answer HTTP 200, failures as `{status:
+// "Failed", statusDescription}` ("Invalid authentication, incorrect auth-id or auth-password.",
+// "Missing domain-name", the rate limit's own text). list-zones pages by `page`/`rows-per-page` (10,
+// 20, 30, 50 or 100; a page as long as asked, an empty list past the end); records.json answers the
+// whole zone as `{id: record}` (`[]` when empty). A TTL must be one of ClouDNS's values. Records keep
+// their own fields (failover, dynamicurl_status, status, GeoDNS location, a web redirect's frame).
+import { cloudns as card } from '../provider-cards/cloudns.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface CloudnsRecord {
   id: string
@@ -17,25 +20,30 @@ export interface CloudnsRecord {
   caa_type?: string
   caa_value?: string
   status: number
+  [field: string]: unknown
 }
+
+const WR_FIELDS = ['redirect-type', 'frame', 'frame-title', 'frame-keywords', 'frame-description', 'mobile-meta', 'save-path']
+const TYPES = new Set(card.records.types)
 
 const TTLS = new Set([60, 300, 900, 1800, 3600, 21600, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000])
 
-export function startCloudnsFake(id = String(Math.floor(Math.random() * 90000) + 10000), password = nextId('pw')): Fake<CloudnsRecord> {
+export function startCloudnsFake(id = String(Math.floor(Math.random() * 90000) + 10000), password = nextId('pw'), subId = String(Math.floor(Math.random() * 90000) + 100000)): Fake<CloudnsRecord> {
   let ids = 100
   const failed = (statusDescription: string) => json(200, { status: 'Failed', statusDescription })
   return startFake<CloudnsRecord>({
     credential: `${id}:${password}`,
     zoneId: (name) => name,
-    retryAfter: 30,
-    throttled: () => json(429, { status: 'Failed', statusDescription: 'Too many requests' }, { 'retry-after': '30' }),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       const p = req.method === 'POST' ? new URLSearchParams(await req.text()) : url.searchParams
-      if (p.get('auth-id') !== id || p.get('auth-password') !== password) return failed('Invalid authentication, incorrect auth-id or auth-password.')
+      const who = p.get('sub-auth-id') !== null ? p.get('sub-auth-id') === subId : p.get('auth-id') === id
+      if (!who || p.get('auth-password') !== password) return failed('Invalid authentication, incorrect auth-id or auth-password.')
       if (url.pathname === '/dns/list-zones.json') {
-        const page = Number(p.get('page') ?? 1)
-        const s = servePage(f, 'zones', f.zones, page, Number(p.get('rows-per-page') ?? 10))
-        return json(200, page > s.last ? [] : s.items.map((z) => ({ name: z.name, type: 'master', zone: 'domain', status: '1' })))
+        const page = Number(p.get('page'))
+        const rows = Number(p.get('rows-per-page'))
+        if (!(page >= 1) || ![10, 20, 30, 50, 100].includes(rows)) return failed('Missing page or rows-per-page')
+        return json(200, askedPage(f, 'zones', f.zones, (page - 1) * rows, rows).map((z) => ({ name: z.name, type: 'master', zone: 'domain', status: '1' })))
       }
       const zone = f.zones.find((z) => z.name === p.get('domain-name'))
       if (!zone) return failed('Invalid domain-name')
@@ -44,12 +52,14 @@ export function startCloudnsFake(id = String(Math.floor(Math.random() * 90000) +
         const type = p.get('record-type') ?? ''
         const ttl = Number(p.get('ttl'))
         if (!TTLS.has(ttl)) return failed('Invalid TTL. Choose from the list of the values we support.')
+        if (!TYPES.has(type)) return failed('Invalid record-type')
         if (type === 'CAA' ? !p.get('caa_type') || !p.get('caa_value') : !p.get('record')) return failed('Missing record')
         if (type === 'MX' && !p.get('priority')) return failed('Missing priority')
         const host = p.get('host') ?? ''
         const same = zone.records.filter((r) => r.host === host)
         if ((type === 'CNAME' && same.length) || same.some((r) => r.type === 'CNAME')) return failed('CNAME record cannot coexist with other records of the host')
-        const rec: CloudnsRecord = { id: String(++ids), type, host, record: p.get('record') ?? '', ttl: String(ttl), status: 1, ...(p.get('priority') ? { priority: p.get('priority')! } : {}), ...(type === 'CAA' ? { caa_flag: p.get('caa_flag') ?? '0', caa_type: p.get('caa_type')!, caa_value: p.get('caa_value')! } : {}) }
+        const wr = type === 'WR' ? Object.fromEntries(WR_FIELDS.map((k) => [k, p.get(k) ?? (k === 'redirect-type' ? '301' : '0')])) : {}
+        const rec: CloudnsRecord = { id: String(++ids), type, host, record: p.get('record') ?? '', dynamicurl_status: 0, failover: '0', ttl: String(ttl), status: 1, ...(p.get('priority') ? { priority: p.get('priority')! } : {}), ...(type === 'CAA' ? { caa_flag: p.get('caa_flag') ?? '0', caa_type: p.get('caa_type')!, caa_value: p.get('caa_value')! } : {}), ...wr }
         zone.records.push(rec)
         return json(200, { status: 'Success', statusDescription: 'The record was added successfully.', data: { id: Number(rec.id) } })
       }

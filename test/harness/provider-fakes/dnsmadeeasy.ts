@@ -3,9 +3,12 @@
 // ["API key not found"]}` / `["Invalid hmac"]` otherwise); errors `{error: [messages]}` (404, 400
 // validation, 400 "Rate limit exceeded" for the rate limit); lists `{data, page, totalPages,
 // totalRecords}`. Records `{id, name, type, value, ttl, gtdLocation, mxLevel?, caaType?,
-// issuerCritical?}`; TXT and CAA values quoted.
+// issuerCritical?, HTTPRED's redirectType, title, keywords, description, hardLink}`; TXT and CAA values
+// quoted. The rate limit is a 400 with x-dnsme-requestsRemaining 0, as the card says
+// (test/harness/provider-cards/dnsmadeeasy.ts).
 import { createHmac } from 'node:crypto'
-import { json, nextId, servePage } from './common.ts'
+import { dnsmadeeasy as card } from '../provider-cards/dnsmadeeasy.ts'
+import { cardThrottle, json, servePage } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface DmeRecord {
@@ -18,7 +21,10 @@ export interface DmeRecord {
   mxLevel?: number
   caaType?: string
   issuerCritical?: number
+  [field: string]: unknown
 }
+
+const TYPES = new Set(card.records.types)
 
 export function startDnsMadeEasyFake(key = crypto.randomUUID(), secret = crypto.randomUUID()) {
   let ids = 4_000_000
@@ -26,7 +32,7 @@ export function startDnsMadeEasyFake(key = crypto.randomUUID(), secret = crypto.
   return startRowFake<DmeRecord>({
     credential: `${key}:${secret}`,
     authorized: (req) => req.headers.get('x-dnsme-apikey') === key && req.headers.get('x-dnsme-hmac') === createHmac('sha1', secret).update(req.headers.get('x-dnsme-requestdate') ?? '').digest('hex'),
-    errors: { unauthorized: () => err(403, 'API key not found'), notFound: () => err(404, 'Domain not found'), invalid: (m) => err(400, m), throttled: () => err(400, 'Rate limit exceeded') },
+    errors: { unauthorized: () => err(403, 'API key not found'), notFound: () => err(404, 'Domain not found'), invalid: (m) => err(400, m), throttled: cardThrottle(card, 0) },
     zoneId: () => String(++ids),
     routes: { zones: /^\/V2\.0\/dns\/managed\/?$/, records: /^\/V2\.0\/dns\/managed\/(?<zone>\d+)\/records\/?$/, record: /^\/V2\.0\/dns\/managed\/(?<zone>\d+)\/records\/(?<id>\d+)$/ },
     zoneRow: (z) => ({ id: Number(z.id), name: z.name, gtdEnabled: false }),
@@ -35,11 +41,14 @@ export function startDnsMadeEasyFake(key = crypto.randomUUID(), secret = crypto.
       const s = servePage(f, kind, rows, page, Number(url.searchParams.get('rows') ?? 1000))
       return json(200, { data: s.items, page, totalPages: s.last, totalRecords: s.total })
     },
-    create(b) {
+    create(b, z) {
       if (typeof b.name !== 'string' || typeof b.type !== 'string' || typeof b.value !== 'string' || !b.value || !b.gtdLocation) return 'name, type, value and gtdLocation are required'
+      if (!TYPES.has(b.type)) return `Invalid record type ${b.type}`
       if ((b.type === 'TXT' || b.type === 'CAA') && !b.value.startsWith('"')) return 'TXT and CAA values must be quoted'
+      if (b.type === 'HTTPRED' && !b.redirectType) return 'redirectType is required for HTTPRED records'
+      if (z.records.some((r) => r.name === b.name && r.type === b.type && r.value === b.value)) return `Record with this type (${b.type}), name (${b.name}), and value (${b.value}) already exists.`
       if (b.type === 'MX' && typeof b.mxLevel !== 'number') return 'mxLevel is required for MX records'
-      return { id: ++ids, name: b.name, type: b.type, value: b.value, ttl: b.ttl ?? 1800, gtdLocation: b.gtdLocation, ...(b.type === 'MX' ? { mxLevel: b.mxLevel } : {}), ...(b.type === 'CAA' ? { caaType: b.caaType, issuerCritical: b.issuerCritical ?? 0 } : {}) }
+      return { id: ++ids, name: b.name, type: b.type, value: b.value, ttl: b.ttl ?? 1800, gtdLocation: b.gtdLocation, ...(b.type === 'MX' ? { mxLevel: b.mxLevel } : {}), ...(b.type === 'CAA' ? { caaType: b.caaType, issuerCritical: b.issuerCritical ?? 0 } : {}), ...(b.type === 'HTTPRED' ? { hardLink: b.hardLink ?? false, redirectType: b.redirectType, title: b.title ?? '', keywords: b.keywords ?? '', description: b.description ?? '' } : {}) }
     },
     created: (row) => json(201, row),
     deleted: () => new Response(null, { status: 200 }),

@@ -5,20 +5,34 @@
 // HTTP 200 with `{Response}`; errors `{Response: {Error: {Code, Message}, RequestId}}`:
 // AuthFailure.SecretIdNotFound / AuthFailure.SignatureFailure / AuthFailure.SignatureExpire,
 // RequestLimitExceeded (no Retry-After), InvalidParameterValue.DomainNotExists, and the "no data"
-// codes for empty lists. Both lists page by Offset/Limit.
+// codes for empty lists, LimitExceeded.RecordTtlLimit under the free plan's 600,
+// InvalidParameter.DomainRecordExist for a record already there. Both lists page by Offset/Limit, a
+// page as long as asked (at most 3000). Records are RecordListItems with their own attributes (Line,
+// LineId, Weight, Status, Remark, DefaultNS); CreateRecord and ModifyRecord take RecordLine, Weight,
+// Status and Remark. Everything answers as the card says (test/harness/provider-cards/dnspod.ts).
 import { createHash, createHmac } from 'node:crypto'
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { dnspod as card } from '../provider-cards/dnspod.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export interface DnspodRecord {
   RecordId: number
-  Name: string
-  Type: string
   Value: string
+  Status: string
+  UpdatedOn: string
+  Name: string
+  Line: string
+  LineId: string
+  Type: string
+  Weight: number | null
+  MonitorStatus: string
+  Remark: string
   TTL: number
   MX: number
-  Line: string
-  Status: string
+  DefaultNS: boolean
 }
+
+const LINES: Record<string, string> = { 默认: '0', 电信: '10=0', 联通: '10=1', 境外: '3=0' }
+const TYPES = new Set(card.records.types)
 
 /** The signature as the reference spells it out, written apart from the adapter's so neither checks itself. */
 function expected(secretKey: string, req: Request, ts: number, body: string): { scope: string; signature: string } {
@@ -37,15 +51,12 @@ export function startDnspodFake(secretId = 'AKID' + nextId().padEnd(32, '0'), se
   let ids = 1000
   const answer = (body: object) => json(200, { Response: { ...body, RequestId: crypto.randomUUID() } })
   const error = (Code: string, Message: string) => answer({ Error: { Code, Message } })
-  // Offset/Limit on the fake's page grid (the adapter advances by what it was given).
-  const page = <T>(f: Fake<DnspodRecord>, list: 'zones' | 'records', items: T[], b: any) => {
-    const size = Math.max(1, Math.min(Number(b.Limit ?? 20), 3))
-    return servePage(f, list, items, Math.floor(Number(b.Offset ?? 0) / size) + 1, size)
-  }
+  // Offset/Limit as asked, up to 3000 a page.
+  const page = <T>(f: Fake<DnspodRecord>, list: 'zones' | 'records', items: T[], b: any) => ({ items: askedPage(f, list, items, Number(b.Offset ?? 0), Number(b.Limit ?? 100), 3000), total: items.length })
   return startFake<DnspodRecord>({
     credential: `${secretId}:${secretKey}`,
     zoneId: (name) => name,
-    throttled: () => error('RequestLimitExceeded', 'The request frequency exceeds the limit.'),
+    throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       const text = await req.text()
       const m = /^TC3-HMAC-SHA256 Credential=([^/]+)\/([^,]+), SignedHeaders=content-type;host, Signature=([0-9a-f]{64})$/.exec(req.headers.get('authorization') ?? '')
@@ -58,6 +69,7 @@ export function startDnspodFake(secretId = 'AKID' + nextId().padEnd(32, '0'), se
       if (req.headers.get('x-tc-version') !== '2021-03-23') return error('InvalidParameter', 'X-TC-Version')
       const b = JSON.parse(text || '{}')
       const action = req.headers.get('x-tc-action')
+      if (b.Limit !== undefined && !(Number(b.Limit) >= 1 && Number(b.Limit) <= 3000)) return error('InvalidParameterValue.LimitInvalid', 'Error in number of entries per page.')
       if (action === 'DescribeDomainList') {
         if (f.zones.length === 0) return error('ResourceNotFound.NoDataOfDomain', 'No domains.')
         const p = page(f, 'zones', f.zones, b)
@@ -72,19 +84,41 @@ export function startDnspodFake(secretId = 'AKID' + nextId().padEnd(32, '0'), se
       }
       if (action === 'CreateRecord' || action === 'ModifyRecord') {
         if (typeof b.SubDomain !== 'string' || typeof b.RecordType !== 'string' || typeof b.Value !== 'string' || !b.Value || typeof b.RecordLine !== 'string') return error('MissingParameter', 'SubDomain, RecordType, RecordLine and Value are required.')
-        if (b.RecordType === 'MX' && !(b.MX >= 1)) return error('InvalidParameter.MxInvalid', 'MX priority is required.')
+        if (b.RecordType === 'MX' && !(b.MX >= 1 && b.MX <= 20)) return error('InvalidParameter.MxInvalid', 'The MX priority is incorrect.')
+        if (!TYPES.has(b.RecordType)) return error('InvalidParameter.RecordTypeInvalid', 'The record type is incorrect.')
+        if (!(b.RecordLine in LINES)) return error('InvalidParameter.RecordLineInvalid', 'The record split zone is incorrect.')
+        const ttl = b.TTL ?? card.ttl.default
+        if (ttl < card.ttl.min || ttl > card.ttl.max!) return error('LimitExceeded.RecordTtlLimit', 'The TTL value of the record exceeds the limit.')
+        if (b.Weight !== undefined && !(b.Weight >= 0 && b.Weight <= 100)) return error('InvalidParameter.InvalidWeight', 'The weight is invalid. Enter an integer between 0 and 100.')
         const old = action === 'ModifyRecord' ? zone.records.find((r) => r.RecordId === b.RecordId) : undefined
-        if (action === 'ModifyRecord' && !old) return error('InvalidParameter.RecordIdInvalid', 'The record id is wrong.')
-        const same = zone.records.filter((r) => r.Name === b.SubDomain && r !== old)
-        if ((b.RecordType === 'CNAME' && same.length) || same.some((r) => r.Type === 'CNAME')) return error('InvalidParameter.RecordConflict', 'A CNAME conflicts with other records of the name.')
-        const rec: DnspodRecord = { RecordId: old?.RecordId ?? ++ids, Name: b.SubDomain, Type: b.RecordType, Value: b.Value, TTL: b.TTL ?? 600, MX: b.MX ?? 0, Line: b.RecordLine, Status: 'ENABLE' }
+        if (action === 'ModifyRecord' && !old) return error('InvalidParameter.RecordIdInvalid', 'The record number is incorrect.')
+        const same = zone.records.filter((r) => r.Name === b.SubDomain && r !== old && r.Status === 'ENABLE')
+        if (b.Status !== 'DISABLE' && ((b.RecordType === 'CNAME' && same.length) || same.some((r) => r.Type === 'CNAME'))) return error('InvalidParameter.RecordValueInvalid', 'A CNAME record cannot stand beside other records of the name.')
+        if (zone.records.some((r) => r !== old && r.Name === b.SubDomain && r.Type === b.RecordType && r.Value === b.Value && r.Line === b.RecordLine)) return error('InvalidParameter.DomainRecordExist', 'The record already exists and does not need to be added again.')
+        // ModifyRecord keeps what it is not given (status, remark, weight).
+        const rec: DnspodRecord = {
+          RecordId: old?.RecordId ?? ++ids,
+          Value: b.Value,
+          Status: b.Status ?? old?.Status ?? 'ENABLE',
+          UpdatedOn: '2026-01-01 00:00:00',
+          Name: b.SubDomain,
+          Line: b.RecordLine,
+          LineId: LINES[b.RecordLine]!,
+          Type: b.RecordType,
+          Weight: b.Weight ?? old?.Weight ?? null,
+          MonitorStatus: '',
+          Remark: b.Remark ?? old?.Remark ?? '',
+          TTL: ttl,
+          MX: b.MX ?? 0,
+          DefaultNS: false,
+        }
         if (old) zone.records.splice(zone.records.indexOf(old), 1, rec)
         else zone.records.push(rec)
         return answer({ RecordId: rec.RecordId })
       }
       if (action === 'DeleteRecord') {
         const i = zone.records.findIndex((r) => r.RecordId === b.RecordId)
-        if (i === -1) return error('InvalidParameter.RecordIdInvalid', 'The record id is wrong.')
+        if (i === -1) return error('InvalidParameter.RecordIdInvalid', 'The record number is incorrect.')
         zone.records.splice(i, 1)
         return answer({})
       }

@@ -3,7 +3,10 @@
 // 400 "Argument Exception", 429 "Rate Limit Exception" with Retry-After); both lists are whole.
 // Records `{id, domainId, nodeName, recordType, ttl, state, content, …type fields}`; a record of each
 // type needs its own fields (A ipv4Address, CNAME host, MX host+priority, TXT textData, CAA flags+tag+value).
-import { json, nextId } from './common.ts'
+// Web redirects `{id, nodeName, redirectType, url}` are the domain's settings (`settings.webRedirects`),
+// listed at GET …/webredirect. Answers as the card says (test/harness/provider-cards/dynu.ts).
+import { dynu as card } from '../provider-cards/dynu.ts'
+import { cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface DynuRecord {
@@ -21,20 +24,29 @@ const NEEDS: Record<string, string[]> = { A: ['ipv4Address'], AAAA: ['ipv6Addres
 
 export function startDynuFake(key = nextId('dynu').padEnd(30, 'd')) {
   let ids = 300
+  // eslint-disable-next-line prefer-const
+  let fake: ReturnType<typeof startRowFake<DynuRecord>>
   const err = (statusCode: number, type: string, message: string, headers: Record<string, string> = {}) => json(statusCode, { statusCode, type, message }, headers)
-  return startRowFake<DynuRecord>({
+  fake = startRowFake<DynuRecord>({
     credential: key,
     authorized: (req) => req.headers.get('api-key') === key,
-    errors: { unauthorized: () => err(401, 'Authentication Exception', 'Invalid API credential.'), notFound: () => err(404, 'Not Found Exception', 'Domain not found.'), invalid: (m) => err(400, 'Argument Exception', m), throttled: () => err(429, 'Rate Limit Exception', 'Too many requests.', { 'retry-after': '9' }) },
+    errors: { unauthorized: () => err(401, 'Authentication Exception', 'Invalid API credential.'), notFound: () => err(404, 'Not Found Exception', 'Domain not found.'), invalid: (m) => err(400, 'Argument Exception', m), throttled: cardThrottle(card, 9) },
     retryAfter: 9,
     zoneId: () => String(++ids),
     routes: { zones: /^\/v2\/dns$/, records: /^\/v2\/dns\/(?<zone>\d+)\/record$/, record: /^\/v2\/dns\/(?<zone>\d+)\/record\/(?<id>\d+)$/ },
     zoneRow: (z) => ({ id: Number(z.id), name: z.name, unicodeName: z.name, state: 'Complete' }),
     list: (_f, kind, rows) => json(200, kind === 'zones' ? { statusCode: 200, domains: rows } : { statusCode: 200, dnsRecords: rows }),
+    extra(req, url) {
+      const m = /^\/v2\/dns\/(\d+)\/webredirect$/.exec(url.pathname)
+      if (!m || req.method !== 'GET') return null
+      const z = fake.zones.find((x) => x.id === m[1])
+      return z ? json(200, { statusCode: 200, webRedirects: (z.settings?.webRedirects as unknown[]) ?? [] }) : err(404, 'Not Found Exception', 'Domain not found.')
+    },
     create(b, z) {
       const need = NEEDS[b.recordType]
       if (typeof b.nodeName !== 'string' || !need) return 'recordType and nodeName are required'
       if (need.some((k) => b[k] === undefined || b[k] === '')) return `${b.recordType} records need ${need.join(', ')}`
+      if (typeof b.ttl === 'number' && b.ttl < card.ttl.min) return `TTL must be at least ${card.ttl.min}`
       const own = Object.fromEntries(need.map((k) => [k, b[k]]))
       return { id: ++ids, domainId: Number(z.id), nodeName: b.nodeName, recordType: b.recordType, ttl: b.ttl ?? 120, state: b.state !== false, content: need.map((k) => b[k]).join(' '), ...own }
     },
@@ -42,4 +54,5 @@ export function startDynuFake(key = nextId('dynu').padEnd(30, 'd')) {
     deleted: () => json(200, { statusCode: 200 }),
     key: (r, z) => ({ name: r.nodeName === '' ? z.name : `${r.nodeName}.${z.name}`, type: r.recordType, id: String(r.id) }),
   })
+  return fake
 }

@@ -3,8 +3,13 @@
 // the key's secret and its expiry checked (403 "Invalid request signature" otherwise); errors
 // `{message}` (404 "DNS domain not found", 400, 429 with Retry-After); both lists are whole. Records
 // `{id, name, type, content, ttl, priority, system-record}`; writes answer `{id, state, reference}`.
+// The contract test holds both sides to Exoscale's OpenAPI document
+// (test/fixtures/provider-openapi/exoscale.json); answers as the card says (test/harness/provider-cards/exoscale.ts).
 import { createHmac } from 'node:crypto'
-import { json, nextId } from './common.ts'
+import { exoscale as card } from '../provider-cards/exoscale.ts'
+import { cardThrottle, json, nextId } from './common.ts'
+
+const TYPES = new Set(card.records.types.filter((t) => t !== 'SOA'))
 import { startRowFake } from './rest.ts'
 
 export interface ExoRecord {
@@ -32,7 +37,7 @@ export function startExoscaleFake(key = 'EXO' + nextId().padEnd(21, '0'), secret
       if (!m || m[1] !== key || Number(m[2]) < Date.now() / 1000) return false
       return m[3] === createHmac('sha256', secret).update(`${req.method} ${url.pathname}\n${body}\n\n\n${m[2]}`).digest('base64')
     },
-    errors: { unauthorized: () => err(403, 'Invalid request signature'), notFound: () => err(404, 'DNS domain not found'), invalid: (m) => err(400, m), throttled: () => err(429, 'Too many requests', { 'retry-after': '14' }) },
+    errors: { unauthorized: () => err(403, 'Invalid request signature'), notFound: () => err(404, 'DNS domain not found'), invalid: (m) => err(400, m), throttled: cardThrottle(card, 14) },
     retryAfter: 14,
     zoneId: () => crypto.randomUUID(),
     routes: { zones: /^\/v2\/dns-domain$/, records: /^\/v2\/dns-domain\/(?<zone>[^/]+)\/record$/, record: /^\/v2\/dns-domain\/(?<zone>[^/]+)\/record\/(?<id>[^/]+)$/ },
@@ -40,10 +45,12 @@ export function startExoscaleFake(key = 'EXO' + nextId().padEnd(21, '0'), secret
     list: (_f, kind, rows) => json(200, kind === 'zones' ? { 'dns-domains': rows } : { 'dns-domain-records': rows }),
     create(b) {
       if (typeof b.name !== 'string' || typeof b.type !== 'string' || typeof b.content !== 'string' || !b.content) return 'name, type and content are required'
+      if (!TYPES.has(b.type)) return `Invalid record type ${b.type}`
+      if (b.type === 'SRV' && b.priority === undefined) return 'SRV records need a priority'
       return { id: crypto.randomUUID(), name: b.name, type: b.type, content: b.content, ttl: b.ttl ?? 3600, ...(b.priority !== undefined ? { priority: b.priority } : {}), 'system-record': false }
     },
     created: (row) => op(row.id),
-    deleted: () => op(nextId()),
+    deleted: () => op(crypto.randomUUID()),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
     /** Reads the body before the signature check (see `authorized`). */
     async prepare(req: Request) {

@@ -32,8 +32,8 @@ export function startNamecheapFake(user = 'pat' + nextId(), key = nextId('nck').
     async handle(req, url, f) {
       const p = req.method === 'POST' ? new URLSearchParams(await req.text()) : url.searchParams
       if (p.get('ApiUser') !== user || p.get('ApiKey') !== key) return fail('1011102', 'API Key is invalid or API access has not been enabled')
-      // The whitelist: the address given, and the loopback address the stand-in sees every call from.
-      if (p.get('ClientIp') !== ip && p.get('ClientIp') !== '127.0.0.1') return fail('1011150', `Invalid request IP: ${p.get('ClientIp')}`)
+      // The whitelist holds the one address given; anything else (127.0.0.1 included) is refused.
+      if (p.get('ClientIp') !== ip) return fail('1011150', `Invalid request IP: ${p.get('ClientIp')}`)
       const command = p.get('Command') ?? ''
       if (command === 'namecheap.domains.getList') {
         const page = Number(p.get('Page') ?? 1)

@@ -1,9 +1,14 @@
-// Simply.com API v2, the parts the adapter uses (https://www.simply.com/en/docs/api/): HTTP Basic
-// `account:api_key`; errors `{status, message}` (401 "Authentication failed", 404 "Product not
-// found", 400 "Invalid record", 429 with Retry-After); both lists are whole. Records `{record_id,
-// name, ttl, data, type, priority}` with relative names (`@` the apex).
-import { json, nextId } from './common.ts'
+// Simply.com API v2, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/simply.ts; https://www.simply.com/en/docs/api/, lego's fixtures): HTTP
+// Basic `account:api_key`; errors `{error}` (401 "Invalid account authorization", 404 "Unknown or
+// invalid product reference", 400 "Invalid record", 429 with Retry-After); both lists are whole.
+// Records `{record_id, name, ttl, data, type, priority}` with relative names (`@` the apex); SRV keeps
+// its priority apart from its data.
+import { simply as card } from '../provider-cards/simply.ts'
+import { cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
+
+const TYPES = new Set(card.records.types)
 
 export interface SimplyRecord {
   record_id: number
@@ -11,16 +16,16 @@ export interface SimplyRecord {
   ttl: number
   data: string
   type: string
-  priority: number | null
+  priority: number
 }
 
 export function startSimplyFake(account = 'S' + String(Math.floor(Math.random() * 900000) + 100000), key = nextId('key').padEnd(32, 'k')) {
   let ids = 9000
-  const err = (status: number, message: string, headers: Record<string, string> = {}) => json(status, { status, message }, headers)
+  const err = (status: number, error: string, headers: Record<string, string> = {}) => json(status, { error }, headers)
   return startRowFake<SimplyRecord>({
     credential: `${account}:${key}`,
     authorized: (req) => req.headers.get('authorization') === `Basic ${btoa(`${account}:${key}`)}`,
-    errors: { unauthorized: () => err(401, 'Authentication failed'), notFound: () => err(404, 'Product not found'), invalid: (m) => err(400, `Invalid record: ${m}`), throttled: () => err(429, 'Too many requests', { 'retry-after': '11' }) },
+    errors: { unauthorized: () => err(401, 'Invalid account authorization'), notFound: () => err(404, 'Unknown or invalid product reference'), invalid: (m) => err(400, `Invalid record: ${m}`), throttled: cardThrottle(card, 11) },
     retryAfter: 11,
     zoneId: () => nextId('obj'),
     routes: { zones: /^\/2\/my\/products$/, records: /^\/2\/my\/products\/(?<zone>[^/]+)\/dns\/records$/, record: /^\/2\/my\/products\/(?<zone>[^/]+)\/dns\/records\/(?<id>\d+)$/ },
@@ -28,7 +33,10 @@ export function startSimplyFake(account = 'S' + String(Math.floor(Math.random() 
     list: (_f, kind, rows) => json(200, kind === 'zones' ? { products: rows } : { records: rows }),
     create(b) {
       if (typeof b.name !== 'string' || typeof b.type !== 'string' || typeof b.data !== 'string' || !b.data) return 'name, type and data are required'
-      return { record_id: ++ids, name: b.name, ttl: b.ttl ?? 3600, data: b.data, type: b.type, priority: b.priority ?? null }
+      if (!TYPES.has(b.type)) return `type ${b.type} is not supported`
+      if ((b.type === 'MX' || b.type === 'SRV') && typeof b.priority !== 'number') return `${b.type} records need a priority`
+      if (typeof b.ttl === 'number' && b.ttl < card.ttl.min) return `ttl must be at least ${card.ttl.min}`
+      return { record_id: ++ids, name: b.name, ttl: b.ttl ?? 3600, data: b.data, type: b.type, priority: b.priority ?? 0 }
     },
     created: (row) => json(200, { status: 200, message: 'OK', record: { id: row.record_id } }),
     deleted: () => json(200, { status: 200, message: 'OK' }),

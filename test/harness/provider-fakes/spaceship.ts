@@ -1,14 +1,30 @@
-// Spaceship API v1, the parts the adapter uses (https://docs.spaceship.dev/#tag/DNS-records,
-// #tag/Domains): `X-API-Key` and `X-API-Secret`; errors `{detail, data?}` (401 "Unauthorized", 404
-// "Domain not found", 422 with `data: [{field, details}]`, 429 with Retry-After); lists `{items,
-// total}` paged by `take`/`skip`. Records have no ids: PUT `{force, items}` adds items, DELETE with a
-// list of items removes the matching ones. Each type carries its own fields (A `address`, CNAME
-// `cname`, MX `exchange`+`preference`, TXT `value`, CAA `flag`+`tag`+`value`).
-import { json, nextId, servePage, startFake, type Fake } from './common.ts'
+// Spaceship API v1, the parts the adapter uses, answering as the card says
+// (test/harness/provider-cards/spaceship.ts; https://docs.spaceship.dev/#tag/DNS-records, #tag/Domains):
+// `X-API-Key` and `X-API-Secret`; errors `{detail, data?}` (401 "Unauthorized", 404 "Domain not found",
+// 422 with `data: [{field, details}]`, 429 with Retry-After); lists `{items, total}` paged by
+// `take`/`skip`, a page as long as asked (domains at most 100, records 500). Records have no ids: PUT
+// `{force?, items}` adds items (a conflicting one refused unless `force`), DELETE with a list of items
+// removes those whose fields all match. Each type carries its own fields; stored items carry `group`.
+import { spaceship as card } from '../provider-cards/spaceship.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
 export type SpaceshipItem = { type: string; name: string; ttl: number } & Record<string, unknown>
 
-const FIELDS: Record<string, string[]> = { A: ['address'], AAAA: ['address'], CNAME: ['cname'], NS: ['nameserver'], MX: ['exchange', 'preference'], TXT: ['value'], CAA: ['flag', 'tag', 'value'] }
+const FIELDS: Record<string, string[]> = {
+  A: ['address'],
+  AAAA: ['address'],
+  CNAME: ['cname'],
+  NS: ['nameserver'],
+  MX: ['exchange', 'preference'],
+  TXT: ['value'],
+  CAA: ['flag', 'tag', 'value'],
+  ALIAS: ['aliasName'],
+  PTR: ['pointer'],
+  HTTPS: ['svcPriority', 'targetName', 'svcParams'],
+  SVCB: ['svcPriority', 'targetName', 'svcParams'],
+  SRV: ['service', 'protocol', 'priority', 'weight', 'port', 'target'],
+  TLSA: ['usage', 'selector', 'matching', 'associationData'],
+}
 const same = (a: SpaceshipItem, b: SpaceshipItem) => a.type === b.type && a.name === b.name && (FIELDS[a.type] ?? []).every((k) => a[k] === b[k])
 
 export function startSpaceshipFake(key = nextId('ssk'), secret = nextId('sss').padEnd(40, 's')): Fake<SpaceshipItem> {
@@ -17,14 +33,15 @@ export function startSpaceshipFake(key = nextId('ssk'), secret = nextId('sss').p
     credential: `${key}:${secret}`,
     zoneId: (name) => name,
     retryAfter: 25,
-    throttled: () => err(429, 'Too many requests', {}, { 'retry-after': '25' }),
+    throttled: cardThrottle(card, 25),
     async handle(req, url, f) {
       if (req.headers.get('x-api-key') !== key || req.headers.get('x-api-secret') !== secret) return err(401, 'Unauthorized')
       const list = (kind: 'zones' | 'records', rows: unknown[]) => {
-        const skip = Number(url.searchParams.get('skip') ?? 0)
-        const take = Math.min(Number(url.searchParams.get('take') ?? 100), 3)
-        servePage(f, kind, rows, Math.floor(skip / take) + 1, take)
-        return json(200, { items: rows.slice(skip, skip + take), total: rows.length })
+        const skip = Number(url.searchParams.get('skip'))
+        const take = Number(url.searchParams.get('take'))
+        const max = kind === 'zones' ? 100 : 500
+        if (!(take >= 1 && take <= max) || !(skip >= 0)) return err(422, 'Validation failed', { data: [{ field: 'take', details: `take must be from 1 to ${max}; skip is required` }] })
+        return json(200, { items: askedPage(f, kind, rows, skip, take, max), total: rows.length })
       }
       if (req.method === 'GET' && url.pathname === '/api/v1/domains') return list('zones', f.zones.map((z) => ({ name: z.name, unicodeName: z.name, isPremium: false })))
       const m = /^\/api\/v1\/dns\/records\/([^/]+)$/.exec(url.pathname)
@@ -36,6 +53,7 @@ export function startSpaceshipFake(key = nextId('ssk'), secret = nextId('sss').p
       if (req.method === 'DELETE') {
         const items = (await req.json()) as SpaceshipItem[]
         if (!Array.isArray(items)) return invalid('body', 'a list of items')
+        if (items.some((x) => zone.records.some((r) => same(r, x) && (r.group as { type?: string } | undefined)?.type !== 'custom'))) return err(403, 'Records managed by a Spaceship product cannot be changed')
         zone.records = zone.records.filter((r) => !items.some((x) => same(r, x)))
         return new Response(null, { status: 204 })
       }
@@ -45,9 +63,13 @@ export function startSpaceshipFake(key = nextId('ssk'), secret = nextId('sss').p
         for (const x of b.items ?? []) {
           const bad = check(x)
           if (bad) return invalid('items', bad)
+          if (typeof x.ttl === 'number' && (x.ttl < card.ttl.min || x.ttl > card.ttl.max!)) return invalid('ttl', `ttl must be from ${card.ttl.min} to ${card.ttl.max}`)
           const others = next.filter((r) => r.name === x.name && r.type !== x.type)
-          if ((x.type === 'CNAME' && others.length) || others.some((r) => r.type === 'CNAME')) return invalid('items', 'a CNAME cannot stand beside other records')
-          if (!next.some((r) => same(r, x))) next.push({ type: x.type, name: x.name, ttl: x.ttl ?? 3600, ...Object.fromEntries((FIELDS[x.type] ?? []).map((k) => [k, x[k]])) })
+          if ((x.type === 'CNAME' && others.length) || others.some((r) => r.type === 'CNAME')) {
+            if (!b.force) return invalid('items', 'a CNAME cannot stand beside other records')
+            for (const o of others) next.splice(next.indexOf(o), 1)
+          }
+          if (!next.some((r) => same(r, x))) next.push({ type: x.type, name: x.name, ttl: x.ttl ?? card.ttl.default, ...Object.fromEntries((FIELDS[x.type] ?? []).map((k) => [k, x[k]])), group: { type: 'custom' } })
         }
         zone.records = next
         return new Response(null, { status: 204 })
