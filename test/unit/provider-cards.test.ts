@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { CARDS } from '../harness/provider-cards/index.ts'
 import { renderProviderDocs } from '../harness/provider-cards/render.ts'
 import { HOSTED } from '../../src/adapters/dns-providers/index.ts'
+import { PROVIDERS } from '../../src/domain/providers.ts'
 
 const ROOT = join(import.meta.dir, '../..')
 
@@ -30,6 +31,13 @@ describe('reference cards', () => {
       expect(c.seeds('example.com').length).toBeGreaterThan(0)
     })
   }
+
+  test('every provider counted automatic for end users has a card, and every hosted adapter has one', () => {
+    const automatic = PROVIDERS.filter((p) => p.audience === 'end_user' && p.built.api_credential).map((p) => p.id)
+    expect(automatic.length).toBeGreaterThan(30)
+    expect(automatic.filter((id) => !(id in CARDS))).toEqual([])
+    expect(Object.keys(HOSTED).filter((id) => !(id in CARDS))).toEqual([])
+  })
 
   test('docs/providers/README.md is rendered from the cards (bun scripts/provider-cards-doc.ts)', () => {
     expect(readFileSync(join(ROOT, 'docs/providers/README.md'), 'utf8')).toBe(renderProviderDocs())
