@@ -47,6 +47,7 @@ import { edgeFromConfig } from './adapters/edge.ts'
 import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
 import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
+import { metricsMount } from './http/metrics.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
 function acmeChallengeMount(db: Sql): Mount {
@@ -143,7 +144,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
   const replies = new ClientReplies(db, opts.databaseUrl)
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())

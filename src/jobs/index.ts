@@ -8,6 +8,7 @@
 import { PgBoss } from 'pg-boss'
 import postgres from 'postgres'
 import { errorFields, log } from '../logger.ts'
+import { observeJob } from '../metrics.ts'
 
 export interface Sweep {
   queue: string
@@ -112,7 +113,14 @@ export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { wo
     if (opts.work) {
       await boss.work(s.queue, { pollingIntervalSeconds: 5 }, async () => {
         const started = Date.now()
-        const handled = await s.drain()
+        let handled: number
+        try {
+          handled = await s.drain()
+        } catch (err) {
+          observeJob(s.queue, (Date.now() - started) / 1000, { failed: true })
+          throw err
+        }
+        observeJob(s.queue, (Date.now() - started) / 1000, { handled })
         if (handled > 0) log.info('sweep', { queue: s.queue, handled, ms: Date.now() - started })
       })
     }
