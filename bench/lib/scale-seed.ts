@@ -9,9 +9,10 @@
 // 4% propagating (each within its first 24 hours), 3% failed, 5% disconnected. Beside each connection: its audit row, an outbox event
 // per transition (created, and live), a delivery attempt per event for the third of workspaces with a
 // webhook endpoint (a few deliveries still pending), a monitor row per live domain (1% with history),
-// and an issued certificate for half the live domains (not_after spread over 90 days; 2% of orders
-// pending). Pending and propagating connections are scheduled two to eight hours ahead, none due while the bench runs.
+// and an issued certificate for half the live domains (renewed 30 days before expiry, so not_after is
+// 30 to 90 days ahead, except 0.1% whose renewal keeps failing, within 14 days; 2% of orders pending). Pending and propagating connections are scheduled two to eight hours ahead, none due while the bench runs.
 import type { Sql } from '../../src/db/sql.ts'
+import { foldStatusCounts } from '../../src/db/status-counts.ts'
 
 export const WORKSPACES = 1000
 export const EDGE = 'edge.portico.test'
@@ -145,12 +146,19 @@ export async function seedConnections(db: Sql, from: number, to: number, now: Da
       select 'crt_0' || lpad(i::text, 9, '0') || substr(md5(i::text || 'c'), 1, 16), tenant_id, application_id, id, domain, array[domain],
         case when w < 0.02 then 'pending' else 'issued' end, true, case when w < 0.02 then null else 'acme' end,
         case when w >= 0.02 then $1::timestamptz - (1 - w) * interval '90 days' end,
-        case when w >= 0.02 then $1::timestamptz + w * interval '90 days' end,
-        case when w >= 0.02 then $1::timestamptz + w * interval '90 days' - interval '30 days' end,
+        case when w >= 0.021 then $1::timestamptz + interval '30 days' + w * interval '60 days' when w >= 0.02 then $1::timestamptz + (w - 0.02) * 1000 * interval '14 days' end,
+        case when w >= 0.021 then $1::timestamptz + w * interval '60 days' when w >= 0.02 then $1::timestamptz - interval '16 days' end,
         case when w >= 0.02 then '-----BEGIN CERTIFICATE-----' || repeat(md5(i::text), 40) || '-----END CERTIFICATE-----' end,
         case when w >= 0.02 then repeat(md5(i::text || 'k'), 8) end,
         1, created_at + interval '11 minutes', created_at + interval '11 minutes'
       from s where status = 'live' and not disconnected and i % 2 = 0`, [now])
+    // The cached counts (migration 0090) the triggers would have written, switched off while loading.
+    await lock`
+      insert into status_counts (kind, tenant_id, application_id, status, n)
+      select 'connection', tenant_id, application_id, status, count(*) from s where not disconnected group by 2, 3, 4
+      union all
+      select 'certificate', tenant_id, application_id, case when w < 0.02 then 'pending' else 'issued' end, count(*) from s
+      where status = 'live' and not disconnected and i % 2 = 0 group by 2, 3, 4`
     await lock`drop table s`
     await lock`drop table e`
     await lock`reset session_replication_role`
@@ -161,7 +169,8 @@ export async function seedConnections(db: Sql, from: number, to: number, now: Da
 
 /** Vacuums and analyzes what the seed wrote (autovacuum would have, on a deployment that grew this way). */
 export async function settle(db: Sql): Promise<void> {
-  for (const t of ['connections', 'verify_queue', 'audit_log', 'events', 'webhook_attempts', 'webhook_deliveries', 'monitor_state', 'monitor_history', 'certificates', 'tenants', 'applications']) {
+  await foldStatusCounts(db)
+  for (const t of ['connections', 'verify_queue', 'audit_log', 'events', 'webhook_attempts', 'webhook_deliveries', 'monitor_state', 'monitor_history', 'certificates', 'status_counts', 'tenants', 'applications']) {
     await db.unsafe(`vacuum (analyze) ${t}`)
   }
 }
