@@ -5,6 +5,7 @@ import { spawn, type Subprocess } from 'bun'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freeLoopbackPort } from './edge.ts'
 
 export interface Prometheus {
   url: string
@@ -13,16 +14,9 @@ export interface Prometheus {
   stop(): Promise<void>
 }
 
-function freePort(): number {
-  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = s.port
-  s.stop(true)
-  return port
-}
-
 export async function startPrometheus(target: { address: string; token?: string }): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-prom-'))
-  const port = freePort()
+  const port = freeLoopbackPort()
   const auth = target.token ? `    authorization:\n      credentials: ${JSON.stringify(target.token)}\n` : ''
   writeFileSync(
     join(dir, 'prometheus.yml'),

@@ -15,7 +15,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { startCaddy, startPebble, freeLoopbackPort, type Caddy, type Pebble } from '../harness/edge.ts'
 import { separateDatabaseUrl } from '../harness/db.ts'
-import { EDGE, PROV } from '../harness/portico.ts'
+import { PROV } from '../harness/portico.ts'
+import { servedEnv } from '../harness/served.ts'
 import { connect, type Sql } from '../../src/db/sql.ts'
 import { STALLED_MS } from '../../src/jobs/index.ts'
 
@@ -44,6 +45,8 @@ let calls = 0
 // The webhook receiver: every arrival by event id (webhook-id), and the requests in flight with the
 // sender's port (to tell which process has them on the wire).
 const arrivals = new Map<string, number>()
+/** When each event id arrived (performance.now()), in order. */
+const arrivedAt = new Map<string, number[]>()
 const answered = new Set<string>()
 const inFlight = new Map<Request, { id: string; port: number }>()
 let delayMs = 0
@@ -53,6 +56,7 @@ const receiver = Bun.serve({
   async fetch(req, server) {
     const id = req.headers.get('webhook-id') ?? ''
     arrivals.set(id, (arrivals.get(id) ?? 0) + 1)
+    arrivedAt.set(id, [...(arrivedAt.get(id) ?? []), performance.now()])
     inFlight.set(req, { id, port: server.requestIP(req)?.port ?? 0 })
     await req.arrayBuffer()
     if (delayMs) await Bun.sleep(delayMs)
@@ -110,8 +114,11 @@ async function until(what: string, ms: number, ok: () => Promise<boolean> | bool
   return performance.now() - started
 }
 
-/** Local TCP ports of a process's sockets (from /proc: its socket inodes, matched in /proc/net/tcp). */
-function portsOf(pid: number): Set<number> {
+/**
+ * Local TCP ports of a process's connections to `remotePort` (from /proc: its socket inodes, matched in
+ * /proc/net/tcp; the remote end matters, as two processes may use one local port towards two servers).
+ */
+function portsOf(pid: number, remotePort: number): Set<number> {
   const inodes = new Set<string>()
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -125,7 +132,7 @@ function portsOf(pid: number): Set<number> {
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
       const f = line.trim().split(/\s+/)
-      if (f.length > 9 && inodes.has(f[9]!)) ports.add(parseInt(f[1]!.split(':')[1]!, 16))
+      if (f.length > 9 && inodes.has(f[9]!) && parseInt(f[2]!.split(':')[1]!, 16) === remotePort) ports.add(parseInt(f[1]!.split(':')[1]!, 16))
     }
   }
   return ports
@@ -142,26 +149,13 @@ beforeAll(async () => {
   // The edge forwards the ask gate and ACME HTTP-01 answers to the first API process.
   const upstreamPort = freeLoopbackPort()
   const env = {
+    ...servedEnv({ port: upstreamPort, pdns, caddy, pebble, edgeHost }),
     DATABASE_URL: url,
     APP_ENV: 'test',
-    PUBLIC_URL: `http://127.0.0.1:${upstreamPort}`,
     PROVISION_SECRET: PROV,
     SECRETS_KEY: '11'.repeat(32),
     LOG_LEVEL: 'warn',
-    DNS_RESOLVERS: pdns.dnsAddress,
-    EDGE_CNAME_TARGET: edgeHost,
-    EDGE_APEX_IPV4: '127.0.0.1',
-    EDGE_ADMIN_URL: caddy.adminUrl,
-    EDGE_AUTH_SECRET: EDGE,
-    EDGE_HTTP_LISTEN: `127.0.0.1:${caddy.httpPort}`,
-    EDGE_HTTPS_LISTEN: `127.0.0.1:${caddy.httpsPort}`,
-    EDGE_ASK_LISTEN: `127.0.0.1:${caddy.askPort}`,
-    ACME_DIRECTORY_URL: pebble.directoryUrl,
-    ACME_CA_ROOTS: pebble.caFile,
     CERT_CONCURRENCY: '4',
-    WEBHOOK_ALLOW_LOOPBACK: '1',
-    AGENT_REGISTRATION_BUDGET: '1000/1000/10000',
-    EDGE_UPSTREAM: `127.0.0.1:${upstreamPort}`,
   }
   // The first applies the migrations; the rest start together.
   const first = await startChild('api-1', 'api', env, upstreamPort)
@@ -230,8 +224,8 @@ describe('two API and two worker processes on one database', () => {
   }, 120_000)
 
   test('a worker killed with SIGKILL mid-delivery: the other takes its deliveries over within the bound, nothing lost', async () => {
-    // A slow receiver (a second an answer): the deliveries are on the wire long enough to be cut.
-    delayMs = 1000
+    // A slow receiver (two seconds an answer): the deliveries are on the wire long enough to be cut.
+    delayMs = 2000
     // The survivor is stopped while the work is handed out, so the victim holds all of it (locked rows)
     // and the survivor, idle when the victim dies, has to notice by itself.
     const [victim, survivor] = workers as [Child, Child]
@@ -243,36 +237,43 @@ describe('two API and two worker processes on one database', () => {
     const events = ((await db`select id from events where connection_id = any(${ids}::text[]) and type = 'connection.created'`) as { id: string }[]).map((e) => e.id)
     expect(events).toHaveLength(80)
 
-    // The victim has deliveries on the wire: in-flight requests come from its sockets.
+    // The victim has deliveries on the wire: in-flight requests come from its sockets. The survivor is
+    // let go a second before the kill (its queued wake-ups find the rows locked and end); the wire is
+    // looked at again just before the kill.
     let onWire: string[] = []
-    await until('the victim delivering', 20_000, () => {
-      const ports = portsOf(victim.proc.pid)
+    const wire = () => {
+      const ports = portsOf(victim.proc.pid, receiver.port!)
       onWire = [...inFlight.values()].filter((r) => ports.has(r.port)).map((r) => r.id)
       return onWire.length > 0
-    })
+    }
+    await until('the victim delivering', 20_000, wire)
     survivor.proc.kill('SIGCONT')
     await Bun.sleep(1000)
+    await until('the victim delivering', 20_000, wire)
     victim.proc.kill('SIGKILL')
     await victim.proc.exited
     const killedAt = performance.now()
     workers = [survivor]
 
-    const took = await until('every delivery done by the survivor', TAKEOVER_BOUND_MS + 20_000, async () => {
+    await until('every delivery done by the survivor', TAKEOVER_BOUND_MS + 60_000, async () => {
       if (!events.every((id) => answered.has(id))) return false
       const [{ n }] = await db`select count(*)::int as n from webhook_deliveries where event_id = any(${events}::text[])`
       return n === 0
     })
-    const afterKill = performance.now() - killedAt
+    const allDone = performance.now() - killedAt
+    // The takeover: the survivor sends again what the victim had on the wire (never acknowledged to it).
+    const resent = onWire.map((id) => arrivedAt.get(id)?.find((t) => t > killedAt))
+    const takeover = Math.max(...resent.map((t) => (t ?? Infinity) - killedAt))
     const duplicates = events.reduce((n, id) => n + (arrivals.get(id) ?? 0) - 1, 0)
-    console.log(`SIGKILL: the victim had ${onWire.length} deliveries on the wire; every one of ${events.length} delivered ${(afterKill / 1000).toFixed(1)} s after the kill (bound ${TAKEOVER_BOUND_MS / 1000} s), ${duplicates} duplicates`)
-    // The kill caught the victim mid-delivery; what it had on the wire (never acknowledged to it) was
-    // sent again by the survivor: at least once, with those as the duplicates.
+    console.log(
+      `SIGKILL: the victim had ${onWire.length} deliveries on the wire; the survivor sent them again ${(takeover / 1000).toFixed(1)} s after the kill ` +
+        `(bound ${TAKEOVER_BOUND_MS / 1000} s); all ${events.length} delivered ${(allDone / 1000).toFixed(1)} s after it, ${duplicates} duplicates`,
+    )
     expect(onWire.length).toBeGreaterThan(0)
-    expect(answered.size).toBeGreaterThan(0)
-    expect(onWire.every((id) => (arrivals.get(id) ?? 0) >= 2)).toBe(true)
+    expect(takeover).toBeLessThan(TAKEOVER_BOUND_MS)
+    // At least once: every event arrived, and the duplicates are what the victim had sent unrecorded.
     expect(events.every((id) => (arrivals.get(id) ?? 0) >= 1)).toBe(true)
-    expect(took).toBeLessThan(TAKEOVER_BOUND_MS + 20_000)
-    expect(afterKill).toBeLessThan(TAKEOVER_BOUND_MS)
+    expect(duplicates).toBeGreaterThanOrEqual(onWire.length)
     expect(await metric(survivor, /^portico_webhook_attempts_total\{result="delivered"\}/)).toBeGreaterThan(0)
   }, 90_000)
 })
