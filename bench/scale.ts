@@ -119,7 +119,6 @@ interface Row {
   baseline: Measured
   ops: Record<string, Measured & { ratio: number }>
   verifyUs: number
-  verifyMisses: number
   monitorUs: number
   monitorItems: number
   bytesPerConnection: number
@@ -209,20 +208,13 @@ for (const size of SIZES) {
       select id from connections where status in ('pending', 'propagating') and disconnected_at is null
       order by md5(id) limit ${SWEEP_ITEMS}`) as { id: string }[]).map((r) => r.id)
     const verifyRuns: number[] = []
-    // Blocks PostgreSQL had to bring into shared_buffers for the sweep (from the OS), per item.
-    const blocksRead = async () => ((await db`select blks_read::float8 as n from pg_stat_database where datname = current_database()`) as { n: number }[])[0]!.n
-    const verifyMisses: number[] = []
     for (let r = 0; r < 3; r++) {
       await db`update connections set next_check_at = ${new Date(Date.now() - 1000)} where id = any(${due}::text[])`
-      const read0 = await blocksRead()
       const s = performance.now()
       const n = await sweepDue({ db, dns: silentDns, clock: { now: () => new Date() } })
       const ms = performance.now() - s
       if (n !== due.length) throw new Error(`verification sweep handled ${n}, expected ${due.length}`)
       verifyRuns.push((ms * 1000) / n)
-      // pg_stat_database is reported by each backend at the end of its transactions, with a delay.
-      await Bun.sleep(1100)
-      verifyMisses.push(((await blocksRead()) - read0) / n)
     }
     // Checked again within minutes otherwise (propagating ones), and due at the next size.
     await db`update connections set next_check_at = ${new Date(Date.now() + 86_400_000)} where id = any(${due}::text[])`
@@ -250,7 +242,6 @@ for (const size of SIZES) {
       baseline: pick(got.baseline!),
       ops,
       verifyUs: median(verifyRuns),
-      verifyMisses: median(verifyMisses),
       monitorUs: median(monitorRuns),
       monitorItems,
       bytesPerConnection: bytes / size,
@@ -282,7 +273,6 @@ const lines: string[][] = [
   ...OPS.map((op) => [`${op} p50/p99 ms (ratio)`, ...rows.map((r) => `${r.ops[op]!.p50.toFixed(1)} / ${r.ops[op]!.p99.toFixed(1)} (${r.ops[op]!.ratio.toFixed(2)})`)]),
   ...OPS.map((op) => [`${op} p99 vs first size`, ...rows.map((r) => `${(r.ops[op]!.p99 / first.ops[op]!.p99).toFixed(2)}x`)]),
   ['verification µs/item', ...rows.map((r) => r.verifyUs.toFixed(0))],
-  ['verification blocks read/item', ...rows.map((r) => r.verifyMisses.toFixed(1))],
   ['monitor µs/item', ...rows.map((r) => `${r.monitorUs.toFixed(0)} (${fmt(r.monitorItems)}/sweep)`)],
   ['database bytes/connection', ...rows.map((r) => fmt(r.bytesPerConnection))],
   ['API process RSS MB', ...rows.map((r) => r.rssMb.toFixed(0))],
