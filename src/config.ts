@@ -42,6 +42,8 @@ export interface Config {
   /** Name.com's API (REGISTRAR=namecom): base URL (NAMECOM_API_URL), account user name and API token. */
   namecom: { apiUrl: string; username: string; token: string } | null
   webhookAllowLoopback: boolean
+  /** METRICS_TOKEN: the bearer token GET /metrics requires (unset: open outside production, absent in production). */
+  metricsToken: string | null
   /** Cache API-key lookups per process (evicted by NOTIFY on revocation); off: one lookup per request. */
   apiKeyCache: boolean
   /** Web push (VAPID); all three or none. */
@@ -119,6 +121,13 @@ function intIn(env: Env, name: string, dflt: number, min: number, max: number): 
   const n = Number(raw)
   if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
   return n
+}
+
+function metricsToken(env: Env): string | null {
+  const t = env.METRICS_TOKEN
+  if (t === undefined || t === '') return null
+  if (t.length < 16 || /\s/.test(t)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces')
+  return t
 }
 
 function hostPort(entry: string, name: string): string {
@@ -256,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...registrarSettings(env),
     webhookAllowLoopback,
     vapid: vapidKeys(env),
+    metricsToken: metricsToken(env),
     apiKeyCache: env.API_KEY_CACHE === undefined || env.API_KEY_CACHE === '' ? true : flag(env, 'API_KEY_CACHE'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.PORTICO_VERSION || buildVersion(),

@@ -53,6 +53,9 @@ import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { FailureThrottle } from './http/throttle.ts'
+import { metricsMount } from './http/metrics.ts'
+import { statusCountsSweep } from './jobs/status-counts.ts'
+import { nextDeliveryDue } from './db/webhooks.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
 function acmeChallengeMount(db: Sql): Mount {
@@ -132,7 +135,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const sweeps: Sweep[] = [
     // Checks run when due: each worker sleeps until the earliest next_check_at; the cron is a safety net.
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock }), nextDue: () => nextVerifyDue(db) },
-    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }) },
+    // Deliveries are due at once, retries later; a worker that died mid-batch leaves its rows due, and the due timer hands them on.
+    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }), nextDue: () => nextDeliveryDue(db) },
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
@@ -142,6 +146,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     { queue: 'idempotency-cleanup', cron: '41 * * * *', drain: () => deleteExpiredKeys(db, clock.now()) },
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
+    statusCountsSweep(db),
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
@@ -153,7 +158,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
   const replies = new ClientReplies(db, opts.databaseUrl)
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db)]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
   // The share-link page reads the API like any client, from the visitor's side.
   mounts.push(sharePageMount({ handle: (req) => handler(req, null) }))

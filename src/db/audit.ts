@@ -2,7 +2,10 @@
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
 
-/** One page of the log, newest first, ids below `before`; one row more than `limit` tells a next page. */
+/**
+ * One page of the log, newest first, ids below `before`; one row more than `limit` tells a next page.
+ * Only the filters given are in the statement (see connectionsPage in src/db/connections.ts).
+ */
 export async function auditPage(
   sql: Sql,
   tenant: string | null,
@@ -12,10 +15,11 @@ export async function auditPage(
 ): Promise<Record<string, unknown>[]> {
   return (await sql`
       select * from audit_log
-      where (${tenant}::text is null or tenant_id = ${tenant}) and id < ${before}
-        and (${input.action ?? null}::text is null or action = ${input.action ?? null})
-        and (${input.actor_id ?? null}::text is null or actor_id = ${input.actor_id ?? null})
-        and (${input.since ?? null}::timestamptz is null or created_at >= ${input.since ?? null}::timestamptz)
+      where id < ${before}
+        ${tenant !== null ? sql`and tenant_id = ${tenant}` : sql``}
+        ${input.action !== undefined ? sql`and action = ${input.action}` : sql``}
+        ${input.actor_id !== undefined ? sql`and actor_id = ${input.actor_id}` : sql``}
+        ${input.since !== undefined ? sql`and created_at >= ${input.since}::timestamptz` : sql``}
       order by id desc limit ${limit + 1}`) as Record<string, unknown>[]
 }
 

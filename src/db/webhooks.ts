@@ -63,12 +63,17 @@ export async function deleteWebhook(sql: Sql, now: Date, input: { id: string }, 
   return w as { id: string } | undefined
 }
 
-/** One page of delivery attempts, newest first; one more than `limit` tells a next page. */
+/**
+ * One page of delivery attempts, newest first; one more than `limit` tells a next page. Only the
+ * filters given are in the statement, so the prepared statement's generic plan walks the workspace's
+ * index from the cursor (see connectionsPage in src/db/connections.ts).
+ */
 export async function attemptsPage(sql: Sql, s: Scope, input: { type?: string }, before: string, limit: number) {
   return (await sql`
       select * from webhook_attempts
-      where tenant_id = ${s.tenantId} and (${s.appId}::text is null or application_id = ${s.appId})
-        and (${input.type ?? null}::text is null or event_type = ${input.type ?? null}) and id < ${before}
+      where tenant_id = ${s.tenantId} and id < ${before}
+        ${s.appId ? sql`and application_id = ${s.appId}` : sql``}
+        ${input.type !== undefined ? sql`and event_type = ${input.type}` : sql``}
       order by id desc limit ${limit + 1}`) as (Omit<AttemptRecord, 'tenant_id' | 'created_at'> & { created_at: Date })[]
 }
 
@@ -84,4 +89,10 @@ export async function deliveryInScope(db: Sql, input: { id: string }, s: Scope):
       where d.tenant_id = ${s.tenantId} and (${s.appId}::text is null or d.application_id = ${s.appId})
       limit 1`
   return d as { id: string; deleted_at: Date | null } | undefined
+}
+
+/** When the earliest delivery comes due (its first attempt, or a retry); null when none waits. */
+export async function nextDeliveryDue(sql: Sql): Promise<Date | null> {
+  const [row] = (await sql`select min(next_attempt_at) as at from webhook_deliveries`) as { at: Date | null }[]
+  return row?.at ?? null
 }

@@ -2,6 +2,7 @@
 // at the zone's own nameservers: src/adapters/authoritative.ts) and reported as propagated or not; a
 // lookup failure (a resolver down, a lame or disagreeing nameserver) makes the whole check
 // inconclusive rather than a verdict, so it never fails a connection.
+import { observeDnsChecks } from '../metrics.ts'
 import type { Dns, Lookup, LookupType } from './dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
@@ -103,11 +104,13 @@ export async function verifyMany(dns: Dns, sets: { apex: string; records: DnsRec
   const questions = sets.map(({ apex, records }) => records.map((r) => questionsOf(apex, r)))
   const answers = await Promise.all(questions.flat(2).map((q) => dns.lookup(q.name, q.type)))
   let next = 0
-  return sets.map(({ records }, i) => {
+  const out = sets.map(({ records }, i) => {
     const first = next
     const judged = records.map((r, j) => judge(r, answers.slice(next, (next += questions[i]![j]!.length))))
     return conclude(judged, answers.slice(first, next))
   })
+  observeDnsChecks('verify', out.map((v) => v.outcome))
+  return out
 }
 
 export async function verifyRecords(dns: Dns, apex: string, records: DnsRecord[]): Promise<Verification> {

@@ -4,6 +4,7 @@
 // row per try. The batch stays locked (SKIP LOCKED) while it is sent, so a crash after a send and
 // before its record releases the rows and they are sent again: receivers deduplicate on
 // `webhook-id`, which is the event id.
+import { observeWebhookAttempts } from '../metrics.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import { pack } from '../db/columns.ts'
@@ -185,6 +186,7 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
       where d.id = u.id
     )
     delete from webhook_deliveries where id = any(unpack_column(${pack(done)}))`
+  observeWebhookAttempts(outcomes.map((o) => o.status))
   const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
   if (gone.length) {
     await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`

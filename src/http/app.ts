@@ -18,6 +18,7 @@ import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from './router.ts'
+import { observeRequest } from '../metrics.ts'
 
 export interface AppDeps {
   config: Config
@@ -148,12 +149,14 @@ export function createHandler(deps: AppDeps) {
       status = e.status
       return json(e.status, e.body(), { ...secured, 'x-request-id': requestId, ...e.headers })
     } finally {
+      const ms = performance.now() - started
+      observeRequest(opId ?? 'none', status, ms / 1000)
       log.info('request', {
         method: req.method,
         path: url.path,
         op: opId,
         status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        duration_ms: Math.round(ms * 100) / 100,
         request_id: requestId,
       })
     }

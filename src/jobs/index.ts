@@ -8,6 +8,7 @@
 import { PgBoss } from 'pg-boss'
 import postgres from 'postgres'
 import { errorFields, log } from '../logger.ts'
+import { observeJob } from '../metrics.ts'
 
 export interface Sweep {
   queue: string
@@ -38,6 +39,12 @@ export const WORK_CHANNEL = 'portico_work'
 const MAX_SLEEP_MS = 60_000
 /** A due time already fired for and still the earliest (the sweep is at it): the schedule is read again after this. */
 const REFIRE_PAUSE_MS = 1000
+/**
+ * A due time still the earliest this long after it was fired for is fired for again: the sweep that
+ * took it may have died with its process (SIGKILL, a lost machine), and its locks went with it, so
+ * this worker takes the work over within about this bound instead of at the next cron minute.
+ */
+export const STALLED_MS = 10_000
 
 /**
  * Sleeps until the earliest due time of one sweep, then kicks it. Re-armed by notifications that the
@@ -48,6 +55,8 @@ class DueTimer {
   private timer: ReturnType<typeof setTimeout> | null = null
   /** The due time last fired for: until the sweep moves it, it is looked at again only after a pause. */
   private fired = -Infinity
+  /** Wall-clock time of the last firing (the due times may come from a clock tests move). */
+  private firedAt = 0
   private reading = false
   private again = false
   private stopped = false
@@ -86,9 +95,10 @@ class DueTimer {
     this.timer = setTimeout(() => {
       this.timer = null
       // Each due time is fired for once: one that stays the earliest (the sweep left it, or has not
-      // run yet) is left to the kicked sweep and the cron, not kicked again every pause.
-      if (due <= this.now() && due > this.fired) {
+      // run yet) is left to the kicked sweep, not kicked again every pause, until it has stalled.
+      if (due <= this.now() && (due > this.fired || Date.now() - this.firedAt >= STALLED_MS)) {
         this.fired = due
+        this.firedAt = Date.now()
         this.fire()
       }
       this.rearm()
@@ -112,7 +122,14 @@ export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { wo
     if (opts.work) {
       await boss.work(s.queue, { pollingIntervalSeconds: 5 }, async () => {
         const started = Date.now()
-        const handled = await s.drain()
+        let handled: number
+        try {
+          handled = await s.drain()
+        } catch (err) {
+          observeJob(s.queue, (Date.now() - started) / 1000, { failed: true })
+          throw err
+        }
+        observeJob(s.queue, (Date.now() - started) / 1000, { handled })
         if (handled > 0) log.info('sweep', { queue: s.queue, handled, ms: Date.now() - started })
       })
     }
@@ -126,8 +143,12 @@ export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { wo
   const timers = new Map(opts.work ? sweeps.flatMap((s) => (s.nextDue ? [[s.queue, new DueTimer(s.nextDue, () => kick(s.queue), opts.now ?? Date.now)] as const] : [])) : [])
   const listener = opts.work ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null
   await listener?.listen(WORK_CHANNEL, (payload) => {
-    if (queues.has(payload)) kick(payload)
-    else if (payload.startsWith('schedule:')) timers.get(payload.slice(9))?.rearm()
+    // Work made due for a queue kicks it, and its due timer reads the schedule again (it may have been
+    // sleeping on an empty queue).
+    if (queues.has(payload)) {
+      kick(payload)
+      timers.get(payload)?.rearm()
+    } else if (payload.startsWith('schedule:')) timers.get(payload.slice(9))?.rearm()
   })
   // A starting worker takes over whatever is already due (work a stopped process left behind).
   if (opts.work) for (const q of queues) kick(q)

@@ -34,6 +34,7 @@ import { errorFields, log } from '../logger.ts'
 import { idFloor, newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
 import { alone, drainRounds, mapLimit } from './lanes.ts'
+import { observeDnsChecks } from '../metrics.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
 
@@ -236,6 +237,7 @@ export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pa
   const rows: DueRow[] = conns.map((c) => ({ c, s: due.get(c.id)! }))
   if (rows.length === 0) return 0
   const transitions = await mapLimit(rows, concurrency, (row) => checkConnection(deps, row, pass.now))
+  observeDnsChecks('monitor', transitions.map((t) => t.state.result ?? 'inconclusive'))
   const writes = rows.flatMap((row, i) => (mustWrite(row.s, transitions[i]!, pass) ? [i] : []))
   if (writes.length) {
     await deps.db.begin(async (tx) => {

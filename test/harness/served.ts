@@ -23,6 +23,25 @@ function freePort(): number {
   return port
 }
 
+/** The settings of a Portico listening on `port` that serves through `caddy` with certificates from `pebble`. */
+export function servedEnv(o: { port: number; pdns: Pdns; caddy: Caddy; pebble: Pebble; edgeHost: string }): Record<string, string> {
+  return {
+    PUBLIC_URL: `http://127.0.0.1:${o.port}`,
+    DNS_RESOLVERS: o.pdns.dnsAddress,
+    EDGE_CNAME_TARGET: o.edgeHost,
+    EDGE_APEX_IPV4: '127.0.0.1',
+    EDGE_ADMIN_URL: o.caddy.adminUrl,
+    EDGE_AUTH_SECRET: EDGE,
+    EDGE_HTTP_LISTEN: `127.0.0.1:${o.caddy.httpPort}`,
+    EDGE_HTTPS_LISTEN: `127.0.0.1:${o.caddy.httpsPort}`,
+    EDGE_ASK_LISTEN: `127.0.0.1:${o.caddy.askPort}`,
+    EDGE_UPSTREAM: `127.0.0.1:${o.port}`,
+    ACME_DIRECTORY_URL: o.pebble.directoryUrl,
+    ACME_CA_ROOTS: o.pebble.caFile,
+    WEBHOOK_ALLOW_LOOPBACK: '1',
+  }
+}
+
 export async function startServed(zone: string, env: Record<string, string> = {}): Promise<Served> {
   const pdns = await startPdns()
   await pdns.createZone(zone)
@@ -31,22 +50,7 @@ export async function startServed(zone: string, env: Record<string, string> = {}
   const caddy = await startCaddy()
   const pebble = await startPebble({ dnsServer: pdns.dnsAddress, httpPort: caddy.httpPort })
   const port = freePort()
-  const p = await startPortico({
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DNS_RESOLVERS: pdns.dnsAddress,
-    EDGE_CNAME_TARGET: edgeHost,
-    EDGE_APEX_IPV4: '127.0.0.1',
-    EDGE_ADMIN_URL: caddy.adminUrl,
-    EDGE_AUTH_SECRET: EDGE,
-    EDGE_HTTP_LISTEN: `127.0.0.1:${caddy.httpPort}`,
-    EDGE_HTTPS_LISTEN: `127.0.0.1:${caddy.httpsPort}`,
-    EDGE_ASK_LISTEN: `127.0.0.1:${caddy.askPort}`,
-    EDGE_UPSTREAM: `127.0.0.1:${port}`,
-    ACME_DIRECTORY_URL: pebble.directoryUrl,
-    ACME_CA_ROOTS: pebble.caFile,
-    WEBHOOK_ALLOW_LOOPBACK: '1',
-    ...env,
-  })
+  const p = await startPortico({ ...servedEnv({ port, pdns, caddy, pebble, edgeHost }), ...env })
   const server = p.app.listen({ port, hostname: '127.0.0.1' }) as unknown as { stop(force?: boolean): Promise<void> }
   return {
     pdns,

@@ -1,6 +1,7 @@
 // The DNS-provider adapters Portico has, by catalog id (src/domain/providers.ts). A hosted provider's
 // API base is its public one unless DNS_PROVIDER_API_BASES points it elsewhere (the test harness's
 // local fakes, or an egress proxy); PowerDNS is self-hosted, so its URL comes with the credential.
+import { metered } from './metered.ts'
 import { PowerDnsProvider } from './powerdns.ts'
 import type { ProviderHttp } from './http.ts'
 import type { DnsProvider } from './types.ts'
@@ -120,11 +121,11 @@ export function apiKeyProviders(): Set<string> {
 export function makeHosted(id: string, secret: string, bases: Record<string, string>, settings: HostedSettings = {}): DnsProvider | null {
   const f = HOSTED[id]
   if (!f) return null
-  return f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, ''), bases, settings })
+  return metered(f.make(secret, { base: (bases[id] ?? f.defaultBase).replace(/\/+$/, ''), bases, settings }))
 }
 
 export function makePowerDns(apiUrl: string, apiKey: string, pin: string): DnsProvider {
-  return new PowerDnsProvider(apiUrl, apiKey, { pin })
+  return metered(new PowerDnsProvider(apiUrl, apiKey, { pin }))
 }
 
 export { ProviderError, zoneFor, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
