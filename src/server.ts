@@ -85,7 +85,7 @@ async function pingDb(sql: Sql): Promise<boolean> {
 export async function createPortico(config: Config, opts: { clock?: Clock; databaseUrl: string; poolSize?: number }): Promise<Portico> {
   setLogLevel(config.logLevel)
   if (config.appEnv === 'test') allowFailpoints(true)
-  const db = connect(opts.databaseUrl, opts.poolSize ?? 10)
+  const db = connect(opts.databaseUrl, opts.poolSize ?? 10, { statementMs: config.deadlines.statementMs, connectMs: 3000 })
   const clock = opts.clock ?? new MovableClock()
   await migrate(db)
   const keyCache = config.apiKeyCache ? new KeyCache() : undefined

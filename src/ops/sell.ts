@@ -127,7 +127,7 @@ export const quoteOp = defineOp({
   status: 201,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const domain = nameOrThrow(input.domain)
@@ -149,7 +149,7 @@ export const checkoutOp = defineOp({
   response: CheckoutSession,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const domain = nameOrThrow(input.domain)
@@ -185,7 +185,7 @@ export const fulfillOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const o = await orderBySession(ctx, input.session_id)
@@ -213,7 +213,7 @@ export const purchaseOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const domain = nameOrThrow(input.domain)

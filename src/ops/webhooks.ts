@@ -228,7 +228,7 @@ export const retryDeliveryOp = defineOp({
   response: Attempt,
   errors: ['unauthorized', 'forbidden', 'not_found', 'conflict'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const s = await scope(ctx, undefined)
     // A queued delivery, or a finished one known by its attempts; by its id or one of its attempts' ids.
