@@ -15,6 +15,7 @@ import type { Edge } from './adapters/edge.ts'
 import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { Presentation } from '../oauth/dpop.ts'
+import type { DatabaseWatch } from './db/watch.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -45,6 +46,8 @@ export interface Services {
   issuer?: CertificateIssuer
   /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
   dnsHealth?: DnsHealth
+  /** Whether the database is reachable now (reconnects with backoff after a failure): src/db/watch.ts. */
+  database?: DatabaseWatch
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

@@ -10,10 +10,17 @@ const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '57P04', '57P05',
 const CLIENT_CODES = /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|POOL)|^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTCONN)$/
 
 export function isDatabaseUnavailable(err: unknown): boolean {
+  return databaseFailure(err) !== null
+}
+
+/** `unreachable`: the server is gone or refuses connections; `overloaded`: it answered, too slowly or too busy. */
+export function databaseFailure(err: unknown): 'unreachable' | 'overloaded' | null {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, errno } = e as { code?: unknown; errno?: unknown }
-    if (typeof errno === 'string' && (UNAVAILABLE_STATES.has(errno) || errno.startsWith('08'))) return true
-    if (typeof code === 'string' && (CLIENT_CODES.test(code) || UNAVAILABLE_STATES.has(code) || /^08/.test(code))) return true
+    const state = typeof errno === 'string' ? errno : typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null
+    if (state && (state === '57014' || state === '53300' || state === '53400')) return 'overloaded'
+    if (state && (UNAVAILABLE_STATES.has(state) || state.startsWith('08'))) return 'unreachable'
+    if (typeof code === 'string' && CLIENT_CODES.test(code)) return 'unreachable'
   }
-  return false
+  return null
 }

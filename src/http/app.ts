@@ -14,7 +14,7 @@ import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from './router.ts'
 import { Deadline, RETRY_AFTER_S } from '../ops/deadline.ts'
-import { isDatabaseUnavailable } from '../db/unavailable.ts'
+import { databaseFailure, isDatabaseUnavailable } from '../db/unavailable.ts'
 
 export interface AppDeps {
   config: Config
@@ -118,6 +118,8 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
+      // The database was found unreachable moments ago and is being probed: answer at once.
+      if (deps.services.database && !deps.services.database.reachable && op.id !== 'health.get') throw databaseUnavailable()
       // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
       const deadline = new Deadline(op.deadline === 'bulk' ? deps.config.deadlines.bulkMs : deps.config.deadlines.requestMs)
       const result: OpResult = await deadline.race(
@@ -137,6 +139,7 @@ export function createHandler(deps: AppDeps) {
       status = result.status
       return json(result.status, result.body, { 'x-request-id': requestId, ...result.headers })
     } catch (err) {
+      if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
       const e = toApiError(err, requestId, opId)
       status = e.status
       return json(e.status, e.body(), { 'x-request-id': requestId, ...e.headers })
