@@ -14,6 +14,7 @@ import { exampleOf, examplesFor } from '../../src/ops/examples.ts'
 import { ApiError } from '../../src/errors.ts'
 import type { Principal } from '../../src/domain/principal.ts'
 import { isWriteStatement } from '../../src/db/write-guard.ts'
+import { Deadline } from '../../src/ops/deadline.ts'
 import { PROV, provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { startPdns } from '../harness/pdns.ts'
 
@@ -198,6 +199,18 @@ describe('the checks can fail', () => {
     const op = sneaky(undefined, () => raw`update tenants set name = name where id = ${ws.tenantId}`)
     const seen = await unaudited(() => runOp(op, { principal: { kind: 'PROV' }, db: p.db, clock: p.clock, config: p.config, services: p.services, requestId: 'req_sneaky', ip: null }, {}))
     expect(seen.unaudited).toEqual(['tenants'])
+  })
+
+  test('a transaction whose body outlives the request deadline is rolled back, not committed late', async () => {
+    const d = new Deadline(100)
+    const name = `late ${Date.now()}`
+    await expect(
+      d.transaction(p.db, async (tx) => {
+        await tx`update tenants set name = ${name} where id = ${ws.tenantId}`
+        await Bun.sleep(200)
+      }),
+    ).rejects.toMatchObject({ code: 'service_unavailable', details: { reason: 'deadline_exceeded' } })
+    expect((await p.db`select name from tenants where id = ${ws.tenantId}`)[0].name).not.toBe(name)
   })
 
   test('statements the guard takes for writes', () => {
