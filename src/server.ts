@@ -128,7 +128,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     // Checks run when due: each worker sleeps until the earliest next_check_at; the cron is a safety net.
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock }), nextDue: () => nextVerifyDue(db) },
     // Retries run when due: the worker sleeps until the earliest next attempt (the documented schedule).
-    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }), nextDue: () => nextDeliveryDue(db) },
+    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }), nextDue: () => nextDeliveryDue(db, clock.now()) },
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),

@@ -296,9 +296,22 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (retries.length) await tx`select pg_notify('portico_work', 'schedule:webhook-deliver')`
 }
 
-/** When the earliest queued delivery is due (a retry, or a send whose lease lapses): the sweep's due timer. */
-export async function nextDeliveryDue(db: Sql): Promise<Date | null> {
-  const [row] = (await db`select min(next_attempt_at) as at from webhook_deliveries`) as { at: Date | null }[]
+/**
+ * When the earliest queued delivery can be sent (a retry, a send whose lease lapses, a first attempt
+ * whose endpoint's pause ends, one waiting for its endpoint's sends in flight to end): the sweep's due
+ * timer sleeps until then. A due time nobody can take yet would otherwise hide the later ones.
+ */
+export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT_CONCURRENCY): Promise<Date | null> {
+  const [row] = (await db`
+    with busy as (
+      select endpoint_id, count(*)::int as n, min(sending_until) as free_at from webhook_deliveries
+      where sending_until > ${now} group by endpoint_id
+    )
+    select min(greatest(
+      d.next_attempt_at,
+      case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end,
+      case when b.n >= ${perEndpoint} then b.free_at end)) as at
+    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id left join busy b on b.endpoint_id = d.endpoint_id`) as { at: Date | null }[]
   return row?.at ?? null
 }
 
