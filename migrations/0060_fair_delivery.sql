@@ -7,3 +7,4 @@ alter table webhook_deliveries add column sending_until timestamptz;
 create index webhook_deliveries_sending on webhook_deliveries (endpoint_id) where sending_until is not null;
 alter table webhooks add column failures int not null default 0;
 alter table webhooks add column paused_until timestamptz;
+create index webhook_deliveries_endpoint_due on webhook_deliveries (endpoint_id, next_attempt_at);

@@ -9,8 +9,8 @@
 // - No transaction is open while a receiver is being called.
 // - Fair: each claim takes due deliveries round-robin across endpoints (the first due of every
 //   endpoint, then the second, ...), at most ENDPOINT_CONCURRENCY in flight per endpoint across all
-//   processes, so a slow or hanging endpoint holds a few slots for ATTEMPT_TIMEOUT_MS and no more; the
-//   rest go to everyone else's events. An endpoint that keeps failing is paused for new events (5 s
+//   processes (FAILING_ENDPOINT_CONCURRENCY once its sends fail), so a slow or hanging endpoint holds
+//   some slots for ATTEMPT_TIMEOUT_MS and no more; the rest go to everyone else's events. An endpoint that keeps failing is paused for new events (5 s
 //   doubling to 5 minutes after its last failure); retries keep the documented schedule.
 // - Retries run when due: the sweep's due timer sleeps until the earliest next attempt.
 import type { Clock } from '../clock.ts'
@@ -28,9 +28,16 @@ export const MAX_ATTEMPTS = 3
 export const ATTEMPT_TIMEOUT_MS = 10_000
 /** A claimed send not completed within this is taken to have died with its process: sent again. */
 export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000
-/** Sends in flight per process, and per endpoint across processes. */
+/**
+ * Sends in flight per process, and per endpoint across processes: half of a worker's slots for an
+ * endpoint that answers, 16 for one whose last send failed (a hanging receiver times out, and is then
+ * held to 16), so everyone else always has slots.
+ */
 export const DELIVERY_CONCURRENCY = 128
-export const ENDPOINT_CONCURRENCY = 16
+export const ENDPOINT_CONCURRENCY = 64
+export const FAILING_ENDPOINT_CONCURRENCY = 16
+/** How long a drain gathers finished sends before claiming again. */
+const CLAIM_GATHER_MS = 5
 /** An endpoint's pause for new events after its n-th failure in a row: 5 s doubling, at most 5 minutes. */
 export const endpointPauseMs = (failures: number) => Math.min(5_000 * 2 ** Math.max(0, failures - 1), 300_000)
 /** What an attempt row says while its send is out, and after its process died during it. */
@@ -231,22 +238,31 @@ async function openAttempts(tx: Sql, rows: Omit<DueRow, 'attempt_id' | 'attempt_
  * limit of sends in flight (counted across processes by their leases), first attempts held while the
  * endpoint is paused. Each is leased and its attempt row committed before it is sent.
  */
-async function claim(deps: DeliveryDeps, limit: number, perEndpoint: number): Promise<DueRow[]> {
+async function claim(deps: DeliveryDeps, limit: number, perEndpoint: number, perFailing: number): Promise<DueRow[]> {
   const now = deps.clock.now()
   const lease = new Date(now.getTime() + LEASE_MS)
   return deps.db.begin(async (tx) => {
     const rows = (await tx`
       with busy as (
         select endpoint_id, count(*)::int as n from webhook_deliveries where sending_until > ${now} group by endpoint_id
+      ), eps as (
+        select w.id, w.paused_until, (w.deleted_at is not null or w.disabled_at is not null) as gone,
+               case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end as cap
+        from webhooks w
+        where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
       ), cand as (
-        select d.id, d.endpoint_id, d.next_attempt_at,
-               row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn
-        from webhook_deliveries d join webhooks w on w.id = d.endpoint_id
-        where d.next_attempt_at <= ${now} and (d.attempts > 0 or w.paused_until is null or w.paused_until <= ${now} or w.deleted_at is not null or w.disabled_at is not null)
+        select x.id, x.next_attempt_at, x.rn from eps e
+        left join busy b on b.endpoint_id = e.id
+        cross join lateral (
+          select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as rn
+          from webhook_deliveries d
+          where d.endpoint_id = e.id and d.next_attempt_at <= ${now}
+            and (d.attempts > 0 or e.gone or e.paused_until is null or e.paused_until <= ${now})
+          order by d.next_attempt_at, d.id
+          limit greatest(0, e.cap - coalesce(b.n, 0))
+        ) x
       ), pick as (
-        select c.id from cand c left join busy b on b.endpoint_id = c.endpoint_id
-        where c.rn + coalesce(b.n, 0) <= ${perEndpoint}
-        order by c.rn, c.next_attempt_at limit ${limit}
+        select id from cand order by rn, next_attempt_at limit ${limit}
       ), locked as (
         select id from webhook_deliveries where id in (select id from pick) and next_attempt_at <= ${now} for update skip locked
       ), d as (
@@ -301,7 +317,7 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
  * whose endpoint's pause ends, one waiting for its endpoint's sends in flight to end): the sweep's due
  * timer sleeps until then. A due time nobody can take yet would otherwise hide the later ones.
  */
-export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT_CONCURRENCY): Promise<Date | null> {
+export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT_CONCURRENCY, perFailing = FAILING_ENDPOINT_CONCURRENCY): Promise<Date | null> {
   const [row] = (await db`
     with busy as (
       select endpoint_id, count(*)::int as n, min(sending_until) as free_at from webhook_deliveries
@@ -310,7 +326,7 @@ export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT
     select min(greatest(
       d.next_attempt_at,
       case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end,
-      case when b.n >= ${perEndpoint} then b.free_at end)) as at
+      case when b.n >= (case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end) then b.free_at end)) as at
     from webhook_deliveries d join webhooks w on w.id = d.endpoint_id left join busy b on b.endpoint_id = d.endpoint_id`) as { at: Date | null }[]
   return row?.at ?? null
 }
@@ -358,9 +374,10 @@ class Recorder {
  * so new events and due retries are taken while a slow endpoint's sends wait on their timeout.
  * Answers how many sends were completed.
  */
-export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { concurrency?: number; perEndpoint?: number } = {}): Promise<number> {
+export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { concurrency?: number; perEndpoint?: number; perFailing?: number } = {}): Promise<number> {
   const concurrency = opts.concurrency ?? DELIVERY_CONCURRENCY
   const perEndpoint = opts.perEndpoint ?? ENDPOINT_CONCURRENCY
+  const perFailing = opts.perFailing ?? FAILING_ENDPOINT_CONCURRENCY
   const until = performance.now() + budgetMs
   const recorder = new Recorder(deps.db)
   const memo = new Memo()
@@ -371,8 +388,9 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
     for (;;) {
       const free = concurrency - inFlight
       let claimed = 0
+      const recordedBefore = recorder.recorded
       if (free > 0 && performance.now() < until) {
-        const rows = await claim(deps, free, perEndpoint)
+        const rows = await claim(deps, free, perEndpoint, perFailing)
         claimed = rows.length
         for (const d of rows) {
           inFlight++
@@ -387,8 +405,9 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
       }
       if (failure) throw failure
       if (inFlight === 0 && (claimed === 0 || performance.now() >= until)) {
-        // Sends just answered may still hold their endpoint's slots until recorded: look once more after.
-        if (recorder.busy && performance.now() < until) {
+        // Sends just answered hold their endpoint's slots until recorded: when a record was being
+        // written meanwhile, the claim may not have seen it; look once more after it.
+        if ((recorder.busy || recorder.recorded !== recordedBefore) && performance.now() < until) {
           await recorder.idle()
           continue
         }
@@ -403,6 +422,8 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
         }
       })
       wake = null
+      // Completions are gathered for a few milliseconds: one claim for many freed slots.
+      if (inFlight > 0) await Bun.sleep(CLAIM_GATHER_MS)
     }
   } finally {
     while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve))

@@ -1,7 +1,8 @@
 // Fault suite, webhook delivery: real receivers on loopback (one that never answers, one that fails
 // once, one that is slow) and a real worker process, killed with SIGKILL mid-send. Bounds asserted:
 // - behind 200 events queued to a hanging endpoint, another tenant's event arrives within 3 s of its
-//   creation, and the hanging endpoint never has more than ENDPOINT_CONCURRENCY (16) requests open;
+//   creation, and the hanging endpoint never has more than ENDPOINT_CONCURRENCY (64, half a worker's
+//   slots) requests open;
 // - a failed attempt is retried 10 s after its answer, as documented (between 9.5 and 12 s);
 // - a worker killed mid-send: every event arrives (duplicates allowed) within 25 s of the restart
 //   (the 15 s lease, then the send), and every request a receiver got is an attempt row in the log,
