@@ -16,6 +16,7 @@ import type { AnyOp, Ctx } from '../src/ops/registry.ts'
 import { runOp, type RawInput } from '../src/ops/run.ts'
 import { ApiError } from '../src/errors.ts'
 import { toApiError } from '../src/http/app.ts'
+import type { RunCtx } from '../src/ops/run.ts'
 import { AGENT_TEXTS, type AgentText } from './descriptions.ts'
 import { APP_URI, appText } from './app.ts'
 import type { Toolset } from './toolsets.ts'
@@ -130,7 +131,7 @@ export function splitArgs(op: AnyOp, args: Record<string, unknown>, offered?: re
 
 const PROTOCOL_LEVEL = new Set(['unauthorized', 'forbidden', 'insufficient_scope'])
 
-type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
+type BaseCtx = RunCtx
 
 export async function callTool(tool: AgentTool, args: Record<string, unknown>, base: BaseCtx): Promise<CallToolResult> {
   try {

@@ -29,6 +29,12 @@ export interface Config {
   dnsTimeoutMs: number
   /** Where verification asks: each zone's own nameservers (default), or the resolvers. */
   dnsVerify: 'authoritative' | 'recursive'
+  /**
+   * Deadlines (REQUEST_TIMEOUT_MS, STATEMENT_TIMEOUT_MS): every request answers within `requestMs`
+   * (503 `service_unavailable` with Retry-After when it cannot, committing nothing afterwards); every
+   * statement is cancelled by PostgreSQL after `statementMs`. `bulkMs` is the deadline of a bulk create.
+   */
+  deadlines: { requestMs: number; statementMs: number; bulkMs: number }
   /** Portico's certificate orders running at once (CERT_CONCURRENCY). */
   certConcurrency: number
   /** The platform edge connections point at by default. */
@@ -256,6 +262,11 @@ export function loadConfig(env: Env = process.env): Config {
     dnsResolversFrom,
     dnsTimeoutMs,
     dnsVerify: oneOf(env, 'DNS_VERIFY', ['authoritative', 'recursive'] as const, 'authoritative'),
+    deadlines: {
+      requestMs: intIn(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      statementMs: intIn(env, 'STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+      bulkMs: intIn(env, 'BULK_TIMEOUT_MS', 120_000, 100, 1_800_000),
+    },
     certConcurrency: intIn(env, 'CERT_CONCURRENCY', 8, 1, 64),
     edge: { cnameTarget: edgeCname, apexIpv4 },
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),

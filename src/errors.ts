@@ -142,6 +142,10 @@ export const ERROR_REASONS = {
   template_mismatch: 'The templates cannot set the connection\'s records',
   no_template: 'No loaded template sets the connection\'s records',
   not_configured: 'The rail is not configured on this deployment',
+  // Availability (503 service_unavailable, with Retry-After).
+  database_unavailable: 'The database cannot be reached right now',
+  deadline_exceeded: 'The request did not finish within its deadline; nothing more will be committed for it',
+  edge_unavailable: 'An edge node cannot serve the ACME challenge now; the certificate is ordered when it is back',
   // Billing.
   no_payment_method: 'The plan needs a saved card',
   past_due: 'The subscription is past due',

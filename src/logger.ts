@@ -57,7 +57,48 @@ export const log = {
   error: (msg: string, f?: Record<string, unknown>) => write('error', msg, f),
 }
 
+/**
+ * What a log line says of a thrown value: message, code, stack and the chain of causes, each readable.
+ * Not every thrown value is an Error (a rejected fetch body, a driver's plain object): those are
+ * written as JSON, never as `[object Object]`.
+ */
 export function errorFields(err: unknown): Record<string, unknown> {
-  if (err instanceof Error) return { error: err.message, stack: err.stack }
-  return { error: String(err) }
+  const out: Record<string, unknown> = { error: describe(err) }
+  if (err instanceof Error) {
+    const code = codeOf(err)
+    if (code) out.error_code = code
+    if (err.stack) out.stack = err.stack
+    const causes: string[] = []
+    for (let c = err.cause, depth = 0; c !== undefined && c !== null && depth < 5; c = c instanceof Error ? c.cause : undefined, depth++) causes.push(describe(c))
+    if (causes.length) out.cause = causes.length === 1 ? causes[0] : causes
+  }
+  return out
+}
+
+function codeOf(e: object): string | undefined {
+  const { code, errno } = e as { code?: unknown; errno?: unknown }
+  const parts = [code, errno].filter((v) => typeof v === 'string' || typeof v === 'number').map(String)
+  return parts.length ? parts.join(' ') : undefined
+}
+
+function describe(v: unknown): string {
+  if (v instanceof Error) {
+    const code = codeOf(v)
+    return `${v.name && v.name !== 'Error' ? v.name + ': ' : ''}${v.message || '(no message)'}${code ? ` [${code}]` : ''}`
+  }
+  if (typeof v === 'string') return v
+  if (v === undefined || v === null || typeof v !== 'object') return String(v)
+  try {
+    const seen = new WeakSet<object>()
+    return JSON.stringify(v, (_k, x) => {
+      if (typeof x === 'bigint') return x.toString()
+      if (typeof x === 'object' && x !== null) {
+        if (seen.has(x)) return '[circular]'
+        seen.add(x)
+      }
+      return x
+    }).slice(0, 2000)
+  } catch {
+    return Object.prototype.toString.call(v)
+  }
 }

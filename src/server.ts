@@ -5,6 +5,7 @@ import { MovableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { connect, type Sql } from './db/sql.ts'
 import { migrate } from './db/migrate.ts'
+import { DatabaseWatch } from './db/watch.ts'
 import { WidgetTokens } from './domain/widget-tokens.ts'
 import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
@@ -19,7 +20,7 @@ import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './adapters/key-cache.ts'
 import { Resolver } from './adapters/resolver.ts'
 import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
-import { deliverAll } from './domain/webhook-delivery.ts'
+import { deliverAll, nextDeliveryDue } from './domain/webhook-delivery.ts'
 import { nextVerifyDue, sweepDue } from './jobs/verify-sweep.ts'
 import { AuthoritativeDns } from './adapters/authoritative.ts'
 import { createAuthServer, oauthMount } from '../oauth/provider.ts'
@@ -49,13 +50,12 @@ import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 import { edgeFromConfig } from './adapters/edge.ts'
 import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
-import { edgeSweep, issueSweep, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
+import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { FailureThrottle } from './http/throttle.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
-import { nextDeliveryDue } from './db/webhooks.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
 function acmeChallengeMount(db: Sql): Mount {
@@ -94,7 +94,7 @@ async function pingDb(sql: Sql): Promise<boolean> {
 export async function createPortico(config: Config, opts: { clock?: Clock; databaseUrl: string; poolSize?: number }): Promise<Portico> {
   setLogLevel(config.logLevel)
   if (config.appEnv === 'test') allowFailpoints(true)
-  const db = connect(opts.databaseUrl, opts.poolSize ?? 10)
+  const db = connect(opts.databaseUrl, opts.poolSize ?? 10, { statementMs: config.deadlines.statementMs, connectMs: 3000 })
   const clock = opts.clock ?? new MovableClock()
   await migrate(db)
   const keyCache = config.apiKeyCache ? new KeyCache() : undefined
@@ -111,6 +111,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     pingDb,
     throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
+    database: new DatabaseWatch(db),
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
   }
   if (config.dnsResolversFrom === 'fallback') {
@@ -135,8 +136,9 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const sweeps: Sweep[] = [
     // Checks run when due: each worker sleeps until the earliest next_check_at; the cron is a safety net.
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock }), nextDue: () => nextVerifyDue(db) },
-    // Deliveries are due at once, retries later; a worker that died mid-batch leaves its rows due, and the due timer hands them on.
-    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }), nextDue: () => nextDeliveryDue(db) },
+    // Retries run when due: the worker sleeps until the earliest next attempt (the documented schedule);
+    // a worker that died mid-batch leaves its rows due, and the due timer hands them on.
+    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }), nextDue: () => nextDeliveryDue(db, clock.now()) },
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
@@ -150,6 +152,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
+  // A worker watches the edge: a node coming back wakes the certificate orders that waited for it.
+  const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }, services.jobs.kick) : null
   const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })
@@ -173,6 +177,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     app: createApp(deps, mounts),
     handle: (req, ip = '127.0.0.1') => handler(req, ip),
     async close() {
+      edgeWatch?.stop()
+      services.database?.stop()
       await services.jobs?.stop()
       await resolver.close()
       await keyCache?.close()

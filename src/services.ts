@@ -16,6 +16,7 @@ import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { Presentation } from '../oauth/dpop.ts'
 import type { FailureThrottle } from './http/throttle.ts'
+import type { DatabaseWatch } from './db/watch.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -50,6 +51,8 @@ export interface Services {
   dnsHealth?: DnsHealth
   /** Counts failed credential checks per address and network; absent: no throttling (src/http/throttle.ts). */
   throttle?: FailureThrottle
+  /** Whether the database is reachable now (reconnects with backoff after a failure): src/db/watch.ts. */
+  database?: DatabaseWatch
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }

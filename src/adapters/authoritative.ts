@@ -12,9 +12,13 @@
 //   target, as a resolver would.
 // - The servers must agree. One that does not answer, answers without authority (lame), or disagrees
 //   with the others makes the lookup a resolver failure naming every server and what it said: the
-//   verification is then inconclusive, never "not propagated".
-// - Only when no server of the zone can be asked at all (no NS set found, no address for any, or none
-//   answering) does the lookup fall back to the recursive resolvers, and says so (`via`).
+//   verification is then inconclusive, never "not propagated". So do zone servers none of which
+//   answers (silent, refusing, SERVFAIL), and a zone that could not be searched for because the
+//   resolvers failed: nothing was learned from the zone itself, so there is no verdict, and the
+//   recursive resolvers' NXDOMAIN (perhaps cached) is never taken for one.
+// - Only when the zone has no servers that could be asked (no NS set exists, or none of its servers
+//   has an address: a delegation nothing can reach) does the lookup use the recursive resolvers'
+//   answer, and says so (`via: recursive`).
 import { getDomain } from 'tldts'
 import type { Dns, Lookup, LookupType } from '../domain/dns.ts'
 import { toLookup, TYPE_CODE, type Decoded, type Resolver } from './resolver.ts'
@@ -95,7 +99,7 @@ function fingerprint(l: Lookup): string {
 export class AuthoritativeDns implements Dns {
   private readonly zones = new Map<string, Cached<Zone | null>>()
   private readonly addresses = new Map<string, Cached<string | null>>()
-  private readonly inflight = new Map<string, Promise<Zone | null>>()
+  private readonly inflight = new Map<string, Promise<Zone | null | string>>()
   private readonly port: number
   private readonly now: () => number
 
@@ -115,6 +119,7 @@ export class AuthoritativeDns implements Dns {
   private async resolve(name: string, type: LookupType, hops: number): Promise<SourcedLookup> {
     const zone = await this.zoneOf(name)
     if (!zone) return this.fallback(name, type)
+    if (typeof zone === 'string') return { status: 'error', error: zone, via: 'authoritative' }
     const answered = await this.ask(zone, name, type, hops)
     if (answered === null) return this.fallback(name, type)
     const l = answered
@@ -129,14 +134,17 @@ export class AuthoritativeDns implements Dns {
   }
 
   /**
-   * Asks every server of the zone; null when none could be asked or none answered (the caller falls
-   * back to the recursive view).
+   * Asks every server of the zone; null when a referral leads to servers without an address (the
+   * caller reads the recursive view). None answering is a failure naming each server and what it said.
    */
   private async ask(zone: Zone, name: string, type: LookupType, hops: number): Promise<SourcedLookup | null> {
     const replies = await Promise.all(
       zone.servers.map(async (s) => ({ server: s, reply: classify(await this.recursive.exchange(s.address, name, type, { recursion: false }), name, TYPE_CODE[type]) })),
     )
-    if (replies.every((r) => r.reply.kind === 'failed')) return null
+    if (replies.every((r) => r.reply.kind === 'failed')) {
+      const said = replies.map((r) => `${r.server.name} (${r.server.address}): ${(r.reply as Extract<Reply, { kind: 'failed' }>).said}`)
+      return { status: 'error', error: `no nameserver of ${zone.name} could be asked: ${said.join('; ')}`, via: 'authoritative' }
+    }
     const referral = replies.find((r) => r.reply.kind === 'referral')?.reply as Extract<Reply, { kind: 'referral' }> | undefined
     if (referral && replies.every((r) => r.reply.kind !== 'answer')) {
       if (hops >= MAX_HOPS) return { status: 'error', error: `too many referrals for ${name}`, via: 'authoritative' }
@@ -163,8 +171,11 @@ export class AuthoritativeDns implements Dns {
     return zone
   }
 
-  /** The zone holding `name`: a cached zone cut if one encloses it, else found through the resolvers. */
-  private zoneOf(name: string): Promise<Zone | null> {
+  /**
+   * The zone holding `name`: a cached zone cut if one encloses it, else found through the resolvers.
+   * Null when there is none to ask; a string saying why when the search itself failed.
+   */
+  private zoneOf(name: string): Promise<Zone | null | string> {
     const now = this.now()
     for (let n = name; n.includes('.'); n = parentOf(n)) {
       const hit = this.zones.get(n)
@@ -181,10 +192,12 @@ export class AuthoritativeDns implements Dns {
     return p
   }
 
-  private async findZone(start: string): Promise<Zone | null> {
+  private async findZone(start: string): Promise<Zone | null | string> {
     for (let n = start; n.includes('.'); n = parentOf(n)) {
       const o = await this.recursive.query(n, 'NS')
-      if (typeof o === 'string' || (o.rcode !== 0 && o.rcode !== RCODE_NXDOMAIN)) break
+      // The resolvers failed (no answer, SERVFAIL): the zone is unknown, not absent. Not cached.
+      if (typeof o === 'string' || o.rcode === 2) return `the nameservers of ${n} could not be looked up: the resolvers said ${typeof o === 'string' ? o : 'SERVFAIL'}`
+      if (o.rcode !== 0 && o.rcode !== RCODE_NXDOMAIN) break
       const ns = o.answers.filter((a) => a.type === TYPE_NS && a.name === n)
       if (ns.length === 0 || o.answers.some((a) => a.type === TYPE_CNAME && a.name === n)) continue
       const servers = await this.serversOf(ns.map((a) => norm(a.value)), new Map())

@@ -41,6 +41,13 @@ export interface Edge {
   removeSite(connectionId: string): Promise<void>
   putCertificate(connectionId: string, certPem: string, keyPem: string): Promise<void>
   removeCertificate(connectionId: string): Promise<void>
+  /** Answers when the node's admin API answers (a cheap, short call); throws when it does not. */
+  ping?(): Promise<void>
+  /**
+   * Whether every node answers now (probed when the last answer is older than a few seconds): an
+   * ACME HTTP-01 challenge may reach any node, so no order is placed while one cannot serve it.
+   */
+  canServe?(): Promise<boolean>
 }
 
 export class EdgeError extends Error {}
@@ -228,6 +235,15 @@ export class CaddyEdge implements Edge {
   async removeCertificate(connectionId: string): Promise<void> {
     await this.call('DELETE', `/id/cert-${connectionId}`, undefined, true)
   }
+
+  async ping(): Promise<void> {
+    try {
+      const res = await fetch(`${this.settings.adminUrl}/config/apps/http/servers`, { keepalive: false, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+      await res.arrayBuffer()
+    } catch (err) {
+      throw new EdgeError(`edge admin API unreachable: ${(err as Error).message}`)
+    }
+  }
 }
 
 /** A node's settings: its admin URL, and its listeners on its own host when it binds one. */
@@ -249,9 +265,16 @@ export interface EdgeNodeState {
 
 /** How long a change waits for one node before marking it down and leaving it to the sweep. */
 export const FLEET_DEADLINE_MS = 5_000
+/** Edge health is live: a node's state older than this is probed again before it is reported or relied on. */
+export const HEALTH_MAX_AGE_MS = 2_000
+/** How long a health probe waits for a node's admin API. */
+export const PROBE_TIMEOUT_MS = 1_500
 
 export class EdgeFleet implements Edge {
   private readonly state = new Map<string, EdgeNodeState>()
+  /** When each node's state was last learned (a call or a probe), in real time. */
+  private readonly learned = new Map<string, number>()
+  private probing: Promise<void> | null = null
 
   constructor(
     readonly nodes: { name: string; edge: Edge }[],
@@ -265,9 +288,33 @@ export class EdgeFleet implements Edge {
     return this.nodes.map((n) => ({ ...this.state.get(n.name)! }))
   }
 
+  /** Each node's state, none older than `maxAgeMs` (nodes not heard from since are probed, together). */
+  async health(maxAgeMs = HEALTH_MAX_AGE_MS): Promise<EdgeNodeState[]> {
+    const stale = () => this.nodes.filter((n) => n.edge.ping && Date.now() - (this.learned.get(n.name) ?? 0) >= maxAgeMs)
+    if (stale().length) {
+      this.probing ??= Promise.all(stale().map((n) => this.attempt(n, (e) => e.ping!(), false))).then(() => {
+        this.probing = null
+      })
+      await this.probing
+    }
+    return this.states()
+  }
+
+  async canServe(maxAgeMs = HEALTH_MAX_AGE_MS): Promise<boolean> {
+    return (await this.health(maxAgeMs)).every((s) => s.status === 'up')
+  }
+
+  async ping(): Promise<void> {
+    if (!(await this.canServe(0))) throw new EdgeError(`edge nodes down: ${this.states().filter((s) => s.status !== 'up').map((s) => s.node).join(', ')}`)
+  }
+
   private mark(name: string, err: unknown): void {
+    this.learned.set(name, Date.now())
     const s = this.state.get(name)!
-    if (err === null) Object.assign(s, { status: 'up', last_error: null, last_seen_at: this.clock.now().toISOString() })
+    if (err === null) {
+      if (s.status === 'down') log.info('edge node back', { node: name })
+      Object.assign(s, { status: 'up', last_error: null, last_seen_at: this.clock.now().toISOString() })
+    }
     else {
       if (s.status !== 'down') log.warn('edge node down', { node: name, ...errorFields(err) })
       Object.assign(s, { status: 'down', last_error: ((err as Error).message ?? String(err)).slice(0, 300) })

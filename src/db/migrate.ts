@@ -12,6 +12,8 @@ export async function migrate(sql: Sql, dir: string = MIGRATIONS_DIR): Promise<s
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort()
   return sql.begin(async (tx) => {
+    // A migration may rewrite a large table: no STATEMENT_TIMEOUT_MS here.
+    await tx`set local statement_timeout = 0`
     await tx`select pg_advisory_xact_lock(${LOCK_KEY})`
     await tx`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`
     const done = new Set((await tx`select name from schema_migrations`).map((r: { name: string }) => r.name))

@@ -5,8 +5,18 @@ import { SQL } from 'bun'
 
 export type Sql = InstanceType<typeof SQL>
 
-export function connect(url: string, max = 10): Sql {
-  return new SQL({ url, max, idleTimeout: 30, connectionTimeout: 10 })
+/**
+ * The pool. `statementMs` bounds every statement on the server (STATEMENT_TIMEOUT_MS), and a session
+ * left idle inside a transaction (a process frozen mid-request) is ended after twice that, so its
+ * locks go with it. A connection that cannot be made fails after `connectMs`.
+ */
+export function connect(url: string, max = 10, opts: { statementMs?: number; connectMs?: number } = {}): Sql {
+  const connection: Record<string, string> = {}
+  if (opts.statementMs) {
+    connection.statement_timeout = String(opts.statementMs)
+    connection.idle_in_transaction_session_timeout = String(opts.statementMs * 2)
+  }
+  return new SQL({ url, max, idleTimeout: 30, connectionTimeout: Math.max(1, Math.round((opts.connectMs ?? 10_000) / 1000)), connection } as ConstructorParameters<typeof SQL>[0])
 }
 
 // Bun's client sends a JS string bound to a json/jsonb parameter as a JSON string value, so pass

@@ -90,9 +90,3 @@ export async function deliveryInScope(db: Sql, input: { id: string }, s: Scope):
       limit 1`
   return d as { id: string; deleted_at: Date | null } | undefined
 }
-
-/** When the earliest delivery comes due (its first attempt, or a retry); null when none waits. */
-export async function nextDeliveryDue(sql: Sql): Promise<Date | null> {
-  const [row] = (await sql`select min(next_attempt_at) as at from webhook_deliveries`) as { at: Date | null }[]
-  return row?.at ?? null
-}

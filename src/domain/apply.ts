@@ -2,6 +2,7 @@
 // again: the lease that keeps two writers apart, the provider calls, the removal plan and the
 // disconnect. What to write is decided by the pure planner in record-plan.ts.
 import type { Sql } from '../db/sql.ts'
+import { leaseHandle } from '../db/write-guard.ts'
 import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
@@ -91,7 +92,7 @@ export const LEASE_MS = 60_000
  */
 export async function takeLease(deps: ApplyDeps, c: { id: string }): Promise<RailConnection> {
   const now = deps.clock.now()
-  const [row] = await deps.db`
+  const [row] = await leaseHandle(deps.db)`
     update connections set rail_lease_until = ${new Date(now.getTime() + LEASE_MS)}
     where id = ${c.id} and disconnected_at is null and (rail_lease_until is null or rail_lease_until < ${now})
     returning *`
@@ -104,7 +105,7 @@ export async function takeLease(deps: ApplyDeps, c: { id: string }): Promise<Rai
 }
 
 export async function releaseLease(deps: ApplyDeps, id: string): Promise<void> {
-  await deps.db`update connections set rail_lease_until = null where id = ${id}`
+  await leaseHandle(deps.db)`update connections set rail_lease_until = null where id = ${id}`
 }
 
 async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
@@ -118,13 +119,14 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)
     if (opts.beforeWrite) await opts.beforeWrite(replacedRecords(current, plan, previous))
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
-    await deps.db`update connections set applied = ${state}::jsonb where id = ${c.id} and disconnected_at is null`
+    // The priors, committed before the provider is written to (with the operation's audit row).
+    await deps.db.begin(async (tx) => tx`update connections set applied = ${state}::jsonb where id = ${c.id} and disconnected_at is null`)
     await provider.writeChanges(zone, plan.changes)
   } catch (err) {
     const e = providerFailure(err, cred.provider, c.domain)
     const code = diagnosisOf(e)
     if (code) {
-      await deps.db`update connections set error_code = ${code}, error_message = ${e.title}, updated_at = ${deps.clock.now()} where id = ${c.id} and disconnected_at is null`
+      await deps.db.begin(async (tx) => tx`update connections set error_code = ${code}, error_message = ${e.title}, updated_at = ${deps.clock.now()} where id = ${c.id} and disconnected_at is null`)
     }
     throw e
   }

@@ -152,6 +152,10 @@ async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], m
  */
 export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[]): Promise<CertificateRow> {
   if (!deps.issuer) throw new ApiError('service_unavailable', 'No ACME CA is configured on this deployment (ACME_DIRECTORY_URL)')
+  // The CA checks HTTP-01 through the edge: while a node cannot serve the challenge, no order is
+  // placed (it could only fail, and push the retry out). Nothing is recorded: the order is placed as
+  // soon as the edge answers again (the edge watch wakes the issuer).
+  if (deps.edge.canServe && !(await deps.edge.canServe())) throw edgeUnavailable()
   const row = await pendingRow(deps, c, names, true)
   if (row.inFlight) return awaitOrder(deps, row.id)
   try {
@@ -176,6 +180,9 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
   }
 }
+
+export const edgeUnavailable = () =>
+  new ApiError('service_unavailable', 'The edge cannot answer the certificate authority\'s challenge right now; the certificate is ordered as soon as it is back', { reason: 'edge_unavailable' }, { headers: { 'retry-after': '10' } })
 
 /** Waits for another caller's order to end (issued or failed), and answers as if it were this one's. */
 async function awaitOrder(deps: SecureDeps, id: string): Promise<CertificateRow> {

@@ -8,7 +8,7 @@ import { log } from '../logger.ts'
 const PROBE_TTL_MS = 5_000
 const LOG_EVERY_MS = 60_000
 
-export type DnsState = 'ok' | 'unreachable'
+export type DnsState = 'ok' | 'failing' | 'unreachable'
 
 export class DnsHealth {
   private probed: { at: number; state: DnsState } | null = null
@@ -29,9 +29,10 @@ export class DnsHealth {
   }
 
   /**
-   * Whether any resolver answers at all: one query for `invalid.` (RFC 6761: answered NXDOMAIN
-   * without recursion) to each server in turn; any reply, even a refusal, counts as reachable.
-   * The answer is kept PROBE_TTL_MS; callers meanwhile share one probe.
+   * Whether any resolver answers: one query for `invalid.` (RFC 6761: answered NXDOMAIN without
+   * recursion) to each server in turn. Any reply counts as reachable (a refusal too: an authoritative
+   * server named as resolver refuses names outside its zones), except SERVFAIL, which is a resolver
+   * that answers but cannot resolve (`failing`). Kept PROBE_TTL_MS; callers meanwhile share one probe.
    */
   async state(now = Date.now()): Promise<DnsState> {
     if (this.probed && now - this.probed.at < PROBE_TTL_MS) return this.probed.state
@@ -47,7 +48,9 @@ export class DnsHealth {
     const r = new Resolver({ servers: this.resolvers, timeoutMs: Math.min(this.timeoutMs, 1500), tries: this.resolvers.length })
     try {
       const l = await r.lookup('invalid', 'SOA')
-      return l.status !== 'error' || l.error.startsWith('rcode') ? 'ok' : 'unreachable'
+      if (l.status !== 'error') return 'ok'
+      if (l.error === 'rcode 2') return 'failing' // SERVFAIL
+      return l.error.startsWith('rcode') ? 'ok' : 'unreachable'
     } finally {
       await r.close()
     }

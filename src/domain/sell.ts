@@ -1,6 +1,8 @@
 // Sell (CONTRACT.md sections 3 "Purchase order", 4 "Registrar", 6): quotes, checkout, and fulfilment
 // that registers before it captures. The order row is the state machine (migrations/0007); every move
-// is one guarded update, so concurrent requests and webhooks race safely. Invariants:
+// is one guarded update, so concurrent requests and webhooks race safely. Each write is a transaction
+// of its own (`deps.db.begin`): called from an operation, it commits with the operation's audit row.
+// Invariants:
 // - only the caller whose update moves an order authorized → registering registers and captures;
 //   everyone else waits for the outcome and replays it: no path captures twice;
 // - capture happens only after the order is `registered`; a refused registration releases the
@@ -152,14 +154,14 @@ export async function createQuote(
 ): Promise<OrderRow | undefined> {
   if (!offer.available || offer.price_cents === null) throw new ApiError('conflict', `${offer.domain} is not available to buy`, { domain: offer.domain, available: false })
   const now = deps.clock.now()
-  const rows = await deps.db`
+  const rows = await deps.db.begin(async (tx) => tx`
     insert into sell_orders (id, tenant_id, application_id, domain, years, price_cents, currency, premium, status, buyer_email,
       idempotency_key, request_hash, expires_at, created_at, updated_at)
     values (${newId('ord', now.getTime())}, ${app.tenant_id}, ${app.id}, ${offer.domain}, ${years}, ${offer.price_cents}, ${offer.currency},
       ${offer.premium}, ${extra.status ?? 'quoted'}, ${extra.email ?? null}, ${extra.idempotencyKey ?? null}, ${extra.requestHash ?? null},
       ${new Date(now.getTime() + QUOTE_TTL_MS)}, ${now}, ${now})
     on conflict (application_id, idempotency_key) where idempotency_key is not null do nothing
-    returning *`
+    returning *`)
   return rows[0] as OrderRow | undefined
 }
 
@@ -169,12 +171,12 @@ export async function createQuote(
  */
 export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id: string }, domain: string, years: number, email: string, returnUrl: string): Promise<{ order: OrderRow; session: { id: string; url: string; client_secret: string } }> {
   const now = deps.clock.now()
-  const [quoted] = await deps.db`
+  const [quoted] = await deps.db.begin(async (tx) => tx`
     update sell_orders set status = 'pending_payment', buyer_email = ${email}, updated_at = ${now}
     where id = (select id from sell_orders where application_id = ${app.id} and domain = ${domain} and years = ${years}
                   and status = 'quoted' and expires_at > ${now} order by id desc limit 1 for update skip locked)
       and status = 'quoted'
-    returning *`
+    returning *`)
   const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), years, { status: 'pending_payment', email }))!
   const session = await deps.payments.checkout({
     amountCents: order.price_cents * order.years,
@@ -184,9 +186,9 @@ export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id
     returnUrl,
     reference: order.id,
   })
-  const [updated] = await deps.db`
+  const [updated] = await deps.db.begin(async (tx) => tx`
     update sell_orders set payment_id = ${session.id}, session_id = ${session.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()}
-    where id = ${order.id} returning *`
+    where id = ${order.id} returning *`)
   return { order: updated as OrderRow, session }
 }
 
@@ -238,7 +240,7 @@ async function settleAuthorization(deps: SellDeps, o: OrderRow): Promise<void> {
   if (o.status !== 'pending_payment' || !o.payment_id) return
   const status = await deps.payments.status(o.payment_id)
   if (status === 'requires_capture') {
-    await deps.db`update sell_orders set status = 'authorized', authorized_at = ${deps.clock.now()}, updated_at = ${deps.clock.now()} where id = ${o.id} and status = 'pending_payment'`
+    await deps.db.begin(async (tx) => tx`update sell_orders set status = 'authorized', authorized_at = ${deps.clock.now()}, updated_at = ${deps.clock.now()} where id = ${o.id} and status = 'pending_payment'`)
   } else if (status === 'failed' || status === 'canceled') {
     await failOrder(deps, o, ['pending_payment'], 'payment_failed', 'The card was declined', false)
   } else {
@@ -274,9 +276,9 @@ export async function fulfillOrder(deps: SellDeps, orderId: string): Promise<Ful
   const o = (await orderById(deps.db, orderId))!
   if (TERMINAL.includes(o.status)) return outcomeOf(o)
   await settleAuthorization(deps, o)
-  const [claimed] = await deps.db`
+  const [claimed] = await deps.db.begin(async (tx) => tx`
     update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'authorized' returning *`
+    where id = ${o.id} and status = 'authorized' returning *`)
   if (!claimed) return waitForOutcome(deps, o.id)
   return registerAndSettle(deps, claimed as OrderRow)
 }
@@ -313,9 +315,9 @@ async function registerAndSettle(deps: SellDeps, o: OrderRow, known?: Lookup): P
     await releaseAndFail(deps, o, 'registration_failed', reg.reason, { registrar_reason: reg.code })
     return outcomeOf((await orderById(deps.db, o.id))!)
   }
-  const [registered] = await deps.db`
+  const [registered] = await deps.db.begin(async (tx) => tx`
     update sell_orders set status = 'registered', registrar = ${deps.registrar.name}, reg_order_id = ${reg.orderId}, updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'registering' and updated_at = ${o.updated_at} returning *`
+    where id = ${o.id} and status = 'registering' and updated_at = ${o.updated_at} returning *`)
   // Another holder (a resumer, after this process looked dead) moved it: its outcome is the answer.
   if (!registered) return waitForOutcome(deps, o.id)
   return captureAndComplete(deps, registered as OrderRow, reg.nameservers)
@@ -426,7 +428,7 @@ export async function purchase(
     reference: order.id,
     idempotencyKey: `authorize_${order.id}`,
   })
-  await deps.db`update sell_orders set payment_id = ${payment.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()} where id = ${order.id}`
+  await deps.db.begin(async (tx) => tx`update sell_orders set payment_id = ${payment.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()} where id = ${order.id}`)
   return fulfillOrder(deps, order.id)
 }
 
@@ -484,9 +486,9 @@ async function resumeOrder(deps: SellDeps, o: OrderRow): Promise<void> {
     await registerAndSettle(deps, o)
     return
   }
-  const [claimed] = await deps.db`
+  const [claimed] = await deps.db.begin(async (tx) => tx`
     update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'authorized' and updated_at = ${o.updated_at} returning *`
+    where id = ${o.id} and status = 'authorized' and updated_at = ${o.updated_at} returning *`)
   if (claimed) await registerAndSettle(deps, claimed as OrderRow)
 }
 
@@ -502,9 +504,9 @@ export async function resumeStalled(deps: SellDeps, batch = 100): Promise<number
     order by updated_at limit ${batch}`) as OrderRow[]
   let taken = 0
   for (const row of rows) {
-    const [o] = await deps.db`
+    const [o] = await deps.db.begin(async (tx) => tx`
       update sell_orders set updated_at = ${deps.clock.now()}
-      where id = ${row.id} and status = ${row.status} and updated_at = ${row.updated_at} returning *`
+      where id = ${row.id} and status = ${row.status} and updated_at = ${row.updated_at} returning *`)
     if (!o) continue
     taken++
     try {

@@ -1,9 +1,18 @@
 // Webhook delivery (CONTRACT.md section 6): at least once, signed by the Standard Webhooks scheme,
 // at most three automatic attempts with exponential backoff. Deliveries are fanned out from the outbox
-// by a trigger (migrations/0003_webhooks.sql); this module sends the due ones and records one attempt
-// row per try. The batch stays locked (SKIP LOCKED) while it is sent, so a crash after a send and
-// before its record releases the rows and they are sent again: receivers deduplicate on
-// `webhook-id`, which is the event id.
+// by a trigger (migrations/0003_webhooks.sql). Invariants:
+// - Every send is in the attempt log: a delivery is claimed (a lease on the row) and its attempt row
+//   written ('in flight') and committed before the request goes out, then completed with the outcome.
+//   A process that dies mid-send leaves the lease to lapse: the delivery is sent again, its earlier
+//   attempt marked interrupted (receivers deduplicate on `webhook-id`, the event id). An interrupted
+//   attempt does not count against the three.
+// - No transaction is open while a receiver is being called.
+// - Fair: each claim takes due deliveries round-robin across endpoints (the first due of every
+//   endpoint, then the second, ...), at most ENDPOINT_CONCURRENCY in flight per endpoint across all
+//   processes (FAILING_ENDPOINT_CONCURRENCY once its sends fail), so a slow or hanging endpoint holds
+//   some slots for ATTEMPT_TIMEOUT_MS and no more; the rest go to everyone else's events. An endpoint that keeps failing is paused for new events (5 s
+//   doubling to 5 minutes after its last failure); retries keep the documented schedule.
+// - Retries run when due: the sweep's due timer sleeps until the earliest next attempt.
 import { observeWebhookAttempts } from '../metrics.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -15,10 +24,26 @@ import { decrypt } from './secrets.ts'
 import { webhookHeaders } from '../adapters/webhook-signing.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import { postPinned } from '../adapters/http-post.ts'
-import { drainInRounds, mapLimit } from '../jobs/lanes.ts'
 
 export const MAX_ATTEMPTS = 3
 export const ATTEMPT_TIMEOUT_MS = 10_000
+/** A claimed send not completed within this is taken to have died with its process: sent again. */
+export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000
+/**
+ * Sends in flight per process, and per endpoint across processes: half of a worker's slots for an
+ * endpoint that answers, 16 for one whose last send failed (a hanging receiver times out, and is then
+ * held to 16), so everyone else always has slots.
+ */
+export const DELIVERY_CONCURRENCY = 128
+export const ENDPOINT_CONCURRENCY = 64
+export const FAILING_ENDPOINT_CONCURRENCY = 16
+/** How long a drain gathers finished sends before claiming again. */
+const CLAIM_GATHER_MS = 5
+/** An endpoint's pause for new events after its n-th failure in a row: 5 s doubling, at most 5 minutes. */
+export const endpointPauseMs = (failures: number) => Math.min(5_000 * 2 ** Math.max(0, failures - 1), 300_000)
+/** What an attempt row says while its send is out, and after its process died during it. */
+export const IN_FLIGHT = 'in flight'
+export const INTERRUPTED = 'interrupted: the sending process stopped before the answer was recorded; sent again'
 /** Backoff after attempt n (1-based): 10 s, then 60 s; a Retry-After answer overrides it (up to an hour). */
 export const BACKOFF_MS = [10_000, 60_000]
 const RETRY_AFTER_CAP_S = 3600
@@ -37,6 +62,7 @@ interface DueRow {
   endpoint_id: string
   event_id: string
   event_type: string
+  /** Attempts completed (an interrupted one is not counted). */
   attempts: number
   max_attempts: number
   url: string
@@ -48,6 +74,11 @@ interface DueRow {
   /** The envelope as PostgreSQL renders it: the exact bytes that are signed and sent. */
   body: string
   domain: string | null
+  /** The attempt row written for this send, and its number in the log. */
+  attempt_id: string
+  attempt_no: number
+  /** A replay by hand: the delivery may already be finished and is not re-queued by its outcome. */
+  manual?: boolean
 }
 
 export interface AttemptRecord {
@@ -85,26 +116,38 @@ interface Outcome {
   status: 'pending' | 'delivered' | 'failed'
   next_attempt_at: string | null
   disable_endpoint: boolean
+  /** Whether the receiver took it (resets the endpoint's failures) or failed it (one more), or neither (refused before sending). */
+  endpoint: 'ok' | 'failed' | null
+  manual: boolean
 }
 
-/** Per-batch memo: an endpoint's secret and its URL check are computed once for the whole batch. */
-interface BatchMemo {
-  secrets: Map<string, string[]>
-  guards: Map<string, ReturnType<typeof guardUrl>>
+/** A memo of endpoints' secrets and URL checks, renewed every few seconds (a drain may run a minute). */
+class Memo {
+  private born = Date.now()
+  secrets = new Map<string, string[]>()
+  guards = new Map<string, ReturnType<typeof guardUrl>>()
+  fresh(): this {
+    if (Date.now() - this.born > 5_000) {
+      this.born = Date.now()
+      this.secrets.clear()
+      this.guards.clear()
+    }
+    return this
+  }
 }
-const newMemo = (): BatchMemo => ({ secrets: new Map(), guards: new Map() })
 
-async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: BatchMemo): Promise<Outcome> {
+async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Memo): Promise<Outcome> {
   const now = deps.clock.now()
   const n = d.attempts + 1
   const started = performance.now()
   let status_code: number | null = null
   let error: string | null = null
   let retryAfter: number | undefined
+  let reached = false
   if (d.endpoint_gone) {
     error = 'endpoint removed or disabled'
   } else {
-    // Resolved and checked at delivery time, once per batch per URL (a batch takes milliseconds).
+    // Resolved and checked at delivery time, once per URL every few seconds.
     let pending = memo.guards.get(d.url)
     if (!pending) {
       pending = guardUrl(d.url, { allowLoopback: deps.config.webhookAllowLoopback, resolve: addressResolver(deps.dns), requireHttps: !deps.config.webhookAllowLoopback })
@@ -114,6 +157,7 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Batc
     if (!guard.ok) {
       error = `refused: ${guard.reason}`
     } else {
+      reached = true
       const body = d.body
       let secret = memo.secrets.get(d.endpoint_id)
       if (secret === undefined) memo.secrets.set(d.endpoint_id, (secret = signingSecrets(deps.config.secretsKey, d, now)))
@@ -132,11 +176,13 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Batc
   const final = delivered || gone || d.endpoint_gone || n >= budget
   let next: string | null = null
   if (!final) {
+    // From when the answer came (a hanging receiver costs its timeout, not the interval).
+    const at = deps.clock.now().getTime()
     const wait = (status_code === 429 || status_code === 503) && retryAfter !== undefined ? Math.min(retryAfter, RETRY_AFTER_CAP_S) * 1000 : BACKOFF_MS[Math.min(n - 1, BACKOFF_MS.length - 1)]!
-    next = new Date(now.getTime() + wait).toISOString()
+    next = new Date(at + wait).toISOString()
   }
   const attempt: AttemptRecord = {
-    id: newId('wha', now.getTime()),
+    id: d.attempt_id,
     delivery_id: d.id,
     tenant_id: d.tenant_id,
     application_id: d.application_id,
@@ -145,14 +191,21 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Batc
     event_id: d.event_id,
     event_type: d.event_type,
     domain: d.domain,
-    attempt: n,
+    attempt: d.attempt_no,
     status_code,
     delivered,
     error: gone ? 'HTTP 410: endpoint disabled' : error,
     duration_ms: Math.round(performance.now() - started),
     created_at: now.toISOString(),
   }
-  return { attempt, status: delivered ? 'delivered' : final ? 'failed' : 'pending', next_attempt_at: next, disable_endpoint: gone }
+  return {
+    attempt,
+    status: delivered ? 'delivered' : final ? 'failed' : 'pending',
+    next_attempt_at: next,
+    disable_endpoint: gone,
+    endpoint: !reached ? null : delivered ? 'ok' : 'failed',
+    manual: d.manual === true,
+  }
 }
 
 /** The endpoint's secret, and the one a rotation replaced while it still signs. */
@@ -166,23 +219,89 @@ const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event
   w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_until, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
   e.payload::text as body, e.payload->>'domain' as domain`
 
+/**
+ * Writes the attempt rows of claimed sends ('in flight'), numbered after the delivery's earlier
+ * attempts, and marks an earlier send that never got its answer recorded as interrupted.
+ */
+async function openAttempts(tx: Sql, rows: Omit<DueRow, 'attempt_id' | 'attempt_no'>[], now: Date): Promise<DueRow[]> {
+  if (rows.length === 0) return []
+  const ids = rows.map((r) => r.id)
+  await tx`update webhook_attempts set error = ${INTERRUPTED} where delivery_id = any(unpack_column(${pack(ids)})) and error = ${IN_FLIGHT} and status_code is null`
+  const numbers = (await tx`
+    select delivery_id, max(attempt)::int as n from webhook_attempts where delivery_id = any(unpack_column(${pack(ids)})) group by delivery_id`) as { delivery_id: string; n: number }[]
+  const last = new Map(numbers.map((r) => [r.delivery_id, r.n]))
+  const out = rows.map((r) => ({ ...r, attempt_id: newId('wha', now.getTime()), attempt_no: (last.get(r.id) ?? 0) + 1 }))
+  const attempts = out.map((r) => ({
+    id: r.attempt_id, delivery_id: r.id, tenant_id: r.tenant_id, application_id: r.application_id, endpoint_id: r.endpoint_id, url: r.url,
+    event_id: r.event_id, event_type: r.event_type, domain: r.domain, attempt: r.attempt_no, error: IN_FLIGHT, created_at: now.toISOString(),
+  }))
+  await tx`
+    insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
+      attempt, status_code, delivered, error, duration_ms, created_at)
+    select id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain, attempt, null, false, error, 0, created_at
+    from json_to_recordset(${attempts}::json) as a(id text, delivery_id text, tenant_id text, application_id text,
+      endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, error text, created_at timestamptz)`
+  return out
+}
+
+/**
+ * Claims up to `limit` due deliveries, fairly: round-robin across endpoints, none past its endpoint's
+ * limit of sends in flight (counted across processes by their leases), first attempts held while the
+ * endpoint is paused. Each is leased and its attempt row committed before it is sent.
+ */
+async function claim(deps: DeliveryDeps, limit: number, perEndpoint: number, perFailing: number): Promise<DueRow[]> {
+  const now = deps.clock.now()
+  const lease = new Date(now.getTime() + LEASE_MS)
+  return deps.db.begin(async (tx) => {
+    const rows = (await tx`
+      with busy as (
+        select endpoint_id, count(*)::int as n from webhook_deliveries where sending_until > ${now} group by endpoint_id
+      ), eps as (
+        select w.id, w.paused_until, (w.deleted_at is not null or w.disabled_at is not null) as gone,
+               case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end as cap
+        from webhooks w
+        where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
+      ), cand as (
+        select x.id, x.next_attempt_at, x.rn from eps e
+        left join busy b on b.endpoint_id = e.id
+        cross join lateral (
+          select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as rn
+          from webhook_deliveries d
+          where d.endpoint_id = e.id and d.next_attempt_at <= ${now}
+            and (d.attempts > 0 or e.gone or e.paused_until is null or e.paused_until <= ${now})
+          order by d.next_attempt_at, d.id
+          limit greatest(0, e.cap - coalesce(b.n, 0))
+        ) x
+      ), pick as (
+        select id from cand order by rn, next_attempt_at limit ${limit}
+      ), locked as (
+        select id from webhook_deliveries where id in (select id from pick) and next_attempt_at <= ${now} for update skip locked
+      ), d as (
+        update webhook_deliveries x set sending_until = ${lease}, next_attempt_at = ${lease}
+        from locked l where x.id = l.id returning x.*
+      )
+      select ${tx.unsafe(DUE_COLUMNS)}
+      from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+      order by d.id`) as Omit<DueRow, 'attempt_id' | 'attempt_no'>[]
+    return openAttempts(tx, rows, now)
+  })
+}
+
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
   const attempts = outcomes.map((o) => o.attempt)
   // A delivery that is done (delivered, or out of attempts) leaves the queue; one still to be retried
-  // waits for its next attempt.
+  // waits for its next attempt. A replay by hand of a finished delivery only completes its attempt row.
   const done = outcomes.filter((o) => o.status !== 'pending').map((o) => o.attempt.delivery_id)
-  const retries = outcomes.filter((o) => o.status === 'pending').map((o) => ({ id: o.attempt.delivery_id, attempts: o.attempt.attempt, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
+  const retries = outcomes.filter((o) => o.status === 'pending').map((o) => ({ id: o.attempt.delivery_id, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
   await tx`
     with a as (
-      insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
-        attempt, status_code, delivered, error, duration_ms, created_at)
-      select * from json_to_recordset(${attempts}::json) as a(id text, delivery_id text, tenant_id text, application_id text,
-        endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, status_code int, delivered boolean,
-        error text, duration_ms int, created_at timestamptz)
+      update webhook_attempts t set status_code = a.status_code, delivered = a.delivered, error = a.error, duration_ms = a.duration_ms
+      from json_to_recordset(${attempts}::json) as a(id text, status_code int, delivered boolean, error text, duration_ms int)
+      where t.id = a.id
     ), r as (
-      update webhook_deliveries d set attempts = u.attempts, next_attempt_at = u.next_attempt_at, updated_at = u.at
-      from json_to_recordset(${retries}::json) as u(id text, attempts int, next_attempt_at timestamptz, at timestamptz)
+      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = u.next_attempt_at, sending_until = null, updated_at = u.at
+      from json_to_recordset(${retries}::json) as u(id text, next_attempt_at timestamptz, at timestamptz)
       where d.id = u.id
     )
     delete from webhook_deliveries where id = any(unpack_column(${pack(done)}))`
@@ -191,60 +310,167 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (gone.length) {
     await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
   }
-}
-
-/** Sends the deliveries among `ids` that are still due (another sender may have taken some); returns how many were attempted. */
-export async function deliverIds(deps: DeliveryDeps, ids: string[], concurrency = 16): Promise<number> {
-  return deps.db.begin(async (tx) => {
-    // A commit lost in a crash loses the attempt records with it: those deliveries are sent again,
-    // which at-least-once allows (receivers deduplicate on the event id).
-    await tx`set local synchronous_commit = off`
-    const due = (await tx`
-      with d as materialized (
-        select * from webhook_deliveries
-        where id = any(unpack_column(${pack(ids)})) and next_attempt_at <= ${deps.clock.now()}
-        for update skip locked
-      )
-      select ${tx.unsafe(DUE_COLUMNS)}
-      from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-      order by d.next_attempt_at`) as DueRow[]
-    if (due.length === 0) return 0
-    const memo = newMemo()
-    const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts, memo))
-    await record(tx, outcomes)
-    return due.length
-  })
+  // The endpoint's run of failures: a success ends it, each failure lengthens its pause for new events.
+  const ok = [...new Set(outcomes.filter((o) => o.endpoint === 'ok').map((o) => o.attempt.endpoint_id))]
+  const failed = [...new Set(outcomes.filter((o) => o.endpoint === 'failed').map((o) => o.attempt.endpoint_id))].filter((id) => !ok.includes(id))
+  if (ok.length) await tx`update webhooks set failures = 0, paused_until = null where id = any(${ok}::text[]) and failures > 0`
+  if (failed.length) {
+    const at = new Date(Math.max(...outcomes.map((o) => Date.parse(o.attempt.created_at))))
+    await tx`
+      update webhooks set failures = failures + 1,
+        paused_until = ${at}::timestamptz + make_interval(secs => least(5 * power(2, failures), 300))
+      where id = any(${failed}::text[])`
+  }
+  if (retries.length) await tx`select pg_notify('portico_work', 'schedule:webhook-deliver')`
 }
 
 /**
- * Replays one delivery by hand, now, whatever its state: one more attempt, recorded like the others.
- * A delivery still queued is taken from the queue for it (and leaves the queue if this attempt ends
- * it); a finished one, delivered too (the receiver asked for it), is rebuilt from its last attempt.
+ * When the earliest queued delivery can be sent (a retry, a send whose lease lapses, a first attempt
+ * whose endpoint's pause ends, one waiting for its endpoint's sends in flight to end): the sweep's due
+ * timer sleeps until then. A due time nobody can take yet would otherwise hide the later ones.
+ */
+export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT_CONCURRENCY, perFailing = FAILING_ENDPOINT_CONCURRENCY): Promise<Date | null> {
+  const [row] = (await db`
+    with busy as (
+      select endpoint_id, count(*)::int as n, min(sending_until) as free_at from webhook_deliveries
+      where sending_until > ${now} group by endpoint_id
+    )
+    select min(greatest(
+      d.next_attempt_at,
+      case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end,
+      case when b.n >= (case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end) then b.free_at end)) as at
+    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id left join busy b on b.endpoint_id = d.endpoint_id`) as { at: Date | null }[]
+  return row?.at ?? null
+}
+
+/** Completes sends: their attempt rows and deliveries, in one transaction per flush. */
+class Recorder {
+  private buffer: Outcome[] = []
+  private running: Promise<void> | null = null
+  recorded = 0
+  constructor(private readonly db: Sql) {}
+
+  add(o: Outcome): void {
+    this.buffer.push(o)
+    this.running ??= this.flush()
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.buffer.length) {
+        const batch = this.buffer.splice(0)
+        await this.db.begin(async (tx) => {
+          // A commit lost in a crash leaves the leases to lapse: those deliveries are sent again.
+          await tx`set local synchronous_commit = off`
+          await record(tx, batch)
+        })
+        this.recorded += batch.length
+      }
+    } finally {
+      this.running = null
+    }
+  }
+
+  get busy(): boolean {
+    return this.running !== null
+  }
+
+  async idle(): Promise<void> {
+    while (this.running) await this.running
+  }
+}
+
+/**
+ * Sends what is due until nothing is (or `budgetMs` passes): up to DELIVERY_CONCURRENCY sends in
+ * flight, claimed fairly as slots free up and looked for again every 250 ms while any send is out,
+ * so new events and due retries are taken while a slow endpoint's sends wait on their timeout.
+ * Answers how many sends were completed.
+ */
+export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { concurrency?: number; perEndpoint?: number; perFailing?: number } = {}): Promise<number> {
+  const concurrency = opts.concurrency ?? DELIVERY_CONCURRENCY
+  const perEndpoint = opts.perEndpoint ?? ENDPOINT_CONCURRENCY
+  const perFailing = opts.perFailing ?? FAILING_ENDPOINT_CONCURRENCY
+  const until = performance.now() + budgetMs
+  const recorder = new Recorder(deps.db)
+  const memo = new Memo()
+  let inFlight = 0
+  let wake: (() => void) | null = null
+  let failure: unknown = null
+  try {
+    for (;;) {
+      const free = concurrency - inFlight
+      let claimed = 0
+      const recordedBefore = recorder.recorded
+      if (free > 0 && performance.now() < until) {
+        const rows = await claim(deps, free, perEndpoint, perFailing)
+        claimed = rows.length
+        for (const d of rows) {
+          inFlight++
+          void sendOne(deps, d, d.max_attempts, memo.fresh())
+            .then((o) => recorder.add(o))
+            .catch((err: unknown) => (failure ??= err))
+            .finally(() => {
+              inFlight--
+              wake?.()
+            })
+        }
+      }
+      if (failure) throw failure
+      if (inFlight === 0 && (claimed === 0 || performance.now() >= until)) {
+        // Sends just answered hold their endpoint's slots until recorded: when a record was being
+        // written meanwhile, the claim may not have seen it; look once more after it.
+        if ((recorder.busy || recorder.recorded !== recordedBefore) && performance.now() < until) {
+          await recorder.idle()
+          continue
+        }
+        break
+      }
+      if (claimed > 0 && claimed === free) continue
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 250)
+        wake = () => {
+          clearTimeout(t)
+          resolve()
+        }
+      })
+      wake = null
+      // Completions are gathered for a few milliseconds: one claim for many freed slots.
+      if (inFlight > 0) await Bun.sleep(CLAIM_GATHER_MS)
+    }
+  } finally {
+    while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve))
+    await recorder.idle()
+  }
+  return recorder.recorded
+}
+
+/**
+ * Replays one delivery by hand, now, whatever its state: one more attempt, in the log before it is
+ * sent, recorded like the others. A delivery still queued is taken from the queue for it (and leaves
+ * the queue if this attempt ends it); a finished one, delivered too (the receiver asked for it), is
+ * rebuilt from its last attempt.
  */
 export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptRecord> {
-  return deps.db.begin(async (tx) => {
+  const now = deps.clock.now()
+  const d = await deps.db.begin(async (tx) => {
     const [queued] = (await tx`
-      select ${tx.unsafe(DUE_COLUMNS)}
-      from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-      where d.id = ${deliveryId} for update of d`) as DueRow[]
-    const [d] = queued
-      ? [queued]
+      update webhook_deliveries x set sending_until = ${new Date(now.getTime() + LEASE_MS)}, next_attempt_at = ${new Date(now.getTime() + LEASE_MS)}
+      where x.id = ${deliveryId} returning x.id`) as { id: string }[]
+    const [row] = queued
+      ? ((await tx`
+          select ${tx.unsafe(DUE_COLUMNS)}
+          from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+          where d.id = ${deliveryId}`) as DueRow[])
       : ((await tx`
           select ${tx.unsafe(DUE_COLUMNS)}
           from (select delivery_id as id, tenant_id, application_id, endpoint_id, event_id, event_type, attempt as attempts, ${MAX_ATTEMPTS}::int as max_attempts
                 from webhook_attempts where delivery_id = ${deliveryId} order by attempt desc limit 1) d
           join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id`) as DueRow[])
-    if (!d) throw new Error(`delivery ${deliveryId} vanished`)
-    const o = await sendOne(deps, d, d.attempts + 1, newMemo())
-    await record(tx, [o])
-    return o.attempt
+    if (!row) throw new Error(`delivery ${deliveryId} vanished`)
+    const [opened] = await openAttempts(tx, [row], now)
+    return { ...opened!, manual: !queued }
   })
+  const o = await sendOne(deps, d, d.attempts + 1, new Memo())
+  await deps.db.begin((tx) => record(tx, [o]))
+  return o.attempt
 }
-
-const dueIds = (deps: DeliveryDeps) => async (limit: number) =>
-  ((await deps.db`
-    select id from webhook_deliveries where next_attempt_at <= ${deps.clock.now()}
-    order by next_attempt_at limit ${limit}`) as { id: string }[]).map((r) => r.id)
-
-/** Sends everything due: rounds of up to 20,000, eight lanes of 400, 16 requests in flight per lane. */
-export const deliverAll = (deps: DeliveryDeps, budgetMs?: number) => drainInRounds(dueIds(deps), (ids) => deliverIds(deps, ids), { lanes: 8, batch: 400, budgetMs })

@@ -19,6 +19,8 @@ import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from './router.ts'
 import { observeRequest } from '../metrics.ts'
+import { Deadline, RETRY_AFTER_S } from '../ops/deadline.ts'
+import { databaseFailure, isDatabaseUnavailable } from '../db/unavailable.ts'
 
 export interface AppDeps {
   config: Config
@@ -127,16 +129,24 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
-      const principal = await authenticate(deps, req.headers, op.auth, req, ip)
-      const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
-      if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
-        throw new ApiError('invalid_request', 'This operation takes no body')
-      }
-      const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
-      const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip }, raw, hooks)
-      const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
-      const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
-      const result: OpResult = op.guessable ? await guarded(deps.services.throttle, ip, exec) : await exec()
+      // The database was found unreachable moments ago and is being probed: answer at once.
+      if (deps.services.database && !deps.services.database.reachable && op.id !== 'health.get') throw databaseUnavailable()
+      // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
+      const deadline = new Deadline(op.deadline === 'bulk' ? deps.config.deadlines.bulkMs : deps.config.deadlines.requestMs)
+      const result: OpResult = await deadline.race(
+        (async () => {
+          const principal = await authenticate(deps, req.headers, op.auth, req, ip)
+          const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
+          if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+            throw new ApiError('invalid_request', 'This operation takes no body')
+          }
+          const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
+          const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline }, raw, hooks)
+          const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
+          const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
+          return op.guessable ? guarded(deps.services.throttle, ip, exec) : exec()
+        })(),
+      )
       status = result.status
       if (op.cache && result.status === 200 && req.method === 'GET') {
         const r = respond(req, encodeCached(JSON.stringify(result.body)), { ...JSON_HEADERS, ...secured, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': requestId, ...result.headers })
@@ -145,6 +155,7 @@ export function createHandler(deps: AppDeps) {
       }
       return json(result.status, result.body, { ...secured, 'x-request-id': requestId, ...result.headers })
     } catch (err) {
+      if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
       const e = toApiError(err, requestId, opId)
       status = e.status
       return json(e.status, e.body(), { ...secured, 'x-request-id': requestId, ...e.headers })
@@ -163,12 +174,25 @@ export function createHandler(deps: AppDeps) {
   }
 }
 
-/** The one mapper from anything thrown to the contract's envelope; causes go to the log only. */
+/**
+ * The one mapper from anything thrown to the contract's envelope; causes go to the log only (with the
+ * request id). A database that cannot be reached is 503 with Retry-After, never 500.
+ */
 export function toApiError(err: unknown, requestId: string, opId?: string): ApiError {
-  if (err instanceof ApiError) return err
+  if (err instanceof ApiError) {
+    if (err.status >= 500 && err.cause !== undefined) log.warn('request failed', { request_id: requestId, op: opId, code: err.code, ...errorFields(err.cause) })
+    return err
+  }
+  if (isDatabaseUnavailable(err)) {
+    log.warn('database unavailable', { request_id: requestId, op: opId, ...errorFields(err) })
+    return databaseUnavailable()
+  }
   log.error('unhandled error', { request_id: requestId, op: opId, ...errorFields(err) })
   return new ApiError('internal_error')
 }
+
+export const databaseUnavailable = () =>
+  new ApiError('service_unavailable', 'The database cannot be reached; retry shortly', { reason: 'database_unavailable' }, { headers: { 'retry-after': String(RETRY_AFTER_S) } })
 
 /** Other faces (MCP, the OAuth server, the widget bundle) add their own routes through `mounts`. */
 export type Mount = (app: Elysia) => Elysia

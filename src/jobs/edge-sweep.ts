@@ -15,6 +15,7 @@ import { pushPower, type PowerRow } from '../domain/power.ts'
 import { errorFields, log } from '../logger.ts'
 import { retryAfterMs } from '../adapters/acme.ts'
 import { alone } from './lanes.ts'
+import { ApiError } from '../errors.ts'
 import type { Sweep } from './index.ts'
 
 export interface EdgeSweepDeps {
@@ -95,6 +96,8 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
   const issuer = deps.issuer
   if (!issuer) return Promise.resolve(0)
   return alone(deps.db, ISSUE_LOCK, async () => {
+    // No order while the edge cannot serve the challenge; the edge watch wakes this run when it is back.
+    if (deps.edge.canServe && !(await deps.edge.canServe())) return 0
     let handled = 0
     let pausedUntil = 0
     let failed = false
@@ -116,6 +119,11 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
           try {
             await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www))
           } catch (err) {
+            // The edge went away mid-run: the rest waits for it (nothing was recorded for this one).
+            if (err instanceof ApiError && (err.details as { reason?: string } | undefined)?.reason === 'edge_unavailable') {
+              pausedUntil = Infinity
+              continue
+            }
             log.warn('certificate not issued', { connection_id: c.id, ...errorFields(err) })
             failed = true
             const wait = retryAfterMs(err)
@@ -126,6 +134,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
       }
       await Promise.all(Array.from({ length: Math.min(deps.config.certConcurrency, due.length) }, worker))
       // Rate limited: the rest waits for the next wake-up after the pause (the failed orders carry retry_at).
+      // The edge down: the edge watch wakes the run when it is back.
       if (pausedUntil > Date.now()) return settled(handled)
     }
   })
@@ -153,4 +162,50 @@ async function nextRetry(deps: EdgeSweepDeps): Promise<Date | null> {
  */
 export function issueSweep(deps: EdgeSweepDeps): Sweep {
   return { queue: ISSUE_QUEUE, cron: '* * * * *', drain: () => issueDue(deps), nextDue: () => nextRetry(deps) }
+}
+
+/** How often a worker looks at the edge (a short call to each node's admin API). */
+export const EDGE_WATCH_MS = 2_000
+/** A failed order this close before the edge went down may have failed because of it: retried at once too. */
+const OUTAGE_SLACK_MS = 60_000
+
+/**
+ * Watches the edge from a worker: when a node that was down answers again, the certificates that
+ * became due meanwhile are ordered at once (the issuer is woken, not left to its retry schedule),
+ * orders that failed during the outage are retried at once, and the edge sweep puts back what the
+ * node lost.
+ */
+export function watchEdge(deps: EdgeSweepDeps, kick: (queue: string) => void, everyMs = EDGE_WATCH_MS): { stop(): void } {
+  const canServe = deps.edge.canServe?.bind(deps.edge)
+  if (!canServe) return { stop() {} }
+  let downSince: Date | null = null
+  let busy = false
+  const tick = async () => {
+    if (busy) return
+    busy = true
+    try {
+      const up = await canServe().catch(() => false)
+      if (!up) {
+        downSince ??= deps.clock.now()
+        return
+      }
+      if (!downSince) return
+      const since = new Date(downSince.getTime() - OUTAGE_SLACK_MS)
+      downSince = null
+      const now = deps.clock.now()
+      const retried = await deps.db.begin(
+        async (tx) => (await tx`update certificates set retry_at = ${now} where status = 'failed' and retry_at > ${now} and updated_at >= ${since} returning id`).length,
+      )
+      log.info('edge back: ordering due certificates', { retried })
+      kick(ISSUE_QUEUE)
+      kick(EDGE_QUEUE)
+    } catch (err) {
+      log.warn('edge watch failed', errorFields(err))
+    } finally {
+      busy = false
+    }
+  }
+  const timer = setInterval(() => void tick(), everyMs)
+  timer.unref?.()
+  return { stop: () => clearInterval(timer) }
 }

@@ -77,7 +77,7 @@ export const setupOp = defineOp({
   response: Out({ id: Type.String(), url: Type.String(), client_secret: Type.String(), ui_mode: Type.Union([Type.Literal('embedded'), Type.Literal('elements'), Type.Literal('hosted')]) }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const req = setupRequest(input)
     const payments = paymentsOf(ctx)
@@ -107,7 +107,7 @@ export const planCheckoutOp = defineOp({
   response: Out({ id: Type.String(), url: Type.String(), client_secret: Type.String(), plan_id: Type.String() }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const plan = planById(input.plan_id)
     if (!plan || plan.monthly_price_cents === 0) throw invalidPlan(input.plan_id)
@@ -124,7 +124,7 @@ export const planCheckoutOp = defineOp({
       successUrl: input.success_url,
       cancelUrl: input.cancel_url,
     })
-    await insertPlanSession(ctx.db, s, tenantId, plan, ctx.clock.now())
+    await ctx.tx((tx) => insertPlanSession(tx, s, tenantId, plan, ctx.clock.now()))
     return { ...s, plan_id: plan.id }
   },
 })
@@ -185,7 +185,7 @@ export const portalOp = defineOp({
   response: Out({ url: Type.String() }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const payments = paymentsOf(ctx)
     const tenantId = tenantOf(ctx)

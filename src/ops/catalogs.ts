@@ -18,9 +18,11 @@ export const healthOp = defineOp({
   summary: 'Liveness, database readiness and DNS reachability',
   description:
     'Outside the versioned base. Answers 200 with `status: ok` when the database answers, 503 with `status: degraded` and `db: error` when not. ' +
-    '`dns` is `ok` when a configured resolver answers (a probe at most five seconds old) and `unreachable` when none does, with `dns_resolvers` naming them; ' +
-    'an unreachable resolver leaves `status: ok`, since restarting the service cannot repair it and everything but DNS lookups still works. ' +
-    '`edge` lists each edge node (when an edge is configured): `up` or `down` as its last call found it, the last error, and when the sweep last reconciled it.',
+    '`dns` is `ok` when a configured resolver answers (a probe at most five seconds old), `failing` when the resolvers answer but only ' +
+    'with SERVFAIL (they cannot resolve anything), and `unreachable` when none answers, with `dns_resolvers` naming them; ' +
+    'a DNS failure leaves `status: ok`, since restarting the service cannot repair it and everything but DNS lookups still works. ' +
+    '`edge` lists each edge node (when an edge is configured): `up` or `down` as a call or a probe at most two seconds old found it, the last error, and when the sweep last reconciled it. ' +
+    'The answer comes within about two seconds whatever is down.',
   tag: TAG,
   auth: ['NONE'],
   response: Out({
@@ -28,7 +30,7 @@ export const healthOp = defineOp({
     service: Type.String(),
     env: Type.String(),
     db: Type.String(),
-    dns: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])),
+    dns: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('unreachable')])),
     dns_resolvers: Type.Optional(Type.Array(Type.String())),
     edge: Type.Optional(
       Type.Array(
@@ -48,8 +50,9 @@ export const healthOp = defineOp({
   internal: true,
   async handler(ctx) {
     const health = ctx.services.dnsHealth
-    const [ok, dns] = await Promise.all([ctx.services.pingDb(ctx.db), health?.state()])
-    const edge = ctx.services.edge instanceof EdgeFleet ? { edge: ctx.services.edge.states() } : {}
+    const fleet = ctx.services.edge instanceof EdgeFleet ? ctx.services.edge : null
+    const [ok, dns, nodes] = await Promise.all([ctx.services.pingDb(ctx.db), health?.state(), fleet?.health()])
+    const edge = nodes ? { edge: nodes } : {}
     const body = { status: ok ? 'ok' : 'degraded', service: 'portico', env: ctx.config.appEnv, db: ok ? 'ok' : 'error', ...(health ? { dns, dns_resolvers: health.resolvers } : {}), ...edge }
     return ok ? body : reply(503, body)
   },

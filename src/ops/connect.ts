@@ -36,7 +36,7 @@ import {
 } from '../db/connections.ts'
 import { applicationsOfTenant } from '../db/applications.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
-import { defineOp, reply, type Ctx } from './registry.ts'
+import { defineOp, reply, type Ctx, type PrepareCtx } from './registry.ts'
 import { APP_ONLY, BOUND_ONLY, END_USER } from './authority.ts'
 import { type Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
@@ -250,7 +250,7 @@ interface CreatePrepared {
   inspection: Inspection | null
 }
 
-async function prepareCreate(ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, domain: string, applicationId: string | undefined): Promise<CreatePrepared> {
+async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined): Promise<CreatePrepared> {
   const parsed = parseOrThrow(domain)
   assertHostAllowed(ctx.principal, parsed.domain)
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
@@ -418,7 +418,8 @@ export const bulkConnectOp = defineOp({
   }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
+  deadline: 'bulk',
   async handler(ctx, input) {
     const app = await applicationOf(ctx, input.application_id)
     const target = effectiveTarget(app, edge(ctx))
@@ -437,9 +438,13 @@ export const bulkConnectOp = defineOp({
         if (prior) return { domain, connection_id: prior, status: 'already' as const, message: 'Already connected under this application' }
         await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
         const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
-        const { row, outcome } = await ctx.db.begin((tx) =>
-          openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null }),
-        )
+        // Each domain commits with its own audit row: a batch cut short leaves no connection unaudited.
+        const { row, outcome } = await ctx.tx(async (tx, note) => {
+          const opened = await openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null })
+          note.targetId = opened.row.id
+          note.details = { domain: parsed.domain, outcome: opened.outcome }
+          return opened
+        })
         seen.set(parsed.domain, row.id)
         if (outcome !== 'created' && otherEndUser(row)) return taken(domain, row.id)
         return outcome === 'created'
@@ -571,16 +576,21 @@ export const recheckOp = defineOp({
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
-  async handler(ctx, input) {
+  // The lookup is outside I/O: done before the transaction, against the records the connection had then.
+  async prepare(ctx, input) {
+    const c = await connectionFor(ctx.db, ctx.principal, input.id)
+    if (c.status === 'live') return null
+    return { records: canonicalRecords(c.desired_records), verification: await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records) }
+  },
+  async handler(ctx, input, prepared) {
     const now = ctx.clock.now()
-    let c = await connectionFor(ctx.db, ctx.principal, input.id)
-    if (c.status === 'failed') c = await reviveConnection(ctx.db, c, now)
-    else if (c.status === 'pending') c = await markPropagating(ctx.db, c, now)
-    if (c.status === 'live') return connectionOut(c)
-    const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
-    await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
-    return connectionOut(await connectionFor(ctx.db, ctx.principal, input.id))
+    let c = await connectionFor(ctx.sql, ctx.principal, input.id, { lock: true })
+    if (c.status === 'failed') c = await reviveConnection(ctx.sql, c, now)
+    else if (c.status === 'pending') c = await markPropagating(ctx.sql, c, now)
+    // Live already, or its records changed while they were being looked up: the next sweep verifies them.
+    if (c.status === 'live' || !prepared || prepared.records !== canonicalRecords(c.desired_records)) return connectionOut(c)
+    await recordVerifications(ctx.sql, [{ row: c, verification: prepared.verification }], now)
+    return connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id))
   },
 })
 

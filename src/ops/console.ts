@@ -124,12 +124,12 @@ export const putEmailSenderOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const existing = await senderOf(ctx, input.id)
     const p = ctx.principal
     if (input.mode === 'default') {
-      await deleteSender(ctx.sql, input.id)
+      await ctx.tx((tx) => deleteSender(tx, input.id))
       return senderOut(input.id, undefined)
     }
     const missing = (['smtp_host', 'smtp_port', 'tls', 'from_address'] as const).filter((f) => input[f] === undefined)
@@ -138,7 +138,7 @@ export const putEmailSenderOp = defineOp({
     const settings = { smtp_host: input.smtp_host!.toLowerCase(), smtp_port: input.smtp_port!, smtp_username: input.smtp_username ?? null, password_sealed: password, tls: input.tls! }
     const check = await verifySender(ctx, settings)
     const now = ctx.clock.now()
-    const row = await saveSender(ctx.sql, input, p, settings, password, check, now)
+    const row = await ctx.tx((tx) => saveSender(tx, input, p, settings, password, check, now))
     ctx.audit.details = { smtp_host: settings.smtp_host, verified: check.ok }
     return senderOut(input.id, row)
   },
@@ -211,7 +211,7 @@ export const pushTestOp = defineOp({
   response: Out({ devices: Type.Integer(), sent: Type.Integer(), removed: Type.Integer(), failed: Type.Integer() }),
   errors: ['invalid_request', 'unauthorized', 'push_not_configured', 'rate_limited'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   internal: true,
   async handler(ctx, input) {
     const keys = ctx.config.vapid
@@ -224,7 +224,7 @@ export const pushTestOp = defineOp({
     const send = { allowLoopback: ctx.config.webhookAllowLoopback, resolve: addressResolver(ctx.services.dns) }
     const outcomes = await Promise.all(subs.map((s) => sendPush(keys, s, payload, send)))
     const gone = subs.filter((_, i) => outcomes[i] === 'gone').map((s) => s.id)
-    if (gone.length) await deletePushSubscriptions(ctx.db, gone)
+    if (gone.length) await ctx.tx((tx) => deletePushSubscriptions(tx, gone))
     return { devices: subs.length, sent: outcomes.filter((o) => o === 'sent').length, removed: gone.length, failed: outcomes.filter((o) => o === 'failed').length }
   },
 })
@@ -266,13 +266,13 @@ export const verifyEmailSenderOp = defineOp({
   response: EmailSender,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const existing = await senderOf(ctx, input.id)
     if (!existing) throw notFound('No SMTP sender is saved for this application')
     const check = await verifySender(ctx, existing)
     const now = ctx.clock.now()
-    const row = await recordSenderCheck(ctx.sql, input, existing, check, now)
+    const row = await ctx.tx((tx) => recordSenderCheck(tx, input, existing, check, now))
     return senderOut(input.id, row)
   },
 })

@@ -40,14 +40,14 @@ import {
   type CallbackOutcome,
   type SessionRow,
 } from '../db/domain-connect-sessions.ts'
-import { defineOp, reply, type Ctx } from './registry.ts'
+import { defineOp, reply, type Ctx, type PrepareCtx } from './registry.ts'
 import { END_USER } from './authority.ts'
 import { IdParam, Input, Nullable, Out } from './schemas.ts'
 
 const SESSION_TTL_MS = 60 * 60 * 1000
 const CALLBACK_PATH = '/v1/connect/domainconnect/callback'
 
-type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
+type BaseCtx = PrepareCtx
 
 function catalog(ctx: Pick<Ctx, 'services'>) {
   const c = ctx.services.templates

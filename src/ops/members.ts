@@ -59,7 +59,6 @@ export const createTokenOp = defineOp({
   response: Out({ token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }),
   errors: ['invalid_request', 'unauthorized'],
   kind: 'write',
-  transaction: false,
   internal: true,
   async handler(ctx, input) {
     const app = await applicationSecret(ctx.sql, input.application_id)

@@ -59,7 +59,7 @@ export const putPowerOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = power(ctx)
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
@@ -105,7 +105,7 @@ export const deletePowerOp = defineOp({
   response: PowerSchema,
   errors: ['unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'destroy',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = power(ctx)
     const c = await connectionFor(ctx.db, ctx.principal, input.id)

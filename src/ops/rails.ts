@@ -2,9 +2,9 @@
 // (saved credentials) and their connect, and re-applying a managed connection. The record rules live
 // in src/domain/record-plan.ts (written through the provider by apply.ts), credentials in
 // src/domain/provider-accounts.ts; these handlers choose the credential, call the rail and shape the
-// answer. Provider calls happen outside any transaction
-// (`transaction: false`): a slow provider never holds a database connection, and what was written
-// is recorded on the connection before the write (priors) and after it (rail, status, events).
+// answer. Provider calls happen outside any transaction (`transactions: 'steps'`): a slow provider
+// never holds a database connection, and what was written is recorded on the connection before the
+// write (priors) and after it (rail, status, events), each step committed with its audit row.
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor, connectionOut, effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
@@ -91,13 +91,15 @@ async function connectionForRail(ctx: Ctx, id: string): Promise<RailConnection> 
 /** The one-time account is spent: its key is deleted once its domains are connected. */
 async function afterUse(ctx: Ctx, a: AccountRow): Promise<void> {
   const now = ctx.clock.now()
-  if (a.access === 'one_time') await markOneTimeUsed(ctx.db, a, now)
-  else await markAccountUsed(ctx.db, a, now)
+  await ctx.tx((tx, note) => {
+    note.details = { account_id: a.id, used: a.access }
+    return a.access === 'one_time' ? markOneTimeUsed(tx, a, now) : markAccountUsed(tx, a, now)
+  })
 }
 
 async function onFailure(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<never> {
   if (a && err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-    await markNeedsReconnect(ctx.db, a.id, (err.details as { reason?: string })?.reason ?? 'the provider refused the credential', ctx.clock.now())
+    await ctx.tx((tx) => markNeedsReconnect(tx, a.id, (err.details as { reason?: string })?.reason ?? 'the provider refused the credential', ctx.clock.now()))
   }
   throw err
 }
@@ -155,7 +157,7 @@ export const applyOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const p = ctx.principal
     const c = await connectionForRail(ctx, input.id)
@@ -180,14 +182,14 @@ export const applyOp = defineOp({
     if (input.save && !account) {
       // Check the key before saving it: a refused key is never stored.
       await openProvider({ config: ctx.config, dns: ctx.services.dns }, cred).then((pr) => pr.listZones()).catch((err) => { throw providerFailure(err, cred.provider, c.domain) })
-      account = await createAccount(ctx.db, ctx.config, now, p.tenantId, {
+      account = await ctx.tx((tx) => createAccount(tx, ctx.config, now, p.tenantId, {
         provider: cred.provider,
         secret: cred.secret,
         apiUrl: cred.apiUrl ?? null,
         label: input.label ?? null,
         access: 'continuous',
         createdBy: p.kind === 'KEY' ? p.keyId : null,
-      })
+      }))
     }
     const managed = account !== null && account.access === 'continuous'
     const beforeWrite = p.kind === 'AGENT' ? agentReplacementGuard(ctx, c) : undefined
@@ -225,7 +227,7 @@ export const reapplyOp = defineOp({
   errors: ['unauthorized', 'forbidden', 'not_found', 'conflict', 'ProviderAuthenticationError', 'dns_write_failed', 'rate_limited', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const p = ctx.principal
     const c = await connectionForRail(ctx, input.id)
@@ -432,7 +434,7 @@ export const connectAccountOp = defineOp({
   response: Out({ results: Type.Array(ConnectResultItem), account: AccountSchema }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'account_expired', 'ProviderAuthenticationError', 'rate_limited', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const p = ctx.principal
     const a = await getAccount(ctx.db, p.tenantId, input.id)
@@ -458,7 +460,11 @@ export const connectAccountOp = defineOp({
         if (!c) {
           await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)
           const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
-          c = (await ctx.db.begin((tx) => openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: null, wwwRedirect: false, records: null }))).row as RailConnection
+          c = (await ctx.tx(async (tx, note) => {
+            const opened = await openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: null, wwwRedirect: false, records: null })
+            note.targetId = opened.row.id
+            return opened
+          })).row as RailConnection
         }
         connectionId = c.id
         if (c.provider_id && c.provider_id !== a.provider) {
@@ -470,7 +476,7 @@ export const connectAccountOp = defineOp({
         if (!(err instanceof ApiError)) throw err
         const reason = (err.details as { reason?: string } | undefined)?.reason
         const code = reason === 'zone_not_reached' ? 'zone_not_reached' : err.code
-        if (err.code === 'ProviderAuthenticationError') await markNeedsReconnect(ctx.db, a.id, reason ?? 'refused', ctx.clock.now())
+        if (err.code === 'ProviderAuthenticationError') await ctx.tx((tx) => markNeedsReconnect(tx, a.id, reason ?? 'refused', ctx.clock.now()))
         results.push({ domain, connection_id: connectionId, status: 'failed', message: err.title, error_code: code })
       }
     }
@@ -600,20 +606,20 @@ export const oauthCallbackOp = defineOp({
   altStatus: [{ status: 302, description: 'Redirect to the return_url given at start' }],
   errors: ['invalid_request', 'not_found', 'ProviderAuthenticationError', 'dns_write_failed'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const now = ctx.clock.now()
-    const s = await consumeState(ctx.db, ctx.config, now, input.state)
+    const s = await ctx.tx((tx) => consumeState(tx, ctx.config, now, input.state))
     const c = await openRailConnectionInTenant(ctx.db, s)
     if (!c) throw notFound('Connection not found')
     ctx.audit.tenantId = s.tenant_id
     ctx.audit.targetId = c.id
     if (input.error || !input.code) {
-      await markAccessDenied(ctx.db, c, 'The sign-in at the DNS provider was refused', now)
+      await ctx.tx((tx) => markAccessDenied(tx, c, 'The sign-in at the DNS provider was refused', now))
       throw new ApiError('invalid_request', 'The sign-in at the DNS provider was refused or cancelled', { reason: 'access_denied', provider_error: input.error ?? 'no_code' })
     }
     const tokens = await exchangeCode(ctx.config, s.provider, input.code, s.code_verifier, now)
-    const account = await createAccount(ctx.db, ctx.config, now, s.tenant_id, { kind: 'oauth', provider: s.provider, secret: JSON.stringify(tokens), apiUrl: null, label: null, access: 'continuous', createdBy: null })
+    const account = await ctx.tx((tx) => createAccount(tx, ctx.config, now, s.tenant_id, { kind: 'oauth', provider: s.provider, secret: JSON.stringify(tokens), apiUrl: null, label: null, access: 'continuous', createdBy: null }))
     const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, { provider: s.provider, secret: tokens.access_token }, { accountId: account.id, managed: true, rail: 'oauth', event: 'connection.applied', via: 'automatic' })
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     const body = { connection_id: c.id, domain: c.domain, status: w.row.status, changed: w.changed, account_id: account.id }

@@ -10,6 +10,7 @@ import type { Permission } from '../domain/rbac.ts'
 import type { Credential, PrincipalOf, TenantCredential, WidgetClass } from '../domain/principal.ts'
 import type { ErrorCode } from '../errors.ts'
 import type { Services } from '../services.ts'
+import type { Deadline } from './deadline.ts'
 
 /** What the handler may record about itself in the audit log. */
 export interface AuditNote {
@@ -21,10 +22,23 @@ export interface AuditNote {
 /** A handler's context; `A` is the operation's accepted credentials, so its principal is narrowed. */
 export interface Ctx<out A extends Credential = Credential> {
   principal: PrincipalOf<A>
-  /** Inside a mutation this is the operation's transaction; reads get the pool. */
+  /**
+   * Inside a mutation this is the operation's transaction (a `steps` mutation: the pool, for reads);
+   * reads get the pool.
+   */
   sql: Sql
-  /** The pool, for work that must not ride the operation's transaction. */
+  /**
+   * The pool. In a mutation it refuses writes (src/db/write-guard.ts), and its `begin` opens a
+   * transaction that carries the operation's audit row, as `tx` does.
+   */
   db: Sql
+  /**
+   * Runs `fn` in a transaction with the operation's audit row: the operation's own transaction, or (a
+   * `steps` mutation) a new one per call, whose audit row `note` may describe (its target, details).
+   */
+  tx: <T>(fn: (tx: Sql, note: AuditNote) => Promise<T>) => Promise<T>
+  /** When the request must have answered; transactions refuse to commit past it. */
+  deadline: Deadline
   clock: Clock
   config: Config
   services: Services
@@ -34,6 +48,9 @@ export interface Ctx<out A extends Credential = Credential> {
   /** Runs `fn` once the operation's transaction has committed (at once for reads). */
   afterCommit: (fn: () => void) => void
 }
+
+/** What `prepare` (and a face, before the executor) sees: no transaction yet. */
+export type PrepareCtx<A extends Credential = Credential> = Omit<Ctx<A>, 'sql' | 'audit' | 'afterCommit' | 'tx'>
 
 /** The context of a handler (or a helper of handlers) that only tenant credentials reach. */
 export type TenantCtx = Ctx<TenantCredential>
@@ -64,6 +81,7 @@ export interface OpDef<
   H extends TObject | undefined,
   R extends TSchema,
   A extends Credential = Credential,
+  Pr = undefined,
 > {
   /** Dotted id, `connections.create`; the MCP tool name is the same with `_`. */
   id: string
@@ -99,8 +117,17 @@ export interface OpDef<
   errors: ErrorCode[]
   kind: OpKind
   idempotent?: boolean
-  /** Mutations run in one transaction with their audit row unless this is false. */
-  transaction?: boolean
+  /**
+   * How a mutation's writes are grouped; either way every write commits with an audit row.
+   * - absent: the handler runs inside one transaction, committed with the operation's audit row.
+   * - `steps`: the handler calls the outside world between its writes (a DNS provider, the CA, the
+   *   payment processor), so no transaction may stay open across it: it runs on the pool, which
+   *   refuses writes, and writes only inside `ctx.tx(...)` (or `ctx.db.begin`), each such transaction
+   *   committed with an audit row of its own (`details.step`); a last row records the outcome.
+   */
+  transactions?: 'steps'
+  /** A deadline longer than REQUEST_TIMEOUT_MS (a bulk create: BULK_TIMEOUT_MS). */
+  deadline?: 'bulk'
   /**
    * The input carries a secret in place of a bearer (a client secret, a share or invitation token):
    * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/http/throttle.ts).
@@ -117,16 +144,16 @@ export interface OpDef<
    * Outside I/O (DNS lookups, provider calls) done before the operation's transaction opens, so no
    * database connection waits on the network; its result is handed to the handler.
    */
-  prepare?: (ctx: Omit<Ctx<A>, 'sql' | 'audit' | 'afterCommit'>, input: OpInput<P, Q, B, H>) => Promise<unknown>
+  prepare?: (ctx: PrepareCtx<A>, input: OpInput<P, Q, B, H>) => Promise<Pr>
   /**
    * Returns the response body (or `reply()` for another status). Dates may stand where the schema says
    * date-time strings; in tests every real output is checked against `response` after serialisation.
    */
-  handler: (ctx: Ctx<A>, input: OpInput<P, Q, B, H>, prepared: any) => Promise<unknown>
+  handler: (ctx: Ctx<A>, input: OpInput<P, Q, B, H>, prepared: Pr) => Promise<unknown>
 }
 
 // The registry stores operations with their schema types erased.
-export type AnyOp = OpDef<TObject | undefined, TObject | undefined, TObject | undefined, TObject | undefined, TSchema>
+export type AnyOp = OpDef<TObject | undefined, TObject | undefined, TObject | undefined, TObject | undefined, TSchema, Credential, any>
 
 export function defineOp<
   P extends TObject | undefined = undefined,
@@ -135,7 +162,8 @@ export function defineOp<
   H extends TObject | undefined = undefined,
   R extends TSchema = TSchema,
   A extends Credential = Credential,
->(op: OpDef<P, Q, B, H, R, A>): AnyOp {
+  Pr = undefined,
+>(op: OpDef<P, Q, B, H, R, A, Pr>): AnyOp {
   const keys = [op.params, op.query, op.body, op.headers].flatMap((s) => (s ? Object.keys(s.properties) : []))
   const dup = keys.find((k, i) => keys.indexOf(k) !== i)
   if (dup) throw new Error(`operation ${op.id}: input field "${dup}" is declared twice`)

@@ -1,6 +1,7 @@
 // The face-independent executor. REST and MCP both hand it an operation, a resolved principal and
-// raw input parts; it checks authority, validates, runs the handler (mutations in one transaction
-// with their audit row) and returns the result or throws an ApiError.
+// raw input parts; it checks authority, validates, runs the handler (every write of a mutation in a
+// transaction with its audit row, see `transactions` in registry.ts) under the request's deadline, and
+// returns the result or throws an ApiError.
 import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
@@ -9,7 +10,9 @@ import type { Sql } from '../db/sql.ts'
 import { can } from '../domain/rbac.ts'
 import { ApiError, notFound } from '../errors.ts'
 import { unroutable } from '../domain/text.ts'
-import { isReply, type AnyOp, type Ctx } from './registry.ts'
+import { isReply, type AnyOp, type AuditNote, type Ctx, type PrepareCtx } from './registry.ts'
+import { Deadline } from './deadline.ts'
+import { guardWrites } from '../db/write-guard.ts'
 import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
 
@@ -26,7 +29,8 @@ export interface OpResult {
   headers?: Record<string, string>
 }
 
-type BaseCtx = Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>
+/** What a face hands the executor: the principal and the wiring; the deadline when it started one. */
+export type RunCtx = Omit<PrepareCtx, 'deadline'> & { deadline?: Deadline }
 
 /** What a face adds to a mutation: `beforeCommit` writes in the operation's transaction (an Idempotency-Key's answer). */
 export interface RunHooks {
@@ -81,10 +85,15 @@ function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
   return input
 }
 
-export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
+export async function runOp(op: AnyOp, run: RunCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
+  const deadline = run.deadline ?? new Deadline(op.deadline === 'bulk' ? run.config.deadlines.bulkMs : run.config.deadlines.requestMs)
+  const base: PrepareCtx = { ...run, deadline }
   authorize(op, base.principal)
   const input = validateAll(op, raw)
-  const mutation = op.kind !== 'read'
+  return deadline.race(execute(op, base, input, hooks))
+}
+
+async function execute(op: AnyOp, base: PrepareCtx, input: Record<string, unknown>, hooks: RunHooks): Promise<OpResult> {
   const prepared = op.prepare ? await op.prepare(base, input as never) : undefined
   const call = async (ctx: Ctx) => {
     const out = await op.handler(ctx, input as never, prepared)
@@ -93,24 +102,50 @@ export async function runOp(op: AnyOp, base: BaseCtx, raw: RawInput, hooks: RunH
     return result
   }
   const now = (fn: () => void) => fn()
-  if (!mutation) return call({ ...base, sql: base.db, audit: {}, afterCommit: now })
-  if (op.transaction === false) {
-    const ctx: Ctx = { ...base, sql: base.db, audit: {}, afterCommit: now }
-    const result = await call(ctx)
-    await writeAudit(ctx, op, input, result)
-    await hooks.beforeCommit?.(base.db, result)
-    return result
+  if (op.kind === 'read') {
+    return call({ ...base, sql: base.db, audit: {}, afterCommit: now, tx: (fn) => base.deadline.transaction(base.db, (tx) => fn(tx, {})) })
   }
+  if (op.transactions === 'steps') return steps(op, base, input, call, hooks)
   const pending: (() => void)[] = []
-  const result = await base.db.begin(async (tx) => {
-    const ctx: Ctx = { ...base, sql: tx, audit: {}, afterCommit: (fn) => pending.push(fn) }
+  const result = await base.deadline.transaction(base.db, async (tx) => {
+    // A transaction opened through ctx.db from here would commit apart from this one: it gets its own audit row.
+    let step = 0
+    const stepTx = <T>(fn: (tx: Sql, note: AuditNote) => Promise<T>) => auditedTransaction(base, op, input, ++step, fn)
+    const ctx: Ctx = { ...base, sql: tx, db: guardWrites(base.db, stepTx), audit: {}, afterCommit: (fn) => pending.push(fn), tx: (fn) => fn(tx, ctx.audit) }
     const r = await call(ctx)
-    await writeAudit(ctx, op, input, r)
+    await writeAudit(tx, ctx, op, input, r, ctx.audit)
     await hooks.beforeCommit?.(tx, r)
     return r
   })
   for (const fn of pending) fn()
   return result
+}
+
+/**
+ * A `steps` mutation: the handler runs on the pool (reads only), each `ctx.tx` is a transaction of its
+ * own committed with an audit row, and a last row records the outcome with the handler's `ctx.audit`.
+ */
+async function steps(op: AnyOp, base: PrepareCtx, input: Record<string, unknown>, call: (ctx: Ctx) => Promise<OpResult>, hooks: RunHooks): Promise<OpResult> {
+  let step = 0
+  const tx = <T>(fn: (tx: Sql, note: AuditNote) => Promise<T>) => auditedTransaction(base, op, input, ++step, fn)
+  const pool = guardWrites(base.db, tx)
+  const ctx: Ctx = { ...base, sql: pool, db: pool, audit: {}, afterCommit: (fn) => fn(), tx }
+  const result = await call(ctx)
+  await base.deadline.transaction(base.db, async (t) => {
+    await writeAudit(t, ctx, op, input, result, { ...ctx.audit, details: { steps: step, ...ctx.audit.details } })
+    await hooks.beforeCommit?.(t, result)
+  })
+  return result
+}
+
+/** One step of a `steps` mutation (or a transaction opened beside the operation's): its change and its audit row, committed together. */
+function auditedTransaction<T>(base: PrepareCtx, op: AnyOp, input: Record<string, unknown>, step: number, fn: (tx: Sql, note: AuditNote) => Promise<T>): Promise<T> {
+  return base.deadline.transaction(base.db, async (tx) => {
+    const note: AuditNote = {}
+    const out = await fn(tx, note)
+    await writeAudit(tx, base, op, input, { status: 0, body: null }, { ...note, details: { step, ...note.details } })
+    return out
+  })
 }
 
 /**
@@ -138,16 +173,13 @@ function actorId(p: Principal): string | null {
   }
 }
 
-/** One audit row per successful mutation, written in the mutation's own transaction. */
-async function writeAudit(ctx: Ctx, op: AnyOp, input: Record<string, unknown>, result: OpResult): Promise<void> {
+/** The audit row of a mutation (or of one of its steps), written in the transaction `sql` of its change. */
+async function writeAudit(sql: Sql, ctx: PrepareCtx, op: AnyOp, input: Record<string, unknown>, result: OpResult, note: AuditNote): Promise<void> {
   const p = ctx.principal
   const body = result.body as Record<string, unknown> | null
-  const tenantId = ctx.audit.tenantId !== undefined ? ctx.audit.tenantId : 'tenantId' in p ? p.tenantId : null
-  const targetId =
-    ctx.audit.targetId !== undefined
-      ? ctx.audit.targetId
-      : ((input.id as string | undefined) ?? (typeof body?.id === 'string' ? body.id : null))
+  const tenantId = note.tenantId !== undefined ? note.tenantId : 'tenantId' in p ? p.tenantId : null
+  const targetId = note.targetId !== undefined ? note.targetId : ((input.id as string | undefined) ?? (typeof body?.id === 'string' ? body.id : null))
   const now = ctx.clock.now()
-  const details = { status: result.status, ...ctx.audit.details }
-  await insertAuditRow(ctx.sql, { now, tenantId, p, actorId: actorId(p), op, targetId, ctx, details })
+  const details = result.status ? { status: result.status, ...note.details } : { ...note.details }
+  await insertAuditRow(sql, { now, tenantId, p, actorId: actorId(p), op, targetId, ctx, details })
 }

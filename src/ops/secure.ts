@@ -111,7 +111,7 @@ const issueLike = (id: string, path: string, summary: string, description: strin
     errors: ['unauthorized', 'forbidden', 'not_found', 'conflict', 'certificate_failed', 'service_unavailable'],
     kind: 'write',
     idempotent: true,
-    transaction: false,
+    transactions: 'steps',
     async handler(ctx, input) {
       const deps = secure(ctx, true)
       const c = await servedConnection(ctx, input.id)
@@ -162,7 +162,7 @@ export const importCertificateOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = secure(ctx)
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
@@ -187,7 +187,7 @@ export const deprovisionCertificateOp = defineOp({
   response: Out({ certificate: Out({ id: Type.String(), status: Type.Literal('removed'), updated_at: Timestamp() }) }),
   errors: ['unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'destroy',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = secure(ctx)
     const c = await connectionFor(ctx.db, ctx.principal, input.id)

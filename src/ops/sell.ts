@@ -132,7 +132,7 @@ export const quoteOp = defineOp({
   status: 201,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const domain = nameOrThrow(input.domain)
@@ -155,7 +155,7 @@ export const checkoutOp = defineOp({
   response: CheckoutSession,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'service_unavailable'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const domain = nameOrThrow(input.domain)
@@ -193,7 +193,7 @@ export const fulfillOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const o = await orderBySession(ctx, input.session_id)
@@ -223,7 +223,7 @@ export const purchaseOp = defineOp({
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict', 'idempotency_key_reused', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const deps = sellDeps(ctx)
     const domain = nameOrThrow(input.domain)

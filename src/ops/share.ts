@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { connectionFor, connectionOut, type ConnectionRow } from '../domain/connections.ts'
 import { markPropagating, recordVerifications, reviveConnection } from '../domain/connect.ts'
 import { providerById } from '../domain/providers.ts'
-import { DnsRecordSchema } from '../domain/records.ts'
+import { canonicalRecords, DnsRecordSchema } from '../domain/records.ts'
 import { createShareLink, sharedConnection } from '../domain/share.ts'
 import { verifyRecords } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
@@ -140,17 +140,21 @@ export const recheckShareOp = defineOp({
   response: SharedFlow,
   errors: ['not_found'],
   kind: 'write',
-  transaction: false,
   internal: true,
-  async handler(ctx, input) {
+  // The lookup is outside I/O: done before the transaction, against the records the connection had then.
+  async prepare(ctx, input) {
+    const { row } = await sharedConnection(ctx.db, input.token, ctx.clock.now())
+    if (row.status === 'live') return null
+    return { records: canonicalRecords(row.desired_records), verification: await verifyRecords(ctx.services.verifyDns, row.apex_domain, row.desired_records) }
+  },
+  async handler(ctx, input, prepared) {
     const now = ctx.clock.now()
-    const { row, expiresAt } = await sharedConnection(ctx.db, input.token, now)
+    const { row, expiresAt } = await sharedConnection(ctx.sql, input.token, now)
     ctx.audit.tenantId = row.tenant_id
     ctx.audit.targetId = row.id
-    const c = row.status === 'failed' ? await reviveConnection(ctx.db, row, now) : row.status === 'pending' ? await markPropagating(ctx.db, row, now) : row
-    if (c.status === 'live') return sharedOut(ctx.db, c, expiresAt)
-    const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
-    await ctx.db.begin((tx) => recordVerifications(tx, [{ row: c, verification }], ctx.clock.now()))
-    return sharedOut(ctx.db, (await sharedConnection(ctx.db, input.token, now)).row, expiresAt)
+    const c = row.status === 'failed' ? await reviveConnection(ctx.sql, row, now) : row.status === 'pending' ? await markPropagating(ctx.sql, row, now) : row
+    if (c.status === 'live' || !prepared || prepared.records !== canonicalRecords(c.desired_records)) return sharedOut(ctx.sql, c, expiresAt)
+    await recordVerifications(ctx.sql, [{ row: c, verification: prepared.verification }], now)
+    return sharedOut(ctx.sql, (await sharedConnection(ctx.sql, input.token, now)).row, expiresAt)
   },
 })

@@ -22,7 +22,11 @@ export const SIGNING_NOTE =
   '`{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is ' +
   `success; otherwise up to ${MAX_ATTEMPTS} attempts in total, ${BACKOFF_MS.map((m) => m / 1000 + ' s').join(' then ')} apart ` +
   `(a 429 or 503 with Retry-After waits as asked, up to an hour), each with a ${ATTEMPT_TIMEOUT_MS / 1000} s timeout; redirects ` +
-  'are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once.'
+  'are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log ' +
+  'from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and ' +
+  'sent it again, which does not count against the three). At most 64 sends are in flight to one endpoint (16 once its sends ' +
+  'fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last ' +
+  'failure) while retries keep their schedule.'
 
 const Webhook = Out({
   id: Type.String(),
@@ -262,7 +266,7 @@ export const retryDeliveryOp = defineOp({
   response: Attempt,
   errors: ['unauthorized', 'forbidden', 'not_found', 'conflict'],
   kind: 'write',
-  transaction: false,
+  transactions: 'steps',
   async handler(ctx, input) {
     const s = await scope(ctx, undefined)
     // A queued delivery, or a finished one known by its attempts; by its id or one of its attempts' ids.

@@ -85,6 +85,23 @@ describe('lookups at the zone’s own nameservers', () => {
     expect((await verifyRecords(auth, zone, cname('shop'))).outcome).toBe('inconclusive')
   })
 
+  test('a zone whose only nameservers do not answer is inconclusive, naming them; the resolvers\' NXDOMAIN is not a verdict', async () => {
+    const zone = `silent${tag}.test`
+    const [a, b] = [`silent-a${tag}.auth.test.`, `silent-b${tag}.auth.test.`]
+    await pdns.setRecords(a, 'A', [deadAddress()])
+    await pdns.setRecords(b, 'A', [deadAddress()])
+    await pdns.createZone(zone, { nameservers: [a, b] })
+    // The recursor answers for the name (its own view: NXDOMAIN, or a failure) ...
+    expect(['nxdomain', 'error']).toContain((await viaRecursor.lookup(`shop.${zone}`, 'CNAME')).status)
+    // ... and the check says the zone could not be asked, and which servers did not answer.
+    const v = await verifyRecords(auth, zone, cname('shop'))
+    expect(v.outcome).toBe('inconclusive')
+    expect(v.via).toBe('authoritative')
+    expect(v.error).toContain(`no nameserver of ${zone} could be asked`)
+    expect(v.error).toContain(`silent-a${tag}.auth.test`)
+    expect(v.error).toContain(`silent-b${tag}.auth.test`)
+  })
+
   test('two nameservers that disagree are inconclusive, naming both and what each said', async () => {
     other = await startOtherPdns()
     const zone = `split${tag}.test`
