@@ -640,7 +640,7 @@ async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
 }
 
 /** What an agent's disconnect needs first: its person's yes for this connection (src/domain/person-confirm.ts). */
-async function agentDisconnectConfirmed(ctx: Omit<Ctx, 'sql' | 'audit' | 'afterCommit'>, id: string, confirm: string | undefined): Promise<ConfirmationRow | null> {
+async function agentDisconnectConfirmed(ctx: PrepareCtx, id: string, confirm: string | undefined): Promise<ConfirmationRow | null> {
   const p = ctx.principal
   if (p.kind !== 'AGENT') return null
   const c = await connectionDomain(ctx.db, id, { tenantId: p.tenantId })
