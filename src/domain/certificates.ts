@@ -102,7 +102,8 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
     return row as CertificateRow
   })
   await deps.edge.putCertificate(c.id, certPem, keyPem)
-  await markServed(deps.db, c.id, deps.clock.now())
+  // Its own transaction: an operation's pool refuses a write outside one (every write commits with its audit row).
+  await deps.db.begin((tx) => markServed(tx, c.id, deps.clock.now()))
   return cert
 }
 
