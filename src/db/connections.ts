@@ -42,6 +42,12 @@ export async function openRailConnectionInTenant(db: Sql, s: { connection_id: st
   return row as RailConnection | undefined
 }
 
+/** The provider refused the connection's grant: it asks for re-consent (src/domain/grants.ts `onRefusal`). */
+export async function flagReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+  return row as ConnectionRow | undefined
+}
+
 /** A re-apply through a kept grant worked: the connection no longer needs re-authorizing. */
 export async function clearReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<RailConnection> {
   const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
@@ -74,12 +80,6 @@ export async function setCustomRecords(sql: Sql, c: { id: string }, input: { rec
         next_check_at = ${now}, propagating_since = null, error_code = null, error_message = null, records_outdated_at = null, updated_at = ${now}
       where id = ${c.id} returning *`
   return row as ConnectionRow
-}
-
-/** A tenant's connection, locked for the rest of the transaction (a disconnect). */
-export async function lockConnectionInTenant(sql: Sql, id: string, p: { tenantId: string }): Promise<ConnectionRow | undefined> {
-  const [c] = await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} for update`
-  return c as ConnectionRow | undefined
 }
 
 /** The application's own connect target (CNAME target, apex addresses). */

@@ -19,8 +19,6 @@ import type { Dns } from './dns.ts'
 import { providerById } from './providers.ts'
 import { decrypt, encrypt } from './secrets.ts'
 import { addressResolver } from './webhook-delivery.ts'
-import { emitForConnection } from './events.ts'
-import type { ConnectionRow } from './connections.ts'
 
 export const ONE_TIME_MS = 3_600_000
 const PURPOSE = 'provider-credentials'
@@ -157,25 +155,6 @@ export function assertUsable(a: AccountRow, now: Date): void {
 
 export async function markNeedsReconnect(sql: Sql, id: string, reason: string, now: Date): Promise<void> {
   await sql`update provider_accounts set status = 'needs_reconnect', last_error = ${reason.slice(0, 500)}, updated_at = ${now} where id = ${id}`
-}
-
-/**
- * The provider refused a stored grant: the connection is flagged for re-consent (it announces
- * `connection.reapply.failed`) and, when the grant was a provider account's, the account needs a new
- * credential. One transaction, so the flag, the account and the event land together.
- */
-export async function flagGrantRefused(
-  db: Sql,
-  now: Date,
-  connectionId: string,
-  provider: string,
-  account?: { id: string; lastError: string },
-): Promise<void> {
-  await db.begin(async (tx) => {
-    const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${connectionId} returning *`
-    if (account) await tx`update provider_accounts set status = 'needs_reconnect', last_error = ${account.lastError}, updated_at = ${now} where id = ${account.id}`
-    if (row) await emitForConnection(tx, row as ConnectionRow, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider })
-  })
 }
 
 export function canManage(p: Principal, a: AccountRow): boolean {

@@ -6,7 +6,7 @@
 //   and expires after ten minutes. PKCE (RFC 7636, S256) binds the code to this request.
 // - The authorization code is exchanged server to server (RFC 6749 §4.1.3) with the client secret.
 // - A refused grant later (revoked at the provider) flags the connection for re-consent
-//   (`connection.reapply.failed`, src/ops/rails.ts `reapplyManaged`).
+//   (`connection.reapply.failed`, src/domain/grants.ts `onRefusal`).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'

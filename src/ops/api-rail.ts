@@ -5,16 +5,16 @@
 // what was written is recorded on the connection before the write (priors) and after it (rail, status, events).
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid } from '../errors.ts'
-import { connectionFor, connectionOut } from '../domain/connections.ts'
+import { connectionOut } from '../domain/connections.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
 import { accountOut, assertUsable, checkApiUrl, createAccount, getAccount, openProvider, providerFailure, type AccountRow, type Credential } from '../domain/provider-accounts.ts'
 import type { ReplacedSet } from '../domain/record-plan.ts'
 import { fingerprintOf, requirePersonConfirmation, spendConfirmation } from '../domain/person-confirm.ts'
 import { END_USER } from './authority.ts'
 import { defineOp, type Ctx } from './registry.ts'
-import { usableCredential } from '../domain/provider-oauth.ts'
 import { ConnectionSchema } from './connect.ts'
-import { AccountSchema, afterUse, ApiUrl, onFailure, Secret } from './provider-accounts.ts'
+import { AccountSchema, ApiUrl, refusedInUse, Secret } from './provider-accounts.ts'
+import { accountCredential, accountUsed, railConnectionFor } from '../domain/grants.ts'
 import { Id, IdParam, Input, Nullable, Out } from './schemas.ts'
 
 const TAG = 'Domains and connections'
@@ -27,10 +27,6 @@ export const ApplyResult = Out({
   account: Nullable(AccountSchema),
 })
 
-
-export async function connectionForRail(ctx: Ctx, id: string): Promise<RailConnection> {
-  return (await connectionFor(ctx.db, ctx.principal, id)) as RailConnection
-}
 
 /**
  * An agent's write that would replace the customer's own records (an apex address, MX, NS, a TXT in
@@ -88,7 +84,7 @@ export const applyOp = defineOp({
   transaction: false,
   async handler(ctx, input) {
     const p = ctx.principal
-    const c = await connectionForRail(ctx, input.id)
+    const c = await railConnectionFor(ctx.db, ctx.principal, input.id)
     if (!!input.credential === !!input.provider_account_id) {
       throw invalid('Give either credential or provider_account_id', [{ in: 'body', field: 'credential', message: 'exactly one of credential and provider_account_id' }])
     }
@@ -101,7 +97,7 @@ export const applyOp = defineOp({
       if (c.provider_id && account.provider !== c.provider_id) {
         throw invalid(`This account is for ${account.provider}; ${c.domain} is hosted at ${c.provider_id}`, [{ in: 'body', field: 'provider_account_id', message: 'another provider' }])
       }
-      cred = (await usableCredential(ctx, account))!
+      cred = (await accountCredential({ ...ctx, dns: ctx.services.dns }, account, 'use'))!
     } else {
       if (!c.provider_id) throw new ApiError('invalid_request', `The DNS provider of ${c.domain} is not known; use the manual rail`, { reason: 'unknown_provider' })
       const apiUrl = input.api_url ? checkApiUrl(ctx.config, input.api_url) : null
@@ -121,8 +117,8 @@ export const applyOp = defineOp({
     }
     const managed = account !== null && account.access === 'continuous'
     const beforeWrite = p.kind === 'AGENT' ? agentReplacementGuard(ctx, c) : undefined
-    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied', beforeWrite }).catch((err) => onFailure(ctx, account, err))
-    if (account) await afterUse(ctx, account)
+    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied', beforeWrite }).catch((err) => refusedInUse(ctx, account, err))
+    if (account) await accountUsed(ctx, account)
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { changed: w.changed, provider: cred.provider, managed, account_id: account?.id ?? null }
     return {

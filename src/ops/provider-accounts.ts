@@ -7,14 +7,14 @@ import { ApiError, invalid } from '../errors.ts'
 import { effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
 import { findOpen, inspectDomain, openConnection } from '../domain/connect.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
-import { accountOut, assertUsable, canManage, checkApiUrl, createAccount, getAccount, markNeedsReconnect, openProvider, providerFailure, type AccountRow } from '../domain/provider-accounts.ts'
+import { accountOut, assertUsable, canManage, checkApiUrl, createAccount, getAccount, openProvider, providerFailure, type AccountRow } from '../domain/provider-accounts.ts'
 import { parseDomain } from '../domain/hostnames.ts'
 import { providerById } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { assertCanConnect } from '../domain/billing.ts'
-import { accountsOfTenant, deleteAccount, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
+import { accountsOfTenant, deleteAccount } from '../db/provider-accounts.ts'
+import { accountCredential, accountUsed, onRefusal } from '../domain/grants.ts'
 import { defineOp, type Ctx } from './registry.ts'
-import { usableCredential } from '../domain/provider-oauth.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const ACCOUNTS = 'Provider accounts'
@@ -48,17 +48,9 @@ export const AccountSchema = Out({
   can_manage: Type.Boolean(),
 })
 
-/** The one-time account is spent: its key is deleted once its domains are connected. */
-export async function afterUse(ctx: Ctx, a: AccountRow): Promise<void> {
-  const now = ctx.clock.now()
-  if (a.access === 'one_time') await markOneTimeUsed(ctx.db, a, now)
-  else await markAccountUsed(ctx.db, a, now)
-}
-
-export async function onFailure(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<never> {
-  if (a && err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-    await markNeedsReconnect(ctx.db, a.id, (err.details as { reason?: string })?.reason ?? 'the provider refused the credential', ctx.clock.now())
-  }
+/** A refusal of a saved account's credential flags the account (src/domain/grants.ts, site `use`) and is answered. */
+export async function refusedInUse(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<never> {
+  if (a) await onRefusal(ctx, err, 'use', { provider: a.provider, account: a })
   throw err
 }
 
@@ -204,12 +196,12 @@ export const connectAccountOp = defineOp({
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can connect with it')
     assertUsable(a, ctx.clock.now())
     const app = await getApplicationInTenant(ctx.db, p.tenantId, input.application_id)
-    const cred = (await usableCredential(ctx, a).catch((err) => onFailure(ctx, a, err)))!
+    const cred = (await accountCredential({ ...ctx, dns: ctx.services.dns }, a, 'use'))!
     const deps = { ...ctx, dns: ctx.services.dns }
     // The key itself first: a refused key fails the whole call and flags the account.
     await openProvider(deps, cred)
       .then((pr) => pr.listZones())
-      .catch((err) => onFailure(ctx, a, providerFailure(err, a.provider)))
+      .catch((err) => refusedInUse(ctx, a, providerFailure(err, a.provider)))
     const target = effectiveTarget(app, { cname_target: ctx.config.edge.cnameTarget, apex_ipv4: ctx.config.edge.apexIpv4 })
     const managed = a.access === 'continuous'
     const results: { domain: string; connection_id: string | null; status: string; message: string; error_code?: string }[] = []
@@ -235,11 +227,11 @@ export const connectAccountOp = defineOp({
         if (!(err instanceof ApiError)) throw err
         const reason = (err.details as { reason?: string } | undefined)?.reason
         const code = reason === 'zone_not_reached' ? 'zone_not_reached' : err.code
-        if (err.code === 'ProviderAuthenticationError') await markNeedsReconnect(ctx.db, a.id, reason ?? 'refused', ctx.clock.now())
+        await onRefusal(ctx, err, 'use', { provider: a.provider, account: a })
         results.push({ domain, connection_id: connectionId, status: 'failed', message: err.title, error_code: code })
       }
     }
-    if (results.some((r) => r.status !== 'failed')) await afterUse(ctx, a)
+    if (results.some((r) => r.status !== 'failed')) await accountUsed(ctx, a)
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { account_id: a.id, connected: results.filter((r) => r.status !== 'failed').length, total: results.length }
     return { results, account: await accountOut(ctx.db, ctx.principal, await getAccount(ctx.db, p.tenantId, a.id)) }
