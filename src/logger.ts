@@ -57,6 +57,16 @@ export const log = {
   error: (msg: string, f?: Record<string, unknown>) => write('error', msg, f),
 }
 
+/**
+ * Logs what an answered error was caused by (an adapter's failure behind a 422), with the request id
+ * or the job's fields: the cause is for the log, never for the answer, so a bug is seen here and not
+ * only as a refusal.
+ */
+export function logCause(err: unknown, fields: Record<string, unknown>): void {
+  const cause = err instanceof Error ? err.cause : undefined
+  if (cause !== undefined) log.warn('error cause', { ...fields, ...errorFields(cause) })
+}
+
 export function errorFields(err: unknown): Record<string, unknown> {
   if (err instanceof Error) return { error: err.message, stack: err.stack }
   return { error: String(err) }

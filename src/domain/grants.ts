@@ -19,7 +19,8 @@ import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { clearReauthorize, flagReauthorize, openRailConnection } from '../db/connections.ts'
 import { accountById, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
-import { ApiError } from '../errors.ts'
+import { logCause } from '../logger.ts'
+import { ApiError, type ErrorReason } from '../errors.ts'
 import { releaseLease, removalPlan, revertThroughRail, takeLease, writeThroughRail, type RailConnection } from './apply.ts'
 import { connectionFor, type ConnectionAccess } from './connections.ts'
 import type { Dns } from './dns.ts'
@@ -93,8 +94,8 @@ export async function grantOf(db: Sql, c: RailConnection): Promise<Grant | null>
 export const isRefusal = (err: unknown): boolean => err instanceof ApiError && err.code === 'ProviderAuthenticationError'
 
 /** What a refusal's answer carries on: its catalogue reason and the provider's own words, never more. */
-export function refusalDetails(err: ApiError): { reason?: string; provider_message?: string } {
-  const d = (err.details ?? {}) as { reason?: string; provider_message?: string }
+export function refusalDetails(err: ApiError): { reason?: ErrorReason; provider_message?: string } {
+  const d = (err.details ?? {}) as { reason?: ErrorReason; provider_message?: string }
   return { ...(d.reason ? { reason: d.reason } : {}), ...(d.provider_message ? { provider_message: d.provider_message } : {}) }
 }
 
@@ -250,6 +251,7 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
         return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant` }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
+        logCause(err, { job: 'monitor repair', connection_id: c.id, code: err.code })
         if (isRefusal(err)) return { fixed: false, detail: 'The DNS provider refused the stored grant; re-authorize the connection.' }
         return { fixed: false, detail: `The repair failed: ${err.title}` }
       }

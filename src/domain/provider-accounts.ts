@@ -79,13 +79,16 @@ export async function openProvider(deps: RailDeps, cred: Credential): Promise<Dn
   return hosted
 }
 
-/** A provider failure as the contract's error (section 7); the provider's reason goes in `details`, never the credential. */
+/**
+ * A provider failure as the contract's error (section 7), decided in this one function: `details.reason`
+ * is a catalogue code, the provider's own words go in `details.provider_message`, never the credential.
+ */
 export function providerFailure(err: unknown, provider: string, domain?: string): ApiError {
   if (err instanceof ApiError) return err
   if (!(err instanceof ProviderError)) return new ApiError('dns_write_failed', 'The DNS provider could not be reached', { provider, reason: 'provider_error' }, { cause: err })
   switch (err.kind) {
     case 'auth':
-      return new ApiError('ProviderAuthenticationError', undefined, { provider, reason: err.message })
+      return new ApiError('ProviderAuthenticationError', undefined, { provider, reason: 'credential_refused', provider_message: err.message })
     case 'zone_not_found':
       return new ApiError('dns_write_failed', `The credential does not reach the zone of ${domain ?? 'this domain'}`, { provider, reason: 'zone_not_reached', ...(domain ? { domain } : {}) })
     case 'rate_limited':
@@ -94,14 +97,14 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
     case 'plan_restricted':
     case 'conflict':
       // The credential works but cannot do this: its scope, the account's plan, or a clashing record.
-      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'permission' ? 'insufficient_permission' : err.kind === 'conflict' ? 'record_conflict' : 'plan_restricted', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'permission' ? 'insufficient_permission' : err.kind === 'conflict' ? 'record_conflict' : 'plan_restricted', provider_message: err.message })
     case 'unrepresentable':
       // The zone holds records this adapter cannot write back as they are: nothing was written.
-      return new ApiError('dns_write_failed', undefined, { provider, reason: 'unrepresentable_records', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'unrepresentable_records', provider_message: err.message })
     case 'too_many_pages':
-      return new ApiError('dns_write_failed', undefined, { provider, reason: 'listing_too_long', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'listing_too_long', provider_message: err.message })
     default:
-      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_message: err.message })
   }
 }
 

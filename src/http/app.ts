@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { errorFields, log } from '../logger.ts'
+import { errorFields, log, logCause } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
@@ -165,7 +165,10 @@ export function createHandler(deps: AppDeps) {
 
 /** The one mapper from anything thrown to the contract's envelope; causes go to the log only. */
 export function toApiError(err: unknown, requestId: string, opId?: string): ApiError {
-  if (err instanceof ApiError) return err
+  if (err instanceof ApiError) {
+    logCause(err, { request_id: requestId, op: opId, code: err.code })
+    return err
+  }
   log.error('unhandled error', { request_id: requestId, op: opId, ...errorFields(err) })
   return new ApiError('internal_error')
 }

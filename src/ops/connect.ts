@@ -8,7 +8,7 @@ import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnect
 import { checkDomain } from '../domain/domain-check.ts'
 import { applicationFace } from '../domain/connection-status.ts'
 import { DomainCheckSchema } from './widget-schemas.ts'
-import { errorFields, log } from '../logger.ts'
+import { errorFields, log, logCause } from '../logger.ts'
 import { markCertificateRemoved } from '../domain/certificates.ts'
 import { markPowerRemoved } from '../domain/power.ts'
 import { emitForConnection } from '../domain/events.ts'
@@ -438,6 +438,7 @@ export const bulkConnectOp = defineOp({
           : { domain, connection_id: row.id, status: 'already' as const, message: 'Already connected under this application' }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
+        logCause(err, { request_id: ctx.requestId, op: 'connections.bulk', domain, code: err.code })
         return { domain, connection_id: null, status: 'failed' as const, message: err.title, code: err.code }
       }
     }

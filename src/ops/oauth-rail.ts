@@ -88,7 +88,7 @@ export const oauthCallbackOp = defineOp({
     ctx.audit.targetId = c.id
     if (input.error || !input.code) {
       await markAccessDenied(ctx.db, c, 'The sign-in at the DNS provider was refused', now)
-      throw new ApiError('invalid_request', 'The sign-in at the DNS provider was refused or cancelled', { reason: 'access_denied', provider_error: input.error ?? 'no_code' })
+      throw new ApiError('invalid_request', 'The sign-in at the DNS provider was refused or cancelled', { reason: 'access_denied', provider_message: input.error_description ?? input.error ?? 'no_code' })
     }
     const tokens = await exchangeCode(ctx.config, s.provider, input.code, s.code_verifier, now)
     const account = await createAccount(ctx.db, ctx.config, now, s.tenant_id, { kind: 'oauth', provider: s.provider, secret: JSON.stringify(tokens), apiUrl: null, label: null, access: 'continuous', createdBy: null })

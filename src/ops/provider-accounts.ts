@@ -14,6 +14,7 @@ import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { accountsOfTenant, deleteAccount } from '../db/provider-accounts.ts'
 import { accountCredential, accountUsed, onRefusal } from '../domain/grants.ts'
+import { logCause } from '../logger.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 
@@ -225,6 +226,7 @@ export const connectAccountOp = defineOp({
         results.push({ domain, connection_id: c.id, status: w.changed ? 'connected' : 'already', message: w.changed ? `Records written in zone ${w.zone.name}` : 'The records were already in place' })
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
+        logCause(err, { request_id: ctx.requestId, op: 'provider_accounts.connect', domain, code: err.code })
         const reason = (err.details as { reason?: string } | undefined)?.reason
         const code = reason === 'zone_not_reached' ? 'zone_not_reached' : err.code
         await onRefusal(ctx, err, 'use', { provider: a.provider, account: a })
