@@ -166,7 +166,7 @@ const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event
   w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_until, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
   e.payload::text as body, e.payload->>'domain' as domain`
 
-async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
+async function record(tx: Sql, outcomes: Outcome[], now: Date): Promise<void> {
   if (outcomes.length === 0) return
   const attempts = outcomes.map((o) => o.attempt)
   // A delivery that is done (delivered, or out of attempts) leaves the queue; one still to be retried
@@ -189,7 +189,7 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   observeWebhookAttempts(outcomes.map((o) => o.status))
   const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
   if (gone.length) {
-    await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
+    await tx`update webhooks set disabled_at = ${now}, disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
   }
 }
 
@@ -211,7 +211,7 @@ export async function deliverIds(deps: DeliveryDeps, ids: string[], concurrency 
     if (due.length === 0) return 0
     const memo = newMemo()
     const outcomes = await mapLimit(due, concurrency, (d) => sendOne(deps, d, d.max_attempts, memo))
-    await record(tx, outcomes)
+    await record(tx, outcomes, deps.clock.now())
     return due.length
   })
 }
@@ -236,7 +236,7 @@ export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Pro
           join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id`) as DueRow[])
     if (!d) throw new Error(`delivery ${deliveryId} vanished`)
     const o = await sendOne(deps, d, d.attempts + 1, newMemo())
-    await record(tx, [o])
+    await record(tx, [o], deps.clock.now())
     return o.attempt
   })
 }

@@ -43,7 +43,7 @@ const inCi = (env: SnapshotEnv) => !!env.CI && env.CI !== '0' && env.CI !== 'fal
  * Compares `value` with the committed snapshot `file` (a path from the repository root); throws a
  * readable diff. Writes the file with UPDATE_SNAPSHOTS=1, or when it is missing outside CI.
  */
-export function matchSnapshot(file: string, value: unknown, env: SnapshotEnv = process.env): void {
+export function matchSnapshot(file: string, value: unknown, env: SnapshotEnv = process.env as SnapshotEnv): void {
   const path = join(ROOT, file)
   const text = JSON.stringify(value, null, 2) + '\n'
   const exists = existsSync(path)

@@ -168,6 +168,18 @@ export function shimsDoingMore(read: (f: string) => string, shims: string[] = ME
 
 const readRepo = (f: string) => readFileSync(join(ROOT, f), 'utf8')
 
+/** The database's clock read in a file's SQL (`now()`, `current_timestamp`, ...): rules and queries take time from the injected clock. */
+export function databaseClockReads(code: string): string[] {
+  const statements = [...stripComments(code).matchAll(/(?:^|[^\w$.])(?:[\w$]+\.)*(?:sql|tx|db|trx)\s*`((?:[^`\\]|\\.)*)`/g)].map((m) => m[1]!)
+  // What is inside `${…}` is JavaScript, not SQL.
+  return statements.flatMap((q) => [...q.replace(/\$\{[^}]*\}/g, '').matchAll(/(?<![.\w])(now\(\)|current_timestamp|localtimestamp|clock_timestamp\(\)|statement_timestamp\(\)|transaction_timestamp\(\))/gi)].map((m) => m[1]!))
+}
+
+/** Where time must come from the injected clock (src/clock.ts), so lifecycle rules are tested by moving time. */
+export const CLOCKED = ['src/domain/', 'src/db/', 'src/ops/', 'src/jobs/']
+/** The migration runner stamps when a migration ran: the database's own time is the truth there. */
+export const DATABASE_TIME_ALLOWED = ['src/db/migrate.ts']
+
 /** SQL written in a file: a tagged template on a database handle (`sql`, `tx`, `db`, `ctx.sql` …) or `.unsafe(`. */
 export function sqlStatements(code: string): string[] {
   const text = stripComments(code)
@@ -202,6 +214,12 @@ describe('layers', () => {
     // The scan finds SQL where it is written (the query modules), so finding none in operations means something.
     expect([...graph.keys()].filter((f) => f.startsWith('src/db/')).flatMap((f) => sqlStatements(readRepo(f))).length).toBeGreaterThan(50)
     expect(scanned.flatMap((f) => sqlStatements(readRepo(f)).map((s) => `${f}: ${s}`))).toEqual([])
+  })
+
+  test('rules take time from the injected clock, not the database', () => {
+    const files = [...graph.keys()].filter((f) => CLOCKED.some((d) => f.startsWith(d)) && !DATABASE_TIME_ALLOWED.includes(f))
+    expect(files.length).toBeGreaterThan(80)
+    expect(files.flatMap((f) => databaseClockReads(readRepo(f)).map((r) => `${f}: ${r}`))).toEqual([])
   })
 
   test('the files still holding SQL are listed only while they do', () => {
@@ -285,6 +303,12 @@ describe('the layer checks catch what they are for', () => {
     const read = (f: string) => files[f]!
     expect(staleSqlListings(read, ['src/ops/moved.ts', 'src/ops/still.ts'])).toEqual(['src/ops/moved.ts'])
     expect(shimsDoingMore(read, ['src/ops/old-path.ts'])).toEqual(['src/ops/old-path.ts: export const b = 1'])
+  })
+
+  test('the database clock is found in SQL, and a clock method or a Date is not', () => {
+    expect(databaseClockReads('await tx`update webhooks set disabled_at = now() where id = ${id}`')).toEqual(['now()'])
+    expect(databaseClockReads('sql`select 1 where expires_at > CURRENT_TIMESTAMP`')).toEqual(['CURRENT_TIMESTAMP'])
+    expect(databaseClockReads('const now = () => deps.clock.now(); now(); Date.now(); sql`select ${now()}`')).toEqual([])
   })
 
   test('SQL added to a real operation is found by the same scan', () => {
