@@ -19,6 +19,8 @@ const KINDS: Record<ProviderErrorKind, true> = {
   conflict: true,
   write_failed: true,
   unreachable: true,
+  unrepresentable: true,
+  too_many_pages: true,
 }
 
 describe('a provider failure as the contract error', () => {
