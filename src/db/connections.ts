@@ -109,9 +109,3 @@ export async function markRecordsOutdated(sql: Sql, c: { id: string }, now: Date
   const [row] = await sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
   return row as ConnectionRow
 }
-
-/** A tenant's connection's domain and whether it was disconnected, read without a lock (to ask a person about it). */
-export async function connectionDomain(sql: Sql, id: string, p: { tenantId: string }): Promise<{ domain: string; disconnected: boolean } | undefined> {
-  const [c] = await sql`select domain, disconnected_at is not null as disconnected from connections where id = ${id} and tenant_id = ${p.tenantId}`
-  return c as { domain: string; disconnected: boolean } | undefined
-}
