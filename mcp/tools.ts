@@ -12,7 +12,7 @@
 // the contract's `{code, title, details}`; an authorization failure is a protocol error.
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/server'
-import type { AnyOp, Ctx } from '../src/ops/registry.ts'
+import type { AnyOp } from '../src/ops/registry.ts'
 import { runOp, type RawInput } from '../src/ops/run.ts'
 import { ApiError } from '../src/errors.ts'
 import { toApiError } from '../src/http/app.ts'

@@ -64,6 +64,21 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   push_not_configured: 'Push notifications are not configured',
 }
 
+/** One field a request got wrong (`invalid_request`). */
+export interface FieldError {
+  in: string
+  /** Absent when the whole part is wrong. */
+  field?: string
+  message: string
+}
+
+/**
+ * An error's `details`: the fields a request got wrong, or facts about the refusal. `reason` is always
+ * a catalogue code (ERROR_REASONS below), so clients can switch on it; a provider's own words go in
+ * `provider_message`, never in `reason`.
+ */
+export type ErrorDetails = readonly FieldError[] | ({ reason?: ErrorReason; provider_message?: string } & Record<string, unknown>)
+
 export interface ErrorBody {
   code: string
   title: string
@@ -79,7 +94,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly title: string = ERROR_TITLES[code],
-    readonly details?: unknown,
+    readonly details?: ErrorDetails,
     opts: { headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
   ) {
     super(`${code}: ${title}`, { cause: opts.cause })
@@ -93,7 +108,7 @@ export class ApiError extends Error {
   }
 }
 
-export const invalid = (title: string, details?: unknown) => new ApiError('invalid_request', title, details)
+export const invalid = (title: string, details?: ErrorDetails) => new ApiError('invalid_request', title, details)
 export const notFound = (what = 'Not found') => new ApiError('not_found', what)
 export const forbidden = (title: string) => new ApiError('forbidden', title)
 export const unauthorized = (title?: string) => new ApiError('unauthorized', title)
@@ -103,7 +118,8 @@ export const unavailable = (title: string) => new ApiError('service_unavailable'
  * Every sub-reason Portico names in `details.reason` (and in the `reason` of an event or a check
  * answer that explains a refusal), with what it means. Clients switch on these, so they are part of
  * the contract: test/unit/error-reasons.test.ts fails when code names a reason missing here.
- * Reasons that carry a provider's or CA's own words (free text) are not listed.
+ * A provider's, CA's or registrar's own words never go in `reason`: they have fields of their own
+ * (`provider_message`, `registrar_reason`).
  */
 export const ERROR_REASONS = {
   // Adding a domain (InvalidNameservers) and the domain check's blocked reasons.
@@ -120,6 +136,10 @@ export const ERROR_REASONS = {
   unrepresentable_records: 'The zone holds records Portico cannot write back exactly as they are (provider-only kinds or attributes at the names it would change); nothing was written',
   listing_too_long: 'The DNS provider\'s listing did not end within the page limit; nothing was written',
   zone_not_reached: 'The credential does not reach the zone of the domain',
+  credential_refused: 'The DNS provider refused the credential or the stored grant itself (wrong, revoked or expired)',
+  insufficient_permission: 'The credential works but may not change these records (its scope or role at the provider)',
+  plan_restricted: 'The provider account\'s plan does not allow this change',
+  record_conflict: 'A record at the provider clashes with the change',
   // An agent's action that its person must confirm first (confirmation_required).
   person_confirmation: 'A person of the workspace must confirm this first, through the agent\'s client or at `details.confirm_url`',
   write_in_progress: 'Another write to the same records is in progress; retry after Retry-After',
@@ -132,7 +152,10 @@ export const ERROR_REASONS = {
   state_expired: 'The sign-in took too long',
   access_denied: 'The person did not grant access at the provider',
   oauth_grant_revoked: 'The provider will not renew the person\'s grant (revoked, expired or the app removed); they must sign in again',
+  oauth_code_refused: 'The provider did not exchange the sign-in code for a grant',
   oauth_client_refused: 'The provider refused this deployment\'s OAuth client; the operator must fix its client id or secret',
+  // Certificates.
+  ca_refused: 'The certificate authority refused to issue; its words are in provider_message',
   // Domain Connect.
   custom_records: 'The one-click rail cannot write custom records',
   not_discovered: 'The domain has no _domainconnect record',
@@ -156,6 +179,9 @@ export const ERROR_REASONS = {
   expired: 'The quote or order expired',
   payment_failed: 'The card was declined',
   registration_failed: 'The registry refused the registration',
+  registrar_unavailable: 'The registrar did not answer or failed; its own code is in registrar_reason',
+  authorization_voided: 'The payment authorization lapsed before it could be captured',
+  authorization_expiring: 'The payment authorization was about to lapse before the domain was registered',
   registration_pending: 'The registrar has not answered yet; the order is finished in the background',
   // The domain check's certificate conflicts.
   caa_forbids_ca: 'A CAA record set does not allow Portico\'s certificate authority to issue for the domain',

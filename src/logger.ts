@@ -58,6 +58,16 @@ export const log = {
 }
 
 /**
+ * Logs what an answered error was caused by (an adapter's failure behind a 422), with the request id
+ * or the job's fields: the cause is for the log, never for the answer, so a bug is seen here and not
+ * only as a refusal.
+ */
+export function logCause(err: unknown, fields: Record<string, unknown>): void {
+  const cause = err instanceof Error ? err.cause : undefined
+  if (cause !== undefined) log.warn('error cause', { ...fields, ...errorFields(cause) })
+}
+
+/**
  * What a log line says of a thrown value: message, code, stack and the chain of causes, each readable.
  * Not every thrown value is an Error (a rejected fetch body, a driver's plain object): those are
  * written as JSON, never as `[object Object]`.

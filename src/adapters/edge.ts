@@ -129,6 +129,9 @@ export class CaddyEdge implements Edge {
             ],
           },
         ],
+        // `ask` is deprecated since Caddy 2.8 in favour of `permission` (module `http`, same GET with
+        // `?domain=`); the Caddy this project runs and tests against (Debian's 2.6.2) has no
+        // `tls.permission.*` module (`caddy list-modules`), so `ask` stays until the edge requires 2.8.
         on_demand: { ask: `http://${s.askListen.startsWith(':') ? `127.0.0.1${s.askListen}` : s.askListen}/ask` },
       }
     }

@@ -42,6 +42,12 @@ export async function openRailConnectionInTenant(db: Sql, s: { connection_id: st
   return row as RailConnection | undefined
 }
 
+/** The provider refused the connection's grant: it asks for re-consent (src/domain/grants.ts `onRefusal`). */
+export async function flagReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
+  return row as ConnectionRow | undefined
+}
+
 /** A re-apply through a kept grant worked: the connection no longer needs re-authorizing. */
 export async function clearReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<RailConnection> {
   const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
@@ -76,12 +82,6 @@ export async function setCustomRecords(sql: Sql, c: { id: string }, input: { rec
   return row as ConnectionRow
 }
 
-/** A tenant's connection, locked for the rest of the transaction (a disconnect). */
-export async function lockConnectionInTenant(sql: Sql, id: string, p: { tenantId: string }): Promise<ConnectionRow | undefined> {
-  const [c] = await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} for update`
-  return c as ConnectionRow | undefined
-}
-
 /** The application's own connect target (CNAME target, apex addresses). */
 export async function setConnectTarget(sql: Sql, app: { id: string }, cname: string | null, ips: string[], now: Date): Promise<ApplicationRow> {
   const [updated] = await sql`
@@ -108,10 +108,4 @@ export async function replanConnection(sql: Sql, c: { id: string }, records: Dns
 export async function markRecordsOutdated(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow> {
   const [row] = await sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
   return row as ConnectionRow
-}
-
-/** A tenant's connection's domain and whether it was disconnected, read without a lock (to ask a person about it). */
-export async function connectionDomain(sql: Sql, id: string, p: { tenantId: string }): Promise<{ domain: string; disconnected: boolean } | undefined> {
-  const [c] = await sql`select domain, disconnected_at is not null as disconnected from connections where id = ${id} and tenant_id = ${p.tenantId}`
-  return c as { domain: string; disconnected: boolean } | undefined
 }

@@ -1,4 +1,4 @@
-// Queries of provider accounts as operations use them. Statements moved from src/ops/rails.ts
+// Queries of provider accounts as operations use them. Statements moved from the provider-account operations
 // verbatim; creating, sealing and opening accounts is src/domain/provider-accounts.ts.
 import type { AccountRow } from '../domain/provider-accounts.ts'
 import type { Sql } from './sql.ts'

@@ -9,13 +9,9 @@ import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters
 import { ApiError } from '../errors.ts'
 import type { ConnectionRow } from './connections.ts'
 import { emitForConnection, type EventType } from './events.ts'
-import { diagnosisOf, openProvider, providerFailure, type AccountRow, type Credential, type RailDeps } from './provider-accounts.ts'
-import { confirmMatches } from './confirm.ts'
+import { diagnosisOf, openProvider, providerFailure, type Credential, type RailDeps } from './provider-accounts.ts'
 import { markDisconnected } from './connect.ts'
-import { usableCredential } from './provider-oauth.ts'
-import type { Principal } from './principal.ts'
 import { providerById } from './providers.ts'
-import { removeThroughGrant } from './domain-connect/managed.ts'
 
 import { planApply, planRevert, replacedRecords, type AppliedEntry, type ApplyPlan, type ReplacedSet, type RevertNote, type RevertPlan } from './record-plan.ts'
 
@@ -255,58 +251,4 @@ export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, 
   }
   await markDisconnected(sql, c, outcome, now)
   return outcome
-}
-
-/**
- * Before a disconnect's transaction: when the connection's records were written by a rail, take them
- * out through its grant (a continuous provider account or OAuth grant) or the one-time `credential`.
- * Answers null when there is nothing to revert here (records set up by hand, already disconnected) or
- * when the handler will refuse the call anyway (wrong widget binding, unconfirmed agent call), so
- * nothing is removed before those checks. When no grant can remove them, `reauthorization_required`
- * (409: the connection's state, not the request, stands in the way) carries the full removal plan.
- */
-export async function prepareManagedRemoval(
-  deps: ApplyDeps,
-  p: Principal,
-  id: string,
-  credential: string | undefined,
-  confirm: string | undefined,
-): Promise<{ plan: RevertPlan; via: string } | null> {
-  if (!('tenantId' in p)) return null
-  const [row] = await deps.db`select * from connections where id = ${id} and tenant_id = ${p.tenantId}`
-  const c = row as RailConnection | undefined
-  if (!c || c.disconnected_at) return null
-  if (p.kind === 'WIDGET' && (p.applicationId !== c.application_id || p.boundHost !== c.domain)) return null
-  if (p.kind === 'AGENT' && (!confirm || !confirmMatches(confirm, c.domain))) return null
-  // Set up through Domain Connect's managed rail: its templates are reverted through the kept grant.
-  if (!c.applied && c.managed && c.rail === 'domain_connect') return removeThroughGrant(deps, p.tenantId, c)
-  if (!c.applied) return null
-  const now = deps.clock.now()
-  let cred: Credential | null = null
-  try {
-    if (credential) cred = { provider: c.applied.provider, secret: credential, apiUrl: c.applied.api_url }
-    else if (c.provider_account_id) {
-      const [a] = await deps.db`select * from provider_accounts where id = ${c.provider_account_id} and deleted_at is null`
-      // An expired OAuth grant is renewed here; one the provider will not renew is a refusal like any other.
-      cred = a ? await usableCredential(deps, a as AccountRow) : null
-    }
-    if (!cred) {
-      throw new ApiError('reauthorization_required', undefined, undefined, {
-        extra: { plan: removalPlan(c, now, 'Portico holds no grant for this provider any more; give a credential once, or remove the records by hand') },
-      })
-    }
-    const leased = await takeLease(deps, c)
-    try {
-      return { plan: await revertThroughRail(deps, leased.applied ?? c.applied, cred, c.domain), via: c.rail }
-    } finally {
-      await releaseLease(deps, c.id)
-    }
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-      throw new ApiError('reauthorization_required', undefined, { provider_reason: (err.details as { reason?: string })?.reason }, {
-        extra: { plan: removalPlan(c, now, credential ? 'The provider refused the credential given' : 'The provider refused the stored grant; it was revoked or expired') },
-      })
-    }
-    throw err
-  }
 }

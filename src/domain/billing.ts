@@ -9,7 +9,7 @@
 // - the standing answers exactly the refusal the gate would give, from the same function.
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
-import { ApiError, invalid, type ErrorCode } from '../errors.ts'
+import { ApiError, invalid, type ErrorCode, type ErrorReason } from '../errors.ts'
 import type { Card, SetupMode } from '../adapters/payments/index.ts'
 import { planById, type Plan } from './plans.ts'
 
@@ -44,7 +44,7 @@ export async function accountOf(sql: Sql, tenantId: string): Promise<BillingAcco
 interface Refusal {
   code: ErrorCode
   title: string
-  details: Record<string, unknown>
+  details: { reason?: ErrorReason } & Record<string, unknown>
 }
 
 export interface Standing {

@@ -177,7 +177,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
         where id = ${row.id} returning *`
       await secureStatus(tx, c, failed as CertificateRow, now)
     })
-    const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: message.slice(0, 300) })
+    const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: 'ca_refused', provider_message: message.slice(0, 300) })
     throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
   }
 }
@@ -190,7 +190,7 @@ async function awaitOrder(deps: SecureDeps, id: string): Promise<CertificateRow>
   for (let waited = 0; waited < ORDER_IN_FLIGHT_MS; waited += 250) {
     const [row] = (await deps.db`select * from certificates where id = ${id}`) as CertificateRow[]
     if (!row || row.status === 'issued') return row!
-    if (row.status !== 'pending') throw new ApiError('certificate_failed', `The CA did not issue a certificate for ${row.names.join(', ')}`, { reason: (row.last_error ?? '').slice(0, 300) })
+    if (row.status !== 'pending') throw new ApiError('certificate_failed', `The CA did not issue a certificate for ${row.names.join(', ')}`, { reason: 'ca_refused', provider_message: (row.last_error ?? '').slice(0, 300) })
     await Bun.sleep(250)
   }
   throw new ApiError('service_unavailable', 'A certificate order for this connection is still running; try again shortly')

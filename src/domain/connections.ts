@@ -98,16 +98,33 @@ export function assertHostAllowed(p: Principal, domain: string): void {
   }
 }
 
-export async function connectionFor(sql: Sql, p: Principal, id: string, opts: { lock?: boolean } = {}): Promise<ConnectionRow> {
+/** How a caller reaches a connection through `connectionFor`. */
+export interface ConnectionAccess {
+  /** Lock the row for the caller's transaction. */
+  lock?: boolean
+  /**
+   * To remove it: a disconnected connection is answered too (a repeated disconnect answers again), and
+   * a widget token must be bound to a domain (403). An agent's removal waits for its person's yes
+   * (src/ops/connect.ts, src/domain/person-confirm.ts).
+   */
+  removal?: boolean
+}
+
+/**
+ * The one guard that fetches a connection for a caller, used by operations' `prepare` and handlers
+ * alike: tenant-scoped, and a widget token sees its own application only and a bound one only its
+ * hostname, all as 404, so another tenant's id is indistinguishable from an unknown one.
+ */
+export async function connectionFor(sql: Sql, p: Principal, id: string, opts: ConnectionAccess = {}): Promise<ConnectionRow> {
   if (!('tenantId' in p)) throw notFound('Connection not found')
+  const closedToo = !!opts.removal
   const rows = opts.lock
-    ? await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and disconnected_at is null for update`
-    : await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and disconnected_at is null`
+    ? await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and (${closedToo}::boolean or disconnected_at is null) for update`
+    : await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and (${closedToo}::boolean or disconnected_at is null)`
   const c = rows[0] as ConnectionRow | undefined
-  if (!c) throw notFound('Connection not found')
-  // A widget token sees its own application only, and a bound one only its hostname; both as 404.
-  if (p.kind === 'WIDGET' && (p.applicationId !== c.application_id || (p.boundHost && p.boundHost !== c.domain))) {
-    throw notFound('Connection not found')
-  }
+  if (!c || (p.kind === 'WIDGET' && p.applicationId !== c.application_id)) throw notFound('Connection not found')
+  if (opts.removal && p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
+  // Another hostname's connection is not a bound token's to see: 404, as an unknown id.
+  if (p.kind === 'WIDGET' && p.boundHost && p.boundHost !== c.domain) throw notFound('Connection not found')
   return c
 }

@@ -52,7 +52,8 @@ export interface ConfirmDeps {
 export async function requirePersonConfirmation(deps: ConfirmDeps, agent: AgentRef, ask: ConfirmationAsk): Promise<ConfirmationRow> {
   const yes = await confirmedFor(deps.db, agent, ask, deps.now)
   if (yes) return yes
-  const open = await openConfirmation(deps.db, newId('cfm', deps.now.getTime()), agent, ask, deps.now, CONFIRM_TTL_MS)
+  // Committed on its own before the refusal: the person's link must outlive this request's answer.
+  const open = await deps.db.begin((tx) => openConfirmation(tx, newId('cfm', deps.now.getTime()), agent, ask, deps.now, CONFIRM_TTL_MS))
   throw new ApiError(
     'confirmation_required',
     ask.action === 'disconnect'

@@ -19,8 +19,6 @@ import type { Dns } from './dns.ts'
 import { providerById } from './providers.ts'
 import { decrypt, encrypt } from './secrets.ts'
 import { addressResolver } from './webhook-delivery.ts'
-import { emitForConnection } from './events.ts'
-import type { ConnectionRow } from './connections.ts'
 
 export const ONE_TIME_MS = 3_600_000
 const PURPOSE = 'provider-credentials'
@@ -81,13 +79,16 @@ export async function openProvider(deps: RailDeps, cred: Credential): Promise<Dn
   return hosted
 }
 
-/** A provider failure as the contract's error (section 7); the provider's reason goes in `details`, never the credential. */
+/**
+ * A provider failure as the contract's error (section 7), decided in this one function: `details.reason`
+ * is a catalogue code, the provider's own words go in `details.provider_message`, never the credential.
+ */
 export function providerFailure(err: unknown, provider: string, domain?: string): ApiError {
   if (err instanceof ApiError) return err
   if (!(err instanceof ProviderError)) return new ApiError('dns_write_failed', 'The DNS provider could not be reached', { provider, reason: 'provider_error' }, { cause: err })
   switch (err.kind) {
     case 'auth':
-      return new ApiError('ProviderAuthenticationError', undefined, { provider, reason: err.message })
+      return new ApiError('ProviderAuthenticationError', undefined, { provider, reason: 'credential_refused', provider_message: err.message })
     case 'zone_not_found':
       return new ApiError('dns_write_failed', `The credential does not reach the zone of ${domain ?? 'this domain'}`, { provider, reason: 'zone_not_reached', ...(domain ? { domain } : {}) })
     case 'rate_limited':
@@ -96,14 +97,14 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
     case 'plan_restricted':
     case 'conflict':
       // The credential works but cannot do this: its scope, the account's plan, or a clashing record.
-      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'permission' ? 'insufficient_permission' : err.kind === 'conflict' ? 'record_conflict' : 'plan_restricted', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'permission' ? 'insufficient_permission' : err.kind === 'conflict' ? 'record_conflict' : 'plan_restricted', provider_message: err.message })
     case 'unrepresentable':
       // The zone holds records this adapter cannot write back as they are: nothing was written.
-      return new ApiError('dns_write_failed', undefined, { provider, reason: 'unrepresentable_records', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'unrepresentable_records', provider_message: err.message })
     case 'too_many_pages':
-      return new ApiError('dns_write_failed', undefined, { provider, reason: 'listing_too_long', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'listing_too_long', provider_message: err.message })
     default:
-      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_reason: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_message: err.message })
   }
 }
 
@@ -157,25 +158,6 @@ export function assertUsable(a: AccountRow, now: Date): void {
 
 export async function markNeedsReconnect(sql: Sql, id: string, reason: string, now: Date): Promise<void> {
   await sql`update provider_accounts set status = 'needs_reconnect', last_error = ${reason.slice(0, 500)}, updated_at = ${now} where id = ${id}`
-}
-
-/**
- * The provider refused a stored grant: the connection is flagged for re-consent (it announces
- * `connection.reapply.failed`) and, when the grant was a provider account's, the account needs a new
- * credential. One transaction, so the flag, the account and the event land together.
- */
-export async function flagGrantRefused(
-  db: Sql,
-  now: Date,
-  connectionId: string,
-  provider: string,
-  account?: { id: string; lastError: string },
-): Promise<void> {
-  await db.begin(async (tx) => {
-    const [row] = await tx`update connections set reauthorize_needed_at = ${now}, updated_at = ${now} where id = ${connectionId} returning *`
-    if (account) await tx`update provider_accounts set status = 'needs_reconnect', last_error = ${account.lastError}, updated_at = ${now} where id = ${account.id}`
-    if (row) await emitForConnection(tx, row as ConnectionRow, 'connection.reapply.failed', now, { reason: 'reauthorization_required', provider })
-  })
 }
 
 export function canManage(p: Principal, a: AccountRow): boolean {

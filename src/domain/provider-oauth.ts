@@ -6,7 +6,7 @@
 //   and expires after ten minutes. PKCE (RFC 7636, S256) binds the code to this request.
 // - The authorization code is exchanged server to server (RFC 6749 §4.1.3) with the client secret.
 // - A refused grant later (revoked at the provider) flags the connection for re-consent
-//   (`connection.reapply.failed`, src/ops/rails.ts `reapplyManaged`).
+//   (`connection.reapply.failed`, src/domain/grants.ts `onRefusal`).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
@@ -101,7 +101,7 @@ export async function exchangeCode(config: Config, provider: string, code: strin
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: ep.clientId, client_secret: ep.clientSecret, redirect_uri: redirectUri(config), code_verifier: verifier })
   const r = await exchange('POST', ep.tokenUrl, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString())
   if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
-    throw new ApiError('ProviderAuthenticationError', 'The DNS provider did not grant access', { provider, reason: r.body?.error_description ?? r.body?.error ?? `HTTP ${r.status}` })
+    throw new ApiError('ProviderAuthenticationError', 'The DNS provider did not grant access', { provider, reason: 'oauth_code_refused', provider_message: r.body?.error_description ?? r.body?.error ?? `HTTP ${r.status}` })
   }
   const expiresIn = Number(r.body.expires_in)
   return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? null, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }
@@ -122,7 +122,7 @@ async function refreshTokens(config: Config, provider: string, refreshToken: str
     throw new ApiError('service_unavailable', 'The DNS provider refused this deployment\'s OAuth client; the grant itself may still be good', { provider, reason: 'oauth_client_refused' })
   }
   if (r.status >= 300 || typeof r.body?.access_token !== 'string') {
-    throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: 'oauth_grant_revoked', provider_reason: r.body?.error ?? `HTTP ${r.status}` })
+    throw new ApiError('ProviderAuthenticationError', 'The DNS provider refused to renew the grant', { provider, reason: 'oauth_grant_revoked', provider_message: r.body?.error ?? `HTTP ${r.status}` })
   }
   const expiresIn = Number(r.body.expires_in)
   return { access_token: r.body.access_token, refresh_token: r.body.refresh_token ?? refreshToken, expires_at: Number.isFinite(expiresIn) ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null }

@@ -22,7 +22,7 @@ import type { Sql } from '../db/sql.ts'
 import { newId } from '../ids.ts'
 import { log, errorFields } from '../logger.ts'
 import { failpoint } from '../failpoints.ts'
-import { ApiError, type ErrorCode } from '../errors.ts'
+import { ApiError, type ErrorCode, type ErrorDetails, type ErrorReason } from '../errors.ts'
 import type { Payments } from '../adapters/payments/index.ts'
 import { RegistrarError, type Lookup, type Offer, type Registrar, type Registration } from '../adapters/registrar/index.ts'
 import { openConnection } from './connect.ts'
@@ -140,7 +140,7 @@ export async function askRegistrar<T>(call: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (!(err instanceof RegistrarError)) throw err
     log.warn('registrar call failed', errorFields(err))
-    throw new ApiError('service_unavailable', 'The registrar did not answer; try again shortly', { reason: err.reason })
+    throw new ApiError('service_unavailable', 'The registrar did not answer; try again shortly', { reason: 'registrar_unavailable', registrar_reason: err.reason })
   }
 }
 
@@ -204,8 +204,9 @@ const TERMINAL: OrderStatus[] = ['completed', 'failed', 'expired']
 function outcomeOf(o: OrderRow): Fulfilment {
   if (o.status === 'completed' && o.result) return { created: false, status: o.result_status ?? 201, body: o.result }
   if (o.status === 'expired') throw new ApiError('conflict', 'This checkout expired unpaid; quote again', { order_id: o.id, reason: 'expired' })
-  const r = (o.result ?? {}) as { code?: ErrorCode; title?: string; details?: unknown }
-  throw new ApiError(r.code ?? 'conflict', r.title ?? 'The purchase failed', r.details ?? { order_id: o.id, reason: o.error_code })
+  // The stored answer was built by failOrder below, with a catalogue reason.
+  const r = (o.result ?? {}) as { code?: ErrorCode; title?: string; details?: ErrorDetails }
+  throw new ApiError(r.code ?? 'conflict', r.title ?? 'The purchase failed', r.details ?? { order_id: o.id, reason: (o.error_code ?? undefined) as ErrorReason | undefined })
 }
 
 async function waitForOutcome(deps: Pick<SellDeps, 'db'>, id: string): Promise<Fulfilment> {
@@ -219,7 +220,7 @@ async function waitForOutcome(deps: Pick<SellDeps, 'db'>, id: string): Promise<F
 }
 
 /** Marks an order failed with the answer every later replay gives, and emits `purchase.error`. */
-async function failOrder(deps: Pick<SellDeps, 'db' | 'clock'>, o: OrderRow, from: OrderStatus[], reason: string, title: string, released: boolean, extra: Record<string, unknown> = {}): Promise<void> {
+async function failOrder(deps: Pick<SellDeps, 'db' | 'clock'>, o: OrderRow, from: OrderStatus[], reason: ErrorReason, title: string, released: boolean, extra: Record<string, unknown> = {}): Promise<void> {
   const now = deps.clock.now()
   const details = { order_id: o.id, domain: o.domain, reason, released, ...extra }
   await deps.db.begin(async (tx) => {
@@ -284,7 +285,7 @@ export async function fulfillOrder(deps: SellDeps, orderId: string): Promise<Ful
 }
 
 /** Releases the authorization (best effort: a hold lapses on its own) and fails the order. */
-async function releaseAndFail(deps: SellDeps, o: OrderRow, reason: string, title: string, extra: Record<string, unknown> = {}): Promise<void> {
+async function releaseAndFail(deps: SellDeps, o: OrderRow, reason: ErrorReason, title: string, extra: Record<string, unknown> = {}): Promise<void> {
   let released = false
   try {
     await deps.payments.release(o.payment_id!)

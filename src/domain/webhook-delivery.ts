@@ -308,7 +308,9 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   observeWebhookAttempts(outcomes.map((o) => o.status))
   const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
   if (gone.length) {
-    await tx`update webhooks set disabled_at = now(), disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
+    // Stamped with the injected clock's time of the send that got the 410, not the database's.
+    const at = outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.created_at).sort().at(-1)!
+    await tx`update webhooks set disabled_at = ${at}::timestamptz, disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
   }
   // The endpoint's run of failures: a success ends it, each failure lengthens its pause for new events.
   const ok = [...new Set(outcomes.filter((o) => o.endpoint === 'ok').map((o) => o.attempt.endpoint_id))]

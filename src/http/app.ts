@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { errorFields, log } from '../logger.ts'
+import { errorFields, log, logCause } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
@@ -180,7 +180,7 @@ export function createHandler(deps: AppDeps) {
  */
 export function toApiError(err: unknown, requestId: string, opId?: string): ApiError {
   if (err instanceof ApiError) {
-    if (err.status >= 500 && err.cause !== undefined) log.warn('request failed', { request_id: requestId, op: opId, code: err.code, ...errorFields(err.cause) })
+    logCause(err, { request_id: requestId, op: opId, code: err.code })
     return err
   }
   if (isDatabaseUnavailable(err)) {

@@ -112,6 +112,25 @@ class DueTimer {
   }
 }
 
+/**
+ * One run of a sweep as its worker makes it. A drain that fails is logged with its queue name (pg-boss
+ * records the job as failed without saying which sweep broke) and thrown on, so the job fails.
+ */
+export async function runSweep(s: Pick<Sweep, 'queue' | 'drain'>): Promise<number> {
+  const started = Date.now()
+  let handled: number
+  try {
+    handled = await s.drain()
+  } catch (err) {
+    observeJob(s.queue, (Date.now() - started) / 1000, { failed: true })
+    log.error('sweep failed', { queue: s.queue, ms: Date.now() - started, ...errorFields(err) })
+    throw err
+  }
+  observeJob(s.queue, (Date.now() - started) / 1000, { handled })
+  if (handled > 0) log.info('sweep', { queue: s.queue, handled, ms: Date.now() - started })
+  return handled
+}
+
 export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { work: boolean; now?: () => number }): Promise<Jobs> {
   const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, max: 4 })
   boss.on('error', (err: unknown) => log.error('job system error', errorFields(err)))
@@ -120,18 +139,7 @@ export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { wo
     await boss.createQueue(s.queue, { policy: 'short', notify: true })
     await boss.schedule(s.queue, s.cron, {})
     if (opts.work) {
-      await boss.work(s.queue, { pollingIntervalSeconds: 5 }, async () => {
-        const started = Date.now()
-        let handled: number
-        try {
-          handled = await s.drain()
-        } catch (err) {
-          observeJob(s.queue, (Date.now() - started) / 1000, { failed: true })
-          throw err
-        }
-        observeJob(s.queue, (Date.now() - started) / 1000, { handled })
-        if (handled > 0) log.info('sweep', { queue: s.queue, handled, ms: Date.now() - started })
-      })
+      await boss.work(s.queue, { pollingIntervalSeconds: 5 }, () => runSweep(s))
     }
   }
   const kick = (queue: string) => {

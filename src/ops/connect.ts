@@ -8,7 +8,7 @@ import { disconnectManual, findOpen, inspectDomain, markPropagating, openConnect
 import { checkDomain } from '../domain/domain-check.ts'
 import { applicationFace } from '../domain/connection-status.ts'
 import { DomainCheckSchema } from './widget-schemas.ts'
-import { errorFields, log } from '../logger.ts'
+import { errorFields, log, logCause } from '../logger.ts'
 import { markCertificateRemoved } from '../domain/certificates.ts'
 import { markPowerRemoved } from '../domain/power.ts'
 import { emitForConnection } from '../domain/events.ts'
@@ -19,21 +19,12 @@ import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.t
 import { verifyRecords } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
-import { disconnectReverted, prepareManagedRemoval } from '../domain/apply.ts'
+import { disconnectReverted, type RailConnection } from '../domain/apply.ts'
+import { railConnectionFor, removeThroughGrant } from '../domain/grants.ts'
 import { type RevertPlan } from '../domain/record-plan.ts'
 import { fingerprintOf, requirePersonConfirmation, spendConfirmation } from '../domain/person-confirm.ts'
 import type { ConfirmationRow } from '../db/person-confirmations.ts'
-import {
-  connectionCounts,
-  connectionDomain,
-  connectionsPage,
-  lockConnectionInTenant,
-  markRecordsOutdated,
-  plannedConnectionsOffTarget,
-  replanConnection,
-  setConnectTarget,
-  setCustomRecords,
-} from '../db/connections.ts'
+import { connectionCounts, connectionsPage, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
 import { applicationsOfTenant } from '../db/applications.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, reply, type Ctx, type PrepareCtx } from './registry.ts'
@@ -452,6 +443,7 @@ export const bulkConnectOp = defineOp({
           : { domain, connection_id: row.id, status: 'already' as const, message: 'Already connected under this application' }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
+        logCause(err, { request_id: ctx.requestId, op: 'connections.bulk', domain, code: err.code })
         return { domain, connection_id: null, status: 'failed' as const, message: err.title, code: err.code }
       }
     }
@@ -614,18 +606,6 @@ export const DisconnectOutcomeSchema = Out({
   monitoring: Type.String(),
 })
 
-/** Any connection of the tenant, disconnected ones included, so a repeated disconnect can answer again. */
-async function connectionForRemoval(ctx: Ctx, id: string): Promise<ConnectionRow> {
-  const p = ctx.principal
-  if (!('tenantId' in p)) throw notFound('Connection not found')
-  const row = await lockConnectionInTenant(ctx.sql, id, p)
-  if (!row || (p.kind === 'WIDGET' && p.applicationId !== row.application_id)) throw notFound('Connection not found')
-  if (p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
-  // Another hostname's connection is not the bound token's to see: 404, as everywhere else.
-  if (p.kind === 'WIDGET' && p.boundHost !== row.domain) throw notFound('Connection not found')
-  return row
-}
-
 /** Serving and the certificate stop with the connection: marked removed now, taken off the edge once committed. */
 async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
   const now = ctx.clock.now()
@@ -640,22 +620,21 @@ async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
 }
 
 /** What an agent's disconnect needs first: its person's yes for this connection (src/domain/person-confirm.ts). */
-async function agentDisconnectConfirmed(ctx: PrepareCtx, id: string, confirm: string | undefined): Promise<ConfirmationRow | null> {
+async function agentDisconnectConfirmed(ctx: PrepareCtx, c: RailConnection, confirm: string | undefined): Promise<ConfirmationRow | null> {
   const p = ctx.principal
   if (p.kind !== 'AGENT') return null
-  const c = await connectionDomain(ctx.db, id, { tenantId: p.tenantId })
-  // Unknown, or done already (a retry after a lost answer): the handler answers that, nothing to confirm.
-  if (!c || c.disconnected) return null
+  // Done already (a retry after a lost answer): the handler answers that, nothing to confirm.
+  if (c.disconnected_at) return null
   // A `confirm` naming another domain is refused as before; naming the right one is never enough.
   if (confirm !== undefined && !confirmMatches(confirm, c.domain)) {
     throw new ApiError('confirmation_mismatch', 'confirm does not name the domain of this connection; nothing was removed')
   }
   const agent = { tenantId: p.tenantId, clientId: p.clientId, subject: p.subject }
-  return requirePersonConfirmation({ db: ctx.db, config: ctx.config, now: ctx.clock.now() }, agent, { connectionId: id, action: 'disconnect', domain: c.domain, summary: {}, fingerprint: fingerprintOf({ disconnect: id }) })
+  return requirePersonConfirmation({ db: ctx.db, config: ctx.config, now: ctx.clock.now() }, agent, { connectionId: c.id, action: 'disconnect', domain: c.domain, summary: {}, fingerprint: fingerprintOf({ disconnect: c.id }) })
 }
 
 async function disconnect(ctx: Ctx, id: string, confirmed: ConfirmationRow | null, reverted?: { plan: RevertPlan; via: string } | null): Promise<DisconnectOutcome> {
-  const c = await connectionForRemoval(ctx, id)
+  const c = await connectionFor(ctx.sql, ctx.principal, id, { lock: true, removal: true })
   if (c.disconnected_at) return c.disconnect_outcome as DisconnectOutcome
   if (ctx.principal.kind === 'AGENT') {
     // The person's yes, used once, with the removal it allowed.
@@ -663,7 +642,7 @@ async function disconnect(ctx: Ctx, id: string, confirmed: ConfirmationRow | nul
       throw new ApiError('confirmation_required', 'Your person must confirm this disconnect; nothing was removed')
     }
   }
-  // Records a rail wrote were taken out through its grant before this transaction (prepareManagedRemoval).
+  // Records a rail wrote were taken out through its grant before this transaction (src/domain/grants.ts `removeThroughGrant`).
   const outcome = reverted ? await disconnectReverted(ctx.sql, c, ctx.clock.now(), reverted.plan, reverted.via) : await disconnectManual(ctx.sql, c, ctx.clock.now())
   await stopServing(ctx, c)
   ctx.audit.details = { domain: c.domain }
@@ -694,7 +673,7 @@ export const deleteConnectionOp = defineOp({
   errors: ['unauthorized', 'forbidden', 'not_found', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
   kind: 'destroy',
   idempotent: true,
-  prepare: (ctx, input) => prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, undefined, undefined),
+  prepare: async (ctx, input) => removeThroughGrant({ ...ctx, dns: ctx.services.dns }, await railConnectionFor(ctx.db, ctx.principal, input.id, { removal: true })),
   handler: (ctx, input, reverted) => disconnect(ctx, input.id, null, reverted),
 })
 
@@ -725,8 +704,9 @@ export const disconnectOp = defineOp({
   idempotent: true,
   async prepare(ctx, input) {
     // An agent's person confirms first: nothing is taken out at the provider before their yes.
-    const confirmed = await agentDisconnectConfirmed(ctx, input.id, input.confirm)
-    const reverted = await prepareManagedRemoval({ ...ctx, dns: ctx.services.dns }, ctx.principal, input.id, input.credential, confirmed?.domain)
+    const c = await railConnectionFor(ctx.db, ctx.principal, input.id, { removal: true })
+    const confirmed = await agentDisconnectConfirmed(ctx, c, input.confirm)
+    const reverted = await removeThroughGrant({ ...ctx, dns: ctx.services.dns }, c, input.credential)
     return { confirmed, reverted }
   },
   handler: (ctx, input, pre) => disconnect(ctx, input.id, pre.confirmed, pre.reverted),

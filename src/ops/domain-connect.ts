@@ -14,7 +14,7 @@
 //   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
+import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../errors.ts'
 import { connectionFor, assertHostAllowed, type ConnectionRow } from '../domain/connections.ts'
 import { emitForConnection } from '../domain/events.ts'
 import { parseDomain } from '../domain/hostnames.ts'
@@ -273,7 +273,7 @@ function plansFor(ctx: Pick<Ctx, 'services'>, c: ConnectionRow, serviceIds: stri
   throw new ApiError('conflict', 'No loaded template sets this connection\'s records; name one with service_id', { reason: 'no_template' })
 }
 
-function refuse(reason: string, title: string): never {
+function refuse(reason: ErrorReason, title: string): never {
   throw new ApiError('conflict', title, { reason })
 }
 

@@ -30,8 +30,11 @@ import {
   putRecordsOp,
   recheckOp,
 } from './connect.ts'
-import { RAIL_OPERATIONS } from './rails.ts'
 import { connectionStatusOp } from './connection-status.ts'
+import { applyOp } from './api-rail.ts'
+import { reapplyOp } from './reapply.ts'
+import { PROVIDER_ACCOUNT_OPERATIONS } from './provider-accounts.ts'
+import { oauthCallbackOp, oauthStartOp } from './oauth-rail.ts'
 import { configOp, healthOp, plansOp, rbacOp } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, removeMemberOp, updateMemberOp } from './members.ts'
 import {
@@ -120,7 +123,11 @@ export const OPERATIONS: AnyOp[] = [
   createShareOp,
   getShareOp,
   recheckShareOp,
-  ...RAIL_OPERATIONS,
+  applyOp,
+  reapplyOp,
+  ...PROVIDER_ACCOUNT_OPERATIONS,
+  oauthStartOp,
+  oauthCallbackOp,
   listTemplatesOp,
   applyUrlOp,
   domainConnectStartOp,

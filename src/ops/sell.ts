@@ -3,7 +3,7 @@
 // SELL_PURCHASE_ENABLED every route that creates or moves an order answers 503 service_unavailable;
 // search stays open. The rules live in src/domain/sell.ts.
 import { Type } from '@sinclair/typebox'
-import { ApiError, invalid, notFound, unavailable } from '../errors.ts'
+import { invalid, notFound, unavailable } from '../errors.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
 import { askRegistrar, createQuote, fulfillOrder, orderOut, purchase, registrableName, requestHash, startCheckout, type OrderRow, type SellDeps } from '../domain/sell.ts'
 import { getApplicationInTenant, type ApplicationRow } from '../domain/tenancy.ts'

@@ -1,10 +1,14 @@
-// Snapshots of what users see (the OpenAPI document, MCP tools/list), committed under test/snapshots/
-// so a renamed field or tool shows as a diff in review. A mismatch fails with the changed leaves, one
-// line each (`~ path: old → new`, `- path: old`, `+ path: new`); UPDATE_SNAPSHOTS=1 rewrites the files.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+// The one snapshot helper: what users see (the OpenAPI document under test/snapshots/, MCP tools/list
+// per toolset under mcp/__toolsnaps__/) is committed, so a renamed field or tool shows as a diff in
+// review. A mismatch fails with the changed leaves, one line each (`~ path: old → new`, `- path: old`,
+// `+ path: new`); key order is not a change. `UPDATE_SNAPSHOTS=1` rewrites the files after a
+// deliberate change. A missing snapshot is written on a developer's machine, and refused in CI
+// (`CI` set): there a missing file means a snapshot that was never committed, and writing it would
+// pass a test that compared nothing.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
-const DIR = join(import.meta.dir, '../snapshots')
+const ROOT = join(import.meta.dir, '../..')
 const MAX_LINES = 60
 
 /** Every leaf of a JSON value as `path → JSON text`, in document order. */
@@ -15,7 +19,7 @@ function leaves(value: unknown, path = '$', out = new Map<string, string>()): Ma
   return out
 }
 
-/** The differences between two JSON values, readable: empty when they are equal. */
+/** The differences between two JSON values, readable: empty when they are equal (key order aside). */
 export function jsonDiff(before: unknown, after: unknown): string[] {
   const a = leaves(before)
   const b = leaves(after)
@@ -28,21 +32,36 @@ export function jsonDiff(before: unknown, after: unknown): string[] {
   return lines
 }
 
-/** Compares `value` with test/snapshots/<name>.json; throws a readable diff, or rewrites it with UPDATE_SNAPSHOTS=1. */
-export function matchSnapshot(name: string, value: unknown): void {
-  const file = join(DIR, `${name}.json`)
+export interface SnapshotEnv {
+  UPDATE_SNAPSHOTS?: string
+  CI?: string
+}
+
+const inCi = (env: SnapshotEnv) => !!env.CI && env.CI !== '0' && env.CI !== 'false'
+
+/**
+ * Compares `value` with the committed snapshot `file` (a path from the repository root); throws a
+ * readable diff. Writes the file with UPDATE_SNAPSHOTS=1, or when it is missing outside CI.
+ */
+export function matchSnapshot(file: string, value: unknown, env: SnapshotEnv = process.env as SnapshotEnv): void {
+  const path = join(ROOT, file)
   const text = JSON.stringify(value, null, 2) + '\n'
-  if (process.env.UPDATE_SNAPSHOTS === '1') {
-    writeFileSync(file, text)
+  const exists = existsSync(path)
+  if (inCi(env) && (!exists || env.UPDATE_SNAPSHOTS === '1')) {
+    throw new Error(`${exists ? 'Snapshots are not rewritten' : `No snapshot ${file}`} in CI: run the test with UPDATE_SNAPSHOTS=1 on your machine and commit ${file}`)
+  }
+  if (env.UPDATE_SNAPSHOTS === '1' || !exists) {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, text)
     return
   }
-  if (!existsSync(file)) throw new Error(`No snapshot test/snapshots/${name}.json yet: run the test with UPDATE_SNAPSHOTS=1 and commit the file`)
-  const saved = readFileSync(file, 'utf8')
+  const saved = readFileSync(path, 'utf8')
   if (saved === text) return
   const diff = jsonDiff(JSON.parse(saved), JSON.parse(text))
+  if (diff.length === 0) return
   const shown = diff.length > MAX_LINES ? [...diff.slice(0, MAX_LINES), `… and ${diff.length - MAX_LINES} more`] : diff
   throw new Error(
-    `${name} differs from test/snapshots/${name}.json (${diff.length || 'order or formatting'} change${diff.length === 1 ? '' : 's'}):\n` +
+    `${file} differs (${diff.length} change${diff.length === 1 ? '' : 's'}):\n` +
       shown.join('\n') +
       '\nIf the change is meant, regenerate with UPDATE_SNAPSHOTS=1 and commit the snapshot with it.',
   )

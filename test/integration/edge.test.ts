@@ -9,24 +9,22 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Pdns } from '../harness/pdns.ts'
-import type { Caddy, Pebble } from '../harness/edge.ts'
+import type { Caddy } from '../harness/edge.ts'
 import { liveConnection as live, startServed, type Served } from '../harness/served.ts'
 import { EDGE, provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
 
 let pdns: Pdns
 let caddy: Caddy
-let pebble: Pebble
 let p: TestPortico
 let served: Served
 let ws: Workspace
 let origin: ReturnType<typeof Bun.serve>
 const zone = `edge${Date.now().toString(36)}.test`
-const edgeHost = `edge.${zone}`
 
 beforeAll(async () => {
   served = await startServed(zone)
-  ;({ pdns, caddy, pebble, p } = served)
+  ;({ pdns, caddy, p } = served)
   ws = await provision(p)
   origin = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => new Response(`origin: ${req.headers.get('host')} ${new URL(req.url).pathname}`) })
 })

@@ -9,7 +9,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, Unaut
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js'
-import { livePortico, CookieJar, authorize, pkce, type LivePortico, approveInBrowser as approveInHarness } from '../harness/agents.ts'
+import { livePortico, authorize, pkce, type LivePortico, approveInBrowser as approveInHarness } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startPdns } from '../harness/pdns.ts'
 

@@ -1,12 +1,13 @@
 // The tools as agents see them:
-// - snapshots of tools/list per revision and toolset (mcp/__toolsnaps__), so a renamed tool, a changed
-//   schema or description fails here; `UPDATE_TOOLSNAPS=1` rewrites them after a deliberate change;
+// - snapshots of tools/list per toolset (mcp/__toolsnaps__/<toolset>.json, through the one snapshot
+//   helper, test/harness/snapshot.ts), the same file for both protocol revisions, so a renamed tool, a
+//   changed schema or description, or a revision that lists tools differently fails here;
+//   `UPDATE_SNAPSHOTS=1` rewrites them after a deliberate change;
 // - every tool called with only its required fields gets a real answer, never a refusal for a missing
 //   or unknown field (schemas and behaviour agree);
 // - the default toolset stays within its token budget, and toolsets are chosen by header or query.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { matchSnapshot } from '../harness/snapshot.ts'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -18,7 +19,6 @@ import { buildTools } from '../../mcp/tools.ts'
 import { TOOLSETS } from '../../mcp/toolsets.ts'
 import { toolsetTokens, TOKEN_BUDGET } from '../../scripts/mcp-tool-tokens.ts'
 
-const SNAPS = join(import.meta.dir, '../../mcp/__toolsnaps__')
 const CHOICES = ['default', ...Object.keys(TOOLSETS)]
 
 let p: LivePortico
@@ -63,15 +63,7 @@ describe('tools/list snapshots', () => {
   for (const revision of ['2025-11-25', '2026-07-28']) {
     for (const choice of CHOICES) {
       test(`${revision}, toolset ${choice}`, async () => {
-        const tools = await listWith(revision, choice)
-        const file = join(SNAPS, `${revision}.${choice}.json`)
-        const text = `${JSON.stringify(tools, null, 2)}\n`
-        if (process.env.UPDATE_TOOLSNAPS === '1') {
-          mkdirSync(SNAPS, { recursive: true })
-          writeFileSync(file, text)
-        }
-        expect(existsSync(file)).toBe(true)
-        expect(text).toBe(readFileSync(file, 'utf8'))
+        matchSnapshot(`mcp/__toolsnaps__/${choice}.json`, { tools: await listWith(revision, choice) })
       })
     }
   }

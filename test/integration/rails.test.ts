@@ -321,6 +321,62 @@ describe('provider accounts', () => {
     expect(ok.status).toBe(200)
     expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual([])
   })
+
+  test('a refusal does the same wherever it is met (src/domain/grants.ts): the table, site by site', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    const a = await account()
+    const r = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`shop.${zone}`] } })
+    const id = r.body.results[0].connection_id
+    const { seal } = await import('../../src/domain/provider-accounts.ts')
+    await p.db`update provider_accounts set credential_sealed = ${seal(p.config, 'revoked-key')} where id = ${a.id}`
+    const state = async () => {
+      const [acc] = await p.db`select status, last_error from provider_accounts where id = ${a.id}`
+      const [con] = await p.db`select reauthorize_needed_at is not null as flagged from connections where id = ${id}`
+      const failed = (await events(id)).filter((e) => e.type === 'connection.reapply.failed').length
+      return { account: acc.status as string, told: typeof acc.last_error === 'string' && acc.last_error.length > 0, flagged: con.flagged as boolean, failed }
+    }
+    const reset = async () => {
+      await p.db`update provider_accounts set status = 'active', last_error = null where id = ${a.id}`
+      await p.db`update connections set reauthorize_needed_at = null where id = ${id}`
+    }
+    const refusal = { reason: 'credential_refused', provider_message: expect.any(String) }
+
+    // use: a saved account connects — the account needs a new key; the connection is not flagged.
+    const use = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`x.${zone}`] } })
+    expect(use.status).toBe(422)
+    expect(use.body.details).toMatchObject(refusal)
+    expect(await state()).toEqual({ account: 'needs_reconnect', told: true, flagged: false, failed: 0 })
+    await reset()
+
+    // managed (:reapply): the account, the connection's re-consent flag and connection.reapply.failed.
+    const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+    expect(re.status).toBe(422)
+    expect(re.body.details).toMatchObject(refusal)
+    expect(await state()).toEqual({ account: 'needs_reconnect', told: true, flagged: true, failed: 1 })
+    await reset()
+
+    // managed (the monitor's repair rail): the same, and the repair says why it did not fix.
+    const [row] = await p.db`select * from connections where id = ${id}`
+    const repair = await p.services.monitorRepair!.repair(row, [])
+    expect(repair).toEqual({ fixed: false, detail: 'The DNS provider refused the stored grant; re-authorize the connection.' })
+    expect(await state()).toEqual({ account: 'needs_reconnect', told: true, flagged: true, failed: 2 })
+    await reset()
+
+    // removal through the stored grant: 409 with the plan; the account is flagged, the connection not.
+    const del = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+    expect(del.status).toBe(409)
+    expect(del.body).toMatchObject({ code: 'reauthorization_required', details: refusal })
+    expect(del.body.plan.access_detail).toBe('The provider refused the stored grant; it was revoked or expired')
+    expect(await state()).toEqual({ account: 'needs_reconnect', told: true, flagged: false, failed: 2 })
+    await reset()
+
+    // A credential given once and refused flags nothing: it was never Portico's to keep.
+    const once = await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey, body: { credential: 'another-wrong-key' } })
+    expect(once.status).toBe(409)
+    expect(once.body.plan.access_detail).toBe('The provider refused the credential given')
+    expect(await state()).toEqual({ account: 'active', told: false, flagged: false, failed: 2 })
+  })
 })
 
 describe('monitor repair through the grant', () => {

@@ -221,7 +221,7 @@ describe('Sell with REGISTRAR=namecom', () => {
     api.failNext(502)
     const down = await p.api('POST', '/v1/registrar/search', { token: ws.apiKey, body: { query: fresh() } })
     expect(down.status).toBe(503)
-    expect(down.body).toMatchObject({ code: 'service_unavailable', details: { reason: 'registry_error' } })
+    expect(down.body).toMatchObject({ code: 'service_unavailable', details: { reason: 'registrar_unavailable', registrar_reason: 'registry_error' } })
   })
 
   test('a create whose answer was lost: the order waits in registering, and the resume sweep finds it and captures once', async () => {

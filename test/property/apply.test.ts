@@ -1,7 +1,7 @@
 // Property: for random existing zones and random desired record sets, apply then disconnect leaves
 // the zone exactly as it was; re-applying the same set changes nothing; CAA and non-SPF TXT values
 // that were there survive the apply. Runs the planner (src/domain/record-plan.ts) on in-memory zones here;
-// test/integration/rails-property.test.ts runs the same property through PowerDNS.
+// test/property/apply-powerdns.test.ts runs the same property through PowerDNS.
 import { describe, test, expect } from 'bun:test'
 import fc from 'fast-check'
 import { applyChanges, planApply, planRevert } from '../../src/domain/record-plan.ts'

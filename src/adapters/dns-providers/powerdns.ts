@@ -4,7 +4,7 @@
 // PATCH /zones/{zone_id} with `changetype: REPLACE` / `DELETE` per RRset (atomic, 204). A wrong key is
 // 401; an unknown zone 404; a refused change 422 with `{"error": …}`.
 // The API URL comes from the integrator, so the caller checks it through the SSRF guard and hands the
-// checked address in as `pin` (src/domain/provider-accounts.ts `powerdnsTarget`).
+// checked address in as `pin` (src/domain/provider-accounts.ts `openProvider`).
 import { exchange, reasonOf, type ProviderHttp } from './http.ts'
 import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
 

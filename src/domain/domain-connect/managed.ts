@@ -1,6 +1,7 @@
 // A connection set up through Domain Connect's asynchronous rail is managed: Portico keeps the
 // provider's grant (async-api.ts) and uses it as the provider-API rails use theirs, to re-apply its
-// templates (`:reapply`, the monitor's repair) and to revert them on disconnect.
+// templates (`:reapply`, the monitor's repair) and to revert them on disconnect. Which grant a
+// connection has and what a refusal does are decided in src/domain/grants.ts.
 import { ApiError } from '../../errors.ts'
 import type { Config } from '../../config.ts'
 import type { Clock } from '../../clock.ts'
@@ -9,7 +10,7 @@ import type { Dns } from '../dns.ts'
 import type { ConnectionRow } from '../connections.ts'
 import { absoluteHost } from '../hostnames.ts'
 import type { RevertPlan } from '../record-plan.ts'
-import { grantOf, reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
+import { reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
 
 export interface ManagedDeps {
   db: Sql
@@ -34,17 +35,17 @@ export const grantRefused = (r: Extract<ApiOutcome<null>, { ok: false }>) => r.s
 /** An outcome the operations can answer: a refused grant is ProviderAuthenticationError, anything else a failed write. */
 export function grantFailure(g: GrantRow, r: Extract<ApiOutcome<null>, { ok: false }>): ApiError {
   return grantRefused(r)
-    ? new ApiError('ProviderAuthenticationError', `${g.dc_provider_id} refused the stored Domain Connect grant`, { provider: g.dc_provider_id, reason: r.error })
-    : new ApiError('dns_write_failed', `${g.dc_provider_id} did not apply the template: ${r.error}`, { provider: g.dc_provider_id, reason: r.error })
+    ? new ApiError('ProviderAuthenticationError', `${g.dc_provider_id} refused the stored Domain Connect grant`, { provider: g.dc_provider_id, reason: 'credential_refused', provider_message: r.error })
+    : new ApiError('dns_write_failed', `${g.dc_provider_id} did not apply the template: ${r.error}`, { provider: g.dc_provider_id, reason: 'provider_refused', provider_message: r.error })
 }
 
-export async function reapplyThroughGrant(deps: ManagedDeps, g: GrantRow): Promise<void> {
+export async function reapplyTemplates(deps: ManagedDeps, g: GrantRow): Promise<void> {
   const r = await reapplyWithGrant(grantDeps(deps), g)
   if (!r.ok) throw grantFailure(g, r)
 }
 
 /** Reverts the templates at the provider; the records they set are reported as removed. */
-export async function revertThroughGrant(deps: ManagedDeps, g: GrantRow, c: ConnectionRow): Promise<RevertPlan> {
+export async function revertTemplates(deps: ManagedDeps, g: GrantRow, c: ConnectionRow): Promise<RevertPlan> {
   const r = await revertWithGrant(grantDeps(deps), g)
   if (!r.ok) throw grantFailure(g, r)
   await deps.db`update domain_connect_grants set revoked_at = ${deps.clock.now()} where id = ${g.id} and revoked_at is null`
@@ -79,25 +80,5 @@ export function grantRemovalPlan(c: ConnectionRow, now: Date, why: string, provi
     removed: false,
     removed_at: null,
     result: null,
-  }
-}
-
-/**
- * Disconnect of a connection the async rail manages: its templates are reverted at the provider
- * through the kept grant. Without a usable grant, `reauthorization_required` with the removal plan.
- */
-export async function removeThroughGrant(deps: ManagedDeps, tenantId: string, c: ConnectionRow): Promise<{ plan: RevertPlan; via: string }> {
-  const now = deps.clock.now()
-  const g = await grantOf(deps.db, tenantId, c.id)
-  if (!g) throw new ApiError('reauthorization_required', undefined, undefined, { extra: { plan: grantRemovalPlan(c, now, 'Portico holds no Domain Connect grant for this connection any more', 'the DNS provider') } })
-  try {
-    return { plan: await revertThroughGrant(deps, g, c), via: 'domain_connect' }
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'ProviderAuthenticationError') {
-      throw new ApiError('reauthorization_required', undefined, { provider_reason: (err.details as { reason?: string })?.reason }, {
-        extra: { plan: grantRemovalPlan(c, now, 'The provider refused the stored Domain Connect grant; it was revoked or expired', g.dc_provider_id) },
-      })
-    }
-    throw err
   }
 }

@@ -1,0 +1,63 @@
+// The error vocabulary as clients and operators meet it: `details.reason` is always a catalogue code,
+// the provider's own words travel in `details.provider_message`, and the cause behind a refusal is
+// logged with the request id and never answered.
+import { afterEach, describe, expect, spyOn, test } from 'bun:test'
+import { ProviderError, type ProviderErrorKind } from '../../src/adapters/dns-providers/types.ts'
+import { providerFailure } from '../../src/domain/provider-accounts.ts'
+import { ApiError, ERROR_REASONS } from '../../src/errors.ts'
+import { toApiError } from '../../src/http/app.ts'
+import { log } from '../../src/logger.ts'
+
+// Every kind an adapter can throw: a new kind fails to compile here until it is listed, and then
+// must map to a catalogue reason below.
+const KINDS: Record<ProviderErrorKind, true> = {
+  auth: true,
+  permission: true,
+  plan_restricted: true,
+  rate_limited: true,
+  zone_not_found: true,
+  conflict: true,
+  write_failed: true,
+  unreachable: true,
+  unrepresentable: true,
+  too_many_pages: true,
+}
+
+describe('a provider failure as the contract error', () => {
+  for (const kind of Object.keys(KINDS) as ProviderErrorKind[]) {
+    test(`${kind}: a catalogue reason, and the provider's words in their own field`, () => {
+      const words = `the provider said no (${kind})`
+      const e = providerFailure(new ProviderError(kind, words, 400, 5), 'cloudflare', 'shop.example.com')
+      const d = e.details as { reason?: string; provider_message?: string }
+      if (kind === 'rate_limited') expect(e.code).toBe('rate_limited')
+      else expect(Object.keys(ERROR_REASONS)).toContain(d.reason!)
+      if (d.provider_message !== undefined) expect(d.provider_message).toBe(words)
+    })
+  }
+
+  test('a refused key says credential_refused and carries the provider\'s sentence apart', () => {
+    const e = providerFailure(new ProviderError('auth', 'Invalid API Token'), 'cloudflare')
+    expect(e.body()).toEqual({ code: 'ProviderAuthenticationError', title: 'The DNS provider rejected the credential', details: { provider: 'cloudflare', reason: 'credential_refused', provider_message: 'Invalid API Token' } })
+  })
+})
+
+describe('causes go to the log, never to the answer', () => {
+  const warn = spyOn(log, 'warn')
+  afterEach(() => warn.mockClear())
+
+  test('an adapter bug behind a 422 is logged with the request id', () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'records')")
+    const e = toApiError(providerFailure(bug, 'hetzner'), 'req_42', 'connections.apply')
+    expect(e.status).toBe(422)
+    expect(JSON.stringify(e.body())).not.toContain('Cannot read')
+    expect(warn).toHaveBeenCalledTimes(1)
+    const [msg, fields] = warn.mock.calls[0]!
+    expect(msg).toBe('error cause')
+    expect(fields).toMatchObject({ request_id: 'req_42', op: 'connections.apply', code: 'dns_write_failed', error: "Cannot read properties of undefined (reading 'records')" })
+  })
+
+  test('a refusal without a cause logs nothing extra', () => {
+    toApiError(new ApiError('not_found'), 'req_43')
+    expect(warn).not.toHaveBeenCalled()
+  })
+})
