@@ -169,7 +169,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
       await onRefusal(deps, err, 'managed', { provider: grant.provider, connection: c })
       throw err
     }
-    const row = await clearReauthorize(deps.db, c, now())
+    const row = await deps.db.begin((tx) => clearReauthorize(tx, c, now()))
     return { row, changed: true, zone: grant.grant.apex, updated: templateObjects(c) }
   }
   const a = grant.account
@@ -177,7 +177,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
   if (!cred) throw new ApiError('conflict', 'This connection is not managed: Portico holds no grant to change its records', { managed: false })
   try {
     const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed: true, rail: a.kind === 'oauth' ? 'oauth' : 'api', event: null })
-    await markAccountUsed(deps.db, a, now())
+    await deps.db.begin((tx) => markAccountUsed(tx, a, now()))
     return { row: w.row, changed: w.changed, zone: w.zone.name, updated: w.updated }
   } catch (err) {
     await onRefusal(deps, err, 'managed', { provider: grant.provider, account: a, connection: c })

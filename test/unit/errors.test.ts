@@ -53,7 +53,7 @@ describe('causes go to the log, never to the answer', () => {
     expect(warn).toHaveBeenCalledTimes(1)
     const [msg, fields] = warn.mock.calls[0]!
     expect(msg).toBe('error cause')
-    expect(fields).toMatchObject({ request_id: 'req_42', op: 'connections.apply', code: 'dns_write_failed', error: "Cannot read properties of undefined (reading 'records')" })
+    expect(fields).toMatchObject({ request_id: 'req_42', op: 'connections.apply', code: 'dns_write_failed', error: "TypeError: Cannot read properties of undefined (reading 'records')" })
   })
 
   test('a refusal without a cause logs nothing extra', () => {

@@ -23,7 +23,7 @@ const HOME = /['"`]((?:\/work|\/home|\/root|\/Users)\/[^'"`$]*)/g
  * locations, and any path into a machine's home or work folders, however it is used.
  */
 export function foreignPaths(code: string): string[] {
-  const read = [...code.matchAll(FILE_CALL)].map((m) => m[1]!).filter((p) => !ALLOWED.some((a) => p === a || p.startsWith(a.endsWith('/') ? a : `${a}/`)))
+  const read = [...code.matchAll(FILE_CALL)].map((m) => m[1]!).filter((p) => !ALLOWED.some((a) => p === a || p === a.replace(/\/$/, '') || p.startsWith(a.endsWith('/') ? a : `${a}/`)))
   const homes = [...code.matchAll(HOME)].map((m) => m[1]!)
   return [...new Set([...read, ...homes])]
 }
