@@ -67,8 +67,40 @@ function setAt(doc: Json, pointer: string, value: Json) {
   o[keys.at(-1)!] = value
 }
 
+/** Every key `documentation` (the model's prose, as HTML) left out, everywhere. */
+const withoutDocs = (node: Json): Json =>
+  Array.isArray(node) ? node.map(withoutDocs) : node && typeof node === 'object' ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'documentation').map(([k, v]) => [k, withoutDocs(v)])) : node
+
+/**
+ * An AWS service model (botocore's `service-2.json`, Smithy's JSON AST as botocore carries it):
+ * `operations` are the model's operation names (`ListHostedZones`); the operations and every shape
+ * they reach (input, output, errors, members, list members) are kept, their `documentation` prose
+ * left out.
+ */
+export function trimAwsModel(model: Json, operations: string[]): Json {
+  const out: Json = { version: model.version, metadata: model.metadata, operations: {}, shapes: {} }
+  const shapes = new Set<string>()
+  const visit = (name: string) => {
+    if (shapes.has(name)) return
+    const shape = model.shapes[name]
+    if (!shape) throw new Error(`shape ${name} is not in the model`)
+    shapes.add(name)
+    for (const m of Object.values<Json>(shape.members ?? {})) visit(m.shape)
+    for (const k of ['member', 'key', 'value']) if (shape[k]) visit(shape[k].shape)
+  }
+  for (const name of operations) {
+    const op = model.operations[name]
+    if (!op) throw new Error(`${name} is not an operation of the model`)
+    out.operations[name] = withoutDocs(op)
+    for (const ref of [op.input, op.output, ...(op.errors ?? [])]) if (ref) visit(ref.shape)
+  }
+  for (const name of [...shapes].sort()) out.shapes[name] = withoutDocs(model.shapes[name])
+  return out
+}
+
 export function trim(source: string, operations: string[]): Json {
   const main = load(source)
+  if (main.metadata?.protocol && main.shapes) return trimAwsModel(main, operations)
   const out: Json = {}
   for (const k of ['openapi', 'swagger', 'info', 'servers', 'host', 'basePath', 'schemes', 'consumes', 'produces', 'security', 'securityDefinitions']) if (main[k] !== undefined) out[k] = main[k]
   out.info = { title: main.info?.title, version: main.info?.version }

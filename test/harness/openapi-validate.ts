@@ -26,6 +26,13 @@ export interface ConformanceReport {
   checked: number
 }
 
+/** A published machine-readable description that recorded exchanges are checked against. */
+export interface DescriptionCheck {
+  /** The operations kept (`METHOD /template`), each of which the exchanges should reach. */
+  operations(): string[]
+  check(exchanges: Exchange[]): ConformanceReport
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 
 /** Swagger 2's `x-nullable`, OpenAPI 3.0's `nullable` and boolean exclusive bounds as JSON Schema, everywhere in a schema tree. */
@@ -46,7 +53,7 @@ function jsonSchema(node: Json): Json {
   return out
 }
 
-export class OpenApiDocument {
+export class OpenApiDocument implements DescriptionCheck {
   private readonly ajv = new Ajv({ strict: false, allErrors: true, logger: false })
   private readonly compiled = new Map<string, ValidateFunction>()
   private readonly templates: { method: string; template: string; re: RegExp; literal: number }[] = []

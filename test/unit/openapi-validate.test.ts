@@ -4,6 +4,7 @@
 import { describe, test, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { AwsRestXmlModel } from '../harness/aws-model-validate.ts'
 import { OpenApiDocument, type Exchange } from '../harness/openapi-validate.ts'
 
 const fixture = (id: string) => JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/provider-openapi', `${id}.json`), 'utf8'))
@@ -43,5 +44,50 @@ describe('OpenAPI conformance', () => {
     expect(netlify.check([{ method: 'GET', path: '/api/v1/dns_zones/z1/dns_records', query: {}, requestBody: '', status: 200, responseBody: JSON.stringify([row]) }]).violations).toEqual([])
     const bad = netlify.check([{ method: 'GET', path: '/api/v1/dns_zones/z1/dns_records', query: {}, requestBody: '', status: 200, responseBody: JSON.stringify([{ ...row, ttl: '3600' }]) }])
     expect(bad.violations).toEqual([expect.stringContaining('/*/ttl must be integer')])
+  })
+})
+
+describe('AWS REST-XML service model conformance (Route 53)', () => {
+  const route53 = new AwsRestXmlModel(fixture('route53'))
+  const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
+  const set = (inner: string) => `<ResourceRecordSet><Name>www.example.com.</Name><Type>A</Type>${inner}</ResourceRecordSet>`
+  const rrsets = (sets: string) => ({ method: 'GET', path: '/2013-04-01/hostedzone/Z1D633PJN98FT9/rrset', query: {}, requestBody: '', status: 200, responseBody: `<?xml version="1.0"?>\n<ListResourceRecordSetsResponse xmlns="${NS}"><ResourceRecordSets>${sets}</ResourceRecordSets><IsTruncated>false</IsTruncated><MaxItems>300</MaxItems></ListResourceRecordSetsResponse>` })
+  const change = (changes: string) => ({ method: 'POST', path: '/2013-04-01/hostedzone/Z1D633PJN98FT9/rrset/', query: {}, requestBody: `<?xml version="1.0" encoding="UTF-8"?>\n<ChangeResourceRecordSetsRequest xmlns="${NS}"><ChangeBatch><Changes>${changes}</Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`, status: 200, responseBody: `<ChangeResourceRecordSetsResponse xmlns="${NS}"><ChangeInfo><Id>/change/C2682N5HXP0BZ4</Id><Status>PENDING</Status><SubmittedAt>2026-11-26T12:00:00.000Z</SubmittedAt></ChangeInfo></ChangeResourceRecordSetsResponse>` })
+
+  test('a documented exchange passes and counts the operation as covered', () => {
+    const r = route53.check([rrsets(set('<TTL>300</TTL><ResourceRecords><ResourceRecord><Value>198.51.100.1</Value></ResourceRecord></ResourceRecords>')), change(`<Change><Action>UPSERT</Action>${set('<TTL>300</TTL><ResourceRecords><ResourceRecord><Value>198.51.100.1</Value></ResourceRecord></ResourceRecords>')}</Change>`)])
+    expect(r.violations).toEqual([])
+    expect([...r.covered].sort()).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset', 'POST /2013-04-01/hostedzone/{Id}/rrset/'])
+  })
+
+  test('a response of the wrong shape is a violation: an unknown element, a value out of its enum, a negative TTL, a missing required member', () => {
+    const r = route53.check([rrsets(set('<TTL>-1</TTL><Values><ResourceRecord><Value>198.51.100.1</Value></ResourceRecord></Values>').replace('<Type>A</Type>', '<Type>ALIAS</Type>'))])
+    expect(r.violations.map((v) => v.replace(/^GET \S+ \(200\): /, '')).sort()).toEqual([
+      'response ListResourceRecordSetsResponse/ResourceRecordSets/*/TTL: -1 is outside 0..2147483647 (TTL)',
+      'response ListResourceRecordSetsResponse/ResourceRecordSets/*/Type: "ALIAS" is not one of RRType (SOA, A, TXT, NS, CNAME, MX, NAPTR, PTR, SRV, SPF, AAAA, CAA, DS, TLSA, SSHFP, SVCB, HTTPS)',
+      'response ListResourceRecordSetsResponse/ResourceRecordSets/*: <Values> is not a member of ResourceRecordSet',
+    ])
+    expect(route53.check([{ ...rrsets(''), responseBody: `<ListResourceRecordSetsResponse xmlns="${NS}"><ResourceRecordSets></ResourceRecordSets></ListResourceRecordSetsResponse>` }]).violations.sort()).toEqual([
+      'GET /2013-04-01/hostedzone/{Id}/rrset (200): response ListResourceRecordSetsResponse: required member IsTruncated missing (ListResourceRecordSetsResponse)',
+      'GET /2013-04-01/hostedzone/{Id}/rrset (200): response ListResourceRecordSetsResponse: required member MaxItems missing (ListResourceRecordSetsResponse)',
+    ])
+  })
+
+  test('a request of the wrong shape is a violation: a wrong action, an empty record list, a wrong root, an unknown query parameter', () => {
+    expect(route53.check([change(`<Change><Action>REPLACE</Action>${set('<TTL>300</TTL><ResourceRecords></ResourceRecords>')}</Change>`)]).violations.sort()).toEqual([
+      'POST /2013-04-01/hostedzone/{Id}/rrset/ (200): request ChangeResourceRecordSetsRequest/ChangeBatch/Changes/*/Action: "REPLACE" is not one of ChangeAction (CREATE, DELETE, UPSERT)',
+      'POST /2013-04-01/hostedzone/{Id}/rrset/ (200): request ChangeResourceRecordSetsRequest/ChangeBatch/Changes/*/ResourceRecordSet/ResourceRecords: fewer than 1 items (ResourceRecords)',
+    ])
+    const wrongRoot = change('').requestBody.replace(/ChangeResourceRecordSetsRequest/g, 'ChangeBatchRequest')
+    expect(route53.check([{ ...change(''), requestBody: wrongRoot }]).violations).toEqual(['POST /2013-04-01/hostedzone/{Id}/rrset/ (200): request root <ChangeBatchRequest>, not <ChangeResourceRecordSetsRequest>'])
+    expect(route53.check([{ ...rrsets(''), query: { startname: 'www.example.com.' } }]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (200): query parameter startname is not an input of ListResourceRecordSets'])
+  })
+
+  test('an error must be one the operation documents, with its status', () => {
+    const err = (code: string, status: number) => ({ ...rrsets(''), status, responseBody: `<ErrorResponse xmlns="${NS}"><Error><Type>Sender</Type><Code>${code}</Code><Message>m</Message></Error><RequestId>r</RequestId></ErrorResponse>` })
+    expect(route53.check([err('NoSuchHostedZone', 404)]).violations).toEqual([])
+    expect(route53.check([err('NoSuchHostedZone', 400)]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (400): error NoSuchHostedZone is documented with status 404'])
+    expect(route53.check([err('InvalidChangeBatch', 400)]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (400): error InvalidChangeBatch is not documented for ListResourceRecordSets'])
+    expect(route53.check([{ ...err('x', 404), responseBody: '{"message":"not found"}' }]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (404): the error is not <ErrorResponse><Error><Code>'])
   })
 })

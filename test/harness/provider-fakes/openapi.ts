@@ -3,13 +3,14 @@
 // published document is known to disagree with the live API, the line says so and why.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { OpenApiDocument } from '../openapi-validate.ts'
+import { AwsRestXmlModel } from '../aws-model-validate.ts'
+import { OpenApiDocument, type DescriptionCheck } from '../openapi-validate.ts'
 
 const FIXTURES = join(import.meta.dir, '../../fixtures/provider-openapi')
-const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { document: string; base: string; operations: string[] }>
+const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { document: string; base: string; format?: 'aws-rest-xml'; operations: string[] }>
 
 export interface Conformance {
-  document: OpenApiDocument
+  document: DescriptionCheck
   source: string
   /** Violations that are the document's own gaps, not the adapter's or the stand-in's: each a regular expression with its reason. */
   exceptions: { match: RegExp; why: string }[]
@@ -42,6 +43,13 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
     // (https://openapi-v2.exoscale.com/topic/topic-api-request-signature and the API's error model).
     { match: /^GET \/dns-domain(\/\{domain-id\}\/record)? \((403|404|429)\): status \d+ is not documented$/, why: 'Exoscale documents only the 200 of each operation' },
   ],
+  route53: [
+    // https://docs.aws.amazon.com/Route53/latest/APIReference/CommonErrors.html: errors every AWS API
+    // answers (a throttled request, a key AWS does not know, a signature that does not match, a
+    // policy that refuses) are listed once for all services, not in the Route 53 model's operations.
+    { match: /^(GET|POST) \/2013-04-01\/hostedzone[^ ]* \(400\): error Throttling is not documented for \w+$/, why: 'Throttling (400) is one of AWS\'s common errors, not in the service model' },
+    { match: /^(GET|POST) \/2013-04-01\/hostedzone[^ ]* \(403\): error (InvalidClientTokenId|SignatureDoesNotMatch|MissingAuthenticationToken|AccessDenied) is not documented for \w+$/, why: 'refused credentials (403) are AWS\'s common errors, not in the service model' },
+  ],
   hostinger: [
     // https://developers.hostinger.com/#description/rate-limiting and the 404 of a domain outside the
     // account are described for the whole API, not per operation.
@@ -49,9 +57,15 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
   ],
 }
 
+/** The checker for a description's format: OpenAPI 3 / Swagger 2 (the default), an AWS REST-XML service model. */
+function describe(format: string | undefined, doc: unknown, base: string): DescriptionCheck {
+  if (format === 'aws-rest-xml') return new AwsRestXmlModel(doc, base)
+  return new OpenApiDocument(doc, base)
+}
+
 export const OPENAPI: Record<string, Conformance> = Object.fromEntries(
   Object.entries(SOURCES).map(([id, s]) => [
     id,
-    { document: new OpenApiDocument(JSON.parse(readFileSync(join(FIXTURES, `${id}.json`), 'utf8')), s.base), source: s.document, exceptions: EXCEPTIONS[id] ?? [] },
+    { document: describe(s.format, JSON.parse(readFileSync(join(FIXTURES, `${id}.json`), 'utf8')), s.base), source: s.document, exceptions: EXCEPTIONS[id] ?? [] },
   ]),
 )
