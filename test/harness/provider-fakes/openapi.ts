@@ -50,6 +50,11 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
     { match: /^(GET|POST) \/2013-04-01\/hostedzone[^ ]* \(400\): error Throttling is not documented for \w+$/, why: 'Throttling (400) is one of AWS\'s common errors, not in the service model' },
     { match: /^(GET|POST) \/2013-04-01\/hostedzone[^ ]* \(403\): error (InvalidClientTokenId|SignatureDoesNotMatch|MissingAuthenticationToken|AccessDenied) is not documented for \w+$/, why: 'refused credentials (403) are AWS\'s common errors, not in the service model' },
   ],
+  vultr: [
+    // The document's introduction: "If your application sends more than 30 requests per second, the
+    // API may return HTTP status code 429" (said once for the whole API, listed on no operation).
+    { match: /^GET \/domains(\/\{dns-domain\}\/records)? \(429\): status 429 is not documented$/, why: 'Vultr documents its 429 in the document\'s introduction only' },
+  ],
   hostinger: [
     // https://developers.hostinger.com/#description/rate-limiting and the 404 of a domain outside the
     // account are described for the whole API, not per operation.
