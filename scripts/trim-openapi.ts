@@ -1,6 +1,7 @@
-// Trims a provider's published OpenAPI (3.x) or Swagger (2.0) document to the operations a Portico
-// adapter uses, for the stand-in conformance check (test/harness/openapi-validate.ts). Run once per
-// provider when its document changes:
+// Trims a provider's published OpenAPI (3.x) or Swagger (2.0) document, AWS service model (botocore's
+// service-2.json) or Google discovery document to the operations a Portico adapter uses, for the
+// stand-in conformance check (test/harness/openapi-validate.ts, aws-model-validate.ts, discovery.ts).
+// Run once per provider when its document changes:
 //
 //   bun scripts/trim-openapi.ts <provider id> <the document, YAML or JSON, as published>
 //
@@ -98,9 +99,60 @@ export function trimAwsModel(model: Json, operations: string[]): Json {
   return out
 }
 
+/** A discovery schema or method without its prose (`description`, `enumDescriptions`); property names stay, whatever they are called. */
+const withoutProse = (node: Json): Json =>
+  Array.isArray(node)
+    ? node.map(withoutProse)
+    : node && typeof node === 'object'
+      ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'description' && k !== 'enumDescriptions').map(([k, v]) => [k, k === 'properties' || k === 'parameters' ? Object.fromEntries(Object.entries<Json>(v).map(([p, s]) => [p, withoutProse(s)])) : withoutProse(v)]))
+      : node
+
+/**
+ * A Google API discovery document: `operations` are method ids (`dns.changes.create`); the methods
+ * (under their resources), the schemas they reach (by name, transitively) and the document's
+ * identity (name, version, revision, URLs) are kept, their prose left out, as are the API-wide query
+ * parameters (alt, fields, key…), which Portico does not send.
+ */
+export function trimDiscovery(doc: Json, operations: string[]): Json {
+  const out: Json = {}
+  for (const k of ['kind', 'discoveryVersion', 'id', 'name', 'version', 'revision', 'title', 'protocol', 'rootUrl', 'servicePath', 'basePath', 'baseUrl']) if (doc[k] !== undefined) out[k] = doc[k]
+  out.resources = {}
+  const names = new Set<string>()
+  const reachNames = (node: Json) => {
+    if (Array.isArray(node)) return node.forEach(reachNames)
+    if (!node || typeof node !== 'object') return
+    if (typeof node.$ref === 'string' && !names.has(node.$ref)) {
+      names.add(node.$ref)
+      if (!doc.schemas?.[node.$ref]) throw new Error(`schema ${node.$ref} is not in the document`)
+      reachNames(doc.schemas[node.$ref])
+    }
+    for (const v of Object.values(node)) reachNames(v)
+  }
+  const walk = (resources: Json, into: Json) => {
+    for (const [name, r] of Object.entries<Json>(resources ?? {})) {
+      for (const [m, method] of Object.entries<Json>(r.methods ?? {})) {
+        if (!operations.includes(method.id)) continue
+        ;((into[name] ??= {}).methods ??= {})[m] = withoutProse(method)
+        reachNames(method)
+      }
+      if (r.resources) {
+        const nested: Json = {}
+        walk(r.resources, nested)
+        if (Object.keys(nested).length) (into[name] ??= {}).resources = nested
+      }
+    }
+  }
+  walk(doc.resources, out.resources)
+  const found = JSON.stringify(out.resources)
+  for (const id of operations) if (!found.includes(`"id":"${id}"`)) throw new Error(`${id} is not a method of the document`)
+  out.schemas = Object.fromEntries([...names].sort().map((n) => [n, withoutProse(doc.schemas[n])]))
+  return out
+}
+
 export function trim(source: string, operations: string[]): Json {
   const main = load(source)
   if (main.metadata?.protocol && main.shapes) return trimAwsModel(main, operations)
+  if (main.kind === 'discovery#restDescription') return trimDiscovery(main, operations)
   const out: Json = {}
   for (const k of ['openapi', 'swagger', 'info', 'servers', 'host', 'basePath', 'schemes', 'consumes', 'produces', 'security', 'securityDefinitions']) if (main[k] !== undefined) out[k] = main[k]
   out.info = { title: main.info?.title, version: main.info?.version }

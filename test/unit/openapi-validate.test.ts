@@ -4,7 +4,9 @@
 import { describe, test, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { trimAwsModel, trimDiscovery } from '../../scripts/trim-openapi.ts'
 import { AwsRestXmlModel } from '../harness/aws-model-validate.ts'
+import { discoveryToOpenApi } from '../harness/discovery.ts'
 import { OpenApiDocument, type Exchange } from '../harness/openapi-validate.ts'
 
 const fixture = (id: string) => JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/provider-openapi', `${id}.json`), 'utf8'))
@@ -83,11 +85,59 @@ describe('AWS REST-XML service model conformance (Route 53)', () => {
     expect(route53.check([{ ...rrsets(''), query: { startname: 'www.example.com.' } }]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (200): query parameter startname is not an input of ListResourceRecordSets'])
   })
 
+  test('trimming keeps the operations asked for and every shape they reach, without the documentation', () => {
+    const model = fixture('route53')
+    model.operations.GetChange = { name: 'GetChange', http: { method: 'GET', requestUri: '/2013-04-01/change/{Id}' }, input: { shape: 'GetChangeRequest' }, documentation: '<p>Returns the current status of a change batch.</p>' }
+    model.shapes.GetChangeRequest = { type: 'structure', required: ['Id'], members: { Id: { shape: 'ChangeId', location: 'uri', locationName: 'Id', documentation: '<p>The ID of the change batch.</p>' } } }
+    model.shapes.ChangeId = { type: 'string', max: 6500 }
+    expect(trimAwsModel(model, ['GetChange'])).toEqual({ version: model.version, metadata: model.metadata, operations: { GetChange: { name: 'GetChange', http: { method: 'GET', requestUri: '/2013-04-01/change/{Id}' }, input: { shape: 'GetChangeRequest' } } }, shapes: { ChangeId: { type: 'string', max: 6500 }, GetChangeRequest: { type: 'structure', required: ['Id'], members: { Id: { shape: 'ChangeId', location: 'uri', locationName: 'Id' } } } } })
+    expect(trimAwsModel(model, ['ListHostedZones', 'ListResourceRecordSets', 'ChangeResourceRecordSets'])).toEqual(fixture('route53'))
+  })
+
   test('an error must be one the operation documents, with its status', () => {
     const err = (code: string, status: number) => ({ ...rrsets(''), status, responseBody: `<ErrorResponse xmlns="${NS}"><Error><Type>Sender</Type><Code>${code}</Code><Message>m</Message></Error><RequestId>r</RequestId></ErrorResponse>` })
     expect(route53.check([err('NoSuchHostedZone', 404)]).violations).toEqual([])
     expect(route53.check([err('NoSuchHostedZone', 400)]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (400): error NoSuchHostedZone is documented with status 404'])
     expect(route53.check([err('InvalidChangeBatch', 400)]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (400): error InvalidChangeBatch is not documented for ListResourceRecordSets'])
     expect(route53.check([{ ...err('x', 404), responseBody: '{"message":"not found"}' }]).violations).toEqual(['GET /2013-04-01/hostedzone/{Id}/rrset (404): the error is not <ErrorResponse><Error><Code>'])
+  })
+})
+
+describe('Google discovery document conformance (Cloud DNS)', () => {
+  const google = new OpenApiDocument(discoveryToOpenApi(fixture('google-cloud-dns')), '')
+  const rrsets = (rows: unknown[]) => ({ method: 'GET', path: '/dns/v1/projects/p1/managedZones/z1/rrsets', query: { maxResults: '1000' }, requestBody: '', status: 200, responseBody: JSON.stringify({ kind: 'dns#resourceRecordSetsListResponse', rrsets: rows }) })
+  const a = { kind: 'dns#resourceRecordSet', name: 'www.example.com.', type: 'A', ttl: 300, rrdatas: ['198.51.100.1'] }
+
+  test('a documented exchange passes and counts the method as covered', () => {
+    const change = { method: 'POST', path: '/dns/v1/projects/p1/managedZones/z1/changes', query: {}, requestBody: JSON.stringify({ additions: [a], deletions: [] }), status: 200, responseBody: JSON.stringify({ kind: 'dns#change', id: '7', status: 'done', additions: [a] }) }
+    const r = google.check([rrsets([a]), change])
+    expect(r.violations).toEqual([])
+    expect([...r.covered].sort()).toEqual(['GET /dns/v1/projects/{project}/managedZones/{managedZone}/rrsets', 'POST /dns/v1/projects/{project}/managedZones/{managedZone}/changes'])
+  })
+
+  test('a body of the wrong shape is a violation: a TTL as text, rrdatas as one string, a status out of its enum', () => {
+    expect(google.check([rrsets([{ ...a, ttl: '300' }])]).violations).toEqual(['GET /dns/v1/projects/{project}/managedZones/{managedZone}/rrsets (200): response /rrsets/*/ttl must be integer'])
+    const change = { method: 'POST', path: '/dns/v1/projects/p1/managedZones/z1/changes', query: {}, requestBody: JSON.stringify({ additions: [{ ...a, rrdatas: '198.51.100.1' }] }), status: 200, responseBody: JSON.stringify({ kind: 'dns#change', status: 'applied' }) }
+    expect(google.check([change]).violations.sort()).toEqual([
+      'POST /dns/v1/projects/{project}/managedZones/{managedZone}/changes (200): request /additions/*/rrdatas must be array',
+      'POST /dns/v1/projects/{project}/managedZones/{managedZone}/changes (200): response /status must be equal to one of the allowed values',
+    ])
+  })
+
+  test('errors are not in a discovery document, and a method it does not have is not an operation', () => {
+    expect(google.check([{ ...rrsets([]), status: 404, responseBody: '{"error":{"code":404}}' }]).violations).toEqual(['GET /dns/v1/projects/{project}/managedZones/{managedZone}/rrsets (404): status 404 is not documented'])
+    expect(google.check([{ ...rrsets([]), path: '/dns/v1/projects/p1/managedZones/z1/rrsets/www.example.com./A' }]).violations).toEqual(['GET /dns/v1/projects/p1/managedZones/z1/rrsets/www.example.com./A (200): not an operation of the document'])
+  })
+
+  test('trimming keeps the methods asked for and the schemas they reach, without their prose', () => {
+    const doc = fixture('google-cloud-dns')
+    doc.resources.policies = { methods: { list: { id: 'dns.policies.list', path: 'dns/v1/projects/{project}/policies', httpMethod: 'GET', description: 'Enumerates all Policies.', response: { $ref: 'PoliciesListResponse' } } } }
+    doc.schemas.PoliciesListResponse = { id: 'PoliciesListResponse', type: 'object', properties: { description: { type: 'string', description: 'a property called description stays' } } }
+    doc.schemas.Change.description = 'A Change represents a set of ResourceRecordSet additions and deletions.'
+    const trimmed = trimDiscovery(doc, ['dns.policies.list'])
+    expect(Object.keys(trimmed.resources)).toEqual(['policies'])
+    expect(trimmed.schemas).toEqual({ PoliciesListResponse: { id: 'PoliciesListResponse', type: 'object', properties: { description: { type: 'string' } } } })
+    expect(trimDiscovery(doc, ['dns.managedZones.list', 'dns.resourceRecordSets.list', 'dns.changes.create'])).toEqual(fixture('google-cloud-dns'))
+    expect(() => trimDiscovery(doc, ['dns.projects.get'])).toThrow('dns.projects.get is not a method of the document')
   })
 })

@@ -4,10 +4,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AwsRestXmlModel } from '../aws-model-validate.ts'
+import { discoveryToOpenApi } from '../discovery.ts'
 import { OpenApiDocument, type DescriptionCheck } from '../openapi-validate.ts'
 
 const FIXTURES = join(import.meta.dir, '../../fixtures/provider-openapi')
-const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { document: string; base: string; format?: 'aws-rest-xml'; operations: string[] }>
+const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { document: string; base: string; format?: 'aws-rest-xml' | 'google-discovery'; operations: string[] }>
 
 export interface Conformance {
   document: DescriptionCheck
@@ -55,6 +56,15 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
     // API may return HTTP status code 429" (said once for the whole API, listed on no operation).
     { match: /^GET \/domains(\/\{dns-domain\}\/records)? \(429\): status 429 is not documented$/, why: 'Vultr documents its 429 in the document\'s introduction only' },
   ],
+  'google-cloud-dns': [
+    // A service-account key is exchanged for an access token at Google's OAuth 2.0 token endpoint
+    // (https://developers.google.com/identity/protocols/oauth2/service-account, RFC 7523), which is
+    // not part of the Cloud DNS API.
+    { match: /^POST \/token \((200|400)\): not an operation of the document$/, why: 'the OAuth 2.0 token endpoint is Google\'s sign-in service, not Cloud DNS' },
+    // A discovery document describes no error answers: Google's errors ({error: {code, message,
+    // status, errors}}) are described once for every API (https://cloud.google.com/apis/design/errors).
+    { match: /^(GET|POST) \/dns\/v1\/projects\/\{project\}\/managedZones(\/\{managedZone\}\/(rrsets|changes))? \((400|401|403|404|409|412|429)\): status \d+ is not documented$/, why: 'discovery documents carry no errors; Google describes them for all its APIs at once' },
+  ],
   hostinger: [
     // https://developers.hostinger.com/#description/rate-limiting and the 404 of a domain outside the
     // account are described for the whole API, not per operation.
@@ -62,9 +72,10 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
   ],
 }
 
-/** The checker for a description's format: OpenAPI 3 / Swagger 2 (the default), an AWS REST-XML service model. */
+/** The checker for a description's format: OpenAPI 3 / Swagger 2 (the default), an AWS REST-XML service model, a Google discovery document. */
 function describe(format: string | undefined, doc: unknown, base: string): DescriptionCheck {
   if (format === 'aws-rest-xml') return new AwsRestXmlModel(doc, base)
+  if (format === 'google-discovery') return new OpenApiDocument(discoveryToOpenApi(doc), base)
   return new OpenApiDocument(doc, base)
 }
 
