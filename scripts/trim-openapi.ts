@@ -104,7 +104,7 @@ const withoutProse = (node: Json): Json =>
   Array.isArray(node)
     ? node.map(withoutProse)
     : node && typeof node === 'object'
-      ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'description' && k !== 'enumDescriptions').map(([k, v]) => [k, k === 'properties' || k === 'parameters' ? Object.fromEntries(Object.entries<Json>(v).map(([p, s]) => [p, withoutProse(s)])) : withoutProse(v)]))
+      ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'description' && k !== 'enumDescriptions').map(([k, v]) => [k, k === 'properties' || k === 'parameters' ? Object.fromEntries(Object.entries<Json>(v as Json).map(([p, s]) => [p, withoutProse(s)])) : withoutProse(v)]))
       : node
 
 /**
