@@ -62,11 +62,13 @@ export class OpenApiDocument implements DescriptionCheck {
     private readonly doc: Json,
     /** The path prefix the document's own paths sit under on the wire (`/v2`, `/api/v1`). */
     private readonly base: string,
+    /** Paths match whatever their case (Azure Resource Manager's resource paths are case-insensitive: `dnszones` is `dnsZones`). */
+    options: { ignoreCase?: boolean } = {},
   ) {
     addFormats(this.ajv)
     this.ajv.addSchema(jsonSchema({ components: doc.components ?? {}, definitions: doc.definitions ?? {} }), 'doc')
     for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
-      const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$')
+      const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$', options.ignoreCase ? 'i' : '')
       for (const m of METHODS) if (item[m]) this.templates.push({ method: m.toUpperCase(), template, re, literal: template.replace(/\{[^}]+\}/g, '').length })
     }
     this.templates.sort((a, b) => b.literal - a.literal)

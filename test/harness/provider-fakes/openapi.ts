@@ -8,7 +8,7 @@ import { discoveryToOpenApi } from '../discovery.ts'
 import { OpenApiDocument, type DescriptionCheck } from '../openapi-validate.ts'
 
 const FIXTURES = join(import.meta.dir, '../../fixtures/provider-openapi')
-const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { document: string; base: string; format?: 'aws-rest-xml' | 'google-discovery'; operations: string[] }>
+const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { document: string; base: string; format?: 'aws-rest-xml' | 'google-discovery'; pathsIgnoreCase?: boolean; operations: string[] }>
 
 export interface Conformance {
   document: DescriptionCheck
@@ -65,6 +65,12 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
     // status, errors}}) are described once for every API (https://cloud.google.com/apis/design/errors).
     { match: /^(GET|POST) \/dns\/v1\/projects\/\{project\}\/managedZones(\/\{managedZone\}\/(rrsets|changes))? \((400|401|403|404|409|412|429)\): status \d+ is not documented$/, why: 'discovery documents carry no errors; Google describes them for all its APIs at once' },
   ],
+  azure: [
+    // A service principal's token comes from Microsoft Entra ID's client-credentials grant
+    // (https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow), not
+    // from Resource Manager, whose DNS document this is.
+    { match: /^POST \/[^/]+\/oauth2\/v2\.0\/token \((200|400|401)\): not an operation of the document$/, why: 'the token endpoint is Microsoft Entra ID\'s, not Azure DNS\'s' },
+  ],
   hostinger: [
     // https://developers.hostinger.com/#description/rate-limiting and the 404 of a domain outside the
     // account are described for the whole API, not per operation.
@@ -73,15 +79,15 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
 }
 
 /** The checker for a description's format: OpenAPI 3 / Swagger 2 (the default), an AWS REST-XML service model, a Google discovery document. */
-function describe(format: string | undefined, doc: unknown, base: string): DescriptionCheck {
-  if (format === 'aws-rest-xml') return new AwsRestXmlModel(doc, base)
-  if (format === 'google-discovery') return new OpenApiDocument(discoveryToOpenApi(doc), base)
-  return new OpenApiDocument(doc, base)
+function describe(s: (typeof SOURCES)[string], doc: unknown): DescriptionCheck {
+  if (s.format === 'aws-rest-xml') return new AwsRestXmlModel(doc, s.base)
+  if (s.format === 'google-discovery') return new OpenApiDocument(discoveryToOpenApi(doc), s.base)
+  return new OpenApiDocument(doc, s.base, { ignoreCase: s.pathsIgnoreCase })
 }
 
 export const OPENAPI: Record<string, Conformance> = Object.fromEntries(
   Object.entries(SOURCES).map(([id, s]) => [
     id,
-    { document: describe(s.format, JSON.parse(readFileSync(join(FIXTURES, `${id}.json`), 'utf8')), s.base), source: s.document, exceptions: EXCEPTIONS[id] ?? [] },
+    { document: describe(s, JSON.parse(readFileSync(join(FIXTURES, `${id}.json`), 'utf8'))), source: s.document, exceptions: EXCEPTIONS[id] ?? [] },
   ]),
 )
