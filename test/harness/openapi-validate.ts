@@ -106,7 +106,8 @@ export class OpenApiDocument implements DescriptionCheck {
   }
 
   private responseSchema(op: Json, status: number): { documented: boolean; schema: Json | null } {
-    const r = this.ref(op.responses?.[String(status)] ?? op.responses?.[`${String(status)[0]}XX`] ?? op.responses?.default)
+    // A range is `4XX` in OpenAPI 3; some documents (Hetzner's) write it `4xx`, meaning the same.
+    const r = this.ref(op.responses?.[String(status)] ?? op.responses?.[`${String(status)[0]}XX`] ?? op.responses?.[`${String(status)[0]}xx`] ?? op.responses?.default)
     if (!r) return { documented: false, schema: null }
     if (r.schema) return { documented: true, schema: r.schema }
     const media = r.content && (r.content['application/json'] ?? Object.entries<Json>(r.content).find(([t]) => t.includes('json'))?.[1])
