@@ -55,7 +55,10 @@ export const hetzner = defineCard({
     { text: 'Hetzner Robot / konsoleH DNS is another product with another API; its nameservers are catalogued apart.', cite: ['zones'] },
   ],
   seeds: (zone) => [
-    { shape: 'a TXT set whose records carry comments, at the apex where Portico merges SPF', row: { name: '@', type: 'SPF', ttl: null, records: [{ value: '"v=spf1 -all"', comment: 'legacy SPF type, keep' }] } },
+    // Hetzner has no SPF type (the published document's RRSet types: A, AAAA, CAA, CNAME, DS, HINFO,
+    // HTTPS, MX, NS, PTR, RP, SOA, SRV, SVCB, TLSA, TXT): the policy lives in the apex TXT set.
+    { shape: 'a TXT set whose records carry comments, at the apex where Portico merges SPF', row: { name: '@', type: 'TXT', ttl: 3600, records: [{ value: '"google-site-verification=abc"', comment: 'Search Console' }, { value: '"v=spf1 include:_spf.google.com ~all"', comment: 'mail, keep' }] } },
+    { shape: 'an RP set (a type Portico does not write)', row: { name: '@', type: 'RP', ttl: 3600, records: [{ value: `hostmaster.${zone}. .` }] } },
     { shape: 'a set under change protection', row: { name: 'vpn', type: 'A', ttl: 300, records: [{ value: '198.51.100.77', comment: 'office VPN' }], protection: { change: true }, labels: { owner: 'it' } } },
     { shape: 'a CAA set with a comment where Portico adds its CA', row: { name: '@', type: 'CAA', ttl: 3600, records: [{ value: '0 issue "letsencrypt.org"', comment: 'ACME' }] } },
     { shape: 'a protected AAAA set at the www name Portico points elsewhere', row: { name: 'www', type: 'AAAA', ttl: 300, records: [{ value: '2001:db8::7' }], protection: { change: true } }, blocks: true },
