@@ -48,6 +48,8 @@ function jsonSchema(node: Json): Json {
     if (out[bound] === undefined) delete out[bound]
   }
   if (out['x-nullable'] === true) out.nullable = true
+  // OpenAPI 3.0.3: `nullable: true` adds null to the allowed values, an enum's included.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
   if (out.nullable === true && out.type === undefined && out.$ref === undefined && !out.allOf && !out.oneOf && !out.anyOf) delete out.nullable
   if (out.nullable === true && out.$ref !== undefined) return { anyOf: [{ $ref: out.$ref }, { type: 'null' }] }
   return out

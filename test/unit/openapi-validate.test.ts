@@ -41,6 +41,16 @@ describe('OpenAPI conformance', () => {
     expect(digitalocean.check([ex({ path: '/v2/domains/example.com/zonefile' })]).violations).toEqual(['GET /v2/domains/example.com/zonefile (200): not an operation of the document'])
   })
 
+  test('a nullable enum allows null and nothing outside the enum (OpenAPI 3.0.3); a 4xx range in lower case is a range', () => {
+    const linode = new OpenApiDocument(fixture('linode'), '/v4')
+    const row = { id: 1, type: 'CAA', name: 'www', target: 'letsencrypt.org', priority: 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: 3600, tag: null as string | null }
+    const list = (r: typeof row) => ({ method: 'GET', path: '/v4/domains/1/records', query: {}, requestBody: '', status: 200, responseBody: JSON.stringify({ data: [r], page: 1, pages: 1, results: 1 }) })
+    expect(linode.check([list(row), list({ ...row, tag: 'issue' })]).violations).toEqual([])
+    expect(linode.check([list({ ...row, tag: 'issuer' })]).violations).toEqual(['GET /domains/{domainId}/records (200): response /data/*/tag must be equal to one of the allowed values'])
+    const hetzner = new OpenApiDocument(fixture('hetzner'), '/v1')
+    expect(hetzner.check([{ method: 'GET', path: '/v1/zones', query: {}, requestBody: '', status: 404, responseBody: JSON.stringify({ error: { code: 'not_found', message: 'zone not found', details: {} } }) }]).violations).toEqual([])
+  })
+
   test('Swagger 2 documents under a base path are read the same way', () => {
     const row = { id: 'r1', hostname: 'www.example.com', type: 'A', value: '198.51.100.1', ttl: 3600, priority: 0, dns_zone_id: 'z1', site_id: 's1', flag: 0, tag: '', managed: false }
     expect(netlify.check([{ method: 'GET', path: '/api/v1/dns_zones/z1/dns_records', query: {}, requestBody: '', status: 200, responseBody: JSON.stringify([row]) }]).violations).toEqual([])

@@ -71,6 +71,15 @@ const EXCEPTIONS: Record<string, Conformance['exceptions']> = {
     // from Resource Manager, whose DNS document this is.
     { match: /^POST \/[^/]+\/oauth2\/v2\.0\/token \((200|400|401)\): not an operation of the document$/, why: 'the token endpoint is Microsoft Entra ID\'s, not Azure DNS\'s' },
   ],
+  linode: [
+    // The document gives a record's name minLength 1, yet its own prose asks for "" for a Null MX and
+    // for a CAA record on the whole Domain, and the API answers "" for every record at the apex (as
+    // linodego and octodns read it).
+    { match: /^(GET|POST) \/domains\/\{domainId\}\/records \((200)\): (request|response) (\/data\/\*)?\/name must NOT have fewer than 1 characters$/, why: 'Linode\'s apex records are named "", which the document\'s prose allows and its minLength does not' },
+    // https://techdocs.akamai.com/linode-api/reference/errors and …/rate-limits: errors (404 for a
+    // Domain the token does not reach) and 429 are described once for the whole API.
+    { match: /^GET \/domains(\/\{domainId\}\/records)? \((401|403|404|429)\): status \d+ is not documented$/, why: 'Linode describes its errors and rate limits for the whole API only' },
+  ],
   hostinger: [
     // https://developers.hostinger.com/#description/rate-limiting and the 404 of a domain outside the
     // account are described for the whole API, not per operation.
