@@ -3,8 +3,9 @@
 // stand-in conformance check (test/harness/openapi-validate.ts, aws-model-validate.ts, discovery.ts).
 // Run once per provider when its document changes:
 //
-//   bun scripts/trim-openapi.ts <provider id> <the document, YAML or JSON, as published>
+//   bun scripts/trim-openapi.ts <provider id> <the document, YAML or JSON, as published> [more parts]
 //
+// A document split into one file per service (as a copy may be) is given as all of its parts.
 // The operations kept are the ones `test/fixtures/provider-openapi/sources.json` lists for the id.
 // References into other files of a multi-file document are inlined; references inside the document
 // (`#/components/…`, `#/definitions/…`) are kept, with every component they reach, transitively.
@@ -149,8 +150,32 @@ export function trimDiscovery(doc: Json, operations: string[]): Json {
   return out
 }
 
-export function trim(source: string, operations: string[]): Json {
-  const main = load(source)
+/**
+ * Parts of one OpenAPI document published (or copied) as several files, one per service: their
+ * paths and components together. A component two parts define differently is an error.
+ */
+export function mergeParts(parts: Json[]): Json {
+  const main: Json = { ...parts[0], paths: {}, components: {} }
+  for (const part of parts) {
+    for (const [path, item] of Object.entries<Json>(part.paths ?? {})) {
+      if (main.paths[path]) throw new Error(`${path} is in two parts`)
+      main.paths[path] = item
+    }
+    for (const [kind, entries] of Object.entries<Json>(part.components ?? {})) {
+      for (const [name, value] of Object.entries<Json>(entries)) {
+        const have = main.components[kind]?.[name]
+        if (have !== undefined && JSON.stringify(have) !== JSON.stringify(value)) throw new Error(`components.${kind}.${name} differs between parts`)
+        ;(main.components[kind] ??= {})[name] = value
+      }
+    }
+  }
+  return main
+}
+
+export function trim(source: string | string[], operations: string[]): Json {
+  const files = Array.isArray(source) ? source : [source]
+  const main = files.length === 1 ? load(files[0]!) : mergeParts(files.map(load))
+  source = files[0]!
   if (main.metadata?.protocol && main.shapes) return trimAwsModel(main, operations)
   if (main.kind === 'discovery#restDescription') return trimDiscovery(main, operations)
   const out: Json = {}
@@ -179,9 +204,9 @@ export function trim(source: string, operations: string[]): Json {
 }
 
 if (import.meta.main) {
-  const [id, source] = process.argv.slice(2)
-  if (!id || !source) {
-    console.error('usage: bun scripts/trim-openapi.ts <provider id> <document>')
+  const [id, ...source] = process.argv.slice(2)
+  if (!id || !source.length) {
+    console.error('usage: bun scripts/trim-openapi.ts <provider id> <document> [more parts of the same document]')
     process.exit(2)
   }
   const sources = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { operations: string[] }>

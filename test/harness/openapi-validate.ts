@@ -36,10 +36,14 @@ export interface DescriptionCheck {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 
 /** Swagger 2's `x-nullable`, OpenAPI 3.0's `nullable` and boolean exclusive bounds as JSON Schema, everywhere in a schema tree. */
-function jsonSchema(node: Json): Json {
-  if (Array.isArray(node)) return node.map(jsonSchema)
+function jsonSchema(node: Json, oneOfAsAnyOf = false): Json {
+  if (Array.isArray(node)) return node.map((n) => jsonSchema(n, oneOfAsAnyOf))
   if (!node || typeof node !== 'object') return node
-  const out: Json = Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'example' && k !== 'examples' && k !== 'discriminator' && k !== 'xml').map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, jsonSchema(s)])) : jsonSchema(v)]))
+  const out: Json = Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== 'example' && k !== 'examples' && k !== 'discriminator' && k !== 'xml')
+      .map(([k, v]) => [k === 'oneOf' && oneOfAsAnyOf ? 'anyOf' : k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, jsonSchema(s, oneOfAsAnyOf)])) : jsonSchema(v, oneOfAsAnyOf)]),
+  )
   // OpenAPI 3.0 (JSON Schema draft 4) spells exclusive bounds as booleans beside minimum/maximum.
   for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
     if (typeof out[ex] !== 'boolean') continue
@@ -59,16 +63,22 @@ export class OpenApiDocument implements DescriptionCheck {
   private readonly ajv = new Ajv({ strict: false, allErrors: true, logger: false })
   private readonly compiled = new Map<string, ValidateFunction>()
   private readonly templates: { method: string; template: string; re: RegExp; literal: number }[] = []
+  private readonly oneOfAsAnyOf: boolean
 
   constructor(
     private readonly doc: Json,
     /** The path prefix the document's own paths sit under on the wire (`/v2`, `/api/v1`). */
     private readonly base: string,
-    /** Paths match whatever their case (Azure Resource Manager's resource paths are case-insensitive: `dnszones` is `dnsZones`). */
-    options: { ignoreCase?: boolean } = {},
+    options: {
+      /** Paths match whatever their case (Azure Resource Manager's resource paths are case-insensitive: `dnszones` is `dnsZones`). */
+      ignoreCase?: boolean
+      /** `oneOf` read as `anyOf`, for a document whose alternatives overlap (Vercel's: a page with `pagination` also matches the alternative without it), so a valid answer matches more than one. */
+      oneOfAsAnyOf?: boolean
+    } = {},
   ) {
+    this.oneOfAsAnyOf = !!options.oneOfAsAnyOf
     addFormats(this.ajv)
-    this.ajv.addSchema(jsonSchema({ components: doc.components ?? {}, definitions: doc.definitions ?? {} }), 'doc')
+    this.ajv.addSchema(jsonSchema({ components: doc.components ?? {}, definitions: doc.definitions ?? {} }, this.oneOfAsAnyOf), 'doc')
     for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
       const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$', options.ignoreCase ? 'i' : '')
       for (const m of METHODS) if (item[m]) this.templates.push({ method: m.toUpperCase(), template, re, literal: template.replace(/\{[^}]+\}/g, '').length })
@@ -92,7 +102,7 @@ export class OpenApiDocument implements DescriptionCheck {
     if (!v) {
       // Local references resolve against the document's components (added as `doc`).
       const rebased = JSON.parse(key.replace(/"\$ref":"#\//g, '"$ref":"doc#/'))
-      v = this.ajv.compile(jsonSchema(rebased))
+      v = this.ajv.compile(jsonSchema(rebased, this.oneOfAsAnyOf))
       this.compiled.set(key, v)
     }
     return v(value) ? [] : (v.errors ?? []).slice(0, 5).map((e) => `${e.instancePath.replace(/\/\d+(?=\/|$)/g, '/*') || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`)
