@@ -4,7 +4,7 @@
 import { describe, test, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { trimAwsModel, trimDiscovery } from '../../scripts/trim-openapi.ts'
+import { mergeParts, trimAwsModel, trimDiscovery } from '../../scripts/trim-openapi.ts'
 import { AwsRestXmlModel } from '../harness/aws-model-validate.ts'
 import { discoveryToOpenApi } from '../harness/discovery.ts'
 import { OpenApiDocument, type Exchange } from '../harness/openapi-validate.ts'
@@ -49,6 +49,28 @@ describe('OpenAPI conformance', () => {
     expect(linode.check([list({ ...row, tag: 'issuer' })]).violations).toEqual(['GET /domains/{domainId}/records (200): response /data/*/tag must be equal to one of the allowed values'])
     const hetzner = new OpenApiDocument(fixture('hetzner'), '/v1')
     expect(hetzner.check([{ method: 'GET', path: '/v1/zones', query: {}, requestBody: '', status: 404, responseBody: JSON.stringify({ error: { code: 'not_found', message: 'zone not found', details: {} } }) }]).violations).toEqual([])
+  })
+
+  test('overlapping oneOf alternatives are read as anyOf only where the document asks for it (Vercel)', () => {
+    const records = { records: [{ id: 'rec_1', slug: 's', name: '', type: 'A', value: '198.51.100.1', creator: 'system', created: null, updated: null, createdAt: null, updatedAt: null }], pagination: { count: 1, next: null, prev: null } }
+    const ex = { method: 'GET', path: '/v4/domains/example.com/records', query: { teamId: 'team_1' }, requestBody: '', status: 200, responseBody: JSON.stringify(records) }
+    // A page with pagination matches two of the three alternatives, which strict oneOf refuses.
+    expect(new OpenApiDocument(fixture('vercel'), '').check([ex]).violations).toEqual(['GET /v4/domains/{domain}/records (200): response (body) must be string', 'GET /v4/domains/{domain}/records (200): response (body) must match exactly one schema in oneOf'])
+    expect(new OpenApiDocument(fixture('vercel'), '', { oneOfAsAnyOf: true }).check([ex]).violations).toEqual([])
+    const wrong = { ...ex, responseBody: JSON.stringify({ ...records, records: [{ ...records.records[0], type: 'SPF' }] }) }
+    expect(new OpenApiDocument(fixture('vercel'), '', { oneOfAsAnyOf: true }).check([wrong]).violations).toEqual([
+      'GET /v4/domains/{domain}/records (200): response (body) must be string',
+      'GET /v4/domains/{domain}/records (200): response /records/*/type must be equal to one of the allowed values',
+      'GET /v4/domains/{domain}/records (200): response (body) must match a schema in anyOf',
+    ])
+  })
+
+  test('a document split by service is trimmed as one; a component two parts define differently is refused', () => {
+    const part = (paths: object, schemas: object) => ({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths, components: { schemas } })
+    const merged = mergeParts([part({ '/a': { get: {} } }, { X: { type: 'string' } }), part({ '/b': { get: {} } }, { X: { type: 'string' }, Y: { type: 'number' } })])
+    expect(Object.keys(merged.paths)).toEqual(['/a', '/b'])
+    expect(merged.components.schemas).toEqual({ X: { type: 'string' }, Y: { type: 'number' } })
+    expect(() => mergeParts([part({}, { X: { type: 'string' } }), part({}, { X: { type: 'integer' } })])).toThrow('components.schemas.X differs between parts')
   })
 
   test('Swagger 2 documents under a base path are read the same way', () => {
