@@ -6,7 +6,7 @@
 // the operation's status with the output shape, and an error is `<ErrorResponse><Error><Code>` naming
 // one of the operation's error shapes with that shape's HTTP status.
 import { XMLParser } from 'fast-xml-parser'
-import type { ConformanceReport, DescriptionCheck, Exchange } from './openapi-validate.ts'
+import { reached, type ConformanceReport, type DescriptionCheck, type Exchange } from './openapi-validate.ts'
 
 type Json = any
 interface Member {
@@ -40,7 +40,7 @@ function children(node: Json): [string, Json[]][] {
 const text = (node: Json): string | null => (typeof node === 'string' ? node : node && typeof node === 'object' && Object.keys(node).every((k) => k.startsWith('@_') || k === '#text') ? String(node['#text']?.[0] ?? '') : null)
 
 export class AwsRestXmlModel implements DescriptionCheck {
-  private readonly templates: { name: string; method: string; uri: string; re: RegExp }[] = []
+  private readonly templates: { name: string; method: string; uri: string; key: string; re: RegExp }[] = []
 
   constructor(
     private readonly model: Json,
@@ -49,12 +49,12 @@ export class AwsRestXmlModel implements DescriptionCheck {
     if (model.metadata?.protocol !== 'rest-xml') throw new Error(`not a REST-XML model (${model.metadata?.protocol})`)
     for (const [name, op] of Object.entries<Json>(model.operations)) {
       const uri = String(op.http.requestUri).split('?')[0]!
-      this.templates.push({ name, method: op.http.method, uri, re: new RegExp('^' + uri.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$') })
+      this.templates.push({ name, method: op.http.method, uri, key: `${op.http.method} ${uri}`, re: new RegExp('^' + uri.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$') })
     }
   }
 
   operations(): string[] {
-    return this.templates.map((t) => `${t.method} ${t.uri}`)
+    return this.templates.map((t) => t.key)
   }
 
   /** The problems of `node` as an element of shape `name`, at `at`. */
@@ -116,17 +116,9 @@ export class AwsRestXmlModel implements DescriptionCheck {
 
   check(exchanges: Exchange[]): ConformanceReport {
     const report: ConformanceReport = { violations: [], covered: new Set(), checked: 0 }
-    for (const ex of exchanges) {
-      const path = ex.path.startsWith(this.base) ? ex.path.slice(this.base.length) || '/' : ex.path
-      const t = this.templates.find((x) => x.method === ex.method && x.re.test(path))
-      if (!t) {
-        report.violations.push(`${ex.method} ${ex.path} (${ex.status}): not an operation of the model`)
-        continue
-      }
-      const where = `${t.method} ${t.uri} (${ex.status})`
+    for (const [ex, t] of reached(exchanges, this.base, this.templates, report, 'model')) {
+      const where = `${t.key} (${ex.status})`
       const out: string[] = []
-      report.checked++
-      report.covered.add(`${t.method} ${t.uri}`)
       const op = this.model.operations[t.name]
       const input = op.input ? this.model.shapes[op.input.shape] : { members: {} }
       const query = new Map(Object.entries<Member>(input.members ?? {}).filter(([, m]) => m.location === 'querystring').map(([k, m]) => [m.locationName ?? k, [k, m] as const]))

@@ -33,6 +33,25 @@ export interface DescriptionCheck {
   check(exchanges: Exchange[]): ConformanceReport
 }
 
+/**
+ * Each exchange with the operation it reaches (its path under `base` matching a template of its
+ * method), counted as checked and covered in `report`; one that reaches none is a violation, `not an
+ * operation of the <what>`.
+ */
+export function* reached<T extends { method: string; re: RegExp; key: string }>(exchanges: Exchange[], base: string, templates: T[], report: ConformanceReport, what: string): Generator<[Exchange, T]> {
+  for (const ex of exchanges) {
+    const path = ex.path.startsWith(base) ? ex.path.slice(base.length) || '/' : ex.path
+    const t = templates.find((x) => x.method === ex.method && x.re.test(path))
+    if (!t) {
+      report.violations.push(`${ex.method} ${ex.path} (${ex.status}): not an operation of the ${what}`)
+      continue
+    }
+    report.checked++
+    report.covered.add(t.key)
+    yield [ex, t]
+  }
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 
 /** Swagger 2's `x-nullable`, OpenAPI 3.0's `nullable` and boolean exclusive bounds as JSON Schema, everywhere in a schema tree. */
@@ -62,7 +81,7 @@ function jsonSchema(node: Json, oneOfAsAnyOf = false): Json {
 export class OpenApiDocument implements DescriptionCheck {
   private readonly ajv = new Ajv({ strict: false, allErrors: true, logger: false })
   private readonly compiled = new Map<string, ValidateFunction>()
-  private readonly templates: { method: string; template: string; re: RegExp; literal: number }[] = []
+  private readonly templates: { method: string; template: string; key: string; re: RegExp; literal: number }[] = []
   private readonly oneOfAsAnyOf: boolean
 
   constructor(
@@ -81,13 +100,13 @@ export class OpenApiDocument implements DescriptionCheck {
     this.ajv.addSchema(jsonSchema({ components: doc.components ?? {}, definitions: doc.definitions ?? {} }, this.oneOfAsAnyOf), 'doc')
     for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
       const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$', options.ignoreCase ? 'i' : '')
-      for (const m of METHODS) if (item[m]) this.templates.push({ method: m.toUpperCase(), template, re, literal: template.replace(/\{[^}]+\}/g, '').length })
+      for (const m of METHODS) if (item[m]) this.templates.push({ method: m.toUpperCase(), template, key: `${m.toUpperCase()} ${template}`, re, literal: template.replace(/\{[^}]+\}/g, '').length })
     }
     this.templates.sort((a, b) => b.literal - a.literal)
   }
 
   operations(): string[] {
-    return this.templates.map((t) => `${t.method} ${t.template}`)
+    return this.templates.map((t) => t.key)
   }
 
   private ref(node: Json): Json {
@@ -128,16 +147,8 @@ export class OpenApiDocument implements DescriptionCheck {
 
   check(exchanges: Exchange[]): ConformanceReport {
     const report: ConformanceReport = { violations: [], covered: new Set(), checked: 0 }
-    for (const ex of exchanges) {
-      const path = ex.path.startsWith(this.base) ? ex.path.slice(this.base.length) || '/' : ex.path
-      const t = this.templates.find((x) => x.method === ex.method && x.re.test(path))
-      if (!t) {
-        report.violations.push(`${ex.method} ${ex.path} (${ex.status}): not an operation of the document`)
-        continue
-      }
-      const where = `${t.method} ${t.template} (${ex.status})`
-      report.checked++
-      report.covered.add(`${t.method} ${t.template}`)
+    for (const [ex, t] of reached(exchanges, this.base, this.templates, report, 'document')) {
+      const where = `${t.key} (${ex.status})`
       const item = this.doc.paths[t.template]
       const op = item[t.method.toLowerCase()]
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => this.ref(p))
