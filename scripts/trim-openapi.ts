@@ -1,9 +1,11 @@
-// Trims a provider's published OpenAPI (3.x) or Swagger (2.0) document to the operations a Portico
-// adapter uses, for the stand-in conformance check (test/harness/openapi-validate.ts). Run once per
-// provider when its document changes:
+// Trims a provider's published OpenAPI (3.x) or Swagger (2.0) document, AWS service model (botocore's
+// service-2.json) or Google discovery document to the operations a Portico adapter uses, for the
+// stand-in conformance check (test/harness/openapi-validate.ts, aws-model-validate.ts, discovery.ts).
+// Run once per provider when its document changes:
 //
-//   bun scripts/trim-openapi.ts <provider id> <the document, YAML or JSON, as published>
+//   bun scripts/trim-openapi.ts <provider id> <the document, YAML or JSON, as published> [more parts]
 //
+// A document split into one file per service (as a copy may be) is given as all of its parts.
 // The operations kept are the ones `test/fixtures/provider-openapi/sources.json` lists for the id.
 // References into other files of a multi-file document are inlined; references inside the document
 // (`#/components/…`, `#/definitions/…`) are kept, with every component they reach, transitively.
@@ -67,8 +69,115 @@ function setAt(doc: Json, pointer: string, value: Json) {
   o[keys.at(-1)!] = value
 }
 
-export function trim(source: string, operations: string[]): Json {
-  const main = load(source)
+/** Every key `documentation` (the model's prose, as HTML) left out, everywhere. */
+const withoutDocs = (node: Json): Json =>
+  Array.isArray(node) ? node.map(withoutDocs) : node && typeof node === 'object' ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'documentation').map(([k, v]) => [k, withoutDocs(v)])) : node
+
+/**
+ * An AWS service model (botocore's `service-2.json`, Smithy's JSON AST as botocore carries it):
+ * `operations` are the model's operation names (`ListHostedZones`); the operations and every shape
+ * they reach (input, output, errors, members, list members) are kept, their `documentation` prose
+ * left out.
+ */
+export function trimAwsModel(model: Json, operations: string[]): Json {
+  const out: Json = { version: model.version, metadata: model.metadata, operations: {}, shapes: {} }
+  const shapes = new Set<string>()
+  const visit = (name: string) => {
+    if (shapes.has(name)) return
+    const shape = model.shapes[name]
+    if (!shape) throw new Error(`shape ${name} is not in the model`)
+    shapes.add(name)
+    for (const m of Object.values<Json>(shape.members ?? {})) visit(m.shape)
+    for (const k of ['member', 'key', 'value']) if (shape[k]) visit(shape[k].shape)
+  }
+  for (const name of operations) {
+    const op = model.operations[name]
+    if (!op) throw new Error(`${name} is not an operation of the model`)
+    out.operations[name] = withoutDocs(op)
+    for (const ref of [op.input, op.output, ...(op.errors ?? [])]) if (ref) visit(ref.shape)
+  }
+  for (const name of [...shapes].sort()) out.shapes[name] = withoutDocs(model.shapes[name])
+  return out
+}
+
+/** A discovery schema or method without its prose (`description`, `enumDescriptions`); property names stay, whatever they are called. */
+const withoutProse = (node: Json): Json =>
+  Array.isArray(node)
+    ? node.map(withoutProse)
+    : node && typeof node === 'object'
+      ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'description' && k !== 'enumDescriptions').map(([k, v]) => [k, k === 'properties' || k === 'parameters' ? Object.fromEntries(Object.entries<Json>(v as Json).map(([p, s]) => [p, withoutProse(s)])) : withoutProse(v)]))
+      : node
+
+/**
+ * A Google API discovery document: `operations` are method ids (`dns.changes.create`); the methods
+ * (under their resources), the schemas they reach (by name, transitively) and the document's
+ * identity (name, version, revision, URLs) are kept, their prose left out, as are the API-wide query
+ * parameters (alt, fields, key…), which Portico does not send.
+ */
+export function trimDiscovery(doc: Json, operations: string[]): Json {
+  const out: Json = {}
+  for (const k of ['kind', 'discoveryVersion', 'id', 'name', 'version', 'revision', 'title', 'protocol', 'rootUrl', 'servicePath', 'basePath', 'baseUrl']) if (doc[k] !== undefined) out[k] = doc[k]
+  out.resources = {}
+  const names = new Set<string>()
+  const reachNames = (node: Json) => {
+    if (Array.isArray(node)) return node.forEach(reachNames)
+    if (!node || typeof node !== 'object') return
+    if (typeof node.$ref === 'string' && !names.has(node.$ref)) {
+      names.add(node.$ref)
+      if (!doc.schemas?.[node.$ref]) throw new Error(`schema ${node.$ref} is not in the document`)
+      reachNames(doc.schemas[node.$ref])
+    }
+    for (const v of Object.values(node)) reachNames(v)
+  }
+  const walk = (resources: Json, into: Json) => {
+    for (const [name, r] of Object.entries<Json>(resources ?? {})) {
+      for (const [m, method] of Object.entries<Json>(r.methods ?? {})) {
+        if (!operations.includes(method.id)) continue
+        ;((into[name] ??= {}).methods ??= {})[m] = withoutProse(method)
+        reachNames(method)
+      }
+      if (r.resources) {
+        const nested: Json = {}
+        walk(r.resources, nested)
+        if (Object.keys(nested).length) (into[name] ??= {}).resources = nested
+      }
+    }
+  }
+  walk(doc.resources, out.resources)
+  const found = JSON.stringify(out.resources)
+  for (const id of operations) if (!found.includes(`"id":"${id}"`)) throw new Error(`${id} is not a method of the document`)
+  out.schemas = Object.fromEntries([...names].sort().map((n) => [n, withoutProse(doc.schemas[n])]))
+  return out
+}
+
+/**
+ * Parts of one OpenAPI document published (or copied) as several files, one per service: their
+ * paths and components together. A component two parts define differently is an error.
+ */
+export function mergeParts(parts: Json[]): Json {
+  const main: Json = { ...parts[0], paths: {}, components: {} }
+  for (const part of parts) {
+    for (const [path, item] of Object.entries<Json>(part.paths ?? {})) {
+      if (main.paths[path]) throw new Error(`${path} is in two parts`)
+      main.paths[path] = item
+    }
+    for (const [kind, entries] of Object.entries<Json>(part.components ?? {})) {
+      for (const [name, value] of Object.entries<Json>(entries)) {
+        const have = main.components[kind]?.[name]
+        if (have !== undefined && JSON.stringify(have) !== JSON.stringify(value)) throw new Error(`components.${kind}.${name} differs between parts`)
+        ;(main.components[kind] ??= {})[name] = value
+      }
+    }
+  }
+  return main
+}
+
+export function trim(source: string | string[], operations: string[]): Json {
+  const files = Array.isArray(source) ? source : [source]
+  const main = files.length === 1 ? load(files[0]!) : mergeParts(files.map(load))
+  source = files[0]!
+  if (main.metadata?.protocol && main.shapes) return trimAwsModel(main, operations)
+  if (main.kind === 'discovery#restDescription') return trimDiscovery(main, operations)
   const out: Json = {}
   for (const k of ['openapi', 'swagger', 'info', 'servers', 'host', 'basePath', 'schemes', 'consumes', 'produces', 'security', 'securityDefinitions']) if (main[k] !== undefined) out[k] = main[k]
   out.info = { title: main.info?.title, version: main.info?.version }
@@ -95,9 +204,9 @@ export function trim(source: string, operations: string[]): Json {
 }
 
 if (import.meta.main) {
-  const [id, source] = process.argv.slice(2)
-  if (!id || !source) {
-    console.error('usage: bun scripts/trim-openapi.ts <provider id> <document>')
+  const [id, ...source] = process.argv.slice(2)
+  if (!id || !source.length) {
+    console.error('usage: bun scripts/trim-openapi.ts <provider id> <document> [more parts of the same document]')
     process.exit(2)
   }
   const sources = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, { operations: string[] }>

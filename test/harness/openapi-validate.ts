@@ -26,13 +26,43 @@ export interface ConformanceReport {
   checked: number
 }
 
+/** A published machine-readable description that recorded exchanges are checked against. */
+export interface DescriptionCheck {
+  /** The operations kept (`METHOD /template`), each of which the exchanges should reach. */
+  operations(): string[]
+  check(exchanges: Exchange[]): ConformanceReport
+}
+
+/**
+ * Each exchange with the operation it reaches (its path under `base` matching a template of its
+ * method), counted as checked and covered in `report`; one that reaches none is a violation, `not an
+ * operation of the <what>`.
+ */
+export function* reached<T extends { method: string; re: RegExp; key: string }>(exchanges: Exchange[], base: string, templates: T[], report: ConformanceReport, what: string): Generator<[Exchange, T]> {
+  for (const ex of exchanges) {
+    const path = ex.path.startsWith(base) ? ex.path.slice(base.length) || '/' : ex.path
+    const t = templates.find((x) => x.method === ex.method && x.re.test(path))
+    if (!t) {
+      report.violations.push(`${ex.method} ${ex.path} (${ex.status}): not an operation of the ${what}`)
+      continue
+    }
+    report.checked++
+    report.covered.add(t.key)
+    yield [ex, t]
+  }
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 
 /** Swagger 2's `x-nullable`, OpenAPI 3.0's `nullable` and boolean exclusive bounds as JSON Schema, everywhere in a schema tree. */
-function jsonSchema(node: Json): Json {
-  if (Array.isArray(node)) return node.map(jsonSchema)
+function jsonSchema(node: Json, oneOfAsAnyOf = false): Json {
+  if (Array.isArray(node)) return node.map((n) => jsonSchema(n, oneOfAsAnyOf))
   if (!node || typeof node !== 'object') return node
-  const out: Json = Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'example' && k !== 'examples' && k !== 'discriminator' && k !== 'xml').map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, jsonSchema(s)])) : jsonSchema(v)]))
+  const out: Json = Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== 'example' && k !== 'examples' && k !== 'discriminator' && k !== 'xml')
+      .map(([k, v]) => [k === 'oneOf' && oneOfAsAnyOf ? 'anyOf' : k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, jsonSchema(s, oneOfAsAnyOf)])) : jsonSchema(v, oneOfAsAnyOf)]),
+  )
   // OpenAPI 3.0 (JSON Schema draft 4) spells exclusive bounds as booleans beside minimum/maximum.
   for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
     if (typeof out[ex] !== 'boolean') continue
@@ -41,32 +71,42 @@ function jsonSchema(node: Json): Json {
     if (out[bound] === undefined) delete out[bound]
   }
   if (out['x-nullable'] === true) out.nullable = true
+  // OpenAPI 3.0.3: `nullable: true` adds null to the allowed values, an enum's included.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
   if (out.nullable === true && out.type === undefined && out.$ref === undefined && !out.allOf && !out.oneOf && !out.anyOf) delete out.nullable
   if (out.nullable === true && out.$ref !== undefined) return { anyOf: [{ $ref: out.$ref }, { type: 'null' }] }
   return out
 }
 
-export class OpenApiDocument {
+export class OpenApiDocument implements DescriptionCheck {
   private readonly ajv = new Ajv({ strict: false, allErrors: true, logger: false })
   private readonly compiled = new Map<string, ValidateFunction>()
-  private readonly templates: { method: string; template: string; re: RegExp; literal: number }[] = []
+  private readonly templates: { method: string; template: string; key: string; re: RegExp; literal: number }[] = []
+  private readonly oneOfAsAnyOf: boolean
 
   constructor(
     private readonly doc: Json,
     /** The path prefix the document's own paths sit under on the wire (`/v2`, `/api/v1`). */
     private readonly base: string,
+    options: {
+      /** Paths match whatever their case (Azure Resource Manager's resource paths are case-insensitive: `dnszones` is `dnsZones`). */
+      ignoreCase?: boolean
+      /** `oneOf` read as `anyOf`, for a document whose alternatives overlap (Vercel's: a page with `pagination` also matches the alternative without it), so a valid answer matches more than one. */
+      oneOfAsAnyOf?: boolean
+    } = {},
   ) {
+    this.oneOfAsAnyOf = !!options.oneOfAsAnyOf
     addFormats(this.ajv)
-    this.ajv.addSchema(jsonSchema({ components: doc.components ?? {}, definitions: doc.definitions ?? {} }), 'doc')
+    this.ajv.addSchema(jsonSchema({ components: doc.components ?? {}, definitions: doc.definitions ?? {} }, this.oneOfAsAnyOf), 'doc')
     for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
-      const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$')
-      for (const m of METHODS) if (item[m]) this.templates.push({ method: m.toUpperCase(), template, re, literal: template.replace(/\{[^}]+\}/g, '').length })
+      const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$', options.ignoreCase ? 'i' : '')
+      for (const m of METHODS) if (item[m]) this.templates.push({ method: m.toUpperCase(), template, key: `${m.toUpperCase()} ${template}`, re, literal: template.replace(/\{[^}]+\}/g, '').length })
     }
     this.templates.sort((a, b) => b.literal - a.literal)
   }
 
   operations(): string[] {
-    return this.templates.map((t) => `${t.method} ${t.template}`)
+    return this.templates.map((t) => t.key)
   }
 
   private ref(node: Json): Json {
@@ -81,7 +121,7 @@ export class OpenApiDocument {
     if (!v) {
       // Local references resolve against the document's components (added as `doc`).
       const rebased = JSON.parse(key.replace(/"\$ref":"#\//g, '"$ref":"doc#/'))
-      v = this.ajv.compile(jsonSchema(rebased))
+      v = this.ajv.compile(jsonSchema(rebased, this.oneOfAsAnyOf))
       this.compiled.set(key, v)
     }
     return v(value) ? [] : (v.errors ?? []).slice(0, 5).map((e) => `${e.instancePath.replace(/\/\d+(?=\/|$)/g, '/*') || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`)
@@ -97,7 +137,8 @@ export class OpenApiDocument {
   }
 
   private responseSchema(op: Json, status: number): { documented: boolean; schema: Json | null } {
-    const r = this.ref(op.responses?.[String(status)] ?? op.responses?.[`${String(status)[0]}XX`] ?? op.responses?.default)
+    // A range is `4XX` in OpenAPI 3; some documents (Hetzner's) write it `4xx`, meaning the same.
+    const r = this.ref(op.responses?.[String(status)] ?? op.responses?.[`${String(status)[0]}XX`] ?? op.responses?.[`${String(status)[0]}xx`] ?? op.responses?.default)
     if (!r) return { documented: false, schema: null }
     if (r.schema) return { documented: true, schema: r.schema }
     const media = r.content && (r.content['application/json'] ?? Object.entries<Json>(r.content).find(([t]) => t.includes('json'))?.[1])
@@ -106,16 +147,8 @@ export class OpenApiDocument {
 
   check(exchanges: Exchange[]): ConformanceReport {
     const report: ConformanceReport = { violations: [], covered: new Set(), checked: 0 }
-    for (const ex of exchanges) {
-      const path = ex.path.startsWith(this.base) ? ex.path.slice(this.base.length) || '/' : ex.path
-      const t = this.templates.find((x) => x.method === ex.method && x.re.test(path))
-      if (!t) {
-        report.violations.push(`${ex.method} ${ex.path} (${ex.status}): not an operation of the document`)
-        continue
-      }
-      const where = `${t.method} ${t.template} (${ex.status})`
-      report.checked++
-      report.covered.add(`${t.method} ${t.template}`)
+    for (const [ex, t] of reached(exchanges, this.base, this.templates, report, 'document')) {
+      const where = `${t.key} (${ex.status})`
       const item = this.doc.paths[t.template]
       const op = item[t.method.toLowerCase()]
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => this.ref(p))

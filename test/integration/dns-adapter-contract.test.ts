@@ -119,7 +119,7 @@ for (const c of FAKE_CASES) {
 
     const spec = OPENAPI[c.id]
     if (spec) {
-      test(`what the adapter sent and the stand-in answered follows the published OpenAPI document (${spec.source})`, () => {
+      test(`what the adapter sent and the stand-in answered follows the provider's published description (${spec.source})`, () => {
         const report = spec.document.check(fakes.get(c.id)!.exchanges)
         const unexplained = report.violations.filter((v) => !spec.exceptions.some((e) => e.match.test(v)))
         expect(unexplained).toEqual([])

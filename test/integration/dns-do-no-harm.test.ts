@@ -11,6 +11,7 @@ import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { CARDS } from '../harness/provider-cards/index.ts'
 import { doNoHarm, refusesBlocked, type HarmCase } from '../harness/do-no-harm.ts'
+import { OPENAPI } from '../harness/provider-fakes/openapi.ts'
 
 const fakes = new Map<string, Fake<any>>()
 beforeAll(() => FAKE_CASES.forEach((c) => fakes.set(c.id, c.start())))
@@ -40,6 +41,15 @@ for (const c of FAKE_CASES) {
     if (card?.seeds('zone.example').some((s) => s.blocks)) {
       test('what stands in the way and cannot be written back makes the apply refuse before writing', async () => {
         expect(await refusesBlocked(harmCase(c), `blocked${++n}-${c.id}.example`)).toEqual([])
+      })
+    }
+    const spec = OPENAPI[c.id]
+    if (spec) {
+      // The provider's own shapes, as the stand-in answered them above, are shapes its published description allows.
+      test(`with the provider's own shapes seeded, what was sent and answered follows its published description`, () => {
+        const report = spec.document.check(fakes.get(c.id)!.exchanges)
+        expect(report.violations.filter((v) => !spec.exceptions.some((e) => e.match.test(v)))).toEqual([])
+        expect(report.checked).toBeGreaterThan(0)
       })
     }
   })

@@ -8,7 +8,7 @@ export const cloudflare = defineCard({
     batch: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/', note: 'deletes, patches, puts, posts in that order, all or nothing' },
     limits: { kind: 'docs', url: 'https://developers.cloudflare.com/fundamentals/api/reference/limits/', note: '1200 requests per five minutes per user; 429 with Retry-After' },
     tokens: { kind: 'docs', url: 'https://developers.cloudflare.com/fundamentals/api/get-started/create-token/', note: 'API token (Bearer); the Global API Key with X-Auth-Email is the legacy form' },
-    schema: { kind: 'description', url: 'https://github.com/cloudflare/api-schemas/blob/main/openapi.yaml', note: 'Cloudflare\'s OpenAPI document; over 10 MB, not carried here: the stand-in follows the reference pages above' },
+    schema: { kind: 'description', url: 'https://github.com/cloudflare/api-schemas/blob/main/openapi.yaml', note: 'Cloudflare\'s OpenAPI document; over 10 MB and absent from every stored snapshot, and the one split copy found (a StackQL provider\'s) flattens the record variants and the TTL, so none is carried: the stand-in follows the reference pages above' },
     octodns: { kind: 'client', url: 'https://github.com/octodns/octodns-cloudflare/blob/main/octodns_cloudflare/__init__.py', note: 'keeps `proxied` as a record option; pages by result_info' },
     dnscontrol: { kind: 'client', url: 'https://github.com/StackExchange/dnscontrol/blob/main/providers/cloudflare/cloudflareProvider.go', note: 'proxied and comments as record metadata' },
   },

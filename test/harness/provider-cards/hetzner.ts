@@ -11,7 +11,7 @@ export const hetzner = defineCard({
     paging: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#pagination', note: 'page and per_page (default 25, most 50); meta.pagination {page, per_page, previous_page, next_page, last_page, total_entries}' },
     rate: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#rate-limiting', note: '3600 requests an hour per project; RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (a UNIX timestamp); 429 rate_limit_exceeded' },
     errors: { kind: 'docs', url: 'https://docs.hetzner.cloud/reference/cloud#errors', note: '{error: {code, message, details}}: unauthorized, forbidden, not_found, uniqueness_error, invalid_input, protected, rate_limit_exceeded' },
-    openapi: { kind: 'description', url: 'https://docs.hetzner.cloud/cloud.spec.json', note: 'Hetzner\'s published OpenAPI document (served with the reference); not carried: the parts used are summarised here' },
+    openapi: { kind: 'description', url: 'https://github.com/apigen-dotnet/hetzner/blob/7407c5739407e285c76e06969822a17258d791a8/specs/cloud.spec.json', fixture: 'provider-openapi/hetzner.json', note: 'a copy of Hetzner\'s published OpenAPI document (https://docs.hetzner.cloud/cloud.spec.json): Zone (authoritative_nameservers, registrar, protection), RRSet (labels, protection, records with comments), the 4xx error body; carried trimmed to the seven operations used, and the contract test checks every exchange against it' },
     hcloud: { kind: 'client', url: 'https://github.com/hetznercloud/hcloud-go/blob/main/hcloud/zone.go', note: 'the provider\'s own Go SDK: ZoneRRSet with Records [{Value, Comment}], Protection, Labels; SetRRSetRecords, ChangeRRSetTTL' },
     lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/hetzner/hetzner.go', note: 'a Cloud API token; TXT values written as quoted strings' },
   },
@@ -55,7 +55,10 @@ export const hetzner = defineCard({
     { text: 'Hetzner Robot / konsoleH DNS is another product with another API; its nameservers are catalogued apart.', cite: ['zones'] },
   ],
   seeds: (zone) => [
-    { shape: 'a TXT set whose records carry comments, at the apex where Portico merges SPF', row: { name: '@', type: 'SPF', ttl: null, records: [{ value: '"v=spf1 -all"', comment: 'legacy SPF type, keep' }] } },
+    // Hetzner has no SPF type (the published document's RRSet types: A, AAAA, CAA, CNAME, DS, HINFO,
+    // HTTPS, MX, NS, PTR, RP, SOA, SRV, SVCB, TLSA, TXT): the policy lives in the apex TXT set.
+    { shape: 'a TXT set whose records carry comments, at the apex where Portico merges SPF', row: { name: '@', type: 'TXT', ttl: 3600, records: [{ value: '"google-site-verification=abc"', comment: 'Search Console' }, { value: '"v=spf1 include:_spf.google.com ~all"', comment: 'mail, keep' }] } },
+    { shape: 'an RP set (a type Portico does not write)', row: { name: '@', type: 'RP', ttl: 3600, records: [{ value: `hostmaster.${zone}. .` }] } },
     { shape: 'a set under change protection', row: { name: 'vpn', type: 'A', ttl: 300, records: [{ value: '198.51.100.77', comment: 'office VPN' }], protection: { change: true }, labels: { owner: 'it' } } },
     { shape: 'a CAA set with a comment where Portico adds its CA', row: { name: '@', type: 'CAA', ttl: 3600, records: [{ value: '0 issue "letsencrypt.org"', comment: 'ACME' }] } },
     { shape: 'a protected AAAA set at the www name Portico points elsewhere', row: { name: 'www', type: 'AAAA', ttl: 300, records: [{ value: '2001:db8::7' }], protection: { change: true } }, blocks: true },

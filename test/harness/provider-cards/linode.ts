@@ -9,7 +9,7 @@ export const linode = defineCard({
     rate: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/rate-limits', note: '429 with Retry-After; X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset' },
     errors: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/errors', note: '{errors: [{reason, field}]}' },
     tokens: { kind: 'docs', url: 'https://techdocs.akamai.com/cloud-computing/docs/manage-personal-access-tokens', note: 'a personal access token with Domains read/write, shown once' },
-    openapi: { kind: 'description', url: 'https://github.com/linode/linode-api-docs/blob/development/openapi.yaml', note: 'Linode\'s published OpenAPI document; not carried (several megabytes; the parts used are summarised here)' },
+    openapi: { kind: 'description', url: 'https://github.com/stackql/stackql-provider-linode/blob/f8d6d4c8f7406b6ac88b62760e0af3d1a1430d0f/provider-dev/source/domains.yaml', fixture: 'provider-openapi/linode.json', note: 'the Domains part of Linode\'s published OpenAPI document (https://github.com/linode/linode-api-docs, version 4.208.1), as split by service; carried trimmed to the four operations used, and the contract test checks every exchange against it. The document gives a record\'s name minLength 1 while its prose and the API use "" at the apex' },
     lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/linode/linode.go', note: 'linodego: ListDomainRecords, CreateDomainRecord with TTLSec; a minimum TTL of 300' },
     octodns: { kind: 'client', url: 'https://github.com/octodns/octodns-linode/blob/main/octodns_linode/__init__.py', note: 'SRV read from priority, weight, port, target, service and protocol' },
   },

@@ -8,7 +8,7 @@ export const vultr = defineCard({
     paging: { kind: 'docs', url: 'https://www.vultr.com/api/#section/Introduction/Meta-and-Pagination', note: 'per_page (default 100, most 500) and cursor; meta.links.next (empty on the last page), meta.total' },
     rate: { kind: 'docs', url: 'https://www.vultr.com/api/#section/Introduction/Rate-Limit', note: '30 requests a second per API key; past it 429' },
     keys: { kind: 'docs', url: 'https://docs.vultr.com/platform/other/api/enable-api-access', note: 'an API key with an access-control list of allowed addresses' },
-    openapi: { kind: 'description', url: 'https://www.vultr.com/api/openapi.json', note: 'Vultr\'s published OpenAPI document (served, not in a repository); not carried' },
+    openapi: { kind: 'description', url: 'https://github.com/vultr/vultr-java/blob/29228428b068e22fb5cab3937829672db5252cf6/blob/v0.0.1.json', fixture: 'provider-openapi/vultr.json', note: 'Vultr\'s published API v2 OpenAPI document (https://www.vultr.com/api/), the input Vultr generates its Java client from; carried trimmed to the four DNS operations used' },
     govultr: { kind: 'client', url: 'https://github.com/vultr/govultr/blob/master/domain_record.go', note: 'the provider\'s own Go client: DomainRecord {ID, Type, Name, Data, Priority, TTL}; ListOptions PerPage and Cursor' },
     lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/vultr/vultr.go', note: 'govultr with cursor paging; TXT data quoted' },
   },

@@ -22,6 +22,8 @@ const error = (status: number, code: string, message: string, headers: Record<st
 let actions = 0
 const action = (command: string) => ({ id: ++actions, command, status: 'success', progress: 100, started: new Date().toISOString(), finished: new Date().toISOString(), resources: [], error: null })
 
+const NAMESERVERS = ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.']
+
 export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<HzRRset> {
   let zoneIds = 1000
   return startFake<HzRRset>({
@@ -39,12 +41,28 @@ export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<
         const s = { items: askedPage(f, list, items, (p - 1) * size, size, 50), size, last: Math.max(1, Math.ceil(items.length / size)), total: items.length }
         return json(200, { [key]: s.items, meta: { pagination: { page: p, per_page: s.size, previous_page: p > 1 ? p - 1 : null, next_page: p < s.last ? p + 1 : null, last_page: s.last, total_entries: s.total } } })
       }
-      if (req.method === 'GET' && path === '/zones') return pg('zones', 'zones', f.zones.map((z) => ({ id: Number(z.id), name: z.name, mode: 'primary', ttl: 3600, status: 'ok', record_count: z.records.length })))
+      // A Zone and an RRSet with every property the published document requires of them.
+      const zoneView = (z: (typeof f.zones)[number]) => ({
+        id: Number(z.id),
+        name: z.name,
+        created: '2026-01-30T23:55:00Z',
+        mode: 'primary',
+        primary_nameservers: [],
+        labels: {},
+        protection: { delete: false },
+        ttl: 3600,
+        status: 'ok',
+        record_count: z.records.length,
+        authoritative_nameservers: { assigned: NAMESERVERS, delegated: NAMESERVERS, delegation_last_check: '2026-01-31T00:00:00Z', delegation_status: 'valid' },
+        registrar: 'other',
+      })
+      const rrsetView = (z: (typeof f.zones)[number], s: HzRRset) => ({ labels: {}, protection: { change: false }, ...s, zone: Number(z.id) })
+      if (req.method === 'GET' && path === '/zones') return pg('zones', 'zones', f.zones.map(zoneView))
       const m = /^\/zones\/([^/]+)(\/rrsets(?:\/([^/]+)\/([A-Z]+)(\/actions\/(set_records|change_ttl))?)?)?$/.exec(path)
       const zone = m && f.zones.find((z) => z.id === m[1] || z.name === m[1])
       if (!m || !zone) return error(404, 'not_found', 'zone not found')
-      if (req.method === 'GET' && !m[2]) return json(200, { zone: { id: Number(zone.id), name: zone.name, mode: 'primary', ttl: 3600 } })
-      if (req.method === 'GET' && !m[3]) return pg('records', 'rrsets', zone.records)
+      if (req.method === 'GET' && !m[2]) return json(200, { zone: zoneView(zone) })
+      if (req.method === 'GET' && !m[3]) return pg('records', 'rrsets', zone.records.map((s) => rrsetView(zone, s)))
       const body = req.method === 'POST' ? ((await req.json()) as any) : {}
       const valid = (recs: unknown) => Array.isArray(recs) && recs.length > 0 && recs.every((r: any) => typeof r?.value === 'string' && r.value !== '')
       const txtOk = (type: string, recs: { value: string }[]) => type !== 'TXT' || recs.every((r) => /^"/.test(r.value))
@@ -55,7 +73,7 @@ export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<
         if (clash) return error(422, 'invalid_input', 'CNAME records cannot coexist with other records of the same name')
         const rr: HzRRset = { id: `${body.name}/${body.type}`, name: body.name, type: body.type, ttl: body.ttl ?? null, records: body.records }
         zone.records.push(rr)
-        return json(201, { rrset: rr, action: action('create_rrset') })
+        return json(201, { rrset: rrsetView(zone, rr), action: action('create_rrset') })
       }
       const set = zone.records.find((s) => s.name === decodeURIComponent(m[3]!) && s.type === m[4])
       if (!set) return error(404, 'not_found', 'rrset not found')

@@ -123,7 +123,13 @@ export const FAKE_CASES: FakeCase[] = [
     base: (f) => f.url + '/v1',
     badCredential: 'wrong-token',
     foreignZone: { id: '999999', name: 'not-mine.example' },
-    seedRow: (z, row) => z.records.push({ id: `${row.name}/${row.type}`, ...row }),
+    // One RRSet per name and type (its id is `name/type`): a seeded set takes the place of one already there.
+    seedRow: (z, row) => {
+      const set = { id: `${row.name}/${row.type}`, ...row }
+      const i = z.records.findIndex((r) => r.id === set.id)
+      if (i === -1) z.records.push(set)
+      else z.records[i] = set
+    },
     // The adapter asks 50 a page; Hetzner answers as many as asked, up to 50.
     pageFill: { zones: 51, records: { count: 50, row: (_z, i) => ({ id: `filler${i}/TXT`, name: `filler${i}`, type: 'TXT', ttl: null, records: [{ value: `"filler-${i}"` }] }) } },
   },

@@ -48,7 +48,8 @@ export type R53Fake = Fake<R53Set> & {
 export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().padEnd(16, 'X'), secret = 'r53secret/' + nextId()): R53Fake {
   const fake = startFake<R53Set>({
     credential: `${accessKeyId}:${secret}`,
-    zoneId: () => 'Z' + nextId().toUpperCase().padEnd(20, '7'),
+    // As Route 53 issues them (Z1D633PJN98FT9): the model's ResourceId holds at most 32 characters, `/hostedzone/` included.
+    zoneId: () => 'Z' + nextId().toUpperCase().padEnd(13, '7'),
     throttled: cardThrottle(card, 0),
     async handle(req, url, f) {
       const body = req.method === 'POST' ? await req.text() : ''
@@ -71,7 +72,8 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
         const more = from.length > p.items.length
         const zones = p.items.map((z) => `<HostedZone><Id>/hostedzone/${z.id}</Id><Name>${z.name}.</Name><CallerReference>${z.id}</CallerReference><Config><PrivateZone>false</PrivateZone></Config><ResourceRecordSetCount>${z.records.length}</ResourceRecordSetCount></HostedZone>`)
         const tail = more ? `<IsTruncated>true</IsTruncated><NextMarker>${from[p.items.length]!.id}</NextMarker>` : '<IsTruncated>false</IsTruncated>'
-        return xml(200, `<ListHostedZonesResponse xmlns="${NS}"><HostedZones>${zones.join('')}</HostedZones>${tail}<MaxItems>${p.size}</MaxItems></ListHostedZonesResponse>`)
+        // Marker is required: the marker asked with, empty on the first page.
+        return xml(200, `<ListHostedZonesResponse xmlns="${NS}"><HostedZones>${zones.join('')}</HostedZones><Marker>${esc(marker ?? '')}</Marker>${tail}<MaxItems>${p.size}</MaxItems></ListHostedZonesResponse>`)
       }
       const zm = /^\/2013-04-01\/hostedzone\/([^/]+)\/rrset\/?$/.exec(url.pathname)
       const zone = zm && f.zones.find((z) => z.id === zm[1])

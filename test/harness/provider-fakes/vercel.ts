@@ -21,6 +21,9 @@ export interface VercelRecord {
   ttl: number
   creator: string
   created: number
+  updated?: number | null
+  createdAt?: number | null
+  updatedAt?: number | null
   comment?: string
 }
 
@@ -55,7 +58,21 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
     retryAfter: 5,
     zoneId: (name) => name,
     routes: { zones: /^\/v5\/domains$/, records: /^\/v[24]\/domains\/(?<zone>[^/]+)\/records$/, record: /^\/v2\/domains\/(?<zone>[^/]+)\/records\/(?<id>[^/]+)$/ },
-    zoneRow: (z) => ({ id: `dom_${z.id.length}`, name: z.name, serviceType: 'zeit.world', verified: true }),
+    // A Domain with every property the published document requires of it.
+    zoneRow: (z) => ({
+      id: `dom_${z.id.length}`,
+      name: z.name,
+      serviceType: 'zeit.world',
+      verified: true,
+      nameservers: ['ns1.vercel-dns.com', 'ns2.vercel-dns.com'],
+      intendedNameservers: ['ns1.vercel-dns.com', 'ns2.vercel-dns.com'],
+      creator: { id: 'ZspSRT4ljIEEmMHgoDwKWDei', username: 'portico', email: 'dns@portico.test' },
+      teamId: teams.get(z.name) ?? null,
+      userId: 'ZspSRT4ljIEEmMHgoDwKWDei',
+      boughtAt: null,
+      createdAt: EPOCH,
+      expiresAt: null,
+    }),
     list(f, kind, rows, url) {
       // `until` is the timestamp of the last item seen; items here are stamped EPOCH + position.
       // As many as `limit` asks (default 20, most 100), as the reference says.
@@ -64,14 +81,16 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
       const size = Math.min(Number(url.searchParams.get('limit') ?? 20), 100)
       const items = askedPage(f, kind, rows, (page - 1) * size, size, 100)
       const last = Math.max(1, Math.ceil(rows.length / size))
-      return json(200, { [kind === 'zones' ? 'domains' : 'records']: items, pagination: { count: items.length, next: page < last ? EPOCH + page : null, prev: page > 1 ? EPOCH + page - 2 : null } })
+      // A record carries its four timestamps, null where Vercel has none (the document requires them).
+      const shown = kind === 'zones' ? items : items.map((r) => ({ created: null, updated: null, createdAt: null, updatedAt: null, ...(r as object) }))
+      return json(200, { [kind === 'zones' ? 'domains' : 'records']: shown, pagination: { count: items.length, next: page < last ? EPOCH + page : null, prev: page > 1 ? EPOCH + page - 2 : null } })
     },
     create(b) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.value !== 'string' || !b.value) return 'name, type and value are required'
       if (b.ttl !== undefined && b.ttl < 60) return 'ttl must be at least 60'
       if (b.type === 'MX' && typeof b.mxPriority !== 'number') return 'mxPriority is required for MX records'
       if (b.comment !== undefined && (typeof b.comment !== 'string' || b.comment.length > 500)) return 'comment must be a string of at most 500 characters'
-      return { id: nextId('rec_'), slug: nextId(), name: b.name, type: b.type, value: b.value, ...(b.type === 'MX' ? { mxPriority: b.mxPriority } : {}), ttl: b.ttl ?? 60, creator: 'portico', created: Date.now(), ...(b.comment ? { comment: b.comment } : {}) }
+      return { id: nextId('rec_'), slug: nextId(), name: b.name, type: b.type, value: b.value, ...(b.type === 'MX' ? { mxPriority: b.mxPriority } : {}), ttl: b.ttl ?? 60, creator: 'portico', created: Date.now(), updated: Date.now(), createdAt: Date.now(), updatedAt: Date.now(), ...(b.comment ? { comment: b.comment } : {}) }
     },
     created: (row) => json(200, { uid: row.id, updated: Date.now() }),
     deleted: () => json(200, {}),
