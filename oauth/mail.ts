@@ -10,7 +10,7 @@ import { verifiedSenderOfTenant } from '../src/db/email-senders.ts'
 import { sendSmtp } from '../src/adapters/email.ts'
 import { guardUrl } from '../src/adapters/ssrf.ts'
 import { addressResolver } from '../src/domain/webhook-delivery.ts'
-import { decrypt } from '../src/domain/secrets.ts'
+import { decrypt } from '../src/crypto.ts'
 import { errorFields, log } from '../src/logger.ts'
 
 export interface PersonMail {

@@ -15,7 +15,7 @@ import type { Clock } from '../src/clock.ts'
 import type { Config } from '../src/config.ts'
 import type { Services } from '../src/services.ts'
 import type { MemberRole } from '../src/domain/rbac.ts'
-import { deriveKey, secretEquals } from '../src/domain/secrets.ts'
+import { deriveKey, secretEquals } from '../src/crypto.ts'
 import { log } from '../src/logger.ts'
 import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto'
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
 import type { Sql } from '../src/db/sql.ts'
 import type { Clock } from '../src/clock.ts'
-import { decrypt, encrypt } from '../src/domain/secrets.ts'
+import { decrypt, encrypt } from '../src/crypto.ts'
 import { revokeGrant, REVOKE_REASONS } from './grants.ts'
 import { DPOP_ALGORITHMS } from './dpop.ts'
 

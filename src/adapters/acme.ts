@@ -7,7 +7,7 @@ import https from 'node:https'
 import { readFileSync } from 'node:fs'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
-import { decrypt, encrypt } from '../domain/secrets.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 
 /** The challenge Portico answers (the domain check judges CAA `validationmethods` and `_acme-challenge` by it). */
 export const ACME_CHALLENGE = 'http-01' as const

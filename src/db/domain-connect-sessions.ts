@@ -2,7 +2,7 @@
 // src/ops/domain-connect.ts verbatim; the grant kept afterwards is src/domain/domain-connect/async-api.ts.
 import type { ConnectionRow } from '../domain/connections.ts'
 import type { ApplyStep, ConsentScope } from '../domain/domain-connect/async-api.ts'
-import { sha256 } from '../domain/secrets.ts'
+import { sha256 } from '../crypto.ts'
 import type { Sql } from './sql.ts'
 
 export interface SessionRow extends ConsentScope {

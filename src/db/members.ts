@@ -1,6 +1,6 @@
 // Queries of members (people in a workspace). Statements moved from src/ops verbatim.
 import type { MemberRole } from '../domain/rbac.ts'
-import { sha256 } from '../domain/secrets.ts'
+import { sha256 } from '../crypto.ts'
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
 

@@ -17,7 +17,7 @@ import { retryAfterMs, type CertificateIssuer } from '../adapters/acme.ts'
 import type { Edge } from '../adapters/edge.ts'
 import type { ConnectionRow } from './connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
-import { decrypt, encrypt } from './secrets.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 
 const SEAL = 'certificate-key'
 

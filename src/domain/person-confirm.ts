@@ -11,7 +11,7 @@ import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { deriveKey, secretEquals } from './secrets.ts'
+import { deriveKey, secretEquals } from '../crypto.ts'
 import { confirmedFor, openConfirmation, useConfirmation, type AgentRef, type ConfirmationAsk, type ConfirmationRow } from '../db/person-confirmations.ts'
 
 export const CONFIRM_TTL_MS = 10 * 60_000

@@ -17,7 +17,7 @@ import { newId } from '../ids.ts'
 import type { Principal } from './principal.ts'
 import type { Dns } from './dns.ts'
 import { providerById } from './providers.ts'
-import { decrypt, encrypt } from './secrets.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 import { addressResolver } from './webhook-delivery.ts'
 
 export const ONE_TIME_MS = 3_600_000

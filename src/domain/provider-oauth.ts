@@ -15,7 +15,7 @@ import { ProviderError } from '../adapters/dns-providers/types.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { randomToken } from '../ids.ts'
 import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
-import { deriveKey } from './secrets.ts'
+import { deriveKey } from '../crypto.ts'
 import { accountCredential, providerFailure, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
 
 export const STATE_TTL_MS = 10 * 60_000

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound, unauthorized } from '../errors.ts'
 import { randomToken } from '../ids.ts'
-import { matchesHash } from '../domain/secrets.ts'
+import { matchesHash } from '../crypto.ts'
 import { WIDGET_TOKEN_TTL_SECONDS } from '../domain/widget-tokens.ts'
 import { normalizeHostname } from '../domain/hostnames.ts'
 import { revokeGrant, REVOKE_REASONS } from '../../oauth/grants.ts'

@@ -7,7 +7,7 @@
 // later without the end user: `reapplyWithGrant` and `revertWithGrant` refresh an expired access token
 // with the refresh token first and persist the new tokens.
 import type { Sql } from '../../db/sql.ts'
-import { decrypt, encrypt } from '../secrets.ts'
+import { decrypt, encrypt } from '../../crypto.ts'
 import { rfc3986Encode } from './signing.ts'
 import { providerRequest, type ProviderHttp } from './http.ts'
 import type { AsyncClient } from './settings.ts'
