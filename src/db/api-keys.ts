@@ -1,8 +1,21 @@
 // Queries of API keys. Statements moved from src/ops verbatim; rules about keys are in
 // src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
-import type { KeyRow } from '../domain/tenancy.ts'
 import { KEYS_CHANNEL } from './channels.ts'
+import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'
+
+export interface KeyRow {
+  id: string
+  tenant_id: string
+  application_id: string | null
+  name: string | null
+  prefix: string
+  role: MemberRole
+  is_default: boolean
+  created_at: Date
+  last_used_at: Date | null
+  revoked_at: Date | null
+}
 
 /** The workspace's active default key, if it has one. */
 export async function activeDefaultKey(sql: Sql, tenant: { id: string }): Promise<{ id: string; prefix: string } | undefined> {

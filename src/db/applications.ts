@@ -1,8 +1,22 @@
 // Queries of applications. Statements moved from src/ops verbatim; tenant-scoped reads that refuse a
 // foreign id are in src/domain/tenancy.ts (getApplicationInTenant).
-import type { KeyEnvironment } from '../domain/secrets.ts'
-import type { ApplicationRow } from '../domain/tenancy.ts'
 import type { Sql } from './sql.ts'
+
+/** Live or test: the kind of keys an application mints (src/domain/secrets.ts). */
+export type KeyEnvironment = 'live' | 'test'
+
+export interface ApplicationRow {
+  id: string
+  tenant_id: string
+  name: string
+  environment: KeyEnvironment
+  cname_target: string | null
+  apex_ipv4: string[]
+  /** As stored (src/domain/branding.ts); null when none. */
+  branding: unknown
+  created_at: Date
+  updated_at: Date
+}
 
 /** The workspace's first application (the default key belongs to it). */
 export async function firstApplication(sql: Sql, tenant: { id: string }): Promise<{ id: string; environment: KeyEnvironment } | undefined> {

@@ -1,11 +1,71 @@
 // Queries that change a connection's columns for one operation. Statements moved from src/ops verbatim;
 // the lifecycle's own writes (creation, verification, disconnect) are in src/domain/connect.ts.
 import { countsOfTenant } from './status-counts.ts'
-import type { RailConnection } from '../domain/apply.ts'
-import type { ConnectionRow } from '../domain/connections.ts'
-import type { DnsRecord } from '../domain/records.ts'
-import type { ApplicationRow } from '../domain/tenancy.ts'
+import type { ApplicationRow } from './applications.ts'
 import type { Sql } from './sql.ts'
+
+/** Where a connection is in its lifecycle (src/domain/lifecycle.ts moves it). */
+export type ConnectionStatus = 'pending' | 'propagating' | 'live' | 'failed'
+
+/** A record as stored in `desired_records` (src/domain/records.ts validates and plans them; its DnsRecord is this shape). */
+export interface StoredRecord {
+  type: 'A' | 'AAAA' | 'CNAME' | 'CAA' | 'MX' | 'NS' | 'TXT' | 'SPFM' | 'REDIR301'
+  host: string
+  value: string
+  ttl?: number
+  priority?: number
+  purpose?: string
+}
+
+export interface ConnectionRow {
+  id: string
+  tenant_id: string
+  application_id: string
+  domain: string
+  apex_domain: string
+  end_user_ref: string | null
+  www_redirect: boolean
+  status: ConnectionStatus
+  rail: string
+  managed: boolean
+  provider_id: string | null
+  desired_records: StoredRecord[]
+  records_source: 'planned' | 'custom'
+  planned_target: { cname_target: string; apex_ipv4: string[] }
+  records_written_at: Date | null
+  records_outdated_at: Date | null
+  verification_token: string
+  error_code: string | null
+  error_message: string | null
+  last_result: { records_propagated: unknown[]; records_non_propagated: unknown[] } | null
+  check_count: number
+  last_checked_at: Date | null
+  next_check_at: Date | null
+  propagating_since: Date | null
+  live_at: Date | null
+  failed_at: Date | null
+  retried_at: Date | null
+  created_at: Date
+  updated_at: Date
+  disconnected_at: Date | null
+  disconnect_outcome: unknown
+  /** Its certificate's status (src/domain/certificates.ts keeps it); null when none is tracked. */
+  certificate_status?: 'pending' | 'issued' | 'failed' | null
+  /** When the edge accepted the certificate; null until then. */
+  certificate_served_at?: Date | null
+}
+
+/**
+ * A connection as the rails read it: with what they applied. `applied` is a JSON column whose shape
+ * the rules own (src/domain/apply.ts `AppliedState`), so it is a parameter here.
+ */
+export type RailRow<Applied = unknown> = ConnectionRow & {
+  applied: Applied | null
+  applied_at: Date | null
+  provider_account_id: string | null
+  reauthorize_needed_at: Date | null
+}
+
 
 /** The person declined the consent or the sign-in at the provider. */
 export async function markAccessDenied(sql: Sql, c: { id: string }, description: string, now: Date): Promise<void> {
@@ -25,21 +85,21 @@ export async function markAppliedThroughConsent(sql: Sql, c: { id: string }, now
 }
 
 /** A connection as the rails read it (with what they applied), by id. */
-export async function railConnection(db: Sql, c: { id: string }): Promise<RailConnection> {
+export async function railConnection<A = unknown>(db: Sql, c: { id: string }): Promise<RailRow<A>> {
   const [row] = await db`select * from connections where id = ${c.id}`
-  return row as RailConnection
+  return row as RailRow<A>
 }
 
 /** An open connection by id (any tenant: the caller found it in its tenant already). */
-export async function openRailConnection(db: Sql, conn: { id: string }): Promise<RailConnection | undefined> {
+export async function openRailConnection<A = unknown>(db: Sql, conn: { id: string }): Promise<RailRow<A> | undefined> {
   const [row] = await db`select * from connections where id = ${conn.id} and disconnected_at is null`
-  return row as RailConnection | undefined
+  return row as RailRow<A> | undefined
 }
 
 /** An open connection of a tenant (a provider sign-in's callback). */
-export async function openRailConnectionInTenant(db: Sql, s: { connection_id: string; tenant_id: string }): Promise<RailConnection | undefined> {
+export async function openRailConnectionInTenant<A = unknown>(db: Sql, s: { connection_id: string; tenant_id: string }): Promise<RailRow<A> | undefined> {
   const [row] = await db`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} and disconnected_at is null`
-  return row as RailConnection | undefined
+  return row as RailRow<A> | undefined
 }
 
 /** The provider refused the connection's grant: it asks for re-consent (src/domain/grants.ts `onRefusal`). */
@@ -49,9 +109,9 @@ export async function flagReauthorize(tx: Sql, c: { id: string }, now: Date): Pr
 }
 
 /** A re-apply through a kept grant worked: the connection no longer needs re-authorizing. */
-export async function clearReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<RailConnection> {
+export async function clearReauthorize<A = unknown>(tx: Sql, c: { id: string }, now: Date): Promise<RailRow<A>> {
   const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
-  return fresh as RailConnection
+  return fresh as RailRow<A>
 }
 
 type Filter = { app_id?: string; status?: string }
@@ -100,7 +160,7 @@ export async function plannedConnectionsOffTarget(sql: Sql, app: { id: string },
 }
 
 /** Records not in place yet follow the new target. */
-export async function replanConnection(sql: Sql, c: { id: string }, records: DnsRecord[], targetJson: unknown, now: Date): Promise<void> {
+export async function replanConnection(sql: Sql, c: { id: string }, records: StoredRecord[], targetJson: unknown, now: Date): Promise<void> {
   await sql`update connections set desired_records = ${records}::jsonb, planned_target = ${targetJson}::jsonb, updated_at = ${now} where id = ${c.id}`
 }
 

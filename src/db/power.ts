@@ -1,6 +1,6 @@
 // Queries of the edge's ask gate. Statements moved from src/ops/power.ts verbatim; the serving
 // settings' own queries are in src/domain/power.ts.
-import type { ConnectionRow } from '../domain/connections.ts'
+import type { ConnectionRow } from './connections.ts'
 import type { Sql } from './sql.ts'
 
 /**

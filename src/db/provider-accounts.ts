@@ -1,7 +1,26 @@
 // Queries of provider accounts as operations use them. Statements moved from the provider-account operations
 // verbatim; creating, sealing and opening accounts is src/domain/provider-accounts.ts.
-import type { AccountRow } from '../domain/provider-accounts.ts'
 import type { Sql } from './sql.ts'
+
+export interface AccountRow {
+  id: string
+  tenant_id: string
+  kind: 'api_key' | 'oauth'
+  provider: string
+  label: string | null
+  access: 'continuous' | 'one_time'
+  scope: string
+  api_url: string | null
+  credential_sealed: string | null
+  status: 'active' | 'needs_reconnect'
+  last_error: string | null
+  created_by: string | null
+  last_used_at: Date | null
+  expires_at: Date | null
+  created_at: Date
+  updated_at: Date
+  deleted_at: Date | null
+}
 
 export async function accountsOfTenant(sql: Sql, tenantId: string): Promise<AccountRow[]> {
   return (await sql`select * from provider_accounts where tenant_id = ${tenantId} and deleted_at is null order by id`) as AccountRow[]

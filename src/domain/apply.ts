@@ -7,7 +7,7 @@ import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { ApiError } from '../errors.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow, RailRow } from '../db/connections.ts'
 import { emitForConnection, type EventType } from './events.ts'
 import { diagnosisOf, openProvider, providerFailure, type Credential, type RailDeps } from './provider-accounts.ts'
 import { markDisconnected } from './connect.ts'
@@ -24,12 +24,8 @@ export interface AppliedState {
   entries: AppliedEntry[]
 }
 
-export type RailConnection = ConnectionRow & {
-  applied: AppliedState | null
-  applied_at: Date | null
-  provider_account_id: string | null
-  reauthorize_needed_at: Date | null
-}
+/** A connection as the rails read it, with what they applied. */
+export type RailConnection = RailRow<AppliedState>
 
 export interface ApplyDeps extends RailDeps {
   db: Sql

@@ -8,6 +8,7 @@
 //   domain and it has not expired; nothing is stored or sent to the edge before every check passed.
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
+import type { CertificateRow } from '../db/certificates.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import { ApiError, invalid } from '../errors.ts'
@@ -15,32 +16,12 @@ import { newId } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
 import { retryAfterMs, type CertificateIssuer } from '../adapters/acme.ts'
 import type { Edge } from '../adapters/edge.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
 import { decrypt, encrypt } from '../crypto.ts'
 
 const SEAL = 'certificate-key'
 
-export interface CertificateRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  connection_id: string
-  domain: string
-  names: string[]
-  status: 'pending' | 'issued' | 'failed' | 'removed'
-  managed: boolean
-  issuer: string | null
-  not_before: Date | null
-  not_after: Date | null
-  renew_after: Date | null
-  cert_pem: string | null
-  key_sealed: string | null
-  last_error: string | null
-  attempts: number
-  created_at: Date
-  updated_at: Date
-}
 
 export interface SecureDeps {
   db: Sql

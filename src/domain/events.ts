@@ -3,7 +3,7 @@
 // nothing is sent from inside a request and nothing committed is lost.
 import type { Sql } from '../db/sql.ts'
 import { newId } from '../ids.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 
 export const EVENT_TYPES = [
   'connection.created',

@@ -10,6 +10,7 @@
 // is pinned to the checked address.
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
+import type { AccountRow } from '../db/provider-accounts.ts'
 import { makeHosted, makePowerDns, ProviderError, type DnsProvider } from '../adapters/dns-providers/index.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
@@ -22,26 +23,6 @@ import { addressResolver } from './webhook-delivery.ts'
 
 export const ONE_TIME_MS = 3_600_000
 const PURPOSE = 'provider-credentials'
-
-export interface AccountRow {
-  id: string
-  tenant_id: string
-  kind: 'api_key' | 'oauth'
-  provider: string
-  label: string | null
-  access: 'continuous' | 'one_time'
-  scope: string
-  api_url: string | null
-  credential_sealed: string | null
-  status: 'active' | 'needs_reconnect'
-  last_error: string | null
-  created_by: string | null
-  last_used_at: Date | null
-  expires_at: Date | null
-  created_at: Date
-  updated_at: Date
-  deleted_at: Date | null
-}
 
 export interface Credential {
   provider: string

@@ -16,7 +16,8 @@ import { ApiError, invalid } from '../errors.ts'
 import { randomToken } from '../ids.ts'
 import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
 import { deriveKey } from '../crypto.ts'
-import { accountCredential, providerFailure, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
+import { accountCredential, providerFailure, seal, unseal, type Credential } from './provider-accounts.ts'
+import { type AccountRow } from '../db/provider-accounts.ts'
 
 export const STATE_TTL_MS = 10 * 60_000
 

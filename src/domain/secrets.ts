@@ -2,8 +2,8 @@
 // secrets. The primitives (hashing, derived keys, encryption) are in src/crypto.ts. Nothing here logs.
 import { randomBytes } from 'node:crypto'
 import { sha256 } from '../crypto.ts'
+import type { KeyEnvironment } from '../db/applications.ts'
 
-export type KeyEnvironment = 'live' | 'test'
 
 /** New keys carry the Portico prefix; `sk_live_` / `sk_test_` keys from before are still accepted. */
 export const KEY_PREFIXES = ['ptc_live_', 'ptc_test_', 'sk_live_', 'sk_test_'] as const

@@ -19,6 +19,7 @@ import type { Clock } from '../clock.ts'
 import { DAY, HOUR } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
+import type { OrderRow, OrderStatus } from '../db/sell-orders.ts'
 import { newId } from '../ids.ts'
 import { log, errorFields } from '../logger.ts'
 import { failpoint } from '../failpoints.ts'
@@ -42,38 +43,6 @@ export const AUTHORIZATION_HOLD_MS = 7 * DAY
 /** An authorization this close to its end is released rather than left to be voided under a registration. */
 export const RELEASE_MARGIN_MS = 12 * HOUR
 
-export type OrderStatus = 'quoted' | 'pending_payment' | 'authorized' | 'registering' | 'registered' | 'completed' | 'failed' | 'expired'
-
-export interface OrderRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  domain: string
-  years: number
-  price_cents: number
-  currency: string
-  premium: boolean
-  status: OrderStatus
-  buyer_email: string | null
-  processor: string | null
-  payment_id: string | null
-  session_id: string | null
-  registrar: string | null
-  reg_order_id: string | null
-  connection_id: string | null
-  error_code: string | null
-  error_message: string | null
-  idempotency_key: string | null
-  request_hash: string | null
-  result_status: number | null
-  result: Record<string, unknown> | null
-  expires_at: Date
-  authorized_at: Date | null
-  captured_at: Date | null
-  released_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
 
 export interface SellDeps {
   db: Sql

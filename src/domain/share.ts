@@ -10,7 +10,7 @@ import type { Sql } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import { DAY } from '../clock.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 
 export const SHARE_TTL_MS = 30 * DAY
 /** The path of the page a share link opens (served with the widget bundle). */

@@ -1,11 +1,14 @@
 // Tenancy rules free of HTTP: tenants, applications, API keys. Every read of a tenant-owned row goes
 // through a `...InTenant` helper so no query forgets the tenant id; a foreign id is "not found".
 import type { Sql } from '../db/sql.ts'
+import type { ApplicationRow } from '../db/applications.ts'
+import type { KeyRow } from '../db/api-keys.ts'
+import type { MemberRole } from './rbac.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { brandingOut } from './branding.ts'
-import type { MemberRole } from './rbac.ts'
-import { newApiKey, newClientSecret, type KeyEnvironment } from './secrets.ts'
+import { newApiKey, newClientSecret } from './secrets.ts'
+import { type KeyEnvironment } from '../db/applications.ts'
 
 export interface TenantRow {
   id: string
@@ -13,32 +16,6 @@ export interface TenantRow {
   plan_id: string
   created_at: Date
   updated_at: Date
-}
-
-export interface ApplicationRow {
-  id: string
-  tenant_id: string
-  name: string
-  environment: KeyEnvironment
-  cname_target: string | null
-  apex_ipv4: string[]
-  /** As stored (src/domain/branding.ts); null when none. */
-  branding: unknown
-  created_at: Date
-  updated_at: Date
-}
-
-export interface KeyRow {
-  id: string
-  tenant_id: string
-  application_id: string | null
-  name: string | null
-  prefix: string
-  role: MemberRole
-  is_default: boolean
-  created_at: Date
-  last_used_at: Date | null
-  revoked_at: Date | null
 }
 
 export const tenantOut = (t: TenantRow) => ({ id: t.id, name: t.name, plan_id: t.plan_id, created_at: t.created_at, updated_at: t.updated_at })

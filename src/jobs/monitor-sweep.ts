@@ -11,24 +11,11 @@
 import type { Clock } from '../clock.ts'
 import { pack } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
-import type { ConnectionRow } from '../domain/connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import type { MonitorState } from '../db/monitor.ts'
 import type { Dns } from '../domain/dns.ts'
 import { connectionEnvelope, emitMany, type Envelope } from '../domain/events.ts'
-import {
-  afterCheck,
-  baselineOf,
-  compareBaseline,
-  EVERY_MS,
-  MIN_GAP_MS,
-  rankOf,
-  slotAtOrBefore,
-  slotOffsetMs,
-  slotsBetween,
-  type MonitorState,
-  type RepairOutcome,
-  type RepairRail,
-  type Transition,
-} from '../domain/monitor.ts'
+import { afterCheck, baselineOf, compareBaseline, EVERY_MS, MIN_GAP_MS, rankOf, slotAtOrBefore, slotOffsetMs, slotsBetween, type RepairOutcome, type RepairRail, type Transition } from '../domain/monitor.ts'
 import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
 import { idFloor, newId } from '../ids.ts'

@@ -6,7 +6,8 @@
 // and the contract's `POST /internal/ask`, which the edge calls before obtaining a certificate on demand.
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound } from '../errors.ts'
-import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { connectionFor } from '../domain/connections.ts'
+import { type ConnectionRow } from '../db/connections.ts'
 import { reviveConnection } from '../domain/connect.ts'
 import { powerOf, powerOut, removePower, savePower, type PowerDeps } from '../domain/power.ts'
 import { claimOnDemand, connectionsServing } from '../db/power.ts'

@@ -8,7 +8,8 @@
 // Without an edge (EDGE_ADMIN_URL) every one answers 503; issue and renew also need ACME_DIRECTORY_URL.
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound } from '../errors.ts'
-import { connectionFor, type ConnectionRow } from '../domain/connections.ts'
+import { connectionFor } from '../domain/connections.ts'
+import { type ConnectionRow } from '../db/connections.ts'
 import { certificateNames, certificateOf, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { powerOf } from '../domain/power.ts'
 import { certificatesInScope } from '../db/certificates.ts'

@@ -7,17 +7,12 @@
 // later without the end user: `reapplyWithGrant` and `revertWithGrant` refresh an expired access token
 // with the refresh token first and persist the new tokens.
 import type { Sql } from '../../db/sql.ts'
+import type { ApplyStep, ConsentScope } from '../../db/domain-connect-sessions.ts'
 import { decrypt, encrypt } from '../../crypto.ts'
 import { rfc3986Encode } from './signing.ts'
 import { providerRequest, type ProviderHttp } from './http.ts'
 import type { AsyncClient } from './settings.ts'
 
-export interface ApplyStep {
-  service_id: string
-  /** Null: every record of the template. */
-  group_ids: string[] | null
-  params: Record<string, string>
-}
 
 export interface Tokens {
   access_token: string
@@ -82,20 +77,6 @@ export async function applySteps(http: ProviderHttp, urlApi: string, templatePro
 // ---------------------------------------------------------------- grants
 
 /** What a consent is for: the connection, the provider's API, the templates it applies and where it returns. */
-export interface ConsentScope {
-  tenant_id: string
-  application_id: string
-  connection_id: string
-  dc_provider_id: string
-  url_api: string
-  template_provider_id: string
-  service_ids: string[]
-  apex: string
-  host: string
-  applies: ApplyStep[]
-  /** The redirect_uri of the consent; the draft wants it again on every token request. */
-  redirect_uri: string
-}
 
 export interface GrantRow extends ConsentScope {
   id: string
