@@ -16,7 +16,7 @@
 //   treat it as any client; a document that fails any check is "client not found" to oidc-provider.
 import type { Sql } from '../src/db/sql.ts'
 import type { Clock } from '../src/clock.ts'
-import type { Dns } from '../src/domain/dns.ts'
+import type { Dns } from '../src/adapters/dns.ts'
 import { providerRequest } from '../src/domain/domain-connect/http.ts'
 import { log } from '../src/logger.ts'
 import { claimedBrands, judgeClient, nameProblem } from './brands.ts'

@@ -28,7 +28,7 @@ import { checkPresentation, dpopChallenge, type Presentation, type PresentationR
 import { ApiError } from '../src/errors.ts'
 import { liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from './grants.ts'
 import { clientMetadataDocuments } from './client-metadata.ts'
-import type { Dns } from '../src/domain/dns.ts'
+import type { Dns } from '../src/adapters/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
 
 export const OAUTH_MOUNT = '/oauth'

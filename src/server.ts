@@ -18,6 +18,7 @@ import { docsMount } from './http/docs.ts'
 import { playgroundMount } from './http/playground.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './adapters/key-cache.ts'
+import type { KeyPrincipal } from './domain/principal.ts'
 import { Resolver } from './adapters/resolver.ts'
 import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
 import { deliverAll, nextDeliveryDue } from './domain/webhook-delivery.ts'
@@ -97,7 +98,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const db = connect(opts.databaseUrl, opts.poolSize ?? 10, { statementMs: config.deadlines.statementMs, connectMs: 3000 })
   const clock = opts.clock ?? new MovableClock()
   await migrate(db)
-  const keyCache = config.apiKeyCache ? new KeyCache() : undefined
+  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>() : undefined
   await keyCache?.start(opts.databaseUrl)
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {

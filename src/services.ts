@@ -4,7 +4,8 @@
 import type { Sql } from './db/sql.ts'
 import type { WidgetTokens } from './domain/widget-tokens.ts'
 import type { KeyCache } from './adapters/key-cache.ts'
-import type { Dns } from './domain/dns.ts'
+import type { KeyPrincipal } from './domain/principal.ts'
+import type { Dns } from './adapters/dns.ts'
 import type { CheckAdapters } from './domain/domain-check.ts'
 import type { Jobs } from './jobs/index.ts'
 import type { Payments } from './adapters/payments/index.ts'
@@ -21,7 +22,7 @@ import type { DatabaseWatch } from './db/watch.ts'
 export interface Services {
   widgetTokens: WidgetTokens
   /** API-key lookups cached per process, evicted by NOTIFY on revocation. */
-  keyCache?: KeyCache
+  keyCache?: KeyCache<KeyPrincipal>
   /** Verifies a delegated agent access token as presented (scheme, DPoP proof); absent until the agents area is wired. */
   verifyAgentToken?: (token: string, presented: Presentation) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
   /** Mails a person of a workspace (a sign-in link) through the workspace's email sender; absent until the agents area is wired. */

@@ -5,7 +5,6 @@
 import * as acme from 'acme-client'
 import https from 'node:https'
 import { readFileSync } from 'node:fs'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { decrypt, encrypt } from '../crypto.ts'
 
@@ -56,11 +55,21 @@ export function certificateFacts(certPem: string): { issuer: string; notBefore: 
   return { issuer: info.issuer.commonName ?? 'unknown', notBefore: info.notBefore, notAfter: info.notAfter, names: info.domains.altNames }
 }
 
+/** The ACME CA (ACME_DIRECTORY_URL and its fellows, read by src/config.ts). */
+export interface AcmeSettings {
+  directoryUrl: string
+  email: string | null
+  /** A PEM file of the CA's roots (a private or test CA). */
+  caRoots: string | null
+  /** The issuer domain names CAA records must allow for this CA (RFC 8659). */
+  caaIdentities: string[]
+}
+
 export class AcmeIssuer implements CertificateIssuer {
   private client: Promise<acme.Client> | null = null
 
   constructor(
-    private readonly settings: NonNullable<Config['acme']>,
+    private readonly settings: AcmeSettings,
     private readonly deps: { db: Sql; secretsKey: Buffer },
   ) {
     // acme-client talks through its own axios instance: trust the CA's roots there (a private or test CA).

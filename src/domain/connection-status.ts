@@ -10,7 +10,7 @@
 //   `failed` with the CA's reason, `not_served` when this deployment does not serve HTTPS for it.
 import { createHash } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
-import type { Dns } from './dns.ts'
+import type { Dns } from '../adapters/dns.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { certificateOf } from './certificates.ts'
 import { conflictsFor, type Conflict } from './domain-check.ts'

@@ -8,7 +8,7 @@
 // flaky resolver neither raises nor clears an alert.
 // Invariants: drift events are computed from the previous and the new state only (an item alerted
 // once is not alerted again until it was restored); the attention rank is a pure function of the state.
-import type { Dns, Lookup, LookupType } from './dns.ts'
+import type { Dns, Lookup, LookupType } from '../adapters/dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
 import type { ConnectionRow } from '../db/connections.ts'

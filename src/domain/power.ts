@@ -13,7 +13,7 @@ import { invalid } from '../errors.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import type { Edge, SiteRoute } from '../adapters/edge.ts'
 import type { ConnectionRow } from '../db/connections.ts'
-import type { Dns } from './dns.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { connectionEnvelope, emit } from './events.ts'
 import { addressResolver } from './webhook-delivery.ts'
 

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.ts'
 import { pack } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
-import type { Dns } from '../domain/dns.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { verifyMany } from '../domain/verify.ts'
 import { alone, drainInRounds } from './lanes.ts'
 
