@@ -7,7 +7,6 @@
 //   with a lapsed subscription, and with `quota_exceeded` (402) only on a hard-capped plan (free) and
 //   only where BILLING_ENFORCE_QUOTA is on; a domain the tenant already has open is never "new";
 // - the standing answers exactly the refusal the gate would give, from the same function.
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { ApiError, invalid, type ErrorCode, type ErrorReason } from '../errors.ts'
 import type { Card, SetupMode } from '../adapters/payments/index.ts'
@@ -85,7 +84,13 @@ async function facts(sql: Sql, tenantId: string, now: Date): Promise<Facts> {
   return { plan, account: await accountOf(sql, tenantId), used, firstFree: plan.first_domain_free && r.first_at === null, period }
 }
 
-function refusalOf(f: Facts, config: Pick<Config, 'billingEnforceQuota'>): Refusal | null {
+/** BILLING_ENFORCE_QUOTA, and PUBLIC_URL for the portal link. */
+export interface BillingSettings {
+  billingEnforceQuota: boolean
+  publicUrl: string
+}
+
+function refusalOf(f: Facts, config: Pick<BillingSettings, 'billingEnforceQuota'>): Refusal | null {
   const paid = f.plan.monthly_price_cents > 0
   const status = f.account?.subscription_status
   if (paid && (status === 'past_due' || status === 'canceled')) {
@@ -100,7 +105,7 @@ function refusalOf(f: Facts, config: Pick<Config, 'billingEnforceQuota'>): Refus
   return null
 }
 
-export async function billingStanding(sql: Sql, tenantId: string, now: Date, config: Pick<Config, 'billingEnforceQuota' | 'publicUrl'>): Promise<Standing> {
+export async function billingStanding(sql: Sql, tenantId: string, now: Date, config: BillingSettings): Promise<Standing> {
   const f = await facts(sql, tenantId, now)
   const refusal = refusalOf(f, config)
   const lapsed = f.account?.subscription_status === 'past_due' || f.account?.subscription_status === 'canceled'
@@ -123,7 +128,7 @@ export async function billingStanding(sql: Sql, tenantId: string, now: Date, con
  * The gate on new connections. On a hard-capped plan with enforcement on it first takes a per-tenant
  * transaction lock, so concurrent creations inside transactions cannot both take the last slot.
  */
-export async function assertCanConnect(sql: Sql, tenantId: string, now: Date, config: Pick<Config, 'billingEnforceQuota'>, domain?: string): Promise<void> {
+export async function assertCanConnect(sql: Sql, tenantId: string, now: Date, config: Pick<BillingSettings, 'billingEnforceQuota'>, domain?: string): Promise<void> {
   if (domain) {
     const [open] = await sql`select 1 from connections where tenant_id = ${tenantId} and domain = ${domain} and disconnected_at is null limit 1`
     if (open) return

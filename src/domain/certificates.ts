@@ -10,7 +10,6 @@ import { X509Certificate, createPrivateKey } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
 import type { CertificateRow } from '../db/certificates.ts'
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
@@ -26,7 +25,8 @@ const SEAL = 'certificate-key'
 export interface SecureDeps {
   db: Sql
   clock: Clock
-  config: Config
+  /** Certificate keys are sealed with SECRETS_KEY. */
+  config: { secretsKey: Buffer }
   edge: Edge
   issuer?: CertificateIssuer
 }
@@ -241,4 +241,4 @@ export async function deprovisionCertificate(deps: Pick<SecureDeps, 'db' | 'cloc
 }
 
 /** The stored key of an issued certificate (to put it back on an edge that restarted). */
-export const certificateKey = (config: Config, cert: CertificateRow) => decrypt(config.secretsKey, cert.key_sealed!, SEAL)
+export const certificateKey = (config: { secretsKey: Buffer }, cert: CertificateRow) => decrypt(config.secretsKey, cert.key_sealed!, SEAL)

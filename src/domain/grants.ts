@@ -15,7 +15,6 @@
 //
 // Provider calls happen outside any transaction: a slow provider never holds a database connection.
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { clearReauthorize, flagReauthorize, openRailConnection } from '../db/connections.ts'
 import { accountById, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
@@ -25,21 +24,21 @@ import { releaseLease, removalPlan, revertThroughRail, takeLease, writeThroughRa
 import { connectionFor, type ConnectionAccess } from './connections.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { grantOf as domainConnectGrantOf, type GrantRow } from './domain-connect/async-api.ts'
-import { grantRemovalPlan, reapplyTemplates, revertTemplates } from './domain-connect/managed.ts'
+import { grantRemovalPlan, reapplyTemplates, revertTemplates, type ManagedDeps } from './domain-connect/managed.ts'
 import { emitForConnection } from './events.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { RepairRail } from './monitor.ts'
 import type { Principal } from './principal.ts'
-import { markNeedsReconnect, type Credential } from './provider-accounts.ts'
+import { markNeedsReconnect, type Credential, type ProviderSettings } from './provider-accounts.ts'
 import { type AccountRow } from '../db/provider-accounts.ts'
-import { usableCredential } from './provider-oauth.ts'
+import { usableCredential, type OAuthSettings } from './provider-oauth.ts'
 import { providerById } from './providers.ts'
 import type { RevertPlan } from './record-plan.ts'
 
 export interface GrantDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: ProviderSettings & OAuthSettings & ManagedDeps['config']
   /** The resolver provider calls go through (PowerDNS API URLs are checked and pinned with it). */
   dns: Dns
 }

@@ -8,7 +8,6 @@
 //   answer cannot move the traffic somewhere private.
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import { invalid } from '../errors.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import type { Edge, SiteRoute } from '../adapters/edge.ts'
@@ -33,7 +32,7 @@ export interface PowerRow {
 export interface PowerDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: { webhookAllowLoopback: boolean }
   dns: Dns
   edge: Edge
 }

@@ -8,7 +8,6 @@
 // This module also opens a provider from a credential: PowerDNS API URLs come from integrators, so
 // they go through the SSRF guard (loopback only under the explicit test setting) and the connection
 // is pinned to the checked address.
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { AccountRow } from '../db/provider-accounts.ts'
 import { makeHosted, makePowerDns, ProviderError, type DnsProvider } from '../adapters/dns-providers/index.ts'
@@ -30,16 +29,24 @@ export interface Credential {
   apiUrl?: string | null
 }
 
+/** The settings provider calls need: the sealing key, loopback allowed (tests), API bases replaced, Namecheap's client address. */
+export interface ProviderSettings {
+  secretsKey: Buffer
+  webhookAllowLoopback: boolean
+  providerApiBases: Record<string, string>
+  namecheapClientIp: string | null
+}
+
 export interface RailDeps {
-  config: Config
+  config: ProviderSettings
   dns: Dns
 }
 
-export const seal = (config: Config, secret: string) => encrypt(config.secretsKey, secret, PURPOSE)
-export const unseal = (config: Config, sealed: string) => decrypt(config.secretsKey, sealed, PURPOSE)
+export const seal = (config: Pick<ProviderSettings, 'secretsKey'>, secret: string) => encrypt(config.secretsKey, secret, PURPOSE)
+export const unseal = (config: Pick<ProviderSettings, 'secretsKey'>, sealed: string) => decrypt(config.secretsKey, sealed, PURPOSE)
 
 /** A registration-time check of a PowerDNS API URL (no DNS): http(s), no credentials in it, public or test loopback. */
-export function checkApiUrl(config: Config, raw: string): string {
+export function checkApiUrl(config: Pick<ProviderSettings, 'webhookAllowLoopback'>, raw: string): string {
   const r = isUrlSyntacticallyAllowed(raw, { allowLoopback: config.webhookAllowLoopback, requireHttps: !config.webhookAllowLoopback })
   if (!r.ok) throw invalid(`api_url is refused: ${r.reason}`, [{ in: 'body', field: 'api_url', message: r.reason }])
   return r.url.toString().replace(/\/+$/, '')
@@ -99,7 +106,7 @@ export function diagnosisOf(e: ApiError): string | null {
 
 export async function createAccount(
   sql: Sql,
-  config: Config,
+  config: Pick<ProviderSettings, 'secretsKey'>,
   now: Date,
   tenantId: string,
   input: { kind?: 'api_key' | 'oauth'; provider: string; secret: string; apiUrl: string | null; label: string | null; access: 'continuous' | 'one_time'; createdBy: string | null },
@@ -121,7 +128,7 @@ export async function getAccount(sql: Sql, tenantId: string, id: string, lock = 
   return row
 }
 
-export function accountCredential(config: Config, a: AccountRow): Credential | null {
+export function accountCredential(config: Pick<ProviderSettings, 'secretsKey'>, a: AccountRow): Credential | null {
   if (!a.credential_sealed) return null
   const secret = unseal(config, a.credential_sealed)
   // An OAuth grant is sealed as its token set; the access token is what the provider API takes.

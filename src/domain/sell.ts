@@ -17,7 +17,6 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { DAY, HOUR } from '../clock.ts'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { OrderRow, OrderStatus } from '../db/sell-orders.ts'
 import { newId } from '../ids.ts'
@@ -47,7 +46,8 @@ export const RELEASE_MARGIN_MS = 12 * HOUR
 export interface SellDeps {
   db: Sql
   clock: Clock
-  config: Config
+  /** The platform edge a bought domain's records point at by default. */
+  config: { edge: { cnameTarget: string; apexIpv4: string[] } }
   payments: Payments
   registrar: Registrar
 }

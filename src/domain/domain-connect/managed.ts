@@ -3,19 +3,19 @@
 // templates (`:reapply`, the monitor's repair) and to revert them on disconnect. Which grant a
 // connection has and what a refusal does are decided in src/domain/grants.ts.
 import { ApiError } from '../../errors.ts'
-import type { Config } from '../../config.ts'
 import type { Clock } from '../../clock.ts'
 import type { Sql } from '../../db/sql.ts'
 import type { Dns } from '../../adapters/dns.ts'
 import type { ConnectionRow } from '../../db/connections.ts'
 import { absoluteHost } from '../hostnames.ts'
 import type { RevertPlan } from '../record-plan.ts'
+import type { AsyncClient } from './settings.ts'
 import { reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
 
 export interface ManagedDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: { webhookAllowLoopback: boolean; secretsKey: Buffer; domainConnect: { asyncClients: Record<string, AsyncClient> } }
   dns: Dns
 }
 
