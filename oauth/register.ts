@@ -23,7 +23,7 @@ import { purgeProofs } from './dpop.ts'
 import { purgeRefreshOutcomes } from './refresh.ts'
 import { purgeSignIns } from './people.ts'
 import { judgeClient, nameProblem } from './brands.ts'
-import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
+import { addressPrefix, clientAddress, type TrustProxy } from '../src/client-address.ts'
 
 export const REGISTER_PATH = '/v1/oauth/agent/register'
 
