@@ -67,6 +67,15 @@ export type RailRow<Applied = unknown> = ConnectionRow & {
 }
 
 
+/** A tenant's connection by id (disconnected ones only with `closedToo`), locked with `lock`. */
+export async function connectionInTenant(sql: Sql, id: string, tenantId: string, o: { closedToo: boolean; lock: boolean }): Promise<ConnectionRow | undefined> {
+  const closedToo = o.closedToo
+  const rows = o.lock
+    ? await sql`select * from connections where id = ${id} and tenant_id = ${tenantId} and (${closedToo}::boolean or disconnected_at is null) for update`
+    : await sql`select * from connections where id = ${id} and tenant_id = ${tenantId} and (${closedToo}::boolean or disconnected_at is null)`
+  return rows[0] as ConnectionRow | undefined
+}
+
 /** The person declined the consent or the sign-in at the provider. */
 export async function markAccessDenied(sql: Sql, c: { id: string }, description: string, now: Date): Promise<void> {
   await sql`update connections set error_code = 'access_denied', error_message = ${description}, updated_at = ${now} where id = ${c.id}`

@@ -100,3 +100,9 @@ export async function lockConnection(sql: Sql, s: Pick<SessionRow, 'connection_i
   const [row] = await sql`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} for update`
   return row as ConnectionRow | undefined
 }
+
+/** Sessions expired before `before` are deleted; how many went. */
+export async function deleteSessionsExpiredBefore(db: Sql, before: Date): Promise<number> {
+  const gone = await db`delete from domain_connect_sessions where expires_at < ${before} returning state_hash`
+  return gone.length
+}

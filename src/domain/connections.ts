@@ -5,7 +5,7 @@ import type { Sql } from '../db/sql.ts'
 import { ApiError, notFound } from '../errors.ts'
 import type { Principal } from './principal.ts'
 import type { ApplicationRow } from '../db/applications.ts'
-import type { ConnectionRow } from '../db/connections.ts'
+import { connectionInTenant, type ConnectionRow } from '../db/connections.ts'
 import type { ConnectTarget } from './records.ts'
 
 export interface EdgeTarget {
@@ -80,10 +80,7 @@ export interface ConnectionAccess {
 export async function connectionFor(sql: Sql, p: Principal, id: string, opts: ConnectionAccess = {}): Promise<ConnectionRow> {
   if (!('tenantId' in p)) throw notFound('Connection not found')
   const closedToo = !!opts.removal
-  const rows = opts.lock
-    ? await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and (${closedToo}::boolean or disconnected_at is null) for update`
-    : await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and (${closedToo}::boolean or disconnected_at is null)`
-  const c = rows[0] as ConnectionRow | undefined
+  const c = await connectionInTenant(sql, id, p.tenantId, { closedToo, lock: !!opts.lock })
   if (!c || (p.kind === 'WIDGET' && p.applicationId !== c.application_id)) throw notFound('Connection not found')
   if (opts.removal && p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
   // Another hostname's connection is not a bound token's to see: 404, as an unknown id.

@@ -10,7 +10,8 @@ import type { ConnectionRow } from '../../db/connections.ts'
 import { absoluteHost } from '../hostnames.ts'
 import type { RevertPlan } from '../record-plan.ts'
 import type { AsyncClient } from './settings.ts'
-import { reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
+import { revokeGrant, type GrantRow } from '../../db/domain-connect-grants.ts'
+import { reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps } from './async-api.ts'
 
 export interface ManagedDeps {
   db: Sql
@@ -48,7 +49,7 @@ export async function reapplyTemplates(deps: ManagedDeps, g: GrantRow): Promise<
 export async function revertTemplates(deps: ManagedDeps, g: GrantRow, c: ConnectionRow): Promise<RevertPlan> {
   const r = await revertWithGrant(grantDeps(deps), g)
   if (!r.ok) throw grantFailure(g, r)
-  await deps.db`update domain_connect_grants set revoked_at = ${deps.clock.now()} where id = ${g.id} and revoked_at is null`
+  await revokeGrant(deps.db, g, deps.clock.now())
   const removed = c.desired_records
     .filter((d) => d.type !== 'REDIR301')
     .map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value, note: `removed by ${g.dc_provider_id} (Domain Connect revert of ${g.service_ids.join(', ')})` }))
