@@ -9,7 +9,7 @@
 // they go through the SSRF guard (loopback only under the explicit test setting) and the connection
 // is pinned to the checked address.
 import type { Sql } from '../db/sql.ts'
-import type { AccountRow } from '../db/provider-accounts.ts'
+import { accountInTenant, connectionsOfAccount, insertAccount, setNeedsReconnect, type AccountRow } from '../db/provider-accounts.ts'
 import { makeHosted, makePowerDns, ProviderError, type DnsProvider } from '../adapters/dns-providers/index.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
@@ -111,19 +111,22 @@ export async function createAccount(
   tenantId: string,
   input: { kind?: 'api_key' | 'oauth'; provider: string; secret: string; apiUrl: string | null; label: string | null; access: 'continuous' | 'one_time'; createdBy: string | null },
 ): Promise<AccountRow> {
-  const [row] = await sql`
-    insert into provider_accounts (id, tenant_id, kind, provider, label, access, api_url, credential_sealed, created_by, expires_at, created_at, updated_at)
-    values (${newId('pac', now.getTime())}, ${tenantId}, ${input.kind ?? 'api_key'}, ${input.provider}, ${input.label}, ${input.access}, ${input.apiUrl},
-      ${seal(config, input.secret)}, ${input.createdBy}, ${input.access === 'one_time' ? new Date(now.getTime() + ONE_TIME_MS) : null}, ${now}, ${now})
-    returning *`
-  return row as AccountRow
+  return insertAccount(sql, {
+    id: newId('pac', now.getTime()),
+    tenant_id: tenantId,
+    kind: input.kind ?? 'api_key',
+    provider: input.provider,
+    label: input.label,
+    access: input.access,
+    api_url: input.apiUrl,
+    credential_sealed: seal(config, input.secret),
+    created_by: input.createdBy,
+    expires_at: input.access === 'one_time' ? new Date(now.getTime() + ONE_TIME_MS) : null,
+  }, now)
 }
 
 export async function getAccount(sql: Sql, tenantId: string, id: string, lock = false): Promise<AccountRow> {
-  const rows = lock
-    ? await sql`select * from provider_accounts where id = ${id} and tenant_id = ${tenantId} and deleted_at is null for update`
-    : await sql`select * from provider_accounts where id = ${id} and tenant_id = ${tenantId} and deleted_at is null`
-  const row = rows[0] as AccountRow | undefined
+  const row = await accountInTenant(sql, tenantId, id, lock)
   if (!row) throw notFound('Provider account not found')
   return row
 }
@@ -145,7 +148,7 @@ export function assertUsable(a: AccountRow, now: Date): void {
 }
 
 export async function markNeedsReconnect(sql: Sql, id: string, reason: string, now: Date): Promise<void> {
-  await sql`update provider_accounts set status = 'needs_reconnect', last_error = ${reason.slice(0, 500)}, updated_at = ${now} where id = ${id}`
+  await setNeedsReconnect(sql, id, reason.slice(0, 500), now)
 }
 
 export function canManage(p: Principal, a: AccountRow): boolean {
@@ -154,9 +157,7 @@ export function canManage(p: Principal, a: AccountRow): boolean {
 }
 
 export async function accountOut(sql: Sql, p: Principal, a: AccountRow) {
-  const conns = (await sql`
-    select id, application_id, domain, status from connections
-    where provider_account_id = ${a.id} and disconnected_at is null order by id`) as { id: string; application_id: string; domain: string; status: string }[]
+  const conns = await connectionsOfAccount(sql, a)
   return {
     id: a.id,
     kind: a.kind,

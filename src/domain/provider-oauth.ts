@@ -16,7 +16,8 @@ import { randomToken } from '../ids.ts'
 import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
 import { deriveKey } from '../crypto.ts'
 import { accountCredential, providerFailure, seal, unseal, type Credential, type ProviderSettings } from './provider-accounts.ts'
-import { type AccountRow } from '../db/provider-accounts.ts'
+import { lockAccountCredential, setAccountCredential, type AccountRow } from '../db/provider-accounts.ts'
+import { insertOAuthState, useOAuthState, type StateRow } from '../db/provider-oauth-states.ts'
 
 export const STATE_TTL_MS = 10 * 60_000
 
@@ -53,9 +54,7 @@ export async function startOAuth(sql: Sql, config: OAuthSettings, now: Date, c: 
   const id = randomToken(18)
   const verifier = randomToken(32)
   const expires = new Date(now.getTime() + STATE_TTL_MS)
-  await sql`
-    insert into provider_oauth_states (id, tenant_id, connection_id, provider, code_verifier, return_url, expires_at, created_at)
-    values (${id}, ${c.tenant_id}, ${c.id}, ${c.provider_id}, ${verifier}, ${returnUrl}, ${expires}, ${now})`
+  await insertOAuthState(sql, { id, tenant_id: c.tenant_id, connection_id: c.id, provider: c.provider_id!, code_verifier: verifier, return_url: returnUrl, expires_at: expires }, now)
   const state = `${id}.${sign(config, id)}`
   const u = new URL(ep.authorizeUrl)
   u.searchParams.set('response_type', 'code')
@@ -69,17 +68,6 @@ export async function startOAuth(sql: Sql, config: OAuthSettings, now: Date, c: 
   return { authorize_url: u.toString(), expires_at: expires }
 }
 
-export interface StateRow {
-  id: string
-  tenant_id: string
-  connection_id: string
-  provider: string
-  code_verifier: string
-  return_url: string | null
-  expires_at: Date
-  used_at: Date | null
-}
-
 /** Checks the signature, then takes the state row once; a forged, reused or expired state is a 400. */
 export async function consumeState(sql: Sql, config: OAuthSettings, now: Date, state: string): Promise<StateRow> {
   const [id, mac] = state.split('.')
@@ -88,8 +76,7 @@ export async function consumeState(sql: Sql, config: OAuthSettings, now: Date, s
   const want = Buffer.from(sign(config, id))
   const got = Buffer.from(mac)
   if (want.length !== got.length || !timingSafeEqual(want, got)) throw bad()
-  const [row] = await sql`update provider_oauth_states set used_at = ${now} where id = ${id} and used_at is null returning *`
-  const s = row as StateRow | undefined
+  const s = await useOAuthState(sql, id, now)
   if (!s) throw invalid('This sign-in was already completed or is unknown; start again', { reason: 'state_used' })
   if (s.expires_at.getTime() <= now.getTime()) throw invalid('The sign-in took too long and expired; start again', { reason: 'state_expired' })
   return s
@@ -153,11 +140,11 @@ export async function usableCredential(deps: { db: Sql; config: OAuthSettings & 
   // Under the account's row lock: refresh tokens that rotate (Azure, Vercel) work once, so two uses at
   // the same time must not both spend the same one; the second finds the first's fresh token.
   const fresh = await deps.db.begin(async (tx) => {
-    const [row] = (await tx`select credential_sealed from provider_accounts where id = ${a.id} for update`) as { credential_sealed: string | null }[]
+    const row = await lockAccountCredential(tx, a)
     const latest = row?.credential_sealed ? (JSON.parse(unseal(deps.config, row.credential_sealed)) as Tokens) : tokens
     if (latest.access_token !== tokens.access_token && (!latest.expires_at || Date.parse(latest.expires_at) - now.getTime() > REFRESH_MARGIN_MS)) return latest
     const t = await refreshTokens(deps.config, a.provider, latest.refresh_token ?? tokens.refresh_token!, now)
-    await tx`update provider_accounts set credential_sealed = ${seal(deps.config, JSON.stringify(t))}, updated_at = ${now} where id = ${a.id}`
+    await setAccountCredential(tx, a, seal(deps.config, JSON.stringify(t)), now)
     return t
   })
   return { provider: a.provider, secret: fresh.access_token, apiUrl: null }
