@@ -46,3 +46,17 @@ export async function revokeKey(
 export async function notifyKeyRevoked(sql: Sql, hex: string): Promise<void> {
   await sql`select pg_notify(${KEYS_CHANNEL}, ${hex})`
 }
+
+/** A new key; undefined when it is a default key and the tenant has a live one already. */
+export async function insertKey(
+  sql: Sql,
+  k: { id: string; tenant_id: string; application_id: string | null; role: MemberRole; name: string | null; prefix: string; key_hash: Buffer; is_default: boolean; created_by: string | null; created_at: Date },
+): Promise<KeyRow | undefined> {
+  const rows = await sql`
+    insert into api_keys (id, tenant_id, application_id, role, name, prefix, key_hash, is_default, created_by, created_at)
+    values (${k.id}, ${k.tenant_id}, ${k.application_id}, ${k.role}, ${k.name}, ${k.prefix}, ${k.key_hash},
+            ${k.is_default}, ${k.created_by}, ${k.created_at})
+    on conflict (tenant_id) where is_default and revoked_at is null do nothing
+    returning *`
+  return rows[0] as KeyRow | undefined
+}

@@ -53,3 +53,21 @@ export async function applicationFace(sql: Sql, id: string): Promise<{ name: str
   const [a] = await sql`select a.name, a.branding, t.name as workspace from applications a join tenants t on t.id = a.tenant_id where a.id = ${id}`
   return a as { name: string; branding: unknown; workspace: string } | undefined
 }
+
+/** A tenant's application by id; undefined for another tenant's. */
+export async function applicationInTenant(sql: Sql, tenantId: string, id: string): Promise<ApplicationRow | undefined> {
+  const [a] = await sql`select * from applications where id = ${id} and tenant_id = ${tenantId}`
+  return a as ApplicationRow | undefined
+}
+
+export async function insertApplication(
+  sql: Sql,
+  a: { id: string; tenant_id: string; name: string; environment: KeyEnvironment; client_secret_hash: Buffer },
+  now: Date,
+): Promise<ApplicationRow> {
+  const [row] = await sql`
+    insert into applications (id, tenant_id, name, environment, client_secret_hash, created_at, updated_at)
+    values (${a.id}, ${a.tenant_id}, ${a.name}, ${a.environment}, ${a.client_secret_hash}, ${now}, ${now})
+    returning *`
+  return row as ApplicationRow
+}
