@@ -178,3 +178,51 @@ export async function markRecordsOutdated(sql: Sql, c: { id: string }, now: Date
   const [row] = await sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
   return row as ConnectionRow
 }
+
+/** The open connection of an application for a domain. */
+export async function findOpen(sql: Sql, applicationId: string, domain: string): Promise<ConnectionRow | undefined> {
+  const [c] = await sql`select * from connections where application_id = ${applicationId} and domain = ${domain} and disconnected_at is null`
+  return c as ConnectionRow | undefined
+}
+
+/** A new connection, pending; undefined when the application has the domain open already (a concurrent create). */
+export async function insertConnection(
+  sql: Sql,
+  c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token'>,
+  now: Date,
+): Promise<ConnectionRow | undefined> {
+  const rows = await sql`
+    insert into connections (id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, provider_id,
+      desired_records, records_source, planned_target, verification_token, next_check_at, created_at, updated_at)
+    values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.domain}, ${c.apex_domain}, ${c.end_user_ref}, ${c.www_redirect},
+      'pending', ${c.provider_id}, ${c.desired_records}::jsonb, ${c.records_source},
+      ${c.planned_target}::jsonb, ${c.verification_token}, ${now}, ${now}, ${now})
+    on conflict (application_id, domain) where disconnected_at is null do nothing
+    returning *`
+  return rows[0] as ConnectionRow | undefined
+}
+
+/** A failed connection propagating again with a fresh clock; undefined when it is not failed. */
+export async function setRevived(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+  const [r] = await sql`
+    update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
+      error_code = null, error_message = null, failed_at = null, updated_at = ${now}
+    where id = ${c.id} and status = 'failed' returning *`
+  return r as ConnectionRow | undefined
+}
+
+/** A pending connection propagating; undefined when it is not pending. */
+export async function setPropagating(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+  const [r] = await sql`
+    update connections set status = 'propagating', propagating_since = ${now}, next_check_at = ${now}, updated_at = ${now}
+    where id = ${c.id} and status = 'pending' returning *`
+  return r as ConnectionRow | undefined
+}
+
+/** Closes an open connection with its outcome; undefined when it was closed already. */
+export async function setDisconnected(sql: Sql, c: { id: string }, outcome: object, now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await sql`
+    update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
+    where id = ${c.id} and disconnected_at is null returning *`
+  return row as ConnectionRow | undefined
+}

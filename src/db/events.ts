@@ -16,7 +16,7 @@ export interface OutboxRow {
 /**
  * The one statement that writes the outbox, for one event or many (in the caller's transaction). The
  * verification sweep's landing statement is the exception: it writes its events in the same statement
- * as the connections they belong to (src/domain/connect.ts), to keep the batch to one round trip.
+ * as the connections they belong to (verification.ts), to keep the batch to one round trip.
  */
 export async function insertEvents(sql: Sql, items: OutboxRow[]): Promise<void> {
   if (items.length === 0) return

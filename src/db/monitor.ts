@@ -94,3 +94,8 @@ export async function monitorHistory(sql: Sql, c: { id: string; tenant_id: strin
         select id, application_id, connection_id, domain, kind, detail, created_at from monitor_history
         where connection_id = ${c.id} and tenant_id = ${c.tenant_id} order by seq desc limit ${limit}`
 }
+
+/** A closed connection is no longer watched. */
+export async function forgetMonitorState(sql: Sql, c: { id: string }): Promise<void> {
+  await sql`delete from monitor_state where connection_id = ${c.id}`
+}
