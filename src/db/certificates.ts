@@ -29,3 +29,84 @@ export async function certificatesInScope(sql: Sql, p: { tenantId: string }, app
       select * from certificates where tenant_id = ${p.tenantId} and status <> 'removed' and (${app}::text is null or application_id = ${app})
       order by id desc`) as CertificateRow[]
 }
+
+/** The connection's certificate, removed ones left out. */
+export async function certificateOf(sql: Sql, connectionId: string): Promise<CertificateRow | undefined> {
+  const [row] = await sql`select * from certificates where connection_id = ${connectionId} and status <> 'removed'`
+  return row as CertificateRow | undefined
+}
+
+/** The connection's certificate (removed ones left out), locked. */
+export async function lockCertificateOf(tx: Sql, connectionId: string): Promise<CertificateRow | undefined> {
+  const [existing] = (await tx`select * from certificates where connection_id = ${connectionId} and status <> 'removed' for update`) as CertificateRow[]
+  return existing
+}
+
+export async function certificateById(sql: Sql, id: string): Promise<CertificateRow | undefined> {
+  const [row] = (await sql`select * from certificates where id = ${id}`) as CertificateRow[]
+  return row
+}
+
+/** The connection carries its certificate's status; served only while issued. */
+export async function setCertificateStatus(sql: Sql, c: { id: string }, status: CertificateRow['status'] | null): Promise<void> {
+  await sql`
+    update connections set certificate_status = ${status},
+      certificate_served_at = case when ${status}::text is distinct from 'issued' then null else certificate_served_at end
+    where id = ${c.id}`
+}
+
+/** The edge accepted the connection's certificate: from now on its HTTPS is served (`secure`). */
+export async function markServed(sql: Sql, connectionId: string, now: Date): Promise<void> {
+  await sql`update connections set certificate_served_at = ${now} where id = ${connectionId} and certificate_status = 'issued'`
+}
+
+/** An edge lacks the connection's certificate (restarted): not served until it is put back. */
+export async function markUnserved(sql: Sql, connectionId: string): Promise<void> {
+  await sql`update connections set certificate_served_at = null where id = ${connectionId}`
+}
+
+export async function setIssued(
+  tx: Sql,
+  id: string,
+  i: Pick<CertificateRow, 'managed' | 'names' | 'issuer' | 'not_before' | 'not_after' | 'renew_after' | 'cert_pem' | 'key_sealed'>,
+  now: Date,
+): Promise<CertificateRow> {
+  const [row] = await tx`
+      update certificates set status = 'issued', managed = ${i.managed}, names = ${i.names}::text[], issuer = ${i.issuer},
+        not_before = ${i.not_before}, not_after = ${i.not_after}, renew_after = ${i.renew_after}, cert_pem = ${i.cert_pem},
+        key_sealed = ${i.key_sealed}, last_error = null, updated_at = ${now}
+      where id = ${id} returning *`
+  return row as CertificateRow
+}
+
+/** One more order for an existing certificate. */
+export async function countAttempt(tx: Sql, c: { id: string }, now: Date): Promise<CertificateRow> {
+  const [row] = await tx`update certificates set attempts = attempts + 1, updated_at = ${now} where id = ${c.id} returning *`
+  return row as CertificateRow
+}
+
+export async function insertPendingCertificate(
+  tx: Sql,
+  c: Pick<CertificateRow, 'id' | 'tenant_id' | 'application_id' | 'connection_id' | 'domain' | 'names' | 'managed'>,
+  now: Date,
+): Promise<CertificateRow> {
+  const [row] = await tx`
+          insert into certificates (id, tenant_id, application_id, connection_id, domain, names, status, managed, created_at, updated_at)
+          values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.connection_id}, ${c.domain}, ${c.names}::text[], 'pending', ${c.managed}, ${now}, ${now})
+          returning *`
+  return row as CertificateRow
+}
+
+/** An order that failed, to be tried again at `retryAt`. */
+export async function setOrderFailed(tx: Sql, c: { id: string }, status: 'issued' | 'failed', error: string, retryAt: Date, now: Date): Promise<CertificateRow> {
+  const [failed] = await tx`
+        update certificates set status = ${status}, last_error = ${error}, retry_at = ${retryAt}, updated_at = ${now}
+        where id = ${c.id} returning *`
+  return failed as CertificateRow
+}
+
+/** Marks the connection's certificate removed; undefined when it has none. */
+export async function setCertificateRemoved(sql: Sql, c: { id: string }, now: Date): Promise<CertificateRow | undefined> {
+  const [row] = await sql`update certificates set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`
+  return row as CertificateRow | undefined
+}

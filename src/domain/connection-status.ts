@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
 import type { Dns } from '../adapters/dns.ts'
 import type { ConnectionRow } from '../db/connections.ts'
-import { certificateOf } from './certificates.ts'
+import { certificateOf } from '../db/certificates.ts'
 import { conflictsFor, type Conflict } from './domain-check.ts'
 import type { ApplicationRow } from '../db/applications.ts'
 
