@@ -1,5 +1,6 @@
 // Queries of certificates as the API lists them. Statements moved from src/ops/secure.ts verbatim; the
 // issuing side is src/domain/certificates.ts.
+import type { ConnectionRow } from './connections.ts'
 import type { Sql } from './sql.ts'
 
 export interface CertificateRow {
@@ -109,4 +110,40 @@ export async function setOrderFailed(tx: Sql, c: { id: string }, status: 'issued
 export async function setCertificateRemoved(sql: Sql, c: { id: string }, now: Date): Promise<CertificateRow | undefined> {
   const [row] = await sql`update certificates set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`
   return row as CertificateRow | undefined
+}
+
+export async function issuedCertificates(db: Sql): Promise<CertificateRow[]> {
+  return (await db`select * from certificates where status = 'issued'`) as CertificateRow[]
+}
+
+/**
+ * Live connections pointed at the platform edge (`cnameTarget`) whose certificate is due: none yet, a
+ * failed order past its retry time, a pending order older than `staleBefore`, a managed one past
+ * `renew_after`; not while the edge orders one on demand (since `ondemandBefore`). First live first.
+ */
+export async function connectionsDueForIssue(db: Sql, q: { cnameTarget: string; now: Date; ondemandBefore: Date; staleBefore: Date; limit: number }) {
+  return (await db`
+    select c.*, coalesce(p.redirect_to_www, false) as redirect_to_www from connections c
+    left join certificates k on k.connection_id = c.id and k.status <> 'removed'
+    left join power_settings p on p.connection_id = c.id and p.status <> 'removed'
+    where c.status = 'live' and c.disconnected_at is null and c.planned_target->>'cname_target' = ${q.cnameTarget}
+      and (c.ondemand_at is null or c.ondemand_at < ${q.ondemandBefore})
+      and (k.id is null
+        or (k.status = 'failed' and k.retry_at <= ${q.now})
+        or (k.status = 'pending' and k.updated_at < ${q.staleBefore})
+        or (k.status = 'issued' and k.managed and k.renew_after <= ${q.now}))
+    order by c.live_at limit ${q.limit}`) as (ConnectionRow & { redirect_to_www: boolean })[]
+}
+
+/** When the earliest failed order of a live connection may be tried again. */
+export async function nextCertificateRetry(db: Sql): Promise<Date | null> {
+  const [row] = (await db`
+    select min(k.retry_at) as at from certificates k join connections c on c.id = k.connection_id
+    where k.status = 'failed' and c.status = 'live' and c.disconnected_at is null`) as { at: Date | null }[]
+  return row?.at ?? null
+}
+
+/** Orders that failed since `since` are due now; how many. */
+export async function retryFailedNow(tx: Sql, since: Date, now: Date): Promise<number> {
+  return (await tx`update certificates set retry_at = ${now} where status = 'failed' and retry_at > ${now} and updated_at >= ${since} returning id`).length
 }

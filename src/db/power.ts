@@ -69,3 +69,17 @@ export async function setPowerRemoved(sql: Sql, c: { id: string }, now: Date): P
   const [r] = await sql`update power_settings set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`
   return r as PowerRow | undefined
 }
+
+/** Active serving settings of open connections, each with its connection (the edge restore). */
+export async function activeSites(db: Sql) {
+  return (await db`
+    select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
+    where p.status = 'active' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
+}
+
+/** Serving settings not yet on the edge (pending or failed) of live connections, each with its connection. */
+export async function sitesToPush(db: Sql) {
+  return (await db`
+    select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
+    where p.status in ('pending', 'failed') and c.status = 'live' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
+}

@@ -2,6 +2,7 @@
 // batch of results (src/domain/connect.ts decides each row's next state, src/jobs/verify-sweep.ts runs
 // the batches).
 import { pack, packJson } from './columns.ts'
+import type { ConnectionRow } from './connections.ts'
 import type { Sql } from './sql.ts'
 
 /** What verification and its events read of a connection; the sweep selects no more than this. */
@@ -89,4 +90,46 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
         select from u where u.event = 'connection.live' and current_setting('portico.sweep', true) is distinct from 'on' limit 1) l) as woke
     from u`) as { landed: number }[]
   return updated[0]!.landed
+}
+
+/**
+ * The connections among `ids`, read by primary key only, with whether each is still due judged in the
+ * select list: with `disconnected_at is null` in the where clause, a planner with stale statistics
+ * scans a partial index of every open connection per batch.
+ */
+export async function toVerify(db: Sql, ids: string[], now: Date) {
+  return (await db`
+    select ${db.unsafe(VERIFY_COLUMNS)},
+      disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${now} as due
+    from connections where id = any(unpack_column(${pack(ids)}))`) as (ConnectionRow & { version: string; tid: string; due: boolean })[]
+}
+
+/**
+ * The sweep's transaction: a commit lost in a crash loses the state change and its event together (the
+ * connection is simply verified again), so it does not wait for the WAL flush; one generic plan serves
+ * every batch; and `portico.sweep` tells the landing statement the sweep notifies once at its end.
+ */
+export async function sweepTransaction(tx: Sql): Promise<void> {
+  await tx`select set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('portico.sweep', 'on', true)`
+}
+
+/** Queue entries whose connection went live, failed or was disconnected by another path. */
+export async function dropFinished(db: Sql, ids: string[]): Promise<void> {
+  await db`
+    delete from verify_queue q where q.connection_id = any(unpack_column(${pack(ids)})) and not exists (
+      select 1 from connections c
+      where c.id = q.connection_id and c.disconnected_at is null and c.status in ('pending', 'propagating') and c.next_check_at is not null)`
+}
+
+/** When the earliest scheduled check comes due (the workers' due timer sleeps until then). */
+export async function nextVerifyDue(db: Sql): Promise<Date | null> {
+  const [row] = (await db`select min(next_check_at) as at from verify_queue`) as { at: Date | null }[]
+  return row?.at ?? null
+}
+
+/** Up to `limit` queued connections due by `now`, earliest first. */
+export async function dueVerifyIds(db: Sql, now: Date, limit: number): Promise<string[]> {
+  return ((await db`
+    select connection_id from verify_queue where next_check_at <= ${now}
+    order by next_check_at limit ${limit}`) as { connection_id: string }[]).map((r) => r.connection_id)
 }
