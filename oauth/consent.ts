@@ -14,6 +14,9 @@ import type { InteractionModel } from 'oidc-provider'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
+import { markClientApproved } from '../src/db/agent-clients.ts'
+import { insertAgentGrant } from '../src/db/agent-grants.ts'
+import { pendingInteraction } from '../src/db/oauth-store.ts'
 import type { Clock } from '../src/clock.ts'
 import { agentScope, can, parseScopes, type MemberRole } from '../src/domain/rbac.ts'
 import type { AuthDeps } from '../src/http/auth.ts'
@@ -58,11 +61,7 @@ export function redirectHost(uri: string): string {
 
 /** The pending consent request `id`, or null when unknown, expired or already answered. */
 export async function loadConsentRequest(sql: Sql, id: string): Promise<ConsentRequest | null> {
-  const [row] = await sql`
-    select i.payload as interaction, c.client_name, c.redirect_uris, c.created_at
-    from oauth_store i
-    join agent_clients c on c.client_id = i.payload->'params'->>'client_id'
-    where i.model = 'Interaction' and i.id = ${id} and i.expires_at > now()`
+  const row = await pendingInteraction(sql, id)
   if (!row) return null
   const interaction = (typeof row.interaction === 'string' ? JSON.parse(row.interaction) : row.interaction) as InteractionPayload
   if (interaction.result !== undefined) return null
@@ -140,10 +139,8 @@ export async function approve(
   const grantId = await grant.save()
   const now = deps.clock.now()
   await deps.db.begin(async (tx) => {
-    await tx`
-      insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at)
-      values (${grantId}, ${approver.tenantId}, ${request.client_id}, ${approver.accountId}, ${approver.memberId}, ${scopes}::text[], ${now})`
-    await tx`update agent_clients set approved_at = coalesce(approved_at, ${now}) where client_id = ${request.client_id}`
+    await insertAgentGrant(tx, { id: grantId, tenant_id: approver.tenantId, client_id: request.client_id, account_id: approver.accountId, approved_member_id: approver.memberId, scopes }, now)
+    await markClientApproved(tx, request.client_id, now)
   })
   return finish(interaction, { login: { accountId: approver.accountId }, consent: { grantId } })
 }

@@ -19,6 +19,8 @@ import type { Mount } from '../src/http/app.ts'
 import type { Clock } from '../src/clock.ts'
 import type { Config } from '../src/config.ts'
 import type { Sql } from '../src/db/sql.ts'
+import { isAgentClient } from '../src/db/agent-clients.ts'
+import { insertSigningKeys, refreshTokenGrant, sealedSigningKeys } from '../src/db/oauth-store.ts'
 import { decrypt, deriveKey, encrypt } from '../src/crypto.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
@@ -80,8 +82,8 @@ export type AccessCheck = { ok: true; identity: AgentIdentity } | { ok: false; r
 /** The signing key set: read from the database, or generated and stored by the first process. */
 async function signingKeys(db: Sql, config: Config, clock: Clock): Promise<JWK[]> {
   const read = async () => {
-    const [row] = await db`select sealed from oauth_keys where id = 'signing'`
-    return row ? (JSON.parse(decrypt(config.secretsKey, row.sealed as string, KEYS_PURPOSE)) as JWK[]) : null
+    const sealed = await sealedSigningKeys(db)
+    return sealed ? (JSON.parse(decrypt(config.secretsKey, sealed, KEYS_PURPOSE)) as JWK[]) : null
   }
   const have = await read()
   if (have) return have
@@ -89,7 +91,7 @@ async function signingKeys(db: Sql, config: Config, clock: Clock): Promise<JWK[]
   const jwk = { ...(await exportJWK(privateKey)), kid: randomToken(12), alg: 'ES256', use: 'sig' }
   const sealed = encrypt(config.secretsKey, JSON.stringify([jwk]), KEYS_PURPOSE)
   // Two processes starting together: the first insert wins and both read it back.
-  await db`insert into oauth_keys (id, sealed, created_at) values ('signing', ${sealed}, ${clock.now()}) on conflict (id) do nothing`
+  await insertSigningKeys(db, sealed, clock.now())
   return (await read())!
 }
 
@@ -309,8 +311,8 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
       const p = payload as { grant_id?: unknown; client_id?: unknown } | null
       return typeof p?.grant_id === 'string' && typeof p.client_id === 'string' ? { grantId: p.grant_id, clientId: p.client_id } : null
     }
-    const [row] = await db`select grant_id, payload->>'clientId' as client_id from oauth_store where model = 'RefreshToken' and id = ${token}`
-    return row?.grant_id ? { grantId: row.grant_id as string, clientId: row.client_id as string } : null
+    const row = await refreshTokenGrant(db, token)
+    return row?.grant_id ? { grantId: row.grant_id, clientId: row.client_id } : null
   }
 
   /**
@@ -333,7 +335,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     const form = new URLSearchParams(await req.text())
     const token = form.get('token')
     const clientId = form.get('client_id')
-    if (!clientId || (await db`select 1 from agent_clients where client_id = ${clientId}`).length === 0) {
+    if (!clientId || !(await isAgentClient(db, clientId))) {
       return oauthError(401, 'invalid_client', 'client_id does not name a registered client')
     }
     if (!token) return oauthError(400, 'invalid_request', 'token is required')

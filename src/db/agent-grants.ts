@@ -108,3 +108,17 @@ export async function takeStepUpScopes(db: Sql, grantId: string, since: Date): P
     returning step_up_scopes`
   return (row?.step_up_scopes as string[] | undefined) ?? null
 }
+
+export async function insertAgentGrant(
+  tx: Sql,
+  g: { id: string; tenant_id: string; client_id: string; account_id: string; approved_member_id: string | null; scopes: string[] },
+  now: Date,
+): Promise<void> {
+  await tx`
+      insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at)
+      values (${g.id}, ${g.tenant_id}, ${g.client_id}, ${g.account_id}, ${g.approved_member_id}, ${g.scopes}::text[], ${now})`
+}
+
+export async function isGrantOfTenant(db: Sql, id: string, tenantId: string): Promise<boolean> {
+  return (await db`select 1 from agent_grants where id = ${id} and tenant_id = ${tenantId}`).length > 0
+}

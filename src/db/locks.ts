@@ -19,3 +19,8 @@ export async function alone(db: Sql, key: number, sweep: () => Promise<number>):
     lock.release()
   }
 }
+
+/** A transaction advisory lock, held to the end of the transaction `tx`. */
+export async function transactionLock(tx: Sql, key: number): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${key})`
+}
