@@ -3,7 +3,7 @@
 import type { createApp as CreateApp } from './http/app.ts'
 import { MovableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
-import { connect, type Sql } from './db/sql.ts'
+import { connect, ping, type Sql } from './db/sql.ts'
 import { migrate } from './db/migrate.ts'
 import { DatabaseWatch } from './db/watch.ts'
 import { WidgetTokens } from './domain/widget-tokens.ts'
@@ -51,7 +51,8 @@ import { TemplateCatalog } from './domain/templates.ts'
 import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 import { edgeFromConfig } from './adapters/edge.ts'
-import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
+import { AcmeIssuer } from './adapters/acme.ts'
+import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
@@ -86,7 +87,7 @@ export interface Portico {
 
 async function pingDb(sql: Sql): Promise<boolean> {
   try {
-    await Promise.race([sql`select 1`, Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
+    await Promise.race([ping(sql), Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
     return true
   } catch {
     return false

@@ -6,6 +6,7 @@ import * as acme from 'acme-client'
 import https from 'node:https'
 import { readFileSync } from 'node:fs'
 import type { Sql } from '../db/sql.ts'
+import { keepAccountKey, putChallenge, removeChallenge, sealedAccountKey } from '../db/acme.ts'
 import { decrypt, encrypt } from '../crypto.ts'
 
 /** The challenge Portico answers (the domain check judges CAA `validationmethods` and `_acme-challenge` by it). */
@@ -79,17 +80,14 @@ export class AcmeIssuer implements CertificateIssuer {
   private async accountKey(): Promise<string> {
     const { db, secretsKey } = this.deps
     const read = async () => {
-      const [row] = await db`select key_sealed from acme_account where id = 'default' and directory = ${this.settings.directoryUrl}`
-      return row ? decrypt(secretsKey, row.key_sealed as string, SEAL) : null
+      const sealed = await sealedAccountKey(db, this.settings.directoryUrl)
+      return sealed ? decrypt(secretsKey, sealed, SEAL) : null
     }
     const have = await read()
     if (have) return have
     const key = (await acme.crypto.createPrivateEcdsaKey()).toString()
     // Two processes at once: the first insert wins and both use it.
-    await db`
-      insert into acme_account (id, directory, key_sealed, created_at) values ('default', ${this.settings.directoryUrl}, ${encrypt(secretsKey, key, SEAL)}, now())
-      on conflict (id) do update set directory = excluded.directory, key_sealed = excluded.key_sealed
-      where acme_account.directory <> excluded.directory`
+    await keepAccountKey(db, this.settings.directoryUrl, encrypt(secretsKey, key, SEAL))
     return (await read())!
   }
 
@@ -115,12 +113,10 @@ export class AcmeIssuer implements CertificateIssuer {
       skipChallengeVerification: true,
       challengePriority: ['http-01'],
       challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-        await db`
-          insert into acme_challenges (token, key_auth, expires_at) values (${challenge.token}, ${keyAuthorization}, ${new Date(Date.now() + CHALLENGE_TTL_MS)})
-          on conflict (token) do update set key_auth = excluded.key_auth, expires_at = excluded.expires_at`
+        await putChallenge(db, challenge.token, keyAuthorization, new Date(Date.now() + CHALLENGE_TTL_MS))
       },
       challengeRemoveFn: async (_authz, challenge) => {
-        await db`delete from acme_challenges where token = ${challenge.token}`
+        await removeChallenge(db, challenge.token)
       },
     })
     const facts = certificateFacts(certPem)
@@ -128,8 +124,3 @@ export class AcmeIssuer implements CertificateIssuer {
   }
 }
 
-/** The HTTP-01 answer for `token`, while it is live. */
-export async function challengeAnswer(db: Sql, token: string): Promise<string | null> {
-  const [row] = await db`select key_auth from acme_challenges where token = ${token} and expires_at > now()`
-  return row ? (row.key_auth as string) : null
-}

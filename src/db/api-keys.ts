@@ -60,3 +60,15 @@ export async function insertKey(
     returning *`
   return rows[0] as KeyRow | undefined
 }
+
+/** The live key with this hash: who it acts for. */
+export async function liveKeyByHash(db: Sql, hash: Buffer): Promise<{ id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined> {
+  const rows = await db`
+    select id, tenant_id, role, application_id from api_keys
+    where key_hash = ${hash} and revoked_at is null`
+  return rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
+}
+
+export async function markKeyUsed(db: Sql, keyId: string, now: Date): Promise<void> {
+  await db`update api_keys set last_used_at = ${now} where id = ${keyId}`
+}

@@ -4,7 +4,7 @@
 // An agent token may also come as `Authorization: DPoP` with its proof (oauth/dpop.ts).
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
-import type { MemberRole } from '../domain/rbac.ts'
+import { liveKeyByHash, markKeyUsed } from '../db/api-keys.ts'
 import { looksLikeApiKey, wellFormedApiKey } from '../domain/secrets.ts'
 import { secretEquals, sha256 } from '../crypto.ts'
 import { RecentMisses } from './throttle.ts'
@@ -41,7 +41,7 @@ function touchKey(db: Sql, keyId: string, now: Date): void {
   const prev = lastUsedWrites.get(keyId) ?? 0
   if (now.getTime() - prev < 60_000) return
   lastUsedWrites.set(keyId, now.getTime())
-  db`update api_keys set last_used_at = ${now} where id = ${keyId}`.catch(() => {})
+  markKeyUsed(db, keyId, now).catch(() => {})
 }
 
 /** Wrong API keys seen lately (per process): sent again, they are refused without a query. */
@@ -58,10 +58,7 @@ async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal
   if (cached) return cached
   if (misses.has(hex, nowMs)) return null
   const mark = cache?.mark() ?? 0
-  const rows = await deps.db`
-    select id, tenant_id, role, application_id from api_keys
-    where key_hash = ${hash} and revoked_at is null`
-  const k = rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
+  const k = await liveKeyByHash(deps.db, hash)
   if (!k) {
     misses.add(hex, nowMs)
     return null
