@@ -162,8 +162,8 @@ const OUTAGE_SLACK_MS = 60_000
 /**
  * Watches the edge from a worker: when a node that was down answers again, the certificates that
  * became due meanwhile are ordered at once (the issuer is woken, not left to its retry schedule),
- * orders that failed during the outage are retried at once, and the edge sweep puts back what the
- * node lost.
+ * orders that failed during the outage are retried at once, after the edge sweep has put back what
+ * the node lost.
  */
 export function watchEdge(deps: EdgeSweepDeps, kick: (queue: string) => void, everyMs = EDGE_WATCH_MS): { stop(): void } {
   const canServe = deps.edge.canServe?.bind(deps.edge)
@@ -184,6 +184,9 @@ export function watchEdge(deps: EdgeSweepDeps, kick: (queue: string) => void, ev
       downSince = null
       const now = deps.clock.now()
       const retried = await deps.db.begin((tx) => retryFailedNow(tx, since, now))
+      // Put back what the node lost (its routes, the HTTP-01 path to Portico) before any order: a CA
+      // validating against a node without its configuration would fail the order it was woken for.
+      await sweepEdge(deps).catch((err) => log.warn('edge back: reconcile failed', errorFields(err)))
       log.info('edge back: ordering due certificates', { retried })
       kick(ISSUE_QUEUE)
       kick(EDGE_QUEUE)

@@ -1,15 +1,15 @@
-// The README's table of providers by rail is read by integrators choosing Portico: it must say what
+// docs/providers.md's table of providers by rail is read by integrators choosing Portico: it must say what
 // the catalog (GET /v1/providers) says, row by row, with each provider's rank and the counts.
 import { describe, test, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parityCensus, PROVIDERS, type Provider } from '../../src/domain/providers.ts'
 
-const README = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+const DOC = readFileSync(join(import.meta.dir, '../../docs/providers.md'), 'utf8')
 
-/** The providers and the count of the README's row that starts with `label`. */
+/** The providers and the count of the document's row that starts with `label`. */
 function row(label: string): { names: string[]; count: number } {
-  const line = README.split('\n').find((l) => l.startsWith(`| ${label}`))
+  const line = DOC.split('\n').find((l) => l.startsWith(`| ${label}`))
   expect(line).toBeDefined()
   const cells = line!.split(' | ')
   return { names: [...cells[1]!.matchAll(/(.+?) \((\d+)\)(?:, |$)/g)].map((m) => `${m[1]} (${m[2]})`), count: Number(cells[2]!.replace(/\D/g, '')) }
@@ -20,7 +20,7 @@ const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'e
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
 const inWords = (n: number) => (n < 10 ? WORDS[n]! : `${TENS[Math.floor(n / 10)]}${n % 10 ? '-' + WORDS[n % 10] : ''}`)
 
-describe('README: providers by rail', () => {
+describe('docs/providers.md: providers by rail', () => {
   test('each row lists exactly the catalog\'s providers of that rail, ranked, with the count', () => {
     // The end-user census: integrator-only adapters (PowerDNS) are described apart.
     const census = PROVIDERS.filter((p) => p.audience === 'end_user')
@@ -38,6 +38,6 @@ describe('README: providers by rail', () => {
       expect({ label, count: r.count }).toEqual({ label, count: providers.length })
     }
     const n = parityCensus().built.automatic
-    expect(README).toContain(`${inWords(n).replace(/^./, (c) => c.toUpperCase())} providers have a working automatic rail`)
+    expect(DOC).toContain(`${inWords(n).replace(/^./, (c) => c.toUpperCase())} providers have a working automatic rail`)
   })
 })
