@@ -9,8 +9,8 @@
 // successor, is kept in front of the provider (refresh.ts), so a repeat never reaches it.
 import type { Sql } from '../src/db/sql.ts'
 import { consumeStored, destroyStored, purgeExpiredStored, storedBy, upsertStored, type StoredRow } from '../src/db/oauth-store.ts'
-import { revokeGrant, REVOKE_REASONS } from './grants.ts'
-import { isClientIdUrl } from './client-id.ts'
+import { revokeGrant, REVOKE_REASONS } from '../src/domain/agent-grants.ts'
+import { isClientIdUrl } from '../src/domain/client-id.ts'
 
 export interface StoredPayload {
   grantId?: string

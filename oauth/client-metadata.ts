@@ -20,7 +20,7 @@ import type { Clock } from '../src/clock.ts'
 import type { Dns } from '../src/adapters/dns.ts'
 import { providerRequest } from '../src/domain/domain-connect/http.ts'
 import { log } from '../src/logger.ts'
-import { claimedBrands, judgeClient, nameProblem } from './brands.ts'
+import { claimedBrands, judgeClient, nameProblem } from '../src/domain/agent-brands.ts'
 import { validateMetadata } from './register.ts'
 
 export const MAX_BYTES = 5 * 1024

@@ -26,18 +26,17 @@ import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
 import { refreshOnce } from './refresh.ts'
-import { checkPresentation, dpopChallenge, type Presentation, type PresentationRefusal } from './dpop.ts'
+import { checkPresentation, dpopChallenge, type PresentationRefusal } from '../src/http/dpop.ts'
+import type { Presentation } from '../src/domain/principal.ts'
 import { ApiError } from '../src/errors.ts'
-import { liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from './grants.ts'
+import { GRANT_TTL_S, liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from '../src/domain/agent-grants.ts'
 import { clientMetadataDocuments } from './client-metadata.ts'
 import type { Dns } from '../src/adapters/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
 
 export const OAUTH_MOUNT = '/oauth'
 export const ACCESS_TOKEN_TTL_S = 600
-const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
-/** A grant lasts this long from approval; then the agent must ask a person again. */
-export const GRANT_TTL_S = REFRESH_TOKEN_TTL_S
+const REFRESH_TOKEN_TTL_S = GRANT_TTL_S
 const KEYS_PURPOSE = 'oauth-jwks'
 
 export interface AuthServerDeps {

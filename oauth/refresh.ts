@@ -23,8 +23,8 @@ import {
 } from '../src/db/oauth-store.ts'
 import type { Clock } from '../src/clock.ts'
 import { decrypt, encrypt } from '../src/crypto.ts'
-import { revokeGrant, REVOKE_REASONS } from './grants.ts'
-import { DPOP_ALGORITHMS } from './dpop.ts'
+import { revokeGrant, REVOKE_REASONS } from '../src/domain/agent-grants.ts'
+import { DPOP_ALGORITHMS } from '../src/http/dpop.ts'
 
 export const REFRESH_REUSE_GRACE_S = 60
 const CLAIM_STALE_MS = 30_000

@@ -84,7 +84,7 @@ export interface Config {
   agentRegistrationBudget: { perAddressPerHour: number; perPrefixPerHour: number; globalPerHour: number }
   /** SIGNIN_BUDGET: a person's sign-in attempts per 15 minutes: links per email address / links per client address / failed attempts per client address. */
   signInBudget: { perEmail: number; perClient: number; failures: number }
-  /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/http/throttle.ts). */
+  /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/domain/throttle.ts). */
   authFailureBudget: { perAddress: number; perPrefix: number }
 }
 

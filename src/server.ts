@@ -56,7 +56,7 @@ import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
-import { FailureThrottle } from './http/throttle.ts'
+import { FailureThrottle } from './domain/throttle.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
 

@@ -15,8 +15,8 @@ import type { TemplateCatalog } from './domain/templates.ts'
 import type { Edge } from './adapters/edge.ts'
 import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
-import type { Presentation } from '../oauth/dpop.ts'
-import type { FailureThrottle } from './http/throttle.ts'
+import type { Presentation } from './domain/principal.ts'
+import type { FailureThrottle } from './domain/throttle.ts'
 import type { DatabaseWatch } from './db/watch.ts'
 
 export interface Services {
@@ -50,7 +50,7 @@ export interface Services {
   issuer?: CertificateIssuer
   /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
   dnsHealth?: DnsHealth
-  /** Counts failed credential checks per address and network; absent: no throttling (src/http/throttle.ts). */
+  /** Counts failed credential checks per address and network; absent: no throttling (src/domain/throttle.ts). */
   throttle?: FailureThrottle
   /** Whether the database is reachable now (reconnects with backoff after a failure): src/db/watch.ts. */
   database?: DatabaseWatch

@@ -1,5 +1,5 @@
-// Queries of the grants people gave agents, as the API lists and revokes them; revoking itself and the
-// authorization server's side are in oauth/grants.ts.
+// Queries of the grants people gave agents: listing, locking, revoking and settling them (the rules
+// are src/domain/agent-grants.ts).
 import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'
 

@@ -1,6 +1,6 @@
 // Queries of the authorization server's store (oauth/adapter.ts: oidc-provider's adapter, one table for
 // every model), its signing keys, the refresh answers kept in front of it (oauth/refresh.ts) and the
-// DPoP proofs seen (oauth/dpop.ts). The provider's
+// DPoP proofs seen (src/http/dpop.ts). The provider's
 // expiry is real time and its adapter interface carries no clock, so these statements read the
 // database's own time, as they always have.
 import type { Sql } from './sql.ts'

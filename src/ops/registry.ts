@@ -130,7 +130,7 @@ export interface OpDef<
   deadline?: 'bulk'
   /**
    * The input carries a secret in place of a bearer (a client secret, a share or invitation token):
-   * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/http/throttle.ts).
+   * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/domain/throttle.ts).
    */
   guessable?: boolean
   /** Not offered as an MCP tool (console-server and edge routes). */

@@ -16,8 +16,9 @@
 // accepted algorithms (`algs`). No nonce is required, so `use_dpop_nonce` never comes.
 import { createHash } from 'node:crypto'
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
-import type { Sql } from '../src/db/sql.ts'
-import { noteProof, purgeSpentProofs } from '../src/db/oauth-store.ts'
+import type { Sql } from '../db/sql.ts'
+import type { Presentation } from '../domain/principal.ts'
+import { noteProof, purgeSpentProofs } from '../db/oauth-store.ts'
 
 export const IAT_WINDOW_S = 60
 /** Proof algorithms accepted (also `dpop_signing_alg_values_supported` of the protected resource metadata). */
@@ -25,15 +26,6 @@ export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', '
 const ALGORITHMS = DPOP_ALGORITHMS
 
 /** How an agent token arrived: its scheme, and what a proof must match. */
-export interface Presentation {
-  scheme: 'bearer' | 'dpop'
-  method: string
-  /** The URL the client addressed, as PUBLIC_URL plus the request path (a proxy may have rewritten the host); empty for Bearer. */
-  url: string
-  /** The `DPoP` header, when sent. */
-  proof: string | null
-}
-
 /** `Authorization: Bearer <t>` or `DPoP <t>`, with what a proof must match; null for any other form. */
 export function presentation(req: { headers: Headers; method: string; url: string }, publicUrl: string): { token: string; presented: Presentation } | null {
   const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')

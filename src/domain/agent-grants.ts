@@ -8,10 +8,13 @@
 //   when the role is lowered (and ends when none is left);
 // - ending a grant deletes the authorization server's artefacts of it (refresh tokens, codes, the
 //   provider's Grant), so nothing can be refreshed, and its access tokens fail on their next use.
-import type { Sql } from '../src/db/sql.ts'
-import { endGrant, grantStates, markGrantUsed, narrowGrantScopes, setStepUp, takeStepUpScopes, type AgentGrantState } from '../src/db/agent-grants.ts'
-import { can, ROLES, type MemberRole } from '../src/domain/rbac.ts'
-import { agentScope } from '../src/domain/rbac.ts'
+import type { Sql } from '../db/sql.ts'
+import { endGrant, grantStates, markGrantUsed, narrowGrantScopes, setStepUp, takeStepUpScopes, type AgentGrantState } from '../db/agent-grants.ts'
+import { can, ROLES, type MemberRole } from './rbac.ts'
+import { agentScope } from './rbac.ts'
+
+/** A grant lasts this long from approval (its refresh tokens as long); then the agent must ask a person again. */
+export const GRANT_TTL_S = 30 * 24 * 3600
 
 export const REVOKE_REASONS = {
   /** DELETE /v1/agent-grants/{id} by the workspace. */
