@@ -30,6 +30,3 @@ export function newClientSecret(): { secret: string; hash: Buffer } {
   const secret = `pcs_${randomBytes(32).toString('base64url')}`
   return { secret, hash: sha256(secret) }
 }
-
-// Until src/domain/webhook-delivery.ts takes it from src/crypto.ts (it is being changed elsewhere).
-export { decrypt } from '../crypto.ts'

@@ -29,7 +29,7 @@ export interface Ctx<out A extends Credential = Credential> {
   sql: Sql
   /**
    * The pool. In a mutation it refuses writes (src/db/write-guard.ts), and its `begin` opens a
-   * transaction that carries the operation's audit row, as `tx` does.
+   * transaction that carries the operation's audit row, as `tx(...)` does.
    */
   db: Sql
   /**
