@@ -1,5 +1,5 @@
-// Queries of API keys. Statements moved from src/ops verbatim; rules about keys are in
-// src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
+// Queries of API keys: listing, minting, revoking, the lookup of a presented key. The rules about keys
+// are in src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
 import { KEYS_CHANNEL } from './channels.ts'
 import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'

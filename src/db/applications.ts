@@ -1,5 +1,5 @@
-// Queries of applications. Statements moved from src/ops verbatim; tenant-scoped reads that refuse a
-// foreign id are in src/domain/tenancy.ts (getApplicationInTenant).
+// Queries of applications; tenant-scoped reads that refuse a foreign id go through src/domain/tenancy.ts
+// (getApplicationInTenant).
 import type { Sql } from './sql.ts'
 
 /** Live or test: the kind of keys an application mints (src/domain/secrets.ts). */

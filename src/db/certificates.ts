@@ -1,5 +1,5 @@
-// Queries of certificates as the API lists them. Statements moved from src/ops/secure.ts verbatim; the
-// issuing side is src/domain/certificates.ts.
+// Queries of certificates: as the API lists them, and every statement of ordering, issuing, serving
+// and removing one (the rules are src/domain/certificates.ts; the edge sweep's are here too).
 import type { ConnectionRow } from './connections.ts'
 import type { Sql } from './sql.ts'
 

@@ -1,5 +1,6 @@
-// Queries that change a connection's columns for one operation. Statements moved from src/ops verbatim;
-// the lifecycle's own writes (creation, verification, disconnect) are in src/domain/connect.ts.
+// Queries of connections: the row, its lookups, and the writes of its lifecycle (creation, revival,
+// disconnect; src/domain/connect.ts decides them). Verification's statements are in verification.ts,
+// a write through a rail's in rail-writes.ts.
 import { countsOfTenant } from './status-counts.ts'
 import type { ApplicationRow } from './applications.ts'
 import type { Sql } from './sql.ts'

@@ -1,5 +1,5 @@
-// Queries of provider accounts as operations use them. Statements moved from the provider-account operations
-// verbatim; creating, sealing and opening accounts is src/domain/provider-accounts.ts.
+// Queries of provider accounts: the row, its reads and writes (creating one, its sealed credential,
+// its status). Sealing, opening and judging accounts is src/domain/provider-accounts.ts.
 import type { Sql } from './sql.ts'
 
 export interface AccountRow {

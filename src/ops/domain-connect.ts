@@ -16,7 +16,7 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../errors.ts'
 import { connectionFor, assertHostAllowed } from '../domain/connections.ts'
-import { type ConnectionRow } from '../db/connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { emitForConnection } from '../domain/events.ts'
 import { parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
@@ -28,7 +28,7 @@ import { discover, withScheme, type Discovery } from '../domain/domain-connect/d
 import { planForConnection, uncovered, type ConnectionPlan } from '../domain/domain-connect/connection.ts'
 import { providerRequest } from '../domain/domain-connect/http.ts'
 import { applySteps, storeGrant, tokenRequest, type Tokens } from '../domain/domain-connect/async-api.ts'
-import { type ApplyStep } from '../db/domain-connect-sessions.ts'
+import type { ApplyStep } from '../db/domain-connect-sessions.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { markAppliedThroughConsent, markAccessDenied } from '../db/connections.ts'
 import {

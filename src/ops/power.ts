@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound } from '../errors.ts'
 import { connectionFor } from '../domain/connections.ts'
-import { type ConnectionRow } from '../db/connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { reviveConnection } from '../domain/connect.ts'
 import { powerOut, removePower, savePower, type PowerDeps } from '../domain/power.ts'
 import { powerOf, claimOnDemand, connectionsServing } from '../db/power.ts'

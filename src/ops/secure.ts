@@ -9,7 +9,7 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound } from '../errors.ts'
 import { connectionFor } from '../domain/connections.ts'
-import { type ConnectionRow } from '../db/connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { certificateNames, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { certificateOf, certificatesInScope } from '../db/certificates.ts'
 import { powerOf } from '../db/power.ts'

@@ -5,7 +5,7 @@
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
 import { Type } from '@sinclair/typebox'
 import { connectionFor, connectionOut } from '../domain/connections.ts'
-import { type ConnectionRow } from '../db/connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { markPropagating, recordVerifications, reviveConnection } from '../domain/connect.ts'
 import { providerById } from '../domain/providers.ts'
 import { canonicalRecords, DnsRecordSchema } from '../domain/records.ts'

@@ -3,7 +3,7 @@
 import { describe, test, expect } from 'bun:test'
 import type { Dns, Lookup } from '../../src/adapters/dns.ts'
 import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, rankOf, scheduleOf, slotAtOrBefore, slotOffsetMs, slotsBetween } from '../../src/domain/monitor.ts'
-import { type MonitorState } from '../../src/db/monitor.ts'
+import type { MonitorState } from '../../src/db/monitor.ts'
 
 /** A resolver answering from a table `name TYPE` → lookup; anything else is NXDOMAIN. */
 function dnsOf(table: Record<string, Lookup>): Dns {
