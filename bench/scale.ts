@@ -29,7 +29,7 @@ import { cursorOf } from '../src/ops/cursors.ts'
 import { sweepDue } from '../src/jobs/verify-sweep.ts'
 import { sweepMonitor } from '../src/jobs/monitor-sweep.ts'
 import { readDbFigures } from '../src/db/metrics.ts'
-import type { Dns, Lookup, LookupType } from '../src/domain/dns.ts'
+import type { Dns, Lookup, LookupType } from '../src/adapters/dns.ts'
 
 const parseSize = (s: string) => {
   const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(s.trim())

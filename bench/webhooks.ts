@@ -6,7 +6,7 @@
 import { benchWorkspace, dropBenchDatabase, fmt, startChild } from './lib/util.ts'
 import { loadConfig } from '../src/config.ts'
 import { deliverAll } from '../src/domain/webhook-delivery.ts'
-import { encrypt } from '../src/domain/secrets.ts'
+import { encrypt } from '../src/crypto.ts'
 import { newWebhookSecret, webhookHeaders } from '../src/adapters/webhook-signing.ts'
 import { newId } from '../src/ids.ts'
 import { Resolver } from '../src/adapters/resolver.ts'

@@ -6,7 +6,7 @@ import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
-import { DPOP_ALGORITHMS } from '../oauth/dpop.ts'
+import { DPOP_ALGORITHMS } from '../src/http/dpop.ts'
 
 export const PRM_PATH = '/.well-known/oauth-protected-resource'
 

@@ -10,7 +10,7 @@
 import postgres from 'postgres'
 import { randomToken } from '../src/ids.ts'
 import { log, errorFields } from '../src/logger.ts'
-import { MCP_REPLIES_CHANNEL } from '../src/db/channels.ts'
+import { MCP_REPLIES_CHANNEL, notify } from '../src/db/channels.ts'
 import type { Sql } from '../src/db/sql.ts'
 
 /** A JSON-RPC response as the client sends it. */
@@ -110,7 +110,7 @@ export class ClientReplies {
         log.warn('mcp replies: an answer too large to pass on was dropped', { bytes: payload.length })
         continue
       }
-      await this.db`select pg_notify(${MCP_REPLIES_CHANNEL}, ${payload})`
+      await notify(this.db, MCP_REPLIES_CHANNEL, payload)
     }
   }
 

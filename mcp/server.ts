@@ -22,8 +22,8 @@ import { log } from '../src/logger.ts'
 import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS, CUSTOM_RECORDS_SCOPE, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
-import { dpopChallenge, presentation } from '../oauth/dpop.ts'
-import { noteStepUp } from '../oauth/grants.ts'
+import { dpopChallenge, presentation } from '../src/http/dpop.ts'
+import { noteStepUp } from '../src/domain/agent-grants.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
 import { selectToolsets } from './toolsets.ts'
@@ -248,7 +248,7 @@ export function createMcpHandler(deps: McpDeps) {
     return res
   }
 
-  // A Bearer token, or a DPoP-bound one with its proof (oauth/dpop.ts).
+  // A Bearer token, or a DPoP-bound one with its proof (src/http/dpop.ts).
   const authorize = async (req: Request): Promise<(AgentIdentity & { token: string }) | Response> => {
     const presented = presentation(req, deps.config.publicUrl)
     if (!presented) return challenge()

@@ -8,8 +8,9 @@
 // revokes the grant (revokeByGrantId). The reuse grace, in which a repeat of a refresh gets the same
 // successor, is kept in front of the provider (refresh.ts), so a repeat never reaches it.
 import type { Sql } from '../src/db/sql.ts'
-import { revokeGrant, REVOKE_REASONS } from './grants.ts'
-import { isClientIdUrl } from './client-id.ts'
+import { consumeStored, destroyStored, purgeExpiredStored, storedBy, upsertStored, type StoredRow } from '../src/db/oauth-store.ts'
+import { revokeGrant, REVOKE_REASONS } from '../src/domain/agent-grants.ts'
+import { isClientIdUrl } from '../src/domain/client-id.ts'
 
 export interface StoredPayload {
   grantId?: string
@@ -28,7 +29,7 @@ export interface Adapter {
   revokeByGrantId(grantId: string): Promise<void>
 }
 
-type Row = { payload: StoredPayload; consumed_at: Date | null }
+type Row = StoredRow<StoredPayload>
 
 function out(row: Row | undefined): StoredPayload | undefined {
   if (!row) return undefined
@@ -47,43 +48,29 @@ export function postgresAdapter(db: Sql, clientDocument?: (url: string) => Promi
 
     async upsert(id: string, payload: StoredPayload, expiresIn?: number): Promise<void> {
       const expires = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null
-      await db`
-        insert into oauth_store (model, id, payload, grant_id, uid, user_code, expires_at)
-        values (${this.model}, ${id}, ${payload}::jsonb, ${payload.grantId ?? null}, ${payload.uid ?? null}, ${payload.userCode ?? null}, ${expires})
-        on conflict (model, id) do update set
-          payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-          user_code = excluded.user_code, expires_at = excluded.expires_at`
+      await upsertStored(db, this.model, id, payload, expires)
     }
 
     async find(id: string): Promise<StoredPayload | undefined> {
       if (clientDocument && this.model === 'Client' && isClientIdUrl(id)) return (await clientDocument(id)) ?? undefined
-      const [row] = await db`
-        select payload, consumed_at from oauth_store
-        where model = ${this.model} and id = ${id} and (expires_at is null or expires_at > now())`
-      return out(row as Row | undefined)
+      return out(await storedBy(db, this.model, 'id', id))
     }
 
     async findByUid(uid: string): Promise<StoredPayload | undefined> {
-      const [row] = await db`
-        select payload, consumed_at from oauth_store
-        where model = ${this.model} and uid = ${uid} and (expires_at is null or expires_at > now())`
-      return out(row as Row | undefined)
+      return out(await storedBy(db, this.model, 'uid', uid))
     }
 
     async findByUserCode(userCode: string): Promise<StoredPayload | undefined> {
-      const [row] = await db`
-        select payload, consumed_at from oauth_store
-        where model = ${this.model} and user_code = ${userCode} and (expires_at is null or expires_at > now())`
-      return out(row as Row | undefined)
+      return out(await storedBy(db, this.model, 'user_code', userCode))
     }
 
     async consume(id: string): Promise<void> {
       // The first use is kept: a use within the grace must not extend it.
-      await db`update oauth_store set consumed_at = coalesce(consumed_at, now()) where model = ${this.model} and id = ${id}`
+      await consumeStored(db, this.model, id)
     }
 
     async destroy(id: string): Promise<void> {
-      await db`delete from oauth_store where model = ${this.model} and id = ${id}`
+      await destroyStored(db, this.model, id)
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
@@ -96,6 +83,5 @@ export function postgresAdapter(db: Sql, clientDocument?: (url: string) => Promi
 
 /** Deletes expired provider rows; returns how many went. */
 export async function purgeExpired(db: Sql): Promise<number> {
-  const rows = await db`delete from oauth_store where expires_at < now() returning 1`
-  return rows.length
+  return purgeExpiredStored(db)
 }

@@ -4,16 +4,17 @@
 // does. A member may revoke a grant they approved; revoking others' needs a role that manages keys.
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
-import { agentGrant, agentGrantsOf, type GrantRow } from '../src/db/agent-grants.ts'
+import { agentGrant, agentGrantsOf, isGrantOfTenant, type GrantRow } from '../src/db/agent-grants.ts'
 import { agentScope, can } from '../src/domain/rbac.ts'
-import { judgeClient } from './brands.ts'
-import { addressOfRequest } from './client-address.ts'
-import { isClientIdUrl } from './client-id.ts'
-import { personNav, redirectHost } from './consent.ts'
-import { revokeGrant, REVOKE_REASONS, settleTenantGrants } from './grants.ts'
+import { judgeClient } from '../src/domain/agent-brands.ts'
+import { addressOfRequest } from '../src/client-address.ts'
+import { isClientIdUrl } from '../src/domain/client-id.ts'
+import { personNav } from './consent.ts'
+import { redirectHost } from '../src/domain/agent-consent.ts'
+import { revokeGrant, REVOKE_REASONS, settleTenantGrants, GRANT_TTL_S } from '../src/domain/agent-grants.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, peekSignIn, safeNext, signedInPerson, signOut, useSignIn, type PeopleDeps, type Person } from './people.ts'
 import { esc, page, readForm, seeOther } from './pages.ts'
-import { GRANT_TTL_S, OAUTH_MOUNT } from './provider.ts'
+import { OAUTH_MOUNT } from './provider.ts'
 
 const AGENTS_PATH = `${OAUTH_MOUNT}/agents`
 
@@ -126,7 +127,7 @@ async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<
   const form = await readForm(req)
   if (!form || !csrfValid(deps.config, person, form.get('csrf'))) return page(403, 'Your agents', '<h1>This form is out of date</h1><p><a href="/oauth/agents">Back to your agents</a></p>')
   const g = await agentGrant(deps.db, grantId)
-  const [own] = g ? await deps.db`select 1 from agent_grants where id = ${grantId} and tenant_id = ${person.tenantId}` : []
+  const own = g ? await isGrantOfTenant(deps.db, grantId, person.tenantId) : false
   if (!g || !own) return page(404, 'Not found', '<h1>This agent is not in your workspace</h1><p><a href="/oauth/agents">Back to your agents</a></p>')
   if (!mayRevoke(person, g)) return page(403, 'Not allowed', `<h1>Your ${esc(person.role)} role cannot revoke agents other people approved</h1><p><a href="/oauth/agents">Back to your agents</a></p>`)
   await revokeGrant(deps.db, grantId, REVOKE_REASONS.workspace, deps.clock.now())

@@ -15,11 +15,12 @@
 // - a valid document is mirrored into `agent_clients`, so the consent page, grants and revocation
 //   treat it as any client; a document that fails any check is "client not found" to oidc-provider.
 import type { Sql } from '../src/db/sql.ts'
+import { upsertDocumentClient } from '../src/db/agent-clients.ts'
 import type { Clock } from '../src/clock.ts'
-import type { Dns } from '../src/domain/dns.ts'
+import type { Dns } from '../src/adapters/dns.ts'
 import { providerRequest } from '../src/domain/domain-connect/http.ts'
 import { log } from '../src/logger.ts'
-import { claimedBrands, judgeClient, nameProblem } from './brands.ts'
+import { claimedBrands, judgeClient, nameProblem } from '../src/domain/agent-brands.ts'
 import { validateMetadata } from './register.ts'
 
 export const MAX_BYTES = 5 * 1024
@@ -142,11 +143,7 @@ export function clientMetadataDocuments(deps: ClientMetadataDeps) {
     }
     if (!result.ok) return null
     const c = result.client
-    await deps.db`
-      insert into agent_clients (client_id, client_name, redirect_uris, ip, created_at)
-      values (${url}, ${c.client_name as string}, ${c.redirect_uris as string[]}::text[], ${null}, ${deps.clock.now()})
-      on conflict (client_id) do update set client_name = excluded.client_name, redirect_uris = excluded.redirect_uris
-      where agent_clients.client_name is distinct from excluded.client_name or agent_clients.redirect_uris is distinct from excluded.redirect_uris`
+    await upsertDocumentClient(deps.db, { client_id: url, client_name: c.client_name as string, redirect_uris: c.redirect_uris as string[] }, deps.clock.now())
     return c
   }
 

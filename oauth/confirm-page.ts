@@ -8,7 +8,8 @@ import type { Mount } from '../src/http/app.ts'
 import { can } from '../src/domain/rbac.ts'
 import { CONFIRM_PATH, CONFIRM_TTL_MS, confirmationIdOf, questionOf } from '../src/domain/person-confirm.ts'
 import { confirmationById, markConfirmed, markRefused, type ConfirmationRow } from '../src/db/person-confirmations.ts'
-import { addressOfRequest } from './client-address.ts'
+import { agentClientName } from '../src/db/agent-clients.ts'
+import { addressOfRequest } from '../src/client-address.ts'
 import { personNav } from './consent.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type PeopleDeps, type Person } from './people.ts'
 import { esc, page, readForm } from './pages.ts'
@@ -16,8 +17,7 @@ import { esc, page, readForm } from './pages.ts'
 const permissionFor = (row: ConfirmationRow) => (row.action === 'disconnect' ? 'connections:disconnect' : 'connections:write')
 
 async function clientName(deps: PeopleDeps, clientId: string): Promise<string> {
-  const [c] = await deps.db`select client_name from agent_clients where client_id = ${clientId}`
-  return (c?.client_name as string | undefined) ?? clientId
+  return (await agentClientName(deps.db, clientId)) ?? clientId
 }
 
 function replacedList(row: ConfirmationRow): string {

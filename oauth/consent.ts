@@ -14,82 +14,16 @@ import type { InteractionModel } from 'oidc-provider'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
+import { markClientApproved } from '../src/db/agent-clients.ts'
+import { insertAgentGrant } from '../src/db/agent-grants.ts'
+import { loadConsentRequest, type ConsentRequest } from '../src/domain/agent-consent.ts'
 import type { Clock } from '../src/clock.ts'
-import { agentScope, can, parseScopes, type MemberRole } from '../src/domain/rbac.ts'
+import { agentScope, can, type MemberRole } from '../src/domain/rbac.ts'
 import type { AuthDeps } from '../src/http/auth.ts'
-import { judgeClient } from './brands.ts'
-import { addressOfRequest } from './client-address.ts'
+import { addressOfRequest } from '../src/client-address.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type Person } from './people.ts'
 import { esc, page, readForm, seeOther } from './pages.ts'
-import { isClientIdUrl } from './client-id.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
-
-export interface ConsentRequest {
-  client_id: string
-  client_name: string
-  redirect_uri: string
-  scopes: string[]
-  state: string | null
-  redirect_host: string
-  verified: boolean
-  verified_as: string | null
-  local: boolean
-  imitates: string | null
-  registration: 'dynamic'
-  registered_at: string
-  client_id_host: string | null
-}
-
-interface InteractionPayload {
-  params?: Record<string, unknown>
-  result?: unknown
-}
-
-/** Where the person returns to: the web host, or for an app scheme the scheme with its host (`claude://cb`). */
-export function redirectHost(uri: string): string {
-  try {
-    const u = new URL(uri)
-    if (u.protocol === 'https:' || u.protocol === 'http:') return u.host
-    return u.host ? `${u.protocol}//${u.host}` : u.protocol
-  } catch {
-    return uri
-  }
-}
-
-/** The pending consent request `id`, or null when unknown, expired or already answered. */
-export async function loadConsentRequest(sql: Sql, id: string): Promise<ConsentRequest | null> {
-  const [row] = await sql`
-    select i.payload as interaction, c.client_name, c.redirect_uris, c.created_at
-    from oauth_store i
-    join agent_clients c on c.client_id = i.payload->'params'->>'client_id'
-    where i.model = 'Interaction' and i.id = ${id} and i.expires_at > now()`
-  if (!row) return null
-  const interaction = (typeof row.interaction === 'string' ? JSON.parse(row.interaction) : row.interaction) as InteractionPayload
-  if (interaction.result !== undefined) return null
-  const params = interaction.params ?? {}
-  const redirectUri = String(params.redirect_uri ?? '')
-  const clientId = String(params.client_id)
-  // A client ID metadata document proves its host: the brand verdict judges that host (client-metadata.ts).
-  const documentHost = isClientIdUrl(clientId) ? new URL(clientId).host : null
-  const verdict = judgeClient(row.client_name as string, row.redirect_uris as string[])
-  if (documentHost) Object.assign(verdict, { ...judgeClient(row.client_name as string, [clientId]), local: verdict.local })
-  return {
-    client_id: clientId,
-    client_name: row.client_name as string,
-    redirect_uri: redirectUri,
-    scopes: parseScopes(params.scope as string | undefined),
-    state: typeof params.state === 'string' ? params.state : null,
-    redirect_host: redirectHost(redirectUri),
-    verified: verdict.verifiedAs !== null,
-    verified_as: verdict.verifiedAs,
-    local: verdict.local,
-    imitates: verdict.imitates,
-    registration: 'dynamic',
-    registered_at: (row.created_at as Date).toISOString(),
-    // Dynamic registrations have opaque ids; a URL client id (metadata document) names its host.
-    client_id_host: documentHost,
-  }
-}
 
 /** The person answering a consent request, already authenticated. */
 export interface Approver {
@@ -97,7 +31,7 @@ export interface Approver {
   /** Stable id of the person or credential; becomes the token subject. */
   accountId: string
   role: MemberRole
-  /** The member the credential belongs to, when known: the grant ends with them (oauth/grants.ts). */
+  /** The member the credential belongs to, when known: the grant ends with them (src/domain/agent-grants.ts). */
   memberId: string | null
   /** The workspace's name, and the name of the application the key belongs to, for the page. */
   workspace: string
@@ -140,10 +74,8 @@ export async function approve(
   const grantId = await grant.save()
   const now = deps.clock.now()
   await deps.db.begin(async (tx) => {
-    await tx`
-      insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at)
-      values (${grantId}, ${approver.tenantId}, ${request.client_id}, ${approver.accountId}, ${approver.memberId}, ${scopes}::text[], ${now})`
-    await tx`update agent_clients set approved_at = coalesce(approved_at, ${now}) where client_id = ${request.client_id}`
+    await insertAgentGrant(tx, { id: grantId, tenant_id: approver.tenantId, client_id: request.client_id, account_id: approver.accountId, approved_member_id: approver.memberId, scopes }, now)
+    await markClientApproved(tx, request.client_id, now)
   })
   return finish(interaction, { login: { accountId: approver.accountId }, consent: { grantId } })
 }

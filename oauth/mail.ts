@@ -5,12 +5,12 @@
 // sent and a warning says why.
 import type { Config } from '../src/config.ts'
 import type { Sql } from '../src/db/sql.ts'
-import type { Dns } from '../src/domain/dns.ts'
+import type { Dns } from '../src/adapters/dns.ts'
 import { verifiedSenderOfTenant } from '../src/db/email-senders.ts'
 import { sendSmtp } from '../src/adapters/email.ts'
 import { guardUrl } from '../src/adapters/ssrf.ts'
 import { addressResolver } from '../src/domain/webhook-delivery.ts'
-import { decrypt } from '../src/domain/secrets.ts'
+import { decrypt } from '../src/crypto.ts'
 import { errorFields, log } from '../src/logger.ts'
 
 export interface PersonMail {

@@ -11,11 +11,12 @@
 //   throttle, `throttleSignIn`.
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import type { Sql } from '../src/db/sql.ts'
+import { activeMemberships, deleteSession, insertSession, insertSignIn, purgeExpired, sessionMember, unusedSignIn, useSignInLink } from '../src/db/member-sessions.ts'
 import type { Clock } from '../src/clock.ts'
 import type { Config } from '../src/config.ts'
 import type { Services } from '../src/services.ts'
 import type { MemberRole } from '../src/domain/rbac.ts'
-import { deriveKey, secretEquals } from '../src/domain/secrets.ts'
+import { deriveKey, secretEquals } from '../src/crypto.ts'
 import { log } from '../src/logger.ts'
 import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 
@@ -94,15 +95,11 @@ export function safeNext(next: string | null): string {
 export async function mailSignInLinks(deps: PeopleDeps, email: string, next: string, ip: string | null, purpose: string): Promise<boolean> {
   const address = email.trim().toLowerCase()
   if (!throttleSignIn(deps.config, 'email', address) || !throttleSignIn(deps.config, 'ip', ip ?? 'unknown')) return false
-  const rows = await deps.db`
-    select m.id, m.tenant_id, m.email, t.name as workspace from members m join tenants t on t.id = m.tenant_id
-    where lower(m.email) = ${address} and m.status = 'active' order by m.created_at limit ${MAX_MEMBERSHIPS}`
+  const rows = await activeMemberships(deps.db, address, MAX_MEMBERSHIPS)
   const now = deps.clock.now()
   for (const m of rows) {
     const token = randomBytes(32).toString('base64url')
-    await deps.db`
-      insert into member_signins (token_hash, member_id, tenant_id, next_path, created_at, expires_at)
-      values (${hash(token)}, ${m.id}, ${m.tenant_id}, ${safeNext(next)}, ${now}, ${new Date(now.getTime() + SIGNIN_LINK_TTL_MS)})`
+    await insertSignIn(deps.db, { token_hash: hash(token), member_id: m.id, tenant_id: m.tenant_id, next_path: safeNext(next), expires_at: new Date(now.getTime() + SIGNIN_LINK_TTL_MS) }, now)
     const link = `${deps.config.publicUrl}/oauth/signin/${token}`
     const text =
       `Someone (we hope you) asked to sign in to Portico as ${m.email} in the workspace "${m.workspace}", ${purpose}.\n\n` +
@@ -123,10 +120,7 @@ export interface PendingSignIn {
 /** What an unused, unexpired link would sign in; null otherwise (a failed attempt: throttled). */
 export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<PendingSignIn | null | 'throttled'> {
   if (signInFailuresSpent(deps.config, ip)) return 'throttled'
-  const [row] = await deps.db`
-    select m.email, t.name as workspace, s.next_path from member_signins s
-    join members m on m.id = s.member_id and m.status = 'active' join tenants t on t.id = s.tenant_id
-    where s.token_hash = ${hash(token)} and s.used_at is null and s.expires_at > ${deps.clock.now()}`
+  const row = await unusedSignIn(deps.db, hash(token), deps.clock.now())
   if (row) return { email: row.email, workspace: row.workspace, next: row.next_path }
   return throttleSignIn(deps.config, 'failure', ip ?? 'unknown') ? null : 'throttled'
 }
@@ -135,18 +129,13 @@ export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | n
 export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<{ cookie: string; next: string } | null> {
   if (signInFailuresSpent(deps.config, ip)) return null
   const now = deps.clock.now()
-  const [row] = await deps.db`
-    update member_signins set used_at = ${now}
-    where token_hash = ${hash(token)} and used_at is null and expires_at > ${now}
-    returning member_id, tenant_id, next_path`
+  const row = await useSignInLink(deps.db, hash(token), now)
   if (!row) {
     throttleSignIn(deps.config, 'failure', ip ?? 'unknown')
     return null
   }
   const session = randomBytes(32).toString('base64url')
-  await deps.db`
-    insert into member_sessions (token_hash, member_id, tenant_id, created_at, expires_at)
-    values (${hash(session)}, ${row.member_id}, ${row.tenant_id}, ${now}, ${new Date(now.getTime() + SESSION_TTL_MS)})`
+  await insertSession(deps.db, { token_hash: hash(session), member_id: row.member_id, tenant_id: row.tenant_id, expires_at: new Date(now.getTime() + SESSION_TTL_MS) }, now)
   return { cookie: sessionCookie(deps.config, session, SESSION_TTL_MS / 1000), next: row.next_path }
 }
 
@@ -168,12 +157,7 @@ export async function signedInPerson(deps: PeopleDeps, req: Request): Promise<Pe
   const token = cookieValue(req, SESSION_COOKIE)
   if (!token || !/^[\w-]{20,100}$/.test(token)) return null
   const h = hash(token)
-  const [row] = await deps.db`
-    select m.id, m.tenant_id, m.email, m.role, t.name as workspace,
-      (select a.branding from applications a where a.tenant_id = t.id and a.branding is not null order by a.created_at, a.id limit 1) as branding
-    from member_sessions s
-    join members m on m.id = s.member_id and m.tenant_id = s.tenant_id and m.status = 'active' join tenants t on t.id = s.tenant_id
-    where s.token_hash = ${h} and s.expires_at > ${deps.clock.now()}`
+  const row = await sessionMember(deps.db, h, deps.clock.now())
   if (!row) return null
   return { memberId: row.id, tenantId: row.tenant_id, email: row.email, role: row.role, workspace: row.workspace, branding: brandingOut(row.branding), session: h.toString('base64url') }
 }
@@ -181,7 +165,7 @@ export async function signedInPerson(deps: PeopleDeps, req: Request): Promise<Pe
 /** Ends the session of this request; answers the cookie that clears it. */
 export async function signOut(deps: PeopleDeps, req: Request): Promise<string> {
   const token = cookieValue(req, SESSION_COOKIE)
-  if (token) await deps.db`delete from member_sessions where token_hash = ${hash(token)}`
+  if (token) await deleteSession(deps.db, hash(token))
   return sessionCookie(deps.config, '', 0)
 }
 
@@ -198,7 +182,5 @@ export function csrfValid(config: Config, person: Person, given: string | null):
 
 /** Forgets used or expired links and ended sessions; returns how many went. */
 export async function purgeSignIns(db: Sql, now: Date): Promise<number> {
-  const a = await db`delete from member_signins where expires_at < ${now} returning 1`
-  const b = await db`delete from member_sessions where expires_at < ${now} returning 1`
-  return a.length + b.length
+  return purgeExpired(db, now)
 }

@@ -19,23 +19,24 @@ import type { Mount } from '../src/http/app.ts'
 import type { Clock } from '../src/clock.ts'
 import type { Config } from '../src/config.ts'
 import type { Sql } from '../src/db/sql.ts'
-import { decrypt, deriveKey, encrypt } from '../src/domain/secrets.ts'
+import { isAgentClient } from '../src/db/agent-clients.ts'
+import { insertSigningKeys, refreshTokenGrant, sealedSigningKeys } from '../src/db/oauth-store.ts'
+import { decrypt, deriveKey, encrypt } from '../src/crypto.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { randomToken } from '../src/ids.ts'
 import { postgresAdapter } from './adapter.ts'
 import { refreshOnce } from './refresh.ts'
-import { checkPresentation, dpopChallenge, type Presentation, type PresentationRefusal } from './dpop.ts'
+import { checkPresentation, dpopChallenge, type PresentationRefusal } from '../src/http/dpop.ts'
+import type { Presentation } from '../src/domain/principal.ts'
 import { ApiError } from '../src/errors.ts'
-import { liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from './grants.ts'
+import { GRANT_TTL_S, liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchGrant } from '../src/domain/agent-grants.ts'
 import { clientMetadataDocuments } from './client-metadata.ts'
-import type { Dns } from '../src/domain/dns.ts'
+import type { Dns } from '../src/adapters/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
 
 export const OAUTH_MOUNT = '/oauth'
 export const ACCESS_TOKEN_TTL_S = 600
-const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600
-/** A grant lasts this long from approval; then the agent must ask a person again. */
-export const GRANT_TTL_S = REFRESH_TOKEN_TTL_S
+const REFRESH_TOKEN_TTL_S = GRANT_TTL_S
 const KEYS_PURPOSE = 'oauth-jwks'
 
 export interface AuthServerDeps {
@@ -80,8 +81,8 @@ export type AccessCheck = { ok: true; identity: AgentIdentity } | { ok: false; r
 /** The signing key set: read from the database, or generated and stored by the first process. */
 async function signingKeys(db: Sql, config: Config, clock: Clock): Promise<JWK[]> {
   const read = async () => {
-    const [row] = await db`select sealed from oauth_keys where id = 'signing'`
-    return row ? (JSON.parse(decrypt(config.secretsKey, row.sealed as string, KEYS_PURPOSE)) as JWK[]) : null
+    const sealed = await sealedSigningKeys(db)
+    return sealed ? (JSON.parse(decrypt(config.secretsKey, sealed, KEYS_PURPOSE)) as JWK[]) : null
   }
   const have = await read()
   if (have) return have
@@ -89,7 +90,7 @@ async function signingKeys(db: Sql, config: Config, clock: Clock): Promise<JWK[]
   const jwk = { ...(await exportJWK(privateKey)), kid: randomToken(12), alg: 'ES256', use: 'sig' }
   const sealed = encrypt(config.secretsKey, JSON.stringify([jwk]), KEYS_PURPOSE)
   // Two processes starting together: the first insert wins and both read it back.
-  await db`insert into oauth_keys (id, sealed, created_at) values ('signing', ${sealed}, ${clock.now()}) on conflict (id) do nothing`
+  await insertSigningKeys(db, sealed, clock.now())
   return (await read())!
 }
 
@@ -309,8 +310,8 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
       const p = payload as { grant_id?: unknown; client_id?: unknown } | null
       return typeof p?.grant_id === 'string' && typeof p.client_id === 'string' ? { grantId: p.grant_id, clientId: p.client_id } : null
     }
-    const [row] = await db`select grant_id, payload->>'clientId' as client_id from oauth_store where model = 'RefreshToken' and id = ${token}`
-    return row?.grant_id ? { grantId: row.grant_id as string, clientId: row.client_id as string } : null
+    const row = await refreshTokenGrant(db, token)
+    return row?.grant_id ? { grantId: row.grant_id, clientId: row.client_id } : null
   }
 
   /**
@@ -333,7 +334,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     const form = new URLSearchParams(await req.text())
     const token = form.get('token')
     const clientId = form.get('client_id')
-    if (!clientId || (await db`select 1 from agent_clients where client_id = ${clientId}`).length === 0) {
+    if (!clientId || !(await isAgentClient(db, clientId))) {
       return oauthError(401, 'invalid_client', 'client_id does not name a registered client')
     }
     if (!token) return oauthError(400, 'invalid_request', 'token is required')

@@ -12,10 +12,19 @@
 import { createHash } from 'node:crypto'
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
 import type { Sql } from '../src/db/sql.ts'
+import {
+  claimRefresh,
+  dropRefreshClaim,
+  keepRefreshAnswer,
+  purgeRefreshAnswers,
+  refreshOutcome,
+  refreshTokenUnused,
+  type RefreshOutcome,
+} from '../src/db/oauth-store.ts'
 import type { Clock } from '../src/clock.ts'
-import { decrypt, encrypt } from '../src/domain/secrets.ts'
-import { revokeGrant, REVOKE_REASONS } from './grants.ts'
-import { DPOP_ALGORITHMS } from './dpop.ts'
+import { decrypt, encrypt } from '../src/crypto.ts'
+import { revokeGrant, REVOKE_REASONS } from '../src/domain/agent-grants.ts'
+import { DPOP_ALGORITHMS } from '../src/http/dpop.ts'
 
 export const REFRESH_REUSE_GRACE_S = 60
 const CLAIM_STALE_MS = 30_000
@@ -28,16 +37,7 @@ export interface RefreshDeps {
   secretsKey: Buffer
 }
 
-interface Outcome {
-  claimed_at: Date
-  answered_at: Date | null
-  status: number | null
-  sealed: string | null
-  successor: string | null
-  jkt: string | null
-  grant_id: string | null
-  client_id: string | null
-}
+type Outcome = RefreshOutcome
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest()
 
@@ -82,20 +82,17 @@ export async function refreshOnce(
   const hash = hashOf(token)
   const { db } = deps
   const now = () => deps.clock.now()
-  const claim = async () =>
-    (
-      await db`
-        insert into oauth_refresh_outcomes (token_hash, grant_id, client_id, claimed_at, expires_at)
-        values (${hash}, ${grant.grantId}, ${grant.clientId}, ${now()}, ${new Date(now().getTime() + CLAIM_STALE_MS + REFRESH_REUSE_GRACE_S * 1000)})
-        on conflict (token_hash) do update set claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
-          where oauth_refresh_outcomes.answered_at is null and oauth_refresh_outcomes.claimed_at < ${new Date(now().getTime() - CLAIM_STALE_MS)}
-        returning 1`
-    ).length > 0
+  const claim = () =>
+    claimRefresh(db, { token_hash: hash, grant_id: grant.grantId, client_id: grant.clientId }, {
+      now: now(),
+      expires: new Date(now().getTime() + CLAIM_STALE_MS + REFRESH_REUSE_GRACE_S * 1000),
+      staleBefore: new Date(now().getTime() - CLAIM_STALE_MS),
+    })
   // The first one claims the token; the others wait for its answer (parallel refreshes) and answer the
   // same. A refusal is not kept (the token was not used): the claim goes and the next one tries itself.
   for (;;) {
     if (await claim()) return first(deps, req, hash, run)
-    const [row] = (await db`select * from oauth_refresh_outcomes where token_hash = ${hash}`) as Outcome[]
+    const row = await refreshOutcome(db, hash)
     if (row?.answered_at) return repeat(deps, req, form, row)
     await Bun.sleep(WAIT_STEP_MS)
   }
@@ -107,7 +104,7 @@ async function first(deps: RefreshDeps, req: Request, hash: Buffer, run: () => P
     res = await run()
   } catch (err) {
     // Nothing answered: the claim goes, so a retry is a first refresh again.
-    await deps.db`delete from oauth_refresh_outcomes where token_hash = ${hash} and answered_at is null`
+    await dropRefreshClaim(deps.db, hash)
     throw err
   }
   const body = await res.text()
@@ -119,15 +116,18 @@ async function first(deps: RefreshDeps, req: Request, hash: Buffer, run: () => P
   }
   if (successor === null) {
     // Refused (or no rotation): nothing was used up, so nothing is kept.
-    await deps.db`delete from oauth_refresh_outcomes where token_hash = ${hash} and answered_at is null`
+    await dropRefreshClaim(deps.db, hash)
     return new Response(body, { status: res.status, headers: res.headers })
   }
   const answered = deps.clock.now()
-  await deps.db`
-    update oauth_refresh_outcomes set answered_at = ${answered}, status = ${res.status}, sealed = ${encrypt(deps.secretsKey, body, PURPOSE)},
-      successor = ${successor}, jkt = ${await headerKey(req.headers.get('dpop'))},
-      expires_at = ${new Date(answered.getTime() + REFRESH_REUSE_GRACE_S * 1000)}
-    where token_hash = ${hash}`
+  await keepRefreshAnswer(deps.db, hash, {
+    answered_at: answered,
+    status: res.status,
+    sealed: encrypt(deps.secretsKey, body, PURPOSE),
+    successor,
+    jkt: await headerKey(req.headers.get('dpop')),
+    expires_at: new Date(answered.getTime() + REFRESH_REUSE_GRACE_S * 1000),
+  })
   return new Response(body, { status: res.status, headers: res.headers })
 }
 
@@ -135,7 +135,7 @@ async function repeat(deps: RefreshDeps, req: Request, form: URLSearchParams, ro
   const now = deps.clock.now()
   if (form.get('client_id') !== row.client_id) return invalidGrant('this refresh token was not issued to this client')
   const successorUsed = row.successor
-    ? ((await deps.db`select 1 from oauth_store where model = 'RefreshToken' and id = ${row.successor} and consumed_at is null`).length === 0)
+    ? !(await refreshTokenUnused(deps.db, row.successor))
     : false
   const graceOver = now.getTime() > row.answered_at!.getTime() + REFRESH_REUSE_GRACE_S * 1000
   if (successorUsed || graceOver) {
@@ -152,5 +152,5 @@ async function repeat(deps: RefreshDeps, req: Request, form: URLSearchParams, ro
 
 /** Forgets answers whose grace has passed; returns how many went. */
 export async function purgeRefreshOutcomes(db: Sql): Promise<number> {
-  return (await db`delete from oauth_refresh_outcomes where expires_at < now() returning 1`).length
+  return purgeRefreshAnswers(db)
 }

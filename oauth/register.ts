@@ -15,15 +15,18 @@ import type { Mount } from '../src/http/app.ts'
 import type { Clock } from '../src/clock.ts'
 import { HOUR } from '../src/clock.ts'
 import type { Sql } from '../src/db/sql.ts'
+import { deleteUnapprovedClients, insertAgentClient, registrationsSince } from '../src/db/agent-clients.ts'
+import { transactionLock } from '../src/db/locks.ts'
+import { deleteStoredClients } from '../src/db/oauth-store.ts'
 import { newId } from '../src/ids.ts'
 import { findUnstorable } from '../src/domain/text.ts'
 import { errorFields, log } from '../src/logger.ts'
 import { postgresAdapter, purgeExpired } from './adapter.ts'
-import { purgeProofs } from './dpop.ts'
+import { purgeProofs } from '../src/http/dpop.ts'
 import { purgeRefreshOutcomes } from './refresh.ts'
 import { purgeSignIns } from './people.ts'
-import { judgeClient, nameProblem } from './brands.ts'
-import { addressPrefix, clientAddress, type TrustProxy } from './client-address.ts'
+import { judgeClient, nameProblem } from '../src/domain/agent-brands.ts'
+import { addressPrefix, clientAddress, type TrustProxy } from '../src/client-address.ts'
 
 export const REGISTER_PATH = '/v1/oauth/agent/register'
 
@@ -152,11 +155,7 @@ export function validateMetadata(body: unknown): ValidMetadata {
  */
 async function checkBudget(tx: Sql, ip: string | null, prefix: string | null, now: Date, limits: RegistrationLimits): Promise<void> {
   const since = new Date(now.getTime() - HOUR)
-  const [c] = await tx`
-    select count(*)::int as all_n, min(created_at) as all_oldest,
-      (count(*) filter (where ip is not distinct from ${ip}))::int as address_n, min(created_at) filter (where ip is not distinct from ${ip}) as address_oldest,
-      (count(*) filter (where ip_prefix is not distinct from ${prefix}))::int as prefix_n, min(created_at) filter (where ip_prefix is not distinct from ${prefix}) as prefix_oldest
-    from agent_clients where created_at > ${since}`
+  const c = await registrationsSince(tx, ip, prefix, since)
   const n = (k: string) => c![`${k}_n`] as number
   const over =
     n('address') >= limits.perAddressPerHour ? 'address'
@@ -192,12 +191,10 @@ export async function registerClient(deps: RegistrationDeps, body: unknown, ip: 
   }
   await deps.db.begin(async (tx) => {
     // One lock makes the budget exact under concurrent registrations (they are rare and cheap).
-    await tx`select pg_advisory_xact_lock(${REGISTRATION_LOCK})`
+    await transactionLock(tx, REGISTRATION_LOCK)
     await checkBudget(tx, ip, prefix, now, deps.limits ?? REGISTRATION_LIMITS)
     await new (postgresAdapter(tx))('Client').upsert(clientId, stored)
-    await tx`
-      insert into agent_clients (client_id, client_name, redirect_uris, ip, ip_prefix, created_at)
-      values (${clientId}, ${meta.clientName}, ${meta.redirectUris}::text[], ${ip}, ${prefix}, ${now})`
+    await insertAgentClient(tx, { client_id: clientId, client_name: meta.clientName, redirect_uris: meta.redirectUris, ip, ip_prefix: prefix }, now)
   })
   return {
     client_id: clientId,
@@ -217,9 +214,8 @@ export async function registerClient(deps: RegistrationDeps, body: unknown, ip: 
 export async function cleanupAgentClients(db: Sql, clock: Clock): Promise<{ clients: number; expired: number }> {
   const cutoff = new Date(clock.now().getTime() - UNAPPROVED_CLIENT_TTL_MS)
   const gone = await db.begin(async (tx) => {
-    const rows = await tx`delete from agent_clients where approved_at is null and created_at < ${cutoff} returning client_id`
-    const ids = rows.map((r: { client_id: string }) => r.client_id)
-    if (ids.length) await tx`delete from oauth_store where model = 'Client' and id = any(${ids}::text[])`
+    const ids = await deleteUnapprovedClients(tx, cutoff)
+    if (ids.length) await deleteStoredClients(tx, ids)
     return ids.length
   })
   return { clients: gone, expired: (await purgeExpired(db)) + (await purgeProofs(db)) + (await purgeRefreshOutcomes(db)) + (await purgeSignIns(db, clock.now())) }

@@ -5,7 +5,10 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { domainConnectSettings, type DomainConnectSettings } from './domain/domain-connect/settings.ts'
-import { trustedProxies } from '../oauth/client-address.ts'
+import { trustedProxies } from './client-address.ts'
+import type { AcmeSettings } from './adapters/acme.ts'
+import type { EdgeNodeSettings, EdgeSettings } from './adapters/edge.ts'
+import type { PaymentsSettings } from './adapters/payments/from-config.ts'
 
 export type AppEnv = 'development' | 'test' | 'production'
 export type Role = 'api' | 'worker' | 'all'
@@ -43,7 +46,7 @@ export interface Config {
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
   /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR). */
-  payments: { processor: 'sandbox' | 'stripe'; stripeSecretKey: string | null; stripeWebhookSecret: string | null }
+  payments: PaymentsSettings
   registrar: 'sandbox' | 'namecom'
   /** Name.com's API (REGISTRAR=namecom): base URL (NAMECOM_API_URL), account user name and API token. */
   namecom: { apiUrl: string; username: string; token: string } | null
@@ -71,16 +74,8 @@ export interface Config {
    * (EDGE_BIND_ADMIN_HOST, for nodes sharing a machine on their own addresses). `storage`: Caddy's
    * storage module (EDGE_STORAGE), shared by the nodes for the certificates they obtain on demand.
    */
-  edgeServer: {
-    adminUrl: string
-    nodes: EdgeNodeSettings[]
-    storage: Record<string, unknown> | null
-    httpListen: string
-    httpsListen: string
-    askListen: string
-    upstream: string
-  } | null
-  acme: { directoryUrl: string; email: string | null; caRoots: string | null; caaIdentities: string[] } | null
+  edgeServer: EdgeSettings | null
+  acme: AcmeSettings | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
   /** TRUST_PROXY: CIDRs of the proxies whose X-Forwarded-For / Forwarded headers are believed. */
@@ -89,16 +84,10 @@ export interface Config {
   agentRegistrationBudget: { perAddressPerHour: number; perPrefixPerHour: number; globalPerHour: number }
   /** SIGNIN_BUDGET: a person's sign-in attempts per 15 minutes: links per email address / links per client address / failed attempts per client address. */
   signInBudget: { perEmail: number; perClient: number; failures: number }
-  /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/http/throttle.ts). */
+  /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/domain/throttle.ts). */
   authFailureBudget: { perAddress: number; perPrefix: number }
 }
 
-export interface EdgeNodeSettings {
-  /** How operators know the node (health output, logs): `name=` in EDGE_ADMIN_URLS, else the admin URL's host:port. */
-  name: string
-  adminUrl: string
-  bindHost: string | null
-}
 
 export class ConfigError extends Error {}
 

@@ -3,7 +3,7 @@
 import type { createApp as CreateApp } from './http/app.ts'
 import { MovableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
-import { connect, type Sql } from './db/sql.ts'
+import { connect, ping, type Sql } from './db/sql.ts'
 import { migrate } from './db/migrate.ts'
 import { DatabaseWatch } from './db/watch.ts'
 import { WidgetTokens } from './domain/widget-tokens.ts'
@@ -18,10 +18,12 @@ import { docsMount } from './http/docs.ts'
 import { playgroundMount } from './http/playground.ts'
 import { allowFailpoints } from './failpoints.ts'
 import { KeyCache } from './adapters/key-cache.ts'
+import type { KeyPrincipal } from './domain/principal.ts'
 import { Resolver } from './adapters/resolver.ts'
 import { startJobs, VERIFY_QUEUE, WEBHOOK_QUEUE, type Sweep } from './jobs/index.ts'
 import { deliverAll, nextDeliveryDue } from './domain/webhook-delivery.ts'
-import { nextVerifyDue, sweepDue } from './jobs/verify-sweep.ts'
+import { sweepDue } from './jobs/verify-sweep.ts'
+import { nextVerifyDue } from './db/verification.ts'
 import { AuthoritativeDns } from './adapters/authoritative.ts'
 import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
@@ -29,7 +31,7 @@ import { consentMount } from '../oauth/consent.ts'
 import { peopleMount } from '../oauth/agents-page.ts'
 import { confirmMount } from '../oauth/confirm-page.ts'
 import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
-import { trustedProxies } from '../oauth/client-address.ts'
+import { trustedProxies } from './client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
 import { ClientReplies } from '../mcp/replies.ts'
@@ -49,11 +51,12 @@ import { TemplateCatalog } from './domain/templates.ts'
 import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 import { edgeFromConfig } from './adapters/edge.ts'
-import { AcmeIssuer, challengeAnswer } from './adapters/acme.ts'
+import { AcmeIssuer } from './adapters/acme.ts'
+import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
-import { FailureThrottle } from './http/throttle.ts'
+import { FailureThrottle } from './domain/throttle.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
 
@@ -84,7 +87,7 @@ export interface Portico {
 
 async function pingDb(sql: Sql): Promise<boolean> {
   try {
-    await Promise.race([sql`select 1`, Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
+    await Promise.race([ping(sql), Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
     return true
   } catch {
     return false
@@ -97,7 +100,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const db = connect(opts.databaseUrl, opts.poolSize ?? 10, { statementMs: config.deadlines.statementMs, connectMs: 3000 })
   const clock = opts.clock ?? new MovableClock()
   await migrate(db)
-  const keyCache = config.apiKeyCache ? new KeyCache() : undefined
+  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>() : undefined
   await keyCache?.start(opts.databaseUrl)
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {

@@ -4,7 +4,8 @@
 import type { Sql } from './db/sql.ts'
 import type { WidgetTokens } from './domain/widget-tokens.ts'
 import type { KeyCache } from './adapters/key-cache.ts'
-import type { Dns } from './domain/dns.ts'
+import type { KeyPrincipal, Presentation } from './domain/principal.ts'
+import type { Dns } from './adapters/dns.ts'
 import type { CheckAdapters } from './domain/domain-check.ts'
 import type { Jobs } from './jobs/index.ts'
 import type { Payments } from './adapters/payments/index.ts'
@@ -14,14 +15,13 @@ import type { TemplateCatalog } from './domain/templates.ts'
 import type { Edge } from './adapters/edge.ts'
 import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
-import type { Presentation } from '../oauth/dpop.ts'
-import type { FailureThrottle } from './http/throttle.ts'
+import type { FailureThrottle } from './domain/throttle.ts'
 import type { DatabaseWatch } from './db/watch.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
   /** API-key lookups cached per process, evicted by NOTIFY on revocation. */
-  keyCache?: KeyCache
+  keyCache?: KeyCache<KeyPrincipal>
   /** Verifies a delegated agent access token as presented (scheme, DPoP proof); absent until the agents area is wired. */
   verifyAgentToken?: (token: string, presented: Presentation) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
   /** Mails a person of a workspace (a sign-in link) through the workspace's email sender; absent until the agents area is wired. */
@@ -49,7 +49,7 @@ export interface Services {
   issuer?: CertificateIssuer
   /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
   dnsHealth?: DnsHealth
-  /** Counts failed credential checks per address and network; absent: no throttling (src/http/throttle.ts). */
+  /** Counts failed credential checks per address and network; absent: no throttling (src/domain/throttle.ts). */
   throttle?: FailureThrottle
   /** Whether the database is reachable now (reconnects with backoff after a failure): src/db/watch.ts. */
   database?: DatabaseWatch

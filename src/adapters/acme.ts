@@ -5,9 +5,9 @@
 import * as acme from 'acme-client'
 import https from 'node:https'
 import { readFileSync } from 'node:fs'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
-import { decrypt, encrypt } from '../domain/secrets.ts'
+import { keepAccountKey, putChallenge, removeChallenge, sealedAccountKey } from '../db/acme.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 
 /** The challenge Portico answers (the domain check judges CAA `validationmethods` and `_acme-challenge` by it). */
 export const ACME_CHALLENGE = 'http-01' as const
@@ -56,11 +56,21 @@ export function certificateFacts(certPem: string): { issuer: string; notBefore: 
   return { issuer: info.issuer.commonName ?? 'unknown', notBefore: info.notBefore, notAfter: info.notAfter, names: info.domains.altNames }
 }
 
+/** The ACME CA (ACME_DIRECTORY_URL and its fellows, read by src/config.ts). */
+export interface AcmeSettings {
+  directoryUrl: string
+  email: string | null
+  /** A PEM file of the CA's roots (a private or test CA). */
+  caRoots: string | null
+  /** The issuer domain names CAA records must allow for this CA (RFC 8659). */
+  caaIdentities: string[]
+}
+
 export class AcmeIssuer implements CertificateIssuer {
   private client: Promise<acme.Client> | null = null
 
   constructor(
-    private readonly settings: NonNullable<Config['acme']>,
+    private readonly settings: AcmeSettings,
     private readonly deps: { db: Sql; secretsKey: Buffer },
   ) {
     // acme-client talks through its own axios instance: trust the CA's roots there (a private or test CA).
@@ -70,17 +80,14 @@ export class AcmeIssuer implements CertificateIssuer {
   private async accountKey(): Promise<string> {
     const { db, secretsKey } = this.deps
     const read = async () => {
-      const [row] = await db`select key_sealed from acme_account where id = 'default' and directory = ${this.settings.directoryUrl}`
-      return row ? decrypt(secretsKey, row.key_sealed as string, SEAL) : null
+      const sealed = await sealedAccountKey(db, this.settings.directoryUrl)
+      return sealed ? decrypt(secretsKey, sealed, SEAL) : null
     }
     const have = await read()
     if (have) return have
     const key = (await acme.crypto.createPrivateEcdsaKey()).toString()
     // Two processes at once: the first insert wins and both use it.
-    await db`
-      insert into acme_account (id, directory, key_sealed, created_at) values ('default', ${this.settings.directoryUrl}, ${encrypt(secretsKey, key, SEAL)}, now())
-      on conflict (id) do update set directory = excluded.directory, key_sealed = excluded.key_sealed
-      where acme_account.directory <> excluded.directory`
+    await keepAccountKey(db, this.settings.directoryUrl, encrypt(secretsKey, key, SEAL))
     return (await read())!
   }
 
@@ -106,12 +113,10 @@ export class AcmeIssuer implements CertificateIssuer {
       skipChallengeVerification: true,
       challengePriority: ['http-01'],
       challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-        await db`
-          insert into acme_challenges (token, key_auth, expires_at) values (${challenge.token}, ${keyAuthorization}, ${new Date(Date.now() + CHALLENGE_TTL_MS)})
-          on conflict (token) do update set key_auth = excluded.key_auth, expires_at = excluded.expires_at`
+        await putChallenge(db, challenge.token, keyAuthorization, new Date(Date.now() + CHALLENGE_TTL_MS))
       },
       challengeRemoveFn: async (_authz, challenge) => {
-        await db`delete from acme_challenges where token = ${challenge.token}`
+        await removeChallenge(db, challenge.token)
       },
     })
     const facts = certificateFacts(certPem)
@@ -119,8 +124,3 @@ export class AcmeIssuer implements CertificateIssuer {
   }
 }
 
-/** The HTTP-01 answer for `token`, while it is live. */
-export async function challengeAnswer(db: Sql, token: string): Promise<string | null> {
-  const [row] = await db`select key_auth from acme_challenges where token = ${token} and expires_at > now()`
-  return row ? (row.key_auth as string) : null
-}

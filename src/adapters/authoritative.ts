@@ -20,7 +20,7 @@
 //   has an address: a delegation nothing can reach) does the lookup use the recursive resolvers'
 //   answer, and says so (`via: recursive`).
 import { getDomain } from 'tldts'
-import type { Dns, Lookup, LookupType } from '../domain/dns.ts'
+import type { Dns, Lookup, LookupType } from './dns.ts'
 import { toLookup, TYPE_CODE, type Decoded, type Resolver } from './resolver.ts'
 
 const TYPE_NS = 2

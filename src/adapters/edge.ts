@@ -22,7 +22,7 @@
 // (EDGE_STORAGE): shared by the nodes, one node's certificate serves on all and Caddy's storage locks
 // keep two nodes from ordering the same name.
 import type { Clock } from '../clock.ts'
-import type { Config, EdgeNodeSettings } from '../config.ts'
+import type { AcmeSettings } from './acme.ts'
 import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
 
@@ -77,11 +77,33 @@ function route(connectionId: string, r: SiteRoute, i: number): unknown {
   return { '@id': `site-${connectionId}-${i}`, match: [{ host: [r.host] }], handle, terminal: true }
 }
 
+/**
+ * The platform edge's settings (EDGE_ADMIN_URL and its fellows, read by src/config.ts). `upstream` is
+ * how the edge reaches Portico (the ask gate and HTTP-01 answers); `nodes` is the fleet, `adminUrl` its
+ * first node; `storage` is Caddy's storage module, shared by the nodes.
+ */
+export interface EdgeSettings {
+  adminUrl: string
+  nodes: EdgeNodeSettings[]
+  storage: Record<string, unknown> | null
+  httpListen: string
+  httpsListen: string
+  askListen: string
+  upstream: string
+}
+
+export interface EdgeNodeSettings {
+  /** How operators know the node (health output, logs): `name=` in EDGE_ADMIN_URLS, else the admin URL's host:port. */
+  name: string
+  adminUrl: string
+  bindHost: string | null
+}
+
 export class CaddyEdge implements Edge {
   constructor(
-    private readonly settings: NonNullable<Config['edgeServer']>,
+    private readonly settings: EdgeSettings,
     private readonly secret: string,
-    private readonly acme: Config['acme'],
+    private readonly acme: AcmeSettings | null,
   ) {}
 
   private async call(method: string, path: string, body?: unknown, okMissing = false): Promise<unknown> {
@@ -250,7 +272,7 @@ export class CaddyEdge implements Edge {
 }
 
 /** A node's settings: its admin URL, and its listeners on its own host when it binds one. */
-export function nodeSettings(settings: NonNullable<Config['edgeServer']>, node: EdgeNodeSettings): NonNullable<Config['edgeServer']> {
+export function nodeSettings(settings: EdgeSettings, node: EdgeNodeSettings): EdgeSettings {
   const on = (listen: string) => (node.bindHost ? `${node.bindHost.includes(':') ? `[${node.bindHost}]` : node.bindHost}:${portOf(listen)}` : listen)
   return { ...settings, adminUrl: node.adminUrl, httpListen: on(settings.httpListen), httpsListen: on(settings.httpsListen), askListen: on(settings.askListen) }
 }
@@ -408,7 +430,7 @@ export async function reconcileEach(edge: Edge, restore: (node: Edge) => Promise
 }
 
 /** The configured fleet: one CaddyEdge per node (one node for EDGE_ADMIN_URL). */
-export function edgeFromConfig(config: Config, clock: Clock): EdgeFleet | undefined {
+export function edgeFromConfig(config: { edgeServer: EdgeSettings | null; edgeAuthSecret: string | null; acme: AcmeSettings | null }, clock: Clock): EdgeFleet | undefined {
   const s = config.edgeServer
   if (!s) return undefined
   return new EdgeFleet(s.nodes.map((n) => ({ name: n.name, edge: new CaddyEdge(nodeSettings(s, n), config.edgeAuthSecret!, config.acme) })), clock)

@@ -7,12 +7,12 @@
 // is bypassed and emptied, so a missed notification can never keep a revoked key alive; entries also
 // expire after `ttlMs` as a backstop.
 import postgres from 'postgres'
-import type { KeyPrincipal } from '../domain/principal.ts'
 import { KEYS_CHANNEL } from '../db/channels.ts'
 import { log } from '../logger.ts'
 
-export class KeyCache {
-  private readonly entries = new Map<string, { p: KeyPrincipal; expires: number }>()
+/** `P` is what a lookup found for a key (the caller's principal): the cache keeps it as given. */
+export class KeyCache<P> {
+  private readonly entries = new Map<string, { p: P; expires: number }>()
   private listening = false
   /** Bumped by every eviction; a lookup that raced one must not be cached. */
   private generation = 0
@@ -53,7 +53,7 @@ export class KeyCache {
     return this.generation
   }
 
-  get(hashHex: string, nowMs: number): KeyPrincipal | undefined {
+  get(hashHex: string, nowMs: number): P | undefined {
     if (!this.listening) return undefined
     const e = this.entries.get(hashHex)
     if (!e) return undefined
@@ -64,7 +64,7 @@ export class KeyCache {
     return e.p
   }
 
-  set(hashHex: string, p: KeyPrincipal, nowMs: number, mark: number): void {
+  set(hashHex: string, p: P, nowMs: number, mark: number): void {
     if (!this.listening || mark !== this.generation) return
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value

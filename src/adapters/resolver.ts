@@ -24,7 +24,7 @@
 //   `tries` attempts; NXDOMAIN, no data and answers are final.
 import { createConnection } from 'node:net'
 import { getRandomValues } from 'node:crypto'
-import type { Dns, Lookup, LookupType } from '../domain/dns.ts'
+import type { Dns, Lookup, LookupType } from './dns.ts'
 
 export const TYPE_CODE: Record<LookupType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, CAA: 257 }
 const CNAME = 5

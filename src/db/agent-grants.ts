@@ -1,5 +1,6 @@
-// Queries of the grants people gave agents, as the API lists and revokes them; revoking itself and the
-// authorization server's side are in oauth/grants.ts.
+// Queries of the grants people gave agents: listing, locking, revoking and settling them (the rules
+// are src/domain/agent-grants.ts).
+import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'
 
 export interface GrantRow {
@@ -48,4 +49,76 @@ export async function liveGrantsApprovedBy(sql: Sql, tenantId: string, memberId:
       select id from agent_grants
       where tenant_id = ${tenantId} and approved_member_id = ${memberId} and revoked_at is null
       order by id for update`) as { id: string }[]
+}
+
+/** Ends a grant (the first time and reason are kept) and deletes the authorization server's artefacts of it. */
+export async function endGrant(db: Sql, grantId: string, reason: string, now: Date): Promise<void> {
+  await db`
+    update agent_grants set revoked_at = coalesce(revoked_at, ${now}), revoked_reason = coalesce(revoked_reason, ${reason})
+    where id = ${grantId}`
+  await db`delete from oauth_store where grant_id = ${grantId} or (model = 'Grant' and id = ${grantId})`
+}
+
+/** A grant with what its approver holds now: the key's role and revocation, the member's role and status. */
+export interface AgentGrantState {
+  id: string
+  tenant_id: string
+  account_id: string
+  client_id: string
+  scopes: string[]
+  revoked_at: Date | null
+  key_role: MemberRole | null
+  key_revoked_at: Date | null
+  approved_member_id: string | null
+  member_role: MemberRole | null
+  member_status: string | null
+}
+
+/** One grant's state, or every live grant's of a tenant. */
+export async function grantStates(db: Sql, where: { grantId: string } | { tenantId: string }): Promise<AgentGrantState[]> {
+  return (await db`
+  select g.id, g.tenant_id, g.account_id, g.client_id, g.scopes, g.revoked_at, g.approved_member_id,
+         k.role as key_role, k.revoked_at as key_revoked_at, m.role as member_role, m.status as member_status
+  from agent_grants g
+  left join api_keys k on k.id = g.account_id and k.tenant_id = g.tenant_id
+  left join members m on m.id = g.approved_member_id and m.tenant_id = g.tenant_id
+  where ${'grantId' in where ? db`g.id = ${where.grantId}` : db`g.tenant_id = ${where.tenantId} and g.revoked_at is null`}`) as AgentGrantState[]
+}
+
+export async function narrowGrantScopes(db: Sql, g: { id: string }, scopes: string[]): Promise<void> {
+  await db`update agent_grants set scopes = ${scopes}::text[] where id = ${g.id} and revoked_at is null`
+}
+
+export async function markGrantUsed(db: Sql, grantId: string, now: Date): Promise<void> {
+  await db`update agent_grants set last_used_at = ${now} where id = ${grantId}`
+}
+
+/** Marks the agent's live grants: their next refresh goes to the person for `scopes`. */
+export async function setStepUp(db: Sql, agent: { tenantId: string; clientId: string; subject: string }, scopes: string[], now: Date): Promise<void> {
+  await db`
+    update agent_grants set step_up_scopes = ${scopes}::text[], step_up_at = ${now}
+    where tenant_id = ${agent.tenantId} and client_id = ${agent.clientId} and account_id = ${agent.subject} and revoked_at is null`
+}
+
+/** Takes a step-up asked for after `since`, once: its scopes, or null. */
+export async function takeStepUpScopes(db: Sql, grantId: string, since: Date): Promise<string[] | null> {
+  const [row] = await db`
+    update agent_grants set step_up_at = null
+    where id = ${grantId} and step_up_at > ${since}
+    returning step_up_scopes`
+  return (row?.step_up_scopes as string[] | undefined) ?? null
+}
+
+export async function insertAgentGrant(
+  tx: Sql,
+  g: { id: string; tenant_id: string; client_id: string; account_id: string; approved_member_id: string | null; scopes: string[] },
+  now: Date,
+): Promise<void> {
+  await tx`
+      insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at)
+      values (${g.id}, ${g.tenant_id}, ${g.client_id}, ${g.account_id}, ${g.approved_member_id}, ${g.scopes}::text[], ${now})`
+}
+
+export async function isGrantOfTenant(db: Sql, id: string, tenantId: string): Promise<boolean> {
+  return (await db`select 1 from agent_grants where id = ${id} and tenant_id = ${tenantId}`).length > 0
 }

@@ -1,8 +1,21 @@
-// Queries of API keys. Statements moved from src/ops verbatim; rules about keys are in
-// src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
-import type { KeyRow } from '../domain/tenancy.ts'
+// Queries of API keys: listing, minting, revoking, the lookup of a presented key. The rules about keys
+// are in src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
 import { KEYS_CHANNEL } from './channels.ts'
+import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'
+
+export interface KeyRow {
+  id: string
+  tenant_id: string
+  application_id: string | null
+  name: string | null
+  prefix: string
+  role: MemberRole
+  is_default: boolean
+  created_at: Date
+  last_used_at: Date | null
+  revoked_at: Date | null
+}
 
 /** The workspace's active default key, if it has one. */
 export async function activeDefaultKey(sql: Sql, tenant: { id: string }): Promise<{ id: string; prefix: string } | undefined> {
@@ -32,4 +45,30 @@ export async function revokeKey(
 /** Tells every process's key cache (src/adapters/key-cache.ts) to evict the key, when the transaction commits. */
 export async function notifyKeyRevoked(sql: Sql, hex: string): Promise<void> {
   await sql`select pg_notify(${KEYS_CHANNEL}, ${hex})`
+}
+
+/** A new key; undefined when it is a default key and the tenant has a live one already. */
+export async function insertKey(
+  sql: Sql,
+  k: { id: string; tenant_id: string; application_id: string | null; role: MemberRole; name: string | null; prefix: string; key_hash: Buffer; is_default: boolean; created_by: string | null; created_at: Date },
+): Promise<KeyRow | undefined> {
+  const rows = await sql`
+    insert into api_keys (id, tenant_id, application_id, role, name, prefix, key_hash, is_default, created_by, created_at)
+    values (${k.id}, ${k.tenant_id}, ${k.application_id}, ${k.role}, ${k.name}, ${k.prefix}, ${k.key_hash},
+            ${k.is_default}, ${k.created_by}, ${k.created_at})
+    on conflict (tenant_id) where is_default and revoked_at is null do nothing
+    returning *`
+  return rows[0] as KeyRow | undefined
+}
+
+/** The live key with this hash: who it acts for. */
+export async function liveKeyByHash(db: Sql, hash: Buffer): Promise<{ id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined> {
+  const rows = await db`
+    select id, tenant_id, role, application_id from api_keys
+    where key_hash = ${hash} and revoked_at is null`
+  return rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
+}
+
+export async function markKeyUsed(db: Sql, keyId: string, now: Date): Promise<void> {
+  await db`update api_keys set last_used_at = ${now} where id = ${keyId}`
 }

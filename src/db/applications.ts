@@ -1,8 +1,22 @@
-// Queries of applications. Statements moved from src/ops verbatim; tenant-scoped reads that refuse a
-// foreign id are in src/domain/tenancy.ts (getApplicationInTenant).
-import type { KeyEnvironment } from '../domain/secrets.ts'
-import type { ApplicationRow } from '../domain/tenancy.ts'
+// Queries of applications; tenant-scoped reads that refuse a foreign id go through src/domain/tenancy.ts
+// (getApplicationInTenant).
 import type { Sql } from './sql.ts'
+
+/** Live or test: the kind of keys an application mints (src/domain/secrets.ts). */
+export type KeyEnvironment = 'live' | 'test'
+
+export interface ApplicationRow {
+  id: string
+  tenant_id: string
+  name: string
+  environment: KeyEnvironment
+  cname_target: string | null
+  apex_ipv4: string[]
+  /** As stored (src/domain/branding.ts); null when none. */
+  branding: unknown
+  created_at: Date
+  updated_at: Date
+}
 
 /** The workspace's first application (the default key belongs to it). */
 export async function firstApplication(sql: Sql, tenant: { id: string }): Promise<{ id: string; environment: KeyEnvironment } | undefined> {
@@ -38,4 +52,22 @@ export async function setBranding(sql: Sql, id: string, tenantId: string, brandi
 export async function applicationFace(sql: Sql, id: string): Promise<{ name: string; branding: unknown; workspace: string } | undefined> {
   const [a] = await sql`select a.name, a.branding, t.name as workspace from applications a join tenants t on t.id = a.tenant_id where a.id = ${id}`
   return a as { name: string; branding: unknown; workspace: string } | undefined
+}
+
+/** A tenant's application by id; undefined for another tenant's. */
+export async function applicationInTenant(sql: Sql, tenantId: string, id: string): Promise<ApplicationRow | undefined> {
+  const [a] = await sql`select * from applications where id = ${id} and tenant_id = ${tenantId}`
+  return a as ApplicationRow | undefined
+}
+
+export async function insertApplication(
+  sql: Sql,
+  a: { id: string; tenant_id: string; name: string; environment: KeyEnvironment; client_secret_hash: Buffer },
+  now: Date,
+): Promise<ApplicationRow> {
+  const [row] = await sql`
+    insert into applications (id, tenant_id, name, environment, client_secret_hash, created_at, updated_at)
+    values (${a.id}, ${a.tenant_id}, ${a.name}, ${a.environment}, ${a.client_secret_hash}, ${now}, ${now})
+    returning *`
+  return row as ApplicationRow
 }

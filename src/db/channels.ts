@@ -1,4 +1,5 @@
-// PostgreSQL NOTIFY channels shared by the writer and its listeners, named once.
+// PostgreSQL NOTIFY channels shared by the writer and its listeners, named once, and the statement that notifies.
+import type { Sql } from './sql.ts'
 
 /** A revoked API key's hash (hex): every process's key cache evicts it (src/adapters/key-cache.ts). */
 export const KEYS_CHANNEL = 'portico_keys'
@@ -8,3 +9,11 @@ export const KEYS_CHANNEL = 'portico_keys'
  * process the client reached: the process waiting for it takes it (mcp/replies.ts).
  */
 export const MCP_REPLIES_CHANNEL = 'portico_mcp_replies'
+
+/** Database triggers and the sweeps NOTIFY this channel with a queue name when they make work due (src/jobs/index.ts listens). */
+export const WORK_CHANNEL = 'portico_work'
+
+/** Notifies `channel` (delivered at commit when `sql` is a transaction). */
+export async function notify(sql: Sql, channel: string, payload: string): Promise<void> {
+  await sql`select pg_notify(${channel}, ${payload})`
+}

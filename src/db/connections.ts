@@ -1,11 +1,81 @@
-// Queries that change a connection's columns for one operation. Statements moved from src/ops verbatim;
-// the lifecycle's own writes (creation, verification, disconnect) are in src/domain/connect.ts.
+// Queries of connections: the row, its lookups, and the writes of its lifecycle (creation, revival,
+// disconnect; src/domain/connect.ts decides them). Verification's statements are in verification.ts,
+// a write through a rail's in rail-writes.ts.
 import { countsOfTenant } from './status-counts.ts'
-import type { RailConnection } from '../domain/apply.ts'
-import type { ConnectionRow } from '../domain/connections.ts'
-import type { DnsRecord } from '../domain/records.ts'
-import type { ApplicationRow } from '../domain/tenancy.ts'
+import type { ApplicationRow } from './applications.ts'
 import type { Sql } from './sql.ts'
+
+/** Where a connection is in its lifecycle (src/domain/lifecycle.ts moves it). */
+export type ConnectionStatus = 'pending' | 'propagating' | 'live' | 'failed'
+
+/** A record as stored in `desired_records` (src/domain/records.ts validates and plans them; its DnsRecord is this shape). */
+export interface StoredRecord {
+  type: 'A' | 'AAAA' | 'CNAME' | 'CAA' | 'MX' | 'NS' | 'TXT' | 'SPFM' | 'REDIR301'
+  host: string
+  value: string
+  ttl?: number
+  priority?: number
+  purpose?: string
+}
+
+export interface ConnectionRow {
+  id: string
+  tenant_id: string
+  application_id: string
+  domain: string
+  apex_domain: string
+  end_user_ref: string | null
+  www_redirect: boolean
+  status: ConnectionStatus
+  rail: string
+  managed: boolean
+  provider_id: string | null
+  desired_records: StoredRecord[]
+  records_source: 'planned' | 'custom'
+  planned_target: { cname_target: string; apex_ipv4: string[] }
+  records_written_at: Date | null
+  records_outdated_at: Date | null
+  verification_token: string
+  error_code: string | null
+  error_message: string | null
+  last_result: { records_propagated: unknown[]; records_non_propagated: unknown[] } | null
+  check_count: number
+  last_checked_at: Date | null
+  next_check_at: Date | null
+  propagating_since: Date | null
+  live_at: Date | null
+  failed_at: Date | null
+  retried_at: Date | null
+  created_at: Date
+  updated_at: Date
+  disconnected_at: Date | null
+  disconnect_outcome: unknown
+  /** Its certificate's status (src/domain/certificates.ts keeps it); null when none is tracked. */
+  certificate_status?: 'pending' | 'issued' | 'failed' | null
+  /** When the edge accepted the certificate; null until then. */
+  certificate_served_at?: Date | null
+}
+
+/**
+ * A connection as the rails read it: with what they applied. `applied` is a JSON column whose shape
+ * the rules own (src/domain/apply.ts `AppliedState`), so it is a parameter here.
+ */
+export type RailRow<Applied = unknown> = ConnectionRow & {
+  applied: Applied | null
+  applied_at: Date | null
+  provider_account_id: string | null
+  reauthorize_needed_at: Date | null
+}
+
+
+/** A tenant's connection by id (disconnected ones only with `closedToo`), locked with `lock`. */
+export async function connectionInTenant(sql: Sql, id: string, tenantId: string, o: { closedToo: boolean; lock: boolean }): Promise<ConnectionRow | undefined> {
+  const closedToo = o.closedToo
+  const rows = o.lock
+    ? await sql`select * from connections where id = ${id} and tenant_id = ${tenantId} and (${closedToo}::boolean or disconnected_at is null) for update`
+    : await sql`select * from connections where id = ${id} and tenant_id = ${tenantId} and (${closedToo}::boolean or disconnected_at is null)`
+  return rows[0] as ConnectionRow | undefined
+}
 
 /** The person declined the consent or the sign-in at the provider. */
 export async function markAccessDenied(sql: Sql, c: { id: string }, description: string, now: Date): Promise<void> {
@@ -25,21 +95,21 @@ export async function markAppliedThroughConsent(sql: Sql, c: { id: string }, now
 }
 
 /** A connection as the rails read it (with what they applied), by id. */
-export async function railConnection(db: Sql, c: { id: string }): Promise<RailConnection> {
+export async function railConnection<A = unknown>(db: Sql, c: { id: string }): Promise<RailRow<A>> {
   const [row] = await db`select * from connections where id = ${c.id}`
-  return row as RailConnection
+  return row as RailRow<A>
 }
 
 /** An open connection by id (any tenant: the caller found it in its tenant already). */
-export async function openRailConnection(db: Sql, conn: { id: string }): Promise<RailConnection | undefined> {
+export async function openRailConnection<A = unknown>(db: Sql, conn: { id: string }): Promise<RailRow<A> | undefined> {
   const [row] = await db`select * from connections where id = ${conn.id} and disconnected_at is null`
-  return row as RailConnection | undefined
+  return row as RailRow<A> | undefined
 }
 
 /** An open connection of a tenant (a provider sign-in's callback). */
-export async function openRailConnectionInTenant(db: Sql, s: { connection_id: string; tenant_id: string }): Promise<RailConnection | undefined> {
+export async function openRailConnectionInTenant<A = unknown>(db: Sql, s: { connection_id: string; tenant_id: string }): Promise<RailRow<A> | undefined> {
   const [row] = await db`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} and disconnected_at is null`
-  return row as RailConnection | undefined
+  return row as RailRow<A> | undefined
 }
 
 /** The provider refused the connection's grant: it asks for re-consent (src/domain/grants.ts `onRefusal`). */
@@ -49,9 +119,9 @@ export async function flagReauthorize(tx: Sql, c: { id: string }, now: Date): Pr
 }
 
 /** A re-apply through a kept grant worked: the connection no longer needs re-authorizing. */
-export async function clearReauthorize(tx: Sql, c: { id: string }, now: Date): Promise<RailConnection> {
+export async function clearReauthorize<A = unknown>(tx: Sql, c: { id: string }, now: Date): Promise<RailRow<A>> {
   const [fresh] = await tx`update connections set reauthorize_needed_at = null, updated_at = ${now} where id = ${c.id} returning *`
-  return fresh as RailConnection
+  return fresh as RailRow<A>
 }
 
 type Filter = { app_id?: string; status?: string }
@@ -100,7 +170,7 @@ export async function plannedConnectionsOffTarget(sql: Sql, app: { id: string },
 }
 
 /** Records not in place yet follow the new target. */
-export async function replanConnection(sql: Sql, c: { id: string }, records: DnsRecord[], targetJson: unknown, now: Date): Promise<void> {
+export async function replanConnection(sql: Sql, c: { id: string }, records: StoredRecord[], targetJson: unknown, now: Date): Promise<void> {
   await sql`update connections set desired_records = ${records}::jsonb, planned_target = ${targetJson}::jsonb, updated_at = ${now} where id = ${c.id}`
 }
 
@@ -108,4 +178,52 @@ export async function replanConnection(sql: Sql, c: { id: string }, records: Dns
 export async function markRecordsOutdated(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow> {
   const [row] = await sql`update connections set records_outdated_at = ${now}, updated_at = ${now} where id = ${c.id} returning *`
   return row as ConnectionRow
+}
+
+/** The open connection of an application for a domain. */
+export async function findOpen(sql: Sql, applicationId: string, domain: string): Promise<ConnectionRow | undefined> {
+  const [c] = await sql`select * from connections where application_id = ${applicationId} and domain = ${domain} and disconnected_at is null`
+  return c as ConnectionRow | undefined
+}
+
+/** A new connection, pending; undefined when the application has the domain open already (a concurrent create). */
+export async function insertConnection(
+  sql: Sql,
+  c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token'>,
+  now: Date,
+): Promise<ConnectionRow | undefined> {
+  const rows = await sql`
+    insert into connections (id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, provider_id,
+      desired_records, records_source, planned_target, verification_token, next_check_at, created_at, updated_at)
+    values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.domain}, ${c.apex_domain}, ${c.end_user_ref}, ${c.www_redirect},
+      'pending', ${c.provider_id}, ${c.desired_records}::jsonb, ${c.records_source},
+      ${c.planned_target}::jsonb, ${c.verification_token}, ${now}, ${now}, ${now})
+    on conflict (application_id, domain) where disconnected_at is null do nothing
+    returning *`
+  return rows[0] as ConnectionRow | undefined
+}
+
+/** A failed connection propagating again with a fresh clock; undefined when it is not failed. */
+export async function setRevived(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+  const [r] = await sql`
+    update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
+      error_code = null, error_message = null, failed_at = null, updated_at = ${now}
+    where id = ${c.id} and status = 'failed' returning *`
+  return r as ConnectionRow | undefined
+}
+
+/** A pending connection propagating; undefined when it is not pending. */
+export async function setPropagating(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+  const [r] = await sql`
+    update connections set status = 'propagating', propagating_since = ${now}, next_check_at = ${now}, updated_at = ${now}
+    where id = ${c.id} and status = 'pending' returning *`
+  return r as ConnectionRow | undefined
+}
+
+/** Closes an open connection with its outcome; undefined when it was closed already. */
+export async function setDisconnected(sql: Sql, c: { id: string }, outcome: object, now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await sql`
+    update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
+    where id = ${c.id} and disconnected_at is null returning *`
+  return row as ConnectionRow | undefined
 }

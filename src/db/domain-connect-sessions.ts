@@ -1,9 +1,30 @@
 // Queries of Domain Connect consent sessions (the asynchronous rail's callback). Statements moved from
 // src/ops/domain-connect.ts verbatim; the grant kept afterwards is src/domain/domain-connect/async-api.ts.
-import type { ConnectionRow } from '../domain/connections.ts'
-import type { ApplyStep, ConsentScope } from '../domain/domain-connect/async-api.ts'
-import { sha256 } from '../domain/secrets.ts'
+import type { ConnectionRow } from './connections.ts'
+import { sha256 } from '../crypto.ts'
 import type { Sql } from './sql.ts'
+
+export interface ConsentScope {
+  tenant_id: string
+  application_id: string
+  connection_id: string
+  dc_provider_id: string
+  url_api: string
+  template_provider_id: string
+  service_ids: string[]
+  apex: string
+  host: string
+  applies: ApplyStep[]
+  /** The redirect_uri of the consent; the draft wants it again on every token request. */
+  redirect_uri: string
+}
+
+export interface ApplyStep {
+  service_id: string
+  /** Null: every record of the template. */
+  group_ids: string[] | null
+  params: Record<string, string>
+}
 
 export interface SessionRow extends ConsentScope {
   state_hash: Buffer
@@ -78,4 +99,10 @@ export async function connectionOpen(db: Sql, s: Pick<SessionRow, 'connection_id
 export async function lockConnection(sql: Sql, s: Pick<SessionRow, 'connection_id' | 'tenant_id'>): Promise<ConnectionRow | undefined> {
   const [row] = await sql`select * from connections where id = ${s.connection_id} and tenant_id = ${s.tenant_id} for update`
   return row as ConnectionRow | undefined
+}
+
+/** Sessions expired before `before` are deleted; how many went. */
+export async function deleteSessionsExpiredBefore(db: Sql, before: Date): Promise<number> {
+  const gone = await db`delete from domain_connect_sessions where expires_at < ${before} returning state_hash`
+  return gone.length
 }

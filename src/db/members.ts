@@ -1,8 +1,10 @@
 // Queries of members (people in a workspace). Statements moved from src/ops verbatim.
-import type { MemberRole } from '../domain/rbac.ts'
-import { sha256 } from '../domain/secrets.ts'
+import { sha256 } from '../crypto.ts'
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
+
+/** A person's role in a workspace (src/domain/rbac.ts gives each its permissions). */
+export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer'
 
 export interface MemberRow {
   id: string

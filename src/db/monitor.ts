@@ -1,9 +1,36 @@
 // Queries of the monitor's read side: the per-tenant summary, the attention-first page and one
 // connection's entry and history. Statements moved from src/ops/monitor.ts verbatim; the sweep's
-// queries are in src/jobs/monitor-sweep.ts.
-import type { ConnectionRow } from '../domain/connections.ts'
-import type { MonitorState } from '../domain/monitor.ts'
+// queries are in monitor-sweep.ts.
+import type { ConnectionRow } from './connections.ts'
 import type { Sql } from './sql.ts'
+
+// The stored shape of a connection's monitor state (table monitor_state); src/domain/monitor.ts decides it.
+
+export type Verdict = 'record_missing' | 'record_changed' | 'extra_value'
+export interface DriftItem {
+  subdomain: string
+  type: string
+  verdict: Verdict
+  expected: string[]
+  observed: string[]
+}
+
+export interface MonitorAction {
+  kind: 'auto_fixed'
+  at: string
+  description: string
+}
+
+export interface MonitorState {
+  result: 'ok' | 'drift' | 'inconclusive' | null
+  drift: DriftItem[]
+  drift_since: Date | null
+  attention: 'action_required' | null
+  action: MonitorAction | null
+  repair_detail: string | null
+  error: string | null
+}
+
 
 export type MonitorRow = Pick<ConnectionRow, 'id' | 'application_id' | 'domain' | 'apex_domain' | 'status' | 'managed' | 'desired_records'> &
   Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; slot_ms: number | null; swept_to: Date | null }
@@ -66,4 +93,9 @@ export async function monitorHistory(sql: Sql, c: { id: string; tenant_id: strin
   return sql`
         select id, application_id, connection_id, domain, kind, detail, created_at from monitor_history
         where connection_id = ${c.id} and tenant_id = ${c.tenant_id} order by seq desc limit ${limit}`
+}
+
+/** A closed connection is no longer watched. */
+export async function forgetMonitorState(sql: Sql, c: { id: string }): Promise<void> {
+  await sql`delete from monitor_state where connection_id = ${c.id}`
 }

@@ -21,3 +21,16 @@ export function connect(url: string, max = 10, opts: { statementMs?: number; con
 
 // Bun's client sends a JS string bound to a json/jsonb parameter as a JSON string value, so pass
 // objects and arrays as they are (`${obj}::jsonb`), never JSON.stringify'd.
+
+/**
+ * The transaction does not wait for the WAL flush at commit: for batches whose commit, lost in a
+ * crash, loses a state and its events together (the work is simply done again).
+ */
+export async function asyncCommit(tx: Sql): Promise<void> {
+  await tx`set local synchronous_commit = off`
+}
+
+/** One round trip to the database (readiness). */
+export async function ping(sql: Sql): Promise<void> {
+  await sql`select 1`
+}

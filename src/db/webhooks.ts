@@ -1,6 +1,6 @@
-// Queries of webhook endpoints and their deliveries' attempts, as the API reads them. Statements
-// moved from src/ops/webhooks.ts verbatim; delivery itself is src/domain/webhook-delivery.ts.
-import type { AttemptRecord } from '../domain/webhook-delivery.ts'
+// Queries of webhook endpoints and their deliveries' attempts, as the API reads them; delivery itself
+// is src/domain/webhook-delivery.ts (its statements: webhook-delivery.ts).
+import type { AttemptRecord } from './webhook-delivery.ts'
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
 

@@ -24,7 +24,7 @@ const RAW = Symbol('unguarded pool')
 
 /**
  * The pool behind a guarded handle, for the one kind of write that changes nothing anyone audits: a
- * lease that expires on its own (the rail lease of src/domain/apply.ts). Every use is named in
+ * lease that expires on its own (the rail lease, src/db/rail-writes.ts). Every use is named in
  * test/integration/transactions.test.ts.
  */
 export function leaseHandle(sql: Sql): Sql {

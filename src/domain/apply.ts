@@ -2,12 +2,12 @@
 // again: the lease that keeps two writers apart, the provider calls, the removal plan and the
 // disconnect. What to write is decided by the pure planner in record-plan.ts.
 import type { Sql } from '../db/sql.ts'
-import { leaseHandle } from '../db/write-guard.ts'
+import { isOpenConnection, markWritten, releaseRailLease, setApplied, setRailError, takeRailLease } from '../db/rail-writes.ts'
 import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { ApiError } from '../errors.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow, RailRow } from '../db/connections.ts'
 import { emitForConnection, type EventType } from './events.ts'
 import { diagnosisOf, openProvider, providerFailure, type Credential, type RailDeps } from './provider-accounts.ts'
 import { markDisconnected } from './connect.ts'
@@ -24,12 +24,8 @@ export interface AppliedState {
   entries: AppliedEntry[]
 }
 
-export type RailConnection = ConnectionRow & {
-  applied: AppliedState | null
-  applied_at: Date | null
-  provider_account_id: string | null
-  reauthorize_needed_at: Date | null
-}
+/** A connection as the rails read it, with what they applied. */
+export type RailConnection = RailRow<AppliedState>
 
 export interface ApplyDeps extends RailDeps {
   db: Sql
@@ -88,20 +84,16 @@ export const LEASE_MS = 60_000
  */
 export async function takeLease(deps: ApplyDeps, c: { id: string }): Promise<RailConnection> {
   const now = deps.clock.now()
-  const [row] = await leaseHandle(deps.db)`
-    update connections set rail_lease_until = ${new Date(now.getTime() + LEASE_MS)}
-    where id = ${c.id} and disconnected_at is null and (rail_lease_until is null or rail_lease_until < ${now})
-    returning *`
+  const row = await takeRailLease<AppliedState>(deps.db, c, now, new Date(now.getTime() + LEASE_MS))
   if (!row) {
-    const [exists] = await deps.db`select 1 from connections where id = ${c.id} and disconnected_at is null`
-    if (!exists) throw new ApiError('not_found', 'Connection not found')
+    if (!(await isOpenConnection(deps.db, c))) throw new ApiError('not_found', 'Connection not found')
     throw new ApiError('conflict', 'Another write to this domain\'s records is in progress; try again shortly', { reason: 'write_in_progress' }, { headers: { 'retry-after': '5' } })
   }
-  return row as RailConnection
+  return row
 }
 
 export async function releaseLease(deps: ApplyDeps, id: string): Promise<void> {
-  await leaseHandle(deps.db)`update connections set rail_lease_until = null where id = ${id}`
+  await releaseRailLease(deps.db, id)
 }
 
 async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
@@ -116,32 +108,21 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     if (opts.beforeWrite) await opts.beforeWrite(replacedRecords(current, plan, previous))
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     // The priors, committed before the provider is written to (with the operation's audit row).
-    await deps.db.begin(async (tx) => tx`update connections set applied = ${state}::jsonb where id = ${c.id} and disconnected_at is null`)
+    await deps.db.begin((tx) => setApplied(tx, c, state))
     await provider.writeChanges(zone, plan.changes)
   } catch (err) {
     const e = providerFailure(err, cred.provider, c.domain)
     const code = diagnosisOf(e)
     if (code) {
-      await deps.db.begin(async (tx) => tx`update connections set error_code = ${code}, error_message = ${e.title}, updated_at = ${deps.clock.now()} where id = ${c.id} and disconnected_at is null`)
+      await deps.db.begin((tx) => setRailError(tx, c, code, e.title, deps.clock.now()))
     }
     throw e
   }
   const changed = plan.changes.length > 0
   const now = deps.clock.now()
   const row = await deps.db.begin(async (tx) => {
-    const [r] = await tx`
-      update connections set rail = ${opts.rail}, managed = ${opts.managed}, provider_account_id = ${opts.accountId},
-        applied_at = ${now}, records_written_at = case when ${changed} or records_written_at is null then ${now}::timestamptz else records_written_at end,
-        error_code = null, error_message = null, reauthorize_needed_at = null,
-        status = case when status in ('pending', 'failed') then 'propagating' else status end,
-        propagating_since = case when status in ('pending', 'failed') then ${now}::timestamptz else propagating_since end,
-        retried_at = case when status = 'failed' then ${now}::timestamptz else retried_at end,
-        failed_at = case when status = 'failed' then null else failed_at end,
-        next_check_at = case when status in ('pending', 'failed', 'propagating') then ${now}::timestamptz else next_check_at end,
-        updated_at = ${now}
-      where id = ${c.id} and disconnected_at is null returning *`
-    if (!r) throw new ApiError('not_found', 'Connection not found')
-    const fresh = r as RailConnection
+    const fresh = await markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, now)
+    if (!fresh) throw new ApiError('not_found', 'Connection not found')
     if (opts.event && (changed || c.applied_at === null)) {
       await emitForConnection(tx, fresh, opts.event, now, { updated_objects: plan.updated, ...(opts.via ? { via: opts.via } : {}) })
     }

@@ -7,8 +7,18 @@
 //   with a lapsed subscription, and with `quota_exceeded` (402) only on a hard-capped plan (free) and
 //   only where BILLING_ENFORCE_QUOTA is on; a domain the tenant already has open is never "new";
 // - the standing answers exactly the refusal the gate would give, from the same function.
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
+import {
+  billingAccountOf,
+  completeSession,
+  hasOpenDomain,
+  insertPaidInvoice,
+  lockQuota,
+  meteredUsage,
+  setTenantPlan,
+  upsertBillingAccount,
+  type BillingAccountRow,
+} from '../db/billing.ts'
 import { ApiError, invalid, type ErrorCode, type ErrorReason } from '../errors.ts'
 import type { Card, SetupMode } from '../adapters/payments/index.ts'
 import { planById, type Plan } from './plans.ts'
@@ -24,21 +34,6 @@ export function periodOf(now: Date): Period {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1))
   return { start, end, label: start.toISOString().slice(0, 7) }
-}
-
-export interface BillingAccount {
-  tenant_id: string
-  processor: string
-  customer_ref: string | null
-  card: Card | null
-  subscription_status: 'none' | 'active' | 'past_due' | 'canceled'
-  current_period_start: Date | null
-  current_period_end: Date | null
-}
-
-export async function accountOf(sql: Sql, tenantId: string): Promise<BillingAccount | undefined> {
-  const [a] = await sql`select * from billing_accounts where tenant_id = ${tenantId}`
-  return a as BillingAccount | undefined
 }
 
 interface Refusal {
@@ -62,7 +57,7 @@ export interface Standing {
 
 interface Facts {
   plan: Plan
-  account: BillingAccount | undefined
+  account: BillingAccountRow | undefined
   used: number
   /** The tenant has never connected a domain and its plan gives the first one free. */
   firstFree: boolean
@@ -71,21 +66,21 @@ interface Facts {
 
 async function facts(sql: Sql, tenantId: string, now: Date): Promise<Facts> {
   const period = periodOf(now)
-  const [row] = await sql`
-    select t.plan_id,
-      (select count(distinct domain)::int from connections c
-        where c.tenant_id = t.id and c.created_at >= ${period.start} and c.created_at < ${period.end}) as used,
-      (select c.created_at from connections c where c.tenant_id = t.id order by c.created_at limit 1) as first_at
-    from tenants t where t.id = ${tenantId}`
-  const r = row as { plan_id: string; used: number; first_at: Date | null } | undefined
+  const r = await meteredUsage(sql, tenantId, period)
   if (!r) throw new ApiError('not_found', 'Tenant not found')
   const plan = planById(r.plan_id) ?? planById('free')!
   const firstInPeriod = r.first_at !== null && r.first_at >= period.start && r.first_at < period.end
   const used = plan.first_domain_free && firstInPeriod ? r.used - 1 : r.used
-  return { plan, account: await accountOf(sql, tenantId), used, firstFree: plan.first_domain_free && r.first_at === null, period }
+  return { plan, account: await billingAccountOf(sql, tenantId), used, firstFree: plan.first_domain_free && r.first_at === null, period }
 }
 
-function refusalOf(f: Facts, config: Pick<Config, 'billingEnforceQuota'>): Refusal | null {
+/** BILLING_ENFORCE_QUOTA, and PUBLIC_URL for the portal link. */
+export interface BillingSettings {
+  billingEnforceQuota: boolean
+  publicUrl: string
+}
+
+function refusalOf(f: Facts, config: Pick<BillingSettings, 'billingEnforceQuota'>): Refusal | null {
   const paid = f.plan.monthly_price_cents > 0
   const status = f.account?.subscription_status
   if (paid && (status === 'past_due' || status === 'canceled')) {
@@ -100,7 +95,7 @@ function refusalOf(f: Facts, config: Pick<Config, 'billingEnforceQuota'>): Refus
   return null
 }
 
-export async function billingStanding(sql: Sql, tenantId: string, now: Date, config: Pick<Config, 'billingEnforceQuota' | 'publicUrl'>): Promise<Standing> {
+export async function billingStanding(sql: Sql, tenantId: string, now: Date, config: BillingSettings): Promise<Standing> {
   const f = await facts(sql, tenantId, now)
   const refusal = refusalOf(f, config)
   const lapsed = f.account?.subscription_status === 'past_due' || f.account?.subscription_status === 'canceled'
@@ -123,12 +118,11 @@ export async function billingStanding(sql: Sql, tenantId: string, now: Date, con
  * The gate on new connections. On a hard-capped plan with enforcement on it first takes a per-tenant
  * transaction lock, so concurrent creations inside transactions cannot both take the last slot.
  */
-export async function assertCanConnect(sql: Sql, tenantId: string, now: Date, config: Pick<Config, 'billingEnforceQuota'>, domain?: string): Promise<void> {
+export async function assertCanConnect(sql: Sql, tenantId: string, now: Date, config: Pick<BillingSettings, 'billingEnforceQuota'>, domain?: string): Promise<void> {
   if (domain) {
-    const [open] = await sql`select 1 from connections where tenant_id = ${tenantId} and domain = ${domain} and disconnected_at is null limit 1`
-    if (open) return
+    if (await hasOpenDomain(sql, tenantId, domain)) return
   }
-  if (config.billingEnforceQuota) await sql`select pg_advisory_xact_lock(hashtext(${'quota:' + tenantId}))`
+  if (config.billingEnforceQuota) await lockQuota(sql, tenantId)
   const refusal = refusalOf(await facts(sql, tenantId, now), config)
   if (refusal) throw new ApiError(refusal.code, refusal.title, refusal.details)
 }
@@ -170,21 +164,6 @@ export function setupRequest(body: { return_url?: string | null; success_url?: s
   return { mode: uiMode ?? 'embedded', returnUrl }
 }
 
-/** Saves the billing account (created on first use) with what the processor told us. */
-export async function upsertAccount(sql: Sql, tenantId: string, processor: string, now: Date, set: { customerRef?: string | null; card?: Card | null; plan?: { status: 'active'; start: Date; end: Date } }): Promise<void> {
-  await sql`
-    insert into billing_accounts (tenant_id, processor, customer_ref, card, subscription_status, current_period_start, current_period_end, created_at, updated_at)
-    values (${tenantId}, ${processor}, ${set.customerRef ?? null}, ${set.card ?? null}::jsonb, ${set.plan?.status ?? 'none'},
-            ${set.plan?.start ?? null}, ${set.plan?.end ?? null}, ${now}, ${now})
-    on conflict (tenant_id) do update set
-      customer_ref = coalesce(excluded.customer_ref, billing_accounts.customer_ref),
-      card = coalesce(excluded.card, billing_accounts.card),
-      subscription_status = case when ${set.plan !== undefined} then excluded.subscription_status else billing_accounts.subscription_status end,
-      current_period_start = coalesce(excluded.current_period_start, billing_accounts.current_period_start),
-      current_period_end = coalesce(excluded.current_period_end, billing_accounts.current_period_end),
-      updated_at = excluded.updated_at`
-}
-
 export function invalidPlan(planId: string): ApiError {
   return invalid(`No purchasable plan ${JSON.stringify(planId)}`, field('plan_id', 'must be a paid plan from GET /plans'))
 }
@@ -200,19 +179,15 @@ export async function applyBillingEvent(
   now: Date,
   e: { kind: 'setup_completed'; sessionId: string; customerRef: string | null; card: Card | null } | { kind: 'plan_paid'; sessionId: string; customerRef: string | null; amountCents: number; currency: string },
 ): Promise<boolean> {
-  const [s] = await sql`update billing_sessions set status = 'complete', completed_at = ${now} where id = ${e.sessionId} and status = 'open' returning tenant_id, plan_id`
-  const session = s as { tenant_id: string; plan_id: string | null } | undefined
+  const session = await completeSession(sql, e.sessionId, now)
   if (!session) return false
   if (e.kind === 'setup_completed') {
-    await upsertAccount(sql, session.tenant_id, processor, now, { customerRef: e.customerRef, card: e.card })
+    await upsertBillingAccount(sql, session.tenant_id, processor, now, { customerRef: e.customerRef, card: e.card })
     return true
   }
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, now.getUTCDate(), now.getUTCHours(), now.getUTCMinutes()))
-  await sql`update tenants set plan_id = ${session.plan_id}, updated_at = ${now} where id = ${session.tenant_id}`
-  await upsertAccount(sql, session.tenant_id, processor, now, { customerRef: e.customerRef, plan: { status: 'active', start: now, end } })
-  await sql`
-    insert into billing_invoices (id, tenant_id, plan_id, amount_cents, currency, status, period_start, period_end, created_at)
-    values (${'inv_' + e.sessionId}, ${session.tenant_id}, ${session.plan_id}, ${e.amountCents}, ${e.currency}, 'paid', ${now}, ${end}, ${now})
-    on conflict (id) do nothing`
+  await setTenantPlan(sql, session.tenant_id, session.plan_id, now)
+  await upsertBillingAccount(sql, session.tenant_id, processor, now, { customerRef: e.customerRef, plan: { status: 'active', start: now, end } })
+  await insertPaidInvoice(sql, { id: 'inv_' + e.sessionId, tenant_id: session.tenant_id, plan_id: session.plan_id, amount_cents: e.amountCents, currency: e.currency, period_start: now, period_end: end }, now)
   return true
 }

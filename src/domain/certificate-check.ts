@@ -14,7 +14,7 @@
 //   tells the two apart.
 // A name that will be a CNAME to the target is judged without its current CNAME: that one is a
 // routing conflict and will be replaced. CAA sets above the zone apex (the registry's) are not read.
-import type { Dns } from './dns.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { relativeHost } from './hostnames.ts'
 
 export type AcmeChallenge = 'http-01' | 'dns-01'

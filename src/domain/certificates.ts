@@ -8,44 +8,36 @@
 //   domain and it has not expired; nothing is stored or sent to the edge before every check passed.
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
+import {
+  certificateById,
+  countAttempt,
+  insertPendingCertificate,
+  lockCertificateOf,
+  markServed,
+  setCertificateRemoved,
+  setCertificateStatus,
+  setIssued,
+  setOrderFailed,
+  type CertificateRow,
+} from '../db/certificates.ts'
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
 import { retryAfterMs, type CertificateIssuer } from '../adapters/acme.ts'
 import type { Edge } from '../adapters/edge.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
-import { decrypt, encrypt } from './secrets.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 
 const SEAL = 'certificate-key'
 
-export interface CertificateRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  connection_id: string
-  domain: string
-  names: string[]
-  status: 'pending' | 'issued' | 'failed' | 'removed'
-  managed: boolean
-  issuer: string | null
-  not_before: Date | null
-  not_after: Date | null
-  renew_after: Date | null
-  cert_pem: string | null
-  key_sealed: string | null
-  last_error: string | null
-  attempts: number
-  created_at: Date
-  updated_at: Date
-}
 
 export interface SecureDeps {
   db: Sql
   clock: Clock
-  config: Config
+  /** Certificate keys are sealed with SECRETS_KEY. */
+  config: { secretsKey: Buffer }
   edge: Edge
   issuer?: CertificateIssuer
 }
@@ -68,18 +60,10 @@ export const certificateOut = (c: CertificateRow) => ({
 /** Two thirds into the validity: 60 days before the end of a 90-day certificate. */
 export const renewAfter = (notBefore: Date, notAfter: Date) => new Date(notBefore.getTime() + ((notAfter.getTime() - notBefore.getTime()) * 2) / 3)
 
-export async function certificateOf(sql: Sql, connectionId: string): Promise<CertificateRow | undefined> {
-  const [row] = await sql`select * from certificates where connection_id = ${connectionId} and status <> 'removed'`
-  return row as CertificateRow | undefined
-}
-
 async function secureStatus(sql: Sql, c: ConnectionRow, cert: CertificateRow, now: Date): Promise<void> {
   // The connection carries its certificate's status (a renewal in flight leaves `issued` in place).
   const status = cert.status === 'removed' ? null : cert.status
-  await sql`
-    update connections set certificate_status = ${status},
-      certificate_served_at = case when ${status}::text is distinct from 'issued' then null else certificate_served_at end
-    where id = ${c.id}`
+  await setCertificateStatus(sql, c, status)
   const env = connectionEnvelope(c, 'secure_status', now, { certificate: certificateOut(cert) }, { secure_status: cert.status })
   await emit(sql, c.tenant_id, c.application_id, c.id, env)
 }
@@ -93,28 +77,23 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
   const now = deps.clock.now()
   const renew = managed ? renewAfter(facts.notBefore, facts.notAfter) : null
   const cert = await deps.db.begin(async (tx) => {
-    const [row] = await tx`
-      update certificates set status = 'issued', managed = ${managed}, names = ${names}::text[], issuer = ${facts.issuer},
-        not_before = ${facts.notBefore}, not_after = ${facts.notAfter}, renew_after = ${renew}, cert_pem = ${certPem},
-        key_sealed = ${encrypt(deps.config.secretsKey, keyPem, SEAL)}, last_error = null, updated_at = ${now}
-      where id = ${id} returning *`
-    await secureStatus(tx, c, row as CertificateRow, now)
-    return row as CertificateRow
+    const row = await setIssued(tx, id, {
+      managed,
+      names,
+      issuer: facts.issuer,
+      not_before: facts.notBefore,
+      not_after: facts.notAfter,
+      renew_after: renew,
+      cert_pem: certPem,
+      key_sealed: encrypt(deps.config.secretsKey, keyPem, SEAL),
+    }, now)
+    await secureStatus(tx, c, row, now)
+    return row
   })
   await deps.edge.putCertificate(c.id, certPem, keyPem)
   // Its own transaction: an operation's pool refuses a write outside one (every write commits with its audit row).
   await deps.db.begin((tx) => markServed(tx, c.id, deps.clock.now()))
   return cert
-}
-
-/** The edge accepted the connection's certificate: from now on its HTTPS is served (`secure`). */
-export async function markServed(sql: Sql, connectionId: string, now: Date): Promise<void> {
-  await sql`update connections set certificate_served_at = ${now} where id = ${connectionId} and certificate_status = 'issued'`
-}
-
-/** An edge lacks the connection's certificate (restarted): not served until it is put back. */
-export async function markUnserved(sql: Sql, connectionId: string): Promise<void> {
-  await sql`update connections set certificate_served_at = null where id = ${connectionId}`
 }
 
 /**
@@ -133,16 +112,13 @@ const ORDER_IN_FLIGHT_MS = 10 * 60 * 1000
 async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean): Promise<CertificateRow & { inFlight?: boolean }> {
   const now = deps.clock.now()
   return deps.db.begin(async (tx) => {
-    const [existing] = (await tx`select * from certificates where connection_id = ${c.id} and status <> 'removed' for update`) as CertificateRow[]
+    const existing = await lockCertificateOf(tx, c.id)
     if (existing?.status === 'pending') return { ...existing, inFlight: now.getTime() - existing.updated_at.getTime() < ORDER_IN_FLIGHT_MS }
-    const [row] = existing
-      ? await tx`update certificates set attempts = attempts + 1, updated_at = ${now} where id = ${existing.id} returning *`
-      : await tx`
-          insert into certificates (id, tenant_id, application_id, connection_id, domain, names, status, managed, created_at, updated_at)
-          values (${newId('crt', now.getTime())}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${c.domain}, ${names}::text[], 'pending', ${managed}, ${now}, ${now})
-          returning *`
-    if (!existing) await secureStatus(tx, c, row as CertificateRow, now)
-    return row as CertificateRow
+    const row = existing
+      ? await countAttempt(tx, existing, now)
+      : await insertPendingCertificate(tx, { id: newId('crt', now.getTime()), tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, domain: c.domain, names, managed }, now)
+    if (!existing) await secureStatus(tx, c, row, now)
+    return row
   })
 }
 
@@ -169,13 +145,11 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     const wait = retryAfterMs(err)
     const retryAt = new Date(now.getTime() + (wait ?? RETRY_BACKOFF_MS[row.attempts] ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
-      const [cur] = (await tx`select status from certificates where id = ${row.id}`) as { status: string }[]
+      const cur = await certificateById(tx, row.id)
       // A renewal that fails leaves the served certificate in place, with the error noted.
       const status = cur?.status === 'issued' ? 'issued' : 'failed'
-      const [failed] = await tx`
-        update certificates set status = ${status}, last_error = ${message.slice(0, 500)}, retry_at = ${retryAt}, updated_at = ${now}
-        where id = ${row.id} returning *`
-      await secureStatus(tx, c, failed as CertificateRow, now)
+      const failed = await setOrderFailed(tx, row, status, message.slice(0, 500), retryAt, now)
+      await secureStatus(tx, c, failed, now)
     })
     const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: 'ca_refused', provider_message: message.slice(0, 300) })
     throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
@@ -188,7 +162,7 @@ export const edgeUnavailable = () =>
 /** Waits for another caller's order to end (issued or failed), and answers as if it were this one's. */
 async function awaitOrder(deps: SecureDeps, id: string): Promise<CertificateRow> {
   for (let waited = 0; waited < ORDER_IN_FLIGHT_MS; waited += 250) {
-    const [row] = (await deps.db`select * from certificates where id = ${id}`) as CertificateRow[]
+    const row = await certificateById(deps.db, id)
     if (!row || row.status === 'issued') return row!
     if (row.status !== 'pending') throw new ApiError('certificate_failed', `The CA did not issue a certificate for ${row.names.join(', ')}`, { reason: 'ca_refused', provider_message: (row.last_error ?? '').slice(0, 300) })
     await Bun.sleep(250)
@@ -247,9 +221,9 @@ export async function importCertificate(deps: SecureDeps, c: ConnectionRow, cert
 
 /** Marks the connection's certificate removed (`secure_status: removed`) in the caller's transaction. */
 export async function markCertificateRemoved(sql: Sql, c: ConnectionRow, now: Date): Promise<CertificateRow | null> {
-  const [row] = await sql`update certificates set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`
-  if (row) await secureStatus(sql, c, row as CertificateRow, now)
-  return (row as CertificateRow | undefined) ?? null
+  const row = await setCertificateRemoved(sql, c, now)
+  if (row) await secureStatus(sql, c, row, now)
+  return row ?? null
 }
 
 /** Takes the certificate off the edge and marks it removed. */
@@ -260,4 +234,4 @@ export async function deprovisionCertificate(deps: Pick<SecureDeps, 'db' | 'cloc
 }
 
 /** The stored key of an issued certificate (to put it back on an edge that restarted). */
-export const certificateKey = (config: Config, cert: CertificateRow) => decrypt(config.secretsKey, cert.key_sealed!, SEAL)
+export const certificateKey = (config: { secretsKey: Buffer }, cert: CertificateRow) => decrypt(config.secretsKey, cert.key_sealed!, SEAL)

@@ -1,14 +1,15 @@
 // The Connect verbs shared by the operations and the jobs: inspect a domain before connecting it,
 // open (or resume) a connection, revive a failed one, record verifications, and disconnect one that
 // was set up by hand. Each write and its outbox event go through the caller's transaction.
-import { pack, packJson } from '../db/columns.ts'
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
-import type { ConnectionRow } from './connections.ts'
-import type { Dns } from './dns.ts'
+import { findOpen, insertConnection, setDisconnected, setPropagating, setRevived, type ConnectionRow } from '../db/connections.ts'
+import { forgetMonitorState } from '../db/monitor.ts'
+import { landVerifications } from '../db/verification.ts'
+import type { Dns } from '../adapters/dns.ts'
 import type { DnsHealth } from './dns-health.ts'
-import { valuesOf } from './dns.ts'
+import { valuesOf } from '../adapters/dns.ts'
 import { connectionEnvelope, emitForConnection } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
@@ -41,26 +42,14 @@ export async function inspectDomain(dns: Dns, parsed: ParsedDomain, health?: Dns
   return { provider: detectProvider(nameservers), nameservers }
 }
 
-export async function findOpen(sql: Sql, applicationId: string, domain: string): Promise<ConnectionRow | undefined> {
-  const [c] = await sql`select * from connections where application_id = ${applicationId} and domain = ${domain} and disconnected_at is null`
-  return c as ConnectionRow | undefined
-}
-
 /** A failed connection re-enters verification: `propagating` again with a fresh 24 hours. */
 export async function reviveConnection(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
-  const [r] = await sql`
-    update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
-      error_code = null, error_message = null, failed_at = null, updated_at = ${now}
-    where id = ${c.id} and status = 'failed' returning *`
-  return (r as ConnectionRow | undefined) ?? c
+  return (await setRevived(sql, c, now)) ?? c
 }
 
 /** Someone says the records are in place: the 24-hour propagation clock starts. */
 export async function markPropagating(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
-  const [r] = await sql`
-    update connections set status = 'propagating', propagating_since = ${now}, next_check_at = ${now}, updated_at = ${now}
-    where id = ${c.id} and status = 'pending' returning *`
-  return (r as ConnectionRow | undefined) ?? c
+  return (await setPropagating(sql, c, now)) ?? c
 }
 
 export interface OpenOptions {
@@ -93,15 +82,20 @@ export async function openConnection(
   }
   const token = randomToken(18)
   const records = opts.records ?? planRecords(parsed, target, apex, opts.wwwRedirect, token)
-  const rows = await sql`
-    insert into connections (id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, provider_id,
-      desired_records, records_source, planned_target, verification_token, next_check_at, created_at, updated_at)
-    values (${newId('con', now.getTime())}, ${app.tenant_id}, ${app.id}, ${parsed.domain}, ${parsed.apex}, ${opts.endUserRef}, ${opts.wwwRedirect},
-      'pending', ${inspection.provider?.id ?? null}, ${records}::jsonb, ${opts.records ? 'custom' : 'planned'},
-      ${target}::jsonb, ${token}, ${now}, ${now}, ${now})
-    on conflict (application_id, domain) where disconnected_at is null do nothing
-    returning *`
-  const row = rows[0] as ConnectionRow | undefined
+  const row = await insertConnection(sql, {
+    id: newId('con', now.getTime()),
+    tenant_id: app.tenant_id,
+    application_id: app.id,
+    domain: parsed.domain,
+    apex_domain: parsed.apex,
+    end_user_ref: opts.endUserRef,
+    www_redirect: opts.wwwRedirect,
+    provider_id: inspection.provider?.id ?? null,
+    desired_records: records,
+    records_source: opts.records ? 'custom' : 'planned',
+    planned_target: target,
+    verification_token: token,
+  }, now)
   if (!row) {
     // A concurrent request created it first: answer that one.
     const raced = await findOpen(sql, app.id, parsed.domain)
@@ -112,11 +106,6 @@ export async function openConnection(
   return { row, outcome: 'created' }
 }
 
-/** What verification and its events read of a connection; the sweep selects no more than this. */
-export const VERIFY_COLUMNS =
-  'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, provider_id, desired_records, ' +
-  'created_at, propagating_since, error_code, error_message, xmin::text as version, ctid::text as tid'
-
 export interface Verified {
   /**
    * With `version` and `tid` (the row version's xmin and place as read), the result lands only if
@@ -125,11 +114,6 @@ export interface Verified {
   row: ConnectionRow & { version?: string; tid?: string }
   verification: Verification
 }
-
-// A row read with its version is found at its place (a TID scan, no index descent); the id check
-// keeps a place reused by another row from matching.
-const PINNED_ROW = 'c.ctid = v.tid and c.id = v.id and c.xmin::text = v.version'
-const KEYED_ROW = 'c.id = v.id and (v.version is null or c.xmin::text = v.version)'
 
 /**
  * Records a batch of verifications in one statement: the lifecycle decides each row's next state, the
@@ -145,60 +129,26 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     const env = t.event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, t.event, now, summary(verification)) : null
     return { row, t, last_result, env }
   })
-  const col = <T>(f: (p: (typeof plans)[number]) => T) => plans.map(f)
   const pinned = items.every(({ row }) => row.version && row.tid)
-  // One statement: the update lands only on rows still in the state they were verified in (a
-  // concurrent disconnect or revival wins), and only those rows get their event.
-  const updated = (await sql`
-    with v as (
-      select * from unnest(
-        unpack_column(${pack(col((p) => p.row.id))}),
-        unpack_column(${pack(col((p) => p.row.status))}),
-        unpack_column(${pack(col((p) => p.row.version ?? null))}),
-        unpack_column(${pack(col((p) => p.row.tid ?? null))})::tid[],
-        unpack_column(${pack(col((p) => p.t.status))}),
-        unpack_column(${pack(col((p) => p.t.next_check_at?.toISOString()))})::timestamptz[],
-        unpack_column(${pack(col((p) => p.t.error_code))}),
-        unpack_column(${pack(col((p) => p.t.error_message))}),
-        unpack_column(${packJson(col((p) => p.last_result))})::json[],
-        unpack_column(${pack(col((p) => p.t.event))}),
-        unpack_column(${pack(col((p) => p.env?.id))}),
-        unpack_column(${packJson(col((p) => p.env))})::json[]
-      ) as v(id, expect, version, tid, status, next_check_at, error_code, error_message, last_result, event, event_id, payload)
-    ), u as (
-      update connections c set
-        status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
-        last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1,
-        live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
-        failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
-        updated_at = ${now}
-      from v
-      where ${sql.unsafe(pinned ? PINNED_ROW : KEYED_ROW)} and c.status = v.expect and c.disconnected_at is null
-      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.event_id, v.payload
-    ), q as (
-      -- Checks are over for these: their entries leave the verification queue.
-      delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
-    ), m as (
-      -- One that was live before (its records changed since) starts over against its new baseline. A
-      -- connection going live is enrolled by the next monitor sweep, from this event (enrolAnnounced).
-      update monitor_state s set
-        result = null, drift = '[]', drift_since = null, attention = null, action = null, repair_detail = null, error = null,
-        last_checked_at = null, enrolled_at = ${now}, updated_at = ${now},
-        rank_log = monitor_rank_log(s.rank_log, s.rank, 3::smallint),
-        rank = 3
-      from u where s.connection_id = u.id and u.event = 'connection.live'
-    ), e as (
-      insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
-      select u.event_id, u.tenant_id, u.application_id, u.id, u.event, u.payload, ${now} from u where u.event is not null
-    )
-    -- A connection going live wakes certificate orders (one notification, on commit). The sweep
-    -- (portico.sweep) notifies once when it is done instead: a notifying commit takes a global lock,
-    -- and a notification per batch cost its lanes about a fifth of their rate.
-    select count(*)::int as landed,
-      (select count(pg_notify('portico_work', 'certificate-issue')) from (
-        select from u where u.event = 'connection.live' and current_setting('portico.sweep', true) is distinct from 'on' limit 1) l) as woke
-    from u`) as { landed: number }[]
-  return updated[0]!.landed
+  return landVerifications(
+    sql,
+    plans.map((p) => ({
+      id: p.row.id,
+      expect: p.row.status,
+      version: p.row.version ?? null,
+      tid: p.row.tid ?? null,
+      status: p.t.status,
+      next_check_at: p.t.next_check_at?.toISOString(),
+      error_code: p.t.error_code,
+      error_message: p.t.error_message,
+      last_result: p.last_result,
+      event: p.t.event,
+      event_id: p.env?.id,
+      payload: p.env,
+    })),
+    pinned,
+    now,
+  )
 }
 
 export interface DisconnectOutcome {
@@ -266,11 +216,9 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
  * `connection.disconnected` in the outbox. A connection closed already is left as it is.
  */
 export async function markDisconnected(sql: Sql, c: ConnectionRow, outcome: { records: unknown }, now: Date): Promise<void> {
-  const [row] = await sql`
-    update connections set disconnected_at = ${now}, disconnect_outcome = ${outcome}::jsonb, next_check_at = null, updated_at = ${now}
-    where id = ${c.id} and disconnected_at is null returning *`
+  const row = await setDisconnected(sql, c, outcome, now)
   if (!row) return
-  await sql`delete from monitor_state where connection_id = ${c.id}`
-  await emitForConnection(sql, row as ConnectionRow, 'connection.disconnected', now, { records: outcome.records })
+  await forgetMonitorState(sql, c)
+  await emitForConnection(sql, row, 'connection.disconnected', now, { records: outcome.records })
 }
 

@@ -10,11 +10,11 @@
 //   `failed` with the CA's reason, `not_served` when this deployment does not serve HTTPS for it.
 import { createHash } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
-import type { Dns } from './dns.ts'
-import type { ConnectionRow } from './connections.ts'
-import { certificateOf } from './certificates.ts'
+import type { Dns } from '../adapters/dns.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import { certificateOf } from '../db/certificates.ts'
 import { conflictsFor, type Conflict } from './domain-check.ts'
-import type { ApplicationRow } from './tenancy.ts'
+import type { ApplicationRow } from '../db/applications.ts'
 
 export type RecordState = 'found' | 'waiting' | 'conflict'
 export type SecureState = 'secured' | 'securing' | 'failed' | 'not_served'

@@ -4,47 +4,9 @@
 import type { Sql } from '../db/sql.ts'
 import { ApiError, notFound } from '../errors.ts'
 import type { Principal } from './principal.ts'
-import type { ApplicationRow } from './tenancy.ts'
-import type { ConnectTarget, DnsRecord } from './records.ts'
-import type { Status } from './lifecycle.ts'
-
-export interface ConnectionRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  domain: string
-  apex_domain: string
-  end_user_ref: string | null
-  www_redirect: boolean
-  status: Status
-  rail: string
-  managed: boolean
-  provider_id: string | null
-  desired_records: DnsRecord[]
-  records_source: 'planned' | 'custom'
-  planned_target: ConnectTarget
-  records_written_at: Date | null
-  records_outdated_at: Date | null
-  verification_token: string
-  error_code: string | null
-  error_message: string | null
-  last_result: { records_propagated: unknown[]; records_non_propagated: unknown[] } | null
-  check_count: number
-  last_checked_at: Date | null
-  next_check_at: Date | null
-  propagating_since: Date | null
-  live_at: Date | null
-  failed_at: Date | null
-  retried_at: Date | null
-  created_at: Date
-  updated_at: Date
-  disconnected_at: Date | null
-  disconnect_outcome: unknown
-  /** Its certificate's status (src/domain/certificates.ts keeps it); null when none is tracked. */
-  certificate_status?: 'pending' | 'issued' | 'failed' | null
-  /** When the edge accepted the certificate; null until then. */
-  certificate_served_at?: Date | null
-}
+import type { ApplicationRow } from '../db/applications.ts'
+import { connectionInTenant, type ConnectionRow } from '../db/connections.ts'
+import type { ConnectTarget } from './records.ts'
 
 export interface EdgeTarget {
   cname_target: string
@@ -118,10 +80,7 @@ export interface ConnectionAccess {
 export async function connectionFor(sql: Sql, p: Principal, id: string, opts: ConnectionAccess = {}): Promise<ConnectionRow> {
   if (!('tenantId' in p)) throw notFound('Connection not found')
   const closedToo = !!opts.removal
-  const rows = opts.lock
-    ? await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and (${closedToo}::boolean or disconnected_at is null) for update`
-    : await sql`select * from connections where id = ${id} and tenant_id = ${p.tenantId} and (${closedToo}::boolean or disconnected_at is null)`
-  const c = rows[0] as ConnectionRow | undefined
+  const c = await connectionInTenant(sql, id, p.tenantId, { closedToo, lock: !!opts.lock })
   if (!c || (p.kind === 'WIDGET' && p.applicationId !== c.application_id)) throw notFound('Connection not found')
   if (opts.removal && p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
   // Another hostname's connection is not a bound token's to see: 404, as an unknown id.

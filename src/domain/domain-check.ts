@@ -2,8 +2,8 @@
 // domain, computed from real lookups. `registered` is false only on NXDOMAIN; a resolver failure
 // leaves it out and says `detection_error: resolver`. Clients branch on `rails` and
 // `recommended_rail`; `supports_automatic` only says an adapter exists for the provider.
-import type { Dns, Lookup } from './dns.ts'
-import { valuesOf } from './dns.ts'
+import type { Dns, Lookup } from '../adapters/dns.ts'
+import { valuesOf } from '../adapters/dns.ts'
 import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { detectProvider, PROVIDERS, type Provider } from './providers.ts'

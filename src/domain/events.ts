@@ -3,7 +3,8 @@
 // nothing is sent from inside a request and nothing committed is lost.
 import type { Sql } from '../db/sql.ts'
 import { newId } from '../ids.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import { insertEvents } from '../db/events.ts'
 
 export const EVENT_TYPES = [
   'connection.created',
@@ -61,32 +62,8 @@ export function connectionEnvelope(c: ConnectionRow, type: EventType, now: Date,
   return env as Envelope
 }
 
-/** One outbox row: the envelope and the keys deliveries are fanned out by. */
-interface OutboxRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  connection_id: string | null
-  type: string
-  payload: Envelope
-  created_at: string
-}
-
-/**
- * The one statement that writes the outbox, for one event or many (in the caller's transaction). The
- * verification sweep's landing statement is the exception: it writes its events in the same statement
- * as the connections they belong to (src/domain/connect.ts), to keep the batch to one round trip.
- */
-async function writeOutbox(sql: Sql, items: OutboxRow[]): Promise<void> {
-  if (items.length === 0) return
-  await sql`
-    insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
-    select id, tenant_id, application_id, connection_id, type, payload, created_at
-    from json_to_recordset(${items}::json) as e(id text, tenant_id text, application_id text, connection_id text, type text, payload json, created_at timestamptz)`
-}
-
 export async function emit(sql: Sql, tenantId: string, applicationId: string, connectionId: string | null, env: Envelope): Promise<void> {
-  await writeOutbox(sql, [{ id: env.id, tenant_id: tenantId, application_id: applicationId, connection_id: connectionId, type: env.type, payload: env, created_at: env.created_at }])
+  await insertEvents(sql, [{ id: env.id, tenant_id: tenantId, application_id: applicationId, connection_id: connectionId, type: env.type, payload: env, created_at: env.created_at }])
 }
 
 export async function emitForConnection(sql: Sql, c: ConnectionRow, type: EventType, now: Date, data?: Record<string, unknown>, extra?: Record<string, unknown>): Promise<Envelope> {
@@ -98,7 +75,7 @@ export async function emitForConnection(sql: Sql, c: ConnectionRow, type: EventT
 /** Writes many connection events in one statement (the monitor sweep's drift events). */
 export async function emitMany(sql: Sql, rows: ConnectionRow[], envs: Envelope[]): Promise<void> {
   const byId = new Map(rows.map((r) => [r.id, r]))
-  await writeOutbox(
+  await insertEvents(
     sql,
     envs.map((e) => {
       const c = byId.get(e.connection_id as string)!

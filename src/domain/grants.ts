@@ -15,30 +15,31 @@
 //
 // Provider calls happen outside any transaction: a slow provider never holds a database connection.
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { clearReauthorize, flagReauthorize, openRailConnection } from '../db/connections.ts'
 import { accountById, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
 import { logCause } from '../logger.ts'
 import { ApiError, type ErrorReason } from '../errors.ts'
-import { releaseLease, removalPlan, revertThroughRail, takeLease, writeThroughRail, type RailConnection } from './apply.ts'
+import { releaseLease, removalPlan, revertThroughRail, takeLease, writeThroughRail, type AppliedState, type RailConnection } from './apply.ts'
 import { connectionFor, type ConnectionAccess } from './connections.ts'
-import type { Dns } from './dns.ts'
-import { grantOf as domainConnectGrantOf, type GrantRow } from './domain-connect/async-api.ts'
-import { grantRemovalPlan, reapplyTemplates, revertTemplates } from './domain-connect/managed.ts'
+import type { Dns } from '../adapters/dns.ts'
+import { grantOf as domainConnectGrantOf } from './domain-connect/async-api.ts'
+import type { GrantRow } from '../db/domain-connect-grants.ts'
+import { grantRemovalPlan, reapplyTemplates, revertTemplates, type ManagedDeps } from './domain-connect/managed.ts'
 import { emitForConnection } from './events.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { RepairRail } from './monitor.ts'
 import type { Principal } from './principal.ts'
-import { markNeedsReconnect, type AccountRow, type Credential } from './provider-accounts.ts'
-import { usableCredential } from './provider-oauth.ts'
+import { markNeedsReconnect, type Credential, type ProviderSettings } from './provider-accounts.ts'
+import type { AccountRow } from '../db/provider-accounts.ts'
+import { usableCredential, type OAuthSettings } from './provider-oauth.ts'
 import { providerById } from './providers.ts'
 import type { RevertPlan } from './record-plan.ts'
 
 export interface GrantDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: ProviderSettings & OAuthSettings & ManagedDeps['config']
   /** The resolver provider calls go through (PowerDNS API URLs are checked and pinned with it). */
   dns: Dns
 }
@@ -169,7 +170,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
       await onRefusal(deps, err, 'managed', { provider: grant.provider, connection: c })
       throw err
     }
-    const row = await deps.db.begin((tx) => clearReauthorize(tx, c, now()))
+    const row = await deps.db.begin((tx) => clearReauthorize<AppliedState>(tx, c, now()))
     return { row, changed: true, zone: grant.grant.apex, updated: templateObjects(c) }
   }
   const a = grant.account
@@ -240,7 +241,7 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
   return {
     via: 'managed_dns',
     async repair(conn) {
-      const c = await openRailConnection(deps.db, conn)
+      const c = await openRailConnection<AppliedState>(deps.db, conn)
       const grant = c ? await grantOf(deps.db, c) : null
       if (!c || !grant) return { fixed: false, detail: 'Portico holds no grant for this connection; put the records back at the DNS provider.' }
       try {

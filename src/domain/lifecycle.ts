@@ -10,9 +10,11 @@
 //   15 minutes until three days, then every six hours with diagnosis `setup_incomplete`, and goes
 //   live whenever its records appear.
 import { DAY, HOUR } from '../clock.ts'
+import type { ConnectionStatus } from '../db/connections.ts'
 import type { Verification } from './verify.ts'
 
-export type Status = 'pending' | 'propagating' | 'live' | 'failed'
+/** A connection's status, as its column stores it. */
+export type Status = ConnectionStatus
 
 export const PROPAGATION_TIMEOUT_MS = DAY
 export const LATE_DNS_AFTER_MS = 3 * DAY

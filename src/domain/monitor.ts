@@ -8,21 +8,13 @@
 // flaky resolver neither raises nor clears an alert.
 // Invariants: drift events are computed from the previous and the new state only (an item alerted
 // once is not alerted again until it was restored); the attention rank is a pure function of the state.
-import type { Dns, Lookup, LookupType } from './dns.ts'
+import type { Dns, Lookup, LookupType } from '../adapters/dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import type { DriftItem, MonitorAction, MonitorState, Verdict } from '../db/monitor.ts'
 
-export type Verdict = 'record_missing' | 'record_changed' | 'extra_value'
 export type RecordStatus = 'ok' | Verdict | 'inconclusive'
-
-export interface DriftItem {
-  subdomain: string
-  type: string
-  verdict: Verdict
-  expected: string[]
-  observed: string[]
-}
 
 export interface BaselineRecord {
   type: string
@@ -153,22 +145,6 @@ export async function compareBaseline(dns: Dns, apex: string, baseline: Baseline
 }
 
 // ---- State after a check ----------------------------------------------------------------------
-
-export interface MonitorAction {
-  kind: 'auto_fixed'
-  at: string
-  description: string
-}
-
-export interface MonitorState {
-  result: 'ok' | 'drift' | 'inconclusive' | null
-  drift: DriftItem[]
-  drift_since: Date | null
-  attention: 'action_required' | null
-  action: MonitorAction | null
-  repair_detail: string | null
-  error: string | null
-}
 
 /** What a repair rail did for a drifted managed connection. */
 export interface RepairOutcome {

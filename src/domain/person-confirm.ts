@@ -7,25 +7,30 @@
 //   question it opens is bound to the agent (tenant, client, subject), the connection and what exactly
 //   would happen (`fingerprint`: the same records replaced). A yes is used once, by that agent's retry.
 import { createHash, createHmac } from 'node:crypto'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { deriveKey, secretEquals } from './secrets.ts'
+import { deriveKey, secretEquals } from '../crypto.ts'
 import { confirmedFor, openConfirmation, useConfirmation, type AgentRef, type ConfirmationAsk, type ConfirmationRow } from '../db/person-confirmations.ts'
 
 export const CONFIRM_TTL_MS = 10 * 60_000
 export const CONFIRM_PATH = '/oauth/confirm'
 
-const macOf = (config: Config, id: string) => createHmac('sha256', deriveKey(config.secretsKey, 'person-confirm')).update(id).digest('base64url').slice(0, 32)
+/** Confirmation links are signed with a key derived from SECRETS_KEY and point at PUBLIC_URL. */
+export interface ConfirmSettings {
+  secretsKey: Buffer
+  publicUrl: string
+}
+
+const macOf = (config: ConfirmSettings, id: string) => createHmac('sha256', deriveKey(config.secretsKey, 'person-confirm')).update(id).digest('base64url').slice(0, 32)
 
 /** The one-time link the person opens to answer. */
-export function confirmUrl(config: Config, id: string): string {
+export function confirmUrl(config: ConfirmSettings, id: string): string {
   return `${config.publicUrl}${CONFIRM_PATH}/${id}.${macOf(config, id)}`
 }
 
 /** The confirmation id a link token names, when its signature holds. */
-export function confirmationIdOf(config: Config, token: string): string | null {
+export function confirmationIdOf(config: ConfirmSettings, token: string): string | null {
   const m = /^([\w-]{1,80})\.([\w-]{32})$/.exec(token)
   return m && secretEquals(m[2]!, macOf(config, m[1]!)) ? m[1]! : null
 }
@@ -41,7 +46,7 @@ export function questionOf(row: Pick<ConfirmationRow, 'action' | 'domain' | 'sum
 
 export interface ConfirmDeps {
   db: Sql
-  config: Config
+  config: ConfirmSettings
   now: Date
 }
 

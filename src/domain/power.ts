@@ -8,32 +8,19 @@
 //   answer cannot move the traffic somewhere private.
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import { invalid } from '../errors.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import type { Edge, SiteRoute } from '../adapters/edge.ts'
-import type { ConnectionRow } from './connections.ts'
-import type { Dns } from './dns.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import { setPowerRemoved, setPowerStatus, upsertPower, type PowerRow } from '../db/power.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { connectionEnvelope, emit } from './events.ts'
 import { addressResolver } from './webhook-delivery.ts'
-
-export interface PowerRow {
-  connection_id: string
-  tenant_id: string
-  application_id: string
-  origin_url: string | null
-  redirect_to_www: boolean
-  root_path: string | null
-  status: 'pending' | 'active' | 'failed' | 'removed'
-  last_error: string | null
-  created_at: Date
-  updated_at: Date
-}
 
 export interface PowerDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: { webhookAllowLoopback: boolean }
   dns: Dns
   edge: Edge
 }
@@ -48,11 +35,6 @@ export const powerOut = (p: PowerRow, domain: string) => ({
   last_error: p.last_error,
   updated_at: p.updated_at,
 })
-
-export async function powerOf(sql: Sql, connectionId: string): Promise<PowerRow | undefined> {
-  const [row] = await sql`select * from power_settings where connection_id = ${connectionId} and status <> 'removed'`
-  return row as PowerRow | undefined
-}
 
 async function powerStatus(sql: Sql, c: ConnectionRow, p: PowerRow, now: Date): Promise<void> {
   const env = connectionEnvelope(c, 'power_status', now, { power: powerOut(p, c.domain) }, { power_status: p.status })
@@ -87,14 +69,9 @@ export async function savePower(deps: PowerDeps, c: ConnectionRow, input: { orig
   }
   const now = deps.clock.now()
   const row = await deps.db.begin(async (tx) => {
-    const [r] = await tx`
-      insert into power_settings (connection_id, tenant_id, application_id, origin_url, redirect_to_www, root_path, status, created_at, updated_at)
-      values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${origin.href}, ${input.redirect_to_www ?? false}, ${input.root_path ?? null}, 'pending', ${now}, ${now})
-      on conflict (connection_id) do update set origin_url = excluded.origin_url, redirect_to_www = excluded.redirect_to_www,
-        root_path = excluded.root_path, status = 'pending', last_error = null, updated_at = excluded.updated_at
-      returning *`
-    await powerStatus(tx, c, r as PowerRow, now)
-    return r as PowerRow
+    const r = await upsertPower(tx, c, { origin_url: origin.href, redirect_to_www: input.redirect_to_www ?? false, root_path: input.root_path ?? null }, now)
+    await powerStatus(tx, c, r, now)
+    return r
   })
   return c.status === 'live' ? pushPower(deps, c, row) : row
 }
@@ -114,17 +91,17 @@ export async function pushPower(deps: PowerDeps, c: ConnectionRow, p: PowerRow):
   if (status === p.status && error === p.last_error) return p
   const now = deps.clock.now()
   return deps.db.begin(async (tx) => {
-    const [r] = await tx`update power_settings set status = ${status}, last_error = ${error}, updated_at = ${now} where connection_id = ${c.id} returning *`
-    await powerStatus(tx, c, r as PowerRow, now)
-    return r as PowerRow
+    const r = await setPowerStatus(tx, c, status, error, now)
+    await powerStatus(tx, c, r, now)
+    return r
   })
 }
 
 /** Marks the connection's serving settings removed (`power_status: removed`) in the caller's transaction. */
 export async function markPowerRemoved(sql: Sql, c: ConnectionRow, now: Date): Promise<PowerRow | null> {
-  const [r] = await sql`update power_settings set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`
-  if (r) await powerStatus(sql, c, r as PowerRow, now)
-  return (r as PowerRow | undefined) ?? null
+  const r = await setPowerRemoved(sql, c, now)
+  if (r) await powerStatus(sql, c, r, now)
+  return r ?? null
 }
 
 /** Takes the route off the edge and marks the settings removed. */

@@ -39,3 +39,13 @@ export function widgetClass(p: WidgetPrincipal): WidgetClass {
   return p.boundHost ? 'domain' : p.scope === 'app' ? 'app' : 'connect'
 }
 export type AgentPrincipal = PrincipalOf<'AGENT'>
+
+/** How an agent token was presented (src/http/dpop.ts reads it from the request): what a DPoP proof must match. */
+export interface Presentation {
+  scheme: 'bearer' | 'dpop'
+  method: string
+  /** The URL the client addressed, as PUBLIC_URL plus the request path (a proxy may have rewritten the host); empty for Bearer. */
+  url: string
+  /** The `DPoP` header, when sent. */
+  proof: string | null
+}

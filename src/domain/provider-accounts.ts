@@ -8,40 +8,20 @@
 // This module also opens a provider from a credential: PowerDNS API URLs come from integrators, so
 // they go through the SSRF guard (loopback only under the explicit test setting) and the connection
 // is pinned to the checked address.
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
+import { accountInTenant, connectionsOfAccount, insertAccount, setNeedsReconnect, type AccountRow } from '../db/provider-accounts.ts'
 import { makeHosted, makePowerDns, ProviderError, type DnsProvider } from '../adapters/dns-providers/index.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Principal } from './principal.ts'
-import type { Dns } from './dns.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { providerById } from './providers.ts'
-import { decrypt, encrypt } from './secrets.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 import { addressResolver } from './webhook-delivery.ts'
 
 export const ONE_TIME_MS = 3_600_000
 const PURPOSE = 'provider-credentials'
-
-export interface AccountRow {
-  id: string
-  tenant_id: string
-  kind: 'api_key' | 'oauth'
-  provider: string
-  label: string | null
-  access: 'continuous' | 'one_time'
-  scope: string
-  api_url: string | null
-  credential_sealed: string | null
-  status: 'active' | 'needs_reconnect'
-  last_error: string | null
-  created_by: string | null
-  last_used_at: Date | null
-  expires_at: Date | null
-  created_at: Date
-  updated_at: Date
-  deleted_at: Date | null
-}
 
 export interface Credential {
   provider: string
@@ -49,16 +29,24 @@ export interface Credential {
   apiUrl?: string | null
 }
 
+/** The settings provider calls need: the sealing key, loopback allowed (tests), API bases replaced, Namecheap's client address. */
+export interface ProviderSettings {
+  secretsKey: Buffer
+  webhookAllowLoopback: boolean
+  providerApiBases: Record<string, string>
+  namecheapClientIp: string | null
+}
+
 export interface RailDeps {
-  config: Config
+  config: ProviderSettings
   dns: Dns
 }
 
-export const seal = (config: Config, secret: string) => encrypt(config.secretsKey, secret, PURPOSE)
-export const unseal = (config: Config, sealed: string) => decrypt(config.secretsKey, sealed, PURPOSE)
+export const seal = (config: Pick<ProviderSettings, 'secretsKey'>, secret: string) => encrypt(config.secretsKey, secret, PURPOSE)
+export const unseal = (config: Pick<ProviderSettings, 'secretsKey'>, sealed: string) => decrypt(config.secretsKey, sealed, PURPOSE)
 
 /** A registration-time check of a PowerDNS API URL (no DNS): http(s), no credentials in it, public or test loopback. */
-export function checkApiUrl(config: Config, raw: string): string {
+export function checkApiUrl(config: Pick<ProviderSettings, 'webhookAllowLoopback'>, raw: string): string {
   const r = isUrlSyntacticallyAllowed(raw, { allowLoopback: config.webhookAllowLoopback, requireHttps: !config.webhookAllowLoopback })
   if (!r.ok) throw invalid(`api_url is refused: ${r.reason}`, [{ in: 'body', field: 'api_url', message: r.reason }])
   return r.url.toString().replace(/\/+$/, '')
@@ -118,29 +106,32 @@ export function diagnosisOf(e: ApiError): string | null {
 
 export async function createAccount(
   sql: Sql,
-  config: Config,
+  config: Pick<ProviderSettings, 'secretsKey'>,
   now: Date,
   tenantId: string,
   input: { kind?: 'api_key' | 'oauth'; provider: string; secret: string; apiUrl: string | null; label: string | null; access: 'continuous' | 'one_time'; createdBy: string | null },
 ): Promise<AccountRow> {
-  const [row] = await sql`
-    insert into provider_accounts (id, tenant_id, kind, provider, label, access, api_url, credential_sealed, created_by, expires_at, created_at, updated_at)
-    values (${newId('pac', now.getTime())}, ${tenantId}, ${input.kind ?? 'api_key'}, ${input.provider}, ${input.label}, ${input.access}, ${input.apiUrl},
-      ${seal(config, input.secret)}, ${input.createdBy}, ${input.access === 'one_time' ? new Date(now.getTime() + ONE_TIME_MS) : null}, ${now}, ${now})
-    returning *`
-  return row as AccountRow
+  return insertAccount(sql, {
+    id: newId('pac', now.getTime()),
+    tenant_id: tenantId,
+    kind: input.kind ?? 'api_key',
+    provider: input.provider,
+    label: input.label,
+    access: input.access,
+    api_url: input.apiUrl,
+    credential_sealed: seal(config, input.secret),
+    created_by: input.createdBy,
+    expires_at: input.access === 'one_time' ? new Date(now.getTime() + ONE_TIME_MS) : null,
+  }, now)
 }
 
 export async function getAccount(sql: Sql, tenantId: string, id: string, lock = false): Promise<AccountRow> {
-  const rows = lock
-    ? await sql`select * from provider_accounts where id = ${id} and tenant_id = ${tenantId} and deleted_at is null for update`
-    : await sql`select * from provider_accounts where id = ${id} and tenant_id = ${tenantId} and deleted_at is null`
-  const row = rows[0] as AccountRow | undefined
+  const row = await accountInTenant(sql, tenantId, id, lock)
   if (!row) throw notFound('Provider account not found')
   return row
 }
 
-export function accountCredential(config: Config, a: AccountRow): Credential | null {
+export function accountCredential(config: Pick<ProviderSettings, 'secretsKey'>, a: AccountRow): Credential | null {
   if (!a.credential_sealed) return null
   const secret = unseal(config, a.credential_sealed)
   // An OAuth grant is sealed as its token set; the access token is what the provider API takes.
@@ -157,7 +148,7 @@ export function assertUsable(a: AccountRow, now: Date): void {
 }
 
 export async function markNeedsReconnect(sql: Sql, id: string, reason: string, now: Date): Promise<void> {
-  await sql`update provider_accounts set status = 'needs_reconnect', last_error = ${reason.slice(0, 500)}, updated_at = ${now} where id = ${id}`
+  await setNeedsReconnect(sql, id, reason.slice(0, 500), now)
 }
 
 export function canManage(p: Principal, a: AccountRow): boolean {
@@ -166,9 +157,7 @@ export function canManage(p: Principal, a: AccountRow): boolean {
 }
 
 export async function accountOut(sql: Sql, p: Principal, a: AccountRow) {
-  const conns = (await sql`
-    select id, application_id, domain, status from connections
-    where provider_account_id = ${a.id} and disconnected_at is null order by id`) as { id: string; application_id: string; domain: string; status: string }[]
+  const conns = await connectionsOfAccount(sql, a)
   return {
     id: a.id,
     kind: a.kind,

@@ -8,25 +8,33 @@
 // - A refused grant later (revoked at the provider) flags the connection for re-consent
 //   (`connection.reapply.failed`, src/domain/grants.ts `onRefusal`).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { exchange } from '../adapters/dns-providers/http.ts'
 import { ProviderError } from '../adapters/dns-providers/types.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { randomToken } from '../ids.ts'
 import { OAUTH_ENDPOINTS } from './provider-oauth-endpoints.ts'
-import { deriveKey } from './secrets.ts'
-import { accountCredential, providerFailure, seal, unseal, type AccountRow, type Credential } from './provider-accounts.ts'
+import { deriveKey } from '../crypto.ts'
+import { accountCredential, providerFailure, seal, unseal, type Credential, type ProviderSettings } from './provider-accounts.ts'
+import { lockAccountCredential, setAccountCredential, type AccountRow } from '../db/provider-accounts.ts'
+import { insertOAuthState, useOAuthState, type StateRow } from '../db/provider-oauth-states.ts'
 
 export const STATE_TTL_MS = 10 * 60_000
 
 const ENDPOINTS = OAUTH_ENDPOINTS
 
-export function oauthProviders(config: Config): Set<string> {
+/** The provider OAuth clients configured (`<ID>_OAUTH_CLIENT_ID` / `_SECRET`, optional `_BASE`), PUBLIC_URL for the callback, SECRETS_KEY for the state. */
+export interface OAuthSettings {
+  providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
+  publicUrl: string
+  secretsKey: Buffer
+}
+
+export function oauthProviders(config: OAuthSettings): Set<string> {
   return new Set(Object.keys(config.providerOAuth).filter((id) => ENDPOINTS[id]))
 }
 
-function endpoints(config: Config, provider: string) {
+function endpoints(config: OAuthSettings, provider: string) {
   const e = ENDPOINTS[provider]
   const client = config.providerOAuth[provider]
   if (!e || !client) return null
@@ -36,19 +44,17 @@ function endpoints(config: Config, provider: string) {
   return { ...client, authorizeUrl: base + e.authorize, tokenUrl: tokenBase + e.token, scope: e.scope, params: e.params ?? {}, refreshScope: e.refreshScope ?? false }
 }
 
-export const redirectUri = (config: Config) => `${config.publicUrl}/v1/connect/oauth/callback`
+export const redirectUri = (config: OAuthSettings) => `${config.publicUrl}/v1/connect/oauth/callback`
 
-const sign = (config: Config, id: string) => createHmac('sha256', deriveKey(config.secretsKey, 'oauth-state')).update(id).digest('base64url')
+const sign = (config: OAuthSettings, id: string) => createHmac('sha256', deriveKey(config.secretsKey, 'oauth-state')).update(id).digest('base64url')
 
-export async function startOAuth(sql: Sql, config: Config, now: Date, c: { id: string; tenant_id: string; provider_id: string | null }, returnUrl: string | null) {
+export async function startOAuth(sql: Sql, config: OAuthSettings, now: Date, c: { id: string; tenant_id: string; provider_id: string | null }, returnUrl: string | null) {
   const ep = c.provider_id ? endpoints(config, c.provider_id) : null
   if (!ep) throw new ApiError('invalid_request', 'Signing in at this DNS provider is not available on this deployment; use another rail', { reason: 'oauth_not_available', provider: c.provider_id })
   const id = randomToken(18)
   const verifier = randomToken(32)
   const expires = new Date(now.getTime() + STATE_TTL_MS)
-  await sql`
-    insert into provider_oauth_states (id, tenant_id, connection_id, provider, code_verifier, return_url, expires_at, created_at)
-    values (${id}, ${c.tenant_id}, ${c.id}, ${c.provider_id}, ${verifier}, ${returnUrl}, ${expires}, ${now})`
+  await insertOAuthState(sql, { id, tenant_id: c.tenant_id, connection_id: c.id, provider: c.provider_id!, code_verifier: verifier, return_url: returnUrl, expires_at: expires }, now)
   const state = `${id}.${sign(config, id)}`
   const u = new URL(ep.authorizeUrl)
   u.searchParams.set('response_type', 'code')
@@ -62,27 +68,15 @@ export async function startOAuth(sql: Sql, config: Config, now: Date, c: { id: s
   return { authorize_url: u.toString(), expires_at: expires }
 }
 
-export interface StateRow {
-  id: string
-  tenant_id: string
-  connection_id: string
-  provider: string
-  code_verifier: string
-  return_url: string | null
-  expires_at: Date
-  used_at: Date | null
-}
-
 /** Checks the signature, then takes the state row once; a forged, reused or expired state is a 400. */
-export async function consumeState(sql: Sql, config: Config, now: Date, state: string): Promise<StateRow> {
+export async function consumeState(sql: Sql, config: OAuthSettings, now: Date, state: string): Promise<StateRow> {
   const [id, mac] = state.split('.')
   const bad = () => invalid('The sign-in state is not valid; start again', { reason: 'invalid_state' })
   if (!id || !mac) throw bad()
   const want = Buffer.from(sign(config, id))
   const got = Buffer.from(mac)
   if (want.length !== got.length || !timingSafeEqual(want, got)) throw bad()
-  const [row] = await sql`update provider_oauth_states set used_at = ${now} where id = ${id} and used_at is null returning *`
-  const s = row as StateRow | undefined
+  const s = await useOAuthState(sql, id, now)
   if (!s) throw invalid('This sign-in was already completed or is unknown; start again', { reason: 'state_used' })
   if (s.expires_at.getTime() <= now.getTime()) throw invalid('The sign-in took too long and expired; start again', { reason: 'state_expired' })
   return s
@@ -95,7 +89,7 @@ export interface Tokens {
 }
 
 /** The code for tokens at the provider's token endpoint (RFC 6749 §4.1.3, with the PKCE verifier). */
-export async function exchangeCode(config: Config, provider: string, code: string, verifier: string, now: Date): Promise<Tokens> {
+export async function exchangeCode(config: OAuthSettings, provider: string, code: string, verifier: string, now: Date): Promise<Tokens> {
   const ep = endpoints(config, provider)
   if (!ep) throw new ApiError('service_unavailable', 'The OAuth client of this provider is no longer configured')
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: ep.clientId, client_secret: ep.clientSecret, redirect_uri: redirectUri(config), code_verifier: verifier })
@@ -108,7 +102,7 @@ export async function exchangeCode(config: Config, provider: string, code: strin
 }
 
 /** Refreshes an access token with its refresh token (RFC 6749 §6). */
-async function refreshTokens(config: Config, provider: string, refreshToken: string, now: Date): Promise<Tokens> {
+async function refreshTokens(config: OAuthSettings, provider: string, refreshToken: string, now: Date): Promise<Tokens> {
   const ep = endpoints(config, provider)
   if (!ep) throw new ApiError('ProviderAuthenticationError', 'The OAuth client of this provider is no longer configured', { provider, reason: 'oauth_not_configured' })
   const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ep.clientId, client_secret: ep.clientSecret, ...(ep.refreshScope ? { scope: ep.scope } : {}) })
@@ -136,7 +130,7 @@ const REFRESH_MARGIN_MS = 5 * 60_000
  * (or is about to) is renewed with its refresh token first and sealed again. A refused renewal is
  * `ProviderAuthenticationError`, the same as a revoked grant.
  */
-export async function usableCredential(deps: { db: Sql; config: Config; clock: { now(): Date } }, a: AccountRow): Promise<Credential | null> {
+export async function usableCredential(deps: { db: Sql; config: OAuthSettings & Pick<ProviderSettings, 'secretsKey'>; clock: { now(): Date } }, a: AccountRow): Promise<Credential | null> {
   if (a.kind !== 'oauth' || !a.credential_sealed) return accountCredential(deps.config, a)
   const tokens = JSON.parse(unseal(deps.config, a.credential_sealed)) as Tokens
   const now = deps.clock.now()
@@ -146,11 +140,11 @@ export async function usableCredential(deps: { db: Sql; config: Config; clock: {
   // Under the account's row lock: refresh tokens that rotate (Azure, Vercel) work once, so two uses at
   // the same time must not both spend the same one; the second finds the first's fresh token.
   const fresh = await deps.db.begin(async (tx) => {
-    const [row] = (await tx`select credential_sealed from provider_accounts where id = ${a.id} for update`) as { credential_sealed: string | null }[]
+    const row = await lockAccountCredential(tx, a)
     const latest = row?.credential_sealed ? (JSON.parse(unseal(deps.config, row.credential_sealed)) as Tokens) : tokens
     if (latest.access_token !== tokens.access_token && (!latest.expires_at || Date.parse(latest.expires_at) - now.getTime() > REFRESH_MARGIN_MS)) return latest
     const t = await refreshTokens(deps.config, a.provider, latest.refresh_token ?? tokens.refresh_token!, now)
-    await tx`update provider_accounts set credential_sealed = ${seal(deps.config, JSON.stringify(t))}, updated_at = ${now} where id = ${a.id}`
+    await setAccountCredential(tx, a, seal(deps.config, JSON.stringify(t)), now)
     return t
   })
   return { provider: a.provider, secret: fresh.access_token, apiUrl: null }

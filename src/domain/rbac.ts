@@ -1,7 +1,9 @@
 // The role/permission matrix (CONTRACT.md section 5 rule 4). `GET /rbac` publishes this table and the
 // server enforces from the same table, so the published matrix cannot drift from what is enforced.
 
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const
+import type { MemberRole as StoredRole } from '../db/members.ts'
+
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const satisfies readonly StoredRole[]
 export type MemberRole = (typeof ROLES)[number]
 
 export const PERMISSIONS = {

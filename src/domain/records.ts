@@ -3,6 +3,7 @@
 // relative to the zone apex (`@` is the apex itself), as people type it into DNS dashboards.
 import { isIPv4, isIPv6 } from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
+import type { StoredRecord } from '../db/connections.ts'
 import { absoluteHost, normalizeHostname, type ParsedDomain } from './hostnames.ts'
 
 export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'CAA', 'MX', 'NS', 'TXT', 'SPFM', 'REDIR301'] as const
@@ -20,6 +21,9 @@ export const DnsRecordSchema = Type.Object(
   { additionalProperties: false },
 )
 export type DnsRecord = Static<typeof DnsRecordSchema>
+
+// What `desired_records` stores (src/db/connections.ts) is this shape: a change to one alone fails the typecheck here.
+true satisfies [DnsRecord, StoredRecord] extends [StoredRecord, DnsRecord] ? true : never
 
 export interface ConnectTarget {
   cname_target: string

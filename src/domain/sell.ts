@@ -17,8 +17,28 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { DAY, HOUR } from '../clock.ts'
-import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
+import {
+  claimAuthorized,
+  claimStalledAuthorized,
+  expireUnpaidBatch,
+  insertOrder,
+  leaseStalled,
+  lockRegistered,
+  orderById,
+  orderOfKey,
+  orderOfPayment,
+  setAuthorized,
+  setCheckoutSession,
+  setCompleted,
+  setOrderFailed,
+  setPayment,
+  setRegistered,
+  stalledOrders,
+  takeOpenQuote,
+  type OrderRow,
+  type OrderStatus,
+} from '../db/sell-orders.ts'
 import { newId } from '../ids.ts'
 import { log, errorFields } from '../logger.ts'
 import { failpoint } from '../failpoints.ts'
@@ -42,43 +62,12 @@ export const AUTHORIZATION_HOLD_MS = 7 * DAY
 /** An authorization this close to its end is released rather than left to be voided under a registration. */
 export const RELEASE_MARGIN_MS = 12 * HOUR
 
-export type OrderStatus = 'quoted' | 'pending_payment' | 'authorized' | 'registering' | 'registered' | 'completed' | 'failed' | 'expired'
-
-export interface OrderRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  domain: string
-  years: number
-  price_cents: number
-  currency: string
-  premium: boolean
-  status: OrderStatus
-  buyer_email: string | null
-  processor: string | null
-  payment_id: string | null
-  session_id: string | null
-  registrar: string | null
-  reg_order_id: string | null
-  connection_id: string | null
-  error_code: string | null
-  error_message: string | null
-  idempotency_key: string | null
-  request_hash: string | null
-  result_status: number | null
-  result: Record<string, unknown> | null
-  expires_at: Date
-  authorized_at: Date | null
-  captured_at: Date | null
-  released_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
 
 export interface SellDeps {
   db: Sql
   clock: Clock
-  config: Config
+  /** The platform edge a bought domain's records point at by default. */
+  config: { edge: { cnameTarget: string; apexIpv4: string[] } }
   payments: Payments
   registrar: Registrar
 }
@@ -128,11 +117,6 @@ async function emitOrder(sql: Sql, o: OrderRow, type: EventType, now: Date, data
   await emit(sql, o.tenant_id, o.application_id, connectionId, orderEnvelope(o, type, now, data))
 }
 
-export async function orderById(sql: Sql, id: string): Promise<OrderRow | undefined> {
-  const [o] = await sql`select * from sell_orders where id = ${id}`
-  return o as OrderRow | undefined
-}
-
 /** A registrar read (availability, price, suggestions); a registrar that fails is 503 with its typed reason. */
 export async function askRegistrar<T>(call: () => Promise<T>): Promise<T> {
   try {
@@ -154,15 +138,24 @@ export async function createQuote(
 ): Promise<OrderRow | undefined> {
   if (!offer.available || offer.price_cents === null) throw new ApiError('conflict', `${offer.domain} is not available to buy`, { domain: offer.domain, available: false })
   const now = deps.clock.now()
-  const rows = await deps.db.begin(async (tx) => tx`
-    insert into sell_orders (id, tenant_id, application_id, domain, years, price_cents, currency, premium, status, buyer_email,
-      idempotency_key, request_hash, expires_at, created_at, updated_at)
-    values (${newId('ord', now.getTime())}, ${app.tenant_id}, ${app.id}, ${offer.domain}, ${years}, ${offer.price_cents}, ${offer.currency},
-      ${offer.premium}, ${extra.status ?? 'quoted'}, ${extra.email ?? null}, ${extra.idempotencyKey ?? null}, ${extra.requestHash ?? null},
-      ${new Date(now.getTime() + QUOTE_TTL_MS)}, ${now}, ${now})
-    on conflict (application_id, idempotency_key) where idempotency_key is not null do nothing
-    returning *`)
-  return rows[0] as OrderRow | undefined
+  const price = offer.price_cents
+  return deps.db.begin((tx) =>
+    insertOrder(tx, {
+      id: newId('ord', now.getTime()),
+      tenant_id: app.tenant_id,
+      application_id: app.id,
+      domain: offer.domain,
+      years,
+      price_cents: price,
+      currency: offer.currency,
+      premium: offer.premium,
+      status: extra.status ?? 'quoted',
+      buyer_email: extra.email ?? null,
+      idempotency_key: extra.idempotencyKey ?? null,
+      request_hash: extra.requestHash ?? null,
+      expires_at: new Date(now.getTime() + QUOTE_TTL_MS),
+    }, now),
+  )
 }
 
 /**
@@ -171,13 +164,8 @@ export async function createQuote(
  */
 export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id: string }, domain: string, years: number, email: string, returnUrl: string): Promise<{ order: OrderRow; session: { id: string; url: string; client_secret: string } }> {
   const now = deps.clock.now()
-  const [quoted] = await deps.db.begin(async (tx) => tx`
-    update sell_orders set status = 'pending_payment', buyer_email = ${email}, updated_at = ${now}
-    where id = (select id from sell_orders where application_id = ${app.id} and domain = ${domain} and years = ${years}
-                  and status = 'quoted' and expires_at > ${now} order by id desc limit 1 for update skip locked)
-      and status = 'quoted'
-    returning *`)
-  const order = (quoted as OrderRow | undefined) ?? (await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), years, { status: 'pending_payment', email }))!
+  const quoted = await deps.db.begin((tx) => takeOpenQuote(tx, app, domain, years, email, now))
+  const order = quoted ?? (await createQuote(deps, app, await askRegistrar(() => deps.registrar.check(domain)), years, { status: 'pending_payment', email }))!
   const session = await deps.payments.checkout({
     amountCents: order.price_cents * order.years,
     currency: order.currency,
@@ -186,10 +174,9 @@ export async function startCheckout(deps: SellDeps, app: { id: string; tenant_id
     returnUrl,
     reference: order.id,
   })
-  const [updated] = await deps.db.begin(async (tx) => tx`
-    update sell_orders set payment_id = ${session.id}, session_id = ${session.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()}
-    where id = ${order.id} returning *`)
-  return { order: updated as OrderRow, session }
+  const at = deps.clock.now()
+  const updated = await deps.db.begin((tx) => setCheckoutSession(tx, order, session.id, deps.payments.name, at))
+  return { order: updated, session }
 }
 
 export interface Fulfilment {
@@ -224,12 +211,8 @@ async function failOrder(deps: Pick<SellDeps, 'db' | 'clock'>, o: OrderRow, from
   const now = deps.clock.now()
   const details = { order_id: o.id, domain: o.domain, reason, released, ...extra }
   await deps.db.begin(async (tx) => {
-    const [row] = await tx`
-      update sell_orders set status = 'failed', error_code = ${reason}, error_message = ${title},
-        result_status = 409, result = ${{ code: 'conflict', title, details }}::jsonb,
-        released_at = ${released ? now : null}, updated_at = ${now}
-      where id = ${o.id} and status in ${tx(from)} returning *`
-    if (row) await emitOrder(tx, row as OrderRow, 'purchase.error', now, { reason, error_message: title, released, ...extra })
+    const row = await setOrderFailed(tx, o, from, { reason, title, result: { code: 'conflict', title, details }, released }, now)
+    if (row) await emitOrder(tx, row, 'purchase.error', now, { reason, error_message: title, released, ...extra })
   })
 }
 
@@ -241,7 +224,8 @@ async function settleAuthorization(deps: SellDeps, o: OrderRow): Promise<void> {
   if (o.status !== 'pending_payment' || !o.payment_id) return
   const status = await deps.payments.status(o.payment_id)
   if (status === 'requires_capture') {
-    await deps.db.begin(async (tx) => tx`update sell_orders set status = 'authorized', authorized_at = ${deps.clock.now()}, updated_at = ${deps.clock.now()} where id = ${o.id} and status = 'pending_payment'`)
+    const now = deps.clock.now()
+    await deps.db.begin((tx) => setAuthorized(tx, o, now))
   } else if (status === 'failed' || status === 'canceled') {
     await failOrder(deps, o, ['pending_payment'], 'payment_failed', 'The card was declined', false)
   } else {
@@ -277,11 +261,10 @@ export async function fulfillOrder(deps: SellDeps, orderId: string): Promise<Ful
   const o = (await orderById(deps.db, orderId))!
   if (TERMINAL.includes(o.status)) return outcomeOf(o)
   await settleAuthorization(deps, o)
-  const [claimed] = await deps.db.begin(async (tx) => tx`
-    update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'authorized' returning *`)
+  const now = deps.clock.now()
+  const claimed = await deps.db.begin((tx) => claimAuthorized(tx, o, now))
   if (!claimed) return waitForOutcome(deps, o.id)
-  return registerAndSettle(deps, claimed as OrderRow)
+  return registerAndSettle(deps, claimed)
 }
 
 /** Releases the authorization (best effort: a hold lapses on its own) and fails the order. */
@@ -316,12 +299,11 @@ async function registerAndSettle(deps: SellDeps, o: OrderRow, known?: Lookup): P
     await releaseAndFail(deps, o, 'registration_failed', reg.reason, { registrar_reason: reg.code })
     return outcomeOf((await orderById(deps.db, o.id))!)
   }
-  const [registered] = await deps.db.begin(async (tx) => tx`
-    update sell_orders set status = 'registered', registrar = ${deps.registrar.name}, reg_order_id = ${reg.orderId}, updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'registering' and updated_at = ${o.updated_at} returning *`)
+  const now = deps.clock.now()
+  const registered = await deps.db.begin((tx) => setRegistered(tx, o, deps.registrar.name, reg.orderId, now))
   // Another holder (a resumer, after this process looked dead) moved it: its outcome is the answer.
   if (!registered) return waitForOutcome(deps, o.id)
-  return captureAndComplete(deps, registered as OrderRow, reg.nameservers)
+  return captureAndComplete(deps, registered, reg.nameservers)
 }
 
 /**
@@ -348,8 +330,7 @@ async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Pro
   const now = deps.clock.now()
   const finished = await deps.db.begin(async (tx) => {
     // Only one completion connects the domain: the row is locked, and a finished one is left alone.
-    const [still] = await tx`select id from sell_orders where id = ${o.id} and status = 'registered' for update`
-    if (!still) return null
+    if (!(await lockRegistered(tx, o))) return null
     const app = await getApplicationInTenant(tx, o.tenant_id, o.application_id)
     const parsed = parseDomain(o.domain)!
     const target = effectiveTarget(app, { cname_target: deps.config.edge.cnameTarget, apex_ipv4: deps.config.edge.apexIpv4 })
@@ -364,10 +345,8 @@ async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Pro
       currency: o.currency,
       connection_id: row.id,
     }
-    const [done] = await tx`
-      update sell_orders set status = 'completed', captured_at = ${now}, connection_id = ${row.id}, result_status = 201, result = ${body}::jsonb, updated_at = ${now}
-      where id = ${o.id} and status = 'registered' returning *`
-    await emitOrder(tx, done as OrderRow, 'domain.purchased', now, { registrar: deps.registrar.name, reg_order_id: o.reg_order_id, connection_id: row.id }, row.id)
+    const done = await setCompleted(tx, o, row, body, now)
+    await emitOrder(tx, done, 'domain.purchased', now, { registrar: deps.registrar.name, reg_order_id: o.reg_order_id, connection_id: row.id }, row.id)
     return { created: true, status: 201, body }
   })
   return finished ?? outcomeOf((await orderById(deps.db, o.id))!)
@@ -375,15 +354,15 @@ async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Pro
 
 /** A processor said a payment is authorized or declined: drive the order it belongs to, if any. */
 export async function onPaymentEvent(deps: SellDeps, e: { kind: 'payment_authorized' | 'payment_failed'; paymentId: string }): Promise<string | null> {
-  const [o] = await deps.db`select id from sell_orders where payment_id = ${e.paymentId}`
+  const o = await orderOfPayment(deps.db, e.paymentId)
   if (!o) return null
   try {
-    await fulfillOrder(deps, (o as { id: string }).id)
+    await fulfillOrder(deps, o.id)
   } catch (err) {
     // The outcome is on the order (failed, expired, or awaiting payment); the processor needs no retry.
     if (!(err instanceof ApiError)) throw err
   }
-  return (o as { id: string }).id
+  return o.id
 }
 
 /** The hash an Idempotency-Key is bound to: the request body with its keys in a stable order. */
@@ -404,7 +383,7 @@ export async function purchase(
   key: string,
   input: { domain: string; years: number; email: string; paymentMethod: string; hash: string },
 ): Promise<Fulfilment> {
-  const [prior] = await deps.db`select * from sell_orders where application_id = ${app.id} and idempotency_key = ${key}`
+  const prior = await orderOfKey(deps.db, app, key)
   const replay = async (o: OrderRow): Promise<Fulfilment> => {
     if (o.request_hash !== input.hash) {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request', { idempotency_key: key, order_id: o.id, reason: 'idempotency_key_reused' })
@@ -412,13 +391,13 @@ export async function purchase(
     const out = TERMINAL.includes(o.status) ? outcomeOf(o) : await waitForOutcome(deps, o.id)
     return { ...out, created: false }
   }
-  if (prior) return replay(prior as OrderRow)
+  if (prior) return replay(prior)
   const offer = await askRegistrar(() => deps.registrar.check(input.domain))
   const order = await createQuote(deps, app, offer, input.years, { status: 'pending_payment', email: input.email, idempotencyKey: key, requestHash: input.hash })
   if (!order) {
     // A concurrent request with the same key inserted first.
-    const [raced] = await deps.db`select * from sell_orders where application_id = ${app.id} and idempotency_key = ${key}`
-    return replay(raced as OrderRow)
+    const raced = await orderOfKey(deps.db, app, key)
+    return replay(raced!)
   }
   const payment = await deps.payments.authorize({
     amountCents: order.price_cents * order.years,
@@ -429,7 +408,8 @@ export async function purchase(
     reference: order.id,
     idempotencyKey: `authorize_${order.id}`,
   })
-  await deps.db.begin(async (tx) => tx`update sell_orders set payment_id = ${payment.id}, processor = ${deps.payments.name}, updated_at = ${deps.clock.now()} where id = ${order.id}`)
+  const at = deps.clock.now()
+  await deps.db.begin((tx) => setPayment(tx, order, payment.id, deps.payments.name, at))
   return fulfillOrder(deps, order.id)
 }
 
@@ -443,11 +423,7 @@ export async function expireUnpaid(deps: Pick<SellDeps, 'db' | 'clock'> & { paym
   for (;;) {
     const now = deps.clock.now()
     const expired = await deps.db.begin(async (tx) => {
-      const rows = (await tx`
-        update sell_orders set status = 'expired', error_code = 'expired', updated_at = ${now}
-        where id in (select id from sell_orders where status in ('quoted', 'pending_payment') and expires_at <= ${now}
-                     order by expires_at limit ${batch} for update skip locked)
-        returning *`) as OrderRow[]
+      const rows = await expireUnpaidBatch(tx, now, batch)
       for (const o of rows) await emitOrder(tx, o, 'purchase.confirmation.expired', now, { expired_at: now.toISOString(), quoted_at: o.created_at })
       return rows
     })
@@ -487,10 +463,9 @@ async function resumeOrder(deps: SellDeps, o: OrderRow): Promise<void> {
     await registerAndSettle(deps, o)
     return
   }
-  const [claimed] = await deps.db.begin(async (tx) => tx`
-    update sell_orders set status = 'registering', updated_at = ${deps.clock.now()}
-    where id = ${o.id} and status = 'authorized' and updated_at = ${o.updated_at} returning *`)
-  if (claimed) await registerAndSettle(deps, claimed as OrderRow)
+  const now = deps.clock.now()
+  const claimed = await deps.db.begin((tx) => claimStalledAuthorized(tx, o, now))
+  if (claimed) await registerAndSettle(deps, claimed)
 }
 
 /**
@@ -500,18 +475,15 @@ async function resumeOrder(deps: SellDeps, o: OrderRow): Promise<void> {
  */
 export async function resumeStalled(deps: SellDeps, batch = 100): Promise<number> {
   const stale = new Date(deps.clock.now().getTime() - STALL_MS)
-  const rows = (await deps.db`
-    select * from sell_orders where status in ${deps.db(IN_FLIGHT)} and updated_at <= ${stale}
-    order by updated_at limit ${batch}`) as OrderRow[]
+  const rows = await stalledOrders(deps.db, IN_FLIGHT, stale, batch)
   let taken = 0
   for (const row of rows) {
-    const [o] = await deps.db.begin(async (tx) => tx`
-      update sell_orders set updated_at = ${deps.clock.now()}
-      where id = ${row.id} and status = ${row.status} and updated_at = ${row.updated_at} returning *`)
+    const now = deps.clock.now()
+    const o = await deps.db.begin((tx) => leaseStalled(tx, row, now))
     if (!o) continue
     taken++
     try {
-      await resumeOrder(deps, o as OrderRow)
+      await resumeOrder(deps, o)
     } catch (err) {
       // Still in flight (the registrar did not answer): the next sweep asks again.
       if (!(err instanceof ApiError)) log.error('could not resume an order', { order_id: row.id, ...errorFields(err) })

@@ -10,7 +10,8 @@ import type { Sql } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
 import { DAY } from '../clock.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import { insertShareLink, sharedConnectionRow } from '../db/share-links.ts'
 
 export const SHARE_TTL_MS = 30 * DAY
 /** The path of the page a share link opens (served with the widget bundle). */
@@ -27,19 +28,14 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('hex
 export async function createShareLink(sql: Sql, c: ConnectionRow, createdBy: string, publicUrl: string, now: Date): Promise<ShareLink> {
   const token = `shr_${randomToken(32)}`
   const expires = new Date(now.getTime() + SHARE_TTL_MS)
-  await sql`
-    insert into share_links (id, tenant_id, application_id, connection_id, token_hash, created_by, created_at, expires_at)
-    values (${newId('shl', now.getTime())}, ${c.tenant_id}, ${c.application_id}, ${c.id}, ${hashOf(token)}, ${createdBy}, ${now}, ${expires})`
+  await insertShareLink(sql, { id: newId('shl', now.getTime()), tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, token_hash: hashOf(token), created_by: createdBy, created_at: now, expires_at: expires })
   return { token, url: `${publicUrl}${SHARE_PAGE_PREFIX}${token}`, expires_at: expires }
 }
 
 /** The connection behind a live share token, with the link's expiry; 404 for anything else. */
 export async function sharedConnection(sql: Sql, token: string, now: Date): Promise<{ row: ConnectionRow; expiresAt: Date }> {
-  const [hit] = await sql`
-    select c.*, s.expires_at as share_expires_at
-    from share_links s join connections c on c.id = s.connection_id
-    where s.token_hash = ${hashOf(token)} and s.expires_at > ${now} and c.disconnected_at is null`
+  const hit = await sharedConnectionRow(sql, hashOf(token), now)
   if (!hit) throw notFound('This share link is unknown or has expired')
-  const { share_expires_at, ...row } = hit as ConnectionRow & { share_expires_at: Date }
+  const { share_expires_at, ...row } = hit
   return { row: row as ConnectionRow, expiresAt: share_expires_at }
 }

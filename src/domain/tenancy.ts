@@ -1,45 +1,14 @@
 // Tenancy rules free of HTTP: tenants, applications, API keys. Every read of a tenant-owned row goes
 // through a `...InTenant` helper so no query forgets the tenant id; a foreign id is "not found".
 import type { Sql } from '../db/sql.ts'
+import { applicationInTenant, insertApplication, type ApplicationRow, type KeyEnvironment } from '../db/applications.ts'
+import { insertKey, type KeyRow } from '../db/api-keys.ts'
+import { insertTenant, tenantById, type TenantRow } from '../db/tenants.ts'
+import type { MemberRole } from './rbac.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { brandingOut } from './branding.ts'
-import type { MemberRole } from './rbac.ts'
-import { newApiKey, newClientSecret, type KeyEnvironment } from './secrets.ts'
-
-export interface TenantRow {
-  id: string
-  name: string
-  plan_id: string
-  created_at: Date
-  updated_at: Date
-}
-
-export interface ApplicationRow {
-  id: string
-  tenant_id: string
-  name: string
-  environment: KeyEnvironment
-  cname_target: string | null
-  apex_ipv4: string[]
-  /** As stored (src/domain/branding.ts); null when none. */
-  branding: unknown
-  created_at: Date
-  updated_at: Date
-}
-
-export interface KeyRow {
-  id: string
-  tenant_id: string
-  application_id: string | null
-  name: string | null
-  prefix: string
-  role: MemberRole
-  is_default: boolean
-  created_at: Date
-  last_used_at: Date | null
-  revoked_at: Date | null
-}
+import { newApiKey, newClientSecret } from './secrets.ts'
 
 export const tenantOut = (t: TenantRow) => ({ id: t.id, name: t.name, plan_id: t.plan_id, created_at: t.created_at, updated_at: t.updated_at })
 
@@ -66,22 +35,19 @@ export const keyOut = (k: KeyRow) => ({
 })
 
 export async function getTenant(sql: Sql, id: string): Promise<TenantRow> {
-  const [t] = await sql`select * from tenants where id = ${id}`
+  const t = await tenantById(sql, id)
   if (!t) throw notFound('Tenant not found')
-  return t as TenantRow
+  return t
 }
 
 export async function createTenant(sql: Sql, name: string, now: Date): Promise<TenantRow> {
-  const [t] = await sql`
-    insert into tenants (id, name, created_at, updated_at)
-    values (${newId('ten', now.getTime())}, ${name}, ${now}, ${now}) returning *`
-  return t as TenantRow
+  return insertTenant(sql, newId('ten', now.getTime()), name, now)
 }
 
 export async function getApplicationInTenant(sql: Sql, tenantId: string, id: string): Promise<ApplicationRow> {
-  const [a] = await sql`select * from applications where id = ${id} and tenant_id = ${tenantId}`
+  const a = await applicationInTenant(sql, tenantId, id)
   if (!a) throw notFound('Application not found')
-  return a as ApplicationRow
+  return a
 }
 
 export async function createApplication(
@@ -92,11 +58,8 @@ export async function createApplication(
   now: Date,
 ): Promise<{ app: ApplicationRow; clientSecret: string }> {
   const { secret, hash } = newClientSecret()
-  const [a] = await sql`
-    insert into applications (id, tenant_id, name, environment, client_secret_hash, created_at, updated_at)
-    values (${newId('app', now.getTime())}, ${tenantId}, ${name}, ${environment}, ${hash}, ${now}, ${now})
-    returning *`
-  return { app: a as ApplicationRow, clientSecret: secret }
+  const app = await insertApplication(sql, { id: newId('app', now.getTime()), tenant_id: tenantId, name, environment, client_secret_hash: hash }, now)
+  return { app, clientSecret: secret }
 }
 
 export async function createKey(
@@ -104,12 +67,17 @@ export async function createKey(
   o: { tenantId: string; applicationId: string | null; environment: KeyEnvironment; role: MemberRole; name: string | null; isDefault: boolean; createdBy: string | null; now: Date },
 ): Promise<{ row: KeyRow; key: string } | null> {
   const { key, prefix, hash } = newApiKey(o.environment)
-  const rows = await sql`
-    insert into api_keys (id, tenant_id, application_id, role, name, prefix, key_hash, is_default, created_by, created_at)
-    values (${newId('key', o.now.getTime())}, ${o.tenantId}, ${o.applicationId}, ${o.role}, ${o.name}, ${prefix}, ${hash},
-            ${o.isDefault}, ${o.createdBy}, ${o.now})
-    on conflict (tenant_id) where is_default and revoked_at is null do nothing
-    returning *`
-  const row = rows[0] as KeyRow | undefined
+  const row = await insertKey(sql, {
+    id: newId('key', o.now.getTime()),
+    tenant_id: o.tenantId,
+    application_id: o.applicationId,
+    role: o.role,
+    name: o.name,
+    prefix,
+    key_hash: hash,
+    is_default: o.isDefault,
+    created_by: o.createdBy,
+    created_at: o.now,
+  })
   return row ? { row, key } : null
 }

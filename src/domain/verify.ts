@@ -3,7 +3,7 @@
 // lookup failure (a resolver down, a lame or disagreeing nameserver) makes the whole check
 // inconclusive rather than a verdict, so it never fails a connection.
 import { observeDnsChecks } from '../metrics.ts'
-import type { Dns, Lookup, LookupType } from './dns.ts'
+import type { Dns, Lookup, LookupType } from '../adapters/dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
 

@@ -15,12 +15,27 @@
 // - Retries run when due: the sweep's due timer sleeps until the earliest next attempt.
 import { observeWebhookAttempts } from '../metrics.ts'
 import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
-import { pack } from '../db/columns.ts'
-import type { Sql } from '../db/sql.ts'
+import { notify, WORK_CHANNEL } from '../db/channels.ts'
+import { asyncCommit, type Sql } from '../db/sql.ts'
+import {
+  claimDue,
+  completeSends,
+  deliveryDueAt,
+  disableGoneEndpoints,
+  endFailureRuns,
+  finishedSend,
+  insertOpenAttempts,
+  lastAttemptNumbers,
+  leaseForRetry,
+  lengthenFailureRuns,
+  markInterrupted,
+  queuedSend,
+  type AttemptRecord,
+  type ClaimedSend,
+} from '../db/webhook-delivery.ts'
 import { newId } from '../ids.ts'
-import type { Dns } from './dns.ts'
-import { decrypt } from './secrets.ts'
+import type { Dns } from '../adapters/dns.ts'
+import { decrypt } from '../crypto.ts'
 import { webhookHeaders } from '../adapters/webhook-signing.ts'
 import { guardUrl } from '../adapters/ssrf.ts'
 import { postPinned } from '../adapters/http-post.ts'
@@ -48,56 +63,20 @@ export const INTERRUPTED = 'interrupted: the sending process stopped before the 
 export const BACKOFF_MS = [10_000, 60_000]
 const RETRY_AFTER_CAP_S = 3600
 
+/** WEBHOOK_ALLOW_LOOPBACK (tests send to loopback receivers), and SECRETS_KEY that seals endpoints' secrets. */
+export interface DeliverySettings {
+  webhookAllowLoopback: boolean
+  secretsKey: Buffer
+}
+
 export interface DeliveryDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: DeliverySettings
   dns: Dns
 }
 
-interface DueRow {
-  id: string
-  tenant_id: string
-  application_id: string
-  endpoint_id: string
-  event_id: string
-  event_type: string
-  /** Attempts completed (an interrupted one is not counted). */
-  attempts: number
-  max_attempts: number
-  url: string
-  secret_sealed: string
-  /** The secret a rotation replaced, still signing until `previous_secret_until`. */
-  previous_secret_sealed: string | null
-  previous_secret_until: Date | null
-  endpoint_gone: boolean
-  /** The envelope as PostgreSQL renders it: the exact bytes that are signed and sent. */
-  body: string
-  domain: string | null
-  /** The attempt row written for this send, and its number in the log. */
-  attempt_id: string
-  attempt_no: number
-  /** A replay by hand: the delivery may already be finished and is not re-queued by its outcome. */
-  manual?: boolean
-}
-
-export interface AttemptRecord {
-  id: string
-  delivery_id: string
-  tenant_id: string
-  application_id: string
-  endpoint_id: string
-  url: string
-  event_id: string
-  event_type: string
-  domain: string | null
-  attempt: number
-  status_code: number | null
-  delivered: boolean
-  error: string | null
-  duration_ms: number
-  created_at: string
-}
+type DueRow = ClaimedSend
 
 /** Resolves a hostname to every address it has, through the configured resolvers. */
 export function addressResolver(dns: Dns) {
@@ -215,10 +194,6 @@ function signingSecrets(key: Buffer, d: Pick<DueRow, 'secret_sealed' | 'previous
   return secrets
 }
 
-const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.max_attempts,
-  w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_until, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
-  e.payload::text as body, e.payload->>'domain' as domain`
-
 /**
  * Writes the attempt rows of claimed sends ('in flight'), numbered after the delivery's earlier
  * attempts, and marks an earlier send that never got its answer recorded as interrupted.
@@ -226,21 +201,14 @@ const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event
 async function openAttempts(tx: Sql, rows: Omit<DueRow, 'attempt_id' | 'attempt_no'>[], now: Date): Promise<DueRow[]> {
   if (rows.length === 0) return []
   const ids = rows.map((r) => r.id)
-  await tx`update webhook_attempts set error = ${INTERRUPTED} where delivery_id = any(unpack_column(${pack(ids)})) and error = ${IN_FLIGHT} and status_code is null`
-  const numbers = (await tx`
-    select delivery_id, max(attempt)::int as n from webhook_attempts where delivery_id = any(unpack_column(${pack(ids)})) group by delivery_id`) as { delivery_id: string; n: number }[]
-  const last = new Map(numbers.map((r) => [r.delivery_id, r.n]))
+  await markInterrupted(tx, ids, IN_FLIGHT, INTERRUPTED)
+  const last = await lastAttemptNumbers(tx, ids)
   const out = rows.map((r) => ({ ...r, attempt_id: newId('wha', now.getTime()), attempt_no: (last.get(r.id) ?? 0) + 1 }))
   const attempts = out.map((r) => ({
     id: r.attempt_id, delivery_id: r.id, tenant_id: r.tenant_id, application_id: r.application_id, endpoint_id: r.endpoint_id, url: r.url,
     event_id: r.event_id, event_type: r.event_type, domain: r.domain, attempt: r.attempt_no, error: IN_FLIGHT, created_at: now.toISOString(),
   }))
-  await tx`
-    insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
-      attempt, status_code, delivered, error, duration_ms, created_at)
-    select id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain, attempt, null, false, error, 0, created_at
-    from json_to_recordset(${attempts}::json) as a(id text, delivery_id text, tenant_id text, application_id text,
-      endpoint_id text, url text, event_id text, event_type text, domain text, attempt int, error text, created_at timestamptz)`
+  await insertOpenAttempts(tx, attempts)
   return out
 }
 
@@ -253,36 +221,7 @@ async function claim(deps: DeliveryDeps, limit: number, perEndpoint: number, per
   const now = deps.clock.now()
   const lease = new Date(now.getTime() + LEASE_MS)
   return deps.db.begin(async (tx) => {
-    const rows = (await tx`
-      with busy as (
-        select endpoint_id, count(*)::int as n from webhook_deliveries where sending_until > ${now} group by endpoint_id
-      ), eps as (
-        select w.id, w.paused_until, (w.deleted_at is not null or w.disabled_at is not null) as gone,
-               case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end as cap
-        from webhooks w
-        where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
-      ), cand as (
-        select x.id, x.next_attempt_at, x.rn from eps e
-        left join busy b on b.endpoint_id = e.id
-        cross join lateral (
-          select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as rn
-          from webhook_deliveries d
-          where d.endpoint_id = e.id and d.next_attempt_at <= ${now}
-            and (d.attempts > 0 or e.gone or e.paused_until is null or e.paused_until <= ${now})
-          order by d.next_attempt_at, d.id
-          limit greatest(0, e.cap - coalesce(b.n, 0))
-        ) x
-      ), pick as (
-        select id from cand order by rn, next_attempt_at limit ${limit}
-      ), locked as (
-        select id from webhook_deliveries where id in (select id from pick) and next_attempt_at <= ${now} for update skip locked
-      ), d as (
-        update webhook_deliveries x set sending_until = ${lease}, next_attempt_at = ${lease}
-        from locked l where x.id = l.id returning x.*
-      )
-      select ${tx.unsafe(DUE_COLUMNS)}
-      from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-      order by d.id`) as Omit<DueRow, 'attempt_id' | 'attempt_no'>[]
+    const rows = await claimDue(tx, { now, lease, limit, perEndpoint, perFailing })
     return openAttempts(tx, rows, now)
   })
 }
@@ -294,36 +233,23 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   // waits for its next attempt. A replay by hand of a finished delivery only completes its attempt row.
   const done = outcomes.filter((o) => o.status !== 'pending').map((o) => o.attempt.delivery_id)
   const retries = outcomes.filter((o) => o.status === 'pending').map((o) => ({ id: o.attempt.delivery_id, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
-  await tx`
-    with a as (
-      update webhook_attempts t set status_code = a.status_code, delivered = a.delivered, error = a.error, duration_ms = a.duration_ms
-      from json_to_recordset(${attempts}::json) as a(id text, status_code int, delivered boolean, error text, duration_ms int)
-      where t.id = a.id
-    ), r as (
-      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = u.next_attempt_at, sending_until = null, updated_at = u.at
-      from json_to_recordset(${retries}::json) as u(id text, next_attempt_at timestamptz, at timestamptz)
-      where d.id = u.id
-    )
-    delete from webhook_deliveries where id = any(unpack_column(${pack(done)}))`
+  await completeSends(tx, attempts, retries, done)
   observeWebhookAttempts(outcomes.map((o) => o.status))
   const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
   if (gone.length) {
     // Stamped with the injected clock's time of the send that got the 410, not the database's.
     const at = outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.created_at).sort().at(-1)!
-    await tx`update webhooks set disabled_at = ${at}::timestamptz, disabled_reason = 'the receiver answered 410 Gone' where id = any(${gone}::text[]) and disabled_at is null`
+    await disableGoneEndpoints(tx, gone, at)
   }
   // The endpoint's run of failures: a success ends it, each failure lengthens its pause for new events.
   const ok = [...new Set(outcomes.filter((o) => o.endpoint === 'ok').map((o) => o.attempt.endpoint_id))]
   const failed = [...new Set(outcomes.filter((o) => o.endpoint === 'failed').map((o) => o.attempt.endpoint_id))].filter((id) => !ok.includes(id))
-  if (ok.length) await tx`update webhooks set failures = 0, paused_until = null where id = any(${ok}::text[]) and failures > 0`
+  if (ok.length) await endFailureRuns(tx, ok)
   if (failed.length) {
     const at = new Date(Math.max(...outcomes.map((o) => Date.parse(o.attempt.created_at))))
-    await tx`
-      update webhooks set failures = failures + 1,
-        paused_until = ${at}::timestamptz + make_interval(secs => least(5 * power(2, failures), 300))
-      where id = any(${failed}::text[])`
+    await lengthenFailureRuns(tx, failed, at)
   }
-  if (retries.length) await tx`select pg_notify('portico_work', 'schedule:webhook-deliver')`
+  if (retries.length) await notify(tx, WORK_CHANNEL, 'schedule:webhook-deliver')
 }
 
 /**
@@ -332,17 +258,7 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
  * timer sleeps until then. A due time nobody can take yet would otherwise hide the later ones.
  */
 export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT_CONCURRENCY, perFailing = FAILING_ENDPOINT_CONCURRENCY): Promise<Date | null> {
-  const [row] = (await db`
-    with busy as (
-      select endpoint_id, count(*)::int as n, min(sending_until) as free_at from webhook_deliveries
-      where sending_until > ${now} group by endpoint_id
-    )
-    select min(greatest(
-      d.next_attempt_at,
-      case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end,
-      case when b.n >= (case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end) then b.free_at end)) as at
-    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id left join busy b on b.endpoint_id = d.endpoint_id`) as { at: Date | null }[]
-  return row?.at ?? null
+  return deliveryDueAt(db, now, perEndpoint, perFailing)
 }
 
 /** Completes sends: their attempt rows and deliveries, in one transaction per flush. */
@@ -363,7 +279,7 @@ class Recorder {
         const batch = this.buffer.splice(0)
         await this.db.begin(async (tx) => {
           // A commit lost in a crash leaves the leases to lapse: those deliveries are sent again.
-          await tx`set local synchronous_commit = off`
+          await asyncCommit(tx)
           await record(tx, batch)
         })
         this.recorded += batch.length
@@ -455,19 +371,8 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
 export async function retryDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptRecord> {
   const now = deps.clock.now()
   const d = await deps.db.begin(async (tx) => {
-    const [queued] = (await tx`
-      update webhook_deliveries x set sending_until = ${new Date(now.getTime() + LEASE_MS)}, next_attempt_at = ${new Date(now.getTime() + LEASE_MS)}
-      where x.id = ${deliveryId} returning x.id`) as { id: string }[]
-    const [row] = queued
-      ? ((await tx`
-          select ${tx.unsafe(DUE_COLUMNS)}
-          from webhook_deliveries d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-          where d.id = ${deliveryId}`) as DueRow[])
-      : ((await tx`
-          select ${tx.unsafe(DUE_COLUMNS)}
-          from (select delivery_id as id, tenant_id, application_id, endpoint_id, event_id, event_type, attempt as attempts, ${MAX_ATTEMPTS}::int as max_attempts
-                from webhook_attempts where delivery_id = ${deliveryId} order by attempt desc limit 1) d
-          join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id`) as DueRow[])
+    const queued = await leaseForRetry(tx, deliveryId, new Date(now.getTime() + LEASE_MS))
+    const row = queued ? await queuedSend(tx, deliveryId) : await finishedSend(tx, deliveryId, MAX_ATTEMPTS)
     if (!row) throw new Error(`delivery ${deliveryId} vanished`)
     const [opened] = await openAttempts(tx, [row], now)
     return { ...opened!, manual: !queued }

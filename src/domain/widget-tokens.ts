@@ -2,7 +2,7 @@
 // optionally bound to one hostname. HS256 with a key derived from SECRETS_KEY, so every process of a
 // deployment verifies without a database read.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose'
-import { deriveKey } from './secrets.ts'
+import { deriveKey } from '../crypto.ts'
 import { newId } from '../ids.ts'
 
 export const WIDGET_AUDIENCE = 'portico:widget'

@@ -1,17 +1,19 @@
 // Credential resolution (CONTRACT.md section 5). The bearer's form says what it claims to be (an API
 // key prefix, a JWT, or an opaque operator secret); it is then verified only as a credential the
 // operation accepts. Anything else is 401 with the same answer, so a caller learns nothing about why.
-// An agent token may also come as `Authorization: DPoP` with its proof (oauth/dpop.ts).
+// An agent token may also come as `Authorization: DPoP` with its proof (dpop.ts).
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
-import type { MemberRole } from '../domain/rbac.ts'
-import { looksLikeApiKey, secretEquals, sha256, wellFormedApiKey } from '../domain/secrets.ts'
-import { RecentMisses } from './throttle.ts'
+import { liveKeyByHash, markKeyUsed } from '../db/api-keys.ts'
+import { looksLikeApiKey, wellFormedApiKey } from '../domain/secrets.ts'
+import { secretEquals, sha256 } from '../crypto.ts'
+import { RecentMisses } from '../domain/throttle.ts'
 import type { Clock } from '../clock.ts'
 import type { Services } from '../services.ts'
 import { ApiError } from '../errors.ts'
 import type { Credential, Principal } from '../domain/principal.ts'
-import { presentation, type Presentation } from '../../oauth/dpop.ts'
+import { presentation } from './dpop.ts'
+import type { Presentation } from '../domain/principal.ts'
 
 export interface AuthDeps {
   config: Config
@@ -40,7 +42,7 @@ function touchKey(db: Sql, keyId: string, now: Date): void {
   const prev = lastUsedWrites.get(keyId) ?? 0
   if (now.getTime() - prev < 60_000) return
   lastUsedWrites.set(keyId, now.getTime())
-  db`update api_keys set last_used_at = ${now} where id = ${keyId}`.catch(() => {})
+  markKeyUsed(db, keyId, now).catch(() => {})
 }
 
 /** Wrong API keys seen lately (per process): sent again, they are refused without a query. */
@@ -57,10 +59,7 @@ async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal
   if (cached) return cached
   if (misses.has(hex, nowMs)) return null
   const mark = cache?.mark() ?? 0
-  const rows = await deps.db`
-    select id, tenant_id, role, application_id from api_keys
-    where key_hash = ${hash} and revoked_at is null`
-  const k = rows[0] as { id: string; tenant_id: string; role: MemberRole; application_id: string | null } | undefined
+  const k = await liveKeyByHash(deps.db, hash)
   if (!k) {
     misses.add(hex, nowMs)
     return null
@@ -106,7 +105,7 @@ async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<type
  * Resolves the caller. A valid credential of a kind the operation does not accept is 403 (it is
  * known, just not allowed here); a missing, unknown, expired or revoked one is 401. With `ip` (the
  * client's address) and a throttle, failed checks are counted and an address that spent its budget
- * is answered 429 before any credential it sends is looked at (src/http/throttle.ts).
+ * is answered 429 before any credential it sends is looked at (src/domain/throttle.ts).
  */
 export async function authenticate(
   deps: AuthDeps,

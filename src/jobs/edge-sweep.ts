@@ -7,14 +7,15 @@ import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import { reconcileEach, type Edge } from '../adapters/edge.ts'
-import type { CertificateIssuer } from '../adapters/acme.ts'
-import type { ConnectionRow } from '../domain/connections.ts'
-import type { Dns } from '../domain/dns.ts'
-import { certificateKey, certificateNames, issueCertificate, markServed, markUnserved, type CertificateRow } from '../domain/certificates.ts'
-import { pushPower, type PowerRow } from '../domain/power.ts'
+import { type CertificateIssuer, retryAfterMs } from '../adapters/acme.ts'
+import type { Dns } from '../adapters/dns.ts'
+import { certificateKey, certificateNames, issueCertificate } from '../domain/certificates.ts'
+import { connectionsDueForIssue, issuedCertificates, markServed, markUnserved, nextCertificateRetry, retryFailedNow } from '../db/certificates.ts'
+import { notify, WORK_CHANNEL } from '../db/channels.ts'
+import { pushPower } from '../domain/power.ts'
+import { activeSites, sitesToPush } from '../db/power.ts'
 import { errorFields, log } from '../logger.ts'
-import { retryAfterMs } from '../adapters/acme.ts'
-import { alone } from './lanes.ts'
+import { alone } from '../db/locks.ts'
 import { ApiError } from '../errors.ts'
 import type { Sweep } from './index.ts'
 
@@ -30,10 +31,8 @@ export interface EdgeSweepDeps {
 /** Puts back every active route and issued certificate the edge does not have (a restart, a lost call). */
 async function restore(deps: EdgeSweepDeps): Promise<number> {
   const have = await deps.edge.present()
-  const sites = (await deps.db`
-    select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
-    where p.status = 'active' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
-  const certs = (await deps.db`select * from certificates where status = 'issued'`) as CertificateRow[]
+  const sites = await activeSites(deps.db)
+  const certs = await issuedCertificates(deps.db)
   let put = 0
   for (const s of sites.filter((s) => !have.has(`site-${s.connection_id}-0`))) {
     await pushPower(deps, s.conn, s)
@@ -52,9 +51,7 @@ export async function sweepEdge(deps: EdgeSweepDeps): Promise<number> {
   let handled = 0
   // Each node of the fleet on its own and all at once: a restarted node gets what it lacks.
   handled += await reconcileEach(deps.edge, (edge) => restore({ ...deps, edge }))
-  const pending = (await deps.db`
-    select p.*, row_to_json(c.*) as conn from power_settings p join connections c on c.id = p.connection_id
-    where p.status in ('pending', 'failed') and c.status = 'live' and c.disconnected_at is null`) as (PowerRow & { conn: ConnectionRow })[]
+  const pending = await sitesToPush(deps.db)
   for (const s of pending) {
     await pushPower(deps, s.conn, s)
     handled++
@@ -74,17 +71,13 @@ export const ONDEMAND_WINDOW_MS = 60 * 60 * 1000
  */
 async function dueForIssue(deps: EdgeSweepDeps, limit: number) {
   const now = deps.clock.now()
-  return (await deps.db`
-    select c.*, coalesce(p.redirect_to_www, false) as redirect_to_www from connections c
-    left join certificates k on k.connection_id = c.id and k.status <> 'removed'
-    left join power_settings p on p.connection_id = c.id and p.status <> 'removed'
-    where c.status = 'live' and c.disconnected_at is null and c.planned_target->>'cname_target' = ${deps.config.edge.cnameTarget}
-      and (c.ondemand_at is null or c.ondemand_at < ${new Date(now.getTime() - ONDEMAND_WINDOW_MS)})
-      and (k.id is null
-        or (k.status = 'failed' and k.retry_at <= ${now})
-        or (k.status = 'pending' and k.updated_at < ${new Date(now.getTime() - STALE_ORDER_MS)})
-        or (k.status = 'issued' and k.managed and k.renew_after <= ${now}))
-    order by c.live_at limit ${limit}`) as (ConnectionRow & { redirect_to_www: boolean })[]
+  return connectionsDueForIssue(deps.db, {
+    cnameTarget: deps.config.edge.cnameTarget,
+    now,
+    ondemandBefore: new Date(now.getTime() - ONDEMAND_WINDOW_MS),
+    staleBefore: new Date(now.getTime() - STALE_ORDER_MS),
+    limit,
+  })
 }
 
 /**
@@ -103,7 +96,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
     let failed = false
     // A failed order carries its retry time: the workers' due timers re-read the schedule.
     const settled = async (n: number) => {
-      if (failed) await deps.db`select pg_notify('portico_work', 'schedule:certificate-issue')`
+      if (failed) await notify(deps.db, WORK_CHANNEL, 'schedule:certificate-issue')
       return n
     }
     // An order that fails before it is recorded stays due: each connection is tried once per run.
@@ -150,10 +143,7 @@ export const ISSUE_QUEUE = 'certificate-issue'
 
 /** When the earliest failed order may be tried again (the workers' due timer sleeps until then). */
 async function nextRetry(deps: EdgeSweepDeps): Promise<Date | null> {
-  const [row] = (await deps.db`
-    select min(k.retry_at) as at from certificates k join connections c on c.id = k.connection_id
-    where k.status = 'failed' and c.status = 'live' and c.disconnected_at is null`) as { at: Date | null }[]
-  return row?.at ?? null
+  return nextCertificateRetry(deps.db)
 }
 
 /**
@@ -193,9 +183,7 @@ export function watchEdge(deps: EdgeSweepDeps, kick: (queue: string) => void, ev
       const since = new Date(downSince.getTime() - OUTAGE_SLACK_MS)
       downSince = null
       const now = deps.clock.now()
-      const retried = await deps.db.begin(
-        async (tx) => (await tx`update certificates set retry_at = ${now} where status = 'failed' and retry_at > ${now} and updated_at >= ${since} returning id`).length,
-      )
+      const retried = await deps.db.begin((tx) => retryFailedNow(tx, since, now))
       // Put back what the node lost (its routes, the HTTP-01 path to Portico) before any order: a CA
       // validating against a node without its configuration would fail the order it was woken for.
       await sweepEdge(deps).catch((err) => log.warn('edge back: reconcile failed', errorFields(err)))

@@ -9,6 +9,7 @@ import { PgBoss } from 'pg-boss'
 import postgres from 'postgres'
 import { errorFields, log } from '../logger.ts'
 import { observeJob } from '../metrics.ts'
+import { WORK_CHANNEL } from '../db/channels.ts'
 
 export interface Sweep {
   queue: string
@@ -32,8 +33,6 @@ export interface Jobs {
 
 export const VERIFY_QUEUE = 'connect-verify'
 export const WEBHOOK_QUEUE = 'webhook-deliver'
-/** Database triggers NOTIFY this channel with a queue name when they make work due. */
-export const WORK_CHANNEL = 'portico_work'
 
 /** The longest a due timer sleeps before it looks again (a missed notification costs at most this). */
 const MAX_SLEEP_MS = 60_000

@@ -1,6 +1,5 @@
 // Bounded concurrency for the sweeps: `mapLimit` for the I/O inside one batch, `drainInRounds` for
-// several batches side by side; `alone` keeps a sweep to one runner per database.
-import type { Sql } from '../db/sql.ts'
+// several batches side by side (src/db/locks.ts `alone` keeps a sweep to one runner per database).
 
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length)
@@ -69,22 +68,3 @@ export const drainInRounds = (
   opts: { lanes: number; batch: number; round?: number; budgetMs?: number },
 ): Promise<number> =>
   drainRounds((_, limit) => dueIds(limit), step, { ...opts, until: performance.now() + (opts.budgetMs ?? 55_000) }).then((d) => d.handled)
-
-/**
- * Runs `sweep` if no other process runs the sweep named by `key` on this database (a session advisory
- * lock, released at the end or with the connection if the process dies); otherwise returns 0 at once.
- */
-export async function alone(db: Sql, key: number, sweep: () => Promise<number>): Promise<number> {
-  const lock = await db.reserve()
-  try {
-    const [{ held }] = await lock`select pg_try_advisory_lock(${key}) as held`
-    if (!held) return 0
-    try {
-      return await sweep()
-    } finally {
-      await lock`select pg_advisory_unlock(${key})`
-    }
-  } finally {
-    lock.release()
-  }
-}

@@ -9,31 +9,33 @@
 // changes, and on a catch-up pass (more than an hour since the last sweep, when slots were missed).
 // One sweeper runs at a time per database (a session advisory lock; a crashed one releases it).
 import type { Clock } from '../clock.ts'
-import { pack } from '../db/columns.ts'
-import type { Sql } from '../db/sql.ts'
-import type { ConnectionRow } from '../domain/connections.ts'
-import type { Dns } from '../domain/dns.ts'
-import { connectionEnvelope, emitMany, type Envelope } from '../domain/events.ts'
+import { asyncCommit, type Sql } from '../db/sql.ts'
+import type { ConnectionRow } from '../db/connections.ts'
+import type { MonitorState } from '../db/monitor.ts'
 import {
-  afterCheck,
-  baselineOf,
-  compareBaseline,
-  EVERY_MS,
-  MIN_GAP_MS,
-  rankOf,
-  slotAtOrBefore,
-  slotOffsetMs,
-  slotsBetween,
-  type MonitorState,
-  type RepairOutcome,
-  type RepairRail,
-  type Transition,
-} from '../domain/monitor.ts'
+  announcedNotWatched,
+  insertHistory,
+  liveNotWatched,
+  neverChecked,
+  setSweptTo,
+  statesInSlots,
+  sweepWatermark,
+  toCheck,
+  unwatch,
+  watch,
+  watchedNotLive,
+  writeStates,
+  type SweepStateRow,
+} from '../db/monitor-sweep.ts'
+import type { Dns } from '../adapters/dns.ts'
+import { connectionEnvelope, emitMany, type Envelope } from '../domain/events.ts'
+import { afterCheck, baselineOf, compareBaseline, EVERY_MS, MIN_GAP_MS, rankOf, slotAtOrBefore, slotOffsetMs, slotsBetween, type RepairOutcome, type RepairRail, type Transition } from '../domain/monitor.ts'
 import { canonicalJson } from '../json.ts'
 import { errorFields, log } from '../logger.ts'
 import { idFloor, newId } from '../ids.ts'
 import type { Sweep } from './index.ts'
-import { alone, drainRounds, mapLimit } from './lanes.ts'
+import { drainRounds, mapLimit } from './lanes.ts'
+import { alone } from '../db/locks.ts'
 import { observeDnsChecks } from '../metrics.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
@@ -48,34 +50,22 @@ export interface MonitorDeps {
 }
 
 /** A domain's monitor row as the sweep reads it. */
-type StateRow = MonitorState & { connection_id: string; slot_ms: number; checked: number; last_checked_at: Date | null }
+type StateRow = SweepStateRow
 /** A due domain: its connection and its monitor row, as read. */
 type DueRow = { c: ConnectionRow; s: StateRow }
 
-const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at'
 const SWEEP_LOCK = 0x6d6f6e69 // "moni"
 const BATCH = 500
 const LANES = 4
-
-const CONNECTION_COLUMNS =
-  'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
-  'desired_records, error_code, error_message'
 
 /**
  * Reconciles the watched set with the live connections: enrols live ones not watched yet (first
  * check at once) and drops the rest. Returns how many were enrolled.
  */
 export async function enrolLive(deps: Pick<MonitorDeps, 'db' | 'clock'>): Promise<number> {
-  // Set differences (hashed whatever the statistics say: a planner that believes a freshly filled
-  // table is empty would otherwise probe it once per row of the other).
-  const gone = ((await deps.db`
-    select connection_id as id from monitor_state
-    except select id from connections where status = 'live' and disconnected_at is null`) as { id: string }[]).map((r) => r.id)
-  if (gone.length) await deps.db`delete from monitor_state where connection_id = any(unpack_column(${pack(gone)}))`
-  const todo = ((await deps.db`
-    select id from connections where status = 'live' and disconnected_at is null
-    except select connection_id from monitor_state`) as { id: string }[]).map((r) => r.id)
-  return enrol(deps, todo)
+  const gone = await watchedNotLive(deps.db)
+  if (gone.length) await unwatch(deps.db, gone)
+  return enrol(deps, await liveNotWatched(deps.db))
 }
 
 /**
@@ -90,25 +80,14 @@ const ANNOUNCED_MARGIN_MS = 5 * 60_000
  * Taking a connection live writes nothing for the monitor: this pass, a minute later at most, does.
  */
 export async function enrolAnnounced(deps: Pick<MonitorDeps, 'db' | 'clock'>, since: Date): Promise<number> {
-  const ids = ((await deps.db`
-    select distinct e.connection_id as id from events e
-    where e.id >= ${idFloor('evt', since.getTime() - ANNOUNCED_MARGIN_MS)} and e.type = 'connection.live'
-      and not exists (select 1 from monitor_state m where m.connection_id = e.connection_id)`) as { id: string }[]).map((r) => r.id)
-  return enrol(deps, ids)
+  return enrol(deps, await announcedNotWatched(deps.db, idFloor('evt', since.getTime() - ANNOUNCED_MARGIN_MS)))
 }
 
 /** Enrols those of `ids` that are live and not watched yet, first check at once; returns how many. */
 async function enrol(deps: Pick<MonitorDeps, 'db' | 'clock'>, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0
   const now = deps.clock.now()
-  const rows = await deps.db`
-    insert into monitor_state (connection_id, tenant_id, application_id, slot_ms, enrolled_at, updated_at)
-    select c.id, c.tenant_id, c.application_id, t.slot_ms, ${now}, ${now}
-    from unnest(unpack_column(${pack(ids)}), unpack_column(${pack(ids.map(slotOffsetMs))})::int[]) as t(id, slot_ms) join connections c on c.id = t.id
-    where c.status = 'live' and c.disconnected_at is null
-    on conflict do nothing
-    returning connection_id`
-  return rows.length
+  return watch(deps.db, ids, ids.map(slotOffsetMs), now)
 }
 
 async function tryRepair(rail: RepairRail, row: ConnectionRow, cmp: Awaited<ReturnType<typeof compareBaseline>>): Promise<RepairOutcome> {
@@ -162,17 +141,7 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
     const s = transitions[i]!.state
     return { ...s, connection_id: c.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s) }
   })
-  await tx`
-    with v as (
-      select * from json_to_recordset(${plans}::json) as v(connection_id text, result text, drift jsonb, drift_since timestamptz,
-        attention text, action jsonb, repair_detail text, error text, checked integer, rank smallint)
-    )
-    update monitor_state m set
-      result = v.result, drift = v.drift, drift_since = v.drift_since, attention = v.attention, action = v.action,
-      repair_detail = v.repair_detail, error = v.error, checked = v.checked, last_checked_at = ${now}, updated_at = ${now},
-      rank_log = monitor_rank_log(m.rank_log, m.rank, v.rank),
-      rank = v.rank
-    from v where m.connection_id = v.connection_id`
+  await writeStates(tx, plans, now)
   const history = rows.flatMap((row, i) =>
     transitions[i]!.history.map((h) => ({
       id: newId('mon', now.getTime()),
@@ -185,14 +154,7 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
       created_at: now.toISOString(),
     })),
   )
-  if (history.length) {
-    await tx`
-      insert into monitor_history (id, tenant_id, application_id, connection_id, domain, kind, detail, created_at)
-      select h.id, h.tenant_id, h.application_id, h.connection_id, h.domain, h.kind, h.detail, h.created_at
-      from jsonb_array_elements(${history}::jsonb) with ordinality as e(item, n),
-        jsonb_to_record(e.item) as h(id text, tenant_id text, application_id text, connection_id text, domain text, kind text, detail jsonb, created_at timestamptz)
-      order by e.n`
-  }
+  if (history.length) await insertHistory(tx, history)
   if (!deps.alerts) return
   const events: Envelope[] = rows.flatMap((row, i) => {
     const t = transitions[i]!
@@ -229,11 +191,7 @@ function mustWrite(row: StateRow, t: Transition, pass: Pass): boolean {
 export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pass, concurrency = 64): Promise<number> {
   const due = new Map(states.filter((s) => isDue(s, pass)).map((s) => [s.connection_id, s]))
   if (due.size === 0) return 0
-  // Read by primary key only, whether each is still watched judged in the select list (as the
-  // verification sweep reads: src/jobs/verify-sweep.ts).
-  const conns = ((await deps.db`
-    select ${deps.db.unsafe(CONNECTION_COLUMNS)}, status = 'live' and disconnected_at is null as watched
-    from connections where id = any(unpack_column(${pack([...due.keys()])}))`) as (ConnectionRow & { watched: boolean })[]).filter((c) => c.watched)
+  const conns = (await toCheck(deps.db, [...due.keys()])).filter((c) => c.watched)
   const rows: DueRow[] = conns.map((c) => ({ c, s: due.get(c.id)! }))
   if (rows.length === 0) return 0
   const transitions = await mapLimit(rows, concurrency, (row) => checkConnection(deps, row, pass.now))
@@ -242,7 +200,7 @@ export async function checkBatch(deps: MonitorDeps, states: StateRow[], pass: Pa
   if (writes.length) {
     await deps.db.begin(async (tx) => {
       // A commit lost in a crash loses a state and its events together; the domain is checked again.
-      await tx`set local synchronous_commit = off`
+      await asyncCommit(tx)
       await record(tx, deps, writes.map((i) => rows[i]!), writes.map((i) => transitions[i]!), pass)
     })
   }
@@ -261,8 +219,7 @@ function slotRanges(from: Date, to: Date): [number, number][] {
 async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number> {
   const until = performance.now() + budgetMs
   const now = deps.clock.now()
-  const [mark] = (await deps.db`select swept_to from monitor_sweep`) as { swept_to: Date }[]
-  const from = mark?.swept_to ?? null
+  const from = await sweepWatermark(deps.db)
   const pass: Pass = { from, now, catchUp: from !== null && now.getTime() - from.getTime() >= EVERY_MS }
   // Connections that went live since the last sweep are enrolled from their events; a full
   // reconciliation, which reads every live connection, runs once an hour as the safety net.
@@ -273,7 +230,7 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
 
   // First checks, oldest enrolment first (each leaves the partial index it was found through).
   const first = await drainRounds(
-    (_, limit) => deps.db`select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state where last_checked_at is null order by enrolled_at limit ${limit}` as Promise<StateRow[]>,
+    (_, limit) => neverChecked(deps.db, limit),
     check,
     lanes,
   )
@@ -283,11 +240,7 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
   if (from) {
     for (const [lo, hi] of pass.catchUp ? ([[-1, EVERY_MS - 1]] as [number, number][]) : slotRanges(from, now)) {
       const r = await drainRounds(
-        (after, limit) => deps.db`
-          select ${deps.db.unsafe(STATE_COLUMNS)} from monitor_state
-          where slot_ms > ${lo} and slot_ms <= ${hi}
-            and (slot_ms, connection_id) > (${after?.slot_ms ?? -1}, ${after?.connection_id ?? ''})
-          order by slot_ms, connection_id limit ${limit}` as Promise<StateRow[]>,
+        (after, limit) => statesInSlots(deps.db, lo, hi, after, limit),
         check,
         { ...lanes, resumes: true },
       )
@@ -301,9 +254,7 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
       }
     }
   }
-  await deps.db`
-    insert into monitor_sweep (id, swept_to) values (true, ${sweptTo})
-    on conflict (id) do update set swept_to = excluded.swept_to`
+  await setSweptTo(deps.db, sweptTo)
   return total
 }
 

@@ -3,7 +3,7 @@
 import type { Sql } from '../db/sql.ts'
 import { foldStatusCounts } from '../db/status-counts.ts'
 import type { Sweep } from './index.ts'
-import { alone } from './lanes.ts'
+import { alone } from '../db/locks.ts'
 
 const FOLD_LOCK = 0x636e7473 // "cnts"
 

@@ -7,12 +7,14 @@
 // result lands only if the row is still the version that was verified (`recordVerifications`), so a
 // disconnect, revival or new record set made meanwhile wins, and no check writes twice.
 import type { Clock } from '../clock.ts'
-import { pack } from '../db/columns.ts'
+import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import type { Sql } from '../db/sql.ts'
-import { recordVerifications, VERIFY_COLUMNS, type Verified } from '../domain/connect.ts'
-import type { Dns } from '../domain/dns.ts'
+import { recordVerifications, type Verified } from '../domain/connect.ts'
+import { dropFinished, dueVerifyIds, sweepTransaction, toVerify } from '../db/verification.ts'
+import { alone } from '../db/locks.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { verifyMany } from '../domain/verify.ts'
-import { alone, drainInRounds } from './lanes.ts'
+import { drainInRounds } from './lanes.ts'
 
 export interface SweepDeps {
   db: Sql
@@ -30,10 +32,7 @@ export async function verifyIds(deps: SweepDeps, ids: string[], seen: { live: bo
   // Read by primary key only, whether each row is still due judged in the select list: with
   // `disconnected_at is null` in the where clause, a planner with stale statistics scans a partial
   // index of every open connection per batch.
-  const due = ((await deps.db`
-    select ${deps.db.unsafe(VERIFY_COLUMNS)},
-      disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${deps.clock.now()} as due
-    from connections where id = any(unpack_column(${pack(ids)}))`) as (Verified['row'] & { due: boolean })[]).filter((c) => c.due)
+  const due = (await toVerify(deps.db, ids, deps.clock.now())).filter((c) => c.due)
   if (due.length < ids.length) {
     const seen = new Set(due.map((r) => r.id))
     await dropFinished(deps.db, ids.filter((id) => !seen.has(id)))
@@ -51,29 +50,12 @@ export async function verifyIds(deps: SweepDeps, ids: string[], seen: { live: bo
     // connection (inlining unpack_column thirteen times each), the bench's sweep spent 84-98 µs of
     // PostgreSQL CPU per connection; with the cached plan, 62-65 in the same hour.
     // The sweep's schedule writes do not wake the workers' due timers (migration 0017): they re-read it after each firing.
-    await tx`select set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('portico.sweep', 'on', true)`
+    await sweepTransaction(tx)
     return recordVerifications(tx, items, deps.clock.now())
   })
 }
 
-/** Queue entries whose connection went live, failed or was disconnected by another path. */
-async function dropFinished(db: Sql, ids: string[]): Promise<void> {
-  await db`
-    delete from verify_queue q where q.connection_id = any(unpack_column(${pack(ids)})) and not exists (
-      select 1 from connections c
-      where c.id = q.connection_id and c.disconnected_at is null and c.status in ('pending', 'propagating') and c.next_check_at is not null)`
-}
-
-/** When the earliest scheduled check comes due (the workers' due timer sleeps until then). */
-export async function nextVerifyDue(db: Sql): Promise<Date | null> {
-  const [row] = (await db`select min(next_check_at) as at from verify_queue`) as { at: Date | null }[]
-  return row?.at ?? null
-}
-
-const dueIds = (deps: SweepDeps) => async (limit: number) =>
-  ((await deps.db`
-    select connection_id from verify_queue where next_check_at <= ${deps.clock.now()}
-    order by next_check_at limit ${limit}`) as { connection_id: string }[]).map((r) => r.connection_id)
+const dueIds = (deps: SweepDeps) => (limit: number) => dueVerifyIds(deps.db, deps.clock.now(), limit)
 
 /**
  * Verifies everything due: rounds of up to 20,000, four lanes of 500. Returns how many connections it
@@ -84,6 +66,6 @@ export const sweepDue = (deps: SweepDeps, budgetMs?: number): Promise<number> =>
     const seen = { live: false }
     const handled = await drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids, seen), { lanes: 4, batch: 500, budgetMs })
     // Connections that went live wake certificate orders, once per sweep.
-    if (seen.live) await deps.db`select pg_notify('portico_work', 'certificate-issue')`
+    if (seen.live) await notify(deps.db, WORK_CHANNEL, 'certificate-issue')
     return handled
   })

@@ -1,9 +1,8 @@
 // Agents (CONTRACT.md section 4): the consent request a consent screen reads. The registration
 // endpoint speaks RFC 7591 and lives in oauth/register.ts; the consent page in oauth/consent.ts.
 import { Type } from '@sinclair/typebox'
-import { loadConsentRequest } from '../../oauth/consent.ts'
-import { revokeGrant, REVOKE_REASONS, settleTenantGrants } from '../../oauth/grants.ts'
-import { GRANT_TTL_S } from '../../oauth/provider.ts'
+import { loadConsentRequest } from '../domain/agent-consent.ts'
+import { revokeGrant, REVOKE_REASONS, settleTenantGrants, GRANT_TTL_S } from '../domain/agent-grants.ts'
 import { notFound } from '../errors.ts'
 import { agentGrant, agentGrantsOf, lockAgentGrant, type GrantRow } from '../db/agent-grants.ts'
 import { defineOp } from './registry.ts'

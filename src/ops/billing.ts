@@ -3,9 +3,9 @@
 // live in src/domain/billing.ts; the processor behind them is PAYMENTS (sandbox or Stripe).
 import { Type } from '@sinclair/typebox'
 import { unavailable } from '../errors.ts'
-import { accountOf, billingStanding, invalidPlan, periodOf, setupRequest, upsertAccount } from '../domain/billing.ts'
+import { billingStanding, invalidPlan, periodOf, setupRequest } from '../domain/billing.ts'
+import { billingAccountOf, upsertBillingAccount, insertPlanSession, insertSetupSession, planIdOfTenant, recentInvoices } from '../db/billing.ts'
 import { planById } from '../domain/plans.ts'
-import { insertPlanSession, insertSetupSession, planIdOfTenant, recentInvoices } from '../db/billing.ts'
 import type { Payments } from '../adapters/payments/index.ts'
 import { defineOp, type Ctx, type TenantCtx } from './registry.ts'
 import { APP_ONLY } from './authority.ts'
@@ -82,12 +82,12 @@ export const setupOp = defineOp({
     const req = setupRequest(input)
     const payments = paymentsOf(ctx)
     const tenantId = tenantOf(ctx)
-    const account = await accountOf(ctx.db, tenantId)
+    const account = await billingAccountOf(ctx.db, tenantId)
     const s = await payments.setupCard({ tenantId, customerRef: account?.customer_ref ?? null, ...req })
     const now = ctx.clock.now()
     await ctx.db.begin(async (tx) => {
       await insertSetupSession(tx, s, tenantId, now)
-      await upsertAccount(tx, tenantId, payments.name, now, { customerRef: s.customerRef })
+      await upsertBillingAccount(tx, tenantId, payments.name, now, { customerRef: s.customerRef })
     })
     ctx.audit.details = { requested: req.mode, created: s.ui_mode }
     return { id: s.id, url: s.url, client_secret: s.client_secret, ui_mode: s.ui_mode }
@@ -113,7 +113,7 @@ export const planCheckoutOp = defineOp({
     if (!plan || plan.monthly_price_cents === 0) throw invalidPlan(input.plan_id)
     const payments = paymentsOf(ctx)
     const tenantId = tenantOf(ctx)
-    const account = await accountOf(ctx.db, tenantId)
+    const account = await billingAccountOf(ctx.db, tenantId)
     const s = await payments.planCheckout({
       tenantId,
       customerRef: account?.customer_ref ?? null,
@@ -154,7 +154,7 @@ export const statusOp = defineOp({
   async handler(ctx) {
     const tenantId = tenantOf(ctx)
     const plan = planById(await planIdOfTenant(ctx.sql, tenantId)) ?? planById('free')!
-    const a = await accountOf(ctx.sql, tenantId)
+    const a = await billingAccountOf(ctx.sql, tenantId)
     const invoices = await recentInvoices(ctx.sql, tenantId)
     const active = a?.subscription_status === 'active'
     return {
@@ -189,7 +189,7 @@ export const portalOp = defineOp({
   async handler(ctx, input) {
     const payments = paymentsOf(ctx)
     const tenantId = tenantOf(ctx)
-    const a = await accountOf(ctx.db, tenantId)
+    const a = await billingAccountOf(ctx.db, tenantId)
     return payments.portal({ tenantId, customerRef: a?.customer_ref ?? null, returnUrl: input.return_url })
   },
 })

@@ -3,7 +3,7 @@
 // routes (provision secret); the email sender belongs to the integrator (API key).
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
-import { decrypt, encrypt } from '../domain/secrets.ts'
+import { decrypt, encrypt } from '../crypto.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { addressResolver } from '../domain/webhook-delivery.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'

@@ -36,7 +36,7 @@ export class Deadline {
   }
 
   /**
-   * Runs `body` in a transaction on `db` under this deadline: refused before it opens and again after
+   * Runs `body` in a transaction on the pool (the handle named db) under this deadline: refused before it opens and again after
    * the body, just before COMMIT is sent; from then on the commit counts as in flight.
    */
   async transaction<T>(db: Sql, body: (tx: Sql) => Promise<T>): Promise<T> {

@@ -3,10 +3,10 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound, unauthorized } from '../errors.ts'
 import { randomToken } from '../ids.ts'
-import { matchesHash } from '../domain/secrets.ts'
+import { matchesHash } from '../crypto.ts'
 import { WIDGET_TOKEN_TTL_SECONDS } from '../domain/widget-tokens.ts'
 import { normalizeHostname } from '../domain/hostnames.ts'
-import { revokeGrant, REVOKE_REASONS } from '../../oauth/grants.ts'
+import { revokeGrant, REVOKE_REASONS } from '../domain/agent-grants.ts'
 import { applicationSecret } from '../db/applications.ts'
 import { liveGrantsApprovedBy } from '../db/agent-grants.ts'
 import {

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor } from '../domain/connections.ts'
-import { writeThroughRail } from '../domain/apply.ts'
+import { writeThroughRail, type AppliedState } from '../domain/apply.ts'
 import { createAccount } from '../domain/provider-accounts.ts'
 import { markAccessDenied, openRailConnectionInTenant } from '../db/connections.ts'
 import { END_USER } from './authority.ts'
@@ -82,7 +82,7 @@ export const oauthCallbackOp = defineOp({
   async handler(ctx, input) {
     const now = ctx.clock.now()
     const s = await ctx.tx((tx) => consumeState(tx, ctx.config, now, input.state))
-    const c = await openRailConnectionInTenant(ctx.db, s)
+    const c = await openRailConnectionInTenant<AppliedState>(ctx.db, s)
     if (!c) throw notFound('Connection not found')
     ctx.audit.tenantId = s.tenant_id
     ctx.audit.targetId = c.id

@@ -29,7 +29,7 @@ export interface Ctx<out A extends Credential = Credential> {
   sql: Sql
   /**
    * The pool. In a mutation it refuses writes (src/db/write-guard.ts), and its `begin` opens a
-   * transaction that carries the operation's audit row, as `tx` does.
+   * transaction that carries the operation's audit row, as `tx(...)` does.
    */
   db: Sql
   /**
@@ -130,7 +130,7 @@ export interface OpDef<
   deadline?: 'bulk'
   /**
    * The input carries a secret in place of a bearer (a client secret, a share or invitation token):
-   * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/http/throttle.ts).
+   * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/domain/throttle.ts).
    */
   guessable?: boolean
   /** Not offered as an MCP tool (console-server and edge routes). */

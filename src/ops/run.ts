@@ -122,7 +122,7 @@ async function execute(op: AnyOp, base: PrepareCtx, input: Record<string, unknow
 }
 
 /**
- * A `steps` mutation: the handler runs on the pool (reads only), each `ctx.tx` is a transaction of its
+ * A `steps` mutation: the handler runs on the pool (reads only), each `ctx.tx(...)` is a transaction of its
  * own committed with an audit row, and a last row records the outcome with the handler's `ctx.audit`.
  */
 async function steps(op: AnyOp, base: PrepareCtx, input: Record<string, unknown>, call: (ctx: Ctx) => Promise<OpResult>, hooks: RunHooks): Promise<OpResult> {
@@ -173,7 +173,7 @@ function actorId(p: Principal): string | null {
   }
 }
 
-/** The audit row of a mutation (or of one of its steps), written in the transaction `sql` of its change. */
+/** The audit row of a mutation (or of one of its steps), written in the transaction of its change (the handle named sql). */
 async function writeAudit(sql: Sql, ctx: PrepareCtx, op: AnyOp, input: Record<string, unknown>, result: OpResult, note: AuditNote): Promise<void> {
   const p = ctx.principal
   const body = result.body as Record<string, unknown> | null

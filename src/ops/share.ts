@@ -4,7 +4,8 @@
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
 import { Type } from '@sinclair/typebox'
-import { connectionFor, connectionOut, type ConnectionRow } from '../domain/connections.ts'
+import { connectionFor, connectionOut } from '../domain/connections.ts'
+import type { ConnectionRow } from '../db/connections.ts'
 import { markPropagating, recordVerifications, reviveConnection } from '../domain/connect.ts'
 import { providerById } from '../domain/providers.ts'
 import { canonicalRecords, DnsRecordSchema } from '../domain/records.ts'

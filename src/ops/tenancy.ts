@@ -10,18 +10,9 @@ import { validateBranding } from '../domain/branding.ts'
 import { addressResolver } from '../domain/webhook-delivery.ts'
 import { insertOwnerMember } from '../db/members.ts'
 import { roleRank } from '../domain/rbac.ts'
-import type { KeyEnvironment } from '../domain/secrets.ts'
-import {
-  applicationOut,
-  createApplication,
-  createKey,
-  createTenant,
-  getApplicationInTenant,
-  getTenant,
-  keyOut,
-  tenantOut,
-  type ApplicationRow,
-} from '../domain/tenancy.ts'
+import type { KeyEnvironment } from '../db/applications.ts'
+import { applicationOut, createApplication, createKey, createTenant, getApplicationInTenant, getTenant, keyOut, tenantOut } from '../domain/tenancy.ts'
+import type { ApplicationRow } from '../db/applications.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { APP_ONLY } from './authority.ts'
 import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Nullable, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'

@@ -2,10 +2,11 @@
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
-import { encrypt } from '../domain/secrets.ts'
+import { encrypt } from '../crypto.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { EVENT_TYPES } from '../domain/events.ts'
-import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS, type AttemptRecord } from '../domain/webhook-delivery.ts'
+import { retryDelivery, MAX_ATTEMPTS, BACKOFF_MS, ATTEMPT_TIMEOUT_MS } from '../domain/webhook-delivery.ts'
+import type { AttemptRecord } from '../db/webhook-delivery.ts'
 import { newWebhookSecret } from '../adapters/webhook-signing.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { attemptsPage, deleteWebhook, deliveryInScope, insertWebhook, rotateWebhookSecret, webhooksInScope, type WebhookRow } from '../db/webhooks.ts'

@@ -6,7 +6,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { MovableClock, DAY } from '../../src/clock.ts'
 import { createAuthServer } from '../../oauth/provider.ts'
 import { cleanupAgentClients, handleRegistration, REGISTRATION_LIMITS, type RegistrationLimits } from '../../oauth/register.ts'
-import { trustedProxies } from '../../oauth/client-address.ts'
+import { trustedProxies } from '../../src/client-address.ts'
 import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, approveAs, ownerEmail, mailbox, linkIn, openSignInLink, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 

@@ -9,8 +9,8 @@ import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { connectionStatus } from '../../src/domain/connection-status.ts'
 import { ConnectionStatusSchema, DomainCheckSchema } from '../../src/ops/widget-schemas.ts'
-import type { ConnectionRow } from '../../src/domain/connections.ts'
-import type { ApplicationRow } from '../../src/domain/tenancy.ts'
+import type { ConnectionRow } from '../../src/db/connections.ts'
+import type { ApplicationRow } from '../../src/db/applications.ts'
 
 let pdns: Pdns
 let p: TestPortico

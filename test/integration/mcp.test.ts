@@ -10,7 +10,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { SignJWT, importJWK, type JWK } from 'jose'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { OPERATIONS } from '../../src/ops/index.ts'
-import { decrypt } from '../../src/domain/secrets.ts'
+import { decrypt } from '../../src/crypto.ts'
 import { agentOperations, agentText, buildTools, toolName } from '../../mcp/tools.ts'
 import { livePortico, agentToken, documentToken, token, type LivePortico, approveInBrowser } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'

@@ -1,7 +1,7 @@
 // Foundation: tenants, provisioning, default keys, applications, API keys, credentials and errors,
 // against real PostgreSQL through the real request handler.
 import { describe, test, expect, beforeAll } from 'bun:test'
-import { sha256 } from '../../src/domain/secrets.ts'
+import { sha256 } from '../../src/crypto.ts'
 import { arm, disarm } from '../../src/failpoints.ts'
 import { MGMT, PROV, provision, sharedPortico, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 

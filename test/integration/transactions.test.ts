@@ -32,7 +32,7 @@ async function installWriteLog(): Promise<void> {
     begin insert into tx_writes values (txid_current(), tg_table_name); return null; end $$;`)
   const tables = (await p.db`select tablename from pg_tables where schemaname = 'public' and tablename not in ('tx_writes', 'schema_migrations')`) as { tablename: string }[]
   for (const { tablename: t } of tables) {
-    // The rail lease (src/domain/apply.ts, leaseHandle) is the one write allowed outside: it records
+    // The rail lease (src/db/rail-writes.ts, leaseHandle) is the one write allowed outside: it records
     // no change of state and expires on its own. An update that changes only it is not noted.
     const when = t === 'connections' ? `when ((to_jsonb(old) - 'rail_lease_until') is distinct from (to_jsonb(new) - 'rail_lease_until'))` : ''
     await p.db.unsafe(`drop trigger if exists zz_note_write on "${t}"`)

@@ -1,6 +1,6 @@
-// Brand-imitation rules for agent client names (oauth/brands.ts).
+// Brand-imitation rules for agent client names (src/domain/agent-brands.ts).
 import { describe, test, expect } from 'bun:test'
-import { BRANDS, claimedBrands, foldName, judgeClient, moderatelyRestrictive, nameProblem, oneEditFrom } from '../../oauth/brands.ts'
+import { BRANDS, claimedBrands, foldName, judgeClient, moderatelyRestrictive, nameProblem, oneEditFrom } from '../../src/domain/agent-brands.ts'
 import { validateMetadata } from '../../oauth/register.ts'
 import honest from '../fixtures/honest-app-names.json'
 

@@ -5,7 +5,7 @@ import { isPublicIPv4, parseDomain } from '../../src/domain/hostnames.ts'
 import { canonicalRecords, planRecords, recordSetProblems, type DnsRecord } from '../../src/domain/records.ts'
 import { afterVerification, type LifecycleState } from '../../src/domain/lifecycle.ts'
 import { verifyMany, verifyRecords } from '../../src/domain/verify.ts'
-import type { Dns, Lookup, LookupType } from '../../src/domain/dns.ts'
+import type { Dns, Lookup, LookupType } from '../../src/adapters/dns.ts'
 import { DAY, HOUR } from '../../src/clock.ts'
 
 const target = { cname_target: 'edge.portico.test', apex_ipv4: ['203.0.114.10'] }

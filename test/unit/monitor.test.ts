@@ -1,8 +1,9 @@
 // Drift rules without a network: verdicts against a scripted resolver, the state after a check
 // (which alerts fire, when attention is asked), the attention rank and the hourly slots.
 import { describe, test, expect } from 'bun:test'
-import type { Dns, Lookup } from '../../src/domain/dns.ts'
-import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, rankOf, scheduleOf, slotAtOrBefore, slotOffsetMs, slotsBetween, type MonitorState } from '../../src/domain/monitor.ts'
+import type { Dns, Lookup } from '../../src/adapters/dns.ts'
+import { afterCheck, compareBaseline, EVERY_MS, MANUAL_DETAIL, MIN_GAP_MS, NO_RAIL_DETAIL, rankOf, scheduleOf, slotAtOrBefore, slotOffsetMs, slotsBetween } from '../../src/domain/monitor.ts'
+import type { MonitorState } from '../../src/db/monitor.ts'
 
 /** A resolver answering from a table `name TYPE` → lookup; anything else is NXDOMAIN. */
 function dnsOf(table: Record<string, Lookup>): Dns {

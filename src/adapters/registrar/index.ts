@@ -7,7 +7,6 @@
 // - a refusal the registrar gives (taken, price changed, no funds...) is `{ ok: false }` with a typed
 //   `code`; a failure that says nothing about the outcome (timeout, 5xx, rate limit, bad credentials)
 //   is thrown as a RegistrarError, and the order is resumed later by asking `lookup`.
-import type { Capabilities } from '../../domain/providers.ts'
 
 export interface Offer {
   domain: string
@@ -53,7 +52,7 @@ export interface Registrar {
   /** Stable name, reported as `Registrar` in a fulfill result. */
   readonly name: string
   /** The DNS hosting a freshly registered domain gets; its apex capability decides the planned records. */
-  readonly dns: { nameservers: string[]; apex: Capabilities['apex'] }
+  readonly dns: { nameservers: string[]; apex: 'alias' | 'aname' | 'flattening' | null }
   check(domain: string): Promise<Offer>
   /** Available alternatives for a name, best first. */
   suggest(domain: string, limit: number): Promise<Offer[]>

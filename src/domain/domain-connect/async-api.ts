@@ -7,17 +7,13 @@
 // later without the end user: `reapplyWithGrant` and `revertWithGrant` refresh an expired access token
 // with the refresh token first and persist the new tokens.
 import type { Sql } from '../../db/sql.ts'
-import { decrypt, encrypt } from '../secrets.ts'
+import { deleteSessionsExpiredBefore, type ApplyStep } from '../../db/domain-connect-sessions.ts'
+import { liveGrantOfConnection, replaceGrant, setGrantTokens, type GrantRow } from '../../db/domain-connect-grants.ts'
+import { decrypt, encrypt } from '../../crypto.ts'
 import { rfc3986Encode } from './signing.ts'
 import { providerRequest, type ProviderHttp } from './http.ts'
 import type { AsyncClient } from './settings.ts'
 
-export interface ApplyStep {
-  service_id: string
-  /** Null: every record of the template. */
-  group_ids: string[] | null
-  params: Record<string, string>
-}
 
 export interface Tokens {
   access_token: string
@@ -81,29 +77,6 @@ export async function applySteps(http: ProviderHttp, urlApi: string, templatePro
 
 // ---------------------------------------------------------------- grants
 
-/** What a consent is for: the connection, the provider's API, the templates it applies and where it returns. */
-export interface ConsentScope {
-  tenant_id: string
-  application_id: string
-  connection_id: string
-  dc_provider_id: string
-  url_api: string
-  template_provider_id: string
-  service_ids: string[]
-  apex: string
-  host: string
-  applies: ApplyStep[]
-  /** The redirect_uri of the consent; the draft wants it again on every token request. */
-  redirect_uri: string
-}
-
-export interface GrantRow extends ConsentScope {
-  id: string
-  access_token_sealed: string
-  refresh_token_sealed: string | null
-  access_expires_at: Date | null
-}
-
 export interface GrantDeps {
   db: Sql
   http: ProviderHttp
@@ -119,20 +92,17 @@ export async function storeGrant(
   tokens: Tokens,
   now: Date,
 ): Promise<void> {
-  await sql`update domain_connect_grants set revoked_at = ${now}, updated_at = ${now} where connection_id = ${g.connection_id} and revoked_at is null`
-  await sql`
-    insert into domain_connect_grants (id, tenant_id, application_id, connection_id, dc_provider_id, url_api, template_provider_id, service_ids,
-      apex, host, applies, redirect_uri, access_token_sealed, refresh_token_sealed, access_expires_at, created_at, updated_at)
-    values (${g.id}, ${g.tenant_id}, ${g.application_id}, ${g.connection_id}, ${g.dc_provider_id}, ${g.url_api}, ${g.template_provider_id},
-      ${g.service_ids}::text[], ${g.apex}, ${g.host}, ${g.applies}::jsonb, ${g.redirect_uri}, ${encrypt(key, tokens.access_token, SEAL)},
-      ${tokens.refresh_token ? encrypt(key, tokens.refresh_token, SEAL) : null},
-      ${tokens.expires_in ? new Date(now.getTime() + tokens.expires_in * 1000) : null}, ${now}, ${now})`
+  await replaceGrant(sql, {
+    ...g,
+    access_token_sealed: encrypt(key, tokens.access_token, SEAL),
+    refresh_token_sealed: tokens.refresh_token ? encrypt(key, tokens.refresh_token, SEAL) : null,
+    access_expires_at: tokens.expires_in ? new Date(now.getTime() + tokens.expires_in * 1000) : null,
+  }, now)
 }
 
 /** The live grant of a connection (tenant-scoped), if it has one. */
 export async function grantOf(sql: Sql, tenantId: string, connectionId: string): Promise<GrantRow | undefined> {
-  const [g] = await sql`select * from domain_connect_grants where connection_id = ${connectionId} and tenant_id = ${tenantId} and revoked_at is null`
-  return g as GrantRow | undefined
+  return liveGrantOfConnection(sql, tenantId, connectionId)
 }
 
 /** A usable access token: the stored one, or a refreshed one (persisted) when it has expired. */
@@ -149,11 +119,11 @@ async function accessToken(deps: GrantDeps, g: GrantRow): Promise<ApiOutcome<str
   })
   if (!r.ok) return r
   const t = r.value
-  await deps.db`
-    update domain_connect_grants set access_token_sealed = ${encrypt(deps.secretsKey, t.access_token, SEAL)},
-      refresh_token_sealed = ${t.refresh_token ? encrypt(deps.secretsKey, t.refresh_token, SEAL) : g.refresh_token_sealed},
-      access_expires_at = ${t.expires_in ? new Date(now.getTime() + t.expires_in * 1000) : null}, updated_at = ${now}
-    where id = ${g.id}`
+  await setGrantTokens(deps.db, g, {
+    access_token_sealed: encrypt(deps.secretsKey, t.access_token, SEAL),
+    refresh_token_sealed: t.refresh_token ? encrypt(deps.secretsKey, t.refresh_token, SEAL) : g.refresh_token_sealed,
+    access_expires_at: t.expires_in ? new Date(now.getTime() + t.expires_in * 1000) : null,
+  }, now)
   return { ok: true, value: t.access_token }
 }
 
@@ -180,6 +150,5 @@ export async function revertWithGrant(deps: GrantDeps, g: GrantRow): Promise<Api
  * then); hourly from the job sweeps. Returns how many went.
  */
 export async function cleanupSessions(db: Sql, now: Date): Promise<number> {
-  const gone = await db`delete from domain_connect_sessions where expires_at < ${new Date(now.getTime() - 24 * 60 * 60 * 1000)} returning state_hash`
-  return gone.length
+  return deleteSessionsExpiredBefore(db, new Date(now.getTime() - 24 * 60 * 60 * 1000))
 }

@@ -4,7 +4,7 @@
 // render and the records of the groups it selects are all desired records, and together they cover
 // every desired record. A group that would write anything else (an `ip2` group for a one-address
 // application, a `www` group without www_redirect) is left out of `groupId`.
-import type { ConnectionRow } from '../connections.ts'
+import type { ConnectionRow } from '../../db/connections.ts'
 import type { DnsRecord } from '../records.ts'
 import { applyTemplate, type DesiredRecord } from './apply.ts'
 import { templateVariables, type Template } from './template.ts'

@@ -5,8 +5,8 @@
 // rail needs urlSyncUX; the async rail needs urlAsyncUX and an OAuth client Portico holds for that
 // provider (DOMAIN_CONNECT_ASYNC_CLIENTS, whose registered url_api the async calls use).
 import { parseHostLiteral, classifyAddress } from '../../adapters/ssrf.ts'
-import type { Dns } from '../dns.ts'
-import { valuesOf } from '../dns.ts'
+import type { Dns } from '../../adapters/dns.ts'
+import { valuesOf } from '../../adapters/dns.ts'
 import type { AsyncClient } from './settings.ts'
 import { providerRequest, type ProviderHttp } from './http.ts'
 

@@ -4,7 +4,7 @@
 // the test setting), and the connection goes to the checked address with the URL's Host and TLS name,
 // as src/adapters/http-post.ts does for webhooks. Redirects are not followed; bodies are capped.
 import { guardUrl, parseHostLiteral } from '../../adapters/ssrf.ts'
-import type { Dns } from '../dns.ts'
+import type { Dns } from '../../adapters/dns.ts'
 import { addressResolver } from '../webhook-delivery.ts'
 
 export interface ProviderHttp {

@@ -3,19 +3,20 @@
 // templates (`:reapply`, the monitor's repair) and to revert them on disconnect. Which grant a
 // connection has and what a refusal does are decided in src/domain/grants.ts.
 import { ApiError } from '../../errors.ts'
-import type { Config } from '../../config.ts'
 import type { Clock } from '../../clock.ts'
 import type { Sql } from '../../db/sql.ts'
-import type { Dns } from '../dns.ts'
-import type { ConnectionRow } from '../connections.ts'
+import type { Dns } from '../../adapters/dns.ts'
+import type { ConnectionRow } from '../../db/connections.ts'
 import { absoluteHost } from '../hostnames.ts'
 import type { RevertPlan } from '../record-plan.ts'
-import { reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps, type GrantRow } from './async-api.ts'
+import type { AsyncClient } from './settings.ts'
+import { revokeGrant, type GrantRow } from '../../db/domain-connect-grants.ts'
+import { reapplyWithGrant, revertWithGrant, type ApiOutcome, type GrantDeps } from './async-api.ts'
 
 export interface ManagedDeps {
   db: Sql
   clock: Clock
-  config: Config
+  config: { webhookAllowLoopback: boolean; secretsKey: Buffer; domainConnect: { asyncClients: Record<string, AsyncClient> } }
   dns: Dns
 }
 
@@ -48,7 +49,7 @@ export async function reapplyTemplates(deps: ManagedDeps, g: GrantRow): Promise<
 export async function revertTemplates(deps: ManagedDeps, g: GrantRow, c: ConnectionRow): Promise<RevertPlan> {
   const r = await revertWithGrant(grantDeps(deps), g)
   if (!r.ok) throw grantFailure(g, r)
-  await deps.db`update domain_connect_grants set revoked_at = ${deps.clock.now()} where id = ${g.id} and revoked_at is null`
+  await revokeGrant(deps.db, g, deps.clock.now())
   const removed = c.desired_records
     .filter((d) => d.type !== 'REDIR301')
     .map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value, note: `removed by ${g.dc_provider_id} (Domain Connect revert of ${g.service_ids.join(', ')})` }))

@@ -16,7 +16,9 @@
 // accepted algorithms (`algs`). No nonce is required, so `use_dpop_nonce` never comes.
 import { createHash } from 'node:crypto'
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
-import type { Sql } from '../src/db/sql.ts'
+import type { Sql } from '../db/sql.ts'
+import type { Presentation } from '../domain/principal.ts'
+import { noteProof, purgeSpentProofs } from '../db/oauth-store.ts'
 
 export const IAT_WINDOW_S = 60
 /** Proof algorithms accepted (also `dpop_signing_alg_values_supported` of the protected resource metadata). */
@@ -24,15 +26,6 @@ export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', '
 const ALGORITHMS = DPOP_ALGORITHMS
 
 /** How an agent token arrived: its scheme, and what a proof must match. */
-export interface Presentation {
-  scheme: 'bearer' | 'dpop'
-  method: string
-  /** The URL the client addressed, as PUBLIC_URL plus the request path (a proxy may have rewritten the host); empty for Bearer. */
-  url: string
-  /** The `DPoP` header, when sent. */
-  proof: string | null
-}
-
 /** `Authorization: Bearer <t>` or `DPoP <t>`, with what a proof must match; null for any other form. */
 export function presentation(req: { headers: Headers; method: string; url: string }, publicUrl: string): { token: string; presented: Presentation } | null {
   const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
@@ -88,8 +81,7 @@ export async function checkPresentation(db: Sql, token: string, jkt: string | un
   if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 200) return badProof('missing jti')
   // Kept until the proof's iat window has passed for certain; a second insert of the same jti finds it.
   const expires = new Date((claims.iat + 2 * IAT_WINDOW_S) * 1000)
-  const fresh = await db`insert into dpop_proofs (jkt, jti, expires_at) values (${jkt}, ${claims.jti}, ${expires}) on conflict do nothing returning 1`
-  return fresh.length ? null : badProof('the DPoP proof was already used')
+  return (await noteProof(db, jkt, claims.jti, expires)) ? null : badProof('the DPoP proof was already used')
 }
 
 /** The RFC 9449 section 7.1 challenge for a refusal: `DPoP error="…", error_description="…", algs="…"`. */
@@ -100,5 +92,5 @@ export function dpopChallenge(refusal: PresentationRefusal): string {
 
 /** Forgets proofs whose window has passed; returns how many went. */
 export async function purgeProofs(db: Sql): Promise<number> {
-  return (await db`delete from dpop_proofs where expires_at < now() returning 1`).length
+  return purgeSpentProofs(db)
 }

@@ -13,7 +13,7 @@
 // address over all of them, an address gets at most N times the budget (a balancer with client
 // affinity keeps it exact). No database round trip is spent on counting.
 import { ApiError } from '../errors.ts'
-import { addressPrefix } from '../../oauth/client-address.ts'
+import { addressPrefix } from '../client-address.ts'
 
 export interface FailureBudget {
   /** Failed checks a minute from one address. */

@@ -8,9 +8,13 @@
 //   when the role is lowered (and ends when none is left);
 // - ending a grant deletes the authorization server's artefacts of it (refresh tokens, codes, the
 //   provider's Grant), so nothing can be refreshed, and its access tokens fail on their next use.
-import type { Sql } from '../src/db/sql.ts'
-import { can, ROLES, type MemberRole } from '../src/domain/rbac.ts'
-import { agentScope } from '../src/domain/rbac.ts'
+import type { Sql } from '../db/sql.ts'
+import { endGrant, grantStates, markGrantUsed, narrowGrantScopes, setStepUp, takeStepUpScopes, type AgentGrantState } from '../db/agent-grants.ts'
+import { can, ROLES, type MemberRole } from './rbac.ts'
+import { agentScope } from './rbac.ts'
+
+/** A grant lasts this long from approval (its refresh tokens as long); then the agent must ask a person again. */
+export const GRANT_TTL_S = 30 * 24 * 3600
 
 export const REVOKE_REASONS = {
   /** DELETE /v1/agent-grants/{id} by the workspace. */
@@ -28,10 +32,7 @@ export type RevokeReason = (typeof REVOKE_REASONS)[keyof typeof REVOKE_REASONS]
 
 /** Ends a grant (idempotent: the first time and reason are kept) and deletes its provider artefacts. */
 export async function revokeGrant(db: Sql, grantId: string, reason: RevokeReason, now: Date): Promise<void> {
-  await db`
-    update agent_grants set revoked_at = coalesce(revoked_at, ${now}), revoked_reason = coalesce(revoked_reason, ${reason})
-    where id = ${grantId}`
-  await db`delete from oauth_store where grant_id = ${grantId} or (model = 'Grant' and id = ${grantId})`
+  await endGrant(db, grantId, reason, now)
 }
 
 export interface LiveGrant {
@@ -40,19 +41,7 @@ export interface LiveGrant {
   scopes: string[]
 }
 
-interface GrantState {
-  id: string
-  tenant_id: string
-  account_id: string
-  client_id: string
-  scopes: string[]
-  revoked_at: Date | null
-  key_role: MemberRole | null
-  key_revoked_at: Date | null
-  approved_member_id: string | null
-  member_role: MemberRole | null
-  member_status: string | null
-}
+type GrantState = AgentGrantState
 
 /** The weaker of two roles (ROLES runs from owner down to viewer). */
 const weaker = (a: MemberRole, b: MemberRole): MemberRole => (ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b)
@@ -74,14 +63,6 @@ export function judgeGrant(g: GrantState): { ended: RevokeReason | null; scopes:
   return scopes.length ? { ended: null, scopes } : { ended: REVOKE_REASONS.approverRoleLowered, scopes: [] }
 }
 
-const stateOf = (db: Sql, where: { grantId: string } | { tenantId: string }) => db`
-  select g.id, g.tenant_id, g.account_id, g.client_id, g.scopes, g.revoked_at, g.approved_member_id,
-         k.role as key_role, k.revoked_at as key_revoked_at, m.role as member_role, m.status as member_status
-  from agent_grants g
-  left join api_keys k on k.id = g.account_id and k.tenant_id = g.tenant_id
-  left join members m on m.id = g.approved_member_id and m.tenant_id = g.tenant_id
-  where ${'grantId' in where ? db`g.id = ${where.grantId}` : db`g.tenant_id = ${where.tenantId} and g.revoked_at is null`}`
-
 /** Applies the judgement: ends the grant, or narrows its stored scopes; returns what holds. */
 async function settle(db: Sql, g: GrantState, now: Date): Promise<LiveGrant | null> {
   if (g.revoked_at !== null) return null
@@ -91,20 +72,20 @@ async function settle(db: Sql, g: GrantState, now: Date): Promise<LiveGrant | nu
     return null
   }
   if (verdict.scopes.length < g.scopes.length) {
-    await db`update agent_grants set scopes = ${verdict.scopes}::text[] where id = ${g.id} and revoked_at is null`
+    await narrowGrantScopes(db, g, verdict.scopes)
   }
   return { tenantId: g.tenant_id, scopes: verdict.scopes }
 }
 
 /** The grant as it holds now for `clientId`, settling a removed or lowered approver; null when it ended. */
 export async function liveGrant(db: Sql, grantId: string, clientId: string, now: Date): Promise<LiveGrant | null> {
-  const [g] = (await stateOf(db, { grantId })) as GrantState[]
+  const [g] = await grantStates(db, { grantId })
   return g && g.client_id === clientId ? settle(db, g, now) : null
 }
 
 /** Settles every live grant of a tenant (before listing them, so the list says what holds). */
 export async function settleTenantGrants(db: Sql, tenantId: string, now: Date): Promise<void> {
-  for (const g of (await stateOf(db, { tenantId })) as GrantState[]) await settle(db, g, now)
+  for (const g of await grantStates(db, { tenantId })) await settle(db, g, now)
 }
 
 const lastUseWrites = new Map<string, number>()
@@ -114,7 +95,7 @@ export function touchGrant(db: Sql, grantId: string, now: Date): void {
   const prev = lastUseWrites.get(grantId) ?? 0
   if (now.getTime() - prev < 60_000) return
   lastUseWrites.set(grantId, now.getTime())
-  db`update agent_grants set last_used_at = ${now} where id = ${grantId}`.catch(() => {})
+  markGrantUsed(db, grantId, now).catch(() => {})
 }
 
 /** How long after an insufficient_scope challenge a refresh of the grant is sent to the person instead. */
@@ -122,16 +103,10 @@ export const STEP_UP_WINDOW_MS = 5 * 60_000
 
 /** An agent was told it lacks `scopes`: marks its live grants so the next refresh goes to the person. */
 export async function noteStepUp(db: Sql, agent: { tenantId: string; clientId: string; subject: string }, scopes: string[], now: Date): Promise<void> {
-  await db`
-    update agent_grants set step_up_scopes = ${scopes}::text[], step_up_at = ${now}
-    where tenant_id = ${agent.tenantId} and client_id = ${agent.clientId} and account_id = ${agent.subject} and revoked_at is null`
+  await setStepUp(db, agent, scopes, now)
 }
 
 /** The scopes a refresh of this grant cannot give, once, when a step-up was asked for lately; null otherwise. */
 export async function takeStepUp(db: Sql, grantId: string, now: Date): Promise<string[] | null> {
-  const [row] = await db`
-    update agent_grants set step_up_at = null
-    where id = ${grantId} and step_up_at > ${new Date(now.getTime() - STEP_UP_WINDOW_MS)}
-    returning step_up_scopes`
-  return (row?.step_up_scopes as string[] | undefined) ?? null
+  return takeStepUpScopes(db, grantId, new Date(now.getTime() - STEP_UP_WINDOW_MS))
 }

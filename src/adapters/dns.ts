@@ -1,7 +1,8 @@
-// What the Connect rules need from DNS: one lookup that tells an answer, NXDOMAIN, no data and a
-// resolver failure apart. The resolver adapter (src/adapters/resolver.ts) implements it against the
-// servers in DNS_RESOLVERS; values come back as a person writes them in a zone (lowercase hostnames
-// without the trailing dot, TXT unquoted and joined, MX as "10 mx.example.com").
+// The lookup Portico's DNS adapters speak: one lookup that tells an answer, NXDOMAIN, no data and a
+// resolver failure apart. The resolver (resolver.ts) answers it from the servers in DNS_RESOLVERS, the
+// authoritative walk (authoritative.ts) from each zone's own nameservers. Values come back as a person
+// writes them in a zone (lowercase hostnames without the trailing dot, TXT unquoted and joined, MX as
+// "10 mx.example.com").
 export type LookupType = 'A' | 'AAAA' | 'CNAME' | 'TXT' | 'MX' | 'NS' | 'CAA' | 'SOA'
 
 export type Lookup = (
