@@ -44,7 +44,7 @@ export const EVERY = '1h'
 
 const norm = (v: string) => v.trim().toLowerCase().replace(/\.$/, '')
 
-/** The comparable form of one expected value, as lookups return it (src/domain/dns.ts). */
+/** The comparable form of one expected value, as lookups return it (src/adapters/dns.ts). */
 function expectedValue(r: BaselineRecord): string {
   if (r.type === 'TXT') return r.value
   if (r.type === 'MX') return `${r.priority ?? 10} ${norm(r.value)}`
