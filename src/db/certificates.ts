@@ -112,8 +112,9 @@ export async function setCertificateRemoved(sql: Sql, c: { id: string }, now: Da
   return row as CertificateRow | undefined
 }
 
+/** Issued certificates Portico holds the key of (one the edge obtained on demand lives in its own storage). */
 export async function issuedCertificates(db: Sql): Promise<CertificateRow[]> {
-  return (await db`select * from certificates where status = 'issued'`) as CertificateRow[]
+  return (await db`select * from certificates where status = 'issued' and cert_pem is not null and key_sealed is not null`) as CertificateRow[]
 }
 
 /**

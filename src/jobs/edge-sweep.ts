@@ -6,7 +6,7 @@
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
-import { reconcileEach, type Edge } from '../adapters/edge.ts'
+import { EdgeError, reconcileEach, type Edge } from '../adapters/edge.ts'
 import { type CertificateIssuer, retryAfterMs } from '../adapters/acme.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { certificateKey, certificateNames, issueCertificate } from '../domain/certificates.ts'
@@ -39,10 +39,17 @@ async function restore(deps: EdgeSweepDeps): Promise<number> {
     put++
   }
   for (const c of certs.filter((c) => !have.has(`cert-${c.connection_id}`))) {
-    await markUnserved(deps.db, c.connection_id)
-    await deps.edge.putCertificate(c.connection_id, c.cert_pem!, certificateKey(deps.config, c))
-    await markServed(deps.db, c.connection_id, deps.clock.now())
-    put++
+    // One certificate that cannot be put back (a key sealed under another SECRETS_KEY) is logged and
+    // passed over: it must not keep every other route and certificate off a restarted node.
+    try {
+      await markUnserved(deps.db, c.connection_id)
+      await deps.edge.putCertificate(c.connection_id, c.cert_pem!, certificateKey(deps.config, c))
+      await markServed(deps.db, c.connection_id, deps.clock.now())
+      put++
+    } catch (err) {
+      if (err instanceof EdgeError) throw err
+      log.warn('edge restore: certificate not put back', { connection_id: c.connection_id, ...errorFields(err) })
+    }
   }
   return put
 }
