@@ -1,6 +1,7 @@
 // Queries of webhook delivery (src/domain/webhook-delivery.ts decides what is sent, when, and what an
 // answer means): the fair claim of due sends, the attempt log, the endpoints' runs of failures, and
 // when the next send is due.
+import { WORK_CHANNEL } from './channels.ts'
 import { pack } from './columns.ts'
 import type { Sql } from './sql.ts'
 
@@ -55,44 +56,140 @@ const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event
   w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_until, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
   e.payload::text as body, e.payload->>'domain' as domain`
 
+/** The answers of sends and what they mean for their deliveries and endpoints, completed by `claimNext`. */
+export interface Completion {
+  attempts: Pick<AttemptRecord, 'id' | 'status_code' | 'delivered' | 'error' | 'duration_ms'>[]
+  /** Deliveries waiting for their next attempt. */
+  retries: { id: string; next_attempt_at: string | null; at: string }[]
+  /** Deliveries that leave the queue (delivered, or out of attempts). */
+  done: string[]
+  /** Endpoints whose receiver answered 410 Gone: disabled, stamped `goneAt`. */
+  gone: string[]
+  goneAt: string | null
+  /** Endpoints whose run of failures a success ends. */
+  ok: string[]
+  /** Endpoints that failed once more: their pause for new events grows from `failedAt`. */
+  failed: string[]
+  failedAt: string | null
+}
+
+export interface NextClaim {
+  now: Date
+  lease: Date
+  limit: number
+  perEndpoint: number
+  perFailing: number
+  /** Endpoints that may fill idle slots, up to `burst` in flight. */
+  bursting: string[]
+  burst: number
+  /** Ids for the attempt rows, in the order of the claimed deliveries' ids (at least `limit`). */
+  attemptIds: string[]
+  /** The attempt row's text while its send is out, and after its process stopped during it. */
+  inFlight: string
+  interrupted: string
+}
+
 /**
- * Claims up to `limit` due deliveries, fairly: round-robin across endpoints, none past its endpoint's
- * limit of sends in flight (`perEndpoint`, `perFailing` for an endpoint whose last send failed; counted
- * across processes by their leases), first attempts held while the endpoint is paused. Each is leased
- * until `lease`.
+ * Keeps the rest of the transaction on index paths. The delivery queue's statistics lag its bursts
+ * (10,000 deliveries fanned out since the last analyze): planned from them, a step was seen scanning
+ * the whole attempt log and bitmap-ANDing the due index, where every part of it is a few rows by key.
  */
-export async function claimDue(tx: Sql, q: { now: Date; lease: Date; limit: number; perEndpoint: number; perFailing: number }): Promise<Unclaimed[]> {
-  const { now, lease, limit, perEndpoint, perFailing } = q
+export async function indexPathsOnly(tx: Sql): Promise<void> {
+  await tx`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+                  set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`
+}
+
+/**
+ * One statement: completes the sends in `done` (`null`: none) and claims up to `q.limit` due
+ * deliveries, fairly: round-robin across endpoints, none past its endpoint's limit of sends in flight
+ * (counted across processes by their leases, less the sends this statement completes), first attempts
+ * held while the endpoint is paused. Each claimed delivery is leased until `q.lease`, an earlier send
+ * of it that never got its answer recorded is marked interrupted, and its attempt row is written
+ * (`q.inFlight`), numbered after its earlier attempts. Deliveries to retry notify the sweep's due timer.
+ */
+export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim): Promise<ClaimedSend[]> {
+  const { now } = q
+  const completing = done ? completion(tx, done) : tx.unsafe('')
   return (await tx`
-      with busy as (
-        select endpoint_id, count(*)::int as n from webhook_deliveries where sending_until > ${now} group by endpoint_id
-      ), eps as (
-        select w.id, w.paused_until, (w.deleted_at is not null or w.disabled_at is not null) as gone,
-               case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end as cap
-        from webhooks w
-        where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
-      ), cand as (
-        select x.id, x.next_attempt_at, x.rn from eps e
-        left join busy b on b.endpoint_id = e.id
-        cross join lateral (
-          select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as rn
-          from webhook_deliveries d
-          where d.endpoint_id = e.id and d.next_attempt_at <= ${now}
-            and (d.attempts > 0 or e.gone or e.paused_until is null or e.paused_until <= ${now})
-          order by d.next_attempt_at, d.id
-          limit greatest(0, e.cap - coalesce(b.n, 0))
-        ) x
-      ), pick as (
-        select id from cand order by rn, next_attempt_at limit ${limit}
-      ), locked as (
-        select id from webhook_deliveries where id in (select id from pick) and next_attempt_at <= ${now} for update skip locked
-      ), d as (
-        update webhook_deliveries x set sending_until = ${lease}, next_attempt_at = ${lease}
-        from locked l where x.id = l.id returning x.*
-      )
-      select ${tx.unsafe(DUE_COLUMNS)}
+    with ${completing} eps as (
+      select w.id, w.paused_until, (w.deleted_at is not null or w.disabled_at is not null) as gone,
+             case when w.failures > 0 then ${q.perFailing}::int
+                  when w.id = any(unpack_column(${pack(q.bursting)})) then ${q.burst}::int
+                  else ${q.perEndpoint}::int end as cap,
+             -- A leased delivery comes due when its lease ends (next_attempt_at = sending_until), so
+             -- either index finds an endpoint's leases without reading its due deliveries.
+             (select count(*)::int from webhook_deliveries s
+              where s.endpoint_id = w.id and s.next_attempt_at > ${now} and s.sending_until is not null and s.sending_until > ${now}
+                and s.id <> all(unpack_column(${pack(done ? [...done.done, ...done.retries.map((r) => r.id)] : [])}))) as busy
+      from webhooks w
+      where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
+    ), cand as (
+      -- Each endpoint's due deliveries in its index's order, so the scan stops at its free slots.
+      select x.id, x.next_attempt_at, row_number() over (partition by e.id order by x.next_attempt_at) as rn
+      from eps e cross join lateral (
+        select d.id, d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = e.id and d.next_attempt_at <= ${now}
+          and (d.attempts > 0 or e.gone or e.paused_until is null or e.paused_until <= ${now})
+        order by d.next_attempt_at
+        limit greatest(0, e.cap - e.busy)
+      ) x
+    ), pick as (
+      select id from cand order by rn, next_attempt_at limit ${q.limit}
+    ), locked as (
+      select id, sending_until is not null as lapsed from webhook_deliveries
+      where id = any(array(select id from pick)) and next_attempt_at <= ${now} for update skip locked
+    ), d as (
+      update webhook_deliveries x set sending_until = ${q.lease}, next_attempt_at = ${q.lease}
+      from locked l where x.id = l.id returning x.*, l.lapsed
+    ), interrupted as (
+      update webhook_attempts set error = ${q.interrupted}
+      where delivery_id = any(array(select id from d where lapsed)) and error = ${q.inFlight} and status_code is null
+    ), due as (
+      select ${tx.unsafe(DUE_COLUMNS)},
+        coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no,
+        (unpack_column(${pack(q.attemptIds)}))[row_number() over (order by d.id)] as attempt_id
       from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-      order by d.id`) as Unclaimed[]
+    ), opened as (
+      insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
+        attempt, status_code, delivered, error, duration_ms, created_at)
+      select attempt_id, id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain, attempt_no, null, false, ${q.inFlight}, 0, ${now}
+      from due
+    )
+    select * from due ${done ? tx`where (select count(*) from notified) >= 0` : tx.unsafe('')} order by id`) as ClaimedSend[]
+}
+
+/** The CTEs of `claimNext` that complete sends (each followed by a comma). */
+function completion(tx: Sql, c: Completion) {
+  const endpoints = [...new Set([...c.gone, ...c.ok, ...c.failed])]
+  return tx`
+    a as (
+      update webhook_attempts t set status_code = a.status_code, delivered = a.delivered, error = a.error, duration_ms = a.duration_ms
+      from unnest(unpack_column(${pack(c.attempts.map((a) => a.id))}), unpack_column(${pack(c.attempts.map((a) => a.status_code))})::int[],
+                  unpack_column(${pack(c.attempts.map((a) => a.delivered))})::boolean[], unpack_column(${pack(c.attempts.map((a) => a.error))}),
+                  unpack_column(${pack(c.attempts.map((a) => a.duration_ms))})::int[]) as a(id, status_code, delivered, error, duration_ms)
+      where t.id = a.id
+    ), r as (
+      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = u.next_attempt_at, sending_until = null, updated_at = u.at
+      from unnest(unpack_column(${pack(c.retries.map((r) => r.id))}), unpack_column(${pack(c.retries.map((r) => r.next_attempt_at))})::timestamptz[],
+                  unpack_column(${pack(c.retries.map((r) => r.at))})::timestamptz[]) as u(id, next_attempt_at, at)
+      where d.id = u.id
+    ), x as (
+      delete from webhook_deliveries where id = any(unpack_column(${pack(c.done)}))
+    ), e as (
+      update webhooks w set
+        disabled_at = case when e.gone and w.disabled_at is null then ${c.goneAt}::timestamptz else w.disabled_at end,
+        disabled_reason = case when e.gone and w.disabled_at is null then 'the receiver answered 410 Gone' else w.disabled_reason end,
+        failures = case when e.ok then 0 when e.failed then w.failures + 1 else w.failures end,
+        paused_until = case when e.ok then null
+                            when e.failed then ${c.failedAt}::timestamptz + make_interval(secs => least(5 * power(2, w.failures), 300))
+                            else w.paused_until end
+      from unnest(unpack_column(${pack(endpoints)}), unpack_column(${pack(endpoints.map((id) => c.gone.includes(id)))})::boolean[],
+                  unpack_column(${pack(endpoints.map((id) => c.ok.includes(id)))})::boolean[],
+                  unpack_column(${pack(endpoints.map((id) => c.failed.includes(id)))})::boolean[]) as e(id, gone, ok, failed)
+      where w.id = e.id and ((e.gone and w.disabled_at is null) or (e.ok and w.failures > 0) or e.failed)
+    ), notified as (
+      select pg_notify(${WORK_CHANNEL}, 'schedule:webhook-deliver') where ${c.retries.length > 0}::boolean
+    ),`
 }
 
 /** An earlier send of these deliveries that never got its answer recorded is marked `interrupted`. */

@@ -10,20 +10,28 @@
 // - Fair: each claim takes due deliveries round-robin across endpoints (the first due of every
 //   endpoint, then the second, ...), at most ENDPOINT_CONCURRENCY in flight per endpoint across all
 //   processes (FAILING_ENDPOINT_CONCURRENCY once its sends fail), so a slow or hanging endpoint holds
-//   some slots for ATTEMPT_TIMEOUT_MS and no more; the rest go to everyone else's events. An endpoint that keeps failing is paused for new events (5 s
-//   doubling to 5 minutes after its last failure); retries keep the documented schedule.
+//   some slots for ATTEMPT_TIMEOUT_MS and no more; the rest go to everyone else's events. An endpoint
+//   that has just taken a send (a 2xx within a second, here) may also use idle slots, up to
+//   ENDPOINT_BURST: the last FAILING_ENDPOINT_CONCURRENCY of a worker's slots stay for the others
+//   even if it then hangs, and one that never answered (a hanging receiver) never bursts. An endpoint
+//   that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure);
+//   retries keep the documented schedule.
+// - One round trip at a time: each completes the sends answered since the last one and claims the
+//   free slots, in one statement (its commit waits for the disk, as the log must hold a send before
+//   it goes out).
 // - Retries run when due: the sweep's due timer sleeps until the earliest next attempt.
 import { observeWebhookAttempts } from '../metrics.ts'
 import type { Clock } from '../clock.ts'
 import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import { asyncCommit, type Sql } from '../db/sql.ts'
 import {
-  claimDue,
+  claimNext,
   completeSends,
   deliveryDueAt,
   disableGoneEndpoints,
   endFailureRuns,
   finishedSend,
+  indexPathsOnly,
   insertOpenAttempts,
   lastAttemptNumbers,
   leaseForRetry,
@@ -32,6 +40,7 @@ import {
   queuedSend,
   type AttemptRecord,
   type ClaimedSend,
+  type Completion,
 } from '../db/webhook-delivery.ts'
 import { newId } from '../ids.ts'
 import type { Dns } from '../adapters/dns.ts'
@@ -47,13 +56,14 @@ export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000
 /**
  * Sends in flight per process, and per endpoint across processes: half of a worker's slots for an
  * endpoint that answers, 16 for one whose last send failed (a hanging receiver times out, and is then
- * held to 16), so everyone else always has slots.
+ * held to 16), so everyone else always has slots. An endpoint that took a send within the last
+ * BURST_WINDOW_MS may fill idle slots up to ENDPOINT_BURST (all but 16 of a worker's).
  */
 export const DELIVERY_CONCURRENCY = 128
 export const ENDPOINT_CONCURRENCY = 64
 export const FAILING_ENDPOINT_CONCURRENCY = 16
-/** How long a drain gathers finished sends before claiming again. */
-const CLAIM_GATHER_MS = 5
+export const ENDPOINT_BURST = DELIVERY_CONCURRENCY - FAILING_ENDPOINT_CONCURRENCY
+const BURST_WINDOW_MS = 1000
 /** An endpoint's pause for new events after its n-th failure in a row: 5 s doubling, at most 5 minutes. */
 export const endpointPauseMs = (failures: number) => Math.min(5_000 * 2 ** Math.max(0, failures - 1), 300_000)
 /** What an attempt row says while its send is out, and after its process died during it. */
@@ -212,44 +222,16 @@ async function openAttempts(tx: Sql, rows: Omit<DueRow, 'attempt_id' | 'attempt_
   return out
 }
 
-/**
- * Claims up to `limit` due deliveries, fairly: round-robin across endpoints, none past its endpoint's
- * limit of sends in flight (counted across processes by their leases), first attempts held while the
- * endpoint is paused. Each is leased and its attempt row committed before it is sent.
- */
-async function claim(deps: DeliveryDeps, limit: number, perEndpoint: number, perFailing: number): Promise<DueRow[]> {
-  const now = deps.clock.now()
-  const lease = new Date(now.getTime() + LEASE_MS)
-  return deps.db.begin(async (tx) => {
-    const rows = await claimDue(tx, { now, lease, limit, perEndpoint, perFailing })
-    return openAttempts(tx, rows, now)
-  })
-}
-
+/** Completes sends in several statements (a replay by hand, and a drain's last answers). */
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
-  const attempts = outcomes.map((o) => o.attempt)
-  // A delivery that is done (delivered, or out of attempts) leaves the queue; one still to be retried
-  // waits for its next attempt. A replay by hand of a finished delivery only completes its attempt row.
-  const done = outcomes.filter((o) => o.status !== 'pending').map((o) => o.attempt.delivery_id)
-  const retries = outcomes.filter((o) => o.status === 'pending').map((o) => ({ id: o.attempt.delivery_id, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at }))
-  await completeSends(tx, attempts, retries, done)
+  const c = completionOf(outcomes)
+  await completeSends(tx, c.attempts, c.retries, c.done)
   observeWebhookAttempts(outcomes.map((o) => o.status))
-  const gone = [...new Set(outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.endpoint_id))]
-  if (gone.length) {
-    // Stamped with the injected clock's time of the send that got the 410, not the database's.
-    const at = outcomes.filter((o) => o.disable_endpoint).map((o) => o.attempt.created_at).sort().at(-1)!
-    await disableGoneEndpoints(tx, gone, at)
-  }
-  // The endpoint's run of failures: a success ends it, each failure lengthens its pause for new events.
-  const ok = [...new Set(outcomes.filter((o) => o.endpoint === 'ok').map((o) => o.attempt.endpoint_id))]
-  const failed = [...new Set(outcomes.filter((o) => o.endpoint === 'failed').map((o) => o.attempt.endpoint_id))].filter((id) => !ok.includes(id))
-  if (ok.length) await endFailureRuns(tx, ok)
-  if (failed.length) {
-    const at = new Date(Math.max(...outcomes.map((o) => Date.parse(o.attempt.created_at))))
-    await lengthenFailureRuns(tx, failed, at)
-  }
-  if (retries.length) await notify(tx, WORK_CHANNEL, 'schedule:webhook-deliver')
+  if (c.gone.length) await disableGoneEndpoints(tx, c.gone, c.goneAt!)
+  if (c.ok.length) await endFailureRuns(tx, c.ok)
+  if (c.failed.length) await lengthenFailureRuns(tx, c.failed, new Date(c.failedAt!))
+  if (c.retries.length) await notify(tx, WORK_CHANNEL, 'schedule:webhook-deliver')
 }
 
 /**
@@ -261,105 +243,147 @@ export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT
   return deliveryDueAt(db, now, perEndpoint, perFailing)
 }
 
-/** Completes sends: their attempt rows and deliveries, in one transaction per flush. */
-class Recorder {
-  private buffer: Outcome[] = []
-  private running: Promise<void> | null = null
-  recorded = 0
-  constructor(private readonly db: Sql) {}
+interface Limits {
+  /** Sends this worker may start now. */
+  free: number
+  perEndpoint: number
+  perFailing: number
+  /** Endpoints taking sends fast (a 2xx in the last second here) may use idle slots, up to `burst`. */
+  bursting: string[]
+  burst: number
+}
 
-  add(o: Outcome): void {
-    this.buffer.push(o)
-    this.running ??= this.flush()
-  }
-
-  private async flush(): Promise<void> {
-    try {
-      while (this.buffer.length) {
-        const batch = this.buffer.splice(0)
-        await this.db.begin(async (tx) => {
-          // A commit lost in a crash leaves the leases to lapse: those deliveries are sent again.
-          await asyncCommit(tx)
-          await record(tx, batch)
-        })
-        this.recorded += batch.length
-      }
-    } finally {
-      this.running = null
-    }
-  }
-
-  get busy(): boolean {
-    return this.running !== null
-  }
-
-  async idle(): Promise<void> {
-    while (this.running) await this.running
+/** What the answers in `outcomes` mean for their deliveries and endpoints. */
+function completionOf(outcomes: Outcome[]): Completion {
+  const latest = (os: Outcome[]) => (os.length ? os.map((o) => o.attempt.created_at).sort().at(-1)! : null)
+  const gone = outcomes.filter((o) => o.disable_endpoint)
+  const ok = [...new Set(outcomes.filter((o) => o.endpoint === 'ok').map((o) => o.attempt.endpoint_id))]
+  return {
+    attempts: outcomes.map((o) => o.attempt),
+    // A delivery that is done (delivered, or out of attempts) leaves the queue; one still to be retried
+    // waits for its next attempt. A replay by hand of a finished delivery only completes its attempt row.
+    retries: outcomes.filter((o) => o.status === 'pending').map((o) => ({ id: o.attempt.delivery_id, next_attempt_at: o.next_attempt_at, at: o.attempt.created_at })),
+    done: outcomes.filter((o) => o.status !== 'pending').map((o) => o.attempt.delivery_id),
+    // Stamped with the injected clock's time of the send that got the 410, not the database's.
+    gone: [...new Set(gone.map((o) => o.attempt.endpoint_id))],
+    goneAt: latest(gone),
+    // The endpoint's run of failures: a success ends it, each failure lengthens its pause for new events.
+    ok,
+    failed: [...new Set(outcomes.filter((o) => o.endpoint === 'failed').map((o) => o.attempt.endpoint_id))].filter((id) => !ok.includes(id)),
+    failedAt: latest(outcomes),
   }
 }
 
 /**
- * Sends what is due until nothing is (or `budgetMs` passes): up to DELIVERY_CONCURRENCY sends in
- * flight, claimed fairly as slots free up and looked for again every 250 ms while any send is out,
- * so new events and due retries are taken while a slow endpoint's sends wait on their timeout.
- * Answers how many sends were completed.
+ * One round trip of the delivery sweep: completes the answered sends in `outcomes` and, when `limits`
+ * are given, claims up to `limits.free` due deliveries fairly, each leased and its attempt row
+ * committed before it is sent. One that only completes sends commits without waiting for the disk:
+ * a commit lost in a crash leaves the leases to lapse, and those deliveries are sent again (their
+ * attempts marked interrupted).
  */
-export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { concurrency?: number; perEndpoint?: number; perFailing?: number } = {}): Promise<number> {
+async function step(deps: DeliveryDeps, outcomes: Outcome[], limits: Limits | null): Promise<DueRow[]> {
+  if (!limits) {
+    await deps.db.begin(async (tx) => {
+      await asyncCommit(tx)
+      await record(tx, outcomes)
+    })
+    return []
+  }
+  const now = deps.clock.now()
+  const lease = new Date(now.getTime() + LEASE_MS)
+  const attemptIds = Array.from({ length: limits.free }, () => newId('wha', now.getTime()))
+  const rows = await deps.db.begin(async (tx) => {
+    await indexPathsOnly(tx)
+    return claimNext(tx, outcomes.length ? completionOf(outcomes) : null, { now, lease, limit: limits.free, perEndpoint: limits.perEndpoint, perFailing: limits.perFailing, bursting: limits.bursting, burst: limits.burst, attemptIds, inFlight: IN_FLIGHT, interrupted: INTERRUPTED })
+  })
+  if (outcomes.length) observeWebhookAttempts(outcomes.map((o) => o.status))
+  return rows
+}
+
+/**
+ * Sends what is due until nothing is (or `budgetMs` passes): up to `concurrency` sends in flight,
+ * one round trip at a time to the database, each completing the sends answered since the last one
+ * and claiming, fairly, as many as there are free slots. Round trips follow each other while they
+ * find work or sends end meanwhile; otherwise the next waits for a send to end, or 250 ms while
+ * sends are out (new events and due retries are taken while a slow endpoint's sends wait on their
+ * timeout). Answers how many sends were completed.
+ */
+export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { concurrency?: number; perEndpoint?: number; perFailing?: number; burst?: number } = {}): Promise<number> {
   const concurrency = opts.concurrency ?? DELIVERY_CONCURRENCY
   const perEndpoint = opts.perEndpoint ?? ENDPOINT_CONCURRENCY
   const perFailing = opts.perFailing ?? FAILING_ENDPOINT_CONCURRENCY
+  const burst = opts.burst ?? ENDPOINT_BURST
   const until = performance.now() + budgetMs
-  const recorder = new Recorder(deps.db)
   const memo = new Memo()
+  /** When each endpoint last took a send (a 2xx), by this process's clock. */
+  const answered = new Map<string, number>()
+  let outcomes: Outcome[] = []
   let inFlight = 0
+  let ended = 0
+  let recorded = 0
+  /** The last claim found nothing and no send has ended since it began. */
+  let idle = false
   let wake: (() => void) | null = null
   let failure: unknown = null
+
+  const send = (d: DueRow): void => {
+    inFlight++
+    void sendOne(deps, d, d.max_attempts, memo.fresh())
+      .then((o) => {
+        if (o.attempt.delivered) answered.set(o.attempt.endpoint_id, performance.now())
+        outcomes.push(o)
+      })
+      .catch((err: unknown) => (failure ??= err))
+      .finally(() => {
+        inFlight--
+        ended++
+        idle = false
+        wake?.()
+      })
+  }
+
   try {
     for (;;) {
+      const open = !failure && performance.now() < until
       const free = concurrency - inFlight
-      let claimed = 0
-      const recordedBefore = recorder.recorded
-      if (free > 0 && performance.now() < until) {
-        const rows = await claim(deps, free, perEndpoint, perFailing)
-        claimed = rows.length
-        for (const d of rows) {
-          inFlight++
-          void sendOne(deps, d, d.max_attempts, memo.fresh())
-            .then((o) => recorder.add(o))
-            .catch((err: unknown) => (failure ??= err))
-            .finally(() => {
-              inFlight--
-              wake?.()
-            })
-        }
+      const claiming = open && !idle && free > 0
+      if (!claiming && outcomes.length === 0) {
+        if (failure) throw failure
+        if (inFlight === 0 && (idle || !open)) break
+        await new Promise<void>((resolve) => {
+          const t = idle && open ? setTimeout(() => ((idle = false), resolve()), 250) : undefined
+          wake = () => {
+            clearTimeout(t)
+            resolve()
+          }
+        })
+        wake = null
+        continue
       }
-      if (failure) throw failure
-      if (inFlight === 0 && (claimed === 0 || performance.now() >= until)) {
-        // Sends just answered hold their endpoint's slots until recorded: when a record was being
-        // written meanwhile, the claim may not have seen it; look once more after it.
-        if ((recorder.busy || recorder.recorded !== recordedBefore) && performance.now() < until) {
-          await recorder.idle()
-          continue
-        }
-        break
-      }
-      if (claimed > 0 && claimed === free) continue
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 250)
-        wake = () => {
-          clearTimeout(t)
-          resolve()
-        }
-      })
-      wake = null
-      // Completions are gathered for a few milliseconds: one claim for many freed slots.
-      if (inFlight > 0) await Bun.sleep(CLAIM_GATHER_MS)
+      const batch = outcomes
+      outcomes = []
+      const endedBefore = ended
+      const recent = performance.now() - BURST_WINDOW_MS
+      const bursting = claiming ? [...answered].filter(([, at]) => at > recent).map(([id]) => id) : []
+      const rows = await step(deps, batch, claiming ? { free, perEndpoint, perFailing, bursting, burst } : null)
+      recorded += batch.length
+      for (const d of rows) send(d)
+      if (claiming) idle = rows.length === 0 && ended === endedBefore
     }
   } finally {
+    // Whatever happened, the sends out are awaited and their answers recorded where possible.
     while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve))
-    await recorder.idle()
+    if (outcomes.length) {
+      const rest = outcomes
+      outcomes = []
+      await step(deps, rest, null).then(
+        () => (recorded += rest.length),
+        (err: unknown) => (failure ??= err),
+      )
+    }
   }
-  return recorder.recorded
+  if (failure) throw failure
+  return recorded
 }
 
 /**

@@ -3,6 +3,8 @@
 // - behind 200 events queued to a hanging endpoint, another tenant's event arrives within 3 s of its
 //   creation, and the hanging endpoint never has more than ENDPOINT_CONCURRENCY (64, half a worker's
 //   slots) requests open;
+// - an endpoint that took sends fast and then hangs has filled idle slots, but never more than
+//   ENDPOINT_BURST (112 of a worker's 128), and another tenant's event still arrives within 3 s;
 // - a failed attempt is retried 10 s after its answer, as documented (between 9.5 and 12 s);
 // - a worker killed mid-send: every event arrives (duplicates allowed) within 25 s of the restart
 //   (the 15 s lease, then the send), and every request a receiver got is an attempt row in the log,
@@ -12,7 +14,7 @@ import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico } from '../harness/portico.ts'
 import { testDatabaseUrl } from '../harness/db.ts'
 import { startChild, within, type Child } from '../harness/faults.ts'
-import { ENDPOINT_CONCURRENCY, INTERRUPTED } from '../../src/domain/webhook-delivery.ts'
+import { ENDPOINT_BURST, ENDPOINT_CONCURRENCY, INTERRUPTED } from '../../src/domain/webhook-delivery.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -95,6 +97,32 @@ describe('one hanging endpoint does not delay anyone else', () => {
       expect(logged[0].n).toBeGreaterThanOrEqual(stuck.got.length)
     } finally {
       stuck.stop()
+      fine.stop()
+    }
+  }, 30_000)
+
+  test('an endpoint that answered fast and then hangs keeps the last slots free for everyone else', async () => {
+    // 2xx to its first 40 requests, then no answer at all.
+    const turns = receiver((n) => (n <= 40 ? new Response('ok') : hang()))
+    const fine = receiver(() => new Response('ok'))
+    try {
+      const a = await provision(p)
+      const b = await provision(p)
+      await endpoint(a.apiKey, turns.url)
+      await endpoint(b.apiKey, fine.url)
+      for (const part of [0, 1]) {
+        const bulk = await p.api('POST', '/v1/connections:bulk', { token: a.apiKey, body: { domains: Array.from({ length: 150 }, (_, i) => `turn${part}x${i}.${zone}`) } })
+        expect(bulk.status).toBe(200)
+      }
+      expect(await within(5000, async () => turns.open() > ENDPOINT_CONCURRENCY, 20)).toBeLessThan(5000)
+      const created = performance.now()
+      expect((await p.api('POST', '/v1/connections', { token: b.apiKey, body: { domain: `other2.${zone}` } })).status).toBe(201)
+      expect(await within(10_000, async () => fine.got.length >= 1, 20)).toBeLessThan(3000)
+      expect(fine.got[0]!.at - created).toBeLessThan(3000)
+      await Bun.sleep(500)
+      expect(turns.maxOpen()).toBeLessThanOrEqual(ENDPOINT_BURST)
+    } finally {
+      turns.stop()
       fine.stop()
     }
   }, 30_000)

@@ -330,9 +330,11 @@ describe('crash safety', () => {
   test('a worker killed in the middle of a batch loses no event', async () => {
     const w6 = await provision(p)
     const seen = new Set<string>()
+    // Each answer takes 100 ms: a worker sends its first batch at once (and more once answers come),
+    // so the kill is timed by the first requests arriving, while they are still out.
     const rx = receiver(async (_n, r) => {
       seen.add(r.headers['webhook-id']!)
-      await Bun.sleep(15)
+      await Bun.sleep(100)
       return new Response('ok')
     })
     const env = {
@@ -358,7 +360,7 @@ describe('crash safety', () => {
       expect(ids).toHaveLength(150)
 
       let worker = startWorker()
-      for (let i = 0; i < 200 && seen.size < 40; i++) await Bun.sleep(50)
+      for (let i = 0; i < 2000 && seen.size < 40; i++) await Bun.sleep(5)
       expect(seen.size).toBeGreaterThan(0)
       expect(seen.size).toBeLessThan(150)
       worker.kill('SIGKILL')
