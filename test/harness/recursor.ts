@@ -16,18 +16,40 @@ export interface Recursor {
 
 const setpriv = Bun.which('setpriv')
 
-async function freeUdpPort(): Promise<number> {
-  const u = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0 })
-  const port = u.port
-  u.close()
-  return port
+/** A loopback port free for both UDP and TCP now (the recursor binds both). */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const t = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const port = t.port
+    try {
+      const u = await Bun.udpSocket({ hostname: '127.0.0.1', port })
+      u.close()
+      return port
+    } catch {
+      // Taken for UDP by someone else: another.
+    } finally {
+      t.stop(true)
+    }
+  }
 }
 
-/** Starts a recursor forwarding every name to `upstream` (`host:port` of an authoritative server). */
+/** Starts a recursor forwarding every name to `upstream`; a port taken between the check and the
+ * recursor's bind (other processes share the machine) is tried again with another. */
 export async function startRecursor(upstream: string): Promise<Recursor> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(upstream)
+    } catch (err) {
+      if (attempt >= 3 || !/Address already in use/.test(String(err))) throw err
+    }
+  }
+}
+
+/** One start on a fresh port (`upstream`: `host:port` of an authoritative server). */
+async function startOnce(upstream: string): Promise<Recursor> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-recursor-'))
   chmodSync(dir, 0o755)
-  const port = await freeUdpPort()
+  const port = await freePort()
   const lines = [
     'local-address=127.0.0.1',
     `local-port=${port}`,
