@@ -14,7 +14,7 @@
 // Errors by status (the API's documented responses): 400 invalid argument ("Purchase price does not
 // match" is a price change), 401 bad credentials, 402 insufficient account funds, 403 forbidden,
 // 404 not found, 405 method not allowed, 409 conflict (the name is not available), 423 locked,
-// 429 rate limited, 500/501/502/504 server, not implemented, bad gateway, gateway timeout.
+// 429 rate limited, 500/501/502/504 (server errors, an unsupported call, bad gateway, gateway timeout).
 import { RegistrarError, suggestionCandidates, type Lookup, type Offer, type Registrar, type RegistrarReason, type Registration } from './index.ts'
 
 interface SearchResult {
