@@ -12,7 +12,7 @@ import { newId } from '../src/ids.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000)
-const CONCURRENCY = 128 // the delivery sweep's 8 lanes × 16
+const CONCURRENCY = 128 // the delivery sweep's sends in flight (DELIVERY_CONCURRENCY)
 const config = loadConfig({ APP_ENV: 'test', SECRETS_KEY: '33'.repeat(32), WEBHOOK_ALLOW_LOOPBACK: '1', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/portico-bench' })
 const rx = await startChild([process.execPath, 'bench/lib/receiver.ts'], {}, '/count')
 const url = `http://127.0.0.1:${rx.port}/hooks`

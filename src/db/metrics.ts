@@ -20,7 +20,7 @@ export async function readDbFigures(db: Sql, now: Date): Promise<DbFigures> {
     db`
       select (select count(*) from verify_queue where next_check_at <= ${now})::int as verify_due,
              (select count(*) from webhook_deliveries)::int as webhook_pending,
-             (select count(*) from webhook_deliveries where next_attempt_at <= ${now})::int as webhook_due` as Promise<Record<string, number>[]>,
+             (select count(*) from webhook_deliveries where next_attempt_at <= ${now} and (sending_until is null or sending_until <= ${now}))::int as webhook_due` as Promise<Record<string, number>[]>,
     // pg-boss keeps its own counts per queue (refreshed by its monitor); absent before it first ran.
     db`select name, queued_count::int + active_count::int as n from pgboss.queue`.catch(() => []) as Promise<{ name: string; n: number }[]>,
     // Cached counts (migration 0090): a few rows per workspace, not a row per connection.

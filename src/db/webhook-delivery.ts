@@ -82,30 +82,60 @@ export interface NextClaim {
   /** Endpoints that may fill idle slots, up to `burst` in flight. */
   bursting: string[]
   burst: number
-  /** Ids for the attempt rows, in the order of the claimed deliveries' ids (at least `limit`). */
-  attemptIds: string[]
+  /** The claiming worker's sends out, by endpoint: each endpoint's limit less these is what it may take. */
+  open: Map<string, number>
+  /** The attempt rows' ids begin with this (`idFloor('wha', now)`: the prefix and the time part). */
+  idPrefix: string
   /** The attempt row's text while its send is out, and after its process stopped during it. */
   inFlight: string
   interrupted: string
 }
 
+/** The planner settings of a drain's session (see `holdForDrain`). */
+const DRAIN_SETTINGS: [string, string][] = [
+  ['enable_seqscan', 'off'], ['enable_bitmapscan', 'off'], ['enable_hashjoin', 'off'], ['enable_mergejoin', 'off'],
+  ['plan_cache_mode', 'force_generic_plan'], ['jit', 'off'],
+]
+
 /**
- * Keeps the rest of the transaction on index paths. The delivery queue's statistics lag its bursts
- * (10,000 deliveries fanned out since the last analyze): planned from them, a step was seen scanning
- * the whole attempt log and bitmap-ANDing the due index, where every part of it is a few rows by key.
+ * A connection held for one drain of the delivery sweep: each of its round trips is one statement
+ * (`claimNext`), committed on its own, so a round trip is one exchange with the server. Its session
+ * stays on index paths with one plan for the drain: the delivery queue's statistics lag its bursts
+ * (10,000 deliveries fanned out since the last analyze), and planned from them a claim was seen
+ * scanning the whole attempt log and bitmap-ANDing the due index, where every part of it is a few rows
+ * by key; planning it each time cost about a millisecond a round trip. `release` puts the session's
+ * settings back and returns the connection to the pool.
  */
-export async function indexPathsOnly(tx: Sql): Promise<void> {
-  await tx`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-                  set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`
+export async function holdForDrain(db: Sql): Promise<{ conn: Sql; release: () => Promise<void> }> {
+  const conn = (await db.reserve()) as Sql & { release(): void }
+  const names = DRAIN_SETTINGS.map(([n]) => n)
+  const set = (values: string[]) => conn`select set_config(n, v, false) from unnest(${names}::text[], ${values}::text[]) as s(n, v)`
+  let before: string[]
+  try {
+    const rows = (await conn`select current_setting(n) as v from unnest(${names}::text[]) with ordinality as s(n, i) order by i`) as { v: string }[]
+    before = rows.map((r) => r.v)
+    await set(DRAIN_SETTINGS.map(([, v]) => v))
+  } catch (err) {
+    conn.release()
+    throw err
+  }
+  return {
+    conn,
+    release: async () => {
+      // A connection that cannot take this is broken, and the pool drops it.
+      await set(before).catch(() => {})
+      conn.release()
+    },
+  }
 }
 
 /**
  * One statement: completes the sends in `done` (`null`: none) and claims up to `q.limit` due
- * deliveries, fairly: round-robin across endpoints, none past its endpoint's limit of sends in flight
- * (counted across processes by their leases, less the sends this statement completes), first attempts
- * held while the endpoint is paused. Each claimed delivery is leased until `q.lease`, an earlier send
- * of it that never got its answer recorded is marked interrupted, and its attempt row is written
- * (`q.inFlight`), numbered after its earlier attempts. Deliveries to retry notify the sweep's due timer.
+ * deliveries, fairly: round-robin across endpoints, none past its endpoint's limit of this worker's
+ * sends in flight (`q.open`), first attempts held while the endpoint is paused; deliveries leased by
+ * any process are passed over until their lease lapses. Each claimed delivery is leased until
+ * `q.lease`, an earlier send of it that never got its answer recorded is marked interrupted, and its
+ * attempt row is written (`q.inFlight`), numbered after its earlier attempts. Deliveries to retry notify the sweep's due timer.
  */
 export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim): Promise<ClaimedSend[]> {
   const { now } = q
@@ -116,39 +146,37 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
              case when w.failures > 0 then ${q.perFailing}::int
                   when w.id = any(unpack_column(${pack(q.bursting)})) then ${q.burst}::int
                   else ${q.perEndpoint}::int end as cap,
-             -- A leased delivery comes due when its lease ends (next_attempt_at = sending_until), so
-             -- either index finds an endpoint's leases without reading its due deliveries.
-             (select count(*)::int from webhook_deliveries s
-              where s.endpoint_id = w.id and s.next_attempt_at > ${now} and s.sending_until is not null and s.sending_until > ${now}
-                and s.id <> all(unpack_column(${pack(done ? [...done.done, ...done.retries.map((r) => r.id)] : [])}))) as busy
+             coalesce((select o.n from unnest(unpack_column(${pack([...q.open.keys()])}), unpack_column(${pack([...q.open.values()])})::int[]) as o(id, n)
+                       where o.id = w.id), 0) as busy
       from webhooks w
       where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
     ), cand as (
-      -- Each endpoint's due deliveries in its index's order, so the scan stops at its free slots.
-      select x.id, x.next_attempt_at, row_number() over (partition by e.id order by x.next_attempt_at) as rn
+      -- Each endpoint's due deliveries in its index's order, so the scan stops at its free slots. Rows
+      -- another claim holds are passed over as the scan meets them (so claims running side by side
+      -- take the next rows, not nothing), and one leased meanwhile is checked again once locked.
+      select x.id, x.next_attempt_at, x.lapsed, row_number() over (partition by e.id order by x.next_attempt_at) as rn
       from eps e cross join lateral (
-        select d.id, d.next_attempt_at from webhook_deliveries d
-        where d.endpoint_id = e.id and d.next_attempt_at <= ${now}
+        select d.id, d.next_attempt_at, d.sending_until is not null as lapsed from webhook_deliveries d
+        where d.endpoint_id = e.id and d.next_attempt_at <= ${now} and (d.sending_until is null or d.sending_until <= ${now})
           and (d.attempts > 0 or e.gone or e.paused_until is null or e.paused_until <= ${now})
         order by d.next_attempt_at
         limit greatest(0, e.cap - e.busy)
+        for update of d skip locked
       ) x
     ), pick as (
-      select id from cand order by rn, next_attempt_at limit ${q.limit}
-    ), locked as (
-      select id, sending_until is not null as lapsed from webhook_deliveries
-      where id = any(array(select id from pick)) and next_attempt_at <= ${now} for update skip locked
+      select id, lapsed from cand order by rn, next_attempt_at limit ${q.limit}
     ), d as (
-      update webhook_deliveries x set sending_until = ${q.lease}, next_attempt_at = ${q.lease}
-      from locked l where x.id = l.id returning x.*, l.lapsed
+      update webhook_deliveries x set sending_until = ${q.lease}
+      from pick l where x.id = l.id returning x.*, l.lapsed
     ), interrupted as (
       update webhook_attempts set error = ${q.interrupted}
       where delivery_id = any(array(select id from d where lapsed)) and error = ${q.inFlight} and status_code is null
     ), due as (
-      select ${tx.unsafe(DUE_COLUMNS)},
-        coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no,
-        (unpack_column(${pack(q.attemptIds)}))[row_number() over (order by d.id)] as attempt_id
+      -- The attempt's id: the prefix and time part given, then 64 bits drawn from the delivery and
+      -- the attempt's number, which no other attempt shares.
+      select ${tx.unsafe(DUE_COLUMNS)}, n.attempt_no, ${q.idPrefix}::text || substr(md5(d.id || ':' || n.attempt_no), 1, 16) as attempt_id
       from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+      cross join lateral (select coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no) n
     ), opened as (
       insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
         attempt, status_code, delivered, error, duration_ms, created_at)
@@ -267,6 +295,7 @@ export async function deliveryDueAt(db: Sql, now: Date, perEndpoint: number, per
     )
     select min(greatest(
       d.next_attempt_at,
+      case when d.sending_until > ${now} then d.sending_until end,
       case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end,
       case when b.n >= (case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end) then b.free_at end)) as at
     from webhook_deliveries d join webhooks w on w.id = d.endpoint_id left join busy b on b.endpoint_id = d.endpoint_id`) as { at: Date | null }[]
@@ -276,7 +305,7 @@ export async function deliveryDueAt(db: Sql, now: Date, perEndpoint: number, per
 /** Leases a queued delivery for a send by hand until `until`; false when it is not queued (finished). */
 export async function leaseForRetry(tx: Sql, deliveryId: string, until: Date): Promise<boolean> {
   const [queued] = (await tx`
-      update webhook_deliveries x set sending_until = ${until}, next_attempt_at = ${until}
+      update webhook_deliveries x set sending_until = ${until}
       where x.id = ${deliveryId} returning x.id`) as { id: string }[]
   return !!queued
 }

@@ -25,7 +25,7 @@ export const SIGNING_NOTE =
   `(a 429 or 503 with Retry-After waits as asked, up to an hour), each with a ${ATTEMPT_TIMEOUT_MS / 1000} s timeout; redirects ` +
   'are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log ' +
   'from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and ' +
-  'sent it again, which does not count against the three). At most 64 sends are in flight to one endpoint (16 once its sends ' +
+  'sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends ' +
   'fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last ' +
   'failure) while retries keep their schedule.'
 
