@@ -1,7 +1,7 @@
 // The house's floors, checked. Every file's imports are read (static, re-exports and dynamic, type
 // imports included) and the build fails on an import loop, on an import that looks up a floor (FLOORS),
 // on an import against the rules below, or on SQL written outside the query modules (src/db/).
-// The rules are written once, here; DESIGN.md's "layout" and the README's architecture describe them.
+// The rules are written once, here; docs/architecture.md ("The floors") and the README describe them.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
