@@ -185,8 +185,12 @@ describe('the widget in Chromium', () => {
       if (r.url().startsWith(`${base}/v1/connections`) && r.method() !== 'OPTIONS') calls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/con_\w+/, '{id}')}`)
     })
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, locale: 'en' })
+    // The re-check the click sends revives a failed connection: the failure is written after its answer
+    // (under load it was seen landing after the write below, and the widget rightly kept waiting).
+    const rechecked = page.waitForResponse((r) => r.url().includes(':recheck') && r.request().method() === 'POST')
     await page.locator('#je-added').click()
     await page.locator('#je-status').waitFor()
+    expect((await rechecked).status()).toBe(200)
     const [c] = await p.db`select id from connections where domain = ${domain}`
     await p.db`update connections set status = 'failed', error_code = 'propagation_timeout', error_message = 'The records never appeared within 24 hours' where id = ${c!.id}`
     await page.locator('#je-reason').waitFor()
