@@ -10,6 +10,7 @@ import { encrypt } from '../src/crypto.ts'
 import { newWebhookSecret, webhookHeaders } from '../src/adapters/webhook-signing.ts'
 import { newId } from '../src/ids.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
+import { createApplication } from '../src/domain/tenancy.ts'
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000)
 const CONCURRENCY = 128 // the delivery sweep's sends in flight (DELIVERY_CONCURRENCY)
@@ -20,6 +21,16 @@ const { db, clock, now, tenant, app } = await benchWorkspace()
 const secret = newWebhookSecret()
 await db`insert into webhooks (id, tenant_id, application_id, url, events, secret_sealed, created_at)
          values (${newId('whk')}, ${tenant.id}, ${app.id}, ${url}, '{}', ${encrypt(config.secretsKey, secret, 'webhook-secret')}, ${now})`
+
+// BENCH_IDLE_ENDPOINTS: that many more endpoints (of another application) with nothing queued, as a
+// database serving many integrators holds; a claim should not pay for them.
+const IDLE = Number(process.env.BENCH_IDLE_ENDPOINTS ?? 0)
+if (IDLE) {
+  const other = (await createApplication(db, tenant.id, 'Idle', 'live', now)).app
+  await db`insert into webhooks (id, tenant_id, application_id, url, events, secret_sealed, created_at)
+           select 'whk_idle' || g, ${tenant.id}, ${other.id}, ${url}, '{}', ${encrypt(config.secretsKey, secret, 'webhook-secret')}, ${now}
+           from generate_series(1, ${IDLE}) g`
+}
 
 const payload = (i: number) => ({
   id: newId('evt', now.getTime()),
@@ -83,7 +94,7 @@ for (let round = 0; round < 2; round++) {
   console.log(`round ${round + 1}: script ${fmt(script[round]!)} POST/s, portico ${fmt(portico[round]!)} deliveries/s`)
 }
 const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-console.log(`webhooks (${N} events, ${CONCURRENCY} in flight, loopback receiver):`)
+console.log(`webhooks (${N} events, ${CONCURRENCY} in flight, loopback receiver${IDLE ? `, ${IDLE} idle endpoints` : ''}):`)
 console.log(`  plain signed POSTs from a script: ${fmt(avg(script))} /s`)
 console.log(`  portico delivery sweep:           ${fmt(avg(portico))} deliveries/s (each recorded as an attempt)`)
 console.log(`  ratio: ${(avg(portico) / avg(script)).toFixed(2)} (goal >= 0.50)`)

@@ -148,7 +148,17 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
                   else ${q.perEndpoint}::int end as cap,
              coalesce((select o.n from unnest(unpack_column(${pack([...q.open.keys()])}), unpack_column(${pack([...q.open.values()])})::int[]) as o(id, n)
                        where o.id = w.id), 0) as busy
-      from webhooks w
+      -- The endpoints that have deliveries queued, one index descent each (a skip scan), so a claim
+      -- never reads the endpoints with nothing queued, however many there are.
+      from (
+        with recursive queued(id) as (
+          (select endpoint_id from webhook_deliveries order by endpoint_id limit 1)
+          union all
+          select (select s.endpoint_id from webhook_deliveries s where s.endpoint_id > q.id order by s.endpoint_id limit 1)
+          from queued q where q.id is not null
+        )
+        select id from queued where id is not null
+      ) q join webhooks w on w.id = q.id
       where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
     ), cand as (
       -- Each endpoint's due deliveries in its index's order, so the scan stops at its free slots. Rows
