@@ -103,18 +103,13 @@ const DRAIN_SETTINGS: [string, string][] = [
  * stays on index paths with one plan for the drain: the delivery queue's statistics lag its bursts
  * (10,000 deliveries fanned out since the last analyze), and planned from them a claim was seen
  * scanning the whole attempt log and bitmap-ANDing the due index, where every part of it is a few rows
- * by key; planning it each time cost about a millisecond a round trip. `release` puts the session's
- * settings back and returns the connection to the pool.
+ * by key; planning it each time cost about a millisecond a round trip. `release` resets those
+ * settings and returns the connection to the pool.
  */
 export async function holdForDrain(db: Sql): Promise<{ conn: Sql; release: () => Promise<void> }> {
   const conn = (await db.reserve()) as Sql & { release(): void }
-  const names = DRAIN_SETTINGS.map(([n]) => n)
-  const set = (values: string[]) => conn`select set_config(n, v, false) from unnest(${names}::text[], ${values}::text[]) as s(n, v)`
-  let before: string[]
   try {
-    const rows = (await conn`select current_setting(n) as v from unnest(${names}::text[]) with ordinality as s(n, i) order by i`) as { v: string }[]
-    before = rows.map((r) => r.v)
-    await set(DRAIN_SETTINGS.map(([, v]) => v))
+    await conn.unsafe(DRAIN_SETTINGS.map(([n, v]) => `set ${n} = ${v}`).join('; '))
   } catch (err) {
     conn.release()
     throw err
@@ -122,8 +117,8 @@ export async function holdForDrain(db: Sql): Promise<{ conn: Sql; release: () =>
   return {
     conn,
     release: async () => {
-      // A connection that cannot take this is broken, and the pool drops it.
-      await set(before).catch(() => {})
+      // Back to the session's defaults; a connection that cannot take this is broken, and the pool drops it.
+      await conn.unsafe(DRAIN_SETTINGS.map(([n]) => `reset ${n}`).join('; ')).catch(() => {})
       conn.release()
     },
   }
@@ -296,19 +291,14 @@ export async function lengthenFailureRuns(tx: Sql, ids: string[], at: Date): Pro
       where id = any(${ids}::text[])`
 }
 
-/** When the earliest queued delivery can be sent (its retry, its lease lapsing, its endpoint's pause or sends in flight ending). */
-export async function deliveryDueAt(db: Sql, now: Date, perEndpoint: number, perFailing: number): Promise<Date | null> {
+/** When the earliest queued delivery can be sent (its retry, its lease lapsing, its endpoint's pause ending). */
+export async function deliveryDueAt(db: Sql, now: Date): Promise<Date | null> {
   const [row] = (await db`
-    with busy as (
-      select endpoint_id, count(*)::int as n, min(sending_until) as free_at from webhook_deliveries
-      where sending_until > ${now} group by endpoint_id
-    )
     select min(greatest(
       d.next_attempt_at,
       case when d.sending_until > ${now} then d.sending_until end,
-      case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end,
-      case when b.n >= (case when w.failures > 0 then ${perFailing}::int else ${perEndpoint}::int end) then b.free_at end)) as at
-    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id left join busy b on b.endpoint_id = d.endpoint_id`) as { at: Date | null }[]
+      case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end)) as at
+    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id`) as { at: Date | null }[]
   return row?.at ?? null
 }
 

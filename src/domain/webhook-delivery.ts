@@ -237,11 +237,12 @@ async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
 
 /**
  * When the earliest queued delivery can be sent (a retry, a send whose lease lapses, a first attempt
- * whose endpoint's pause ends, one waiting for its endpoint's sends in flight to end): the sweep's due
- * timer sleeps until then. A due time nobody can take yet would otherwise hide the later ones.
+ * whose endpoint's pause ends): the sweep's due timer sleeps until then. A due time nobody can take yet
+ * would otherwise hide the later ones. Sends in flight are not counted against an endpoint here: the
+ * limits are each worker's own, and a drain ends with none of its sends out.
  */
-export async function nextDeliveryDue(db: Sql, now: Date, perEndpoint = ENDPOINT_CONCURRENCY, perFailing = FAILING_ENDPOINT_CONCURRENCY): Promise<Date | null> {
-  return deliveryDueAt(db, now, perEndpoint, perFailing)
+export async function nextDeliveryDue(db: Sql, now: Date): Promise<Date | null> {
+  return deliveryDueAt(db, now)
 }
 
 interface Limits {
