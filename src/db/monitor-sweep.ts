@@ -12,7 +12,7 @@ const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, atten
 
 const CONNECTION_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
-  'desired_records, error_code, error_message'
+  'desired_records, error_code, error_message, metadata'
 
 // Set differences (hashed whatever the statistics say: a planner that believes a freshly filled
 // table is empty would otherwise probe it once per row of the other).

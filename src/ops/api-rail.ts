@@ -4,6 +4,7 @@
 // outside any transaction (`transaction: false`): a slow provider never holds a database connection, and
 // what was written is recorded on the connection before the write (priors) and after it (rail, status, events).
 import { Type } from '@sinclair/typebox'
+import { UpdatedRecordSchema } from '../domain/events.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { connectionOut } from '../domain/connections.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
@@ -24,7 +25,7 @@ export const ApplyResult = Out({
   connection: ConnectionSchema,
   changed: Type.Boolean({ description: 'false when the zone already held every record: nothing was written' }),
   zone: Type.String(),
-  updated_objects: Type.Array(Out({ type: Type.String(), name: Type.String(), value: Type.String() })),
+  updated_objects: Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' }),
   account: Nullable(AccountSchema),
 })
 

@@ -18,7 +18,7 @@ import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../e
 import { connectionFor, assertHostAllowed } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { emitForConnection } from '../domain/events.ts'
-import { parseDomain } from '../domain/hostnames.ts'
+import { absoluteHost, parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
 import { signingPublication, templateOut } from '../domain/templates.ts'
 import { applyTemplate } from '../domain/domain-connect/apply.ts'
@@ -516,7 +516,7 @@ export const domainConnectCallbackOp = defineOp({
       const fresh = await markAppliedThroughConsent(ctx.sql, c, now)
       await emitForConnection(ctx.sql, fresh, 'connection.applied', now, {
         via: 'async',
-        updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, value })),
+        updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, name: absoluteHost(host, fresh.apex_domain), value })),
       })
       ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
       outcome = { connection_id: c.id, domain: c.domain, applied: true, service_ids: s.service_ids }
