@@ -17,6 +17,7 @@ import { encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
+import { undeclared } from '../ops/declared.ts'
 import { Router } from './router.ts'
 import { observeRequest } from '../metrics.ts'
 import { Deadline, RETRY_AFTER_S } from '../ops/deadline.ts'
@@ -119,6 +120,7 @@ export function createHandler(deps: AppDeps) {
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : nextRequestId()
     let status = 500
     let opId: string | undefined
+    let matched: AnyOp | undefined
     try {
       const m = router.match(req.method, url.path)
       if (m === null) throw new ApiError('not_found', 'No such route')
@@ -129,6 +131,7 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
+      matched = op
       // The database was found unreachable moments ago and is being probed: answer at once.
       if (deps.services.database && !deps.services.database.reachable && op.id !== 'health.get') throw databaseUnavailable()
       // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
@@ -156,7 +159,7 @@ export function createHandler(deps: AppDeps) {
       return json(result.status, result.body, { ...secured, 'x-request-id': requestId, ...result.headers })
     } catch (err) {
       if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
-      const e = toApiError(err, requestId, opId)
+      const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
       return json(e.status, e.body(), { ...secured, 'x-request-id': requestId, ...e.headers })
     } finally {

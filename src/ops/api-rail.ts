@@ -3,6 +3,7 @@
 // src/domain/record-plan.ts (written through the provider by src/domain/apply.ts). Provider calls happen
 // outside any transaction (`transaction: false`): a slow provider never holds a database connection, and
 // what was written is recorded on the connection before the write (priors) and after it (rail, status, events).
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { UpdatedRecordSchema } from '../domain/events.ts'
 import { ApiError, invalid } from '../errors.ts'
@@ -21,13 +22,13 @@ import { Id, IdParam, Input, Nullable, Out } from './schemas.ts'
 
 const TAG = 'Domains and connections'
 
-export const ApplyResult = Out({
+export const ApplyResult = named('ApplyResult', Out({
   connection: ConnectionSchema,
   changed: Type.Boolean({ description: 'false when the zone already held every record: nothing was written' }),
   zone: Type.String(),
   updated_objects: Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' }),
   account: Nullable(AccountSchema),
-})
+}))
 
 
 /**

@@ -498,14 +498,14 @@ export const getConnectionOp = defineOp({
   handler: async (ctx, input) => connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
 })
 
-const RecordsResponse = Out({
+const RecordsResponse = named('ConnectionRecords', Out({
   connection_id: Type.String(),
   domain: Type.String(),
   records: Type.Array(DnsRecordSchema),
   records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps for adding the records by hand, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
-})
+}))
 
 function recordsOut(c: ConnectionRow) {
   const provider = providerById(c.provider_id)
@@ -726,12 +726,12 @@ export const disconnectOp = defineOp({
   handler: (ctx, input, pre) => disconnect(ctx, input.id, pre.confirmed, pre.reverted),
 })
 
-const TargetResponse = Out({
+const TargetResponse = named('ConnectTarget', Out({
   application_id: Type.String(),
   mode: Type.Union([Type.Literal('edge'), Type.Literal('custom')], { description: '`edge`: the platform edge is the target' }),
   connect_target: Out({ cname_target: Type.String(), apex_ipv4: Type.Array(Type.String()) }),
   edge: Out({ cname_target: Type.String(), apex_ipv4: Type.Array(Type.String()) }),
-})
+}))
 
 function targetOut(ctx: Pick<Ctx, 'config'>, app: ApplicationRow) {
   return { application_id: app.id, mode: app.cname_target ? ('custom' as const) : ('edge' as const), connect_target: effectiveTarget(app, edge(ctx)), edge: edge(ctx) }

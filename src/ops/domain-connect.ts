@@ -13,6 +13,7 @@
 //   discovered urlAPI, which a forged `_domainconnect` record could point anywhere) and applies each
 //   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../errors.ts'
 import { connectionFor, assertHostAllowed } from '../domain/connections.ts'
@@ -279,7 +280,7 @@ function refuse(reason: ErrorReason, title: string): never {
   throw new ApiError('conflict', title, { reason })
 }
 
-const StartResponse = Out({
+const StartResponse = named('DomainConnectStart', Out({
   apply_url: Nullable(Type.String({ description: 'Synchronous rail: open this URL in the end user\'s browser' })),
   consent_url: Nullable(Type.String({ description: 'Asynchronous (managed) rail: the DNS Provider\'s consent page' })),
   service_id: Type.String(),
@@ -289,7 +290,7 @@ const StartResponse = Out({
   dc_host: Type.String({ description: 'The `_domainconnect` host the settings were read from' }),
   rail: Type.Union([Type.Literal('sync'), Type.Literal('async')]),
   managed: Type.Boolean({ description: 'True on the async rail: Portico keeps a grant to change the records later' }),
-})
+}))
 
 export const domainConnectStartOp = defineOp({
   id: 'connections.domainconnect_start',
