@@ -72,9 +72,9 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
   },
   {
     name: 'Retry-After',
-    description: 'Seconds to wait before trying again',
+    description: 'Seconds to wait before trying again (on a 409, when the conflict is passing: another write in progress, a request with the same Idempotency-Key still running)',
     schema: { type: 'integer', minimum: 0 },
-    on: (_op, status, codes) => status === 429 || status === 503 || codes.includes('idempotency_key_in_use'),
+    on: (_op, status) => status === 429 || status === 503 || status === 409,
   },
   {
     name: 'WWW-Authenticate',

@@ -81,7 +81,7 @@ export const applyOp = defineOp({
     label: Type.Optional(Type.String({ maxLength: 200 })),
   }),
   response: ApplyResult,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
   kind: 'write',
   idempotent: true,
   transactions: 'steps',
