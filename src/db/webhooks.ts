@@ -109,6 +109,11 @@ export interface Requeue {
   sequence: number | null
 }
 
+/** The endpoint is taken to be back: its run of failures and its pause for new events end. */
+export async function endPause(sql: Sql, id: string): Promise<void> {
+  await sql`update webhooks set failures = 0, paused_until = null where id = ${id} and (failures > 0 or paused_until is not null)`
+}
+
 /**
  * The endpoint's deliveries that ended without a 2xx, of events minted in [fromId, toId) that it is
  * subscribed to: each was attempted, none of its attempts was delivered, and it is not queued now.

@@ -69,6 +69,7 @@ export const MetadataSchema = named(
   'Metadata',
   Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,40}$' }), Type.String({ maxLength: 500 }), {
     maxProperties: METADATA_MAX_KEYS,
+    additionalProperties: false,
     description:
       'Your own keys and values (at most 20 keys of 1 to 40 letters, digits, `_`, `-` or `.`; string values of at most 500 characters), ' +
       'echoed in the connection\'s events. Anyone who can read the connection reads it (a widget token too): keep secrets out of it.',

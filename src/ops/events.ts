@@ -9,7 +9,7 @@ import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { named } from '../domain/named.ts'
 import { retryDelivery } from '../domain/webhook-delivery.ts'
 import { eventInTenant, eventsPage, insertEvents, type EventRow } from '../db/events.ts'
-import { failedDeliveries, queueDeliveries, webhookInScope } from '../db/webhooks.ts'
+import { endPause, failedDeliveries, queueDeliveries, webhookInScope } from '../db/webhooks.ts'
 import { idFloor } from '../ids.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, type TenantCtx } from './registry.ts'
@@ -143,7 +143,8 @@ export const replayWebhookOp = defineOp({
     `was refused), of events created at or after \`since\` (and before \`until\`, default now) and still kept. At most ${REPLAY_MAX} ` +
     'a call, oldest first: with `more: true`, call again with `since: next_since`. Deliveries still queued are left as they are, so ' +
     'repeating a call queues nothing twice. One connection\'s replayed events go in `sequence` order, after any of its deliveries ' +
-    'already queued. Delivery then follows the usual schedule.',
+    'already queued. A replay ends the endpoint\'s pause after a run of failures (the receiver is taken to be back); delivery then ' +
+    'follows the usual schedule.',
   tag: 'Webhooks',
   auth: ['KEY', 'WIDGET'],
   widget: APP_ONLY,
@@ -172,6 +173,8 @@ export const replayWebhookOp = defineOp({
     if (!(to > from)) throw invalid('until must be after since', [{ in: 'body', field: 'until', message: 'must be after since' }])
     const found = await failedDeliveries(ctx.sql, w, idFloor('evt', from), idFloor('evt', to), REPLAY_MAX)
     const page = found.slice(0, REPLAY_MAX)
+    // Asking for a replay says the receiver is back: the endpoint's pause after its failures ends.
+    await endPause(ctx.sql, w.id)
     const replayed = await queueDeliveries(ctx.sql, w, page.map(({ event_id, event_type, connection_id, sequence }) => ({ event_id, event_type, connection_id, sequence })), now)
     ctx.audit.details = { since: input.since, until: input.until ?? null, replayed }
     const next = found[REPLAY_MAX]
