@@ -97,7 +97,7 @@ const VALUES: Record<string, unknown> = {
   ended_agent_grants: ['agr_01jtd7q9h4f6g8j1k3l5z7x9c2'], actor_kind: 'KEY', endpoint: 'https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ',
   skipped: ['mem_01jtd7q2mc9v5b3n1m7q2w4e6r'], resolvers: ['9.9.9.9:53'], manual_steps: ['Sign in to your DNS provider', 'Open the DNS settings of example.com', 'Add each record below exactly as shown'],
   query: 'acme', payment_method: 'pm_card_visa', subscription_status: 'active', account_id: 'pac_01jtd7q9h4f6g8j1k3l5z7x9c2', file: 'acme.com.portico-web.json',
-  method: 'POST', path: '/v1/connections', algorithm: 'RS256', txt: ['p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1'], p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg',
+  'idempotency-key': 'purchase-7731-1', keyId: 'key_01jtd7q2mb6r4t1y8u3i5o7p2a', serviceId: 'portico-web', method: 'POST', path: '/v1/connections', algorithm: 'RS256', txt: ['p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1'], p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg',
   resolvers_from: 'env', usage_period: '2026-05', ignored: ['README.md'],
   provider_base: 'https://domainconnect.cloudflare.com', dc_host: 'domainconnect.cloudflare.com', private_key: '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----',
 }
