@@ -65,6 +65,14 @@ const Via = Type.Union([Type.Literal('automatic'), Type.Literal('async')], {
 })
 const UpdatedObjects = Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' })
 
+/** Why an event reports a refusal or a failure: a catalogue reason (the `details.reason` codes of errors). */
+const EventReasonSchema = named(
+  'EventReason',
+  Type.Union(['reauthorization_required', 'payment_failed', 'registration_failed', 'authorization_voided', 'authorization_expiring'].map((r) => Type.Literal(r)), {
+    description: 'A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` on connection.reapply.failed; the others on purchase.error',
+  }),
+)
+
 const OrderData = {
   order_id: Type.String({ description: 'The order (`ord_…`)' }),
   amount_cents: Type.Integer({ description: 'The retail price for all years, in the currency\'s minor unit' }),
@@ -136,7 +144,7 @@ export const EVENTS = {
     subject: 'connection',
     when: 'A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.',
     data: Closed({
-      reason: Type.Literal('reauthorization_required', { description: 'A catalogue reason (details.reason codes)' }),
+      reason: EventReasonSchema,
       provider: Type.String({ description: 'The DNS provider that refused the grant' }),
     }),
     example: { data: { reason: 'reauthorization_required', provider: 'cloudflare' } },
@@ -190,7 +198,7 @@ export const EVENTS = {
     requires: 'SELL_PURCHASE_ENABLED=1',
     data: Closed({
       ...OrderData,
-      reason: Type.Union(['payment_failed', 'registration_failed', 'authorization_voided', 'authorization_expiring'].map((r) => Type.Literal(r)), { description: 'A catalogue reason (details.reason codes)' }),
+      reason: EventReasonSchema,
       error_message: Type.String(),
       released: Type.Boolean({ description: 'The card authorization was released' }),
       registrar_reason: Type.Optional(Type.String({ description: 'The registrar\'s own code, when it refused' })),
@@ -418,6 +426,35 @@ export async function emitMany(sql: Sql, rows: Pick<ConnectionRow, 'id' | 'tenan
       return outboxRow(c.tenant_id, c.application_id, c.id, e)
     }),
   )
+}
+
+/**
+ * An event as stored before the registry settled its shapes (migration 0120), read back in today's
+ * shape: a connection event gets `metadata: {}`; a disconnect's removal report moves from
+ * `data.records` to `data.removal`; drift items from `data.records` to `data.drift`; `updated_objects`
+ * items get their `host`. Today's events pass through unchanged.
+ */
+export function currentShape(env: Record<string, any>): Record<string, unknown> {
+  const decl = isEventType(env.type) ? (EVENTS[env.type] as EventDecl) : null
+  if (!decl || decl.subject !== 'connection' || env.metadata !== undefined) return env
+  const data = { ...(env.data ?? {}) }
+  const apex = env.subdomain ? String(env.domain).slice(String(env.subdomain).length + 1) : String(env.domain)
+  if (env.type === 'connection.disconnected' && data.records && !Array.isArray(data.records)) {
+    data.removal = data.records
+    data.records = []
+  }
+  if ((env.type === 'domain.record_missing' || env.type === 'domain.record_restored') && Array.isArray(data.records) && data.records[0]?.subdomain !== undefined) {
+    data.drift = data.records
+    data.records = data.records.flatMap((d: { type: string; subdomain: string; expected: string[] }) => d.expected.map((value) => ({ type: d.type, host: d.subdomain, value })))
+  }
+  if (Array.isArray(data.updated_objects)) {
+    data.updated_objects = data.updated_objects.map((u: { type: string; host?: string; name?: string; value: string }) => {
+      const name = u.name ?? (u.host === '@' ? apex : `${u.host}.${apex}`)
+      const host = u.host ?? (name === apex ? '@' : name.endsWith(`.${apex}`) ? name.slice(0, -(apex.length + 1)) : name)
+      return { type: u.type, host, name, value: u.value }
+    })
+  }
+  return { ...env, data, metadata: {} }
 }
 
 /** `{type, host, value}` of records (the `data.records` of events). */

@@ -4,7 +4,7 @@
 // The envelopes are the event registry's (src/domain/events.ts), exactly as they were delivered.
 import { Type } from '@sinclair/typebox'
 import { invalid, notFound } from '../errors.ts'
-import { AnyEventSchema, EVENT_TYPES, exampleEnvelope, newEventId, type EventType } from '../domain/events.ts'
+import { AnyEventSchema, currentShape, EVENT_TYPES, exampleEnvelope, newEventId, type EventType } from '../domain/events.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { named } from '../domain/named.ts'
 import { retryDelivery } from '../domain/webhook-delivery.ts'
@@ -40,7 +40,8 @@ async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenan
   return { tenantId: p.tenantId, appId: appId ?? null }
 }
 
-const eventOut = (r: EventRow) => JSON.parse(r.payload) as Record<string, unknown>
+/** The envelope as delivered (one stored before the shapes were settled, in today's shape: `currentShape`). */
+const eventOut = (r: EventRow) => currentShape(JSON.parse(r.payload))
 
 const ms = (at: string | undefined) => (at === undefined ? undefined : new Date(at).getTime())
 
