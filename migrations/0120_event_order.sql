@@ -37,8 +37,9 @@ begin
   insert into webhook_deliveries (id, tenant_id, application_id, endpoint_id, event_id, event_type, connection_id, sequence,
                                   next_attempt_at, created_at, updated_at)
   select f.id, f.tenant_id, f.application_id, f.endpoint_id, f.event_id, f.event_type, f.connection_id, f.sequence,
-         case when f.sequence is not null and (f.rank > 1 or exists (
-                select 1 from webhook_deliveries q where q.endpoint_id = f.endpoint_id and q.connection_id = f.connection_id))
+         -- A connection's first event (sequence 1) has nothing of its connection before it to wait for.
+         case when f.sequence is not null and (f.rank > 1 or (f.sequence > 1 and exists (
+                select 1 from webhook_deliveries q where q.endpoint_id = f.endpoint_id and q.connection_id = f.connection_id)))
               then 'infinity'::timestamptz else f.created_at end,
          f.created_at, f.created_at
   from (
@@ -60,6 +61,11 @@ end $$;
 -- A delivery that leaves the queue releases the next held one of its connection and endpoint.
 create function webhook_release_next() returns trigger language plpgsql as $$
 begin
+  -- Nothing is held (the common case: one event of a connection at a time): one probe of the due
+  -- index, not one per delivery that left.
+  if not exists (select 1 from webhook_deliveries where next_attempt_at = 'infinity') then
+    return null;
+  end if;
   update webhook_deliveries d set next_attempt_at = d.created_at
   from (select distinct g.endpoint_id, g.connection_id from gone g where g.connection_id is not null) g
   where d.id = (select n.id from webhook_deliveries n
