@@ -39,7 +39,7 @@ export async function unwatch(db: Sql, ids: string[]): Promise<void> {
 export async function announcedNotWatched(db: Sql, floorId: string): Promise<string[]> {
   return ((await db`
     select distinct e.connection_id as id from events e
-    where e.id >= ${floorId} and e.type = 'connection.live'
+    where e.id >= ${floorId} and e.type = 'connection.live' and not e.test
       and not exists (select 1 from monitor_state m where m.connection_id = e.connection_id)`) as { id: string }[]).map((r) => r.id)
 }
 

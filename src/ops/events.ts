@@ -5,17 +5,16 @@
 import { Type } from '@sinclair/typebox'
 import { invalid, notFound } from '../errors.ts'
 import { AnyEventSchema, currentShape, EVENT_TYPES, exampleEnvelope, newEventId, type EventType } from '../domain/events.ts'
-import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { named } from '../domain/named.ts'
 import { retryDelivery } from '../domain/webhook-delivery.ts'
 import { eventInTenant, eventsPage, insertEvents, type EventRow } from '../db/events.ts'
 import { endPause, failedDeliveries, queueDeliveries, webhookInScope } from '../db/webhooks.ts'
 import { idFloor } from '../ids.ts'
 import { cursorOf, idFromCursor } from './cursors.ts'
-import { defineOp, type TenantCtx } from './registry.ts'
+import { defineOp } from './registry.ts'
 import { APP_ONLY } from './authority.ts'
 import { Id, IdParam, Input, Out, Timestamp } from './schemas.ts'
-import { Attempt, attemptOut } from './webhooks.ts'
+import { Attempt, attemptOut, scope } from './webhooks.ts'
 
 const TAG = 'Events'
 
@@ -28,17 +27,6 @@ export const EVENTS_NOTE =
   'up without gaps, resume from a `created_after` a minute before the newest event you hold and skip ids you have. One ' +
   'connection\'s events are numbered by `sequence` (1, 2, 3, ... in commit order, counting every event of the connection): ' +
   '`connection_id` with `after_sequence` answers exactly the ones after the last you saw, in order.'
-
-/** The lists' scope: a widget's own application; an `app_id` that is not the tenant's is 404. */
-async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenantId: string; appId: string | null }> {
-  const p = ctx.principal
-  if (p.kind === 'WIDGET') {
-    if (appId !== undefined && appId !== p.applicationId) throw notFound('Application not found')
-    return { tenantId: p.tenantId, appId: p.applicationId }
-  }
-  if (appId) await getApplicationInTenant(ctx.sql, p.tenantId, appId)
-  return { tenantId: p.tenantId, appId: appId ?? null }
-}
 
 /** The envelope as delivered (one stored before the shapes were settled, in today's shape: `currentShape`). */
 const eventOut = (r: EventRow) => currentShape(JSON.parse(r.payload))

@@ -51,9 +51,8 @@ const webhookOut = (w: WebhookRow) => ({
   disabled_reason: w.disabled_reason,
 })
 
-/** Tenant principal with the application filter the caller may use: a widget token sees its own app only. */
-/** The lists' scope: a widget's own application; an `app_id` filter that is not the tenant's is 404. */
-async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenantId: string; appId: string | null }> {
+/** The lists' scope (webhooks, deliveries, events): a widget's own application; an `app_id` filter that is not the tenant's is 404. */
+export async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenantId: string; appId: string | null }> {
   const p = ctx.principal
   if (p.kind === 'WIDGET') {
     if (appId !== undefined && appId !== p.applicationId) throw notFound('Application not found')
