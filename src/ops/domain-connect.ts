@@ -324,6 +324,7 @@ export const domainConnectStartOp = defineOp({
   response: StartResponse,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
+  zone: 'looks',
   async prepare(ctx, input): Promise<StartPrepared> {
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
     const discovery = await discover(deps(ctx), ctx.services.dns, c.apex_domain)

@@ -129,6 +129,19 @@ describe('look-alikes by their letters, not their bytes (issue 32)', () => {
     ['ChatGTP', 'OpenAI'],
     ['Deepseed', 'DeepSeek'],
     ['Cl aude', 'Anthropic'],
+    // Issue 42: one skeleton for i, l, 1, I; o, 0; e, 3; a, 4; s, 5, whatever the number of swaps.
+    ['Gemlnl', 'Google'], // l for both i
+    ['Gem1n1', 'Google'], // 1 for both i
+    ['Gemin1', 'Google'],
+    ['GEMLNL', 'Google'],
+    ['Copllot', 'GitHub'],
+    ['C0p1l0t', 'GitHub'],
+    ['P0rtlc0', 'Portico'],
+    ['Anthr0p1c', 'Anthropic'],
+    ['0p3nAl', 'OpenAI'],
+    ['Cl4ud3', 'Anthropic'],
+    ['5tr1pe', 'Stripe'],
+    ['Perp1exlty', 'Perplexity'],
   ])('%s imitates %s', (name, brand) => {
     expect(names(name)).toContain(brand)
     expect(refused(name)).toBe(true)
