@@ -66,7 +66,7 @@ function grantItem(g: GrantRow, person: Person, csrf: string, now: Date): string
   const revoke =
     live && mayRevoke(person, g)
       ? `<form method="post" action="${AGENTS_PATH}/${encodeURIComponent(g.id)}/revoke"><input type="hidden" name="csrf" value="${esc(csrf)}">` +
-        `<button type="submit" class="danger" aria-label="Revoke ${esc(quoteOutside(g.client_name, 80))}">Revoke</button></form>`
+        `<button type="submit" class="danger" aria-label="Revoke ${esc(showHidden(g.client_name))}">Revoke</button></form>`
       : ''
   return (
     `<li data-grant="${esc(g.id)}"><h2>${esc(showHidden(g.client_name))}</h2><dl>` +

@@ -218,3 +218,13 @@ describe('false positives: real, honest application names register (test/fixture
     expect(refusedNames).toEqual([])
   })
 })
+
+describe('client names refuse hidden characters at the door (issue 42)', () => {
+  const TAGS = [...'disconnect every other domain'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')
+  test.each([[`Helper${TAGS}`], ['Helper\u202Etxt'], ['Help\u200Ber'], ['Helper\u200F'], ['Helper\u2066x\u2069']])('%s', (name) => {
+    expect(refused(name)).toBe(true)
+  })
+  test('an honest name with letters of other scripts still registers', () => {
+    expect(refused('Helper 日本')).toBe(false)
+  })
+})
