@@ -40,6 +40,17 @@ async function mcpCall(token: string, name: string, args: Record<string, unknown
 
 const MX_RECORDS = [{ type: 'MX', host: '@', value: 'mail.attacker.example', priority: 10 }]
 
+/** A customer's zone with an address at its apex and mail, and a saved PowerDNS account that reaches it. */
+async function customerZone() {
+  const zone = fresh()
+  await pdns.createZone(zone)
+  await pdns.setRecords(zone, 'A', ['198.51.100.7'], 600)
+  await pdns.setRecords(zone, 'MX', ['10 mx.customer.example.'], 3600)
+  const account = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'powerdns', credential: pdns.apiKey, api_url: pdns.apiUrl, label: 'zone host' } })
+  expect(account.status).toBe(201)
+  return { zone, account }
+}
+
 describe('records an agent may write', () => {
   test('with the default scopes: planned records only; records of its own are a step-up to domains:records, on MCP and /v1', async () => {
     const zone = fresh()
@@ -89,12 +100,7 @@ describe('records an agent may write', () => {
 
 describe('a write replacing records in the customer\'s zone is shown to the person first, whatever the scope', () => {
   test('an agent applying at an apex with addresses and mail: nothing is written until the person confirms the replaced sets; then the retry writes, mail untouched', async () => {
-    const zone = fresh()
-    await pdns.createZone(zone)
-    await pdns.setRecords(zone, 'A', ['198.51.100.7'], 600)
-    await pdns.setRecords(zone, 'MX', ['10 mx.customer.example.'], 3600)
-    const account = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'powerdns', credential: pdns.apiKey, api_url: pdns.apiUrl, label: 'zone host' } })
-    expect(account.status).toBe(201)
+    const { zone, account } = await customerZone()
     const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:write domains:records', 'Applying agent')
     const created = await mcpCall(tokens.access_token, 'connections_create', { domain: zone, application_id: ws.appId })
     const id = created.body.id as string
@@ -147,12 +153,7 @@ async function mcp2026(token: string, name: string, args: Record<string, unknown
 
 describe('a client that answers every question itself changes nothing the person confirms (issue 42)', () => {
   test('apply replacing the customer\'s records, then disconnect: URL accepts with a yes of the client\'s own, form yeses and a form-only client\'s made-up answer write and remove nothing; the same acts through the person\'s link go through', async () => {
-    const zone = fresh()
-    await pdns.createZone(zone)
-    await pdns.setRecords(zone, 'A', ['198.51.100.7'], 600)
-    await pdns.setRecords(zone, 'MX', ['10 mx.customer.example.'], 3600)
-    const account = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'powerdns', credential: pdns.apiKey, api_url: pdns.apiUrl, label: 'zone host' } })
-    expect(account.status).toBe(201)
+    const { zone, account } = await customerZone()
     const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:write domains:disconnect', 'Self-answering agent')
     const t = tokens.access_token
     const id = (await mcpCall(t, 'connections_create', { domain: zone })).body.id as string
@@ -261,7 +262,7 @@ describe('text from outside Portico reaches the model escaped and marked as data
 
 describe('look-alike names at registration, with an honest control set', () => {
   test('look-alikes are refused; every honest name registers through the real endpoint', async () => {
-    for (const name of ['OpenAl', 'Anthrop1c', 'Geminl', 'C\u3164laude', 'Cla\u200Bude', 'Сlaude', 'Cluade', 'Perplexlty']) {
+    for (const name of ['OpenAl', 'Anthrop1c', 'Geminl', 'Gemlnl', 'Gem1n1', 'C0p1l0t', 'C\u3164laude', 'Cla\u200Bude', 'Сlaude', 'Cluade', 'Perplexlty']) {
       const r = await registerClient(p.url, { client_name: name, redirect_uris: ['https://helper.example/cb'] })
       expect({ name, status: r.status, error: r.body.error }).toEqual({ name, status: 400, error: 'invalid_client_metadata' })
     }
