@@ -4,6 +4,9 @@
 import { Type } from '@sinclair/typebox'
 import { named } from './named.ts'
 
+/** Text from outside Portico (src/ops/schemas.ts `outside`: the document shows it as `x-outside`). */
+const outside = (source: 'dns' | 'provider') => ({ 'x-outside': source })
+
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) })
 
@@ -17,7 +20,7 @@ export const CertificateSchema = named(
     issuer: Nullable(Type.String()),
     not_before: Nullable(Timestamp()),
     not_after: Nullable(Timestamp()),
-    last_error: Nullable(Type.String()),
+    last_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
     managed: Type.Boolean({ description: 'Issued and renewed by Portico through ACME; false for an imported certificate' }),
     renew_after: Nullable(Timestamp('When the renewal job renews it (two thirds into its validity); null when not managed')),
     updated_at: Timestamp(),
@@ -41,7 +44,10 @@ export const PowerSchema = named(
   }),
 )
 
-export const RecordNoteSchema = named('RecordNote', Type.Object({ type: Type.String(), name: Type.String(), value: Type.String(), note: Type.String() }))
+export const RecordNoteSchema = named(
+  'RecordNote',
+  Type.Object({ type: Type.String(), name: Type.String(), value: Type.String({ description: 'As written, or as found in the zone before Portico wrote', ...outside('dns') }), note: Type.String() }),
+)
 
 /** The `records` part of a disconnect outcome: what happened to each record (the event's `data.removal`). */
 export const RemovalSchema = named(

@@ -31,7 +31,7 @@ import { defineOp, reply, type Ctx, type PrepareCtx } from './registry.ts'
 import { APP_ONLY, BOUND_ONLY, END_USER } from './authority.ts'
 import type { Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
-import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 import { named } from '../domain/named.ts'
 import { MetadataSchema, RemovalSchema } from '../domain/resource-schemas.ts'
 
@@ -46,7 +46,7 @@ export const ConnectionSchema = named('Connection', Out({
   apex_domain: Type.String(),
   subdomain: Type.String({ description: 'Labels left of the apex; empty for the apex' }),
   status: StatusSchema,
-  end_user_ref: Nullable(Type.String()),
+  end_user_ref: Nullable(Type.String(outside('end_user'))),
   metadata: MetadataSchema,
   www_redirect: Type.Boolean(),
   rail: Type.Union(['manual', 'api', 'oauth', 'domain_connect'].map((r) => Type.Literal(r)), { description: '`manual` until an automatic rail writes the records' }),
@@ -56,7 +56,7 @@ export const ConnectionSchema = named('Connection', Out({
   records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
   records_outdated: Type.Boolean({ description: 'The records were computed against a superseded connect target' }),
   error_code: Nullable(Type.String({ description: 'Diagnosis: propagation_timeout, access_denied, ProviderAuthenticationError, setup_incomplete, zone_not_reached, platform_subdomain' })),
-  error_message: Nullable(Type.String()),
+  error_message: Nullable(Type.String({ description: 'The diagnosis in words; may quote the DNS provider', ...outside('provider') })),
   propagation: Out({
     records_propagated: Type.Array(RecordRef),
     records_non_propagated: Type.Array(RecordRef),
@@ -65,7 +65,7 @@ export const ConnectionSchema = named('Connection', Out({
         description: "Who answered the last check: the zone's own nameservers (asked without recursion), or a recursive resolver when none of them could be asked",
       }),
     ),
-    inconclusive: Type.Optional(Type.String({ description: 'Why the last check reached no verdict: a resolver failure, or which nameserver said what when they did not all answer or disagreed' })),
+    inconclusive: Type.Optional(Type.String({ description: 'Why the last check reached no verdict: a resolver failure, or which nameserver said what when they did not all answer or disagreed', ...outside('dns') })),
   }),
   check_count: Type.Integer(),
   last_checked_at: Nullable(Timestamp()),
@@ -206,6 +206,7 @@ export const checkDomainOp = defineOp({
   response: DomainCheckSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'looks',
   async handler(ctx, input) {
     const parsed = parseOrThrow(input.domain)
     assertHostAllowed(ctx.principal, parsed.domain)
@@ -278,6 +279,7 @@ export const createConnectionOp = defineOp({
   altStatus: [{ status: 200, description: 'The open connection for this application and domain (replayed or revived)' }],
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded', 'conflict'],
   kind: 'write',
+  zone: 'looks',
   idempotent: true,
   prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
   async handler(ctx, input, pre: CreatePrepared) {
@@ -332,6 +334,7 @@ export const listConnectionsOp = defineOp({
   response: Out({ connections: Type.Array(ConnectionSchema), count: Type.Integer(), next_cursor: Type.Optional(Type.String()) }),
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     const p = ctx.principal
     // A foreign app_id filter is 404, as a foreign id is everywhere (not an empty page).
@@ -432,6 +435,7 @@ export const bulkConnectOp = defineOp({
   }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
+  zone: 'looks',
   transactions: 'steps',
   deadline: 'bulk',
   async handler(ctx, input) {
@@ -495,6 +499,7 @@ export const getConnectionOp = defineOp({
   response: ConnectionSchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   handler: async (ctx, input) => connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
 })
 
@@ -534,6 +539,7 @@ export const getRecordsOp = defineOp({
   response: RecordsResponse,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   handler: async (ctx, input) => recordsOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
 })
 
@@ -591,6 +597,7 @@ export const recheckOp = defineOp({
   response: ConnectionSchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
+  zone: 'looks',
   idempotent: true,
   // The lookup is outside I/O: done before the transaction, against the records the connection had then.
   async prepare(ctx, input) {
@@ -715,6 +722,7 @@ export const disconnectOp = defineOp({
   response: DisconnectOutcomeSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
   kind: 'destroy',
+  zone: 'removes',
   idempotent: true,
   async prepare(ctx, input) {
     // An agent's person confirms first: nothing is taken out at the provider before their yes.

@@ -75,6 +75,7 @@ export const getCertificateOp = defineOp({
   response: CertificateOut,
   errors: ['unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     secure(ctx)
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
