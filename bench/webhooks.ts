@@ -13,6 +13,7 @@ import { Resolver } from '../src/adapters/resolver.ts'
 import { createApplication } from '../src/domain/tenancy.ts'
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000)
+const UNORDERED = process.env.BENCH_UNORDERED === '1'
 const CONCURRENCY = 128 // the delivery sweep's sends in flight (DELIVERY_CONCURRENCY)
 const config = loadConfig({ APP_ENV: 'test', SECRETS_KEY: '33'.repeat(32), WEBHOOK_ALLOW_LOOPBACK: '1', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/portico-bench' })
 const rx = await startChild([process.execPath, 'bench/lib/receiver.ts'], {}, '/count')
@@ -51,9 +52,13 @@ async function seed(count = N) {
   await db`delete from events`
   const events = Array.from({ length: count }, (_, i) => payload(i))
   for (let i = 0; i < N; i += 2000) {
-    const rows = events.slice(i, i + 2000).map((e) => ({ id: e.id, type: e.type, payload: e }))
-    await db`insert into events (id, tenant_id, application_id, type, payload, created_at)
-             select id, ${tenant.id}, ${app.id}, type, payload, ${now} from jsonb_to_recordset(${rows}::jsonb) as r(id text, type text, payload jsonb)`
+    // Each event is its connection's first (sequence 1), as a sweep of connections going live writes
+    // them: every delivery takes the path of in-order delivery per connection (migration 0120).
+    // BENCH_UNORDERED=1 leaves them without a connection, as events before that migration were.
+    const rows = events.slice(i, i + 2000).map((e) => ({ id: e.id, type: e.type, payload: e, connection_id: UNORDERED ? null : e.connection_id }))
+    await db`insert into events (id, tenant_id, application_id, connection_id, sequence, type, payload, created_at)
+             select id, ${tenant.id}, ${app.id}, connection_id, case when connection_id is null then null else 1 end, type, payload, ${now}
+             from jsonb_to_recordset(${rows}::jsonb) as r(id text, type text, payload jsonb, connection_id text)`
   }
   return events
 }

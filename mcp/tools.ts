@@ -16,6 +16,7 @@ import type { AnyOp } from '../src/ops/registry.ts'
 import { runOp, type RawInput } from '../src/ops/run.ts'
 import { ApiError } from '../src/errors.ts'
 import { toApiError } from '../src/http/app.ts'
+import { undeclared } from '../src/ops/declared.ts'
 import type { RunCtx } from '../src/ops/run.ts'
 import { AGENT_TEXTS, type AgentText } from './descriptions.ts'
 import { APP_URI, appText } from './app.ts'
@@ -149,7 +150,7 @@ export async function callTool(tool: AgentTool, args: Record<string, unknown>, b
       ...(data.length ? { _meta: { [OUTSIDE_META]: data.map(({ path, source }) => ({ path, source })) } } : {}),
     }
   } catch (err) {
-    const e = toApiError(err, base.requestId, tool.op.id)
+    const e = undeclared(tool.op, toApiError(err, base.requestId, tool.op.id), base.config.appEnv === 'test')
     const body = showHiddenDeep(e.body())
     if (PROTOCOL_LEVEL.has(e.code)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, showHidden(e.title), body)
     const block = outsideBlock(outsideInError(body as { details?: unknown }))

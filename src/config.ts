@@ -43,6 +43,8 @@ export interface Config {
   /** The platform edge connections point at by default. */
   edge: { cnameTarget: string; apexIpv4: string[] }
   monitorAlertsEnabled: boolean
+  /** How long events are kept for the events API (days, at least 30). */
+  eventRetentionDays: number
   sellPurchaseEnabled: boolean
   billingEnforceQuota: boolean
   /** Sell and billing: the payment processor (PAYMENTS) and the registrar (REGISTRAR). */
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     certConcurrency: intIn(env, 'CERT_CONCURRENCY', 8, 1, 64),
     edge: { cnameTarget: edgeCname, apexIpv4 },
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),
+    eventRetentionDays: intIn(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
     sellPurchaseEnabled: flag(env, 'SELL_PURCHASE_ENABLED'),
     billingEnforceQuota: flag(env, 'BILLING_ENFORCE_QUOTA'),
     payments: { processor, stripeSecretKey: env.STRIPE_SECRET_KEY || null, stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || null },

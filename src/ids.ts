@@ -42,6 +42,46 @@ export function newId(prefix: string, nowMs: number = Date.now()): string {
   return `${prefix}_${lastTime}${random16()}`
 }
 
+// Event ids are monotonic within a process: an id minted in the same millisecond as the last one (or
+// with a clock that went back) keeps the last one's time and takes its random part plus one, as ULID's
+// monotonic factory does, so events one process emits reach any reader ordered by id in the order they
+// were emitted (a clock stepped back by up to a second included). Ids from two processes in one
+// millisecond are ordered by their random parts.
+const lastOf = new Map<string, { ms: number; time: string; random: bigint }>()
+const MAX80 = (1n << 80n) - 1n
+const BACKSTEP_MS = 1000
+
+function b32of(n: bigint): string {
+  let out = ''
+  for (let i = 0; i < 16; i++) {
+    out = B32[Number(n & 31n)] + out
+    n >>= 5n
+  }
+  return out
+}
+
+function b32value(s: string): bigint {
+  let n = 0n
+  for (const ch of s) n = n * 32n + BigInt(B32.indexOf(ch))
+  return n
+}
+
+/** A time-ordered id that sorts after every id this process minted before with the same prefix. */
+export function monotonicId(prefix: string, nowMs: number = Date.now()): string {
+  const last = lastOf.get(prefix)
+  // A clock set back by more than a second (a test's clock reset, a corrected host clock) starts over
+  // from its own time: an id keeps saying when it was minted, which time-range reads rely on.
+  const following = last !== undefined && nowMs <= last.ms && nowMs > last.ms - BACKSTEP_MS
+  if (following && last.random < MAX80) {
+    last.random += 1n
+    return `${prefix}_${last.time}${b32of(last.random)}`
+  }
+  const ms = following ? last.ms + 1 : nowMs
+  const random = random16()
+  lastOf.set(prefix, { ms, time: encodeTime(ms), random: b32value(random) })
+  return `${prefix}_${lastOf.get(prefix)!.time}${random}`
+}
+
 /** The smallest id of this prefix minted at or after `ms`: a key-range bound for time-ordered ids. */
 export const idFloor = (prefix: string, ms: number): string => `${prefix}_${encodeTime(ms)}`
 

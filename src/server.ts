@@ -58,6 +58,8 @@ import { deleteExpiredKeys } from './db/idempotency.ts'
 import { FailureThrottle } from './domain/throttle.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
+import { checkEvents } from './domain/events.ts'
+import { eventRetentionSweep } from './jobs/event-retention.ts'
 
 /** ACME HTTP-01 answers, for the edge to forward `/.well-known/acme-challenge/<token>` to. */
 function acmeChallengeMount(db: Sql): Mount {
@@ -96,6 +98,8 @@ async function pingDb(sql: Sql): Promise<boolean> {
 export async function createPortico(config: Config, opts: { clock?: Clock; databaseUrl: string; poolSize?: number }): Promise<Portico> {
   setLogLevel(config.logLevel)
   if (config.appEnv === 'test') allowFailpoints(true)
+  // In tests every event built is checked against the event registry.
+  checkEvents(config.appEnv === 'test')
   const db = connect(opts.databaseUrl, opts.poolSize ?? 10, { statementMs: config.deadlines.statementMs, connectMs: 3000 })
   const clock = opts.clock ?? new MovableClock()
   await migrate(db)
@@ -151,6 +155,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
     statusCountsSweep(db),
+    // Events past their retention (EVENT_RETENTION_DAYS) leave the outbox.
+    eventRetentionSweep({ db, clock, days: config.eventRetentionDays }),
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })

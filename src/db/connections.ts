@@ -50,6 +50,8 @@ export interface ConnectionRow {
   updated_at: Date
   disconnected_at: Date | null
   disconnect_outcome: unknown
+  /** The integrator's own keys and values (src/domain/resource-schemas.ts MetadataSchema), echoed in events. */
+  metadata: Record<string, string>
   /** Its certificate's status (src/domain/certificates.ts keeps it); null when none is tracked. */
   certificate_status?: 'pending' | 'issued' | 'failed' | null
   /** When the edge accepted the certificate; null until then. */
@@ -125,9 +127,10 @@ export async function clearReauthorize<A = unknown>(tx: Sql, c: { id: string }, 
 }
 
 type Filter = { app_id?: string; status?: string }
+type PageFilter = Filter & { domain?: string; end_user_ref?: string }
 
 /** One page of a tenant's open connections in id order, after the cursor's id; one more than `limit` tells a next page. */
-export async function connectionsPage(sql: Sql, p: { tenantId: string }, input: Filter, after: string, limit: number): Promise<ConnectionRow[]> {
+export async function connectionsPage(sql: Sql, p: { tenantId: string }, input: PageFilter, after: string, limit: number): Promise<ConnectionRow[]> {
   // Only the filters given are in the statement: with `($2 is null or application_id = $2)` the
   // generic plan PostgreSQL settles on for a prepared statement guessed a single row, and read and
   // sorted the workspace's every connection for each page (bench/scale.ts: 43 ms a page for a
@@ -137,6 +140,8 @@ export async function connectionsPage(sql: Sql, p: { tenantId: string }, input: 
       where tenant_id = ${p.tenantId} and disconnected_at is null and id > ${after}
         ${input.app_id ? sql`and application_id = ${input.app_id}` : sql``}
         ${input.status ? sql`and status = ${input.status}` : sql``}
+        ${input.domain ? sql`and domain = ${input.domain}` : sql``}
+        ${input.end_user_ref ? sql`and end_user_ref = ${input.end_user_ref}` : sql``}
       order by id limit ${limit + 1}`) as ConnectionRow[]
 }
 
@@ -189,15 +194,15 @@ export async function findOpen(sql: Sql, applicationId: string, domain: string):
 /** A new connection, pending; undefined when the application has the domain open already (a concurrent create). */
 export async function insertConnection(
   sql: Sql,
-  c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token'>,
+  c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token' | 'metadata'>,
   now: Date,
 ): Promise<ConnectionRow | undefined> {
   const rows = await sql`
     insert into connections (id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, provider_id,
-      desired_records, records_source, planned_target, verification_token, next_check_at, created_at, updated_at)
+      desired_records, records_source, planned_target, verification_token, metadata, next_check_at, created_at, updated_at)
     values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.domain}, ${c.apex_domain}, ${c.end_user_ref}, ${c.www_redirect},
       'pending', ${c.provider_id}, ${c.desired_records}::jsonb, ${c.records_source},
-      ${c.planned_target}::jsonb, ${c.verification_token}, ${now}, ${now}, ${now})
+      ${c.planned_target}::jsonb, ${c.verification_token}, ${c.metadata}::jsonb, ${now}, ${now}, ${now})
     on conflict (application_id, domain) where disconnected_at is null do nothing
     returning *`
   return rows[0] as ConnectionRow | undefined

@@ -12,7 +12,7 @@ const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, atten
 
 const CONNECTION_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
-  'desired_records, error_code, error_message'
+  'desired_records, error_code, error_message, metadata'
 
 // Set differences (hashed whatever the statistics say: a planner that believes a freshly filled
 // table is empty would otherwise probe it once per row of the other).
@@ -39,7 +39,7 @@ export async function unwatch(db: Sql, ids: string[]): Promise<void> {
 export async function announcedNotWatched(db: Sql, floorId: string): Promise<string[]> {
   return ((await db`
     select distinct e.connection_id as id from events e
-    where e.id >= ${floorId} and e.type = 'connection.live'
+    where e.id >= ${floorId} and e.type = 'connection.live' and not e.test
       and not exists (select 1 from monitor_state m where m.connection_id = e.connection_id)`) as { id: string }[]).map((r) => r.id)
 }
 

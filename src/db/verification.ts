@@ -8,7 +8,7 @@ import type { Sql } from './sql.ts'
 /** What verification and its events read of a connection; the sweep selects no more than this. */
 export const VERIFY_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, provider_id, desired_records, ' +
-  'created_at, propagating_since, error_code, error_message, xmin::text as version, ctid::text as tid'
+  'created_at, propagating_since, error_code, error_message, metadata, xmin::text as version, ctid::text as tid'
 
 // A row read with its version is found at its place (a TID scan, no index descent); the id check
 // keeps a place reused by another row from matching.
@@ -62,10 +62,12 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
         last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1,
         live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
         failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
-        updated_at = ${now}
+        updated_at = ${now},
+        -- An event takes the connection's next sequence number (the row is locked by this update).
+        event_seq = c.event_seq + (v.event is not null)::int
       from v
       where ${sql.unsafe(pinned ? PINNED_ROW : KEYED_ROW)} and c.status = v.expect and c.disconnected_at is null
-      returning c.id, c.next_check_at, c.tenant_id, c.application_id, v.event, v.event_id, v.payload
+      returning c.id, c.next_check_at, c.tenant_id, c.application_id, c.event_seq, v.event, v.event_id, v.payload
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
@@ -79,8 +81,9 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
         rank = 3
       from u where s.connection_id = u.id and u.event = 'connection.live'
     ), e as (
-      insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at)
-      select u.event_id, u.tenant_id, u.application_id, u.id, u.event, u.payload, ${now} from u where u.event is not null
+      insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at, sequence)
+      select u.event_id, u.tenant_id, u.application_id, u.id, u.event, event_payload(u.payload, u.event_seq), ${now}, u.event_seq
+      from u where u.event is not null
     )
     -- A connection going live wakes certificate orders (one notification, on commit). The sweep
     -- (portico.sweep) notifies once when it is done instead: a notifying commit takes a global lock,

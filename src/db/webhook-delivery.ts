@@ -12,6 +12,8 @@ export interface ClaimedSend {
   endpoint_id: string
   event_id: string
   event_type: string
+  /** The connection the event is about: its deliveries to the endpoint go one at a time, in sequence (migration 0120). */
+  connection_id: string | null
   /** Attempts completed (an interrupted one is not counted). */
   attempts: number
   max_attempts: number
@@ -52,7 +54,7 @@ export interface AttemptRecord {
 /** A claimed send before its attempt row is written. */
 type Unclaimed = Omit<ClaimedSend, 'attempt_id' | 'attempt_no'>
 
-const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.max_attempts,
+const DUE_COLUMNS = `d.id, d.tenant_id, d.application_id, d.endpoint_id, d.event_id, d.event_type, d.connection_id, d.attempts, d.max_attempts,
   w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_until, (w.deleted_at is not null or w.disabled_at is not null) as endpoint_gone,
   e.payload::text as body, e.payload->>'domain' as domain`
 
@@ -95,6 +97,9 @@ export interface NextClaim {
 const DRAIN_SETTINGS: [string, string][] = [
   ['enable_seqscan', 'off'], ['enable_bitmapscan', 'off'], ['enable_hashjoin', 'off'], ['enable_mergejoin', 'off'],
   ['plan_cache_mode', 'force_generic_plan'], ['jit', 'off'],
+  // A delivery this drain completes releases the next one of its connection (migration 0120); the drain
+  // claims it on its next round trip, so the release need not notify.
+  ['portico.draining', 'on'],
 ]
 
 /**
@@ -122,6 +127,11 @@ export async function holdForDrain(db: Sql): Promise<{ conn: Sql; release: () =>
       conn.release()
     },
   }
+}
+
+/** In this transaction, deliveries released by completions notify the workers (a drain's own claims would not follow). */
+export async function stopDraining(tx: Sql): Promise<void> {
+  await tx`select set_config('portico.draining', 'off', true)`
 }
 
 /**
@@ -298,7 +308,9 @@ export async function deliveryDueAt(db: Sql, now: Date): Promise<Date | null> {
       d.next_attempt_at,
       case when d.sending_until > ${now} then d.sending_until end,
       case when d.attempts = 0 and w.deleted_at is null and w.disabled_at is null then w.paused_until end)) as at
-    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id`) as { at: Date | null }[]
+    from webhook_deliveries d join webhooks w on w.id = d.endpoint_id
+    -- A delivery held behind an earlier one of its connection is due when that one leaves the queue.
+    where d.next_attempt_at < 'infinity'`) as { at: Date | null }[]
   return row?.at ?? null
 }
 
@@ -323,7 +335,7 @@ export async function queuedSend(tx: Sql, deliveryId: string): Promise<Unclaimed
 export async function finishedSend(tx: Sql, deliveryId: string, maxAttempts: number): Promise<Unclaimed | undefined> {
   const [row] = (await tx`
           select ${tx.unsafe(DUE_COLUMNS)}
-          from (select delivery_id as id, tenant_id, application_id, endpoint_id, event_id, event_type, attempt as attempts, ${maxAttempts}::int as max_attempts
+          from (select delivery_id as id, tenant_id, application_id, endpoint_id, event_id, event_type, null::text as connection_id, attempt as attempts, ${maxAttempts}::int as max_attempts
                 from webhook_attempts where delivery_id = ${deliveryId} order by attempt desc limit 1) d
           join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id`) as Unclaimed[]
   return row

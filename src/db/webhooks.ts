@@ -3,9 +3,11 @@
 import type { AttemptRecord } from './webhook-delivery.ts'
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
+import { notify, WORK_CHANNEL } from './channels.ts'
 
 export interface WebhookRow {
   id: string
+  tenant_id: string
   application_id: string
   url: string
   events: string[]
@@ -89,4 +91,72 @@ export async function deliveryInScope(db: Sql, input: { id: string }, s: Scope):
       where d.tenant_id = ${s.tenantId} and (${s.appId}::text is null or d.application_id = ${s.appId})
       limit 1`
   return d as { id: string; deleted_at: Date | null } | undefined
+}
+
+/** A live endpoint of the caller's scope, by id. */
+export async function webhookInScope(sql: Sql, id: string, s: Scope): Promise<WebhookRow | undefined> {
+  const [w] = (await sql`
+      select * from webhooks where id = ${id} and tenant_id = ${s.tenantId} and deleted_at is null
+        and (${s.appId}::text is null or application_id = ${s.appId})`) as WebhookRow[]
+  return w
+}
+
+/** An event to send to one endpoint again (a replay) or for the first time (a test event). */
+export interface Requeue {
+  event_id: string
+  event_type: string
+  connection_id: string | null
+  sequence: number | null
+}
+
+/** The endpoint is taken to be back: its run of failures and its pause for new events end. */
+export async function endPause(sql: Sql, id: string): Promise<void> {
+  await sql`update webhooks set failures = 0, paused_until = null where id = ${id} and (failures > 0 or paused_until is not null)`
+}
+
+/**
+ * The endpoint's deliveries that ended without a 2xx, of events minted in [fromId, toId) that it is
+ * subscribed to: each was attempted, none of its attempts was delivered, and it is not queued now.
+ * Oldest first, at most `limit` + 1 (one more tells there are more).
+ */
+export async function failedDeliveries(sql: Sql, w: Pick<WebhookRow, 'id' | 'application_id' | 'events'> & { tenant_id: string }, fromId: string, toId: string, limit: number): Promise<(Requeue & { created_at: Date })[]> {
+  const all = w.events.length === 0 || w.events.includes('*')
+  return (await sql`
+    select e.id as event_id, e.type as event_type, e.connection_id, e.sequence::int as sequence, e.created_at
+    from events e
+    cross join lateral (select 'whd_' || substr(e.id, 5) || '_' || substr(${w.id}::text, 5) as delivery_id) k
+    where e.tenant_id = ${w.tenant_id} and e.application_id = ${w.application_id} and not e.test
+      and e.id >= ${fromId} and e.id < ${toId}
+      ${all ? sql`` : sql`and e.type = any(${w.events}::text[])`}
+      and exists (select 1 from webhook_attempts a where a.delivery_id = k.delivery_id)
+      and not exists (select 1 from webhook_attempts a where a.delivery_id = k.delivery_id and a.delivered)
+      and not exists (select 1 from webhook_deliveries d where d.id = k.delivery_id)
+    order by e.id limit ${limit + 1}`) as (Requeue & { created_at: Date })[]
+}
+
+/**
+ * Queues deliveries of these events to one endpoint, due now, with fresh attempts; a connection's
+ * delivery waits behind an earlier queued one of its connection, as fanned-out ones do (migration
+ * 0120): the connections' rows are locked first, so no event of theirs is fanned out meanwhile. One
+ * already queued is left as it is. Answers how many were queued.
+ */
+export async function queueDeliveries(sql: Sql, w: { id: string; tenant_id: string; application_id: string }, items: Requeue[], now: Date): Promise<number> {
+  if (items.length === 0) return 0
+  const connections = [...new Set(items.flatMap((i) => (i.connection_id ? [i.connection_id] : [])))].sort()
+  if (connections.length) await sql`select id from connections where id = any(${connections}::text[]) order by id for update`
+  const rows = await sql`
+    insert into webhook_deliveries (id, tenant_id, application_id, endpoint_id, event_id, event_type, connection_id, sequence,
+                                    next_attempt_at, created_at, updated_at)
+    select 'whd_' || substr(i.event_id, 5) || '_' || substr(${w.id}::text, 5), ${w.tenant_id}, ${w.application_id}, ${w.id}, i.event_id,
+           i.event_type, i.connection_id, i.sequence,
+           case when i.sequence is not null and (
+                  row_number() over (partition by i.connection_id order by i.sequence) > 1
+                  or exists (select 1 from webhook_deliveries q where q.endpoint_id = ${w.id} and q.connection_id = i.connection_id))
+                then 'infinity'::timestamptz else ${now}::timestamptz end,
+           ${now}, ${now}
+    from json_to_recordset(${items}::json) as i(event_id text, event_type text, connection_id text, sequence bigint)
+    on conflict (id) do nothing
+    returning 1`
+  if (rows.length) await notify(sql, WORK_CHANNEL, 'webhook-deliver')
+  return rows.length
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { ApiError } from '../errors.ts'
 import type { ConnectionRow, RailRow } from '../db/connections.ts'
-import { emitForConnection, type EventType } from './events.ts'
+import { emitForConnection, type EventData } from './events.ts'
 import { diagnosisOf, openProvider, providerFailure, type Credential, type RailDeps } from './provider-accounts.ts'
 import { markDisconnected } from './connect.ts'
 import { providerById } from './providers.ts'
@@ -44,7 +44,8 @@ export interface RailWrite {
   row: RailConnection
   changed: boolean
   zone: Zone
-  updated: ApplyPlan['updated']
+  /** The desired records actually created or changed (`updated_objects`). */
+  updated: EventData<'connection.applied'>['updated_objects']
 }
 
 export interface RailOptions {
@@ -52,8 +53,8 @@ export interface RailOptions {
   managed: boolean
   rail: 'api' | 'oauth'
   /** The event a change emits: `connection.applied` (apply rails) or none here (re-apply emits its own). */
-  event: EventType | null
-  via?: string
+  event: 'connection.applied' | null
+  via?: 'automatic' | 'async'
   /**
    * Called with the plan before anything is written (or recorded); it may refuse by throwing. An
    * agent's apply uses it to show its person the records the write would replace (person-confirm.ts).
@@ -119,16 +120,17 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     throw e
   }
   const changed = plan.changes.length > 0
+  const updated = plan.updated.map((u) => ({ type: u.type, host: relativeHost(u.name, c.apex_domain), name: u.name, value: u.value }))
   const now = deps.clock.now()
   const row = await deps.db.begin(async (tx) => {
     const fresh = await markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, now)
     if (!fresh) throw new ApiError('not_found', 'Connection not found')
     if (opts.event && (changed || c.applied_at === null)) {
-      await emitForConnection(tx, fresh, opts.event, now, { updated_objects: plan.updated, ...(opts.via ? { via: opts.via } : {}) })
+      await emitForConnection(tx, fresh, opts.event, now, { updated_objects: updated, ...(opts.via ? { via: opts.via } : {}) })
     }
     return fresh
   })
-  return { row, changed, zone, updated: plan.updated }
+  return { row, changed, zone, updated }
 }
 
 /** Takes a connection's records out through a provider; throws the provider failure as an ApiError. */

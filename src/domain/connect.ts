@@ -10,7 +10,7 @@ import { landVerifications } from '../db/verification.ts'
 import type { Dns } from '../adapters/dns.ts'
 import type { DnsHealth } from './dns-health.ts'
 import { valuesOf } from '../adapters/dns.ts'
-import { connectionEnvelope, emitForConnection } from './events.ts'
+import { connectionEnvelope, emitForConnection, recordRefs, type ConnectionEventType } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
 import { detectProvider, type Provider } from './providers.ts'
@@ -56,6 +56,8 @@ export interface OpenOptions {
   endUserRef: string | null
   wwwRedirect: boolean
   records: DnsRecord[] | null
+  /** The integrator's own keys and values (validated by the operation). */
+  metadata?: Record<string, string>
 }
 
 /**
@@ -95,6 +97,7 @@ export async function openConnection(
     records_source: opts.records ? 'custom' : 'planned',
     planned_target: target,
     verification_token: token,
+    metadata: opts.metadata ?? {},
   }, now)
   if (!row) {
     // A concurrent request created it first: answer that one.
@@ -102,7 +105,7 @@ export async function openConnection(
     if (!raced) throw new Error('connection insert conflicted but no open connection exists')
     return { row: raced, outcome: 'existing' }
   }
-  await emitForConnection(sql, row, 'connection.created', now, { records: records.map(({ type, host, value }) => ({ type, host, value })) })
+  await emitForConnection(sql, row, 'connection.created', now, { records: recordRefs(records) })
   return { row, outcome: 'created' }
 }
 
@@ -126,7 +129,8 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   const plans = items.map(({ row, verification }) => {
     const t = afterVerification(row, verification, now)
     const last_result = lastResult(verification)
-    const env = t.event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, t.event, now, summary(verification)) : null
+    const event = t.event as Extract<ConnectionEventType, 'connection.live' | 'connection.failed'> | null
+    const env = event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, event, now, summary(verification)) : null
     return { row, t, last_result, env }
   })
   const pinned = items.every(({ row }) => row.version && row.tid)
@@ -215,10 +219,10 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
  * Closes a connection with its disconnect outcome: no more checks, no more watching, and
  * `connection.disconnected` in the outbox. A connection closed already is left as it is.
  */
-export async function markDisconnected(sql: Sql, c: ConnectionRow, outcome: { records: unknown }, now: Date): Promise<void> {
+export async function markDisconnected(sql: Sql, c: ConnectionRow, outcome: { records: DisconnectOutcome['records'] }, now: Date): Promise<void> {
   const row = await setDisconnected(sql, c, outcome, now)
   if (!row) return
   await forgetMonitorState(sql, c)
-  await emitForConnection(sql, row, 'connection.disconnected', now, { records: outcome.records })
+  await emitForConnection(sql, row, 'connection.disconnected', now, { records: recordRefs(row.desired_records), removal: outcome.records })
 }
 

@@ -29,6 +29,7 @@ export function connectionOut(c: ConnectionRow) {
     subdomain: sub,
     status: c.status,
     end_user_ref: c.end_user_ref,
+    metadata: c.metadata ?? {},
     www_redirect: c.www_redirect,
     rail: c.rail,
     managed: c.managed,

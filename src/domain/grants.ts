@@ -50,6 +50,7 @@ export type Grant = { kind: 'domain_connect'; provider: string; grant: GrantRow 
 /** The fields of a written record an answer or an event names. */
 export interface WrittenObject {
   type: string
+  host: string
   name: string
   value: string
 }
@@ -152,7 +153,7 @@ export async function accountUsed(deps: Pick<GrantDeps, 'db' | 'clock'>, a: Acco
 
 /** The records a Domain Connect template set, as an answer names them. */
 function templateObjects(c: RailConnection): WrittenObject[] {
-  return c.desired_records.filter((d) => d.type !== 'REDIR301').map((d) => ({ type: d.type, name: absoluteHost(d.host, c.apex_domain), value: d.value }))
+  return c.desired_records.filter((d) => d.type !== 'REDIR301').map((d) => ({ type: d.type, host: d.host, name: absoluteHost(d.host, c.apex_domain), value: d.value }))
 }
 
 /**

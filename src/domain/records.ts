@@ -3,13 +3,14 @@
 // relative to the zone apex (`@` is the apex itself), as people type it into DNS dashboards.
 import { isIPv4, isIPv6 } from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
+import { named } from './named.ts'
 import type { StoredRecord } from '../db/connections.ts'
 import { absoluteHost, normalizeHostname, type ParsedDomain } from './hostnames.ts'
 
 export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'CAA', 'MX', 'NS', 'TXT', 'SPFM', 'REDIR301'] as const
 export type RecordType = (typeof RECORD_TYPES)[number]
 
-export const DnsRecordSchema = Type.Object(
+export const DnsRecordSchema = named('DnsRecord', Type.Object(
   {
     type: Type.Union(RECORD_TYPES.map((t) => Type.Literal(t)), { description: 'SPFM merges into an existing SPF TXT record; REDIR301 is an HTTP redirect served by the edge' }),
     host: Type.String({ minLength: 1, maxLength: 253, description: 'Relative to the zone apex; `@` is the apex' }),
@@ -19,7 +20,7 @@ export const DnsRecordSchema = Type.Object(
     purpose: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { additionalProperties: false },
-)
+))
 export type DnsRecord = Static<typeof DnsRecordSchema>
 
 // What `desired_records` stores (src/db/connections.ts) is this shape: a change to one alone fails the typecheck here.

@@ -47,7 +47,7 @@ import type { Payments } from '../adapters/payments/index.ts'
 import { RegistrarError, type Lookup, type Offer, type Registrar, type Registration } from '../adapters/registrar/index.ts'
 import { openConnection } from './connect.ts'
 import { effectiveTarget } from './connections.ts'
-import { emit, type Envelope, type EventType } from './events.ts'
+import { emit, orderEnvelope, type EventData, type OrderEventType } from './events.ts'
 import { parseDomain } from './hostnames.ts'
 import type { Provider } from './providers.ts'
 import { getApplicationInTenant } from './tenancy.ts'
@@ -102,19 +102,9 @@ export function registrableName(input: string): string | null {
   return parsed && parsed.isApex && !parsed.platform ? parsed.domain : null
 }
 
-export function orderEnvelope(o: OrderRow, type: EventType, now: Date, data: Record<string, unknown>): Envelope {
-  return {
-    id: newId('evt', now.getTime()),
-    type,
-    application_id: o.application_id,
-    domain: o.domain,
-    data: { order_id: o.id, amount_cents: o.price_cents * o.years, currency: o.currency, years: o.years, ...data },
-    created_at: now.toISOString(),
-  }
-}
-
-async function emitOrder(sql: Sql, o: OrderRow, type: EventType, now: Date, data: Record<string, unknown>, connectionId: string | null = null) {
-  await emit(sql, o.tenant_id, o.application_id, connectionId, orderEnvelope(o, type, now, data))
+async function emitOrder<T extends OrderEventType>(sql: Sql, o: OrderRow, type: T, now: Date, data: Omit<EventData<T>, 'order_id' | 'amount_cents' | 'currency' | 'years'>, connectionId: string | null = null) {
+  const full = { order_id: o.id, amount_cents: o.price_cents * o.years, currency: o.currency, years: o.years, ...data } as EventData<T>
+  await emit(sql, o.tenant_id, o.application_id, connectionId, orderEnvelope(o, type, now, full, connectionId))
 }
 
 /** A registrar read (availability, price, suggestions); a registrar that fails is 503 with its typed reason. */
@@ -346,7 +336,7 @@ async function complete(deps: SellDeps, o: OrderRow, nameservers: string[]): Pro
       connection_id: row.id,
     }
     const done = await setCompleted(tx, o, row, body, now)
-    await emitOrder(tx, done, 'domain.purchased', now, { registrar: deps.registrar.name, reg_order_id: o.reg_order_id, connection_id: row.id }, row.id)
+    await emitOrder(tx, done, 'domain.purchased', now, { registrar: deps.registrar.name, reg_order_id: o.reg_order_id!, connection_id: row.id }, row.id)
     return { created: true, status: 201, body }
   })
   return finished ?? outcomeOf((await orderById(deps.db, o.id))!)
@@ -424,7 +414,7 @@ export async function expireUnpaid(deps: Pick<SellDeps, 'db' | 'clock'> & { paym
     const now = deps.clock.now()
     const expired = await deps.db.begin(async (tx) => {
       const rows = await expireUnpaidBatch(tx, now, batch)
-      for (const o of rows) await emitOrder(tx, o, 'purchase.confirmation.expired', now, { expired_at: now.toISOString(), quoted_at: o.created_at })
+      for (const o of rows) await emitOrder(tx, o, 'purchase.confirmation.expired', now, { expired_at: now.toISOString(), quoted_at: new Date(o.created_at).toISOString() })
       return rows
     })
     for (const o of expired) {

@@ -27,6 +27,7 @@ import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import { asyncCommit, type Sql } from '../db/sql.ts'
 import {
   claimNext,
+  stopDraining,
   completeSends,
   deliveryDueAt,
   disableGoneEndpoints,
@@ -109,6 +110,8 @@ interface Outcome {
   /** Whether the receiver took it (resets the endpoint's failures) or failed it (one more), or neither (refused before sending). */
   endpoint: 'ok' | 'failed' | null
   manual: boolean
+  /** A delivery of a connection's event: when it leaves the queue, the next one of the connection is released. */
+  ordered: boolean
 }
 
 /** A memo of endpoints' secrets and URL checks, renewed every few seconds (a drain may run a minute). */
@@ -195,6 +198,7 @@ async function sendOne(deps: DeliveryDeps, d: DueRow, budget: number, memo: Memo
     disable_endpoint: gone,
     endpoint: !reached ? null : delivered ? 'ok' : 'failed',
     manual: d.manual === true,
+    ordered: d.connection_id !== null,
   }
 }
 
@@ -289,6 +293,8 @@ async function step(deps: DeliveryDeps, conn: Sql, outcomes: Outcome[], limits: 
   if (!limits) {
     await conn.begin(async (tx) => {
       await asyncCommit(tx)
+      // No claim follows: a delivery these answers release wakes a worker (migration 0120).
+      await stopDraining(tx)
       await record(tx, outcomes)
     })
     return []
@@ -394,12 +400,16 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
       const rows = await step(deps, drain.conn, batch, claiming ? { free, perEndpoint, perFailing, bursting, burst, open: sendsOut } : null)
       recorded += batch.length
       sendAll(rows)
-      if (claiming) idle = rows.length === 0 && ended === endedBefore
+      // A connection's delivery that left the queue released the next one of its connection, which the
+      // claim in the same statement could not see yet: the next round trip looks.
+      const released = batch.some((o) => o.ordered && o.status !== 'pending')
+      if (claiming) idle = rows.length === 0 && ended === endedBefore && !released
     }
   } finally {
     // Whatever happened, the sends out are awaited and their answers recorded where possible.
     while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve))
     if (outcomes.length) {
+      // The last answers; a delivery they release is sent by the next drain (this one notifies the workers).
       const rest = outcomes
       outcomes = []
       await step(deps, drain.conn, rest, null).then(

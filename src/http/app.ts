@@ -18,6 +18,7 @@ import { encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
+import { undeclared } from '../ops/declared.ts'
 import { Router } from './router.ts'
 import { observeRequest } from '../metrics.ts'
 import { Deadline, RETRY_AFTER_S } from '../ops/deadline.ts'
@@ -120,6 +121,7 @@ export function createHandler(deps: AppDeps) {
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : nextRequestId()
     let status = 500
     let opId: string | undefined
+    let matched: AnyOp | undefined
     // An agent's answers show hidden characters escaped, as its MCP tools do (src/domain/outside-text.ts).
     let forAgent = false
     const shown = <T>(body: T): T => (forAgent ? showHiddenDeep(body) : body)
@@ -133,6 +135,7 @@ export function createHandler(deps: AppDeps) {
       }
       const op = m.value
       opId = op.id
+      matched = op
       // The database was found unreachable moments ago and is being probed: answer at once.
       if (deps.services.database && !deps.services.database.reachable && op.id !== 'health.get') throw databaseUnavailable()
       // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
@@ -161,7 +164,7 @@ export function createHandler(deps: AppDeps) {
       return json(result.status, shown(result.body), { ...secured, 'x-request-id': requestId, ...result.headers })
     } catch (err) {
       if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
-      const e = toApiError(err, requestId, opId)
+      const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
       return json(e.status, shown(e.body()), { ...secured, 'x-request-id': requestId, ...e.headers })
     } finally {

@@ -17,24 +17,15 @@ import { claimKey, keyRow, releaseKey, storeAnswer } from '../db/idempotency.ts'
 import type { Principal } from '../domain/principal.ts'
 import { ApiError } from '../errors.ts'
 import type { AnyOp } from '../ops/registry.ts'
+import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER } from '../ops/declared.ts'
 import type { OpResult, RawInput, RunHooks } from '../ops/run.ts'
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key'
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000
 /** How long a running request holds its key before another with the same body may take it over (its process died). */
 export const IDEMPOTENCY_LEASE_MS = 2 * 60_000
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
-/**
- * The operations that take the header: every POST that changes something and accepts a credential.
- * Reads sent as POST need none; an operation that declares the header itself (`POST /registrar/purchase`,
- * bound to its order) keeps its own handling.
- */
-export function acceptsIdempotencyKey(op: AnyOp): boolean {
-  if (op.method !== 'POST' || op.kind === 'read') return false
-  if (op.auth.every((c) => c === 'NONE' || c === 'EDGE')) return false
-  return !(op.headers && IDEMPOTENCY_HEADER in op.headers.properties)
-}
+export { acceptsIdempotencyKey, IDEMPOTENCY_HEADER }
 
 export const IDEMPOTENCY_NOTE =
   'Send `Idempotency-Key` (1 to 255 visible ASCII characters, unique per intended change) to retry safely: the same key with the ' +

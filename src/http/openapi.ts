@@ -3,10 +3,14 @@
 // operation's own description says what Portico chose.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { acceptsIdempotencyKey, IDEMPOTENCY_NOTE } from './idempotency.ts'
+import { declaredByStatus } from '../ops/declared.ts'
+import { nameOf } from '../domain/named.ts'
+import { EVENT_SCHEMAS, EVENT_TYPES, EVENTS, exampleEnvelope, type EventDecl } from '../domain/events.ts'
+import { SIGNING_NOTE } from '../ops/webhooks.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
 import type { Credential } from '../domain/principal.ts'
-import { ERROR_STATUS, type ErrorCode } from '../errors.ts'
+import { ERROR_STATUS, ERROR_TITLES, type ErrorCode } from '../errors.ts'
 import { examplesFor } from '../ops/examples.ts'
 import { API_BASE } from './app.ts'
 
@@ -29,22 +33,107 @@ const SCHEME_OF: Record<Exclude<Credential, 'NONE'>, (keyof typeof SECURITY_SCHE
   EDGE: ['EdgeAuth'],
 }
 
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
+
 const ERROR_SCHEMA = {
   type: 'object',
   required: ['code', 'title'],
   properties: {
-    code: { type: 'string', description: 'Stable machine-readable code' },
+    code: { $ref: '#/components/schemas/ErrorCode' },
     title: { type: 'string', description: 'Human-readable summary' },
-    details: { description: 'Optional detail: for invalid_request a list of {in, field, message}' },
+    details: { description: 'Optional detail: for invalid_request a list of {in, field, message}; otherwise an object whose `reason` is a catalogue code' },
   },
 }
 
-/** TypeBox schemas are JSON Schema; strip TypeBox's symbol keys by a JSON round trip. */
-function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema))
+const ERROR_CODE_SCHEMA = {
+  type: 'string',
+  enum: ERROR_CODES,
+  description: 'Stable machine-readable code: ' + ERROR_CODES.map((c) => `\`${c}\` (${ERROR_STATUS[c]}) ${ERROR_TITLES[c].toLowerCase()}`).join('; '),
 }
 
-function parameters(op: AnyOp) {
+/**
+ * Response headers the document describes, each with where it is sent. Another module adding a header
+ * to answers adds its entry here (the RateLimit fields of per-credential limits, for instance).
+ */
+export interface ResponseHeader {
+  name: string
+  description: string
+  schema: Record<string, unknown>
+  /** On which answers of an operation it is sent (`status`: the answer's HTTP status; `codes`: an error's codes). */
+  on: (op: AnyOp, status: number, codes: readonly ErrorCode[]) => boolean
+}
+
+export const RESPONSE_HEADERS: ResponseHeader[] = [
+  {
+    name: 'X-Request-Id',
+    description: 'This request\'s id (the caller\'s own `X-Request-Id` when it sent a valid one): quote it when asking about a request; the log line of the request carries it',
+    schema: { type: 'string' },
+    on: () => true,
+  },
+  {
+    name: 'Retry-After',
+    description: 'Seconds to wait before trying again (on a 409, when the conflict is passing: another write in progress, a request with the same Idempotency-Key still running)',
+    schema: { type: 'integer', minimum: 0 },
+    on: (_op, status) => status === 429 || status === 503 || status === 409,
+  },
+  {
+    name: 'WWW-Authenticate',
+    description: 'The bearer challenge (RFC 6750): `Bearer realm="portico"`, with `error="invalid_token"` when a credential came and was refused',
+    schema: { type: 'string' },
+    on: (_op, status) => status === 401,
+  },
+  {
+    name: 'Idempotent-Replayed',
+    description: '`true` when this answer is the replay of an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+    on: (op, status) => acceptsIdempotencyKey(op) && status < 300,
+  },
+  {
+    name: 'ETag',
+    description: 'The answer\'s entity tag: send it as If-None-Match to get 304 while it is unchanged',
+    schema: { type: 'string' },
+    on: (op, status) => Boolean(op.cache) && (status === 200 || status === 304),
+  },
+  {
+    name: 'Cache-Control',
+    description: '`public, max-age=N`: the same answer for everyone, cacheable for N seconds',
+    schema: { type: 'string' },
+    on: (op, status) => Boolean(op.cache) && status === 200,
+  },
+]
+
+const headerKey = (name: string) => name.replace(/-/g, '')
+
+function headersOf(op: AnyOp, status: number, codes: readonly ErrorCode[] = []) {
+  const out: Record<string, unknown> = {}
+  for (const h of RESPONSE_HEADERS) if (h.on(op, status, codes)) out[h.name] = { $ref: `#/components/headers/${headerKey(h.name)}` }
+  return out
+}
+
+/**
+ * JSON Schema of a TypeBox schema for the document: TypeBox's symbol keys dropped, and each schema
+ * named with `named()` (src/domain/named.ts) published once in `components.schemas` and referred to
+ * by `$ref` wherever it is used. `root` is the named schema being published itself.
+ */
+export function jsonOf(node: unknown, components: Record<string, unknown>, root?: unknown): unknown {
+  if (Array.isArray(node)) return node.map((n) => jsonOf(n, components))
+  if (node === null || typeof node !== 'object') return node
+  const name = nameOf(node)
+  if (name && node !== root) {
+    const published = components[name]
+    if (published === undefined) {
+      components[name] = null // taken while its own body is built (a schema may refer to itself)
+      components[name] = jsonOf(node, components, node)
+    }
+    return { $ref: `#/components/schemas/${name}` }
+  }
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(node)) if (v !== undefined && typeof v !== 'function') out[k] = jsonOf(v, components)
+  return out
+}
+
+function parameters(op: AnyOp, components: Record<string, unknown>) {
+  const plain = (x: TSchema) => jsonOf(x, components) as Record<string, unknown>
   const out: Record<string, unknown>[] = []
   const add = (schema: TObject | undefined, where: 'path' | 'query' | 'header') => {
     if (!schema) return
@@ -75,25 +164,54 @@ function parameters(op: AnyOp) {
   return out
 }
 
-function responses(op: AnyOp) {
+function responses(op: AnyOp, components: Record<string, unknown>) {
   const out: Record<string, unknown> = {}
   const ok = op.status ?? 200
-  out[String(ok)] = { description: op.summary, content: { 'application/json': { schema: plain(op.response), example: examplesFor(op).response } } }
+  const schema = jsonOf(op.response, components)
+  out[String(ok)] = { description: op.summary, headers: headersOf(op, ok), content: { 'application/json': { schema, example: examplesFor(op).response } } }
   for (const alt of op.altStatus ?? []) {
-    out[String(alt.status)] = { description: alt.description, content: { 'application/json': { schema: plain(op.response) } } }
+    out[String(alt.status)] = { description: alt.description, headers: headersOf(op, alt.status), content: { 'application/json': { schema } } }
   }
-  const byStatus = new Map<number, ErrorCode[]>()
-  const codes = new Set<ErrorCode>([...op.errors, 'internal_error', ...(acceptsIdempotencyKey(op) ? (['idempotency_key_in_use', 'idempotency_key_reused'] as const) : [])])
-  if (!op.auth.includes('NONE')) codes.add('unauthorized')
-  if (op.params || op.query || op.body || op.headers) codes.add('invalid_request')
-  for (const code of codes) {
-    const status = ERROR_STATUS[code]
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
-  }
-  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+  if (op.cache) out['304'] = { description: 'Not modified: the If-None-Match sent is the current ETag', headers: headersOf(op, 304) }
+  for (const [status, list] of declaredByStatus(op)) {
     out[String(status)] = {
       description: `Error: ${list.map((c) => `\`${c}\``).join(', ')}`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      headers: headersOf(op, status, list),
+      content: {
+        'application/json': {
+          schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { code: { type: 'string', enum: list } } }] },
+          example: { code: list[0], title: ERROR_TITLES[list[0]!] },
+        },
+      },
+    }
+  }
+  return out
+}
+
+/** The `webhooks` section: one entry per event type of the registry, its envelope as the request body. */
+function webhooks(components: Record<string, unknown>) {
+  const out: Record<string, unknown> = {}
+  const signature = [
+    { name: 'webhook-id', in: 'header', required: true, description: 'The event id (`evt_…`): deduplicate on it', schema: { type: 'string' } },
+    { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds when this attempt was signed', schema: { type: 'string' } },
+    { name: 'webhook-signature', in: 'header', required: true, description: '`v1,<base64 HMAC-SHA256>`; several, space-separated, while a rotated secret still signs', schema: { type: 'string' } },
+  ]
+  for (const type of EVENT_TYPES) {
+    const d: EventDecl = EVENTS[type]
+    out[type] = {
+      post: {
+        operationId: `event.${type}`,
+        summary: d.when,
+        description: d.when + (d.requires ? ` Sent only where ${d.requires}.` : '') + '\n\n' + SIGNING_NOTE,
+        tags: ['Events'],
+        parameters: signature,
+        requestBody: { required: true, content: { 'application/json': { schema: jsonOf(EVENT_SCHEMAS[type], components), example: exampleEnvelope(type) } } },
+        responses: {
+          '2XX': { description: 'Any 2xx acknowledges the delivery' },
+          '410': { description: 'Gone: the endpoint is disabled and receives nothing more' },
+          default: { description: 'Anything else (or no answer within 10 s) is a failed attempt, retried up to three attempts in all; 429 and 503 with Retry-After wait as asked' },
+        },
+      },
     }
   }
   return out
@@ -207,6 +325,7 @@ export const EXTRA_PATHS: ExtraPath[] = [
 ]
 
 export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }, extraPaths: readonly ExtraPath[] = EXTRA_PATHS) {
+  const components: Record<string, unknown> = { Error: ERROR_SCHEMA, ErrorCode: ERROR_CODE_SCHEMA }
   const paths: Record<string, Record<string, unknown>> = {}
   for (const extra of extraPaths) (paths[extra.path] ??= {})[extra.method] = extra.operation
   for (const op of ops) {
@@ -218,26 +337,32 @@ export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: s
       description: describe(op),
       tags: [op.tag],
       security: op.auth.flatMap((c) => (c === 'NONE' ? [{}] : SCHEME_OF[c].map((s) => ({ [s]: [] })))),
-      parameters: parameters(op),
+      parameters: parameters(op, components),
       ...(op.body
-        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: plain(op.body), example: examplesFor(op).request } } } }
+        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: jsonOf(op.body, components), example: examplesFor(op).request } } } }
         : {}),
-      responses: responses(op),
+      responses: responses(op, components),
       ...(op.kind === 'read' ? {} : { 'x-portico-kind': op.kind }),
     }
   }
+  const hooks = webhooks(components)
+  // Every event's envelope is a named schema, whichever the operations already used.
+  for (const type of EVENT_TYPES) jsonOf(EVENT_SCHEMAS[type], components)
+  const headers = Object.fromEntries(RESPONSE_HEADERS.map((h) => [headerKey(h.name), { description: h.description, schema: h.schema }]))
   return {
     openapi: '3.1.0',
     info: {
       title: 'Portico API',
       version: opts.version,
       description:
-        'Portico is a domain-connection control plane. Every error body is `{code, title, details?}`. ' +
-        'Unknown body fields are rejected with 400 `invalid_request`. Ids of other tenants answer 404.',
+        'Portico is a domain-connection control plane. Every error body is `{code, title, details?}`; each operation lists the codes ' +
+        'it can answer. Unknown body fields are rejected with 400 `invalid_request`. Ids of other tenants answer 404. The events ' +
+        'Portico sends to webhook endpoints are under `webhooks`, one per type (docs/events.md), and can be read back with GET /events.',
     },
     servers: [{ url: opts.publicUrl + API_BASE }],
     paths,
-    components: { schemas: { Error: ERROR_SCHEMA }, securitySchemes: SECURITY_SCHEMES },
+    webhooks: hooks,
+    components: { schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))), headers, securitySchemes: SECURITY_SCHEMES },
   }
 }
 

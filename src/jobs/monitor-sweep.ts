@@ -11,7 +11,7 @@
 import type { Clock } from '../clock.ts'
 import { asyncCommit, type Sql } from '../db/sql.ts'
 import type { ConnectionRow } from '../db/connections.ts'
-import type { MonitorState } from '../db/monitor.ts'
+import type { DriftItem, MonitorState } from '../db/monitor.ts'
 import {
   announcedNotWatched,
   insertHistory,
@@ -159,12 +159,15 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
   const events: Envelope[] = rows.flatMap((row, i) => {
     const t = transitions[i]!
     const out: Envelope[] = []
-    if (t.missing.length) out.push(connectionEnvelope(row, 'domain.record_missing', now, { records: t.missing, drift: t.state.drift }))
-    if (t.restored.length) out.push(connectionEnvelope(row, 'domain.record_restored', now, { records: t.restored }))
+    if (t.missing.length) out.push(connectionEnvelope(row, 'domain.record_missing', now, { records: driftRecords(t.missing), drift: t.missing }))
+    if (t.restored.length) out.push(connectionEnvelope(row, 'domain.record_restored', now, { records: driftRecords(t.restored), drift: t.restored }))
     return out
   })
   await emitMany(tx, rows, events)
 }
+
+/** The baseline records behind drift items, one per expected value (the events' `data.records`). */
+const driftRecords = (items: DriftItem[]) => items.flatMap((d) => d.expected.map((value) => ({ type: d.type, host: d.subdomain, value })))
 
 /** Due in this pass: never checked, or its slot came round at least MIN_GAP_MS after its last written check. */
 function isDue(row: StateRow, pass: Pass): boolean {

@@ -1,5 +1,6 @@
 // Agents (CONTRACT.md section 4): the consent request a consent screen reads. The registration
 // endpoint speaks RFC 7591 and lives in oauth/register.ts; the consent page in oauth/consent.ts.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { loadConsentRequest } from '../domain/agent-consent.ts'
 import { revokeGrant, REVOKE_REASONS, settleTenantGrants, GRANT_TTL_S } from '../domain/agent-grants.ts'
@@ -10,7 +11,7 @@ import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Agents'
 
-export const ConsentRequestSchema = Out({
+export const ConsentRequestSchema = named('ConsentRequest', Out({
   client_id: Type.String(),
   client_name: Type.String(),
   redirect_uri: Type.String(),
@@ -24,7 +25,7 @@ export const ConsentRequestSchema = Out({
   registration: Type.Literal('dynamic'),
   registered_at: Timestamp(),
   client_id_host: Nullable(Type.String({ description: 'Host of a URL client id; null for dynamically registered clients' })),
-})
+}))
 
 export const getConsentRequestOp = defineOp({
   id: 'agents.consent_request.get',
@@ -50,7 +51,7 @@ export const getConsentRequestOp = defineOp({
   },
 })
 
-const AgentGrant = Out({
+const AgentGrant = named('AgentGrant', Out({
   id: Type.String(),
   client_id: Type.String(),
   client_name: Type.String(),
@@ -68,7 +69,7 @@ const AgentGrant = Out({
       description: `Why the grant ended: ${Object.values(REVOKE_REASONS).map((r) => '`' + r + '`').join(', ')}`,
     }),
   ),
-})
+}))
 
 const grantOut = (g: GrantRow, now: Date) => {
   const expiresAt = new Date(g.created_at.getTime() + GRANT_TTL_S * 1000)

@@ -3,7 +3,9 @@
 // src/domain/record-plan.ts (written through the provider by src/domain/apply.ts). Provider calls happen
 // outside any transaction (`transaction: false`): a slow provider never holds a database connection, and
 // what was written is recorded on the connection before the write (priors) and after it (rail, status, events).
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
+import { UpdatedRecordSchema } from '../domain/events.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { connectionOut } from '../domain/connections.ts'
 import { writeThroughRail, type RailConnection } from '../domain/apply.ts'
@@ -20,13 +22,13 @@ import { Id, IdParam, Input, Nullable, Out } from './schemas.ts'
 
 const TAG = 'Domains and connections'
 
-export const ApplyResult = Out({
+export const ApplyResult = named('ApplyResult', Out({
   connection: ConnectionSchema,
   changed: Type.Boolean({ description: 'false when the zone already held every record: nothing was written' }),
   zone: Type.String(),
-  updated_objects: Type.Array(Out({ type: Type.String(), name: Type.String(), value: Type.String() })),
+  updated_objects: Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' }),
   account: Nullable(AccountSchema),
-})
+}))
 
 
 /**
@@ -79,7 +81,7 @@ export const applyOp = defineOp({
     label: Type.Optional(Type.String({ maxLength: 200 })),
   }),
   response: ApplyResult,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
   kind: 'write',
   zone: 'replaces',
   idempotent: true,

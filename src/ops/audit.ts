@@ -1,6 +1,7 @@
 // The audit log read path. Every successful mutation writes its row in its own transaction
 // (src/ops/run.ts): who (credential kind and id), what (operation id, target), when, from where.
 // Owners and admins read their tenant's log; the management key reads across tenants.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../errors.ts'
 import { auditPage } from '../db/audit.ts'
@@ -8,7 +9,7 @@ import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp } from './registry.ts'
 import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
-const Entry = Out({
+const Entry = named('AuditEntry', Out({
   id: Type.String(),
   tenant_id: Nullable(Type.String()),
   actor_kind: Type.String({ description: 'MGMT, PROV, KEY, WIDGET, AGENT, EDGE or NONE' }),
@@ -21,7 +22,7 @@ const Entry = Out({
   request_id: Nullable(Type.String()),
   details: Type.Object({}, { additionalProperties: true }),
   created_at: Timestamp(),
-})
+}))
 
 export const listAuditOp = defineOp({
   id: 'audit.list',

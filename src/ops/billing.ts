@@ -1,6 +1,7 @@
 // Billing (CONTRACT.md section 4, "Billing"; section 2, "Billing standing"): the standing a tenant is
 // in, card setup with its ui_mode rules, plan checkout, billing status and the portal link. The rules
 // live in src/domain/billing.ts; the processor behind them is PAYMENTS (sandbox or Stripe).
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { unavailable } from '../errors.ts'
 import { billingStanding, invalidPlan, periodOf, setupRequest } from '../domain/billing.ts'
@@ -13,7 +14,7 @@ import { Input, Nullable, Out, Timestamp } from './schemas.ts'
 
 const TAG = 'Billing'
 const Url = Type.String({ format: 'uri', maxLength: 2000 })
-const CardSchema = Out({ brand: Type.String(), last4: Type.String(), exp_month: Type.Integer(), exp_year: Type.Integer() })
+const CardSchema = named('Card', Out({ brand: Type.String(), last4: Type.String(), exp_month: Type.Integer(), exp_year: Type.Integer() }))
 
 function paymentsOf(ctx: Ctx): Payments {
   if (!ctx.services.payments) throw unavailable('Billing checkout is not wired on this deployment')
@@ -22,7 +23,7 @@ function paymentsOf(ctx: Ctx): Payments {
 
 const tenantOf = (ctx: TenantCtx) => ctx.principal.tenantId
 
-export const StandingSchema = Out({
+export const StandingSchema = named('BillingStanding', Out({
   configured: Type.Boolean({ description: 'A card is saved' }),
   restricted: Type.Boolean({ description: 'A new connection would be refused now' }),
   first_domain_free: Type.Boolean({ description: 'The next domain is the tenant\'s first and its plan gives it free' }),
@@ -33,7 +34,7 @@ export const StandingSchema = Out({
   billing_url: Type.String({ description: 'The billing portal link route' }),
   plan: Out({ id: Type.String(), name: Type.String(), hard_cap: Type.Boolean() }),
   usage: Out({ used: Type.Integer(), quota: Type.Integer(), period: Type.String({ description: 'UTC calendar month, YYYY-MM' }) }),
-})
+}))
 
 export const standingOp = defineOp({
   id: 'billing.standing',

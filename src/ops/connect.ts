@@ -32,21 +32,24 @@ import { APP_ONLY, BOUND_ONLY, END_USER } from './authority.ts'
 import type { Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
 import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
+import { named } from '../domain/named.ts'
+import { MetadataSchema, RemovalSchema } from '../domain/resource-schemas.ts'
 
 const TAG = 'Domains and connections'
 const StatusSchema = Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s)))
 const RecordRef = Out({ type: Type.String(), host: Type.String(), value: Type.String() })
 
-export const ConnectionSchema = Out({
-  id: Type.String(),
+export const ConnectionSchema = named('Connection', Out({
+  id: Type.String({ description: 'Identifier (`con_…`)' }),
   application_id: Type.String(),
   domain: Type.String(),
   apex_domain: Type.String(),
   subdomain: Type.String({ description: 'Labels left of the apex; empty for the apex' }),
   status: StatusSchema,
   end_user_ref: Nullable(Type.String(outside('end_user'))),
+  metadata: MetadataSchema,
   www_redirect: Type.Boolean(),
-  rail: Type.String({ description: '`manual` until an automatic rail writes the records' }),
+  rail: Type.Union(['manual', 'api', 'oauth', 'domain_connect'].map((r) => Type.Literal(r)), { description: '`manual` until an automatic rail writes the records' }),
   managed: Type.Boolean({ description: 'Portico holds a grant to change the records later' }),
   provider: Nullable(Type.String()),
   records: Type.Array(DnsRecordSchema, { description: 'The desired records' }),
@@ -82,7 +85,7 @@ export const ConnectionSchema = Out({
   retried_at: Nullable(Timestamp()),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-})
+}))
 
 const LIFECYCLE_NOTE =
   'Lifecycle: a connection starts `pending` (records not known to be in place). It moves to `propagating` when a rail writes ' +
@@ -233,6 +236,7 @@ const CreateBody = Input({
   domain: Type.String({ minLength: 1, maxLength: 300 }),
   application_id: Type.Optional(Id('app', 'KEY and agent tokens: the application (default: the key\'s own); WIDGET: its own')),
   end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Your reference for the end user; echoed as `user_id` in webhooks' })),
+  metadata: Type.Optional(MetadataSchema),
   www_redirect: Type.Optional(Type.Boolean({ description: 'Apex only: also point www at the target; the edge redirects apex to www' })),
   records: Type.Optional(Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50, description: 'An integrator-authored record set instead of the planned one (agent tokens: needs the `domains:records` scope)' })),
 })
@@ -293,6 +297,7 @@ export const createConnectionOp = defineOp({
       endUserRef: input.end_user_ref ?? null,
       wwwRedirect: input.www_redirect ?? false,
       records: input.records ?? null,
+      metadata: input.metadata,
     })
     // The domain is connected under this application for someone else: say so rather than hand over their connection.
     if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
@@ -310,7 +315,10 @@ export const listConnectionsOp = defineOp({
   method: 'GET',
   path: '/connections',
   summary: 'List connections',
-  description: 'Tenant-scoped, oldest first. Filters `app_id`, `status`; pages of `limit` (1 to 200, default 50) with the opaque `next_cursor`, absent on the last page.',
+  description:
+    'Tenant-scoped, oldest first. Filters `app_id`, `status`, `domain` (the connected hostname, exactly; case and a trailing dot ' +
+    'are ignored) and `end_user_ref` (your reference for the end user): a customer\'s connections are found without an id mapping ' +
+    'of your own. Pages of `limit` (1 to 200, default 50) with the opaque `next_cursor`, absent on the last page.',
   tag: TAG,
   auth: ['KEY', 'AGENT'],
   permission: 'connections:read',
@@ -318,6 +326,8 @@ export const listConnectionsOp = defineOp({
   query: Input({
     app_id: Type.Optional(Id('app')),
     status: Type.Optional(StatusSchema),
+    domain: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'Only the connection of this hostname' })),
+    end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only connections made for this end user' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   }),
@@ -331,7 +341,8 @@ export const listConnectionsOp = defineOp({
     if (input.app_id) await getApplicationInTenant(ctx.sql, p.tenantId, input.app_id)
     const limit = input.limit ?? 50
     const after = input.cursor ? idFromCursor(input.cursor, 'con') : ''
-    const rows = await connectionsPage(ctx.sql, p, input, after, limit)
+    const domain = input.domain === undefined ? undefined : (parseDomain(input.domain)?.domain ?? input.domain.toLowerCase())
+    const rows = await connectionsPage(ctx.sql, p, { ...input, domain }, after, limit)
     const page = rows.slice(0, limit)
     return {
       connections: page.map(connectionOut),
@@ -387,7 +398,9 @@ export const bulkConnectOp = defineOp({
   description:
     'Each domain is handled on its own, in its own transaction: a bad one is `failed` with a message and the batch goes on; a ' +
     'domain already connected under the application is `already` (or `failed` with code `conflict` when it was connected for ' +
-    'another `end_user_ref` than the one sent); a new one is `connected` (created, status `pending`). ' +
+    'another `end_user_ref` than the one sent); a new one is `connected` (created, status `pending`). An item may be an object ' +
+    '`{domain, end_user_ref, metadata}`: each domain then has its own end user and metadata (the batch\'s `end_user_ref` is for ' +
+    'plain strings). ' +
     'One result per domain, in order. More than 200 domains is 400.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
@@ -395,9 +408,19 @@ export const bulkConnectOp = defineOp({
   scope: 'domains:write',
   permission: 'connections:write',
   body: Input({
-    domains: Type.Array(Type.String({ maxLength: 300 }), { minItems: 1, maxItems: BULK_MAX }),
+    domains: Type.Array(
+      Type.Union([
+        Type.String({ maxLength: 300 }),
+        Input({
+          domain: Type.String({ maxLength: 300 }),
+          end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'This domain\'s end user (instead of the batch\'s)' })),
+          metadata: Type.Optional(MetadataSchema),
+        }, { description: 'A domain with its own end user and metadata' }),
+      ]),
+      { minItems: 1, maxItems: BULK_MAX, description: 'Domain names, or objects `{domain, end_user_ref?, metadata?}` each with their own end user and metadata' },
+    ),
     application_id: Type.Optional(Id('app')),
-    end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    end_user_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The end user of every domain given as a plain string' })),
   }),
   response: Out({
     results: Type.Array(
@@ -419,11 +442,12 @@ export const bulkConnectOp = defineOp({
     const app = await applicationOf(ctx, input.application_id)
     const target = effectiveTarget(app, edge(ctx))
     const seen = new Map<string, string>()
-    // A domain already connected for another end user is not this caller's: said per domain, as POST /connections says 409.
-    const otherEndUser = (c: { end_user_ref: string | null }) => input.end_user_ref !== undefined && c.end_user_ref !== input.end_user_ref
     const taken = (domain: string, id: string) =>
       ({ domain, connection_id: id, status: 'failed' as const, message: 'Already connected under this application for another end user', code: 'conflict' })
-    const one = async (domain: string) => {
+    const one = async (item: (typeof input.domains)[number]) => {
+      const { domain, end_user_ref: endUserRef = input.end_user_ref, metadata } = typeof item === 'string' ? { domain: item } : item
+      // A domain already connected for another end user is not this caller's: said per domain, as POST /connections says 409.
+      const otherEndUser = (c: { end_user_ref: string | null }) => endUserRef !== undefined && c.end_user_ref !== endUserRef
       try {
         const parsed = parseOrThrow(domain)
         assertHostAllowed(ctx.principal, parsed.domain)
@@ -435,7 +459,7 @@ export const bulkConnectOp = defineOp({
         const inspection = await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth)
         // Each domain commits with its own audit row: a batch cut short leaves no connection unaudited.
         const { row, outcome } = await ctx.tx(async (tx, note) => {
-          const opened = await openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: input.end_user_ref ?? null, wwwRedirect: false, records: null })
+          const opened = await openConnection(tx, ctx.clock.now(), app, target, parsed, inspection, { endUserRef: endUserRef ?? null, wwwRedirect: false, records: null, metadata })
           note.targetId = opened.row.id
           note.details = { domain: parsed.domain, outcome: opened.outcome }
           return opened
@@ -479,14 +503,14 @@ export const getConnectionOp = defineOp({
   handler: async (ctx, input) => connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
 })
 
-const RecordsResponse = Out({
+const RecordsResponse = named('ConnectionRecords', Out({
   connection_id: Type.String(),
   domain: Type.String(),
   records: Type.Array(DnsRecordSchema),
   records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps for adding the records by hand, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
-})
+}))
 
 function recordsOut(c: ConnectionRow) {
   const provider = providerById(c.provider_id)
@@ -593,25 +617,15 @@ export const recheckOp = defineOp({
   },
 })
 
-const RecordNote = Out({ type: Type.String(), name: Type.String(), value: Type.String({ description: 'As written, or as found in the zone before Portico wrote', ...outside('dns') }), note: Type.String() })
-export const DisconnectOutcomeSchema = Out({
+export const DisconnectOutcomeSchema = named('DisconnectOutcome', Out({
   connection_id: Type.String(),
   domain: Type.String(),
   disconnected: Type.Boolean(),
-  records: Out({
-    choice: Type.String({ description: '`remove`' }),
-    outcome: Type.String({ description: '`removed` when Portico removed or restored every record; `manual` when a person must remove them (records set up by hand)' }),
-    via: Type.String({ description: 'The rail the removal went through: `manual`, or the provider rail' }),
-    removed: Type.Array(RecordNote),
-    restored: Type.Array(RecordNote),
-    left_in_place: Type.Array(RecordNote),
-    failed: Type.Array(RecordNote),
-    manual_steps: Type.Array(Type.String()),
-  }),
-  serving: Type.String(),
-  certificate: Type.String(),
-  monitoring: Type.String(),
-})
+  records: RemovalSchema,
+  serving: Type.Literal('stopped'),
+  certificate: Type.Literal('removed'),
+  monitoring: Type.Literal('stopped'),
+}))
 
 /** Serving and the certificate stop with the connection: marked removed now, taken off the edge once committed. */
 async function stopServing(ctx: Ctx, c: ConnectionRow): Promise<void> {
@@ -720,12 +734,12 @@ export const disconnectOp = defineOp({
   handler: (ctx, input, pre) => disconnect(ctx, input.id, pre.confirmed, pre.reverted),
 })
 
-const TargetResponse = Out({
+const TargetResponse = named('ConnectTarget', Out({
   application_id: Type.String(),
   mode: Type.Union([Type.Literal('edge'), Type.Literal('custom')], { description: '`edge`: the platform edge is the target' }),
   connect_target: Out({ cname_target: Type.String(), apex_ipv4: Type.Array(Type.String()) }),
   edge: Out({ cname_target: Type.String(), apex_ipv4: Type.Array(Type.String()) }),
-})
+}))
 
 function targetOut(ctx: Pick<Ctx, 'config'>, app: ApplicationRow) {
   return { application_id: app.id, mode: app.cname_target ? ('custom' as const) : ('edge' as const), connect_target: effectiveTarget(app, edge(ctx)), edge: edge(ctx) }

@@ -1,6 +1,7 @@
 // Console support (CONTRACT.md sections 2 and 4): an application's email sender, browser push for the
 // people of the console, and the member email change. Push and email-change are console-server
 // routes (provision secret); the email sender belongs to the integrator (API key).
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { decrypt, encrypt } from '../crypto.ts'
@@ -19,7 +20,7 @@ const TlsMode = Type.Union([Type.Literal('implicit'), Type.Literal('starttls'), 
   description: '`implicit`: TLS from the first byte (port 465); `starttls`: upgrade required; `none`: plain (not for production mail)',
 })
 
-const EmailSender = Out({
+const EmailSender = named('EmailSender', Out({
   application_id: Type.String(),
   mode: Type.Union([Type.Literal('default'), Type.Literal('smtp')], { description: '`default` when nothing is saved: the service\'s own sender' }),
   smtp_host: Type.Optional(Type.String()),
@@ -34,7 +35,7 @@ const EmailSender = Out({
   last_error: Nullable(Type.String()),
   last_error_at: Nullable(Timestamp()),
   updated_at: Nullable(Timestamp()),
-})
+}))
 
 function senderOut(appId: string, r: SenderRow | undefined) {
   if (!r) return { application_id: appId, mode: 'default' as const, password_set: false, verified_at: null, last_error: null, last_error_at: null, updated_at: null }

@@ -13,12 +13,13 @@
 //   discovered urlAPI, which a forged `_domainconnect` record could point anywhere) and applies each
 //   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../errors.ts'
 import { connectionFor, assertHostAllowed } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { emitForConnection } from '../domain/events.ts'
-import { parseDomain } from '../domain/hostnames.ts'
+import { absoluteHost, parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
 import { signingPublication, templateOut } from '../domain/templates.ts'
 import { applyTemplate } from '../domain/domain-connect/apply.ts'
@@ -279,7 +280,7 @@ function refuse(reason: ErrorReason, title: string): never {
   throw new ApiError('conflict', title, { reason })
 }
 
-const StartResponse = Out({
+const StartResponse = named('DomainConnectStart', Out({
   apply_url: Nullable(Type.String({ description: 'Synchronous rail: open this URL in the end user\'s browser' })),
   consent_url: Nullable(Type.String({ description: 'Asynchronous (managed) rail: the DNS Provider\'s consent page' })),
   service_id: Type.String(),
@@ -289,7 +290,7 @@ const StartResponse = Out({
   dc_host: Type.String({ description: 'The `_domainconnect` host the settings were read from' }),
   rail: Type.Union([Type.Literal('sync'), Type.Literal('async')]),
   managed: Type.Boolean({ description: 'True on the async rail: Portico keeps a grant to change the records later' }),
-})
+}))
 
 export const domainConnectStartOp = defineOp({
   id: 'connections.domainconnect_start',
@@ -518,7 +519,7 @@ export const domainConnectCallbackOp = defineOp({
       const fresh = await markAppliedThroughConsent(ctx.sql, c, now)
       await emitForConnection(ctx.sql, fresh, 'connection.applied', now, {
         via: 'async',
-        updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, value })),
+        updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, name: absoluteHost(host, fresh.apex_domain), value })),
       })
       ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
       outcome = { connection_id: c.id, domain: c.domain, applied: true, service_ids: s.service_ids }

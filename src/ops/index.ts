@@ -12,6 +12,7 @@ import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './mon
 import { createShareOp, getShareOp, recheckShareOp } from './share.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
+import { EVENT_OPERATIONS } from './events.ts'
 import { createWebhookOp, deleteWebhookOp, listDeliveriesOp, listWebhooksOp, retryDeliveryOp, rotateWebhookSecretOp } from './webhooks.ts'
 import {
   bulkConnectOp,
@@ -103,6 +104,7 @@ export const OPERATIONS: AnyOp[] = [
   deleteWebhookOp,
   listDeliveriesOp,
   retryDeliveryOp,
+  ...EVENT_OPERATIONS,
   getConsentRequestOp,
   listAgentGrantsOp,
   revokeAgentGrantOp,

@@ -9,6 +9,7 @@
 // domain whose drift changes between pages is neither repeated nor skipped; its entry still shows
 // its current state. The rank log holds 24 changes (at most one per hourly check), so a cursor is
 // accepted for 12 hours.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../errors.ts'
 import { assertHostAllowed, connectionFor } from '../domain/connections.ts'
@@ -32,7 +33,7 @@ const VerdictSchema = Type.Union([Type.Literal('record_missing'), Type.Literal('
 
 const DriftItemSchema = Out({ subdomain: Type.String({ description: 'The record host as in the baseline (`@` is the apex)' }), type: Type.String(), verdict: VerdictSchema, expected: Strings, observed: Type.Array(Type.String(), { description: 'What DNS answers now', ...outside('dns') }) })
 
-const HistorySchema = Out({
+const HistorySchema = named('MonitorHistoryEntry', Out({
   id: Type.String(),
   application_id: Type.String(),
   connection_id: Type.String(),
@@ -40,9 +41,9 @@ const HistorySchema = Out({
   kind: Type.Union(['drift', 'restored', 'auto_fixed', 'repair_failed'].map((k) => Type.Literal(k))),
   detail: Type.Object({}, { additionalProperties: true, description: 'What was seen; may quote DNS answers and the DNS provider', ...outside('dns') }),
   created_at: Timestamp(),
-})
+}))
 
-const EntrySchema = Out({
+const EntrySchema = named('MonitorDomain', Out({
   connection_id: Type.String(),
   application_id: Type.String(),
   domain: Type.String(),
@@ -63,7 +64,7 @@ const EntrySchema = Out({
   alerts: Out({ webhooks: Type.Boolean(), email: Type.Boolean() }),
   watching: Type.Array(Out({ name: Type.String(), type: Type.String(), value: Type.String() })),
   history: Type.Optional(Type.Array(HistorySchema, { description: 'Newest first; in the per-connection detail only' })),
-})
+}))
 
 
 function repairOf(ctx: Ctx, r: Row) {
@@ -143,7 +144,7 @@ const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('bas
 
 // ---- Operations -----------------------------------------------------------------------------------
 
-const SummarySchema = Out({
+const SummarySchema = named('MonitorSummary', Out({
   domains: Type.Integer({ description: 'Every open connection' }),
   watched: Type.Integer({ description: 'Live connections, checked hourly' }),
   ok: Type.Integer(),
@@ -151,7 +152,7 @@ const SummarySchema = Out({
   needs_action: Type.Integer({ description: 'Watched domains whose drift a person must fix' }),
   inconclusive: Type.Integer(),
   not_checked: Type.Integer({ description: 'Watched domains not checked yet' }),
-})
+}))
 
 export const listMonitorDomainsOp = defineOp({
   id: 'monitor.domains',

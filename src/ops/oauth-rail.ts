@@ -77,7 +77,7 @@ export const oauthCallbackOp = defineOp({
   }, { additionalProperties: true }),
   response: Out({ connection_id: Type.String(), domain: Type.String(), status: Type.String(), changed: Type.Boolean(), account_id: Type.String() }),
   altStatus: [{ status: 302, description: 'Redirect to the return_url given at start' }],
-  errors: ['invalid_request', 'not_found', 'ProviderAuthenticationError', 'dns_write_failed'],
+  errors: ['invalid_request', 'not_found', 'conflict', 'ProviderAuthenticationError', 'dns_write_failed'],
   kind: 'write',
   transactions: 'steps',
   async handler(ctx, input) {

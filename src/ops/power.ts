@@ -13,22 +13,12 @@ import { powerOut, removePower, savePower, type PowerDeps } from '../domain/powe
 import { powerOf, claimOnDemand, connectionsServing } from '../db/power.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
 import { END_USER } from './authority.ts'
-import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { IdParam, Input, Nullable, Out } from './schemas.ts'
+
+import { PowerSchema } from '../domain/resource-schemas.ts'
 
 const TAG = 'Power'
 
-const PowerSchema = Out({
-  connection_id: Type.String(),
-  domain: Type.String(),
-  origin_url: Nullable(Type.String()),
-  redirect_to_www: Type.Boolean(),
-  root_path: Nullable(Type.String()),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('failed'), Type.Literal('removed')], {
-    description: '`pending` until the connection is live and its route is on the edge, then `active`; `failed` with `last_error`',
-  }),
-  last_error: Nullable(Type.String()),
-  updated_at: Timestamp(),
-})
 
 function power(ctx: Ctx): PowerDeps {
   const edge = ctx.services.edge

@@ -2,6 +2,7 @@
 // CRUD, and connecting domains with one. The credential rules live in src/domain/provider-accounts.ts;
 // what a refused credential does is decided in src/domain/grants.ts. Provider calls happen outside any
 // transaction (`transaction: false`): a slow provider never holds a database connection.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid } from '../errors.ts'
 import { effectiveTarget, assertHostAllowed } from '../domain/connections.ts'
@@ -28,7 +29,7 @@ const Access = Type.Union([Type.Literal('continuous'), Type.Literal('one_time')]
 })
 
 
-export const AccountSchema = Out({
+export const AccountSchema = named('ProviderAccount', Out({
   id: Type.String(),
   kind: Type.String({ description: '`api_key`, or `oauth` for a provider OAuth grant' }),
   provider: Type.String(),
@@ -48,7 +49,7 @@ export const AccountSchema = Out({
   connections: Type.Array(Out({ id: Type.String(), application_id: Type.String(), domain: Type.String(), status: Type.String() })),
   uses: Type.Array(Type.String()),
   can_manage: Type.Boolean(),
-})
+}))
 
 /** A refusal of a saved account's credential flags the account (src/domain/grants.ts, site `use`) and is answered. */
 export async function refusedInUse(ctx: Ctx, a: AccountRow | null, err: unknown): Promise<never> {

@@ -1,5 +1,6 @@
 // Shared schema pieces for operations. Input objects are closed (unknown fields are 400); output
 // objects describe what clients can rely on.
+import { named } from '../domain/named.ts'
 import { Type, type TProperties, type TSchema, type ObjectOptions } from '@sinclair/typebox'
 
 /** A closed input object: unknown fields are refused. */
@@ -33,15 +34,15 @@ export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal(
   description: 'Application environment: `live` (default) or `test`; decides the prefix of its API keys (`ptc_live_` / `ptc_test_`).',
 })
 
-export const Tenant = Out({
+export const Tenant = named('Tenant', Out({
   id: Type.String(),
   name: Type.String(),
   plan_id: Type.String(),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-})
+}))
 
-export const Branding = Out(
+export const Branding = named('Branding', Out(
   {
     display_name: Nullable(Type.String({ description: 'The name people see on the share page, the consent page and the widget', ...outside('workspace') })),
     logo_url: Nullable(Type.String({ description: 'An https URL on a public host, or a data: PNG, JPEG, GIF, WebP or SVG image of at most 32 KB' })),
@@ -50,9 +51,9 @@ export const Branding = Out(
     accent_text: Nullable(Type.String({ description: 'The accent darkened where needed to read as text on white at 4.5:1 (computed)' })),
   },
   { description: 'How the application presents itself to the people it sends to Portico; null when it has no branding' },
-)
+))
 
-export const Application = Out({
+export const Application = named('Application', Out({
   id: Type.String(),
   tenant_id: Type.String(),
   name: Type.String(outside('workspace')),
@@ -60,14 +61,14 @@ export const Application = Out({
   branding: Nullable(Branding),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-})
+}))
 
-export const ApplicationWithSecret = Type.Composite([
+export const ApplicationWithSecret = named('ApplicationWithSecret', Type.Composite([
   Application,
   Out({ client_secret: Type.String({ description: 'Shown once. Used server-side with POST /tokens.' }) }),
-])
+]))
 
-export const Member = Out({
+export const Member = named('Member', Out({
   id: Type.String(),
   email: Type.String(),
   role: RoleSchema,
@@ -75,9 +76,9 @@ export const Member = Out({
   invite_token: Type.Optional(Type.String({ description: 'Present only in the invitation response' })),
   created_at: Timestamp(),
   accepted_at: Nullable(Timestamp()),
-})
+}))
 
-export const ApiKeyMeta = Out({
+export const ApiKeyMeta = named('ApiKey', Out({
   id: Type.String(),
   application_id: Nullable(Type.String()),
   name: Nullable(Type.String()),
@@ -87,4 +88,4 @@ export const ApiKeyMeta = Out({
   created_at: Timestamp(),
   last_used_at: Nullable(Timestamp()),
   revoked_at: Nullable(Timestamp()),
-})
+}))

@@ -15,24 +15,13 @@ import { certificateOf, certificatesInScope } from '../db/certificates.ts'
 import { powerOf } from '../db/power.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { APP_ONLY, END_USER } from './authority.ts'
-import { IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
+import { IdParam, Input, Out, Timestamp } from './schemas.ts'
+
+import { CertificateSchema } from '../domain/resource-schemas.ts'
 
 const TAG = 'Secure'
 
-export const CertificateSchema = Out({
-  id: Type.String(),
-  domain: Type.String(),
-  application_id: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('issued'), Type.Literal('failed'), Type.Literal('removed')]),
-  issuer: Nullable(Type.String()),
-  not_before: Nullable(Timestamp()),
-  not_after: Nullable(Timestamp()),
-  last_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
-  managed: Type.Boolean({ description: 'Issued and renewed by Portico through ACME; false for an imported certificate' }),
-  renew_after: Nullable(Timestamp('When the renewal job renews it (two thirds into its validity); null when not managed')),
-  updated_at: Timestamp(),
-  names: Type.Array(Type.String(), { description: 'The names the certificate covers' }),
-})
+export { CertificateSchema }
 
 const CertificateOut = Out({ certificate: CertificateSchema })
 

@@ -2,6 +2,7 @@
 // with an Idempotency-Key, and the order list (the payment-processor webhook is src/http/payments-webhook.ts). Without
 // SELL_PURCHASE_ENABLED every route that creates or moves an order answers 503 service_unavailable;
 // search stays open. The rules live in src/domain/sell.ts.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { invalid, notFound, unavailable } from '../errors.ts'
 import { assertHostAllowed } from '../domain/connections.ts'
@@ -19,15 +20,15 @@ const DomainField = Type.String({ minLength: 3, maxLength: 253, description: 'A 
 const Years = Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 1, description: 'Registration term in years (default 1)' }))
 const Buyer = Input({ email: Email })
 
-const OfferSchema = Out({
+const OfferSchema = named('DomainOffer', Out({
   domain: Type.String(),
   available: Type.Boolean(),
   premium: Type.Boolean(),
   price_cents: Nullable(Type.Integer({ description: 'Retail price for one year, smallest currency unit' })),
   currency: Type.String(),
-})
+}))
 
-const OrderSchema = Out({
+const OrderSchema = named('Order', Out({
   id: Type.String(),
   application_id: Type.String(),
   domain: Type.String(),
@@ -49,7 +50,7 @@ const OrderSchema = Out({
   released_at: Nullable(Timestamp()),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-})
+}))
 
 const FulfillResult = Out({
   Domain: Type.String(),
@@ -62,7 +63,7 @@ const FulfillResult = Out({
   connection_id: Type.String({ description: 'The connection the purchased domain was connected with' }),
 })
 
-const CheckoutSession = Out({ id: Type.String(), url: Type.String(), client_secret: Type.String(), order_id: Type.String() })
+const CheckoutSession = named('CheckoutSession', Out({ id: Type.String(), url: Type.String(), client_secret: Type.String(), order_id: Type.String() }))
 
 const STATE_NOTE =
   'The card is authorized with manual capture and captured only after the registrar settles; a failed registration releases the ' +

@@ -3,6 +3,7 @@
 // token only for its hostname); `GET /share/{token}` and `POST /share/{token}:recheck` need no
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
+import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { connectionFor, connectionOut } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
@@ -21,7 +22,7 @@ const TAG = 'Sharing'
 const TokenParam = Input({ token: Type.String({ minLength: 10, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
 const RecordRef = Out({ type: Type.String(), host: Type.String(), value: Type.String() })
 
-const SharedFlow = Out({
+const SharedFlow = named('SharedFlow', Out({
   connection_id: Type.String(),
   domain: Type.String(),
   apex_domain: Type.String(),
@@ -41,7 +42,7 @@ const SharedFlow = Out({
   branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
   secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
-})
+}))
 
 async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
   const provider = providerById(c.provider_id)

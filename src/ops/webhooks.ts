@@ -14,6 +14,7 @@ import { cursorOf, idFromCursor } from './cursors.ts'
 import { defineOp, type TenantCtx } from './registry.ts'
 import { APP_ONLY } from './authority.ts'
 import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { named } from '../domain/named.ts'
 
 const TAG = 'Webhooks'
 
@@ -29,7 +30,7 @@ export const SIGNING_NOTE =
   'fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last ' +
   'failure) while retries keep their schedule.'
 
-const Webhook = Out({
+const Webhook = named('WebhookEndpoint', Out({
   id: Type.String(),
   application_id: Type.String(),
   url: Type.String(),
@@ -38,7 +39,7 @@ const Webhook = Out({
   created_at: Timestamp(),
   disabled_at: Type.Optional(Nullable(Timestamp())),
   disabled_reason: Type.Optional(Nullable(Type.String())),
-})
+}))
 
 const webhookOut = (w: WebhookRow) => ({
   id: w.id,
@@ -50,9 +51,8 @@ const webhookOut = (w: WebhookRow) => ({
   disabled_reason: w.disabled_reason,
 })
 
-/** Tenant principal with the application filter the caller may use: a widget token sees its own app only. */
-/** The lists' scope: a widget's own application; an `app_id` filter that is not the tenant's is 404. */
-async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenantId: string; appId: string | null }> {
+/** The lists' scope (webhooks, deliveries, events): a widget's own application; an `app_id` filter that is not the tenant's is 404. */
+export async function scope(ctx: TenantCtx, appId: string | undefined): Promise<{ tenantId: string; appId: string | null }> {
   const p = ctx.principal
   if (p.kind === 'WIDGET') {
     if (appId !== undefined && appId !== p.applicationId) throw notFound('Application not found')
@@ -181,7 +181,7 @@ export const deleteWebhookOp = defineOp({
   },
 })
 
-const Attempt = Out({
+export const Attempt = named('DeliveryAttempt', Out({
   id: Type.String(),
   delivery_id: Type.String(),
   endpoint_id: Type.String(),
@@ -196,12 +196,12 @@ const Attempt = Out({
   error: Nullable(Type.String()),
   duration_ms: Type.Integer(),
   created_at: Timestamp(),
-})
+}))
 
 /** An attempt row as read back (timestamps come back as Dates) or as just recorded. */
 type AttemptRow = Omit<AttemptRecord, 'tenant_id' | 'created_at'> & { created_at: Date | string }
 
-const attemptOut = (a: AttemptRow) => ({
+export const attemptOut = (a: AttemptRow) => ({
   id: a.id,
   delivery_id: a.delivery_id,
   endpoint_id: a.endpoint_id,

@@ -3,6 +3,7 @@
 // /connections/{id}/status`). Closed (`additionalProperties: false`) so the server cannot send what the
 // schema does not name; the widget takes its types from here (type-only imports, erased from the
 // bundle), so renaming a field breaks the widget's typecheck instead of a person's screen.
+import { named } from '../domain/named.ts'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { DnsRecordSchema } from '../domain/records.ts'
 import { outside, Timestamp } from './schemas.ts'
@@ -73,7 +74,7 @@ export const ApplicationFaceSchema = Closed(
 
 export const BLOCKED_REASONS = ['platform_subdomain', 'not_registered', 'not_delegated', 'apex_not_supported'] as const
 
-export const DomainCheckSchema = Closed(
+export const DomainCheckSchema = named('DomainCheck', Closed(
   {
     domain: Type.String(),
     apex_domain: Type.String(),
@@ -123,7 +124,7 @@ export const DomainCheckSchema = Closed(
     application: Type.Optional(ApplicationFaceSchema),
   },
   'Domain check result (CONTRACT.md section 2)',
-)
+))
 export type DomainCheck = Static<typeof DomainCheckSchema>
 export type Conflict = Static<typeof ConflictSchema>
 export type ApplicationFace = Static<typeof ApplicationFaceSchema>

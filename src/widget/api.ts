@@ -40,6 +40,9 @@ export function client(apiBase: string, token?: string): Client {
         res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
       } catch (err) {
         if (isAbort(err)) throw err
+        // A browser says the same for no network and for a host that answered without Portico's CORS
+        // headers (an apiBase that is not Portico's API): a request that needs no CORS tells them apart.
+        if (await reachable(base)) throw misconfigured(apiBase, 'its host answers, but not as Portico\'s API')
         throw new ApiFailure('NetworkError', { code: 'network_error', title: String((err as Error).message || err), details: null }, 0)
       }
       const text = await res.text()
@@ -49,12 +52,38 @@ export function client(apiBase: string, token?: string): Client {
       } catch {
         data = null
       }
+      // Every answer of Portico's API is JSON, and every refusal is its `{code, title}` envelope.
+      const envelope = data !== null && typeof data === 'object' && typeof data.code === 'string'
+      if ((text && data === null) || (!res.ok && !envelope) || (res.status === 404 && data?.title === 'No such route')) {
+        throw misconfigured(apiBase, `${method} ${path} answered ${res.status} ${text && data === null ? 'with something other than JSON' : 'with no Portico route'}`)
+      }
       if (!res.ok) {
         const env: StepError = { code: data?.code ?? 'http_' + res.status, title: data?.title ?? res.statusText, details: data?.details ?? null }
         throw new ApiFailure(sdkCodeFor(res.status, env.code), env, res.status)
       }
       return data
     },
+  }
+}
+
+/**
+ * `apiBase` is not Portico's API: the integrator's setup is wrong, and the end user's network is fine.
+ * The message (for onError and the console) says what `apiBase` must be.
+ */
+function misconfigured(apiBase: string, what: string): ApiFailure {
+  const message = `apiBase ${JSON.stringify(apiBase)} is not Portico's API (${what}): it must be the API's base URL, ending in /v1, such as https://portico.example.com/v1`
+  if (typeof console !== 'undefined') console.error(`[portico widget] ${message}`)
+  return new ApiFailure('ConfigurationError', { code: 'configuration_error', title: message, details: null }, 0)
+}
+
+/** Whether the API's host answers at all (an opaque request: no CORS needed, nothing readable). */
+async function reachable(base: string): Promise<boolean> {
+  if (typeof navigator !== 'undefined' && navigator.onLine === false) return false
+  try {
+    await fetch(base + '/healthz', { mode: 'no-cors', cache: 'no-store' })
+    return true
+  } catch {
+    return false
   }
 }
 

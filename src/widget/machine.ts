@@ -58,11 +58,11 @@ export interface ProviderChoice {
 
 /** Why the person is on a screen they did not pick, as a code the screen puts into words. */
 export type Reason =
-  | { code: 'dns' | 'oneClick' | 'key' | 'unreachable' | 'popup' | 'conflict' | 'generic' | 'checkFailed' | 'network' | 'unavailable' }
+  | { code: 'dns' | 'oneClick' | 'key' | 'unreachable' | 'popup' | 'conflict' | 'generic' | 'checkFailed' | 'network' | 'misconfigured' | 'unavailable' }
   | { code: 'failed'; detail: string | null }
 
 /** What stands between the person and the next step, as a code. */
-export type Problem = { code: 'invalid' | 'subdomainRequired' | 'subdomainRefused' | BlockedReason } | { code: 'session' | 'forbidden' | 'network' | 'rateLimited' | 'unavailable' | 'generic' }
+export type Problem = { code: 'invalid' | 'subdomainRequired' | 'subdomainRefused' | BlockedReason } | { code: 'session' | 'forbidden' | 'network' | 'misconfigured' | 'rateLimited' | 'unavailable' | 'generic' }
 
 export type Command =
   | { kind: 'analyse'; domain: string }
@@ -345,6 +345,7 @@ function startAnalysis(o: Out, domain: string): Out {
 
 /** Why Portico's own API did not answer, as a reason code. */
 function serviceReason(f: Failure): Reason {
+  if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   if (f.sdkCode === 'NetworkError') return { code: 'network' }
   if (f.status === 503 || f.status === 502 || f.status === 504) return { code: 'unavailable' }
   return { code: 'generic' }
@@ -352,6 +353,7 @@ function serviceReason(f: Failure): Reason {
 
 /** The words for a failure of a provider-facing call (a key, a one-click start), as a reason code. */
 function reasonOf(f: Failure): Reason {
+  if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   const details = (f.envelope.details ?? {}) as Record<string, unknown>
   if (f.envelope.code === 'ProviderAuthenticationError') return { code: 'key' }
   if (details.reason === 'provider_unreachable' || f.status === 502 || f.status === 504 || f.sdkCode === 'NetworkError') return { code: 'unreachable' }
@@ -363,6 +365,7 @@ function problemOf(f: Failure): Problem {
   if (f.status === 401) return { code: 'session' }
   if (f.envelope.code === 'forbidden' || f.status === 403) return { code: 'forbidden' }
   if (f.status === 429) return { code: 'rateLimited' }
+  if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   if (f.sdkCode === 'NetworkError') return { code: 'network' }
   if (f.status === 503) return { code: 'unavailable' }
   return { code: 'generic' }

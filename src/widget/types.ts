@@ -31,6 +31,8 @@ export type ErrorCode =
   | 'TimeoutError'
   | 'RateLimitError'
   | 'NetworkError'
+  /** `apiBase` is not Portico's API (it must be the API's base, ending in `/v1`): the integrator's setup, not the end user's network. */
+  | 'ConfigurationError'
   | 'GenericError'
 
 export interface WidgetErrorInfo {

@@ -62,7 +62,12 @@ describe('in Chromium', () => {
     await page.locator('.swagger-ui .info .title').waitFor()
     expect(await page.locator('.swagger-ui .info .title').innerText()).toContain('Portico API')
     const ops = await p.api('GET', '/v1/openapi.json')
-    const count = Object.values(ops.body.paths as Record<string, object>).reduce((n, item) => n + Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length, 0)
+    const count = [...Object.values(ops.body.paths as Record<string, object>), ...Object.values(ops.body.webhooks as Record<string, object>)].reduce(
+      (n, item) => n + Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length,
+      0,
+    )
+    // Every operation and every event type's webhook is on the page.
+    expect(Object.keys(ops.body.webhooks).length).toBe(15)
     expect(await page.locator('.opblock').count()).toBe(count)
     // Open one operation: its request example is shown.
     const path = Object.keys(ops.body.paths).find((k) => k.endsWith('/connections') && ops.body.paths[k].post)!

@@ -361,7 +361,7 @@ describe('asynchronous rail', () => {
     const re = await p.api('POST', `/v1/connections/${c.id}:reapply`, { token: ws.apiKey })
     expect(re.status).toBe(200)
     expect(re.body.connection).toMatchObject({ id: c.id, managed: true, status: 'live' })
-    expect(re.body.updated_objects).toEqual([{ type: 'CNAME', name: `m.${zone}`, value: EDGE }])
+    expect(re.body.updated_objects).toEqual([{ type: 'CNAME', host: 'm', name: `m.${zone}`, value: EDGE }])
     expect(await rrset(zone, `m.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
     const types = async () => ((await p.db`select type from events where connection_id = ${c.id} order by id`) as { type: string }[]).map((e) => e.type)
     expect(await types()).toContain('connection.records.updated')

@@ -86,7 +86,7 @@ describe('apply with a one-time credential', () => {
     const ev = await events(c.id)
     expect(ev.map((e) => e.type)).toEqual(['connection.created', 'connection.applied'])
     expect(ev[1]!.payload.data.via).toBeUndefined()
-    expect(ev[1]!.payload.data.updated_objects).toContainEqual({ type: 'CNAME', name: `www.${zone}`, value: EDGE })
+    expect(ev[1]!.payload.data.updated_objects).toContainEqual({ type: 'CNAME', host: 'www', name: `www.${zone}`, value: EDGE })
 
     // The same set again: 200, nothing written, no second event.
     const afterApply = await snapshot(zone)
@@ -247,11 +247,11 @@ describe('provider accounts', () => {
     await pdns.setRecords(`shop.${good}`, 'CNAME', ['elsewhere.example.net.'])
     const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: w.apiKey })
     expect(re.status).toBe(200)
-    expect(re.body).toMatchObject({ changed: true, updated_objects: [{ type: 'CNAME', name: `shop.${good}`, value: EDGE }] })
+    expect(re.body).toMatchObject({ changed: true, updated_objects: [{ type: 'CNAME', host: 'shop', name: `shop.${good}`, value: EDGE }] })
     expect(re.body.connection.status).toBe('live')
     const ev = await events(id)
     const updated = ev.find((e) => e.type === 'connection.records.updated')!
-    expect(updated.payload.data.updated_objects).toEqual([{ type: 'CNAME', name: `shop.${good}`, value: EDGE }])
+    expect(updated.payload.data.updated_objects).toEqual([{ type: 'CNAME', host: 'shop', name: `shop.${good}`, value: EDGE }])
     expect(updated.payload.data.records_propagated).toEqual([{ type: 'CNAME', host: 'shop', value: EDGE }])
 
     // Managed: DELETE reverts through the grant, and the zone is as it was.

@@ -6,6 +6,7 @@ import '../../src/ops/formats.ts'
 import { OPERATIONS } from '../../src/ops/index.ts'
 import { examplesFor, WRITTEN_EXAMPLES } from '../../src/ops/examples.ts'
 import { buildOpenApi } from '../../src/http/openapi.ts'
+import { EVENT_SCHEMAS, EVENT_TYPES, exampleEnvelope } from '../../src/domain/events.ts'
 
 const errorsOf = (schema: any, value: unknown) => [...Value.Errors(schema, value)].map((e) => `${e.path}: ${e.message}`)
 
@@ -22,6 +23,25 @@ describe('operation examples', () => {
       }
     })
   }
+
+  test('every event type\'s example is a real envelope of its schema', () => {
+    for (const type of EVENT_TYPES) expect({ type, errors: errorsOf(EVENT_SCHEMAS[type], exampleEnvelope(type)) }).toEqual({ type, errors: [] })
+  })
+
+  test('no example in the document holds a placeholder: every string is a value a real answer could carry', () => {
+    const doc = buildOpenApi(OPERATIONS, { publicUrl: 'http://portico.test', version: 'test' }) as any
+    const placeholders: string[] = []
+    const walk = (v: unknown, path: string, inExample: boolean) => {
+      if (typeof v === 'string') {
+        if (inExample && /^(example|string|todo|xxx+|foo|bar|placeholder)$/i.test(v)) placeholders.push(`${path}: ${v}`)
+      } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, inExample))
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, inExample || k === 'example' || k === 'examples')
+    }
+    walk(doc, '', false)
+    expect(placeholders).toEqual([])
+    // The examples are there to be found: every operation's answer and every webhook's body has one.
+    for (const type of EVENT_TYPES) expect(doc.webhooks[type].post.requestBody.content['application/json'].example.type).toBe(type)
+  })
 
   test('hand-written examples name operations that exist', () => {
     const ids = new Set(OPERATIONS.map((o) => o.id))

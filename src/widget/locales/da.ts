@@ -114,6 +114,7 @@ export const da: Messages = {
   errorSession: 'Denne opsætningssession er udløbet. Gå tilbage til {app}, og åbn den igen.',
   errorForbidden: 'Denne opsætning blev startet for et andet domæne. Gå tilbage til {app}, og start forfra for {domain}.',
   errorNetwork: 'Vi kan ikke nå forbindelsestjenesten. Tjek din internetforbindelse, og prøv så igen.',
+  errorMisconfigured: 'Hjemmesidens opsætning af forbindelsestjenesten er forkert, så vi kan ikke fortsætte. Din internetforbindelse er i orden: hjemmesidens ejer skal rette opsætningen.',
   errorRateLimited: 'For mange forsøg på kort tid. Vent et minut, og prøv så igen.',
   errorUnavailable: 'Forbindelsestjenesten er optaget lige nu. Prøv igen om lidt.',
   errorGeneric: 'Noget virkede ikke hos os. Prøv igen; sker det igen, så kontakt {app}.',

@@ -114,6 +114,7 @@ export const de: Messages = {
   errorSession: 'Diese Einrichtungssitzung ist abgelaufen. Kehren Sie zu {app} zurück und öffnen Sie sie erneut.',
   errorForbidden: 'Diese Einrichtung wurde für eine andere Domain gestartet. Kehren Sie zu {app} zurück und beginnen Sie neu für {domain}.',
   errorNetwork: 'Der Verbindungsdienst ist nicht erreichbar. Prüfen Sie Ihre Internetverbindung und versuchen Sie es dann erneut.',
+  errorMisconfigured: 'Die Einrichtung des Verbindungsdienstes auf dieser Website ist fehlerhaft, daher können wir nicht fortfahren. Ihre Internetverbindung ist in Ordnung: Der Betreiber der Website muss die Einrichtung korrigieren.',
   errorRateLimited: 'Zu viele Versuche in kurzer Zeit. Warten Sie eine Minute und versuchen Sie es dann erneut.',
   errorUnavailable: 'Der Verbindungsdienst ist gerade ausgelastet. Versuchen Sie es gleich noch einmal.',
   errorGeneric: 'Bei uns hat etwas nicht funktioniert. Versuchen Sie es erneut; wenn es wieder passiert, wenden Sie sich an {app}.',

@@ -117,6 +117,7 @@ export const en = {
   errorSession: 'This setup session has expired. Go back to {app} and open it again.',
   errorForbidden: 'This setup was started for a different domain. Go back to {app} and start again for {domain}.',
   errorNetwork: 'We could not reach the connection service. Check your internet connection, then try again.',
+  errorMisconfigured: 'This website\'s setup of the connection service is not right, so we cannot go on. Your internet connection is fine: the website\'s owner needs to fix the setup.',
   errorRateLimited: 'Too many attempts in a short time. Wait a minute, then try again.',
   errorUnavailable: 'The connection service is busy just now. Try again in a moment.',
   errorGeneric: 'Something did not work on our side. Try again; if it keeps happening, contact {app}.',

@@ -114,6 +114,7 @@ export const es: Messages = {
   errorSession: 'Esta sesión de configuración ha caducado. Vuelve a {app} y ábrela de nuevo.',
   errorForbidden: 'Esta configuración se inició para otro dominio. Vuelve a {app} y empieza de nuevo para {domain}.',
   errorNetwork: 'No podemos contactar con el servicio de conexión. Comprueba tu conexión a Internet y vuelve a intentarlo.',
+  errorMisconfigured: 'La configuración del servicio de conexión en este sitio web no es correcta, así que no podemos continuar. Tu conexión a Internet funciona: el propietario del sitio debe corregir la configuración.',
   errorRateLimited: 'Demasiados intentos en poco tiempo. Espera un minuto y vuelve a intentarlo.',
   errorUnavailable: 'El servicio de conexión está ocupado ahora mismo. Inténtalo de nuevo en un momento.',
   errorGeneric: 'Algo no funcionó por nuestra parte. Vuelve a intentarlo; si sigue pasando, contacta con {app}.',

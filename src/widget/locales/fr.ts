@@ -114,6 +114,7 @@ export const fr: Messages = {
   errorSession: 'Cette session de configuration a expiré. Revenez sur {app} et ouvrez-la de nouveau.',
   errorForbidden: 'Cette configuration a été ouverte pour un autre domaine. Revenez sur {app} et recommencez pour {domain}.',
   errorNetwork: 'Le service de connexion est injoignable. Vérifiez votre connexion Internet, puis réessayez.',
+  errorMisconfigured: 'La configuration du service de connexion sur ce site est incorrecte : impossible de continuer. Votre connexion Internet fonctionne ; le propriétaire du site doit corriger la configuration.',
   errorRateLimited: 'Trop de tentatives en peu de temps. Attendez une minute, puis réessayez.',
   errorUnavailable: 'Le service de connexion est occupé pour le moment. Réessayez dans un instant.',
   errorGeneric: 'Quelque chose n’a pas fonctionné de notre côté. Réessayez ; si cela se reproduit, contactez {app}.',

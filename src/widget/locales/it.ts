@@ -114,6 +114,7 @@ export const it: Messages = {
   errorSession: 'Questa sessione di configurazione è scaduta. Torna su {app} e aprila di nuovo.',
   errorForbidden: 'Questa configurazione è stata avviata per un altro dominio. Torna su {app} e ricomincia per {domain}.',
   errorNetwork: 'Non riusciamo a raggiungere il servizio di collegamento. Controlla la connessione a Internet, poi riprova.',
+  errorMisconfigured: 'La configurazione del servizio di collegamento su questo sito non è corretta, quindi non possiamo continuare. La tua connessione a Internet funziona: il proprietario del sito deve correggere la configurazione.',
   errorRateLimited: 'Troppi tentativi in poco tempo. Attendi un minuto, poi riprova.',
   errorUnavailable: 'Il servizio di collegamento è occupato in questo momento. Riprova tra poco.',
   errorGeneric: 'Qualcosa non ha funzionato da parte nostra. Riprova; se succede ancora, contatta {app}.',

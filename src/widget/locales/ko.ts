@@ -114,6 +114,7 @@ export const ko: Messages = {
   errorSession: '이 설정 세션이 만료되었습니다. {app}(으)로 돌아가 다시 여세요.',
   errorForbidden: '이 설정은 다른 도메인용으로 시작되었습니다. {app}(으)로 돌아가 {domain}용으로 다시 시작하세요.',
   errorNetwork: '연결 서비스에 접속할 수 없습니다. 인터넷 연결을 확인한 뒤 다시 시도하세요.',
+  errorMisconfigured: '이 웹사이트의 연결 서비스 설정이 올바르지 않아 계속할 수 없습니다. 인터넷 연결에는 문제가 없습니다. 웹사이트 운영자가 설정을 고쳐야 합니다.',
   errorRateLimited: '짧은 시간에 시도가 너무 많았습니다. 1분 뒤 다시 시도하세요.',
   errorUnavailable: '연결 서비스가 지금 혼잡합니다. 잠시 후 다시 시도하세요.',
   errorGeneric: '저희 쪽에서 문제가 생겼습니다. 다시 시도하세요. 계속 발생하면 {app}에 문의하세요.',

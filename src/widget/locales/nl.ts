@@ -114,6 +114,7 @@ export const nl: Messages = {
   errorSession: 'Deze instelsessie is verlopen. Ga terug naar {app} en open hem opnieuw.',
   errorForbidden: 'Deze instelling is gestart voor een ander domein. Ga terug naar {app} en begin opnieuw voor {domain}.',
   errorNetwork: 'We kunnen de koppeldienst niet bereiken. Controleer je internetverbinding en probeer het opnieuw.',
+  errorMisconfigured: 'De instelling van de koppeldienst op deze website klopt niet, dus we kunnen niet verder. Je internetverbinding werkt: de eigenaar van de website moet de instelling herstellen.',
   errorRateLimited: 'Te veel pogingen in korte tijd. Wacht een minuut en probeer het opnieuw.',
   errorUnavailable: 'De koppeldienst is nu druk. Probeer het zo opnieuw.',
   errorGeneric: 'Er ging bij ons iets mis. Probeer het opnieuw; gebeurt het weer, neem dan contact op met {app}.',

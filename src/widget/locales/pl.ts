@@ -114,6 +114,7 @@ export const pl: Messages = {
   errorSession: 'Ta sesja konfiguracji wygasła. Wróć do {app} i otwórz ją ponownie.',
   errorForbidden: 'Tę konfigurację rozpoczęto dla innej domeny. Wróć do {app} i zacznij od nowa dla {domain}.',
   errorNetwork: 'Nie możemy połączyć się z usługą. Sprawdź połączenie z internetem i spróbuj ponownie.',
+  errorMisconfigured: 'Konfiguracja usługi połączeń na tej stronie jest błędna, więc nie możemy kontynuować. Twoje połączenie z internetem działa: właściciel strony musi poprawić konfigurację.',
   errorRateLimited: 'Zbyt wiele prób w krótkim czasie. Odczekaj minutę i spróbuj ponownie.',
   errorUnavailable: 'Usługa jest teraz przeciążona. Spróbuj ponownie za chwilę.',
   errorGeneric: 'Coś nie zadziałało po naszej stronie. Spróbuj ponownie; jeśli to się powtórzy, skontaktuj się z {app}.',

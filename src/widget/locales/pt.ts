@@ -114,6 +114,7 @@ export const pt: Messages = {
   errorSession: 'Esta sessão de configuração expirou. Volte para {app} e abra-a de novo.',
   errorForbidden: 'Esta configuração foi iniciada para outro domínio. Volte para {app} e comece de novo para {domain}.',
   errorNetwork: 'Não conseguimos falar com o serviço de conexão. Verifique sua internet e tente de novo.',
+  errorMisconfigured: 'A configuração do serviço de conexão neste site está errada, então não podemos continuar. Sua internet está funcionando: o dono do site precisa corrigir a configuração.',
   errorRateLimited: 'Tentativas demais em pouco tempo. Espere um minuto e tente de novo.',
   errorUnavailable: 'O serviço de conexão está ocupado agora. Tente de novo em instantes.',
   errorGeneric: 'Algo não funcionou do nosso lado. Tente de novo; se continuar acontecendo, fale com {app}.',

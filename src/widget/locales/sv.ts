@@ -114,6 +114,7 @@ export const sv: Messages = {
   errorSession: 'Den här inställningssessionen har gått ut. Gå tillbaka till {app} och öppna den igen.',
   errorForbidden: 'Den här inställningen startades för en annan domän. Gå tillbaka till {app} och börja om för {domain}.',
   errorNetwork: 'Vi når inte anslutningstjänsten. Kontrollera din internetanslutning och försök sedan igen.',
+  errorMisconfigured: 'Webbplatsens inställning av anslutningstjänsten är fel, så vi kan inte fortsätta. Din internetanslutning fungerar: webbplatsens ägare behöver rätta inställningen.',
   errorRateLimited: 'För många försök på kort tid. Vänta en minut och försök sedan igen.',
   errorUnavailable: 'Anslutningstjänsten är upptagen just nu. Försök igen om en stund.',
   errorGeneric: 'Något fungerade inte hos oss. Försök igen; händer det igen, kontakta {app}.',

@@ -114,6 +114,7 @@ export const tr: Messages = {
   errorSession: 'Bu kurulum oturumunun süresi doldu. {app} sitesine dönüp yeniden açın.',
   errorForbidden: 'Bu kurulum başka bir alan adı için başlatıldı. {app} sitesine dönüp {domain} için yeniden başlayın.',
   errorNetwork: 'Bağlantı hizmetine ulaşılamıyor. İnternet bağlantınızı kontrol edip tekrar deneyin.',
+  errorMisconfigured: 'Bu web sitesindeki bağlantı hizmeti ayarı hatalı, bu yüzden devam edemiyoruz. İnternet bağlantınız sorunsuz: site sahibinin ayarı düzeltmesi gerekiyor.',
   errorRateLimited: 'Kısa sürede çok fazla deneme yapıldı. Bir dakika bekleyip tekrar deneyin.',
   errorUnavailable: 'Bağlantı hizmeti şu anda yoğun. Biraz sonra tekrar deneyin.',
   errorGeneric: 'Bizim tarafımızda bir şey çalışmadı. Tekrar deneyin; yine olursa {app} ile iletişime geçin.',

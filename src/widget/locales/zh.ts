@@ -114,6 +114,7 @@ export const zh: Messages = {
   errorSession: '此设置会话已过期。请返回 {app} 并重新打开。',
   errorForbidden: '此设置是为另一个域名发起的。请返回 {app}，为 {domain} 重新开始。',
   errorNetwork: '无法连接到连接服务。请检查您的网络连接，然后重试。',
+  errorMisconfigured: '此网站的连接服务设置有误，因此无法继续。您的网络连接正常：需要由网站所有者修正设置。',
   errorRateLimited: '短时间内尝试次数过多。请等待一分钟后重试。',
   errorUnavailable: '连接服务目前繁忙。请稍后重试。',
   errorGeneric: '我们这边出了问题。请重试；如果问题仍然存在，请联系 {app}。',

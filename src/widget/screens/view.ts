@@ -83,6 +83,8 @@ export function reasonText(v: View, r: Reason): string {
       return tt('checkFailed')
     case 'network':
       return tt('errorNetwork')
+    case 'misconfigured':
+      return tt('errorMisconfigured')
     case 'unavailable':
       return tt('errorUnavailable')
     case 'generic':
@@ -121,6 +123,8 @@ export function problemText(v: View, p: Problem): string {
       return tt('errorForbidden', { app, domain })
     case 'network':
       return tt('errorNetwork')
+    case 'misconfigured':
+      return tt('errorMisconfigured')
     case 'rateLimited':
       return tt('errorRateLimited')
     case 'unavailable':

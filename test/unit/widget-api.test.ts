@@ -1,0 +1,57 @@
+// The widget tells a misconfigured apiBase from a network failure: a base that answers, but not as
+// Portico's API (an HTML page, Portico's own "No such route" because `/v1` is missing), is a
+// ConfigurationError whose message says what apiBase must be; a host that does not answer at all is a
+// NetworkError. (In a browser a base without Portico's CORS headers fails like a network error; the
+// widget then asks the host with a request that needs no CORS, which answers: ConfigurationError.)
+import { describe, test, expect, afterAll, spyOn } from 'bun:test'
+import { ApiFailure, client } from '../../src/widget/api.ts'
+
+const site = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  fetch(req) {
+    const path = new URL(req.url).pathname
+    if (path.startsWith('/v1/')) return Response.json({ code: 'not_found', title: 'Not found' }, { status: 404 })
+    if (path === '/domains:check') return Response.json({ code: 'not_found', title: 'No such route' }, { status: 404 })
+    return new Response('<!doctype html><title>Acme</title>', { status: 200, headers: { 'content-type': 'text/html' } })
+  },
+})
+afterAll(() => site.stop(true))
+const origin = `http://127.0.0.1:${site.port}`
+
+async function failure(apiBase: string): Promise<ApiFailure> {
+  const quiet = spyOn(console, 'error').mockImplementation(() => {})
+  try {
+    await client(apiBase, 'tok').call('POST', '/domains:check', { domain: 'shop.example.com' })
+  } catch (err) {
+    return err as ApiFailure
+  } finally {
+    quiet.mockRestore()
+  }
+  throw new Error('the call did not fail')
+}
+
+describe('the widget\'s apiBase', () => {
+  test('Portico\'s origin without /v1: a ConfigurationError saying apiBase must end in /v1', async () => {
+    const f = await failure(origin)
+    expect(f.sdkCode).toBe('ConfigurationError')
+    expect(f.envelope.title).toContain('ending in /v1')
+    expect(f.envelope.title).toContain(JSON.stringify(origin))
+  })
+
+  test('a page that answers HTML (the integrator\'s own site): a ConfigurationError', async () => {
+    expect((await failure(`${origin}/app`)).sdkCode).toBe('ConfigurationError')
+  })
+
+  test('Portico\'s own refusal stays what it is (a 404 envelope is GenericError, not a configuration problem)', async () => {
+    const f = await failure(`${origin}/v1`)
+    expect([f.sdkCode, f.envelope.code, f.status]).toEqual(['GenericError', 'not_found', 404])
+  })
+
+  test('a host that does not answer at all: a NetworkError', async () => {
+    const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+    const port = closed.port
+    closed.stop(true)
+    expect((await failure(`http://127.0.0.1:${port}/v1`)).sdkCode).toBe('NetworkError')
+  })
+})
