@@ -29,8 +29,3 @@ export function connect(url: string, max = 10, opts: { statementMs?: number; con
 export async function asyncCommit(tx: Sql): Promise<void> {
   await tx`set local synchronous_commit = off`
 }
-
-/** One round trip to the database (readiness). */
-export async function ping(sql: Sql): Promise<void> {
-  await sql`select 1`
-}

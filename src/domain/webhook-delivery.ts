@@ -85,6 +85,8 @@ export interface DeliveryDeps {
   clock: Clock
   config: DeliverySettings
   dns: Dns
+  /** True once the process is stopping: no more claims; sends on the wire finish and are recorded (their leases cleared). */
+  stopping?: () => boolean
 }
 
 type DueRow = ClaimedSend
@@ -366,7 +368,7 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
   const drain = await holdForDrain(deps.db)
   try {
     for (;;) {
-      const open = !failure && performance.now() < until
+      const open = !failure && performance.now() < until && !deps.stopping?.()
       const free = concurrency - inFlight
       const claiming = open && !idle && free > 0
       if (!claiming && outcomes.length === 0) {
