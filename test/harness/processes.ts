@@ -47,14 +47,14 @@ async function collect(stream: ReadableStream<Uint8Array>, p: Pick<Proc, 'lines'
 
 /**
  * Starts `bun src/main.ts` (or `npm start`, as a supervisor would) with `env`, and waits until /readyz
- * answers 200. `pdeathsig`: the child dies with this test process (not for npm: npm must be the
+ * (`readyPath`: an earlier release had only /healthz) answers 200. `cwd`: another checkout (a release). `pdeathsig`: the child dies with this test process (not for npm: npm must be the
  * process a supervisor signals).
  */
-export async function startProcess(name: string, env: Record<string, string>, opts: { port?: number; npm?: boolean } = {}): Promise<Proc> {
+export async function startProcess(name: string, env: Record<string, string>, opts: { port?: number; npm?: boolean; cwd?: string; readyPath?: string } = {}): Promise<Proc> {
   const port = opts.port ?? freePort()
   const cmd = opts.npm ? ['npm', 'start', '--silent'] : [process.execPath, 'src/main.ts']
   const proc = spawn(!opts.npm && setpriv ? [setpriv, '--pdeathsig', 'KILL', ...cmd] : cmd, {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, DATABASE_URL: '', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdin: 'ignore',
     stdout: 'pipe',
@@ -66,7 +66,7 @@ export async function startProcess(name: string, env: Record<string, string>, op
   for (let i = 0; i < 600; i++) {
     if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}: ${p.text.slice(-10).join('\n')} ${JSON.stringify(p.lines.slice(-5))}`)
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`, { keepalive: false })).status === 200) return p
+      if ((await fetch(`http://127.0.0.1:${port}${opts.readyPath ?? '/readyz'}`, { keepalive: false })).status === 200) return p
     } catch {
       // not listening yet
     }
