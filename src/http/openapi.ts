@@ -86,6 +86,8 @@ function responses(op: AnyOp) {
   const codes = new Set<ErrorCode>([...op.errors, 'internal_error', ...(acceptsIdempotencyKey(op) ? (['idempotency_key_in_use', 'idempotency_key_reused'] as const) : [])])
   if (!op.auth.includes('NONE')) codes.add('unauthorized')
   if (op.params || op.query || op.body || op.headers) codes.add('invalid_request')
+  // The face reads a body on every method but GET and refuses one over 1 MiB (src/http/app.ts).
+  if (op.method !== 'GET') codes.add('payload_too_large')
   for (const code of codes) {
     const status = ERROR_STATUS[code]
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
