@@ -115,12 +115,12 @@ interface Outcome {
 
 /** A memo of endpoints' secrets and URL checks, renewed every few seconds (a drain may run a minute). */
 class Memo {
-  private born = Date.now()
+  private born = performance.now()
   secrets = new Map<string, string[]>()
   guards = new Map<string, ReturnType<typeof guardUrl>>()
   fresh(): this {
-    if (Date.now() - this.born > 5_000) {
-      this.born = Date.now()
+    if (performance.now() - this.born > 5_000) {
+      this.born = performance.now()
       this.secrets.clear()
       this.guards.clear()
     }

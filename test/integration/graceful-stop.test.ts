@@ -87,6 +87,7 @@ describe('SIGTERM to npm start', () => {
     const code = await p.exited
     const exitedAfter = performance.now() - signalled
 
+    console.log(`npm start stop: long polls answered ${answers.map((a) => Math.round(a.at - signalled)).join(', ')} ms after SIGTERM; npm exited after ${Math.round(exitedAfter)} ms; steps ${JSON.stringify(p.lines.filter((l) => String(l.msg).startsWith('stop')).map((l) => [l.msg, l.ms ?? 0]))}`)
     for (const a of answers) {
       expect(a.status).toBe(200)
       expect(a.body.version).toBe(followed.version) // the current state, unchanged: the widget polls again
