@@ -17,6 +17,12 @@ async function main(): Promise<void> {
     }
     throw err
   }
+  // A signal during the start is kept and acted on once the start is done (the embedded database runs
+  // in a group of its own: dying here would leave it running).
+  let requested: string | null = null
+  let onSignal = (signal: string) => void (requested ??= signal)
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', () => onSignal('SIGINT'))
   let embedded: EmbeddedDb | null = null
   let databaseUrl = config.databaseUrl
   if (!databaseUrl) {
@@ -81,8 +87,8 @@ async function main(): Promise<void> {
       process.exit(1)
     }
   }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  onSignal = (signal) => void stop(signal)
+  if (requested) void stop(requested)
 }
 
 /** Development with generated operator secrets: say where they are and how to make a first tenant. */

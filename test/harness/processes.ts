@@ -51,6 +51,19 @@ async function collect(stream: ReadableStream<Uint8Array>, p: Pick<Proc, 'lines'
  * process a supervisor signals).
  */
 export async function startProcess(name: string, env: Record<string, string>, opts: { port?: number; npm?: boolean; cwd?: string; readyPath?: string } = {}): Promise<Proc> {
+  // The test server's connection limit is shared with every other test process on the machine: a start
+  // refused by it ("too many clients", 53300) is a precondition, tried again a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(name, env, opts)
+    } catch (err) {
+      if (attempt >= 4 || !String((err as Error).message).includes('53300')) throw err
+      await Bun.sleep(2_000 * attempt)
+    }
+  }
+}
+
+async function startOnce(name: string, env: Record<string, string>, opts: { port?: number; npm?: boolean; cwd?: string; readyPath?: string }): Promise<Proc> {
   const port = opts.port ?? freePort()
   const cmd = opts.npm ? ['npm', 'start', '--silent'] : [process.execPath, 'src/main.ts']
   const proc = spawn(!opts.npm && setpriv ? [setpriv, '--pdeathsig', 'KILL', ...cmd] : cmd, {
