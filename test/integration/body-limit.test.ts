@@ -12,7 +12,7 @@ let base = ''
 let server: { stop(force?: boolean): void } | undefined
 
 beforeAll(async () => {
-  p = await startPortico()
+  p = await startPortico({}, { poolSize: 4 })
   ws = await provision(p)
   const app = p.app.listen({ port: 0, hostname: '127.0.0.1' })
   server = app.server ?? undefined

@@ -45,7 +45,7 @@ const zone = `steps${Date.now().toString(36)}.test`
 beforeAll(async () => {
   const pdns = await startPdns()
   await pdns.createZone(zone)
-  p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress })
+  p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { poolSize: 4 })
   ws = await provision(p)
 })
 afterAll(async () => {

@@ -68,7 +68,7 @@ describe('a database that refuses writes', () => {
     const pdns = await startPdns()
     await pdns.createZone(zone)
     const { name, url, admin } = await ownDatabase()
-    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { databaseUrl: url })
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { databaseUrl: url, poolSize: 4 })
     cleanups.push(async () => {
       await p.close()
       await admin.unsafe(`drop database if exists ${name} with (force)`)
@@ -121,7 +121,7 @@ describe('a database that refuses writes', () => {
     const pool = connect(url, 1)
     await migrate(pool)
     await pool.close()
-    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { databaseUrl: url })
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { databaseUrl: url, poolSize: 4 })
     cleanups.push(() => p.close())
     const ws = await provision(p)
     const made = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `kept.${zone}` } })
@@ -154,7 +154,7 @@ describe('a database that does not answer', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'portico-frozen-'))
     chmodSync(dataDir, 0o755)
     const pg = await startEmbedded(dataDir, { fast: true })
-    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { databaseUrl: pg.url })
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress }, { databaseUrl: pg.url, poolSize: 4 })
     try {
       const ws = await provision(p)
       const made = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `frozen.${zone}` } })
