@@ -190,3 +190,66 @@ describe('a rolling restart under load', () => {
     expect(after.status).toBe(200)
   }, 180_000)
 })
+
+describe('a worker stopped while it delivers', () => {
+  const procs: Proc[] = []
+  // The integrator's receiver: each delivery takes 1.5 s to answer.
+  const arrivals = new Map<string, number>()
+  const arrivedAt: number[] = []
+  let open = 0
+  let answered = 0
+  const receiver = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const id = req.headers.get('webhook-id') ?? ''
+      arrivals.set(id, (arrivals.get(id) ?? 0) + 1)
+      arrivedAt.push(performance.now())
+      open++
+      await req.arrayBuffer()
+      await Bun.sleep(1_500)
+      open--
+      answered++
+      return new Response(null, { status: 204 })
+    },
+  })
+  afterAll(() => {
+    for (const p of procs) if (p.proc.exitCode === null) p.proc.kill('SIGKILL')
+    receiver.stop(true)
+  })
+
+  test('finishes and records the sends on the wire (64 to one endpoint at most), takes no more, and the next worker sends each event once', async () => {
+    const env = { ...baseEnv(), DATABASE_URL: await separateDatabaseUrl(), WEBHOOK_ALLOW_LOOPBACK: '1' }
+    const api = await startProcess('api', { ...env, PORTICO_ROLE: 'api' })
+    procs.push(api)
+    const { api_key } = await provision(api.port)
+    const hook = await request(() => [api.port], 0, 'POST', '/v1/webhooks', { token: api_key, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['connection.created'] } })
+    expect(hook.status).toBe(201)
+    const made = await request(() => [api.port], 0, 'POST', '/v1/connections:bulk', { token: api_key, body: { domains: Array.from({ length: 100 }, (_, i) => `hook${i}.${zone}`) }, timeoutMs: 60_000 })
+    expect(made.status).toBe(200)
+    const worker = await startProcess('worker', { ...env, PORTICO_ROLE: 'worker' })
+    procs.push(worker)
+    const t0 = performance.now()
+    while (open === 0 && performance.now() - t0 < 20_000) await Bun.sleep(20)
+    expect(open).toBeGreaterThan(0)
+    await Bun.sleep(200)
+    const onWire = open
+    const signalled = performance.now()
+    worker.proc.kill('SIGTERM')
+    expect(await worker.exited).toBe(0)
+    const exited = performance.now()
+    // Everything it had on the wire was answered before it exited, and nothing new started after the signal.
+    expect(open).toBe(0)
+    expect(arrivedAt.filter((t) => t > signalled + 100 && t < exited)).toEqual([])
+    const sentByFirst = arrivals.size
+    expect(errorsOf(worker)).toEqual([])
+    // The next worker delivers the rest at once (no lease left to lapse), and nothing twice.
+    const next = await startProcess('worker-2', { ...env, PORTICO_ROLE: 'worker' })
+    procs.push(next)
+    const t1 = performance.now()
+    while (arrivals.size < 100 && performance.now() - t1 < 30_000) await Bun.sleep(50)
+    console.log(`worker stop: ${onWire} sends on the wire at SIGTERM; the first worker sent ${sentByFirst} of 100 before it stopped; the second sent the rest in ${Math.round(performance.now() - t1)} ms`)
+    expect(arrivals.size).toBe(100)
+    expect([...arrivals.values()].filter((n) => n > 1)).toEqual([])
+  }, 120_000)
+})
