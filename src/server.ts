@@ -158,6 +158,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     statusCountsSweep(db),
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
+  // The watch's probe connection is opened now, while the server has room for it.
+  await services.database?.state()
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
   // A worker watches the edge: a node coming back wakes the certificate orders that waited for it.
   const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }, services.jobs.kick) : null

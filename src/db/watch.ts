@@ -13,6 +13,7 @@
 //   REFUSAL_MEMORY_MS.
 import { connect, type Sql } from './sql.ts'
 import { errorFields, log } from '../logger.ts'
+import { databaseFailure } from './unavailable.ts'
 
 const FIRST_PROBE_MS = 100
 const MAX_PROBE_MS = 1_000
@@ -42,8 +43,9 @@ export class DatabaseWatch {
     url: string,
     private readonly timeoutMs = PROBE_TIMEOUT_MS,
   ) {
-    // One connection for probes: a pool busy with slow statements still lets it through.
-    this.probeSql = connect(url, 1, { connectMs: timeoutMs })
+    // One connection for probes, kept open: a pool busy with slow statements still lets it through,
+    // and a server at its connection limit later does not refuse it (it is opened at start).
+    this.probeSql = connect(url, 1, { connectMs: timeoutMs, idleS: 0 })
   }
 
   /** Whether requests should try the database (false while it is known to be unreachable or silent). */
@@ -113,8 +115,10 @@ export class DatabaseWatch {
       ])) as { ro: string }[]
       this.readOnly = rows[0]?.ro === 'on'
       return true
-    } catch {
-      return false
+    } catch (err) {
+      // The server answered, with a refusal of its own (too many connections, out of memory): it is
+      // not silent, and requests meet that refusal themselves.
+      return databaseFailure(err) === 'overloaded'
     } finally {
       clearTimeout(timer)
     }
