@@ -172,6 +172,8 @@ export const ERROR_REASONS = {
   database_not_answering: 'The database did not answer within the bound (about five seconds); the request may be retried',
   database_read_only: 'The database refuses writes (read-only, as during a failover); reads still work',
   database_full: 'The database has no disk space left for writes; reads still work',
+  database_unreachable: 'The database refuses or drops connections (readiness)',
+  stopping: 'The process is stopping (a deploy): it takes no new work; send traffic to another',
   deadline_exceeded: 'The request did not finish within its deadline; nothing more will be committed for it',
   edge_unavailable: 'An edge node cannot serve the ACME challenge now; the certificate is ordered when it is back',
   // Billing.
