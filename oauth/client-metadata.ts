@@ -113,7 +113,7 @@ export function clientMetadataDocuments(deps: ClientMetadataDeps) {
   const cache = new Map<string, { until: number; result: DocumentResult }>()
   const remember = (url: string, result: DocumentResult, ttl: number) => {
     cache.delete(url)
-    cache.set(url, { until: Date.now() + ttl, result })
+    cache.set(url, { until: performance.now() + ttl, result })
     while (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!)
   }
 
@@ -134,7 +134,7 @@ export function clientMetadataDocuments(deps: ClientMetadataDeps) {
    */
   async function find(url: string): Promise<ClientPayload | null> {
     const hit = cache.get(url)
-    let result = hit && hit.until > Date.now() ? hit.result : null
+    let result = hit && hit.until > performance.now() ? hit.result : null
     if (!result) {
       const fetched = await fetchDocument(url)
       result = fetched.result

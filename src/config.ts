@@ -38,6 +38,12 @@ export interface Config {
    * statement is cancelled by PostgreSQL after `statementMs`. `bulkMs` is the deadline of a bulk create.
    */
   deadlines: { requestMs: number; statementMs: number; bulkMs: number }
+  /**
+   * The graceful stop (src/main.ts): after SIGTERM/SIGINT the process goes on answering for `drainMs`
+   * (STOP_DRAIN_MS) while /readyz fails, so a load balancer takes it out; then it stops accepting and
+   * gives requests in flight and the workers' runs `graceMs` (STOP_GRACE_MS) to finish.
+   */
+  stop: { drainMs: number; graceMs: number }
   /** Portico's certificate orders running at once (CERT_CONCURRENCY). */
   certConcurrency: number
   /** The platform edge connections point at by default. */
@@ -258,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
       statementMs: intIn(env, 'STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
       bulkMs: intIn(env, 'BULK_TIMEOUT_MS', 120_000, 100, 1_800_000),
     },
+    stop: { drainMs: intIn(env, 'STOP_DRAIN_MS', 1_000, 0, 600_000), graceMs: intIn(env, 'STOP_GRACE_MS', 8_000, 0, 600_000) },
     certConcurrency: intIn(env, 'CERT_CONCURRENCY', 8, 1, 64),
     edge: { cnameTarget: edgeCname, apexIpv4 },
     monitorAlertsEnabled: flag(env, 'MONITOR_ALERTS_ENABLED'),

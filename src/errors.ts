@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   idempotency_key_in_use: 409,
   idempotency_key_reused: 422,
+  payload_too_large: 413,
   unsupported_media_type: 415,
   confirmation_mismatch: 409,
   reauthorization_required: 409,
@@ -47,6 +48,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   conflict: 'The request conflicts with the current state',
   idempotency_key_in_use: 'A request with this Idempotency-Key is still being processed; retry after Retry-After',
   idempotency_key_reused: 'This Idempotency-Key was used with a different request',
+  payload_too_large: 'The body is larger than 1 MiB',
   unsupported_media_type: 'The body must be JSON (Content-Type: application/json)',
   confirmation_mismatch: 'The confirmation names a different domain',
   reauthorization_required: 'Removing the records needs the DNS provider to be re-authorized',
@@ -167,6 +169,11 @@ export const ERROR_REASONS = {
   not_configured: 'The rail is not configured on this deployment',
   // Availability (503 service_unavailable, with Retry-After).
   database_unavailable: 'The database cannot be reached right now',
+  database_not_answering: 'The database did not answer within the bound (about five seconds); the request may be retried',
+  database_read_only: 'The database refuses writes (read-only, as during a failover); reads still work',
+  database_full: 'The database has no disk space left for writes; reads still work',
+  database_unreachable: 'The database refuses or drops connections (readiness)',
+  stopping: 'The process is stopping (a deploy): it takes no new work; send traffic to another',
   deadline_exceeded: 'The request did not finish within its deadline; nothing more will be committed for it',
   edge_unavailable: 'An edge node cannot serve the ACME challenge now; the certificate is ordered when it is back',
   // Billing.

@@ -2,7 +2,8 @@
 import './quiet-warnings.ts' // first: before any dependency prints at load
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { startEmbedded, type EmbeddedDb } from './db/embedded.ts'
-import { createPortico } from './server.ts'
+import { createPortico, type Portico } from './server.ts'
+import { Lifecycle } from './lifecycle.ts'
 import { errorFields, flushLogs, log } from './logger.ts'
 
 async function main(): Promise<void> {
@@ -16,30 +17,78 @@ async function main(): Promise<void> {
     }
     throw err
   }
+  // A signal during the start is kept and acted on once the start is done (the embedded database runs
+  // in a group of its own: dying here would leave it running).
+  let requested: string | null = null
+  let onSignal = (signal: string) => void (requested ??= signal)
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', () => onSignal('SIGINT'))
   let embedded: EmbeddedDb | null = null
   let databaseUrl = config.databaseUrl
   if (!databaseUrl) {
     embedded = await startEmbedded(config.dataDir)
     databaseUrl = embedded.url
-    log.info('embedded postgres started', { data_dir: config.dataDir })
+    log.info('embedded postgres started', { data_dir: config.dataDir, pid: embedded.pid() })
   }
-  const portico = await createPortico(config, { databaseUrl })
+  const lifecycle = new Lifecycle()
+  let portico: Portico
+  try {
+    portico = await createPortico(config, { databaseUrl, lifecycle })
+  } catch (err) {
+    await embedded?.stop()
+    throw err
+  }
   const server = portico.app.listen({ port: config.port, hostname: process.env.HOST || '0.0.0.0' })
-  log.info('portico listening', { port: server.server?.port, env: config.appEnv, version: config.version, role: config.role })
+  log.info('portico listening', { port: server.server?.port, env: config.appEnv, version: config.version, role: config.role, pid: process.pid })
   printFirstSteps(config)
 
   let stopping = false
   const stop = async (signal: string) => {
+    // A second signal (a supervisor signalling the group and npm passing it on) changes nothing.
     if (stopping) return
     stopping = true
-    log.info('stopping', { signal })
-    await server.stop()
-    await portico.close()
-    await embedded?.stop()
-    process.exit(0)
+    const started = performance.now()
+    const ms = () => Math.round(performance.now() - started)
+    const bun = server.server
+    // 1. Readiness fails and every long poll answers now with the current state; answers carry
+    //    Connection: close. The process goes on serving for STOP_DRAIN_MS so a balancer sees /readyz fail.
+    const longPolls = lifecycle.sleepers
+    lifecycle.stop()
+    log.info('stopping', { signal, long_polls_answered: longPolls, drain_ms: config.stop.drainMs, grace_ms: config.stop.graceMs })
+    try {
+      await Bun.sleep(config.stop.drainMs)
+      // 2. No new connections; requests in flight finish within the grace.
+      const inFlight = bun?.pendingRequests ?? 0
+      const closing = bun ? bun.stop(false) : Promise.resolve()
+      log.info('stop: no longer accepting connections', { ms: ms(), requests_in_flight: inFlight })
+      const graceEnds = performance.now() + config.stop.graceMs
+      const finished = await Promise.race([closing.then(() => true), Bun.sleep(config.stop.graceMs).then(() => false)])
+      if (!finished) {
+        log.warn('stop: requests still in flight after the grace; closing their connections', { ms: ms(), requests_in_flight: bun?.pendingRequests ?? 0 })
+        await bun?.stop(true)
+      }
+      log.info('stop: requests finished', { ms: ms() })
+      // 3. Workers: no new runs or claims; runs in flight finish within what is left of the grace, then
+      //    their jobs are handed back (pg-boss fails them for another worker to retry). Pools close.
+      await portico.close(Math.max(1_000, graceEnds - performance.now()))
+      log.info('stop: workers stopped and database connections closed', { ms: ms() })
+      // 4. The embedded database, last.
+      if (embedded) {
+        await embedded.stop()
+        log.info('stop: embedded postgres stopped', { ms: ms() })
+      }
+      log.info('stopped', { signal, ms: ms(), exit_code: 0 })
+      flushLogs()
+      process.exit(0)
+    } catch (err) {
+      log.error('stop failed', { ms: ms(), ...errorFields(err) })
+      await embedded?.stop().catch(() => {})
+      flushLogs()
+      process.exit(1)
+    }
   }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  onSignal = (signal) => void stop(signal)
+  if (requested) void stop(requested)
 }
 
 /** Development with generated operator secrets: say where they are and how to make a first tenant. */

@@ -3,8 +3,9 @@
 import type { createApp as CreateApp } from './http/app.ts'
 import { MovableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
-import { connect, ping, type Sql } from './db/sql.ts'
-import { migrate } from './db/migrate.ts'
+import { connect, type Sql } from './db/sql.ts'
+import { Lifecycle } from './lifecycle.ts'
+import { migrate, type MigrationReport } from './db/migrate.ts'
 import { DatabaseWatch } from './db/watch.ts'
 import { WidgetTokens } from './domain/widget-tokens.ts'
 import { createApp, createHandler } from './http/app.ts'
@@ -83,26 +84,29 @@ export interface Portico {
   app: ReturnType<typeof CreateApp>
   /** Handles one request without a socket (tests). */
   handle: (req: Request, ip?: string | null) => Promise<Response>
-  close(): Promise<void>
+  /** Stops the workers (runs in flight get `graceMs` to finish, then their jobs are handed back) and closes every pool. */
+  close(graceMs?: number): Promise<void>
 }
 
-async function pingDb(sql: Sql): Promise<boolean> {
-  try {
-    await Promise.race([ping(sql), Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
-    return true
-  } catch {
-    return false
+/** What a start says of the schema: what it applied, and any released migration whose file differs from what ran. */
+function logMigrations(report: MigrationReport): void {
+  log.info('migrations', { applied: report.applied, ...(report.recorded ? { checksums_recorded: report.recorded } : {}) })
+  for (const c of report.changed) {
+    log.error('migration changed after it was applied', { migration: c.name, applied_sha256: c.applied, file_sha256: c.file, hint: 'a released migration never changes: restore the file and fix forward with a new migration' })
   }
+  if (report.unknown.length) log.warn('database has migrations this release does not have', { migrations: report.unknown, hint: 'a newer release ran them (a rollback): see docs/operations.md' })
 }
 
-export async function createPortico(config: Config, opts: { clock?: Clock; databaseUrl: string; poolSize?: number }): Promise<Portico> {
+export async function createPortico(config: Config, opts: { clock?: Clock; databaseUrl: string; poolSize?: number; lifecycle?: Lifecycle }): Promise<Portico> {
   setLogLevel(config.logLevel)
   if (config.appEnv === 'test') allowFailpoints(true)
   // In tests every event built is checked against the event registry.
   checkEvents(config.appEnv === 'test')
   const db = connect(opts.databaseUrl, opts.poolSize ?? 10, { statementMs: config.deadlines.statementMs, connectMs: 3000 })
   const clock = opts.clock ?? new MovableClock()
-  await migrate(db)
+  logMigrations(await migrate(db))
+  const lifecycle = opts.lifecycle ?? new Lifecycle()
+  const stopping = () => lifecycle.stopping
   const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>() : undefined
   await keyCache?.start(opts.databaseUrl)
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
@@ -115,9 +119,9 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
-    pingDb,
     throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
-    database: new DatabaseWatch(db),
+    database: new DatabaseWatch(opts.databaseUrl),
+    lifecycle,
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
   }
   if (config.dnsResolversFrom === 'fallback') {
@@ -141,10 +145,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.connectAdapters.domainConnect = (apex, host) => discover(dcDeps, resolver, apex, host)
   const sweeps: Sweep[] = [
     // Checks run when due: each worker sleeps until the earliest next_check_at; the cron is a safety net.
-    { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock }), nextDue: () => nextVerifyDue(db) },
+    { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock, stopping }), nextDue: () => nextVerifyDue(db) },
     // Retries run when due: the worker sleeps until the earliest next attempt (the documented schedule);
     // a worker that died mid-batch leaves its rows due, and the due timer hands them on.
-    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns }), nextDue: () => nextDeliveryDue(db, clock.now()) },
+    { queue: WEBHOOK_QUEUE, cron: '* * * * *', drain: () => deliverAll({ db, clock, config, dns: services.dns, stopping }), nextDue: () => nextDeliveryDue(db, clock.now()) },
     // Agent clients nobody approved within a day are deleted, with expired OAuth artefacts.
     { queue: 'agent-cleanup', cron: '17 * * * *', drain: async () => (await cleanupAgentClients(db, clock)).clients },
     sellExpirySweep({ db, clock, payments: services.payments }),
@@ -159,6 +163,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     eventRetentionSweep({ db, clock, days: config.eventRetentionDays }),
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
   ]
+  // The watch's probe connection is opened now, while the server has room for it.
+  await services.database?.state()
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
   // A worker watches the edge: a node coming back wakes the certificate orders that waited for it.
   const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }, services.jobs.kick) : null
@@ -182,10 +188,11 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     services,
     app: createApp(deps, mounts),
     handle: (req, ip = '127.0.0.1') => handler(req, ip),
-    async close() {
+    async close(graceMs?: number) {
+      lifecycle.stop()
       edgeWatch?.stop()
-      services.database?.stop()
-      await services.jobs?.stop()
+      await services.jobs?.stop(graceMs)
+      await services.database?.stop()
       await resolver.close()
       await keyCache?.close()
       await db.close()

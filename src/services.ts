@@ -1,7 +1,6 @@
 // The adapters and engines an operation may call, wired once at start (src/main.ts) and handed to
 // every handler through its context. Optional engines are absent when not configured, and the
 // operations that need them answer 503 service_unavailable.
-import type { Sql } from './db/sql.ts'
 import type { WidgetTokens } from './domain/widget-tokens.ts'
 import type { KeyCache } from './adapters/key-cache.ts'
 import type { KeyPrincipal, Presentation } from './domain/principal.ts'
@@ -17,6 +16,7 @@ import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { FailureThrottle } from './domain/throttle.ts'
 import type { DatabaseWatch } from './db/watch.ts'
+import type { Lifecycle } from './lifecycle.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -51,8 +51,8 @@ export interface Services {
   dnsHealth?: DnsHealth
   /** Counts failed credential checks per address and network; absent: no throttling (src/domain/throttle.ts). */
   throttle?: FailureThrottle
-  /** Whether the database is reachable now (reconnects with backoff after a failure): src/db/watch.ts. */
+  /** Whether the database is reachable, answering, writable now (reconnects with backoff after a failure): src/db/watch.ts. */
   database?: DatabaseWatch
-  /** Database readiness for /healthz. */
-  pingDb: (sql: Sql) => Promise<boolean>
+  /** Whether this process is stopping (readiness fails, long polls answer at once): src/lifecycle.ts. */
+  lifecycle?: Lifecycle
 }

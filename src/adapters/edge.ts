@@ -315,7 +315,7 @@ export class EdgeFleet implements Edge {
 
   /** Each node's state, none older than `maxAgeMs` (nodes not heard from since are probed, together). */
   async health(maxAgeMs = HEALTH_MAX_AGE_MS): Promise<EdgeNodeState[]> {
-    const stale = () => this.nodes.filter((n) => n.edge.ping && Date.now() - (this.learned.get(n.name) ?? 0) >= maxAgeMs)
+    const stale = () => this.nodes.filter((n) => n.edge.ping && performance.now() - (this.learned.get(n.name) ?? -Infinity) >= maxAgeMs)
     if (stale().length) {
       this.probing ??= Promise.all(stale().map((n) => this.attempt(n, (e) => e.ping!(), false))).then(() => {
         this.probing = null
@@ -334,7 +334,7 @@ export class EdgeFleet implements Edge {
   }
 
   private mark(name: string, err: unknown): void {
-    this.learned.set(name, Date.now())
+    this.learned.set(name, performance.now())
     const s = this.state.get(name)!
     if (err === null) {
       if (s.status === 'down') log.info('edge node back', { node: name })

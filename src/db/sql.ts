@@ -8,15 +8,16 @@ export type Sql = InstanceType<typeof SQL>
 /**
  * The pool. `statementMs` bounds every statement on the server (STATEMENT_TIMEOUT_MS), and a session
  * left idle inside a transaction (a process frozen mid-request) is ended after twice that, so its
- * locks go with it. A connection that cannot be made fails after `connectMs`.
+ * locks go with it. A connection that cannot be made fails after `connectMs`; one idle `idleS` seconds
+ * (default 30; 0: never) is closed.
  */
-export function connect(url: string, max = 10, opts: { statementMs?: number; connectMs?: number } = {}): Sql {
+export function connect(url: string, max = 10, opts: { statementMs?: number; connectMs?: number; idleS?: number } = {}): Sql {
   const connection: Record<string, string> = {}
   if (opts.statementMs) {
     connection.statement_timeout = String(opts.statementMs)
     connection.idle_in_transaction_session_timeout = String(opts.statementMs * 2)
   }
-  return new SQL({ url, max, idleTimeout: 30, connectionTimeout: Math.max(1, Math.round((opts.connectMs ?? 10_000) / 1000)), connection } as ConstructorParameters<typeof SQL>[0])
+  return new SQL({ url, max, idleTimeout: opts.idleS ?? 30, connectionTimeout: Math.max(1, Math.round((opts.connectMs ?? 10_000) / 1000)), connection } as ConstructorParameters<typeof SQL>[0])
 }
 
 // Bun's client sends a JS string bound to a json/jsonb parameter as a JSON string value, so pass
@@ -28,9 +29,4 @@ export function connect(url: string, max = 10, opts: { statementMs?: number; con
  */
 export async function asyncCommit(tx: Sql): Promise<void> {
   await tx`set local synchronous_commit = off`
-}
-
-/** One round trip to the database (readiness). */
-export async function ping(sql: Sql): Promise<void> {
-  await sql`select 1`
 }

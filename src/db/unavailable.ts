@@ -1,25 +1,50 @@
-// Which database failures mean "the database cannot be reached right now" (answered 503 with
-// Retry-After, never 500): a refused or closed connection, a server shutting down or starting up, too
-// many connections, and a statement cancelled by STATEMENT_TIMEOUT_MS. Anything else (a constraint, a
-// syntax error) is a bug or a conflict and keeps its own answer.
+// Which database failures mean "the database cannot do this right now" (answered 503 with Retry-After,
+// never 500), and which kind:
+// - `unreachable`: a refused or closed connection, a server shutting down or starting up;
+// - `overloaded`: too many connections, a statement cancelled by STATEMENT_TIMEOUT_MS, out of memory;
+// - `read_only`: the server refuses writes (a failover onto a replica, default_transaction_read_only);
+// - `full`: the server cannot write for lack of disk space.
+// Anything else (a constraint, a syntax error) is a bug or a conflict and keeps its own answer.
 
-/** SQLSTATE classes and codes of an unreachable or overloaded server (PostgreSQL appendix A). */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '57P04', '57P05', '53300', '53400', '57014', '58030'])
+export type DatabaseFailure = 'unreachable' | 'overloaded' | 'read_only' | 'full'
 
 /** Bun's client codes for a connection that failed or was lost. */
 const CLIENT_CODES = /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|POOL)|^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTCONN)$/
+
+/** A SQLSTATE's kind (PostgreSQL appendix A), or null. */
+function stateKind(state: string): DatabaseFailure | null {
+  switch (state) {
+    case '25006': // read_only_sql_transaction: a standby, or default_transaction_read_only
+      return 'read_only'
+    case '53100': // disk_full
+      return 'full'
+    case '57014': // query_canceled (statement_timeout)
+    case '53000': // insufficient_resources
+    case '53200': // out_of_memory
+    case '53300': // too_many_connections
+    case '53400': // configuration_limit_exceeded
+      return 'overloaded'
+    case '57P01': // admin_shutdown
+    case '57P02': // crash_shutdown
+    case '57P03': // cannot_connect_now
+    case '57P04': // database_dropped
+    case '57P05': // idle_session_timeout
+    case '58030': // io_error
+      return 'unreachable'
+  }
+  return state.startsWith('08') ? 'unreachable' : null
+}
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   return databaseFailure(err) !== null
 }
 
-/** `unreachable`: the server is gone or refuses connections; `overloaded`: it answered, too slowly or too busy. */
-export function databaseFailure(err: unknown): 'unreachable' | 'overloaded' | null {
+export function databaseFailure(err: unknown): DatabaseFailure | null {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, errno } = e as { code?: unknown; errno?: unknown }
     const state = typeof errno === 'string' ? errno : typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null
-    if (state && (state === '57014' || state === '53300' || state === '53400')) return 'overloaded'
-    if (state && (UNAVAILABLE_STATES.has(state) || state.startsWith('08'))) return 'unreachable'
+    const kind = state ? stateKind(state) : null
+    if (kind) return kind
     if (typeof code === 'string' && CLIENT_CODES.test(code)) return 'unreachable'
   }
   return null

@@ -34,10 +34,10 @@ export class DnsHealth {
    * server named as resolver refuses names outside its zones), except SERVFAIL, which is a resolver
    * that answers but cannot resolve (`failing`). Kept PROBE_TTL_MS; callers meanwhile share one probe.
    */
-  async state(now = Date.now()): Promise<DnsState> {
+  async state(now = performance.now()): Promise<DnsState> {
     if (this.probed && now - this.probed.at < PROBE_TTL_MS) return this.probed.state
     this.probing ??= this.probe().then((state) => {
-      this.probed = { at: Date.now(), state }
+      this.probed = { at: performance.now(), state }
       this.probing = null
       return state
     })
@@ -57,7 +57,7 @@ export class DnsHealth {
   }
 
   /** A lookup failed: warn, at most once a minute, with how many failures the last minute held. */
-  failed(error: string, now = Date.now()): void {
+  failed(error: string, now = performance.now()): void {
     if (now - this.lastLogged < LOG_EVERY_MS) {
       this.suppressed++
       return

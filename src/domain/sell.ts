@@ -187,11 +187,11 @@ function outcomeOf(o: OrderRow): Fulfilment {
 }
 
 async function waitForOutcome(deps: Pick<SellDeps, 'db'>, id: string): Promise<Fulfilment> {
-  const deadline = Date.now() + WAIT_MS
+  const deadline = performance.now() + WAIT_MS
   for (;;) {
     const o = (await orderById(deps.db, id))!
     if (TERMINAL.includes(o.status)) return outcomeOf(o)
-    if (Date.now() > deadline) throw new ApiError('conflict', 'This purchase is still being fulfilled; retry shortly', { order_id: id, status: o.status })
+    if (performance.now() > deadline) throw new ApiError('conflict', 'This purchase is still being fulfilled; retry shortly', { order_id: id, status: o.status })
     await Bun.sleep(25)
   }
 }

@@ -86,6 +86,8 @@ export interface DeliveryDeps {
   clock: Clock
   config: DeliverySettings
   dns: Dns
+  /** True once the process is stopping: no more claims; sends on the wire finish and are recorded (their leases cleared). */
+  stopping?: () => boolean
 }
 
 type DueRow = ClaimedSend
@@ -116,12 +118,12 @@ interface Outcome {
 
 /** A memo of endpoints' secrets and URL checks, renewed every few seconds (a drain may run a minute). */
 class Memo {
-  private born = Date.now()
+  private born = performance.now()
   secrets = new Map<string, string[]>()
   guards = new Map<string, ReturnType<typeof guardUrl>>()
   fresh(): this {
-    if (Date.now() - this.born > 5_000) {
-      this.born = Date.now()
+    if (performance.now() - this.born > 5_000) {
+      this.born = performance.now()
       this.secrets.clear()
       this.guards.clear()
     }
@@ -372,7 +374,7 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
   const drain = await holdForDrain(deps.db)
   try {
     for (;;) {
-      const open = !failure && performance.now() < until
+      const open = !failure && performance.now() < until && !deps.stopping?.()
       const free = concurrency - inFlight
       const claiming = open && !idle && free > 0
       if (!claiming && outcomes.length === 0) {

@@ -21,8 +21,8 @@ import { ApiError } from '../errors.ts'
 import { undeclared } from '../ops/declared.ts'
 import { Router } from './router.ts'
 import { observeRequest } from '../metrics.ts'
-import { Deadline, RETRY_AFTER_S } from '../ops/deadline.ts'
-import { databaseFailure, isDatabaseUnavailable } from '../db/unavailable.ts'
+import { Deadline, databaseRefusal } from '../ops/deadline.ts'
+import { databaseFailure } from '../db/unavailable.ts'
 
 export interface AppDeps {
   config: Config
@@ -39,6 +39,11 @@ export function fullPath(op: AnyOp): string {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
+const CLOSE = { connection: 'close' }
+/** Health and readiness answer for themselves when the database is down. */
+const PROBES = new Set(['health.get', 'readiness.get'])
+/** The status a request is logged with when its client went away first (nginx's "client closed request"). */
+const CLIENT_CLOSED = 499
 const MAX_BODY_BYTES = 1 << 20
 
 function json(status: number, body: unknown, headers?: Record<string, string>): Response {
@@ -50,11 +55,35 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 /** A media type a JSON body may be declared as: `application/json` or any `+json`, or none at all. */
 const jsonDeclared = (type: string | null) => !type || /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type.trim())
 
+const tooLarge = () => new ApiError('payload_too_large', 'The body is too large (1 MiB at most)')
+
+/** The body's bytes, refused with 413 past MAX_BODY_BYTES: at once when its length says so, else as soon as it has sent that much. */
+async function bodyBytes(req: Request): Promise<Uint8Array> {
+  const declared = req.headers.get('content-length')
+  if (declared !== null) {
+    if (Number(declared) > MAX_BODY_BYTES) throw tooLarge()
+    return new Uint8Array(await req.arrayBuffer())
+  }
+  if (!req.body) return new Uint8Array(0)
+  // Chunked: read it as it comes and stop at the limit, without holding more.
+  const reader = req.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
 async function readBody(req: Request): Promise<unknown> {
-  const len = Number(req.headers.get('content-length') ?? 0)
-  if (len > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
-  const bytes = await req.arrayBuffer()
-  if (bytes.byteLength > MAX_BODY_BYTES) throw new ApiError('invalid_request', 'The body is too large (1 MiB at most)')
+  const bytes = await bodyBytes(req)
   if (bytes.byteLength === 0) return undefined
   const type = req.headers.get('content-type')
   if (!jsonDeclared(type)) throw new ApiError('unsupported_media_type', `The body is declared as ${type!.split(';')[0]!.trim()}; send JSON with Content-Type: application/json`)
@@ -136,10 +165,11 @@ export function createHandler(deps: AppDeps) {
       const op = m.value
       opId = op.id
       matched = op
-      // The database was found unreachable moments ago and is being probed: answer at once.
-      if (deps.services.database && !deps.services.database.reachable && op.id !== 'health.get') throw databaseUnavailable()
+      // The database was found unreachable or silent moments ago and is being probed: answer at once.
+      const database = deps.services.database
+      if (database && !database.reachable && !PROBES.has(op.id)) throw databaseRefusal(database.downBecause ?? 'unreachable')
       // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
-      const deadline = new Deadline(op.deadline === 'bulk' ? deps.config.deadlines.bulkMs : deps.config.deadlines.requestMs)
+      const deadline = new Deadline(op.deadline === 'bulk' ? deps.config.deadlines.bulkMs : deps.config.deadlines.requestMs, undefined, database)
       const result: OpResult = await deadline.race(
         (async () => {
           const principal = await authenticate(deps, req.headers, op.auth, req, ip)
@@ -156,17 +186,27 @@ export function createHandler(deps: AppDeps) {
         })(),
       )
       status = result.status
+      // A stopping process closes each connection after its answer, so the client's next request opens
+      // one to a process that stays.
+      const closing = deps.services.lifecycle?.stopping ? CLOSE : undefined
       if (op.cache && result.status === 200 && req.method === 'GET') {
-        const r = respond(req, encodeCached(JSON.stringify(result.body)), { ...JSON_HEADERS, ...secured, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': requestId, ...result.headers })
+        const r = respond(req, encodeCached(JSON.stringify(result.body)), { ...JSON_HEADERS, ...secured, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': requestId, ...result.headers, ...closing })
         status = r.status
         return r
       }
-      return json(result.status, shown(result.body), { ...secured, 'x-request-id': requestId, ...result.headers })
+      return json(result.status, shown(result.body), { ...secured, 'x-request-id': requestId, ...result.headers, ...closing })
     } catch (err) {
-      if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
+      // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
+      if (req.signal.aborted && !(err instanceof ApiError)) {
+        status = CLIENT_CLOSED
+        return json(CLIENT_CLOSED, { code: 'invalid_request', title: 'The client closed the connection' })
+      }
+      const failure = databaseFailure(err)
+      if (failure === 'unreachable') deps.services.database?.failed(err)
+      else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
       const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
-      return json(e.status, shown(e.body()), { ...secured, 'x-request-id': requestId, ...e.headers })
+      return json(e.status, shown(e.body()), { ...secured, 'x-request-id': requestId, ...e.headers, ...(deps.services.lifecycle?.stopping ? CLOSE : undefined) })
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)
@@ -191,16 +231,14 @@ export function toApiError(err: unknown, requestId: string, opId?: string): ApiE
     logCause(err, { request_id: requestId, op: opId, code: err.code })
     return err
   }
-  if (isDatabaseUnavailable(err)) {
-    log.warn('database unavailable', { request_id: requestId, op: opId, ...errorFields(err) })
-    return databaseUnavailable()
+  const failure = databaseFailure(err)
+  if (failure) {
+    log.warn('database unavailable', { request_id: requestId, op: opId, failure, ...errorFields(err) })
+    return databaseRefusal(failure)
   }
   log.error('unhandled error', { request_id: requestId, op: opId, ...errorFields(err) })
   return new ApiError('internal_error')
 }
-
-export const databaseUnavailable = () =>
-  new ApiError('service_unavailable', 'The database cannot be reached; retry shortly', { reason: 'database_unavailable' }, { headers: { 'retry-after': String(RETRY_AFTER_S) } })
 
 /** Other faces (MCP, the OAuth server, the widget bundle) add their own routes through `mounts`. */
 export type Mount = (app: Elysia) => Elysia
@@ -214,5 +252,5 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   let app = new Elysia()
   app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
   for (const mount of mounts) app = mount(app)
-  return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
+  return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('/readyz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
 }

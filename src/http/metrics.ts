@@ -31,7 +31,7 @@ function setAll(gauge: { reset(): void; set(labels: Record<string, string>, v: n
 }
 
 export function metricsMount(deps: { config: Config; db: Sql; clock: Clock }): Mount {
-  let last = 0
+  let last = -Infinity
   let inFlight: Promise<void> | null = null
   const refresh = async () => {
     const started = performance.now()
@@ -49,7 +49,7 @@ export function metricsMount(deps: { config: Config; db: Sql; clock: Clock }): M
     setAll(dbGauges.certificates, 'status', { pending: 0, issued: 0, failed: 0, ...f.certificates })
     dbGauges.certificatesExpiring.set(f.certificatesExpiring)
     dbGauges.scrapeSeconds.set((performance.now() - started) / 1000)
-    last = Date.now()
+    last = performance.now()
   }
   return (app) => {
     app.get('/metrics', async ({ request }) => {
@@ -59,7 +59,7 @@ export function metricsMount(deps: { config: Config; db: Sql; clock: Clock }): M
           : new ApiError('not_found', 'No such route')
         return new Response(JSON.stringify(e.body()), { status: e.status, headers: { 'content-type': 'application/json; charset=utf-8', ...e.headers } })
       }
-      if (Date.now() - last >= FRESH_MS) {
+      if (performance.now() - last >= FRESH_MS) {
         inFlight ??= refresh().finally(() => (inFlight = null))
         await inFlight
       }

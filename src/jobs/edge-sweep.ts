@@ -114,7 +114,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
       for (const c of due) tried.add(c.id)
       let next = 0
       const worker = async () => {
-        while (next < due.length && Date.now() >= pausedUntil) {
+        while (next < due.length && performance.now() >= pausedUntil) {
           const c = due[next++]!
           try {
             await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www))
@@ -127,7 +127,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
             log.warn('certificate not issued', { connection_id: c.id, ...errorFields(err) })
             failed = true
             const wait = retryAfterMs(err)
-            if (wait !== null) pausedUntil = Math.max(pausedUntil, Date.now() + wait)
+            if (wait !== null) pausedUntil = Math.max(pausedUntil, performance.now() + wait)
           }
           handled++
         }
@@ -135,7 +135,7 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
       await Promise.all(Array.from({ length: Math.min(deps.config.certConcurrency, due.length) }, worker))
       // Rate limited: the rest waits for the next wake-up after the pause (the failed orders carry retry_at).
       // The edge down: the edge watch wakes the run when it is back.
-      if (pausedUntil > Date.now()) return settled(handled)
+      if (pausedUntil > performance.now()) return settled(handled)
     }
   })
 }

@@ -28,7 +28,8 @@ export interface Jobs {
   /** Asks for the verification sweep to run now (after a commit that made work due). */
   verifySoon(): void
   kick(queue: string): void
-  stop(): Promise<void>
+  /** Stops: no new runs; runs in flight get `graceMs` to finish, then pg-boss hands their jobs back (failed, to be retried). */
+  stop(graceMs?: number): Promise<void>
 }
 
 export const VERIFY_QUEUE = 'connect-verify'
@@ -50,12 +51,16 @@ export const STALLED_MS = 10_000
  * schedule changed (coalesced: one read of the earliest time per turn of the event loop, and none
  * while one is in flight), and after each firing.
  */
-class DueTimer {
+export class DueTimer {
   private timer: ReturnType<typeof setTimeout> | null = null
   /** The due time last fired for: until the sweep moves it, it is looked at again only after a pause. */
-  private fired = -Infinity
-  /** Wall-clock time of the last firing (the due times may come from a clock tests move). */
-  private firedAt = 0
+  private fired = Number.NaN
+  /**
+   * Monotonic time of the last firing. Due times are business time (the movable clock, wall-based);
+   * how long ago something happened here is not: a wall-clock step back must not make the last firing
+   * look an hour in the future (the timer then waited for the cron).
+   */
+  private firedAt = -Infinity
   private reading = false
   private again = false
   private stopped = false
@@ -90,14 +95,17 @@ class DueTimer {
   private sleep(at: Date | null): void {
     if (this.timer) clearTimeout(this.timer)
     const due = at?.getTime() ?? Infinity
-    const wait = due <= this.fired ? REFIRE_PAUSE_MS : Math.max(0, due - this.now())
+    // The wait is measured once against the business clock and then slept on the monotonic one
+    // (setTimeout), so a wall-clock step while it sleeps neither stalls nor hurries it.
+    const wait = due === this.fired ? REFIRE_PAUSE_MS : Math.max(0, due - this.now())
     this.timer = setTimeout(() => {
       this.timer = null
       // Each due time is fired for once: one that stays the earliest (the sweep left it, or has not
-      // run yet) is left to the kicked sweep, not kicked again every pause, until it has stalled.
-      if (due <= this.now() && (due > this.fired || Date.now() - this.firedAt >= STALLED_MS)) {
+      // run yet) is left to the kicked sweep, not kicked again every pause, until it has stalled. Any
+      // other due time is new work (after a wall-clock step back it may be earlier than the last).
+      if (due <= this.now() && (due !== this.fired || performance.now() - this.firedAt >= STALLED_MS)) {
         this.fired = due
-        this.firedAt = Date.now()
+        this.firedAt = performance.now()
         this.fire()
       }
       this.rearm()
@@ -116,17 +124,18 @@ class DueTimer {
  * records the job as failed without saying which sweep broke) and thrown on, so the job fails.
  */
 export async function runSweep(s: Pick<Sweep, 'queue' | 'drain'>): Promise<number> {
-  const started = Date.now()
+  const started = performance.now()
+  const ms = () => Math.round(performance.now() - started)
   let handled: number
   try {
     handled = await s.drain()
   } catch (err) {
-    observeJob(s.queue, (Date.now() - started) / 1000, { failed: true })
-    log.error('sweep failed', { queue: s.queue, ms: Date.now() - started, ...errorFields(err) })
+    observeJob(s.queue, ms() / 1000, { failed: true })
+    log.error('sweep failed', { queue: s.queue, ms: ms(), ...errorFields(err) })
     throw err
   }
-  observeJob(s.queue, (Date.now() - started) / 1000, { handled })
-  if (handled > 0) log.info('sweep', { queue: s.queue, handled, ms: Date.now() - started })
+  observeJob(s.queue, ms() / 1000, { handled })
+  if (handled > 0) log.info('sweep', { queue: s.queue, handled, ms: ms() })
   return handled
 }
 
@@ -163,10 +172,10 @@ export async function startJobs(databaseUrl: string, sweeps: Sweep[], opts: { wo
   return {
     kick,
     verifySoon: () => kick(VERIFY_QUEUE),
-    async stop() {
+    async stop(graceMs = 10_000) {
       for (const t of timers.values()) t.stop()
       await listener?.end({ timeout: 1 })
-      await boss.stop({ graceful: true, timeout: 10_000 })
+      await boss.stop({ graceful: true, timeout: graceMs })
     },
   }
 }

@@ -37,18 +37,20 @@ export interface Drained<T> {
 export async function drainRounds<T>(
   read: (after: T | null, limit: number) => Promise<T[]>,
   step: (batch: T[]) => Promise<number>,
-  opts: { lanes: number; batch: number; until: number; round?: number; resumes?: boolean },
+  opts: { lanes: number; batch: number; until: number; round?: number; resumes?: boolean; stopping?: () => boolean },
 ): Promise<Drained<T>> {
   const round = opts.round ?? 20_000
   let handled = 0
   let last: T | null = null
+  // A stopping process starts no new batch (the batches in flight finish): it ends as if out of time.
+  const over = () => performance.now() >= opts.until || opts.stopping?.() === true
   for (;;) {
-    if (performance.now() >= opts.until) return { handled, last, outOfTime: true }
+    if (over()) return { handled, last, outOfTime: true }
     const rows = await read(last, round)
     const batches = Array.from({ length: Math.ceil(rows.length / opts.batch) }, (_, i) => rows.slice(i * opts.batch, (i + 1) * opts.batch))
     let done = 0
     const counts = await mapLimit(batches, opts.lanes, async (b) => {
-      if (performance.now() >= opts.until) return 0
+      if (over()) return 0
       const n = await step(b)
       done++
       return n
@@ -65,6 +67,6 @@ export async function drainRounds<T>(
 export const drainInRounds = (
   dueIds: (limit: number) => Promise<string[]>,
   step: (ids: string[]) => Promise<number>,
-  opts: { lanes: number; batch: number; round?: number; budgetMs?: number },
+  opts: { lanes: number; batch: number; round?: number; budgetMs?: number; stopping?: () => boolean },
 ): Promise<number> =>
   drainRounds((_, limit) => dueIds(limit), step, { ...opts, until: performance.now() + (opts.budgetMs ?? 55_000) }).then((d) => d.handled)

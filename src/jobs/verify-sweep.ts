@@ -20,6 +20,8 @@ export interface SweepDeps {
   db: Sql
   dns: Dns
   clock: Clock
+  /** True once the process is stopping: no new batch starts. */
+  stopping?: () => boolean
 }
 
 const SWEEP_LOCK = 0x76657269 // "veri"
@@ -64,7 +66,7 @@ const dueIds = (deps: SweepDeps) => (limit: number) => dueVerifyIds(deps.db, dep
 export const sweepDue = (deps: SweepDeps, budgetMs?: number): Promise<number> =>
   alone(deps.db, SWEEP_LOCK, async () => {
     const seen = { live: false }
-    const handled = await drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids, seen), { lanes: 4, batch: 500, budgetMs })
+    const handled = await drainInRounds(dueIds(deps), (ids) => verifyIds(deps, ids, seen), { lanes: 4, batch: 500, budgetMs, stopping: deps.stopping })
     // Connections that went live wake certificate orders, once per sweep.
     if (seen.live) await notify(deps.db, WORK_CHANNEL, 'certificate-issue')
     return handled

@@ -15,7 +15,7 @@ export const MAX_WAIT_S = 8
 /** How often a waiting request looks again. */
 const LOOK_EVERY_MS = 1000
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 export const connectionStatusOp = defineOp({
   id: 'connections.status',
@@ -27,7 +27,8 @@ export const connectionStatusOp = defineOp({
     'last verification saw (`found`, `waiting`, or `conflict` when something else is published in its place), the records in the ' +
     'way as of that verification, and whether HTTPS is served (`secure`). `version` changes whenever any of it changes. Long ' +
     `polling: send the last \`version\` as \`after\` and \`wait\` (up to ${MAX_WAIT_S} seconds); the answer comes as soon as ` +
-    'something changed, or with the same `version` when the wait is over. Without `after` the answer is immediate. A client that ' +
+    'something changed, or with the same `version` when the wait is over, or at once with the current state when the process ' +
+    'serving it begins to stop (a deploy): poll again. Without `after` the answer is immediate. A client that ' +
     'cannot hold a request open polls at `next_check_at`, when the next verification is due. A widget token reaches only its own ' +
     "application's connections, and a domain-bound one only its own hostname's (404 otherwise).",
   tag: 'Domains and connections',
@@ -56,9 +57,14 @@ export const connectionStatusOp = defineOp({
       return connectionStatus(deps, c, await getApplicationInTenant(ctx.db, c.tenant_id, c.application_id))
     }
     let now = await look()
-    const deadline = Date.now() + (input.wait ?? 0) * 1000
-    while (input.after !== undefined && now.version === input.after && Date.now() < deadline) {
-      await sleep(Math.min(LOOK_EVERY_MS, deadline - Date.now()))
+    // Monotonic time: a wall-clock step neither stretches nor cuts the wait. A process that begins to
+    // stop wakes every wait, and each answers with the state as it is then (the widget polls again
+    // and reaches a process that stays).
+    const lifecycle = ctx.services.lifecycle
+    const deadline = performance.now() + (input.wait ?? 0) * 1000
+    while (input.after !== undefined && now.version === input.after && !lifecycle?.stopping && performance.now() < deadline) {
+      const pause = Math.min(LOOK_EVERY_MS, deadline - performance.now())
+      await (lifecycle ? lifecycle.sleep(pause) : sleep(pause))
       now = await look()
     }
     return now

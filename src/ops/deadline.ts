@@ -3,7 +3,15 @@
 // before committing, so a request that has answered 503 commits nothing afterwards: a client that
 // gave up never finds its create committed later. A commit already sent is waited for (a little past
 // the deadline) and its real outcome answered, since it can no longer be taken back.
+//
+// A database that does not answer at all (frozen, its host silent) is found sooner: a request that has
+// waited PATIENCE_MS asks the database watch (src/db/watch.ts) whether it answers a probe, and is
+// answered 503 `database_not_answering` when it does not, about PATIENCE_MS + PROBE_TIMEOUT_MS (5 s)
+// after it arrived, whatever its deadline. A commit in flight then is not waited for: its outcome is
+// unknown, and a retry with the same Idempotency-Key finds it.
 import type { Sql } from '../db/sql.ts'
+import type { DatabaseFailure } from '../db/unavailable.ts'
+import { PATIENCE_MS } from '../db/watch.ts'
 import { ApiError } from '../errors.ts'
 
 /** Seconds a client should wait before retrying a request Portico could not finish. */
@@ -11,6 +19,24 @@ export const RETRY_AFTER_S = 5
 
 export const deadlineExceeded = () =>
   new ApiError('service_unavailable', 'The request did not finish in time; retry it', { reason: 'deadline_exceeded' }, { headers: { 'retry-after': String(RETRY_AFTER_S) } })
+
+/** The 503 of a database that cannot do what a request needs, by what is wrong with it. */
+export function databaseRefusal(kind: DatabaseFailure | 'not_answering'): ApiError {
+  const [title, reason, retryAfter] =
+    kind === 'read_only'
+      ? (['The database accepts no writes right now (read-only, as during a failover); reads still work. Retry shortly', 'database_read_only', 15] as const)
+      : kind === 'full'
+        ? (['The database has no space left for writes; reads still work. Retry later', 'database_full', 60] as const)
+        : kind === 'not_answering'
+          ? (['The database did not answer in time; retry shortly', 'database_not_answering', RETRY_AFTER_S] as const)
+          : (['The database cannot be reached; retry shortly', 'database_unavailable', RETRY_AFTER_S] as const)
+  return new ApiError('service_unavailable', title, { reason }, { headers: { 'retry-after': String(retryAfter) } })
+}
+
+/** Whether the database answers at all (src/db/watch.ts), asked by a request that has waited a while. */
+export interface Patience {
+  answering(): Promise<boolean>
+}
 
 export class Deadline {
   readonly at: number
@@ -21,6 +47,7 @@ export class Deadline {
   constructor(
     readonly ms: number,
     private readonly graceMs = 5000,
+    private readonly patience?: Patience,
   ) {
     this.at = performance.now() + ms
   }
@@ -69,6 +96,7 @@ export class Deadline {
     work.catch(() => {}) // an outcome nobody waits for any more is not an unhandled rejection
     return new Promise<T>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined
+      let settled = false
       const expire = () => {
         this.passed = true
         if (this.commits > 0) {
@@ -77,13 +105,29 @@ export class Deadline {
         }
         reject(deadlineExceeded())
       }
-      timer = setTimeout(expire, Math.max(0, this.at - performance.now()))
+      // One timer at a time: at each PATIENCE_MS the database is asked whether it answers (a probe
+      // shared by every request asking), and the last stretch runs to the deadline.
+      const arm = () => {
+        const left = this.at - performance.now()
+        timer = this.patience && left > PATIENCE_MS ? setTimeout(ask, PATIENCE_MS) : setTimeout(expire, Math.max(0, left))
+      }
+      const ask = () => {
+        void this.patience!.answering().then((ok) => {
+          if (settled) return
+          if (ok) return arm()
+          this.passed = true
+          reject(databaseRefusal('not_answering'))
+        })
+      }
+      arm()
       work.then(
         (v) => {
+          settled = true
           clearTimeout(timer)
           resolve(v)
         },
         (e) => {
+          settled = true
           clearTimeout(timer)
           reject(e)
         },

@@ -13,7 +13,7 @@
 //   and per-credential limits); a `guessable` operation (a secret in its input) is throttled the same way;
 // - a `scope` (agents may call it): `insufficient_scope` (403);
 // - `invalid_request` (400): any input can be wrong (an MCP tool's unknown arguments too); a method
-//   with a body: `unsupported_media_type` (415);
+//   with a body: `unsupported_media_type` (415) and `payload_too_large` (413);
 // - an id in the input (a path parameter, or a field `id` / `…_id` in the query or body): `not_found`
 //   (404: unknown or another tenant's id; CONTRACT.md section 7);
 // - `Idempotency-Key` accepted: `idempotency_key_in_use` (409), `idempotency_key_reused` (422) and
@@ -52,7 +52,11 @@ export function declaredErrors(op: AnyOp): Set<ErrorCode> {
   if (op.scope) out.add('insufficient_scope')
   // Any input can be wrong, and an MCP tool's arguments are checked even when it takes none.
   out.add('invalid_request')
-  if (op.method !== 'GET') out.add('unsupported_media_type')
+  // A method with a body: the face refuses a body it cannot read, and one over 1 MiB (src/http/app.ts).
+  if (op.method !== 'GET') {
+    out.add('unsupported_media_type')
+    out.add('payload_too_large')
+  }
   if (names(op.params).length || [...names(op.query), ...names(op.body)].some(isId)) out.add('not_found')
   if (acceptsIdempotencyKey(op)) {
     out.add('idempotency_key_in_use')

@@ -36,7 +36,7 @@ import { applyOp } from './api-rail.ts'
 import { reapplyOp } from './reapply.ts'
 import { PROVIDER_ACCOUNT_OPERATIONS } from './provider-accounts.ts'
 import { oauthCallbackOp, oauthStartOp } from './oauth-rail.ts'
-import { configOp, healthOp, plansOp, rbacOp } from './catalogs.ts'
+import { configOp, healthOp, plansOp, rbacOp, readinessOp } from './catalogs.ts'
 import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, removeMemberOp, updateMemberOp } from './members.ts'
 import {
   createApplicationOp,
@@ -54,6 +54,7 @@ import {
 
 export const OPERATIONS: AnyOp[] = [
   healthOp,
+  readinessOp,
   configOp,
   rbacOp,
   plansOp,

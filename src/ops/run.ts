@@ -86,7 +86,7 @@ function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
 }
 
 export async function runOp(op: AnyOp, run: RunCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
-  const deadline = run.deadline ?? new Deadline(op.deadline === 'bulk' ? run.config.deadlines.bulkMs : run.config.deadlines.requestMs)
+  const deadline = run.deadline ?? new Deadline(op.deadline === 'bulk' ? run.config.deadlines.bulkMs : run.config.deadlines.requestMs, undefined, run.services.database)
   const base: PrepareCtx = { ...run, deadline }
   authorize(op, base.principal)
   const input = validateAll(op, raw)

@@ -52,9 +52,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
 
 let shared: Promise<TestPortico> | null = null
 
-export async function startPortico(env: Record<string, string> = {}): Promise<TestPortico> {
+/** A Portico handling requests in this process; `databaseUrl`: a database of its own (default: this run's); `poolSize`: its pool (default 10). */
+export async function startPortico(env: Record<string, string> = {}, opts: { databaseUrl?: string; poolSize?: number } = {}): Promise<TestPortico> {
   const clock = new MovableClock()
-  const portico = await createPortico(testConfig(env), { clock, databaseUrl: await testDatabaseUrl() })
+  const portico = await createPortico(testConfig(env), { clock, databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl()), poolSize: opts.poolSize })
   const api = async (method: string, path: string, opts: ApiOpts = {}): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...opts.headers }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`

@@ -32,9 +32,9 @@ const PROV_ROUTES = new Set(['tenants.provision', 'tenants.default_key', 'member
 /** The management key: operator provisioning and cross-tenant reads. */
 const MGMT_ROUTES = new Set(['tenants.create', 'tenants.get', 'applications.create', 'applications.list', 'applications.get', 'audit.list'])
 const EDGE_ROUTES = new Set(['internal.ask'])
-/** Unauthenticated routes (section 5 rule 5, and the capability-bearing links: share, invitation, consent, callbacks, token minting). */
+/** Unauthenticated routes (section 5 rule 5, with /readyz beside /healthz for load balancers, and the capability-bearing links: share, invitation, consent, callbacks, token minting). */
 const PUBLIC_ROUTES = new Set([
-  'health.get', 'config.get', 'rbac.get', 'plans.list', 'providers.list', 'providers.get', 'templates.list', 'tokens.create', 'members.accept',
+  'health.get', 'readiness.get', 'config.get', 'rbac.get', 'plans.list', 'providers.list', 'providers.get', 'templates.list', 'tokens.create', 'members.accept',
   'agents.consent_request.get', 'share.get', 'share.recheck', 'connect.oauth_callback', 'connect.domainconnect_callback',
 ])
 /**

@@ -39,7 +39,7 @@ export const FLOORS: { floor: string; paths: string[] }[] = [
   { floor: 'queries', paths: ['src/db/'] },
   {
     floor: 'ground',
-    paths: ['src/errors.ts', 'src/ids.ts', 'src/clock.ts', 'src/logger.ts', 'src/json.ts', 'src/metrics.ts', 'src/failpoints.ts', 'src/crypto.ts', 'src/client-address.ts', 'src/quiet-warnings.ts'],
+    paths: ['src/errors.ts', 'src/ids.ts', 'src/clock.ts', 'src/lifecycle.ts', 'src/logger.ts', 'src/json.ts', 'src/metrics.ts', 'src/failpoints.ts', 'src/crypto.ts', 'src/client-address.ts', 'src/quiet-warnings.ts'],
   },
 ]
 
