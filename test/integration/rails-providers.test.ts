@@ -173,12 +173,13 @@ describe('cloudflare apex flattening', () => {
 })
 
 describe('through the API: a DigitalOcean-hosted domain', () => {
-  test('apply writes into the DigitalOcean zone and disconnect restores it', async () => {
+  test('apply writes into the DigitalOcean zone, a re-apply writes nothing, and disconnect restores the record it replaced', async () => {
     const pdns = await startPdns()
     const dop = cases.find((x) => x.id === 'digitalocean')!
     const zone = `do${Date.now().toString(36)}.test`
     await pdns.createZone(zone, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
-    dop.fake.addZone(zone)
+    // The customer's shop CNAME to their old host, as DigitalOcean holds it (no trailing dot: its recorded answers).
+    dop.fake.addZone(zone).records.push({ id: 4242, type: 'CNAME', name: 'shop', data: 'old-host.example.net', priority: null, port: null, ttl: 1800, weight: null, flags: null, tag: null })
     const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test', DNS_PROVIDER_API_BASES: `digitalocean=${dop.base}` })
     try {
       const ws = await provision(p)
@@ -189,13 +190,21 @@ describe('through the API: a DigitalOcean-hosted domain', () => {
       expect(r.status).toBe(200)
       expect(r.body).toMatchObject({ changed: true, zone })
       const records = dop.fake.zones.find((z) => z.name === zone)!.records
-      expect(records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop', data: 'edge.portico.test.' }))
+      // Sent with the trailing dot, held without it, as DigitalOcean answers.
+      expect(records).toEqual([expect.objectContaining({ type: 'CNAME', name: 'shop', data: 'edge.portico.test' })])
+      expect(dop.fake.exchanges.some((x) => x.method === 'POST' && JSON.parse(x.requestBody).data === 'edge.portico.test.')).toBe(true)
+      const writes = () => dop.fake.exchanges.filter((x) => x.method !== 'GET').length
+      const before = writes()
+      const again = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: dop.fake.credential } })
+      expect(again.status).toBe(200)
+      expect(again.body).toMatchObject({ changed: false })
+      expect(writes()).toBe(before)
       const wrong = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: 'dop_v1_wrong' } })
       expect(wrong.status).toBe(422)
       expect(wrong.body.code).toBe('ProviderAuthenticationError')
       const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: dop.fake.credential } })
       expect(out.status).toBe(200)
-      expect(dop.fake.zones.find((z) => z.name === zone)!.records).toEqual([])
+      expect(dop.fake.zones.find((z) => z.name === zone)!.records).toEqual([expect.objectContaining({ type: 'CNAME', name: 'shop', data: 'old-host.example.net', ttl: 1800 })])
     } finally {
       await p.close()
     }
