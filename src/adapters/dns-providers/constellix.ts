@@ -152,6 +152,7 @@ export class ConstellixProvider extends RRsetBasedProvider {
   private current = new Map<string, { rid: string; own: ConstellixNative }>()
 
   override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
     const sets = await this.sets(zone)
     for (const c of changes) {
       const s = sets.find((x) => x.name === c.name && x.type === c.type)

@@ -54,6 +54,8 @@ export function startGandiFake(token = 'pat_' + nextId().padEnd(36, '0')): Fake<
         if (!Array.isArray(values) || values.length === 0) return invalid('rrset_values', 'required')
         if (req.method === 'POST' && i !== -1) return err(409, 'A record of this name and type already exists', 'Conflict')
         if (m[3] === 'ALIAS' && name !== '@') return invalid('rrset_type', 'ALIAS records are only allowed at the apex')
+        // The apex holds the zone's SOA and NS: a CNAME there clashes (RFC 1034 §3.6.2); ALIAS is Gandi's apex record.
+        if (m[3] === 'CNAME' && name === '@') return err(409, 'A CNAME record cannot coexist with other records', 'Conflict')
         const ttl = b.rrset_ttl ?? card.ttl.default
         if (ttl < card.ttl.min || ttl > card.ttl.max!) return invalid('rrset_ttl', `must be between ${card.ttl.min} and ${card.ttl.max}`)
         const others = zone.records.filter((s) => s.rrset_name === name && s.rrset_type !== m[3])
