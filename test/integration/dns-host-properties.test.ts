@@ -152,7 +152,7 @@ describe('the catalogue and the adapters agree on the apex', () => {
     const word: Record<string, string> = { ALIAS: 'alias', ANAME: 'aname', CNAME: 'flattening' }
     for (const id of Object.keys(HOSTED)) {
       const adapter = makeHosted(id, 'x', {})!.conventions.apex
-      const catalogue = PROVIDERS.find((p) => p.id === id)!.capabilities.apex
+      const catalogue: string | null = PROVIDERS.find((p) => p.id === id)!.capabilities.apex
       expect({ id, catalogue }).toEqual({ id, catalogue: adapter ? (word[adapter] ?? adapter) : null })
     }
   })
