@@ -175,6 +175,7 @@ interface RecordNote {
   name: string
   value: string
   note: string
+  prior_values?: string[]
 }
 
 /**

@@ -309,6 +309,9 @@ export interface RevertNote {
   name: string
   value: string
   note: string
+  /** A set left in place: the values it held before Portico's first write, which were not put back
+   * (empty when there was no set). Said, so a person can restore them by hand. */
+  prior_values?: string[]
 }
 
 export interface RevertPlan {
@@ -364,7 +367,11 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
       }
       continue
     }
-    note(out.left_in_place, e, cur?.values ?? [], 'changed at the provider after Portico wrote it; left as it is')
+    // Changed (or removed) at the provider since: left as it is, and named with the values it had before
+    // connecting, so nothing Portico replaced goes unsaid.
+    const prior_values = e.prior?.values ?? []
+    if (cur?.values.length) for (const value of cur.values) out.left_in_place.push({ type: e.type, name: e.name, value, note: 'changed at the provider after Portico wrote it; left as it is', prior_values })
+    else out.left_in_place.push({ type: e.type, name: e.name, value: '', note: 'removed at the provider after Portico wrote it; left as it is', prior_values })
   }
   deletionsFirst(out.changes)
   refuseLocked(zone, out.changes)

@@ -587,7 +587,13 @@ export const recheckOp = defineOp({
   },
 })
 
-const RecordNote = Out({ type: Type.String(), name: Type.String(), value: Type.String(), note: Type.String() })
+const RecordNote = Out({
+  type: Type.String(),
+  name: Type.String(),
+  value: Type.String({ description: 'The value (empty for a set removed at the provider since Portico wrote it)' }),
+  note: Type.String(),
+  prior_values: Type.Optional(Type.Array(Type.String(), { description: '`left_in_place` only: the values the set held before Portico first wrote it, which were not put back (empty: there was no set)' })),
+})
 export const DisconnectOutcomeSchema = Out({
   connection_id: Type.String(),
   domain: Type.String(),
