@@ -117,6 +117,16 @@ const REPLAY: Record<string, Replay> = {
     ids: ['id'],
     rewrite: (p, f) => p.replace(/^\/731\//, `/${(f as any).account}/`),
   },
+  ionos: {
+    prefix: '/dns/v1',
+    headers: (f) => ({ 'x-api-key': f.credential }),
+    zoneOf: (p) => /^\/zones\/([^/]+)/.exec(p)?.[1],
+    rows: (b) => (Array.isArray(b?.records) ? b.records : undefined),
+    zones: (b) => (Array.isArray(b) && b.every((z: any) => 'id' in z && !('rootName' in z)) ? b.map((z: any) => ({ name: z.name, id: z.id })) : undefined),
+    seed: pushRows,
+    ignore: ['id', 'changeDate'],
+    ids: ['id'],
+  },
   namecom: {
     prefix: '/v4',
     headers: (f) => ({ authorization: `Basic ${btoa(f.credential)}` }),
