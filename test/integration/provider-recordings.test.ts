@@ -127,6 +127,39 @@ const REPLAY: Record<string, Replay> = {
     ignore: ['id', 'changeDate'],
     ids: ['id'],
   },
+  cloudflare: {
+    prefix: '/client/v4',
+    headers: bearer,
+    zoneOf: (p) => /^\/zones\/([^/]+)/.exec(p)?.[1],
+    rows: (b) => (Array.isArray(b?.result) && b.result.every((r: any) => 'content' in r) ? b.result : undefined),
+    zones: (b) => (Array.isArray(b?.result) && b.result.every((z: any) => 'name_servers' in z) ? b.result.map((z: any) => ({ name: z.name, id: z.id })) : undefined),
+    seed: pushRows,
+    // Cloudflare's own bookkeeping on a record (stamps, meta, lock and proxiable flags) is not compared.
+    ignore: ['id', 'created_on', 'modified_on', 'meta', 'locked', 'proxiable', 'result_info', 'messages'],
+    ids: ['id'],
+  },
+  dynu: {
+    prefix: '/v2',
+    headers: (f) => ({ 'api-key': f.credential }),
+    zoneOf: (p) => /^\/dns\/(\d+)/.exec(p)?.[1],
+    rows: (b) => b?.dnsRecords,
+    zones: (b) => b?.domains?.map((d: any) => ({ name: d.name, id: String(d.id) })),
+    seed: pushRows,
+    ignore: ['id', 'updatedOn'],
+    ids: ['id'],
+  },
+  infomaniak: {
+    prefix: '/1',
+    headers: bearer,
+    zoneOf: (p) => /^\/domain\/(\d+)/.exec(p)?.[1],
+    rows: (b) => (Array.isArray(b?.data) && b.data.every((r: any) => 'source' in r) ? b.data : undefined),
+    zones: (b) => (Array.isArray(b?.data) && b.data.every((z: any) => 'customer_name' in z) ? b.data.map((z: any) => ({ name: z.customer_name, id: String(z.id) })) : undefined),
+    seed: pushRows,
+    // ttl_idn is Infomaniak's wording of the TTL ("1 h."): one sample recorded, too little to rebuild the rule.
+    // `data` of a create's answer is the new record's id.
+    ignore: ['id', 'updated_at', 'ttl_idn', 'data'],
+    ids: ['id', 'data'],
+  },
   namecom: {
     prefix: '/v4',
     headers: (f) => ({ authorization: `Basic ${btoa(f.credential)}` }),
