@@ -23,7 +23,7 @@ export const cloudflare = defineCard({
   records: {
     types: ['A', 'AAAA', 'CAA', 'CERT', 'CNAME', 'DNSKEY', 'DS', 'HTTPS', 'LOC', 'MX', 'NAPTR', 'NS', 'PTR', 'SMIMEA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI'],
     names: '`name` absolute',
-    values: '`content` (TXT as quoted character strings, as the reference asks; a bare one is taken and answered as written: lexicon's recording); MX `priority`; CAA, SRV, HTTPS, SVCB, LOC, URI… as structured `data`',
+    values: '`content` (TXT as quoted character strings, as the reference asks; a bare one is taken and answered as written: lexicon\'s recording); MX `priority`; CAA, SRV, HTTPS, SVCB, LOC, URI… as structured `data`',
     providerOnly: [
       { kind: 'proxied', what: 'the orange cloud: traffic through Cloudflare\'s proxy', portico: 'kept' },
       { kind: 'comment, tags', what: 'a person\'s notes on a record', portico: 'kept' },
