@@ -5,7 +5,7 @@
 // - CNAME below the apex: a CNAME cannot share its name (RFC 1034 §3.6.2), so every other set at that
 //   name is removed (and recorded); the CNAME set becomes the desired target. At the apex the target
 //   is written as the host's own apex record (`conventions.apex`: a flattened CNAME at Cloudflare,
-//   ALIAS, ANAME, bunny.net's FLATTEN), never a plain CNAME beside SOA and NS; only the A and AAAA sets
+//   bunny.net and Gcore, ALIAS, ANAME), never a plain CNAME beside SOA and NS; only the A and AAAA sets
 //   (and another apex pointer) are removed; MX, TXT, CAA and NS stay. A host without one refuses the
 //   write before anything is sent (`unrepresentable`).
 // - A, AAAA, MX, NS: the set is replaced by the desired values; a CNAME at the name is removed; beside
