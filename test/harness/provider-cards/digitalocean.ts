@@ -57,7 +57,7 @@ export const digitalocean = defineCard({
   seeds: (zone) => [
     { shape: 'a critical CAA iodef row (flags 128)', row: { type: 'CAA', name: '@', data: `mailto:security@${zone}`, priority: null, port: null, ttl: 3600, weight: null, flags: 128, tag: 'iodef' } },
     { shape: 'an SRV row with priority, weight and port', row: { type: 'SRV', name: '_sip._tls', data: 'sipdir.online.lync.com.', priority: 100, port: 443, ttl: 3600, weight: 1, flags: null, tag: null } },
-    { shape: 'an SRV row at the www name Portico points elsewhere', row: { type: 'SRV', name: 'www', data: `w.${zone}.`, priority: 1, port: 443, ttl: 3600, weight: 1, flags: null, tag: null } },
+    { shape: 'an SRV row at the www name Portico points elsewhere', row: { type: 'SRV', name: 'www', data: `w.${zone}`, priority: 1, port: 443, ttl: 3600, weight: 1, flags: null, tag: null } },
   ],
   disagreements: [
     'The OpenAPI document gives `ttl` a minimum of 30 while the control panel offers 30 s up; lego and octodns send what they are given. The card follows the document: Portico raises a TTL to 30.',
