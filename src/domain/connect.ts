@@ -179,6 +179,7 @@ interface RecordNote {
   name: string
   value: string
   note: string
+  prior_values?: string[]
 }
 
 /**

@@ -81,6 +81,10 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
       return new ApiError('dns_write_failed', `The credential does not reach the zone of ${domain ?? 'this domain'}`, { provider, reason: 'zone_not_reached', ...(domain ? { domain } : {}) })
     case 'rate_limited':
       return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(err.retryAfter ?? 60) } })
+    case 'temporary':
+      // The host itself calls the refusal temporary (Dynadot's "problem with connection to main server"):
+      // nothing was written; the same request later is expected to go through.
+      return new ApiError('service_unavailable', 'The DNS provider is temporarily unable to take the change; retry after Retry-After', { provider, reason: 'provider_temporary', provider_message: err.message }, { headers: { 'retry-after': String(err.retryAfter ?? 30) } })
     case 'permission':
     case 'plan_restricted':
     case 'conflict':

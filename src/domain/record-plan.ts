@@ -3,9 +3,11 @@
 // CONTRACT.md sections 2 and 4: "keeping existing CAA and TXT values and recording what was replaced").
 // The rules, per record set (name and type) the desired records touch:
 // - CNAME below the apex: a CNAME cannot share its name (RFC 1034 §3.6.2), so every other set at that
-//   name is removed (and recorded); the CNAME set becomes the desired target. At the apex (providers
-//   that flatten a CNAME there) only the A and AAAA sets are removed; MX, TXT, CAA and NS stay.
-//   Providers that cannot flatten refuse the write, which is `dns_write_failed`.
+//   name is removed (and recorded); the CNAME set becomes the desired target. At the apex the target
+//   is written as the host's own apex record (`conventions.apex`: a flattened CNAME at Cloudflare,
+//   bunny.net and Gcore, ALIAS, ANAME), never a plain CNAME beside SOA and NS; only the A and AAAA sets
+//   (and another apex pointer) are removed; MX, TXT, CAA and NS stay. A host without one refuses the
+//   write before anything is sent (`unrepresentable`).
 // - A, AAAA, MX, NS: the set is replaced by the desired values; a CNAME at the name is removed; beside
 //   desired A records an AAAA set is removed (it would send IPv6 clients elsewhere; the domain check
 //   lists it as a conflict to remove).
@@ -90,18 +92,34 @@ function desiredValue(r: DnsRecord): string {
   return canonicalValue(r.type, r.value)
 }
 
+/** Record types that point a name at another name's addresses (a host's apex record). */
+const APEX_POINTERS = new Set(['ALIAS', 'ANAME', 'FLATTEN'])
+
 type ZoneSets = Map<string, RRset>
 
 export function zoneMap(rrsets: RRset[]): ZoneSets {
   return new Map(rrsets.map((s) => [keyOf(s.name, s.type), { ...s, name: canonicalName(s.name), values: [...s.values] }]))
 }
 
-/** What a provider says of TTLs (DnsProvider's `minTtl` and `uniformTtl`): the planner follows them. */
+/** What a provider says of TTLs and of its zone apex (DnsProvider's fields): the planner follows them. */
 export interface TtlRules {
   /** The lowest TTL the provider stores: desired TTLs are raised to it. */
   minTtl?: number
+  /** The only TTLs the provider stores (Linode, ClouDNS): a desired TTL is rounded up to the next one. */
+  allowedTtls?: readonly number[]
   /** One TTL for the whole zone (Dynadot): every set is planned with the zone's TTL. */
   uniformTtl?: boolean
+  /** The host's record for pointing a zone apex at a hostname (HostConventions.apex). Absent: a bare
+   * planner call, where the apex CNAME is planned as a flattened CNAME. */
+  conventions?: { apex: string | null }
+}
+
+/** The TTL the provider will store for `ttl`: raised to its floor, rounded up to one of its values. */
+export function storedTtl(ttl: number, rules: TtlRules = {}): number {
+  const t = Math.max(ttl, rules.minTtl ?? 0)
+  const allowed = rules.allowedTtls
+  if (!allowed?.length) return t
+  return allowed.find((a) => a >= t) ?? allowed[allowed.length - 1]!
 }
 
 /**
@@ -111,19 +129,25 @@ export interface TtlRules {
  * reverted first.
  */
 export function planApply(current: RRset[], desired: DnsRecord[], apex: string, previous: AppliedEntry[] = [], rules: TtlRules = {}): ApplyPlan {
-  const minTtl = rules.minTtl ?? 0
   // A provider with one TTL per zone: every set Portico writes takes the zone's TTL, so writing
   // changes no other record's TTL and a re-apply finds nothing to change.
-  const zoneTtl = rules.uniformTtl ? Math.max(current.find((s) => s.type !== 'SOA')?.ttl ?? DEFAULT_TTL, minTtl) : undefined
+  const zoneTtl = rules.uniformTtl ? storedTtl(current.find((s) => s.type !== 'SOA')?.ttl ?? DEFAULT_TTL, rules) : undefined
   const before = zoneMap(current)
   const next = zoneMap(current)
   const prevByKey = new Map(previous.map((e) => [keyOf(e.name, e.type), e]))
 
   const groups = new Map<string, { name: string; type: string; records: DnsRecord[] }>()
+  // At the zone apex a hostname target is written as the host's own apex record (ALIAS, ANAME, a
+  // flattened CNAME): a plain CNAME cannot stand beside the apex's SOA and NS (RFC 1034 §3.6.2).
+  const apexType = rules.conventions ? rules.conventions.apex : 'CNAME'
   for (const r of desired) {
     if (r.type === 'REDIR301') continue
     const name = canonicalName(absoluteHost(r.host, apex))
-    const type = r.type === 'SPFM' ? 'TXT' : r.type
+    let type: string = r.type === 'SPFM' ? 'TXT' : r.type
+    if (type === 'CNAME' && name === canonicalName(apex)) {
+      if (!apexType) throw new ProviderError('unrepresentable', `${name} is a zone apex and this DNS host has no record that points an apex at a hostname (ALIAS, ANAME or a flattened CNAME); a CNAME there would stand beside the zone's SOA and NS, so nothing was written. Connect it with A records (the application's apex addresses) instead`)
+      type = apexType
+    }
     const k = keyOf(name, type)
     const g = groups.get(k) ?? { name, type, records: [] }
     g.records.push(r)
@@ -150,13 +174,16 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   for (const [k, g] of groups) {
     const existing = next.get(k)
     // Raised to the provider's floor: it would store the floor anyway, and a re-apply must then match.
-    const ttl = zoneTtl ?? Math.max(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, minTtl)
+    const ttl = zoneTtl ?? storedTtl(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, rules)
     const isApexName = g.name === canonicalName(apex)
-    if (g.type === 'CNAME') {
-      // At the apex the provider flattens the CNAME: only address sets would answer beside it.
-      if (!isApexName) removeAt(g.name, (t) => t !== 'CNAME')
-      else removeAt(g.name, (t) => t === 'A' || t === 'AAAA')
+    if (g.type === 'CNAME' && !isApexName) {
+      removeAt(g.name, (t) => t !== 'CNAME')
       next.set(k, { name: g.name, type: 'CNAME', ttl, values: [desiredValue(g.records[0]!)] })
+    } else if (isApexName && g.records[0]!.type === 'CNAME') {
+      // The host's apex record (a flattened CNAME, ALIAS, ANAME) answers with the target's addresses:
+      // the address sets and any other apex pointer go; MX, TXT, CAA, NS and SOA stay.
+      removeAt(g.name, (t) => t === 'A' || t === 'AAAA' || t === 'CNAME' || APEX_POINTERS.has(t))
+      next.set(k, { name: g.name, type: g.type, ttl, values: [canonicalValue(g.type, g.records[0]!.value)] })
     } else if (g.type === 'TXT' || g.type === 'CAA') {
       removeAt(g.name, (t) => t === 'CNAME')
       const values = [...(existing?.values ?? [])]
@@ -282,6 +309,9 @@ export interface RevertNote {
   name: string
   value: string
   note: string
+  /** A set left in place: the values it held before Portico's first write, which were not put back
+   * (empty when there was no set). Said, so a person can restore them by hand. */
+  prior_values?: string[]
 }
 
 export interface RevertPlan {
@@ -337,7 +367,11 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
       }
       continue
     }
-    note(out.left_in_place, e, cur?.values ?? [], 'changed at the provider after Portico wrote it; left as it is')
+    // Changed (or removed) at the provider since: left as it is, and named with the values it had before
+    // connecting, so nothing Portico replaced goes unsaid.
+    const prior_values = e.prior?.values ?? []
+    if (cur?.values.length) for (const value of cur.values) out.left_in_place.push({ type: e.type, name: e.name, value, note: 'changed at the provider after Portico wrote it; left as it is', prior_values })
+    else out.left_in_place.push({ type: e.type, name: e.name, value: '', note: 'removed at the provider after Portico wrote it; left as it is', prior_values })
   }
   deletionsFirst(out.changes)
   refuseLocked(zone, out.changes)

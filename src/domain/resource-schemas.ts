@@ -46,7 +46,17 @@ export const PowerSchema = named(
 
 export const RecordNoteSchema = named(
   'RecordNote',
-  Type.Object({ type: Type.String(), name: Type.String(), value: Type.String({ description: 'As written, or as found in the zone before Portico wrote', ...outside('dns') }), note: Type.String() }),
+  Type.Object({
+    type: Type.String(),
+    name: Type.String(),
+    value: Type.String({ description: 'As written, or as found in the zone before Portico wrote (empty for a set removed at the provider since Portico wrote it)', ...outside('dns') }),
+    note: Type.String(),
+    prior_values: Type.Optional(
+      Type.Array(Type.String({ ...outside('dns') }), {
+        description: '`left_in_place` only: the values the set held before Portico first wrote it, which were not put back (empty: there was no set)',
+      }),
+    ),
+  }),
 )
 
 /** The `records` part of a disconnect outcome: what happened to each record (the event's `data.removal`). */

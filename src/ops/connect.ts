@@ -34,6 +34,7 @@ import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
 import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 import { named } from '../domain/named.ts'
 import { MetadataSchema, RemovalSchema } from '../domain/resource-schemas.ts'
+import { Secret } from './provider-accounts.ts'
 
 const TAG = 'Domains and connections'
 const StatusSchema = Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s)))
@@ -717,7 +718,7 @@ export const disconnectOp = defineOp({
   scope: 'domains:disconnect',
   params: IdParam,
   query: Input({ confirm: Type.Optional(Type.String({ maxLength: 300, description: 'Agent tokens: the domain being disconnected, checked when given; never enough on its own (the person confirms)' })) }),
-  body: Input({ credential: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
+  body: Input({ credential: Type.Optional(Secret) }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],

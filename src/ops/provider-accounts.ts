@@ -22,7 +22,7 @@ import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas
 
 const ACCOUNTS = 'Provider accounts'
 
-export const Secret = Type.String({ minLength: 1, maxLength: 2000, description: 'The DNS-provider API credential; write-only, never returned or logged' })
+export const Secret = Type.String({ minLength: 1, maxLength: 8192, description: "The DNS-provider API credential as the provider issues it (a token, a key pair, a Google service-account key file of about 2.3 KB, an Azure service principal JSON); write-only, never returned or logged" })
 export const ApiUrl = Type.String({ minLength: 1, maxLength: 500, description: 'PowerDNS only: the API URL, `https://dns.example.com/api/v1/servers/localhost`' })
 const Access = Type.Union([Type.Literal('continuous'), Type.Literal('one_time')], {
   description: '`continuous` keeps the credential so Portico can re-apply and revert; `one_time` deletes it once the domains are connected and is refused (409) after one hour',

@@ -86,7 +86,7 @@ describe('provider OAuth', () => {
     const done = await callback({ state, code })
     expect(done.status).toBe(200)
     expect(done.body).toMatchObject({ connection_id: id, domain, changed: true, status: 'propagating' })
-    expect(dop.zones.find((z) => z.name === zone)!.records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop', data: `${EDGE}.` }))
+    expect(dop.zones.find((z) => z.name === zone)!.records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop', data: EDGE }))
     const conn = (await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body
     expect(conn).toMatchObject({ rail: 'oauth', managed: true })
     const applied = (await events(id)).find((e) => e.type === 'connection.applied')!

@@ -2,7 +2,8 @@
 // (test/harness/provider-fakes): zones listed, CAA and TXT kept, SPF merged, re-apply writes nothing,
 // revert restores exactly (also as a property over random zones), and each API's documented failures
 // (bad credential, rate limit, unknown zone) come out as the adapter's error kinds. Then one domain
-// end to end through Portico's API: DigitalOcean nameservers, records written in the fake.
+// end to end through Portico's API: DigitalOcean nameservers, records written in the fake; and an apex
+// domain at Gandi, written as Gandi's ALIAS.
 import { describe, test, expect, afterAll, beforeAll } from 'bun:test'
 import fc from 'fast-check'
 import { makeHosted, ProviderError, type DnsProvider, type RRset, type Zone } from '../../src/adapters/dns-providers/index.ts'
@@ -15,6 +16,7 @@ import { startDigitalOceanFake } from '../harness/provider-fakes/digitalocean.ts
 import { startGoDaddyFake } from '../harness/provider-fakes/godaddy.ts'
 import { startRoute53Fake } from '../harness/provider-fakes/route53.ts'
 import { startHetznerFake } from '../harness/provider-fakes/hetzner.ts'
+import { startGandiFake } from '../harness/provider-fakes/gandi.ts'
 import { APEX, canonicalZone, desiredArb, zoneArb } from '../property/arbitraries.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico } from '../harness/portico.ts'
@@ -173,12 +175,13 @@ describe('cloudflare apex flattening', () => {
 })
 
 describe('through the API: a DigitalOcean-hosted domain', () => {
-  test('apply writes into the DigitalOcean zone and disconnect restores it', async () => {
+  test('apply writes into the DigitalOcean zone, a re-apply writes nothing, and disconnect restores the record it replaced', async () => {
     const pdns = await startPdns()
     const dop = cases.find((x) => x.id === 'digitalocean')!
     const zone = `do${Date.now().toString(36)}.test`
     await pdns.createZone(zone, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
-    dop.fake.addZone(zone)
+    // The customer's shop CNAME to their old host, as DigitalOcean holds it (no trailing dot: its recorded answers).
+    dop.fake.addZone(zone).records.push({ id: 4242, type: 'CNAME', name: 'shop', data: 'old-host.example.net', priority: null, port: null, ttl: 1800, weight: null, flags: null, tag: null })
     const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test', DNS_PROVIDER_API_BASES: `digitalocean=${dop.base}` })
     try {
       const ws = await provision(p)
@@ -189,15 +192,59 @@ describe('through the API: a DigitalOcean-hosted domain', () => {
       expect(r.status).toBe(200)
       expect(r.body).toMatchObject({ changed: true, zone })
       const records = dop.fake.zones.find((z) => z.name === zone)!.records
-      expect(records).toContainEqual(expect.objectContaining({ type: 'CNAME', name: 'shop', data: 'edge.portico.test.' }))
+      // Sent with the trailing dot, held without it, as DigitalOcean answers.
+      expect(records).toEqual([expect.objectContaining({ type: 'CNAME', name: 'shop', data: 'edge.portico.test' })])
+      expect(dop.fake.exchanges.some((x) => x.method === 'POST' && JSON.parse(x.requestBody).data === 'edge.portico.test.')).toBe(true)
+      const writes = () => dop.fake.exchanges.filter((x) => x.method !== 'GET').length
+      const before = writes()
+      const again = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: dop.fake.credential } })
+      expect(again.status).toBe(200)
+      expect(again.body).toMatchObject({ changed: false })
+      expect(writes()).toBe(before)
       const wrong = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: 'dop_v1_wrong' } })
       expect(wrong.status).toBe(422)
       expect(wrong.body.code).toBe('ProviderAuthenticationError')
       const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: dop.fake.credential } })
       expect(out.status).toBe(200)
-      expect(dop.fake.zones.find((z) => z.name === zone)!.records).toEqual([])
+      expect(dop.fake.zones.find((z) => z.name === zone)!.records).toEqual([expect.objectContaining({ type: 'CNAME', name: 'shop', data: 'old-host.example.net', ttl: 1800 })])
     } finally {
       await p.close()
+    }
+  })
+})
+
+describe('through the API: an apex domain at a host with ALIAS (Gandi)', () => {
+  test('the apex gets Gandi\'s ALIAS, never a CNAME beside SOA, NS, MX and TXT; disconnect puts the old address back', async () => {
+    const pdns = await startPdns()
+    const gandi = startGandiFake()
+    const zone = `gandi${Date.now().toString(36)}.test`
+    await pdns.createZone(zone, { nameservers: ['ns-1-a.gandi.net.', 'ns-2-b.gandi.net.'] })
+    // The customer's apex as Gandi holds it: an address, mail and an SPF policy.
+    gandi.addZone(zone).records.push(
+      { rrset_name: '@', rrset_type: 'A', rrset_ttl: 10800, rrset_values: ['198.51.100.7'] },
+      { rrset_name: '@', rrset_type: 'MX', rrset_ttl: 10800, rrset_values: ['10 spool.mail.gandi.net.'] },
+      { rrset_name: '@', rrset_type: 'TXT', rrset_ttl: 10800, rrset_values: ['"v=spf1 include:_mailcust.gandi.net ?all"'] },
+    )
+    const before = structuredClone(gandi.zones.find((z) => z.name === zone)!.records)
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test', DNS_PROVIDER_API_BASES: `gandi=${gandi.url}/v5` })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: zone } })).body
+      expect(c.provider).toBe('gandi')
+      const r = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: gandi.credential } })
+      expect(r.status).toBe(200)
+      const apex = gandi.zones.find((z) => z.name === zone)!.records.filter((s) => s.rrset_name === '@')
+      expect(apex.map((s) => s.rrset_type).sort()).toEqual(['ALIAS', 'MX', 'TXT'])
+      expect(apex.find((s) => s.rrset_type === 'ALIAS')!.rrset_values).toEqual(['edge.portico.test.'])
+      const again = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: gandi.credential } })
+      expect(again.body).toMatchObject({ changed: false })
+      const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: gandi.credential } })
+      expect(out.status).toBe(200)
+      const bySet = (a: { rrset_type: string }, b: { rrset_type: string }) => a.rrset_type.localeCompare(b.rrset_type)
+      expect([...gandi.zones.find((z) => z.name === zone)!.records].sort(bySet)).toEqual([...before].sort(bySet))
+    } finally {
+      await p.close()
+      gandi.stop()
     }
   })
 })

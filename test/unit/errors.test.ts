@@ -12,6 +12,7 @@ import { log } from '../../src/logger.ts'
 // must map to a catalogue reason below.
 const KINDS: Record<ProviderErrorKind, true> = {
   auth: true,
+  temporary: true,
   permission: true,
   plan_restricted: true,
   rate_limited: true,
@@ -34,6 +35,13 @@ describe('a provider failure as the contract error', () => {
       if (d.provider_message !== undefined) expect(d.provider_message).toBe(words)
     })
   }
+
+  test('a refusal the host calls temporary is a 503 with its wait as Retry-After, never a permanent refusal', () => {
+    const e = providerFailure(new ProviderError('temporary', 'Dynadot is temporarily unable to answer (problem with connection to main server)', 200, 120), 'dynadot')
+    expect(e.status).toBe(503)
+    expect(e.headers['retry-after']).toBe('120')
+    expect(e.body()).toMatchObject({ code: 'service_unavailable', details: { provider: 'dynadot', reason: 'provider_temporary' } })
+  })
 
   test('a refused key says credential_refused and carries the provider\'s sentence apart', () => {
     const e = providerFailure(new ProviderError('auth', 'Invalid API Token'), 'cloudflare')

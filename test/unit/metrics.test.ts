@@ -13,6 +13,7 @@ const value = async (line: RegExp) => {
 
 class Fake implements DnsProvider {
   readonly id = 'fakedns'
+  readonly conventions = { apex: null, names: '', hostnames: '', txt: '', ttl: '', temporary: '', sources: { apex: '', names: '', hostnames: '', txt: '', ttl: '', temporary: '' } }
   readonly minTtl = 300
   private secret = 'kept'
   async listZones() {

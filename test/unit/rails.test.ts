@@ -3,7 +3,7 @@
 import { describe, test, expect } from 'bun:test'
 import { signV4 } from '../../src/adapters/dns-providers/sigv4.ts'
 import { quoteTxt, unquoteTxt, zoneFor } from '../../src/adapters/dns-providers/types.ts'
-import { mergeSpf, planApply, unmergeSpf } from '../../src/domain/record-plan.ts'
+import { applyChanges, mergeSpf, planApply, planRevert, storedTtl, unmergeSpf } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 
 describe('SigV4', () => {
@@ -50,6 +50,46 @@ describe('TXT quoting', () => {
     // \DDD are bytes: the UTF-8 bytes of é (195 169) decode to é, not to two latin1 characters.
     expect(unquoteTxt('"caf\\195\\169"')).toBe('café')
     expect(unquoteTxt('"\\240\\159" "\\152\\128"')).toBe('😀')
+  })
+})
+
+describe('planner: a host\'s apex record, TTL values, and what a disconnect could not put back', () => {
+  const zone = [
+    { name: 'ex.test', type: 'SOA', ttl: 3600, values: ['ns. host. 1 2 3 4 5'] },
+    { name: 'ex.test', type: 'NS', ttl: 3600, values: ['ns1.host.example', 'ns2.host.example'] },
+    { name: 'ex.test', type: 'A', ttl: 3600, values: ['198.51.100.1'] },
+    { name: 'ex.test', type: 'MX', ttl: 3600, values: ['10 mx.ex.test'] },
+  ]
+  const apexCname: DnsRecord[] = [{ type: 'CNAME', host: '@', value: 'edge.example.net', purpose: 'routing_alias' }]
+
+  test('at the apex the host\'s own record is written (ALIAS here), the address set goes, MX, NS and SOA stay', () => {
+    const plan = planApply(zone, apexCname, 'ex.test', [], { conventions: { apex: 'ALIAS' } })
+    expect(plan.changes).toEqual([
+      { name: 'ex.test', type: 'A', ttl: 3600, values: [] },
+      { name: 'ex.test', type: 'ALIAS', ttl: 300, values: ['edge.example.net'] },
+    ])
+    expect(applyChanges(zone, plan.changes).some((s) => s.type === 'CNAME')).toBe(false)
+  })
+
+  test('a host without an apex record refuses a hostname at the apex before anything is written', () => {
+    expect(() => planApply(zone, apexCname, 'ex.test', [], { conventions: { apex: null } })).toThrow(/no record that points an apex at a hostname/)
+  })
+
+  test('a TTL is raised to the floor and rounded up to a value the host keeps', () => {
+    const linode = { allowedTtls: [300, 3600, 7200] }
+    expect([30, 300, 301, 600, 3600, 9000].map((t) => storedTtl(t, linode))).toEqual([300, 300, 3600, 3600, 3600, 7200])
+    expect(storedTtl(60, { minTtl: 600 })).toBe(600)
+    const plan = planApply([], [{ type: 'CNAME', host: 'shop', value: 'edge.example.net', ttl: 600 }], 'ex.test', [], linode)
+    expect(plan.changes[0]!.ttl).toBe(3600)
+  })
+
+  test('a set changed or removed at the provider since is left in place and named with the values it had before', () => {
+    const old = [...zone, { name: 'www.ex.test', type: 'CNAME', ttl: 1800, values: ['old-host.example.net'] }]
+    const plan = planApply(old, [{ type: 'CNAME', host: 'www', value: 'edge.example.net' }], 'ex.test')
+    const removedSince = applyChanges(old, [...plan.changes, { name: 'www.ex.test', type: 'CNAME', ttl: 300, values: [] }])
+    expect(planRevert(removedSince, plan.entries).left_in_place).toEqual([{ type: 'CNAME', name: 'www.ex.test', value: '', note: expect.stringContaining('removed at the provider'), prior_values: ['old-host.example.net'] }])
+    const changedSince = applyChanges(old, [...plan.changes, { name: 'www.ex.test', type: 'CNAME', ttl: 300, values: ['someone-else.example.org'] }])
+    expect(planRevert(changedSince, plan.entries).left_in_place).toEqual([{ type: 'CNAME', name: 'www.ex.test', value: 'someone-else.example.org', note: expect.stringContaining('changed at the provider'), prior_values: ['old-host.example.net'] }])
   })
 })
 

@@ -26,7 +26,7 @@ import { createHmac, randomUUID } from 'node:crypto'
 import { backoffWhileThrottled, exchange, failureOf } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
 
 /** Why Portico cannot write a record back as it is (its set is then locked), or undefined. */
 function lockOf(r: { Line?: string; Weight?: number; Status?: string; Locked?: boolean }): string | undefined {
@@ -61,8 +61,27 @@ function kindOf(code: string): ProviderErrorKind | undefined {
   return undefined
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "at least 600 (free edition)",
+  temporary: "Throttling.User retried after 1, 2, 4, 8 s",
+  sources: {
+    apex: "dnscontrol providers/alidns (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot",
+    names: "the reference card (test/harness/provider-cards/alidns.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/alidns.ts)",
+    txt: "the reference card (test/harness/provider-cards/alidns.ts)",
+    ttl: "the reference card (test/harness/provider-cards/alidns.ts)",
+    temporary: "the reference card (test/harness/provider-cards/alidns.ts)",
+  },
+}
+
 export class AlidnsProvider extends RecordBasedProvider {
   readonly id = 'alibaba-cloud-dns'
+  readonly conventions = CONVENTIONS
   readonly minTtl = 600
   private readonly keyId: string
   private readonly secret: string

@@ -18,7 +18,7 @@ import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { acrossScopes, canonicalName, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { acrossScopes, canonicalName, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const AZURE_API = 'https://management.azure.com'
 const LOGIN = 'https://login.microsoftonline.com'
@@ -57,8 +57,27 @@ function chunks(text: string): string[] {
   return out
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "absolute (cname, exchange, nsdname fields)",
+  txt: "an array of strings, each up to 255 bytes",
+  ttl: "any",
+  temporary: "429 with Retry-After waited out when short",
+  sources: {
+    apex: "dnscontrol providers/azuredns (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (aliases reach only Azure resources)",
+    names: "Azure OpenAPI (test/fixtures/provider-openapi/azure.json)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/azure/)",
+    txt: "Azure OpenAPI (TxtRecord.value: array)",
+    ttl: "Azure OpenAPI",
+    temporary: "the reference card (test/harness/provider-cards/azure.ts)",
+  },
+}
+
 export class AzureDnsProvider extends RRsetBasedProvider {
   readonly id = 'azure'
+  readonly conventions = CONVENTIONS
   private api: RestClient | null = null
   private readonly sp: Principal | null
   /** A person's OAuth access token, when the credential is one instead of a service principal. */

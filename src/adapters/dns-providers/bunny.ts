@@ -13,7 +13,7 @@
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 import { refuseBesideFlattened } from './flattened.ts'
 
 export const BUNNY_API = 'https://api.bunny.net'
@@ -28,8 +28,27 @@ const CORE = new Set(['Id', 'Type', 'Name', 'Value', 'Ttl', 'Priority', 'Flags',
 /** A setting at its default is not worth carrying. */
 const isDefault = (v: unknown) => v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0)
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "CNAME",
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "dnscontrol providers/bunnydns/records.go (StackExchange/dnscontrol@7a079bc): ALIAS sent as CNAME (\"Bunny flattens CNAME records into A/AAAA records dynamically\")",
+    names: "the reference card (test/harness/provider-cards/bunny.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/bunny.ts)",
+    txt: "the reference card (test/harness/provider-cards/bunny.ts)",
+    ttl: "the reference card (test/harness/provider-cards/bunny.ts)",
+    temporary: "the reference card (test/harness/provider-cards/bunny.ts)",
+  },
+}
+
 export class BunnyProvider extends RecordBasedProvider {
   readonly id = 'bunny'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(key: string, base = BUNNY_API) {
     super()

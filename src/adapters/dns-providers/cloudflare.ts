@@ -3,8 +3,10 @@
 // GET /zones/{zone_id}/dns_records (paged); a change set is one POST …/dns_records/batch
 // `{deletes: [{id}], posts: [record]}`, which Cloudflare applies in that order, all or nothing. Bodies
 // are `{success, errors: [{code, message}], result}`. A bad token is 401, or 403 with code 10000
-// "Authentication error" / 9109 "Invalid access token"; another 403 is a token without the DNS edit
-// permission; a rate limit 429 (code 971, Retry-After); an unknown zone 404 (code 7003 / 1001); a
+// "Authentication error" / 9109 "Invalid access token"; a 403 10000 to a token that
+// /user/tokens/verify still calls active is a token without the permission (DNS:Edit), and another 403
+// likewise; a rate limit 429 (code 971, Retry-After); an unknown or removed zone 400/404 (code 7003,
+// 7000, 1001); a
 // clashing record 400 (81053 / 81057). MX priority is its own field; CAA is written through `data:
 // {flags, tag, value}`; TXT content is written as quoted character strings, as the reference asks.
 // TTL 1 means "automatic" and is kept as 1, so a revert puts "automatic" back. A record's own
@@ -15,21 +17,44 @@
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4'
+
+const codesOf = (r: HttpResult) => ((r.body?.errors as { code: number }[] | undefined) ?? []).map((e) => e.code)
 
 function failure(r: HttpResult) {
   if (r.status < 300 && r.body?.success !== false) return null
   const errors = (r.body?.errors as { code: number; message: string }[] | undefined) ?? []
   const msg = errors.map((e) => `${e.code}: ${e.message}`).join('; ') || `HTTP ${r.status}`
   const has = (...codes: number[]) => errors.some((e) => codes.includes(e.code))
-  const kind = has(10000, 9109) ? 'auth' : has(81053, 81057, 81058) ? 'conflict' : undefined
+  // 7003/7000 "Could not route to /zones/{id}…": the zone id is not (any longer) one this token reaches
+  // (cloudflare/cloudflare-go#118); 1001 "Invalid zone identifier" likewise.
+  const kind = has(9109, 10000) ? 'auth' : has(7003, 7000, 1001) ? 'zone_not_found' : has(81053, 81057, 81058) ? 'conflict' : undefined
   return failureOf('Cloudflare', r, msg, kind)
+}
+
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "CNAME",
+  names: "absolute (`name` is the FQDN)",
+  hostnames: "absolute, no trailing dot; MX priority its own field",
+  txt: "written as quoted character strings (255-byte pieces), read unquoted; Cloudflare also takes and answers a bare value",
+  ttl: "TTL 1 is \"automatic\" and kept as 1; 60–86400 otherwise",
+  temporary: "429 with Retry-After waited out; 403 10000 to a still-active token is a missing permission; 7003/7000 a zone not reached",
+  sources: {
+    apex: "CNAME flattening at the apex: developers.cloudflare.com/dns/cname-flattening (default for a CNAME at @)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudflare/): POST name `docs.pacalis.net`",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudflare/)",
+    txt: "test/fixtures/provider-recordings/cloudflare.json (lexicon: a bare TXT taken and answered as written); developers.cloudflare.com/api dns records: TXT content in quotes",
+    ttl: "developers.cloudflare.com/api dns records: ttl 1 = automatic",
+    temporary: "cloudflare/terraform-provider-cloudflare#913, #1533 (10000 to a token lacking DNS:Edit); cloudflare/cloudflare-go#118 (7003/7000)",
+  },
 }
 
 export class CloudflareProvider extends RecordBasedProvider {
   readonly id = 'cloudflare'
+  readonly conventions = CONVENTIONS
   constructor(
     private readonly token: string,
     private readonly base = CLOUDFLARE_API,
@@ -40,8 +65,22 @@ export class CloudflareProvider extends RecordBasedProvider {
   private async call(method: string, path: string, body?: unknown) {
     const r = await exchange(method, this.base + path, { authorization: `Bearer ${this.token}` }, body)
     const f = failure(r)
-    if (f) throw f
+    if (f) throw f.kind === 'auth' && codesOf(r).includes(10000) ? await this.authOrPermission(f, r) : f
     return r.body as { result: any; result_info?: { page: number; total_pages: number } }
+  }
+
+  /**
+   * Cloudflare answers 403 {10000 "Authentication error"} both to a token it refuses and to a valid
+   * token that lacks the permission the request needs (DNS:Edit for a write: cloudflare/terraform-provider-cloudflare
+   * #913, #1533). The token's own verify endpoint tells them apart: an active token is a missing
+   * permission, never a credential to reconnect.
+   */
+  private async authOrPermission(f: ProviderError, r: HttpResult): Promise<ProviderError> {
+    const v = await exchange('GET', `${this.base}/user/tokens/verify`, { authorization: `Bearer ${this.token}` }, undefined, { once: true }).catch(() => null)
+    if (v && v.status < 300 && v.body?.success !== false && v.body?.result?.status === 'active') {
+      return new ProviderError('permission', `Cloudflare: the token is valid but lacks a permission this request needs (DNS:Edit on the zone; Cloudflare answered HTTP ${r.status} 10000)`, f.status)
+    }
+    return f
   }
 
   /** `perPage`: zones allow at most 50 a page, DNS records more. */

@@ -15,7 +15,7 @@ import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
 
 export const CLOUDNS_API = 'https://api.cloudns.net'
 const TTLS = [60, 300, 900, 1800, 3600, 21600, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000]
@@ -44,9 +44,29 @@ function kindOf(r: HttpResult): ProviderErrorKind | undefined {
   return r.status < 300 ? 'write_failed' : undefined
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "only ClouDNS's values (60, 300, 900, 1800, 3600, …): rounded up",
+  temporary: "its \"Failed\" rate-limit answer retried after 1, 2, 4, 8 s",
+  sources: {
+    apex: "dnscontrol providers/cloudns (StackExchange/dnscontrol@7a079bc): CanUseAlias Can",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudns/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudns/) (record `docs.example.com`)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudns/)",
+    ttl: "cloudns.net/wiki/article/58 (TTL values); the reference card (test/harness/provider-cards/cloudns.ts)",
+    temporary: "the reference card (test/harness/provider-cards/cloudns.ts)",
+  },
+}
+
 export class CloudnsProvider extends RecordBasedProvider {
   readonly id = 'cloudns'
+  readonly conventions = CONVENTIONS
   readonly minTtl = 60
+  readonly allowedTtls = TTLS
   private readonly auth: Record<string, string>
   constructor(
     credential: string,

@@ -20,7 +20,7 @@ import { createHmac } from 'node:crypto'
 import { RestClient } from './rest.ts'
 import { hostValue, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const CONSTELLIX_API = 'https://api.dns.constellix.com'
 
@@ -31,6 +31,8 @@ function toItem(type: string, v: string): Record<string, unknown> {
     return { server: `${h}.`, priority: Number(p), enabled: true }
   }
   if (type === 'CNAME' || type === 'NS') return { hostname: `${v}.`, enabled: true }
+  // ANAME (the apex record) holds a hostname in `value`, fully qualified as CNAME's is.
+  if (type === 'ANAME') return { value: `${v}.`, enabled: true }
   if (type === 'CAA') {
     const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(v)
     return { flag: Number(m?.[1] ?? 0), tag: m?.[2] ?? '', data: m?.[3] ?? '', enabled: true }
@@ -65,8 +67,27 @@ interface ConstellixNative {
   http?: Record<string, unknown>
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ANAME",
+  names: "relative, empty the apex",
+  hostnames: "with the trailing dot (CNAME `hostname`, MX `server`, ANAME `value`)",
+  txt: "bare text (`value`)",
+  ttl: "any",
+  temporary: "429 with X-RateLimit-Reset waited out when short",
+  sources: {
+    apex: "api.dns.constellix.com/v4/docs (ANAME records)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/constellix/)",
+    hostnames: "the reference card (test/harness/provider-cards/constellix.ts)",
+    txt: "the reference card (test/harness/provider-cards/constellix.ts)",
+    ttl: "the reference card (test/harness/provider-cards/constellix.ts)",
+    temporary: "the reference card (test/harness/provider-cards/constellix.ts)",
+  },
+}
+
 export class ConstellixProvider extends RRsetBasedProvider {
   readonly id = 'constellix'
+  readonly conventions = CONVENTIONS
   private readonly key: string
   private readonly secret: string
   constructor(
@@ -131,6 +152,7 @@ export class ConstellixProvider extends RRsetBasedProvider {
   private current = new Map<string, { rid: string; own: ConstellixNative }>()
 
   override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    if (changes.length === 0) return
     const sets = await this.sets(zone)
     for (const c of changes) {
       const s = sets.find((x) => x.name === c.name && x.type === c.type)

@@ -14,7 +14,7 @@ import { RestClient } from './rest.ts'
 import { exchange, failureOf } from './http.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const DESEC_API = 'https://desec.io/api/v1'
 
@@ -27,8 +27,27 @@ function nextLink(link: string | null): string | null {
   return null
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative (`subname`, empty the apex)",
+  hostnames: "zone-file text with the trailing dot",
+  txt: "quoted zone-file strings",
+  ttl: "at least the domain's minimum_ttl (3600 by default)",
+  temporary: "429 with Retry-After waited out when short",
+  sources: {
+    apex: "dnscontrol providers/desec (StackExchange/dnscontrol@7a079bc): ALIAS unimplemented (deSEC offers HTTPS/SVCB at the apex)",
+    names: "desec.readthedocs.io dns/rrsets",
+    hostnames: "desec.readthedocs.io dns/rrsets",
+    txt: "desec.readthedocs.io dns/rrsets",
+    ttl: "desec.readthedocs.io dns/domains (minimum_ttl)",
+    temporary: "the reference card (test/harness/provider-cards/desec.ts)",
+  },
+}
+
 export class DesecProvider implements DnsProvider {
   readonly id = 'desec'
+  readonly conventions = CONVENTIONS
   readonly minTtl = 3600
   private readonly api: RestClient
   constructor(

@@ -1,15 +1,16 @@
 // DigitalOcean API v2 (https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records):
 // `Authorization: Bearer <personal access token>`. Zones: GET /domains; records: GET
 // /domains/{name}/records (paged by `links.pages.next`), POST /domains/{name}/records (201),
-// DELETE /domains/{name}/records/{id} (204). Record names are relative (`@` for the apex); MX keeps
+// DELETE /domains/{name}/records/{id} (204). Record names are relative (`@` for the apex); hostnames
+// in `data` are written with the trailing dot and read back without it (`@` the zone); MX keeps
 // its priority apart; CAA is `data` with `flags` and `tag` apart. Errors are `{id, message}`: 401
 // `unauthorized`, 404 `not_found`, 429 `too_many_requests` (ratelimit-reset, a Unix time, is waited out
 // when short), 422 `unprocessable_entity`. SRV keeps priority, weight and port in fields of their own,
 // written back with the target (test/harness/provider-cards/digitalocean.ts is the card).
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, unquoteTxt, type Zone } from './types.ts'
+import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
+import { canonicalName, canonicalValue, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const DIGITALOCEAN_API = 'https://api.digitalocean.com/v2'
 
@@ -17,8 +18,27 @@ const failure = (r: HttpResult) => (r.status < 300 ? null : failureOf('DigitalOc
 
 const fq = (name: string) => `${name}.`
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "written with the trailing dot, answered without it (`@` the zone): read as absolute",
+  txt: "bare text",
+  ttl: "at least 30; default 1800",
+  temporary: "429 too_many_requests with ratelimit-reset waited out when short",
+  sources: {
+    apex: "dnscontrol providers/digitalocean (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (\"Digital Ocean documents that this is not supported\")",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/digitalocean/)",
+    hostnames: "test/fixtures/provider-recordings/digitalocean.json (lexicon: POST data `docs.example.com.` answered `docs.example.com`)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/digitalocean/) (TXT data `challengetoken`)",
+    ttl: "DigitalOcean OpenAPI (test/fixtures/provider-openapi/digitalocean.json): ttl minimum 30",
+    temporary: "the reference card (test/harness/provider-cards/digitalocean.ts)",
+  },
+}
+
 export class DigitalOceanProvider extends RecordBasedProvider {
   readonly id = 'digitalocean'
+  readonly conventions = CONVENTIONS
   /** DigitalOcean refuses a TTL under 30 (its API reference: `ttl` minimum 30). */
   readonly minTtl = 30
   constructor(
@@ -58,7 +78,10 @@ export class DigitalOceanProvider extends RecordBasedProvider {
       .filter((r) => r.type !== 'SOA')
       .map((r) => {
         const type = r.type as string
-        const host = (v: string) => hostValue(v, zone.name)
+        // DigitalOcean takes hostnames with the trailing dot and gives them back without it (`@` for the
+        // zone itself): POST data `docs.example.com.` is answered `docs.example.com` (lexicon's recorded
+        // exchange, test/fixtures/provider-recordings/digitalocean.json). Read as absolute.
+        const host = (v: string) => (v.trim() === '@' ? zone.name : canonicalName(v))
         let value: string
         if (type === 'MX') value = `${r.priority ?? 0} ${host(r.data)}`
         else if (type === 'CNAME' || type === 'NS') value = host(r.data)

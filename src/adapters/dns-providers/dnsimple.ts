@@ -12,7 +12,7 @@
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 import { refuseBesideFlattened } from './flattened.ts'
 
 export const DNSIMPLE_API = 'https://api.dnsimple.com/v2'
@@ -20,8 +20,27 @@ export const DNSIMPLE_API = 'https://api.dnsimple.com/v2'
 /** Types whose whole value is `content` (MX with its priority): written back as they are. */
 const KNOWN = new Set(['A', 'AAAA', 'ALIAS', 'CAA', 'CNAME', 'MX', 'NS', 'POOL', 'TXT', 'URL'])
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 with X-RateLimit-Reset waited out when short",
+  sources: {
+    apex: "dnscontrol providers/dnsimple (StackExchange/dnscontrol@7a079bc): CanUseAlias Can",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsimple/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsimple/) (NS content `ns1.dnsimple.com`)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsimple/)",
+    ttl: "DNSimple OpenAPI",
+    temporary: "the reference card (test/harness/provider-cards/dnsimple.ts)",
+  },
+}
+
 export class DnsimpleProvider extends RecordBasedProvider {
   readonly id = 'dnsimple'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   private accounts: string[] | null = null
   /** Which account holds a zone (a user token reaches every account of its user). */

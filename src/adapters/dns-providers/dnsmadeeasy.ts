@@ -15,9 +15,9 @@ import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
-import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
+import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, quoteTxt, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, quoteTxt, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const DNSMADEEASY_API = 'https://api.dnsmadeeasy.com/V2.0'
 
@@ -32,8 +32,27 @@ function lockOf(r: any): string | undefined {
   return undefined
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ANAME",
+  names: "relative, empty the apex",
+  hostnames: "with the trailing dot (CNAME, MX, ANAME)",
+  txt: "quoted",
+  ttl: "any",
+  temporary: "400 \"Rate limit exceeded\" reported at once (a rolling five minutes)",
+  sources: {
+    apex: "dnscontrol providers/dnsmadeeasy/dnsMadeEasyProvider.go (StackExchange/dnscontrol@7a079bc) (\"ALIAS is called ANAME on DNS Made Easy\")",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsmadeeasy/)",
+    hostnames: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
+    txt: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
+    ttl: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
+    temporary: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
+  },
+}
+
 export class DnsMadeEasyProvider extends RecordBasedProvider {
   readonly id = 'dnsmadeeasy'
+  readonly conventions = CONVENTIONS
   private readonly key: string
   private readonly secret: string
   constructor(
@@ -77,8 +96,10 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
         value:
           r.type === 'CAA'
             ? `${r.issuerCritical ?? 0} ${r.caaType} "${unquoteTxt(r.value)}"`
-            : r.type === 'ANAME' || r.type === 'HTTPRED'
+            : r.type === 'HTTPRED'
               ? String(r.value)
+              : r.type === 'ANAME'
+                ? hostValue(String(r.value), zone.name)
               : fromZoneFile(r.type, r.type === 'MX' ? `${r.mxLevel} ${r.value}` : r.value, zone.name),
         ...(native ? { native } : {}),
         ...(locked ? { locked } : {}),
@@ -89,7 +110,9 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {
     const body: Record<string, unknown> = { name: name === zone.name ? '' : relativeName(name, zone.name), type, ttl, gtdLocation: 'DEFAULT' }
     if (type === 'ANAME' || type === 'HTTPRED') {
-      await this.call('POST', `/dns/managed/${encodeURIComponent(zone.id)}/records/`, { ...body, value, ...(type === 'HTTPRED' ? (native as object | undefined) ?? { redirectType: 'Standard - 301' } : {}) })
+      // ANAME (DNS Made Easy's apex record) is a hostname, fully qualified as a CNAME's (dnscontrol's
+      // providers/dnsmadeeasy writes its ALIAS as ANAME with the target's trailing dot).
+      await this.call('POST', `/dns/managed/${encodeURIComponent(zone.id)}/records/`, { ...body, value: type === 'ANAME' ? `${value}.` : value, ...(type === 'HTTPRED' ? (native as object | undefined) ?? { redirectType: 'Standard - 301' } : {}) })
       return
     }
     const caa = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)

@@ -24,7 +24,7 @@ import { createHash, createHmac } from 'node:crypto'
 import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
 import { pairUpdates } from './modify-pairs.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
 
 export const DNSPOD_API = 'https://dnspod.tencentcloudapi.com'
 const VERSION = '2021-03-23'
@@ -70,8 +70,27 @@ function nativeOf(r: { Status?: string; Remark?: string }): Record<string, strin
   return Object.keys(n).length ? n : undefined
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "with the trailing dot",
+  txt: "bare text",
+  ttl: "at least 600 (free plan)",
+  temporary: "RequestLimitExceeded retried after 1, 2, 4, 8 s",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "the reference card (test/harness/provider-cards/dnspod.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/dnspod.ts)",
+    txt: "the reference card (test/harness/provider-cards/dnspod.ts)",
+    ttl: "the reference card (test/harness/provider-cards/dnspod.ts)",
+    temporary: "the reference card (test/harness/provider-cards/dnspod.ts)",
+  },
+}
+
 export class DnspodProvider extends RecordBasedProvider {
   readonly id = 'dnspod'
+  readonly conventions = CONVENTIONS
   readonly minTtl = 600
   private readonly secretId: string
   private readonly secretKey: string

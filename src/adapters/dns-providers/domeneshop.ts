@@ -12,7 +12,7 @@
 // before anything is written.
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 /** The fields of a record besides host, ttl, type and data (and MX's priority, CAA's flags and tag, which the value carries). */
 function extraFields(r: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -23,8 +23,27 @@ function extraFields(r: Record<string, unknown>): Record<string, unknown> | unde
 
 export const DOMENESHOP_API = 'https://api.domeneshop.no'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered (ANAME read and written back as it is)",
+    names: "the reference card (test/harness/provider-cards/domeneshop.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/domeneshop.ts)",
+    txt: "the reference card (test/harness/provider-cards/domeneshop.ts)",
+    ttl: "the reference card (test/harness/provider-cards/domeneshop.ts)",
+    temporary: "the reference card (test/harness/provider-cards/domeneshop.ts)",
+  },
+}
+
 export class DomeneshopProvider extends RecordBasedProvider {
   readonly id = 'domeneshop'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(tokenSecret: string, base = DOMENESHOP_API) {
     super()

@@ -17,7 +17,7 @@
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { refuseBesideFlattened } from './flattened.ts'
-import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const DYNADOT_API = 'https://api.dynadot.com'
 
@@ -32,8 +32,15 @@ function kindOf(error: string): ProviderErrorKind {
   if (e.includes('ip') && (e.includes('not allowed') || e.includes('whitelist') || e.includes('allow list'))) return 'permission'
   if (e.includes('could not find domain') || e.includes('not found') || e.includes('not in your account')) return 'zone_not_found'
   if (e.includes('too many') || e.includes('one request at a time')) return 'rate_limited'
+  // "problem with connection to main server", "… is busy", "… is offline": Dynadot maintaining its main
+  // server; its support: "Just try again in a few minutes" (acme.sh dnsapi/dns_dynadot.sh, where the
+  // answer is recorded). Retrying within one request does not help (it outlasts a minute there).
+  if (e.includes('main server')) return 'temporary'
   return 'write_failed'
 }
+
+/** Seconds to wait after Dynadot's own temporary refusal ("try again in a few minutes"). */
+export const DYNADOT_TEMPORARY_WAIT = 120
 
 interface DynadotRecord {
   RecordType: string
@@ -42,8 +49,27 @@ interface DynadotRecord {
   Subhost?: string
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "apex rows and `Subhost` rows (relative)",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "one TTL for the whole zone",
+  temporary: "\"problem with connection to main server\" (and \"… busy\", \"… offline\"): temporary, answered 503 with Retry-After 120; 429 waited out",
+  sources: {
+    apex: "catalogue: no apex record offered (forwards are read as locked)",
+    names: "the reference card (test/harness/provider-cards/dynadot.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/dynadot.ts)",
+    txt: "the reference card (test/harness/provider-cards/dynadot.ts)",
+    ttl: "dynadot.com/domain/api3 (set_dns2 ttl)",
+    temporary: "acme.sh dnsapi/dns_dynadot.sh (the answer recorded, and Dynadot support: \"Just try again in a few minutes\")",
+  },
+}
+
 export class DynadotProvider implements DnsProvider {
   readonly id = 'dynadot'
+  readonly conventions = CONVENTIONS
   readonly uniformTtl = true
   constructor(
     private readonly key: string,
@@ -56,7 +82,9 @@ export class DynadotProvider implements DnsProvider {
     const answer = r.body && typeof r.body === 'object' ? (Object.values(r.body)[0] as any) : undefined
     if (r.status >= 300 || String(answer?.ResponseCode) !== '0') {
       const error = String(answer?.Error ?? `HTTP ${r.status}`).split(this.key).join('…')
-      throw failureOf('Dynadot', r, error, r.status >= 300 ? undefined : kindOf(error))
+      const kind = r.status >= 300 ? undefined : kindOf(error)
+      if (kind === 'temporary') throw new ProviderError('temporary', `Dynadot is temporarily unable to answer (${error.slice(0, 200)}); nothing was written`, r.status, DYNADOT_TEMPORARY_WAIT)
+      throw failureOf('Dynadot', r, error, kind)
     }
     return answer
   }

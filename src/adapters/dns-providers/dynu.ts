@@ -13,7 +13,7 @@
 // would write where one answers is refused before anything is written.
 import { RestClient } from './rest.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 const WRITTEN = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
 
@@ -57,8 +57,27 @@ function valueOf(r: any): string {
   }
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative (`nodeName`, empty the apex)",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text (`textData`); the zone-file `content` Dynu adds is not read",
+  ttl: "any",
+  temporary: "the body's statusCode decides; 429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dynu/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dynu/) (host `test.example.com`)",
+    txt: "test/fixtures/provider-recordings/dynu.json (lexicon: textData `challengetoken`, content `… IN TXT \"challengetoken\"`)",
+    ttl: "the reference card (test/harness/provider-cards/dynu.ts)",
+    temporary: "the reference card (test/harness/provider-cards/dynu.ts)",
+  },
+}
+
 export class DynuProvider extends RecordBasedProvider {
   readonly id = 'dynu'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(key: string, base = DYNU_API) {
     super()

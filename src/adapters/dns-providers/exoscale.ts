@@ -13,12 +13,31 @@ import { credentialParts } from './credentials.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const EXOSCALE_API = 'https://api-ch-gva-2.exoscale.com/v2'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered (dnscontrol exoscale: CanUseAlias Can; ALIAS read and written back as it is)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/exoscale/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/exoscale/) (content `docs.example.com`)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/exoscale/)",
+    ttl: "Exoscale OpenAPI",
+    temporary: "the reference card (test/harness/provider-cards/exoscale.ts)",
+  },
+}
+
 export class ExoscaleProvider extends RecordBasedProvider {
   readonly id = 'exoscale'
+  readonly conventions = CONVENTIONS
   private readonly key: string
   private readonly secret: string
   constructor(

@@ -16,15 +16,34 @@ import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const GANDI_API = 'https://api.gandi.net/v5'
 
 /** Gandi's own kinds that answer for a name's addresses (an A, AAAA or CNAME beside them clashes). */
 const FLATTENED = ['ALIAS']
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "relative, `@` the apex",
+  hostnames: "zone-file text: with the trailing dot absolute, without it relative to the zone",
+  txt: "quoted zone-file strings (Gandi answers a bare value quoted)",
+  ttl: "300 to 2592000",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "dnscontrol providers/gandiv5 (StackExchange/dnscontrol@7a079bc): CanUseAlias Can (\"Only on the bare domain\")",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/gandi/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/gandi/) (REST-IntegrationTests: `docs.example.com` kept as sent, a relative target)",
+    txt: "test/fixtures/provider-recordings/gandi.json (lexicon: TXT written `challengetoken`, listed `\"challengetoken\"`)",
+    ttl: "api.gandi.net/docs/livedns: rrset_ttl 300–2592000",
+    temporary: "the reference card (test/harness/provider-cards/gandi.ts)",
+  },
+}
+
 export class GandiProvider extends RRsetBasedProvider {
   readonly id = 'gandi'
+  readonly conventions = CONVENTIONS
   /** rrset_ttl: minimum 300, maximum 2592000. */
   readonly minTtl = 300
   private readonly api: RestClient

@@ -12,12 +12,31 @@ import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
 import { fromAnswer, toAnswer } from './ns1.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const GCORE_API = 'https://api.gcore.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "CNAME",
+  names: "absolute",
+  hostnames: "rdata fields, absolute",
+  txt: "one rdata field, the text itself",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "dnscontrol commit 5dfc8ca (\"Gcore auto uses ALIAS for apex zone CNAME records, just like CloudFlare\")",
+    names: "the reference card (test/harness/provider-cards/gcore.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/gcore.ts)",
+    txt: "the reference card (test/harness/provider-cards/gcore.ts)",
+    ttl: "the reference card (test/harness/provider-cards/gcore.ts)",
+    temporary: "the reference card (test/harness/provider-cards/gcore.ts)",
+  },
+}
+
 export class GcoreProvider extends RRsetBasedProvider {
   readonly id = 'gcore'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(token: string, base = GCORE_API) {
     super()

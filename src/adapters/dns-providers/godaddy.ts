@@ -16,7 +16,7 @@ import { exchange, failureOf, type HttpResult } from './http.ts'
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { absoluteName, relativeName } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const GODADDY_API = 'https://api.godaddy.com'
 export const GODADDY_MIN_TTL = 600
@@ -51,8 +51,27 @@ interface GdRow {
   priority?: number
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "absolute without the trailing dot; `@` the zone",
+  txt: "bare text",
+  ttl: "at least 600",
+  temporary: "the 409 in the seconds after an edit and 429 retryAfterSec waited out",
+  sources: {
+    apex: "developer.godaddy.com/doc/endpoint/domains: no ALIAS type",
+    names: "the reference card (test/harness/provider-cards/godaddy.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/godaddy.ts)",
+    txt: "the reference card (test/harness/provider-cards/godaddy.ts)",
+    ttl: "GoDaddy OpenAPI: ttl minimum 600",
+    temporary: "providers-reality check (409 after an edit); the reference card (test/harness/provider-cards/godaddy.ts)",
+  },
+}
+
 export class GoDaddyProvider implements DnsProvider {
   readonly id = 'godaddy'
+  readonly conventions = CONVENTIONS
   readonly minTtl = GODADDY_MIN_TTL
   private readonly auth: string
   constructor(

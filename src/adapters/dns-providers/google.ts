@@ -19,7 +19,7 @@ import { exchange, failureOf, retryAfterOf, type HttpResult } from './http.ts'
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
@@ -47,8 +47,27 @@ interface GoogleRRset {
   signatureRrdatas?: string[]
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "absolute with the trailing dot",
+  hostnames: "zone-file text with the trailing dot",
+  txt: "quoted zone-file strings",
+  ttl: "any",
+  temporary: "429 RESOURCE_EXHAUSTED backed off 1, 2, 4 s",
+  sources: {
+    apex: "catalogue: no apex record offered (Cloud DNS routing policies are read as locked)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/googleclouddns/)",
+    hostnames: "Cloud DNS discovery document (test/fixtures/provider-openapi/google-cloud-dns.json)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/googleclouddns/)",
+    ttl: "Cloud DNS reference",
+    temporary: "the reference card (test/harness/provider-cards/google-cloud-dns.ts)",
+  },
+}
+
 export class GoogleCloudDnsProvider implements DnsProvider {
   readonly id = 'google-cloud-dns'
+  readonly conventions = CONVENTIONS
   private api: RestClient | null = null
   private readonly key: ServiceAccountKey | null
   /** A person's OAuth access token, when the credential is one instead of a key. */

@@ -12,9 +12,9 @@
 // (test/harness/provider-cards/hetzner.ts is the card).
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, hostValue, relativeName } from './record-based.ts'
+import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1'
 
@@ -22,7 +22,7 @@ const failure = (r: HttpResult) => (r.status < 300 ? null : failureOf('Hetzner',
 
 /** Canonical value as Hetzner writes it in a zone file. */
 export function toZoneFile(type: string, v: string): string {
-  if (type === 'CNAME' || type === 'NS') return `${v}.`
+  if (HOSTNAME_TYPES.has(type)) return `${v}.`
   if (type === 'MX') {
     const [p, h] = v.split(' ')
     return `${p} ${h}.`
@@ -31,7 +31,7 @@ export function toZoneFile(type: string, v: string): string {
 }
 
 export function fromZoneFile(type: string, v: string, zone: string): string {
-  if (type === 'CNAME' || type === 'NS') return hostValue(v, zone)
+  if (HOSTNAME_TYPES.has(type)) return hostValue(v, zone)
   if (type === 'MX') {
     const [p, h] = v.trim().split(/\s+/)
     return `${Number(p)} ${hostValue(h ?? '', zone)}`
@@ -39,8 +39,27 @@ export function fromZoneFile(type: string, v: string, zone: string): string {
   return type === 'TXT' ? unquoteTxt(v) : canonicalValue(type, v)
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "zone-file text with the trailing dot; a relative one is read under the zone",
+  txt: "quoted zone-file strings",
+  ttl: "null is the zone default",
+  temporary: "429 with RateLimit-Reset waited out when short",
+  sources: {
+    apex: "dnscontrol providers/hetznerv2 (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot",
+    names: "Hetzner Cloud OpenAPI (test/fixtures/provider-openapi/hetzner.json)",
+    hostnames: "Hetzner Cloud OpenAPI rrsets",
+    txt: "Hetzner Cloud OpenAPI rrsets",
+    ttl: "Hetzner Cloud OpenAPI rrsets",
+    temporary: "providers-reality check (RateLimit-Reset)",
+  },
+}
+
 export class HetznerProvider extends RRsetBasedProvider {
   readonly id = 'hetzner'
+  readonly conventions = CONVENTIONS
   constructor(
     private readonly token: string,
     private readonly base = HETZNER_API,

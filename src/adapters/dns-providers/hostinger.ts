@@ -10,12 +10,31 @@ import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const HOSTINGER_API = 'https://developers.hostinger.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "zone-file text with the trailing dot",
+  txt: "quoted zone-file strings",
+  ttl: "any",
+  temporary: "429 with Retry-After waited out when short",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "Hostinger OpenAPI (test/fixtures/provider-openapi/hostinger.json)",
+    hostnames: "Hostinger OpenAPI",
+    txt: "Hostinger OpenAPI",
+    ttl: "Hostinger OpenAPI",
+    temporary: "the reference card (test/harness/provider-cards/hostinger.ts)",
+  },
+}
+
 export class HostingerProvider extends RRsetBasedProvider {
   readonly id = 'hostinger'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(token: string, base = HOSTINGER_API) {
     super()

@@ -11,12 +11,31 @@
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, quoteTxt, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, quoteTxt, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const INFOMANIAK_API = 'https://api.infomaniak.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `.` the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "quoted zone-file strings (Infomaniak also takes a bare target and answers it as written)",
+  ttl: "any",
+  temporary: "429 with Retry-After waited out when short",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/infomaniak/) (source `docs`)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/infomaniak/) (target `docs.example.com`)",
+    txt: "test/fixtures/provider-recordings/infomaniak.json (lexicon: target `challengetoken` in and out)",
+    ttl: "the reference card (test/harness/provider-cards/infomaniak.ts)",
+    temporary: "the reference card (test/harness/provider-cards/infomaniak.ts)",
+  },
+}
+
 export class InfomaniakProvider extends RecordBasedProvider {
   readonly id = 'infomaniak'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(token: string, base = INFOMANIAK_API) {
     super()

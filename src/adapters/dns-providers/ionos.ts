@@ -9,15 +9,34 @@
 // fields apart are read as locked sets.
 import { RestClient } from './rest.ts'
 import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const IONOS_API = 'https://api.hosting.ionos.com'
 
 /** Types whose whole value is `content` (MX with `prio`): written back as they are. */
 const KNOWN = new Set(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'CAA'])
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "absolute",
+  hostnames: "absolute without the trailing dot",
+  txt: "written bare; IONOS answers it quoted, read unquoted",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ionos/) (POST name `docs.example.com`)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ionos/) (content `docs.example.com`)",
+    txt: "test/fixtures/provider-recordings/ionos.json (lexicon: TXT `challengetoken` written, `\"challengetoken\"` answered)",
+    ttl: "the reference card (test/harness/provider-cards/ionos.ts)",
+    temporary: "the reference card (test/harness/provider-cards/ionos.ts)",
+  },
+}
+
 export class IonosProvider extends RecordBasedProvider {
   readonly id = 'ionos'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   /** The switched-off records of each zone as last read (names are absolute, so one lookup serves all). */
   private readonly disabled = new Map<string, { name: string; type: string }[]>()

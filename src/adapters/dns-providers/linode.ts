@@ -3,18 +3,43 @@
 // /domains (paged: `page`, `pages`); records: GET /domains/{id}/records (paged the same way), POST
 // …/records `{type, name, target, priority, ttl_sec, tag}`, DELETE …/records/{id}. Names are relative
 // (`` the apex); `target` is the data, MX priority its own field, CAA `tag` its own field (flags are
-// always 0). Linode stores a TTL as the nearest of its allowed values. Errors are `{errors: [{reason,
+// always 0). Linode stores only its allowed TTLs and rounds any other up (600 → 3600), so the planner
+// writes an allowed one (`allowedTtls`) and a re-apply finds it unchanged. Errors are `{errors: [{reason,
 // field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429
 // (Retry-After). SRV rows are read as locked (test/harness/provider-cards/linode.ts is the card).
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const LINODE_API = 'https://api.linode.com/v4'
 
+/** The TTLs Linode stores for a record; any other is rounded up to the next (its API reference on
+ * `ttl_sec`, and its Terraform provider), so Portico writes only these. */
+export const LINODE_TTLS = [300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600, 604800, 1209600, 2419200] as const
+
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "only 300, 3600, 7200, … 2419200; any other rounded up (600 → 3600); 0 the domain default",
+  temporary: "429 with Retry-After waited out when short",
+  sources: {
+    apex: "dnscontrol providers/linode (StackExchange/dnscontrol@7a079bc) (no ALIAS)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/linode4/)",
+    hostnames: "test/fixtures/provider-recordings/linode.json (lexicon: target `docs.example.com` in and out)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/linode4/)",
+    ttl: "Linode OpenAPI ttl_sec (test/fixtures/provider-openapi/linode.json: \"rounded up to the nearest valid value\" on the domain, \"nearest\" on the record; the issue's Terraform reading: up) — Portico writes only allowed values, so either reading stores what it wrote",
+    temporary: "the reference card (test/harness/provider-cards/linode.ts)",
+  },
+}
+
 export class LinodeProvider extends RecordBasedProvider {
   readonly id = 'linode'
+  readonly conventions = CONVENTIONS
+  readonly allowedTtls = LINODE_TTLS
   private readonly api: RestClient
   constructor(token: string, base = LINODE_API) {
     super()

@@ -13,7 +13,7 @@
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, relativeName, toFields } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 const OWN = new Set(['host', 'ttl', 'type', 'data', 'mx_priority'])
 /** Types whose data Portico keeps exactly as Mythic Beasts gave it. */
@@ -21,8 +21,27 @@ const VERBATIM = new Set(['ANAME', 'SSHFP', 'TLSA', 'SRV', 'DNAME', 'PTR'])
 
 export const MYTHIC_BEASTS_API = 'https://api.mythic-beasts.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "written with the trailing dot; read relative when it has none",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "dnscontrol providers/mythicbeasts (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (ANAME kept as it is)",
+    names: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
+    txt: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
+    ttl: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
+    temporary: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
+  },
+}
+
 export class MythicBeastsProvider extends RRsetBasedProvider {
   readonly id = 'mythic-beasts'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(idSecret: string, base = MYTHIC_BEASTS_API) {
     super()

@@ -18,7 +18,7 @@ import { exchange, failureOf, type HttpResult } from './http.ts'
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { absoluteName, relativeName } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const NAMECHEAP_API = 'https://api.namecheap.com'
 
@@ -40,11 +40,30 @@ interface Host {
   [attr: string]: string
 }
 
-/** Types whose Address is taken as it is (redirects, mail forwarding, ALIAS, CAA, TXT). */
-const VERBATIM = new Set(['TXT', 'CAA', 'URL', 'URL301', 'FRAME', 'MXE', 'ALIAS'])
+/** Types whose Address is taken as it is (redirects, mail forwarding, CAA, TXT); an ALIAS is a hostname, read canonical and written with the trailing dot as CNAME is. */
+const VERBATIM = new Set(['TXT', 'CAA', 'URL', 'URL301', 'FRAME', 'MXE'])
+
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "relative, `@` the apex",
+  hostnames: "with the trailing dot (CNAME, NS, MX, ALIAS); read canonical",
+  txt: "bare text",
+  ttl: "any (the whole zone sent with setHosts)",
+  temporary: "none documented: an error is reported",
+  sources: {
+    apex: "dnscontrol providers/namecheap (StackExchange/dnscontrol@7a079bc): CanUseAlias Can; ALIAS Address as dnscontrol's GetTargetField (trailing dot)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecheap/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecheap/)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecheap/)",
+    ttl: "the reference card (test/harness/provider-cards/namecheap.ts)",
+    temporary: "the reference card (test/harness/provider-cards/namecheap.ts)",
+  },
+}
 
 export class NamecheapProvider implements DnsProvider {
   readonly id = 'namecheap'
+  readonly conventions = CONVENTIONS
   private readonly user: string
   private readonly userName: string
   private readonly key: string
@@ -112,7 +131,7 @@ export class NamecheapProvider implements DnsProvider {
     return { hosts: [...xml.matchAll(/<host [^>]*\/?>/gi)].map((m) => attrs(m[0]) as Host), result: attrs(head) }
   }
 
-  private valueOf(h: Host, zone: Zone): string {
+  private hostValueOf(h: Host, zone: Zone): string {
     const addr = h.Address ?? ''
     if (h.Type === 'MX') return `${Number(h.MXPref ?? 10)} ${canonicalName(addr)}`
     return VERBATIM.has(h.Type) ? addr : canonicalValue(h.Type, addr)
@@ -124,7 +143,7 @@ export class NamecheapProvider implements DnsProvider {
       const name = absoluteName(h.Name ?? '@', zone.name)
       const k = `${name}|${h.Type}`
       const s: RRset = sets.get(k) ?? { name, type: h.Type, ttl: Number(h.TTL ?? 1800), values: [] }
-      s.values.push(this.valueOf(h, zone))
+      s.values.push(this.hostValueOf(h, zone))
       if (h.IsDDNSEnabled === 'true') s.locked ??= 'a Namecheap host updated by dynamic DNS'
       if (h.AssociatedAppTitle) s.locked ??= `a Namecheap host created by ${h.AssociatedAppTitle}`
       sets.set(k, s)
@@ -154,7 +173,7 @@ export class NamecheapProvider implements DnsProvider {
       const old = hosts.filter((h) => `${absoluteName(h.Name ?? '@', zone.name)}|${h.Type}` === `${c.name}|${c.type}`)
       for (const v of c.values) {
         // A value that stays keeps its host as it was.
-        const same = old.find((h) => this.valueOf(h, zone) === v && Number(h.TTL) === c.ttl)
+        const same = old.find((h) => this.hostValueOf(h, zone) === v && Number(h.TTL) === c.ttl)
         if (same) {
           out.push(same)
           continue
@@ -163,7 +182,7 @@ export class NamecheapProvider implements DnsProvider {
         out.push({
           Name: relativeName(c.name, zone.name),
           Type: c.type,
-          Address: c.type === 'MX' ? `${host}.` : c.type === 'CNAME' || c.type === 'NS' ? `${v}.` : v,
+          Address: c.type === 'MX' ? `${host}.` : c.type === 'CNAME' || c.type === 'NS' || c.type === 'ALIAS' ? `${v}.` : v,
           MXPref: c.type === 'MX' ? prio! : '10',
           TTL: String(c.ttl),
         })

@@ -10,15 +10,34 @@ import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { refuseBesideFlattened } from './flattened.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 /** Types whose whole value is `answer` (MX with its priority): written back as they are. */
 const KNOWN = new Set(['A', 'AAAA', 'ANAME', 'CNAME', 'MX', 'NS', 'TXT', 'CAA'])
 
 export const NAMECOM_API = 'https://api.name.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ANAME",
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "at least 300",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "dnscontrol providers/namedotcom/records.go (StackExchange/dnscontrol@7a079bc): ALIAS written as ANAME",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecom/)",
+    hostnames: "test/fixtures/provider-recordings/namecom.json (lexicon: answer `docs.example.com` in and out)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecom/)",
+    ttl: "the reference card (test/harness/provider-cards/namecom.ts)",
+    temporary: "the reference card (test/harness/provider-cards/namecom.ts)",
+  },
+}
+
 export class NamecomProvider extends RecordBasedProvider {
   readonly id = 'namecom'
+  readonly conventions = CONVENTIONS
   /** Name.com refuses a TTL under 300. */
   readonly minTtl = 300
   private readonly api: RestClient

@@ -12,7 +12,7 @@
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, type ProviderErrorKind, type Zone } from './types.ts'
+import { canonicalName, ProviderError, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
 
 export const NAMESILO_API = 'https://www.namesilo.com/api'
 
@@ -22,8 +22,27 @@ const KINDS: Record<number, ProviderErrorKind> = { 109: 'auth', 110: 'auth', 111
 /** A list from XML-shaped JSON: absent, one item, or many. */
 const many = <T>(v: T | T[] | undefined | null): T[] => (v == null ? [] : Array.isArray(v) ? v : [v])
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "absolute when read; relative (empty the apex) when written",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "at least 3600",
+  temporary: "115/201 (NameSilo's own trouble) reported unreachable; 429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namesilo/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namesilo/)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namesilo/)",
+    ttl: "the reference card (test/harness/provider-cards/namesilo.ts)",
+    temporary: "the reference card (test/harness/provider-cards/namesilo.ts)",
+  },
+}
+
 export class NamesiloProvider extends RecordBasedProvider {
   readonly id = 'namesilo'
+  readonly conventions = CONVENTIONS
   readonly minTtl = 3600
   constructor(
     private readonly key: string,

@@ -10,12 +10,31 @@
 // replace one (a CNAME at a site's name) is refused before anything is written.
 import { RestClient } from './rest.ts'
 import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const NETLIFY_API = 'https://api.netlify.com/api/v1'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "absolute (`hostname`)",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 with X-RateLimit-Reset waited out when short",
+  sources: {
+    apex: "dnscontrol providers/netlify (StackExchange/dnscontrol@7a079bc): CanUseAlias Can (ALIAS sent as its own type)",
+    names: "Netlify OpenAPI (test/fixtures/provider-openapi/netlify.json)",
+    hostnames: "Netlify OpenAPI",
+    txt: "Netlify OpenAPI",
+    ttl: "Netlify OpenAPI",
+    temporary: "providers-reality check (Netlify rate limit)",
+  },
+}
+
 export class NetlifyProvider extends RecordBasedProvider {
   readonly id = 'netlify'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(token: string, base = NETLIFY_API) {
     super()

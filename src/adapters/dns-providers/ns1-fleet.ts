@@ -3,8 +3,8 @@
 // is written with whichever credential its owner holds: a Netlify token (`nfp_…`, or one NS1 refuses)
 // goes to Netlify's API, an NS1 API key to NS1's. A credential both refuse is reported as NS1's refusal.
 import { NetlifyProvider } from './netlify.ts'
-import { Ns1Provider } from './ns1.ts'
-import { ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { CONVENTIONS as NS1_CONVENTIONS, Ns1Provider } from './ns1.ts'
+import { ProviderError, type DnsProvider, type HostConventions, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export class Ns1FleetProvider implements DnsProvider {
   readonly id = 'ns1'
@@ -42,6 +42,11 @@ export class Ns1FleetProvider implements DnsProvider {
 
   get minTtl(): number | undefined {
     return this.chosen?.minTtl
+  }
+
+  /** The conventions of the API the credential reached (NS1's until one is chosen; both write ALIAS at an apex). */
+  get conventions(): HostConventions {
+    return this.chosen?.conventions ?? NS1_CONVENTIONS
   }
 
   async listZones(): Promise<Zone[]> {

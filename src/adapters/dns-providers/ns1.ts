@@ -15,7 +15,7 @@
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { paginate } from './paging.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const NS1_API = 'https://api.nsone.net/v1'
 
@@ -83,8 +83,27 @@ function lockedReason(r: Ns1Full): string | undefined {
   return undefined
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "absolute",
+  hostnames: "absolute (rdata fields)",
+  txt: "one rdata field, the text itself",
+  ttl: "any",
+  temporary: "429: a token refill (Period / Limit) waited out",
+  sources: {
+    apex: "dnscontrol providers/ns1 (StackExchange/dnscontrol@7a079bc): CanUseAlias Can",
+    names: "the reference card (test/harness/provider-cards/ns1.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/ns1.ts)",
+    txt: "the reference card (test/harness/provider-cards/ns1.ts)",
+    ttl: "the reference card (test/harness/provider-cards/ns1.ts)",
+    temporary: "the reference card (test/harness/provider-cards/ns1.ts)",
+  },
+}
+
 export class Ns1Provider extends RRsetBasedProvider {
   readonly id = 'ns1'
+  readonly conventions = CONVENTIONS
   constructor(
     private readonly key: string,
     private readonly base = NS1_API,

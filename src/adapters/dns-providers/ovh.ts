@@ -18,7 +18,7 @@ import { exchange, failureOf } from './http.ts'
 import { credentialParts } from './credentials.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from './record-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type Zone } from './types.ts'
+import { canonicalName, type Zone, type HostConventions } from './types.ts'
 
 export const OVH_API = 'https://eu.api.ovh.com/1.0'
 /** OVH's API endpoints by the names its SDKs give them. */
@@ -37,8 +37,27 @@ interface OvhNative {
   quoted: boolean
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, empty the apex",
+  hostnames: "zone-file text: with the trailing dot absolute, without it relative",
+  txt: "zone-file text (OVH quotes TXT it stores)",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "dnscontrol providers/ovh (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ovh/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ovh/)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ovh/)",
+    ttl: "the reference card (test/harness/provider-cards/ovh.ts)",
+    temporary: "the reference card (test/harness/provider-cards/ovh.ts)",
+  },
+}
+
 export class OvhProvider extends RecordBasedProvider {
   readonly id = 'ovh'
+  readonly conventions = CONVENTIONS
   private readonly ak: string
   private readonly as: string
   private readonly ck: string

@@ -19,7 +19,7 @@ import { exchange, failureOf, reasonOf } from './http.ts'
 import { refuseBesideFlattened } from './flattened.ts'
 import { paginate } from './paging.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, type ProviderErrorKind, type Zone } from './types.ts'
+import { canonicalName, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
 
 export const PORKBUN_API = 'https://api.porkbun.com/api/json/v3'
 
@@ -35,8 +35,27 @@ function kindOf(message: string | undefined): ProviderErrorKind | undefined {
   return undefined
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "absolute when read; relative (empty the apex) when written",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "at least 600",
+  temporary: "its 503 rate limit backed off 1, 2, 4 s, then reported as a rate limit",
+  sources: {
+    apex: "dnscontrol providers/porkbun (StackExchange/dnscontrol@7a079bc): CanUseAlias Can",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/porkbun/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/porkbun/)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/porkbun/)",
+    ttl: "the reference card (test/harness/provider-cards/porkbun.ts)",
+    temporary: "providers-reality check (503 rate limit)",
+  },
+}
+
 export class PorkbunProvider extends RecordBasedProvider {
   readonly id = 'porkbun'
+  readonly conventions = CONVENTIONS
   readonly minTtl = 600
   private readonly auth: { apikey: string; secretapikey: string }
   constructor(

@@ -6,7 +6,7 @@
 // The API URL comes from the integrator, so the caller checks it through the SSRF guard and hands the
 // checked address in as `pin` (src/domain/provider-accounts.ts `openProvider`).
 import { exchange, reasonOf, type ProviderHttp } from './http.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 const fq = (name: string) => `${canonicalName(name)}.`
 
@@ -32,8 +32,27 @@ function fromContent(type: string, content: string): string {
   return canonicalValue(type, content)
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "absolute with the trailing dot",
+  hostnames: "zone-file text with the trailing dot",
+  txt: "quoted zone-file strings",
+  ttl: "any",
+  temporary: "none: an error is reported",
+  sources: {
+    apex: "catalogue: no apex record offered (ALIAS needs expand-alias on the server: doc.powerdns.com guides/alias)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/powerdns/) (PATCH name `docs.sometestdomain.com.`)",
+    hostnames: "doc.powerdns.com http-api (content is zone-file text)",
+    txt: "doc.powerdns.com http-api",
+    ttl: "doc.powerdns.com http-api",
+    temporary: "doc.powerdns.com http-api",
+  },
+}
+
 export class PowerDnsProvider implements DnsProvider {
   readonly id = 'powerdns'
+  readonly conventions = CONVENTIONS
   private readonly base: string
 
   constructor(

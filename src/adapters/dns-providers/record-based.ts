@@ -2,7 +2,7 @@
 // is read by grouping records of one name and type, and written by deleting the records that are not
 // in the new set and creating the missing ones. Deletions go first so a CNAME and the records it
 // replaces never stand side by side.
-import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, ProviderError, type DnsProvider, type HostConventions, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export interface ProviderRecord {
   id: string
@@ -31,6 +31,7 @@ export interface NewRecord {
 
 export abstract class RecordBasedProvider implements DnsProvider {
   abstract readonly id: string
+  abstract readonly conventions: HostConventions
   abstract listZones(): Promise<Zone[]>
   protected abstract listItems(zone: Zone): Promise<ProviderRecord[]>
   protected abstract createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void>
@@ -105,6 +106,9 @@ export function hostValue(value: string, zone: string): string {
   return v === zone || v.endsWith('.' + zone) ? v : `${v}.${zone}`
 }
 
+/** Types whose data is one hostname (a host's apex records among them). */
+export const HOSTNAME_TYPES = new Set(['CNAME', 'NS', 'ALIAS', 'ANAME'])
+
 /**
  * A canonical value as the many APIs that keep an MX priority in its own field take it: `data` is the
  * host or text (hostnames with a trailing dot when `dot`), `priority` set for MX only. TXT stays
@@ -116,7 +120,7 @@ export function toFields(type: string, value: string, opts: { dot?: boolean; quo
     const [p, h] = value.split(' ')
     return { data: host(h ?? ''), priority: Number(p) }
   }
-  if (type === 'CNAME' || type === 'NS') return { data: host(value) }
+  if (HOSTNAME_TYPES.has(type)) return { data: host(value) }
   if (type === 'TXT' && opts.quote) return { data: opts.quote(value) }
   return { data: value }
 }
@@ -130,7 +134,7 @@ export function fromFields(type: string, data: string, priority: number | null |
     const parts = data.trim().split(/\s+/)
     return parts.length === 2 ? `${Number(parts[0])} ${hostValue(parts[1]!, zone)}` : `${Number(priority ?? 0)} ${hostValue(data, zone)}`
   }
-  if (type === 'CNAME' || type === 'NS') return hostValue(data, zone)
+  if (HOSTNAME_TYPES.has(type)) return hostValue(data, zone)
   if (type === 'TXT') return unquote(data)
   return data.trim()
 }

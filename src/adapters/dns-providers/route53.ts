@@ -17,7 +17,7 @@ import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { signV4 } from './sigv4.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const ROUTE53_API = 'https://route53.amazonaws.com'
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
@@ -71,8 +71,27 @@ function toValue(type: string, v: string): string {
   return v
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "absolute with the trailing dot",
+  hostnames: "zone-file text, trailing dot",
+  txt: "quoted zone-file strings, split at 255 bytes",
+  ttl: "any",
+  temporary: "Throttling and PriorRequestNotComplete retried with a growing wait",
+  sources: {
+    apex: "dnscontrol providers/route53 (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (aliases reach only AWS resources)",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/route53/)",
+    hostnames: "AWS service model (test/fixtures/provider-openapi/route53.json)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/route53/) (TXT `\"challengetoken\"`)",
+    ttl: "AWS API reference",
+    temporary: "the reference card (test/harness/provider-cards/route53.ts)",
+  },
+}
+
 export class Route53Provider implements DnsProvider {
   readonly id = 'route53'
+  readonly conventions = CONVENTIONS
   private readonly accessKeyId: string
   private readonly secretAccessKey: string
 

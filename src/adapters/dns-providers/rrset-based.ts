@@ -1,10 +1,11 @@
 // Providers whose APIs write whole record sets (Hetzner Cloud, Gandi LiveDNS, NS1, Google Cloud DNS):
 // the current sets are read once, removals go first (so a CNAME never stands beside the sets it
 // replaces), then each changed set is created or replaced in one call.
-import { ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { ProviderError, type DnsProvider, type HostConventions, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export abstract class RRsetBasedProvider implements DnsProvider {
   abstract readonly id: string
+  abstract readonly conventions: HostConventions
   abstract listZones(): Promise<Zone[]>
   abstract readRecords(zone: Zone): Promise<RRset[]>
   /** Writes a set with values; `current` is the set as it stands, if there is one. */

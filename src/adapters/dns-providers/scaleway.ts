@@ -15,7 +15,7 @@ import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 import { refuseBesideFlattened } from './flattened.ts'
 
 /** A record answered by one of Scaleway's dynamic configurations, which a plain write would drop. */
@@ -23,8 +23,27 @@ const DYNAMIC = ['geo_ip_config', 'http_service_config', 'weighted_config', 'vie
 
 export const SCALEWAY_API = 'https://api.scaleway.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, empty the apex",
+  hostnames: "zone-file text with the trailing dot",
+  txt: "quoted zone-file strings",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "Scaleway OpenAPI (test/fixtures/provider-openapi/scaleway.json)",
+    hostnames: "Scaleway OpenAPI",
+    txt: "Scaleway OpenAPI",
+    ttl: "Scaleway OpenAPI",
+    temporary: "the reference card (test/harness/provider-cards/scaleway.ts)",
+  },
+}
+
 export class ScalewayProvider implements DnsProvider {
   readonly id = 'scaleway'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(secretKey: string, base = SCALEWAY_API) {
     this.api = new RestClient({ name: 'Scaleway', base, headers: { 'x-auth-token': secretKey }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}` : undefined) })

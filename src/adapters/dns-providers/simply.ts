@@ -9,12 +9,31 @@
 // than MX (SRV) goes back with a restored record.
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const SIMPLY_API = 'https://api.simply.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 waited out when signalled",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "the reference card (test/harness/provider-cards/simply.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/simply.ts)",
+    txt: "the reference card (test/harness/provider-cards/simply.ts)",
+    ttl: "the reference card (test/harness/provider-cards/simply.ts)",
+    temporary: "the reference card (test/harness/provider-cards/simply.ts)",
+  },
+}
+
 export class SimplyProvider extends RecordBasedProvider {
   readonly id = 'simply-com'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(accountKey: string, base = SIMPLY_API) {
     super()

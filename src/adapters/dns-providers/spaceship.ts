@@ -15,7 +15,7 @@ import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, type Zone } from './types.ts'
+import { canonicalName, canonicalValue, type Zone, type HostConventions } from './types.ts'
 
 export const SPACESHIP_API = 'https://spaceship.dev'
 
@@ -72,8 +72,27 @@ function valueOf(x: any): string {
   }
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, `@` the apex",
+  hostnames: "absolute without the trailing dot (type fields)",
+  txt: "bare text (`value`)",
+  ttl: "any",
+  temporary: "429 with Retry-After waited out when short",
+  sources: {
+    apex: "catalogue: no apex record offered (ALIAS kept as Spaceship gives it)",
+    names: "the reference card (test/harness/provider-cards/spaceship.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/spaceship.ts)",
+    txt: "the reference card (test/harness/provider-cards/spaceship.ts)",
+    ttl: "the reference card (test/harness/provider-cards/spaceship.ts)",
+    temporary: "the reference card (test/harness/provider-cards/spaceship.ts)",
+  },
+}
+
 export class SpaceshipProvider extends RecordBasedProvider {
   readonly id = 'spaceship'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(keySecret: string, base = SPACESHIP_API) {
     super()

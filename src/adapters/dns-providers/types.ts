@@ -15,7 +15,9 @@
 // credential (`auth`), a credential without the right scope (`permission`), an account or plan the
 // provider's API refuses (`plan_restricted`, GoDaddy's small accounts), a rate limit (with the
 // provider's Retry-After in seconds when it sends one), an unknown zone, a record that clashes with
-// one already there (`conflict`), any other refusal (`write_failed`) and an unreachable API. Two more
+// one already there (`conflict`), any other refusal (`write_failed`), an unreachable API and a refusal
+// the host itself calls temporary (`temporary`, with a wait when it gives one: Dynadot's "problem with
+// connection to main server"), which is answered with a retry hint, never as a permanent refusal. Two more
 // keep the customer's zone whole: `unrepresentable` (the zone holds something this adapter cannot
 // write back as it is, so it refuses before writing anything) and `too_many_pages` (a listing did not
 // end within the hard cap of src/adapters/dns-providers/paging.ts).
@@ -57,6 +59,7 @@ export interface Zone {
 
 export type ProviderErrorKind =
   | 'auth'
+  | 'temporary'
   | 'permission'
   | 'plan_restricted'
   | 'rate_limited'
@@ -72,7 +75,7 @@ export class ProviderError extends Error {
     readonly kind: ProviderErrorKind,
     message: string,
     readonly status?: number,
-    /** Seconds to wait, from the provider's Retry-After (rate limits only). */
+    /** Seconds to wait, from the provider's Retry-After (rate limits and temporary refusals). */
     readonly retryAfter?: number,
   ) {
     super(message)
@@ -80,11 +83,44 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * How one host takes and gives back what Portico writes, declared as data beside its adapter (issue 46):
+ * each convention with the recording or reference it comes from. `apex` is read by the planner; the
+ * TTL rules are the adapter's `minTtl`, `allowedTtls` and `uniformTtl`; the rest say what the adapter's
+ * reading and writing code does, for the card and the closing table (test/integration/dns-host-properties.test.ts
+ * holds every adapter to them against stand-ins rebuilt from the recordings).
+ */
+export interface HostConventions {
+  /**
+   * The record type (as this adapter reads it) that points a zone apex at a hostname: `CNAME` where the
+   * host flattens a CNAME there (Cloudflare), `ALIAS`, `ANAME`, bunny.net's `FLATTEN`; null where the host
+   * has none, so an apex gets A records to the target's addresses. Never a CNAME beside SOA and NS
+   * (RFC 1034 §3.6.2, RFC 1912 §2.4) unless the host flattens it.
+   */
+  apex: string | null
+  /** Record names as the API takes and gives them (relative, `@`, absolute, trailing dot). */
+  names: string
+  /** Hostnames inside record data (CNAME, MX, NS targets): how they are written and read back. */
+  hostnames: string
+  /** TXT: quoted or bare, split into 255-byte strings or not. */
+  txt: string
+  /** TTL: floor, allowed values and rounding, one TTL per zone. */
+  ttl: string
+  /** Which refusals are temporary (retried within the budget, or answered with a retry hint). */
+  temporary: string
+  /** Where each convention comes from: a recorded exchange (with its origin) or the host's reference. */
+  sources: Record<'apex' | 'names' | 'hostnames' | 'txt' | 'ttl' | 'temporary', string>
+}
+
 export interface DnsProvider {
   /** Catalog id (src/domain/providers.ts). */
   readonly id: string
+  /** This host's conventions, declared beside the adapter. */
+  readonly conventions: HostConventions
   /** The lowest TTL the provider accepts (Porkbun 600, deSEC and Namesilo 3600); the planner raises desired TTLs to it. */
   readonly minTtl?: number
+  /** The only TTLs the provider stores (Linode, ClouDNS): the planner rounds a desired TTL up to the next one. */
+  readonly allowedTtls?: readonly number[]
   /** The zone has one TTL for all its records (Dynadot); the planner writes every set with it. */
   readonly uniformTtl?: boolean
   /** Every zone the credential reaches. */
@@ -142,6 +178,9 @@ export function canonicalValue(type: string, value: string): string {
   switch (type) {
     case 'CNAME':
     case 'NS':
+    case 'ALIAS':
+    case 'ANAME':
+    case 'FLATTEN':
       return canonicalName(v)
     case 'MX': {
       const [prio, host] = v.split(/\s+/)

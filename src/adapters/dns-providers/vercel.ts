@@ -13,12 +13,31 @@
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const VERCEL_API = 'https://api.vercel.com'
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: "ALIAS",
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "at least 60",
+  temporary: "429 rate_limited with X-RateLimit-Reset waited out when short",
+  sources: {
+    apex: "dnscontrol providers/vercel (StackExchange/dnscontrol@7a079bc): CanUseAlias Can",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/vercel/)",
+    hostnames: "test/fixtures/provider-recordings/vercel.json (lexicon: CNAME value `docs.example.com`)",
+    txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/vercel/) (TXT value `challengetoken`)",
+    ttl: "dnscontrol providers/vercel/vercelProvider.go (StackExchange/dnscontrol@7a079bc) (\"Vercel enforces a minimum TTL of 60 seconds\")",
+    temporary: "the reference card (test/harness/provider-cards/vercel.ts)",
+  },
+}
+
 export class VercelProvider extends RecordBasedProvider {
   readonly id = 'vercel'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(token: string, base = VERCEL_API) {
     super()

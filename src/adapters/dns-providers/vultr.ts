@@ -2,14 +2,15 @@
 // /domains (paged by cursor: `meta.links.next`); records: GET /domains/{domain}/records (paged the
 // same way), POST /domains/{domain}/records `{name, type, data, ttl, priority}` (201), DELETE
 // /domains/{domain}/records/{id} (204). Names are relative (`` for the apex); MX priority is its own
-// field; hostnames are absolute without the trailing dot; CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
+// field; hostnames are absolute without the trailing dot; TXT data is one quoted string (written so,
+// answered so); CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
 // access-control list refuses Portico's address), 404 unknown domain, 429 rate limited (no wait given:
 // backed off). SRV keeps its priority apart (test/harness/provider-cards/vultr.ts is the card).
 import { retryAfterOf, type HttpResult } from './http.ts'
 import { paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone } from './types.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
 
 export const VULTR_API = 'https://api.vultr.com/v2'
 
@@ -18,8 +19,30 @@ export function vultrTemporary(r: HttpResult, attempt: number): number | undefin
   return r.status === 429 || r.status === 503 ? (retryAfterOf(r.headers) ?? Math.min(attempt, 2)) : undefined
 }
 
+/** TXT as Vultr takes it: one quoted string, its own quotes and backslashes escaped. */
+export const vultrTxt = (t: string) => `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "relative, empty the apex",
+  hostnames: "absolute without the trailing dot",
+  txt: "one quoted string (`\"text\"`), written and answered so",
+  ttl: "any",
+  temporary: "429 without a wait backed off 1, 2 s",
+  sources: {
+    apex: "dnscontrol providers/vultr (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot",
+    names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/vultr/)",
+    hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/vultr/) (CNAME data `docs.example.com`)",
+    txt: "test/fixtures/provider-recordings/vultr.json (lexicon: POST data `\"challengetoken\"` answered the same); dnscontrol providers/vultr/vultrProvider.go (StackExchange/dnscontrol@7a079bc) (\"TXT records from Vultr are always surrounded by quotes\")",
+    ttl: "Vultr OpenAPI",
+    temporary: "the reference card (test/harness/provider-cards/vultr.ts)",
+  },
+}
+
 export class VultrProvider extends RecordBasedProvider {
   readonly id = 'vultr'
+  readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(token: string, base = VULTR_API) {
     super()
@@ -50,7 +73,9 @@ export class VultrProvider extends RecordBasedProvider {
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
     // SRV: Vultr keeps the priority apart and `weight port target` in data.
     const srv = type === 'SRV' ? /^(\d+)\s+(.*)$/.exec(value) : null
-    const f = srv ? { data: srv[2]!, priority: Number(srv[1]) } : toFields(type, value)
+    // TXT goes as one quoted string: Vultr stores and answers TXT data inside quotes (lexicon's recorded
+    // exchange: `"\"challengetoken\""` in, the same out; dnscontrol and lego quote it too).
+    const f = srv ? { data: srv[2]!, priority: Number(srv[1]) } : toFields(type, value, { quote: vultrTxt })
     await this.api.call('POST', `/domains/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : name.slice(0, -(zone.name.length + 1)), type, data: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
   }
 

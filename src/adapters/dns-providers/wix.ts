@@ -20,7 +20,7 @@ import { credentialParts } from './credentials.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { paginate } from './paging.ts'
 import { absoluteName } from './record-based.ts'
-import { acrossScopes, canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { acrossScopes, canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 export const WIX_API = 'https://www.wixapis.com'
 const PAGE = 100
@@ -76,8 +76,27 @@ function fromValue(type: string, v: string): string {
   return canonicalValue(type, v)
 }
 
+/** How this host takes and gives back records (src/adapters/dns-providers/types.ts HostConventions). */
+export const CONVENTIONS: HostConventions = {
+  apex: null,
+  names: "absolute (`hostName`)",
+  hostnames: "absolute without the trailing dot",
+  txt: "bare text",
+  ttl: "any",
+  temporary: "429 without a wait backed off 1, 2, 4 s, then reported",
+  sources: {
+    apex: "catalogue: no apex record offered",
+    names: "the reference card (test/harness/provider-cards/wix.ts)",
+    hostnames: "the reference card (test/harness/provider-cards/wix.ts)",
+    txt: "the reference card (test/harness/provider-cards/wix.ts)",
+    ttl: "the reference card (test/harness/provider-cards/wix.ts)",
+    temporary: "the reference card (test/harness/provider-cards/wix.ts)",
+  },
+}
+
 export class WixProvider implements DnsProvider {
   readonly id = 'wix'
+  readonly conventions = CONVENTIONS
   private readonly headers: Record<string, string>
 
   constructor(

@@ -4,6 +4,7 @@ export const cloudflare = defineCard({
   id: 'cloudflare',
   name: 'Cloudflare',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/cloudflare/IntegrationTests', fixture: 'provider-recordings/cloudflare.json', note: 'names absolute; a bare TXT taken and answered as written; records carry zone_id and zone_name; listings filtered by name and type' },
     records: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', note: 'list (page, per_page up to 5,000,000; result_info.total_pages), batch, record fields proxied, comment, tags, settings, data' },
     batch: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/', note: 'deletes, patches, puts, posts in that order, all or nothing' },
     limits: { kind: 'docs', url: 'https://developers.cloudflare.com/fundamentals/api/reference/limits/', note: '1200 requests per five minutes per user; 429 with Retry-After' },
@@ -22,7 +23,7 @@ export const cloudflare = defineCard({
   records: {
     types: ['A', 'AAAA', 'CAA', 'CERT', 'CNAME', 'DNSKEY', 'DS', 'HTTPS', 'LOC', 'MX', 'NAPTR', 'NS', 'PTR', 'SMIMEA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI'],
     names: '`name` absolute',
-    values: '`content` (TXT as quoted character strings); MX `priority`; CAA, SRV, HTTPS, SVCB, LOC, URI… as structured `data`',
+    values: '`content` (TXT as quoted character strings, as the reference asks; a bare one is taken and answered as written: lexicon\'s recording); MX `priority`; CAA, SRV, HTTPS, SVCB, LOC, URI… as structured `data`',
     providerOnly: [
       { kind: 'proxied', what: 'the orange cloud: traffic through Cloudflare\'s proxy', portico: 'kept' },
       { kind: 'comment, tags', what: 'a person\'s notes on a record', portico: 'kept' },
@@ -56,5 +57,6 @@ export const cloudflare = defineCard({
     { shape: 'an SRV with structured data', row: { type: 'SRV', name: `_sip._tcp.${zone}`, content: '10 5060 sip.example.net', ttl: 3600, proxied: false, priority: 10, data: { weight: 10, port: 5060, target: 'sip.example.net' } } },
     { shape: 'an HTTPS record where Portico points www', row: { type: 'HTTPS', name: `www.${zone}`, content: '1 . alpn="h3,h2"', ttl: 300, proxied: false, data: { priority: 1, target: '.', value: 'alpn="h3,h2"' } }, blocks: true },
   ],
-  disagreements: ['octodns keeps proxied as an octodns-only option and drops comments; the API returns and accepts both: the card follows the API and keeps both.'],
+  disagreements: [
+    'The earlier stand-in refused TXT content that was not quoted (the reference asks for quotes); lexicon\'s recording shows Cloudflare taking and answering a bare TXT. The recording wins: the stand-in takes either, and the adapter still writes quoted strings as the reference asks.','octodns keeps proxied as an octodns-only option and drops comments; the API returns and accepts both: the card follows the API and keeps both.'],
 })

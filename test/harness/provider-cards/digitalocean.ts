@@ -4,6 +4,7 @@ export const digitalocean = defineCard({
   id: 'digitalocean',
   name: 'DigitalOcean',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/digitalocean/IntegrationTests', fixture: 'provider-recordings/digitalocean.json', note: "hostnames written with the trailing dot are answered without it; TXT bare; TTL 1800 when none given" },
     records: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', note: 'domain_record {id, type, name, data, priority, port, ttl, weight, flags, tag}; ttl minimum 30; CAA flags and tag apart; SRV priority, port and weight apart' },
     paging: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/api-reference/#section/Introduction/Links-and-Pagination', note: 'page and per_page (default 20, most 200); links.pages.next; meta.total' },
     rate: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/api-reference/#section/Introduction/Rate-Limit', note: '5,000 requests an hour and 250 a minute; ratelimit-limit, ratelimit-remaining, ratelimit-reset (Unix epoch seconds); 429 too_many_requests' },
@@ -27,7 +28,7 @@ export const digitalocean = defineCard({
   records: {
     types: ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SOA', 'SRV', 'TXT'],
     names: 'relative (`@` the apex)',
-    values: '`data` (hostnames with the trailing dot; TXT unquoted); MX `priority`; CAA `flags`, `tag` and `data`; SRV `priority`, `weight`, `port` and `data`',
+    values: '`data` (hostnames written with the trailing dot and answered without it, `@` the zone: lexicon\'s recording; TXT unquoted); MX `priority`; CAA `flags`, `tag` and `data`; SRV `priority`, `weight`, `port` and `data`',
     providerOnly: [
       { kind: 'CAA flags and tag', what: 'fields apart from the value (flags 128 marks a critical property)', portico: 'kept' },
       { kind: 'SRV priority, weight, port', what: 'fields apart from the target', portico: 'kept' },
@@ -56,10 +57,11 @@ export const digitalocean = defineCard({
   seeds: (zone) => [
     { shape: 'a critical CAA iodef row (flags 128)', row: { type: 'CAA', name: '@', data: `mailto:security@${zone}`, priority: null, port: null, ttl: 3600, weight: null, flags: 128, tag: 'iodef' } },
     { shape: 'an SRV row with priority, weight and port', row: { type: 'SRV', name: '_sip._tls', data: 'sipdir.online.lync.com.', priority: 100, port: 443, ttl: 3600, weight: 1, flags: null, tag: null } },
-    { shape: 'an SRV row at the www name Portico points elsewhere', row: { type: 'SRV', name: 'www', data: `w.${zone}.`, priority: 1, port: 443, ttl: 3600, weight: 1, flags: null, tag: null } },
+    { shape: 'an SRV row at the www name Portico points elsewhere', row: { type: 'SRV', name: 'www', data: `w.${zone}`, priority: 1, port: 443, ttl: 3600, weight: 1, flags: null, tag: null } },
   ],
   disagreements: [
     'The OpenAPI document gives `ttl` a minimum of 30 while the control panel offers 30 s up; lego and octodns send what they are given. The card follows the document: Portico raises a TTL to 30.',
     'Earlier stand-ins served three rows a page whatever per_page asked; the reference serves as many as asked up to 200, and the stand-in now does.',
+    'The earlier stand-in kept a hostname\'s trailing dot as sent; lexicon\'s recording shows DigitalOcean answering `docs.example.com` to `docs.example.com.`. The recording wins: the stand-in answers without the dot and the adapter reads hostnames as absolute.',
   ],
 })

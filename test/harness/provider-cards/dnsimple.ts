@@ -4,6 +4,7 @@ export const dnsimple = defineCard({
   id: 'dnsimple',
   name: 'DNSimple',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/dnsimple/IntegrationTests', fixture: 'provider-recordings/dnsimple.json', note: "SOA and apex NS are system records; listings filtered by type and name; pages as large as asked" },
     records: { kind: 'docs', url: 'https://developer.dnsimple.com/v2/zones/records/', note: 'list (page, per_page up to 100, pagination.total_pages), create `{name, type, content, ttl, priority, regions}`, delete; system records (SOA, apex NS) cannot be changed' },
     v2: { kind: 'docs', url: 'https://developer.dnsimple.com/v2/', note: 'Bearer account or user access token, or OAuth; errors `{message, errors?}`; 402 a feature outside the plan; rate limit 2400 requests an hour with X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (Unix time), 429 past it' },
     accounts: { kind: 'docs', url: 'https://developer.dnsimple.com/v2/accounts/', note: 'a user token reaches the accounts GET /accounts lists; an account token has its account in GET /whoami' },
@@ -66,6 +67,7 @@ export const dnsimple = defineCard({
     { shape: 'an ALIAS at the apex, where Portico writes its A', row: { id: 880007, zone_id: zone, parent_id: null, name: '', content: 'site.example.net', ttl: 3600, priority: null, type: 'ALIAS', regions: ['global'], system_record: false, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in served three rows a page and ignored the type and name filters; lexicon\'s recordings show as many as asked (up to 100) and filtered listings, which the stand-in now serves.',
     'The OpenAPI document types `ttl` from 0; the reference pages and the record editor take 60 and up: the card follows the pages.',
     'The OpenAPI document lists 404 and 429 for no operation; the reference describes both for every endpoint: the contract test states that exception.',
   ],

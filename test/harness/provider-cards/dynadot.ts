@@ -4,6 +4,7 @@ export const dynadot = defineCard({
   id: 'dynadot',
   name: 'Dynadot',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/acmesh-official/acme.sh/blob/f70397da0041e385cb355d0d89db343aca32a9ab/dnsapi/dns_dynadot.sh', fixture: 'provider-recordings/dynadot.json', note: 'Dynadot\'s answer {ResponseCode -1, Error "problem with connection to main server"} recorded in the script\'s header, with Dynadot support\'s word that it is temporary' },
     api3: { kind: 'docs', url: 'https://www.dynadot.com/domain/api3.html', note: 'Advanced Domain API: api3.json?key=…&command=…; list_domain, get_dns, set_dns2 (main_record_type0–19, subdomain0–99, sub_record_type…, main_recordx/sub_recordx the MX distance, forward type, stealth title or email alias; ttl); answers `{…Response: {ResponseCode, Status, Error}}`' },
     tips: { kind: 'docs', url: 'https://www.dynadot.com/community/blog/2014/01/getting-the-most-out-of-api.html', note: '"Only one request can be processed at a time"; the key is used from whitelisted IP addresses only' },
     apiv2: { kind: 'docs', url: 'https://www.dynadot.com/domain/api-document?api-version=2.0.0#set_dns', note: 'the RESTful successor; set_dns replaces the zone unless add_dns_to_current_setting' },

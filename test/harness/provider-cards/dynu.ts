@@ -4,6 +4,7 @@ export const dynu = defineCard({
   id: 'dynu',
   name: 'Dynu',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/dynu/IntegrationTests', fixture: 'provider-recordings/dynu.json', note: 'records carry their zone-file line, hostname and domain name; TXT textData bare' },
     docs: { kind: 'docs', url: 'https://www.dynu.com/en-US/Support/API', note: 'API v2 (Swagger UI): /v2/dns, /v2/dns/{id}/record, /v2/dns/{id}/record/{recordId}, /v2/dns/{id}/webredirect; header API-Key; errors `{statusCode, type, message}`' },
     lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/dynu/internal/client.go', note: 'GET /dns/getroot/{hostname}, GET/POST /dns/{id}/record, DELETE …/record/{recordId}; a failure is the body\'s statusCode outside 2xx' },
     legoTypes: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/master/providers/dns/dynu/internal/types.go', note: 'a record {id, recordType, domainId, domainName, nodeName, hostname, state, content, textData, ttl}; apiException {statusCode, type, message}' },
@@ -58,6 +59,7 @@ export const dynu = defineCard({
     { shape: 'a web redirect of www, where Portico points a CNAME', row: { webRedirect: { id: 2, nodeName: 'www', redirectType: 'UF', url: 'https://shop.example.net/' } }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in answered a record without its hostname, domainName and zone-file `content`; lexicon\'s recording shows them, and the stand-in now does.',
     'The Swagger UI documents each error with its HTTP status; lego trusts only the body\'s statusCode and its fixture shows an error body with 501: the card reads the body.',
     'No rate-limit figure or TTL floor is given in the sources read: the stand-in answers 429 with Retry-After and takes 30 s (the control panel\'s lowest) as the floor, an assumption.',
     'lego reads no web redirects; the listing path /v2/dns/{id}/webredirect is the Swagger UI\'s: where it answers 404 for a domain whose records it just served, the adapter reads no redirects.',

@@ -4,6 +4,7 @@ export const gandi = defineCard({
   id: 'gandi',
   name: 'Gandi LiveDNS',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/gandi/REST-IntegrationTests', fixture: 'provider-recordings/gandi.json', note: "a bare TXT value is stored and listed quoted; GET/POST/DELETE on a set and DELETE on a name" },
     livedns: { kind: 'docs', url: 'https://api.gandi.net/docs/livedns/', note: 'domains and records lists take `page` (a page past the last is empty) and `per_page`, answer Total-Count and a Link to the next page; rrset_type includes ALIAS; rrset_ttl minimum 300, maximum 2592000; errors `{cause, code, message, object}`' },
     reference: { kind: 'docs', url: 'https://api.gandi.net/docs/reference/', note: 'authentication `Bearer` personal access token, `Apikey` deprecated; sandbox api.sandbox.gandi.net; 1000 requests a minute' },
     pat: { kind: 'docs', url: 'https://docs.gandi.net/en/managing_an_organization/organizations/personal_access_token.html', note: 'personal access tokens are created per organization with scopes (Domains: manage DNS records) and an expiry' },
@@ -27,7 +28,7 @@ export const gandi = defineCard({
   records: {
     types: ['A', 'AAAA', 'ALIAS', 'CAA', 'CDS', 'CNAME', 'DNAME', 'DS', 'HTTPS', 'KEY', 'LOC', 'MX', 'NAPTR', 'NS', 'OPENPGPKEY', 'PTR', 'RP', 'SOA', 'SPF', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'WKS'],
     names: '`rrset_name` relative, `@` the apex',
-    values: '`rrset_values`: zone-file text (TXT as quoted character strings, hostnames with or without the trailing dot)',
+    values: '`rrset_values`: zone-file text (TXT as quoted character strings; a bare one is stored quoted, as lexicon\'s recording shows; hostnames with or without the trailing dot)',
     providerOnly: [
       { kind: 'ALIAS', what: 'the apex answered with the addresses of another name; an A, AAAA or CNAME beside it clashes', portico: 'locked' },
       { kind: 'web forwarding', what: 'records pointing a name at Gandi\'s forwarding servers (webredir.vip.gandi.net), set up in the Domain API', portico: 'kept' },
@@ -47,7 +48,7 @@ export const gandi = defineCard({
     { when: 'a token Gandi does not know, or expired', status: 401, body: { code: 401, message: 'The server could not verify that you authorized to access the document you requested.', object: 'HTTPUnauthorized', cause: 'Unauthorized' }, reason: 'auth' },
     { when: 'a token without the domain\'s DNS scope', status: 403, body: { code: 403, message: 'Access was denied to this resource.', object: 'HTTPForbidden', cause: 'Forbidden' }, reason: 'permission' },
     { when: 'a domain not on LiveDNS in the organization', status: 404, body: { code: 404, message: 'Domain not found', object: 'HTTPNotFound', cause: 'Not Found' }, reason: 'zone_not_found' },
-    { when: 'a record Gandi refuses (a TTL out of range, an unquoted TXT)', status: 400, body: { code: 400, message: 'Bad Request', object: 'HTTPBadRequest', cause: 'Bad Request', errors: [{ location: 'body', name: 'rrset_ttl', description: 'must be between 300 and 2592000' }] }, reason: 'write_failed' },
+    { when: 'a record Gandi refuses (a TTL out of range)', status: 400, body: { code: 400, message: 'Bad Request', object: 'HTTPBadRequest', cause: 'Bad Request', errors: [{ location: 'body', name: 'rrset_ttl', description: 'must be between 300 and 2592000' }] }, reason: 'write_failed' },
     { when: 'a CNAME beside other records', status: 409, body: { code: 409, message: 'A CNAME record cannot coexist with other records', object: 'HTTPConflict', cause: 'Conflict' }, reason: 'conflict' },
   ],
   errorsCite: ['livedns', 'octodns'],
@@ -63,6 +64,7 @@ export const gandi = defineCard({
     { shape: 'an ALIAS at the apex, where Portico writes its A', row: { rrset_name: '@', rrset_type: 'ALIAS', rrset_ttl: 10800, rrset_values: ['site.example.net.'] }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in refused an unquoted TXT and knew no GET or POST on a set; lexicon\'s recording shows Gandi taking a bare TXT and listing it quoted, and answering both: the stand-in now does.',
     'Gandi publishes its reference as pages, not as a downloadable OpenAPI document: none is carried, and the stand-in follows the reference pages.',
     'octodns ends a listing by Total-Count, older clients on an empty page; the reference documents both (a page past the last is empty): the adapter uses Total-Count and stops on an empty or repeated page too.',
     'The reference names no header on a 429; the stand-in sends none and Portico reports the limit at once.',

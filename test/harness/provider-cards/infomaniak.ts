@@ -4,6 +4,7 @@ export const infomaniak = defineCard({
   id: 'infomaniak',
   name: 'Infomaniak',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/infomaniak/IntegrationTests', fixture: 'provider-recordings/infomaniak.json', note: 'record ids are strings; records carry IDN forms, dyndns_id and a priority; a create answers 201 with the new id; products filtered by customer_name' },
     v1: { kind: 'docs', url: 'https://developer.infomaniak.com/docs/api', note: 'Domain › DNS: GET /1/product?service_name=domain (page, per_page; pages, total), GET/POST /1/domain/{id}/dns/record `{source, type, ttl, target}`, DELETE …/dns/record/{record_id}; records carry `dyndns_id` when kept by dynamic DNS; answers `{result, data}`, errors `{result: "error", error: {code, description, errors?}}`' },
     tokens: { kind: 'docs', url: 'https://manager.infomaniak.com/v3/ng/profile/user/token/list', note: 'API tokens made in the Manager with scopes (domain), sent as Bearer' },
     lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/a0e15c2daf87956943f176fd54cc6f291f221e2d/providers/dns/infomaniak/internal/client.go', note: 'Bearer token; records at /2/zones/{zone}/records; error bodies `{result: "error", error: {code: "object_not_found", description}}` and validation_failed with `errors` (fixtures); TTL 300 by default' },
@@ -49,6 +50,7 @@ export const infomaniak = defineCard({
     { shape: 'a dynamic DNS record where Portico points www', row: { id: 77004, source: 'www', type: 'AAAA', ttl: 300, target: '2001:db8::44', dyndns_id: 513 }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in answered a create with 200 and numeric ids; lexicon\'s recording shows 201 and string ids, which the stand-in now gives.',
     'lego and dnscontrol have moved to the /2/zones/{zone}/records API; Portico reads domains and records through /1, which Infomaniak still documents, so it can list the domains a token reaches (the /2 clients take the zone name from their configuration).',
     'The reference gives no TTL floor; lego\'s default of 300 is the card\'s floor, and Portico writes 300 or more.',
   ],

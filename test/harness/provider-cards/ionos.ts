@@ -4,6 +4,7 @@ export const ionos = defineCard({
   id: 'ionos',
   name: 'IONOS',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/ionos/IntegrationTests', fixture: 'provider-recordings/ionos.json', note: 'names absolute; a bare TXT content stored and answered quoted; a zone read filtered by recordType and recordName' },
     docs: { kind: 'docs', url: 'https://developer.hosting.ionos.com/docs/dns', note: 'GET /dns/v1/zones (one list), GET /dns/v1/zones/{zoneId} (the zone with every record; recordName, recordType filters), POST …/records (a list), DELETE …/records/{recordId}; records `{id, name, rootName, type, content, changeDate, ttl, prio, disabled}`; errors a list `[{code, message}]`' },
     keys: { kind: 'docs', url: 'https://developer.hosting.ionos.com/docs/getstarted', note: 'an API key is issued as a public prefix and a secret, sent as `X-API-Key: prefix.secret`' },
     openapi: { kind: 'description', url: 'https://developer.hosting.ionos.com/docs/dns (OpenAPI document served beside the reference)', note: 'published only on IONOS\'s developer site (no public repository carries it), so it is not carried here' },
@@ -59,6 +60,7 @@ export const ionos = defineCard({
     { shape: 'an HTTPS record where Portico points www', row: { id: '11111111-0000-4000-8000-000000000004', name: `www.${zone}`, rootName: zone, type: 'HTTPS', content: '1 . alpn="h2"', ttl: 3600, prio: 0, disabled: false, changeDate: '2026-01-01T00:00:00.000Z' }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in stored TXT content as written; lexicon\'s recording shows IONOS answering a bare value quoted, which the stand-in now does (the adapter reads either).',
     'lego refuses a TTL under 300; acme.sh writes 60, "the minimum accepted by the API": the card takes 60 as the floor and Portico writes 300 or more anyway.',
     'The reference lists 429 with no header; the stand-in sends none (an assumption where IONOS may add one; Portico waits out a Retry-After when one comes).',
   ],

@@ -4,7 +4,8 @@ export const linode = defineCard({
   id: 'linode',
   name: 'Akamai Cloud (Linode) DNS',
   sources: {
-    records: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', note: 'record {id, type, name, target, priority, weight, port, service, protocol, tag, ttl_sec}; ttl_sec rounded to the nearest allowed value' },
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/linode4/IntegrationTests', fixture: 'provider-recordings/linode.json', note: "records answered whole; target absolute without the dot; ttl_sec 0 kept as 0" },
+    records: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records', note: 'record {id, type, name, target, priority, weight, port, service, protocol, tag, ttl_sec}; ttl_sec: any value outside 300, 3600 … 2419200 rounded (the record page says "to the nearest", the domain page "up to the nearest")' },
     paging: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/pagination', note: 'page and page_size (25 to 500, default 100); {data, page, pages, results}' },
     rate: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/rate-limits', note: '429 with Retry-After; X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset' },
     errors: { kind: 'docs', url: 'https://techdocs.akamai.com/linode-api/reference/errors', note: '{errors: [{reason, field}]}' },
@@ -26,7 +27,7 @@ export const linode = defineCard({
     values: '`target`; MX `priority`; CAA `tag` and `target` (flags always 0); SRV `service`, `protocol`, `priority`, `weight`, `port`, `target`',
     providerOnly: [
       { kind: 'SRV service and protocol', what: 'kept apart from the name; not rewritten from a value', portico: 'locked' },
-      { kind: 'ttl_sec rounding', what: 'a TTL is stored as the nearest of 30, 120, 300, 3600 … 2419200', portico: 'kept' },
+      { kind: 'ttl_sec rounding', what: 'a TTL outside 300, 3600 … 2419200 is rounded up (600 → 3600); 0 is the domain default and stays 0 (recorded)', portico: 'kept' },
     ],
     cite: ['records', 'octodns'],
   },
@@ -54,5 +55,7 @@ export const linode = defineCard({
     { shape: 'a CAA record where Portico adds its CA', row: { type: 'CAA', name: '', target: 'letsencrypt.org', priority: 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: 3600, tag: 'issue' } },
     { shape: 'an SRV record at the www name Portico points elsewhere', row: { type: 'SRV', name: 'www', target: `w.${zone}`, priority: 1, weight: 1, port: 443, service: '_https', protocol: '_tcp', ttl_sec: 3600, tag: null }, blocks: true },
   ],
-  disagreements: ['lego enforces a minimum TTL of 300; the reference now allows 30 and 120 and rounds any other ttl_sec to the nearest allowed value. The card follows the reference: no floor beyond Linode\'s own rounding, which a re-apply reads back and keeps.'],
+  disagreements: [
+    'Rounding: the record reference says a ttl_sec outside the allowed values is rounded "to the nearest valid value", the domain reference "rounded up", and Linode\'s Terraform provider reads it as up (600 → 3600). Portico writes only allowed values (`allowedTtls`, the next one up), so whichever way Linode rounds it stores what Portico wrote; the stand-in rounds up, and keeps 0 as lexicon\'s recording shows.',
+    'lego enforces a minimum TTL of 300; the reference now allows 30 and 120 and rounds any other ttl_sec to the nearest allowed value. The card follows the reference: no floor beyond Linode\'s own rounding, which a re-apply reads back and keeps.'],
 })

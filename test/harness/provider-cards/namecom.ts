@@ -4,6 +4,7 @@ export const namecom = defineCard({
   id: 'namecom',
   name: 'Name.com',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/namecom/IntegrationTests', fixture: 'provider-recordings/namecom.json', note: "a create answers the record with its fqdn; a whole zone in one page (perPage up to 1000)" },
     docs: { kind: 'docs', url: 'https://www.name.com/api-docs/DNS', note: 'v4 DNS: ListRecords (page, perPage; nextPage, lastPage), CreateRecord `{host, type, answer, ttl, priority}`, DeleteRecord; types A, AAAA, ANAME, CNAME, MX, NS, SRV, TXT; TTL at least 300; SRV priority apart from its answer' },
     intro: { kind: 'docs', url: 'https://www.name.com/api-docs', note: 'HTTP Basic with the user name and an API token (production and test tokens are issued apart); errors `{message, details}`; rate limit 20 requests a second and 3000 an hour' },
     forwarding: { kind: 'docs', url: 'https://www.name.com/api-docs/URLForwarding', note: 'URL forwarding is its own resource (…/url/forwarding), apart from the records' },
@@ -59,6 +60,7 @@ export const namecom = defineCard({
     { shape: 'an ANAME at the apex, where Portico writes its A', row: { id: 900004, domainName: zone, host: '', fqdn: `${zone}.`, type: 'ANAME', answer: 'site.example.net', ttl: 300 }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in served three rows a page; lexicon\'s recording lists a whole zone in one page (perPage up to 1000), which the stand-in now does.',
     'The v4 reference lists A, AAAA, ANAME, CNAME, MX, NS, SRV and TXT; Name.com\'s record editor also offers CAA, and the card lets the stand-in take it (not confirmed against the live API: flagged here).',
     'dnscontrol calls the record ALIAS and writes it as ANAME; the API\'s type is ANAME: the card follows the API.',
     'Neither the reference nor the clients document the answer past the rate limit; the stand-in answers 429 with no wait (an assumption, flagged here).',

@@ -8,7 +8,9 @@
 // `disagreements` says where sources differ and which one the card follows.
 import type { ProviderErrorKind } from '../../../src/adapters/dns-providers/types.ts'
 
-export type SourceKind = 'docs' | 'description' | 'client'
+/** `recording`: exchanges a production client recorded against the live API, carried as a fixture
+ * (test/fixtures/provider-recordings/) and replayed against the stand-in (test/integration/provider-recordings.test.ts). */
+export type SourceKind = 'docs' | 'description' | 'client' | 'recording'
 
 export interface Source {
   kind: SourceKind

@@ -4,6 +4,7 @@ export const vercel = defineCard({
   id: 'vercel',
   name: 'Vercel DNS',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/vercel/IntegrationTests', fixture: 'provider-recordings/vercel.json', note: "a create answers {uid}; records listed newest first; TTL 60 when none given" },
     dns: { kind: 'docs', url: 'https://vercel.com/docs/rest-api/reference/endpoints/dns', note: 'GET /v4/domains/{domain}/records (limit, until; pagination.next), POST /v2/domains/{domain}/records {name, type, value, ttl, mxPriority, srv, comment}, DELETE /v2/domains/{domain}/records/{recordId}' },
     domains: { kind: 'docs', url: 'https://vercel.com/docs/rest-api/reference/endpoints/domains/list-all-the-domains', note: 'GET /v5/domains: limit (most 100), until' },
     teams: { kind: 'docs', url: 'https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team', note: 'a team\'s resources are reached with ?teamId=' },
@@ -63,6 +64,7 @@ export const vercel = defineCard({
     { shape: 'Vercel\'s own ALIAS at the www name Portico points elsewhere', row: { name: 'www', type: 'ALIAS', value: `cname.vercel-dns.com`, ttl: 60, creator: 'system' }, blocks: true },
   ],
   disagreements: [
+    'The earlier stand-in listed records oldest first and took a CNAME at the apex; lexicon\'s recording lists the newest first, and the apex holds SOA and NS, where Vercel\'s apex record is ALIAS (dnscontrol: CanUseAlias). The stand-in now lists newest first and refuses a CNAME at the apex.',
     'The reference documents `until` as a timestamp and the answers\' pagination.next as the value to pass; libdns and Vercel\'s CLI pass it back unchanged, as Portico does.',
     'Earlier stand-ins answered a 429 with Retry-After; Vercel\'s limits page names X-RateLimit-Reset, which the card and the stand-in now follow.',
   ],

@@ -4,6 +4,7 @@ export const vultr = defineCard({
   id: 'vultr',
   name: 'Vultr DNS',
   sources: {
+    recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/vultr/IntegrationTests', fixture: 'provider-recordings/vultr.json', note: "TXT data quoted in and out; CNAME data absolute without the dot; names relative" },
     dns: { kind: 'docs', url: 'https://www.vultr.com/api/#tag/dns', note: 'GET /v2/domains, GET/POST /v2/domains/{dns-domain}/records, DELETE …/records/{record-id}; record {id, type, name, data, priority, ttl}' },
     paging: { kind: 'docs', url: 'https://www.vultr.com/api/#section/Introduction/Meta-and-Pagination', note: 'per_page (default 100, most 500) and cursor; meta.links.next (empty on the last page), meta.total' },
     rate: { kind: 'docs', url: 'https://www.vultr.com/api/#section/Introduction/Rate-Limit', note: '30 requests a second per API key; past it 429' },
@@ -22,7 +23,7 @@ export const vultr = defineCard({
   records: {
     types: ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SOA', 'SRV', 'SSHFP', 'TXT'],
     names: 'relative (`` the apex)',
-    values: '`data`; MX and SRV `priority` apart (SRV data is `weight port target`); CAA data `flags tag "value"`',
+    values: '`data` (TXT as one quoted string, written and answered so: lexicon\'s recording); MX and SRV `priority` apart (SRV data is `weight port target`); CAA data `flags tag "value"`',
     providerOnly: [{ kind: 'SRV priority', what: 'kept apart from `weight port target`', portico: 'kept' }],
     cite: ['dns', 'govultr'],
   },
@@ -46,5 +47,8 @@ export const vultr = defineCard({
     { shape: 'an SRV record at the www name Portico points elsewhere', row: { type: 'SRV', name: 'www', data: `1 443 w.${zone}`, priority: 5, ttl: 3600 } },
     { shape: 'a critical CAA record', row: { type: 'CAA', name: '', data: `128 iodef "mailto:security@${zone}"`, priority: -1, ttl: 3600 } },
   ],
-  disagreements: ['Earlier stand-ins served three rows a page whatever per_page asked; the reference serves as many as asked up to 500, and the stand-in now does.'],
+  disagreements: [
+    'Earlier stand-ins served three rows a page whatever per_page asked; the reference serves as many as asked up to 500, and the stand-in now does.',
+    'The earlier stand-in stored TXT bare though lego quotes it; lexicon\'s recording shows the quotes in and out and dnscontrol treats an unquoted TXT from Vultr as an error. The stand-in now refuses bare TXT and the adapter quotes it.',
+  ],
 })

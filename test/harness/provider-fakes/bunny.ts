@@ -48,7 +48,9 @@ export function startBunnyFake(key = nextId('bunny-').padEnd(72, '0')): Fake<Bun
         if (typeof b.Type !== 'number' || typeof b.Value !== 'string' || !b.Value) return json(400, { ErrorKey: 'validation_error', Field: 'Value', Message: 'The Value field is required.' })
         const name = b.Name ?? ''
         const same = zone.records.filter((r) => r.Name === name)
-        if ((b.Type === 2 && same.length) || same.some((r) => r.Type === 2)) return json(400, { ErrorKey: 'dnsrecord.conflict', Field: 'Name', Message: 'A CNAME record cannot be combined with other records' })
+        // At the zone apex bunny.net flattens a CNAME into A/AAAA answers, so it may stand beside the
+        // apex's other records (dnscontrol providers/bunnydns: ALIAS is written as a CNAME there).
+        if (name !== '' && ((b.Type === 2 && same.length) || same.some((r) => r.Type === 2))) return json(400, { ErrorKey: 'dnsrecord.conflict', Field: 'Name', Message: 'A CNAME record cannot be combined with other records' })
         if (b.Type < 0 || b.Type >= card.records.types.length) return json(400, { ErrorKey: 'validation_error', Field: 'Type', Message: 'The Type field is invalid.' })
         const kept = Object.fromEntries(SETTINGS.filter((k) => b[k] !== undefined).map((k) => [k, b[k]]))
         const rec: BunnyRecord = { Id: ++ids, Type: b.Type, Ttl: b.Ttl ?? card.ttl.default, Value: b.Value, Name: name, Weight: 0, Priority: b.Priority ?? 0, Flags: b.Flags ?? 0, Tag: b.Tag ?? '', Disabled: false, ...kept }

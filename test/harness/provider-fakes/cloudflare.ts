@@ -3,8 +3,9 @@
 // error" (403 for a bad token), 971 throttling (429 with Retry-After), 7003 "Could not route to
 // /zones/…" (404 for an unknown zone id), 81057 "Record already exists" (400). Records keep
 // `content`, MX `priority`, CAA `data: {flags, tag, value}` (with `content` derived), TXT content
-// returned as stored; TXT content that is not quoted character strings is refused (the reference
-// asks for quotes). POST …/dns_records/batch runs deletes then posts against a copy and commits
+// returned as stored (quoted or bare: lexicon's recording shows a bare TXT taken and answered as
+// written), each record with its `zone_id` and `zone_name`; zone and record listings take the `name`
+// (and `type`) filters (test/fixtures/provider-recordings/cloudflare.json). POST …/dns_records/batch runs deletes then posts against a copy and commits
 // all or nothing (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/).
 import { cloudflare as card } from '../provider-cards/cloudflare.ts'
 import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
@@ -34,12 +35,11 @@ function page<T>(fake: Fake<any>, list: 'zones' | 'records', items: T[], url: UR
   return { slice: s.items, info: { page: p, per_page: s.size, count: s.items.length, total_count: s.total, total_pages: s.last } }
 }
 
-type Zone = { name: string; records: CfRecord[] }
+type Zone = { id: string; name: string; records: CfRecord[] }
 
 /** A new record in `records`, or the error Cloudflare answers for it. */
 function create(zone: Zone, records: CfRecord[], b: Partial<CfRecord>): CfRecord | Response {
   if (!b.type || !b.name || (b.content === undefined && !b.data)) return fail(400, 9005, 'Content for record is invalid')
-  if (b.type === 'TXT' && !/^"(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*$/.test(b.content!)) return fail(400, 9005, 'TXT content must be quoted character strings')
   const name = b.name === '@' ? zone.name : b.name.endsWith(zone.name) ? b.name : `${b.name}.${zone.name}`
   const content = b.type === 'CAA' && b.data ? `${b.data.flags} ${b.data.tag} "${b.data.value}"` : b.content!
   if (records.some((r) => r.name === name && r.type === b.type && r.content === content && r.priority === b.priority)) return fail(400, 81057, 'Record already exists.')
@@ -50,6 +50,8 @@ function create(zone: Zone, records: CfRecord[], b: Partial<CfRecord>): CfRecord
   }
   const rec: CfRecord = {
     id: nextId('rec').padEnd(32, '0'),
+    zone_id: zone.id,
+    zone_name: zone.name,
     type: b.type,
     name,
     content,
@@ -74,7 +76,8 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
       if (req.headers.get('authorization') !== `Bearer ${token}`) return fail(403, 10000, 'Authentication error')
       const path = url.pathname.replace(/^\/client\/v4/, '')
       if (req.method === 'GET' && path === '/zones') {
-        const pg = page(fake, 'zones', fake.zones.map((z) => ({ id: z.id, name: z.name, status: 'active' })), url, 50)
+        const named = url.searchParams.get('name')
+        const pg = page(fake, 'zones', fake.zones.filter((z) => !named || z.name === named).map((z) => ({ id: z.id, name: z.name, status: 'active', name_servers: ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'] })), url, 50)
         if (!pg) return fail(400, 1004, 'per_page must be between 5 and 50')
         return json(200, envelope(pg.slice, pg.info))
       }
@@ -82,7 +85,8 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
       const zone = m && fake.zones.find((z) => z.id === m[1])
       if (!m || !zone) return fail(404, 7003, `Could not route to ${path}, perhaps your object identifier is invalid?`)
       if (req.method === 'GET' && !m[2]) {
-        const pg = page(fake, 'records', zone.records, url, 5000)
+        const type = url.searchParams.get('type'), name = url.searchParams.get('name')
+        const pg = page(fake, 'records', zone.records.filter((r) => (!type || r.type === type) && (!name || r.name === name)), url, 5000)
         if (!pg) return fail(400, 1004, 'per_page must be between 5 and 5000')
         return json(200, envelope(pg.slice, pg.info))
       }

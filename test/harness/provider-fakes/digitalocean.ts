@@ -3,7 +3,8 @@
 // errors `{id, message}` with 401 `unauthorized`, 404 `not_found`, 429 `too_many_requests` (with
 // ratelimit headers, as the card says), 422 `unprocessable_entity`; lists paged with `links.pages.next`
 // and `meta.total`, as many a page as `per_page` asks (at most 200).
-// Record `name` is relative (`@`); CNAME/MX `data` keep the trailing dot as given; CAA `flags`/`tag`.
+// Record `name` is relative (`@`); CNAME/MX/NS/SRV `data` are taken with the trailing dot and answered
+// without it (test/fixtures/provider-recordings/digitalocean.json); CAA `flags`/`tag`.
 import { digitalocean as card } from '../provider-cards/digitalocean.ts'
 import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
@@ -76,7 +77,10 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
         if (!b.type || b.name === undefined || b.data === undefined) return err(422, 'unprocessable_entity', 'Data needs to be a valid value')
         if (b.ttl !== undefined && b.ttl < 30) return err(422, 'unprocessable_entity', 'TTL must be at least 30 seconds')
         if (b.type === 'SRV' && (b.port == null || b.weight == null || b.priority == null)) return err(422, 'unprocessable_entity', 'Port, weight and priority are required for SRV records')
-        const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data: b.data, priority: b.priority ?? null, port: b.port ?? null, ttl: b.ttl ?? 1800, weight: b.weight ?? null, flags: b.flags ?? null, tag: b.tag ?? null }
+        // DigitalOcean takes a hostname with the trailing dot and answers it without (lexicon's recording:
+        // `docs.example.com.` in, `docs.example.com` out); `@` stays `@`.
+        const data = ['CNAME', 'MX', 'NS', 'SRV'].includes(b.type) && b.data.endsWith('.') && b.data !== '.' ? b.data.slice(0, -1) : b.data
+        const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data, priority: b.priority ?? null, port: b.port ?? null, ttl: b.ttl ?? 1800, weight: b.weight ?? null, flags: b.flags ?? null, tag: b.tag ?? null }
         zone.records.push(rec)
         return json(201, { domain_record: rec })
       }

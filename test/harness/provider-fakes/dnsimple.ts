@@ -8,7 +8,7 @@
 // rate limit and errors as the card says (test/harness/provider-cards/dnsimple.ts). With `userToken`,
 // the token is a user's: /whoami names no account and GET /accounts lists the one it reaches.
 import { dnsimple as card } from '../provider-cards/dnsimple.ts'
-import { cardThrottle, json, nextId, servePage } from './common.ts'
+import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface DnsimpleRecord {
@@ -46,9 +46,15 @@ export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z
     routes: { zones: new RegExp(`^/v2/${account}/zones$`), records: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records$`), record: new RegExp(`^/v2/${account}/zones/(?<zone>[^/]+)/records/(?<id>\\d+)$`) },
     zoneRow: (z) => ({ id: z.name.length, account_id: account, name: z.name, reverse: false, secondary: false, last_transferred_at: null, active: true, created_at: STAMP, updated_at: STAMP }),
     list(f, kind, rows, url) {
+      // As many as per_page asks (default 30, most 100), and the `type` and `name` filters applied
+      // (lexicon's recordings: a filtered listing holds only the matching records).
       const page = Number(url.searchParams.get('page') ?? 1)
-      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('per_page') ?? 30))
-      return json(200, { data: s.items, pagination: { current_page: page, per_page: s.size, total_entries: s.total, total_pages: s.last } })
+      const type = url.searchParams.get('type'), name = url.searchParams.get('name')
+      const matching = kind === 'records' ? (rows as DnsimpleRecord[]).filter((r) => (!type || r.type === type) && (name === null || r.name === name)) : rows
+      const size = Math.min(Number(url.searchParams.get('per_page') ?? 30), 100)
+      const items = askedPage(f, kind, matching, (page - 1) * size, size, 100)
+      const last = Math.max(1, Math.ceil(matching.length / size))
+      return json(200, { data: items, pagination: { current_page: page, per_page: size, total_entries: matching.length, total_pages: last } })
     },
     create(b, z) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.content !== 'string' || !b.content) return 'content is required'
@@ -59,5 +65,5 @@ export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z
     deleted: () => new Response(null, { status: 204 }),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.id) }),
   })
-  return fake
+  return Object.assign(fake, { account })
 }

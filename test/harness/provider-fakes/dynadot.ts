@@ -6,6 +6,8 @@
 // set_dns2 replaces them all (at most 20 apex records and 100 below) and puts the domain on Dynadot
 // DNS (`NameServerSettings.Type`, kept in the zone's settings). Answers as the card says
 // (test/harness/provider-cards/dynadot.ts): forward, stealth and email rows carry their extra field.
+// `answerNext` serves a recorded answer as it came (test/fixtures/provider-recordings/dynadot.json: the
+// temporary "problem with connection to main server" refusal acme.sh recorded).
 import { dynadot as card } from '../provider-cards/dynadot.ts'
 import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
@@ -17,13 +19,19 @@ export interface DynadotRecord {
   value2?: string
 }
 
-export type DynadotFake = Fake<DynadotRecord> & { ttls: Map<string, number>; ipLocked: Set<string> }
+export type DynadotFake = Fake<DynadotRecord> & {
+  ttls: Map<string, number>
+  ipLocked: Set<string>
+  /** The next request is answered with this body as it was recorded (HTTP 200, Dynadot's way). */
+  answerNext(body: unknown): void
+}
 
 const TYPES = ['a', 'aaaa', 'cname', 'forward', 'txt', 'mx', 'stealth', 'email', 'caa', 'srv']
 
 export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFake {
   const ttls = new Map<string, number>()
   const ipLocked = new Set<string>()
+  let recorded: unknown = undefined
   const answer = (name: string, body: Record<string, unknown>) => json(200, { [name]: body })
   const error = (name: string, message: string) => answer(name, { ResponseCode: '-1', Status: 'error', Error: message })
   const fake = startFake<DynadotRecord>({
@@ -31,6 +39,11 @@ export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFak
     zoneId: (name) => name,
     throttled: cardThrottle(card, 0),
     handle(req, url, f) {
+      if (recorded !== undefined) {
+        const body = recorded
+        recorded = undefined
+        return json(200, body)
+      }
       const q = url.searchParams
       const command = q.get('command') ?? ''
       const name = command === 'list_domain' ? 'ListDomainInfoResponse' : command === 'get_dns' ? 'GetDnsResponse' : command === 'set_dns2' ? 'SetDnsResponse' : 'Response'
@@ -73,5 +86,5 @@ export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFak
       return error(name, `unknown command ${command}`)
     },
   })
-  return Object.assign(fake, { ttls, ipLocked })
+  return Object.assign(fake, { ttls, ipLocked, answerNext: (body: unknown) => void (recorded = body) })
 }

@@ -48,7 +48,12 @@ export function startDynuFake(key = nextId('dynu').padEnd(30, 'd')) {
       if (need.some((k) => b[k] === undefined || b[k] === '')) return `${b.recordType} records need ${need.join(', ')}`
       if (typeof b.ttl === 'number' && b.ttl < card.ttl.min) return `TTL must be at least ${card.ttl.min}`
       const own = Object.fromEntries(need.map((k) => [k, b[k]]))
-      return { id: ++ids, domainId: Number(z.id), nodeName: b.nodeName, recordType: b.recordType, ttl: b.ttl ?? 120, state: b.state !== false, content: need.map((k) => b[k]).join(' '), ...own }
+      // Each record carries its zone-file line, its hostname and its domain's name (lexicon's recording:
+      // `docs.example.com. 3600 IN CNAME test.example.com.`, `… IN TXT "challengetoken"`).
+      const hostname = b.nodeName ? `${b.nodeName}.${z.name}` : z.name
+      const ttl = b.ttl ?? 120
+      const rdata = b.recordType === 'TXT' ? `"${b.textData}"` : b.recordType === 'MX' ? `${b.priority} ${b.host}.` : b.recordType === 'CNAME' || b.recordType === 'NS' ? `${b.host}.` : b.recordType === 'CAA' ? `${b.flags} ${b.tag} "${b.value}"` : need.map((k) => b[k]).join(' ')
+      return { id: ++ids, domainId: Number(z.id), domainName: z.name, nodeName: b.nodeName, hostname, recordType: b.recordType, ttl, state: b.state !== false, content: `${hostname}. ${ttl} IN ${b.recordType} ${rdata}`, ...own }
     },
     created: (row) => json(200, { statusCode: 200, ...row }),
     deleted: () => json(200, { statusCode: 200 }),

@@ -4,8 +4,9 @@
 // found", 400 with `errors` [{location, name, description}], 409), 429 as the card's rate limit. Lists
 // are bare arrays paged by `page`/`per_page` as asked (a page past the last is empty) with
 // `Total-Count` and a `Link` to the next page. Record sets `{rrset_name, rrset_type, rrset_ttl,
-// rrset_values, rrset_href}`; PUT on a set creates or replaces it (201), DELETE removes it (204). TXT
-// values must be quoted character strings; rrset_ttl 300–2592000; an ALIAS only at the apex.
+// rrset_values, rrset_href}`; PUT on a set creates or replaces it (201), POST creates it (201), GET
+// reads it (404 "Can't find the DNS record …"), DELETE removes it (204). A bare TXT value is stored
+// quoted (test/fixtures/provider-recordings/gandi.json); rrset_ttl 300–2592000; an ALIAS only at the apex.
 import { gandi as card } from '../provider-cards/gandi.ts'
 import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
 
@@ -37,18 +38,24 @@ export function startGandiFake(token = 'pat_' + nextId().padEnd(36, '0')): Fake<
         return json(200, items, headers)
       }
       if (req.method === 'GET' && url.pathname === '/v5/livedns/domains') return list('zones', f.zones.map((z) => ({ fqdn: z.name, domain_href: `${f.url}/v5/livedns/domains/${z.name}`, domain_records_href: `${f.url}/v5/livedns/domains/${z.name}/records` })))
-      const m = /^\/v5\/livedns\/domains\/([^/]+)\/records(?:\/([^/]+)\/([A-Z]+))?$/.exec(url.pathname)
+      const m = /^\/v5\/livedns\/domains\/([^/]+)\/records(?:\/([^/]+)(?:\/([A-Z]+))?)?$/.exec(url.pathname)
       const zone = m && f.zones.find((z) => z.name === m[1])
       if (!m || !zone) return err(404, 'Domain not found', 'Not Found')
       if (req.method === 'GET' && !m[2]) return list('records', zone.records.map((s) => ({ ...s, rrset_href: `${f.url}/v5/livedns/domains/${zone.name}/records/${encodeURIComponent(s.rrset_name)}/${s.rrset_type}` })))
       const name = decodeURIComponent(m[2] ?? '')
       const i = zone.records.findIndex((s) => s.rrset_name === name && s.rrset_type === m[3])
-      if (req.method === 'PUT' && m[2]) {
+      const missing = () => json(404, { code: 404, message: `Can't find the DNS record ${name}/${m[3]} in the zone`, object: 'dns-record', cause: 'Not Found' })
+      if (req.method === 'GET' && m[2]) return i === -1 ? missing() : json(200, { ...zone.records[i], rrset_href: `${f.url}/v5/livedns/domains/${zone.name}/records/${encodeURIComponent(name)}/${m[3]}` })
+      if ((req.method === 'PUT' || req.method === 'POST') && m[2]) {
         const b = (await req.json()) as Partial<GandiRRset>
-        const values = b.rrset_values
+        // A bare TXT value is taken and stored quoted (lexicon's recording: `challengetoken` written,
+        // `"challengetoken"` listed).
+        const values = b.rrset_values?.map((v) => (m[3] === 'TXT' && !v.startsWith('"') ? `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : v))
         if (!Array.isArray(values) || values.length === 0) return invalid('rrset_values', 'required')
-        if (m[3] === 'TXT' && values.some((v) => !v.startsWith('"'))) return invalid('rrset_values', 'TXT values must be quoted')
+        if (req.method === 'POST' && i !== -1) return err(409, 'A record of this name and type already exists', 'Conflict')
         if (m[3] === 'ALIAS' && name !== '@') return invalid('rrset_type', 'ALIAS records are only allowed at the apex')
+        // The apex holds the zone's SOA and NS: a CNAME there clashes (RFC 1034 §3.6.2); ALIAS is Gandi's apex record.
+        if (m[3] === 'CNAME' && name === '@') return err(409, 'A CNAME record cannot coexist with other records', 'Conflict')
         const ttl = b.rrset_ttl ?? card.ttl.default
         if (ttl < card.ttl.min || ttl > card.ttl.max!) return invalid('rrset_ttl', `must be between ${card.ttl.min} and ${card.ttl.max}`)
         const others = zone.records.filter((s) => s.rrset_name === name && s.rrset_type !== m[3])
@@ -57,6 +64,11 @@ export function startGandiFake(token = 'pat_' + nextId().padEnd(36, '0')): Fake<
         if (i === -1) zone.records.push(set)
         else zone.records[i] = set
         return json(201, { message: 'DNS Record Created' })
+      }
+      // DELETE on a name alone removes every set there (lexicon's recording).
+      if (req.method === 'DELETE' && m[2] && !m[3]) {
+        zone.records = zone.records.filter((s) => s.rrset_name !== name)
+        return new Response(null, { status: 204 })
       }
       if (req.method === 'DELETE' && m[2]) {
         if (i === -1) return err(404, 'Record not found', 'Not Found')

@@ -45,7 +45,9 @@ export function startGcoreFake(token = `${Math.floor(Math.random() * 9000) + 100
         if (req.method === 'POST' && i !== -1) return err(409, 'rrset already exists')
         if (req.method === 'PUT' && i === -1) return err(404, 'rrset not found')
         const others = zone.records.filter((s) => s.name === name && s.type !== type)
-        if ((type === 'CNAME' && others.length) || others.some((s) => s.type === 'CNAME')) return err(400, 'CNAME rrset conflicts with other rrsets of the name')
+        // At the zone apex Gcore flattens a CNAME (dnscontrol commit 5dfc8ca: "Gcore auto uses ALIAS for
+        // apex zone CNAME records, just like CloudFlare"), so it may stand beside the apex's other sets.
+        if (name !== zone.name && ((type === 'CNAME' && others.length) || others.some((s) => s.type === 'CNAME'))) return err(400, 'CNAME rrset conflicts with other rrsets of the name')
         const set: GcoreRRset = { name, type, ttl: b.ttl ?? 300, resource_records: b.resource_records.map((r) => ({ id: ++ids, content: r.content, enabled: true })) }
         if (i === -1) zone.records.push(set)
         else zone.records[i] = set

@@ -155,7 +155,16 @@ export const FAKE_CASES: FakeCase[] = [
     pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: 700000 + i, type: 'TXT', name: `filler${i}`, target: `filler-${i}`, priority: 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: 300, tag: null }) } },
     seedRow: (z, row) => z.records.push({ id: 600000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
   },
-  { id: 'dnsimple', reference: 'https://developer.dnsimple.com/v2/zones/records/', start: () => startDnsimpleFake(), base: (f) => f.url + '/v2', badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'dnsimple',
+    reference: 'https://developer.dnsimple.com/v2/zones/records/',
+    start: () => startDnsimpleFake(),
+    base: (f) => f.url + '/v2',
+    badCredential: 'wrong-token',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 100 a page; DNSimple answers as many as asked, up to 100 (lexicon's recordings).
+    pageFill: { zones: 101, records: { count: 100, row: (z, i) => ({ id: 900000 + i, zone_id: z, parent_id: null, name: `filler${i}`, content: `filler-${i}`, ttl: 3600, priority: null, type: 'TXT', regions: ['global'], system_record: false, created_at: '2026-01-15T10:20:53Z', updated_at: '2026-01-15T10:20:53Z' }) } },
+  },
   {
     id: 'netlify',
     reference: 'https://open-api.netlify.com/#tag/dnsZone',
@@ -210,7 +219,16 @@ export const FAKE_CASES: FakeCase[] = [
     // A key NS1 refuses is tried at Netlify (the same fleet); here nothing answers there.
     extraBases: { netlify: 'http://127.0.0.1:9/api/v1' },
   },
-  { id: 'namecom', reference: 'https://docs.name.com/docs/api-reference/dns', start: () => startNamecomFake(), base: (f) => f.url, badCredential: 'pat:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } },
+  {
+    id: 'namecom',
+    reference: 'https://docs.name.com/docs/api-reference/dns',
+    start: () => startNamecomFake(),
+    base: (f) => f.url,
+    badCredential: 'pat:wrong',
+    foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+    // The adapter asks 1000 a page; Name.com answers as many as asked, up to 1000 (lexicon's recordings).
+    pageFill: { zones: 1001, records: { count: 1000, row: (z, i) => ({ id: 800000 + i, domainName: z, host: `filler${i}`, fqdn: `filler${i}.${z}.`, type: 'TXT', answer: `filler-${i}`, ttl: 300 }) } },
+  },
   {
     id: 'bunny',
     reference: 'https://docs.bunny.net/reference/dnszonepublic_index',

@@ -10,12 +10,16 @@ import { cardThrottle, json, nextId, servePage } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface InfomaniakRecord {
-  id: number
+  /** A string, as Infomaniak answers record ids (lexicon's recording). */
+  id: string
   source: string
   type: string
   ttl: number
   target: string
-  dyndns_id?: number
+  dyndns_id?: number | null
+  source_idn?: string
+  target_idn?: string
+  priority?: number
 }
 
 const err = (status: number, code: string, description: string, headers: Record<string, string> = {}) => json(status, { result: 'error', error: { code, description } }, headers)
@@ -38,16 +42,19 @@ export function startInfomaniakFake(token = 'ik' + nextId().padEnd(62, 'i')) {
       if (kind === 'records') return json(200, { result: 'success', data: rows })
       if (url.searchParams.get('service_name') !== 'domain') return err(422, 'validation_failed', 'service_name is required')
       const page = Number(url.searchParams.get('page') ?? 1)
-      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('per_page') ?? 10))
+      // `customer_name` filters the products to that domain (lexicon's recording).
+      const named = url.searchParams.get('customer_name')
+      const s = servePage(f, kind, named ? (rows as { customer_name: string }[]).filter((r) => r.customer_name === named) : rows, page, Number(url.searchParams.get('per_page') ?? 10))
       return json(200, { result: 'success', data: s.items, total: s.total, pages: s.last, page, items_per_page: s.size })
     },
-    create(b) {
+    create(b, z) {
       if (typeof b.source !== 'string' || typeof b.type !== 'string' || typeof b.target !== 'string' || !b.target) return 'source, type and target are required'
       if (b.ttl !== undefined && (!Number.isInteger(b.ttl) || b.ttl < card.ttl.min)) return `ttl must be at least ${card.ttl.min}`
       if (!card.records.types.includes(b.type)) return `type ${b.type} is not supported`
-      return { id: ++ids, source: b.source, type: b.type, ttl: b.ttl ?? 3600, target: b.target }
+      // As lexicon's recording lists a record: with its IDN forms, its dyndns link and a priority (10 unless given).
+      return { id: String(++ids), source: b.source, source_idn: b.source === '.' ? z.name : `${b.source}.${z.name}`, type: b.type, ttl: b.ttl ?? 3600, target_idn: b.target, dyndns_id: null, priority: b.priority ?? 10, target: b.target }
     },
-    created: (row) => json(200, { result: 'success', data: row.id }),
+    created: (row) => json(201, { result: 'success', data: row.id }),
     deleted: () => json(200, { result: 'success', data: true }),
     key: (r, z) => ({ name: r.source === '.' ? z.name : `${r.source}.${z.name}`, type: r.type, id: String(r.id) }),
   })

@@ -2,7 +2,8 @@
 // `X-API-Key`; errors are lists `[{code, message}]` (401 UNAUTHORIZED, 404 ZONE_NOT_FOUND /
 // RECORD_NOT_FOUND, 400 INVALID_RECORD, 429 TOO_MANY_REQUESTS with Retry-After). The zone list and a
 // zone's records are whole lists (GET /zones/{id} embeds `records`); POST …/records takes a list.
-// Records `{id, name, rootName, type, content, ttl, prio, disabled, changeDate}` with absolute names.
+// Records `{id, name, rootName, type, content, ttl, prio, disabled, changeDate}` with absolute names;
+// a bare TXT content is stored quoted (test/fixtures/provider-recordings/ionos.json).
 // Rate limit and errors as the card says (test/harness/provider-cards/ionos.ts).
 import { ionos as card } from '../provider-cards/ionos.ts'
 import { cardThrottle, json, nextId } from './common.ts'
@@ -33,7 +34,9 @@ export function startIonosFake(key = `${nextId('pub')}.${nextId('sec').padEnd(30
       if (kind === 'zones') return json(200, rows)
       const id = /zones\/([^/]+)$/.exec(url.pathname)![1]!
       const zone = _f.zones.find((z) => z.id === id)!
-      return json(200, { id: zone.id, name: zone.name, type: 'NATIVE', records: rows })
+      // A zone read filtered by recordType and recordName (lexicon's recording).
+      const type = url.searchParams.get('recordType'), name = url.searchParams.get('recordName')
+      return json(200, { id: zone.id, name: zone.name, type: 'NATIVE', records: (rows as IonosRecord[]).filter((r) => (!type || r.type === type) && (!name || r.name === name)) })
     },
     create(b, z) {
       const r = Array.isArray(b) && b.length === 1 ? b[0] : null
@@ -41,7 +44,9 @@ export function startIonosFake(key = `${nextId('pub')}.${nextId('sec').padEnd(30
       if (r.name !== z.name && !r.name.endsWith(`.${z.name}`)) return 'Record name is not in the zone'
       if (!card.records.types.includes(r.type) || r.type === 'SOA') return `Record type ${r.type} is not supported`
       if (r.ttl !== undefined && r.ttl < card.ttl.min) return `TTL must be at least ${card.ttl.min}`
-      return { id: crypto.randomUUID(), name: r.name, rootName: z.name, type: r.type, content: r.content, ttl: r.ttl ?? 3600, ...(r.prio !== undefined ? { prio: r.prio } : {}), disabled: !!r.disabled, changeDate: new Date().toISOString() }
+      // IONOS stores TXT content quoted: `challengetoken` in, `"challengetoken"` out (lexicon's recording).
+      const content = r.type === 'TXT' && !/^".*"$/s.test(r.content) ? `"${r.content.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : r.content
+      return { id: crypto.randomUUID(), name: r.name, rootName: z.name, type: r.type, content, ttl: r.ttl ?? 3600, ...(r.prio !== undefined ? { prio: r.prio } : {}), disabled: !!r.disabled, changeDate: new Date().toISOString() }
     },
     created: (row) => json(201, [row]),
     deleted: () => new Response(null, { status: 200 }),

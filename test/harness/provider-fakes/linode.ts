@@ -3,7 +3,7 @@
 // …/post-domain-record): Bearer token; errors `{errors: [{reason, field?}]}` (401 "Invalid Token",
 // 404 "Not found", 400 with the field, 429 "Too Many Requests" with Retry-After); lists paged as
 // `{data, page, pages, results}`. Records `{id, type, name, target, priority, weight, port, service,
-// protocol, ttl_sec, tag}`; a TTL is stored as the nearest allowed value; CAA flags are not kept.
+// protocol, ttl_sec, tag}`; a TTL is rounded up to an allowed value (0 stays 0); CAA flags are not kept.
 import { linode as card } from '../provider-cards/linode.ts'
 import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
@@ -22,8 +22,11 @@ export interface LinodeRecord {
   tag: string | null
 }
 
-const ALLOWED_TTL = [30, 120, 300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600, 604800, 1209600, 2419200]
-const nearest = (t: number) => ALLOWED_TTL.reduce((a, b) => (Math.abs(b - t) < Math.abs(a - t) ? b : a))
+// The record TTLs Linode keeps; any other is rounded up to the next (its reference on the domain's
+// ttl_sec, and its Terraform provider: 600 is stored as 3600). 0 is the domain's default and stays 0
+// (lexicon's recording: ttl_sec 0 in, 0 out).
+const ALLOWED_TTL = [300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600, 604800, 1209600, 2419200]
+const roundedUp = (t: number) => (t === 0 ? 0 : (ALLOWED_TTL.find((a) => a >= t) ?? ALLOWED_TTL.at(-1)!))
 const err = (status: number, reason: string, headers: Record<string, string> = {}) => json(status, { errors: [{ reason }] }, headers)
 
 export function startLinodeFake(token = 'linode' + nextId().padEnd(58, 'a')) {
@@ -46,7 +49,7 @@ export function startLinodeFake(token = 'linode' + nextId().padEnd(58, 'a')) {
     create(b) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.target !== 'string' || !b.target) return 'target is required'
       if (b.type === 'CAA' && !b.tag) return 'tag is required for CAA records'
-      return { id: ++ids, type: b.type, name: b.name, target: b.target, priority: b.priority ?? 0, weight: b.weight ?? 0, port: b.port ?? 0, service: b.service ?? null, protocol: b.protocol ?? null, ttl_sec: nearest(b.ttl_sec ?? 300), tag: b.tag ?? null }
+      return { id: ++ids, type: b.type, name: b.name, target: b.target, priority: b.priority ?? 0, weight: b.weight ?? 0, port: b.port ?? 0, service: b.service ?? null, protocol: b.protocol ?? null, ttl_sec: roundedUp(b.ttl_sec ?? 0), tag: b.tag ?? null }
     },
     created: (row) => json(200, row),
     deleted: () => json(200, {}),

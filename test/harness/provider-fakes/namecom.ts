@@ -4,7 +4,7 @@
 // (test/harness/provider-cards/namecom.ts)); lists `{domains|records, nextPage?, lastPage?}`. Records
 // `{id, domainName, host, fqdn, type, answer, ttl, priority?}` of the card's types; TTL at least 300.
 import { namecom as card } from '../provider-cards/namecom.ts'
-import { cardThrottle, json, nextId, servePage } from './common.ts'
+import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
 
 export interface NamecomRecord {
@@ -30,8 +30,11 @@ export function startNamecomFake(user = 'pat', token = nextId('ncom').padEnd(40,
     zoneRow: (z) => ({ domainName: z.name, locked: true, autorenewEnabled: true, expireDate: '2027-01-01T00:00:00Z' }),
     list(f, kind, rows, url) {
       const page = Number(url.searchParams.get('page') ?? 1)
-      const s = servePage(f, kind, rows, page, Number(url.searchParams.get('perPage') ?? 1000))
-      return json(200, { [kind === 'zones' ? 'domains' : 'records']: s.items, ...(page < s.last ? { nextPage: page + 1 } : {}), lastPage: s.last })
+      // As many as perPage asks (default and most 1000): lexicon's recording lists a whole zone in one page.
+      const size = Math.min(Number(url.searchParams.get('perPage') ?? 1000), 1000)
+      const items = askedPage(f, kind, rows, (page - 1) * size, size, 1000)
+      const last = Math.max(1, Math.ceil(rows.length / size))
+      return json(200, { [kind === 'zones' ? 'domains' : 'records']: items, ...(page < last ? { nextPage: page + 1 } : {}), lastPage: last })
     },
     create(b, z) {
       if (typeof b.type !== 'string' || !card.records.types.includes(b.type) || typeof b.answer !== 'string' || !b.answer) return 'type and answer are required'

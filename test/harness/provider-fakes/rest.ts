@@ -62,6 +62,9 @@ export function startRowFake<R>(spec: RowFakeSpec<R>): Fake<R> {
         const k = spec.key(row, zone)
         const others = zone.records.map((r) => spec.key(r, zone)).filter((o) => o.name === k.name)
         if ((k.type === 'CNAME' && others.length > 0) || others.some((o) => o.type === 'CNAME')) return spec.errors.invalid('A CNAME cannot stand beside other records of the same name')
+        // The apex always holds the zone's SOA and NS at the host, listed or not (Vercel lists no apex
+        // NS): a CNAME there clashes (RFC 1034 §3.6.2), and these hosts refuse it.
+        if (k.type === 'CNAME' && k.name === zone.name) return spec.errors.invalid('A CNAME cannot stand at the zone apex (it holds the SOA and NS records)')
         zone.records.push(row)
         return spec.created(row)
       }

@@ -79,7 +79,9 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
       const until = url.searchParams.get('until')
       const page = until ? Number(until) - EPOCH + 1 : 1
       const size = Math.min(Number(url.searchParams.get('limit') ?? 20), 100)
-      const items = askedPage(f, kind, rows, (page - 1) * size, size, 100)
+      // Records newest first (lexicon's recording: a record just created heads the next listing).
+      const ordered = kind === 'records' ? [...rows].reverse() : rows
+      const items = askedPage(f, kind, ordered, (page - 1) * size, size, 100)
       const last = Math.max(1, Math.ceil(rows.length / size))
       // A record carries its four timestamps, null where Vercel has none (the document requires them).
       const shown = kind === 'zones' ? items : items.map((r) => ({ created: null, updated: null, createdAt: null, updatedAt: null, ...(r as object) }))

@@ -1,7 +1,7 @@
 // Vultr API v2 DNS, the parts the adapter uses (https://www.vultr.com/api/#tag/dns): Bearer API key;
 // errors `{error, status}` (401 "Invalid API token.", 404, 400, 429 "Rate limit reached"); lists
 // paged by an opaque cursor in `meta.links.next` with `meta.total`. Record rows `{id, type, name,
-// data, priority, ttl}` with relative names (`` the apex).
+// data, priority, ttl}` with relative names (`` the apex); TXT data quoted (test/fixtures/provider-recordings/vultr.json).
 import { vultr as card } from '../provider-cards/vultr.ts'
 import { askedPage, cardThrottle, json, nextId } from './common.ts'
 import { startRowFake } from './rest.ts'
@@ -37,6 +37,9 @@ export function startVultrFake(key = 'VULTR' + nextId().toUpperCase().padEnd(31,
     },
     create(b, z) {
       if (typeof b.type !== 'string' || typeof b.name !== 'string' || typeof b.data !== 'string' || !b.data) return 'Invalid record: name, type and data are required'
+      // Vultr keeps TXT data inside quotes (lexicon's recording: `"challengetoken"` in and out; dnscontrol
+      // reads an unquoted TXT from Vultr as an error): bare text is refused.
+      if (b.type === 'TXT' && !/^".*"$/s.test(b.data)) return 'Invalid TXT record: data must be enclosed in double quotes'
       return { id: crypto.randomUUID(), type: b.type, name: b.name, data: b.data, priority: b.priority ?? -1, ttl: b.ttl ?? 300 }
     },
     created: (row) => json(201, { record: row }),
