@@ -44,5 +44,5 @@ export function browserLanguages(): readonly string[] {
   return navigator.languages?.length ? navigator.languages : navigator.language ? [navigator.language] : []
 }
 
-/** Writing direction of a locale (none of the shipped ones is right-to-left; ready for one that is). */
+/** Writing direction of a locale: the dialog's `dir` (Arabic and Hebrew are shipped; Persian and Urdu would be too). */
 export const directionOf = (locale: string): 'ltr' | 'rtl' => (/^(ar|he|fa|ur)(-|$)/i.test(locale) ? 'rtl' : 'ltr')

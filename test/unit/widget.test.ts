@@ -17,8 +17,9 @@ import { STEPS } from '../../src/widget/types.ts'
 import { fallbackReason, normalizeDomain, recordsFor } from '../../src/widget/machine.ts'
 import { camel, checkRecords } from '../../src/widget/api.ts'
 
-// English (the other locales are fetched when shown) and fourteen provider logos (about 5 KiB) live in the bundle.
-const GZIP_BUDGET = 30 * 1024
+// English (the other locales are fetched when shown) and fourteen provider logos (about 5 KiB) live in the
+// bundle; the shadow-root styling, the colour reader of the contrast guard and token renewal (issue 45) about 3.5 KiB.
+const GZIP_BUDGET = 32 * 1024
 
 describe('bundle', () => {
   test(`is one minified script under ${GZIP_BUDGET} bytes gzipped, exposing the seven methods`, async () => {
@@ -224,7 +225,7 @@ describe('checkRecords', () => {
       },
     })
     try {
-      const r = await checkRecords('a.example', { token: 'tok', apiBase: `http://127.0.0.1:${stand.port}/v1`, dnsRecords: [{ type: 'CNAME', host: 'a', value: 'edge.example', ttl: 300 }] })
+      const r = await checkRecords('a.example', { auth: 'tok', apiBase: `http://127.0.0.1:${stand.port}/v1`, dnsRecords: [{ type: 'CNAME', host: 'a', value: 'edge.example', ttl: 300 }] })
       expect(seen!).toEqual({ auth: 'Bearer tok', path: '/v1/monitor:check', body: { domain: 'a.example', baseline: [{ type: 'CNAME', host: 'a', value: 'edge.example' }] } })
       expect(r).toEqual({ inSync: false, records: [{ type: 'CNAME', host: 'a', status: 'record_missing', observedValues: [] }] })
     } finally {

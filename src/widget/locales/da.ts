@@ -8,7 +8,7 @@ export const da: Messages = {
   continue: 'Fortsæt',
   retry: 'Prøv igen',
   loading: 'Indlæser…',
-  poweredBy: 'Beskyttet af Portico',
+  poweredBy: 'Drevet af Portico',
   someApp: 'det websted, der sendte dig hertil',
 
   domainLabel: 'Dit domæne',
@@ -29,6 +29,7 @@ export const da: Messages = {
   actionReplace: 'Erstat',
   actionAdd: 'Tilføj',
   caaForbids: 'CAA-posterne for {host} tillader ikke vores certifikatudsteder at udstede et certifikat, så HTTPS kan ikke sættes op. Tilføj denne CAA-post ved siden af de eksisterende:',
+  caaForbidsAll: 'CAA-posterne for {host} tillader ingen certifikatudsteder, så HTTPS kan ikke sættes op. Fjern dem hos din DNS-udbyder:',
   acmeDelegated: 'En _acme-challenge-post på {host} overlader certifikattjek til en anden tjeneste. HTTPS virker stadig her; fjern den, hvis du ikke længere bruger tjenesten:',
 
   providerTitle: 'Hvor administreres din DNS?',
@@ -89,7 +90,10 @@ export const da: Messages = {
   backToSteps: 'Tilbage til trinene',
   checkedAgo: 'Sidst tjekket {ago}',
   notChecked: 'Ikke tjekket endnu',
-  found: { one: '{count} af {total} post fundet', other: '{count} af {total} poster fundet' },
+  found: { one: '{found} af {count} post fundet', other: '{found} af {count} poster fundet' },
+  unreachable: 'Vi kan ikke nå forbindelsestjenesten lige nu, så det du ser, er måske ikke opdateret. Vi bliver ved med at prøve.',
+  reachable: 'Forbundet igen. Siden er opdateret.',
+  sessionEnded: 'Denne side kan ikke længere følge forbindelsen: sessionen er udløbet. Intet går tabt, posterne bliver stadig kontrolleret. Åbn opsætningen igen fra {app} for at se, hvordan det går.',
 
   almostTitle: 'Næsten færdig',
   almostIntro: 'Vi bliver ved med at tjekke {domain} og gør forbindelsen færdig, så snart posterne dukker op. Du kan lukke dette vindue.',
@@ -106,6 +110,8 @@ export const da: Messages = {
   connectedIntroPlain: '{domain} er forbundet.',
   securingIntro: '{domain} sikres: HTTPS-certifikatet udstedes. Det tager som regel under et minut.',
   secureFailedTitle: 'Forbundet, men ikke sikkert endnu',
+  httpsBlockedTitle: 'Forbundet, men HTTPS er blokeret',
+  httpsBlockedIntro: 'Der kan ikke udstedes et HTTPS-certifikat for {domain}, før dette er rettet hos din DNS-udbyder. Derefter gør vi resten selv.',
   secureFailedIntro: 'Der kunne ikke udstedes et HTTPS-certifikat for {domain}: {reason}',
   secureFailedNext: 'Ret det, der står nedenfor, hos din DNS-udbyder. Vi prøver igen af os selv.',
   secureFailedNextPlain: 'Vi prøver igen af os selv; du behøver ikke gøre mere lige nu.',

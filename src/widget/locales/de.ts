@@ -8,7 +8,7 @@ export const de: Messages = {
   continue: 'Weiter',
   retry: 'Erneut versuchen',
   loading: 'Wird geladen…',
-  poweredBy: 'Gesichert durch Portico',
+  poweredBy: 'Bereitgestellt von Portico',
   someApp: 'der Website, von der Sie kommen',
 
   domainLabel: 'Ihre Domain',
@@ -29,6 +29,7 @@ export const de: Messages = {
   actionReplace: 'Ersetzen',
   actionAdd: 'Hinzufügen',
   caaForbids: 'Die CAA-Einträge von {host} erlauben unserer Zertifizierungsstelle nicht, ein Zertifikat auszustellen, daher kann HTTPS nicht eingerichtet werden. Fügen Sie diesen CAA-Eintrag neben den vorhandenen hinzu:',
+  caaForbidsAll: 'Die CAA-Einträge von {host} erlauben keiner Zertifizierungsstelle die Ausstellung, daher kann HTTPS nicht eingerichtet werden. Entfernen Sie sie bei Ihrem DNS-Anbieter:',
   acmeDelegated: 'Ein _acme-challenge-Eintrag auf {host} überlässt die Zertifikatsprüfung einem anderen Dienst. HTTPS funktioniert hier trotzdem; entfernen Sie ihn, wenn Sie diesen Dienst nicht mehr nutzen:',
 
   providerTitle: 'Wo wird Ihr DNS verwaltet?',
@@ -89,7 +90,10 @@ export const de: Messages = {
   backToSteps: 'Zurück zu den Schritten',
   checkedAgo: 'Zuletzt geprüft {ago}',
   notChecked: 'Noch nicht geprüft',
-  found: { one: '{count} von {total} Eintrag gefunden', other: '{count} von {total} Einträgen gefunden' },
+  found: { one: '{found} von {count} Eintrag gefunden', other: '{found} von {count} Einträgen gefunden' },
+  unreachable: 'Der Verbindungsdienst ist gerade nicht erreichbar, daher ist diese Anzeige vielleicht nicht aktuell. Wir versuchen es selbst weiter.',
+  reachable: 'Wieder verbunden. Diese Seite ist aktuell.',
+  sessionEnded: 'Diese Seite kann die Verbindung nicht mehr verfolgen: Ihre Sitzung ist abgelaufen. Nichts geht verloren, die Einträge werden weiter geprüft. Um den Stand zu sehen, öffnen Sie die Einrichtung erneut über {app}.',
 
   almostTitle: 'Fast geschafft',
   almostIntro: 'Wir prüfen {domain} weiter und schließen die Verbindung ab, sobald die Einträge erscheinen. Sie können dieses Fenster schließen.',
@@ -106,6 +110,8 @@ export const de: Messages = {
   connectedIntroPlain: '{domain} ist verbunden.',
   securingIntro: '{domain} wird abgesichert: Das HTTPS-Zertifikat wird ausgestellt. Das dauert meist weniger als eine Minute.',
   secureFailedTitle: 'Verbunden, aber noch nicht sicher',
+  httpsBlockedTitle: 'Verbunden, aber HTTPS ist blockiert',
+  httpsBlockedIntro: 'Für {domain} kann kein HTTPS-Zertifikat ausgestellt werden, bis dies bei Ihrem DNS-Anbieter behoben ist. Danach erledigen wir den Rest selbst.',
   secureFailedIntro: 'Für {domain} konnte kein HTTPS-Zertifikat ausgestellt werden: {reason}',
   secureFailedNext: 'Beheben Sie das unten Aufgeführte bei Ihrem DNS-Anbieter. Wir versuchen es von selbst erneut.',
   secureFailedNextPlain: 'Wir versuchen es von selbst erneut; Sie müssen vorerst nichts weiter tun.',

@@ -8,7 +8,7 @@ export const es: Messages = {
   continue: 'Continuar',
   retry: 'Reintentar',
   loading: 'Cargando…',
-  poweredBy: 'Protegido por Portico',
+  poweredBy: 'Con la tecnología de Portico',
   someApp: 'el sitio que te envió aquí',
 
   domainLabel: 'Tu dominio',
@@ -29,6 +29,7 @@ export const es: Messages = {
   actionReplace: 'Reemplazar',
   actionAdd: 'Añadir',
   caaForbids: 'Los registros CAA de {host} no permiten que nuestra autoridad de certificación emita un certificado, así que no se puede activar HTTPS. Añade este registro CAA junto a los que ya hay:',
+  caaForbidsAll: 'Los registros CAA de {host} no permiten ninguna autoridad de certificación, así que no se puede configurar HTTPS. Elimínalos en tu proveedor de DNS:',
   acmeDelegated: 'Un registro _acme-challenge en {host} delega la verificación de certificados a otro servicio. HTTPS funciona igualmente aquí; elimínalo si ya no usas ese servicio:',
 
   providerTitle: '¿Dónde se gestiona tu DNS?',
@@ -89,7 +90,10 @@ export const es: Messages = {
   backToSteps: 'Volver a los pasos',
   checkedAgo: 'Última comprobación {ago}',
   notChecked: 'Aún sin comprobar',
-  found: { one: '{count} de {total} registro encontrado', many: '{count} de {total} registros encontrados', other: '{count} de {total} registros encontrados' },
+  found: { one: '{found} de {count} registro encontrado', many: '{found} de {count} de registros encontrados', other: '{found} de {count} registros encontrados' },
+  unreachable: 'No podemos conectar con el servicio de conexión en este momento, así que lo que ves puede no estar actualizado. Seguimos intentándolo.',
+  reachable: 'Conexión recuperada. Esta página está actualizada.',
+  sessionEnded: 'Esta página ya no puede seguir la conexión: su sesión ha caducado. No se pierde nada, los registros se siguen comprobando. Para ver cómo va, vuelve a abrir la configuración desde {app}.',
 
   almostTitle: 'Casi listo',
   almostIntro: 'Seguimos comprobando {domain} y terminamos la conexión en cuanto aparezcan los registros. Puedes cerrar esta ventana.',
@@ -106,6 +110,8 @@ export const es: Messages = {
   connectedIntroPlain: '{domain} está conectado.',
   securingIntro: 'Protegiendo {domain}: se está emitiendo su certificado HTTPS. Suele tardar menos de un minuto.',
   secureFailedTitle: 'Conectado, pero aún no protegido',
+  httpsBlockedTitle: 'Conectado, pero HTTPS está bloqueado',
+  httpsBlockedIntro: 'No se puede emitir un certificado HTTPS para {domain} hasta que corrijas esto en tu proveedor de DNS. Después, terminamos nosotros.',
   secureFailedIntro: 'No se pudo emitir un certificado HTTPS para {domain}: {reason}',
   secureFailedNext: 'Corrige lo que aparece abajo en tu proveedor de DNS. Lo volvemos a intentar solos.',
   secureFailedNextPlain: 'Lo volvemos a intentar solos; por ahora no necesitas hacer nada más.',

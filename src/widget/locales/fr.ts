@@ -8,7 +8,7 @@ export const fr: Messages = {
   continue: 'Continuer',
   retry: 'Réessayer',
   loading: 'Chargement…',
-  poweredBy: 'Sécurisé par Portico',
+  poweredBy: 'Fourni par Portico',
   someApp: 'le site qui vous a envoyé ici',
 
   domainLabel: 'Votre domaine',
@@ -29,6 +29,7 @@ export const fr: Messages = {
   actionReplace: 'Remplacer',
   actionAdd: 'Ajouter',
   caaForbids: 'Les enregistrements CAA de {host} n’autorisent pas notre autorité de certification à émettre un certificat : le HTTPS ne peut pas être activé. Ajoutez cet enregistrement CAA à côté de ceux qui existent :',
+  caaForbidsAll: 'Les enregistrements CAA de {host} n’autorisent aucune autorité de certification, donc HTTPS ne peut pas être configuré. Supprimez-les chez votre fournisseur DNS :',
   acmeDelegated: 'Un enregistrement _acme-challenge sur {host} confie la vérification des certificats à un autre service. Le HTTPS fonctionne quand même ici ; supprimez-le si vous n’utilisez plus ce service :',
 
   providerTitle: 'Où votre DNS est-il géré ?',
@@ -89,7 +90,10 @@ export const fr: Messages = {
   backToSteps: 'Revenir aux étapes',
   checkedAgo: 'Dernière vérification {ago}',
   notChecked: 'Pas encore vérifié',
-  found: { one: '{count} enregistrement sur {total} trouvé', many: '{count} d’enregistrements sur {total} trouvés', other: '{count} enregistrements sur {total} trouvés' },
+  found: { one: '{found} enregistrement sur {count} trouvé', many: '{found} sur {count} d’enregistrements trouvés', other: '{found} enregistrements sur {count} trouvés' },
+  unreachable: 'Le service de connexion est injoignable pour le moment : ce que vous voyez peut ne plus être à jour. Nous continuons d’essayer.',
+  reachable: 'Connexion rétablie. Cette page est à jour.',
+  sessionEnded: 'Cette page ne peut plus suivre la connexion : sa session a expiré. Rien n’est perdu, les enregistrements sont toujours vérifiés. Pour voir où elle en est, rouvrez la configuration depuis {app}.',
 
   almostTitle: 'Presque terminé',
   almostIntro: 'Nous continuons à vérifier {domain} et terminons la connexion dès que les enregistrements apparaissent. Vous pouvez fermer cette fenêtre.',
@@ -106,6 +110,8 @@ export const fr: Messages = {
   connectedIntroPlain: '{domain} est connecté.',
   securingIntro: 'Sécurisation de {domain} : son certificat HTTPS est en cours d’émission. Cela prend en général moins d’une minute.',
   secureFailedTitle: 'Connecté, mais pas encore sécurisé',
+  httpsBlockedTitle: 'Connecté, mais HTTPS est bloqué',
+  httpsBlockedIntro: 'Aucun certificat HTTPS ne peut être émis pour {domain} tant que ceci n’est pas corrigé chez votre fournisseur DNS. Ensuite, nous terminons nous-mêmes.',
   secureFailedIntro: 'Aucun certificat HTTPS n’a pu être émis pour {domain} : {reason}',
   secureFailedNext: 'Corrigez ce qui est listé ci-dessous chez votre fournisseur DNS. Nous réessayons automatiquement.',
   secureFailedNextPlain: 'Nous réessayons automatiquement ; vous n’avez rien d’autre à faire pour l’instant.',

@@ -8,7 +8,7 @@ export const it: Messages = {
   continue: 'Continua',
   retry: 'Riprova',
   loading: 'Caricamento…',
-  poweredBy: 'Protetto da Portico',
+  poweredBy: 'Realizzato con Portico',
   someApp: 'il sito da cui provieni',
 
   domainLabel: 'Il tuo dominio',
@@ -29,6 +29,7 @@ export const it: Messages = {
   actionReplace: 'Sostituisci',
   actionAdd: 'Aggiungi',
   caaForbids: 'I record CAA di {host} non consentono alla nostra autorità di certificazione di emettere un certificato, quindi HTTPS non può essere attivato. Aggiungi questo record CAA accanto a quelli esistenti:',
+  caaForbidsAll: 'I record CAA di {host} non consentono alcuna autorità di certificazione, quindi HTTPS non può essere configurato. Rimuovili presso il tuo provider DNS:',
   acmeDelegated: 'Un record _acme-challenge su {host} affida la verifica dei certificati a un altro servizio. HTTPS funziona comunque; rimuovilo se non usi più quel servizio:',
 
   providerTitle: 'Dove è gestito il tuo DNS?',
@@ -89,7 +90,10 @@ export const it: Messages = {
   backToSteps: 'Torna ai passaggi',
   checkedAgo: 'Ultimo controllo {ago}',
   notChecked: 'Non ancora controllato',
-  found: { one: '{count} record su {total} trovato', many: '{count} di record su {total} trovati', other: '{count} record su {total} trovati' },
+  found: { one: '{found} record su {count} trovato', many: '{found} su {count} di record trovati', other: '{found} record su {count} trovati' },
+  unreachable: 'Al momento non riusciamo a raggiungere il servizio di connessione, quindi ciò che vedi potrebbe non essere aggiornato. Continuiamo a provare.',
+  reachable: 'Di nuovo connesso. Questa pagina è aggiornata.',
+  sessionEnded: 'Questa pagina non può più seguire la connessione: la sessione è scaduta. Non si perde nulla, i record vengono ancora controllati. Per vedere a che punto è, riapri la configurazione da {app}.',
 
   almostTitle: 'Quasi fatto',
   almostIntro: 'Continuiamo a controllare {domain} e completiamo il collegamento appena i record compaiono. Puoi chiudere questa finestra.',
@@ -106,6 +110,8 @@ export const it: Messages = {
   connectedIntroPlain: '{domain} è collegato.',
   securingIntro: 'Messa in sicurezza di {domain}: il certificato HTTPS è in emissione. Di solito richiede meno di un minuto.',
   secureFailedTitle: 'Collegato, ma non ancora sicuro',
+  httpsBlockedTitle: 'Connesso, ma HTTPS è bloccato',
+  httpsBlockedIntro: 'Non è possibile emettere un certificato HTTPS per {domain} finché questo non viene corretto presso il tuo provider DNS. Dopo, completiamo noi.',
   secureFailedIntro: 'Non è stato possibile emettere un certificato HTTPS per {domain}: {reason}',
   secureFailedNext: 'Correggi quanto elencato qui sotto presso il tuo provider DNS. Riproviamo da soli.',
   secureFailedNextPlain: 'Riproviamo da soli; per ora non devi fare altro.',

@@ -8,7 +8,7 @@ export const ja: Messages = {
   continue: '続ける',
   retry: 'もう一度試す',
   loading: '読み込み中…',
-  poweredBy: 'Portico による保護',
+  poweredBy: 'Powered by Portico',
   someApp: 'このページを開いたサイト',
 
   domainLabel: 'ドメイン',
@@ -29,6 +29,7 @@ export const ja: Messages = {
   actionReplace: '置き換え',
   actionAdd: '追加',
   caaForbids: '{host} の CAA レコードが当社の認証局による証明書の発行を許可していないため、HTTPS を設定できません。既存のレコードに加えて、次の CAA レコードを追加してください:',
+  caaForbidsAll: '{host} の CAA レコードはどの認証局にも発行を許可していないため、HTTPS を設定できません。DNS プロバイダーで削除してください:',
   acmeDelegated: '{host} の _acme-challenge レコードは証明書の確認を別のサービスに任せています。ここでの HTTPS には影響しません。そのサービスを使っていない場合は削除してください:',
 
   providerTitle: 'DNS の管理先はどこですか？',
@@ -89,7 +90,10 @@ export const ja: Messages = {
   backToSteps: '手順に戻る',
   checkedAgo: '最終確認: {ago}',
   notChecked: 'まだ確認していません',
-  found: { other: '{total} 件中 {count} 件のレコードを確認しました' },
+  found: { other: '{count} 件中 {found} 件のレコードを確認しました' },
+  unreachable: '現在、接続サービスに到達できません。表示が最新でない可能性があります。引き続き自動で再試行します。',
+  reachable: '再接続しました。このページは最新です。',
+  sessionEnded: 'このページでは接続を追跡できなくなりました。セッションの有効期限が切れています。何も失われておらず、レコードは引き続き確認されます。状況を確認するには、{app} から設定を開き直してください。',
 
   almostTitle: 'もう少しです',
   almostIntro: '{domain} の確認を続け、レコードが反映され次第接続を完了します。このウィンドウは閉じてもかまいません。',
@@ -106,6 +110,8 @@ export const ja: Messages = {
   connectedIntroPlain: '{domain} は接続されました。',
   securingIntro: '{domain} を保護しています。HTTPS 証明書を発行中です。通常は 1 分もかかりません。',
   secureFailedTitle: '接続済みですが、まだ保護されていません',
+  httpsBlockedTitle: '接続済みですが、HTTPS がブロックされています',
+  httpsBlockedIntro: 'DNS プロバイダーでこれを修正するまで、{domain} の HTTPS 証明書は発行できません。修正後は自動で完了します。',
   secureFailedIntro: '{domain} の HTTPS 証明書を発行できませんでした: {reason}',
   secureFailedNext: '下に挙げた項目を DNS プロバイダーで修正してください。こちらで自動的に再試行します。',
   secureFailedNextPlain: 'こちらで自動的に再試行します。今のところ、ほかに必要な操作はありません。',

@@ -8,7 +8,7 @@ export const ko: Messages = {
   continue: '계속',
   retry: '다시 시도',
   loading: '불러오는 중…',
-  poweredBy: 'Portico로 보호됨',
+  poweredBy: 'Powered by Portico',
   someApp: '이 페이지로 안내한 사이트',
 
   domainLabel: '도메인',
@@ -29,6 +29,7 @@ export const ko: Messages = {
   actionReplace: '교체',
   actionAdd: '추가',
   caaForbids: '{host}의 CAA 레코드가 당사 인증 기관의 인증서 발급을 허용하지 않아 HTTPS를 설정할 수 없습니다. 기존 레코드 옆에 다음 CAA 레코드를 추가하세요:',
+  caaForbidsAll: '{host}의 CAA 레코드가 어떤 인증 기관도 허용하지 않아 HTTPS를 설정할 수 없습니다. DNS 제공업체에서 삭제하세요:',
   acmeDelegated: '{host}의 _acme-challenge 레코드가 인증서 확인을 다른 서비스에 맡기고 있습니다. 여기서는 HTTPS가 그대로 작동합니다. 그 서비스를 더 이상 쓰지 않는다면 삭제하세요:',
 
   providerTitle: 'DNS는 어디에서 관리하나요?',
@@ -89,7 +90,10 @@ export const ko: Messages = {
   backToSteps: '단계로 돌아가기',
   checkedAgo: '마지막 확인: {ago}',
   notChecked: '아직 확인하지 않음',
-  found: { other: '레코드 {total}개 중 {count}개 확인됨' },
+  found: { other: '레코드 {count}개 중 {found}개 확인됨' },
+  unreachable: '지금은 연결 서비스에 접속할 수 없어 표시된 내용이 최신이 아닐 수 있습니다. 계속 자동으로 다시 시도합니다.',
+  reachable: '다시 연결되었습니다. 이 페이지는 최신 상태입니다.',
+  sessionEnded: '세션이 만료되어 이 페이지에서 더 이상 연결을 추적할 수 없습니다. 잃은 것은 없으며 레코드는 계속 확인됩니다. 진행 상황을 보려면 {app}에서 설정을 다시 여세요.',
 
   almostTitle: '거의 다 됐습니다',
   almostIntro: '{domain} 확인을 계속하며, 레코드가 나타나는 즉시 연결을 완료합니다. 이 창은 닫아도 됩니다.',
@@ -106,6 +110,8 @@ export const ko: Messages = {
   connectedIntroPlain: '{domain}이(가) 연결되었습니다.',
   securingIntro: '{domain} 보호 중: HTTPS 인증서를 발급하고 있습니다. 보통 1분 이내에 끝납니다.',
   secureFailedTitle: '연결되었지만 아직 보호되지 않음',
+  httpsBlockedTitle: '연결되었지만 HTTPS가 차단됨',
+  httpsBlockedIntro: 'DNS 제공업체에서 이 문제를 고치기 전까지 {domain}의 HTTPS 인증서를 발급할 수 없습니다. 고쳐지면 나머지는 자동으로 완료됩니다.',
   secureFailedIntro: '{domain}의 HTTPS 인증서를 발급하지 못했습니다: {reason}',
   secureFailedNext: '아래 항목을 DNS 제공업체에서 고치세요. 자동으로 다시 시도합니다.',
   secureFailedNextPlain: '자동으로 다시 시도합니다. 지금은 더 하실 일이 없습니다.',

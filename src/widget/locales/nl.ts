@@ -8,7 +8,7 @@ export const nl: Messages = {
   continue: 'Doorgaan',
   retry: 'Opnieuw proberen',
   loading: 'Laden…',
-  poweredBy: 'Beveiligd door Portico',
+  poweredBy: 'Mogelijk gemaakt door Portico',
   someApp: 'de site die je hierheen stuurde',
 
   domainLabel: 'Je domein',
@@ -29,6 +29,7 @@ export const nl: Messages = {
   actionReplace: 'Vervangen',
   actionAdd: 'Toevoegen',
   caaForbids: 'De CAA-records van {host} staan onze certificaatautoriteit niet toe een certificaat uit te geven, dus HTTPS kan niet worden ingesteld. Voeg dit CAA-record toe naast de bestaande:',
+  caaForbidsAll: 'De CAA-records van {host} staan geen enkele certificaatautoriteit toe, dus HTTPS kan niet worden ingesteld. Verwijder ze bij je DNS-provider:',
   acmeDelegated: 'Een _acme-challenge-record op {host} geeft certificaatcontroles door aan een andere dienst. HTTPS werkt hier toch; verwijder het als u die dienst niet meer gebruikt:',
 
   providerTitle: 'Waar wordt je DNS beheerd?',
@@ -89,7 +90,10 @@ export const nl: Messages = {
   backToSteps: 'Terug naar de stappen',
   checkedAgo: 'Laatst gecontroleerd {ago}',
   notChecked: 'Nog niet gecontroleerd',
-  found: { one: '{count} van {total} record gevonden', other: '{count} van {total} records gevonden' },
+  found: { one: '{found} van {count} record gevonden', other: '{found} van {count} records gevonden' },
+  unreachable: 'We kunnen de verbindingsdienst nu niet bereiken, dus wat je hier ziet is misschien niet actueel. We blijven het zelf proberen.',
+  reachable: 'Weer verbonden. Deze pagina is actueel.',
+  sessionEnded: 'Deze pagina kan de verbinding niet meer volgen: de sessie is verlopen. Er gaat niets verloren, de records worden nog steeds gecontroleerd. Open de instelling opnieuw via {app} om te zien hoe het ervoor staat.',
 
   almostTitle: 'Bijna klaar',
   almostIntro: 'We blijven {domain} controleren en ronden de koppeling af zodra de records verschijnen. Je kunt dit venster sluiten.',
@@ -106,6 +110,8 @@ export const nl: Messages = {
   connectedIntroPlain: '{domain} is gekoppeld.',
   securingIntro: '{domain} wordt beveiligd: het HTTPS-certificaat wordt uitgegeven. Dat duurt meestal minder dan een minuut.',
   secureFailedTitle: 'Gekoppeld, maar nog niet beveiligd',
+  httpsBlockedTitle: 'Verbonden, maar HTTPS is geblokkeerd',
+  httpsBlockedIntro: 'Er kan geen HTTPS-certificaat voor {domain} worden uitgegeven totdat dit bij je DNS-provider is opgelost. Daarna ronden we het zelf af.',
   secureFailedIntro: 'Er kon geen HTTPS-certificaat worden uitgegeven voor {domain}: {reason}',
   secureFailedNext: 'Los wat hieronder staat op bij je DNS-provider. We proberen het zelf opnieuw.',
   secureFailedNextPlain: 'We proberen het zelf opnieuw; je hoeft voorlopig niets meer te doen.',

@@ -8,7 +8,7 @@ export const pl: Messages = {
   continue: 'Dalej',
   retry: 'Spróbuj ponownie',
   loading: 'Wczytywanie…',
-  poweredBy: 'Zabezpieczone przez Portico',
+  poweredBy: 'Działa dzięki Portico',
   someApp: 'witryny, z której tu trafiłeś',
 
   domainLabel: 'Twoja domena',
@@ -29,6 +29,7 @@ export const pl: Messages = {
   actionReplace: 'Zastąp',
   actionAdd: 'Dodaj',
   caaForbids: 'Rekordy CAA domeny {host} nie pozwalają naszemu urzędowi certyfikacji wystawić certyfikatu, więc nie można włączyć HTTPS. Dodaj ten rekord CAA obok istniejących:',
+  caaForbidsAll: 'Rekordy CAA domeny {host} nie pozwalają żadnemu urzędowi certyfikacji, więc nie można skonfigurować HTTPS. Usuń je u swojego dostawcy DNS:',
   acmeDelegated: 'Rekord _acme-challenge w {host} przekazuje sprawdzanie certyfikatów innej usłudze. HTTPS i tak tu działa; usuń go, jeśli już nie korzystasz z tej usługi:',
 
   providerTitle: 'Gdzie zarządzasz swoim DNS?',
@@ -89,7 +90,10 @@ export const pl: Messages = {
   backToSteps: 'Wróć do kroków',
   checkedAgo: 'Ostatnie sprawdzenie {ago}',
   notChecked: 'Jeszcze nie sprawdzono',
-  found: { one: 'Znaleziono {count} z {total} rekordów', few: 'Znaleziono {count} z {total} rekordów', many: 'Znaleziono {count} z {total} rekordów', other: 'Znaleziono {count} z {total} rekordów' },
+  found: { one: 'Znaleziono {found} z {count} rekordu', few: 'Znaleziono {found} z {count} rekordów', many: 'Znaleziono {found} z {count} rekordów', other: 'Znaleziono {found} z {count} rekordu' },
+  unreachable: 'Nie możemy teraz połączyć się z usługą połączeń, więc to, co widzisz, może być nieaktualne. Próbujemy dalej.',
+  reachable: 'Połączenie przywrócone. Ta strona jest aktualna.',
+  sessionEnded: 'Ta strona nie może już śledzić połączenia: sesja wygasła. Nic nie przepadło, rekordy są nadal sprawdzane. Aby zobaczyć, na jakim jest etapie, otwórz konfigurację ponownie w {app}.',
 
   almostTitle: 'Prawie gotowe',
   almostIntro: 'Nadal sprawdzamy {domain} i zakończymy połączenie, gdy tylko pojawią się rekordy. Możesz zamknąć to okno.',
@@ -106,6 +110,8 @@ export const pl: Messages = {
   connectedIntroPlain: '{domain} jest połączona.',
   securingIntro: 'Zabezpieczanie {domain}: trwa wystawianie certyfikatu HTTPS. Zwykle zajmuje to mniej niż minutę.',
   secureFailedTitle: 'Połączono, ale jeszcze bez zabezpieczenia',
+  httpsBlockedTitle: 'Połączono, ale HTTPS jest zablokowany',
+  httpsBlockedIntro: 'Nie można wystawić certyfikatu HTTPS dla {domain}, dopóki nie zostanie to poprawione u Twojego dostawcy DNS. Potem dokończymy sami.',
   secureFailedIntro: 'Nie udało się wystawić certyfikatu HTTPS dla {domain}: {reason}',
   secureFailedNext: 'Popraw to, co wymieniono poniżej, u swojego dostawcy DNS. Spróbujemy ponownie sami.',
   secureFailedNextPlain: 'Spróbujemy ponownie sami; na razie nie musisz nic więcej robić.',

@@ -8,7 +8,7 @@ export const pt: Messages = {
   continue: 'Continuar',
   retry: 'Tentar de novo',
   loading: 'Carregando…',
-  poweredBy: 'Protegido por Portico',
+  poweredBy: 'Com tecnologia Portico',
   someApp: 'o site que enviou você até aqui',
 
   domainLabel: 'Seu domínio',
@@ -29,6 +29,7 @@ export const pt: Messages = {
   actionReplace: 'Substituir',
   actionAdd: 'Adicionar',
   caaForbids: 'Os registros CAA de {host} não permitem que nossa autoridade certificadora emita um certificado, então o HTTPS não pode ser ativado. Adicione este registro CAA ao lado dos existentes:',
+  caaForbidsAll: 'Os registros CAA de {host} não permitem nenhuma autoridade certificadora, então o HTTPS não pode ser configurado. Remova-os no seu provedor de DNS:',
   acmeDelegated: 'Um registro _acme-challenge em {host} entrega a verificação de certificados a outro serviço. O HTTPS funciona mesmo assim; remova-o se não usa mais esse serviço:',
 
   providerTitle: 'Onde seu DNS é gerenciado?',
@@ -89,7 +90,10 @@ export const pt: Messages = {
   backToSteps: 'Voltar aos passos',
   checkedAgo: 'Última verificação {ago}',
   notChecked: 'Ainda não verificado',
-  found: { one: '{count} de {total} registro encontrado', many: '{count} de {total} registros encontrados', other: '{count} de {total} registros encontrados' },
+  found: { one: '{found} de {count} registro encontrado', many: '{found} de {count} de registros encontrados', other: '{found} de {count} registros encontrados' },
+  unreachable: 'Não conseguimos acessar o serviço de conexão agora, então o que você vê pode estar desatualizado. Continuamos tentando.',
+  reachable: 'Conectado novamente. Esta página está atualizada.',
+  sessionEnded: 'Esta página não pode mais acompanhar a conexão: a sessão expirou. Nada se perde, os registros continuam sendo verificados. Para ver como está, abra a configuração novamente em {app}.',
 
   almostTitle: 'Quase lá',
   almostIntro: 'Continuamos verificando {domain} e concluímos a conexão assim que os registros aparecerem. Você pode fechar esta janela.',
@@ -106,6 +110,8 @@ export const pt: Messages = {
   connectedIntroPlain: '{domain} está conectado.',
   securingIntro: 'Protegendo {domain}: o certificado HTTPS está sendo emitido. Isso costuma levar menos de um minuto.',
   secureFailedTitle: 'Conectado, mas ainda não seguro',
+  httpsBlockedTitle: 'Conectado, mas o HTTPS está bloqueado',
+  httpsBlockedIntro: 'Nenhum certificado HTTPS pode ser emitido para {domain} até que isto seja corrigido no seu provedor de DNS. Depois disso, concluímos sozinhos.',
   secureFailedIntro: 'Não foi possível emitir um certificado HTTPS para {domain}: {reason}',
   secureFailedNext: 'Corrija o que está listado abaixo no seu provedor de DNS. Tentamos de novo sozinhos.',
   secureFailedNextPlain: 'Tentamos de novo sozinhos; por enquanto você não precisa fazer mais nada.',

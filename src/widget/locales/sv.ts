@@ -8,7 +8,7 @@ export const sv: Messages = {
   continue: 'Fortsätt',
   retry: 'Försök igen',
   loading: 'Läser in…',
-  poweredBy: 'Skyddas av Portico',
+  poweredBy: 'Drivs av Portico',
   someApp: 'webbplatsen som skickade dig hit',
 
   domainLabel: 'Din domän',
@@ -29,6 +29,7 @@ export const sv: Messages = {
   actionReplace: 'Ersätt',
   actionAdd: 'Lägg till',
   caaForbids: 'CAA-posterna för {host} tillåter inte vår certifikatutfärdare att utfärda ett certifikat, så HTTPS kan inte ställas in. Lägg till den här CAA-posten bredvid de befintliga:',
+  caaForbidsAll: 'CAA-posterna för {host} tillåter ingen certifikatutfärdare, så HTTPS kan inte konfigureras. Ta bort dem hos din DNS-leverantör:',
   acmeDelegated: 'En _acme-challenge-post på {host} lämnar certifikatkontroller till en annan tjänst. HTTPS fungerar ändå här; ta bort den om du inte längre använder tjänsten:',
 
   providerTitle: 'Var hanteras din DNS?',
@@ -89,7 +90,10 @@ export const sv: Messages = {
   backToSteps: 'Tillbaka till stegen',
   checkedAgo: 'Senast kontrollerad {ago}',
   notChecked: 'Inte kontrollerad än',
-  found: { one: '{count} av {total} post hittad', other: '{count} av {total} poster hittade' },
+  found: { one: '{found} av {count} post hittad', other: '{found} av {count} poster hittade' },
+  unreachable: 'Vi når inte anslutningstjänsten just nu, så det du ser kan vara inaktuellt. Vi fortsätter försöka.',
+  reachable: 'Ansluten igen. Sidan är uppdaterad.',
+  sessionEnded: 'Den här sidan kan inte längre följa anslutningen: sessionen har gått ut. Inget går förlorat, posterna kontrolleras fortfarande. Öppna inställningen igen från {app} för att se hur det går.',
 
   almostTitle: 'Nästan klart',
   almostIntro: 'Vi fortsätter att kontrollera {domain} och slutför anslutningen så snart posterna syns. Du kan stänga det här fönstret.',
@@ -106,6 +110,8 @@ export const sv: Messages = {
   connectedIntroPlain: '{domain} är ansluten.',
   securingIntro: '{domain} säkras: HTTPS-certifikatet utfärdas. Det tar oftast under en minut.',
   secureFailedTitle: 'Ansluten, men inte säker än',
+  httpsBlockedTitle: 'Ansluten, men HTTPS är blockerat',
+  httpsBlockedIntro: 'Inget HTTPS-certifikat kan utfärdas för {domain} förrän detta är åtgärdat hos din DNS-leverantör. Sedan gör vi klart själva.',
   secureFailedIntro: 'Inget HTTPS-certifikat kunde utfärdas för {domain}: {reason}',
   secureFailedNext: 'Åtgärda det som listas nedan hos din DNS-leverantör. Vi försöker igen av oss själva.',
   secureFailedNextPlain: 'Vi försöker igen av oss själva; du behöver inte göra något mer just nu.',

@@ -8,7 +8,7 @@ export const tr: Messages = {
   continue: 'Devam',
   retry: 'Tekrar dene',
   loading: 'Yükleniyor…',
-  poweredBy: 'Portico ile korunur',
+  poweredBy: 'Portico altyapısıyla',
   someApp: 'sizi buraya gönderen site',
 
   domainLabel: 'Alan adınız',
@@ -29,6 +29,7 @@ export const tr: Messages = {
   actionReplace: 'Değiştir',
   actionAdd: 'Ekle',
   caaForbids: '{host} alan adının CAA kayıtları sertifika yetkilimizin sertifika vermesine izin vermiyor, bu yüzden HTTPS kurulamıyor. Bu CAA kaydını mevcut olanların yanına ekleyin:',
+  caaForbidsAll: '{host} için CAA kayıtları hiçbir sertifika yetkilisine izin vermiyor, bu yüzden HTTPS kurulamaz. Bunları DNS sağlayıcınızda kaldırın:',
   acmeDelegated: '{host} üzerindeki bir _acme-challenge kaydı sertifika doğrulamasını başka bir hizmete bırakıyor. HTTPS burada yine de çalışır; o hizmeti artık kullanmıyorsanız kaydı silin:',
 
   providerTitle: 'DNS’iniz nerede yönetiliyor?',
@@ -89,7 +90,10 @@ export const tr: Messages = {
   backToSteps: 'Adımlara dön',
   checkedAgo: 'Son kontrol {ago}',
   notChecked: 'Henüz kontrol edilmedi',
-  found: { one: '{total} kayıttan {count} tanesi bulundu', other: '{total} kayıttan {count} tanesi bulundu' },
+  found: { one: '{count} kayıttan {found} tanesi bulundu', other: '{count} kayıttan {found} tanesi bulundu' },
+  unreachable: 'Bağlantı hizmetine şu anda ulaşamıyoruz; burada gördükleriniz güncel olmayabilir. Denemeye devam ediyoruz.',
+  reachable: 'Yeniden bağlandı. Bu sayfa güncel.',
+  sessionEnded: 'Bu sayfa artık bağlantıyı izleyemiyor: oturumun süresi doldu. Hiçbir şey kaybolmadı, kayıtlar hâlâ denetleniyor. Durumu görmek için kurulumu {app} üzerinden yeniden açın.',
 
   almostTitle: 'Neredeyse bitti',
   almostIntro: '{domain} alan adını kontrol etmeye devam ediyoruz ve kayıtlar görünür görünmez bağlantıyı tamamlıyoruz. Bu pencereyi kapatabilirsiniz.',
@@ -106,6 +110,8 @@ export const tr: Messages = {
   connectedIntroPlain: '{domain} bağlandı.',
   securingIntro: '{domain} güvenceye alınıyor: HTTPS sertifikası düzenleniyor. Bu genellikle bir dakikadan kısa sürer.',
   secureFailedTitle: 'Bağlandı, ama henüz güvende değil',
+  httpsBlockedTitle: 'Bağlandı, ancak HTTPS engellendi',
+  httpsBlockedIntro: 'Bu sorun DNS sağlayıcınızda düzeltilene kadar {domain} için HTTPS sertifikası verilemez. Düzeltildiğinde gerisini biz tamamlarız.',
   secureFailedIntro: '{domain} için HTTPS sertifikası düzenlenemedi: {reason}',
   secureFailedNext: 'Aşağıda listelenenleri DNS sağlayıcınızda düzeltin. Kendimiz tekrar deneriz.',
   secureFailedNextPlain: 'Kendimiz tekrar deneriz; şimdilik başka bir şey yapmanız gerekmiyor.',

@@ -8,7 +8,7 @@ export const zh: Messages = {
   continue: '继续',
   retry: '重试',
   loading: '正在加载…',
-  poweredBy: '由 Portico 保护',
+  poweredBy: '由 Portico 提供支持',
   someApp: '将您引导至此的网站',
 
   domainLabel: '您的域名',
@@ -29,6 +29,7 @@ export const zh: Messages = {
   actionReplace: '替换',
   actionAdd: '添加',
   caaForbids: '{host} 的 CAA 记录不允许我们的证书颁发机构签发证书，因此无法启用 HTTPS。请在现有记录之外添加这条 CAA 记录：',
+  caaForbidsAll: '{host} 的 CAA 记录不允许任何证书颁发机构签发证书，因此无法设置 HTTPS。请在您的 DNS 服务商处删除它们：',
   acmeDelegated: '{host} 上的 _acme-challenge 记录把证书验证交给了另一项服务。这里的 HTTPS 不受影响；如果不再使用该服务，请将其删除：',
 
   providerTitle: '您的 DNS 在哪里管理？',
@@ -89,7 +90,10 @@ export const zh: Messages = {
   backToSteps: '返回步骤',
   checkedAgo: '上次检查：{ago}',
   notChecked: '尚未检查',
-  found: { other: '已找到 {total} 条记录中的 {count} 条' },
+  found: { other: '已找到 {count} 条记录中的 {found} 条' },
+  unreachable: '目前无法连接到连接服务，因此这里显示的内容可能不是最新的。我们会继续自动重试。',
+  reachable: '已重新连接。此页面已是最新。',
+  sessionEnded: '此页面已无法继续跟踪连接：会话已过期。没有任何丢失，记录仍在检查中。要查看进度，请从 {app} 重新打开设置。',
 
   almostTitle: '即将完成',
   almostIntro: '我们会继续检查 {domain}，记录一出现就完成连接。您可以关闭此窗口。',
@@ -106,6 +110,8 @@ export const zh: Messages = {
   connectedIntroPlain: '{domain} 已连接。',
   securingIntro: '正在保护 {domain}：正在签发其 HTTPS 证书，通常不到一分钟。',
   secureFailedTitle: '已连接，但尚未受到保护',
+  httpsBlockedTitle: '已连接，但 HTTPS 被阻止',
+  httpsBlockedIntro: '在您的 DNS 服务商处修正此问题之前，无法为 {domain} 签发 HTTPS 证书。修正后，我们会自动完成。',
   secureFailedIntro: '无法为 {domain} 签发 HTTPS 证书：{reason}',
   secureFailedNext: '请在您的 DNS 服务商处修正下方列出的问题。我们会自动重试。',
   secureFailedNextPlain: '我们会自动重试；目前您无需再做任何操作。',
