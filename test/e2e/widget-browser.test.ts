@@ -336,7 +336,7 @@ describe('the widget in Chromium', () => {
     await page.getByRole('textbox', { name: 'Your domain' }).waitFor()
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab')
-      expect(await page.evaluate(() => !!document.activeElement?.closest('.je-root'))).toBe(true)
+      expect(await page.evaluate(() => !!document.activeElement?.closest('[data-portico]'))).toBe(true)
     }
     await page.keyboard.press('Escape')
     expect(await page.locator('.je-root').count()).toBe(1)
@@ -357,7 +357,7 @@ describe('the widget in Chromium', () => {
       locale: 'fr-CA',
       whiteLabel: { colors: { primary: '#0a7d33' }, borderRadius: 4, tokens: { 'font-size': '17px', 'badge-gap': '6px' } },
     })
-    const root = page.locator('#slot .je-root')
+    const root = page.locator('#slot [data-portico]')
     await root.getByRole('heading', { name: 'Connectez votre domaine' }).waitFor()
     expect(await page.locator('.je-overlay').count()).toBe(0)
     expect(await root.getAttribute('lang')).toBe('fr')
@@ -404,16 +404,17 @@ async function screen(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: `${SCREENS}/${name}-${width}.png` })
     if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
     const violations = await page.evaluate(async () => {
-      const r = await (window as any).axe.run('.je-root', { resultTypes: ['violations'] })
+      const r = await (window as any).axe.run(document.querySelector('[data-portico]'), { resultTypes: ['violations'] })
       return r.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`)
     })
     expect({ name, width, violations }).toEqual({ name, width, violations: [] })
     const layout = await page.evaluate(() => {
-      const small = [...document.querySelectorAll<HTMLElement>('.je-root button')]
+      const shadow = document.querySelector('[data-portico]')!.shadowRoot!
+      const small = [...shadow.querySelectorAll<HTMLElement>('.je-root button')]
         .map((b) => ({ text: b.textContent, r: b.getBoundingClientRect() }))
         .filter((b) => b.r.height < 44 || b.r.width < 44)
         .map((b) => `${b.text} ${Math.round(b.r.width)}x${Math.round(b.r.height)}`)
-      const broken = [...document.querySelectorAll('.je-type')].filter((td) => {
+      const broken = [...shadow.querySelectorAll('.je-type')].filter((td) => {
         const range = document.createRange()
         range.selectNodeContents(td)
         return range.getClientRects().length > 1
@@ -623,10 +624,10 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()))
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `yellow${++seq}.${zone}`, whiteLabel: { colors: { primary: '#ffd400' }, logo: 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', hideLogo: true } })
     await page.locator('#je-added').waitFor()
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('#je-added')!).color)).toBe('rgb(0, 0, 0)')
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-portico]')!.shadowRoot!.querySelector('#je-added')!).color)).toBe('rgb(0, 0, 0)')
     expect(warnings.some((w) => w.includes('#ffd400'))).toBe(true)
     expect(await page.locator('.je-logo').count()).toBe(0)
-    expect(await page.locator('.je-foot').innerText()).toBe('Secured by Portico')
+    expect(await page.locator('.je-foot').innerText()).toBe('Powered by Portico')
     await screen(page, '16-low-contrast-colour')
     await page.close()
   }, BROWSER_TIMEOUT)

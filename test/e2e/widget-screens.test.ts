@@ -43,7 +43,9 @@ afterAll(async () => {
 /** What a person sees of the screen: layout facts measured in the page. */
 function look(page: Page) {
   return page.evaluate(() => {
-    const root = document.querySelector<HTMLElement>('.je-root')!
+    // The dialog element (in the page: lang, dir and the heading) and its box (in its shadow root).
+    const host = document.querySelector<HTMLElement>('[data-portico]')!
+    const root = host.shadowRoot!.querySelector<HTMLElement>('.je-root')!
     const box = root.getBoundingClientRect()
     const vh = window.innerHeight
     const inView = (el: Element | null) => {
@@ -62,15 +64,15 @@ function look(page: Page) {
       .filter((el) => getComputedStyle(el).overflowX === 'visible' || el.scrollWidth > el.clientWidth + 1)
       .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}: ${el.textContent!.trim().slice(0, 40)}`)
     return {
-      lang: root.getAttribute('lang'),
+      lang: host.getAttribute('lang'),
       scrolledTop: root.scrollTop === 0,
-      titleInView: inView(root.querySelector('h2')),
+      titleInView: inView(host.querySelector('h2')),
       warningInView: inView(root.querySelector('.je-warn')),
       firstConflictInView: inView(root.querySelector('#je-conflicts tbody tr')),
       horizontalScroll: root.scrollWidth > root.clientWidth + 1,
       overflowing: overflowing.slice(0, 5),
       live: [...root.querySelectorAll('[aria-live],[role="status"],[role="alert"]')].map((el) => el.getAttribute('role') ?? `aria-live=${el.getAttribute('aria-live')}`),
-      headingBreak: getComputedStyle(root.querySelector('h2')!).wordBreak,
+      headingBreak: getComputedStyle(host.querySelector('h2')!).wordBreak,
     }
   })
 }
@@ -78,7 +80,7 @@ function look(page: Page) {
 async function axe(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
   return page.evaluate(async () => {
-    const r = await (window as any).axe.run('.je-root', { resultTypes: ['violations'] })
+    const r = await (window as any).axe.run(document.querySelector('[data-portico]'), { resultTypes: ['violations'] })
     return r.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`)
   })
 }

@@ -191,7 +191,7 @@ export async function tour(o: TourOptions): Promise<void> {
   await open({})
   await waitFor('#je-domain')
   await page.locator('.je-root[lang]').waitFor()
-  await page.waitForFunction(() => !document.querySelector('.je-root .je-spin'))
+  await page.waitForFunction(() => !document.querySelector('[data-portico]')?.shadowRoot?.querySelector('.je-root .je-spin'))
   await o.at('01-enter-domain')
   await typeDomain('nowhere-at-all.example')
   await waitFor('#je-domain[aria-invalid="true"]')
@@ -207,7 +207,7 @@ export async function tour(o: TourOptions): Promise<void> {
   await page.locator('#je-back').click()
   await typeDomain('shop.example.com')
   await waitFor('#je-records')
-  await page.waitForFunction(() => document.querySelectorAll('.je-steps li').length > 0)
+  await page.waitForFunction(() => (document.querySelector('[data-portico]')?.shadowRoot?.querySelectorAll('.je-steps li').length ?? 0) > 0)
   await o.at('05-manual')
   await page.locator('#je-share').click()
   await waitFor('#je-link')
@@ -225,7 +225,7 @@ export async function tour(o: TourOptions): Promise<void> {
   await o.at('09-connected-securing')
   change({ secure: 'secured' })
   await until('#je-success[data-secure="secured"]')
-  await page.evaluate(() => document.querySelector('.je-confetti')?.remove())
+  await page.evaluate(() => document.querySelector('[data-portico]')?.shadowRoot?.querySelector('.je-confetti')?.remove())
   await o.at('10-connected-secure')
 
   // Connected, but the CA may not issue: a CAA record in the way.

@@ -233,3 +233,36 @@ describe('checkRecords', () => {
     }
   })
 })
+
+describe('getToken: the widget token renewed', () => {
+  const jwt = (exp: number) => `h.${btoa(JSON.stringify({ exp })).replace(/=+$/, '')}.s`
+
+  test('a minute before it expires, one renewal however many calls ask; a 401 asks once more, then the call is retried with the new token', async () => {
+    const { Session, client } = await import('../../src/widget/api.ts')
+    let now = 1_000_000
+    let minted = 0
+    const s = new Session(jwt(now / 1000 + 3600), async () => jwt(now / 1000 + 3600 + ++minted), () => now)
+    expect(await s.current()).toBe(jwt(now / 1000 + 3600))
+    expect(minted).toBe(0)
+    now += 3600_000 - 30_000
+    const [a, b] = await Promise.all([s.current(), s.current()])
+    expect(minted).toBe(1)
+    expect(a).toBe(b)
+    // Refused: the stand-in answers 401 to the old token only.
+    const good = new Set<string>()
+    const stand = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => (good.has(req.headers.get('authorization')!.slice(7)) ? Response.json({ ok: true }) : Response.json({ code: 'unauthorized', title: 'expired' }, { status: 401 })) })
+    try {
+      const renewing = new Session('old', async () => {
+        good.add('new')
+        return 'new'
+      })
+      expect(await client(`http://127.0.0.1:${stand.port}/v1`, renewing).call('GET', '/x')).toEqual({ ok: true })
+      // Without getToken (or when it gives nothing) the 401 stands: a SessionError.
+      const ended = new Session('old', async () => '')
+      const err = await client(`http://127.0.0.1:${stand.port}/v1`, ended).call('GET', '/x').catch((e) => e)
+      expect([err.status, err.sdkCode]).toEqual([401, 'SessionError'])
+    } finally {
+      stand.stop(true)
+    }
+  })
+})
