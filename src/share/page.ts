@@ -92,7 +92,9 @@ function steps(s: Strings, locale: Locale, shared: Shared): string[] {
 }
 
 function recordItem(s: Strings, shared: Shared, r: Shared['records'][number], i: number, found: Set<string>): string {
-  const host = r.host === '@' ? t(s, 'apexHost', { apex: shared.apex_domain }) : `<code>${esc(r.host)}</code>`
+  // The host as it is typed (`@` for the apex, explained beside it), with its own Copy.
+  const hostCopy = `<button type="button" class="copy" data-copy="share-h${i}" aria-label="${t(s, 'copyHostLabel', { type: r.type, host: r.host })}" hidden>${t(s, 'copy')}</button>`
+  const host = r.host === '@' ? `<code id="share-h${i}">@</code> ${t(s, 'apexHost', { apex: shared.apex_domain }).replace(/^@\s*/, '')}${hostCopy}` : `<code id="share-h${i}">${esc(r.host)}</code>${hostCopy}`
   const state = found.has(keyOf(r)) ? 'found' : 'missing'
   const value = r.type === 'MX' && r.priority !== undefined ? `${r.priority} ${r.value}` : r.value
   const copyLabel = t(s, 'copyLabel', { type: r.type, host: r.host })

@@ -190,7 +190,7 @@ export async function tour(o: TourOptions): Promise<void> {
   // The manual rail, from the domain field to secured.
   await open({})
   await waitFor('#je-domain')
-  await page.locator('.je-root[lang]').waitFor()
+  await page.locator('[data-portico][lang]').waitFor()
   await page.waitForFunction(() => !document.querySelector('[data-portico]')?.shadowRoot?.querySelector('.je-root .je-spin'))
   await o.at('01-enter-domain')
   await typeDomain('nowhere-at-all.example')
