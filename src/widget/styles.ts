@@ -118,22 +118,36 @@ const v = (name: string) => `var(--je-${name})`
 
 /**
  * The widget's stylesheet, applied inside its shadow root (ui.ts), so the host page's rules never reach
- * it. The host element and the heading (the dialog's name, kept in the page so the dialog is named by
- * id) are the two boxes the page's rules could touch: their declarations are `!important`, which in a
- * shadow tree wins over the page's own, `!important` or not (CSS Cascade 5, "Context"). `all: initial`
- * on the host stops the page's inherited properties (font, colour, letter spacing, …) at the door.
- * Directions are logical (inline-start/end), so right-to-left locales mirror as they should.
+ * it. The host element and the screen's words slotted into it (heading, paragraphs, list items: kept
+ * in the page so the dialog is named and described by id and read by the page's scripts) are the
+ * boxes the page's rules could touch: their declarations here are `!important`, which in a shadow tree
+ * wins over the page's own, `!important` or not (CSS Cascade 5, "Context"). `all: initial` on the host
+ * stops the page's inherited properties (font, colour, letter spacing, …) at the door; `all: unset` on
+ * each slotted word undoes whatever the page set on it, so it inherits the widget's look through its
+ * slot (`direction` and `unicode-bidi`, which `all` leaves alone, are reset by name; the page's
+ * generated content is removed). The words are text only (ui.ts lifts no element with children), so
+ * nothing below them is left for the page to reach. Directions are logical (inline-start/end), so
+ * right-to-left locales mirror as they should.
  */
 export const STYLESHEET = `
 :host{all:initial!important;display:block!important;direction:ltr!important;font-size:${v('font-size')}!important}
 :host([dir=rtl]){direction:rtl!important}
 :host([aria-modal]){position:fixed!important;inset:0!important;background:${v('color-overlay')}!important;display:flex!important;align-items:center!important;justify-content:center!important;z-index:${v('z-index')}!important}
 :host([hidden]){display:none!important}
-::slotted(h2){all:initial!important;display:block!important;font-family:${v('font-family')}!important;font-size:${v('font-size-title')}!important;font-weight:${v('font-weight-title')}!important;line-height:1.3!important;color:${v('color-text')}!important;margin:0 0 ${v('space-3')}!important;margin-inline-end:${v('space-6')}!important;overflow-wrap:break-word!important}
+::slotted(*){all:unset!important;display:block!important;direction:inherit!important;unicode-bidi:normal!important}
+::slotted(*)::before,::slotted(*)::after{content:none!important}
+::slotted([hidden]){display:none!important}
+::slotted(h2){font-size:${v('font-size-title')}!important;font-weight:${v('font-weight-title')}!important;line-height:1.3!important;margin:0 0 ${v('space-3')}!important;margin-inline-end:${v('space-6')}!important;overflow-wrap:break-word!important}
+::slotted(h2:lang(ja)),::slotted(h2:lang(ko)){word-break:keep-all!important;overflow-wrap:anywhere!important}
 ::slotted(h2:focus){outline:none!important}
 ::slotted(h2:focus-visible){outline:2px solid ${v('color-focus')}!important;outline-offset:2px!important}
-::slotted(h2:lang(ja)){word-break:keep-all!important;overflow-wrap:anywhere!important;line-break:strict!important}
-::slotted(h2:lang(ko)){word-break:keep-all!important;overflow-wrap:anywhere!important}
+::slotted(p){margin:0 0 ${v('space-3')}!important;overflow-wrap:break-word!important}
+::slotted(li){display:list-item!important;overflow-wrap:break-word!important}
+::slotted(.je-plain){margin:0!important}
+::slotted(.je-warn){font-weight:600!important}
+::slotted(.je-err){color:${v('color-error')}!important}
+::slotted(.je-ok){color:${v('color-success')}!important}
+::slotted(.je-hint),::slotted(.je-small){font-size:${v('font-size-small')}!important;color:${v('color-muted')}!important}
 .je-root{box-sizing:border-box;font-family:${v('font-family')};font-size:${v('font-size')};line-height:${v('line-height')};color:${v('color-text')};background:${v('color-background')};border-radius:${v('radius')};padding:${v('space-6')};width:min(${v('dialog-width')},calc(100vw - 32px));max-height:calc(100vh - 32px);max-height:calc(100dvh - 32px);overflow:auto;position:relative;text-align:start}
 :host([aria-modal]) .je-root{box-shadow:${v('dialog-shadow')}}
 .je-root *{box-sizing:border-box}
@@ -150,9 +164,7 @@ export const STYLESHEET = `
 .je-row{display:flex;gap:${v('space-2')};flex-wrap:wrap;margin-top:${v('space-4')}}
 .je-root label{display:block;font-weight:600;margin-bottom:${v('space-1')}}
 .je-root input,.je-root select{font:inherit;width:100%;padding:${v('space-2')};border:1px solid ${v('color-border')};border-radius:${v('radius-button')};background:${v('color-background')};color:inherit}
-.je-hint,.je-small{font-size:${v('font-size-small')};color:${v('color-muted')}}
-.je-err{color:${v('color-error')}}
-.je-ok{color:${v('color-success')}}
+.je-small{font-size:${v('font-size-small')};color:${v('color-muted')}}
 .je-table{width:100%;border-collapse:collapse;font-size:${v('font-size-small')};margin:${v('space-3')} 0}
 .je-table th,.je-table td{text-align:start;padding:${v('space-2')};border-bottom:1px solid ${v('color-border')};vertical-align:top;overflow-wrap:anywhere}
 .je-table th,.je-table .je-type,.je-table .je-st,.je-copy{white-space:nowrap;overflow-wrap:normal}
@@ -178,9 +190,8 @@ export const STYLESHEET = `
 }
 @media (prefers-reduced-motion:reduce){.je-spin,.je-confetti i{animation:none}}
 .je-root [hidden]{display:none}
-.je-warn{font-weight:600}
 .je-note{border-inline-start:3px solid ${v('color-error')};padding-inline-start:${v('space-2')}}
-.je-root p,.je-root li,.je-root label{overflow-wrap:break-word}
+.je-root p,.je-root label{overflow-wrap:break-word}
 .je-root:lang(ja),.je-root:lang(zh){line-break:strict}
 .je-root:lang(ja) .je-btn{word-break:keep-all;overflow-wrap:anywhere}
 @supports (word-break:auto-phrase){.je-root:lang(ja),.je-root:lang(ja) .je-btn{word-break:auto-phrase}}

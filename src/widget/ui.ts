@@ -1,18 +1,22 @@
 // The widget's dialog: one accessible container the flow renders screens into. Invariants: the
-// dialog element (role="dialog") and its heading are in the page, everything else in the dialog's open
-// shadow root, styled by constructable stylesheets (no `style` attribute, no inline <style>: a host
-// CSP without 'unsafe-inline' changes nothing; where a browser lacks them, a <style> carrying the
-// host's `nonce`), so the page's CSS neither hides nor restyles anything; the heading stays in the page
-// because the dialog is named by id (`aria-labelledby` does not cross into a shadow root) and the page's
-// own scripts find the dialog and its name there. A modal dialog traps Tab focus inside itself and
-// Escape asks to dismiss it (WAI-ARIA Authoring Practices, "Dialog (Modal) Pattern"); focus returns to
-// where it was when the dialog goes away; a new screen opens at its top (focus moves without scrolling,
-// the dialog scrolls to its start), an update of the same screen keeps focus and scroll where the
-// person left them; only status changes are announced, through one polite status region (the screens
-// themselves are not live regions); the host page behind a modal dialog is `inert` until it closes.
-// The direction (`dir`) follows the locale shown, whatever the host page's. Embedded mode renders
-// inline in the host's container, without overlay. `hideLogo` hides only the integrator's logo (and a
-// logo that does not load is hidden); `hideFooter` the "Powered by" line; `hideClose` the ×.
+// dialog element (role="dialog") is in the page with the screen's words: its heading and its prose
+// (every paragraph and list item that holds only text, warnings and errors among them) are slotted
+// light-DOM children, so the dialog is named and described by id (`aria-labelledby`, `aria-describedby`:
+// id references do not cross a shadow boundary), a field inside is described by its hint through
+// element references, and the page's own scripts read what the person reads (`innerText`). Everything
+// else (controls, tables, layout) is in the dialog's open shadow root, styled by constructable
+// stylesheets (no `style` attribute, no inline <style>: a host CSP without 'unsafe-inline' changes
+// nothing; where a browser lacks them, a <style> carrying the host's `nonce`). The page's CSS neither
+// hides nor restyles anything: the shadow tree is out of its reach, and the slotted words are sealed
+// from inside (styles.ts). A modal dialog traps Tab focus inside itself and Escape asks to dismiss it
+// (WAI-ARIA Authoring Practices, "Dialog (Modal) Pattern"); focus returns to where it was when the
+// dialog goes away; a new screen opens at its top (focus moves without scrolling, the dialog scrolls to
+// its start), an update of the same screen keeps focus and scroll where the person left them; only
+// status changes are announced, through one polite status region (the screens themselves are not live
+// regions); the host page behind a modal dialog is `inert` until it closes. The direction (`dir`)
+// follows the locale shown, whatever the host page's. Embedded mode renders inline in the host's
+// container, without overlay. `hideLogo` hides only the integrator's logo (and a logo that does not
+// load is hidden); `hideFooter` the "Powered by" line; `hideClose` the ×.
 import { directionOf } from './locale.ts'
 import { STYLESHEET } from './styles.ts'
 import type { Translator } from './i18n.ts'
@@ -33,6 +37,9 @@ export function h(tag: string, attrs: Attrs = {}, ...children: (Child | Child[])
 }
 
 const FOCUSABLE = 'a[href],button:not([disabled]),input:not([disabled]),select:not([disabled]),textarea,[tabindex]:not([tabindex="-1"])'
+
+/** Element references (`ariaDescribedByElements`) reach from the shadow tree to the page; ids do not. */
+const reflects = typeof Element !== 'undefined' && 'ariaDescribedByElements' in Element.prototype
 
 const constructable = typeof CSSStyleSheet !== 'undefined' && 'replaceSync' in CSSStyleSheet.prototype && typeof ShadowRoot !== 'undefined' && 'adoptedStyleSheets' in ShadowRoot.prototype
 let base: CSSStyleSheet | null = null
@@ -87,6 +94,8 @@ export class Dialog {
   private readonly status = h('div', { class: 'je-sr', role: 'status' })
   /** Host elements this dialog made inert, to restore exactly those. */
   private readonly inerted: Element[] = []
+  /** The screen's words, slotted into the page (see the header). */
+  private words: HTMLElement[] = []
 
   constructor(private readonly o: DialogOptions) {
     injectStyles()
@@ -156,7 +165,38 @@ export class Dialog {
   }
 
   private byId(id: string): HTMLElement | null {
-    return this.shadow.getElementById(id) ?? (this.title.id === id ? this.title : null)
+    return this.shadow.getElementById(id) ?? [this.title, ...this.words].find((w) => w.id === id) ?? null
+  }
+
+  /**
+   * Moves the screen's words into the page: each paragraph or list item holding only text leaves a
+   * named slot where it stood and becomes a child of the dialog element. A field's `aria-describedby`
+   * that now points into the page becomes an element reference; the dialog is described by the
+   * screen's warnings and errors and its first plain paragraph. Without element references, a field's
+   * hint stays beside its field (described by id, unread by text probes).
+   */
+  private lift(): void {
+    // Content shown again (a form kept across renders) gets its words back before they are lifted anew.
+    for (const w of this.words) this.body.querySelector(`slot[name="${w.slot}"]`)?.replaceWith(w) ?? w.remove()
+    this.words = []
+    const hints = reflects ? '' : ` ${[...this.body.querySelectorAll('[aria-describedby]')].map((e) => e.getAttribute('aria-describedby')).join(' ')} `
+    for (const el of this.body.querySelectorAll<HTMLElement>('p,li')) {
+      if ([...el.childNodes].some((c) => c.nodeType !== Node.TEXT_NODE) || (el.id && hints.includes(` ${el.id} `))) continue
+      el.slot = `w${this.words.length}`
+      el.replaceWith(h('slot', { name: el.slot }))
+      this.words.push(el)
+    }
+    this.host.append(...this.words)
+    if (reflects) {
+      for (const el of this.body.querySelectorAll<HTMLElement>('[aria-describedby]')) {
+        el.ariaDescribedByElements = el.getAttribute('aria-describedby')!.split(/\s+/).map((id) => this.byId(id)).filter((x): x is HTMLElement => !!x)
+      }
+    }
+    const warnings = this.words.filter((w) => /\bje-(warn|err)\b/.test(w.className))
+    const first = this.words.find((w) => w.tagName === 'P' && !w.className)
+    const described = [...warnings, ...(first ? [first] : [])].map((w, i) => (w.id ||= `${this.title.id}-d${i}`))
+    if (described.length) this.host.setAttribute('aria-describedby', described.join(' '))
+    else this.host.removeAttribute('aria-describedby')
   }
 
   private inside(el: Element | null): boolean {
@@ -175,6 +215,7 @@ export class Dialog {
     const top = scroller.scrollTop
     this.title.textContent = title
     this.body.replaceChildren(...content.flat().filter((c): c is Node | string => !!c))
+    this.lift()
     if (!opts.fresh) {
       scroller.scrollTop = top
       if (keep) {

@@ -641,7 +641,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `loc${++seq}.${zone}`, locale })
       await page.locator('#je-added').waitFor()
       expect(await page.locator('[data-portico] h2').innerText()).toBe(heading)
-      expect(await page.locator('.je-steps li').first().innerText()).toContain(step)
+      expect(await page.locator('[data-portico] > li').first().innerText()).toContain(step)
       await screen(page, `17-manual-${locale}`)
       await page.close()
     }

@@ -29,7 +29,9 @@ let seq = 0
 const NONCE = 'hostnonce123'
 const HOSTILE_CSS = `* { box-sizing: content-box !important; font-size: 30px !important; letter-spacing: 3px !important; color: red !important }
 button { display: none !important } h2 { display: none !important } div { background: yellow !important; padding: 40px !important }
-[role="dialog"] { display: none !important } table td { display: none !important }`
+[role="dialog"] { display: none !important } table td { display: none !important }
+p, li { display: none !important; direction: rtl !important; unicode-bidi: bidi-override !important; margin: 90px !important }
+*::before { content: "»" !important }`
 
 /** The integrator's page; `kind` picks its hostility. */
 function hostPage(kind: string, portico: string): Response {
@@ -155,12 +157,57 @@ describe('the widget on hostile host pages', () => {
     expect(await go.isVisible()).toBe(true)
     expect(await go.evaluate((el) => [getComputedStyle(el).fontSize, getComputedStyle(el).letterSpacing, getComputedStyle(el).color])).toEqual(['15px', 'normal', 'rgb(255, 255, 255)'])
     expect(await pg.locator('[role="dialog"] h2').evaluate((el) => [getComputedStyle(el).display, getComputedStyle(el).fontSize])).toEqual(['block', '20px'])
+    // The screen's words are in the page (slotted), where the page's rules reach them: sealed all the same.
+    const intro = pg.getByText('Add the records below at your DNS provider')
+    expect(await intro.evaluate((el) => [el.parentElement?.getAttribute('role'), ...['display', 'fontSize', 'color', 'letterSpacing', 'direction', 'unicodeBidi', 'marginTop'].map((k) => getComputedStyle(el).getPropertyValue(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))), getComputedStyle(el, '::before').content])).toEqual(['dialog', 'block', '15px', 'rgb(27, 31, 41)', 'normal', 'ltr', 'normal', '0px', 'none'])
+    expect(await pg.locator('[data-portico] > li').first().evaluate((el) => [getComputedStyle(el).display, getComputedStyle(el).fontSize])).toEqual(['list-item', '15px'])
     await shot(pg, 'widget-hostile-css')
     expect(await pg.locator('.je-table td').first().isVisible()).toBe(true)
     await go.click()
     await pg.locator('#je-status').waitFor()
     await shot(pg, 'widget-hostile-css-waiting')
     await pg.context().close()
+  }, TIMEOUT)
+
+  test('what a screen reader and the page\'s own scripts read: the dialog named by its heading and described by its warning, a field by its error, the words in innerText', async () => {
+    const pg = await page('hostile', { width: 375, height: 667 })
+    const domain = `shop${++seq}.${zone}`
+    await pdns.setRecords(domain, 'A', ['192.0.2.44'])
+    await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
+    await pg.getByRole('dialog', { name: 'Records already in place' }).waitFor()
+    const warning = `These records on ${domain} stand in the way. Remove or replace them at your DNS provider:`
+    // The accessibility tree Chromium hands to screen readers (CDP), not the attributes.
+    const ax = async () => {
+      const cdp = await pg.context().newCDPSession(pg)
+      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string }; description?: { value: string } }[] }
+      await cdp.detach()
+      return nodes.filter((n) => !n.ignored && ['dialog', 'textbox'].includes(n.role?.value ?? '')).map((n) => ({ role: n.role!.value, name: n.name?.value, description: n.description?.value }))
+    }
+    expect(await ax()).toEqual([{ role: 'dialog', name: 'Records already in place', description: warning }])
+    // What a text probe of the page reads of the dialog: the heading and the words, not only the heading.
+    expect(await pg.locator('[role="dialog"]').innerText()).toBe(`Records already in place\n\n${warning}`)
+    await pg.getByRole('button', { name: 'Continue' }).click()
+    await pg.locator('#je-added').waitFor()
+    const text = await pg.locator('[role="dialog"]').innerText()
+    for (const words of ['Add these DNS records', `Some records already on ${domain} are in the way. Remove them first:`, `Add the records below at your DNS provider for ${domain}.`, 'Add each record below exactly as shown']) expect(text).toContain(words)
+    await pg.context().close()
+
+    // A field and its error: the field is described by the words under it, across the shadow boundary.
+    const typed = `nowhere${++seq}${Date.now().toString(36)}.test`
+    const pe = await page('hostile')
+    await open(pe, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites' })
+    await pe.locator('#je-domain').fill(typed)
+    await pe.locator('#je-domain').press('Enter')
+    await pe.locator('#je-domain[aria-invalid="true"]').waitFor()
+    const error = await pe.locator('#je-domain-hint').innerText()
+    const seen = await (async () => {
+      const cdp = await pe.context().newCDPSession(pe)
+      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string }; description?: { value: string } }[] }
+      return nodes.filter((n) => !n.ignored && n.role?.value === 'textbox').map((n) => ({ name: n.name?.value, description: n.description?.value }))
+    })()
+    expect(seen).toEqual([{ name: 'Your domain', description: error }])
+    expect(await pe.locator('[role="dialog"]').innerText()).toContain(error)
+    await pe.context().close()
   }, TIMEOUT)
 
   test('right-to-left: Arabic on a phone is rtl with its table mirrored and values left-to-right; English on an rtl host stays ltr', async () => {

@@ -207,7 +207,7 @@ export async function tour(o: TourOptions): Promise<void> {
   await page.locator('#je-back').click()
   await typeDomain('shop.example.com')
   await waitFor('#je-records')
-  await page.waitForFunction(() => (document.querySelector('[data-portico]')?.shadowRoot?.querySelectorAll('.je-steps li').length ?? 0) > 0)
+  await page.waitForFunction(() => document.querySelectorAll('[data-portico] > li').length > 0)
   await o.at('05-manual')
   await page.locator('#je-share').click()
   await waitFor('#je-link')
@@ -239,7 +239,7 @@ export async function tour(o: TourOptions): Promise<void> {
     secureError: 'CAA record for example.com prevents issuance',
     conflicts: [{ kind: 'certificate', type: 'CAA', host: '@', value: '0 issue "other-ca.example"', desired: { type: 'CAA', host: '@', value: '0 issue "letsencrypt.org"' }, action: 'add', reason: 'caa_forbids_ca', blocks_certificate: true, fix: 'Add the CAA record 0 issue "letsencrypt.org" beside the one there.' }],
   })
-  await until('#je-success[data-secure="failed"]')
+  await until('#je-success[data-secure="blocked"]')
   await o.at('11-connected-not-secure')
 
   // One click: the Domain Connect provider named from its settings, then one whose name is unknown.
