@@ -124,9 +124,11 @@ const v = (name: string) => `var(--je-${name})`
  * wins over the page's own, `!important` or not (CSS Cascade 5, "Context"). `all: initial` on the host
  * stops the page's inherited properties (font, colour, letter spacing, …) at the door; `all: unset` on
  * each slotted word undoes whatever the page set on it, so it inherits the widget's look through its
- * slot (`direction` and `unicode-bidi`, which `all` leaves alone, are reset by name; the page's
- * generated content is removed). The words are text only (ui.ts lifts no element with children), so
- * nothing below them is left for the page to reach. Directions are logical (inline-start/end), so
+ * slot (`direction`, `unicode-bidi` and the `--je-*` tokens the words read, which `all` leaves
+ * alone, are reset by name; the page's generated content is removed). The words are text only (ui.ts
+ * lifts no element with children), so nothing below them is left for the page to reach; the page's
+ * `::first-letter` and `::first-line` rules are the one thing not undone (`::slotted` cannot be
+ * followed by them). Directions are logical (inline-start/end), so
  * right-to-left locales mirror as they should.
  */
 export const STYLESHEET = `
@@ -134,7 +136,7 @@ export const STYLESHEET = `
 :host([dir=rtl]){direction:rtl!important}
 :host([aria-modal]){position:fixed!important;inset:0!important;background:${v('color-overlay')}!important;display:flex!important;align-items:center!important;justify-content:center!important;z-index:${v('z-index')}!important}
 :host([hidden]){display:none!important}
-::slotted(*){all:unset!important;display:block!important;direction:inherit!important;unicode-bidi:normal!important}
+::slotted(*){all:unset!important;display:block!important;direction:inherit!important;unicode-bidi:normal!important;${['color-error', 'color-focus', 'color-muted', 'color-success', 'font-size-small', 'font-size-title', 'font-weight-title', 'space-3', 'space-6'].map((t) => `--je-${t}:inherit!important`).join(';')}}
 ::slotted(*)::before,::slotted(*)::after{content:none!important}
 ::slotted([hidden]){display:none!important}
 ::slotted(h2){font-size:${v('font-size-title')}!important;font-weight:${v('font-weight-title')}!important;line-height:1.3!important;margin:0 0 ${v('space-3')}!important;margin-inline-end:${v('space-6')}!important;overflow-wrap:break-word!important}

@@ -30,7 +30,7 @@ const NONCE = 'hostnonce123'
 const HOSTILE_CSS = `* { box-sizing: content-box !important; font-size: 30px !important; letter-spacing: 3px !important; color: red !important }
 button { display: none !important } h2 { display: none !important } div { background: yellow !important; padding: 40px !important }
 [role="dialog"] { display: none !important } table td { display: none !important }
-p, li { display: none !important; direction: rtl !important; unicode-bidi: bidi-override !important; margin: 90px !important }
+p, li { display: none !important; direction: rtl !important; unicode-bidi: bidi-override !important; margin: 90px !important; --je-space-3: 90px !important }
 *::before { content: "»" !important }`
 
 /** The integrator's page; `kind` picks its hostility. */
@@ -159,7 +159,7 @@ describe('the widget on hostile host pages', () => {
     expect(await pg.locator('[role="dialog"] h2').evaluate((el) => [getComputedStyle(el).display, getComputedStyle(el).fontSize])).toEqual(['block', '20px'])
     // The screen's words are in the page (slotted), where the page's rules reach them: sealed all the same.
     const intro = pg.getByText('Add the records below at your DNS provider')
-    expect(await intro.evaluate((el) => [el.parentElement?.getAttribute('role'), ...['display', 'fontSize', 'color', 'letterSpacing', 'direction', 'unicodeBidi', 'marginTop'].map((k) => getComputedStyle(el).getPropertyValue(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))), getComputedStyle(el, '::before').content])).toEqual(['dialog', 'block', '15px', 'rgb(27, 31, 41)', 'normal', 'ltr', 'normal', '0px', 'none'])
+    expect(await intro.evaluate((el) => [el.parentElement?.getAttribute('role'), ...['display', 'fontSize', 'color', 'letterSpacing', 'direction', 'unicodeBidi', 'marginTop', 'marginBottom'].map((k) => getComputedStyle(el).getPropertyValue(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))), getComputedStyle(el, '::before').content])).toEqual(['dialog', 'block', '15px', 'rgb(27, 31, 41)', 'normal', 'ltr', 'normal', '0px', '12px', 'none'])
     expect(await pg.locator('[data-portico] > li').first().evaluate((el) => [getComputedStyle(el).display, getComputedStyle(el).fontSize])).toEqual(['list-item', '15px'])
     await shot(pg, 'widget-hostile-css')
     expect(await pg.locator('.je-table td').first().isVisible()).toBe(true)
