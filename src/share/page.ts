@@ -101,14 +101,20 @@ function recordItem(s: Strings, shared: Shared, r: Shared['records'][number], i:
   const hostCopy = `<button type="button" class="copy" data-copy="share-h${i}" aria-label="${t(s, 'copyHostLabel', { type: r.type, host: r.host })}" hidden>${t(s, 'copy')}</button>`
   const host = r.host === '@' ? `<code id="share-h${i}" dir="ltr">@</code> ${fillHtml(s.apexHost, { apex: iso(shared.apex_domain) }).replace(/^@\s*/, '')}${hostCopy}` : `<code id="share-h${i}" dir="ltr">${esc(r.host)}</code>${hostCopy}`
   const state = found.has(keyOf(r)) ? 'found' : 'missing'
-  const value = r.type === 'MX' && r.priority !== undefined ? `${r.priority} ${r.value}` : r.value
   const copyLabel = t(s, 'copyLabel', { type: r.type, host: r.host })
+  // The priority (MX) is a field of its own at DNS hosts: shown and copied on its own, not in the value.
+  const priority =
+    r.priority !== undefined
+      ? `<div class="f-priority"><dt>${t(s, 'priority')}</dt><dd><code id="share-p${i}" dir="ltr">${r.priority}</code>` +
+        `<button type="button" class="copy" data-copy="share-p${i}" aria-label="${t(s, 'copyPriorityLabel', { type: r.type, host: r.host })}" hidden>${t(s, 'copy')}</button></dd></div>`
+      : ''
   return (
     `<li class="rec" data-key="${esc(keyOf(r))}"><dl>` +
     `<div class="f-type"><dt>${t(s, 'type')}</dt><dd>${esc(r.type)}</dd></div>` +
     `<div class="f-host"><dt>${t(s, 'host')}</dt><dd>${host}</dd></div>` +
-    `<div class="f-value"><dt>${t(s, 'value')}</dt><dd><code id="share-v${i}" dir="ltr">${esc(value)}</code>` +
+    `<div class="f-value"><dt>${t(s, 'value')}</dt><dd><code id="share-v${i}" dir="ltr">${esc(r.value)}</code>` +
     `<button type="button" class="copy" data-copy="share-v${i}" aria-label="${copyLabel}" hidden>${t(s, 'copy')}</button></dd></div>` +
+    priority +
     (r.ttl !== undefined ? `<div class="f-ttl"><dt>${t(s, 'ttl')}</dt><dd>${r.ttl}</dd></div>` : '') +
     `</dl><p class="rec-state" data-state="${state}">${t(s, state)}</p></li>`
   )

@@ -69,10 +69,10 @@ const AA = 4.5
 function guardContrast(t: Record<string, string>): void {
   const read = (k: string) => readColour(t[k]!)
   const changed: string[] = []
-  const set = (k: string, c: Rgba | string) => {
+  const set = (k: string, c: Rgba | string, on = 'color-background') => {
     const v = typeof c === 'string' ? c : css(c)
     if (v === t[k]) return
-    changed.push(`${k} ${t[k]} -> ${v}`)
+    changed.push(`${k} ${t[k]} -> ${v} (on ${on} ${t[on]})`)
     t[k] = v
   }
   const white: Rgba = [255, 255, 255, 1]
@@ -108,7 +108,7 @@ function guardContrast(t: Record<string, string>): void {
     t['color-link'] = t['color-primary']!
   } else {
     const primary = over(primaryRaw, bg)
-    if (ratio(over(onPrimary, primary), primary) < AA) set('color-primary-text', ratio(primary, [0, 0, 0, 1]) >= ratio(primary, white) ? '#000000' : '#ffffff')
+    if (ratio(over(onPrimary, primary), primary) < AA) set('color-primary-text', ratio(primary, [0, 0, 0, 1]) >= ratio(primary, white) ? '#000000' : '#ffffff', 'color-primary')
     t['color-link'] = ratio(primary, bg) < AA ? t['color-text']! : t['color-primary']!
   }
   if (changed.length) console.warn(`Portico: colours changed to be readable (WCAG AA): ${changed.join('; ')}`)

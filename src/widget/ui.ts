@@ -327,10 +327,14 @@ export interface TableOptions {
   announce?: (s: string) => void
 }
 
-/** The records as a table: type, host, value (with copy buttons), TTL, and each record's status when given. */
+/**
+ * The records as a table: type, host, value, the priority where a record has one (MX), each of these
+ * typed at the DNS host with its own copy button; TTL; and each record's status when given.
+ */
 export function recordsTable(records: readonly DnsRecordIn[], tr: Translator, opts: TableOptions = {}): HTMLElement {
   const t = tr.t
   const { copy = true, status, action, ttl = true, announce = () => {} } = opts
+  const priority = records.some((r) => r.priority !== undefined)
   const cell = (text: string, field: string, type: string) => h('td', { 'data-label': field }, h('code', { dir: 'ltr' }, text), copy ? copyButton(text, t('copyWhat', { field, type }), t('copy'), t('copied'), announce) : null)
   const label = { found: t('statusFound'), waiting: t('statusWaiting'), conflict: t('statusConflict') }
   const todo = { remove: t('actionRemove'), replace: t('actionReplace'), add: t('actionAdd') }
@@ -346,6 +350,7 @@ export function recordsTable(records: readonly DnsRecordIn[], tr: Translator, op
         h('th', { scope: 'col' }, t('type')),
         h('th', { scope: 'col' }, t('host')),
         h('th', { scope: 'col' }, t('value')),
+        priority ? h('th', { scope: 'col' }, t('priority')) : null,
         ttl ? h('th', { scope: 'col' }, t('ttl')) : null,
         status ? h('th', { scope: 'col' }, t('status')) : null,
         action ? h('th', { scope: 'col' }, t('whatToDo')) : null,
@@ -363,6 +368,7 @@ export function recordsTable(records: readonly DnsRecordIn[], tr: Translator, op
           h('td', { class: 'je-type', 'data-label': t('type') }, r.type),
           cell(r.host, t('host'), r.type),
           cell(r.value, t('value'), r.type),
+          priority ? (r.priority === undefined ? h('td', { 'data-label': t('priority') }) : cell(String(r.priority), t('priority'), r.type)) : null,
           ttl ? h('td', { class: 'je-type', 'data-label': t('ttl') }, r.ttl ? String(r.ttl) : t('ttlAuto')) : null,
           st ? h('td', { class: `je-st ${st === 'found' ? 'je-st-ok' : st === 'conflict' ? 'je-st-bad' : ''}`, 'data-label': t('status') }, label[st]) : null,
           act ? h('td', { class: 'je-st je-st-bad', 'data-label': t('whatToDo') }, todo[act]) : null,

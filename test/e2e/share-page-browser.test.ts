@@ -152,6 +152,23 @@ describe('the share page in Chromium', () => {
     await ctx.close()
   }, TIMEOUT)
 
+  test('an MX record: its priority in a field of its own with its own Copy, the value without it', async () => {
+    const host = `mail${++seq}`
+    const domain = `${host}.${zone}`
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain, records: [{ type: 'A', host, value: '203.0.113.10' }, { type: 'MX', host, value: `mx.${zone}`, priority: 10 }] } })
+    expect(c.status).toBe(201)
+    const link = (await p.api('POST', `/v1/connections/${c.body.id}/share`, { token: ws.apiKey })).body.url
+    const ctx = await browser.newContext({ viewport: VIEWPORTS[0] })
+    const page = await ctx.newPage()
+    await page.goto(link)
+    const mx = page.locator('.rec', { hasText: 'MX' })
+    await mx.locator('.copy').first().waitFor()
+    expect((await mx.locator('dt').allInnerTexts()).slice(0, 4)).toEqual(['Type', 'Host', 'Value', 'Priority'])
+    expect(await mx.locator('code').allInnerTexts()).toEqual([host, `mx.${zone}`, '10'])
+    for (const label of [`Copy the host of the MX record ${host}`, `Copy the value of the MX record ${host}`, `Copy the priority of the MX record ${host}`]) expect([label, await page.getByRole('button', { name: label }).isVisible()]).toEqual([label, true])
+    await ctx.close()
+  }, TIMEOUT)
+
   test('the page follows the connection: records added, someone re-checks, the page turns to done and says where the domain points; Escape leaves it as it is', async () => {
     await brand({ display_name: 'Acme Shop', accent_color: '#0b3d91' })
     const s = await shared()

@@ -60,6 +60,7 @@ export const ar: Messages = {
   value: 'القيمة',
   ttl: 'TTL',
   ttlAuto: 'تلقائي',
+  priority: 'الأولوية',
   status: 'الحالة',
   statusFound: 'موجود',
   statusWaiting: 'ليس بعد',

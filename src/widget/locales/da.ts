@@ -60,6 +60,7 @@ export const da: Messages = {
   value: 'Værdi',
   ttl: 'TTL',
   ttlAuto: 'Automatisk',
+  priority: 'Prioritet',
   status: 'Status',
   statusFound: 'Fundet',
   statusWaiting: 'Ikke endnu',

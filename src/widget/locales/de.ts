@@ -60,6 +60,7 @@ export const de: Messages = {
   value: 'Wert',
   ttl: 'TTL',
   ttlAuto: 'Automatisch',
+  priority: 'Priorität',
   status: 'Status',
   statusFound: 'Gefunden',
   statusWaiting: 'Noch nicht',

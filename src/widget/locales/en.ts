@@ -65,6 +65,7 @@ export const en = {
   value: 'Value',
   ttl: 'TTL',
   ttlAuto: 'Auto',
+  priority: 'Priority',
   status: 'Status',
   statusFound: 'Found',
   statusWaiting: 'Not yet',

@@ -60,6 +60,7 @@ export const es: Messages = {
   value: 'Valor',
   ttl: 'TTL',
   ttlAuto: 'Automático',
+  priority: 'Prioridad',
   status: 'Estado',
   statusFound: 'Encontrado',
   statusWaiting: 'Aún no',

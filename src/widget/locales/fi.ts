@@ -60,6 +60,7 @@ export const fi: Messages = {
   value: 'Arvo',
   ttl: 'TTL',
   ttlAuto: 'Automaattinen',
+  priority: 'Prioriteetti',
   status: 'Tila',
   statusFound: 'Löytyi',
   statusWaiting: 'Ei vielä',

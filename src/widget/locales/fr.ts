@@ -60,6 +60,7 @@ export const fr: Messages = {
   value: 'Valeur',
   ttl: 'TTL',
   ttlAuto: 'Auto',
+  priority: 'Priorité',
   status: 'État',
   statusFound: 'Trouvé',
   statusWaiting: 'Pas encore',

@@ -60,6 +60,7 @@ export const he: Messages = {
   value: 'ערך',
   ttl: 'TTL',
   ttlAuto: 'אוטומטי',
+  priority: 'עדיפות',
   status: 'מצב',
   statusFound: 'נמצאה',
   statusWaiting: 'עדיין לא',

@@ -60,6 +60,7 @@ export const it: Messages = {
   value: 'Valore',
   ttl: 'TTL',
   ttlAuto: 'Automatico',
+  priority: 'Priorità',
   status: 'Stato',
   statusFound: 'Trovato',
   statusWaiting: 'Non ancora',

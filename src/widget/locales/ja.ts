@@ -60,6 +60,7 @@ export const ja: Messages = {
   value: '値',
   ttl: 'TTL',
   ttlAuto: '自動',
+  priority: '優先度',
   status: '状態',
   statusFound: '確認済み',
   statusWaiting: '未反映',

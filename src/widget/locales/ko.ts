@@ -60,6 +60,7 @@ export const ko: Messages = {
   value: '값',
   ttl: 'TTL',
   ttlAuto: '자동',
+  priority: '우선순위',
   status: '상태',
   statusFound: '확인됨',
   statusWaiting: '아직 안 됨',

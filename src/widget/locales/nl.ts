@@ -60,6 +60,7 @@ export const nl: Messages = {
   value: 'Waarde',
   ttl: 'TTL',
   ttlAuto: 'Automatisch',
+  priority: 'Prioriteit',
   status: 'Status',
   statusFound: 'Gevonden',
   statusWaiting: 'Nog niet',

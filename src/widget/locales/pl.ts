@@ -60,6 +60,7 @@ export const pl: Messages = {
   value: 'Wartość',
   ttl: 'TTL',
   ttlAuto: 'Automatycznie',
+  priority: 'Priorytet',
   status: 'Stan',
   statusFound: 'Znaleziony',
   statusWaiting: 'Jeszcze nie',

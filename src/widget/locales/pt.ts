@@ -60,6 +60,7 @@ export const pt: Messages = {
   value: 'Valor',
   ttl: 'TTL',
   ttlAuto: 'Automático',
+  priority: 'Prioridade',
   status: 'Situação',
   statusFound: 'Encontrado',
   statusWaiting: 'Ainda não',

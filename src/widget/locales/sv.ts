@@ -60,6 +60,7 @@ export const sv: Messages = {
   value: 'Värde',
   ttl: 'TTL',
   ttlAuto: 'Automatiskt',
+  priority: 'Prioritet',
   status: 'Status',
   statusFound: 'Hittad',
   statusWaiting: 'Inte än',

@@ -60,6 +60,7 @@ export const tr: Messages = {
   value: 'Değer',
   ttl: 'TTL',
   ttlAuto: 'Otomatik',
+  priority: 'Öncelik',
   status: 'Durum',
   statusFound: 'Bulundu',
   statusWaiting: 'Henüz değil',

@@ -60,6 +60,7 @@ export const zh: Messages = {
   value: '值',
   ttl: 'TTL',
   ttlAuto: '自动',
+  priority: '优先级',
   status: '状态',
   statusFound: '已找到',
   statusWaiting: '尚未生效',
