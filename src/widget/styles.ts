@@ -167,6 +167,7 @@ export const STYLESHEET = `
 .je-root label{display:block;font-weight:600;margin-bottom:${v('space-1')}}
 .je-root input,.je-root select{font:inherit;width:100%;padding:${v('space-2')};border:1px solid ${v('color-border')};border-radius:${v('radius-button')};background:${v('color-background')};color:inherit}
 .je-small{font-size:${v('font-size-small')};color:${v('color-muted')}}
+.je-err{color:${v('color-error')}}
 .je-table{width:100%;border-collapse:collapse;font-size:${v('font-size-small')};margin:${v('space-3')} 0}
 .je-table th,.je-table td{text-align:start;padding:${v('space-2')};border-bottom:1px solid ${v('color-border')};vertical-align:top;overflow-wrap:anywhere}
 .je-table th,.je-table .je-type,.je-table .je-st,.je-copy{white-space:nowrap;overflow-wrap:normal}

@@ -44,12 +44,18 @@ const reflects = typeof Element !== 'undefined' && 'ariaDescribedByElements' in 
 const constructable = typeof CSSStyleSheet !== 'undefined' && 'replaceSync' in CSSStyleSheet.prototype && typeof ShadowRoot !== 'undefined' && 'adoptedStyleSheets' in ShadowRoot.prototype
 let base: CSSStyleSheet | null = null
 
-/** The stylesheet shared by every widget shown (built once; `load()` builds it ahead). */
-export function injectStyles(): void {
+/**
+ * The stylesheet shared by every widget shown (built once; `load()` builds it ahead). Given a document,
+ * it styles that document's own `.je-root` too (the MCP App's page, which renders the widget's pieces
+ * without a dialog).
+ */
+export function injectStyles(doc?: Document): void {
   if (constructable && !base) {
     base = new CSSStyleSheet()
     base.replaceSync(STYLESHEET)
   }
+  if (doc && base) doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, base]
+  else if (doc) doc.head.append(h('style', {}, STYLESHEET))
 }
 
 /** The element focused, looking into shadow roots. */
