@@ -1,7 +1,9 @@
 // The widget on integrators' real pages, in Chromium (playwright-core, Debian's Chromium) against a
 // Portico on loopback resolving through PowerDNS. Host pages that fight it: a strict CSP without
 // 'unsafe-inline' (only script-src and connect-src name Portico), aggressive global CSS
-// (`* {font-size:30px !important} button {display:none !important}`, …), `<html dir="rtl">`; dark
+// (`* {font-size:30px !important} button {display:none !important}`, rules on the p and li the widget
+// slots into the page, …), `<html dir="rtl">`; what a screen reader (Chromium's accessibility tree) and
+// the page's own scripts (innerText) read of the dialog; dark
 // branding with a primary colour in rgb() and a logo that 404s; a widget token that expires while the
 // person waits (getToken brings a new one and the flow ends on live; without getToken the page says
 // the session ended); the network lost and back; a reload after "I have added them". Screenshots go to
@@ -106,6 +108,14 @@ async function toRecords(pg: Page, extra: Record<string, unknown> = {}): Promise
   return domain
 }
 
+/** The nodes of the given roles in the accessibility tree Chromium hands to screen readers (CDP), with their computed name and description. */
+async function accessible(pg: Page, roles: string[]): Promise<{ role: string; name?: string; description?: string }[]> {
+  const cdp = await pg.context().newCDPSession(pg)
+  const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string }; description?: { value: string } }[] }
+  await cdp.detach()
+  return nodes.filter((n) => !n.ignored && roles.includes(n.role?.value ?? '')).map((n) => ({ role: n.role!.value, name: n.name?.value, description: n.description?.value }))
+}
+
 /** WCAG contrast of an element's text colour on the background behind it (both computed, rgb()). */
 async function contrastOf(pg: Page, selector: string): Promise<number> {
   return pg.locator(selector).first().evaluate((el) => {
@@ -145,7 +155,7 @@ describe('the widget on hostile host pages', () => {
     await pg.context().close()
   }, TIMEOUT)
 
-  test("aggressive host CSS (!important on *, button, h2, div, td, [role=dialog]) changes nothing: × and \"I have added them\" visible, 15 px text, the flow goes on", async () => {
+  test("aggressive host CSS (!important on *, button, h2, div, td, p, li, [role=dialog], *::before) changes nothing: × and \"I have added them\" visible, 15 px text, the flow goes on", async () => {
     const pg = await page('hostile', { width: 375, height: 667 })
     const domain = `shop${++seq}.${zone}`
     await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
@@ -176,14 +186,7 @@ describe('the widget on hostile host pages', () => {
     await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
     await pg.getByRole('dialog', { name: 'Records already in place' }).waitFor()
     const warning = `These records on ${domain} stand in the way. Remove or replace them at your DNS provider:`
-    // The accessibility tree Chromium hands to screen readers (CDP), not the attributes.
-    const ax = async () => {
-      const cdp = await pg.context().newCDPSession(pg)
-      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string }; description?: { value: string } }[] }
-      await cdp.detach()
-      return nodes.filter((n) => !n.ignored && ['dialog', 'textbox'].includes(n.role?.value ?? '')).map((n) => ({ role: n.role!.value, name: n.name?.value, description: n.description?.value }))
-    }
-    expect(await ax()).toEqual([{ role: 'dialog', name: 'Records already in place', description: warning }])
+    expect(await accessible(pg, ['dialog', 'textbox'])).toEqual([{ role: 'dialog', name: 'Records already in place', description: warning }])
     // What a text probe of the page reads of the dialog: the heading and the words, not only the heading.
     expect(await pg.locator('[role="dialog"]').innerText()).toBe(`Records already in place\n\n${warning}`)
     await pg.getByRole('button', { name: 'Continue' }).click()
@@ -200,12 +203,7 @@ describe('the widget on hostile host pages', () => {
     await pe.locator('#je-domain').press('Enter')
     await pe.locator('#je-domain[aria-invalid="true"]').waitFor()
     const error = await pe.locator('#je-domain-hint').innerText()
-    const seen = await (async () => {
-      const cdp = await pe.context().newCDPSession(pe)
-      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string }; description?: { value: string } }[] }
-      return nodes.filter((n) => !n.ignored && n.role?.value === 'textbox').map((n) => ({ name: n.name?.value, description: n.description?.value }))
-    })()
-    expect(seen).toEqual([{ name: 'Your domain', description: error }])
+    expect(await accessible(pe, ['textbox'])).toEqual([{ role: 'textbox', name: 'Your domain', description: error }])
     expect(await pe.locator('[role="dialog"]').innerText()).toContain(error)
     await pe.context().close()
   }, TIMEOUT)
