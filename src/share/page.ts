@@ -155,7 +155,7 @@ export function renderSharePage(shared: Shared, o: { locale: Locale; token: stri
   const found = new Set(shared.propagation.records_propagated.map(keyOf))
   const live = shared.status === 'live'
   const who = shared.branding?.display_name ?? shared.application_name
-  const dashboard = shared.dashboard_url && shared.provider_name ? `<p><a class="provider" href="${esc(shared.dashboard_url)}" rel="noreferrer noopener" target="_blank">${t(s, 'openProvider', { provider: shared.provider_name })}</a></p>` : ''
+  const dashboard = shared.dashboard_url && shared.provider_name ? `<p><a class="provider" href="${esc(shared.dashboard_url)}" rel="noreferrer noopener" target="_blank">${fillHtml(s.openProvider, { provider: iso(shared.provider_name) })}</a></p>` : ''
   const status = o.unreachable ? s.statusUnreachable : statusText(s, shared)
   const lastChecked = shared.last_checked_at
     ? fillHtml(s.lastChecked, { time: `<time class="local" datetime="${esc(shared.last_checked_at)}" data-time="1">${esc(dateText(o.locale, shared.last_checked_at, true))} UTC</time>` })
