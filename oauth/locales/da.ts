@@ -16,6 +16,7 @@ export const da: ConsentStrings = {
   asksTo: 'Den beder om at',
   approve: 'Godkend',
   deny: 'Afvis',
+  personConfirms: 'Du bekræfter selv hver afbrydelse og hver skrivning, der ville erstatte poster, som allerede findes i en kundes zone: agenten får et link til dig, du åbner det, logger ind som dig selv, ser, hvad der ville ændre sig, og bekræfter der. Intet, som agenten eller dens app svarer for dig, tæller som dit ja.',
   sent: 'Hvis {email} tilhører et medlem af et Portico-arbejdsområde, er et login-link på vej. Det virker én gang, i 15 minutter, og bringer dig tilbage hertil for at svare.',
   emailLabel: 'Log ind som dig selv: din e-mailadresse i arbejdsområdet',
   emailMe: 'Send mig et login-link',

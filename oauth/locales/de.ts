@@ -16,6 +16,7 @@ export const de: ConsentStrings = {
   asksTo: 'Er bittet um Folgendes:',
   approve: 'Zulassen',
   deny: 'Ablehnen',
+  personConfirms: 'Jede Trennung und jeden Schreibvorgang, der bereits vorhandene Einträge in der Zone eines Kunden ersetzen würde, bestätigen Sie selbst: Der Agent erhält einen Link für Sie, Sie öffnen ihn, melden sich selbst an, sehen, was sich ändern würde, und bestätigen dort. Nichts, was der Agent oder seine App für Sie antwortet, zählt als Ihr Ja.',
   sent: 'Wenn {email} zu einem Mitglied eines Portico-Arbeitsbereichs gehört, ist ein Anmeldelink unterwegs. Er funktioniert einmal, 15 Minuten lang, und bringt Sie zum Antworten hierher zurück.',
   emailLabel: 'Melden Sie sich selbst an: Ihre E-Mail-Adresse im Arbeitsbereich',
   emailMe: 'Anmeldelink per E-Mail senden',

@@ -2,6 +2,7 @@
 // `{name}` placeholders are filled by oauth/strings.ts; scope descriptions are by scope id, in English
 // the catalogue's own (src/domain/rbac.ts).
 import { AGENT_SCOPES } from '../../src/domain/rbac.ts'
+import { PERSON_CONFIRMS } from '../../src/domain/person-confirm.ts'
 
 export const en = {
   pageTitle: 'Approve {client}?',
@@ -19,6 +20,8 @@ export const en = {
   asksTo: 'It asks to',
   approve: 'Approve',
   deny: 'Deny',
+  /** What the person confirms themselves: the same words as docs/agents.md (src/domain/person-confirm.ts). */
+  personConfirms: PERSON_CONFIRMS,
   sent: 'If {email} belongs to a member of a Portico workspace, a sign-in link is on its way. It works once, for 15 minutes, and brings you back here to answer.',
   emailLabel: 'Sign in as yourself: your email address in the workspace',
   emailMe: 'Email me a sign-in link',

@@ -16,6 +16,7 @@ export const es: ConsentStrings = {
   asksTo: 'Pide permiso para',
   approve: 'Aprobar',
   deny: 'Denegar',
+  personConfirms: 'Confirmas tú cada desconexión, y cada escritura que reemplazaría registros que ya están en la zona de un cliente: el agente recibe un enlace para ti, lo abres, inicias sesión como tú, ves lo que cambiaría y confirmas allí. Nada de lo que el agente o su aplicación respondan por ti cuenta como tu sí.',
   sent: 'Si {email} pertenece a un miembro de un espacio de trabajo de Portico, hay un enlace de inicio de sesión en camino. Funciona una vez, durante 15 minutos, y te trae de vuelta aquí para responder.',
   emailLabel: 'Inicia sesión como tú: tu dirección de correo en el espacio de trabajo',
   emailMe: 'Enviarme un enlace de inicio de sesión',

@@ -16,6 +16,7 @@ export const fi: ConsentStrings = {
   asksTo: 'Se pyytää lupaa seuraavaan:',
   approve: 'Hyväksy',
   deny: 'Hylkää',
+  personConfirms: 'Vahvistat itse jokaisen irrotuksen ja jokaisen kirjoituksen, joka korvaisi asiakkaan vyöhykkeessä jo olevia tietueita: agentti saa sinulle linkin, avaat sen, kirjaudut omana itsenäsi, näet, mikä muuttuisi, ja vahvistat siellä. Mikään, mitä agentti tai sen sovellus vastaa puolestasi, ei ole sinun kyllä-vastauksesi.',
   sent: 'Jos {email} kuuluu jonkin Portico-työtilan jäsenelle, kirjautumislinkki on matkalla. Se toimii kerran, 15 minuutin ajan, ja tuo sinut takaisin tänne vastaamaan.',
   emailLabel: 'Kirjaudu omana itsenäsi: sähköpostiosoitteesi työtilassa',
   emailMe: 'Lähetä minulle kirjautumislinkki',

@@ -16,6 +16,7 @@ export const fr: ConsentStrings = {
   asksTo: 'Il demande à',
   approve: 'Approuver',
   deny: 'Refuser',
+  personConfirms: 'Vous confirmez vous-même chaque déconnexion, et chaque écriture qui remplacerait des enregistrements déjà présents dans la zone d’un client : l’agent reçoit un lien pour vous, vous l’ouvrez, vous vous connectez en votre nom, vous voyez ce qui changerait et vous confirmez là. Rien de ce que l’agent ou son application répond à votre place ne compte comme votre oui.',
   sent: 'Si {email} appartient à un membre d’un espace de travail Portico, un lien de connexion est en route. Il fonctionne une seule fois, pendant 15 minutes, et vous ramène ici pour répondre.',
   emailLabel: 'Connectez-vous en votre nom : votre adresse e-mail dans l’espace de travail',
   emailMe: 'M’envoyer un lien de connexion',

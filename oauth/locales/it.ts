@@ -16,6 +16,7 @@ export const it: ConsentStrings = {
   asksTo: 'Chiede di',
   approve: 'Approva',
   deny: 'Rifiuta',
+  personConfirms: 'Confermi tu ogni disconnessione, e ogni scrittura che sostituirebbe record già presenti nella zona di un cliente: l’agente riceve un link per te, lo apri, accedi con la tua identità, vedi cosa cambierebbe e confermi lì. Nulla di ciò che l’agente o la sua app risponde al posto tuo conta come il tuo sì.',
   sent: 'Se {email} appartiene a un membro di un’area di lavoro Portico, è in arrivo un link di accesso. Funziona una sola volta, per 15 minuti, e ti riporta qui per rispondere.',
   emailLabel: 'Accedi con la tua identità: il tuo indirizzo email nell’area di lavoro',
   emailMe: 'Inviami un link di accesso',

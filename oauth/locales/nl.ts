@@ -16,6 +16,7 @@ export const nl: ConsentStrings = {
   asksTo: 'Hij vraagt toestemming voor het volgende:',
   approve: 'Goedkeuren',
   deny: 'Weigeren',
+  personConfirms: 'Je bevestigt zelf elke ontkoppeling, en elke schrijfactie die records zou vervangen die al in de zone van een klant staan: de agent krijgt een link voor je, jij opent die, logt in als jezelf, ziet wat er zou veranderen en bevestigt daar. Niets wat de agent of zijn app voor je antwoordt, telt als jouw ja.',
   sent: 'Als {email} van een lid van een Portico-werkruimte is, is er een inloglink onderweg. Die werkt één keer, 15 minuten lang, en brengt je hier terug om te antwoorden.',
   emailLabel: 'Log in als jezelf: je e-mailadres in de werkruimte',
   emailMe: 'Stuur me een inloglink',

@@ -16,6 +16,7 @@ export const pl: ConsentStrings = {
   asksTo: 'Prosi o zgodę na:',
   approve: 'Zatwierdź',
   deny: 'Odmów',
+  personConfirms: 'Każde odłączenie i każdy zapis, który zastąpiłby rekordy już obecne w strefie klienta, potwierdzasz sam: agent dostaje dla Ciebie link, otwierasz go, logujesz się jako Ty, widzisz, co by się zmieniło, i tam potwierdzasz. Nic, co agent lub jego aplikacja odpowie za Ciebie, nie liczy się jako Twoje „tak”.',
   sent: 'Jeśli {email} należy do członka obszaru roboczego Portico, link do logowania jest w drodze. Działa raz, przez 15 minut, i przenosi Cię z powrotem tutaj, aby odpowiedzieć.',
   emailLabel: 'Zaloguj się jako Ty: Twój adres e-mail w obszarze roboczym',
   emailMe: 'Wyślij mi link do logowania',

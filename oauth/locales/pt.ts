@@ -16,6 +16,7 @@ export const pt: ConsentStrings = {
   asksTo: 'Ele pede para',
   approve: 'Aprovar',
   deny: 'Negar',
+  personConfirms: 'Você mesmo confirma cada desconexão, e cada gravação que substituiria registros que já estão na zona de um cliente: o agente recebe um link para você, você o abre, entra como você mesmo, vê o que mudaria e confirma lá. Nada que o agente ou o aplicativo dele responda por você conta como o seu sim.',
   sent: 'Se {email} pertencer a um membro de um espaço de trabalho do Portico, um link de acesso está a caminho. Ele funciona uma vez, por 15 minutos, e traz você de volta aqui para responder.',
   emailLabel: 'Entre como você mesmo: seu endereço de e-mail no espaço de trabalho',
   emailMe: 'Enviar um link de acesso por e-mail',

@@ -16,6 +16,7 @@ export const sv: ConsentStrings = {
   asksTo: 'Den ber om att få',
   approve: 'Godkänn',
   deny: 'Neka',
+  personConfirms: 'Du bekräftar själv varje frånkoppling, och varje skrivning som skulle ersätta poster som redan finns i en kunds zon: agenten får en länk åt dig, du öppnar den, loggar in som dig själv, ser vad som skulle ändras och bekräftar där. Inget som agenten eller dess app svarar åt dig räknas som ditt ja.',
   sent: 'Om {email} tillhör en medlem i en Portico-arbetsyta är en inloggningslänk på väg. Den fungerar en gång, i 15 minuter, och tar dig tillbaka hit för att svara.',
   emailLabel: 'Logga in som dig själv: din e-postadress i arbetsytan',
   emailMe: 'Skicka en inloggningslänk till mig',

@@ -16,6 +16,7 @@ export const tr: ConsentStrings = {
   asksTo: 'Şunlar için izin istiyor:',
   approve: 'Onayla',
   deny: 'Reddet',
+  personConfirms: 'Her bağlantı kesmeyi ve bir müşterinin bölgesinde zaten bulunan kayıtların yerine geçecek her yazmayı kendiniz onaylarsınız: ajan sizin için bir bağlantı alır, siz onu açar, kendi adınıza oturum açar, neyin değişeceğini görür ve orada onaylarsınız. Ajanın ya da uygulamasının sizin yerinize verdiği hiçbir yanıt sizin evetiniz sayılmaz.',
   sent: '{email} bir Portico çalışma alanının üyesine aitse bir oturum açma bağlantısı yolda. Bağlantı bir kez, 15 dakika boyunca çalışır ve yanıtlamanız için sizi buraya geri getirir.',
   emailLabel: 'Kendi adınıza oturum açın: çalışma alanındaki e-posta adresiniz',
   emailMe: 'Bana oturum açma bağlantısı gönder',

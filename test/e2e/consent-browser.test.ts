@@ -166,7 +166,7 @@ describe('consent page in Chromium', () => {
     expect(text).toContain('Last usednever')
     await checkScreen(page, 'agents')
     await Promise.all([page.waitForSelector('#notice'), item.getByRole('button', { name: 'Revoke Terminal Agent' }).click()])
-    expect(await page.textContent('#notice')).toContain('Terminal Agent was revoked')
+    expect(await page.textContent('#notice')).toContain('“Terminal Agent” was revoked')
     expect(await page.locator('#active li', { hasText: 'Terminal Agent' }).count()).toBe(0)
     expect(await page.textContent('#ended')).toContain('revoked_by_workspace')
     await checkScreen(page, 'agents-revoked')
@@ -186,7 +186,7 @@ describe('consent page in Chromium', () => {
     expect(res!.headers()['content-language']).toBe('ar')
     expect([await page.getAttribute('html', 'lang'), await page.getAttribute('html', 'dir')]).toEqual(['ar', 'rtl'])
     const ar = CONSENT_LOCALES.ar!
-    expect(await page.textContent('h1')).toBe(ar.titleAsk.replace('{client}', 'Terminal Agent'))
+    expect(await page.textContent('h1')).toBe(ar.titleAsk.replace('{client}', '“Terminal Agent”'))
     expect(await page.textContent('#continue')).toBe(ar.emailMe)
     expect(await page.textContent('#scopes')).toContain(ar.scopes['domains:disconnect']!)
     expect(await page.textContent('#local-warning')).toBe(ar.localWarning)
@@ -211,7 +211,7 @@ describe('consent page in Chromium', () => {
     }
     expect(seen).toEqual(
       Object.fromEntries(
-        Object.entries(CONSENT_LOCALES).map(([lang, s]) => [lang, { language: lang, lang, dir: ['ar', 'he'].includes(lang) ? 'rtl' : 'ltr', h1: s.titleAsk.replace('{client}', 'Terminal Agent'), button: s.emailMe, deny: s.deny, wider: false }]),
+        Object.entries(CONSENT_LOCALES).map(([lang, s]) => [lang, { language: lang, lang, dir: ['ar', 'he'].includes(lang) ? 'rtl' : 'ltr', h1: s.titleAsk.replace('{client}', '“Terminal Agent”'), button: s.emailMe, deny: s.deny, wider: false }]),
       ),
     )
   }, 120_000)

@@ -4,13 +4,18 @@ import { describe, test, expect } from 'bun:test'
 import { CONSENT_LOCALES, say, speechOf } from '../../oauth/strings.ts'
 import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 import { AGENT_SCOPES } from '../../src/domain/rbac.ts'
+import { PERSON_CONFIRMS } from '../../src/domain/person-confirm.ts'
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 
 /**
- * The English scope descriptions the translations were made from. When the catalogue's words change
- * (src/domain/rbac.ts), this fails until every locale's `scopes` is translated again and this is updated.
+ * The English the translations were made from, where English lives elsewhere (the scope catalogue,
+ * src/domain/rbac.ts; what the person confirms, src/domain/person-confirm.ts). When those words change,
+ * this fails until every locale is translated again and this is updated.
  */
+const CONFIRMS_FROM =
+  "You confirm each disconnect, and each write that would replace records already in a customer's zone, yourself: the agent gets a link for you, " +
+  'you open it, sign in as yourself, see what would change and confirm there. Nothing the agent or its app answers for you counts as your yes.'
 const TRANSLATED_FROM: Record<string, string> = {
   'domains:read': 'See your domain connections, their DNS records and status, and your applications',
   'domains:write': 'Add domains and check, apply or re-check their DNS setup',
@@ -38,6 +43,7 @@ describe('consent page strings', () => {
       for (const v of Object.values(table.scopes)) expect(v.trim().length).toBeGreaterThan(0)
     }
     expect(Object.fromEntries(AGENT_SCOPES.map((s) => [s.id, s.description]))).toEqual(TRANSLATED_FROM)
+    expect(PERSON_CONFIRMS).toBe(CONFIRMS_FROM)
   })
 
   test('the language is the browser\'s best known one, else English; Arabic and Hebrew are right to left', () => {
