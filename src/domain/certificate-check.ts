@@ -108,9 +108,10 @@ export async function certificateConflicts(
   const seenCaa = new Set<string>()
   await Promise.all(
     names.map(async (name) => {
+      // Without a known CA (the edge's own issuers) nothing is known of its challenge: only CAA is judged.
       const [caa, challenge] = await Promise.all([
         relevantCaa(dns, name, apex, cnamed),
-        dns.lookup(`_acme-challenge.${name}`, 'CNAME'),
+        s.caaIdentities.length ? dns.lookup(`_acme-challenge.${name}`, 'CNAME') : Promise.resolve({ status: 'nodata' as const }),
       ])
       if (caa?.error) error = caa.error
       if (caa?.at && !seenCaa.has(caa.at) && !s.caaIdentities.length && caaPermitsNoCa(caa.values)) {
