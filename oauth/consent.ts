@@ -150,7 +150,7 @@ export function consentPage(req: ConsentRequest, view: ConsentView, error?: stri
     const boxes = req.scopes
       .map((id) => {
         const allowed = ungrantable(person.role, [id]).length === 0
-        const note = allowed ? '' : ` <em>${say(s.roleCannot, { role: person.role })}</em>`
+        const note = allowed ? '' : ` <em>${sayHtml(s.roleCannot, { role: esc(person.role) })}</em>`
         return `<label><input type="checkbox" name="scope" value="${esc(id)}"${allowed ? ' checked' : ' disabled'}><span>${scopeLine(id, sp)}${note}</span></label>`
       })
       .join('')
