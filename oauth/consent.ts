@@ -10,7 +10,8 @@
 // - the approving member's role must hold the permission behind every scope they grant;
 // - approval records one grant per person and client in the member's workspace, naming the member
 //   (approving the same client again widens it); tokens carry only its scopes; a form that approves
-//   carries the session's CSRF token.
+//   carries the session's CSRF token;
+// - the page speaks the person's language (oauth/strings.ts: every locale the widget speaks).
 import type { InteractionModel } from 'oidc-provider'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
@@ -19,7 +20,6 @@ import { markClientApproved } from '../src/db/agent-clients.ts'
 import { insertAgentGrant, liveGrantOfAgent, widenAgentGrant } from '../src/db/agent-grants.ts'
 import { GRANT_TTL_S, revokeGrant, REVOKE_REASONS } from '../src/domain/agent-grants.ts'
 import { loadConsentRequest, type ConsentRequest } from '../src/domain/agent-consent.ts'
-import { PERSON_CONFIRMS } from '../src/domain/person-confirm.ts'
 import { quoteOutside } from '../src/domain/outside-text.ts'
 import type { Clock } from '../src/clock.ts'
 import { AGENT_SCOPE_IDS, agentScope, can, type MemberRole } from '../src/domain/rbac.ts'
@@ -27,6 +27,7 @@ import type { AuthDeps } from '../src/http/auth.ts'
 import { addressOfRequest } from '../src/client-address.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type Person } from './people.ts'
 import { esc, page, readForm, seeOther } from './pages.ts'
+import { ENGLISH, say, sayHtml, sayPlain, speechOf, type Speech } from './strings.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
 /** The person answering a consent request, already authenticated. */
@@ -114,78 +115,65 @@ function avatar(name: string): string {
   return `<span class="avatar" aria-hidden="true">${esc(first.toUpperCase())}</span>`
 }
 
-const scopeLine = (s: string) => `<code>${esc(s)}</code>: ${esc(agentScope(s)?.description ?? s)}`
+const scopeLine = (s: string, sp: Speech) => `<code>${esc(s)}</code>: ${esc(sp.s.scopes[s] ?? agentScope(s)?.description ?? s)}`
 
 /** What a signed-in person may do from the header: their agents, and signing out. */
-export function personNav(person: Person | null, back: string): string {
-  if (!person) return '<a href="/oauth/agents">Your agents</a>'
+export function personNav(person: Person | null, back: string, { s }: Speech = ENGLISH): string {
+  if (!person) return `<a href="/oauth/agents">${say(s.yourAgents)}</a>`
   return (
-    `<a href="/oauth/agents">Your agents</a><form method="post" action="/oauth/signout" class="inline">` +
-    `<input type="hidden" name="next" value="${esc(back)}"><button type="submit" class="link">Sign out ${esc(person.email)}</button></form>`
+    `<a href="/oauth/agents">${say(s.yourAgents)}</a><form method="post" action="/oauth/signout" class="inline">` +
+    `<input type="hidden" name="next" value="${esc(back)}"><button type="submit" class="link">${say(s.signOut, { email: person.email })}</button></form>`
   )
 }
 
 export type ConsentView = { kind: 'signin'; email?: string } | { kind: 'sent'; email: string } | { kind: 'signed-in'; person: Person; csrf: string }
 
-export function consentPage(req: ConsentRequest, view: ConsentView, error?: string): string {
-  const title =
-    view.kind === 'signed-in'
-      ? `Allow ${esc(quoteOutside(req.client_name, 80))} to access ${esc(view.person.workspace)}?`
-      : `${esc(quoteOutside(req.client_name, 80))} wants access to your Portico workspace`
+export function consentPage(req: ConsentRequest, view: ConsentView, error?: string, sp: Speech = ENGLISH): string {
+  const { s } = sp
+  // The client's name is outside text: quoted, hidden characters shown (src/domain/outside-text.ts).
+  const client = quoteOutside(req.client_name, 80)
+  const title = view.kind === 'signed-in' ? say(s.titleSignedIn, { client, workspace: view.person.workspace }) : say(s.titleAsk, { client })
   const parts = [
     `<div class="who">${avatar(req.client_name)}<h1>${title}</h1></div>`,
-    `<p>After you answer you will be sent to</p><p class="host" id="redirect-host">${esc(req.redirect_host)}</p>`,
+    `<p>${say(s.sentTo)}</p><p class="host" id="redirect-host"><bdi>${esc(req.redirect_host)}</bdi></p>`,
   ]
-  if (req.client_id_host) parts.push(`<p id="client-domain">This client is published by <strong>${esc(req.client_id_host)}</strong> (its metadata document is served there).</p>`)
-  if (req.verified_as) parts.push(`<p class="ok">Verified: ${req.client_id_host ? 'this client\'s domain belongs to' : 'every redirect of this client is a web address of'} ${esc(req.verified_as)}.</p>`)
-  if (req.local) {
-    parts.push(
-      '<p class="warn" id="local-warning">This client only redirects to this computer (a loopback address). ' +
-        'Any program on this machine could have registered it: approve only if you just started it yourself.</p>',
-    )
-  }
-  if (req.imitates) {
-    parts.push(
-      `<p class="bad" id="imitation">This client calls itself by the name of ${esc(req.imitates)}, but it does not redirect to ` +
-        `${esc(req.imitates)}. It cannot be approved.</p>`,
-    )
-  }
+  if (req.client_id_host) parts.push(`<p id="client-domain">${sayHtml(s.publishedBy, { host: `<strong dir="ltr">${esc(req.client_id_host)}</strong>` })}</p>`)
+  if (req.verified_as) parts.push(`<p class="ok">${say(req.client_id_host ? s.verifiedDomain : s.verifiedRedirects, { name: req.verified_as })}</p>`)
+  if (req.local) parts.push(`<p class="warn" id="local-warning">${say(s.localWarning)}</p>`)
+  if (req.imitates) parts.push(`<p class="bad" id="imitation">${say(s.imitation, { brand: req.imitates })}</p>`)
   if (error) parts.push(`<p class="bad" id="error" role="alert">${esc(error)}</p>`)
-  parts.push(`<p class="note" id="person-confirms">${esc(PERSON_CONFIRMS)}</p>`)
-  const deny = '<button type="submit" name="action" value="deny" id="deny" class="secondary">Deny</button>'
+  parts.push(`<p class="note" id="person-confirms">${say(s.personConfirms)}</p>`)
+  const deny = `<button type="submit" name="action" value="deny" id="deny" class="secondary">${say(s.deny)}</button>`
   if (view.kind === 'signed-in') {
     const { person, csrf } = view
-    parts.push(`<p class="workspace" id="workspace">Workspace: <strong>${esc(person.workspace)}</strong>, signed in as ${esc(person.email)} (${esc(person.role)}).</p>`)
+    parts.push(`<p class="workspace" id="workspace">${sayHtml(s.workspace, { workspace: `<strong><bdi>${esc(person.workspace)}</bdi></strong>`, email: `<bdi>${esc(person.email)}</bdi>`, role: esc(person.role) })}</p>`)
     const boxes = req.scopes
-      .map((s) => {
-        const allowed = ungrantable(person.role, [s]).length === 0
-        const note = allowed ? '' : ` <em>(your ${esc(person.role)} role cannot grant this)</em>`
-        return `<label><input type="checkbox" name="scope" value="${esc(s)}"${allowed ? ' checked' : ' disabled'}><span>${scopeLine(s)}${note}</span></label>`
+      .map((id) => {
+        const allowed = ungrantable(person.role, [id]).length === 0
+        const note = allowed ? '' : ` <em>${sayHtml(s.roleCannot, { role: esc(person.role) })}</em>`
+        return `<label><input type="checkbox" name="scope" value="${esc(id)}"${allowed ? ' checked' : ' disabled'}><span>${scopeLine(id, sp)}${note}</span></label>`
       })
       .join('')
-    const approve = req.imitates ? '' : '<button type="submit" name="action" value="approve" id="approve" class="primary">Approve</button>'
+    const approve = req.imitates ? '' : `<button type="submit" name="action" value="approve" id="approve" class="primary">${say(s.approve)}</button>`
     parts.push(
-      `<form method="post"><fieldset id="scopes"><legend>It may, unless you uncheck it:</legend>${boxes}</fieldset>` +
+      `<form method="post"><fieldset id="scopes"><legend>${say(s.scopesLegend)}</legend>${boxes}</fieldset>` +
         `<input type="hidden" name="scopes_shown" value="1"><input type="hidden" name="csrf" value="${esc(csrf)}">` +
         `<div class="actions">${approve}${deny}</div></form>`,
     )
     return parts.join('\n')
   }
-  const scopes = req.scopes.map((s) => `<li>${scopeLine(s)}</li>`).join('')
-  parts.push(`<h2>It asks to</h2><ul class="scopes" id="scopes">${scopes}</ul>`)
+  const scopes = req.scopes.map((id) => `<li>${scopeLine(id, sp)}</li>`).join('')
+  parts.push(`<h2>${say(s.asksTo)}</h2><ul class="scopes" id="scopes">${scopes}</ul>`)
   if (view.kind === 'sent') {
-    parts.push(
-      `<p class="note" id="sent" role="status">If <strong>${esc(view.email)}</strong> belongs to a member of a Portico workspace, a sign-in link is on its way. ` +
-        'It works once, for 15 minutes, and brings you back here to answer.</p>',
-    )
+    parts.push(`<p class="note" id="sent" role="status">${sayHtml(s.sent, { email: `<strong dir="ltr">${esc(view.email)}</strong>` })}</p>`)
     parts.push(`<form method="post"><div class="actions">${deny}</div></form>`)
     return parts.join('\n')
   }
   const signIn = req.imitates
     ? ''
-    : '<label class="field" for="email">Sign in as yourself: your email address in the workspace</label>' +
-      `<input type="email" id="email" name="email" autocomplete="email" required value="${esc(view.email ?? '')}">`
-  const next = req.imitates ? '' : '<button type="submit" name="action" value="email" id="continue" class="primary">Email me a sign-in link</button>'
+    : `<label class="field" for="email">${say(s.emailLabel)}</label>` +
+      `<input type="email" id="email" name="email" autocomplete="email" dir="ltr" required value="${esc(view.email ?? '')}">`
+  const next = req.imitates ? '' : `<button type="submit" name="action" value="email" id="continue" class="primary">${say(s.emailMe)}</button>`
   parts.push(`<form method="post">${signIn}<div class="actions">${next}${deny}</div></form>`)
   return parts.join('\n')
 }
@@ -200,11 +188,19 @@ async function pending(deps: ConsentDeps, uid: string) {
   return request && interaction ? { request, interaction } : null
 }
 
-const GONE = () => page(404, 'Request not found', '<h1>This request is unknown, expired or already answered</h1><p>Start again from your agent.</p>')
+const GONE = ({ s, lang }: Speech) => page(404, s.goneTitle, `<h1>${say(s.goneHeading)}</h1><p>${say(s.goneBody)}</p>`, { lang, navLabel: s.account, footer: footerOf(s) })
 
-function consentResponse(status: number, request: ConsentRequest, view: ConsentView, uid: string, error?: string): Response {
+const footerOf = (s: Speech['s']) => sayHtml(s.footer, { agents: `<a href="/oauth/agents">${say(s.yourAgents)}</a>` })
+
+function consentResponse(status: number, request: ConsentRequest, view: ConsentView, uid: string, sp: Speech, error?: string): Response {
   const person = view.kind === 'signed-in' ? view.person : null
-  return page(status, `Approve ${quoteOutside(request.client_name, 80)}?`, consentPage(request, view, error), { nav: personNav(person, `/oauth/consent/${uid}`), brand: person?.branding })
+  return page(status, sayPlain(sp.s.pageTitle, { client: quoteOutside(request.client_name, 80) }), consentPage(request, view, error, sp), {
+    nav: personNav(person, `/oauth/consent/${uid}`, sp),
+    brand: person?.branding,
+    lang: sp.lang,
+    navLabel: sp.s.account,
+    footer: footerOf(sp.s),
+  })
 }
 
 function viewOf(deps: ConsentDeps, person: Person | null): ConsentView {
@@ -212,9 +208,10 @@ function viewOf(deps: ConsentDeps, person: Person | null): ConsentView {
 }
 
 export async function showConsent(deps: ConsentDeps, uid: string, req: Request): Promise<Response> {
+  const sp = speechOf(req)
   const found = await pending(deps, uid)
-  if (!found) return GONE()
-  return consentResponse(200, found.request, viewOf(deps, await signedInPerson(deps, req)), uid)
+  if (!found) return GONE(sp)
+  return consentResponse(200, found.request, viewOf(deps, await signedInPerson(deps, req)), uid, sp)
 }
 
 /** The scopes the person left checked. */
@@ -224,36 +221,38 @@ function chosenScopes(request: ConsentRequest, form: URLSearchParams): string[] 
 }
 
 export async function answerConsent(deps: ConsentDeps, uid: string, req: Request, ip: string | null): Promise<Response> {
+  const sp = speechOf(req)
+  const { s } = sp
   const found = await pending(deps, uid)
-  if (!found) return GONE()
+  if (!found) return GONE(sp)
   const { request, interaction } = found
   const person = await signedInPerson(deps, req)
   const form = await readForm(req)
-  if (!form) return consentResponse(413, request, viewOf(deps, person), uid, 'The form is too large.')
+  if (!form) return consentResponse(413, request, viewOf(deps, person), uid, sp, s.errTooLarge)
   const action = form.get('action')
   if (action === 'deny') return seeOther(await deny(interaction))
   if (form.has('api_key')) {
-    return consentResponse(400, request, viewOf(deps, person), uid, 'API keys are not accepted here: sign in as yourself with your email address.')
+    return consentResponse(400, request, viewOf(deps, person), uid, sp, s.errApiKey)
   }
   if (request.imitates) {
-    return consentResponse(403, request, viewOf(deps, person), uid, `A client imitating ${request.imitates} cannot be approved.`)
+    return consentResponse(403, request, viewOf(deps, person), uid, sp, sayPlain(s.errImitating, { brand: request.imitates }))
   }
   if (action === 'email') {
     const email = (form.get('email') ?? '').trim()
-    if (!EMAIL.test(email)) return consentResponse(400, request, { kind: 'signin', email }, uid, 'Enter your email address.')
+    if (!EMAIL.test(email)) return consentResponse(400, request, { kind: 'signin', email }, uid, sp, s.errEmail)
     const sent = await mailSignInLinks(deps, email, `/oauth/consent/${uid}`, ip, 'to answer an agent\'s request for access')
-    if (!sent) return consentResponse(429, request, { kind: 'signin', email }, uid, 'Too many sign-in links were asked for. Wait a few minutes, then try again.')
-    return consentResponse(200, request, { kind: 'sent', email }, uid)
+    if (!sent) return consentResponse(429, request, { kind: 'signin', email }, uid, sp, s.errTooMany)
+    return consentResponse(200, request, { kind: 'sent', email }, uid, sp)
   }
-  if (action !== 'approve') return consentResponse(400, request, viewOf(deps, person), uid, 'Choose approve or deny.')
-  if (!person) return consentResponse(401, request, { kind: 'signin' }, uid, 'Sign in first: your sign-in ended or was never made.')
+  if (action !== 'approve') return consentResponse(400, request, viewOf(deps, person), uid, sp, s.errChoose)
+  if (!person) return consentResponse(401, request, { kind: 'signin' }, uid, sp, s.errSignIn)
   const view = viewOf(deps, person)
-  if (!csrfValid(deps.config, person, form.get('csrf'))) return consentResponse(403, request, view, uid, 'This form is out of date: answer again.')
-  if (request.scopes.length === 0) return consentResponse(400, request, view, uid, 'The request asks for no scope Portico knows.')
+  if (!csrfValid(deps.config, person, form.get('csrf'))) return consentResponse(403, request, view, uid, sp, s.errOutOfDate)
+  if (request.scopes.length === 0) return consentResponse(400, request, view, uid, sp, s.errNoScope)
   const scopes = chosenScopes(request, form)
-  if (scopes.length === 0) return consentResponse(400, request, view, uid, 'Leave at least one scope checked, or deny.')
+  if (scopes.length === 0) return consentResponse(400, request, view, uid, sp, s.errLeaveOne)
   const missing = ungrantable(person.role, scopes)
-  if (missing.length) return consentResponse(403, request, view, uid, `The ${person.role} role cannot grant: ${missing.join(', ')}.`)
+  if (missing.length) return consentResponse(403, request, view, uid, sp, sayPlain(s.errRole, { role: person.role, scopes: missing.join(', ') }))
   return seeOther(await approve({ db: deps.db, clock: deps.clock, auth: deps.auth }, interaction, request, approverOf(person), scopes))
 }
 

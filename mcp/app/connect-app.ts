@@ -98,5 +98,5 @@ window.addEventListener('message', (e: MessageEvent) => {
   }
 })
 
-injectStyles()
+injectStyles(document)
 void request('ui/initialize', { appInfo: { name: 'portico-connect', version: '1' }, appCapabilities: {}, protocolVersion: UI_PROTOCOL }).then(() => notify('ui/notifications/initialized'))

@@ -7,7 +7,10 @@
 //   Portico uses (RFC 8657 §4); an empty or ";" issuer forbids every CA; an unknown property marked
 //   critical (flag 128) forbids issuance (§4.1). `issuewild` is left out: Portico orders no wildcard.
 //   A set with no `issue` property permits every CA. The fix adds `0 issue "<identity>"` beside the
-//   existing values (CAA sets are unions: the CAs already allowed stay allowed).
+//   existing values (CAA sets are unions: the CAs already allowed stay allowed). When Portico's CA is
+//   not known (no ACME_DIRECTORY_URL: the edge's own issuers), only a set that permits no CA at all is
+//   judged: every `issue` issuer empty (";") or a special-use name that no CA can be (RFC 6761:
+//   .invalid, .test, .example, .localhost); its fix is to remove the set.
 // - An `_acme-challenge` record that puts the challenge elsewhere: a CNAME delegating it to another
 //   service. With HTTP-01 (what Portico uses) it does not stop issuance, but that service can still
 //   obtain certificates for the name; with DNS-01 it would break the challenge. `blocks_certificate`
@@ -20,7 +23,7 @@ import { relativeHost } from './hostnames.ts'
 export type AcmeChallenge = 'http-01' | 'dns-01'
 
 export interface CertificateCheckSettings {
-  /** CAA issuer domain names of Portico's CA (RFC 8659 §4.2); empty: unknown, CAA is not judged. */
+  /** CAA issuer domain names of Portico's CA (RFC 8659 §4.2); empty: unknown, only a set that permits no CA is judged. */
   caaIdentities: string[]
   challenge: AcmeChallenge
 }
@@ -76,6 +79,18 @@ export function caaPermits(values: string[], identities: string[], challenge: Ac
   return issue.some((p) => issuePermits(p.value, identities, challenge))
 }
 
+/** Whether a relevant CAA set permits no certificate authority at all (whichever one Portico's edge uses). */
+export function caaPermitsNoCa(values: string[]): boolean {
+  const props = values.map(parseCaa).filter((p): p is CaaProperty => p !== null)
+  if (props.some((p) => p.flags & 128 && !KNOWN_TAGS.has(p.tag))) return true
+  const issue = props.filter((p) => p.tag === 'issue')
+  if (issue.length === 0) return false
+  return issue.every((p) => {
+    const domain = p.value.split(';')[0]!.trim().toLowerCase().replace(/\.$/, '')
+    return !domain || /(^|\.)(invalid|test|example|localhost)$/.test(domain)
+  })
+}
+
 /**
  * The certificate conflicts of `names` (the hostnames the certificate will cover) in the zone `apex`.
  * `cnamed` are the names that will be a CNAME to the target (their current CNAME is not followed).
@@ -93,12 +108,28 @@ export async function certificateConflicts(
   const seenCaa = new Set<string>()
   await Promise.all(
     names.map(async (name) => {
+      // Without a known CA (the edge's own issuers) nothing is known of its challenge: only CAA is judged.
       const [caa, challenge] = await Promise.all([
-        s.caaIdentities.length ? relevantCaa(dns, name, apex, cnamed) : Promise.resolve(null),
-        dns.lookup(`_acme-challenge.${name}`, 'CNAME'),
+        relevantCaa(dns, name, apex, cnamed),
+        s.caaIdentities.length ? dns.lookup(`_acme-challenge.${name}`, 'CNAME') : Promise.resolve({ status: 'nodata' as const }),
       ])
       if (caa?.error) error = caa.error
-      if (caa?.at && !seenCaa.has(caa.at) && !caaPermits(caa.values, s.caaIdentities, s.challenge)) {
+      if (caa?.at && !seenCaa.has(caa.at) && !s.caaIdentities.length && caaPermitsNoCa(caa.values)) {
+        seenCaa.add(caa.at)
+        const host = relativeHost(caa.at, apex)
+        out.push({
+          kind: 'certificate',
+          type: 'CAA',
+          host,
+          value: [...caa.values].sort().join('\n'),
+          desired: { type: 'CAA', host, value: '' },
+          action: 'remove',
+          reason: 'caa_forbids_ca',
+          blocks_certificate: true,
+          fix: `The CAA records at ${caa.at} allow no certificate authority to issue certificates for ${name}, so HTTPS cannot be set up. Remove them (or replace them with one allowing the certificate authority you use).`,
+        })
+      }
+      if (caa?.at && !seenCaa.has(caa.at) && s.caaIdentities.length && !caaPermits(caa.values, s.caaIdentities, s.challenge)) {
         seenCaa.add(caa.at)
         const host = relativeHost(caa.at, apex)
         const add = `0 issue "${s.caaIdentities[0]}"`

@@ -215,7 +215,8 @@ export const checkDomainOp = defineOp({
     const acme = ctx.config.acme
     const checked = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
       wwwRedirect: input.www_redirect,
-      certificates: acme ? { caaIdentities: acme.caaIdentities, challenge: ACME_CHALLENGE } : null,
+      // Without an ACME directory the edge's own issuers are used: only a CAA set that allows no CA is judged.
+      certificates: { caaIdentities: acme?.caaIdentities ?? [], challenge: ACME_CHALLENGE },
     })
     const result = { ...checked, application: applicationFace(app) }
     const health = ctx.services.dnsHealth

@@ -4,7 +4,9 @@
 // small script served as a file (src/share/client.ts) that copies values, re-checks in place and
 // follows the connection until it is live. Without the script the page still works: "I have added
 // them" is a form that POSTs here, re-checks, and comes back (303). Invariants:
-// - the page is in one language, the one its `lang` names (src/share/strings.ts picks it);
+// - the page is in one language, the one its `lang` names (src/share/strings.ts picks it), written in
+//   that language's direction (`dir`); names and domains are isolated (`dir="auto"`), DNS values are
+//   left to right;
 // - each thing is said once: the brand at the top, one heading naming the domain, one sentence
 //   saying who asked and one saying until when the link works;
 // - nothing inline runs without this response's nonce: the script and stylesheet are files, the
@@ -16,6 +18,7 @@ import type { Mount } from '../http/app.ts'
 import { SHARE_PAGE_PREFIX } from '../domain/share.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
+import { directionOf } from '../widget/locale.ts'
 
 export interface SharePageDeps {
   /** The API's own handler (the page reads `GET /v1/share/{token}` like any client). */
@@ -46,9 +49,11 @@ export const ASSET_PREFIX = '/share-page'
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const t = (s: Strings, key: keyof Strings, vars?: Record<string, string | number>) => esc(fill(s[key], vars))
 /** A placeholder value set apart (a domain, a name) inside translated text, escaped. */
-const em = (v: string) => `<strong class="name">${breakable(v)}</strong>`
+const em = (v: string) => `<strong class="name" dir="auto">${breakable(v)}</strong>`
 /** A domain or name that may wrap only before its dots (a long one still wraps, as a last resort). */
 const breakable = (v: string) => esc(v).replace(/\./g, '<wbr>.')
+/** A name or domain inside a sentence, isolated so a right-to-left sentence neither flips it nor is pulled along. */
+const iso = (v: string) => `<bdi>${esc(v)}</bdi>`
 const fillHtml = (text: string, vars: Record<string, string>) => esc(text).replace(/\{(\w+)\}/g, (m, k: string) => vars[k] ?? m)
 
 const keyOf = (r: { type: string; host: string }) => `${r.type} ${r.host}`
@@ -84,24 +89,32 @@ function steps(s: Strings, locale: Locale, shared: Shared): string[] {
   // Catalog steps name the provider's menus in English: shown as they are on English pages only.
   if (locale === 'en' && shared.provider && shared.manual_steps.length) return shared.manual_steps.map(esc)
   return [
-    shared.provider_name ? t(s, 'stepSignIn', { provider: shared.provider_name }) : t(s, 'stepSignInUnknown', { apex: shared.apex_domain }),
-    t(s, 'stepOpen', { apex: shared.apex_domain }),
+    shared.provider_name ? fillHtml(s.stepSignIn, { provider: iso(shared.provider_name) }) : fillHtml(s.stepSignInUnknown, { apex: iso(shared.apex_domain) }),
+    fillHtml(s.stepOpen, { apex: iso(shared.apex_domain) }),
     t(s, 'stepAdd'),
     t(s, 'stepSave'),
   ]
 }
 
 function recordItem(s: Strings, shared: Shared, r: Shared['records'][number], i: number, found: Set<string>): string {
-  const host = r.host === '@' ? t(s, 'apexHost', { apex: shared.apex_domain }) : `<code>${esc(r.host)}</code>`
+  // The host as it is typed (`@` for the apex, explained beside it), with its own Copy.
+  const hostCopy = `<button type="button" class="copy" data-copy="share-h${i}" aria-label="${t(s, 'copyHostLabel', { type: r.type, host: r.host })}" hidden>${t(s, 'copy')}</button>`
+  const host = r.host === '@' ? `<code id="share-h${i}" dir="ltr">@</code> ${fillHtml(s.apexHost, { apex: iso(shared.apex_domain) }).replace(/^@\s*/, '')}${hostCopy}` : `<code id="share-h${i}" dir="ltr">${esc(r.host)}</code>${hostCopy}`
   const state = found.has(keyOf(r)) ? 'found' : 'missing'
-  const value = r.type === 'MX' && r.priority !== undefined ? `${r.priority} ${r.value}` : r.value
   const copyLabel = t(s, 'copyLabel', { type: r.type, host: r.host })
+  // The priority (MX) is a field of its own at DNS hosts: shown and copied on its own, not in the value.
+  const priority =
+    r.priority !== undefined
+      ? `<div class="f-priority"><dt>${t(s, 'priority')}</dt><dd><code id="share-p${i}" dir="ltr">${r.priority}</code>` +
+        `<button type="button" class="copy" data-copy="share-p${i}" aria-label="${t(s, 'copyPriorityLabel', { type: r.type, host: r.host })}" hidden>${t(s, 'copy')}</button></dd></div>`
+      : ''
   return (
     `<li class="rec" data-key="${esc(keyOf(r))}"><dl>` +
     `<div class="f-type"><dt>${t(s, 'type')}</dt><dd>${esc(r.type)}</dd></div>` +
     `<div class="f-host"><dt>${t(s, 'host')}</dt><dd>${host}</dd></div>` +
-    `<div class="f-value"><dt>${t(s, 'value')}</dt><dd><code id="share-v${i}">${esc(value)}</code>` +
+    `<div class="f-value"><dt>${t(s, 'value')}</dt><dd><code id="share-v${i}" dir="ltr">${esc(r.value)}</code>` +
     `<button type="button" class="copy" data-copy="share-v${i}" aria-label="${copyLabel}" hidden>${t(s, 'copy')}</button></dd></div>` +
+    priority +
     (r.ttl !== undefined ? `<div class="f-ttl"><dt>${t(s, 'ttl')}</dt><dd>${r.ttl}</dd></div>` : '') +
     `</dl><p class="rec-state" data-state="${state}">${t(s, state)}</p></li>`
   )
@@ -132,7 +145,7 @@ function languageLinks(s: Strings, locale: Locale, token: string): string {
 
 function shell(locale: Locale, title: string, head: string, body: string, assets: ShareAssets): string {
   return (
-    `<!doctype html><html lang="${locale}" dir="ltr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<!doctype html><html lang="${locale}" dir="${directionOf(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="robots" content="noindex"><title>${title}</title><link rel="stylesheet" href="${assets.cssPath}">${head}</head><body>${body}</body></html>`
   )
 }
@@ -142,7 +155,7 @@ export function renderSharePage(shared: Shared, o: { locale: Locale; token: stri
   const found = new Set(shared.propagation.records_propagated.map(keyOf))
   const live = shared.status === 'live'
   const who = shared.branding?.display_name ?? shared.application_name
-  const dashboard = shared.dashboard_url && shared.provider_name ? `<p><a class="provider" href="${esc(shared.dashboard_url)}" rel="noreferrer noopener" target="_blank">${t(s, 'openProvider', { provider: shared.provider_name })}</a></p>` : ''
+  const dashboard = shared.dashboard_url && shared.provider_name ? `<p><a class="provider" href="${esc(shared.dashboard_url)}" rel="noreferrer noopener" target="_blank">${fillHtml(s.openProvider, { provider: iso(shared.provider_name) })}</a></p>` : ''
   const status = o.unreachable ? s.statusUnreachable : statusText(s, shared)
   const lastChecked = shared.last_checked_at
     ? fillHtml(s.lastChecked, { time: `<time class="local" datetime="${esc(shared.last_checked_at)}" data-time="1">${esc(dateText(o.locale, shared.last_checked_at, true))} UTC</time>` })
@@ -159,7 +172,7 @@ export function renderSharePage(shared: Shared, o: { locale: Locale; token: stri
   const main =
     `<main id="main">` +
     `<h1>${fillHtml(s.heading, { domain: em(shared.domain) })}</h1>` +
-    `<p class="who">${who ? fillHtml(s.asked, { app: em(who) }) + (o.locale === 'ja' ? '' : ' ') : ''}${fillHtml(s.until, {
+    `<p class="who">${who ? fillHtml(s.asked, { app: em(who) }) + (o.locale === 'ja' || o.locale === 'zh' ? '' : ' ') : ''}${fillHtml(s.until, {
       date: `<time class="local" datetime="${esc(shared.expires_at)}">${esc(dateText(o.locale, shared.expires_at, false))}</time>`,
     })}</p>` +
     `<p id="share-status" class="status" data-status="${shared.status}" role="status">${esc(status)}</p>` +

@@ -1,285 +1,40 @@
-// The share page's words, per locale. The page is in exactly one of these languages (its `lang`):
-// the `?lang=` the visitor picked, else the first of their browser's languages found here, else
-// English. Every table has every key of `en` (the type says so; test/unit/share-strings.test.ts
-// checks the placeholders too). `{name}` placeholders are filled by `fill`; no sentence depends on a
-// number's plural form. Provider menu names (Cloudflare's "DNS →
-// Records") are English in the catalog, so only English pages show the catalog's own steps; other
-// languages show the same steps in general words.
-const en = {
-  languageName: 'English',
-  title: 'DNS records for {domain}',
-  heading: 'Add DNS records for {domain}',
-  asked: '{app} asked for these records.',
-  until: 'This link works until {date}.',
-  stepsHeading: 'How to add them',
-  stepSignIn: 'Sign in to {provider}.',
-  stepSignInUnknown: 'Sign in where the DNS of {apex} is managed.',
-  stepOpen: 'Open the DNS settings of {apex}.',
-  stepAdd: 'Add each record below exactly as shown.',
-  stepSave: 'Save, then choose “I have added them” on this page.',
-  openProvider: 'Open {provider}',
-  recordsHeading: 'Records to add',
-  type: 'Type',
-  host: 'Host',
-  value: 'Value',
-  ttl: 'TTL',
-  apexHost: '@ (the domain {apex} itself)',
-  found: 'Found',
-  missing: 'Not found yet',
-  copy: 'Copy',
-  copied: 'Copied',
-  copyLabel: 'Copy the value of the {type} record {host}',
-  added: 'I have added them',
-  checking: 'Checking…',
-  statusPending: 'Waiting for the records to be added.',
-  statusPropagating: 'Records found so far: {found} of {total}. We keep checking.',
-  statusFailed: 'The last check did not find the records. Check them against the list below, then choose “I have added them”.',
-  statusUnreachable: 'We could not check just now. We will try again shortly.',
-  doneHeading: 'Done',
-  statusLive: '{domain} now points at {target}.',
-  doneHint: 'Nothing else to do. You can close this page.',
-  close: 'Close this page',
-  closedHint: 'You can now close this tab.',
-  lastChecked: 'Last checked {time}.',
-  notFoundTitle: 'This link does not work',
-  notFoundBody: 'It has expired or was never valid. Ask whoever sent it to you for a new link.',
-  poweredBy: 'Powered by Portico',
-  otherLanguages: 'Other languages',
-}
+// The share page's words, per locale: one table a locale in src/share/locales/ (English is the source;
+// the widget's 17 locales, test/unit/share-strings.test.ts checks they are the same). The page is in
+// exactly one of these languages (its `lang`, and its `dir`: Arabic and Hebrew are right to left): the
+// `?lang=` the visitor picked, else the first of their browser's languages found here, else English.
+// Every table has every key of `en` (the type says so; the test checks the placeholders too). `{name}`
+// placeholders are filled by `fill`; no sentence depends on a number's plural form. Provider menu names
+// (Cloudflare's "DNS → Records") are English in the catalog, so only English pages show the catalog's
+// own steps; other languages show the same steps in general words.
+import { ar } from './locales/ar.ts'
+import { da } from './locales/da.ts'
+import { de } from './locales/de.ts'
+import { en } from './locales/en.ts'
+import { es } from './locales/es.ts'
+import { fi } from './locales/fi.ts'
+import { fr } from './locales/fr.ts'
+import { he } from './locales/he.ts'
+import { it } from './locales/it.ts'
+import { ja } from './locales/ja.ts'
+import { ko } from './locales/ko.ts'
+import { nl } from './locales/nl.ts'
+import { pl } from './locales/pl.ts'
+import { pt } from './locales/pt.ts'
+import { sv } from './locales/sv.ts'
+import { tr } from './locales/tr.ts'
+import { zh } from './locales/zh.ts'
 
-export type Strings = typeof en
-export type Key = keyof Strings
+import { acceptedLanguages, resolveLocale } from '../widget/locale.ts'
 
-const fr: Strings = {
-  languageName: 'Français',
-  title: 'Enregistrements DNS pour {domain}',
-  heading: 'Ajoutez des enregistrements DNS pour {domain}',
-  asked: '{app} a demandé ces enregistrements.',
-  until: 'Ce lien fonctionne jusqu’au {date}.',
-  stepsHeading: 'Comment les ajouter',
-  stepSignIn: 'Connectez-vous à {provider}.',
-  stepSignInUnknown: 'Connectez-vous là où le DNS de {apex} est géré.',
-  stepOpen: 'Ouvrez les paramètres DNS de {apex}.',
-  stepAdd: 'Ajoutez chaque enregistrement ci-dessous exactement comme indiqué.',
-  stepSave: 'Enregistrez, puis choisissez « Je les ai ajoutés » sur cette page.',
-  openProvider: 'Ouvrir {provider}',
-  recordsHeading: 'Enregistrements à ajouter',
-  type: 'Type',
-  host: 'Hôte',
-  value: 'Valeur',
-  ttl: 'TTL',
-  apexHost: '@ (le domaine {apex} lui-même)',
-  found: 'Trouvé',
-  missing: 'Pas encore trouvé',
-  copy: 'Copier',
-  copied: 'Copié',
-  copyLabel: 'Copier la valeur de l’enregistrement {type} {host}',
-  added: 'Je les ai ajoutés',
-  checking: 'Vérification…',
-  statusPending: 'En attente de l’ajout des enregistrements.',
-  statusPropagating: 'Enregistrements trouvés pour l’instant : {found} sur {total}. Nous continuons à vérifier.',
-  statusFailed: 'La dernière vérification n’a pas trouvé les enregistrements. Comparez-les à la liste ci-dessous, puis choisissez « Je les ai ajoutés ».',
-  statusUnreachable: 'Nous n’avons pas pu vérifier pour le moment. Nous réessaierons sous peu.',
-  doneHeading: 'Terminé',
-  statusLive: '{domain} pointe désormais vers {target}.',
-  doneHint: 'Il n’y a plus rien à faire. Vous pouvez fermer cette page.',
-  close: 'Fermer cette page',
-  closedHint: 'Vous pouvez maintenant fermer cet onglet.',
-  lastChecked: 'Dernière vérification : {time}.',
-  notFoundTitle: 'Ce lien ne fonctionne pas',
-  notFoundBody: 'Il a expiré ou n’a jamais été valide. Demandez un nouveau lien à la personne qui vous l’a envoyé.',
-  poweredBy: 'Fourni par Portico',
-  otherLanguages: 'Autres langues',
-}
+export type { Key, Strings } from './locales/en.ts'
 
-const de: Strings = {
-  languageName: 'Deutsch',
-  title: 'DNS-Einträge für {domain}',
-  heading: 'DNS-Einträge für {domain} anlegen',
-  asked: '{app} hat diese Einträge angefordert.',
-  until: 'Dieser Link funktioniert bis {date}.',
-  stepsHeading: 'So legen Sie sie an',
-  stepSignIn: 'Melden Sie sich bei {provider} an.',
-  stepSignInUnknown: 'Melden Sie sich dort an, wo das DNS von {apex} verwaltet wird.',
-  stepOpen: 'Öffnen Sie die DNS-Einstellungen von {apex}.',
-  stepAdd: 'Legen Sie jeden Eintrag unten genau wie angegeben an.',
-  stepSave: 'Speichern Sie und wählen Sie dann auf dieser Seite „Ich habe sie angelegt“.',
-  openProvider: '{provider} öffnen',
-  recordsHeading: 'Anzulegende Einträge',
-  type: 'Typ',
-  host: 'Host',
-  value: 'Wert',
-  ttl: 'TTL',
-  apexHost: '@ (die Domain {apex} selbst)',
-  found: 'Gefunden',
-  missing: 'Noch nicht gefunden',
-  copy: 'Kopieren',
-  copied: 'Kopiert',
-  copyLabel: 'Wert des {type}-Eintrags {host} kopieren',
-  added: 'Ich habe sie angelegt',
-  checking: 'Wird geprüft…',
-  statusPending: 'Wir warten darauf, dass die Einträge angelegt werden.',
-  statusPropagating: 'Bisher gefundene Einträge: {found} von {total}. Wir prüfen weiter.',
-  statusFailed: 'Bei der letzten Prüfung wurden die Einträge nicht gefunden. Vergleichen Sie sie mit der Liste unten und wählen Sie dann „Ich habe sie angelegt“.',
-  statusUnreachable: 'Wir konnten gerade nicht prüfen. Wir versuchen es gleich noch einmal.',
-  doneHeading: 'Fertig',
-  statusLive: '{domain} zeigt jetzt auf {target}.',
-  doneHint: 'Es ist nichts mehr zu tun. Sie können diese Seite schließen.',
-  close: 'Diese Seite schließen',
-  closedHint: 'Sie können diesen Tab jetzt schließen.',
-  lastChecked: 'Zuletzt geprüft: {time}.',
-  notFoundTitle: 'Dieser Link funktioniert nicht',
-  notFoundBody: 'Er ist abgelaufen oder war nie gültig. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen Link.',
-  poweredBy: 'Bereitgestellt von Portico',
-  otherLanguages: 'Andere Sprachen',
-}
-
-const es: Strings = {
-  languageName: 'Español',
-  title: 'Registros DNS para {domain}',
-  heading: 'Añade registros DNS para {domain}',
-  asked: '{app} ha solicitado estos registros.',
-  until: 'Este enlace funciona hasta el {date}.',
-  stepsHeading: 'Cómo añadirlos',
-  stepSignIn: 'Inicia sesión en {provider}.',
-  stepSignInUnknown: 'Inicia sesión donde se gestiona el DNS de {apex}.',
-  stepOpen: 'Abre la configuración DNS de {apex}.',
-  stepAdd: 'Añade cada registro de abajo exactamente como se muestra.',
-  stepSave: 'Guarda y luego elige «Ya los he añadido» en esta página.',
-  openProvider: 'Abrir {provider}',
-  recordsHeading: 'Registros que añadir',
-  type: 'Tipo',
-  host: 'Host',
-  value: 'Valor',
-  ttl: 'TTL',
-  apexHost: '@ (el propio dominio {apex})',
-  found: 'Encontrado',
-  missing: 'Aún no encontrado',
-  copy: 'Copiar',
-  copied: 'Copiado',
-  copyLabel: 'Copiar el valor del registro {type} {host}',
-  added: 'Ya los he añadido',
-  checking: 'Comprobando…',
-  statusPending: 'Esperando a que se añadan los registros.',
-  statusPropagating: 'Registros encontrados por ahora: {found} de {total}. Seguimos comprobando.',
-  statusFailed: 'La última comprobación no encontró los registros. Compáralos con la lista de abajo y luego elige «Ya los he añadido».',
-  statusUnreachable: 'No hemos podido comprobarlo ahora. Lo volveremos a intentar en breve.',
-  doneHeading: 'Listo',
-  statusLive: '{domain} ahora apunta a {target}.',
-  doneHint: 'No hay nada más que hacer. Puedes cerrar esta página.',
-  close: 'Cerrar esta página',
-  closedHint: 'Ya puedes cerrar esta pestaña.',
-  lastChecked: 'Última comprobación: {time}.',
-  notFoundTitle: 'Este enlace no funciona',
-  notFoundBody: 'Ha caducado o nunca fue válido. Pide un enlace nuevo a quien te lo envió.',
-  poweredBy: 'Con la tecnología de Portico',
-  otherLanguages: 'Otros idiomas',
-}
-
-const pt: Strings = {
-  languageName: 'Português',
-  title: 'Registros DNS para {domain}',
-  heading: 'Adicione registros DNS para {domain}',
-  asked: '{app} pediu estes registros.',
-  until: 'Este link funciona até {date}.',
-  stepsHeading: 'Como adicioná-los',
-  stepSignIn: 'Entre em {provider}.',
-  stepSignInUnknown: 'Entre onde o DNS de {apex} é gerenciado.',
-  stepOpen: 'Abra as configurações de DNS de {apex}.',
-  stepAdd: 'Adicione cada registro abaixo exatamente como mostrado.',
-  stepSave: 'Salve e depois escolha “Já adicionei” nesta página.',
-  openProvider: 'Abrir {provider}',
-  recordsHeading: 'Registros a adicionar',
-  type: 'Tipo',
-  host: 'Host',
-  value: 'Valor',
-  ttl: 'TTL',
-  apexHost: '@ (o próprio domínio {apex})',
-  found: 'Encontrado',
-  missing: 'Ainda não encontrado',
-  copy: 'Copiar',
-  copied: 'Copiado',
-  copyLabel: 'Copiar o valor do registro {type} {host}',
-  added: 'Já adicionei',
-  checking: 'Verificando…',
-  statusPending: 'Aguardando a adição dos registros.',
-  statusPropagating: 'Registros encontrados até agora: {found} de {total}. Continuamos verificando.',
-  statusFailed: 'A última verificação não encontrou os registros. Compare-os com a lista abaixo e depois escolha “Já adicionei”.',
-  statusUnreachable: 'Não conseguimos verificar agora. Tentaremos de novo em instantes.',
-  doneHeading: 'Pronto',
-  statusLive: '{domain} agora aponta para {target}.',
-  doneHint: 'Não há mais nada a fazer. Você pode fechar esta página.',
-  close: 'Fechar esta página',
-  closedHint: 'Agora você pode fechar esta aba.',
-  lastChecked: 'Última verificação: {time}.',
-  notFoundTitle: 'Este link não funciona',
-  notFoundBody: 'Ele expirou ou nunca foi válido. Peça um novo link a quem o enviou.',
-  poweredBy: 'Com tecnologia Portico',
-  otherLanguages: 'Outros idiomas',
-}
-
-const ja: Strings = {
-  languageName: '日本語',
-  title: '{domain} の DNS レコード',
-  heading: '{domain} に DNS レコードを追加してください',
-  asked: '{app} がこれらのレコードを依頼しています。',
-  until: 'このリンクは {date} まで有効です。',
-  stepsHeading: '追加の手順',
-  stepSignIn: '{provider} にサインインします。',
-  stepSignInUnknown: '{apex} の DNS を管理しているサービスにサインインします。',
-  stepOpen: '{apex} の DNS 設定を開きます。',
-  stepAdd: '下の各レコードを表示どおりに追加します。',
-  stepSave: '保存してから、このページで「追加しました」を選びます。',
-  openProvider: '{provider} を開く',
-  recordsHeading: '追加するレコード',
-  type: 'タイプ',
-  host: 'ホスト',
-  value: '値',
-  ttl: 'TTL',
-  apexHost: '@（ドメイン {apex} そのもの）',
-  found: '確認済み',
-  missing: '未確認',
-  copy: 'コピー',
-  copied: 'コピーしました',
-  copyLabel: '{type} レコード {host} の値をコピー',
-  added: '追加しました',
-  checking: '確認しています…',
-  statusPending: 'レコードが追加されるのを待っています。',
-  statusPropagating: 'これまでに確認できたレコード：{total} 件中 {found} 件。確認を続けています。',
-  statusFailed: '前回の確認ではレコードが見つかりませんでした。下の一覧と照らし合わせてから「追加しました」を選んでください。',
-  statusUnreachable: '今は確認できませんでした。まもなく再試行します。',
-  doneHeading: '完了',
-  statusLive: '{domain} は {target} を指すようになりました。',
-  doneHint: 'これ以上の作業はありません。このページを閉じてかまいません。',
-  close: 'このページを閉じる',
-  closedHint: 'このタブを閉じてかまいません。',
-  lastChecked: '最終確認：{time}',
-  notFoundTitle: 'このリンクは使えません',
-  notFoundBody: '有効期限が切れたか、無効なリンクです。送ってくれた人に新しいリンクを依頼してください。',
-  poweredBy: 'Powered by Portico',
-  otherLanguages: 'ほかの言語',
-}
-
-export const LOCALES = { en, fr, de, es, pt, ja } as const
+export const LOCALES = { en, fr, de, es, pt, it, nl, pl, sv, da, fi, tr, ja, ko, zh, ar, he } as const
 export type Locale = keyof typeof LOCALES
 export const LOCALE_CODES = Object.keys(LOCALES) as Locale[]
 
-const isLocale = (s: string): s is Locale => s in LOCALES
-
 /** The page's language: `?lang=` when known, else the browser's first known language, else English. */
 export function pickLocale(query: string | null, acceptLanguage: string | null): Locale {
-  const q = query?.toLowerCase().split('-')[0]
-  if (q && isLocale(q)) return q
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';')
-      const qv = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean)
-      return { tag: (tag ?? '').toLowerCase().split('-')[0]!, q: qv === undefined ? 1 : Number(qv), i }
-    })
-    .filter((x) => x.tag && x.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i)
-  return ranked.map((x) => x.tag).find(isLocale) ?? 'en'
+  return resolveLocale([...(query ? [query] : []), ...acceptedLanguages(acceptLanguage)], LOCALE_CODES) as Locale
 }
 
 /** `text` with `{name}` placeholders filled. */

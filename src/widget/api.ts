@@ -28,22 +28,87 @@ export interface Client {
 /** An aborted call: its answer is no longer wanted (the state that asked was left). */
 export const isAbort = (err: unknown) => (err as { name?: unknown } | null)?.name === 'AbortError'
 
-export function client(apiBase: string, token?: string): Client {
+/** Renew a token this long before it expires. */
+export const RENEW_BEFORE_MS = 60_000
+
+/** When a widget token (a JWT) expires, in ms since the epoch; null when it does not say. */
+export function expiryOf(token: string): number | null {
+  try {
+    const part = token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')
+    const exp = JSON.parse(atob(part + '='.repeat((4 - (part.length % 4)) % 4))).exp
+    return typeof exp === 'number' ? exp * 1000 : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The widget's credential: the token it was opened with and, when the integrator gave `getToken`, new
+ * ones from it: before the one held expires (RENEW_BEFORE_MS ahead, by its `exp`) and after a 401.
+ * One renewal at a time, whoever asks; a `getToken` that throws or answers nothing gives no token (the
+ * call then fails as a SessionError).
+ */
+export class Session {
+  private renewing: Promise<string | null> | null = null
+
+  constructor(
+    private token: string | undefined,
+    private readonly getToken?: () => string | Promise<string>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The token to send now. */
+  async current(): Promise<string | undefined> {
+    const exp = this.token ? expiryOf(this.token) : null
+    if (this.getToken && (!this.token || (exp !== null && exp - this.now() < RENEW_BEFORE_MS))) return (await this.renew(this.token)) ?? this.token
+    return this.token
+  }
+
+  /** A new token after `rejected` was refused, or null when there is none to get. */
+  renew(rejected: string | undefined): Promise<string | null> {
+    if (!this.getToken) return Promise.resolve(null)
+    if (this.token !== rejected && this.token) return Promise.resolve(this.token)
+    this.renewing ??= (async () => {
+      try {
+        const t = await this.getToken!()
+        if (typeof t !== 'string' || !t) return null
+        this.token = t
+        return t
+      } catch {
+        return null
+      } finally {
+        this.renewing = null
+      }
+    })()
+    return this.renewing
+  }
+}
+
+export function client(apiBase: string, auth?: Session | string): Client {
   const base = apiBase.replace(/\/+$/, '')
+  const session = typeof auth === 'string' ? new Session(auth) : auth
+  const send = async (method: string, path: string, body: unknown, signal: AbortSignal | undefined, token: string | undefined) => {
+    const headers: Record<string, string> = {}
+    if (token) headers.authorization = `Bearer ${token}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    try {
+      return await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+    } catch (err) {
+      if (isAbort(err)) throw err
+      // A browser says the same for no network and for a host that answered without Portico's CORS
+      // headers (an apiBase that is not Portico's API): a request that needs no CORS tells them apart.
+      if (await reachable(base)) throw misconfigured(apiBase, 'its host answers, but not as Portico\'s API')
+      throw new ApiFailure('NetworkError', { code: 'network_error', title: String((err as Error).message || err), details: null }, 0)
+    }
+  }
   return {
     async call(method, path, body, signal) {
-      const headers: Record<string, string> = {}
-      if (token) headers.authorization = `Bearer ${token}`
-      if (body !== undefined) headers['content-type'] = 'application/json'
-      let res: Response
-      try {
-        res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
-      } catch (err) {
-        if (isAbort(err)) throw err
-        // A browser says the same for no network and for a host that answered without Portico's CORS
-        // headers (an apiBase that is not Portico's API): a request that needs no CORS tells them apart.
-        if (await reachable(base)) throw misconfigured(apiBase, 'its host answers, but not as Portico\'s API')
-        throw new ApiFailure('NetworkError', { code: 'network_error', title: String((err as Error).message || err), details: null }, 0)
+      const token = await session?.current()
+      let res = await send(method, path, body, signal, token)
+      // Refused: once more with a new token, when the integrator can give one.
+      if (res.status === 401 && session) {
+        const fresh = await session.renew(token)
+        if (fresh && fresh !== token) res = await send(method, path, body, signal, fresh)
       }
       const text = await res.text()
       let data: any = null
@@ -96,12 +161,12 @@ export function camel(v: unknown): any {
   return out
 }
 
-export const checkDomain = async (domain: string, opts: { token: string; apiBase: string }) =>
-  camel(await client(opts.apiBase, opts.token).call('POST', '/domains:check', { domain }))
+export const checkDomain = async (domain: string, opts: { auth: Session; apiBase: string }) =>
+  camel(await client(opts.apiBase, opts.auth).call('POST', '/domains:check', { domain }))
 
 /** Compares records with live DNS through `POST /monitor:check`; answers `{inSync, records}`. */
-export async function checkRecords(domain: string, opts: { token: string; apiBase: string; dnsRecords: DnsRecordIn[] }) {
+export async function checkRecords(domain: string, opts: { auth: Session | string; apiBase: string; dnsRecords: DnsRecordIn[] }) {
   const baseline = opts.dnsRecords.map((r) => ({ type: r.type, host: r.host, value: r.value }))
-  const r = await client(opts.apiBase, opts.token).call('POST', '/monitor:check', { domain, baseline })
+  const r = await client(opts.apiBase, opts.auth).call('POST', '/monitor:check', { domain, baseline })
   return { inSync: r.in_sync === true, records: camel(r.records ?? []) as unknown[] }
 }

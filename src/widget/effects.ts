@@ -31,6 +31,8 @@ export interface Env {
   returnUrl: string | null
   /** The provider window the person's click opened, if any. */
   popup: { current: { location: { href: string }; close(): void } | null }
+  /** Fires `wake` when waiting is no longer worth it (the browser is back online): follow loops try at once. */
+  wake?: EventTarget
 }
 
 /** Seconds a status request may wait on the server for a change. */
@@ -41,19 +43,38 @@ const POLL_MAX_MS = 60_000
 /** Retry after failures: doubling from 2 s up to 30 s. */
 const RETRY_MAX_MS = 30_000
 
-export function sleep(timers: Timers, ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `wake` fires; rejects when `signal` aborts. */
+export function sleep(timers: Timers, ms: number, signal: AbortSignal, wake?: EventTarget): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new DOMException('aborted', 'AbortError'))
-    const h = timers.setTimeout(() => {
+    const done = () => {
+      timers.clearTimeout(h)
       signal.removeEventListener('abort', stop)
+      wake?.removeEventListener('wake', done)
       resolve()
-    }, ms)
+    }
+    const h = timers.setTimeout(done, ms)
     const stop = () => {
       timers.clearTimeout(h)
+      wake?.removeEventListener('wake', done)
       reject(new DOMException('aborted', 'AbortError'))
     }
     signal.addEventListener('abort', stop, { once: true })
+    wake?.addEventListener('wake', done, { once: true })
   })
+}
+
+/** Portico's API did not answer at all (the network, or a gateway in front of it). */
+const unreachable = (f: ApiFailure) => f.sdkCode === 'NetworkError' || f.status === 502 || f.status === 503 || f.status === 504
+
+/** Tells the machine when Portico stops and starts answering, once per change. */
+function reachability(send: (e: Event) => void) {
+  let down = false
+  return (ok: boolean) => {
+    if (down === !ok) return
+    down = !ok
+    send({ type: 'reach', ok })
+  }
 }
 
 const failureOf = (err: unknown) =>
@@ -182,6 +203,10 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
         const r = await env.api.call('POST', `/connections/${c.id}/share`, {}, signal)
         return send({ type: 'linked', url: r.url, expiresAt: r.expires_at })
       }
+      case 'resume': {
+        const r = (await env.api.call('GET', `/connections/${encodeURIComponent(cmd.connectionId)}/status`, undefined, signal)) as ConnectionStatus
+        return send({ type: 'resumed', id, conn: connFromStatus(r) })
+      }
       case 'loadShare': {
         const r = await env.api.call('GET', sharePath(env), undefined, signal)
         return send({ type: 'shareLoaded', conn: connFromShare(r), help: { steps: r.manual_steps?.length ? r.manual_steps : null, dashboardUrl: r.dashboard_url ?? null }, app: r.application_name ?? null })
@@ -204,6 +229,7 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
   let failures = 0
   let last: Conn | null = null
   let polled = false
+  const reach = reachability(send)
   try {
     for (;;) {
       try {
@@ -212,19 +238,21 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
           const started = env.timers.now()
           const s = (await env.api.call('GET', `/connections/${id}/status${q}`, undefined, signal)) as ConnectionStatus
           failures = 0
+          reach(true)
           if (s.version !== version) {
             version = s.version
             last = connFromStatus(s)
             send({ type: 'status', conn: last, app: s.application })
           } else if (env.timers.now() - started < 1000) {
             // Answered at once with nothing new: the wait was not honoured on the way; poll at the next check.
-            await sleep(env.timers, pollDelay(last, env.timers.now()), signal)
+            await sleep(env.timers, pollDelay(last, env.timers.now()), signal, env.wake)
           }
         } else {
           // The status endpoint keeps failing: plain polls of the connection, at the server's next check.
-          if (polled) await sleep(env.timers, pollDelay(last, env.timers.now()), signal)
+          if (polled) await sleep(env.timers, pollDelay(last, env.timers.now()), signal, env.wake)
           polled = true
           last = connFromConnection(await env.api.call('GET', `/connections/${id}`, undefined, signal))
+          reach(true)
           send({ type: 'status', conn: last })
           // Every tenth poll tries the long poll again.
           failures = failures >= 12 ? 0 : failures + 1
@@ -232,10 +260,12 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
       } catch (err) {
         if (isAbort(err) || signal.aborted) return
         const f = failureOf(err)
-        // A token that no longer works cannot follow anything: stop quietly; the screen stays.
-        if (f.status === 401 || f.status === 403) return
+        // The token ended and no new one could be had: nothing can be followed; the screen says so.
+        if (f.status === 401) return send({ type: 'sessionEnded' })
+        if (f.status === 403) return
+        if (unreachable(f)) reach(false)
         failures++
-        await sleep(env.timers, Math.min(RETRY_MAX_MS, 1000 * 2 ** Math.min(failures, 5)), signal)
+        await sleep(env.timers, Math.min(RETRY_MAX_MS, 1000 * 2 ** Math.min(failures, 5)), signal, env.wake)
       }
     }
   } catch {
@@ -246,14 +276,17 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
 /** A share page follows its link: plain polls (the link carries no long poll), every few seconds. */
 async function followShare(env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
   let last: Conn | null = null
+  const reach = reachability(send)
   try {
     for (;;) {
-      await sleep(env.timers, last ? pollDelay(last, env.timers.now()) : POLL_MIN_MS, signal)
+      await sleep(env.timers, last ? pollDelay(last, env.timers.now()) : POLL_MIN_MS, signal, env.wake)
       try {
         last = connFromShare(await env.api.call('GET', sharePath(env), undefined, signal))
+        reach(true)
         send({ type: 'status', conn: last })
       } catch (err) {
         if (isAbort(err) || signal.aborted) return
+        if (unreachable(failureOf(err))) reach(false)
       }
     }
   } catch {

@@ -3,12 +3,12 @@
 // lists through Intl.ListFormat), and the loading of a table other than English, which is served as
 // JSON beside the bundle (`localesUrl`) and fetched only for the locale shown.
 import { en, type Key, type Messages, type Plural } from './locales/en.ts'
-import { resolveLocale } from './locale.ts'
+import { directionOf, resolveLocale } from './locale.ts'
 
 export type { Key, Messages }
 
 /** Every locale the widget speaks; all but English are fetched when needed. */
-export const LOCALE_TAGS = ['en', 'fr', 'de', 'es', 'pt', 'it', 'nl', 'pl', 'sv', 'da', 'tr', 'ja', 'ko', 'zh'] as const
+export const LOCALE_TAGS = ['en', 'fr', 'de', 'es', 'pt', 'it', 'nl', 'pl', 'sv', 'da', 'fi', 'tr', 'ja', 'ko', 'zh', 'ar', 'he'] as const
 
 export interface Translator {
   /** The locale actually shown: the dialog's `lang`. */
@@ -21,10 +21,19 @@ export interface Translator {
   list(items: string[]): string
 }
 
-const fill = (s: string, vars: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m))
+/**
+ * Fills `{name}` placeholders. In a right-to-left sentence a name or domain (left-to-right) is set
+ * apart with first-strong isolates (U+2068 … U+2069, Unicode bidi algorithm), so it neither flips nor
+ * pulls its neighbours along.
+ */
+function filler(rtl: boolean) {
+  return (s: string, vars: Record<string, string | number>) =>
+    s.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? (rtl && typeof vars[name] === 'string' ? `\u2068${vars[name]}\u2069` : String(vars[name])) : m))
+}
 
 export function translator(locale: string, table: Messages = en as Messages): Translator {
   const plural = new Intl.PluralRules(locale)
+  const fill = filler(directionOf(locale) === 'rtl')
   return {
     locale,
     t(key, vars = {}) {

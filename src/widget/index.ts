@@ -2,13 +2,13 @@
 // section 6. `open`, `purchaseDomain` and `loadSharedFlow` each return `{close}`; one widget is shown at
 // a time (opening another closes the first). The API base defaults to the origin this script was served
 // from, so a host page needs only the script tag and a widget token minted by its server.
-import { checkDomain as check, checkRecords as records, client } from './api.ts'
+import { checkDomain as check, checkRecords as records, client, Session } from './api.ts'
 import { emit, Flow, GLOBAL } from './flow.ts'
 import { loadTranslator, translator } from './i18n.ts'
 import { browserLanguages } from './locale.ts'
 import { tokenDeclarations } from './styles.ts'
 import { Dialog, h, injectStyles } from './ui.ts'
-import type { DnsRecordIn, OpenConfig } from './types.ts'
+import type { DnsRecordIn, GetToken, OpenConfig, PorticoApi } from './types.ts'
 
 /** Set at build (build.ts): the content hash of the locale tables served beside the bundle. */
 declare const __PORTICO_LOCALES__: string | undefined
@@ -46,10 +46,16 @@ function show<T extends { close(): void }>(w: T): { close: () => void } {
   return { close: () => w.close() }
 }
 
+/** The credential of one widget: its token, renewed through `getToken` when the integrator gave one. */
+function sessionOf(c: { token?: string; getToken?: GetToken }, what: string): Session {
+  if (!c?.token && typeof c?.getToken !== 'function') throw new TypeError(`${GLOBAL}.${what}: a token or getToken is required`)
+  return new Session(c.token, c.getToken)
+}
+
 function open(config: OpenConfig): { close: () => void } {
-  if (!config?.applicationId || !config.token) throw new TypeError(`${GLOBAL}.open: applicationId and token are required`)
+  if (!config?.applicationId) throw new TypeError(`${GLOBAL}.open: applicationId is required`)
   const apiBase = apiBaseOf(config)
-  const f = new Flow(config, client(apiBase, config.token), { localesBase: localesBase(config), returnUrl: returnUrl(apiBase) })
+  const f = new Flow(config, client(apiBase, sessionOf(config, 'open')), { localesBase: localesBase(config), returnUrl: returnUrl(apiBase) })
   const handle = show(f)
   f.start()
   return handle
@@ -59,7 +65,7 @@ function open(config: OpenConfig): { close: () => void } {
 function loadSharedFlow(url: string, config: Partial<OpenConfig> = {}): { close: () => void } {
   const u = new URL(url, location.href)
   const token = u.pathname.split('/').filter(Boolean).pop() ?? ''
-  const cfg = { applicationId: '', token: '', ...config, apiBase: config.apiBase ?? `${u.origin}/v1` } as OpenConfig
+  const cfg = { applicationId: '', ...config, apiBase: config.apiBase ?? `${u.origin}/v1` } as OpenConfig
   const f = new Flow(cfg, client(cfg.apiBase!), { localesBase: localesBase({ widgetBase: config.widgetBase ?? u.origin }), returnUrl: null, shareToken: token })
   const handle = show(f)
   f.startShared()
@@ -68,10 +74,9 @@ function loadSharedFlow(url: string, config: Partial<OpenConfig> = {}): { close:
 
 /** Sell: the buyer's domain and email, then the payment page of `POST /registrar/checkout`. */
 function purchaseDomain(config: OpenConfig): { close: () => void } {
-  if (!config?.token) throw new TypeError(`${GLOBAL}.purchaseDomain: token is required`)
+  const api = client(apiBaseOf(config), sessionOf(config, 'purchaseDomain'))
   let tr = translator('en')
   const t = (k: Parameters<typeof tr.t>[0]) => tr.t(k)
-  const api = client(apiBaseOf(config), config.token)
   let closed = false
   const close = () => {
     if (closed) return
@@ -90,6 +95,7 @@ function purchaseDomain(config: OpenConfig): { close: () => void } {
     hideLogo: config.whiteLabel?.hideLogo,
     hideFooter: config.whiteLabel?.hideFooter,
     footer: t('poweredBy'),
+    nonce: config.nonce,
     onDismiss: close,
   })
   const domain = h('input', { id: 'je-buy-domain', required: true }) as HTMLInputElement
@@ -131,12 +137,13 @@ function purchaseDomain(config: OpenConfig): { close: () => void } {
   return show({ close })
 }
 
-const Portico = {
+const Portico: PorticoApi = {
   open,
   purchaseDomain,
   loadSharedFlow,
-  checkDomain: (domain: string, o: { token: string; apiBase?: string }) => check(domain, { token: o.token, apiBase: apiBaseOf(o) }),
-  checkRecords: (domain: string, o: { token: string; dnsRecords: DnsRecordIn[]; apiBase?: string }) => records(domain, { ...o, apiBase: apiBaseOf(o) }),
+  checkDomain: (domain: string, o: { token?: string; getToken?: GetToken; apiBase?: string }) => check(domain, { auth: sessionOf(o, 'checkDomain'), apiBase: apiBaseOf(o) }),
+  checkRecords: (domain: string, o: { token?: string; getToken?: GetToken; dnsRecords: DnsRecordIn[]; apiBase?: string }) =>
+    records(domain, { auth: sessionOf(o, 'checkRecords'), dnsRecords: o.dnsRecords, apiBase: apiBaseOf(o) }),
   /** Prepares the widget (its styles) ahead of `open()`; resolves once ready. */
   load: async (): Promise<void> => injectStyles(),
   close: (): void => {
@@ -145,4 +152,4 @@ const Portico = {
   },
 }
 
-;(window as unknown as Record<string, unknown>)[GLOBAL] = Portico
+;(window as unknown as Record<string, PorticoApi>)[GLOBAL] = Portico

@@ -2,7 +2,9 @@
 // asked for (`locale`), else the browser's languages, by BCP 47 lookup on canonical tags (Intl): a
 // regional tag falls back to its language ("fr-CA" → "fr", "zh-Hans-CN" → "zh"), anything unknown to
 // English. The tag it answers is the `lang` of the dialog and the locale of every Intl formatter, so
-// what is said, how it is written and how it is announced always agree.
+// what is said, how it is written and how it is announced always agree. The pages served to people
+// (the share page, the consent page) pick theirs by the same rule from `Accept-Language`
+// (`acceptedLanguages`), and take their direction from `directionOf`.
 
 /** BCP 47 "Lookup" (RFC 4647 section 3.4) of one canonical tag against the available ones. */
 function lookup(tag: string, available: readonly string[]): string | null {
@@ -38,11 +40,25 @@ export function resolveLocale(wanted: string | readonly string[] | undefined, av
   return fallback
 }
 
+/** The language ranges of an `Accept-Language` header, best first (RFC 9110 section 12.5.4; q=0 and `*` left out). */
+export function acceptedLanguages(header: string | null | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';')
+      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean)
+      return { tag: tag?.trim() ?? '', q: q === undefined ? 1 : Number(q), i }
+    })
+    .filter((x) => x.tag && x.tag !== '*' && x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i)
+    .map((x) => x.tag)
+}
+
 /** What the browser says its person reads, best first. */
 export function browserLanguages(): readonly string[] {
   if (typeof navigator === 'undefined') return []
   return navigator.languages?.length ? navigator.languages : navigator.language ? [navigator.language] : []
 }
 
-/** Writing direction of a locale (none of the shipped ones is right-to-left; ready for one that is). */
+/** Writing direction of a locale: the dialog's `dir` (Arabic and Hebrew are shipped; Persian and Urdu would be too). */
 export const directionOf = (locale: string): 'ltr' | 'rtl' => (/^(ar|he|fa|ur)(-|$)/i.test(locale) ? 'rtl' : 'ltr')

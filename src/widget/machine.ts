@@ -73,6 +73,8 @@ export type Command =
   | { kind: 'oneClick'; rail: 'oauth' | 'domainConnect'; managedOnly: boolean }
   | { kind: 'share' }
   | { kind: 'loadShare' }
+  /** A page reloaded (or the widget reopened) for a domain whose connection it had committed to. */
+  | { kind: 'resume'; connectionId: string }
 
 export interface Data {
   domain: string | null
@@ -94,6 +96,10 @@ export interface Data {
   /** Where Back leads from the manual records. */
   back: Step | null
   typed: { domain: string; credential: string }
+  /** Portico cannot be reached just now (the follow loop's calls fail at the network, or the browser is offline). */
+  unreachable: boolean
+  /** The widget token ended and no new one could be had: nothing more can be asked of Portico. */
+  sessionEnded: boolean
 }
 
 export interface State {
@@ -135,6 +141,9 @@ export type Event =
   | { type: 'retry' }
   | { type: 'waitedLong' }
   | { type: 'close' }
+  | { type: 'reach'; ok: boolean }
+  | { type: 'sessionEnded' }
+  | { type: 'resumed'; id: number; conn: Conn }
 
 export type Notice =
   | { kind: 'step'; detail: StepDetail }
@@ -144,6 +153,8 @@ export type Notice =
   | { kind: 'shared'; detail: SharedDetail }
   /** The success screen is disabled: the widget closes itself. */
   | { kind: 'close' }
+  /** The connection saved for a reload is no longer one to resume (live, or gone). */
+  | { kind: 'forget'; domain: string }
 
 /** The integrator's settings the flow decides by (a pure subset of `open()`'s config). */
 export interface Settings {
@@ -160,6 +171,8 @@ export interface Settings {
   hideConfetti: boolean
   /** The integrator's records for a domain, when it supplied them. */
   records: (domain: string) => DnsRecordIn[] | undefined
+  /** The connection this browser committed to for a domain (saved across a reload), if any. */
+  resume: (domain: string) => { connectionId: string; rail: Rail } | null
 }
 
 export type Effect =
@@ -220,6 +233,8 @@ export function initialState(): State {
       link: null,
       back: null,
       typed: { domain: '', credential: '' },
+      unreachable: false,
+      sessionEnded: false,
     },
     problem: null,
     error: null,
@@ -334,6 +349,9 @@ function analysed(o: Out, s: Settings, check: DomainCheck): Out {
     o.say({ kind: 'fallback', detail: { reason: fallbackReason(check, false), screen: 'MANUAL_CONFIGURATION', message: 'detection_error' } })
     return enterManual(o, s)
   }
+  // A reload after committing: back to where the connection stands, not to the choice of a way.
+  const saved = s.resume(check.domain)
+  if (saved) return o.data({ rail: saved.rail }).go('IN_PROGRESS').run({ kind: 'resume', connectionId: saved.connectionId })
   return route(o, s, check)
 }
 
@@ -405,6 +423,11 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
     }
     case 'loadShare':
       return exit(o, f)
+    case 'resume':
+      // The saved connection is gone or out of reach: the way is chosen as if for the first time.
+      o.say({ kind: 'forget', domain: d.domain ?? '' }).data({ rail: null })
+      if (f.status === 401) return exit(o, f)
+      return d.check ? route(o, s, d.check) : exit(o, f)
     default: {
       // After an analysis the records are known: the person gets them with the reason, not a dead end,
       // once (a manual screen that itself fails cannot loop).
@@ -433,20 +456,27 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
   // A record in the way stays so until the status says otherwise (a connection answer cannot tell).
   const records = conn.conflicts === null && same ? conn.records.map((r) => (r.state === 'waiting' && was.get(`${r.type} ${r.host} ${r.value}`) === 'conflict' ? { ...r, state: 'conflict' as const } : r)) : conn.records
   o.data({ conn: { ...conn, records, conflicts: conn.conflicts ?? (same ? prev.conflicts : null), secure: conn.secure ?? (same ? prev.secure : null) }, app: app ?? d.app })
-  if (conn.status === 'live' && !d.succeeded) {
-    const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
-    o.data({ succeeded: true, reason: null })
-    // The success screen disabled: the host hears of success, and the widget closes.
-    if (disabled(s, 'FINISHED_SUCCESSFULLY')) return o.say({ kind: 'success', detail: result }).say({ kind: 'close' })
-    return o.go('FINISHED_SUCCESSFULLY').idle().say({ kind: 'success', detail: result })
-  }
+  if (conn.status === 'live' && !d.succeeded) return succeed(o, s, conn)
   // After a failed connection the manual screen shows the records and the reason.
-  if (conn.status === 'failed' && prev?.status !== 'failed' && (o.state.step === 'IN_PROGRESS' || o.state.step === 'FINISHED_SUCCESSFULLY_MANUAL')) {
-    o.data({ reason: { code: 'failed', detail: conn.errorMessage ?? conn.errorCode } })
-    return enterManual(o.data({ back: null }), s)
-  }
+  if (conn.status === 'failed' && prev?.status !== 'failed' && (o.state.step === 'IN_PROGRESS' || o.state.step === 'FINISHED_SUCCESSFULLY_MANUAL')) return failedAgain(o, s, conn)
   if (o.state.data.reason?.code === 'checkFailed') o.data({ reason: null })
   return o
+}
+
+/** The connection is live: the success screen (once per flow), and the host hears of it. */
+function succeed(o: Out, s: Settings, conn: Conn): Out {
+  const d = o.state.data
+  const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
+  o.data({ succeeded: true, reason: null }).say({ kind: 'forget', domain: conn.domain })
+  // The success screen disabled: the host hears of success, and the widget closes.
+  if (disabled(s, 'FINISHED_SUCCESSFULLY')) return o.say({ kind: 'success', detail: result }).say({ kind: 'close' })
+  return o.go('FINISHED_SUCCESSFULLY').idle().say({ kind: 'success', detail: result })
+}
+
+/** The records were not found in time: the manual screen, with the records and the reason. */
+function failedAgain(o: Out, s: Settings, conn: Conn): Out {
+  o.data({ reason: { code: 'failed', detail: conn.errorMessage ?? conn.errorCode } })
+  return enterManual(o.data({ back: null }), s)
 }
 
 export const setupTypeOf = (rail: Rail | null): 'manual' | 'automatic' | null => (rail === null ? null : rail === 'manual' ? 'manual' : 'automatic')
@@ -552,6 +582,18 @@ export function transition(state: State, event: Event, s: Settings): Output {
       return o.go('FINISHED_SUCCESSFULLY_MANUAL')
     case 'close':
       return o.set({ closed: true, pending: null })
+    case 'reach':
+      return d.unreachable === !event.ok ? o : o.data({ unreachable: !event.ok })
+    case 'sessionEnded':
+      if (d.sessionEnded) return o
+      return o.data({ sessionEnded: true, unreachable: false }).say({ kind: 'error', detail: { code: 'SessionError', message: 'The widget token has expired and no new one could be had' } })
+    case 'resumed': {
+      if (state.pending?.id !== event.id) return o
+      o.idle().data({ conn: event.conn })
+      if (event.conn.status === 'live') return succeed(o, s, event.conn)
+      if (event.conn.status === 'failed') return failedAgain(o, s, event.conn)
+      return o
+    }
   }
 }
 
@@ -597,7 +639,7 @@ export function effectsOf(state: State): Effect[] {
   const d = state.data
   const out: Effect[] = []
   if (state.pending) out.push({ key: `command:${state.pending.id}`, kind: 'command', id: state.pending.id, cmd: state.pending.cmd, data: d })
-  if (d.conn && following(d)) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared })
+  if (d.conn && following(d) && !d.sessionEnded) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared })
   if (state.step === 'IN_PROGRESS') out.push({ key: `timer:almost:${state.visit}`, kind: 'timer', ms: ALMOST_MS, event: { type: 'waitedLong' } })
   if (state.step === 'MANUAL_CONFIGURATION' && !d.help && !d.shared) {
     const providerId = d.chosen?.id ?? d.check?.provider ?? null

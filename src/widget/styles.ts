@@ -1,6 +1,8 @@
 // The widget's look: one stylesheet whose every colour, size and font reads a `--je-<token>` CSS custom
 // property (CONTRACT.md section 6: design tokens are emitted as `--je-<token>`). White-label settings
-// become declarations on the widget root, so they override the defaults without touching the host page.
+// become declarations on the widget's host element (`:host`, in its shadow root), so they override the
+// defaults without touching the host page, and the page cannot override them.
+import { css, mix, over, ratio, readable, readColour, type Rgba } from './colour.ts'
 import type { WhiteLabel } from './types.ts'
 
 /** Default design tokens; `whiteLabel.tokens` may set these and any other. */
@@ -52,83 +54,131 @@ export function tokenDeclarations(wl: WhiteLabel = {}): string {
     .join(';')
 }
 
-/** Relative luminance of a #rgb or #rrggbb colour (WCAG 2.2, "relative luminance"); null for other syntaxes. */
-function luminance(colour: string): number | null {
-  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(colour.trim())
-  if (!m) return null
-  const hex = m[1]!.length === 3 ? [...m[1]!].map((c) => c + c).join('') : m[1]!
-  const [r, g, b] = [0, 2, 4].map((i) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
-  })
-  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
-}
-
-export function contrast(a: string, b: string): number | null {
-  const la = luminance(a)
-  const lb = luminance(b)
-  if (la === null || lb === null) return null
-  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05)
-}
-
 const AA = 4.5
 
 /**
- * White-label colours are the integrator's; legibility is the end user's. Text on the primary colour
- * becomes black or white, whichever reads (WCAG AA, 4.5:1), when the configured text colour does not;
- * primary-coloured text (secondary buttons, links) falls back to the body text colour when the primary
- * colour is unreadable on the background. Colours it cannot parse are left alone, with a warning.
+ * White-label colours are the integrator's; legibility is the end user's. Every themed colour that is
+ * read as text is checked against what it is read on (WCAG AA, 4.5:1; the focus ring 3:1 as a
+ * non-text part), in any CSS colour syntax (colour.ts): body text on the background, the chips and copy
+ * buttons (text on the surface colour, which is derived from the background when the text does not read
+ * on it), muted text (hints, the ×, the footer, labels), the error and success words, text on the
+ * primary colour (buttons: black or white, whichever reads), primary-coloured text (links and secondary
+ * buttons: the body text colour when the primary does not read). A colour that fails is moved towards
+ * black or white just enough, so its hue stays; one warning says what was changed.
  */
 function guardContrast(t: Record<string, string>): void {
-  const primary = t['color-primary']!
-  const on = contrast(primary, t['color-primary-text']!)
-  if (on === null) {
-    console.warn(`Portico: cannot check the contrast of color-primary ${primary}; use #rrggbb colours`)
-  } else if (on < AA) {
-    const best = (contrast(primary, '#000000') ?? 0) >= (contrast(primary, '#ffffff') ?? 0) ? '#000000' : '#ffffff'
-    console.warn(`Portico: text on color-primary ${primary} had contrast ${on.toFixed(2)}:1; using ${best}`)
-    t['color-primary-text'] = best
+  const read = (k: string) => readColour(t[k]!)
+  const changed: string[] = []
+  const set = (k: string, c: Rgba | string, on = 'color-background') => {
+    const v = typeof c === 'string' ? c : css(c)
+    if (v === t[k]) return
+    changed.push(`${k} ${t[k]} -> ${v} (on ${on} ${t[on]})`)
+    t[k] = v
   }
-  const asText = contrast(primary, t['color-background']!)
-  t['color-link'] = asText !== null && asText < AA ? t['color-text']! : primary
+  const white: Rgba = [255, 255, 255, 1]
+  const bgRaw = read('color-background')
+  if (!bgRaw) {
+    console.warn(`Portico: cannot read color-background ${t['color-background']}; contrast not checked`)
+    return
+  }
+  const bg = over(bgRaw, white)
+  const fix = (k: string, bgs: Rgba[], min = AA): Rgba | null => {
+    const c = read(k)
+    if (!c) return null
+    const flat = over(c, bgs[0]!)
+    const ok = readable(flat, bgs, min)
+    if (ok !== flat) set(k, ok)
+    return ok
+  }
+  const text = fix('color-text', [bg]) ?? [0, 0, 0, 1]
+  let surface = read('color-surface')
+  if (surface && ratio(text, over(surface, bg)) < AA) {
+    surface = mix(bg, text, 0.08)
+    set('color-surface', surface)
+  }
+  const surfaces = surface ? [bg, over(surface, bg)] : [bg]
+  fix('color-muted', surfaces)
+  fix('color-error', [bg])
+  fix('color-success', [bg])
+  fix('color-focus', [bg], 3)
+  const primaryRaw = read('color-primary')
+  const onPrimary = read('color-primary-text')
+  if (!primaryRaw || !onPrimary) {
+    console.warn(`Portico: cannot read color-primary ${t['color-primary']}; contrast not checked`)
+    t['color-link'] = t['color-primary']!
+  } else {
+    const primary = over(primaryRaw, bg)
+    if (ratio(over(onPrimary, primary), primary) < AA) set('color-primary-text', ratio(primary, [0, 0, 0, 1]) >= ratio(primary, white) ? '#000000' : '#ffffff', 'color-primary')
+    t['color-link'] = ratio(primary, bg) < AA ? t['color-text']! : t['color-primary']!
+  }
+  if (changed.length) console.warn(`Portico: colours changed to be readable (WCAG AA): ${changed.join('; ')}`)
 }
 
 const v = (name: string) => `var(--je-${name})`
 
+/**
+ * The widget's stylesheet, applied inside its shadow root (ui.ts), so the host page's rules never reach
+ * it. The host element and the screen's words slotted into it (heading, paragraphs, list items: kept
+ * in the page so the dialog is named and described by id and read by the page's scripts) are the
+ * boxes the page's rules could touch: their declarations here are `!important`, which in a shadow tree
+ * wins over the page's own, `!important` or not (CSS Cascade 5, "Context"). `all: initial` on the host
+ * stops the page's inherited properties (font, colour, letter spacing, …) at the door; `all: unset` on
+ * each slotted word undoes whatever the page set on it, so it inherits the widget's look through its
+ * slot (`direction`, `unicode-bidi` and the `--je-*` tokens the words read, which `all` leaves
+ * alone, are reset by name; the page's generated content is removed). The words are text only (ui.ts
+ * lifts no element with children), so nothing below them is left for the page to reach; the page's
+ * `::first-letter` and `::first-line` rules are the one thing not undone (`::slotted` cannot be
+ * followed by them). Directions are logical (inline-start/end), so
+ * right-to-left locales mirror as they should.
+ */
 export const STYLESHEET = `
-.je-overlay{position:fixed;inset:0;background:${v('color-overlay')};display:flex;align-items:center;justify-content:center;z-index:${v('z-index')}}
-.je-root{box-sizing:border-box;font-family:${v('font-family')};font-size:${v('font-size')};line-height:${v('line-height')};color:${v('color-text')};background:${v('color-background')};border-radius:${v('radius')};padding:${v('space-6')};width:min(${v('dialog-width')},calc(100vw - 32px));max-height:calc(100vh - 32px);max-height:calc(100dvh - 32px);overflow:auto;position:relative}
-.je-overlay .je-root{box-shadow:${v('dialog-shadow')}}
+:host{all:initial!important;display:block!important;direction:ltr!important;font-size:${v('font-size')}!important}
+:host([dir=rtl]){direction:rtl!important}
+:host([aria-modal]){position:fixed!important;inset:0!important;background:${v('color-overlay')}!important;display:flex!important;align-items:center!important;justify-content:center!important;z-index:${v('z-index')}!important}
+:host([hidden]){display:none!important}
+::slotted(*){all:unset!important;display:block!important;direction:inherit!important;unicode-bidi:normal!important;${['color-error', 'color-focus', 'color-muted', 'color-success', 'font-size-small', 'font-size-title', 'font-weight-title', 'space-3', 'space-6'].map((t) => `--je-${t}:inherit!important`).join(';')}}
+::slotted(*)::before,::slotted(*)::after{content:none!important}
+::slotted([hidden]){display:none!important}
+::slotted(h2){font-size:${v('font-size-title')}!important;font-weight:${v('font-weight-title')}!important;line-height:1.3!important;margin:0 0 ${v('space-3')}!important;margin-inline-end:${v('space-6')}!important;overflow-wrap:break-word!important}
+::slotted(h2:lang(ja)),::slotted(h2:lang(ko)){word-break:keep-all!important;overflow-wrap:anywhere!important}
+::slotted(h2:focus){outline:none!important}
+::slotted(h2:focus-visible){outline:2px solid ${v('color-focus')}!important;outline-offset:2px!important}
+::slotted(p){margin:0 0 ${v('space-3')}!important;overflow-wrap:break-word!important}
+::slotted(li){display:list-item!important;overflow-wrap:break-word!important}
+::slotted(.je-plain){margin:0!important}
+::slotted(.je-warn){font-weight:600!important}
+::slotted(.je-err){color:${v('color-error')}!important}
+::slotted(.je-ok){color:${v('color-success')}!important}
+::slotted(.je-hint),::slotted(.je-small){font-size:${v('font-size-small')}!important;color:${v('color-muted')}!important}
+.je-root{box-sizing:border-box;font-family:${v('font-family')};font-size:${v('font-size')};line-height:${v('line-height')};color:${v('color-text')};background:${v('color-background')};border-radius:${v('radius')};padding:${v('space-6')};width:min(${v('dialog-width')},calc(100vw - 32px));max-height:calc(100vh - 32px);max-height:calc(100dvh - 32px);overflow:auto;position:relative;text-align:start}
+:host([aria-modal]) .je-root{box-shadow:${v('dialog-shadow')}}
 .je-root *{box-sizing:border-box}
-.je-root h2{font-size:${v('font-size-title')};font-weight:${v('font-weight-title')};margin:0 ${v('space-6')} ${v('space-3')} 0}
 .je-root p{margin:0 0 ${v('space-3')}}
-.je-head{display:flex;align-items:center;gap:${v('space-2')};margin:0 ${v('space-6')} ${v('space-3')} 0}
+.je-head{display:flex;align-items:center;gap:${v('space-2')};margin:0 0 ${v('space-3')};margin-inline-end:${v('space-6')}}
 .je-logo{max-height:28px}
-.je-x{position:absolute;top:${v('space-2')};right:${v('space-2')};border:0;background:none;font-size:22px;cursor:pointer;color:${v('color-muted')};line-height:1;min-width:44px;min-height:44px}
+.je-x{position:absolute;top:${v('space-2')};inset-inline-end:${v('space-2')};border:0;background:none;font-size:22px;cursor:pointer;color:${v('color-muted')};line-height:1;min-width:44px;min-height:44px}
 .je-btn{font:inherit;border:1px solid ${v('color-primary')};background:${v('color-primary')};color:${v('color-primary-text')};border-radius:${v('radius-button')};padding:${v('space-2')} ${v('space-4')};cursor:pointer;min-height:44px}
 .je-btn.je-alt{background:none;color:${v('color-link')}}
 .je-root a{color:${v('color-link')}}
 .je-link{font:inherit;background:none;border:0;padding:0;color:${v('color-link')};text-decoration:underline;cursor:pointer;min-height:44px}
-.je-btn:disabled{opacity:.6;cursor:wait}
+.je-btn:disabled{opacity:.6;cursor:not-allowed}
 .je-root :focus-visible{outline:2px solid ${v('color-focus')};outline-offset:2px}
 .je-row{display:flex;gap:${v('space-2')};flex-wrap:wrap;margin-top:${v('space-4')}}
 .je-root label{display:block;font-weight:600;margin-bottom:${v('space-1')}}
 .je-root input,.je-root select{font:inherit;width:100%;padding:${v('space-2')};border:1px solid ${v('color-border')};border-radius:${v('radius-button')};background:${v('color-background')};color:inherit}
-.je-hint,.je-small{font-size:${v('font-size-small')};color:${v('color-muted')}}
+.je-small{font-size:${v('font-size-small')};color:${v('color-muted')}}
 .je-err{color:${v('color-error')}}
-.je-ok{color:${v('color-success')}}
 .je-table{width:100%;border-collapse:collapse;font-size:${v('font-size-small')};margin:${v('space-3')} 0}
-.je-table th,.je-table td{text-align:left;padding:${v('space-2')};border-bottom:1px solid ${v('color-border')};vertical-align:top;overflow-wrap:anywhere}
+.je-table th,.je-table td{text-align:start;padding:${v('space-2')};border-bottom:1px solid ${v('color-border')};vertical-align:top;overflow-wrap:anywhere}
 .je-table th,.je-table .je-type,.je-table .je-st,.je-copy{white-space:nowrap;overflow-wrap:normal}
 .je-st-ok{color:${v('color-success')}}
 .je-st-bad{color:${v('color-error')}}
-.je-table code{background:${v('color-surface')};padding:1px 4px;border-radius:4px}
+.je-root code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em;background:${v('color-surface')};color:${v('color-text')};padding:1px 4px;border-radius:4px}
 .je-copy{font:inherit;font-size:${v('font-size-small')};border:1px solid ${v('color-border')};background:${v('color-surface')};border-radius:6px;cursor:pointer;margin:${v('space-1')} 0 0;min-height:44px;min-width:44px;padding:0 ${v('space-2')};color:${v('color-text')};display:block}
 .je-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .je-detected{display:flex;align-items:center;gap:${v('space-2')};font-weight:600;margin-bottom:${v('space-3')}}
 .je-plogo{width:24px;height:24px;flex:none}
-.je-scopes{margin:0 0 ${v('space-3')};padding-left:20px}
-.je-steps{padding-left:20px;margin:0 0 ${v('space-3')}}
+.je-scopes,.je-steps{margin:0 0 ${v('space-3')};padding-inline-start:20px}
 .je-spin{width:28px;height:28px;border:3px solid ${v('color-border')};border-top-color:${v('color-primary')};border-radius:50%;animation:je-r 1s linear infinite;margin:${v('space-4')} auto}
 @keyframes je-r{to{transform:rotate(360deg)}}
 .je-confetti{position:absolute;inset:0;pointer-events:none;overflow:hidden}
@@ -143,12 +193,11 @@ export const STYLESHEET = `
 }
 @media (prefers-reduced-motion:reduce){.je-spin,.je-confetti i{animation:none}}
 .je-root [hidden]{display:none}
-.je-btn:disabled{cursor:not-allowed}
-.je-warn{font-weight:600}
-.je-root h2,.je-root p,.je-root li,.je-root label{overflow-wrap:break-word}
+.je-note{border-inline-start:3px solid ${v('color-error')};padding-inline-start:${v('space-2')}}
+.je-root p,.je-root label{overflow-wrap:break-word}
 .je-root:lang(ja),.je-root:lang(zh){line-break:strict}
-.je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:keep-all;overflow-wrap:anywhere}
-@supports (word-break:auto-phrase){.je-root:lang(ja),.je-root:lang(ja) h2,.je-root:lang(ja) .je-btn{word-break:auto-phrase}}
+.je-root:lang(ja) .je-btn{word-break:keep-all;overflow-wrap:anywhere}
+@supports (word-break:auto-phrase){.je-root:lang(ja),.je-root:lang(ja) .je-btn{word-break:auto-phrase}}
 .je-root:lang(ko){word-break:keep-all;overflow-wrap:anywhere}
 .je-foot{margin-top:${v('space-4')};font-size:${v('font-size-small')};color:${v('color-muted')}}
 `

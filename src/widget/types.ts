@@ -132,9 +132,26 @@ export interface HostEvents {
   shared: SharedDetail
 }
 
+/**
+ * Where the widget gets a widget token when the one it holds is about to expire (a minute ahead, by the
+ * token's `exp`) or was refused (401): typically a call to the integrator's own server, which mints one
+ * with `POST /v1/tokens` for the same application and domain. It may answer a token or a promise of one;
+ * throwing, rejecting or answering nothing ends the session (the widget says so and `onError` receives a
+ * `SessionError`). Called at most once at a time.
+ */
+export type GetToken = () => string | Promise<string>
+
 export interface OpenConfig {
   applicationId: string
-  token: string
+  /** A widget token (`POST /v1/tokens`). May be left out when `getToken` is given: it is asked for one at once. */
+  token?: string
+  /** Fresh widget tokens for a session that outlives one (see `GetToken`). */
+  getToken?: GetToken
+  /**
+   * The nonce of the host page's `style-src`, for browsers without constructable stylesheets (before
+   * Safari 16.4, Firefox 101, Chrome 73); others need no `style-src` for the widget at all.
+   */
+  nonce?: string
   domain?: string
   prefilledDomain?: string | string[]
   dnsRecords?: DnsRecordIn[] | Record<string, DnsRecordIn[]>
@@ -156,4 +173,39 @@ export interface OpenConfig {
   onSuccess?: (result: SuccessResult) => void
   onClose?: (detail: CloseDetail) => void
   onError?: (err: WidgetErrorInfo) => void
+}
+
+/** What `open`, `purchaseDomain` and `loadSharedFlow` answer. */
+export interface WidgetHandle {
+  close(): void
+}
+
+/** `window.Portico`: the seven methods of CONTRACT.md section 6. */
+export interface PorticoApi {
+  open(config: OpenConfig): WidgetHandle
+  purchaseDomain(config: OpenConfig): WidgetHandle
+  /** The shared manual setup behind a share link (`…/share/{token}`); no credential is needed. */
+  loadSharedFlow(url: string, config?: Partial<OpenConfig>): WidgetHandle
+  checkDomain(domain: string, options: { token?: string; getToken?: GetToken; apiBase?: string }): Promise<Record<string, unknown>>
+  checkRecords(domain: string, options: { token?: string; getToken?: GetToken; dnsRecords: DnsRecordIn[]; apiBase?: string }): Promise<{ inSync: boolean; records: unknown[] }>
+  /** Prepares the widget (its stylesheet) ahead of `open()`. */
+  load(): Promise<void>
+  /** Closes the widget shown, if any. */
+  close(): void
+}
+
+declare global {
+  interface Window {
+    Portico?: PorticoApi
+  }
+  /** Window events: `Portico:<name>` with `HostEvents[name]` as detail. */
+  interface WindowEventMap {
+    'Portico:step': CustomEvent<StepDetail>
+    'Portico:success': CustomEvent<SuccessResult>
+    'Portico:close': CustomEvent<CloseDetail>
+    'Portico:fallback': CustomEvent<FallbackDetail>
+    'Portico:request-close': CustomEvent<{ lastStatus: Step }>
+    'Portico:doc-click': CustomEvent<{ url: string; step: Step }>
+    'Portico:shared': CustomEvent<SharedDetail>
+  }
 }

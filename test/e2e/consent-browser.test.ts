@@ -5,7 +5,8 @@
 // granting only what stayed checked. Then "Your agents" lists the grant (client, domain unverified,
 // scopes, who approved, created, last used) and revokes it in a click. A brand imitator's page has no
 // approve button. Every screen is checked with axe-core at 1280 and 375 px (0 violations) and
-// screenshotted into test-artifacts/.
+// screenshotted into test-artifacts/; the page in Arabic (right to left) too, and every locale the
+// widget speaks is the page's language when it is the browser's.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -14,6 +15,7 @@ import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
 import { livePortico, ownerEmail, pkce, registerClient, token, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
+import { CONSENT_LOCALES } from '../../oauth/strings.ts'
 
 const ARTIFACTS = 'test-artifacts'
 const WORKSPACE = 'Acme Robots'
@@ -173,6 +175,46 @@ describe('consent page in Chromium', () => {
     expect(refreshed.status).toBe(400)
     await context.close()
   }, 60_000)
+
+  test('in the browser\'s language: Arabic right to left (axe 0), and every locale the widget speaks', async () => {
+    const redirect = `http://127.0.0.1:${agent.port}/callback`
+    const reg = await registerClient(p.url, { client_name: 'Terminal Agent', redirect_uris: [redirect] })
+    const context = await browser.newContext({ bypassCSP: true, locale: 'ar' })
+    const page = await context.newPage()
+    const res = await page.goto(authorizeUrl(reg.body.client_id, redirect))
+    expect(page.url()).toContain('/oauth/consent/')
+    expect(res!.headers()['content-language']).toBe('ar')
+    expect([await page.getAttribute('html', 'lang'), await page.getAttribute('html', 'dir')]).toEqual(['ar', 'rtl'])
+    const ar = CONSENT_LOCALES.ar!
+    expect(await page.textContent('h1')).toBe(ar.titleAsk.replace('{client}', '“Terminal Agent”'))
+    expect(await page.textContent('#continue')).toBe(ar.emailMe)
+    expect(await page.textContent('#scopes')).toContain(ar.scopes['domains:disconnect']!)
+    expect(await page.textContent('#local-warning')).toBe(ar.localWarning)
+    await checkScreen(page, 'consent-signin-ar')
+    await context.close()
+
+    const seen: Record<string, unknown> = {}
+    for (const lang of Object.keys(CONSENT_LOCALES)) {
+      const ctx = await browser.newContext({ locale: lang, viewport: { width: 375, height: 800 } })
+      const pg = await ctx.newPage()
+      const r = await pg.goto(authorizeUrl(reg.body.client_id, redirect))
+      seen[lang] = {
+        language: r!.headers()['content-language'],
+        lang: await pg.getAttribute('html', 'lang'),
+        dir: await pg.getAttribute('html', 'dir'),
+        h1: await pg.textContent('h1'),
+        button: await pg.textContent('#continue'),
+        deny: await pg.textContent('#deny'),
+        wider: await pg.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth),
+      }
+      await ctx.close()
+    }
+    expect(seen).toEqual(
+      Object.fromEntries(
+        Object.entries(CONSENT_LOCALES).map(([lang, s]) => [lang, { language: lang, lang, dir: ['ar', 'he'].includes(lang) ? 'rtl' : 'ltr', h1: s.titleAsk.replace('{client}', '“Terminal Agent”'), button: s.emailMe, deny: s.deny, wider: false }]),
+      ),
+    )
+  }, 120_000)
 
   test('a brand imitator gets no approve button', async () => {
     const id = 'agc_browser_imitator_01'

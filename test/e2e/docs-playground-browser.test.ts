@@ -153,7 +153,7 @@ describe('in Chromium', () => {
     await page.getByRole('button', { name: 'Open the widget' }).click()
 
     await page.locator('#je-added').waitFor()
-    expect(await page.locator('.je-root').getAttribute('lang')).toBe('fr')
+    expect(await page.locator('[data-portico]').getAttribute('lang')).toBe('fr')
     const table = await page.locator('.je-table').innerText()
     expect(table).toContain('CNAME')
     expect(table).toContain(EDGE)

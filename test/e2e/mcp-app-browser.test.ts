@@ -100,6 +100,8 @@ describe('connect MCP App', () => {
       expect(shown).toContain(r.value)
     }
     expect(await frame.locator('h2').innerText()).toBe(`shop.${zone}`)
+    // Styled with the widget's stylesheet (adopted by the frame's document): the copy buttons are 44 px targets.
+    expect(await frame.locator('.je-copy').first().evaluate((el) => getComputedStyle(el).minHeight)).toBe('44px')
     // The frame is sandboxed without same-origin access: it cannot reach the host page's DOM.
     expect(await page.locator('#app').getAttribute('sandbox')).toBe('allow-scripts')
     expect(await page.evaluate(() => (window as unknown as { hostLog: string[] }).hostLog)).toEqual(expect.arrayContaining(['ui/initialize', 'ui/notifications/initialized']))

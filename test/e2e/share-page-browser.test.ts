@@ -1,7 +1,9 @@
 // The share page in Chromium (Debian's, headless, playwright-core) against a Portico on a loopback port
 // resolving through PowerDNS, as the person who runs the DNS meets it: from a link, in their browser's
-// language, on a phone and a desktop. Each locale and width is photographed into
-// test-artifacts/share/ and checked with axe-core (0 violations). The records are then added in
+// language, on a phone and a desktop. English, French, Japanese and Arabic (right to left) at each
+// width are photographed into test-artifacts/share/ and checked with axe-core (0 violations); every
+// locale the widget speaks is shown at 375 px in its own language and direction, with nothing wider
+// than the phone. The records are then added in
 // PowerDNS and the page follows the connection to done by itself; without JavaScript the page still
 // re-checks through its form; under its own CSP nothing is refused.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
@@ -9,10 +11,11 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { LOCALES, LOCALE_CODES } from '../../src/share/strings.ts'
 
 const SHOTS = 'test-artifacts/share'
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
-const TIMEOUT = 120_000
+const TIMEOUT = 240_000
 const EDGE = 'edge.portico.test'
 const VIEWPORTS = [
   { width: 375, height: 667 },
@@ -81,13 +84,14 @@ async function axe(page: Page): Promise<string[]> {
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
 describe('the share page in Chromium', () => {
-  test('in English, French and Japanese, at 375 and 1280 px: one language, the brand on top, who asked and until when, axe 0', async () => {
+  test('in English, French, Japanese and Arabic, at 375 and 1280 px: one language in its direction, the brand on top, who asked and until when, axe 0', async () => {
     await brand({ display_name: 'Acme Shop', logo_url: LOGO, accent_color: '#ffd400' })
     const s = await shared()
     const expected = {
       'en-US': { lang: 'en', h1: `Add DNS records for ${s.domain}`, who: 'Acme Shop asked for these records.', button: 'I have added them', foreign: ['Ajoutez', '追加'] },
       'fr-FR': { lang: 'fr', h1: `Ajoutez des enregistrements DNS pour ${s.domain}`, who: 'Acme Shop a demandé ces enregistrements.', button: 'Je les ai ajoutés', foreign: ['Add each record', 'Sign in', 'I have added'] },
       'ja-JP': { lang: 'ja', h1: `${s.domain} に DNS レコードを追加してください`, who: 'Acme Shop がこれらのレコードを依頼しています。', button: '追加しました', foreign: ['Add each record', 'Sign in', 'I have added'] },
+      'ar-EG': { lang: 'ar', h1: `أضف سجلات DNS للنطاق ${s.domain}`, who: 'طلب Acme Shop هذه السجلات.', button: 'لقد أضفتها', foreign: ['Add each record', 'Sign in', 'I have added'] },
     }
     for (const [locale, want] of Object.entries(expected)) {
       for (const viewport of VIEWPORTS) {
@@ -98,12 +102,13 @@ describe('the share page in Chromium', () => {
         expect(res!.headers()['content-language']).toBe(want.lang)
         await page.locator('.copy').first().waitFor()
         expect(await page.getAttribute('html', 'lang')).toBe(want.lang)
+        expect(await page.getAttribute('html', 'dir')).toBe(want.lang === 'ar' ? 'rtl' : 'ltr')
         expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(want.h1)
         expect(await page.locator('header.brand').innerText()).toBe('Acme Shop')
         const who = await page.locator('.who').innerText()
         expect(who).toContain(want.who)
         // The expiry date, in the page's language.
-        const until = new Intl.DateTimeFormat(locale, { dateStyle: 'long' }).format(new Date(p.clock.now().getTime() + 30 * 86_400_000))
+        const until = await page.evaluate(([l, at]) => new Intl.DateTimeFormat(l, { dateStyle: 'long' }).format(new Date(at)), [want.lang, p.clock.now().getTime() + 30 * 86_400_000] as const)
         expect(who).toContain(until)
         const text = await page.locator('body').innerText()
         for (const f of want.foreign) expect({ locale, f, found: text.includes(f) }).toEqual({ locale, f, found: false })
@@ -123,6 +128,45 @@ describe('the share page in Chromium', () => {
         await ctx.close()
       }
     }
+  }, TIMEOUT)
+
+  test('every locale the widget speaks, at 375 px: the page in that language and its direction, its button and Copy in its words, nothing wider than the phone', async () => {
+    const s = await shared()
+    const ctx = await browser.newContext({ viewport: VIEWPORTS[0] })
+    const page = await ctx.newPage()
+    const seen: Record<string, unknown> = {}
+    for (const l of LOCALE_CODES) {
+      const res = await page.goto(`${s.link}?lang=${l}`)
+      await page.locator('.copy').first().waitFor()
+      seen[l] = {
+        language: res!.headers()['content-language'],
+        lang: await page.getAttribute('html', 'lang'),
+        dir: await page.getAttribute('html', 'dir'),
+        button: await page.locator('#share-added').innerText(),
+        copy: await page.locator('.copy').allInnerTexts(),
+        overflow: await overflow(page),
+      }
+    }
+    const want = Object.fromEntries(LOCALE_CODES.map((l) => [l, { language: l, lang: l, dir: ['ar', 'he'].includes(l) ? 'rtl' : 'ltr', button: LOCALES[l].added, copy: [LOCALES[l].copy, LOCALES[l].copy], overflow: 0 }]))
+    expect(seen).toEqual(want)
+    await ctx.close()
+  }, TIMEOUT)
+
+  test('an MX record: its priority in a field of its own with its own Copy, the value without it', async () => {
+    const host = `mail${++seq}`
+    const domain = `${host}.${zone}`
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain, records: [{ type: 'A', host, value: '203.0.113.10' }, { type: 'MX', host, value: `mx.${zone}`, priority: 10 }] } })
+    expect(c.status).toBe(201)
+    const link = (await p.api('POST', `/v1/connections/${c.body.id}/share`, { token: ws.apiKey })).body.url
+    const ctx = await browser.newContext({ viewport: VIEWPORTS[0] })
+    const page = await ctx.newPage()
+    await page.goto(link)
+    const mx = page.locator('.rec', { hasText: 'MX' })
+    await mx.locator('.copy').first().waitFor()
+    expect((await mx.locator('dt').allInnerTexts()).slice(0, 4)).toEqual(['Type', 'Host', 'Value', 'Priority'])
+    expect(await mx.locator('code').allInnerTexts()).toEqual([host, `mx.${zone}`, '10'])
+    for (const label of [`Copy the host of the MX record ${host}`, `Copy the value of the MX record ${host}`, `Copy the priority of the MX record ${host}`]) expect([label, await page.getByRole('button', { name: label }).isVisible()]).toEqual([label, true])
+    await ctx.close()
   }, TIMEOUT)
 
   test('the page follows the connection: records added, someone re-checks, the page turns to done and says where the domain points; Escape leaves it as it is', async () => {

@@ -2,7 +2,8 @@
 // on a phone would: each screen opens at its top with its title and its warnings in view at 375x667,
 // no string runs out of the dialog (the overflow check on a screenshot's layout), the dialog's `lang`
 // is the locale shown, Japanese headings break between phrases, only the status region is live; and
-// axe-core finds nothing on any screen in English, French and Japanese at 375x667 and 1280x800.
+// axe-core finds nothing on any screen (through the shadow root) in English, French, Japanese and
+// Arabic (right to left) at 375x667 and 1280x800; every other locale is walked at 375x667.
 // Screenshots go to test-artifacts/widget-tour/<locale>/<width>x<height>/.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { mkdirSync, readFileSync } from 'node:fs'
@@ -43,7 +44,11 @@ afterAll(async () => {
 /** What a person sees of the screen: layout facts measured in the page. */
 function look(page: Page) {
   return page.evaluate(() => {
-    const root = document.querySelector<HTMLElement>('.je-root')!
+    // The dialog element (in the page: lang, dir, the heading and the screen's words) and its box (in its
+    // shadow root): what is on screen is in either tree.
+    const host = document.querySelector<HTMLElement>('[data-portico]')!
+    const root = host.shadowRoot!.querySelector<HTMLElement>('.je-root')!
+    const all = (sel: string) => [...host.querySelectorAll<HTMLElement>(sel), ...root.querySelectorAll<HTMLElement>(sel)]
     const box = root.getBoundingClientRect()
     const vh = window.innerHeight
     const inView = (el: Element | null) => {
@@ -51,7 +56,7 @@ function look(page: Page) {
       const r = el.getBoundingClientRect()
       return r.top >= 0 && r.bottom <= vh && r.top >= box.top - 1
     }
-    const overflowing = [...root.querySelectorAll<HTMLElement>('*')]
+    const overflowing = all('*')
       // Decorations and visually hidden text (screen-reader labels, the table head on a phone) are not read on screen.
       .filter((el) => !el.closest('.je-confetti,.je-sr') && el.getClientRects().length > 0 && !['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName))
       .filter((el) => ![...(function* (e: Element | null) { for (; e && e !== root; e = e.parentElement) yield e })(el)].some((a) => getComputedStyle(a).clip !== 'auto'))
@@ -62,15 +67,16 @@ function look(page: Page) {
       .filter((el) => getComputedStyle(el).overflowX === 'visible' || el.scrollWidth > el.clientWidth + 1)
       .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}: ${el.textContent!.trim().slice(0, 40)}`)
     return {
-      lang: root.getAttribute('lang'),
+      lang: host.getAttribute('lang'),
+      dir: host.getAttribute('dir'),
       scrolledTop: root.scrollTop === 0,
-      titleInView: inView(root.querySelector('h2')),
-      warningInView: inView(root.querySelector('.je-warn')),
+      titleInView: inView(host.querySelector('h2')),
+      warningInView: inView(all('.je-warn')[0] ?? null),
       firstConflictInView: inView(root.querySelector('#je-conflicts tbody tr')),
       horizontalScroll: root.scrollWidth > root.clientWidth + 1,
       overflowing: overflowing.slice(0, 5),
-      live: [...root.querySelectorAll('[aria-live],[role="status"],[role="alert"]')].map((el) => el.getAttribute('role') ?? `aria-live=${el.getAttribute('aria-live')}`),
-      headingBreak: getComputedStyle(root.querySelector('h2')!).wordBreak,
+      live: all('[aria-live],[role="status"],[role="alert"]').map((el) => el.getAttribute('role') ?? `aria-live=${el.getAttribute('aria-live')}`),
+      headingBreak: getComputedStyle(host.querySelector('h2')!).wordBreak,
     }
   })
 }
@@ -78,7 +84,7 @@ function look(page: Page) {
 async function axe(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE })
   return page.evaluate(async () => {
-    const r = await (window as any).axe.run('.je-root', { resultTypes: ['violations'] })
+    const r = await (window as any).axe.run(document.querySelector('[data-portico]'), { resultTypes: ['violations'] })
     return r.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`)
   })
 }
@@ -110,7 +116,8 @@ async function walk(locale: string, viewport: { width: number; height: number },
 }
 
 describe('every screen, as a person sees it', () => {
-  for (const locale of ['en', 'fr', 'ja']) {
+  const dirOf = (locale: string) => (['ar', 'he'].includes(locale) ? 'rtl' : 'ltr')
+  for (const locale of ['en', 'fr', 'ja', 'ar']) {
     for (const viewport of [PHONE, DESKTOP]) {
       test(`${locale} at ${viewport.width}x${viewport.height}: at its top, title and warnings in view, nothing overflows, axe finds nothing`, async () => {
         const seen = await walk(locale, viewport, async (page, name) => {
@@ -119,6 +126,7 @@ describe('every screen, as a person sees it', () => {
           expect({ name, ...seenNow }).toEqual({
             name,
             lang: locale,
+            dir: dirOf(locale),
             scrolledTop: true,
             titleInView: true,
             // Warnings and the first record in the way, where the screen has them, are in view too.
@@ -138,10 +146,10 @@ describe('every screen, as a person sees it', () => {
   }
 
   test('every other locale at 375x667: the locale shown is the dialog\'s lang, and no string overflows', async () => {
-    for (const locale of LOCALE_TAGS.filter((l) => !['en', 'fr', 'ja'].includes(l))) {
+    for (const locale of LOCALE_TAGS.filter((l) => !['en', 'fr', 'ja', 'ar'].includes(l))) {
       await walk(locale, PHONE, async (page, name) => {
         const l = await look(page)
-        expect({ locale, name, lang: l.lang, overflowing: l.overflowing, horizontalScroll: l.horizontalScroll, titleInView: l.titleInView }).toEqual({ locale, name, lang: locale, overflowing: [], horizontalScroll: false, titleInView: true })
+        expect({ locale, name, lang: l.lang, dir: l.dir, overflowing: l.overflowing, horizontalScroll: l.horizontalScroll, titleInView: l.titleInView }).toEqual({ locale, name, lang: locale, dir: dirOf(locale), overflowing: [], horizontalScroll: false, titleInView: true })
       })
     }
   }, TIMEOUT * 2)

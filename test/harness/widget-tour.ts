@@ -190,8 +190,8 @@ export async function tour(o: TourOptions): Promise<void> {
   // The manual rail, from the domain field to secured.
   await open({})
   await waitFor('#je-domain')
-  await page.locator('.je-root[lang]').waitFor()
-  await page.waitForFunction(() => !document.querySelector('.je-root .je-spin'))
+  await page.locator('[data-portico][lang]').waitFor()
+  await page.waitForFunction(() => !document.querySelector('[data-portico]')?.shadowRoot?.querySelector('.je-root .je-spin'))
   await o.at('01-enter-domain')
   await typeDomain('nowhere-at-all.example')
   await waitFor('#je-domain[aria-invalid="true"]')
@@ -207,7 +207,7 @@ export async function tour(o: TourOptions): Promise<void> {
   await page.locator('#je-back').click()
   await typeDomain('shop.example.com')
   await waitFor('#je-records')
-  await page.waitForFunction(() => document.querySelectorAll('.je-steps li').length > 0)
+  await page.waitForFunction(() => document.querySelectorAll('[data-portico] > li').length > 0)
   await o.at('05-manual')
   await page.locator('#je-share').click()
   await waitFor('#je-link')
@@ -225,7 +225,7 @@ export async function tour(o: TourOptions): Promise<void> {
   await o.at('09-connected-securing')
   change({ secure: 'secured' })
   await until('#je-success[data-secure="secured"]')
-  await page.evaluate(() => document.querySelector('.je-confetti')?.remove())
+  await page.evaluate(() => document.querySelector('[data-portico]')?.shadowRoot?.querySelector('.je-confetti')?.remove())
   await o.at('10-connected-secure')
 
   // Connected, but the CA may not issue: a CAA record in the way.
@@ -239,7 +239,7 @@ export async function tour(o: TourOptions): Promise<void> {
     secureError: 'CAA record for example.com prevents issuance',
     conflicts: [{ kind: 'certificate', type: 'CAA', host: '@', value: '0 issue "other-ca.example"', desired: { type: 'CAA', host: '@', value: '0 issue "letsencrypt.org"' }, action: 'add', reason: 'caa_forbids_ca', blocks_certificate: true, fix: 'Add the CAA record 0 issue "letsencrypt.org" beside the one there.' }],
   })
-  await until('#je-success[data-secure="failed"]')
+  await until('#je-success[data-secure="blocked"]')
   await o.at('11-connected-not-secure')
 
   // One click: the Domain Connect provider named from its settings, then one whose name is unknown.

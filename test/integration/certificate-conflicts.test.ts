@@ -139,14 +139,18 @@ describe('a live connection says whether its HTTPS is served', () => {
   })
 })
 
-describe('without a known CA identity', () => {
-  test('CAA is not judged, and a deployment without a CA reports no certificate conflicts at all', async () => {
+describe('without a known CA identity (the edge\'s own issuers)', () => {
+  test('only a CAA set that allows no CA at all is reported (remove it); a set allowing some CA and an _acme-challenge delegation are not judged', async () => {
     const none = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE })
     try {
       const w = await provision(none)
-      const zone = await zoneWith([['@', 'CAA', ['0 issue ";"']], ['_acme-challenge.shop', 'CNAME', ['x.other.example.']]])
-      const r = await none.api('POST', '/v1/domains:check', { token: w.apiKey, body: { domain: `shop.${zone}` } })
-      expect(r.body.conflicts).toEqual([])
+      const check = async (domain: string) => (await none.api('POST', '/v1/domains:check', { token: w.apiKey, body: { domain } })).body.conflicts
+      const forbidden = await zoneWith([['@', 'CAA', ['0 issue ";"', '0 issue "ca.invalid"']], ['_acme-challenge.shop', 'CNAME', ['x.other.example.']]])
+      expect(await check(`shop.${forbidden}`)).toEqual([
+        expect.objectContaining({ kind: 'certificate', type: 'CAA', host: '@', action: 'remove', reason: 'caa_forbids_ca', blocks_certificate: true, desired: { type: 'CAA', host: '@', value: '' } }),
+      ])
+      const some = await zoneWith([['@', 'CAA', ['0 issue "letsencrypt.org"']], ['_acme-challenge.shop', 'CNAME', ['x.other.example.']]])
+      expect(await check(`shop.${some}`)).toEqual([])
     } finally {
       await none.close()
     }

@@ -2,10 +2,15 @@
 // language follows `?lang=`, then the browser's ranked languages, then English.
 import { describe, test, expect } from 'bun:test'
 import { LOCALES, LOCALE_CODES, pickLocale } from '../../src/share/strings.ts'
+import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 
 describe('share page strings', () => {
+  test('the share page speaks every locale the widget speaks', () => {
+    expect([...LOCALE_CODES].sort()).toEqual([...LOCALE_TAGS].sort())
+  })
+
   test('each locale has every English key, with the same placeholders, and no empty text', () => {
     const en = LOCALES.en as Record<string, string>
     for (const code of LOCALE_CODES) {
@@ -21,7 +26,8 @@ describe('share page strings', () => {
   test('the language is the one asked for, else the browser\'s best known one, else English', () => {
     expect(pickLocale('ja', 'fr-FR,fr;q=0.9')).toBe('ja')
     expect(pickLocale('xx', 'fr-CA,fr;q=0.9,en;q=0.8')).toBe('fr')
-    expect(pickLocale(null, 'nl-NL,nl;q=0.9,de;q=0.8,en;q=0.7')).toBe('de')
+    expect(pickLocale(null, 'nl-NL,nl;q=0.9,de;q=0.8,en;q=0.7')).toBe('nl')
+    expect(pickLocale(null, 'cs-CZ,cs;q=0.9,he;q=0.8,en;q=0.7')).toBe('he')
     expect(pickLocale(null, 'en;q=0.5,pt-BR;q=0.9')).toBe('pt')
     expect(pickLocale(null, 'ja;q=0,es')).toBe('es')
     expect(pickLocale(null, '*')).toBe('en')

@@ -79,6 +79,7 @@ const SETTINGS: Settings = {
   prefilledList: [],
   hideConfetti: false,
   records: () => undefined,
+  resume: () => null,
 }
 
 /** Events in order through the pure function; each `(state) => Event` sees the state it applies to. */

@@ -1,7 +1,9 @@
 // The widget's English strings: the source every other locale translates (src/widget/locales/*.ts),
 // and the only table in the bundle; the others are served as JSON beside it and fetched when shown.
 // `{name}` placeholders are filled when said; an object is a plural message, its forms chosen by
-// Intl.PluralRules (`one`, `other`, and `zero`, `two`, `few`, `many` where a language has them).
+// Intl.PluralRules (`one`, `other`, and `zero`, `two`, `few`, `many` where a language has them), by
+// `{count}`; a sentence about part of a whole ("2 of 5 records found") agrees with the whole, so `count`
+// is the total there and the part is another placeholder.
 // Words are never compared: the widget's logic works on codes, and only screens turn them into text.
 export const en = {
   title: 'Connect your domain',
@@ -11,7 +13,7 @@ export const en = {
   continue: 'Continue',
   retry: 'Try again',
   loading: 'Loading…',
-  poweredBy: 'Secured by Portico',
+  poweredBy: 'Powered by Portico',
   someApp: 'the site that sent you here',
 
   domainLabel: 'Your domain',
@@ -32,6 +34,7 @@ export const en = {
   actionReplace: 'Replace',
   actionAdd: 'Add',
   caaForbids: 'The CAA records of {host} do not allow our certificate authority to issue a certificate, so HTTPS cannot be set up. Add this CAA record beside the ones there:',
+  caaForbidsAll: 'The CAA records of {host} allow no certificate authority at all, so HTTPS cannot be set up. Remove them at your DNS provider:',
   acmeDelegated: 'An _acme-challenge record on {host} hands certificate checks to another service. HTTPS still works here; remove it if you no longer use that service:',
 
   providerTitle: 'Where is your DNS managed?',
@@ -62,6 +65,7 @@ export const en = {
   value: 'Value',
   ttl: 'TTL',
   ttlAuto: 'Auto',
+  priority: 'Priority',
   status: 'Status',
   statusFound: 'Found',
   statusWaiting: 'Not yet',
@@ -92,7 +96,10 @@ export const en = {
   backToSteps: 'Back to the steps',
   checkedAgo: 'Last checked {ago}',
   notChecked: 'Not checked yet',
-  found: { one: '{count} of {total} record found', other: '{count} of {total} records found' },
+  found: { one: '{found} of {count} record found', other: '{found} of {count} records found' },
+  unreachable: 'We cannot reach the connection service just now, so what you see here may be out of date. We keep trying by ourselves.',
+  reachable: 'Connected again. This page is up to date.',
+  sessionEnded: 'This page can no longer follow the connection: its session has ended. Nothing is lost, the records are still checked. To see where it stands, open the setup again from {app}.',
 
   almostTitle: 'Almost there',
   almostIntro: 'We keep checking {domain} and finish the connection as soon as the records appear. You can close this window.',
@@ -109,6 +116,8 @@ export const en = {
   connectedIntroPlain: '{domain} is connected.',
   securingIntro: 'Securing {domain}: its HTTPS certificate is being issued. This usually takes under a minute.',
   secureFailedTitle: 'Connected, but not secure yet',
+  httpsBlockedTitle: 'Connected, but HTTPS is blocked',
+  httpsBlockedIntro: 'No HTTPS certificate can be issued for {domain} until this is fixed at your DNS provider. Once it is, we finish by ourselves.',
   secureFailedIntro: 'No HTTPS certificate could be issued for {domain}: {reason}',
   secureFailedNext: 'Fix what is listed below at your DNS provider. We try again by ourselves.',
   secureFailedNextPlain: 'We try again by ourselves; nothing else is needed from you for now.',

@@ -2,7 +2,7 @@
 // followed, and this screen turns into the success screen when it goes live.
 import { h } from '../ui.ts'
 import { button, row, type Screen, type View } from './view.ts'
-import { checkedLine, statusTable } from './progress.ts'
+import { checkedLine, reachLine, statusTable } from './progress.ts'
 
 export function almost(v: View): Screen {
   const { t } = v.tr
@@ -10,11 +10,12 @@ export function almost(v: View): Screen {
   return {
     title: t('almostTitle'),
     content: [
+      reachLine(v),
       h('p', {}, t('almostIntro', { domain: d.conn?.domain ?? d.domain ?? '' })),
       statusTable(v),
       checkedLine(v),
       row(
-        button('je-check-now', t('checkNow'), () => v.send({ type: 'checkNow' }), { disabled: v.state.pending !== null }),
+        d.sessionEnded ? null : button('je-check-now', t('checkNow'), () => v.send({ type: 'checkNow' }), { disabled: v.state.pending !== null }),
         button('je-back-steps', t('backToSteps'), () => v.send({ type: 'back' }), { alt: true }),
         button('je-close', t('close'), () => v.dismiss(), { alt: true }),
       ),

@@ -7,14 +7,15 @@ export function error(v: View): Screen {
   const { t } = v.tr
   const s = v.state
   const words = s.problem ? problemText(v, s.problem) : t('errorGeneric', { app: v.app ?? t('someApp') })
-  const canRetry = !(s.data.shared && !s.data.conn)
+  // An ended session cannot be retried from here (the integrator gave no way to a new token): Close.
+  const canRetry = !(s.data.shared && !s.data.conn) && s.problem?.code !== 'session'
   return {
     title: t('errorTitle'),
     content: [
       h('p', { class: 'je-err', id: 'je-error' }, words),
       row(
         canRetry ? button('je-retry', s.data.conn ? t('back') : t('retry'), () => v.send({ type: 'retry' })) : null,
-        s.data.shared ? null : button('je-close', t('close'), () => v.dismiss(), { alt: true }),
+        s.data.shared ? null : button('je-close', t('close'), () => v.dismiss(), { alt: canRetry }),
       ),
     ],
   }

@@ -2,7 +2,19 @@
 // something else is published in its place), when it was checked, "Check now" and the way back to the
 // steps. Updates in place as the connection is followed.
 import { h } from '../ui.ts'
-import { button, conflictsTable, reasonLine, row, spinner, table, type Screen, type View } from './view.ts'
+import { button, certificateNotes, conflictsTable, httpsConflicts, reasonLine, row, spinner, table, type Screen, type View } from './view.ts'
+
+/**
+ * What this page can no longer tell: Portico out of reach (what is shown may be out of date; the
+ * follow loop keeps trying and says when it is back), or the session ended (nothing more can be asked;
+ * the connection goes on without the page).
+ */
+export function reachLine(v: View): HTMLElement | null {
+  const d = v.state.data
+  if (d.sessionEnded) return h('p', { class: 'je-err je-warn', id: 'je-reach', 'data-reach': 'session' }, v.tr.t('sessionEnded', { app: v.app ?? v.tr.t('someApp') }))
+  if (d.unreachable) return h('p', { class: 'je-err je-warn', id: 'je-reach', 'data-reach': 'offline' }, v.tr.t('unreachable'))
+  return null
+}
 
 export function checkedLine(v: View): HTMLElement {
   const c = v.state.data.conn
@@ -24,14 +36,15 @@ export function progress(v: View): Screen {
   return {
     title: t('progressTitle'),
     content: [
-      h('p', {}, t('progressIntro')),
+      reachLine(v) ?? h('p', {}, t('progressIntro')),
       reasonLine(v),
       c ? h('p', { class: 'je-small', id: 'je-waiting' }, waitingFor ? t('waitingFor', { count: waitingFor }) : '') : null,
       conflictsTable(v, c?.conflicts ?? []),
+      certificateNotes(v, httpsConflicts(v)),
       c ? statusTable(v) : spinner(t('progressTitle')),
       checkedLine(v),
       row(
-        button('je-check-now', t('checkNow'), () => v.send({ type: 'checkNow' }), { disabled: !c || s.pending !== null }),
+        s.data.sessionEnded ? button('je-close', t('close'), () => v.dismiss()) : button('je-check-now', t('checkNow'), () => v.send({ type: 'checkNow' }), { disabled: !c || s.pending !== null }),
         button('je-back-steps', t('backToSteps'), () => v.send({ type: 'back' }), { alt: true }),
       ),
     ],

@@ -1,9 +1,11 @@
-// FINISHED_SUCCESSFULLY: connected, and whether HTTPS is served. "Connected and secure" only once the
-// certificate is served; "securing" until then (the connection is still followed); a certificate the
-// CA refused says why and lists what stands in the way; a connection whose HTTPS this deployment does
-// not serve says only that it is connected.
+// FINISHED_SUCCESSFULLY: connected, and the truth about HTTPS. "Connected and secure" only once the
+// certificate is served; a record that forbids the certificate (a CAA set without the CA) is named
+// with its fix whatever the certificate's state, in the heading and the words; "securing" until the
+// certificate is served (the connection is still followed); a certificate the CA refused says why and
+// lists what stands in the way; a connection whose HTTPS this deployment does not serve says only that
+// it is connected.
 import { h } from '../ui.ts'
-import { appOr, button, certificateNotes, conflictsTable, row, spinner, type Screen, type View } from './view.ts'
+import { appOr, button, certificateNotes, conflictsTable, httpsConflicts, row, spinner, type Screen, type View } from './view.ts'
 
 export function success(v: View): Screen {
   const { t } = v.tr
@@ -11,6 +13,19 @@ export function success(v: View): Screen {
   const domain = c.domain
   const close = row(button('je-close', t('close'), () => v.dismiss()))
   const points = v.app ? t('connectedIntro', { domain, app: appOr(v) }) : t('connectedIntroPlain', { domain })
+  const https = httpsConflicts(v)
+  const blocked = c.secure !== 'secured' && https.some((x) => x.blocks_certificate)
+  if (blocked) {
+    return {
+      title: t('httpsBlockedTitle'),
+      content: [
+        h('p', { class: 'je-ok', id: 'je-success', 'data-secure': 'blocked' }, points),
+        h('p', { class: 'je-err je-warn', id: 'je-secure' }, t('httpsBlockedIntro', { domain })),
+        certificateNotes(v, https),
+        close,
+      ],
+    }
+  }
   switch (c.secure) {
     case 'secured':
       return {
@@ -43,5 +58,13 @@ export function success(v: View): Screen {
 
 function confetti(v: View): HTMLElement | null {
   if (v.settings.hideConfetti) return null
-  return h('div', { class: 'je-confetti', 'aria-hidden': 'true' }, ...Array.from({ length: 24 }, (_, i) => h('i', { style: `left:${(i * 37) % 100}%;background:hsl(${i * 47},80%,55%);animation-delay:${(i % 6) * 0.08}s` })))
+  // Positions and colours through the CSSOM: a `style` attribute would need 'unsafe-inline' in the host's CSP.
+  const piece = (i: number) => {
+    const el = h('i')
+    el.style.insetInlineStart = `${(i * 37) % 100}%`
+    el.style.background = `hsl(${i * 47},80%,55%)`
+    el.style.animationDelay = `${(i % 6) * 0.08}s`
+    return el
+  }
+  return h('div', { class: 'je-confetti', 'aria-hidden': 'true' }, ...Array.from({ length: 24 }, (_, i) => piece(i)))
 }

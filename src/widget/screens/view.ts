@@ -51,7 +51,7 @@ export function backButton(v: View): HTMLElement {
 export function detected(v: View): HTMLElement | null {
   const c = v.state.data.check
   if (!c?.provider_name) return null
-  return h('p', { class: 'je-detected' }, logoSvg(c.provider), v.tr.t('detected', { provider: c.provider_name }))
+  return h('div', { class: 'je-detected' }, logoSvg(c.provider), h('p', { class: 'je-plain' }, v.tr.t('detected', { provider: c.provider_name })))
 }
 
 export function providerName(v: View): string {
@@ -174,14 +174,21 @@ export function certificateNotes(v: View, conflicts: Conflict[] = conflictsNow(v
     ...list.map((c) =>
       h(
         'div',
-        { class: c.blocks_certificate ? 'je-warn' : 'je-small', 'data-reason': c.reason },
-        h('p', {}, c.reason === 'caa_forbids_ca' ? t('caaForbids', { host: fqdn(c.host) }) : t('acmeDelegated', { host: fqdn(c.host) })),
+        { class: c.blocks_certificate ? 'je-note' : undefined, 'data-reason': c.reason },
+        h('p', { class: c.blocks_certificate ? 'je-warn' : 'je-small' }, t(c.reason === 'acme_challenge_delegated' ? 'acmeDelegated' : c.action === 'add' ? 'caaForbids' : 'caaForbidsAll', { host: fqdn(c.host) })),
         c.action === 'add'
           ? table(v, [c.desired], { copy: true, ttl: false, action: () => 'add' })
           : table(v, [{ type: c.type, host: c.host, value: c.value }], { copy: false, ttl: false, action: () => 'remove' }),
       ),
     ),
   )
+}
+
+/** What stands in the way of HTTPS as last known: the connection's own look, else the analysis's. */
+export function httpsConflicts(v: View) {
+  const d = v.state.data
+  const own = certificateConflicts(d.conn?.conflicts ?? [])
+  return own.length ? own : certificateConflicts(d.check?.conflicts ?? [])
 }
 
 export function spinner(label: string): HTMLElement {
