@@ -57,6 +57,7 @@ import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edg
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { FailureThrottle } from './domain/throttle.ts'
+import { ConnectionViews } from './domain/connection-views.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
 
@@ -115,6 +116,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     pingDb,
     throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
     database: new DatabaseWatch(db),
+    connectionViews: new ConnectionViews(),
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
   }
   if (config.dnsResolversFrom === 'fallback') {

@@ -17,6 +17,7 @@ import type { DnsHealth } from './domain/dns-health.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { FailureThrottle } from './domain/throttle.ts'
 import type { DatabaseWatch } from './db/watch.ts'
+import type { ConnectionViews } from './domain/connection-views.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -53,6 +54,8 @@ export interface Services {
   throttle?: FailureThrottle
   /** Whether the database is reachable now (reconnects with backoff after a failure): src/db/watch.ts. */
   database?: DatabaseWatch
+  /** Connections as list pages show them, per row version (src/domain/connection-views.ts). */
+  connectionViews: ConnectionViews
   /** Database readiness for /healthz. */
   pingDb: (sql: Sql) => Promise<boolean>
 }
