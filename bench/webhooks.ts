@@ -11,6 +11,7 @@ import { newWebhookSecret, webhookHeaders } from '../src/adapters/webhook-signin
 import { newId } from '../src/ids.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
 import { createApplication } from '../src/domain/tenancy.ts'
+import { record } from './lib/record.ts'
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000)
 const CONCURRENCY = 128 // the delivery sweep's sends in flight (DELIVERY_CONCURRENCY)
@@ -98,6 +99,7 @@ console.log(`webhooks (${N} events, ${CONCURRENCY} in flight, loopback receiver$
 console.log(`  plain signed POSTs from a script: ${fmt(avg(script))} /s`)
 console.log(`  portico delivery sweep:           ${fmt(avg(portico))} deliveries/s (each recorded as an attempt)`)
 console.log(`  ratio: ${(avg(portico) / avg(script)).toFixed(2)} (goal >= 0.50)`)
+await record('webhooks', { ratio: avg(portico) / avg(script) }, `${(avg(portico) / avg(script)).toFixed(2)}: ${fmt(avg(portico))} deliveries/s vs ${fmt(avg(script))} POSTs/s (rounds ${portico.map((x, i) => (x / script[i]!).toFixed(2)).join(', ')})`, { events: N, idle_endpoints: IDLE })
 await dns.close()
 await db.close()
 await dropBenchDatabase()

@@ -251,7 +251,7 @@ describe('connections', () => {
     expect((await p.api('PUT', `/v1/connections/${ids[0]}/records`, { token: w.apiKey, body: { records: custom } })).status).toBe(200)
     expect((await p.api('DELETE', `/v1/connections/${ids[1]}`, { token: w.apiKey })).status).toBe(200)
     const after = await page()
-    expect(after.map((c) => c.id)).toEqual([ids[0], ids[2]])
+    expect(after.map((c) => c.id)).toEqual([ids[0]!, ids[2]!])
     expect(after).toEqual(await reads(after))
     expect(after[0]).toMatchObject({ records_source: 'custom', records: [expect.objectContaining({ value: 'app.integrator.example' })] })
   })
