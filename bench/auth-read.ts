@@ -21,6 +21,9 @@ const portico = await startChild([process.execPath, 'src/main.ts'], {
   SECRETS_KEY: '22'.repeat(32),
   DATA_DIR: '/tmp/portico-bench',
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+}).catch((err: unknown) => {
+  baseline.proc.kill()
+  throw err
 })
 try {
   const base = `http://127.0.0.1:${portico.port}`
