@@ -168,7 +168,7 @@ export async function setCustomRecords(sql: Sql, c: { id: string }, input: { rec
 export async function setConnectTarget(sql: Sql, app: { id: string }, cname: string | null, ips: string[], now: Date): Promise<ApplicationRow> {
   const [updated] = await sql`
       update applications set cname_target = ${cname}, apex_ipv4 = ${ips}::text[], updated_at = ${now}
-      where id = ${app.id} returning *`
+      where id = ${app.id} returning id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at`
   return updated as ApplicationRow
 }
 

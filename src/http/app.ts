@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { errorFields, log, logCause } from '../logger.ts'
+import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
@@ -39,8 +39,11 @@ export function fullPath(op: AnyOp): string {
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
 const MAX_BODY_BYTES = 1 << 20
 
-function json(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+/** A JSON answer with the security headers, the request id and the operation's own headers, in one headers object. */
+function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>): Response {
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...secured, 'x-request-id': requestId }
+  if (extra) Object.assign(headers, extra)
+  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -153,23 +156,16 @@ export function createHandler(deps: AppDeps) {
         status = r.status
         return r
       }
-      return json(result.status, result.body, { ...secured, 'x-request-id': requestId, ...result.headers })
+      return json(result.status, result.body, secured, requestId, result.headers)
     } catch (err) {
       if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
       const e = toApiError(err, requestId, opId)
       status = e.status
-      return json(e.status, e.body(), { ...secured, 'x-request-id': requestId, ...e.headers })
+      return json(e.status, e.body(), secured, requestId, e.headers)
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)
-      log.info('request', {
-        method: req.method,
-        path: url.path,
-        op: opId,
-        status,
-        duration_ms: Math.round(ms * 100) / 100,
-        request_id: requestId,
-      })
+      logRequest(req.method, url.path, opId, status, Math.round(ms * 100) / 100, requestId)
     }
   }
 }
