@@ -22,7 +22,7 @@ const TTL_MS = 10 * 60_000
 
 function viewOf(out: Out): ConnectionView {
   const v: Record<string, unknown> = {}
-  for (const [k, x] of Object.entries(out)) v[k] = x instanceof Date ? x.toISOString() : x
+  for (const [k, x] of Object.entries(out)) v[k] = x instanceof Date ? x.toJSON() : x // what JSON.stringify writes for it
   return v as ConnectionView
 }
 
