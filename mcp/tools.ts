@@ -1,12 +1,12 @@
 // MCP tools generated from the operation registry ("One operation, three faces", DESIGN.md). Every
 // operation an agent may call (auth includes AGENT, has a scope, not internal) is one tool:
-// - name: the op id with `.` → `_`; title from the op's summary; description, toolset and the hints the
-//   op cannot tell (idempotent, open world) from descriptions.ts, written for agents;
+// - name: the op id with `.` → `_`; title from the op's summary; description and toolset from
+//   descriptions.ts, written for agents;
 // - input schema: the op's path, query, header and body fields merged into one closed object, split
 //   back into those parts by the schemas' own keys when called;
 // - output schema: the fields an agent uses (descriptions.ts), open to the rest; the full record goes
 //   out as structuredContent plus a JSON text copy;
-// - annotations: readOnlyHint (read), destructiveHint (destroy), idempotentHint, openWorldHint.
+// - annotations: derived from what the op declares it can do to a customer's zone (annotations.ts).
 // Calls go through the same executor as REST (`runOp`), so scopes, validation, transactions and audit
 // are the same. A refusal the model can act on (bad input, not found, conflicts) is a tool error carrying
 // the contract's `{code, title, details}`; an authorization failure is a protocol error.
@@ -20,6 +20,9 @@ import type { RunCtx } from '../src/ops/run.ts'
 import { AGENT_TEXTS, type AgentText } from './descriptions.ts'
 import { APP_URI, appText } from './app.ts'
 import type { Toolset } from './toolsets.ts'
+import { annotationsOf } from './annotations.ts'
+import { OUTSIDE_META, outsideBlock, outsideInError, outsideValues } from './outside.ts'
+import { showHidden, showHiddenDeep } from '../src/domain/outside-text.ts'
 
 export interface AgentTool {
   name: string
@@ -102,12 +105,7 @@ export function buildTools(ops: readonly AnyOp[]): AgentTool[] {
         inputSchema: inputSchema(op, text),
         ...(out ? { outputSchema: out } : {}),
         ...(text.app ? { _meta: { ui: { resourceUri: APP_URI } } } : {}),
-        annotations: {
-          readOnlyHint: op.kind === 'read',
-          destructiveHint: op.kind === 'destroy',
-          idempotentHint: text.idempotent,
-          openWorldHint: text.openWorld,
-        },
+        annotations: annotationsOf(op),
       },
     }
   })
@@ -133,20 +131,28 @@ const PROTOCOL_LEVEL = new Set(['unauthorized', 'forbidden', 'insufficient_scope
 
 type BaseCtx = RunCtx
 
+/**
+ * Runs the tool's operation. Every string of the result has its hidden characters shown escaped, and the
+ * values that came from outside Portico follow in a block of their own, marked as data (outside.ts).
+ */
 export async function callTool(tool: AgentTool, args: Record<string, unknown>, base: BaseCtx): Promise<CallToolResult> {
   try {
     const result = await runOp(tool.op, base, splitArgs(tool.op, args, agentText(tool.op).inputs))
-    const body = result.body ?? {}
-    const structured = typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined
+    const body = showHiddenDeep(JSON.parse(JSON.stringify(result.body ?? {})) as unknown)
+    const structured = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined
     const readable = agentText(tool.op).app && structured ? appText(structured) : ''
+    const data = outsideValues(tool.op.response, body)
+    const block = outsideBlock(data)
     return {
-      content: [{ type: 'text', text: JSON.stringify(body) }, ...(readable ? [{ type: 'text' as const, text: readable }] : [])],
+      content: [{ type: 'text', text: JSON.stringify(body) }, ...(readable ? [{ type: 'text' as const, text: readable }] : []), ...(block ? [block] : [])],
       ...(structured && tool.descriptor.outputSchema ? { structuredContent: structured } : {}),
+      ...(data.length ? { _meta: { [OUTSIDE_META]: data.map(({ path, source }) => ({ path, source })) } } : {}),
     }
   } catch (err) {
     const e = toApiError(err, base.requestId, tool.op.id)
-    const body = e.body()
-    if (PROTOCOL_LEVEL.has(e.code)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, e.title, body)
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
+    const body = showHiddenDeep(e.body())
+    if (PROTOCOL_LEVEL.has(e.code)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, showHidden(e.title), body)
+    const block = outsideBlock(outsideInError(body as { details?: unknown }))
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }, ...(block ? [block] : [])] }
   }
 }

@@ -11,6 +11,7 @@ import { addressOfRequest } from '../src/client-address.ts'
 import { isClientIdUrl } from '../src/domain/client-id.ts'
 import { personNav } from './consent.ts'
 import { redirectHost } from '../src/domain/agent-consent.ts'
+import { quoteOutside, showHidden } from '../src/domain/outside-text.ts'
 import { revokeGrant, REVOKE_REASONS, settleTenantGrants, GRANT_TTL_S } from '../src/domain/agent-grants.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, peekSignIn, safeNext, signedInPerson, signOut, useSignIn, type PeopleDeps, type Person } from './people.ts'
 import { esc, page, readForm, seeOther } from './pages.ts'
@@ -65,10 +66,10 @@ function grantItem(g: GrantRow, person: Person, csrf: string, now: Date): string
   const revoke =
     live && mayRevoke(person, g)
       ? `<form method="post" action="${AGENTS_PATH}/${encodeURIComponent(g.id)}/revoke"><input type="hidden" name="csrf" value="${esc(csrf)}">` +
-        `<button type="submit" class="danger" aria-label="Revoke ${esc(g.client_name)}">Revoke</button></form>`
+        `<button type="submit" class="danger" aria-label="Revoke ${esc(showHidden(g.client_name))}">Revoke</button></form>`
       : ''
   return (
-    `<li data-grant="${esc(g.id)}"><h2>${esc(g.client_name)}</h2><dl>` +
+    `<li data-grant="${esc(g.id)}"><h2>${esc(showHidden(g.client_name))}</h2><dl>` +
     `<dt>Domain</dt><dd>${esc(domain)} <strong>${verified ? '(verified)' : '(unverified)'}</strong></dd>` +
     `<dt>Scopes</dt><dd>${scopes}</dd>` +
     `<dt>Approved by</dt><dd>${esc(who)}</dd>` +
@@ -131,7 +132,7 @@ async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<
   if (!g || !own) return page(404, 'Not found', '<h1>This agent is not in your workspace</h1><p><a href="/oauth/agents">Back to your agents</a></p>')
   if (!mayRevoke(person, g)) return page(403, 'Not allowed', `<h1>Your ${esc(person.role)} role cannot revoke agents other people approved</h1><p><a href="/oauth/agents">Back to your agents</a></p>`)
   await revokeGrant(deps.db, grantId, REVOKE_REASONS.workspace, deps.clock.now())
-  return showAgents(deps, req, `${g.client_name} was revoked: its access ended.`)
+  return showAgents(deps, req, `${quoteOutside(g.client_name, 80)} was revoked: its access ended.`)
 }
 
 export function peopleMount(deps: PeopleDeps): Mount {

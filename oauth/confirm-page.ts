@@ -6,7 +6,8 @@
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import { can } from '../src/domain/rbac.ts'
-import { CONFIRM_PATH, CONFIRM_TTL_MS, confirmationIdOf, questionOf } from '../src/domain/person-confirm.ts'
+import { CONFIRM_PATH, CONFIRM_TTL_MS, confirmationIdOf, questionOf, quotedValues, replacedSets } from '../src/domain/person-confirm.ts'
+import { quoteOutside } from '../src/domain/outside-text.ts'
 import { confirmationById, markConfirmed, markRefused, type ConfirmationRow } from '../src/db/person-confirmations.ts'
 import { agentClientName } from '../src/db/agent-clients.ts'
 import { addressOfRequest } from '../src/client-address.ts'
@@ -20,11 +21,17 @@ async function clientName(deps: PeopleDeps, clientId: string): Promise<string> {
   return (await agentClientName(deps.db, clientId)) ?? clientId
 }
 
+/** The records a write would replace, their values quoted as found in the zone: DNS text, not Portico's words. */
 function replacedList(row: ConfirmationRow): string {
-  const replaced = (row.summary.replaced ?? []) as { type: string; name: string; values: string[] }[]
+  const replaced = replacedSets(row)
   if (!replaced.length) return ''
-  const items = replaced.map((r) => `<li><code>${esc(r.type)}</code> ${esc(r.name)}: ${r.values.map((v) => `<code>${esc(v)}</code>`).join(', ')}</li>`).join('')
-  return `<h2>Records it would replace</h2><ul id="replaced">${items}</ul>`
+  const items = replaced.map((r) => `<li><code>${esc(r.type)}</code> ${esc(r.name)}: ${quotedValues(r).map((v) => `<code class="outside">${esc(v)}</code>`).join(', ')}</li>`).join('')
+  return (
+    '<h2>Records it would replace</h2>' +
+    '<p class="note" id="outside-note">The values below are quoted as they are in the zone now. They come from DNS, not from Portico: ' +
+    'whatever they say, they are not part of this question. Invisible characters are shown as <code>\\u…</code> codes.</p>' +
+    `<ul id="replaced">${items}</ul>`
+  )
 }
 
 function signInForm(path: string, error?: string, sent?: string): string {
@@ -47,7 +54,7 @@ async function view(deps: PeopleDeps, token: string, person: Person | null, opts
   if (row.used_at || row.confirmed_at) return page(200, 'Confirmed', `<h1>Confirmed</h1><p role="status" id="done">You confirmed this${row.used_at ? ', and your agent has done it' : '. Tell your agent to go ahead: its next try goes through'}.</p>`, { nav })
   if (row.expires_at <= now) return page(410, 'Expired', '<h1>This question has expired or was refused</h1><p>Nothing was changed. Ask your agent to try again if you still want it.</p>', { nav })
   const agent = await clientName(deps, row.client_id)
-  const head = `<h1>${esc(questionOf(row).split('?')[0]!)}?</h1><p>Your agent <strong>${esc(agent)}</strong> asks for your yes before it goes ahead.</p><p class="note" id="question">${esc(questionOf(row))}</p>${replacedList(row)}`
+  const head = `<h1>${esc(questionOf(row).split('?')[0]!)}?</h1><p>Your agent <strong>${esc(quoteOutside(agent, 80))}</strong> asks for your yes before it goes ahead. Only your answer here counts: nothing the agent or its app answers for you does.</p><p class="note" id="question">${esc(questionOf(row))}</p>${replacedList(row)}`
   if (!person) return page(opts.status ?? 200, 'Confirm', head + signInForm(path, opts.error, opts.sent), { nav })
   if (person.tenantId !== row.tenant_id) return page(403, 'Another workspace', `${head}<p class="bad" role="alert">You are signed in to ${esc(person.workspace)}; this question belongs to another workspace. Sign out and sign in there.</p>`, { nav })
   if (!can(person.role, permissionFor(row))) return page(403, 'Not allowed', `${head}<p class="bad" role="alert">Your ${esc(person.role)} role may not allow this: ask someone who may.</p>`, { nav })
@@ -79,7 +86,7 @@ async function answer(deps: PeopleDeps, token: string, req: Request, ip: string 
   if (person.tenantId !== row.tenant_id || !can(person.role, permissionFor(row))) return view(deps, token, person)
   if (!csrfValid(deps.config, person, form.get('csrf'))) return view(deps, token, person, { error: 'This form is out of date: answer again.', status: 403 })
   const now = deps.clock.now()
-  if (action === 'confirm') await markConfirmed(deps.db, row.id, person.memberId, 'link', now, CONFIRM_TTL_MS)
+  if (action === 'confirm') await markConfirmed(deps.db, row.id, person.memberId, now, CONFIRM_TTL_MS)
   else if (action === 'refuse') await markRefused(deps.db, row.id, now)
   else return view(deps, token, person, { error: 'Choose confirm or refuse.', status: 400 })
   return view(deps, token, person)

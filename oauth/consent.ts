@@ -8,17 +8,21 @@
 // - a request whose client name imitates a brand cannot be approved (no button, and a forged POST is
 //   refused);
 // - the approving member's role must hold the permission behind every scope they grant;
-// - approval records one grant for the member's workspace, naming the member; tokens carry only its
-//   scopes; a form that approves carries the session's CSRF token.
+// - approval records one grant per person and client in the member's workspace, naming the member
+//   (approving the same client again widens it); tokens carry only its scopes; a form that approves
+//   carries the session's CSRF token.
 import type { InteractionModel } from 'oidc-provider'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Sql } from '../src/db/sql.ts'
 import { markClientApproved } from '../src/db/agent-clients.ts'
-import { insertAgentGrant } from '../src/db/agent-grants.ts'
+import { insertAgentGrant, liveGrantOfAgent, widenAgentGrant } from '../src/db/agent-grants.ts'
+import { GRANT_TTL_S, revokeGrant, REVOKE_REASONS } from '../src/domain/agent-grants.ts'
 import { loadConsentRequest, type ConsentRequest } from '../src/domain/agent-consent.ts'
+import { PERSON_CONFIRMS } from '../src/domain/person-confirm.ts'
+import { quoteOutside } from '../src/domain/outside-text.ts'
 import type { Clock } from '../src/clock.ts'
-import { agentScope, can, type MemberRole } from '../src/domain/rbac.ts'
+import { AGENT_SCOPE_IDS, agentScope, can, type MemberRole } from '../src/domain/rbac.ts'
 import type { AuthDeps } from '../src/http/auth.ts'
 import { addressOfRequest } from '../src/client-address.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type Person } from './people.ts'
@@ -53,7 +57,12 @@ export function ungrantable(role: MemberRole, scopes: string[]): string[] {
 
 const OIDC_SCOPES = ['openid', 'offline_access']
 
-/** Records the grant and finishes the interaction; returns where the browser goes next. */
+/**
+ * Records the grant and finishes the interaction; returns where the browser goes next. One grant per
+ * person and client: when the person already gave this client a grant that still holds (a step-up,
+ * or the same client installed again), it is widened to the scopes of both, so its tokens and the new
+ * ones end together when it is revoked. A grant past its time ends and a new one is made.
+ */
 export async function approve(
   deps: { db: Sql; clock: Clock; auth: AuthServer },
   interaction: InteractionModel,
@@ -63,19 +72,26 @@ export async function approve(
   scopes: string[] = request.scopes,
 ): Promise<string> {
   const { provider, resource } = deps.auth
-  const grant = new provider.Grant({ accountId: approver.accountId, clientId: request.client_id })
-  grant.addResourceScope(resource, scopes.join(' '))
   const asked = String(interaction.params.scope ?? '').split(' ')
   const oidc = OIDC_SCOPES.filter((s) => asked.includes(s))
-  if (oidc.length) grant.addOIDCScope(oidc.join(' '))
   // The authorization request resumes with the scopes the person left checked, so the provider does
   // not see the unchecked ones as still missing and ask again.
   interaction.params.scope = [...oidc, ...scopes].join(' ')
-  const grantId = await grant.save()
   const now = deps.clock.now()
-  await deps.db.begin(async (tx) => {
-    await insertAgentGrant(tx, { id: grantId, tenant_id: approver.tenantId, client_id: request.client_id, account_id: approver.accountId, approved_member_id: approver.memberId, scopes }, now)
+  const agent = { tenantId: approver.tenantId, clientId: request.client_id, accountId: approver.accountId }
+  const grantId = await deps.db.begin(async (tx) => {
+    const held = await liveGrantOfAgent(tx, agent)
+    const current = held && held.created_at.getTime() + GRANT_TTL_S * 1000 > now.getTime() ? await provider.Grant.find(held.id) : undefined
+    if (held && !current) await revokeGrant(tx, held.id, REVOKE_REASONS.expired, now)
+    const grant = current ?? new provider.Grant({ accountId: approver.accountId, clientId: request.client_id })
+    const all = AGENT_SCOPE_IDS.filter((s) => scopes.includes(s) || (current !== undefined && held!.scopes.includes(s)))
+    grant.addResourceScope(resource, all.join(' '))
+    if (oidc.length) grant.addOIDCScope(oidc.join(' '))
+    const id = await grant.save()
+    if (current) await widenAgentGrant(tx, id, all)
+    else await insertAgentGrant(tx, { id, tenant_id: approver.tenantId, client_id: request.client_id, account_id: approver.accountId, approved_member_id: approver.memberId, scopes: all }, now)
     await markClientApproved(tx, request.client_id, now)
+    return id
   })
   return finish(interaction, { login: { accountId: approver.accountId }, consent: { grantId } })
 }
@@ -114,8 +130,8 @@ export type ConsentView = { kind: 'signin'; email?: string } | { kind: 'sent'; e
 export function consentPage(req: ConsentRequest, view: ConsentView, error?: string): string {
   const title =
     view.kind === 'signed-in'
-      ? `Allow ${esc(req.client_name)} to access ${esc(view.person.workspace)}?`
-      : `${esc(req.client_name)} wants access to your Portico workspace`
+      ? `Allow ${esc(quoteOutside(req.client_name, 80))} to access ${esc(view.person.workspace)}?`
+      : `${esc(quoteOutside(req.client_name, 80))} wants access to your Portico workspace`
   const parts = [
     `<div class="who">${avatar(req.client_name)}<h1>${title}</h1></div>`,
     `<p>After you answer you will be sent to</p><p class="host" id="redirect-host">${esc(req.redirect_host)}</p>`,
@@ -135,6 +151,7 @@ export function consentPage(req: ConsentRequest, view: ConsentView, error?: stri
     )
   }
   if (error) parts.push(`<p class="bad" id="error" role="alert">${esc(error)}</p>`)
+  parts.push(`<p class="note" id="person-confirms">${esc(PERSON_CONFIRMS)}</p>`)
   const deny = '<button type="submit" name="action" value="deny" id="deny" class="secondary">Deny</button>'
   if (view.kind === 'signed-in') {
     const { person, csrf } = view
@@ -187,7 +204,7 @@ const GONE = () => page(404, 'Request not found', '<h1>This request is unknown, 
 
 function consentResponse(status: number, request: ConsentRequest, view: ConsentView, uid: string, error?: string): Response {
   const person = view.kind === 'signed-in' ? view.person : null
-  return page(status, `Approve ${request.client_name}?`, consentPage(request, view, error), { nav: personNav(person, `/oauth/consent/${uid}`), brand: person?.branding })
+  return page(status, `Approve ${quoteOutside(request.client_name, 80)}?`, consentPage(request, view, error), { nav: personNav(person, `/oauth/consent/${uid}`), brand: person?.branding })
 }
 
 function viewOf(deps: ConsentDeps, person: Person | null): ConsentView {
@@ -224,7 +241,7 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
   if (action === 'email') {
     const email = (form.get('email') ?? '').trim()
     if (!EMAIL.test(email)) return consentResponse(400, request, { kind: 'signin', email }, uid, 'Enter your email address.')
-    const sent = await mailSignInLinks(deps, email, `/oauth/consent/${uid}`, ip, `to answer ${request.client_name}'s request for access`)
+    const sent = await mailSignInLinks(deps, email, `/oauth/consent/${uid}`, ip, 'to answer an agent\'s request for access')
     if (!sent) return consentResponse(429, request, { kind: 'signin', email }, uid, 'Too many sign-in links were asked for. Wait a few minutes, then try again.')
     return consentResponse(200, request, { kind: 'sent', email }, uid)
   }

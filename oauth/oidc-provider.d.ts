@@ -33,7 +33,7 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>)
     issuer: string
     Interaction: { find(uid: string): Promise<InteractionModel | undefined> }
-    Grant: new (props: { accountId: string; clientId: string }) => GrantModel
+    Grant: { new (props: { accountId: string; clientId: string }): GrantModel; find(id: string): Promise<GrantModel | undefined> }
     Client: { validate(metadata: Record<string, unknown>): Promise<void>; find(id: string): Promise<ClientModel | undefined> }
     callback(): (req: IncomingMessage, res: ServerResponse) => void
     on(event: string, listener: (...args: any[]) => void): this

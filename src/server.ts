@@ -34,7 +34,6 @@ import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
 import { trustedProxies } from './client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
-import { ClientReplies } from '../mcp/replies.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
 import { SandboxRegistrar } from './adapters/registrar/sandbox.ts'
 import { NamecomRegistrar } from './adapters/registrar/namecom.ts'
@@ -165,9 +164,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.verifyAgentToken = auth.verifyForApi
   services.mailPeople = workspaceMail({ config, db, dns: services.dns })
   services.products.push('mcp')
-  // A 2025-era MCP client's answer (a person's confirmation) may reach another process than the call it answers.
-  const replies = new ClientReplies(db, opts.databaseUrl)
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth, replies }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
   // The share-link page reads the API like any client, from the visitor's side.
   mounts.push(sharePageMount({ handle: (req) => handler(req, null) }))
@@ -187,7 +184,6 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
       await services.jobs?.stop()
       await resolver.close()
       await keyCache?.close()
-      await replies.close()
       await db.close()
     },
   }

@@ -51,12 +51,35 @@ export async function liveGrantsApprovedBy(sql: Sql, tenantId: string, memberId:
       order by id for update`) as { id: string }[]
 }
 
-/** Ends a grant (the first time and reason are kept) and deletes the authorization server's artefacts of it. */
+/**
+ * Ends a grant (the first time and reason are kept), and with it every other live grant the same person
+ * gave the same client (one grant per person and client; older rows may predate that rule), and deletes
+ * the authorization server's artefacts of them all: every token the client holds from that person ends.
+ */
 export async function endGrant(db: Sql, grantId: string, reason: string, now: Date): Promise<void> {
-  await db`
-    update agent_grants set revoked_at = coalesce(revoked_at, ${now}), revoked_reason = coalesce(revoked_reason, ${reason})
-    where id = ${grantId}`
-  await db`delete from oauth_store where grant_id = ${grantId} or (model = 'Grant' and id = ${grantId})`
+  const ended = (await db`
+    update agent_grants g set revoked_at = coalesce(g.revoked_at, ${now}), revoked_reason = coalesce(g.revoked_reason, ${reason})
+    from agent_grants t
+    where t.id = ${grantId} and (g.id = t.id or (g.tenant_id = t.tenant_id and g.client_id = t.client_id and g.account_id = t.account_id and g.revoked_at is null))
+    returning g.id`) as { id: string }[]
+  const ids = ended.length ? ended.map((r) => r.id) : [grantId]
+  await db`delete from oauth_store where grant_id = any(${ids}::text[]) or (model = 'Grant' and id = any(${ids}::text[]))`
+}
+
+/** The person's live grant for a client, locked for a change (there is at most one: agent_grants_one_live). */
+export async function liveGrantOfAgent(tx: Sql, a: { tenantId: string; clientId: string; accountId: string }): Promise<{ id: string; scopes: string[]; created_at: Date } | undefined> {
+  // Two approvals at once for the same person and client: the second waits, then widens the first's.
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`agent grant|${a.tenantId}|${a.clientId}|${a.accountId}`}, 0))`
+  const [g] = await tx`
+    select id, scopes, created_at from agent_grants
+    where tenant_id = ${a.tenantId} and client_id = ${a.clientId} and account_id = ${a.accountId} and revoked_at is null
+    for update`
+  return g as { id: string; scopes: string[]; created_at: Date } | undefined
+}
+
+/** A grant the same person approved again, with more scopes. */
+export async function widenAgentGrant(tx: Sql, id: string, scopes: string[]): Promise<void> {
+  await tx`update agent_grants set scopes = ${scopes}::text[] where id = ${id} and revoked_at is null`
 }
 
 /** A grant with what its approver holds now: the key's role and revocation, the member's role and status. */

@@ -4,12 +4,6 @@ import type { Sql } from './sql.ts'
 /** A revoked API key's hash (hex): every process's key cache evicts it (src/adapters/key-cache.ts). */
 export const KEYS_CHANNEL = 'portico_keys'
 
-/**
- * A person's answer to a confirmation Portico asked through a 2025-era MCP client, posted to whichever
- * process the client reached: the process waiting for it takes it (mcp/replies.ts).
- */
-export const MCP_REPLIES_CHANNEL = 'portico_mcp_replies'
-
 /** Database triggers and the sweeps NOTIFY this channel with a queue name when they make work due (src/jobs/index.ts listens). */
 export const WORK_CHANNEL = 'portico_work'
 

@@ -33,13 +33,16 @@ export interface ConfirmationAsk {
   fingerprint: string
 }
 
-/** A yes the person gave for this very ask, not used yet and not expired. */
+/** The only way a yes counts: given on the confirmation page by the person signed in as themselves. */
+export const CONFIRMED_ON_PAGE = 'link'
+
+/** A yes the person gave on the confirmation page for this very ask, not used yet and not expired. */
 export async function confirmedFor(sql: Sql, agent: AgentRef, ask: ConfirmationAsk, now: Date): Promise<ConfirmationRow | undefined> {
   const [r] = await sql`
     select * from person_confirmations
     where tenant_id = ${agent.tenantId} and client_id = ${agent.clientId} and subject = ${agent.subject}
       and connection_id = ${ask.connectionId} and action = ${ask.action} and fingerprint = ${ask.fingerprint}
-      and confirmed_at is not null and used_at is null and expires_at > ${now}
+      and confirmed_at is not null and confirmed_via = ${CONFIRMED_ON_PAGE} and used_at is null and expires_at > ${now}
     order by confirmed_at desc limit 1`
   return r as ConfirmationRow | undefined
 }
@@ -66,10 +69,10 @@ export async function confirmationById(sql: Sql, id: string): Promise<Confirmati
   return r as ConfirmationRow | undefined
 }
 
-/** Records the person's yes (once; a later yes keeps the first); the yes lasts `ttlMs` from now. */
-export async function markConfirmed(sql: Sql, id: string, by: string, via: string, now: Date, ttlMs: number): Promise<ConfirmationRow | undefined> {
+/** Records the person's yes on the confirmation page (once; a later yes keeps the first); the yes lasts `ttlMs` from now. */
+export async function markConfirmed(sql: Sql, id: string, by: string, now: Date, ttlMs: number): Promise<ConfirmationRow | undefined> {
   const [r] = await sql`
-    update person_confirmations set confirmed_at = ${now}, confirmed_by = ${by}, confirmed_via = ${via}, expires_at = ${new Date(now.getTime() + ttlMs)}
+    update person_confirmations set confirmed_at = ${now}, confirmed_by = ${by}, confirmed_via = ${CONFIRMED_ON_PAGE}, expires_at = ${new Date(now.getTime() + ttlMs)}
     where id = ${id} and confirmed_at is null and used_at is null and expires_at > ${now}
     returning *`
   return r as ConfirmationRow | undefined

@@ -80,16 +80,19 @@ export const BRANDS: readonly Brand[] = [
 //    Latin with Han and kana, Han and Bopomofo, or Han and Hangul; or Latin with one other recommended
 //    script except Cyrillic and Greek);
 // 3. the UTS #39 skeleton (confusables.txt, as `unhomoglyph` ships it), then the confusable classes
-//    ASCII alone allows: l, 1, I and | read as one letter; 0 and O; rn and m; vv and w (and the other
-//    digits and signs that stand for letters: 3 e, 4 a, 5 s, 7 t, $ s, @ a);
+//    ASCII alone allows: i, l, 1, I, | and ! read as one letter; o and 0; e and 3; a, 4 and @; s, 5
+//    and $; t and 7; rn and m; vv and w;
 // 4. a skeleton within one edit of a protected brand (one letter left out, added or two swapped, or
 //    one letter exchanged for one that looks like it; any letter for the long names) imitates it:
 //    "OpenAl", "Anthrop1c", "Geminl", "Cluade", "Mircosoft".
 // Honest names must pass: test/fixtures/honest-app-names.json holds over 200 real application names,
 // and every one of them registers (test/unit/brands.test.ts).
 
-// Digits and signs read as the letters they stand for (leetspeak); confusables.txt keeps most apart.
-const READ_AS_LETTERS: Record<string, string> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '$': 's', '@': 'a', '!': 'i', '|': 'l' }
+// One skeleton for the letters and the digits and letters that stand in for them (leetspeak, and the
+// letters a sans-serif font draws alike); confusables.txt keeps most apart. i, l, 1, I, | and ! are one
+// letter (written l), so "Gemlnl", "Gem1n1" and "Gemin1" all read as "Gemini" does; o and 0; e and 3;
+// a, 4 and @; s, 5 and $; t and 7.
+const READ_AS_LETTERS: Record<string, string> = { i: 'l', '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '$': 's', '@': 'a', '!': 'l', '|': 'l' }
 
 /** Hangul fillers: letters by category, blank on screen. */
 const FILLERS = /[\u115F\u1160\u3164\uFFA0]/u
@@ -213,12 +216,30 @@ export function oneEditFrom(word: string, t: string): boolean {
   return false
 }
 
+/**
+ * Whether `whole` contains the token `t` as a claim: anywhere, except where the match starts on the last
+ * letter of a longer word ("Temporal Cloud" reads "temporalcloud", whose "lcloud" is no iCloud: the l
+ * ends "temporal"). Spaced letters ("g o o g l e") and words run together ("MyGoogleHelper", "xgoogle")
+ * still claim.
+ */
+function containsClaim(whole: string, words: string[], t: string): boolean {
+  const ends = new Set<number>()
+  let at = 0
+  for (const w of words) {
+    at += w.length
+    if (w.length > 1) ends.add(at - 1)
+  }
+  const aligned = at === whole.length
+  for (let i = whole.indexOf(t); i >= 0; i = whole.indexOf(t, i + 1)) if (!aligned || !ends.has(i)) return true
+  return false
+}
+
 function matchesToken(whole: string, words: string[], token: string): boolean {
   const t = foldName(token)
   if (whole === t || words.includes(t)) return true
   // Long tokens are claimed anywhere in the name ("MyGoogleHelper", "g o o g l e docs"); short ones
   // ("aws", "meta", "zoom") only as a whole word, so ordinary words that contain them stay usable.
-  if (t.length >= 6 && whole.includes(t)) return true
+  if (t.length >= 6 && containsClaim(whole, words, t)) return true
   // Within one edit: the whole name, each word, and two neighbouring words together ("Anthro pc").
   const pairs = words.slice(1).map((w, i) => words[i] + w)
   return [whole, ...words, ...pairs].some((w) => oneEditFrom(w, t))

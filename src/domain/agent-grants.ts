@@ -27,10 +27,17 @@ export const REVOKE_REASONS = {
   approverRemoved: 'approver_removed',
   /** The approver's role was lowered below every scope of the grant. */
   approverRoleLowered: 'approver_role_lowered',
+  /** Past its time when the person approved the client again: a new grant took its place. */
+  expired: 'expired',
+  /** Folded into the person's newer grant for the same client (migration 0110: one grant per person and client). */
+  replaced: 'replaced',
 } as const
 export type RevokeReason = (typeof REVOKE_REASONS)[keyof typeof REVOKE_REASONS]
 
-/** Ends a grant (idempotent: the first time and reason are kept) and deletes its provider artefacts. */
+/**
+ * Ends a grant (idempotent: the first time and reason are kept), with any other live grant of the same
+ * person and client, and deletes their provider artefacts: every token that client holds from that person.
+ */
 export async function revokeGrant(db: Sql, grantId: string, reason: RevokeReason, now: Date): Promise<void> {
   await endGrant(db, grantId, reason, now)
 }

@@ -7,6 +7,7 @@
 //   whichever contrasts more (never below 4.58:1, WCAG 2.2 SC 1.4.3), and `accent_text` is the accent
 //   darkened until it reads as text on white at 4.5:1, for links and outlines on the page;
 // - a stored branding went through `validateBranding`; what leaves Portico goes through `brandingOut`.
+import { hiddenProblem } from './outside-text.ts'
 import { classifyAddress, isUrlSyntacticallyAllowed, parseHostLiteral } from '../adapters/ssrf.ts'
 
 export const LOGO_MAX_BYTES = 32 * 1024
@@ -131,9 +132,9 @@ export async function validateBranding(
   const problems: Problem[] = []
   const name = input.display_name?.trim().replace(/\s+/g, ' ') || null
   if (name !== null && [...name].length > DISPLAY_NAME_MAX) problems.push({ in: 'body', field: 'display_name', message: `must be at most ${DISPLAY_NAME_MAX} characters` })
-  if (name !== null && /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/.test(name)) {
-    problems.push({ in: 'body', field: 'display_name', message: 'must not contain control or bidirectional override characters' })
-  }
+  // Shown to people and agents as the application's name: nothing in it may draw nothing or reorder the text around it.
+  const hidden = name === null ? null : hiddenProblem(name)
+  if (hidden) problems.push({ in: 'body', field: 'display_name', message: hidden })
   const color = input.accent_color?.trim().toLowerCase() || null
   if (color !== null && !HEX.test(color)) problems.push({ in: 'body', field: 'accent_color', message: 'must be a colour written #rrggbb' })
   const logo = input.logo_url?.trim() || null

@@ -1,19 +1,25 @@
 // A person's yes before an agent does what needs one (CONTRACT.md section 7, confirmation_required):
 // disconnecting a domain, and a write that would replace records already in the customer's zone. The
-// model's arguments never stand in for it. The yes comes from the person:
-// - through the agent's client, where it asks in forms (MCP elicitation: mcp/confirm.ts records it), or
-// - on a confirmation page (`/oauth/confirm/<id>.<mac>`) the person opens, signed in as a member of the
-//   workspace whose role may do the action. The link is HMAC-signed, lives CONFIRM_TTL_MS, and the
-//   question it opens is bound to the agent (tenant, client, subject), the connection and what exactly
-//   would happen (`fingerprint`: the same records replaced). A yes is used once, by that agent's retry.
+// model's arguments never stand in for it, and neither does anything a client sends in-band (a form
+// answer, an accept to a URL question: mcp/confirm.ts). The yes comes from the person, on a
+// confirmation page (`/oauth/confirm/<id>.<mac>`) they open signed in as themselves, a member of the
+// workspace whose role may do the action. The link is HMAC-signed, lives CONFIRM_TTL_MS, and the
+// question it opens is bound to the agent (tenant, client, subject), the connection and what exactly
+// would happen (`fingerprint`: the same records replaced). A yes is used once, by that agent's retry.
 import { createHash, createHmac } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { deriveKey, secretEquals } from '../crypto.ts'
+import { quoteOutside } from './outside-text.ts'
 import { confirmedFor, openConfirmation, useConfirmation, type AgentRef, type ConfirmationAsk, type ConfirmationRow } from '../db/person-confirmations.ts'
 
 export const CONFIRM_TTL_MS = 10 * 60_000
+
+/** What the consent page and docs/agents.md promise, in the same words (a test holds them together). */
+export const PERSON_CONFIRMS =
+  'You confirm each disconnect, and each write that would replace records already in a customer\'s zone, yourself: the agent gets a link for you, ' +
+  'you open it, sign in as yourself, see what would change and confirm there. Nothing the agent or its app answers for you counts as your yes.'
 export const CONFIRM_PATH = '/oauth/confirm'
 
 /** Confirmation links are signed with a key derived from SECRETS_KEY and point at PUBLIC_URL. */
@@ -37,12 +43,28 @@ export function confirmationIdOf(config: ConfirmSettings, token: string): string
 
 export const fingerprintOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('base64url')
 
-/** What the person is asked, in words. */
+/** A record set the write would replace, as the question names it. */
+export interface ReplacedSet {
+  type: string
+  name: string
+  /** The values in the zone now: text from DNS, never part of Portico's sentences. */
+  values: string[]
+}
+
+export const replacedSets = (row: Pick<ConfirmationRow, 'summary'>) => (row.summary.replaced ?? []) as ReplacedSet[]
+
+/**
+ * What the person is asked, in Portico's words only. The values a write would replace came from the
+ * customer's zone: they are shown apart, quoted as found (`quotedValues`), never inside the question.
+ */
 export function questionOf(row: Pick<ConfirmationRow, 'action' | 'domain' | 'summary'>): string {
   if (row.action === 'disconnect') return `Disconnect ${row.domain}? Portico will remove the DNS records it wrote, stop serving the domain and remove its certificate.`
-  const replaced = ((row.summary.replaced ?? []) as { type: string; name: string; values: string[] }[]).map((r) => `${r.type} ${r.name} (${r.values.join(', ')})`)
-  return `Write the records of ${row.domain} at its DNS provider? This replaces records already in the zone: ${replaced.join('; ')}.`
+  const sets = replacedSets(row).map((r) => `${r.type} at ${r.name}`)
+  return `Write the records of ${row.domain} at its DNS provider? This replaces ${sets.length === 1 ? 'a record set' : `${sets.length} record sets`} already in the zone (${sets.join('; ')}); their current values are listed as found in DNS.`
 }
+
+/** The replaced values as Portico quotes them: each in quotation marks, hidden characters shown. */
+export const quotedValues = (set: ReplacedSet) => set.values.map((v) => quoteOutside(v))
 
 export interface ConfirmDeps {
   db: Sql

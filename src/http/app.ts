@@ -9,6 +9,7 @@ import { randomToken } from '../ids.ts'
 import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
+import { showHiddenDeep } from '../domain/outside-text.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
 import { guarded } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
@@ -122,6 +123,9 @@ export function createHandler(deps: AppDeps) {
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : nextRequestId()
     let status = 500
     let opId: string | undefined
+    // An agent's answers show hidden characters escaped, as its MCP tools do (src/domain/outside-text.ts).
+    let forAgent = false
+    const shown = <T>(body: T): T => (forAgent ? showHiddenDeep(body) : body)
     try {
       const m = router.match(req.method, url.path)
       if (m === null) throw new ApiError('not_found', 'No such route')
@@ -139,6 +143,7 @@ export function createHandler(deps: AppDeps) {
       const result: OpResult = await deadline.race(
         (async () => {
           const principal = await authenticate(deps, req.headers, op.auth, req, ip)
+          forAgent = principal.kind === 'AGENT'
           const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
           if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
             throw new ApiError('invalid_request', 'This operation takes no body')
@@ -156,12 +161,12 @@ export function createHandler(deps: AppDeps) {
         status = r.status
         return r
       }
-      return json(result.status, result.body, secured, requestId, result.headers)
+      return json(result.status, shown(result.body), secured, requestId, result.headers)
     } catch (err) {
       if (databaseFailure(err) === 'unreachable') deps.services.database?.failed(err)
       const e = toApiError(err, requestId, opId)
       status = e.status
-      return json(e.status, e.body(), secured, requestId, e.headers)
+      return json(e.status, shown(e.body()), secured, requestId, e.headers)
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)

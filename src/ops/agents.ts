@@ -80,7 +80,7 @@ const grantOut = (g: GrantRow, now: Date) => {
     scopes: g.scopes,
     approved_by: g.account_id,
     approved_by_member: g.approved_member_id,
-    status: g.revoked_at ? ('revoked' as const) : expiresAt <= now ? ('expired' as const) : ('active' as const),
+    status: g.revoked_at ? (g.revoked_reason === REVOKE_REASONS.expired ? ('expired' as const) : ('revoked' as const)) : expiresAt <= now ? ('expired' as const) : ('active' as const),
     created_at: g.created_at,
     last_used_at: g.last_used_at,
     expires_at: expiresAt,
@@ -95,7 +95,8 @@ export const listAgentGrantsOp = defineOp({
   path: '/agent-grants',
   summary: 'List the agents people approved',
   description:
-    'Every grant a person approved on the consent screen for this workspace, newest first, ended ones included: `status`, ' +
+    'Every grant a person approved on the consent screen for this workspace, newest first, ended ones included: one live grant per ' +
+    'person and client (approving the same client again, as a step-up does, widens its `scopes`). `status`, ' +
     '`last_used_at`, `expires_at`, and for a revoked grant `revoked_at` and `revoked_reason`. Grants whose approving key was revoked ' +
     'or member removed show as revoked; a lowered approver role shows as narrowed `scopes`.',
   tag: TAG,
@@ -119,7 +120,8 @@ export const revokeAgentGrantOp = defineOp({
   path: '/agent-grants/{id}',
   summary: 'Revoke an agent grant',
   description:
-    'The agent\'s access tokens stop working on their next request and its refresh tokens are deleted, so it must ask a person again; ' +
+    'Every access token the client holds from the person who approved it stops working on its next request and its refresh tokens are ' +
+    'deleted, so it must ask a person again; ' +
     'the same as the agent revoking either of its tokens (RFC 7009). `revoked_reason` is `revoked_by_workspace`. ' +
     'Revoking a revoked grant answers 200 again, with the first time and reason.',
   tag: TAG,

@@ -81,6 +81,7 @@ export const applyOp = defineOp({
   response: ApplyResult,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'ProviderAuthenticationError', 'dns_write_failed', 'account_expired', 'rate_limited', 'service_unavailable'],
   kind: 'write',
+  zone: 'replaces',
   idempotent: true,
   transactions: 'steps',
   async handler(ctx, input) {

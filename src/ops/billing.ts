@@ -52,6 +52,7 @@ export const standingOp = defineOp({
   response: StandingSchema,
   errors: ['unauthorized', 'forbidden', 'insufficient_scope'],
   kind: 'read',
+  zone: 'none',
   handler: async (ctx) => billingStanding(ctx.sql, tenantOf(ctx), ctx.clock.now(), ctx.config),
 })
 

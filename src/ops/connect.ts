@@ -32,7 +32,7 @@ import { defineOp, reply, type Ctx, type PrepareCtx } from './registry.ts'
 import { APP_ONLY, BOUND_ONLY, END_USER } from './authority.ts'
 import type { Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
-import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 
 const TAG = 'Domains and connections'
 const StatusSchema = Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s)))
@@ -45,7 +45,7 @@ export const ConnectionSchema = Out({
   apex_domain: Type.String(),
   subdomain: Type.String({ description: 'Labels left of the apex; empty for the apex' }),
   status: StatusSchema,
-  end_user_ref: Nullable(Type.String()),
+  end_user_ref: Nullable(Type.String(outside('end_user'))),
   www_redirect: Type.Boolean(),
   rail: Type.String({ description: '`manual` until an automatic rail writes the records' }),
   managed: Type.Boolean({ description: 'Portico holds a grant to change the records later' }),
@@ -54,7 +54,7 @@ export const ConnectionSchema = Out({
   records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
   records_outdated: Type.Boolean({ description: 'The records were computed against a superseded connect target' }),
   error_code: Nullable(Type.String({ description: 'Diagnosis: propagation_timeout, access_denied, ProviderAuthenticationError, setup_incomplete, zone_not_reached, platform_subdomain' })),
-  error_message: Nullable(Type.String()),
+  error_message: Nullable(Type.String({ description: 'The diagnosis in words; may quote the DNS provider', ...outside('provider') })),
   propagation: Out({
     records_propagated: Type.Array(RecordRef),
     records_non_propagated: Type.Array(RecordRef),
@@ -63,7 +63,7 @@ export const ConnectionSchema = Out({
         description: "Who answered the last check: the zone's own nameservers (asked without recursion), or a recursive resolver when none of them could be asked",
       }),
     ),
-    inconclusive: Type.Optional(Type.String({ description: 'Why the last check reached no verdict: a resolver failure, or which nameserver said what when they did not all answer or disagreed' })),
+    inconclusive: Type.Optional(Type.String({ description: 'Why the last check reached no verdict: a resolver failure, or which nameserver said what when they did not all answer or disagreed', ...outside('dns') })),
   }),
   check_count: Type.Integer(),
   last_checked_at: Nullable(Timestamp()),
@@ -204,6 +204,7 @@ export const checkDomainOp = defineOp({
   response: DomainCheckSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'looks',
   async handler(ctx, input) {
     const parsed = parseOrThrow(input.domain)
     assertHostAllowed(ctx.principal, parsed.domain)
@@ -275,6 +276,7 @@ export const createConnectionOp = defineOp({
   altStatus: [{ status: 200, description: 'The open connection for this application and domain (replayed or revived)' }],
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'platform_subdomain', 'InvalidNameservers', 'apex_not_supported', 'service_unavailable', 'billing_required', 'quota_exceeded', 'conflict'],
   kind: 'write',
+  zone: 'looks',
   idempotent: true,
   prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
   async handler(ctx, input, pre: CreatePrepared) {
@@ -323,6 +325,7 @@ export const listConnectionsOp = defineOp({
   response: Out({ connections: Type.Array(ConnectionSchema), count: Type.Integer(), next_cursor: Type.Optional(Type.String()) }),
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     const p = ctx.principal
     // A foreign app_id filter is 404, as a foreign id is everywhere (not an empty page).
@@ -409,6 +412,7 @@ export const bulkConnectOp = defineOp({
   }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
+  zone: 'looks',
   transactions: 'steps',
   deadline: 'bulk',
   async handler(ctx, input) {
@@ -471,6 +475,7 @@ export const getConnectionOp = defineOp({
   response: ConnectionSchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   handler: async (ctx, input) => connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
 })
 
@@ -510,6 +515,7 @@ export const getRecordsOp = defineOp({
   response: RecordsResponse,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   handler: async (ctx, input) => recordsOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
 })
 
@@ -567,6 +573,7 @@ export const recheckOp = defineOp({
   response: ConnectionSchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
+  zone: 'looks',
   idempotent: true,
   // The lookup is outside I/O: done before the transaction, against the records the connection had then.
   async prepare(ctx, input) {
@@ -586,7 +593,7 @@ export const recheckOp = defineOp({
   },
 })
 
-const RecordNote = Out({ type: Type.String(), name: Type.String(), value: Type.String(), note: Type.String() })
+const RecordNote = Out({ type: Type.String(), name: Type.String(), value: Type.String({ description: 'As written, or as found in the zone before Portico wrote', ...outside('dns') }), note: Type.String() })
 export const DisconnectOutcomeSchema = Out({
   connection_id: Type.String(),
   domain: Type.String(),
@@ -701,6 +708,7 @@ export const disconnectOp = defineOp({
   response: DisconnectOutcomeSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
   kind: 'destroy',
+  zone: 'removes',
   idempotent: true,
   async prepare(ctx, input) {
     // An agent's person confirms first: nothing is taken out at the provider before their yes.

@@ -324,6 +324,7 @@ export const domainConnectStartOp = defineOp({
   response: StartResponse,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
+  zone: 'looks',
   async prepare(ctx, input): Promise<StartPrepared> {
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
     const discovery = await discover(deps(ctx), ctx.services.dns, c.apex_domain)
@@ -417,7 +418,8 @@ async function exchangeAndApply(ctx: BaseCtx, s: SessionRow, code: string): Prom
   const tok = await tokenRequest(http, s.url_api, client, { code, grant_type: 'authorization_code', redirect_uri: s.redirect_uri })
   if (!tok.ok) return { kind: 'denied', session: s, error: 'access_denied', description: `The DNS provider did not grant access: ${tok.error}` }
   const applied = await applySteps(http, s.url_api, s.template_provider_id, s, s.applies, tok.value.access_token)
-  if (!applied.ok) throw new ApiError('dns_write_failed', `The DNS provider refused the change: ${applied.error}`)
+  // The provider's words go apart (`provider_message`), never into Portico's own title.
+  if (!applied.ok) throw new ApiError('dns_write_failed', 'The DNS provider refused the change', { reason: 'provider_refused', provider_message: applied.error })
   return { kind: 'applied', session: s, tokens: tok.value }
 }
 

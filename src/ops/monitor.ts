@@ -19,7 +19,7 @@ import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { monitorHistory, monitorPage, monitorRowOf, monitorSummary, type MonitorRow as Row } from '../db/monitor.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { END_USER } from './authority.ts'
-import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 
 const TAG = 'Monitor'
 const DEFAULT_LIMIT = 200
@@ -30,7 +30,7 @@ const HISTORY_LIMIT = 50
 const Strings = Type.Array(Type.String())
 const VerdictSchema = Type.Union([Type.Literal('record_missing'), Type.Literal('record_changed'), Type.Literal('extra_value')])
 
-const DriftItemSchema = Out({ subdomain: Type.String({ description: 'The record host as in the baseline (`@` is the apex)' }), type: Type.String(), verdict: VerdictSchema, expected: Strings, observed: Strings })
+const DriftItemSchema = Out({ subdomain: Type.String({ description: 'The record host as in the baseline (`@` is the apex)' }), type: Type.String(), verdict: VerdictSchema, expected: Strings, observed: Type.Array(Type.String(), { description: 'What DNS answers now', ...outside('dns') }) })
 
 const HistorySchema = Out({
   id: Type.String(),
@@ -38,7 +38,7 @@ const HistorySchema = Out({
   connection_id: Type.String(),
   domain: Type.String(),
   kind: Type.Union(['drift', 'restored', 'auto_fixed', 'repair_failed'].map((k) => Type.Literal(k))),
-  detail: Type.Object({}, { additionalProperties: true }),
+  detail: Type.Object({}, { additionalProperties: true, description: 'What was seen; may quote DNS answers and the DNS provider', ...outside('dns') }),
   created_at: Timestamp(),
 })
 
@@ -56,10 +56,10 @@ const EntrySchema = Out({
   drift_since: Nullable(Timestamp()),
   drift: Type.Array(DriftItemSchema),
   checked: Type.Integer({ description: 'How many checks were made' }),
-  error: Nullable(Type.String({ description: 'The resolver failure of an inconclusive check' })),
+  error: Nullable(Type.String({ description: 'The resolver failure of an inconclusive check', ...outside('dns') })),
   action: Nullable(Out({ kind: Type.Literal('auto_fixed'), at: Timestamp(), description: Type.String() })),
   attention: Nullable(Type.Literal('action_required')),
-  repair: Out({ automatic: Type.Boolean(), paused: Type.Boolean(), via: Nullable(Type.Literal('managed_dns')), detail: Type.String() }),
+  repair: Out({ automatic: Type.Boolean(), paused: Type.Boolean(), via: Nullable(Type.Literal('managed_dns')), detail: Type.String({ description: 'The repair policy, or what the last repair met; may quote the DNS provider', ...outside('provider') }) }),
   alerts: Out({ webhooks: Type.Boolean(), email: Type.Boolean() }),
   watching: Type.Array(Out({ name: Type.String(), type: Type.String(), value: Type.String() })),
   history: Type.Optional(Type.Array(HistorySchema, { description: 'Newest first; in the per-connection detail only' })),
@@ -183,6 +183,7 @@ export const listMonitorDomainsOp = defineOp({
   }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     const p = ctx.principal
     const appId = input.app_id ?? null
@@ -218,6 +219,7 @@ export const connectionMonitorOp = defineOp({
   response: EntrySchema,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
     const [row, history] = await Promise.all([monitorRowOf(ctx.sql, c), monitorHistory(ctx.sql, c, HISTORY_LIMIT)])
@@ -229,7 +231,7 @@ const RecordCheckSchema = Out({
   type: Type.String(),
   host: Type.String(),
   value: Type.String(),
-  observed: Strings,
+  observed: Type.Array(Type.String(), { description: 'What DNS answers now', ...outside('dns') }),
   status: Type.Union(['ok', 'record_missing', 'record_changed', 'extra_value', 'inconclusive'].map((s) => Type.Literal(s))),
 })
 

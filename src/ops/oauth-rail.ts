@@ -35,6 +35,7 @@ export const oauthStartOp = defineOp({
   response: Out({ authorize_url: Type.String(), expires_at: Timestamp(), provider: Type.String() }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
+  zone: 'none',
   async handler(ctx, input) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
     if (input.return_url !== undefined) {

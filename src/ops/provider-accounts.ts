@@ -17,7 +17,7 @@ import { assertCanConnect } from '../domain/billing.ts'
 import { accountCredential, accountUsed, onRefusal } from '../domain/grants.ts'
 import { logCause } from '../logger.ts'
 import { defineOp, type Ctx } from './registry.ts'
-import { Id, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 
 const ACCOUNTS = 'Provider accounts'
 
@@ -33,13 +33,13 @@ export const AccountSchema = Out({
   kind: Type.String({ description: '`api_key`, or `oauth` for a provider OAuth grant' }),
   provider: Type.String(),
   provider_name: Type.String(),
-  label: Nullable(Type.String()),
+  label: Nullable(Type.String(outside('workspace'))),
   access: Type.String(),
   scope: Type.String(),
   domains: Type.Array(Type.String()),
   credential_held: Type.Boolean(),
   status: Type.String({ description: '`active`, or `needs_reconnect` when the provider refused the credential itself' }),
-  last_error: Nullable(Type.String()),
+  last_error: Nullable(Type.String({ description: 'What the provider said when it last refused', ...outside('provider') })),
   created_by: Nullable(Type.String()),
   last_used_at: Nullable(Timestamp()),
   expires_at: Nullable(Timestamp()),
@@ -116,6 +116,7 @@ export const listAccountsOp = defineOp({
   response: Out({ accounts: Type.Array(AccountSchema) }),
   errors: ['unauthorized', 'forbidden'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx) {
     const rows = await accountsOfTenant(ctx.sql, ctx.principal.tenantId)
     return { accounts: await Promise.all(rows.map((a) => accountOut(ctx.sql, ctx.principal, a))) }

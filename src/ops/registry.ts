@@ -57,6 +57,17 @@ export type TenantCtx = Ctx<TenantCredential>
 
 export type OpKind = 'read' | 'write' | 'destroy'
 
+/**
+ * What an operation can do to a customer's DNS zone; an agent tool's annotations derive from it
+ * (mcp/annotations.ts), so a host deciding what to run without asking reads what the operation can do:
+ * - `none`: never asks about or touches a zone;
+ * - `looks`: asks DNS or a DNS provider about it, changes nothing in it;
+ * - `adds`: may add records to it, never replaces or removes one;
+ * - `replaces`: may replace records already in it (an MX, NS, an address at the apex, a TXT in use);
+ * - `removes`: takes records out of it.
+ */
+export type ZoneEffect = 'none' | 'looks' | 'adds' | 'replaces' | 'removes'
+
 const REPLY = Symbol('reply')
 export interface Reply<T> {
   [REPLY]: true
@@ -116,6 +127,9 @@ export interface OpDef<
   altStatus?: { status: number; description: string }[]
   errors: ErrorCode[]
   kind: OpKind
+  /** What the operation can do to a customer's DNS zone: every operation agents may call declares it. */
+  zone?: ZoneEffect
+  /** A repeat with the same input changes nothing more than the first call did. */
   idempotent?: boolean
   /**
    * How a mutation's writes are grouped; either way every write commits with an audit row.

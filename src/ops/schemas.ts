@@ -8,6 +8,16 @@ export const Input = <T extends TProperties>(props: T, opts: ObjectOptions = {})
 
 export const Out = <T extends TProperties>(props: T, opts: ObjectOptions = {}) => Type.Object(props, opts)
 
+/**
+ * Where a field's text comes from when that is outside Portico (src/domain/outside-text.ts): an answer
+ * from DNS, a message of a DNS provider or certificate authority, a name or label set through the API
+ * by the workspace or its integrator, or the integrator's reference for its end user. The OpenAPI
+ * document shows it as `x-outside`; the MCP tools list such values apart as data (mcp/outside.ts).
+ */
+export type OutsideSource = 'dns' | 'provider' | 'workspace' | 'end_user'
+export const OUTSIDE_KEY = 'x-outside'
+export const outside = (source: OutsideSource) => ({ [OUTSIDE_KEY]: source }) as Record<string, unknown>
+
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) })
 export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()])
 export const Id = (prefix: string, description?: string) =>
@@ -33,7 +43,7 @@ export const Tenant = Out({
 
 export const Branding = Out(
   {
-    display_name: Nullable(Type.String({ description: 'The name people see on the share page, the consent page and the widget' })),
+    display_name: Nullable(Type.String({ description: 'The name people see on the share page, the consent page and the widget', ...outside('workspace') })),
     logo_url: Nullable(Type.String({ description: 'An https URL on a public host, or a data: PNG, JPEG, GIF, WebP or SVG image of at most 32 KB' })),
     accent_color: Nullable(Type.String({ description: 'The accent colour, `#rrggbb` (lowercase)' })),
     accent_foreground: Nullable(Type.String({ description: '`#000000` or `#ffffff`, whichever reads better on the accent (computed; at least 4.58:1)' })),
@@ -45,7 +55,7 @@ export const Branding = Out(
 export const Application = Out({
   id: Type.String(),
   tenant_id: Type.String(),
-  name: Type.String(),
+  name: Type.String(outside('workspace')),
   environment: EnvironmentSchema,
   branding: Nullable(Branding),
   created_at: Timestamp(),

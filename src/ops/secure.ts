@@ -15,7 +15,7 @@ import { certificateOf, certificatesInScope } from '../db/certificates.ts'
 import { powerOf } from '../db/power.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { APP_ONLY, END_USER } from './authority.ts'
-import { IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
+import { IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 
 const TAG = 'Secure'
 
@@ -27,7 +27,7 @@ export const CertificateSchema = Out({
   issuer: Nullable(Type.String()),
   not_before: Nullable(Timestamp()),
   not_after: Nullable(Timestamp()),
-  last_error: Nullable(Type.String()),
+  last_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
   managed: Type.Boolean({ description: 'Issued and renewed by Portico through ACME; false for an imported certificate' }),
   renew_after: Nullable(Timestamp('When the renewal job renews it (two thirds into its validity); null when not managed')),
   updated_at: Timestamp(),
@@ -86,6 +86,7 @@ export const getCertificateOp = defineOp({
   response: CertificateOut,
   errors: ['unauthorized', 'forbidden', 'not_found', 'service_unavailable'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     secure(ctx)
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)

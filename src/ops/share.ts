@@ -94,6 +94,7 @@ export const createShareOp = defineOp({
   status: 201,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
+  zone: 'none',
   async handler(ctx, input) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
     const link = await createShareLink(ctx.sql, c, creator(ctx), ctx.config.publicUrl, ctx.clock.now())

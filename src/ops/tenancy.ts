@@ -200,6 +200,7 @@ export const listApplicationsOp = defineOp({
   response: Out({ applications: Type.Array(Application), count: Type.Integer() }),
   errors: ['invalid_request', 'unauthorized', 'forbidden'],
   kind: 'read',
+  zone: 'none',
   async handler(ctx, input) {
     const tenantId = tenantFor(ctx, input.tenant_id)
     const rows = await applicationsOfTenant(ctx.sql, tenantId)
@@ -222,6 +223,7 @@ export const getApplicationOp = defineOp({
   response: Application,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'read',
+  zone: 'none',
   handler: async (ctx, input) => applicationOut(await applicationFor(ctx, input.id)),
 })
 

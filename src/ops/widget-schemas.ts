@@ -5,7 +5,7 @@
 // bundle), so renaming a field breaks the widget's typecheck instead of a person's screen.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { DnsRecordSchema } from '../domain/records.ts'
-import { Timestamp } from './schemas.ts'
+import { outside, Timestamp } from './schemas.ts'
 
 const Closed = <T extends Parameters<typeof Type.Object>[0]>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) })
@@ -31,7 +31,7 @@ const RoutingConflictSchema = Closed(
     kind: Type.Literal('routing'),
     type: Type.String(),
     host: Type.String({ description: 'Relative to the zone apex; `@` is the apex' }),
-    value: Type.String(),
+    value: Type.String({ description: 'The record as published, from DNS', ...outside('dns') }),
     desired: RecordRefSchema,
     action: Literals(['replace', 'remove'] as const, 'What the person does with it'),
   },
@@ -43,7 +43,7 @@ const CertificateConflictSchema = Closed(
     kind: Type.Literal('certificate'),
     type: Literals(['CAA', 'CNAME'] as const),
     host: Type.String({ description: 'Relative to the zone apex; `@` is the apex' }),
-    value: Type.String({ description: 'The record in the way (a CAA set: its values, one per line)' }),
+    value: Type.String({ description: 'The record in the way (a CAA set: its values, one per line), from DNS', ...outside('dns') }),
     desired: RecordRefSchema,
     action: Literals(['add', 'remove'] as const, '`add` the desired record beside the existing ones, or `remove` the one in the way'),
     reason: Literals(['caa_forbids_ca', 'acme_challenge_delegated'] as const),
@@ -59,10 +59,10 @@ export const ConflictSchema = Type.Union([RoutingConflictSchema, CertificateConf
 export const ApplicationFaceSchema = Closed(
   {
     id: Type.String(),
-    name: Type.String(),
+    name: Type.String(outside('workspace')),
     branding: Nullable(
       Closed({
-        display_name: Nullable(Type.String({ description: 'Shown instead of the application name' })),
+        display_name: Nullable(Type.String({ description: 'Shown instead of the application name', ...outside('workspace') })),
         logo_url: Nullable(Type.String({ description: 'https URL of the logo shown at the top of the widget' })),
         accent_color: Nullable(Type.String({ description: '#rrggbb; the widget\'s primary colour unless the integrator sets one' })),
       }),
@@ -95,10 +95,10 @@ export const DomainCheckSchema = Closed(
     supports_automatic: Type.Boolean({ description: 'Only that an adapter exists for the provider; branch on `rails`' }),
     oauth_available: Type.Boolean(),
     domain_connect_available: Type.Boolean(),
-    domain_connect_provider: Nullable(Type.String({ description: 'The `_domainconnect` host' })),
+    domain_connect_provider: Nullable(Type.String({ description: 'The `_domainconnect` host, from DNS', ...outside('dns') })),
     domain_connect: Nullable(
       Closed(
-        { provider_id: Type.String(), provider_name: Type.String(), sync: Type.Boolean(), async: Type.Boolean() },
+        { provider_id: Type.String(outside('provider')), provider_name: Type.String(outside('provider')), sync: Type.Boolean(), async: Type.Boolean() },
         'The Domain Connect provider, from its settings (may differ from the provider found from the nameservers)',
       ),
     ),
@@ -118,7 +118,7 @@ export const DomainCheckSchema = Closed(
     end_user_automatic: Type.Boolean(),
     blocked_reason: Nullable(Literals(BLOCKED_REASONS)),
     dashboard_url: Nullable(Type.String()),
-    nameservers: Type.Array(Type.String()),
+    nameservers: Type.Array(Type.String(), { description: 'The nameservers DNS names for the zone', ...outside('dns') }),
     desired_records: Type.Array(DnsRecordSchema, { description: 'The records the connection would carry; an ownership value reads `<token issued at connect>`' }),
     application: Type.Optional(ApplicationFaceSchema),
   },
@@ -140,7 +140,7 @@ export const ConnectionStatusSchema = Closed(
     status: Literals(['pending', 'propagating', 'live', 'failed'] as const),
     rail: Type.String({ description: '`manual` until an automatic rail writes the records' }),
     error_code: Nullable(Type.String()),
-    error_message: Nullable(Type.String()),
+    error_message: Nullable(Type.String({ description: 'The diagnosis in words; may quote the DNS provider', ...outside('provider') })),
     records: Type.Array(
       Closed({
         type: Type.String(),
@@ -157,7 +157,7 @@ export const ConnectionStatusSchema = Closed(
       SECURE_STATES,
       '`secured`: the certificate is served; `securing`: live and pointed at the edge, the certificate not served yet; `failed`: the CA refused (see `secure_error`); `not_served`: HTTPS for this connection is not served by this deployment',
     ),
-    secure_error: Nullable(Type.String()),
+    secure_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
     last_checked_at: Nullable(Timestamp()),
     next_check_at: Nullable(Timestamp()),
     version: Type.String({ description: 'Changes whenever anything above changes; pass it back as `after` to wait for the next change' }),

@@ -164,7 +164,7 @@ describe('consent page in Chromium', () => {
     expect(text).toContain('Last usednever')
     await checkScreen(page, 'agents')
     await Promise.all([page.waitForSelector('#notice'), item.getByRole('button', { name: 'Revoke Terminal Agent' }).click()])
-    expect(await page.textContent('#notice')).toContain('Terminal Agent was revoked')
+    expect(await page.textContent('#notice')).toContain('“Terminal Agent” was revoked')
     expect(await page.locator('#active li', { hasText: 'Terminal Agent' }).count()).toBe(0)
     expect(await page.textContent('#ended')).toContain('revoked_by_workspace')
     await checkScreen(page, 'agents-revoked')

@@ -208,9 +208,23 @@ export async function agentToken(
   const redirectUri = 'http://127.0.0.1:9/callback'
   const reg = await registerClient(base, { client_name: name, redirect_uris: [redirectUri] })
   if (reg.status !== 201) throw new Error(`register: ${JSON.stringify(reg.body)}`)
+  const tokens = await clientToken(base, apiKey, reg.body.client_id, redirectUri, scope, tokenHeaders, email)
+  return { tokens, clientId: reg.body.client_id }
+}
+
+/** The flow for a client already registered (a step-up, the same client again): authorize, approve, exchange the code. */
+export async function clientToken(
+  base: string,
+  apiKey: string,
+  clientId: string,
+  redirectUri: string,
+  scope: string,
+  tokenHeaders: () => Promise<Record<string, string>> = async () => ({}),
+  email?: string,
+): Promise<Tokens> {
   const { verifier, challenge } = pkce()
   const auth = await authorize(base, {
-    client_id: reg.body.client_id,
+    client_id: clientId,
     redirect_uri: redirectUri,
     response_type: 'code',
     code_challenge: challenge,
@@ -222,9 +236,9 @@ export async function agentToken(
   const done = await approveAs(base, auth, email ?? (await ownerEmail(base, apiKey)), redirectUri)
   const code = done.location ? new URL(done.location).searchParams.get('code') : null
   if (!code) throw new Error(`no code: ${done.status} ${done.location} ${done.page.slice(0, 300)}`)
-  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.body.client_id, code_verifier: verifier, resource: `${base}/mcp` }, await tokenHeaders())
+  const t = await token(base, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource: `${base}/mcp` }, await tokenHeaders())
   if (t.status !== 200) throw new Error(`token: ${JSON.stringify(t.body)}`)
-  return { tokens: t.body, clientId: reg.body.client_id }
+  return t.body
 }
 
 let documentHost: ReturnType<typeof Bun.serve> | null = null

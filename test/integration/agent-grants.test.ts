@@ -8,8 +8,8 @@ import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, UrlElicitationRequiredErr
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
-import { livePortico, agentToken, token, ownerEmail, personAnswers, type LivePortico } from '../harness/agents.ts'
-import { provision, startPortico, type Workspace } from '../harness/portico.ts'
+import { livePortico, agentToken, authorize, clientToken, pkce, signInOnConsent, token, ownerEmail, personAnswers, type LivePortico } from '../harness/agents.ts'
+import { provision, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
 let ws: Workspace
@@ -178,6 +178,59 @@ describe('RFC 7009 revocation agrees with the grant list', () => {
   })
 })
 
+describe('one grant per person and client (issue 42)', () => {
+  const redirectUri = 'http://127.0.0.1:9/callback'
+  const grantsOf = async (clientId: string) =>
+    ((await p.api('GET', '/v1/agent-grants', { token: ws.apiKey })).body.grants as { id: string; client_id: string; status: string; scopes: string[] }[]).filter((g) => g.client_id === clientId)
+  const tool = (accessToken: string, name: string, args: Record<string, unknown> = {}) => mcp(`Bearer ${accessToken}`, {}, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } })
+
+  test('a step-up widens the grant the person gave the client: one row, and revoking it ends the first token and its refresh token too', async () => {
+    const first = await agentToken(p.url, ws.apiKey, 'domains:read domains:write', 'Stepping agent')
+    // The agent meets a tool it lacks the scope for, and goes back to its person for it.
+    expect(await tool(first.tokens.access_token, 'connections_disconnect', { id: 'con_none' })).toBe(403)
+    const second = await clientToken(p.url, ws.apiKey, first.clientId, redirectUri, 'domains:disconnect')
+    const rows = await grantsOf(first.clientId)
+    expect(rows.map((g) => ({ status: g.status, scopes: g.scopes }))).toEqual([{ status: 'active', scopes: ['domains:read', 'domains:write', 'domains:disconnect'] }])
+    // Both tokens work, each with what it was issued for.
+    expect(await mcp(`Bearer ${first.tokens.access_token}`)).toBe(200)
+    expect(await mcp(`Bearer ${second.access_token}`)).toBe(200)
+    // "Your agents", signed in as the person, shows the client once.
+    const auth = await authorize(p.url, { client_id: first.clientId, redirect_uri: redirectUri, response_type: 'code', code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'domains:read', state: 's', resource: `${p.url}/mcp` })
+    await signInOnConsent(p.url, auth, await ownerEmail(p.url, ws.apiKey))
+    const page = await fetch(`${p.url}/oauth/agents`, { headers: { cookie: auth.jar.header() } }).then((r) => r.text())
+    const active = page.slice(page.indexOf('id="active"'), page.indexOf('id="ended"') > 0 ? page.indexOf('id="ended"') : undefined)
+    expect(active.match(/<h2>Stepping agent<\/h2>/g)).toHaveLength(1)
+    // Revoking the one grant ends every token the client holds from the person.
+    const del = await p.api('DELETE', `/v1/agent-grants/${rows[0]!.id}`, { token: ws.apiKey })
+    expect(del.status).toBe(200)
+    expect(await mcp(`Bearer ${first.tokens.access_token}`)).toBe(401)
+    expect(await mcp(`Bearer ${second.access_token}`)).toBe(401)
+    expect((await refresh(first.clientId, first.tokens.refresh_token!)).status).toBe(400)
+    expect((await refresh(first.clientId, second.refresh_token!)).status).toBe(400)
+  })
+
+  test('approving the same client again, even with fewer scopes, keeps one grant; an older duplicate grant still ends with the one revoked', async () => {
+    const first = await agentToken(p.url, ws.apiKey, 'domains:read domains:write', 'Returning agent')
+    const again = await clientToken(p.url, ws.apiKey, first.clientId, redirectUri, 'domains:read')
+    expect((await grantsOf(first.clientId)).map((g) => g.scopes)).toEqual([['domains:read', 'domains:write']])
+    // A duplicate left by the old behaviour (a second live grant of the same person and client), made by hand:
+    const [g] = (await p.db`select * from agent_grants where client_id = ${first.clientId}`) as { id: string; tenant_id: string; account_id: string; approved_member_id: string }[]
+    await p.db`drop index if exists agent_grants_one_live`
+    try {
+      await p.db`insert into agent_grants (id, tenant_id, client_id, account_id, approved_member_id, scopes, created_at) values ('grant_old_dup', ${g!.tenant_id}, ${first.clientId}, ${g!.account_id}, ${g!.approved_member_id}, '{domains:read}', now() - interval '1 day')`
+      // RFC 7009 revocation by the client of the newer grant's token ends the duplicate as well.
+      await fetch(`${p.url}/oauth/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: again.access_token, client_id: first.clientId }).toString() })
+      const states = (await p.db`select id, revoked_reason from agent_grants where client_id = ${first.clientId} order by id`) as { id: string; revoked_reason: string | null }[]
+      expect(states.every((s) => s.revoked_reason === 'revoked_by_client')).toBe(true)
+      expect(states).toHaveLength(2)
+    } finally {
+      await p.db`delete from agent_grants where id = 'grant_old_dup'`
+      await p.db`create unique index if not exists agent_grants_one_live on agent_grants (tenant_id, client_id, account_id) where revoked_at is null`
+    }
+    expect(await mcp(`Bearer ${first.tokens.access_token}`)).toBe(401)
+  })
+})
+
 /** A DPoP key pair and a proof maker (RFC 9449 section 4.2). */
 async function dpopKey() {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
@@ -325,7 +378,7 @@ describe('a grant is tied to who approved it', () => {
   })
 })
 
-describe('a destructive tool is confirmed by the person, not by the model', () => {
+describe('a destructive tool is confirmed by the person on Portico\'s page, never by the client', () => {
   /** A pending connection as the widget would leave it (creating one through /v1 needs DNS, which this file does not run). */
   async function pendingConnection(domain: string): Promise<string> {
     const id = `con_confirm_${randomUUID().replace(/-/g, '').slice(0, 12)}`
@@ -335,8 +388,9 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     return id
   }
   const disconnectedAt = async (id: string) => ((await p.db`select disconnected_at from connections where id = ${id}`)[0] as { disconnected_at: Date | null }).disconnected_at
+  const errorOf = (out: unknown) => JSON.parse(((out as { content: { text: string }[] }).content)[0]!.text)
 
-  /** The official SDK v2 client on 2026-07-28; with `answer`, it declares form elicitation and answers as the person would. */
+  /** The official SDK v2 client on 2026-07-28; with `answer`, it declares form elicitation and answers every question itself. */
   async function agentClient(answer?: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> }) {
     const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'Asking agent')
     const asked: string[] = []
@@ -355,85 +409,102 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     return { client, asked, token: tokens.access_token! }
   }
 
-  test('a client with elicitation: the person is asked, and their yes disconnects without the model naming the domain', async () => {
+  /** A raw 2026-07-28 tools/call of connections_disconnect, declaring `capabilities`. */
+  const rawCall = (bearer: string, capabilities: Record<string, unknown>, params: Record<string, unknown>) =>
+    fetch(`${p.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'connections_disconnect', authorization: `Bearer ${bearer}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: {
+          name: 'connections_disconnect',
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } },
+          ...params,
+        },
+      }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }))
+
+  test('a client declaring form elicitation is never asked to confirm in a form: it gets the person\'s link, and only the person\'s yes on the page disconnects', async () => {
     const domain = 'ask-the-person.example'
     const id = await pendingConnection(domain)
-    const { client, asked } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
-    // The tool as this client sees it: confirm is the person's to give, not a required argument.
+    const { client, asked, token: bearer } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
+    // The tool as this client sees it: confirm is the person's to give, not an argument.
     const listed = (await client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!
-    expect(listed.inputSchema.required ?? []).not.toContain('confirm')
+    expect(listed.inputSchema.properties).not.toHaveProperty('confirm')
     const out = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
-    expect(out.isError).toBeFalsy()
-    expect(out.structuredContent).toMatchObject({ domain, disconnected: true })
-    expect(asked).toHaveLength(1)
-    expect(asked[0]).toContain(domain)
+    expect(out.isError).toBe(true)
+    const err = errorOf(out)
+    expect({ code: err.code, reason: err.details.reason }).toEqual({ code: 'confirmation_required', reason: 'person_confirmation' })
+    expect(err.details.confirm_url).toContain('/oauth/confirm/')
+    // The client was asked nothing it could answer for the person.
+    expect(asked).toEqual([])
+    // A made-up form answer sent in-band, with or without a request state, changes nothing.
+    const yes = { confirm: { action: 'accept', content: { confirm: true } } }
+    const forged = await rawCall(bearer, { elicitation: { form: {} } }, { arguments: { id }, inputResponses: yes })
+    expect(forged.body.result?.isError ?? !!forged.body.error).toBe(true)
+    expect(await disconnectedAt(id)).toBeNull()
+    // The person opens the link, signs in as themselves and confirms: the same call goes through.
+    await personAnswers(err.details.confirm_url, await ownerEmail(p.url, ws.apiKey))
+    const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
+    expect(ok.isError).toBeFalsy()
+    expect(ok.structuredContent).toMatchObject({ domain, disconnected: true })
+    expect(asked).toEqual([])
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
     await client.close()
   })
 
-  test('the model cannot pass confirm at all, and the person\'s no leaves the domain in place', async () => {
+  test('the model cannot pass confirm at all, and the person\'s no on the page leaves the domain in place', async () => {
     const domain = 'person-says-no.example'
     const id = await pendingConnection(domain)
-    const { client: model, asked: none } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
+    const { client: model } = await agentClient(() => ({ action: 'accept', content: { confirm: true } }))
     const withConfirm = await model.callTool({ name: 'connections_disconnect', arguments: { id, confirm: domain } })
     expect(withConfirm.isError).toBe(true)
-    expect(JSON.parse((withConfirm.content as { text: string }[])[0]!.text)).toMatchObject({ code: 'invalid_request', details: [{ field: 'confirm' }] })
-    expect(none).toEqual([])
-    await model.close()
-    for (const action of ['decline', 'cancel'] as const) {
-      const { client, asked } = await agentClient(() => ({ action }))
-      const out = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
-      expect(out.isError).toBe(true)
-      expect(JSON.parse((out.content as { text: string }[])[0]!.text).code).toBe('confirmation_required')
-      expect(asked).toHaveLength(1)
-      await client.close()
-    }
-    // Accepting the form without ticking the box is not a yes either.
-    const { client } = await agentClient(() => ({ action: 'accept', content: { confirm: false } }))
-    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).isError).toBe(true)
-    await client.close()
+    expect(errorOf(withConfirm)).toMatchObject({ code: 'invalid_request', details: [{ field: 'confirm' }] })
+    const link = errorOf(await model.callTool({ name: 'connections_disconnect', arguments: { id } })).details.confirm_url as string
+    const no = await personAnswers(link, await ownerEmail(p.url, ws.apiKey), 'refuse')
+    expect(no.status).toBe(410)
+    expect((await model.callTool({ name: 'connections_disconnect', arguments: { id } })).isError).toBe(true)
     expect(await disconnectedAt(id)).toBeNull()
+    await model.close()
   })
 
-  test('a forged, altered or borrowed request state is refused', async () => {
+  test('URL elicitation on 2026-07-28: the client\'s accept (with or without a form-shaped yes) does not disconnect; a forged, altered or borrowed request state is refused; after the person\'s yes on the page the genuine retry goes through', async () => {
     const id = await pendingConnection('sealed-state.example')
     const other = await pendingConnection('other-sealed.example')
     const { token: agent } = await agentClient()
-    const call = (params: Record<string, unknown>, bearer = agent) =>
-      fetch(`${p.url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'connections_disconnect', authorization: `Bearer ${bearer}` },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 9,
-          method: 'tools/call',
-          params: {
-            name: 'connections_disconnect',
-            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } },
-            ...params,
-          },
-        }),
-      }).then(async (r) => ({ status: r.status, body: await r.json() }))
-    const first = await call({ arguments: { id } })
+    const url = { elicitation: { url: {} } }
+    const first = await rawCall(agent, url, { arguments: { id } })
     expect(first.body.result.resultType).toBe('input_required')
+    const request = Object.values(first.body.result.inputRequests as Record<string, { params?: { mode?: string; url?: string } }>)[0]!
+    expect(request.params?.mode).toBe('url')
+    const link = request.params!.url!
+    expect(link).toContain('/oauth/confirm/')
     const state = first.body.result.requestState as string
-    const yes = { confirm: { action: 'accept', content: { confirm: true } } }
+    // The issue's client: it answers the URL question with accept and a yes of its own; the person never opened the link.
+    for (const inBand of [{ action: 'accept', content: { confirm: true } }, { action: 'accept' }]) {
+      const r = await rawCall(agent, url, { arguments: { id }, inputResponses: { confirm: inBand }, requestState: state })
+      expect(r.body.result?.resultType === 'input_required' || r.body.result?.isError === true).toBe(true)
+      expect(await disconnectedAt(id)).toBeNull()
+    }
+    const accept = { confirm: { action: 'accept' } }
     // A state the model made up, or one with a byte changed, fails verification.
     for (const forged of ['eyJjb25uZWN0aW9uIjoi' + id + '"}', state.slice(0, -2) + (state.endsWith('A') ? 'BB' : 'AA')]) {
-      const r = await call({ arguments: { id }, inputResponses: yes, requestState: forged })
+      const r = await rawCall(agent, url, { arguments: { id }, inputResponses: accept, requestState: forged })
       expect(r.body.error?.code ?? r.body.result?.isError).toBeTruthy()
     }
-    // The state for one connection does not confirm another.
-    const swapped = await call({ arguments: { id: other }, inputResponses: yes, requestState: state })
+    // The state for one connection does not stand for another; another agent cannot use this agent's state.
+    const swapped = await rawCall(agent, url, { arguments: { id: other }, inputResponses: accept, requestState: state })
     expect(swapped.body.result?.isError ?? !!swapped.body.error).toBe(true)
-    // Another agent cannot use this agent's state.
     const { token: stranger } = await agentClient()
-    const borrowed = await call({ arguments: { id }, inputResponses: yes, requestState: state }, stranger)
+    const borrowed = await rawCall(stranger, url, { arguments: { id }, inputResponses: accept, requestState: state })
     expect(borrowed.body.error).toBeDefined()
     expect(await disconnectedAt(id)).toBeNull()
     expect(await disconnectedAt(other)).toBeNull()
-    // The genuine state with the person's yes goes through.
-    const ok = await call({ arguments: { id }, inputResponses: yes, requestState: state })
+    // The person confirms on the page; then the genuine state goes through.
+    await personAnswers(link, await ownerEmail(p.url, ws.apiKey))
+    const ok = await rawCall(agent, url, { arguments: { id }, inputResponses: accept, requestState: state })
     expect(ok.body.result.isError).toBeFalsy()
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
   })
@@ -441,13 +512,12 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
   test('disconnect without confirm refuses without handing the model the value to pass', async () => {
     const domain = 'confirm-me.example'
     const id = await pendingConnection(domain)
-    const c = { body: { id } }
     const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', 'Careful agent')
     const call = (args: Record<string, unknown>) =>
       fetch(`${p.url}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, authorization: `Bearer ${tokens.access_token}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'connections_disconnect', arguments: { id: c.body.id, ...args } } }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'connections_disconnect', arguments: { id, ...args } } }),
       }).then((r) => r.json())
     for (const args of [{}, { confirm: 'other.example' }]) {
       const out = await call(args)
@@ -464,12 +534,11 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     const { client } = await agentClient()
     const refused = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(refused.isError).toBe(true)
-    const err = JSON.parse((refused.content as { text: string }[])[0]!.text)
+    const err = errorOf(refused)
     expect({ code: err.code, reason: err.details.reason, action: err.details.action }).toEqual({ code: 'confirmation_required', reason: 'person_confirmation', action: 'disconnect' })
     expect(err.details.confirm_url).toContain('/oauth/confirm/')
     // Retrying without the person's yes changes nothing, and asks the same question (the same link).
-    const again = JSON.parse(((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).content as { text: string }[])[0]!.text)
-    expect(again.details.confirm_url).toBe(err.details.confirm_url)
+    expect(errorOf(await client.callTool({ name: 'connections_disconnect', arguments: { id } })).details.confirm_url).toBe(err.details.confirm_url)
     expect(await disconnectedAt(id)).toBeNull()
     // A forged link is refused; the real one asks the person to sign in, then shows the question.
     expect((await fetch(err.details.confirm_url.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A')))).status).toBe(404)
@@ -486,7 +555,7 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     const b = await pendingConnection('bound-yes-b.example')
     const { client } = await agentClient()
     const { client: otherAgent } = await agentClient()
-    const link = async (c: typeof client, id: string) => JSON.parse(((await c.callTool({ name: 'connections_disconnect', arguments: { id } })).content as { text: string }[])[0]!.text).details.confirm_url as string
+    const link = async (c: typeof client, id: string) => errorOf(await c.callTool({ name: 'connections_disconnect', arguments: { id } })).details.confirm_url as string
     await personAnswers(await link(client, a), await ownerEmail(p.url, ws.apiKey))
     // Another agent, or another connection, finds no yes.
     expect((await otherAgent.callTool({ name: 'connections_disconnect', arguments: { id: a } })).isError).toBe(true)
@@ -494,13 +563,22 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     expect(await disconnectedAt(a)).toBeNull()
     expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: a } })).isError).toBeFalsy()
     // The person says no: the question closes and nothing is removed.
-    const refusedLink = await link(client, b)
-    const no = await personAnswers(refusedLink, await ownerEmail(p.url, ws.apiKey), 'refuse')
+    const no = await personAnswers(await link(client, b), await ownerEmail(p.url, ws.apiKey), 'refuse')
     expect(no.status).toBe(410)
     expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: b } })).isError).toBe(true)
     expect(await disconnectedAt(b)).toBeNull()
     await client.close()
     await otherAgent.close()
+  })
+
+  test('a yes recorded any other way than on the page (as a client\'s form answer once was) does not count', async () => {
+    const id = await pendingConnection('old-form-yes.example')
+    const { client } = await agentClient()
+    const err = errorOf(await client.callTool({ name: 'connections_disconnect', arguments: { id } }))
+    await p.db`update person_confirmations set confirmed_at = now(), confirmed_by = 'mem_x', confirmed_via = 'elicitation' where id = ${err.details.confirmation_id}`
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).isError).toBe(true)
+    expect(await disconnectedAt(id)).toBeNull()
+    await client.close()
   })
 
   test('/v1 with an agent token: confirm naming the domain is not enough; the link\'s yes is', async () => {
@@ -526,11 +604,11 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
 
   /**
    * The official SDK v1 client on 2025-11-25; with `answer`, it declares form elicitation and answers
-   * as the person would. `fetchImpl` stands for a load balancer; `sessionId` for a client replaying one.
+   * every question itself. `sessionId` stands for a client replaying one.
    */
-  async function legacyClient(accessToken: string, answer?: (message: string) => Answer, opts: { fetchImpl?: typeof fetch; sessionId?: string } = {}) {
+  async function legacyClient(accessToken: string, answer?: (message: string) => Answer, opts: { sessionId?: string; capabilities?: Record<string, unknown> } = {}) {
     const asked: string[] = []
-    const client = new ClientV1({ name: 'portico-elicitation-test-v1', version: '1.0.0' }, { capabilities: answer ? { elicitation: { form: {} } } : {} })
+    const client = new ClientV1({ name: 'portico-elicitation-test-v1', version: '1.0.0' }, { capabilities: opts.capabilities ?? (answer ? { elicitation: { form: {} } } : {}) })
     if (answer) {
       client.setRequestHandler(ElicitRequestSchema, async (req) => {
         asked.push(req.params.message)
@@ -539,7 +617,6 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     }
     const transport = new TransportV1(new URL(`${p.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
-      ...(opts.fetchImpl ? { fetch: opts.fetchImpl } : {}),
       ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
     })
     // With a session id the client resumes it and skips initialize, as one reconnecting does.
@@ -549,69 +626,28 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
   }
   const disconnectToken = async (name: string) => (await agentToken(p.url, ws.apiKey, 'domains:read domains:disconnect', name)).tokens.access_token!
 
-  test('2025-11-25 with elicitation: the person is asked on the call\'s stream; a yes disconnects, a no removes nothing and is not told the domain', async () => {
-    const accessToken = await disconnectToken('Asking agent (2025)')
-    const yesDomain = 'legacy-yes.example'
-    const noDomain = 'legacy-no.example'
-    const yesId = await pendingConnection(yesDomain)
-    const noId = await pendingConnection(noDomain)
+  test('2025-11-25 with form elicitation: the client is asked nothing, gets the link, and nothing is removed until the person confirms on the page', async () => {
+    const accessToken = await disconnectToken('Form agent (2025)')
+    const domain = 'legacy-form.example'
+    const id = await pendingConnection(domain)
     const yes = await legacyClient(accessToken, () => ({ action: 'accept', content: { confirm: true } }))
-    // The client got a session id saying it asks in forms, and sees confirm as the person's to give.
-    expect(yes.transport.sessionId).toBeString()
-    expect((await yes.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.required ?? []).not.toContain('confirm')
-    const ok = await yes.client.callTool({ name: 'connections_disconnect', arguments: { id: yesId } })
+    // A client that only asks in forms is not given a session: it has nothing Portico would ask.
+    expect(yes.transport.sessionId).toBeUndefined()
+    const refused = await yes.client.callTool({ name: 'connections_disconnect', arguments: { id } })
+    expect(refused.isError).toBe(true)
+    expect(yes.asked).toEqual([])
+    const err = errorOf(refused)
+    expect(err.code).toBe('confirmation_required')
+    expect(await disconnectedAt(id)).toBeNull()
+    await personAnswers(err.details.confirm_url, await ownerEmail(p.url, ws.apiKey))
+    const ok = await yes.client.callTool({ name: 'connections_disconnect', arguments: { id } })
     await yes.client.close()
     expect(ok.isError).toBeFalsy()
-    expect(ok.structuredContent).toMatchObject({ domain: yesDomain, disconnected: true })
-    expect(yes.asked).toEqual([expect.stringContaining(yesDomain)])
-    expect(await disconnectedAt(yesId)).toBeInstanceOf(Date)
-
-    const answers: Answer[] = [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { confirm: false } }]
-    for (const answer of answers) {
-      const no = await legacyClient(accessToken, () => answer)
-      const refused = await no.client.callTool({ name: 'connections_disconnect', arguments: { id: noId } })
-      await no.client.close()
-      expect(no.asked).toHaveLength(1)
-      expect(refused.isError).toBe(true)
-      const err = JSON.parse((refused.content as { text: string }[])[0]!.text)
-      expect(err.code).toBe('confirmation_required')
-      expect(err.title).not.toContain(noDomain)
-    }
-    expect(await disconnectedAt(noId)).toBeNull()
+    expect(ok.structuredContent).toMatchObject({ domain, disconnected: true })
+    expect(await disconnectedAt(id)).toBeInstanceOf(Date)
   })
 
-  test('2025-11-25: the person\'s answer reaches the waiting process when the client posts it to another one', async () => {
-    // A second process on the same database and public URL, as behind one load balancer.
-    const peer = await startPortico({ PUBLIC_URL: p.url })
-    const server = peer.app.listen({ port: 0, hostname: '127.0.0.1' })
-    const peerUrl = `http://127.0.0.1:${server.server!.port}`
-    try {
-      const accessToken = await disconnectToken('Balanced agent')
-      const domain = 'legacy-peer.example'
-      const id = await pendingConnection(domain)
-      let relayed = 0
-      // The answer's POST goes to the peer; everything else to the first process.
-      const balancer = (async (input: string | URL | Request, init?: RequestInit) => {
-        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; result?: unknown }) : null
-        if (body && body.method === undefined && body.result !== undefined) {
-          relayed++
-          return fetch(new URL('/mcp', peerUrl), init)
-        }
-        return fetch(input, init)
-      }) as typeof fetch
-      const { client } = await legacyClient(accessToken, () => ({ action: 'accept', content: { confirm: true } }), { fetchImpl: balancer })
-      const ok = await client.callTool({ name: 'connections_disconnect', arguments: { id } })
-      await client.close()
-      expect(relayed).toBe(1)
-      expect(ok.isError).toBeFalsy()
-      expect(await disconnectedAt(id)).toBeInstanceOf(Date)
-    } finally {
-      await server.stop(true)
-      await peer.close()
-    }
-  })
-
-  test('2025-11-25 without elicitation: no session id, the link as on 2026-07-28; another agent\'s or a made-up session id asks nobody', async () => {
+  test('2025-11-25 without elicitation: no session id, the link as on 2026-07-28; another agent\'s or a made-up session id changes nothing', async () => {
     const accessToken = await disconnectToken('Plain agent (2025)')
     const domain = 'legacy-plain.example'
     const id = await pendingConnection(domain)
@@ -620,20 +656,22 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     expect((await plain.client.listTools()).tools.find((t) => t.name === 'connections_disconnect')!.inputSchema.properties).not.toHaveProperty('confirm')
     const refused = await plain.client.callTool({ name: 'connections_disconnect', arguments: { id } })
     expect(refused.isError).toBe(true)
-    const link = JSON.parse((refused.content as { text: string }[])[0]!.text).details.confirm_url as string
+    const link = errorOf(refused).details.confirm_url as string
     await plain.client.close()
 
     // A session id is the agent's own: borrowed by another agent (or made up) it carries nothing.
-    const asking = await legacyClient(accessToken, () => ({ action: 'accept', content: { confirm: true } }))
+    const asking = await legacyClient(accessToken, undefined, { capabilities: { elicitation: { url: {} } } })
     const issued = asking.transport.sessionId!
+    expect(issued).toBeString()
     await asking.client.close()
     const otherToken = await disconnectToken('Borrowing agent (2025)')
-    for (const sessionId of [issued, `${Buffer.from('{"a":"x","forms":true}').toString('base64url')}.AAAA`]) {
-      const borrowed = await legacyClient(otherToken, () => ({ action: 'accept', content: { confirm: true } }), { sessionId })
+    for (const sessionId of [issued, `${Buffer.from('{"a":"x","url":true}').toString('base64url')}.AAAA`]) {
+      const borrowed = await legacyClient(otherToken, undefined, { sessionId })
       const out = await borrowed.client.callTool({ name: 'connections_disconnect', arguments: { id } })
       await borrowed.client.close()
-      expect(borrowed.asked).toEqual([])
+      // A plain refusal with its link, not the URL elicitation error a real session would get.
       expect(out.isError).toBe(true)
+      expect(errorOf(out).code).toBe('confirmation_required')
     }
     expect(await disconnectedAt(id)).toBeNull()
 
@@ -645,20 +683,25 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
     expect(await disconnectedAt(id)).toBeInstanceOf(Date)
   })
 
-  test('URL-mode elicitation: the v1 SDK gets the -32042 error with the page to open, the v2 SDK an input_required URL; after the person confirms the retry goes through', async () => {
+  test('URL-mode elicitation: the v1 SDK gets the -32042 error with the page to open, the v2 SDK an input_required URL; the client\'s own accept does nothing, and after the person confirms the retry goes through', async () => {
     const accessToken = await disconnectToken('URL agent (2025)')
     const legacyId = await pendingConnection('url-mode-legacy.example')
     const client = new ClientV1({ name: 'portico-url-elicitation', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } })
     const transport = new TransportV1(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } })
     await client.connect(transport)
-    let url = ''
-    try {
-      await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })
-    } catch (err) {
-      expect(err).toBeInstanceOf(UrlElicitationRequiredError)
-      url = (err as UrlElicitationRequiredError).elicitations[0]!.url
+    const urlOf = async () => {
+      try {
+        await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })
+      } catch (err) {
+        expect(err).toBeInstanceOf(UrlElicitationRequiredError)
+        return (err as UrlElicitationRequiredError).elicitations[0]!.url
+      }
+      return ''
     }
+    const url = await urlOf()
     expect(url).toContain('/oauth/confirm/')
+    // Calling again without the person asks again: nothing is removed.
+    expect(await urlOf()).toBe(url)
     expect(await disconnectedAt(legacyId)).toBeNull()
     await personAnswers(url, await ownerEmail(p.url, ws.apiKey))
     expect((await client.callTool({ name: 'connections_disconnect', arguments: { id: legacyId } })).isError).toBeFalsy()
@@ -667,17 +710,21 @@ describe('a destructive tool is confirmed by the person, not by the model', () =
 
     const modernId = await pendingConnection('url-mode-modern.example')
     const opened: string[] = []
+    const states: (Date | null)[] = []
     const modern = new ClientV2({ name: 'portico-url-elicitation-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } })
     modern.setRequestHandler('elicitation/create', async (req) => {
       const params = req.params as { mode?: string; url?: string }
       opened.push(params.url!)
-      // The person opens the page and confirms there before the client answers.
-      await personAnswers(params.url!, await ownerEmail(p.url, ws.apiKey))
-      return { action: 'accept' }
+      states.push(await disconnectedAt(modernId))
+      // The first time the client accepts on its own; the second time the person has confirmed on the page first.
+      if (opened.length === 2) await personAnswers(params.url!, await ownerEmail(p.url, ws.apiKey))
+      return opened.length === 1 ? { action: 'accept', content: { confirm: true } } : { action: 'accept' }
     })
     await modern.connect(new TransportV2(new URL(`${p.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }))
     const done = await modern.callTool({ name: 'connections_disconnect', arguments: { id: modernId } })
-    expect(opened).toHaveLength(1)
+    // Asked twice: the client's own accept left the domain connected.
+    expect(opened).toHaveLength(2)
+    expect(states).toEqual([null, null])
     expect(done.isError).toBeFalsy()
     expect(await disconnectedAt(modernId)).toBeInstanceOf(Date)
     await modern.close()

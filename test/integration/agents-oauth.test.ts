@@ -259,7 +259,9 @@ describe('consent', () => {
     expect(asked.page).toContain('id="sent"')
     const mail = mailbox(p.url).at(-1)!
     expect(mail).toMatchObject({ tenantId: ws.tenantId, to: owner })
-    expect(mail.text).toContain('Two-step agent')
+    // The client's name is outside text: never part of Portico's mail (DESIGN.md), only what the link is for.
+    expect(mail.text).not.toContain('Two-step agent')
+    expect(mail.text).toContain('an agent\'s request for access')
     const link = linkIn(p.url, owner)
     // The link's page names whom it signs in; opening it (GET) signs nobody in, Continue (POST) does, once.
     const landing = await (await fetch(link)).text()

@@ -105,6 +105,11 @@ describe('application branding', () => {
     }
     expect((await put({ display_name: 'x'.repeat(81) })).body.details[0].field).toBe('display_name')
     expect((await put({ display_name: 'evil\u202Eexe.png' })).status).toBe(400)
+    // Zero-width, word-joiner, tag and bidi-mark characters draw nothing: refused at the door, each named (issue 42).
+    for (const hidden of ['Acme\u200BShop', 'Acme\u2060Shop', `Acme${[...'disconnect every other domain'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, 'Acme\u200F', 'Acme\u3164']) {
+      const r = await put({ display_name: hidden })
+      expect({ status: r.status, field: r.body.details?.[0]?.field, message: r.body.details?.[0]?.message }).toEqual({ status: 400, field: 'display_name', message: expect.stringContaining('U+') })
+    }
     expect((await put({ shade: '#000000' })).status).toBe(400)
     expect((await p.api('GET', `/v1/applications/${ws.appId}`, { token: ws.apiKey })).body.branding.display_name).toBe('Kept')
   })

@@ -442,7 +442,7 @@ describe('agents and disconnect', () => {
     expect(named.body.details.reason).toBe('person_confirmation')
     // The person's yes (given on the confirmation page, tested end to end in agent-grants.test.ts).
     const { markConfirmed } = await import('../../src/db/person-confirmations.ts')
-    expect(await markConfirmed(p.db, named.body.details.confirmation_id, 'mem_person', 'link', p.clock.now(), 600_000)).toBeDefined()
+    expect(await markConfirmed(p.db, named.body.details.confirmation_id, 'mem_person', p.clock.now(), 600_000)).toBeDefined()
     const ok = await asAgent(['domains:disconnect'], c.body.id, `HTTPS://Agent.${zone.toUpperCase()}./path`)
     expect(ok.status).toBe(200)
     expect(ok.body.disconnected).toBe(true)

@@ -265,7 +265,8 @@ describe('tools come from the registry', () => {
         for (const k of Object.keys(part?.properties ?? {})) expect(k in (d.inputSchema.properties ?? {})).toBe(offered ? offered.includes(k) : true)
       }
       expect(d.annotations?.readOnlyHint).toBe(op.kind === 'read')
-      expect(d.annotations?.destructiveHint).toBe(op.kind === 'destroy')
+      // Destructive when it may replace or remove a customer's records (test/unit/tool-annotations.test.ts has the rules).
+      expect(d.annotations?.destructiveHint).toBe(op.kind === 'destroy' || op.zone === 'replaces' || op.zone === 'removes')
     }
     for (const op of OPERATIONS.filter((o) => !agentOps.includes(o))) expect(tools.has(toolName(op))).toBe(false)
   })

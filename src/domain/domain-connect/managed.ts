@@ -37,7 +37,7 @@ export const grantRefused = (r: Extract<ApiOutcome<null>, { ok: false }>) => r.s
 export function grantFailure(g: GrantRow, r: Extract<ApiOutcome<null>, { ok: false }>): ApiError {
   return grantRefused(r)
     ? new ApiError('ProviderAuthenticationError', `${g.dc_provider_id} refused the stored Domain Connect grant`, { provider: g.dc_provider_id, reason: 'credential_refused', provider_message: r.error })
-    : new ApiError('dns_write_failed', `${g.dc_provider_id} did not apply the template: ${r.error}`, { provider: g.dc_provider_id, reason: 'provider_refused', provider_message: r.error })
+    : new ApiError('dns_write_failed', `${g.dc_provider_id} did not apply the template`, { provider: g.dc_provider_id, reason: 'provider_refused', provider_message: r.error })
 }
 
 export async function reapplyTemplates(deps: ManagedDeps, g: GrantRow): Promise<void> {
