@@ -14,6 +14,7 @@ import { HOUR } from '../src/clock.ts'
 import { sweepMonitor } from '../src/jobs/monitor-sweep.ts'
 import { MIN_GAP_MS } from '../src/domain/monitor.ts'
 import { newId } from '../src/ids.ts'
+import { record } from './lib/record.ts'
 
 const N = Number(process.env.BENCH_DOMAINS ?? 20_000)
 const ROUNDS = 3
@@ -71,6 +72,7 @@ console.log(`  first check (round 1):         ${fmt(swept[0]!)} domains/s, ratio
 console.log(`  raw DNS queries from a script: ${fmt(rawRate)} q/s`)
 console.log(`  portico hourly watch:          ${fmt(rate)} domains/s (${drift} drifted, ${events} drift events)`)
 console.log(`  ratio: ${(rate / rawRate).toFixed(2)} (goal >= 0.50)`)
+await record('monitor', { ratio: rate / rawRate }, `${(rate / rawRate).toFixed(2)}: hourly watch ${fmt(rate)} domains/s vs ${fmt(rawRate)} raw q/s (first check ${(swept[0]! / raw[0]!).toFixed(2)})`, { domains: N })
 console.log(`  one process can watch about ${fmt(rate * 3600)} domains hourly at this rate (${fmt(rate * 3600 * 0.5)} at half its time)`)
 await resolver.close()
 await db.close()

@@ -1,4 +1,4 @@
-// npm run bench: every benchmark in bench/ (not this runner, not lib/), one after another, each in
+// npm run bench: every benchmark in bench/ (not this runner, bench:check or bench:docs, not lib/), one after another, each in
 // its own process so one's daemons and database are gone before the next starts. Each prints its
 // figures next to a baseline measured in the same run; this prints which ran and which failed.
 import { readdirSync } from 'node:fs'
@@ -7,7 +7,7 @@ import { join } from 'node:path'
 const dir = import.meta.dir
 const only = process.argv.slice(2)
 const scripts = readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'check.ts', 'docs.ts'].includes(f))
   .filter((f) => only.length === 0 || only.includes(f.replace(/\.ts$/, '')))
   .sort()
 const failed: string[] = []

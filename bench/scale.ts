@@ -30,6 +30,7 @@ import { sweepDue } from '../src/jobs/verify-sweep.ts'
 import { sweepMonitor } from '../src/jobs/monitor-sweep.ts'
 import { readDbFigures } from '../src/db/metrics.ts'
 import type { Dns, Lookup, LookupType } from '../src/adapters/dns.ts'
+import { record } from './lib/record.ts'
 
 const parseSize = (s: string) => {
   const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(s.trim())
@@ -287,6 +288,24 @@ for (const l of lines) console.log(out(l))
 const last = rows.at(-1)!
 const worst = Math.max(...OPS.map((op) => last.ops[op]!.p99 / first.ops[op]!.p99))
 console.log(`worst p99 growth ${fmt(first.size)} -> ${fmt(last.size)}: ${worst.toFixed(2)}x (goal <= 1.5); sweep cost per item ${(last.verifyUs / first.verifyUs).toFixed(2)}x (verification), ${(last.monitorUs / first.monitorUs).toFixed(2)}x (monitor)`)
+
+// The record: each size's list pages against its get (req/s under the same load) and the get against
+// the baseline, and the p99 growth across the sizes measured.
+const recorded: Record<string, number> = {}
+for (const r of rows) {
+  const at = ` @ ${fmt(r.size)}`
+  recorded[`list first / get${at}`] = r.ops['list first']!.rps / r.ops.get!.rps
+  recorded[`list deep / get${at}`] = r.ops['list deep']!.rps / r.ops.get!.rps
+  recorded[`get / baseline${at}`] = r.ops.get!.ratio
+}
+if (rows.length > 1) recorded['worst p99 growth'] = worst
+await record(
+  'scale',
+  recorded,
+  rows.map((r) => `${fmt(r.size)}: p50 get ${r.ops.get!.p50.toFixed(1)}, list first ${r.ops['list first']!.p50.toFixed(1)}, deep ${r.ops['list deep']!.p50.toFixed(1)} ms; p99 ${r.ops.get!.p99.toFixed(1)} / ${r.ops['list first']!.p99.toFixed(1)} / ${r.ops['list deep']!.p99.toFixed(1)} ms`).join('; ') +
+    (rows.length > 1 ? `; worst p99 growth ${worst.toFixed(2)}x` : ''),
+  { sizes: SIZES.map(fmt).join('/'), seconds: SECONDS, rounds: ROUNDS },
+)
 
 writeFileSync(SVG_PATH, curve(rows))
 console.log(`curve: ${SVG_PATH}`)

@@ -8,6 +8,7 @@ import { rawQueryRate } from './lib/dns-raw.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
 import { sweepDue } from '../src/jobs/verify-sweep.ts'
 import { newId } from '../src/ids.ts'
+import { record } from './lib/record.ts'
 
 const N = Number(process.env.BENCH_CONNECTIONS ?? 10_000)
 const EDGE = 'edge.portico.test'
@@ -70,6 +71,7 @@ console.log(`verify (${N} propagating connections, one CNAME each, PowerDNS on l
 console.log(`  raw DNS queries from a script: ${fmt(median(raw))} q/s`)
 console.log(`  portico verification sweep:   ${fmt(median(verified))} connections/s (every one went live, with its event)`)
 console.log(`  ratio: ${median(ratios).toFixed(2)} (goal >= 0.50; rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`)
+await record('verify', { ratio: median(ratios) }, `${median(ratios).toFixed(2)}: ${fmt(median(verified))} connections/s vs ${fmt(median(raw))} raw q/s (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`, { connections: N, rounds: ROUNDS })
 await resolver.close()
 await db.close()
 await dropBenchDatabase()

@@ -11,6 +11,8 @@ import { newWebhookSecret, webhookHeaders } from '../src/adapters/webhook-signin
 import { newId } from '../src/ids.ts'
 import { Resolver } from '../src/adapters/resolver.ts'
 import { createApplication } from '../src/domain/tenancy.ts'
+import { record } from './lib/record.ts'
+import { cpuBetween, databaseCpu, processCpu } from './lib/cpu.ts'
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000)
 const UNORDERED = process.env.BENCH_UNORDERED === '1'
@@ -87,12 +89,30 @@ const portico: number[] = []
 // compilation and connection set-up.
 await scriptRate(await seed(1000))
 await deliverAll({ db, clock, config, dns })
+// CPU microseconds per item, summed over the rounds: this process (the script's POSTs, or the
+// delivery sweep), PostgreSQL's backends for this database, and the receiver. On a busy machine these
+// move less than the rates do.
+const cpu = { script: 0, scriptRx: 0, portico: 0, pg: 0, rx: 0 }
+const self = () => {
+  const c = process.cpuUsage()
+  return (c.user + c.system) / 1e6
+}
 for (let round = 0; round < 2; round++) {
   const events = await seed()
+  let c0 = self()
+  let r0 = processCpu(rx.proc.pid)
   script.push(await scriptRate(events))
+  cpu.script += self() - c0
+  cpu.scriptRx += processCpu(rx.proc.pid) - r0
+  const pg0 = await databaseCpu(db)
+  c0 = self()
+  r0 = processCpu(rx.proc.pid)
   const started = performance.now()
   const sent = await deliverAll({ db, clock, config, dns })
   const secs = (performance.now() - started) / 1000
+  cpu.portico += self() - c0
+  cpu.rx += processCpu(rx.proc.pid) - r0
+  cpu.pg += cpuBetween(pg0, await databaseCpu(db))
   const [{ n }] = await db`select (select count(*) from webhook_attempts where delivered)::int - (select count(*) from webhook_deliveries)::int as n`
   if (sent !== N || n !== N) throw new Error(`attempted ${sent}, delivered ${n}, expected ${N}`)
   portico.push(N / secs)
@@ -102,7 +122,11 @@ const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 console.log(`webhooks (${N} events, ${CONCURRENCY} in flight, loopback receiver${IDLE ? `, ${IDLE} idle endpoints` : ''}):`)
 console.log(`  plain signed POSTs from a script: ${fmt(avg(script))} /s`)
 console.log(`  portico delivery sweep:           ${fmt(avg(portico))} deliveries/s (each recorded as an attempt)`)
+const us = (s: number) => ((s / (2 * N)) * 1e6).toFixed(0)
+const cpuLine = `CPU a delivery: portico ${us(cpu.portico)} + postgres ${us(cpu.pg)} + receiver ${us(cpu.rx)} µs; a script POST ${us(cpu.script)} + receiver ${us(cpu.scriptRx)} µs`
+console.log(`  ${cpuLine}`)
 console.log(`  ratio: ${(avg(portico) / avg(script)).toFixed(2)} (goal >= 0.50)`)
+await record('webhooks', { ratio: avg(portico) / avg(script) }, `${(avg(portico) / avg(script)).toFixed(2)}: ${fmt(avg(portico))} deliveries/s vs ${fmt(avg(script))} POSTs/s (rounds ${portico.map((x, i) => (x / script[i]!).toFixed(2)).join(', ')}); ${cpuLine}`, { events: N, idle_endpoints: IDLE })
 await dns.close()
 await db.close()
 await dropBenchDatabase()

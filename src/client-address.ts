@@ -32,6 +32,35 @@ function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return ipaddr.isValid(bare) ? ipaddr.process(bare) : null
 }
 
+/**
+ * What an address string normalises to, and its budget prefix, remembered for the addresses seen
+ * lately: every request asks for both, callers come back, and parsing an address costs more than a
+ * cached read's own work. Bounded: emptied when full.
+ */
+interface Known {
+  /** The normalised address; null when the string is not an address. */
+  address: string | null
+  prefix: string
+}
+const known = new Map<string, Known>()
+const KNOWN_MAX = 10_000
+
+function knownAddress(raw: string): Known {
+  let k = known.get(raw)
+  if (k) return k
+  const a = parse(raw)
+  k = { address: a ? a.toString() : null, prefix: a ? prefixOf(a) : raw }
+  if (known.size >= KNOWN_MAX) known.clear()
+  known.set(raw, k)
+  return k
+}
+
+function prefixOf(a: ipaddr.IPv4 | ipaddr.IPv6): string {
+  if (a.kind() === 'ipv4') return `${a.toByteArray().slice(0, 3).join('.')}.0/24`
+  const parts = (a as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16))
+  return `${parts.join(':')}::/64`
+}
+
 /** The `for=` addresses of a Forwarded header, first hop first (quotes, brackets and ports dropped). */
 function forwardedFor(header: string): string[] {
   const out: string[] = []
@@ -45,8 +74,11 @@ function forwardedFor(header: string): string[] {
 /** The client's address (normalised), walking trusted proxies back from the socket peer. */
 export function clientAddress(headers: Headers, peer: string | null, trusted: TrustProxy): string | null {
   if (peer === null) return null
-  const first = parse(peer)
-  if (!first) return peer
+  const peerAddress = knownAddress(peer).address
+  if (peerAddress === null) return peer
+  // A peer that is no trusted proxy is the client: its forwarded headers are not read at all.
+  if (!trusted(peerAddress)) return peerAddress
+  const first = parse(peer)!
   const forwarded = headers.get('forwarded')
   const chain = forwarded !== null ? forwardedFor(forwarded) : (headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
   let hop = first
@@ -60,11 +92,7 @@ export function clientAddress(headers: Headers, peer: string | null, trusted: Tr
 
 /** The network an address belongs to for budgets: its /24 (IPv4) or /64 (IPv6), in CIDR form. */
 export function addressPrefix(address: string): string {
-  const a = parse(address)
-  if (!a) return address
-  if (a.kind() === 'ipv4') return `${a.toByteArray().slice(0, 3).join('.')}.0/24`
-  const parts = (a as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16))
-  return `${parts.join(':')}::/64`
+  return knownAddress(address).prefix
 }
 
 type Peer = { requestIP(r: Request): { address: string } | null } | null | undefined

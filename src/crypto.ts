@@ -9,6 +9,11 @@ export function sha256(value: string): Buffer {
   return Buffer.from(d.buffer, d.byteOffset, d.byteLength)
 }
 
+/** `sha256` as lowercase hex, made by the hasher itself (no Buffer between): cache keys. */
+export function sha256Hex(value: string): string {
+  return Bun.SHA256.hash(value, 'hex') as string
+}
+
 /** Constant-time comparison of a presented secret with a stored hash. */
 export function matchesHash(presented: string, stored: Buffer | Uint8Array): boolean {
   const h = sha256(presented)

@@ -39,7 +39,14 @@ function isoNow(): string {
 
 function write(level: Level, msg: string, fields?: Record<string, unknown>): void {
   if (RANK[level] < threshold) return
-  const line = JSON.stringify({ level, time: isoNow(), msg, ...fields }) + '\n'
+  // Written as the one object it is, without copying the fields into a new one first (the request log
+  // runs on every request). The fields' own `level`, `time` or `msg` would be a second key: a caller
+  // never passes those, and an own key is kept rather than overridden.
+  const rest = fields === undefined ? '{}' : JSON.stringify(fields)
+  emit(level, `{"level":"${level}","time":"${isoNow()}","msg":${JSON.stringify(msg)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}\n`)
+}
+
+function emit(level: Level, line: string): void {
   if (level === 'error') {
     flushLogs()
     process.stderr.write(line)
@@ -48,6 +55,19 @@ function write(level: Level, msg: string, fields?: Record<string, unknown>): voi
   buffer += line
   if (buffer.length >= FLUSH_BYTES) flushLogs()
   else timer ??= setTimeout(flushLogs, FLUSH_MS)
+}
+
+/**
+ * The request log line (one per REST request), written field by field: the same object `log.info`
+ * would write for these fields, without building one first. Only the path and the request id come
+ * from the caller's request; they are escaped as JSON.
+ */
+export function logRequest(method: string, path: string, op: string | undefined, status: number, durationMs: number, requestId: string): void {
+  if (RANK.info < threshold) return
+  emit(
+    'info',
+    `{"level":"info","time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)}${op === undefined ? '' : `,"op":${JSON.stringify(op)}`},"status":${status},"duration_ms":${durationMs},"request_id":${JSON.stringify(requestId)}}\n`,
+  )
 }
 
 export const log = {

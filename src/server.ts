@@ -57,6 +57,7 @@ import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edg
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { FailureThrottle } from './domain/throttle.ts'
+import { ConnectionViews } from './domain/connection-views.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
 import { checkEvents } from './domain/events.ts'
@@ -122,6 +123,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
     database: new DatabaseWatch(opts.databaseUrl),
     lifecycle,
+    connectionViews: new ConnectionViews(),
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
   }
   if (config.dnsResolversFrom === 'fallback') {

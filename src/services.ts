@@ -17,6 +17,7 @@ import type { CertificateIssuer } from './adapters/acme.ts'
 import type { FailureThrottle } from './domain/throttle.ts'
 import type { DatabaseWatch } from './db/watch.ts'
 import type { Lifecycle } from './lifecycle.ts'
+import type { ConnectionViews } from './domain/connection-views.ts'
 
 export interface Services {
   widgetTokens: WidgetTokens
@@ -55,4 +56,6 @@ export interface Services {
   database?: DatabaseWatch
   /** Whether this process is stopping (readiness fails, long polls answer at once): src/lifecycle.ts. */
   lifecycle?: Lifecycle
+  /** Connections as list pages show them, per row version (src/domain/connection-views.ts). */
+  connectionViews: ConnectionViews
 }

@@ -23,7 +23,8 @@ export async function freePort(): Promise<number> {
 export async function startChild(cmd: string[], env: Record<string, string>, readyPath = '/healthz'): Promise<{ port: number; proc: Subprocess }> {
   const port = await freePort()
   const proc = spawn(cmd, { env: { ...process.env, ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
-  const deadline = Date.now() + 30_000
+  // A busy machine (other benches, test suites) can take long to start a Portico with its migrations.
+  const deadline = Date.now() + 90_000
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) break
     try {

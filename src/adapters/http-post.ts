@@ -121,8 +121,10 @@ export async function postPinned(opts: PinnedPost): Promise<PostResult> {
       proxy: false,
       signal: AbortSignal.timeout(opts.timeoutMs),
     })
-    const date = Date.parse(res.headers.get('date') ?? '')
-    const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'), Number.isNaN(date) ? Date.now() : date)
+    // The response's Date is read only when there is a Retry-After to read it against (most answers have none).
+    const retryAfter = res.headers.get('retry-after')
+    const date = retryAfter === null ? NaN : Date.parse(res.headers.get('date') ?? '')
+    const retryAfterSeconds = retryAfter === null ? undefined : parseRetryAfter(retryAfter, Number.isNaN(date) ? Date.now() : date)
     await discardBody(res)
     return retryAfterSeconds === undefined ? { status: res.status } : { status: res.status, retryAfterSeconds }
   } catch (err) {

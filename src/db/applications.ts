@@ -5,6 +5,11 @@ import type { Sql } from './sql.ts'
 /** Live or test: the kind of keys an application mints (src/domain/secrets.ts). */
 export type KeyEnvironment = 'live' | 'test'
 
+/**
+ * An application as read: every column but the client secret's hash, which only a widget-token
+ * exchange reads (applicationSecret), named in each read below (a hash has no business travelling on
+ * every read, and every column read is parsed on the hot path of authenticated reads).
+ */
 export interface ApplicationRow {
   id: string
   tenant_id: string
@@ -26,12 +31,12 @@ export async function firstApplication(sql: Sql, tenant: { id: string }): Promis
 
 /** Any workspace's application (the management key's reads). */
 export async function applicationById(sql: Sql, id: string): Promise<ApplicationRow | undefined> {
-  const [a] = await sql`select * from applications where id = ${id}`
+  const [a] = await sql`select id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at from applications where id = ${id}`
   return a as ApplicationRow | undefined
 }
 
 export async function applicationsOfTenant(sql: Sql, tenantId: string): Promise<ApplicationRow[]> {
-  return (await sql`select * from applications where tenant_id = ${tenantId} order by id`) as ApplicationRow[]
+  return (await sql`select id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at from applications where tenant_id = ${tenantId} order by id`) as ApplicationRow[]
 }
 
 /** What a widget-token request proves itself with: the application's client secret hash. */
@@ -44,7 +49,7 @@ export async function applicationSecret(sql: Sql, id: string): Promise<{ id: str
 export async function setBranding(sql: Sql, id: string, tenantId: string, branding: object | null, now: Date): Promise<ApplicationRow> {
   const [a] = await sql`
     update applications set branding = ${branding}::jsonb, updated_at = ${now}
-    where id = ${id} and tenant_id = ${tenantId} returning *`
+    where id = ${id} and tenant_id = ${tenantId} returning id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at`
   return a as ApplicationRow
 }
 
@@ -56,7 +61,7 @@ export async function applicationFace(sql: Sql, id: string): Promise<{ name: str
 
 /** A tenant's application by id; undefined for another tenant's. */
 export async function applicationInTenant(sql: Sql, tenantId: string, id: string): Promise<ApplicationRow | undefined> {
-  const [a] = await sql`select * from applications where id = ${id} and tenant_id = ${tenantId}`
+  const [a] = await sql`select id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at from applications where id = ${id} and tenant_id = ${tenantId}`
   return a as ApplicationRow | undefined
 }
 
@@ -68,6 +73,6 @@ export async function insertApplication(
   const [row] = await sql`
     insert into applications (id, tenant_id, name, environment, client_secret_hash, created_at, updated_at)
     values (${a.id}, ${a.tenant_id}, ${a.name}, ${a.environment}, ${a.client_secret_hash}, ${now}, ${now})
-    returning *`
+    returning id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at`
   return row as ApplicationRow
 }

@@ -4,7 +4,7 @@ import type { Sql } from './sql.ts'
 
 /**
  * One page of the log, newest first, ids below `before`; one row more than `limit` tells a next page.
- * Only the filters given are in the statement (see connectionsPage in src/db/connections.ts).
+ * Only the filters given are in the statement (see connectionVersionsPage in src/db/connections.ts).
  */
 export async function auditPage(
   sql: Sql,

@@ -129,20 +129,32 @@ export async function clearReauthorize<A = unknown>(tx: Sql, c: { id: string }, 
 type Filter = { app_id?: string; status?: string }
 type PageFilter = Filter & { domain?: string; end_user_ref?: string }
 
-/** One page of a tenant's open connections in id order, after the cursor's id; one more than `limit` tells a next page. */
-export async function connectionsPage(sql: Sql, p: { tenantId: string }, input: PageFilter, after: string, limit: number): Promise<ConnectionRow[]> {
-  // Only the filters given are in the statement: with `($2 is null or application_id = $2)` the
-  // generic plan PostgreSQL settles on for a prepared statement guessed a single row, and read and
-  // sorted the workspace's every connection for each page (bench/scale.ts: 43 ms a page for a
-  // workspace of 10,000 connections, against 0.3 ms along connections_tenant).
+/**
+ * One page's window of a tenant's open connections in id order after the cursor's id: each id with its
+ * row version (`xmin`, new with every change of the row), one more than `limit` telling a next page.
+ * Only the filters given are in the statement: with `($2 is null or application_id = $2)` the generic
+ * plan PostgreSQL settles on for a prepared statement guessed a single row, and read and sorted the
+ * workspace's every connection for each page (bench/scale.ts: 43 ms a page for a workspace of 10,000
+ * connections, against 0.3 ms along connections_tenant). Two columns, not the row: what a page costs
+ * PostgreSQL and Portico is mostly writing and reading the rows' columns, and the rows a process has
+ * seen at this version it has already (src/domain/connection-views.ts).
+ */
+export async function connectionVersionsPage(sql: Sql, p: { tenantId: string }, input: PageFilter, after: string, limit: number): Promise<{ id: string; v: string }[]> {
   return (await sql`
-      select * from connections
+      select id, xmin::text as v from connections
       where tenant_id = ${p.tenantId} and disconnected_at is null and id > ${after}
         ${input.app_id ? sql`and application_id = ${input.app_id}` : sql``}
         ${input.status ? sql`and status = ${input.status}` : sql``}
         ${input.domain ? sql`and domain = ${input.domain}` : sql``}
         ${input.end_user_ref ? sql`and end_user_ref = ${input.end_user_ref}` : sql``}
-      order by id limit ${limit + 1}`) as ConnectionRow[]
+      order by id limit ${limit + 1}`) as { id: string; v: string }[]
+}
+
+/** A tenant's open connections by id, each with its row version (`xmin`). */
+export async function openConnectionsByIds(sql: Sql, tenantId: string, ids: string[]): Promise<(ConnectionRow & { v: string })[]> {
+  return (await sql`
+      select xmin::text as v, * from connections
+      where tenant_id = ${tenantId} and id = any(${ids}::text[]) and disconnected_at is null`) as (ConnectionRow & { v: string })[]
 }
 
 /** Open connections counted per application and status, from the cached counts (migration 0090). */
@@ -161,7 +173,7 @@ export async function setCustomRecords(sql: Sql, c: { id: string }, input: { rec
 export async function setConnectTarget(sql: Sql, app: { id: string }, cname: string | null, ips: string[], now: Date): Promise<ApplicationRow> {
   const [updated] = await sql`
       update applications set cname_target = ${cname}, apex_ipv4 = ${ips}::text[], updated_at = ${now}
-      where id = ${app.id} returning *`
+      where id = ${app.id} returning id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at`
   return updated as ApplicationRow
 }
 

@@ -68,7 +68,7 @@ export async function deleteWebhook(sql: Sql, now: Date, input: { id: string }, 
 /**
  * One page of delivery attempts, newest first; one more than `limit` tells a next page. Only the
  * filters given are in the statement, so the prepared statement's generic plan walks the workspace's
- * index from the cursor (see connectionsPage in src/db/connections.ts).
+ * index from the cursor (see connectionVersionsPage in src/db/connections.ts).
  */
 export async function attemptsPage(sql: Sql, s: Scope, input: { type?: string }, before: string, limit: number) {
   return (await sql`

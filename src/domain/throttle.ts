@@ -68,6 +68,8 @@ export class FailureThrottle {
 
   /** Throws 429 `rate_limited` (with Retry-After) while this address or its network has spent its failures. */
   check(address: string | null): void {
+    // No failure anywhere lately (every bucket full): nothing to look up.
+    if (this.buckets.size === 0) return
     const wait = this.retryAfter(address)
     if (wait > 0) {
       throw new ApiError('rate_limited', 'Too many failed credential checks from this address; retry after Retry-After', undefined, {

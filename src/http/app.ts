@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { errorFields, log, logCause } from '../logger.ts'
+import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { showHiddenDeep } from '../domain/outside-text.ts'
@@ -46,8 +46,11 @@ const PROBES = new Set(['health.get', 'readiness.get'])
 const CLIENT_CLOSED = 499
 const MAX_BODY_BYTES = 1 << 20
 
-function json(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+/** A JSON answer with the security headers, the request id and the operation's own headers, in one headers object. */
+function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>): Response {
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...secured, 'x-request-id': requestId }
+  if (extra) Object.assign(headers, extra)
+  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -194,30 +197,23 @@ export function createHandler(deps: AppDeps) {
         status = r.status
         return r
       }
-      return json(result.status, shown(result.body), { ...secured, 'x-request-id': requestId, ...result.headers, ...closing })
+      return json(result.status, shown(result.body), secured, requestId, closing ? { ...result.headers, ...closing } : result.headers)
     } catch (err) {
       // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
       if (req.signal.aborted && !(err instanceof ApiError)) {
         status = CLIENT_CLOSED
-        return json(CLIENT_CLOSED, { code: 'invalid_request', title: 'The client closed the connection' })
+        return json(CLIENT_CLOSED, { code: 'invalid_request', title: 'The client closed the connection' }, secured, requestId)
       }
       const failure = databaseFailure(err)
       if (failure === 'unreachable') deps.services.database?.failed(err)
       else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
       const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
-      return json(e.status, shown(e.body()), { ...secured, 'x-request-id': requestId, ...e.headers, ...(deps.services.lifecycle?.stopping ? CLOSE : undefined) })
+      return json(e.status, shown(e.body()), secured, requestId, deps.services.lifecycle?.stopping ? { ...e.headers, ...CLOSE } : e.headers)
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)
-      log.info('request', {
-        method: req.method,
-        path: url.path,
-        op: opId,
-        status,
-        duration_ms: Math.round(ms * 100) / 100,
-        request_id: requestId,
-      })
+      logRequest(req.method, url.path, opId, status, Math.round(ms * 100) / 100, requestId)
     }
   }
 }

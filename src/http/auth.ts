@@ -6,7 +6,7 @@ import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { liveKeyByHash, markKeyUsed } from '../db/api-keys.ts'
 import { looksLikeApiKey, wellFormedApiKey } from '../domain/secrets.ts'
-import { secretEquals, sha256 } from '../crypto.ts'
+import { secretEquals, sha256Hex } from '../crypto.ts'
 import { RecentMisses } from '../domain/throttle.ts'
 import type { Clock } from '../clock.ts'
 import type { Services } from '../services.ts'
@@ -51,15 +51,14 @@ const misses = new RecentMisses()
 async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal | null> {
   // A key Portico never mints (wrong length or alphabet) is refused before any lookup.
   if (!wellFormedApiKey(token)) return null
-  const hash = sha256(token)
   const cache = deps.services.keyCache
-  const hex = hash.toString('hex')
+  const hex = sha256Hex(token)
   const nowMs = Date.now()
   const cached = cache?.get(hex, nowMs)
   if (cached) return cached
   if (misses.has(hex, nowMs)) return null
   const mark = cache?.mark() ?? 0
-  const k = await liveKeyByHash(deps.db, hash)
+  const k = await liveKeyByHash(deps.db, Buffer.from(hex, 'hex'))
   if (!k) {
     misses.add(hex, nowMs)
     return null

@@ -38,6 +38,13 @@ function parse(template: string): Seg[] {
 export class Router<T> {
   private readonly exact = new Map<string, T>()
   private readonly bySize = new Map<number, Route<T>[]>()
+  /**
+   * The candidates for a path of n segments whose second segment (`/v1/<here>/…`) is s: the routes
+   * with that literal there and the ones with a parameter there, in rank order (`${n} ${s}`). A path
+   * is matched against a handful of routes instead of every route of its length (this runs on every
+   * request).
+   */
+  private readonly bySecond = new Map<string, Route<T>[]>()
   private readonly paths = new Set<string>()
 
   add(method: string, template: string, value: T): void {
@@ -55,6 +62,20 @@ export class Router<T> {
     list.push({ method, template, segs, value, rank })
     list.sort((a, b) => b.rank - a.rank)
     this.bySize.set(segs.length, list)
+    this.bySecond.clear() // rebuilt on the next match: routes are added at start only
+  }
+
+  private candidates(parts: string[]): Route<T>[] {
+    const all = this.bySize.get(parts.length)
+    if (!all || parts.length < 2) return all ?? []
+    const key = `${parts.length} ${parts[1]}`
+    let list = this.bySecond.get(key)
+    if (!list) {
+      list = all.filter((r) => r.segs[1]!.literal === undefined || r.segs[1]!.literal === parts[1])
+      // Only second segments some route names are kept; any other shares one list (parameter routes only).
+      if (all.some((r) => r.segs[1]!.literal === parts[1])) this.bySecond.set(key, list)
+    }
+    return list
   }
 
   /** Returns the match, or `'method'` when the path exists under another method, or null. */
@@ -63,7 +84,7 @@ export class Router<T> {
     if (exact !== undefined) return { value: exact, params: {} }
     const parts = path.split('/').slice(1)
     let otherMethod = false
-    for (const r of this.bySize.get(parts.length) ?? []) {
+    for (const r of this.candidates(parts)) {
       const params = matchSegs(r.segs, parts)
       if (!params) continue
       if (r.method === method) return { value: r.value, params }

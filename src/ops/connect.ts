@@ -4,9 +4,10 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { ACME_CHALLENGE } from '../adapters/acme.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget } from '../domain/connections.ts'
-import { type ConnectionRow, findOpen, connectionCounts, connectionsPage, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
+import { type ConnectionRow, findOpen, connectionCounts, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
 import { disconnectManual, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { checkDomain } from '../domain/domain-check.ts'
+import { connectionsPageViews } from '../domain/connection-views.ts'
 import { applicationFace } from '../domain/connection-status.ts'
 import { DomainCheckSchema } from './widget-schemas.ts'
 import { errorFields, log, logCause } from '../logger.ts'
@@ -344,12 +345,11 @@ export const listConnectionsOp = defineOp({
     const limit = input.limit ?? 50
     const after = input.cursor ? idFromCursor(input.cursor, 'con') : ''
     const domain = input.domain === undefined ? undefined : (parseDomain(input.domain)?.domain ?? input.domain.toLowerCase())
-    const rows = await connectionsPage(ctx.sql, p, { ...input, domain }, after, limit)
-    const page = rows.slice(0, limit)
+    const { page, window } = await connectionsPageViews(ctx.sql, ctx.services.connectionViews, p, { ...input, domain }, after, limit)
     return {
-      connections: page.map(connectionOut),
+      connections: page,
       count: page.length,
-      ...(rows.length > limit ? { next_cursor: cursorOf(page[page.length - 1]!.id) } : {}),
+      ...(window.length > limit ? { next_cursor: cursorOf(window[limit - 1]!.id) } : {}),
     }
   },
 })

@@ -238,6 +238,24 @@ describe('connections', () => {
     expect((await p.api('GET', '/v1/connections', { token: other.apiKey })).body.count).toBe(0)
   })
 
+  test('a list page shows each connection as a read of it does, as it is now: after a change and after a disconnection', async () => {
+    const w = await provision(p)
+    const ids: string[] = []
+    for (const d of ['v1', 'v2', 'v3']) ids.push((await p.api('POST', '/v1/connections', { token: w.apiKey, body: { domain: `${d}.${zone}` } })).body.id)
+    const page = async () => (await p.api('GET', '/v1/connections', { token: w.apiKey })).body.connections as { id: string }[]
+    const reads = async (list: { id: string }[]) => Promise.all(list.map(async (c) => (await p.api('GET', `/v1/connections/${c.id}`, { token: w.apiKey })).body))
+    const first = await page()
+    expect(first).toEqual(await reads(first))
+    // Listed once (so this process holds them as they were), then changed and closed behind its back.
+    const custom = [{ type: 'CNAME', host: 'v1', value: 'app.integrator.example' }]
+    expect((await p.api('PUT', `/v1/connections/${ids[0]}/records`, { token: w.apiKey, body: { records: custom } })).status).toBe(200)
+    expect((await p.api('DELETE', `/v1/connections/${ids[1]}`, { token: w.apiKey })).status).toBe(200)
+    const after = await page()
+    expect(after.map((c) => c.id)).toEqual([ids[0]!, ids[2]!])
+    expect(after).toEqual(await reads(after))
+    expect(after[0]).toMatchObject({ records_source: 'custom', records: [expect.objectContaining({ value: 'app.integrator.example' })] })
+  })
+
   test('a domain-bound widget token acts only on its hostname', async () => {
     const w = await provision(p)
     const token = await widgetToken(p, w, { domain: `mine.${zone}` })

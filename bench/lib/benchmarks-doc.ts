@@ -1,0 +1,111 @@
+// docs/benchmarks.md, written from the record (bench/record.jsonl): the prose below says what each
+// bench measures and why the code is shaped as it is, and every figure in the page comes from a
+// recorded run. Rewritten by each recorded run and by `bun bench/docs.ts`; a unit test fails when the
+// page differs from what this renders, so no figure can be typed in by hand.
+import { FIGURES, specOf, type Entry } from './record.ts'
+
+const INTRO = `# Benchmarks
+
+Back to the [README](../README.md).
+
+<!-- Generated from bench/record.jsonl by bench/lib/benchmarks-doc.ts: edit those, not this page. -->
+
+\`npm run bench\` runs every script below, one after another, and says which ran (\`npm run bench --
+verify\` runs one; \`BENCH_CONNECTIONS\`, \`BENCH_DOMAINS\`, \`BENCH_SECONDS\` and \`BENCH_ROUNDS\` shrink
+them). They use the test harness's PowerDNS and a database of their own on \`DATABASE_URL\` or the
+embedded server. Each prints its figure next to a baseline measured in the same run (the machines are
+shared and noisy: a ratio moves by about 0.1 between runs, an absolute rate by a third).
+
+Every run of a ratio bench appends its figures, commit, machine and settings to \`bench/record.jsonl\`
+and rewrites this page from it (\`BENCH_RECORD=0\` keeps a try out). The figures below are the record's:
+this page cannot quote a figure no run measured.
+
+| script | measures | baseline | goal |
+| --- | --- | --- | --- |
+| \`bun bench/auth-read.ts\` | authenticated \`GET /v1/applications/{id}\` (wrk, 50 connections, request log on) | bare \`Bun.serve\` doing one \`SELECT 1\` on the same database | 0.8 |
+| \`bun bench/webhooks.ts\` | 10,000 events delivered to a loopback receiver, each its connection's first (the in-order path; \`BENCH_UNORDERED=1\` sends them as events of no connection): fair claims (each send leased and its \`in flight\` attempt row committed before it goes out), SSRF check, signing, pinned POSTs, answers recorded (both sides warmed up first). \`BENCH_IDLE_ENDPOINTS=5000\` adds endpoints with nothing queued | plain signed POSTs from a script to the same receiver, 128 in flight | 0.5 |
+| \`bun bench/verify.ts\` | verification sweep over 10,000 propagating connections against PowerDNS on loopback; every one goes live and writes its event; median of five rounds after a warm-up, each from freshly loaded tables | the same 10,000 DNS questions sent raw over UDP by a script, 64 in flight | 0.5 |
+| \`bun bench/monitor.ts\` | monitor over 20,000 live domains (1% drifted, drift events on): an hour of sweeps, the clock moving five minutes per sweep, every domain checked once | the same DNS questions sent raw by a script | 0.5 |
+| \`bun bench/scale.ts\` | the cost curve: 10,000, 100,000 and 1,000,000 connections across 1,000 Zipf-sized workspaces (with audit rows, events, delivery attempts, monitor rows, certificates); p50/p99 of get, list (first and a deep page of 50), count and domain check under load from the largest workspace; sweep cost per item, bytes per connection, RSS, \`/metrics\` gauges; writes \`bench/scale.svg\`. \`--sizes=10k,100k\` picks sizes; the million takes minutes to seed and about 6 GB | the \`SELECT 1\` baseline of \`auth-read\`, same round; a list page against a get | list within 2x a get (0.5); p99 growth to the largest size at most 1.5x |
+| \`bun bench/dns-raw.ts\` | raw DNS query rate against the harness PowerDNS | — | prints its rate; not recorded |
+| \`bun bench/time-to-live.ts\` | what a customer waits: CNAME written → \`connection.live\` webhook (with and without a click, behind a recursor), \`live\` → certificate served, a backlog of 200 | the goals: click p95 ≤ 1 s, no click p95 ≤ 10 s, certificate p95 ≤ 3 s, backlog ≤ 60 s | prints its figures; not recorded |
+| \`bun bench/widget-weight.ts\` | the widget's bytes and time to the records screen on a throttled phone profile | — | prints its figures; not recorded |
+`
+
+const CHECKING = `## Checking for regressions
+
+\`npm run bench:check\` reruns the ratio benches (\`npm run bench:check -- auth-read webhooks\` picks some;
+\`BENCH_SCALE_SIZES\` sets the sizes scale runs, 10k by default) and, for each figure of each fresh run,
+names it when it is more than 10 % worse than the best recorded on the same machine with the same
+settings; it exits 1 when any is named. Run it before a change that touches a hot path (the request
+path, sweeps, delivery) is submitted, and say what it printed. On a noisy machine a named figure is
+rerun before it is chased: the best recorded is the quietest run's.
+`
+
+const MAINTAINER = `## What a maintainer needs to know
+
+- **The authenticated read** pays one database round trip (the application row) and nothing written:
+  API keys are cached per process and evicted by NOTIFY on revocation; addresses are parsed once per
+  address seen; the failure throttle looks nothing up while no failure was counted; one deadline race
+  per request; the request histogram and the request log line are built without a label set or a copy
+  of the fields per request.
+- **List pages** read two columns a row (id and the row's \`xmin\` version) along the \`(tenant_id, id)\`
+  index, and show the rows the process already holds at that version as it made them; only rows not
+  seen at their version are read whole (\`src/domain/connection-views.ts\`). Writing, reading and
+  serialising every column of fifty rows is what made a page cost eight reads. Only the filters given
+  are in the statement, so prepared statements get plans that walk the index; counts come from a
+  cached table kept by triggers (\`status_counts\`); \`/metrics\` reads the same counts.
+- **Webhook delivery**: a lease and an attempt's answer write no index entry (HOT: the lease keeps
+  the due time, half-free pages), a drain holds one connection with one plan, each worker counts its
+  own sends per endpoint, and a claimed send starts after the next round trip is on its way. The claim
+  reads only endpoints that have deliveries queued (a skip scan of the queue's endpoint index).
+- **The sweeps**: per 10,000 items PowerDNS spends the same in the bench and its raw baseline. The
+  verification sweep cannot skip its writes (every connection in the bench goes live: a connection
+  update, an outbox event and a queue removal each); the monitor's hourly watch writes nothing for an
+  unchanged check. Batches travel to PostgreSQL column by column (\`src/db/columns.ts\`), not as JSON
+  records; the going-live statement runs a cached generic plan; the verification schedule lives in its
+  own narrow queue table with a low fillfactor so updates stay HOT; one wait per batch; the monitor
+  enrols connections from the outbox rather than in the going-live statement.
+- **Bench hygiene.** Each round starts from truncated tables (not deleted rows, which leave dead index
+  entries and autovacuum running alongside) and rounds after a warm-up round are counted, as a
+  long-lived worker runs.
+`
+
+const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2))
+const day = (iso: string) => iso.slice(0, 16).replace('T', ' ')
+
+function figuresTable(entries: Entry[]): string {
+  const rows: string[] = ['| bench | figure | goal | latest (commit, settings) | last runs, newest first | best on that machine |', '| --- | --- | --- | --- | --- | --- |']
+  const names = new Map<string, Set<string>>()
+  for (const e of entries) for (const f of Object.keys(e.figures)) (names.get(e.bench) ?? names.set(e.bench, new Set()).get(e.bench)!).add(f)
+  const benches = [...Object.keys(FIGURES), ...[...names.keys()].filter((b) => !(b in FIGURES))].filter((b) => names.has(b))
+  for (const bench of benches) {
+    for (const figure of [...names.get(bench)!].sort()) {
+      const spec = specOf(bench, figure)
+      const runs = entries.filter((e) => e.bench === bench && e.figures[figure] !== undefined)
+      const latest = runs.at(-1)!
+      const same = runs.filter((e) => e.machine === latest.machine && e.settings === latest.settings)
+      const values = same.map((e) => e.figures[figure]!)
+      const best = spec?.lower ? Math.min(...values) : Math.max(...values)
+      const v = latest.figures[figure]!
+      const meets = spec ? (spec.lower ? v <= spec.goal : v >= spec.goal) : true
+      rows.push(
+        `| ${bench} | ${figure} | ${spec ? `${spec.lower ? '≤' : '≥'} ${spec.goal}` : '—'} | **${fmt(v)}**${meets ? '' : ' (below goal)'} (${latest.commit}, ${day(latest.at)}, ${latest.settings || 'defaults'}) | ` +
+          `${same.slice(-5).reverse().map((e) => fmt(e.figures[figure]!)).join(', ')} | ${fmt(best)} (${same.length} run${same.length === 1 ? '' : 's'}) |`,
+      )
+    }
+  }
+  return rows.join('\n')
+}
+
+function runsTable(entries: Entry[]): string {
+  const machines = [...new Set(entries.map((e) => e.machine))]
+  const rows = ['| when (UTC) | bench | commit | settings | what it printed |', '| --- | --- | --- | --- | --- |']
+  for (const e of entries.slice(-40).reverse()) rows.push(`| ${day(e.at)} | ${e.bench} | ${e.commit} | ${e.settings || 'defaults'} | ${e.detail.replace(/\|/g, '\\|')} |`)
+  return `Machines: ${machines.map((m, i) => `${i + 1}. ${m}`).join('; ')}. The last ${Math.min(40, entries.length)} runs (\`bench/record.jsonl\` keeps all ${entries.length}):\n\n${rows.join('\n')}`
+}
+
+export function renderDoc(entries: Entry[]): string {
+  const figures = entries.length ? `${figuresTable(entries)}\n\n${runsTable(entries)}` : 'No run recorded yet.'
+  return `${INTRO}\n## Recorded figures\n\nFrom \`bench/record.jsonl\`; a commit ending in \`+\` ran with uncommitted changes. A figure is compared only with runs on the same machine and settings.\n\n${figures}\n\n${CHECKING}\n${MAINTAINER}`
+}

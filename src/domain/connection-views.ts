@@ -1,0 +1,92 @@
+// Connections as the API shows them (connectionOut), remembered per row version, so a list page
+// reads two columns per row (id and version) instead of the whole row: a page of fifty costs
+// PostgreSQL and Portico about what a single read costs, where writing, reading and serialising every
+// column of fifty rows cost eight reads (bench/scale.ts).
+//
+// The version is the row's `xmin`, which PostgreSQL gives every new version of a row (any UPDATE,
+// HOT or not), so a view is found only for the very row version it was made from: there is nothing to
+// invalidate. A view is a pure function of its row (connectionOut reads nothing else). Each entry
+// also expires after TTL_MS: `xmin` is a 32-bit transaction id that comes round after four billion
+// transactions, and an entry never lives that long. Timestamps are kept as the ISO strings the
+// answer carries (serialising a Date costs several times a string's). Bounded: the least recently
+// used view goes first. Per process; nothing is shared or written.
+import type { Sql } from '../db/sql.ts'
+import { connectionVersionsPage, openConnectionsByIds } from '../db/connections.ts'
+import { connectionOut } from './connections.ts'
+
+type Out = ReturnType<typeof connectionOut>
+/** A connection as the answer carries it: connectionOut with its timestamps as ISO strings. */
+export type ConnectionView = { [K in keyof Out]: Out[K] extends Date ? string : Out[K] extends Date | null ? string | null : Out[K] }
+
+const TTL_MS = 10 * 60_000
+
+function viewOf(out: Out): ConnectionView {
+  const v: Record<string, unknown> = {}
+  for (const [k, x] of Object.entries(out)) v[k] = x instanceof Date ? x.toJSON() : x // what JSON.stringify writes for it
+  return v as ConnectionView
+}
+
+export class ConnectionViews {
+  private readonly entries = new Map<string, { v: string; view: ConnectionView; until: number }>()
+
+  constructor(private readonly max = 20_000) {}
+
+  get(id: string, version: string, nowMs: number): ConnectionView | undefined {
+    const e = this.entries.get(id)
+    if (!e || e.v !== version || e.until <= nowMs) return undefined
+    // Most recently used last.
+    this.entries.delete(id)
+    this.entries.set(id, e)
+    return e.view
+  }
+
+  set(id: string, version: string, view: ConnectionView, nowMs: number): void {
+    this.entries.delete(id)
+    this.entries.set(id, { v: version, view, until: nowMs + TTL_MS })
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!)
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+}
+
+/**
+ * One page of a tenant's open connections, as the answer shows them: the window (ids and versions)
+ * in one round trip, and the rows this process has not seen at their version in a second. A row that
+ * changed between the two is shown as it is now; one closed between them is left out (the window still
+ * ends where it ended, so the next page misses nothing). `rows` is the window, one longer than `limit`
+ * when a next page exists.
+ */
+export async function connectionsPageViews(
+  sql: Sql,
+  views: ConnectionViews,
+  p: { tenantId: string },
+  filter: { app_id?: string; status?: string; domain?: string; end_user_ref?: string },
+  after: string,
+  limit: number,
+): Promise<{ page: ConnectionView[]; window: { id: string }[] }> {
+  const window = await connectionVersionsPage(sql, p, filter, after, limit)
+  const shown = window.slice(0, limit)
+  const now = Date.now()
+  const found = new Map<string, ConnectionView>()
+  const missing: string[] = []
+  for (const r of shown) {
+    const view = views.get(r.id, r.v, now)
+    if (view) found.set(r.id, view)
+    else missing.push(r.id)
+  }
+  if (missing.length > 0) {
+    for (const row of await openConnectionsByIds(sql, p.tenantId, missing)) {
+      const view = viewOf(connectionOut(row))
+      views.set(row.id, row.v, view, now)
+      found.set(row.id, view)
+    }
+  }
+  const page: ConnectionView[] = []
+  for (const r of shown) {
+    const view = found.get(r.id)
+    if (view) page.push(view)
+  }
+  return { page, window }
+}
