@@ -13,7 +13,7 @@
 // Supervised: when the server dies (killed, crashed), it is started again on the same port with a
 // growing pause (200 ms doubling to 5 s) until it runs, each death and restart logged; the pool
 // reconnects on its own, and requests meanwhile are answered 503 (src/db/watch.ts).
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, chmodSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, chmodSync, rmSync, statSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { createServer } from 'node:net'
 import { arch, platform } from 'node:os'
@@ -49,15 +49,20 @@ async function freePort(): Promise<number> {
   })
 }
 
-function makeTraversable(dir: string): void {
-  // Every parent must be searchable by the postgres user (not a mode-700 home).
+/**
+ * Every parent of the data directory must be searchable by the postgres user (not a mode-700 home).
+ * Only the missing search bit is added, for others: every other bit stays as it was, so a shared
+ * directory such as /tmp keeps its sticky, world-writable mode (setting 0755 on the parents took that
+ * away from /tmp and / alike, and with it every other user's temporary files).
+ */
+export function makeTraversable(dir: string): void {
   for (let d = dir; d !== dirname(d); d = dirname(d)) {
     try {
-      chmodSync(d, 0o755)
+      const mode = statSync(d).mode & 0o7777
+      if ((mode & 0o001) === 0) chmodSync(d, mode | 0o001)
     } catch {
       // A parent we do not own; the start will report if it truly blocks us.
     }
-    if (d === '/' ) break
   }
 }
 
