@@ -12,7 +12,7 @@
 //   the queued events are delivered signed with the secret the old release showed, and the connection
 //   goes live once its records are published. Releases run: see RELEASES below.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { Webhook } from 'standardwebhooks'
@@ -21,8 +21,8 @@ import { migrate } from '../../src/db/migrate.ts'
 import { separateDatabaseUrl } from '../harness/db.ts'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { PROV } from '../harness/portico.ts'
-import { blobText, checkout, git, migrationHistory, releasedRef, type MigrationState } from '../harness/released.ts'
-import { logged, request, startProcess, type Proc } from '../harness/processes.ts'
+import { blobText, checkout, git, migrationHistory, type MigrationState } from '../harness/released.ts'
+import { logged, request, ROOT, startProcess, type Proc } from '../harness/processes.ts'
 
 /** The schema as the catalogue describes it: one line per column, constraint, index, trigger, function, table and type of `public`. */
 async function schemaOf(db: Sql): Promise<string[]> {
@@ -145,21 +145,19 @@ describe('every combination of migration texts main had upgrades to the current 
  *   failed after upgrading past 0012.
  * - 1037bd8 (2026-11-23 12:04): its 0013 and 0014 texts (outbox payload jsonb, no monitor_rank_log):
  *   verifications and monitor runs failed after any upgrade, nothing went live.
- * - the last main before this checkout (the merge base with main, or main's previous commit when this
- *   is main): the ordinary upgrade.
+ * - d8aa63f (2026-12-06, the last landed main before the 0101-0199 migrations): the ordinary upgrade
+ *   an operator running the previous release makes. A fixed commit, not "main's previous commit": in a
+ *   session or a CI clone main holds unreleased merges, whose data is not what an operator has.
  * The schema tests above cover every other combination without running old code.
  */
 function releases(): { commit: string; why: string }[] {
-  const ref = releasedRef()
-  const head = git(['rev-parse', 'HEAD'])
-  let last = git(['merge-base', 'HEAD', ref])
-  if (last === head) last = git(['rev-parse', 'HEAD^1'])
   return [
     { commit: git(['rev-parse', 'ae372b8']), why: 'first day: per-row event fan-out' },
     { commit: git(['rev-parse', '1037bd8']), why: '2026-11-23: no monitor_rank_log, jsonb outbox' },
-    { commit: last, why: 'the last main' },
+    { commit: git(['rev-parse', 'd8aa63f']), why: 'the last landed main' },
   ]
 }
+
 
 describe('earlier releases on their own data, then this checkout', () => {
   let pdns: Pdns
@@ -234,6 +232,10 @@ describe('earlier releases on their own data, then this checkout', () => {
       procs.push(now)
       const here = () => [now.port]
       const migrations = logged(now, 'migrations')[0] as { applied: string[] }
+      // Exactly the migrations the release did not have are applied, in name order (0150's repair among them).
+      const had = new Set(git(['ls-tree', '--name-only', release.commit, 'migrations/']).split('\n').map((f) => f.replace(/^migrations\//, '')))
+      const missing = readdirSync(join(ROOT, 'migrations')).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f) && !had.has(f)).sort()
+      expect(migrations.applied).toEqual(missing)
       expect(migrations.applied).toContain('0150_repair_edited_migrations.sql')
       expect(logged(now, 'migration changed after it was applied')).toEqual([])
       // The old key works; the connection goes live; the events the old release queued arrive, signed with its secret.
