@@ -49,3 +49,33 @@ export function databaseFailure(err: unknown): DatabaseFailure | null {
   }
   return null
 }
+
+/**
+ * Whether `err` is a pooled session the server had ended (a failover, `pg_terminate_backend`,
+ * `idle_session_timeout`, a closed socket), found on its next use: the statement never ran there.
+ */
+export function sessionEnded(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, errno } = e as { code?: unknown; errno?: unknown }
+    if (errno === '57P01' || errno === '57P05' || code === '57P01' || code === '57P05' || code === 'ERR_POSTGRES_CONNECTION_CLOSED') return true
+  }
+  return false
+}
+
+/** Tries on a session ended by the server before one that answers is found (one per pooled session at most). */
+export const ENDED_SESSION_TRIES = 8
+
+/**
+ * `fn`, begun again while it meets pooled sessions the server had ended (each is dropped and the pool
+ * opens a fresh one); a database really gone is refused on the fresh session and answered as such.
+ * Only for work that is safe to begin again: a read, or a transaction whose BEGIN failed.
+ */
+export async function againOnEndedSession<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (attempt >= ENDED_SESSION_TRIES || !sessionEnded(err)) throw err
+    }
+  }
+}

@@ -13,7 +13,7 @@
 //   REFUSAL_MEMORY_MS.
 import { connect, type Sql } from './sql.ts'
 import { errorFields, log } from '../logger.ts'
-import { databaseFailure } from './unavailable.ts'
+import { againOnEndedSession, databaseFailure, sessionEnded } from './unavailable.ts'
 
 const FIRST_PROBE_MS = 100
 const MAX_PROBE_MS = 1_000
@@ -58,15 +58,24 @@ export class DatabaseWatch {
     return this.down?.why ?? null
   }
 
-  /** A request found the database unreachable. */
+  /**
+   * A request found the database unreachable. A session the server ended (a failover ends them all)
+   * says nothing of the database itself: the shared probe, on its own session, decides.
+   */
   failed(err: unknown): void {
-    this.markDown('unreachable', err)
+    if (sessionEnded(err)) void this.answering()
+    else this.markDown('unreachable', err)
   }
 
   /** A write was refused: read-only (also seen by the probe) or out of space (remembered a while). */
   refused(kind: 'read_only' | 'full'): void {
     if (kind === 'full') this.fullAt = performance.now()
     else this.readOnly = true
+  }
+
+  /** A write committed: whatever a probe saw before, the database takes writes now. */
+  wrote(): void {
+    this.readOnly = false
   }
 
   private markDown(why: 'unreachable' | 'not_answering', err?: unknown): void {
@@ -108,7 +117,8 @@ export class DatabaseWatch {
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
       const rows = (await Promise.race([
-        this.probeSql`select current_setting('transaction_read_only') as ro`,
+        // The probe's own session is ended by a failover too: a fresh one answers for the database.
+        againOnEndedSession(() => this.probeSql`select current_setting('transaction_read_only') as ro`),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('no answer')), this.timeoutMs)
         }),

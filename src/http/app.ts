@@ -22,7 +22,7 @@ import { undeclared } from '../ops/declared.ts'
 import { Router } from './router.ts'
 import { observeRequest } from '../metrics.ts'
 import { Deadline, databaseRefusal } from '../ops/deadline.ts'
-import { databaseFailure } from '../db/unavailable.ts'
+import { againOnEndedSession, databaseFailure } from '../db/unavailable.ts'
 
 export interface AppDeps {
   config: Config
@@ -175,7 +175,7 @@ export function createHandler(deps: AppDeps) {
       const deadline = new Deadline(op.deadline === 'bulk' ? deps.config.deadlines.bulkMs : deps.config.deadlines.requestMs, undefined, database)
       const result: OpResult = await deadline.race(
         (async () => {
-          const principal = await authenticate(deps, req.headers, op.auth, req, ip)
+          const principal = await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, ip))
           forAgent = principal.kind === 'AGENT'
           const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
           if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
@@ -189,6 +189,7 @@ export function createHandler(deps: AppDeps) {
         })(),
       )
       status = result.status
+      if (database && matched.kind !== 'read' && status < 300) database.wrote()
       // A stopping process closes each connection after its answer, so the client's next request opens
       // one to a process that stays.
       const closing = deps.services.lifecycle?.stopping ? CLOSE : undefined

@@ -10,7 +10,7 @@
 // after it arrived, whatever its deadline. A commit in flight then is not waited for: its outcome is
 // unknown, and a retry with the same Idempotency-Key finds it.
 import type { Sql } from '../db/sql.ts'
-import type { DatabaseFailure } from '../db/unavailable.ts'
+import { ENDED_SESSION_TRIES, sessionEnded, type DatabaseFailure } from '../db/unavailable.ts'
 import { PATIENCE_MS } from '../db/watch.ts'
 import { ApiError } from '../errors.ts'
 
@@ -69,14 +69,26 @@ export class Deadline {
   async transaction<T>(db: Sql, body: (tx: Sql) => Promise<T>): Promise<T> {
     this.check()
     let entered = false
-    try {
-      return await db.begin(async (tx) => {
+    let begun = false
+    const attempt = () =>
+      db.begin(async (tx) => {
+        begun = true
         const out = await body(tx)
         this.check()
         this.commits++
         entered = true
         return out
       })
+    try {
+      // A BEGIN that met a session the server had ended ran nothing: again, on a fresh session.
+      for (let tries = 1; ; tries++) {
+        try {
+          return await attempt()
+        } catch (err) {
+          if (begun || tries >= ENDED_SESSION_TRIES || !sessionEnded(err)) throw err
+          this.check()
+        }
+      }
     } finally {
       if (entered) this.commits--
     }

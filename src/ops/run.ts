@@ -12,6 +12,7 @@ import { ApiError, notFound } from '../errors.ts'
 import { unroutable } from '../domain/text.ts'
 import { isReply, type AnyOp, type AuditNote, type Ctx, type PrepareCtx } from './registry.ts'
 import { Deadline } from './deadline.ts'
+import { againOnEndedSession } from '../db/unavailable.ts'
 import { guardWrites } from '../db/write-guard.ts'
 import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
@@ -104,7 +105,8 @@ async function execute(op: AnyOp, base: PrepareCtx, input: Record<string, unknow
   }
   const now = (fn: () => void) => fn()
   if (op.kind === 'read') {
-    return call({ ...base, sql: base.db, audit: {}, afterCommit: now, tx: (fn) => base.deadline.transaction(base.db, (tx) => fn(tx, {})) })
+    // A read is safe to begin again when its session had been ended by the server.
+    return againOnEndedSession(() => call({ ...base, sql: base.db, audit: {}, afterCommit: now, tx: (fn) => base.deadline.transaction(base.db, (tx) => fn(tx, {})) }))
   }
   if (op.transactions === 'steps') return steps(op, base, input, call, hooks)
   const pending: (() => void)[] = []

@@ -94,7 +94,7 @@ describe('a database that refuses writes', () => {
     expect((await p.api('GET', '/readyz')).body).toEqual({ ready: true, db: 'read_only' })
 
     await flip(false)
-    // Each pooled session the failover ended is found on its next use (a 503 database_unavailable): writes work again within seconds.
+    // A session the failover ended is found on its next use; reads and transactions begin again on a fresh one: writes work again within seconds.
     let n = 0
     await until('writes again', 10_000, async () => (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `after${n++}.${zone}` } })).status === 201)
     expect((await p.api('GET', '/healthz')).body.db).toBe('ok')
