@@ -93,13 +93,33 @@ export class AcmeIssuer implements CertificateIssuer {
 
   private acmeClient(): Promise<acme.Client> {
     this.client ??= this.accountKey()
-      // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
-      .then((accountKey) => new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000 }))
+      .then(async (accountKey) => {
+        // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
+        const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000 })
+        await this.findOrMakeAccount(client)
+        return client
+      })
       .catch((err) => {
         this.client = null
         throw err
       })
     return this.client
+  }
+
+  /**
+   * The account is found, or made, once per process before any order. Left to each order, every order
+   * of a process whose key the CA already knew (another process made the account, or this one before a
+   * restart) asked to make it, was told it existed, and followed with an update carrying nothing new,
+   * which a CA may refuse (Pebble does): that process's first orders failed.
+   */
+  private async findOrMakeAccount(client: acme.Client): Promise<void> {
+    const find = () => client.createAccount({ onlyReturnExisting: true }).then(() => true, () => false)
+    if (await find()) return
+    const made = { termsOfServiceAgreed: true, ...(this.settings.email ? { contact: [`mailto:${this.settings.email}`] } : {}) }
+    // Another process may make it meanwhile: then it is there to be found.
+    await client.createAccount(made).catch(async (err: unknown) => {
+      if (!(await find())) throw err
+    })
   }
 
   async issue(names: string[]): Promise<Issued> {
@@ -108,7 +128,6 @@ export class AcmeIssuer implements CertificateIssuer {
     const { db } = this.deps
     const certPem = await client.auto({
       csr,
-      ...(this.settings.email ? { email: this.settings.email } : {}),
       termsOfServiceAgreed: true,
       skipChallengeVerification: true,
       challengePriority: ['http-01'],
