@@ -67,11 +67,15 @@ export function sleep(timers: Timers, ms: number, signal: AbortSignal, wake?: Ev
 /** Portico's API did not answer at all (the network, or a gateway in front of it). */
 const unreachable = (f: ApiFailure) => f.sdkCode === 'NetworkError' || f.status === 502 || f.status === 503 || f.status === 504
 
-/** Tells the machine when Portico stops and starts answering, once per change. */
+/**
+ * Tells the machine when Portico stops answering (once until it answers again) and each time it
+ * answers: the browser's own "offline" also marks it unreachable, behind this loop's back (the loop's
+ * request may well outlive the outage), so an answer always says so; the machine ignores the repeats.
+ */
 function reachability(send: (e: Event) => void) {
   let down = false
   return (ok: boolean) => {
-    if (down === !ok) return
+    if (!ok && down) return
     down = !ok
     send({ type: 'reach', ok })
   }

@@ -488,6 +488,21 @@ describe('the runner: one effect per key', () => {
     expect(r.state.data.unreachable).toBe(false)
   })
 
+  test('the browser offline and back while a long poll is out: the poll\'s answer ends "cannot reach"', async () => {
+    const t = runner()
+    const { server, r } = t
+    await toWaiting(t)
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
+    await settle()
+    // The long poll is out; the browser says it is offline (the page's listener), then online again.
+    r.dispatch({ type: 'reach', ok: false })
+    expect(r.state.data.unreachable).toBe(true)
+    // The request outlived the outage and answers with nothing new.
+    server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1')).resolve(statusOf({ version: 'v1' }))
+    await settle()
+    expect(r.state.data.unreachable).toBe(false)
+  })
+
   test('leaving a state cancels its work: a late analysis answer after going back changes nothing', async () => {
     const t = runner()
     const { r, server } = t
