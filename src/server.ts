@@ -1,7 +1,8 @@
 // Wiring: from a Config to a running Portico (database, migrations, services, HTTP app). Used by
 // src/main.ts and by the tests, so tests exercise the same assembly as production.
 import type { createApp as CreateApp } from './http/app.ts'
-import { MovableClock, type Clock } from './clock.ts'
+import { DAY, MovableClock, type Clock } from './clock.ts'
+import { recentlyUsedKeyHashes } from './db/api-keys.ts'
 import type { Config } from './config.ts'
 import { connect, type Sql } from './db/sql.ts'
 import { Lifecycle } from './lifecycle.ts'
@@ -108,7 +109,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   logMigrations(await migrate(db))
   const lifecycle = opts.lifecycle ?? new Lifecycle()
   const stopping = () => lifecycle.stopping
-  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>() : undefined
+  const throttle = new FailureThrottle(config.authFailureBudget, () => clock.now().getTime())
+  // Keys in use lately are known valid from the start: a restart does not leave a working backend to its neighbours' budget.
+  for (const hex of await recentlyUsedKeyHashes(db, new Date(clock.now().getTime() - 30 * DAY), 50_000)) throttle.vouch(hex)
+  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>(undefined, undefined, (hex) => throttle.known.forget(hex)) : undefined
   await keyCache?.start(opts.databaseUrl)
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {
@@ -120,7 +124,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
-    throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
+    throttle,
     database: new DatabaseWatch(opts.databaseUrl),
     lifecycle,
     connectionViews: new ConnectionViews(),

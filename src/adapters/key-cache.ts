@@ -21,6 +21,8 @@ export class KeyCache<P> {
   constructor(
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 10_000,
+    /** Told of every revoked key (hash, hex) as it is evicted: the failure throttle forgets it too. */
+    private readonly onRevoked: (hashHex: string) => void = () => {},
   ) {}
 
   async start(databaseUrl: string): Promise<void> {
@@ -76,6 +78,7 @@ export class KeyCache<P> {
   evict(hashHex: string): void {
     this.generation++
     this.entries.delete(hashHex)
+    this.onRevoked(hashHex)
   }
 
   async close(): Promise<void> {

@@ -72,3 +72,12 @@ export async function liveKeyByHash(db: Sql, hash: Buffer): Promise<{ id: string
 export async function markKeyUsed(db: Sql, keyId: string, now: Date): Promise<void> {
   await db`update api_keys set last_used_at = ${now} where id = ${keyId}`
 }
+
+/** Hashes (hex) of the live keys used since `since`, most recent first: the failure throttle knows them valid from the start. */
+export async function recentlyUsedKeyHashes(db: Sql, since: Date, limit: number): Promise<string[]> {
+  const rows = await db`
+    select encode(key_hash, 'hex') as hex from api_keys
+    where revoked_at is null and last_used_at >= ${since}
+    order by last_used_at desc limit ${limit}`
+  return (rows as unknown as { hex: string }[]).map((r) => r.hex)
+}

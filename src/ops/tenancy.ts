@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
+import { sha256Hex } from '../crypto.ts'
 import { activeDefaultKey, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
 import { applicationById, applicationsOfTenant, firstApplication, setBranding } from '../db/applications.ts'
 import { validateBranding } from '../domain/branding.ts'
@@ -18,6 +19,12 @@ import { APP_ONLY } from './authority.ts'
 import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Nullable, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
 
 const TAG = 'Tenancy and keys'
+
+
+/** A key just minted is valid: once committed, its holder's neighbours' failed guesses never refuse it (src/domain/throttle.ts). */
+function knownOnCommit(ctx: Ctx, key: string): void {
+  ctx.afterCommit(() => ctx.services.throttle?.vouch(sha256Hex(key)))
+}
 
 export const createTenantOp = defineOp({
   id: 'tenants.create',
@@ -91,6 +98,7 @@ export const provisionOp = defineOp({
     const created = await createKey(ctx.sql, { tenantId: tenant.id, applicationId: app.id, environment: env, role: 'owner', name: 'Default key', isDefault: true, createdBy: memberId ?? null, now })
     if (!created) throw new Error('a new tenant already had a default key')
     failpoint('provision.after_key')
+    knownOnCommit(ctx, created.key)
     ctx.audit.tenantId = tenant.id
     ctx.audit.targetId = tenant.id
     return { tenant_id: tenant.id, application_id: app.id, api_key: created.key, client_secret: clientSecret, ...(memberId ? { member_id: memberId } : {}) }
@@ -139,6 +147,7 @@ export const defaultKeyOp = defineOp({
       return reply(200, { key_id: raced.id, prefix: raced.prefix, created: false })
     }
     ctx.audit.targetId = created.row.id
+    knownOnCommit(ctx, created.key)
     return { key_id: created.row.id, prefix: created.row.prefix, created: true, api_key: created.key }
   },
 })
@@ -253,6 +262,7 @@ export const createKeyOp = defineOp({
     if (roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot mint a ${role} key`)
     const created = await createKey(ctx.sql, { tenantId: p.tenantId, applicationId: app.id, environment: app.environment, role, name: input.name ?? null, isDefault: false, createdBy: p.keyId, now: ctx.clock.now() })
     if (!created) throw new Error('non-default key insert reported a conflict')
+    knownOnCommit(ctx, created.key)
     return { ...keyOut(created.row), key: created.key }
   },
 })
@@ -299,7 +309,10 @@ export const revokeKeyOp = defineOp({
     // Every process evicts its cached lookup of this key when the revocation commits.
     const hex = Buffer.from(k.key_hash).toString('hex')
     await notifyKeyRevoked(ctx.sql, hex)
-    ctx.afterCommit(() => ctx.services.keyCache?.evict(hex))
+    ctx.afterCommit(() => {
+      ctx.services.keyCache?.evict(hex)
+      ctx.services.throttle?.known.forget(hex)
+    })
     ctx.audit.targetId = input.keyId
     return { id: k.id, revoked: true as const, revoked_at: k.revoked_at }
   },
