@@ -33,7 +33,7 @@ import { consentMount } from '../oauth/consent.ts'
 import { peopleMount } from '../oauth/agents-page.ts'
 import { confirmMount } from '../oauth/confirm-page.ts'
 import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
-import { trustedProxies } from './client-address.ts'
+import { addressOfRequest, trustedProxies } from './client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
@@ -182,11 +182,12 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
-  // The share-link page reads the API like any client, from the visitor's side.
-  mounts.push(sharePageMount({ handle: (req) => handler(req, null) }))
+  // The share-link page reads the API like any client, from the visitor's side and with the visitor's address.
+  const addressOf = addressOfRequest(config.trustProxy)
+  mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf }))
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
-  if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req) => handler(req, '127.0.0.1') }))
+  if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req, ip) => handler(req, ip), addressOf }))
   return {
     config,
     db,

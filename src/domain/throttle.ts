@@ -236,7 +236,7 @@ export async function guarded<T>(throttle: FailureThrottle | undefined, ip: stri
  * field whose name ends in `secret` or `token` (a client secret, an invitation token). Null when the
  * input carries none of them.
  */
-export function guessedSecret(opId: string, params: Record<string, string>, body: unknown): string | null {
+export function guessedSecret(params: Record<string, string>, body: unknown): string | null {
   const parts: string[] = []
   for (const k of Object.keys(params).sort()) parts.push(`${k}=${params[k]}`)
   if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -245,5 +245,6 @@ export function guessedSecret(opId: string, params: Record<string, string>, body
     if (secretish.length === 0 && parts.length === 0) return null
     for (const k of [...secretish, 'application_id'].sort()) if (typeof b[k] === 'string') parts.push(`${k}=${b[k]}`)
   }
-  return parts.length === 0 ? null : sha256Hex(`${opId}\n${parts.join('\n')}`)
+  // Not keyed by operation: a share token that opened the page is as valid for its re-check.
+  return parts.length === 0 ? null : sha256Hex(`guessable\n${parts.join('\n')}`)
 }

@@ -16,8 +16,10 @@ import { staticPageCsp } from './headers.ts'
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
   clock: Clock
-  /** The API's own handler: the key is checked exactly as GET /v1/applications/{id} checks it. */
-  handle: (req: Request) => Promise<Response>
+  /** The API's own handler: the key is checked exactly as GET /v1/applications/{id} checks it, from the visitor's address. */
+  handle: (req: Request, ip: string | null) => Promise<Response>
+  /** The visitor's address (TRUST_PROXY honoured): a pasted wrong key counts against whoever pasted it. */
+  addressOf: (request: Request, server: { requestIP(r: Request): { address: string } | null } | null | undefined) => string | null
 }
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
@@ -31,12 +33,12 @@ export function playgroundMount(deps: PlaygroundDeps): Mount {
         if (!a) return json(404, { code: 'not_found', title: 'Not found' })
         return new Response(readFileSync(join(import.meta.dir, 'playground', params.asset), 'utf8'), { headers: { 'content-type': a, 'cache-control': 'no-cache' } })
       })
-      .post('/playground/token', async ({ request }) => {
+      .post('/playground/token', async ({ request, server }) => {
         const body = (await request.json().catch(() => null)) as { application_id?: unknown } | null
         const appId = body?.application_id
         if (typeof appId !== 'string' || !/^app_[0-9a-z]+$/.test(appId)) return json(400, { code: 'invalid_request', title: 'application_id is required' })
         const headers = { authorization: request.headers.get('authorization') ?? '' }
-        const r = await deps.handle(new Request(new URL(`/v1/applications/${appId}`, request.url), { headers }))
+        const r = await deps.handle(new Request(new URL(`/v1/applications/${appId}`, request.url), { headers }), deps.addressOf(request, server))
         if (r.status !== 200) return new Response(r.body, { status: r.status, headers: { 'content-type': 'application/json' } })
         const application = (await r.json()) as { id: string; tenant_id: string; name: string; branding: { display_name: string | null } | null }
         const token = await deps.widgetTokens.mint({ tenantId: application.tenant_id, applicationId: application.id, scope: 'connect', boundHost: null }, deps.clock.now())
