@@ -31,6 +31,7 @@ import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
 import { peopleMount } from '../oauth/agents-page.ts'
+import { signInMailSettled } from '../oauth/people.ts'
 import { confirmMount } from '../oauth/confirm-page.ts'
 import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
 import { addressOfRequest, trustedProxies } from './client-address.ts'
@@ -199,6 +200,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
       lifecycle.stop()
       edgeWatch?.stop()
       await services.jobs?.stop(graceMs)
+      // Sign-in mail asked for before the stop still goes out (it is sent after its answer: oauth/people.ts).
+      await signInMailSettled()
       await services.database?.stop()
       await resolver.close()
       await keyCache?.close()
