@@ -94,6 +94,8 @@ export interface Config {
   signInBudget: { perEmail: number; perClient: number; failures: number }
   /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/domain/throttle.ts). */
   authFailureBudget: { perAddress: number; perPrefix: number }
+  /** SMTP_URL and MAIL_FROM: the deployment's own mail to people (sign-in links) of a workspace that saved no sender (oauth/mail.ts). */
+  deploymentMail: DeploymentMail | null
 }
 
 
@@ -287,6 +289,50 @@ export function loadConfig(env: Env = process.env): Config {
     acme: acmeSettings(env),
     ...agentRegistrationSettings(env),
     authFailureBudget: authFailureBudget(env),
+    deploymentMail: deploymentMail(env),
+  }
+}
+
+export interface DeploymentMail {
+  host: string
+  port: number
+  username: string | null
+  password: string | null
+  tls: 'implicit' | 'starttls' | 'none'
+  from: string
+  fromName: string | null
+}
+
+/**
+ * SMTP_URL: `smtps://user:password@host:465` (TLS from the start), `smtp://user:password@host:587`
+ * (STARTTLS required), or `smtp://host:25?tls=none` (plain: a relay on the same host or network).
+ * MAIL_FROM: `no-reply@example.com` or `Example <no-reply@example.com>`. Both or neither.
+ */
+function deploymentMail(env: Env): DeploymentMail | null {
+  const raw = env.SMTP_URL ?? ''
+  const from = (env.MAIL_FROM ?? '').trim()
+  if (!raw && !from) return null
+  if (!raw || !from) throw new ConfigError('SMTP_URL and MAIL_FROM go together: set both (the deployment\'s own mail to people) or neither')
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new ConfigError('SMTP_URL must be a URL like smtps://user:password@smtp.example.com:465')
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got ${u.protocol}//`)
+  if (!u.hostname) throw new ConfigError('SMTP_URL names no host')
+  const plain = u.searchParams.get('tls') === 'none'
+  const tls = u.protocol === 'smtps:' ? 'implicit' : plain ? 'none' : 'starttls'
+  const m = /^(?:(.*?)\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s]+@[^<>\s]+))$/.exec(from)
+  if (!m) throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got ${JSON.stringify(from)}`)
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : tls === 'implicit' ? 465 : 587,
+    username: u.username ? decodeURIComponent(u.username) : null,
+    password: u.password ? decodeURIComponent(u.password) : null,
+    tls,
+    from: m[2] ?? m[3]!,
+    fromName: m[1]?.replace(/^"|"$/g, '') || null,
   }
 }
 

@@ -13,7 +13,7 @@ import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
 import { withOpenApi } from './http/openapi.ts'
 import type { Services } from './services.ts'
-import { workspaceMail } from '../oauth/mail.ts'
+import { peopleMailWarning, workspaceMail } from '../oauth/mail.ts'
 import { log, setLogLevel } from './logger.ts'
 import { DnsHealth } from './domain/dns-health.ts'
 import { docsMount } from './http/docs.ts'
@@ -134,6 +134,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   if (config.dnsResolversFrom === 'fallback') {
     log.warn('dns.resolvers_fallback', { resolvers: config.dnsResolvers, hint: 'no DNS_RESOLVERS and no nameserver in /etc/resolv.conf: set DNS_RESOLVERS to a recursive resolver' })
   }
+  const unmailed = peopleMailWarning(config)
+  if (unmailed) log.warn('mail.people_unreachable', { hint: unmailed })
   if (config.sellPurchaseEnabled) services.products.push('sell')
   services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })
   services.products.push('monitor')
