@@ -8,7 +8,7 @@ import { connect, type Sql } from './db/sql.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { migrate, type MigrationReport } from './db/migrate.ts'
 import { DatabaseWatch } from './db/watch.ts'
-import { WidgetTokens } from './domain/widget-tokens.ts'
+import { WIDGET_TOKEN_MAX_TTL_SECONDS, WidgetTokens } from './domain/widget-tokens.ts'
 import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
 import { withOpenApi } from './http/openapi.ts'
@@ -58,6 +58,7 @@ import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
+import { purgeWidgetTokens, revokedWidgetTokenIds } from './db/widget-tokens.ts'
 import { FailureThrottle } from './domain/throttle.ts'
 import { ConnectionViews } from './domain/connection-views.ts'
 import { metricsMount } from './http/metrics.ts'
@@ -113,11 +114,19 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const throttle = new FailureThrottle(config.authFailureBudget, () => clock.now().getTime())
   // Keys in use lately are known valid from the start: a restart does not leave a working backend to its neighbours' budget.
   for (const hex of await recentlyUsedKeyHashes(db, new Date(clock.now().getTime() - 30 * DAY), 50_000)) throttle.vouch(hex)
-  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>(undefined, undefined, (hex) => throttle.known.forget(hex)) : undefined
+  const widgetTokens = new WidgetTokens(config.secretsKey, config.publicUrl)
+  // Revoked widget tokens: read now, and again whenever the revocation notifications (re)start.
+  const readRevoked = () => revokedWidgetTokenIds(db, clock.now()).then((ids) => widgetTokens.revoked.replace(ids)).catch(() => {})
+  await readRevoked()
+  const onRevoked = (payload: string) => {
+    if (payload.startsWith('wtk_')) widgetTokens.revoked.add(payload, clock.now().getTime() + WIDGET_TOKEN_MAX_TTL_SECONDS * 1000)
+    else throttle.known.forget(payload)
+  }
+  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>(undefined, undefined, onRevoked, () => void readRevoked()) : undefined
   await keyCache?.start(opts.databaseUrl)
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {
-    widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
+    widgetTokens,
     keyCache,
     dns: resolver,
     verifyDns: config.dnsVerify === 'authoritative' ? new AuthoritativeDns(resolver) : resolver,
@@ -165,6 +174,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
     // Idempotency-Key records past their 24 hours.
     { queue: 'idempotency-cleanup', cron: '41 * * * *', drain: () => deleteExpiredKeys(db, clock.now()) },
+    // Widget token records an hour past their expiry.
+    { queue: 'widget-token-cleanup', cron: '47 * * * *', drain: () => purgeWidgetTokens(db, clock.now()) },
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
     statusCountsSweep(db),

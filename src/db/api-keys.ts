@@ -28,6 +28,12 @@ export async function keysOfApplication(sql: Sql, p: { tenantId: string }, input
       select * from api_keys where tenant_id = ${p.tenantId} and application_id = ${input.id} order by id`) as KeyRow[]
 }
 
+/** The role of one of the application's keys; undefined when it has no such key. */
+export async function keyRoleInApplication(sql: Sql, p: { tenantId: string }, input: { id: string; keyId: string }): Promise<MemberRole | undefined> {
+  const [k] = await sql`select role from api_keys where id = ${input.keyId} and tenant_id = ${p.tenantId} and application_id = ${input.id}`
+  return (k as { role: MemberRole } | undefined)?.role
+}
+
 /** Revokes a key (a revoked one keeps its first revocation time); undefined when it is not the application's. */
 export async function revokeKey(
   sql: Sql,

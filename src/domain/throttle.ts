@@ -108,7 +108,8 @@ export class FailureThrottle {
   private level(key: string, limit: number, now: number): number {
     const b = this.buckets.get(key)
     if (!b) return limit
-    return Math.min(limit, b.tokens + ((now - b.at) * limit) / 60_000)
+    // A clock stepped back (NTP, a test moving time back) refills nothing rather than emptying the bucket.
+    return Math.min(limit, b.tokens + (Math.max(0, now - b.at) * limit) / 60_000)
   }
 
   /** Seconds until this address may try again; 0 when it may now. */

@@ -5,8 +5,9 @@ import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
 import { sha256Hex } from '../crypto.ts'
-import { activeDefaultKey, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
-import { applicationById, applicationsOfTenant, firstApplication, setBranding } from '../db/applications.ts'
+import { activeDefaultKey, keyRoleInApplication, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
+import { applicationById, applicationsOfTenant, firstApplication, rotateClientSecret, setBranding } from '../db/applications.ts'
+import { newClientSecret } from '../domain/secrets.ts'
 import { validateBranding } from '../domain/branding.ts'
 import { addressResolver } from '../domain/webhook-delivery.ts'
 import { insertOwnerMember } from '../db/members.ts'
@@ -292,7 +293,7 @@ export const revokeKeyOp = defineOp({
   method: 'DELETE',
   path: '/applications/{id}/keys/{keyId}',
   summary: 'Revoke an API key',
-  description: 'The key stops authenticating on its next request. Revoking a revoked key answers 200 again.',
+  description: 'The key stops authenticating on its next request. Revoking a revoked key answers 200 again. A key may revoke keys of its own role or below: an admin key cannot revoke an owner\'s key (403).',
   tag: TAG,
   auth: ['KEY'],
   permission: 'keys:manage',
@@ -304,6 +305,9 @@ export const revokeKeyOp = defineOp({
   async handler(ctx, input) {
     const p = ctx.principal
     await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    // As with members (only an owner may demote an owner), only an owner's key may revoke an owner's key.
+    const role = await keyRoleInApplication(ctx.sql, p, input)
+    if (role !== undefined && roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot revoke a ${role} key`)
     const k = await revokeKey(ctx.sql, ctx.clock.now(), p, input)
     if (!k) throw notFound('API key not found')
     // Every process evicts its cached lookup of this key when the revocation commits.
@@ -315,6 +319,40 @@ export const revokeKeyOp = defineOp({
     })
     ctx.audit.targetId = input.keyId
     return { id: k.id, revoked: true as const, revoked_at: k.revoked_at }
+  },
+})
+
+/** How long a rotated-out client secret keeps working unless the caller says otherwise. */
+export const DEFAULT_SECRET_OVERLAP_S = 24 * 3600
+
+export const rotateSecretOp = defineOp({
+  id: 'applications.rotate_secret',
+  method: 'POST',
+  path: '/applications/{id}:rotate-secret',
+  summary: 'Rotate an application\'s client_secret',
+  description:
+    'Answers a new `client_secret` (shown once). The previous secret keeps minting widget tokens at `POST /tokens` until `previous_valid_until`: ' +
+    '`overlap_seconds` after now (default 86400, one day; at most 604800; 0 ends it at once), time to roll the new one out to every server. ' +
+    'Rotating again ends the earlier secret at once: only the one just replaced overlaps. Admins and owners (`keys:manage`).',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:manage',
+  params: IdParam,
+  body: Input({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, description: 'How long the previous secret stays valid (seconds; default 86400)' })) }),
+  bodyOptional: true,
+  response: Out({ application_id: Type.String(), client_secret: Type.String({ description: 'Shown once' }), previous_valid_until: Timestamp() }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  async handler(ctx, input) {
+    const p = ctx.principal
+    const app = await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const now = ctx.clock.now()
+    const until = new Date(now.getTime() + (input.overlap_seconds ?? DEFAULT_SECRET_OVERLAP_S) * 1000)
+    const { secret, hash } = newClientSecret()
+    if (!(await rotateClientSecret(ctx.sql, p.tenantId, app.id, hash, until, now))) throw notFound('Application not found')
+    ctx.audit.targetId = app.id
+    ctx.audit.details = { previous_valid_until: until.toISOString() }
+    return { application_id: app.id, client_secret: secret, previous_valid_until: until }
   },
 })
 
