@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
 import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
@@ -97,6 +98,7 @@ async function readBody(req: Request): Promise<unknown> {
     throw new ApiError('invalid_request', 'The body is not valid UTF-8')
   }
   if (text.trim() === '') return undefined
+  if (nestsDeeperThan(text)) throw new ApiError('invalid_request', `The body nests deeper than ${MAX_JSON_DEPTH} levels`)
   try {
     return JSON.parse(text)
   } catch {

@@ -12,6 +12,7 @@ import type { Clock } from '../clock.ts'
 import type { WidgetTokens } from '../domain/widget-tokens.ts'
 import type { Mount } from './app.ts'
 import { staticPageCsp } from './headers.ts'
+import { nestsDeeperThan } from '../json.ts'
 
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
@@ -34,7 +35,8 @@ export function playgroundMount(deps: PlaygroundDeps): Mount {
         return new Response(readFileSync(join(import.meta.dir, 'playground', params.asset), 'utf8'), { headers: { 'content-type': a, 'cache-control': 'no-cache' } })
       })
       .post('/playground/token', async ({ request, server }) => {
-        const body = (await request.json().catch(() => null)) as { application_id?: unknown } | null
+        const text = await request.text()
+        const body = (nestsDeeperThan(text) ? null : (() => { try { return JSON.parse(text) } catch { return null } })()) as { application_id?: unknown } | null
         const appId = body?.application_id
         if (typeof appId !== 'string' || !/^app_[0-9a-z]+$/.test(appId)) return json(400, { code: 'invalid_request', title: 'application_id is required' })
         const headers = { authorization: request.headers.get('authorization') ?? '' }
