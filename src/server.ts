@@ -60,6 +60,7 @@ import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { purgeWidgetTokens, revokedWidgetTokenIds } from './db/widget-tokens.ts'
 import { FailureThrottle } from './domain/throttle.ts'
+import { RateLimits } from './domain/rate-limits.ts'
 import { ConnectionViews } from './domain/connection-views.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
@@ -135,6 +136,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     throttle,
+    rateLimits: new RateLimits(config.rateLimits, () => clock.now().getTime()),
     database: new DatabaseWatch(opts.databaseUrl),
     lifecycle,
     connectionViews: new ConnectionViews(),

@@ -159,6 +159,8 @@ export function createHandler(deps: AppDeps) {
     // An agent's answers show hidden characters escaped, as its MCP tools do (src/domain/outside-text.ts).
     let forAgent = false
     const shown = <T>(body: T): T => (forAgent ? showHiddenDeep(body) : body)
+    // The credential's RateLimit fields, once counted: on the answer whatever it is (src/domain/rate-limits.ts).
+    let limits: Record<string, string> | undefined
     try {
       const m = router.match(req.method, url.path)
       if (m === null) throw new ApiError('not_found', 'No such route')
@@ -184,7 +186,8 @@ export function createHandler(deps: AppDeps) {
             throw new ApiError('invalid_request', 'This operation takes no body')
           }
           const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
-          const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline }, raw, hooks)
+          const onLimits = (h: Record<string, string>) => (limits = h)
+          const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline, onLimits }, raw, hooks)
           const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
           const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
           return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body)) : exec()
@@ -200,7 +203,7 @@ export function createHandler(deps: AppDeps) {
         status = r.status
         return r
       }
-      return json(result.status, shown(result.body), secured, requestId, closing ? { ...result.headers, ...closing } : result.headers)
+      return json(result.status, shown(result.body), secured, requestId, closing || limits ? { ...limits, ...result.headers, ...closing } : result.headers)
     } catch (err) {
       // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
       if (req.signal.aborted && !(err instanceof ApiError)) {
@@ -212,7 +215,8 @@ export function createHandler(deps: AppDeps) {
       else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
       const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
-      return json(e.status, shown(e.body()), secured, requestId, deps.services.lifecycle?.stopping ? { ...e.headers, ...CLOSE } : e.headers)
+      const closingErr = deps.services.lifecycle?.stopping ? CLOSE : undefined
+      return json(e.status, shown(e.body()), secured, requestId, closingErr || limits ? { ...limits, ...e.headers, ...closingErr } : e.headers)
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)
