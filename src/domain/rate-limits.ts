@@ -35,9 +35,11 @@ interface Counter {
   used: number
 }
 
-/** One limit a request is counted against: its policy name, the key it is counted under, and its quota. */
+type PolicyName = 'api_key' | 'application' | 'end_user' | 'agent_grant'
+
+/** One limit a request is counted against: its policy, the key it is counted under (within the policy), its quota. */
 interface Policy {
-  name: 'api_key' | 'application' | 'end_user' | 'agent_grant'
+  name: PolicyName
   key: string
   quota: number
 }
@@ -50,65 +52,87 @@ export interface Taken {
 }
 
 export class RateLimits {
-  private readonly counters = new Map<string, Counter>()
+  /** One map of counters per policy, keyed by what the policy counts (a key id, an application id, …). */
+  private readonly counters: Record<PolicyName, Map<string, Counter>> = { api_key: new Map(), application: new Map(), end_user: new Map(), agent_grant: new Map() }
+  private size = 0
+  /** `RateLimit-Policy` per credential kind: the same on every answer, built once. */
+  private readonly policyHeader: Record<'KEY' | 'WIDGET' | 'AGENT', string>
 
   constructor(
     private readonly limits: RateLimitSettings,
     /** Milliseconds now: the deployment's clock (movable in tests). */
     private readonly now: () => number,
-  ) {}
+  ) {
+    const f = (name: PolicyName, q: number) => `"${name}";q=${q};w=${WINDOW_S}`
+    this.policyHeader = {
+      KEY: f('api_key', limits.apiKey),
+      WIDGET: `${f('application', limits.application)}, ${f('end_user', limits.endUser)}`,
+      AGENT: f('agent_grant', limits.agentGrant),
+    }
+  }
 
-  private policies(p: Principal): Policy[] {
+  private policies(p: Principal): Policy[] | null {
     switch (p.kind) {
       case 'KEY':
-        return [{ name: 'api_key', key: `k:${p.keyId}`, quota: this.limits.apiKey }]
+        return [{ name: 'api_key', key: p.keyId, quota: this.limits.apiKey }]
       case 'WIDGET':
         return [
-          { name: 'application', key: `a:${p.applicationId}`, quota: this.limits.application },
-          { name: 'end_user', key: `u:${p.tokenId}`, quota: this.limits.endUser },
+          { name: 'application', key: p.applicationId, quota: this.limits.application },
+          { name: 'end_user', key: p.tokenId, quota: this.limits.endUser },
         ]
       case 'AGENT':
         // One grant per person and client in a workspace (oauth/consent.ts): these three name it.
-        return [{ name: 'agent_grant', key: `g:${p.tenantId}:${p.clientId}:${p.subject}`, quota: this.limits.agentGrant }]
+        return [{ name: 'agent_grant', key: `${p.tenantId} ${p.clientId} ${p.subject}`, quota: this.limits.agentGrant }]
       default:
-        return []
+        return null
     }
   }
 
   /** Counts a request costing `cost` (the items of a bulk call, else 1) against every limit of its credential; null when none applies. */
   take(p: Principal, cost = 1): Taken | null {
     const policies = this.policies(p)
-    if (policies.length === 0) return null
+    if (policies === null) return null
     const nowS = this.now() / 1000
     const window = Math.floor(nowS / WINDOW_S)
     const reset = Math.max(1, Math.ceil((window + 1) * WINDOW_S - nowS))
-    const counters = policies.map((pol) => {
-      const c = this.counters.get(pol.key)
-      return c && c.window === window ? c : { window, used: 0 }
-    })
-    const over = policies.findIndex((pol, i) => counters[i]!.used + cost > pol.quota)
-    if (over < 0) {
-      policies.forEach((pol, i) => {
-        counters[i]!.used += cost
-        this.counters.set(pol.key, counters[i]!)
-      })
-      if (this.counters.size > MAX_COUNTERS) this.prune(window)
+    const counters: Counter[] = []
+    let over = -1
+    for (let i = 0; i < policies.length; i++) {
+      const pol = policies[i]!
+      const map = this.counters[pol.name]
+      let c = map.get(pol.key)
+      if (c === undefined) {
+        c = { window, used: 0 }
+        map.set(pol.key, c)
+        if (++this.size > MAX_COUNTERS) this.prune(window)
+      } else if (c.window !== window) {
+        c.window = window
+        c.used = 0
+      }
+      counters.push(c)
+      if (over < 0 && c.used + cost > pol.quota) over = i
     }
-    const headers = {
-      'ratelimit-policy': policies.map((pol) => `"${pol.name}";q=${pol.quota};w=${WINDOW_S}`).join(', '),
-      ratelimit: policies.map((pol, i) => `"${pol.name}";r=${Math.max(0, pol.quota - counters[i]!.used)};t=${reset}`).join(', '),
-    }
+    if (over < 0) for (const c of counters) c.used += cost
+    let remaining = ''
+    for (let i = 0; i < policies.length; i++) remaining += `${i ? ', ' : ''}"${policies[i]!.name}";r=${Math.max(0, policies[i]!.quota - counters[i]!.used)};t=${reset}`
+    const headers = { 'ratelimit-policy': this.policyHeader[p.kind as 'KEY' | 'WIDGET' | 'AGENT'], ratelimit: remaining }
     if (over < 0) return { headers }
     const pol = policies[over]!
+    const what = pol.name.replace('_', ' ')
     const title =
       cost > pol.quota
-        ? `This call counts ${cost} items and the ${pol.name.replace('_', ' ')} limit is ${pol.quota} a minute: send at most ${pol.quota} at a time`
-        : `The ${pol.name.replace('_', ' ')} limit of ${pol.quota} requests a minute is reached; retry after Retry-After`
+        ? `This call counts ${cost} items and the ${what} limit is ${pol.quota} a minute: send at most ${pol.quota} at a time`
+        : `The ${what} limit of ${pol.quota} requests a minute is reached; retry after Retry-After`
     return { headers, refused: new ApiError('rate_limited', title, { reason: 'rate_limit', limit: pol.name, quota: pol.quota, window_seconds: WINDOW_S }, { headers: { ...headers, 'retry-after': String(reset) } }) }
   }
 
+  /** Drops the counters of past windows (they equal no counter). */
   private prune(window: number): void {
-    for (const [key, c] of this.counters) if (c.window !== window) this.counters.delete(key)
+    this.size = 0
+    for (const map of Object.values(this.counters)) {
+      for (const [key, c] of map) if (c.window !== window) map.delete(key)
+      this.size += map.size
+    }
   }
 }
 

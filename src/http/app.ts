@@ -48,8 +48,9 @@ const CLIENT_CLOSED = 499
 const MAX_BODY_BYTES = 1 << 20
 
 /** A JSON answer with the security headers, the request id and the operation's own headers, in one headers object. */
-function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>): Response {
+function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>, limits?: Record<string, string>): Response {
   const headers: Record<string, string> = { ...JSON_HEADERS, ...secured, 'x-request-id': requestId }
+  if (limits) Object.assign(headers, limits)
   if (extra) Object.assign(headers, extra)
   return new Response(status === 204 ? null : JSON.stringify(body), { status, headers })
 }
@@ -203,7 +204,7 @@ export function createHandler(deps: AppDeps) {
         status = r.status
         return r
       }
-      return json(result.status, shown(result.body), secured, requestId, closing || limits ? { ...limits, ...result.headers, ...closing } : result.headers)
+      return json(result.status, shown(result.body), secured, requestId, closing ? { ...result.headers, ...closing } : result.headers, limits)
     } catch (err) {
       // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
       if (req.signal.aborted && !(err instanceof ApiError)) {
@@ -216,7 +217,7 @@ export function createHandler(deps: AppDeps) {
       const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
       const closingErr = deps.services.lifecycle?.stopping ? CLOSE : undefined
-      return json(e.status, shown(e.body()), secured, requestId, closingErr || limits ? { ...limits, ...e.headers, ...closingErr } : e.headers)
+      return json(e.status, shown(e.body()), secured, requestId, closingErr ? { ...e.headers, ...closingErr } : e.headers, limits)
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)
