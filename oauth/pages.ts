@@ -5,6 +5,7 @@
 // layout is written in logical directions, so a right-to-left page mirrors.
 import type { BrandingView } from '../src/domain/branding.ts'
 import { directionOf } from '../src/widget/locale.ts'
+import type { Peer } from '../src/client-address.ts'
 
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -116,7 +117,7 @@ export function crossSitePage(): Response {
 export interface FormContext {
   request: Request
   params: Record<string, string>
-  server: { requestIP(r: Request): { address: string } | null } | null
+  server: Peer
 }
 
 /** Portico's own forms only: a POST from another site gets `crossSitePage` and its handler never runs. */

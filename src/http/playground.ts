@@ -13,6 +13,7 @@ import type { WidgetTokens } from '../domain/widget-tokens.ts'
 import type { Mount } from './app.ts'
 import { staticPageCsp } from './headers.ts'
 import { nestsDeeperThan } from '../json.ts'
+import type { Peer } from '../client-address.ts'
 
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
@@ -20,7 +21,7 @@ export interface PlaygroundDeps {
   /** The API's own handler: the key is checked exactly as GET /v1/applications/{id} checks it, from the visitor's address. */
   handle: (req: Request, ip: string | null) => Promise<Response>
   /** The visitor's address (TRUST_PROXY honoured): a pasted wrong key counts against whoever pasted it. */
-  addressOf: (request: Request, server: { requestIP(r: Request): { address: string } | null } | null | undefined) => string | null
+  addressOf: (request: Request, server: Peer) => string | null
 }
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
@@ -36,7 +37,12 @@ export function playgroundMount(deps: PlaygroundDeps): Mount {
       })
       .post('/playground/token', async ({ request, server }) => {
         const text = await request.text()
-        const body = (nestsDeeperThan(text) ? null : (() => { try { return JSON.parse(text) } catch { return null } })()) as { application_id?: unknown } | null
+        let body: { application_id?: unknown } | null = null
+        try {
+          if (!nestsDeeperThan(text)) body = JSON.parse(text) as { application_id?: unknown } | null
+        } catch {
+          // not JSON: answered below as a missing application_id
+        }
         const appId = body?.application_id
         if (typeof appId !== 'string' || !/^app_[0-9a-z]+$/.test(appId)) return json(400, { code: 'invalid_request', title: 'application_id is required' })
         const headers = { authorization: request.headers.get('authorization') ?? '' }

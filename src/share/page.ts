@@ -16,6 +16,7 @@ import type { Elysia } from 'elysia'
 import { createHash } from 'node:crypto'
 import type { Mount } from '../http/app.ts'
 import { SHARE_PAGE_PREFIX } from '../domain/share.ts'
+import type { Peer } from '../client-address.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
@@ -27,8 +28,6 @@ export interface SharePageDeps {
    * counted against the guesser, never against every visitor of the page together. */
   addressOf: (request: Request, server: Peer) => string | null
 }
-
-type Peer = { requestIP(r: Request): { address: string } | null } | null | undefined
 
 /** What `GET /v1/share/{token}` answers (the fields the page uses). */
 export interface Shared {
