@@ -123,8 +123,11 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     if (payload.startsWith('wtk_')) widgetTokens.revoked.add(payload, clock.now().getTime() + WIDGET_TOKEN_MAX_TTL_SECONDS * 1000)
     else throttle.known.forget(payload)
   }
-  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>(undefined, undefined, onRevoked, () => void readRevoked()) : undefined
-  await keyCache?.start(opts.databaseUrl)
+  // The revocation notifications are heard even with API_KEY_CACHE=0 (widget tokens, the known-valid set);
+  // only the lookups are then not cached.
+  const revocations = new KeyCache<KeyPrincipal>(undefined, undefined, onRevoked, () => void readRevoked())
+  await revocations.start(opts.databaseUrl)
+  const keyCache = config.apiKeyCache ? revocations : undefined
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {
     widgetTokens,
@@ -219,7 +222,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
       await signInMailSettled()
       await services.database?.stop()
       await resolver.close()
-      await keyCache?.close()
+      await revocations.close()
       await db.close()
     },
   }
