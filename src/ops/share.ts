@@ -11,7 +11,7 @@ import { markPropagating, recordVerifications, reviveConnection } from '../domai
 import { providerById } from '../domain/providers.ts'
 import { canonicalRecords, DnsRecordSchema } from '../domain/records.ts'
 import { createShareLink, sharedConnection } from '../domain/share.ts'
-import { verifyRecords } from '../domain/verify.ts'
+import { verifyConnection } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { END_USER } from './authority.ts'
 import { Branding, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
@@ -148,7 +148,7 @@ export const recheckShareOp = defineOp({
   async prepare(ctx, input) {
     const { row } = await sharedConnection(ctx.db, input.token, ctx.clock.now())
     if (row.status === 'live') return null
-    return { records: canonicalRecords(row.desired_records), verification: await verifyRecords(ctx.services.verifyDns, row.apex_domain, row.desired_records) }
+    return { records: canonicalRecords(row.desired_records), verification: await verifyConnection(ctx.services.verifyDns, row, ctx.clock.now()) }
   },
   async handler(ctx, input, prepared) {
     const now = ctx.clock.now()
