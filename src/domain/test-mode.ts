@@ -14,6 +14,7 @@ import type { DnsProvider, Zone } from '../adapters/dns-providers/types.ts'
 import { ProviderError } from '../adapters/dns-providers/types.ts'
 import type { CertificateIssuer } from '../adapters/acme.ts'
 import type { ParsedDomain } from './hostnames.ts'
+import type { Dns } from '../adapters/dns.ts'
 
 /** The reserved parent of every test domain. */
 export const TEST_DOMAIN_SUFFIX = 'sandbox.example'
@@ -127,6 +128,14 @@ export function testInspection(parsed: ParsedDomain): { provider: null; nameserv
     throw new ApiError('platform_subdomain', `${parsed.domain} is a subdomain of a hosting platform (test mode); connect a domain you own`)
   }
   return { provider: null, nameservers: [`ns1.${TEST_DOMAIN_SUFFIX}`, `ns2.${TEST_DOMAIN_SUFFIX}`] }
+}
+
+/** DNS as a test domain's checks see it (the widget's domain check): the parent's nameservers, nothing else; nothing is asked of any server. */
+export const TEST_DNS: Dns = {
+  async lookup(name, type) {
+    if (type === 'NS' && name === TEST_DOMAIN_SUFFIX) return { status: 'ok', values: [`ns1.${TEST_DOMAIN_SUFFIX}`, `ns2.${TEST_DOMAIN_SUFFIX}`], via: 'authoritative' }
+    return { status: 'nodata', via: 'authoritative' }
+  },
 }
 
 /** Whether a test domain's records resolve at `now` (its connection created at `createdAt`). */

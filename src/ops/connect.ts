@@ -1,6 +1,6 @@
 // Connect (CONTRACT.md section 4, "Domains and connections"): the domain check, connections, their
 // desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
-import { assertFitsEnvironment } from '../domain/test-mode.ts'
+import { assertFitsEnvironment, isTestDomain, TEST_DNS } from '../domain/test-mode.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { ACME_CHALLENGE } from '../adapters/acme.ts'
@@ -215,7 +215,7 @@ export const checkDomainOp = defineOp({
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
     const acme = ctx.config.acme
-    const checked = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
+    const checked = await checkDomain(isTestDomain(parsed.domain) ? TEST_DNS : ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
       wwwRedirect: input.www_redirect,
       // Without an ACME directory the edge's own issuers are used: only a CAA set that allows no CA is judged.
       certificates: { caaIdentities: acme?.caaIdentities ?? [], challenge: ACME_CHALLENGE },

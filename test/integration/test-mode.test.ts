@@ -192,6 +192,12 @@ describe('every scenario', () => {
     expect(page.body.events.map((e: { id: string }) => e.id).sort()).toEqual(got.filter((e) => e.connection_id === ids.live).map((e) => e.id).sort())
   })
 
+  test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
+    const r = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: `d${run}.live.sandbox.example` } })
+    expect(r.status).toBe(200)
+    expect(r.body.nameservers).toEqual(['ns1.sandbox.example', 'ns2.sandbox.example'])
+  })
+
   test('no DNS server was asked anything', () => {
     expect(asked).toEqual([])
   })
