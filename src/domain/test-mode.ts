@@ -118,6 +118,13 @@ export function assertFitsEnvironment(environment: string, parsed: ParsedDomain)
   }
 }
 
+/** The rails with a person at a provider (OAuth, one-click) have no provider to send anyone to for a test domain. */
+export function assertApiRailOnly(domain: string): void {
+  if (isTestDomain(domain)) {
+    throw new ApiError('invalid_request', `${domain} is a test domain: test mode plays the API-credential rail (POST /connections/{id}/apply with any credential); see docs/test-mode.md`, { reason: 'test_mode_api_rail_only' })
+  }
+}
+
 /** What a test domain's DNS would say of it at creation: its nameservers, or the refusal its scenario plays. */
 export function testInspection(parsed: ParsedDomain): { provider: null; nameservers: string[] } {
   const scenario = scenarioOf(parsed.domain)

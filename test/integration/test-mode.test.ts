@@ -6,7 +6,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepDue } from '../../src/jobs/verify-sweep.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid } from '../../src/domain/events.ts'
@@ -190,6 +190,15 @@ describe('every scenario', () => {
     const page = await p.api('GET', `/v1/events?connection_id=${ids.live}`, { token: ws.apiKey })
     expect(page.status).toBe(200)
     expect(page.body.events.map((e: { id: string }) => e.id).sort()).toEqual(got.filter((e) => e.connection_id === ids.live).map((e) => e.id).sort())
+  })
+
+  test('the sign-in and one-click rails say test mode plays the API rail', async () => {
+    const c = await create(`o${run}.live.sandbox.example`)
+    const token = await widgetToken(p, ws)
+    for (const rail of ['oauth:start', 'domainconnect:start']) {
+      const r = await p.api('POST', `/v1/connections/${c.body.id}/${rail}`, { token, body: {} })
+      expect([rail, r.status, r.body.details?.reason]).toEqual([rail, 400, 'test_mode_api_rail_only'])
+    }
   })
 
   test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
