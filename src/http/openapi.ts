@@ -5,7 +5,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { acceptsIdempotencyKey, IDEMPOTENCY_NOTE } from './idempotency.ts'
 import { declaredByStatus } from '../ops/declared.ts'
 import { nameOf } from '../domain/named.ts'
-import { EVENT_SCHEMAS, EVENT_TYPES, EVENTS, exampleEnvelope, type EventDecl } from '../domain/events.ts'
+import { EVENT_SCHEMAS, EVENT_TYPES, EVENTS, eventTypeName, exampleEnvelope, type EventDecl } from '../domain/events.ts'
 import { SIGNING_NOTE } from '../ops/webhooks.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
@@ -164,8 +164,8 @@ function parameters(op: AnyOp, components: Record<string, unknown>) {
   return out
 }
 
-/** `webhooks.deliveries.list` → `WebhooksDeliveriesList`. */
-const pascal = (id: string) => id.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+/** `webhooks.deliveries.list` → `WebhooksDeliveriesList` (as event types are named). */
+const pascal = eventTypeName
 
 /**
  * A request or response body with no name of its own is published under its operation's

@@ -112,6 +112,11 @@ describe('the client', () => {
     expect((wrongKey as PorticoError).code).toBe('unauthorized')
   })
 
+  test('a path served at the root (not under /v1) is called there', async () => {
+    const health = await new Portico({ apiKey: ws.apiKey, baseUrl }).request('get', '/healthz')
+    expect(health.status).toBe('ok')
+  })
+
   test('a cursor-paged list is one async iteration over every page', async () => {
     const mine: string[] = []
     const portico = new Portico({ apiKey: ws.apiKey, baseUrl })

@@ -37,6 +37,8 @@ export async function generate(doc: Doc): Promise<Record<string, string>> {
   const events = Object.keys(api.webhooks ?? {}).sort()
   const eventSchema = (t: string) => String(api.webhooks[t].post.requestBody.content['application/json'].schema.$ref).split('/').pop()
   const idempotent: string[] = []
+  // Paths served at the root rather than under /v1 (their own `servers`).
+  const root = Object.entries(api.paths as Record<string, Doc>).filter(([, item]) => item.servers).map(([path]) => path)
   const paged: [string, string][] = []
   for (const [path, item] of Object.entries(api.paths as Record<string, Doc>)) {
     for (const m of METHODS) {
@@ -71,6 +73,9 @@ export async function generate(doc: Doc): Promise<Record<string, string>> {
     '',
     '/** The operations that take an Idempotency-Key (the client sends one, and so may retry them). */',
     `export const IDEMPOTENT: readonly string[] = ${JSON.stringify(idempotent.sort())}`,
+    '',
+    '/** The paths served at Portico\'s root, not under /v1. */',
+    `export const ROOT_PATHS: readonly string[] = ${JSON.stringify(root.sort())}`,
     '',
     '/** The cursor-paged lists: path → the property holding the page\'s items. */',
     `export const PAGED = ${JSON.stringify(Object.fromEntries(paged.sort()))} as const`,

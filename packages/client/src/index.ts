@@ -4,7 +4,7 @@
 // Retry-After, a per-attempt timeout, typed errors by `code`, and async iteration over cursor pages.
 // No runtime dependency beyond `fetch` and Web Crypto.
 import type { paths } from './generated/openapi.js'
-import { IDEMPOTENT, PAGED, type ErrorCode, type PagedPath } from './generated/names.js'
+import { IDEMPOTENT, PAGED, ROOT_PATHS, type ErrorCode, type PagedPath } from './generated/names.js'
 
 export * from './generated/names.js'
 export type { paths, components, webhooks, operations } from './generated/openapi.js'
@@ -144,7 +144,7 @@ export class Portico {
   async request<M extends Method, P extends PathsWith<M>>(method: M, path: P, ...[opts]: Args<Operation<P, M>>): Promise<Answer<Operation<P, M>>> {
     const o = (opts ?? {}) as { path?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; idempotencyKey?: string; signal?: AbortSignal; timeoutMs?: number }
     const verb = method.toUpperCase()
-    let url = `${this.opts.baseUrl}/v1${String(path).replace(/\{(\w+)\}/g, (_, k: string) => {
+    let url = `${this.opts.baseUrl}${ROOT_PATHS.includes(String(path)) ? '' : '/v1'}${String(path).replace(/\{(\w+)\}/g, (_, k: string) => {
       const v = o.path?.[k]
       if (v === undefined) throw new TypeError(`path parameter ${k} is missing`)
       return encodeURIComponent(v)

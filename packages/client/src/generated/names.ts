@@ -214,6 +214,9 @@ export const ERROR_CODES = ["invalid_request","confirmation_required","unauthori
 /** The operations that take an Idempotency-Key (the client sends one, and so may retry them). */
 export const IDEMPOTENT: readonly string[] = ["POST /applications","POST /applications/{id}/email-sender:verify","POST /applications/{id}/keys","POST /billing/checkout","POST /billing/portal","POST /billing/setup","POST /connections","POST /connections/{id}/apply","POST /connections/{id}/domainconnect:start","POST /connections/{id}/oauth:start","POST /connections/{id}/share","POST /connections/{id}/ssl:issue","POST /connections/{id}/ssl:renew","POST /connections/{id}:disconnect","POST /connections/{id}:reapply","POST /connections/{id}:recheck","POST /connections:bulk","POST /members","POST /members:email-changed","POST /notifications:test","POST /provider-accounts","POST /provider-accounts/{id}/connect","POST /push-subscriptions","POST /registrar/checkout","POST /registrar/fulfill","POST /registrar/quote","POST /tenants","POST /tenants/{id}/default-key","POST /tenants:provision","POST /webhook-deliveries/{id}:retry","POST /webhooks","POST /webhooks/{id}:replay","POST /webhooks/{id}:rotate-secret","POST /webhooks/{id}:test"]
 
+/** The paths served at Portico's root, not under /v1. */
+export const ROOT_PATHS: readonly string[] = ["/healthz","/readyz"]
+
 /** The cursor-paged lists: path → the property holding the page's items. */
 export const PAGED = {"/audit-log":"entries","/connections":"connections","/events":"events","/monitor/domains":"domains","/webhook-deliveries":"deliveries"} as const
 export type PagedPath = keyof typeof PAGED
