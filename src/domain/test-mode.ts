@@ -13,7 +13,7 @@ import { ApiError } from '../errors.ts'
 import type { DnsProvider, Zone } from '../adapters/dns-providers/types.ts'
 import { ProviderError } from '../adapters/dns-providers/types.ts'
 import type { CertificateIssuer } from '../adapters/acme.ts'
-import type { ParsedDomain } from './hostnames.ts'
+import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import type { Dns } from '../adapters/dns.ts'
 
 /** The reserved parent of every test domain. */
@@ -28,7 +28,7 @@ export interface Scenario {
   plays: string
   /** The connection's status it ends in, and its diagnosis (`error_code`), when it has one. */
   ends: { status: 'pending' | 'propagating' | 'live' | 'failed' | 'refused'; error_code?: string }
-  /** The events it emits, in order, on the way there (after `connection.created`). */
+  /** The events it emits, in order, on the way there. */
   events: readonly string[]
   /** How to get there. */
   how: string
@@ -143,6 +143,21 @@ export const TEST_DNS: Dns = {
     if (type === 'NS' && name === TEST_DOMAIN_SUFFIX) return { status: 'ok', values: [`ns1.${TEST_DOMAIN_SUFFIX}`, `ns2.${TEST_DOMAIN_SUFFIX}`], via: 'authoritative' }
     return { status: 'nodata', via: 'authoritative' }
   },
+}
+
+/**
+ * DNS as a test domain's zone answers once its records are in place: exactly `records`, nothing else
+ * (the monitor finds a live test domain in sync); nothing is asked of any server.
+ */
+export function testZoneDns(apex: string, records: readonly { type: string; host: string; value: string; priority?: number | null }[]): Dns {
+  return {
+    async lookup(name, type) {
+      const values = records
+        .filter((r) => absoluteHost(r.host, apex) === name && (r.type === type || (r.type === 'SPFM' && type === 'TXT')))
+        .map((r) => (r.type === 'MX' ? `${r.priority ?? 10} ${r.value}` : r.value))
+      return values.length ? { status: 'ok', values, via: 'authoritative' } : { status: 'nodata', via: 'authoritative' }
+    },
+  }
 }
 
 /** Whether a test domain's records resolve at `now` (its connection created at `createdAt`). */

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepDue } from '../../src/jobs/verify-sweep.ts'
+import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid } from '../../src/domain/events.ts'
 import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, type ScenarioName } from '../../src/domain/test-mode.ts'
@@ -205,6 +206,17 @@ describe('every scenario', () => {
     const r = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: `d${run}.live.sandbox.example` } })
     expect(r.status).toBe(200)
     expect(r.body.nameservers).toEqual(['ns1.sandbox.example', 'ns2.sandbox.example'])
+  })
+
+  test('the hourly monitor finds a live test domain in sync, without asking DNS', async () => {
+    p.clock.advance(2 * HOUR)
+    await sweepMonitor({ db: p.db, dns: p.services.dns, clock: p.clock, alerts: true })
+    p.clock.advance(2 * HOUR)
+    await sweepMonitor({ db: p.db, dns: p.services.dns, clock: p.clock, alerts: true })
+    const r = await p.api('GET', '/v1/monitor/domains', { token: ws.apiKey })
+    const mine = r.body.domains.find((d: { connection_id: string }) => d.connection_id === ids.live)
+    expect(mine.result).toBe('ok')
+    expect(mine.checked).toBeGreaterThanOrEqual(1)
   })
 
   test('no DNS server was asked anything', () => {
