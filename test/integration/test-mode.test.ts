@@ -200,6 +200,10 @@ describe('every scenario', () => {
       const r = await p.api('POST', `/v1/connections/${c.body.id}/${rail}`, { token, body: {} })
       expect([rail, r.status, r.body.details?.reason]).toEqual([rail, 400, 'test_mode_api_rail_only'])
     }
+    // The widget's long poll of the pending connection: nothing in the way, and no lookup (checked below).
+    const status = await p.api('GET', `/v1/connections/${c.body.id}/status`, { token })
+    expect(status.status).toBe(200)
+    expect(status.body.status).toBe('pending')
   })
 
   test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
