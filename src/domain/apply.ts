@@ -12,6 +12,7 @@ import { emitForConnection, type EventData } from './events.ts'
 import { diagnosisOf, openProvider, providerFailure, type Credential, type RailDeps } from './provider-accounts.ts'
 import { markDisconnected } from './connect.ts'
 import { providerById } from './providers.ts'
+import { isTestDomain, testDnsProvider } from './test-mode.ts'
 
 import { planApply, planRevert, replacedRecords, type AppliedEntry, type ApplyPlan, type ReplacedSet, type RevertNote, type RevertPlan } from './record-plan.ts'
 
@@ -101,7 +102,8 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   let plan: ApplyPlan
   let zone: Zone
   try {
-    const provider = await openProvider(deps, cred)
+    // A test domain's writes go to the test provider, which reaches no one (src/domain/test-mode.ts).
+    const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
     zone = await findZone(provider, c.domain, c.apex_domain)
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
@@ -136,7 +138,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
 /** Takes a connection's records out through a provider; throws the provider failure as an ApiError. */
 export async function revertThroughRail(deps: RailDeps, applied: AppliedState, cred: Credential, domain: string): Promise<RevertPlan> {
   try {
-    const provider = await openProvider(deps, cred)
+    const provider = isTestDomain(domain) ? testDnsProvider(domain) : await openProvider(deps, cred)
     const current = await provider.readRecords(applied.zone)
     const plan = planRevert(current, applied.entries)
     await provider.writeChanges(applied.zone, plan.changes)

@@ -17,6 +17,7 @@ import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { lastResult, summary, type Verification } from './verify.ts'
+import { isTestDomain, testInspection } from './test-mode.ts'
 
 export interface Inspection {
   provider: Provider | null
@@ -28,6 +29,8 @@ export interface Inspection {
  * or are not delegated. A resolver failure is a 503 to retry, never a verdict about the domain.
  */
 export async function inspectDomain(dns: Dns, parsed: ParsedDomain, health?: DnsHealth): Promise<Inspection> {
+  // A reserved test domain is never looked up: its scenario says what DNS would (src/domain/test-mode.ts).
+  if (isTestDomain(parsed.domain)) return testInspection(parsed)
   if (parsed.platform) {
     throw new ApiError('platform_subdomain', `${parsed.domain} is a subdomain of a hosting platform (${parsed.apex}); connect a domain you own`)
   }

@@ -8,6 +8,7 @@
 // - `secure` is `secured` only when Portico's certificate is issued (or, without a CA configured, the
 //   edge approved one on demand), `securing` while a live connection pointed at the edge waits for it,
 //   `failed` with the CA's reason, `not_served` when this deployment does not serve HTTPS for it.
+import { isTestDomain, TEST_DNS } from './test-mode.ts'
 import { createHash } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
 import type { Dns } from '../adapters/dns.ts'
@@ -42,7 +43,8 @@ async function conflictsAsOfLastCheck(dns: Dns, c: ConnectionRow): Promise<Confl
   const at = c.last_checked_at?.getTime() ?? 0
   const hit = conflictCache.get(c.id)
   if (hit && hit.at === at) return hit.conflicts
-  const found = await conflictsFor(dns, c.apex_domain, c.desired_records)
+  // A test domain's zone holds nothing in the way (src/domain/test-mode.ts).
+  const found = await conflictsFor(isTestDomain(c.domain) ? TEST_DNS : dns, c.apex_domain, c.desired_records)
   // A lookup that failed says nothing: the last answer stands until one succeeds.
   const conflicts = found.error && hit ? hit.conflicts : found.conflicts
   conflictCache.delete(c.id)

@@ -21,6 +21,7 @@ import { monotonicId } from '../ids.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { insertEvents, type OutboxRow } from '../db/events.ts'
 import { named } from './named.ts'
+import { isTestDomain } from './test-mode.ts'
 import { CertificateSchema, MetadataSchema, PowerSchema, RemovalSchema } from './resource-schemas.ts'
 
 const Closed = <T extends TProperties>(props: T, description?: string) => Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) })
@@ -270,6 +271,7 @@ function envelopeSchemaOf(type: EventType): TObject {
       }),
     ),
     test: Type.Optional(Type.Literal(true, { description: 'Present only on a test event sent with POST /webhooks/{id}:test' })),
+    test_mode: Type.Optional(Type.Literal(true, { description: 'Present only on events of a test-environment application\'s connections to reserved test domains (test mode, docs/test-mode.md)' })),
   }
   const subject: TProperties =
     d.subject === 'connection'
@@ -377,6 +379,7 @@ export function connectionEnvelope<T extends ConnectionEventType>(c: EnvelopeCon
     if (c.error_message) env.error_message = c.error_message
   }
   env.metadata = c.metadata
+  if (isTestDomain(c.domain)) env.test_mode = true
   Object.assign(env, extra)
   env.created_at = now.toISOString()
   return checked(env as Envelope)

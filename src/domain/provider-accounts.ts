@@ -104,6 +104,7 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
 export function diagnosisOf(e: ApiError): string | null {
   if (e.code === 'ProviderAuthenticationError') return 'ProviderAuthenticationError'
   if ((e.details as { reason?: string } | undefined)?.reason === 'zone_not_reached') return 'zone_not_reached'
+  if ((e.details as { reason?: string } | undefined)?.reason === 'access_denied') return 'access_denied'
   if (e.code === 'dns_write_failed') return 'dns_write_failed'
   return null
 }

@@ -6,6 +6,7 @@ import { observeDnsChecks } from '../metrics.ts'
 import type { Dns, Lookup, LookupType } from '../adapters/dns.ts'
 import { absoluteHost } from './hostnames.ts'
 import type { DnsRecord } from './records.ts'
+import { isTestDomain, testRecordsResolve } from './test-mode.ts'
 
 export interface RecordCheck {
   type: string
@@ -115,6 +116,33 @@ export async function verifyMany(dns: Dns, sets: { apex: string; records: DnsRec
 
 export async function verifyRecords(dns: Dns, apex: string, records: DnsRecord[]): Promise<Verification> {
   return (await verifyMany(dns, [{ apex, records }]))[0]!
+}
+
+type Verifiable = { domain: string; apex_domain: string; created_at: Date; desired_records: DnsRecord[] }
+
+/**
+ * Verifies connections: a reserved test domain's check is played by its scenario and asks no server
+ * (src/domain/test-mode.ts); the others are asked together (`verifyMany`).
+ */
+/** A test domain's check, played by its scenario: every record resolves, or none yet (src/domain/test-mode.ts). */
+function playedVerification(c: Verifiable, now: Date): Verification {
+  const resolves = testRecordsResolve(c.domain, c.created_at, now)
+  return {
+    outcome: resolves ? 'all' : 'none',
+    records: c.desired_records.map((r) => ({ type: r.type, host: r.host, value: r.value, propagated: resolves || r.type === 'REDIR301', observed: resolves ? [r.value] : [], ...(r.type === 'REDIR301' ? { skipped: true } : {}) })),
+    via: 'authoritative',
+  }
+}
+
+export async function verifyConnections(dns: Dns, rows: Verifiable[], now: Date): Promise<Verification[]> {
+  const real = rows.filter((r) => !isTestDomain(r.domain))
+  const asked = real.length ? await verifyMany(dns, real.map((r) => ({ apex: r.apex_domain, records: r.desired_records }))) : []
+  let next = 0
+  return rows.map((r) => (isTestDomain(r.domain) ? playedVerification(r, now) : asked[next++]!))
+}
+
+export async function verifyConnection(dns: Dns, row: Verifiable, now: Date): Promise<Verification> {
+  return (await verifyConnections(dns, [row], now))[0]!
 }
 
 /** Which records resolve (the `data` of the connection's events). */

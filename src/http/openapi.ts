@@ -5,7 +5,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { acceptsIdempotencyKey, IDEMPOTENCY_NOTE } from './idempotency.ts'
 import { declaredByStatus } from '../ops/declared.ts'
 import { nameOf } from '../domain/named.ts'
-import { EVENT_SCHEMAS, EVENT_TYPES, EVENTS, exampleEnvelope, type EventDecl } from '../domain/events.ts'
+import { EVENT_SCHEMAS, EVENT_TYPES, EVENTS, eventTypeName, exampleEnvelope, type EventDecl } from '../domain/events.ts'
 import { SIGNING_NOTE } from '../ops/webhooks.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
@@ -186,10 +186,42 @@ function parameters(op: AnyOp, components: Record<string, unknown>) {
   return out
 }
 
+/** `webhooks.deliveries.list` → `WebhooksDeliveriesList` (as event types are named). */
+const pascal = eventTypeName
+
+/**
+ * A request or response body with no name of its own is published under its operation's
+ * (`ConnectionsListResponse`, `ConnectionsCreateRequest`), so every body a generated client sends or
+ * gets has a named type; a body that is one named schema already stays a `$ref` to it.
+ */
+function bodyNamed(op: AnyOp, suffix: 'Request' | 'Response', schema: unknown, components: Record<string, unknown>): unknown {
+  const json = jsonOf(schema, components) as Record<string, unknown>
+  if (typeof json.$ref === 'string') return json
+  const name = `${pascal(op.id)}${suffix}`
+  if (components[name] !== undefined) throw new Error(`schema name ${name} is taken twice`)
+  components[name] = json
+  return { $ref: `#/components/schemas/${name}` }
+}
+
+/** The hand-written operations' bodies named the same way (a copy: the constants stay as they are). */
+function extraNamed(operation: Record<string, any>, components: Record<string, unknown>): Record<string, unknown> {
+  const out = structuredClone(operation)
+  const name = (where: { schema?: Record<string, unknown> } | undefined, suffix: string) => {
+    if (!where?.schema || where.schema.$ref) return
+    const n = `${pascal(String(out.operationId))}${suffix}`
+    if (components[n] !== undefined) throw new Error(`schema name ${n} is taken twice`)
+    components[n] = where.schema
+    where.schema = { $ref: `#/components/schemas/${n}` }
+  }
+  name(out.requestBody?.content?.['application/json'], 'Request')
+  for (const [status, r] of Object.entries((out.responses ?? {}) as Record<string, any>)) if (/^2/.test(status)) name(r.content?.['application/json'], 'Response')
+  return out
+}
+
 function responses(op: AnyOp, components: Record<string, unknown>) {
   const out: Record<string, unknown> = {}
   const ok = op.status ?? 200
-  const schema = jsonOf(op.response, components)
+  const schema = bodyNamed(op, 'Response', op.response, components)
   out[String(ok)] = { description: op.summary, headers: headersOf(op, ok), content: { 'application/json': { schema, example: examplesFor(op).response } } }
   for (const alt of op.altStatus ?? []) {
     out[String(alt.status)] = { description: alt.description, headers: headersOf(op, alt.status), content: { 'application/json': { schema } } }
@@ -349,7 +381,7 @@ export const EXTRA_PATHS: ExtraPath[] = [
 export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }, extraPaths: readonly ExtraPath[] = EXTRA_PATHS) {
   const components: Record<string, unknown> = { Error: ERROR_SCHEMA, ErrorCode: ERROR_CODE_SCHEMA }
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const extra of extraPaths) (paths[extra.path] ??= {})[extra.method] = extra.operation
+  for (const extra of extraPaths) (paths[extra.path] ??= {})[extra.method] = extraNamed(extra.operation as Record<string, any>, components)
   for (const op of ops) {
     const key = op.path
     const entry = (paths[op.root ? op.path : key] ??= op.root ? { servers: [{ url: opts.publicUrl }] } : {})
@@ -361,7 +393,7 @@ export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: s
       security: op.auth.flatMap((c) => (c === 'NONE' ? [{}] : SCHEME_OF[c].map((s) => ({ [s]: [] })))),
       parameters: parameters(op, components),
       ...(op.body
-        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: jsonOf(op.body, components), example: examplesFor(op).request } } } }
+        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: bodyNamed(op, 'Request', op.body, components), example: examplesFor(op).request } } } }
         : {}),
       responses: responses(op, components),
       ...(op.kind === 'read' ? {} : { 'x-portico-kind': op.kind }),

@@ -3,6 +3,7 @@
 // connections that went live since their serving settings were saved (or whose push failed). Certificates
 // are ordered by `issueDue` as soon as a connection goes live (its own queue, woken by the database);
 // the sweep runs it too, as a safety net, and for renewals past `renew_after`.
+import { ordersCertificate } from '../domain/test-mode.ts'
 import type { Sql } from '../db/sql.ts'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -109,9 +110,11 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
     // An order that fails before it is recorded stays due: each connection is tried once per run.
     const tried = new Set<string>()
     for (;;) {
-      const due = (await dueForIssue(deps, 4 * deps.config.certConcurrency)).filter((c) => !tried.has(c.id))
-      if (due.length === 0) return settled(handled)
-      for (const c of due) tried.add(c.id)
+      const fetched = (await dueForIssue(deps, 4 * deps.config.certConcurrency)).filter((c) => !tried.has(c.id))
+      if (fetched.length === 0) return settled(handled)
+      for (const c of fetched) tried.add(c.id)
+      // Test domains get no order, except the one that plays a certificate failure (src/domain/test-mode.ts).
+      const due = fetched.filter((c) => ordersCertificate(c.domain))
       let next = 0
       const worker = async () => {
         while (next < due.length && performance.now() >= pausedUntil) {

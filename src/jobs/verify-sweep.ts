@@ -13,7 +13,7 @@ import { recordVerifications, type Verified } from '../domain/connect.ts'
 import { dropFinished, dueVerifyIds, sweepTransaction, toVerify } from '../db/verification.ts'
 import { alone } from '../db/locks.ts'
 import type { Dns } from '../adapters/dns.ts'
-import { verifyMany } from '../domain/verify.ts'
+import { verifyConnections } from '../domain/verify.ts'
 import { drainInRounds } from './lanes.ts'
 
 export interface SweepDeps {
@@ -41,7 +41,7 @@ export async function verifyIds(deps: SweepDeps, ids: string[], seen: { live: bo
   }
   if (due.length === 0) return 0
   // Every lookup of the batch is asked at once; the resolver keeps a bounded number on the wire.
-  const verifications = await verifyMany(deps.dns, due.map((r) => ({ apex: r.apex_domain, records: r.desired_records })))
+  const verifications = await verifyConnections(deps.dns, due, deps.clock.now())
   const items: Verified[] = due.map((row, i) => ({ row, verification: verifications[i]! }))
   if (verifications.some((v) => v.outcome === 'all')) seen.live = true
   return deps.db.begin(async (tx) => {

@@ -3,6 +3,7 @@
 // src/domain/record-plan.ts (written through the provider by src/domain/apply.ts). Provider calls happen
 // outside any transaction (`transaction: false`): a slow provider never holds a database connection, and
 // what was written is recorded on the connection before the write (priors) and after it (rail, status, events).
+import { isTestDomain, TEST_PROVIDER } from '../domain/test-mode.ts'
 import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { UpdatedRecordSchema } from '../domain/events.ts'
@@ -103,9 +104,11 @@ export const applyOp = defineOp({
       }
       cred = (await accountCredential({ ...ctx, dns: ctx.services.dns }, account, 'use'))!
     } else {
-      if (!c.provider_id) throw new ApiError('invalid_request', `The DNS provider of ${c.domain} is not known; use the manual rail`, { reason: 'unknown_provider' })
-      const apiUrl = input.api_url ? checkApiUrl(ctx.config, input.api_url) : null
-      cred = { provider: c.provider_id, secret: input.credential!, apiUrl }
+      // A test domain's credential goes to the test provider, whatever it is (src/domain/test-mode.ts).
+      const test = isTestDomain(c.domain)
+      if (!c.provider_id && !test) throw new ApiError('invalid_request', `The DNS provider of ${c.domain} is not known; use the manual rail`, { reason: 'unknown_provider' })
+      const apiUrl = input.api_url && !test ? checkApiUrl(ctx.config, input.api_url) : null
+      cred = { provider: test ? TEST_PROVIDER : c.provider_id!, secret: input.credential!, apiUrl }
     }
     if (input.save && !account) {
       // Check the key before saving it: a refused key is never stored.

@@ -1,5 +1,6 @@
 // Connect (CONTRACT.md section 4, "Domains and connections"): the domain check, connections, their
 // desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
+import { assertFitsEnvironment, isTestDomain, TEST_DNS } from '../domain/test-mode.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { ACME_CHALLENGE } from '../adapters/acme.ts'
@@ -19,7 +20,7 @@ import { canonicalRecords, DnsRecordSchema, planRecords, recordSetProblems, type
 import { parityCensus, providerById, PROVIDERS } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { type ApplicationRow, applicationsOfTenant } from '../db/applications.ts'
-import { verifyRecords } from '../domain/verify.ts'
+import { verifyConnection } from '../domain/verify.ts'
 import { confirmMatches } from '../domain/confirm.ts'
 import { assertCanConnect } from '../domain/billing.ts'
 import { disconnectReverted, type RailConnection } from '../domain/apply.ts'
@@ -214,7 +215,7 @@ export const checkDomainOp = defineOp({
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
     const acme = ctx.config.acme
-    const checked = await checkDomain(ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
+    const checked = await checkDomain(isTestDomain(parsed.domain) ? TEST_DNS : ctx.services.dns, parsed, effectiveTarget(app, edge(ctx)), ctx.services.connectAdapters, {
       wwwRedirect: input.www_redirect,
       // Without an ACME directory the edge's own issuers are used: only a CAA set that allows no CA is judged.
       certificates: { caaIdentities: acme?.caaIdentities ?? [], challenge: ACME_CHALLENGE },
@@ -253,6 +254,7 @@ async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: str
   const parsed = parseOrThrow(domain)
   assertHostAllowed(ctx.principal, parsed.domain)
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
+  assertFitsEnvironment(app.environment, parsed)
   // A replay of an open connection needs no DNS at all.
   if (await findOpen(ctx.db, app.id, parsed.domain)) return { parsed, inspection: null }
   return { parsed, inspection: await inspectDomain(ctx.services.dns, parsed, ctx.services.dnsHealth) }
@@ -454,6 +456,7 @@ export const bulkConnectOp = defineOp({
       try {
         const parsed = parseOrThrow(domain)
         assertHostAllowed(ctx.principal, parsed.domain)
+        assertFitsEnvironment(app.environment, parsed)
         const open = seen.has(parsed.domain) ? undefined : await findOpen(ctx.db, app.id, parsed.domain)
         if (open && otherEndUser(open)) return taken(domain, open.id)
         const prior = seen.get(parsed.domain) ?? open?.id
@@ -606,7 +609,7 @@ export const recheckOp = defineOp({
   async prepare(ctx, input) {
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
     if (c.status === 'live') return null
-    return { records: canonicalRecords(c.desired_records), verification: await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records) }
+    return { records: canonicalRecords(c.desired_records), verification: await verifyConnection(ctx.services.verifyDns, c, ctx.clock.now()) }
   },
   async handler(ctx, input, prepared) {
     const now = ctx.clock.now()

@@ -13,6 +13,7 @@
 //   discovered urlAPI, which a forged `_domainconnect` record could point anywhere) and applies each
 //   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
+import { assertApiRailOnly } from '../domain/test-mode.ts'
 import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../errors.ts'
@@ -328,6 +329,7 @@ export const domainConnectStartOp = defineOp({
   zone: 'looks',
   async prepare(ctx, input): Promise<StartPrepared> {
     const c = await connectionFor(ctx.db, ctx.principal, input.id)
+    assertApiRailOnly(c.domain)
     const discovery = await discover(deps(ctx), ctx.services.dns, c.apex_domain)
     let candidates: Template[] = []
     try {

@@ -9,6 +9,7 @@
 // domain whose drift changes between pages is neither repeated nor skipped; its entry still shows
 // its current state. The rank log holds 24 changes (at most one per hourly check), so a cursor is
 // accepted for 12 hours.
+import { isTestDomain, testZoneDns } from '../domain/test-mode.ts'
 import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../errors.ts'
@@ -265,7 +266,7 @@ export const monitorCheckOp = defineOp({
       return name !== parsed.domain && !name.endsWith('.' + parsed.domain)
     })
     if (outside >= 0) throw invalid('The baseline names a host outside the domain', [{ in: 'body', field: `baseline.${outside}.host`, message: `must be ${parsed.domain} or below it` }])
-    const cmp = await compareBaseline(ctx.services.dns, parsed.apex, input.baseline)
+    const cmp = await compareBaseline(isTestDomain(parsed.domain) ? testZoneDns(parsed.apex, input.baseline) : ctx.services.dns, parsed.apex, input.baseline)
     return { domain: parsed.domain, in_sync: cmp.records.every((r) => r.status === 'ok'), checked_at: ctx.clock.now(), records: cmp.records }
   },
 })

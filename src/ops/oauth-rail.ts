@@ -1,5 +1,6 @@
 // The OAuth rail (CONTRACT.md sections 1 and 4): the end user signs in at the DNS provider, Portico
 // keeps the grant (src/domain/provider-oauth.ts) and writes the records with it.
+import { assertApiRailOnly } from '../domain/test-mode.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { connectionFor } from '../domain/connections.ts'
@@ -38,6 +39,7 @@ export const oauthStartOp = defineOp({
   zone: 'none',
   async handler(ctx, input) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
+    assertApiRailOnly(c.domain)
     if (input.return_url !== undefined) {
       let ok = false
       try {

@@ -2,6 +2,7 @@
 // CRUD, and connecting domains with one. The credential rules live in src/domain/provider-accounts.ts;
 // what a refused credential does is decided in src/domain/grants.ts. Provider calls happen outside any
 // transaction (`transaction: false`): a slow provider never holds a database connection.
+import { assertFitsEnvironment } from '../domain/test-mode.ts'
 import { named } from '../domain/named.ts'
 import { Type } from '@sinclair/typebox'
 import { ApiError, invalid } from '../errors.ts'
@@ -201,6 +202,10 @@ export const connectAccountOp = defineOp({
     if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can connect with it')
     assertUsable(a, ctx.clock.now())
     const app = await getApplicationInTenant(ctx.db, p.tenantId, input.application_id)
+    // A test application's connections never reach a DNS host, not even to list an account's zones.
+    if (app.environment === 'test') {
+      throw new ApiError('invalid_request', 'A test application connects reserved test domains only, through POST /connections and /apply (docs/test-mode.md)', { reason: 'test_domain_required' })
+    }
     const cred = (await accountCredential({ ...ctx, dns: ctx.services.dns }, a, 'use'))!
     const deps = { ...ctx, dns: ctx.services.dns }
     // The key itself first: a refused key fails the whole call and flags the account.
@@ -216,6 +221,7 @@ export const connectAccountOp = defineOp({
         const parsed = parseDomain(domain)
         if (!parsed) throw invalid(`${JSON.stringify(domain)} is not a domain name`)
         assertHostAllowed(ctx.principal, parsed.domain)
+        assertFitsEnvironment(app.environment, parsed)
         let c = (await findOpen(ctx.db, app.id, parsed.domain)) as RailConnection | undefined
         if (!c) {
           await assertCanConnect(ctx.db, app.tenant_id, ctx.clock.now(), ctx.config, parsed.domain)

@@ -7,7 +7,7 @@ import { recordVerifications } from '../domain/connect.ts'
 import { emitForConnection } from '../domain/events.ts'
 import { grantOf, railConnectionFor, writeThroughGrant } from '../domain/grants.ts'
 import { accountOut, getAccount } from '../domain/provider-accounts.ts'
-import { summary, verifyRecords } from '../domain/verify.ts'
+import { summary, verifyConnection } from '../domain/verify.ts'
 import { railConnection } from '../db/connections.ts'
 import { defineOp } from './registry.ts'
 import { ApplyResult } from './api-rail.ts'
@@ -41,7 +41,7 @@ export const reapplyOp = defineOp({
     const grant = await grantOf(ctx.db, c)
     if (!grant) throw new ApiError('conflict', 'This connection is not managed: Portico holds no grant to change its records', { managed: false })
     const w = await writeThroughGrant({ ...ctx, dns: ctx.services.dns }, c, grant)
-    const verification = await verifyRecords(ctx.services.verifyDns, c.apex_domain, c.desired_records)
+    const verification = await verifyConnection(ctx.services.verifyDns, c, ctx.clock.now())
     const now = ctx.clock.now()
     await ctx.db.begin(async (tx) => {
       await recordVerifications(tx, [{ row: w.row, verification }], now)

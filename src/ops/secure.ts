@@ -13,6 +13,8 @@ import type { ConnectionRow } from '../db/connections.ts'
 import { certificateNames, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { certificateOf, certificatesInScope } from '../db/certificates.ts'
 import { powerOf } from '../db/power.ts'
+import { isTestDomain } from '../domain/test-mode.ts'
+import type { Edge } from '../adapters/edge.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { APP_ONLY, END_USER } from './authority.ts'
 import { IdParam, Input, Out, Timestamp } from './schemas.ts'
@@ -30,6 +32,22 @@ function secure(ctx: Ctx, needCa = false): SecureDeps {
   if (!edge) throw new ApiError('service_unavailable', 'Secure is not available: no edge is configured on this deployment (EDGE_ADMIN_URL)')
   if (needCa && !ctx.services.issuer) throw new ApiError('service_unavailable', 'Secure issuance is not available: no ACME CA is configured (ACME_DIRECTORY_URL)')
   return { db: ctx.db, clock: ctx.clock, config: ctx.config, edge, issuer: ctx.services.issuer }
+}
+
+/** An edge that holds nothing: a test domain's certificate never reaches a real one. */
+const TEST_EDGE: Edge = {
+  sync: async () => false,
+  present: async () => new Set(),
+  putSite: async () => {},
+  removeSite: async () => {},
+  putCertificate: async () => {},
+  removeCertificate: async () => {},
+}
+
+/** The connection when its domain is a reserved test domain; null otherwise (a foreign id: null, the usual 503 or 404 follows). */
+async function testConnectionOf(ctx: Ctx, id: string): Promise<ConnectionRow | null> {
+  const c = await connectionFor(ctx.db, ctx.principal, id).catch(() => null)
+  return c && isTestDomain(c.domain) ? c : null
 }
 
 async function servedConnection(ctx: Ctx, id: string): Promise<ConnectionRow> {
@@ -104,7 +122,9 @@ const issueLike = (id: string, path: string, summary: string, description: strin
     idempotent: true,
     transactions: 'steps',
     async handler(ctx, input) {
-      const deps = secure(ctx, true)
+      // A test domain's order goes to the test CA and needs neither an edge nor a CA (src/domain/test-mode.ts).
+      const test = !ctx.services.edge || !ctx.services.issuer ? await testConnectionOf(ctx, input.id) : null
+      const deps = test ? { db: ctx.db, clock: ctx.clock, config: ctx.config, edge: ctx.services.edge ?? TEST_EDGE, issuer: ctx.services.issuer } : secure(ctx, true)
       const c = await servedConnection(ctx, input.id)
       const power = await powerOf(ctx.db, c.id)
       const cert = await issueCertificate(deps, c, certificateNames(c, power?.redirect_to_www ?? false))

@@ -13,7 +13,7 @@ import { canonicalRecords, DnsRecordSchema } from '../domain/records.ts'
 import { createShareLink, sharedConnection } from '../domain/share.ts'
 import { deleteShareLink, liveShareLinks } from '../db/share-links.ts'
 import { notFound } from '../errors.ts'
-import { verifyRecords } from '../domain/verify.ts'
+import { verifyConnection } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
 import { guessedSecret } from '../domain/throttle.ts'
 import { END_USER } from './authority.ts'
@@ -203,7 +203,7 @@ export const recheckShareOp = defineOp({
   async prepare(ctx, input) {
     const { row } = await sharedConnection(ctx.db, input.token, ctx.clock.now())
     if (row.status === 'live') return null
-    return { records: canonicalRecords(row.desired_records), verification: await verifyRecords(ctx.services.verifyDns, row.apex_domain, row.desired_records) }
+    return { records: canonicalRecords(row.desired_records), verification: await verifyConnection(ctx.services.verifyDns, row, ctx.clock.now()) }
   },
   async handler(ctx, input, prepared) {
     const now = ctx.clock.now()

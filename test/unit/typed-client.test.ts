@@ -39,6 +39,22 @@ describe('a typed client generated from the document', () => {
     }
   })
 
+  test('every body sent or answered is a named schema: a resource, an event, or its operation\'s Request/Response', () => {
+    const unnamed: string[] = []
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!op?.responses) continue
+        const bodies = [['request', op.requestBody?.content?.['application/json']?.schema]]
+        for (const [status, r] of Object.entries(op.responses as Record<string, any>)) if (/^[23]/.test(status)) bodies.push([status, r.content?.['application/json']?.schema])
+        for (const [where, schema] of bodies) if (schema && !schema.$ref && op.operationId) unnamed.push(`${method} ${path} ${where}`)
+      }
+    }
+    expect(unnamed).toEqual([])
+    expect(doc.paths['/connections'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ConnectionsListResponse')
+    expect(doc.paths['/connections'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/ConnectionsCreateRequest')
+    expect(doc.components.schemas.ConnectionsListResponse.properties.connections.items.$ref).toBe('#/components/schemas/Connection')
+  })
+
   test('openapi-typescript\'s types compile under strict, and an event narrows on its type', async () => {
     writeFileSync(join(dir, 'schema.d.ts'), await openapiTS(structuredClone(doc)))
     const use = `

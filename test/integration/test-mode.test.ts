@@ -1,0 +1,245 @@
+// Test mode (docs/test-mode.md): a test application's connections to reserved test domains play each
+// state and each diagnosis through the real lifecycle, with the events and webhooks a live connection
+// gets, each marked `test_mode: true`, and nothing is asked of any DNS server, provider or CA. Every
+// row of the scenario table is driven to its end here and its events are checked against the table.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Webhook } from 'standardwebhooks'
+import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { sweepDue } from '../../src/jobs/verify-sweep.ts'
+import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
+import { deliverAll } from '../../src/domain/webhook-delivery.ts'
+import { assertEventValid } from '../../src/domain/events.ts'
+import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, TEST_DOMAIN_SUFFIX, type ScenarioName } from '../../src/domain/test-mode.ts'
+import { DAY, HOUR } from '../../src/clock.ts'
+
+let p: TestPortico
+let ws: Workspace
+let live: Workspace
+const asked: string[] = []
+const got: Record<string, any>[] = []
+let server: ReturnType<typeof Bun.serve>
+let secret = ''
+
+const sweep = () => sweepDue({ db: p.db, dns: p.services.dns, clock: p.clock })
+const deliver = () => deliverAll({ db: p.db, clock: p.clock, config: p.config, dns: p.services.dns })
+const get = async (id: string) => (await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body
+const create = (domain: string, token = ws.apiKey) => p.api('POST', '/v1/connections', { token, body: { domain } })
+const apply = (id: string) => p.api('POST', `/v1/connections/${id}/apply`, { token: ws.apiKey, body: { credential: 'any-key-at-all' } })
+const run = Date.now().toString(36)
+
+beforeAll(async () => {
+  p = await startPortico({ WEBHOOK_ALLOW_LOOPBACK: '1' })
+  // Every lookup Portico makes is noted: test mode makes none about a test domain.
+  for (const dns of [p.services.dns, p.services.verifyDns]) {
+    const lookup = dns.lookup.bind(dns)
+    dns.lookup = (name, type) => {
+      asked.push(`${name} ${type}`)
+      return lookup(name, type)
+    }
+  }
+  ws = await provision(p, { environment: 'test' })
+  live = await provision(p)
+  server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const body = await req.text()
+      // The signature as standardwebhooks computes it (its own verify checks the timestamp against the machine's time; ours is moved).
+      const [id, ts] = [req.headers.get('webhook-id')!, Number(req.headers.get('webhook-timestamp'))]
+      const expected = new Webhook(secret).sign(id, new Date(ts * 1000), body)
+      if (!req.headers.get('webhook-signature')!.split(' ').includes(expected)) return new Response('bad signature', { status: 400 })
+      const event = JSON.parse(body) as Record<string, any>
+      assertEventValid(event)
+      got.push(event)
+      return new Response(null, { status: 204 })
+    },
+  })
+  const w = await p.api('POST', '/v1/webhooks', { token: ws.apiKey, body: { url: `http://127.0.0.1:${server.port}/hooks`, events: ['*'] } })
+  expect(w.status).toBe(201)
+  secret = w.body.secret
+})
+
+afterAll(async () => {
+  server?.stop(true)
+  await p?.close()
+})
+
+describe('which domains', () => {
+  test('a test application\'s key is a ptc_test_ key, and it connects reserved test domains only', async () => {
+    expect(ws.apiKey.startsWith('ptc_test_')).toBe(true)
+    const r = await create('shop.example.com')
+    expect(r.status).toBe(400)
+    expect(r.body.details.reason).toBe('test_domain_required')
+  })
+
+  test('a live application cannot connect a test domain', async () => {
+    const r = await create(`a${run}.live.sandbox.example`, live.apiKey)
+    expect(r.status).toBe(400)
+    expect(r.body.details.reason).toBe('test_domain_in_live_mode')
+  })
+
+  test('the lookups Portico makes are seen here (so the check below can fail)', async () => {
+    await p.api('POST', '/v1/domains:check', { token: live.apiKey, body: { domain: `seen${run}.example.net` } })
+    expect(asked.some((q) => q.startsWith(`example.net `) || q.includes(`seen${run}.example.net`))).toBe(true)
+  })
+
+  test('a test domain that plays no scenario is refused as unregistered, naming the scenarios', async () => {
+    const r = await create(`a${run}.nonsense.sandbox.example`)
+    expect(r.status).toBe(422)
+    expect(r.body.code).toBe('InvalidNameservers')
+    for (const s of SCENARIO_NAMES) expect(r.body.title).toContain(`${s}.sandbox.example`)
+  })
+})
+
+/** How each scenario is driven to its end, the way docs/test-mode.md tells an integrator. */
+const drive: Record<ScenarioName, (domain: string) => Promise<{ id: string | null; status: string; error_code?: string | null }>> = {
+  async live(domain) {
+    const c = await create(domain)
+    expect(c.status).toBe(201)
+    await sweep()
+    return get(c.body.id)
+  },
+  async delayed(domain) {
+    const c = await create(domain)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('pending')
+    p.clock.advance(TEST_DELAY_MS / 2)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('pending')
+    p.clock.advance(TEST_DELAY_MS / 2)
+    await sweep()
+    return get(c.body.id)
+  },
+  async 'propagation-timeout'(domain) {
+    const c = await create(domain)
+    const a = await apply(c.body.id)
+    expect(a.status).toBe(200)
+    expect(a.body.connection.status).toBe('propagating')
+    p.clock.advance(HOUR)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('propagating')
+    p.clock.advance(DAY)
+    await sweep()
+    return get(c.body.id)
+  },
+  async 'setup-incomplete'(domain) {
+    const c = await create(domain)
+    p.clock.advance(3 * DAY + HOUR)
+    await sweep()
+    return get(c.body.id)
+  },
+  async 'credential-refused'(domain) {
+    const c = await create(domain)
+    const a = await apply(c.body.id)
+    expect([a.status, a.body.code, a.body.details.reason]).toEqual([422, 'ProviderAuthenticationError', 'credential_refused'])
+    return get(c.body.id)
+  },
+  async 'zone-not-reached'(domain) {
+    const c = await create(domain)
+    const a = await apply(c.body.id)
+    expect([a.status, a.body.code, a.body.details.reason]).toEqual([422, 'dns_write_failed', 'zone_not_reached'])
+    return get(c.body.id)
+  },
+  async 'access-denied'(domain) {
+    const c = await create(domain)
+    const a = await apply(c.body.id)
+    expect([a.status, a.body.code, a.body.details.reason]).toEqual([400, 'invalid_request', 'access_denied'])
+    return get(c.body.id)
+  },
+  async 'platform-subdomain'(domain) {
+    const c = await create(domain)
+    expect(c.status).toBe(422)
+    expect((await p.api('GET', `/v1/connections?domain=${domain}`, { token: ws.apiKey })).body.connections).toEqual([])
+    return { id: null, status: 'refused', error_code: c.body.code }
+  },
+  async 'certificate-failed'(domain) {
+    const c = await create(domain)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('live')
+    const issue = await p.api('POST', `/v1/connections/${c.body.id}/ssl:issue`, { token: ws.apiKey })
+    expect([issue.status, issue.body.code, issue.body.details.reason]).toEqual([422, 'certificate_failed', 'ca_refused'])
+    return get(c.body.id)
+  },
+}
+
+describe('every scenario', () => {
+  const ids: Partial<Record<ScenarioName, string>> = {}
+
+  for (const name of SCENARIO_NAMES) {
+    test(`${name}.sandbox.example ends where the table says`, async () => {
+      const want = SCENARIOS[name].ends as { status: string; error_code?: string }
+      const end = await drive[name](`c${run}.${name}.sandbox.example`)
+      expect(end.status).toBe(want.status)
+      expect(end.error_code ?? undefined).toBe(want.error_code)
+      if (end.id) ids[name] = end.id
+    })
+  }
+
+  test('each connection\'s webhooks are the table\'s events, in order, each marked test_mode and signed', async () => {
+    await deliver()
+    for (const name of SCENARIO_NAMES) {
+      const id = ids[name]
+      const events = id ? got.filter((e) => e.connection_id === id).sort((a, b) => a.sequence - b.sequence) : []
+      expect({ name, types: events.map((e) => e.type) }).toEqual({ name, types: [...SCENARIOS[name].events] })
+      for (const e of events) expect(e.test_mode).toBe(true)
+    }
+    const failed = got.find((e) => e.connection_id === ids['propagation-timeout'] && e.type === 'connection.failed')!
+    expect(failed.error_code).toBe('propagation_timeout')
+    const certs = got.filter((e) => e.connection_id === ids['certificate-failed'] && e.type === 'secure_status').sort((a, b) => a.sequence - b.sequence)
+    expect(certs.map((e) => e.secure_status)).toEqual(['pending', 'failed'])
+    const cert = certs[1]!
+    expect(cert.data.certificate.status).toBe('failed')
+    expect(cert.data.certificate.last_error).toContain('test certificate authority refuses')
+    // The events API answers the same events as the webhooks did.
+    const page = await p.api('GET', `/v1/events?connection_id=${ids.live}`, { token: ws.apiKey })
+    expect(page.status).toBe(200)
+    expect(page.body.events.map((e: { id: string }) => e.id).sort()).toEqual(got.filter((e) => e.connection_id === ids.live).map((e) => e.id).sort())
+  })
+
+  test('the sign-in and one-click rails say test mode plays the API rail', async () => {
+    const c = await create(`o${run}.live.sandbox.example`)
+    const token = await widgetToken(p, ws)
+    for (const rail of ['oauth:start', 'domainconnect:start']) {
+      const r = await p.api('POST', `/v1/connections/${c.body.id}/${rail}`, { token, body: {} })
+      expect([rail, r.status, r.body.details?.reason]).toEqual([rail, 400, 'test_mode_api_rail_only'])
+    }
+    // The widget's long poll of the pending connection: nothing in the way, and no lookup (checked below).
+    const status = await p.api('GET', `/v1/connections/${c.body.id}/status`, { token })
+    expect(status.status).toBe(200)
+    expect(status.body.status).toBe('pending')
+  })
+
+  test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
+    const r = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: `d${run}.live.sandbox.example` } })
+    expect(r.status).toBe(200)
+    expect(r.body.nameservers).toEqual(['ns1.sandbox.example', 'ns2.sandbox.example'])
+  })
+
+  test('the hourly monitor finds a live test domain in sync, without asking DNS', async () => {
+    p.clock.advance(2 * HOUR)
+    await sweepMonitor({ db: p.db, dns: p.services.dns, clock: p.clock, alerts: true })
+    p.clock.advance(2 * HOUR)
+    await sweepMonitor({ db: p.db, dns: p.services.dns, clock: p.clock, alerts: true })
+    const r = await p.api('GET', '/v1/monitor/domains', { token: ws.apiKey })
+    const mine = r.body.domains.find((d: { connection_id: string }) => d.connection_id === ids.live)
+    expect(mine.result).toBe('ok')
+    expect(mine.checked).toBeGreaterThanOrEqual(1)
+  })
+
+  test('no DNS server was asked anything about a test domain', () => {
+    // (Other files' connections in this run's database are swept too, and looked up as usual.)
+    expect(asked.filter((q) => q.includes(TEST_DOMAIN_SUFFIX))).toEqual([])
+  })
+
+  test('docs/test-mode.md has one row per scenario, with its ending', () => {
+    const doc = readFileSync(join(import.meta.dir, '../../docs/test-mode.md'), 'utf8')
+    for (const name of SCENARIO_NAMES) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| \`${name}.sandbox.example\``))
+      expect(row).toBeDefined()
+      const ends = SCENARIOS[name].ends as { status: string; error_code?: string }
+      expect(row).toContain(ends.error_code ? `\`${ends.error_code}\`` : `\`${ends.status}\``)
+    }
+  })
+})
