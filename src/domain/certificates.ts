@@ -24,7 +24,8 @@ import type { Clock } from '../clock.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
-import { retryAfterMs, type CertificateIssuer } from '../adapters/acme.ts'
+import { retryAfterMs, type CertificateIssuer, type Dns01Delegation } from '../adapters/acme.ts'
+import { DcvUnavailable } from '../adapters/dcv.ts'
 import type { Edge } from '../adapters/edge.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
@@ -73,7 +74,7 @@ export function certificateNames(c: ConnectionRow, redirectToWww: boolean): stri
   return redirectToWww && c.domain === c.apex_domain ? [c.domain, `www.${c.domain}`] : [c.domain]
 }
 
-async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names: string[], managed: boolean, certPem: string, keyPem: string, facts: { issuer: string; notBefore: Date; notAfter: Date }): Promise<CertificateRow> {
+async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names: string[], managed: boolean, certPem: string, keyPem: string, facts: { issuer: string; notBefore: Date; notAfter: Date }, challenge: 'http-01' | 'dns-01' = 'http-01'): Promise<CertificateRow> {
   const now = deps.clock.now()
   const renew = managed ? renewAfter(facts.notBefore, facts.notAfter) : null
   const cert = await deps.db.begin(async (tx) => {
@@ -86,6 +87,7 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
       renew_after: renew,
       cert_pem: certPem,
       key_sealed: encrypt(deps.config.secretsKey, keyPem, SEAL),
+      challenge,
     }, now)
     await secureStatus(tx, c, row, now)
     return row
@@ -122,12 +124,18 @@ async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], m
   })
 }
 
+/** A DCV zone server that does not answer: the order waits for it (tried again this soon). */
+export const DCV_RETRY_MS = 10_000
+
 /**
- * Issues (or renews) the connection's certificate through ACME and puts it on the edge. A failure is
- * recorded on the certificate (`failed`, `last_error`) and answered as `certificate_failed`; an
- * issued certificate being renewed stays served until its replacement arrives.
+ * Issues (or renews) the connection's certificate through ACME and puts it on the edge: by HTTP-01
+ * through the edge, or with `dns01` by DNS-01 through delegated DCV (src/domain/prevalidation.ts). A
+ * failure is recorded on the certificate (`failed`, `last_error`) and answered as `certificate_failed`;
+ * a DCV zone server that does not answer is recorded the same way, answered `service_unavailable`
+ * (`dcv_unavailable`) and tried again within seconds; an issued certificate being renewed stays
+ * served until its replacement arrives.
  */
-export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[]): Promise<CertificateRow> {
+export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[], opts: { dns01?: Dns01Delegation } = {}): Promise<CertificateRow> {
   if (!deps.issuer) throw new ApiError('service_unavailable', 'No ACME CA is configured on this deployment (ACME_DIRECTORY_URL)')
   // The CA checks HTTP-01 through the edge: while a node cannot serve the challenge, no order is
   // placed (it could only fail, and push the retry out). Nothing is recorded: the order is placed as
@@ -136,13 +144,16 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
   const row = await pendingRow(deps, c, names, true)
   if (row.inFlight) return awaitOrder(deps, row.id)
   try {
-    const issued = await deps.issuer.issue(names)
-    return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued)
+    // DNS-01: the DCV zone's server answers first, or the CA is not asked (an order it could only fail).
+    if (opts.dns01) await opts.dns01.zone.ping()
+    const issued = await deps.issuer.issue(names, opts)
+    return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued, opts.dns01 ? 'dns-01' : 'http-01')
   } catch (err) {
-    const message = (err as Error).message ?? String(err)
+    const dcvDown = err instanceof DcvUnavailable
+    const message = dcvDown ? `The DCV zone's DNS server does not answer; the order waits for it (${(err as Error).message})` : ((err as Error).message ?? String(err))
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
     const now = deps.clock.now()
-    const wait = retryAfterMs(err)
+    const wait = dcvDown ? DCV_RETRY_MS : retryAfterMs(err)
     const retryAt = new Date(now.getTime() + (wait ?? RETRY_BACKOFF_MS[row.attempts] ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
       const cur = await certificateById(tx, row.id)
@@ -151,6 +162,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
       const failed = await setOrderFailed(tx, row, status, message.slice(0, 500), retryAt, now)
       await secureStatus(tx, c, failed, now)
     })
+    if (dcvDown) throw new ApiError('service_unavailable', message.slice(0, 300), { reason: 'dcv_unavailable' }, { headers: { 'retry-after': String(DCV_RETRY_MS / 1000) } })
     const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: 'ca_refused', provider_message: message.slice(0, 300) })
     throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
   }

@@ -171,6 +171,30 @@ export const EVENTS = {
     envelope: { connect_link: Type.String({ format: 'uri', description: 'The connection\'s records to add now' }) },
     example: { data: { records: [EXAMPLE_RECORD] }, envelope: { connect_link: 'https://portico.example.com/v1/connections/con_01jtd7q4c8v2n5b7x1z3k6m9p0/records' } },
   },
+  'connection.validation_stage': {
+    subject: 'connection',
+    when:
+      'A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the ' +
+      '`_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every ' +
+      'edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), ' +
+      'or `failed` (the connection failed).',
+    data: Closed({
+      stage: Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), { description: 'The stage now' }),
+      previous: Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), { description: 'The stage before' }),
+      records: Records('The records the connection asks for now (the routing records join them at `awaiting_routing`)'),
+    }),
+    example: {
+      data: {
+        stage: 'awaiting_routing',
+        previous: 'issuing',
+        records: [
+          { type: 'TXT', host: '_portico-challenge.shop', value: 'portico-verify=8Jk2fQ1xLm4pR7sT9vW3yZ' },
+          { type: 'CNAME', host: '_acme-challenge.shop', value: 'd7k2q9x4m1p8s3v6.dcv.portico.example' },
+          EXAMPLE_RECORD,
+        ],
+      },
+    },
+  },
   'domain.record_missing': {
     subject: 'connection',
     when: 'The monitor saw a baseline record disappear or be repointed (hourly sweep).',

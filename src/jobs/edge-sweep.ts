@@ -10,6 +10,9 @@ import { EdgeError, reconcileEach, type Edge } from '../adapters/edge.ts'
 import { type CertificateIssuer, retryAfterMs } from '../adapters/acme.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { certificateKey, certificateNames, issueCertificate } from '../domain/certificates.ts'
+import { delegationOf, issueBeforeCutoverDue } from '../domain/prevalidation.ts'
+import { nextIssuingRetry } from '../db/prevalidation.ts'
+import type { DcvZone } from '../adapters/dcv.ts'
 import { connectionsDueForIssue, issuedCertificates, markServed, markUnserved, nextCertificateRetry, retryFailedNow } from '../db/certificates.ts'
 import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import { pushPower } from '../domain/power.ts'
@@ -26,6 +29,8 @@ export interface EdgeSweepDeps {
   dns: Dns
   edge: Edge
   issuer?: CertificateIssuer
+  /** Delegated DCV (DCV_ZONE): pre-validation's orders, and renewals of the certificates they got, validate by DNS-01 there. */
+  dcv?: DcvZone
 }
 
 /** Puts back every active route and issued certificate the edge does not have (a restart, a lost call). */
@@ -98,7 +103,8 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
   return alone(deps.db, ISSUE_LOCK, async () => {
     // No order while the edge cannot serve the challenge; the edge watch wakes this run when it is back.
     if (deps.edge.canServe && !(await deps.edge.canServe())) return 0
-    let handled = 0
+    // Pre-validation first: a connection waiting for its certificate before cutover has a person waiting.
+    let handled = await issueBeforeCutoverDue({ ...deps, issuer })
     let pausedUntil = 0
     let failed = false
     // A failed order carries its retry time: the workers' due timers re-read the schedule.
@@ -117,7 +123,9 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
         while (next < due.length && performance.now() >= pausedUntil) {
           const c = due[next++]!
           try {
-            await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www))
+            // A connection with a DCV delegation renews through it (no customer action, no edge round trip).
+            const dns01 = c.dcv_label && deps.dcv ? delegationOf(deps.dcv, c) : undefined
+            await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www), { dns01 })
           } catch (err) {
             // The edge went away mid-run: the rest waits for it (nothing was recorded for this one).
             if (err instanceof ApiError && (err.details as { reason?: string } | undefined)?.reason === 'edge_unavailable') {
@@ -150,7 +158,8 @@ export const ISSUE_QUEUE = 'certificate-issue'
 
 /** When the earliest failed order may be tried again (the workers' due timer sleeps until then). */
 async function nextRetry(deps: EdgeSweepDeps): Promise<Date | null> {
-  return nextCertificateRetry(deps.db)
+  const [live, before] = await Promise.all([nextCertificateRetry(deps.db), nextIssuingRetry(deps.db)])
+  return live && before ? (live < before ? live : before) : (live ?? before)
 }
 
 /**

@@ -6,6 +6,7 @@ import { ACME_CHALLENGE } from '../adapters/acme.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget } from '../domain/connections.ts'
 import { type ConnectionRow, findOpen, connectionCounts, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
 import { disconnectManual, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
+import { stepsOf } from '../domain/prevalidation.ts'
 import { checkDomain } from '../domain/domain-check.ts'
 import { connectionsPageViews } from '../domain/connection-views.ts'
 import { applicationFace } from '../domain/connection-status.ts'
@@ -40,6 +41,27 @@ import { Secret } from './provider-accounts.ts'
 const TAG = 'Domains and connections'
 const StatusSchema = Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s)))
 const RecordRef = Out({ type: Type.String(), host: Type.String(), value: Type.String() })
+const ValidationSchema = Type.Union([Type.Literal('http'), Type.Literal('before_cutover')], {
+  description:
+    '`http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation ' +
+    'through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, ' +
+    'issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md)',
+})
+const StageSchema = Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), {
+  description:
+    'Pre-validation\'s stage (null with `validation: http`): `awaiting_records` (the ownership TXT and the delegation), `issuing` ' +
+    '(the certificate is ordered by DNS-01 and put on every edge node), `awaiting_routing` (the routing records are asked for now), ' +
+    '`complete` (live), `failed`. Each change is the event `connection.validation_stage`',
+})
+const StepsSchema = Type.Array(
+  Out({
+    step: Type.Union([Type.Literal('prove'), Type.Literal('route')], { description: '`prove`: ownership and the DCV delegation; `route`: the records that move traffic' }),
+    done: Type.Boolean(),
+    asked: Type.Optional(Type.Boolean({ description: '`route` only: whether these records are asked for yet (only once the certificate is on every edge node)' })),
+    records: Type.Array(DnsRecordSchema),
+  }),
+  { description: 'Pre-validation only: the two steps in order (the records of `route` are added only once it is `asked`)' },
+)
 
 export const ConnectionSchema = named('Connection', Out({
   id: Type.String({ description: 'Identifier (`con_…`)' }),
@@ -83,6 +105,9 @@ export const ConnectionSchema = named('Connection', Out({
     }),
   ),
   secure: Type.Boolean({ description: 'Live, and its certificate is issued and served by the edge: say "connected and secure" only then' }),
+  validation: ValidationSchema,
+  validation_stage: Nullable(StageSchema),
+  validation_detail: Nullable(Type.String({ description: 'What the stage waits on, in words (a DCV zone server that does not answer, an edge node that lacks the certificate)' })),
   failed_at: Nullable(Timestamp()),
   retried_at: Nullable(Timestamp()),
   created_at: Timestamp(),
@@ -242,6 +267,7 @@ const CreateBody = Input({
   metadata: Type.Optional(MetadataSchema),
   www_redirect: Type.Optional(Type.Boolean({ description: 'Apex only: also point www at the target; the edge redirects apex to www' })),
   records: Type.Optional(Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50, description: 'An integrator-authored record set instead of the planned one (agent tokens: needs the `domains:records` scope)' })),
+  validation: Type.Optional(ValidationSchema),
 })
 
 interface CreatePrepared {
@@ -301,6 +327,8 @@ export const createConnectionOp = defineOp({
       wwwRedirect: input.www_redirect ?? false,
       records: input.records ?? null,
       metadata: input.metadata,
+      validation: input.validation,
+      dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null,
     })
     // The domain is connected under this application for someone else: say so rather than hand over their connection.
     if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
@@ -512,6 +540,9 @@ const RecordsResponse = named('ConnectionRecords', Out({
   records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps for adding the records by hand, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
+  validation: ValidationSchema,
+  validation_stage: Nullable(StageSchema),
+  steps: Nullable(StepsSchema),
 }))
 
 function recordsOut(c: ConnectionRow) {
@@ -523,6 +554,9 @@ function recordsOut(c: ConnectionRow) {
     records_source: c.records_source,
     manual_steps: provider?.manual_steps ?? ['Sign in to your DNS provider', 'Open the DNS settings of ' + c.apex_domain, 'Add each record below exactly as shown', 'Save, then choose "I have added them"'],
     dashboard_url: provider?.dashboard_url ?? null,
+    validation: c.validation ?? 'http',
+    validation_stage: c.validation_stage ?? null,
+    steps: stepsOf(c),
   }
 }
 

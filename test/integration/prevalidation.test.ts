@@ -1,0 +1,94 @@
+// Pre-validation through delegated DCV, end to end with real daemons: PowerDNS serves the customer's
+// zone and Portico's DCV zone, Pebble resolves through it and validates DNS-01 there, Caddy serves
+// the certificate. The connection asks for the ownership TXT and the `_acme-challenge` delegation
+// first, has its certificate on the edge before it asks for the routing record, and says which stage
+// it is in at each step, with an event for each change.
+import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
+import { provision, type Workspace } from '../harness/portico.ts'
+import { startServed, type Served } from '../harness/served.ts'
+import { startPdns } from '../harness/pdns.ts'
+
+let s: Served
+let ws: Workspace
+const tag = Date.now().toString(36)
+const zone = `prev${tag}.test`
+const dcvZone = `dcv${tag}.test`
+
+beforeAll(async () => {
+  const pdns = await startPdns()
+  await pdns.createZone(dcvZone)
+  s = await startServed(zone, { PORTICO_ROLE: 'all', DCV_ZONE: dcvZone, DCV_PDNS_API_URL: pdns.apiUrl, DCV_PDNS_API_KEY: pdns.apiKey })
+  ws = await provision(s.p)
+})
+
+afterAll(async () => {
+  await s?.stop()
+})
+
+const fqdn = (host: string) => `${host}.${zone}`
+/** Adds records as the customer would at their DNS host (here, PowerDNS). */
+async function add(records: { type: string; host: string; value: string }[]): Promise<void> {
+  for (const r of records) await s.pdns.setRecords(r.host === '@' ? zone : fqdn(r.host), r.type, [r.type === 'CNAME' ? `${r.value}.` : r.type === 'TXT' ? `"${r.value}"` : r.value])
+}
+
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, withinMs = 30_000): Promise<T> {
+  const end = performance.now() + withinMs
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+describe('validation before cutover', () => {
+  test('asks for the TXT and the delegation first, serves the certificate before asking for the routing record, then goes live on it', async () => {
+    const domain = fqdn('shop')
+    const created = await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain, validation: 'before_cutover' } })
+    expect(created.status).toBe(201)
+    const c = created.body
+    expect(c).toMatchObject({ validation: 'before_cutover', validation_stage: 'awaiting_records', status: 'pending' })
+    // Step one only: the ownership TXT and the delegation; no routing record is asked for yet.
+    expect(c.records.map((r: { type: string; host: string }) => `${r.type} ${r.host}`).sort()).toEqual(['CNAME _acme-challenge.shop', 'TXT _portico-challenge.shop'])
+    const delegation = c.records.find((r: { type: string }) => r.type === 'CNAME')
+    expect(delegation.value).toMatch(new RegExp(`^d[0-9a-f]{19}\\.${dcvZone.replace('.', '\\.')}$`))
+    const steps = (await s.p.api('GET', `/v1/connections/${c.id}/records`, { token: ws.apiKey })).body.steps
+    expect(steps.map((x: { step: string; done: boolean; asked?: boolean }) => [x.step, x.done, x.asked ?? null])).toEqual([['prove', false, null], ['route', false, false]])
+    expect(steps[1].records).toEqual([expect.objectContaining({ type: 'CNAME', host: 'shop', value: s.edgeHost })])
+
+    await add(c.records)
+    const rechecked = await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })
+    // Proven is not live: the routing record is not there, and nothing would serve it yet.
+    expect(rechecked.body.status).toBe('propagating')
+    expect(['issuing', 'awaiting_routing']).toContain(rechecked.body.validation_stage)
+
+    const routing = await until('awaiting_routing', async () => {
+      const r = (await s.p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
+      return r.validation_stage === 'awaiting_routing' ? r : null
+    })
+    // The routing record is asked for now, beside the first step's.
+    expect(routing.records.map((r: { type: string; host: string }) => `${r.type} ${r.host}`).sort()).toEqual(['CNAME _acme-challenge.shop', 'CNAME shop', 'TXT _portico-challenge.shop'])
+    // Before any routing record exists, the edge already serves a valid certificate for the name.
+    // (The edge holds it; Caddy takes a moment to load what its admin API accepted.)
+    let served = ''
+    for (let i = 0; i < 30 && !served; i++) {
+      served = await s.viaEdge(domain).then((r) => r.names, () => '')
+      if (!served) await Bun.sleep(200)
+    }
+    expect(served).toContain(domain)
+    const cert = (await s.p.api('GET', `/v1/connections/${c.id}/ssl`, { token: ws.apiKey })).body.certificate
+    expect(cert).toMatchObject({ status: 'issued', names: [domain], managed: true })
+    const [{ challenge }] = await s.p.db`select challenge from certificates where id = ${cert.id}`
+    expect(challenge).toBe('dns-01')
+    // The DCV zone holds no answer once the order is done.
+    expect((await s.pdns.listRecords(dcvZone)).filter((r) => r.type === 'TXT')).toEqual([])
+
+    await add(routing.records.filter((r: { host: string }) => r.host === 'shop'))
+    const live = await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })
+    expect(live.body).toMatchObject({ status: 'live', validation_stage: 'complete' })
+    const events = (await s.p.db`select payload from events where connection_id = ${c.id} and type = 'connection.validation_stage' order by id`) as { payload: { data: { stage: string; previous: string } } }[]
+    expect(events.map((e) => `${e.payload.data.previous}>${e.payload.data.stage}`)).toEqual(['awaiting_records>issuing', 'issuing>awaiting_routing', 'awaiting_routing>complete'])
+    // No second order when it went live: the certificate it had is the one served.
+    expect((await s.p.api('GET', `/v1/connections/${c.id}/ssl`, { token: ws.apiKey })).body.certificate.id).toBe(cert.id)
+  }, 60_000)
+})
