@@ -205,6 +205,7 @@ const CheckBody = Input({
   domain: Type.String({ minLength: 1, maxLength: 300 }),
   application_id: Type.Optional(Id('app', 'Application whose connect target to plan against (KEY: default the key\'s application; WIDGET: its own)')),
   www_redirect: Type.Optional(Type.Boolean()),
+  validation: Type.Optional(ValidationSchema),
 })
 
 export const checkDomainOp = defineOp({
@@ -243,6 +244,7 @@ export const checkDomainOp = defineOp({
       wwwRedirect: input.www_redirect,
       // Without an ACME directory the edge's own issuers are used: only a CAA set that allows no CA is judged.
       certificates: { caaIdentities: acme?.caaIdentities ?? [], challenge: ACME_CHALLENGE },
+      ...(input.validation === 'before_cutover' ? { validation: { mode: 'before_cutover' as const, dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null } } : {}),
     })
     const result = { ...checked, application: applicationFace(app) }
     const health = ctx.services.dnsHealth
@@ -275,8 +277,11 @@ interface CreatePrepared {
   inspection: Inspection | null
 }
 
-async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined): Promise<CreatePrepared> {
+async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined, validation?: 'http' | 'before_cutover'): Promise<CreatePrepared> {
   const parsed = parseOrThrow(domain)
+  if (validation === 'before_cutover' && !ctx.services.dcv) {
+    throw new ApiError('invalid_request', 'Validation before cutover needs delegated DCV, which this deployment does not have', { reason: 'dcv_not_configured' })
+  }
   assertHostAllowed(ctx.principal, parsed.domain)
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
   // A replay of an open connection needs no DNS at all.
@@ -310,7 +315,7 @@ export const createConnectionOp = defineOp({
   kind: 'write',
   zone: 'looks',
   idempotent: true,
-  prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
+  prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id, input.validation),
   async handler(ctx, input, pre: CreatePrepared) {
     const app = await applicationOf(ctx, input.application_id)
     if (input.records) {

@@ -121,6 +121,23 @@ export const DomainCheckSchema = named('DomainCheck', Closed(
     dashboard_url: Nullable(Type.String()),
     nameservers: Type.Array(Type.String(), { description: 'The nameservers DNS names for the zone', ...outside('dns') }),
     desired_records: Type.Array(DnsRecordSchema, { description: 'The records the connection would carry; an ownership value reads `<token issued at connect>`' }),
+    validation: Type.Optional(
+      Closed(
+        {
+          mode: Type.Literal('before_cutover'),
+          available: Type.Boolean({ description: 'Whether this deployment offers it (it needs delegated DCV)' }),
+          reason: Type.Optional(Literals(['dcv_not_configured'] as const)),
+          steps: Type.Array(
+            Closed({
+              step: Literals(['prove', 'route'] as const),
+              records: Type.Array(DnsRecordSchema),
+            }),
+            { description: 'In order: `prove` (the ownership TXT and the `_acme-challenge` delegation; a DCV label reads `<label issued at connect>`), then `route`, asked for once the certificate is on every edge node' },
+          ),
+        },
+        'Asked with `validation: before_cutover`: pre-validation\'s two steps; `desired_records` is then the first step',
+      ),
+    ),
     application: Type.Optional(ApplicationFaceSchema),
   },
   'Domain check result (CONTRACT.md section 2)',

@@ -7,6 +7,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startServed, type Served } from '../harness/served.ts'
 import { startPdns } from '../harness/pdns.ts'
+import { sharedPortico } from '../harness/portico.ts'
 
 let s: Served
 let ws: Workspace
@@ -91,4 +92,33 @@ describe('validation before cutover', () => {
     // No second order when it went live: the certificate it had is the one served.
     expect((await s.p.api('GET', `/v1/connections/${c.id}/ssl`, { token: ws.apiKey })).body.certificate.id).toBe(cert.id)
   }, 60_000)
+
+  test('the domain check answers the two steps in order, and names the delegation Portico will ask for', async () => {
+    const r = await s.p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: fqdn('blog'), validation: 'before_cutover' } })
+    expect(r.status).toBe(200)
+    expect(r.body.validation).toMatchObject({ mode: 'before_cutover', available: true })
+    expect(r.body.validation.steps.map((x: { step: string; records: { type: string; host: string }[] }) => [x.step, x.records.map((d) => `${d.type} ${d.host}`)])).toEqual([
+      ['prove', ['TXT _portico-challenge.blog', 'CNAME _acme-challenge.blog']],
+      ['route', ['CNAME blog']],
+    ])
+    expect(r.body.validation.steps[0].records[1].value).toBe(`<label issued at connect>.${dcvZone}`)
+    // The first step is what the connection will carry first.
+    expect(r.body.desired_records).toEqual(r.body.validation.steps[0].records)
+    // A delegation already pointing into Portico's DCV zone is Portico's own, not a conflict.
+    await s.pdns.setRecords(`_acme-challenge.${fqdn('blog')}`, 'CNAME', [`dabc.${dcvZone}.`])
+    const again = await s.p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: fqdn('blog'), validation: 'before_cutover' } })
+    expect(again.body.conflicts).toEqual([])
+    // One pointing elsewhere blocks the certificate: DNS-01 could not be answered.
+    await s.pdns.setRecords(`_acme-challenge.${fqdn('blog')}`, 'CNAME', ['elsewhere.example.'])
+    const other = await s.p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: fqdn('blog'), validation: 'before_cutover' } })
+    expect(other.body.conflicts).toEqual([expect.objectContaining({ reason: 'acme_challenge_delegated', blocks_certificate: true })])
+  })
+
+  test('a deployment without delegated DCV refuses it, and says why', async () => {
+    const bare = await sharedPortico()
+    const key = (await provision(bare)).apiKey
+    const r = await bare.api('POST', '/v1/connections', { token: key, body: { domain: 'shop.example.com', validation: 'before_cutover' } })
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ code: 'invalid_request', details: { reason: 'dcv_not_configured' } })
+  })
 })
