@@ -41,6 +41,7 @@ const SharedFlow = named('SharedFlow', Out({
   ),
   branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
+  validation_stage: Nullable(Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), { description: 'Pre-validation\'s stage (`validation: before_cutover`); null on the usual path' })),
   secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
 }))
 
@@ -65,6 +66,7 @@ async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
     application_name: branding?.display_name ?? app?.workspace ?? null,
     branding,
     last_checked_at: c.last_checked_at,
+    validation_stage: c.validation_stage ?? null,
     secure: connectionOut(c).secure,
   }
 }

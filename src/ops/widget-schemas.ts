@@ -176,6 +176,7 @@ export const ConnectionStatusSchema = Closed(
       '`secured`: the certificate is served; `securing`: live and pointed at the edge, the certificate not served yet; `failed`: the CA refused (see `secure_error`); `not_served`: HTTPS for this connection is not served by this deployment',
     ),
     secure_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
+    validation_stage: Nullable(Literals(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'] as const, 'Pre-validation\'s stage (`validation: before_cutover`); null on the usual path')),
     last_checked_at: Nullable(Timestamp()),
     next_check_at: Nullable(Timestamp()),
     version: Type.String({ description: 'Changes whenever anything above changes; pass it back as `after` to wait for the next change' }),

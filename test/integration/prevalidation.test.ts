@@ -114,6 +114,25 @@ describe('validation before cutover', () => {
     expect(other.body.conflicts).toEqual([expect.objectContaining({ reason: 'acme_challenge_delegated', blocks_certificate: true })])
   })
 
+  test('the share page shows the two steps in order, the first one current', async () => {
+    const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('docs'), validation: 'before_cutover' } })).body
+    const link = (await s.p.api('POST', `/v1/connections/${c.id}/share`, { token: ws.apiKey })).body
+    expect((await s.p.api('GET', `/v1/share/${link.token}`)).body.validation_stage).toBe('awaiting_records')
+    for (const [lang, first] of [['en', 'Step 1 of 2'], ['de', 'Schritt 1 von 2'], ['ar', 'الخطوة 1 من 2']] as const) {
+      const page = await s.p.app.handle(new Request(`http://portico.test/share/${link.token}?lang=${lang}`))
+      expect(page.status).toBe(200)
+      const html = await page.text()
+      const stages = /<ol id="share-stages" class="stages">(.*?)<\/ol>/.exec(html)?.[1] ?? ''
+      const items = [...stages.matchAll(/<li([^>]*)>(.*?)<\/li>/g)]
+      expect(items).toHaveLength(2)
+      expect(items[0]![1]).toContain('aria-current="step"')
+      expect(items[0]![2]).toContain(first)
+      expect(items[1]![1]).not.toContain('aria-current')
+      // The steps come before the records they ask for.
+      expect(html.indexOf('share-stages')).toBeLessThan(html.indexOf('share-records-h'))
+    }
+  })
+
   test('a deployment without delegated DCV refuses it, and says why', async () => {
     const bare = await sharedPortico()
     const key = (await provision(bare)).apiKey
