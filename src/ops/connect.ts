@@ -15,7 +15,7 @@ import { errorFields, log, logCause } from '../logger.ts'
 import { markCertificateRemoved } from '../domain/certificates.ts'
 import { markPowerRemoved } from '../domain/power.ts'
 import { emitForConnection } from '../domain/events.ts'
-import { isPublicHostname, isPublicIPv4, parseDomain, type ParsedDomain } from '../domain/hostnames.ts'
+import { isPublicHostname, isPublicIPv4, parseConnectable, parseDomain, type ParsedDomain } from '../domain/hostnames.ts'
 import { canonicalRecords, DnsRecordSchema, planRecords, recordSetProblems, type DnsRecord } from '../domain/records.ts'
 import { parityCensus, providerById, PROVIDERS } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
@@ -141,8 +141,8 @@ async function applicationOf(ctx: Ctx, given: string | undefined): Promise<Appli
   return getApplicationInTenant(ctx.sql, p.tenantId, id)
 }
 
-function parseOrThrow(domain: string, field = 'domain'): ParsedDomain {
-  const parsed = parseDomain(domain)
+function parseOrThrow(domain: string, field = 'domain'): ParsedDomain & { wildcard?: boolean } {
+  const parsed = parseConnectable(domain)
   if (!parsed) throw invalid(`${JSON.stringify(domain)} is not a domain name`, [{ in: 'body', field, message: 'not a valid domain name' }])
   return parsed
 }
@@ -273,14 +273,16 @@ const CreateBody = Input({
 })
 
 interface CreatePrepared {
-  parsed: ParsedDomain
+  parsed: ParsedDomain & { wildcard?: boolean }
   inspection: Inspection | null
 }
 
 async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined, validation?: 'http' | 'before_cutover'): Promise<CreatePrepared> {
   const parsed = parseOrThrow(domain)
-  if (validation === 'before_cutover' && !ctx.services.dcv) {
-    throw new ApiError('invalid_request', 'Validation before cutover needs delegated DCV, which this deployment does not have', { reason: 'dcv_not_configured' })
+  // A wildcard's certificate can only be validated by DNS-01: through the delegation, before cutover.
+  if (parsed.wildcard && validation === 'http') throw invalid('A wildcard hostname is validated by DNS-01 only: leave validation out, or send before_cutover', [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }])
+  if ((validation === 'before_cutover' || parsed.wildcard) && !ctx.services.dcv) {
+    throw new ApiError('invalid_request', `${parsed.wildcard ? 'A wildcard hostname' : 'Validation before cutover'} needs delegated DCV, which this deployment does not have`, { reason: 'dcv_not_configured' })
   }
   assertHostAllowed(ctx.principal, parsed.domain)
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
@@ -332,7 +334,7 @@ export const createConnectionOp = defineOp({
       wwwRedirect: input.www_redirect ?? false,
       records: input.records ?? null,
       metadata: input.metadata,
-      validation: input.validation,
+      validation: pre.parsed.wildcard ? 'before_cutover' : input.validation,
       dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null,
     })
     // The domain is connected under this application for someone else: say so rather than hand over their connection.

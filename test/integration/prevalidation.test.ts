@@ -5,7 +5,7 @@
 // it is in at each step, with an event for each change.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { provision, type Workspace } from '../harness/portico.ts'
-import { startServed, type Served } from '../harness/served.ts'
+import { liveConnection, startServed, type Served } from '../harness/served.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { sharedPortico } from '../harness/portico.ts'
 
@@ -132,6 +132,43 @@ describe('validation before cutover', () => {
       expect(html.indexOf('share-stages')).toBeLessThan(html.indexOf('share-records-h'))
     }
   })
+
+  test('a wildcard connection: one certificate by DNS-01 serves every label, the name below it and a named host keep their own', async () => {
+    const wildcard = `*.wild.${zone}`
+    const created = await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: wildcard } })
+    expect(created.status).toBe(201)
+    const c = created.body
+    // DNS-01 is the only way to validate a wildcard: the delegation comes first, whatever was asked.
+    expect(c).toMatchObject({ domain: wildcard, subdomain: '*.wild', validation: 'before_cutover', validation_stage: 'awaiting_records' })
+    expect(c.records.map((r: { type: string; host: string }) => `${r.type} ${r.host}`).sort()).toEqual(['CNAME _acme-challenge.wild', 'TXT _portico-challenge.wild'])
+    expect((await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `*.other.${zone}`, validation: 'http' } })).body).toMatchObject({ code: 'invalid_request' })
+    await add(c.records)
+    await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })
+    const routing = await until('awaiting_routing', async () => {
+      const r = (await s.p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
+      return r.validation_stage === 'awaiting_routing' ? r : null
+    })
+    const route = routing.records.find((r: { host: string }) => r.host === '*.wild')
+    expect(route).toMatchObject({ type: 'CNAME', value: s.edgeHost })
+    await add([route])
+    expect((await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })).body).toMatchObject({ status: 'live', validation_stage: 'complete' })
+    expect((await s.p.api('GET', `/v1/connections/${c.id}/ssl`, { token: ws.apiKey })).body.certificate.names).toEqual([wildcard])
+
+    // The name below the wildcard and a named host beside it: connected on the usual path, each with its own certificate.
+    const base = await liveConnection(s.p, s.pdns, ws.apiKey, zone, `wild.${zone}`)
+    const named = await liveConnection(s.p, s.pdns, ws.apiKey, zone, `named.wild.${zone}`)
+    for (const id of [base, named]) await until('its own certificate', async () => (await s.p.api('GET', `/v1/connections/${id}/ssl`, { token: ws.apiKey })).body.certificate?.status === 'issued')
+
+    const served = async (host: string) => until(`the edge to serve ${host}`, () => s.viaEdge(host).then((r) => r, () => null))
+    const [a, b, below, beside] = [await served(`a.wild.${zone}`), await served(`b.wild.${zone}`), await served(`wild.${zone}`), await served(`named.wild.${zone}`)]
+    // One certificate for two different labels.
+    expect(a.fingerprint).toBe(b.fingerprint)
+    expect(a.names).toBe(`DNS:${wildcard}`)
+    // The others are not served the wildcard's.
+    expect(below.names).toBe(`DNS:wild.${zone}`)
+    expect(beside.names).toBe(`DNS:named.wild.${zone}`)
+    expect(new Set([a.fingerprint, below.fingerprint, beside.fingerprint]).size).toBe(3)
+  }, 90_000)
 
   test('a deployment without delegated DCV refuses it, and says why', async () => {
     const bare = await sharedPortico()
