@@ -111,6 +111,14 @@ export async function setOrderFailed(tx: Sql, c: { id: string }, status: 'issued
   return failed as CertificateRow
 }
 
+/** Says why the next renewal is at risk (null: nothing is); the row when that changed, else undefined. */
+export async function setRenewalWarning(tx: Sql, connectionId: string, warning: string | null, now: Date): Promise<CertificateRow | undefined> {
+  const [row] = await tx`
+    update certificates set renewal_warning = ${warning}, updated_at = ${now}
+    where connection_id = ${connectionId} and status = 'issued' and renewal_warning is distinct from ${warning} returning *`
+  return row as CertificateRow | undefined
+}
+
 /** Marks the connection's certificate removed; undefined when it has none. */
 export async function setCertificateRemoved(sql: Sql, c: { id: string }, now: Date): Promise<CertificateRow | undefined> {
   const [row] = await sql`update certificates set status = 'removed', updated_at = ${now} where connection_id = ${c.id} and status <> 'removed' returning *`

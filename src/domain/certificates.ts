@@ -18,6 +18,7 @@ import {
   setCertificateStatus,
   setIssued,
   setOrderFailed,
+  setRenewalWarning,
   type CertificateRow,
 } from '../db/certificates.ts'
 import type { Clock } from '../clock.ts'
@@ -56,6 +57,8 @@ export const certificateOut = (c: CertificateRow) => ({
   renew_after: c.renew_after,
   updated_at: c.updated_at,
   names: c.names,
+  challenge: c.challenge ?? 'http-01',
+  renewal_warning: c.renewal_warning ?? null,
 })
 
 /** Two thirds into the validity: 60 days before the end of a 90-day certificate. */
@@ -229,6 +232,19 @@ export async function importCertificate(deps: SecureDeps, c: ConnectionRow, cert
   const issuerCn = /CN=([^\n,]+)/.exec(leaf.issuer)?.[1] ?? leaf.issuer
   const keyPem = createPrivateKey(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString()
   return saveIssued(deps, c, row.id, names, false, certificate, keyPem, { issuer: issuerCn, notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) })
+}
+
+/**
+ * Says ahead of expiry that the next renewal cannot validate (`warning`; null clears it), with a
+ * `secure_status` event when that changes; the certificate stays served meanwhile.
+ */
+export async function warnRenewal(deps: Pick<SecureDeps, 'db' | 'clock'>, c: ConnectionRow, warning: string | null): Promise<CertificateRow | undefined> {
+  const now = deps.clock.now()
+  return deps.db.begin(async (tx) => {
+    const row = await setRenewalWarning(tx, c.id, warning, now)
+    if (row) await secureStatus(tx, c, row, now)
+    return row
+  })
 }
 
 /** Marks the connection's certificate removed (`secure_status: removed`) in the caller's transaction. */

@@ -246,7 +246,7 @@ export const EVENTS = {
         certificate: {
           id: 'crt_01jtd7q8g3d5f7h9j2k4l6z8x1', domain: 'shop.example.com', application_id: 'app_01jtd7q2ma3p8s2k6d9f4h7j1m', status: 'issued',
           issuer: "Let's Encrypt", not_before: EXAMPLE_AT, not_after: '2026-08-02T09:30:00.000Z', last_error: null, managed: true,
-          renew_after: '2026-07-03T09:30:00.000Z', updated_at: EXAMPLE_AT, names: ['shop.example.com'],
+          renew_after: '2026-07-03T09:30:00.000Z', updated_at: EXAMPLE_AT, names: ['shop.example.com'], challenge: 'http-01', renewal_warning: null,
         },
       },
       envelope: { secure_status: 'issued' },

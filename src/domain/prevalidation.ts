@@ -22,7 +22,9 @@ import { randomBytes } from 'node:crypto'
 import { ApiError } from '../errors.ts'
 import { errorFields, log } from '../logger.ts'
 import { emitForConnection, recordRefs } from './events.ts'
-import type { ParsedDomain } from './hostnames.ts'
+import { absoluteHost, type ParsedDomain } from './hostnames.ts'
+import type { Dns } from '../adapters/dns.ts'
+import { verifyRecords } from './verify.ts'
 import { DEFAULT_TTL, OWNERSHIP_LABEL, type DnsRecord } from './records.ts'
 import { certificateNames, issueCertificate, type SecureDeps } from './certificates.ts'
 
@@ -111,6 +113,24 @@ export async function moveStageWithEvent(sql: Sql, c: ConnectionRow, trigger: St
 
 export interface PrevalidationDeps extends SecureDeps {
   dcv?: DcvZone
+}
+
+/**
+ * Whether the connection's `_acme-challenge` delegations resolve now: a renewal through them is only
+ * ordered when they do. `inconclusive` when DNS gave no verdict (nothing is said then).
+ */
+export async function delegationInPlace(dns: Dns, c: Pick<ConnectionRow, 'apex_domain' | 'desired_records'>): Promise<{ ok: boolean; inconclusive: boolean; missing: StoredRecord[] }> {
+  const wanted = c.desired_records.filter((r) => r.purpose === 'dcv_delegation')
+  if (wanted.length === 0) return { ok: true, inconclusive: false, missing: [] }
+  const v = await verifyRecords(dns, c.apex_domain, wanted)
+  const missing = wanted.filter((r) => !v.records.some((x) => x.host === r.host && x.type === r.type && x.propagated))
+  return { ok: v.outcome === 'all', inconclusive: v.outcome === 'inconclusive', missing }
+}
+
+/** The renewal warning of a connection whose delegation is gone, in words: what is missing and when the certificate ends. */
+export function delegationWarning(c: Pick<ConnectionRow, 'apex_domain'>, missing: StoredRecord[], notAfter: Date | null): string {
+  const records = missing.map((r) => `${absoluteHost(r.host, c.apex_domain)} CNAME ${r.value}`).join(', ')
+  return `The _acme-challenge delegation is gone (${records}): the certificate cannot be renewed${notAfter ? ` and expires at ${notAfter.toISOString()}` : ''}. Put the record back; renewal then needs nothing else.`
 }
 
 /** Whether the connection's certificate is on every edge node now (a node down or lacking it: not yet). */

@@ -25,6 +25,8 @@ export const CertificateSchema = named(
     renew_after: Nullable(Timestamp('When the renewal job renews it (two thirds into its validity); null when not managed')),
     updated_at: Timestamp(),
     names: Type.Array(Type.String(), { description: 'The names the certificate covers' }),
+    challenge: Type.Union([Type.Literal('http-01'), Type.Literal('dns-01')], { description: 'How it was validated: `dns-01` through Portico\'s DCV delegation (pre-validation, wildcards), else `http-01` through the edge; renewals take the same path' }),
+    renewal_warning: Nullable(Type.String({ description: 'Said ahead of expiry when the next renewal cannot validate (the `_acme-challenge` delegation is gone), with what to put back; null when nothing stands in the way' })),
   }),
 )
 
