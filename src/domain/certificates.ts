@@ -143,7 +143,9 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
   // The CA checks HTTP-01 through the edge: while a node cannot serve the challenge, no order is
   // placed (it could only fail, and push the retry out). Nothing is recorded: the order is placed as
   // soon as the edge answers again (the edge watch wakes the issuer).
-  if (deps.edge.canServe && !(await deps.edge.canServe())) throw edgeUnavailable()
+  // DNS-01 does not go through the edge: the order is placed, and a node that lacks the certificate
+  // gets it from the edge sweep (pre-validation waits for every node before asking for routing).
+  if (!opts.dns01 && deps.edge.canServe && !(await deps.edge.canServe())) throw edgeUnavailable()
   const row = await pendingRow(deps, c, names, true)
   if (row.inFlight) return awaitOrder(deps, row.id)
   try {

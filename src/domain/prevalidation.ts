@@ -135,8 +135,10 @@ export function delegationWarning(c: Pick<ConnectionRow, 'apex_domain'>, missing
 
 /** Whether the connection's certificate is on every edge node now (a node down or lacking it: not yet). */
 async function onEveryNode(edge: Edge, connectionId: string): Promise<boolean> {
-  if (edge.canServe && !(await edge.canServe())) return false
-  return (await edge.present()).has(`cert-${connectionId}`)
+  // What the reachable nodes all hold, asked first: a node that fails the read is marked down, and
+  // then no longer counts as serving (a fleet's `present` alone would leave it out of the judgement).
+  const held = (await edge.present()).has(`cert-${connectionId}`)
+  return held && (!edge.canServe || (await edge.canServe()))
 }
 
 /**

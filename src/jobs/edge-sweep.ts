@@ -101,10 +101,11 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
   const issuer = deps.issuer
   if (!issuer) return Promise.resolve(0)
   return alone(deps.db, ISSUE_LOCK, async () => {
-    // No order while the edge cannot serve the challenge; the edge watch wakes this run when it is back.
-    if (deps.edge.canServe && !(await deps.edge.canServe())) return 0
-    // Pre-validation first: a connection waiting for its certificate before cutover has a person waiting.
+    // Pre-validation first: a connection waiting for its certificate before cutover has a person
+    // waiting, and DNS-01 needs no edge to answer the CA.
     let handled = await issueBeforeCutoverDue({ ...deps, issuer })
+    // No HTTP-01 order while the edge cannot serve the challenge; the edge watch wakes this run when it is back.
+    if (deps.edge.canServe && !(await deps.edge.canServe())) return handled
     let pausedUntil = 0
     let failed = false
     // A failed order carries its retry time: the workers' due timers re-read the schedule.
