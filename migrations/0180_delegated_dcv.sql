@@ -13,3 +13,6 @@ alter table connections add column dcv_label text;
 alter table certificates add column challenge text not null default 'http-01' check (challenge in ('http-01', 'dns-01'));
 alter table certificates add column renewal_warning text;
 create index connections_issuing on connections (id) where validation_stage = 'issuing' and disconnected_at is null;
+-- The ACME account is registered once: its URL is kept beside its key, so a restarted or added
+-- process orders under it without registering again (null until the first order; reset with the key).
+alter table acme_account add column account_url text;

@@ -6,7 +6,7 @@ import * as acme from 'acme-client'
 import https from 'node:https'
 import { readFileSync } from 'node:fs'
 import type { Sql } from '../db/sql.ts'
-import { keepAccountKey, putChallenge, removeChallenge, sealedAccountKey } from '../db/acme.ts'
+import { accountUrlOf, keepAccountKey, keepAccountUrl, putChallenge, removeChallenge, sealedAccountKey } from '../db/acme.ts'
 import { decrypt, encrypt } from '../crypto.ts'
 import type { DcvZone } from './dcv.ts'
 
@@ -103,9 +103,10 @@ export class AcmeIssuer implements CertificateIssuer {
   }
 
   private acmeClient(): Promise<acme.Client> {
-    this.client ??= this.accountKey()
+    this.client ??= Promise.all([this.accountKey(), accountUrlOf(this.deps.db, this.settings.directoryUrl)])
       // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
-      .then((accountKey) => new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000 }))
+      // A known account URL: no registration (acme-client registers only while it has none).
+      .then(([accountKey, accountUrl]) => new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000, ...(accountUrl ? { accountUrl } : {}) }))
       .catch((err) => {
         this.client = null
         throw err
@@ -118,8 +119,8 @@ export class AcmeIssuer implements CertificateIssuer {
     const [key, csr] = await acme.crypto.createCsr({ commonName: names[0], altNames: names }, await acme.crypto.createPrivateEcdsaKey())
     const { db } = this.deps
     const dns01 = opts.dns01
-    // The account is registered once per process: acme-client keeps its URL after the first order
-    // (and the CA answers an existing key's registration with the same account).
+    // The account is registered once: acme-client registers only while it knows no account URL, and
+    // the URL is kept in the database after the first order (for every other process, and restarts).
     const certPem = await client.auto({
       csr,
       ...(this.settings.email ? { email: this.settings.email } : {}),
@@ -135,6 +136,7 @@ export class AcmeIssuer implements CertificateIssuer {
         else await removeChallenge(db, challenge.token)
       },
     })
+    await keepAccountUrl(db, this.settings.directoryUrl, client.getAccountUrl())
     const facts = certificateFacts(certPem)
     return { certPem, keyPem: key.toString(), issuer: facts.issuer, notBefore: facts.notBefore, notAfter: facts.notAfter }
   }

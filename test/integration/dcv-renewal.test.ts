@@ -11,6 +11,8 @@ import { freeLoopbackPort } from '../harness/edge.ts'
 import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
 import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
 import { DCV_RETRY_MS } from '../../src/domain/certificates.ts'
+import { AcmeIssuer } from '../../src/adapters/acme.ts'
+import * as acme from 'acme-client'
 
 let s: Served
 let ws: Workspace
@@ -40,6 +42,14 @@ const proxy = {
   },
 }
 
+/** Account registrations Portico sends the CA (its newAccount requests), counted as they leave. */
+let registrations = 0
+let newAccountUrl = ''
+acme.axios.interceptors.request.use((req) => {
+  if (newAccountUrl && req.url === newAccountUrl) registrations++
+  return req
+})
+
 beforeAll(async () => {
   const pdns = await startPdns()
   await pdns.createZone(dcvZone)
@@ -48,6 +58,7 @@ beforeAll(async () => {
   // Role `api`: no workers; each step is driven here, with the clock this file moves.
   s = await startServed(zone, { DCV_ZONE: dcvZone, DCV_PDNS_API_URL: `http://127.0.0.1:${proxy.port}/api/v1/servers/localhost`, DCV_PDNS_API_KEY: pdns.apiKey })
   ws = await provision(s.p)
+  newAccountUrl = ((await (await fetch(s.pebble.directoryUrl, { tls: { ca: s.pebble.caPem } })).json()) as { newAccount: string }).newAccount
 })
 
 afterAll(async () => {
@@ -180,5 +191,20 @@ describe('delegated DCV after the move', () => {
     } finally {
       s.p.clock.reset()
     }
+  }, 60_000)
+
+  test('the ACME account is registered once: a restarted process orders under the same account', async () => {
+    // Every order of this file so far went through one registration.
+    expect(registrations).toBe(1)
+    const [{ account_url }] = await s.p.db`select account_url from acme_account where directory = ${s.pebble.directoryUrl}`
+    expect(account_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\//)
+    // A fresh issuer, as a restarted or another process has: it orders without registering.
+    const fresh = new AcmeIssuer(s.p.config.acme!, { db: s.p.db, secretsKey: s.p.config.secretsKey })
+    const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('restarted'), validation: 'before_cutover' } })).body
+    await add(c.records)
+    await api('POST', `/v1/connections/${c.id}:recheck`)
+    await sweepEdge({ db: s.p.db, clock: s.p.clock, config: s.p.config, dns: s.p.services.dns, edge: s.p.services.edge!, issuer: fresh, dcv: s.p.services.dcv })
+    expect((await connection(c.id)).validation_stage).toBe('awaiting_routing')
+    expect(registrations).toBe(1)
   }, 60_000)
 })
