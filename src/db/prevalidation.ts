@@ -28,6 +28,14 @@ export async function askForRouting(sql: Sql, id: string, now: Date): Promise<Co
   return row as ConnectionRow | undefined
 }
 
+/** An integrator-authored routing set for a connection whose routing records are still held back. */
+export async function setHeldRecords(sql: Sql, id: string, records: unknown[], now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await sql`
+    update connections set held_records = ${records}::jsonb, records_source = 'custom', updated_at = ${now}
+    where id = ${id} and validation_stage in ('awaiting_records', 'issuing') returning *`
+  return row as ConnectionRow | undefined
+}
+
 /** Says what the stage waits on (null: nothing). */
 export async function setValidationDetail(sql: Sql, id: string, detail: string | null): Promise<void> {
   await sql`update connections set validation_detail = ${detail} where id = ${id} and validation_detail is distinct from ${detail}`

@@ -7,6 +7,7 @@ import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget } from
 import { type ConnectionRow, findOpen, connectionCounts, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
 import { disconnectManual, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { stepsOf } from '../domain/prevalidation.ts'
+import { setHeldRecords } from '../db/prevalidation.ts'
 import { checkDomain } from '../domain/domain-check.ts'
 import { connectionsPageViews } from '../domain/connection-views.ts'
 import { applicationFace } from '../domain/connection-status.ts'
@@ -594,7 +595,8 @@ export const putRecordsOp = defineOp({
   description:
     'Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 ' +
     'and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a ' +
-    'connection with a custom set.',
+    'connection with a custom set. Before cutover, while the routing records are held back (`validation_stage` `awaiting_records` ' +
+    'or `issuing`), the set replaces them instead: it is asked for once the certificate is on every edge node.',
   tag: TAG,
   auth: ['KEY'],
   permission: 'connections:write',
@@ -613,6 +615,13 @@ export const putRecordsOp = defineOp({
       return recordsOut(c)
     }
     const now = ctx.clock.now()
+    // Before cutover, until the certificate is on the edge: the set replaces the held routing records
+    // (the first step's stay what the connection asks for now).
+    const held = c.validation_stage === 'awaiting_records' || c.validation_stage === 'issuing' ? await setHeldRecords(ctx.sql, c.id, input.records, now) : undefined
+    if (held) {
+      ctx.audit.details = { changed: true, held: true }
+      return recordsOut(held)
+    }
     const row = await setCustomRecords(ctx.sql, c, input, now)
     ctx.audit.details = { changed: true }
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())

@@ -170,6 +170,16 @@ describe('validation before cutover', () => {
     expect(new Set([a.fingerprint, below.fingerprint, beside.fingerprint]).size).toBe(3)
   }, 90_000)
 
+  test('a custom routing set sent before cutover replaces the held routing records, not the first step', async () => {
+    const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('custom'), validation: 'before_cutover' } })).body
+    const mine = [{ type: 'CNAME', host: 'custom', value: `elsewhere.${zone}` }]
+    const put = await s.p.api('PUT', `/v1/connections/${c.id}/records`, { token: ws.apiKey, body: { records: mine } })
+    expect(put.status).toBe(200)
+    expect(put.body.records).toEqual(c.records)
+    expect(put.body.steps[1].records).toEqual(mine)
+    expect((await s.p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body).toMatchObject({ records: c.records, records_source: 'custom', validation_stage: 'awaiting_records' })
+  })
+
   test('a deployment without delegated DCV refuses it, and says why', async () => {
     const bare = await sharedPortico()
     const key = (await provision(bare)).apiKey
