@@ -21,7 +21,7 @@ import { monotonicId } from '../ids.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { insertEvents, type OutboxRow } from '../db/events.ts'
 import { named } from './named.ts'
-import { CertificateSchema, MetadataSchema, PowerSchema, RemovalSchema } from './resource-schemas.ts'
+import { CertificateSchema, MetadataSchema, PowerSchema, RemovalSchema, ValidationStageSchema } from './resource-schemas.ts'
 
 const Closed = <T extends TProperties>(props: T, description?: string) => Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) })
 
@@ -179,8 +179,8 @@ export const EVENTS = {
       'edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), ' +
       'or `failed` (the connection failed).',
     data: Closed({
-      stage: Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), { description: 'The stage now' }),
-      previous: Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), { description: 'The stage before' }),
+      stage: ValidationStageSchema,
+      previous: ValidationStageSchema,
       records: Records('The records the connection asks for now (the routing records join them at `awaiting_routing`)'),
     }),
     example: {

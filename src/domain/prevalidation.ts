@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto'
 import { ApiError } from '../errors.ts'
 import { errorFields, log } from '../logger.ts'
 import { emitForConnection, recordRefs } from './events.ts'
+import { VALIDATION_STAGES } from './resource-schemas.ts'
 import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { verifyRecords } from './verify.ts'
@@ -30,7 +31,7 @@ import { certificateNames, issueCertificate, type SecureDeps } from './certifica
 
 export const VALIDATIONS = ['http', 'before_cutover'] as const
 export type Validation = (typeof VALIDATIONS)[number]
-export const STAGES = ['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'] as const
+export const STAGES = VALIDATION_STAGES
 export type Stage = (typeof STAGES)[number]
 
 /** What moves a stage, and from which stages to which (anything else leaves the stage as it is). */

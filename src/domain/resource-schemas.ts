@@ -4,6 +4,22 @@
 import { Type } from '@sinclair/typebox'
 import { named } from './named.ts'
 
+/** Pre-validation's stages, in order (src/domain/prevalidation.ts moves a connection through them). */
+export const VALIDATION_STAGES = ['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'] as const
+
+export const ValidationStageSchema = named(
+  'ValidationStage',
+  Type.Union(
+    VALIDATION_STAGES.map((s) => Type.Literal(s)),
+    {
+      description:
+        'Pre-validation\'s stage (`validation: before_cutover`): `awaiting_records` (the ownership TXT and the `_acme-challenge` ' +
+        'delegation), `issuing` (the certificate is ordered by DNS-01 and put on every edge node), `awaiting_routing` (the routing ' +
+        'records are asked for now), `complete` (live), `failed`',
+    },
+  ),
+)
+
 /** Text from outside Portico (src/ops/schemas.ts `outside`: the document shows it as `x-outside`). */
 const outside = (source: 'dns' | 'provider') => ({ 'x-outside': source })
 

@@ -36,7 +36,7 @@ import type { Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
 import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 import { named } from '../domain/named.ts'
-import { MetadataSchema, RemovalSchema } from '../domain/resource-schemas.ts'
+import { MetadataSchema, RemovalSchema, ValidationStageSchema } from '../domain/resource-schemas.ts'
 import { Secret } from './provider-accounts.ts'
 
 const TAG = 'Domains and connections'
@@ -47,12 +47,6 @@ const ValidationSchema = Type.Union([Type.Literal('http'), Type.Literal('before_
     '`http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation ' +
     'through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, ' +
     'issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md)',
-})
-const StageSchema = Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), {
-  description:
-    'Pre-validation\'s stage (null with `validation: http`): `awaiting_records` (the ownership TXT and the delegation), `issuing` ' +
-    '(the certificate is ordered by DNS-01 and put on every edge node), `awaiting_routing` (the routing records are asked for now), ' +
-    '`complete` (live), `failed`. Each change is the event `connection.validation_stage`',
 })
 const StepsSchema = Type.Array(
   Out({
@@ -107,7 +101,7 @@ export const ConnectionSchema = named('Connection', Out({
   ),
   secure: Type.Boolean({ description: 'Live, and its certificate is issued and served by the edge: say "connected and secure" only then' }),
   validation: ValidationSchema,
-  validation_stage: Nullable(StageSchema),
+  validation_stage: Nullable(ValidationStageSchema),
   validation_detail: Nullable(Type.String({ description: 'What the stage waits on, in words (a DCV zone server that does not answer, an edge node that lacks the certificate)' })),
   failed_at: Nullable(Timestamp()),
   retried_at: Nullable(Timestamp()),
@@ -549,7 +543,7 @@ const RecordsResponse = named('ConnectionRecords', Out({
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps for adding the records by hand, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
   validation: ValidationSchema,
-  validation_stage: Nullable(StageSchema),
+  validation_stage: Nullable(ValidationStageSchema),
   steps: Nullable(StepsSchema),
 }))
 

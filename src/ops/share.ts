@@ -4,6 +4,7 @@
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
 import { named } from '../domain/named.ts'
+import { ValidationStageSchema } from '../domain/resource-schemas.ts'
 import { Type } from '@sinclair/typebox'
 import { connectionFor, connectionOut } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
@@ -41,7 +42,7 @@ const SharedFlow = named('SharedFlow', Out({
   ),
   branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
-  validation_stage: Nullable(Type.Union(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'].map((s) => Type.Literal(s)), { description: 'Pre-validation\'s stage (`validation: before_cutover`); null on the usual path' })),
+  validation_stage: Nullable(ValidationStageSchema),
   secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
 }))
 

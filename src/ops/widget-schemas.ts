@@ -4,6 +4,7 @@
 // schema does not name; the widget takes its types from here (type-only imports, erased from the
 // bundle), so renaming a field breaks the widget's typecheck instead of a person's screen.
 import { named } from '../domain/named.ts'
+import { ValidationStageSchema } from '../domain/resource-schemas.ts'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { DnsRecordSchema } from '../domain/records.ts'
 import { outside, Timestamp } from './schemas.ts'
@@ -176,7 +177,7 @@ export const ConnectionStatusSchema = Closed(
       '`secured`: the certificate is served; `securing`: live and pointed at the edge, the certificate not served yet; `failed`: the CA refused (see `secure_error`); `not_served`: HTTPS for this connection is not served by this deployment',
     ),
     secure_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
-    validation_stage: Nullable(Literals(['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'] as const, 'Pre-validation\'s stage (`validation: before_cutover`); null on the usual path')),
+    validation_stage: Nullable(ValidationStageSchema),
     last_checked_at: Nullable(Timestamp()),
     next_check_at: Nullable(Timestamp()),
     version: Type.String({ description: 'Changes whenever anything above changes; pass it back as `after` to wait for the next change' }),
