@@ -233,11 +233,17 @@ export async function insertConnection(
   return rows[0] as ConnectionRow | undefined
 }
 
-/** A failed connection propagating again with a fresh clock; undefined when it is not failed. */
+/**
+ * A failed connection propagating again with a fresh clock; undefined when it is not failed. Before
+ * cutover it takes up the step it failed in: the first (its routing records still held back) or routing.
+ */
 export async function setRevived(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
   const [r] = await sql`
     update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
-      error_code = null, error_message = null, failed_at = null, updated_at = ${now}
+      error_code = null, error_message = null, failed_at = null, updated_at = ${now},
+      validation_stage = case when validation_stage = 'failed'
+        then case when held_records is not null then 'awaiting_records' else 'awaiting_routing' end
+        else validation_stage end
     where id = ${c.id} and status = 'failed' returning *`
   return r as ConnectionRow | undefined
 }

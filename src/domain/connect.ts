@@ -45,7 +45,13 @@ export async function inspectDomain(dns: Dns, parsed: ParsedDomain, health?: Dns
 
 /** A failed connection re-enters verification: `propagating` again with a fresh 24 hours. */
 export async function reviveConnection(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
-  return (await setRevived(sql, c, now)) ?? c
+  const row = await setRevived(sql, c, now)
+  if (!row) return c
+  // Before cutover, the stage it takes up again is a stage change like any other.
+  if (c.validation_stage === 'failed' && row.validation_stage && row.validation_stage !== 'failed') {
+    await emitForConnection(sql, row, 'connection.validation_stage', now, { stage: row.validation_stage, previous: 'failed', records: recordRefs(row.desired_records) })
+  }
+  return row
 }
 
 /** Someone says the records are in place: the 24-hour propagation clock starts. */

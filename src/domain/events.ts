@@ -177,7 +177,7 @@ export const EVENTS = {
       'A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the ' +
       '`_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every ' +
       'edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), ' +
-      'or `failed` (the connection failed).',
+      'or `failed` (the connection failed); a failed one revived takes up the step it failed in again.',
     data: Closed({
       stage: ValidationStageSchema,
       previous: ValidationStageSchema,

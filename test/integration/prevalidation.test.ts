@@ -170,6 +170,23 @@ describe('validation before cutover', () => {
     expect(new Set([a.fingerprint, below.fingerprint, beside.fingerprint]).size).toBe(3)
   }, 90_000)
 
+  test('a connection that failed in the first step, revived, takes up the first step again: proving is still not live', async () => {
+    const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('late'), validation: 'before_cutover' } })).body
+    await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })
+    s.p.clock.advance(25 * 3_600_000)
+    try {
+      expect((await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })).body).toMatchObject({ status: 'failed', validation_stage: 'failed', error_code: 'propagation_timeout' })
+      await add(c.records)
+      const revived = (await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })).body
+      expect(revived.status).toBe('propagating')
+      expect(['issuing', 'awaiting_routing']).toContain(revived.validation_stage)
+      const events = (await s.p.db`select payload from events where connection_id = ${c.id} and type = 'connection.validation_stage' order by id`) as { payload: { data: { stage: string } } }[]
+      expect(events.map((e) => e.payload.data.stage).slice(0, 3)).toEqual(['failed', 'awaiting_records', 'issuing'])
+    } finally {
+      s.p.clock.reset()
+    }
+  })
+
   test('a custom routing set sent before cutover replaces the held routing records, not the first step', async () => {
     const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('custom'), validation: 'before_cutover' } })).body
     const mine = [{ type: 'CNAME', host: 'custom', value: `elsewhere.${zone}` }]
