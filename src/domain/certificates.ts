@@ -127,8 +127,12 @@ async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], m
   })
 }
 
-/** A DCV zone server that does not answer: the order waits for it (tried again this soon). */
+/**
+ * A DCV zone server that does not answer: the order waits for it, tried again this soon, then twice
+ * as long each time up to DCV_RETRY_MAX_MS (each wait is a `secure_status` event, so not every 10 s).
+ */
 export const DCV_RETRY_MS = 10_000
+const DCV_RETRY_MAX_MS = 10 * 60_000
 
 /**
  * Issues (or renews) the connection's certificate through ACME and puts it on the edge: by HTTP-01
@@ -158,7 +162,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     const message = dcvDown ? `The DCV zone's DNS server does not answer; the order waits for it (${(err as Error).message})` : ((err as Error).message ?? String(err))
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
     const now = deps.clock.now()
-    const wait = dcvDown ? DCV_RETRY_MS : retryAfterMs(err)
+    const wait = dcvDown ? Math.min(DCV_RETRY_MS * 2 ** row.attempts, DCV_RETRY_MAX_MS) : retryAfterMs(err)
     const retryAt = new Date(now.getTime() + (wait ?? RETRY_BACKOFF_MS[row.attempts] ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
       const cur = await certificateById(tx, row.id)
@@ -167,7 +171,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
       const failed = await setOrderFailed(tx, row, status, message.slice(0, 500), retryAt, now)
       await secureStatus(tx, c, failed, now)
     })
-    if (dcvDown) throw new ApiError('service_unavailable', message.slice(0, 300), { reason: 'dcv_unavailable' }, { headers: { 'retry-after': String(DCV_RETRY_MS / 1000) } })
+    if (dcvDown) throw new ApiError('service_unavailable', message.slice(0, 300), { reason: 'dcv_unavailable' }, { headers: { 'retry-after': String(Math.ceil(wait! / 1000)) } })
     const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: 'ca_refused', provider_message: message.slice(0, 300) })
     throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
   }
