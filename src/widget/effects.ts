@@ -165,7 +165,7 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
   try {
     switch (cmd.kind) {
       case 'analyse': {
-        const check = await env.api.call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId }, signal)
+        const check = await env.api.call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId, ...(env.validation ? { validation: env.validation } : {}) }, signal)
         return send({ type: 'analysed', id, check })
       }
       case 'commit':
