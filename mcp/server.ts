@@ -14,6 +14,7 @@
 // What the person must confirm (a disconnect, a write replacing the customer's records) is confirmed
 // only on Portico's own page, by the person signed in as themselves (confirm.ts); a client that can
 // send its person to a URL is asked to (2026-07-28 `input_required`, 2025 the -32042 error).
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/json.ts'
 import type { Elysia } from 'elysia'
 import { Server, createMcpHandler as sdkHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server'
 import type { AppDeps, Mount } from '../src/http/app.ts'
@@ -202,7 +203,9 @@ export function createMcpHandler(deps: McpDeps) {
     if (req.method !== 'POST') return rpcError(405, -32000, 'This server is stateless: use POST', { allow: 'POST' })
     let body: unknown
     try {
-      body = JSON.parse(await req.text())
+      const text = await req.text()
+      if (nestsDeeperThan(text)) return rpcError(400, -32600, `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`)
+      body = JSON.parse(text)
     } catch {
       return rpcError(400, -32700, 'Parse error: the body is not JSON')
     }

@@ -14,21 +14,47 @@ import { redirectHost } from '../src/domain/agent-consent.ts'
 import { quoteOutside, showHidden } from '../src/domain/outside-text.ts'
 import { revokeGrant, REVOKE_REASONS, settleTenantGrants, GRANT_TTL_S } from '../src/domain/agent-grants.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, peekSignIn, safeNext, signedInPerson, signOut, useSignIn, type PeopleDeps, type Person } from './people.ts'
-import { esc, page, readForm, seeOther } from './pages.ts'
+import { esc, ownFormsOnly, page, readForm, seeOther, withCookie } from './pages.ts'
+import { loadConsentRequest } from '../src/domain/agent-consent.ts'
 import { OAUTH_MOUNT } from './provider.ts'
 
 const AGENTS_PATH = `${OAUTH_MOUNT}/agents`
 
 // ---- Sign-in link and sign-out ----
 
-export async function showSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<Response> {
-  const found = await peekSignIn(deps, token, ip)
+/**
+ * Who is asking, for the link's page: the agent's name as outside text (quoted, hidden characters
+ * shown) and the host its answer goes to, read from the consent request the link leads to. The mail
+ * never says this (a client's name is a stranger's words); the page does, where the person can judge it.
+ */
+async function whoAsks(deps: PeopleDeps, next: string): Promise<string> {
+  const consent = /^\/oauth\/consent\/([^/?#]+)$/.exec(next)
+  if (consent) {
+    const request = await loadConsentRequest(deps.db, decodeURIComponent(consent[1]!))
+    if (!request) return '<p class="note" id="who-asks">The agent\'s request this link answers has ended; signing in shows what is left.</p>'
+    return (
+      `<p class="note" id="who-asks">An agent calling itself <strong>${esc(quoteOutside(request.client_name, 80))}</strong> asks for access to this workspace. ` +
+      `Its answer goes to <strong dir="ltr">${esc(request.redirect_host)}</strong>. You will see what it asks for, and may refuse, after signing in.</p>`
+    )
+  }
+  if (next.startsWith(`${OAUTH_MOUNT}/confirm/`)) return '<p class="note" id="who-asks">An agent of this workspace asks you to confirm a change; you will see it after signing in.</p>'
+  return '<p class="note" id="who-asks">To see the agents of this workspace.</p>'
+}
+
+export async function showSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<Response> {
+  const found = await peekSignIn(deps, token, ip, req)
   if (found === 'throttled') return page(429, 'Too many attempts', '<h1>Too many sign-in attempts</h1><p>Wait a few minutes, then ask for a new link.</p>')
   if (!found) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
+  // Read on another device than the one that asked is normal; it is said, with what the link signs in.
+  const elsewhere = found.otherBrowser
+    ? `<p class="warn" id="other-browser">This link was asked for in another browser or on another device. Continuing signs <strong>this</strong> browser in as <strong>${esc(found.email)}</strong> in the workspace <strong>${esc(found.workspace)}</strong>. Continue only if you asked for it yourself.</p>`
+    : ''
   return page(
     200,
     'Sign in to Portico',
     `<h1>Sign in as ${esc(found.email)}?</h1><p class="workspace">Workspace: <strong>${esc(found.workspace)}</strong></p>` +
+      elsewhere +
+      (await whoAsks(deps, found.next)) +
       '<form method="post"><div class="actions"><button type="submit" class="primary" id="signin">Continue</button></div></form>' +
       '<p>This link works once. If you did not ask for it, close this page: nothing happens.</p>',
   )
@@ -116,10 +142,9 @@ async function answerAgents(deps: PeopleDeps, req: Request, ip: string | null): 
   const form = await readForm(req)
   const email = (form?.get('email') ?? '').trim()
   if (!form || !EMAIL.test(email)) return page(400, 'Your agents', signInForm('Enter your email address.'))
-  if (!(await mailSignInLinks(deps, email, AGENTS_PATH, ip, 'to see the agents of your workspace'))) {
-    return page(429, 'Your agents', signInForm('Too many sign-in links were asked for. Wait a few minutes, then try again.'))
-  }
-  return page(200, 'Your agents', signInForm(undefined, email))
+  const asked = mailSignInLinks(deps, email, AGENTS_PATH, ip, 'agents', req)
+  if (asked.refused) return page(429, 'Your agents', signInForm('Too many sign-in links were asked for from here. Wait a few minutes, then try again.'))
+  return withCookie(page(200, 'Your agents', signInForm(undefined, email)), asked.cookie)
 }
 
 async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<Response> {
@@ -137,17 +162,19 @@ async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<
 
 export function peopleMount(deps: PeopleDeps): Mount {
   const ipOf = addressOfRequest(deps.config.trustProxy)
+  // Every form here signs in or acts: only from Portico's own pages (pages.ts).
+  const own = (h: Parameters<typeof ownFormsOnly>[1]) => ownFormsOnly(deps.config.publicUrl, h)
   return (app: Elysia) => {
     app
-      .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(request, server)))
-      .post(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => useSignInLink(deps, params.token, ipOf(request, server)), { parse: 'none' })
-      .post(`${OAUTH_MOUNT}/signout`, async ({ request }) => {
+      .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(request, server), request))
+      .post(`${OAUTH_MOUNT}/signin/:token`, own(({ params, request, server }) => useSignInLink(deps, params.token!, ipOf(request, server))), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/signout`, own(async ({ request }) => {
         const form = await readForm(request.clone())
         return seeOther(safeNext(form?.get('next') ?? null), { 'set-cookie': await signOut(deps, request) })
-      }, { parse: 'none' })
+      }), { parse: 'none' })
       .get(AGENTS_PATH, ({ request }) => showAgents(deps, request))
-      .post(AGENTS_PATH, ({ request, server }) => answerAgents(deps, request, ipOf(request, server)), { parse: 'none' })
-      .post(`${AGENTS_PATH}/:id/revoke`, ({ params, request }) => revoke(deps, request, params.id), { parse: 'none' })
+      .post(AGENTS_PATH, own(({ request, server }) => answerAgents(deps, request, ipOf(request, server))), { parse: 'none' })
+      .post(`${AGENTS_PATH}/:id/revoke`, own(({ params, request }) => revoke(deps, request, params.id!)), { parse: 'none' })
     return app
   }
 }

@@ -13,7 +13,7 @@ import { agentClientName } from '../src/db/agent-clients.ts'
 import { addressOfRequest } from '../src/client-address.ts'
 import { personNav } from './consent.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type PeopleDeps, type Person } from './people.ts'
-import { esc, page, readForm } from './pages.ts'
+import { esc, ownFormsOnly, page, readForm, withCookie } from './pages.ts'
 
 const permissionFor = (row: ConfirmationRow) => (row.action === 'disconnect' ? 'connections:disconnect' : 'connections:write')
 
@@ -79,8 +79,8 @@ async function answer(deps: PeopleDeps, token: string, req: Request, ip: string 
   if (action === 'email') {
     const email = (form.get('email') ?? '').trim()
     if (!EMAIL.test(email)) return view(deps, token, null, { error: 'Enter your email address.', status: 400 })
-    const ok = await mailSignInLinks(deps, email, `${CONFIRM_PATH}/${token}`, ip, `to answer your agent's question about ${row.domain}`)
-    return ok ? view(deps, token, null, { sent: email }) : view(deps, token, null, { error: 'Too many sign-in links were asked for. Wait a few minutes, then try again.', status: 429 })
+    const asked = mailSignInLinks(deps, email, `${CONFIRM_PATH}/${token}`, ip, 'confirm', req)
+    return asked.refused ? view(deps, token, null, { error: 'Too many sign-in links were asked for. Wait a few minutes, then try again.', status: 429 }) : withCookie(await view(deps, token, null, { sent: email }), asked.cookie)
   }
   if (!person) return view(deps, token, null, { error: 'Sign in first.', status: 401 })
   if (person.tenantId !== row.tenant_id || !can(person.role, permissionFor(row))) return view(deps, token, person)
@@ -97,7 +97,7 @@ export function confirmMount(deps: PeopleDeps): Mount {
   return (app: Elysia) => {
     app
       .get(`${CONFIRM_PATH}/:token`, async ({ params, request }) => view(deps, params.token, await signedInPerson(deps, request)))
-      .post(`${CONFIRM_PATH}/:token`, ({ params, request, server }) => answer(deps, params.token, request, ipOf(request, server)), { parse: 'none' })
+      .post(`${CONFIRM_PATH}/:token`, ownFormsOnly(deps.config.publicUrl, ({ params, request, server }) => answer(deps, params.token!, request, ipOf(request, server))), { parse: 'none' })
     return app
   }
 }

@@ -26,7 +26,7 @@ import { AGENT_SCOPE_IDS, agentScope, can, type MemberRole } from '../src/domain
 import type { AuthDeps } from '../src/http/auth.ts'
 import { addressOfRequest } from '../src/client-address.ts'
 import { csrfToken, csrfValid, EMAIL, mailSignInLinks, signedInPerson, type Person } from './people.ts'
-import { esc, page, readForm, seeOther } from './pages.ts'
+import { esc, ownFormsOnly, page, readForm, seeOther, withCookie } from './pages.ts'
 import { ENGLISH, say, sayHtml, sayPlain, speechOf, type Speech } from './strings.ts'
 import { OAUTH_MOUNT, type AuthServer } from './provider.ts'
 
@@ -240,9 +240,9 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
   if (action === 'email') {
     const email = (form.get('email') ?? '').trim()
     if (!EMAIL.test(email)) return consentResponse(400, request, { kind: 'signin', email }, uid, sp, s.errEmail)
-    const sent = await mailSignInLinks(deps, email, `/oauth/consent/${uid}`, ip, 'to answer an agent\'s request for access')
-    if (!sent) return consentResponse(429, request, { kind: 'signin', email }, uid, sp, s.errTooMany)
-    return consentResponse(200, request, { kind: 'sent', email }, uid, sp)
+    const asked = mailSignInLinks(deps, email, `/oauth/consent/${uid}`, ip, 'consent', req)
+    if (asked.refused) return consentResponse(429, request, { kind: 'signin', email }, uid, sp, s.errTooMany)
+    return withCookie(consentResponse(200, request, { kind: 'sent', email }, uid, sp), asked.cookie)
   }
   if (action !== 'approve') return consentResponse(400, request, viewOf(deps, person), uid, sp, s.errChoose)
   if (!person) return consentResponse(401, request, { kind: 'signin' }, uid, sp, s.errSignIn)
@@ -262,7 +262,7 @@ export function consentMount(deps: ConsentDeps): Mount {
   return (app: Elysia) => {
     app
       .get(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request }) => showConsent(deps, params.uid, request))
-      .post(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request, server }) => answerConsent(deps, params.uid, request, ipOf(request, server)), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/consent/:uid`, ownFormsOnly(deps.config.publicUrl, ({ params, request, server }) => answerConsent(deps, params.uid!, request, ipOf(request, server))), { parse: 'none' })
     return app
   }
 }

@@ -5,6 +5,7 @@
 // layout is written in logical directions, so a right-to-left page mirrors.
 import type { BrandingView } from '../src/domain/branding.ts'
 import { directionOf } from '../src/widget/locale.ts'
+import type { Peer } from '../src/client-address.ts'
 
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -85,4 +86,47 @@ const MAX_FORM_BYTES = 8 * 1024
 export async function readForm(req: Request): Promise<URLSearchParams | null> {
   const text = await req.text()
   return text.length > MAX_FORM_BYTES ? null : new URLSearchParams(text)
+}
+
+/**
+ * Whether a form was sent from another site than Portico's own pages (login CSRF: a site signing a
+ * victim's browser into the attacker's workspace). The browser's `Sec-Fetch-Site` decides when sent
+ * (only `same-origin`, or `none` for a person's own navigation, pass); without it an `Origin` other
+ * than Portico's (PUBLIC_URL, or the address the request came to) is refused; a client sending
+ * neither (not a browser) is not a browser another site could drive.
+ */
+export function fromElsewhere(req: Request, publicUrl: string): boolean {
+  const site = req.headers.get('sec-fetch-site')
+  if (site !== null) return site !== 'same-origin' && site !== 'none'
+  const origin = req.headers.get('origin')
+  if (origin === null) return false
+  return origin !== new URL(publicUrl).origin && origin !== new URL(req.url).origin
+}
+
+/** The answer to a form sent from another site: nothing done, and why. */
+export function crossSitePage(): Response {
+  return page(
+    403,
+    'Sent from another site',
+    '<h1 id="cross-site">This form was sent from another site</h1><p>Portico acts only on forms sent from its own pages, so that no other site can sign you in or answer in your name. Nothing was done.</p>' +
+      '<p>If you meant to do this, open the page again from the link you were given and answer there.</p>',
+  )
+}
+
+/** What a page route's handler is given (Elysia's context, as much of it as the pages use). */
+export interface FormContext {
+  request: Request
+  params: Record<string, string>
+  server: Peer
+}
+
+/** Portico's own forms only: a POST from another site gets `crossSitePage` and its handler never runs. */
+export function ownFormsOnly(publicUrl: string, handler: (a: FormContext) => Response | Promise<Response>): (a: FormContext) => Response | Promise<Response> {
+  return (a) => (fromElsewhere(a.request, publicUrl) ? crossSitePage() : handler(a))
+}
+
+/** Adds a Set-Cookie to a page already made. */
+export function withCookie(res: Response, cookie: string): Response {
+  res.headers.append('set-cookie', cookie)
+  return res
 }

@@ -1,14 +1,24 @@
 // A person signs in as themselves: a member of a workspace, never an API key (API keys are server
 // secrets). Used by the consent page, the "Your agents" page and the confirmation page.
 // - They give their email; every active membership with it gets a one-time link (15 minutes) through
-//   that workspace's email sender (mail.ts; printed to the log outside production when none is saved).
-//   The answer never says whether the address is a member anywhere.
+//   that workspace's email sender, or the deployment's (mail.ts). The answer never says whether the
+//   address is a member anywhere, in its words or in its time: it is given before anything is looked
+//   up, and the lookup, the links and the mail happen after it (`deliver`, detached from the request).
+// - Asking again for the same address and page within the window coalesces into the links already on
+//   their way (no new mail, no refusal): a stranger asking for someone's address cannot spend that
+//   person's budget. Only the asker's own client address has a budget that refuses (429).
+// - The mail carries Portico's own words only: the address, the workspace's name, a fixed purpose and
+//   the link; nothing an unauthenticated party chose (a client's name, a URL). The page the link
+//   opens says who asks (the agent's name as outside text, and the host its answer goes to).
+// - The page that asked sets a cookie whose hash the link keeps: opened in another browser, the link's
+//   page says so and names the address and workspace it signs in.
 // - Opening the link shows whom it signs in; Continue (a POST, so a mail scanner that fetches links
 //   signs nobody in) uses it up and starts a session: a random token in an HttpOnly, SameSite=Lax
 //   cookie scoped to /oauth, of which only the hash is kept, for SESSION_TTL_MS.
-// - Forms that act carry a CSRF token derived from the session.
-// - A failed attempt (an unknown, used or expired link; too many links asked for) goes through one
-//   throttle, `throttleSignIn`.
+// - Every form that signs in or acts must come from Portico's own pages (pages.ts `fromElsewhere`:
+//   Sec-Fetch-Site, else Origin); forms that act also carry a CSRF token derived from the session.
+// - A failed attempt (an unknown, used or expired link; too many links asked for from one client)
+//   goes through one throttle, `throttleSignIn`.
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import type { Sql } from '../src/db/sql.ts'
 import { activeMemberships, deleteSession, insertSession, insertSignIn, purgeExpired, sessionMember, unusedSignIn, useSignInLink } from '../src/db/member-sessions.ts'
@@ -88,40 +98,81 @@ export function safeNext(next: string | null): string {
   return next && /^\/oauth\/[\w\-/.~%:?=&]*$/.test(next) && !next.startsWith('//') ? next : '/oauth/agents'
 }
 
+/** Why a person signs in, in Portico's own words (the mail says nothing else about who asks). */
+export type SignInPurpose = 'consent' | 'agents' | 'confirm'
+const PURPOSES: Record<SignInPurpose, string> = {
+  consent: 'to answer an agent\'s request for access to your workspace',
+  agents: 'to see the agents of your workspace',
+  confirm: 'to answer a question an agent of your workspace asks you',
+}
+
+/** The cookie of the browser that asked for a link (its hash is kept with the link). */
+export const ASKED_COOKIE = 'portico_asked'
+
+/** What asking for a link answers: refused (the client's own budget), or the cookie marking this browser. */
+export type Asked = { refused: true } | { refused: false; cookie: string }
+
+/** Mails on their way, detached from the requests that asked (awaited by tests and at a graceful stop). */
+const inFlight = new Set<Promise<void>>()
+
+export async function signInMailSettled(): Promise<void> {
+  while (inFlight.size) await Promise.all([...inFlight])
+}
+
 /**
- * Mails a sign-in link to every active membership of `email`. Answers nothing about who is a member;
- * false only when the throttle refused (too many links asked for this address or from this client).
+ * Asks for a sign-in link for every active membership of `email`. Answers at once, the same for a
+ * member and a stranger; the lookup and the mail follow (`deliver`). Refused only when this client
+ * address asked too often; repeated asks for one address and page coalesce into the links on their way.
  */
-export async function mailSignInLinks(deps: PeopleDeps, email: string, next: string, ip: string | null, purpose: string): Promise<boolean> {
+export function mailSignInLinks(deps: PeopleDeps, email: string, next: string, ip: string | null, purpose: SignInPurpose, req: Request): Asked {
+  if (!throttleSignIn(deps.config, 'ip', ip ?? 'unknown')) return { refused: true }
+  const held = cookieValue(req, ASKED_COOKIE)
+  const browser = held && /^[\w-]{20,100}$/.test(held) ? held : randomBytes(24).toString('base64url')
+  const cookie = `${ASKED_COOKIE}=${browser}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${SIGNIN_LINK_TTL_MS / 1000}${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
   const address = email.trim().toLowerCase()
-  if (!throttleSignIn(deps.config, 'email', address) || !throttleSignIn(deps.config, 'ip', ip ?? 'unknown')) return false
+  const to = safeNext(next)
+  if (throttleSignIn(deps.config, 'email', `${address} ${to}`)) {
+    const sending = deliver(deps, address, to, purpose, hash(browser))
+      .catch((err: unknown) => log.warn('sign-in link not sent', { error: err instanceof Error ? err.message : String(err) }))
+      .finally(() => inFlight.delete(sending))
+    inFlight.add(sending)
+  }
+  return { refused: false, cookie }
+}
+
+async function deliver(deps: PeopleDeps, address: string, next: string, purpose: SignInPurpose, askedFrom: Buffer): Promise<void> {
   const rows = await activeMemberships(deps.db, address, MAX_MEMBERSHIPS)
   const now = deps.clock.now()
   for (const m of rows) {
     const token = randomBytes(32).toString('base64url')
-    await insertSignIn(deps.db, { token_hash: hash(token), member_id: m.id, tenant_id: m.tenant_id, next_path: safeNext(next), expires_at: new Date(now.getTime() + SIGNIN_LINK_TTL_MS) }, now)
+    await insertSignIn(deps.db, { token_hash: hash(token), member_id: m.id, tenant_id: m.tenant_id, next_path: next, expires_at: new Date(now.getTime() + SIGNIN_LINK_TTL_MS), asked_from: askedFrom }, now)
     const link = `${deps.config.publicUrl}/oauth/signin/${token}`
     const text =
-      `Someone (we hope you) asked to sign in to Portico as ${m.email} in the workspace "${m.workspace}", ${purpose}.\n\n` +
-      `Open this link to continue (it works once, for 15 minutes):\n${link}\n\n` +
+      `Someone (we hope you) asked to sign in to Portico as ${m.email} in the workspace "${m.workspace}", ${PURPOSES[purpose]}.\n\n` +
+      `Open this link to continue (it works once, for 15 minutes). The page it opens shows who is asking:\n${link}\n\n` +
       'If this was not you, ignore this message: nothing happens without the link.'
     const outcome = await deps.services.mailPeople?.({ tenantId: m.tenant_id, to: m.email, subject: `Sign in to Portico (${m.workspace})`, text })
     if (outcome === 'logged') log.info('sign-in link (development: no email sender saved)', { link })
   }
-  return true
 }
 
 export interface PendingSignIn {
   email: string
   workspace: string
   next: string
+  /** The link was asked for in another browser than the one opening it (or the cookie is gone). */
+  otherBrowser: boolean
 }
 
 /** What an unused, unexpired link would sign in; null otherwise (a failed attempt: throttled). */
-export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<PendingSignIn | null | 'throttled'> {
+export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<PendingSignIn | null | 'throttled'> {
   if (signInFailuresSpent(deps.config, ip)) return 'throttled'
   const row = await unusedSignIn(deps.db, hash(token), deps.clock.now())
-  if (row) return { email: row.email, workspace: row.workspace, next: row.next_path }
+  if (row) {
+    const held = cookieValue(req, ASKED_COOKIE)
+    const otherBrowser = row.asked_from !== null && (!held || !hash(held).equals(Buffer.from(row.asked_from)))
+    return { email: row.email, workspace: row.workspace, next: row.next_path, otherBrowser }
+  }
   return throttleSignIn(deps.config, 'failure', ip ?? 'unknown') ? null : 'throttled'
 }
 

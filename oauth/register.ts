@@ -10,6 +10,7 @@
 //   (TRUST_PROXY, client-address.ts) forwarded for; a few prefixes cannot use up the overall budget
 //   for everyone (checkBudget);
 // - clients no person approved are deleted after UNAPPROVED_CLIENT_TTL_MS (`cleanupAgentClients`).
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/json.ts'
 import type { Elysia } from 'elysia'
 import type { Mount } from '../src/http/app.ts'
 import type { Clock } from '../src/clock.ts'
@@ -238,6 +239,7 @@ export async function handleRegistration(deps: RegistrationDeps, req: Request, p
   try {
     const text = await req.text()
     if (text.length > MAX_BODY_BYTES) throw new RegistrationError('invalid_client_metadata', 'The body is too large')
+    if (nestsDeeperThan(text)) throw new RegistrationError('invalid_client_metadata', `The body nests deeper than ${MAX_JSON_DEPTH} levels`)
     let body: unknown
     try {
       body = JSON.parse(text)

@@ -95,7 +95,8 @@ export function addressPrefix(address: string): string {
   return knownAddress(address).prefix
 }
 
-type Peer = { requestIP(r: Request): { address: string } | null } | null | undefined
+/** The server a page route is given, as far as its peer's address goes. */
+export type Peer = { requestIP(r: Request): { address: string } | null } | null | undefined
 
 /** A page route's client address: the socket peer, walked back through the configured trusted proxies
  * (TRUST_PROXY), so a budget behind a load balancer counts people, not the balancer. */

@@ -9,6 +9,7 @@ import { trustedProxies } from './client-address.ts'
 import type { AcmeSettings } from './adapters/acme.ts'
 import type { DcvSettings } from './adapters/dcv.ts'
 import { normalizeHostname } from './domain/hostnames.ts'
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './domain/rate-limits.ts'
 import type { EdgeNodeSettings, EdgeSettings } from './adapters/edge.ts'
 import type { PaymentsSettings } from './adapters/payments/from-config.ts'
 
@@ -102,6 +103,10 @@ export interface Config {
   signInBudget: { perEmail: number; perClient: number; failures: number }
   /** AUTH_FAILURE_BUDGET: failed credential checks a minute per address / per /24 or /64 (src/domain/throttle.ts). */
   authFailureBudget: { perAddress: number; perPrefix: number }
+  /** RATE_LIMITS: requests a minute per API key, per application (widget tokens), per end user (widget token), per agent grant (src/domain/rate-limits.ts). */
+  rateLimits: RateLimitSettings
+  /** SMTP_URL and MAIL_FROM: the deployment's own mail to people (sign-in links) of a workspace that saved no sender (oauth/mail.ts). */
+  deploymentMail: DeploymentMail | null
 }
 
 
@@ -296,6 +301,65 @@ export function loadConfig(env: Env = process.env): Config {
     dcv: dcvSettings(env),
     ...agentRegistrationSettings(env),
     authFailureBudget: authFailureBudget(env),
+    deploymentMail: deploymentMail(env),
+    rateLimits: rateLimits(env),
+  }
+}
+
+const RATE_LIMIT_NAMES: Record<string, keyof RateLimitSettings> = { api_key: 'apiKey', application: 'application', end_user: 'endUser', agent_grant: 'agentGrant' }
+
+/** RATE_LIMITS: `api_key=1200,application=2400,end_user=120,agent_grant=300` (requests a minute); a name left out keeps its default. */
+function rateLimits(env: Env): RateLimitSettings {
+  const out = { ...DEFAULT_RATE_LIMITS }
+  for (const part of (env.RATE_LIMITS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(\w+)\s*=\s*(\d+)$/.exec(part)
+    const name = m ? RATE_LIMIT_NAMES[m[1]!] : undefined
+    if (!m || !name || Number(m[2]) < 1) throw new ConfigError(`RATE_LIMITS must be name=requests-a-minute pairs among ${Object.keys(RATE_LIMIT_NAMES).join(', ')} (like api_key=1200,end_user=120), got ${JSON.stringify(part)}`)
+    out[name] = Number(m[2])
+  }
+  return out
+}
+
+export interface DeploymentMail {
+  host: string
+  port: number
+  username: string | null
+  password: string | null
+  tls: 'implicit' | 'starttls' | 'none'
+  from: string
+  fromName: string | null
+}
+
+/**
+ * SMTP_URL: `smtps://user:password@host:465` (TLS from the start), `smtp://user:password@host:587`
+ * (STARTTLS required), or `smtp://host:25?tls=none` (plain: a relay on the same host or network).
+ * MAIL_FROM: `no-reply@example.com` or `Example <no-reply@example.com>`. Both or neither.
+ */
+function deploymentMail(env: Env): DeploymentMail | null {
+  const raw = env.SMTP_URL ?? ''
+  const from = (env.MAIL_FROM ?? '').trim()
+  if (!raw && !from) return null
+  if (!raw || !from) throw new ConfigError('SMTP_URL and MAIL_FROM go together: set both (the deployment\'s own mail to people) or neither')
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new ConfigError('SMTP_URL must be a URL like smtps://user:password@smtp.example.com:465')
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got ${u.protocol}//`)
+  if (!u.hostname) throw new ConfigError('SMTP_URL names no host')
+  const plain = u.searchParams.get('tls') === 'none'
+  const tls = u.protocol === 'smtps:' ? 'implicit' : plain ? 'none' : 'starttls'
+  const m = /^(?:(.*?)\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s]+@[^<>\s]+))$/.exec(from)
+  if (!m) throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got ${JSON.stringify(from)}`)
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : tls === 'implicit' ? 465 : 587,
+    username: u.username ? decodeURIComponent(u.username) : null,
+    password: u.password ? decodeURIComponent(u.password) : null,
+    tls,
+    from: m[2] ?? m[3]!,
+    fromName: m[1]?.replace(/^"|"$/g, '') || null,
   }
 }
 

@@ -124,6 +124,8 @@ export const unavailable = (title: string) => new ApiError('service_unavailable'
  * (`provider_message`, `registrar_reason`).
  */
 export const ERROR_REASONS = {
+  // A credential's rate limit (src/domain/rate-limits.ts; `limit` names which).
+  rate_limit: 'The credential\'s requests a minute reached one of its limits',
   // Adding a domain (InvalidNameservers) and the domain check's blocked reasons.
   not_registered: 'The domain is not registered',
   not_delegated: 'The domain has no nameserver delegation',

@@ -7,3 +7,27 @@ export function canonicalJson(v: unknown): string {
   if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`
   return JSON.stringify(v) ?? 'null'
 }
+
+/** How deep JSON may nest anywhere Portico parses it (request bodies, agent registration, MCP). */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`, found in one pass over the text
+ * without parsing it (brackets inside strings do not count). Checked before any parse, so a body of
+ * 30,000 open brackets is refused before anything recursive (the parser, the hostile-text check) meets it.
+ */
+export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) i++
+      else if (c === 34 /* " */) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--
+  }
+  return false
+}

@@ -1,18 +1,19 @@
 // Wiring: from a Config to a running Portico (database, migrations, services, HTTP app). Used by
 // src/main.ts and by the tests, so tests exercise the same assembly as production.
 import type { createApp as CreateApp } from './http/app.ts'
-import { MovableClock, type Clock } from './clock.ts'
+import { DAY, MovableClock, type Clock } from './clock.ts'
+import { recentlyUsedKeyHashes } from './db/api-keys.ts'
 import type { Config } from './config.ts'
 import { connect, type Sql } from './db/sql.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { migrate, type MigrationReport } from './db/migrate.ts'
 import { DatabaseWatch } from './db/watch.ts'
-import { WidgetTokens } from './domain/widget-tokens.ts'
+import { WIDGET_TOKEN_MAX_TTL_SECONDS, WidgetTokens } from './domain/widget-tokens.ts'
 import { createApp, createHandler } from './http/app.ts'
 import { OPERATIONS } from './ops/index.ts'
 import { withOpenApi } from './http/openapi.ts'
 import type { Services } from './services.ts'
-import { workspaceMail } from '../oauth/mail.ts'
+import { peopleMailWarning, workspaceMail } from '../oauth/mail.ts'
 import { log, setLogLevel } from './logger.ts'
 import { DnsHealth } from './domain/dns-health.ts'
 import { docsMount } from './http/docs.ts'
@@ -30,9 +31,10 @@ import { createAuthServer, oauthMount } from '../oauth/provider.ts'
 import { cleanupAgentClients } from '../oauth/register.ts'
 import { consentMount } from '../oauth/consent.ts'
 import { peopleMount } from '../oauth/agents-page.ts'
+import { signInMailSettled } from '../oauth/people.ts'
 import { confirmMount } from '../oauth/confirm-page.ts'
 import { registrationMount, REGISTRATION_LIMITS } from '../oauth/register.ts'
-import { trustedProxies } from './client-address.ts'
+import { addressOfRequest, trustedProxies } from './client-address.ts'
 import { metadataMount } from '../mcp/metadata.ts'
 import { mcpMount } from '../mcp/server.ts'
 import { paymentsFromConfig } from './adapters/payments/from-config.ts'
@@ -57,7 +59,9 @@ import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
+import { purgeWidgetTokens, revokedWidgetTokenIds } from './db/widget-tokens.ts'
 import { FailureThrottle } from './domain/throttle.ts'
+import { RateLimits } from './domain/rate-limits.ts'
 import { ConnectionViews } from './domain/connection-views.ts'
 import { metricsMount } from './http/metrics.ts'
 import { statusCountsSweep } from './jobs/status-counts.ts'
@@ -109,11 +113,25 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   logMigrations(await migrate(db))
   const lifecycle = opts.lifecycle ?? new Lifecycle()
   const stopping = () => lifecycle.stopping
-  const keyCache = config.apiKeyCache ? new KeyCache<KeyPrincipal>() : undefined
-  await keyCache?.start(opts.databaseUrl)
+  const throttle = new FailureThrottle(config.authFailureBudget, () => clock.now().getTime())
+  // Keys in use lately are known valid from the start: a restart does not leave a working backend to its neighbours' budget.
+  for (const hex of await recentlyUsedKeyHashes(db, new Date(clock.now().getTime() - 30 * DAY), 50_000)) throttle.vouch(hex)
+  const widgetTokens = new WidgetTokens(config.secretsKey, config.publicUrl)
+  // Revoked widget tokens: read now, and again whenever the revocation notifications (re)start.
+  const readRevoked = () => revokedWidgetTokenIds(db, clock.now()).then((ids) => widgetTokens.revoked.replace(ids)).catch(() => {})
+  await readRevoked()
+  const onRevoked = (payload: string) => {
+    if (payload.startsWith('wtk_')) widgetTokens.revoked.add(payload, clock.now().getTime() + WIDGET_TOKEN_MAX_TTL_SECONDS * 1000)
+    else throttle.known.forget(payload)
+  }
+  // The revocation notifications are heard even with API_KEY_CACHE=0 (widget tokens, the known-valid set);
+  // only the lookups are then not cached.
+  const revocations = new KeyCache<KeyPrincipal>(undefined, undefined, onRevoked, () => void readRevoked())
+  await revocations.start(opts.databaseUrl)
+  const keyCache = config.apiKeyCache ? revocations : undefined
   const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
   const services: Services = {
-    widgetTokens: new WidgetTokens(config.secretsKey, config.publicUrl),
+    widgetTokens,
     keyCache,
     dns: resolver,
     verifyDns: config.dnsVerify === 'authoritative' ? new AuthoritativeDns(resolver) : resolver,
@@ -121,7 +139,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     products: ['connect'],
     payments: paymentsFromConfig(config, clock),
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
-    throttle: new FailureThrottle(config.authFailureBudget, () => clock.now().getTime()),
+    throttle,
+    rateLimits: new RateLimits(config.rateLimits, () => clock.now().getTime()),
     database: new DatabaseWatch(opts.databaseUrl),
     lifecycle,
     connectionViews: new ConnectionViews(),
@@ -130,6 +149,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   if (config.dnsResolversFrom === 'fallback') {
     log.warn('dns.resolvers_fallback', { resolvers: config.dnsResolvers, hint: 'no DNS_RESOLVERS and no nameserver in /etc/resolv.conf: set DNS_RESOLVERS to a recursive resolver' })
   }
+  const unmailed = peopleMailWarning(config)
+  if (unmailed) log.warn('mail.people_unreachable', { hint: unmailed })
   if (config.sellPurchaseEnabled) services.products.push('sell')
   services.monitorRepair = managedRepairRail({ db, clock, config, dns: resolver })
   services.products.push('monitor')
@@ -160,6 +181,8 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     monitorSweep({ db, dns: services.dns, clock, alerts: config.monitorAlertsEnabled, repair: services.monitorRepair }),
     // Idempotency-Key records past their 24 hours.
     { queue: 'idempotency-cleanup', cron: '41 * * * *', drain: () => deleteExpiredKeys(db, clock.now()) },
+    // Widget token records an hour past their expiry.
+    { queue: 'widget-token-cleanup', cron: '47 * * * *', drain: () => purgeWidgetTokens(db, clock.now()) },
     // Domain Connect consent sessions a day past their expiry.
     { queue: 'domain-connect-cleanup', cron: '23 * * * *', drain: () => cleanupSessions(db, clock.now()) },
     statusCountsSweep(db),
@@ -180,11 +203,12 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.products.push('mcp')
   const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
-  // The share-link page reads the API like any client, from the visitor's side.
-  mounts.push(sharePageMount({ handle: (req) => handler(req, null) }))
+  // The share-link page reads the API like any client, from the visitor's side and with the visitor's address.
+  const addressOf = addressOfRequest(config.trustProxy)
+  mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf }))
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
-  if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req) => handler(req, '127.0.0.1') }))
+  if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req, ip) => handler(req, ip), addressOf }))
   return {
     config,
     db,
@@ -196,9 +220,11 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
       lifecycle.stop()
       edgeWatch?.stop()
       await services.jobs?.stop(graceMs)
+      // Sign-in mail asked for before the stop still goes out (it is sent after its answer: oauth/people.ts).
+      await signInMailSettled()
       await services.database?.stop()
       await resolver.close()
-      await keyCache?.close()
+      await revocations.close()
       await db.close()
     },
   }

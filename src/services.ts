@@ -16,6 +16,7 @@ import type { DnsHealth } from './domain/dns-health.ts'
 import type { DcvZone } from './adapters/dcv.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { FailureThrottle } from './domain/throttle.ts'
+import type { RateLimits } from './domain/rate-limits.ts'
 import type { DatabaseWatch } from './db/watch.ts'
 import type { Lifecycle } from './lifecycle.ts'
 import type { ConnectionViews } from './domain/connection-views.ts'
@@ -53,6 +54,8 @@ export interface Services {
   dcv?: DcvZone
   /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
   dnsHealth?: DnsHealth
+  /** Counts each credential's requests against its limits a minute (src/domain/rate-limits.ts); absent: no limits. */
+  rateLimits?: RateLimits
   /** Counts failed credential checks per address and network; absent: no throttling (src/domain/throttle.ts). */
   throttle?: FailureThrottle
   /** Whether the database is reachable, answering, writable now (reconnects with backoff after a failure): src/db/watch.ts. */

@@ -22,7 +22,9 @@ export async function freePort(): Promise<number> {
  */
 export async function startChild(cmd: string[], env: Record<string, string>, readyPath = '/healthz'): Promise<{ port: number; proc: Subprocess }> {
   const port = await freePort()
-  const proc = spawn(cmd, { env: { ...process.env, ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
+  // Per-credential limits are counted as in production, but set above what a bench sends through one key.
+  const limits = { RATE_LIMITS: 'api_key=100000000,application=100000000,end_user=100000000,agent_grant=100000000' }
+  const proc = spawn(cmd, { env: { ...limits, ...process.env, ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
   // A busy machine (other benches, test suites) can take long to start a Portico with its migrations.
   const deadline = Date.now() + 90_000
   while (Date.now() < deadline) {

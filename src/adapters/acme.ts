@@ -104,9 +104,17 @@ export class AcmeIssuer implements CertificateIssuer {
 
   private acmeClient(): Promise<acme.Client> {
     this.client ??= Promise.all([this.accountKey(), accountUrlOf(this.deps.db, this.settings.directoryUrl)])
-      // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
-      // A known account URL: no registration (acme-client registers only while it has none).
-      .then(([accountKey, accountUrl]) => new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000, ...(accountUrl ? { accountUrl } : {}) }))
+      .then(async ([accountKey, accountUrl]) => {
+        // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
+        // A known account URL: no request about the account at all (acme-client asks only while it has none).
+        const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000, ...(accountUrl ? { accountUrl } : {}) })
+        if (!accountUrl) {
+          await this.findOrMakeAccount(client)
+          // Kept beside the key: every other process, and this one after a restart, orders under it.
+          await keepAccountUrl(this.deps.db, this.settings.directoryUrl, client.getAccountUrl())
+        }
+        return client
+      })
       .catch((err) => {
         this.client = null
         throw err
@@ -114,16 +122,29 @@ export class AcmeIssuer implements CertificateIssuer {
     return this.client
   }
 
+  /**
+   * The account is found, or made, once per process before any order. Left to each order, every order
+   * of a process whose key the CA already knew (another process made the account, or this one before a
+   * restart) asked to make it, was told it existed, and followed with an update carrying nothing new,
+   * which a CA may refuse (Pebble does): that process's first orders failed.
+   */
+  private async findOrMakeAccount(client: acme.Client): Promise<void> {
+    const find = () => client.createAccount({ onlyReturnExisting: true }).then(() => true, () => false)
+    if (await find()) return
+    const made = { termsOfServiceAgreed: true, ...(this.settings.email ? { contact: [`mailto:${this.settings.email}`] } : {}) }
+    // Another process may make it meanwhile: then it is there to be found.
+    await client.createAccount(made).catch(async (err: unknown) => {
+      if (!(await find())) throw err
+    })
+  }
+
   async issue(names: string[], opts: { dns01?: Dns01Delegation } = {}): Promise<Issued> {
     const client = await this.acmeClient()
     const [key, csr] = await acme.crypto.createCsr({ commonName: names[0], altNames: names }, await acme.crypto.createPrivateEcdsaKey())
     const { db } = this.deps
     const dns01 = opts.dns01
-    // The account is registered once: acme-client registers only while it knows no account URL, and
-    // the URL is kept in the database after the first order (for every other process, and restarts).
     const certPem = await client.auto({
       csr,
-      ...(this.settings.email ? { email: this.settings.email } : {}),
       termsOfServiceAgreed: true,
       skipChallengeVerification: true,
       challengePriority: dns01 ? ['dns-01'] : ['http-01'],
@@ -136,7 +157,6 @@ export class AcmeIssuer implements CertificateIssuer {
         else await removeChallenge(db, challenge.token)
       },
     })
-    await keepAccountUrl(db, this.settings.directoryUrl, client.getAccountUrl())
     const facts = certificateFacts(certPem)
     return { certPem, keyPem: key.toString(), issuer: facts.issuer, notBefore: facts.notBefore, notAfter: facts.notAfter }
   }

@@ -5,7 +5,8 @@
 // every process LISTENs and evicts on delivery (at commit, before the revoke response leaves). The
 // revoking process also evicts after its own commit. While the listening connection is down the cache
 // is bypassed and emptied, so a missed notification can never keep a revoked key alive; entries also
-// expire after `ttlMs` as a backstop.
+// expire after `ttlMs` as a backstop. The same channel carries a revoked widget token's id (`wtk_…`);
+// `onRevoked` hears every payload, `onListening` every (re)start, so a revocation list can be read again.
 import postgres from 'postgres'
 import { KEYS_CHANNEL } from '../db/channels.ts'
 import { log } from '../logger.ts'
@@ -21,6 +22,10 @@ export class KeyCache<P> {
   constructor(
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 10_000,
+    /** Told of every revocation notified (a key's hash, hex; or a widget token's id): the failure throttle forgets it, the widget tokens refuse it. */
+    private readonly onRevoked: (payload: string) => void = () => {},
+    /** Told each time the notifications (re)start: what was revoked meanwhile is read again. */
+    private readonly onListening: () => void = () => {},
   ) {}
 
   async start(databaseUrl: string): Promise<void> {
@@ -37,6 +42,7 @@ export class KeyCache<P> {
         this.generation++
         this.entries.clear()
         this.listening = true
+        this.onListening()
       },
     )
   }
@@ -76,6 +82,7 @@ export class KeyCache<P> {
   evict(hashHex: string): void {
     this.generation++
     this.entries.delete(hashHex)
+    this.onRevoked(hashHex)
   }
 
   async close(): Promise<void> {

@@ -28,6 +28,12 @@ export async function keysOfApplication(sql: Sql, p: { tenantId: string }, input
       select * from api_keys where tenant_id = ${p.tenantId} and application_id = ${input.id} order by id`) as KeyRow[]
 }
 
+/** The role of one of the application's keys; undefined when it has no such key. */
+export async function keyRoleInApplication(sql: Sql, p: { tenantId: string }, input: { id: string; keyId: string }): Promise<MemberRole | undefined> {
+  const [k] = await sql`select role from api_keys where id = ${input.keyId} and tenant_id = ${p.tenantId} and application_id = ${input.id}`
+  return (k as { role: MemberRole } | undefined)?.role
+}
+
 /** Revokes a key (a revoked one keeps its first revocation time); undefined when it is not the application's. */
 export async function revokeKey(
   sql: Sql,
@@ -71,4 +77,13 @@ export async function liveKeyByHash(db: Sql, hash: Buffer): Promise<{ id: string
 
 export async function markKeyUsed(db: Sql, keyId: string, now: Date): Promise<void> {
   await db`update api_keys set last_used_at = ${now} where id = ${keyId}`
+}
+
+/** Hashes (hex) of the live keys used since `since`, most recent first: the failure throttle knows them valid from the start. */
+export async function recentlyUsedKeyHashes(db: Sql, since: Date, limit: number): Promise<string[]> {
+  const rows = await db`
+    select encode(key_hash, 'hex') as hex from api_keys
+    where revoked_at is null and last_used_at >= ${since}
+    order by last_used_at desc limit ${limit}`
+  return (rows as unknown as { hex: string }[]).map((r) => r.hex)
 }

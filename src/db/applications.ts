@@ -39,10 +39,27 @@ export async function applicationsOfTenant(sql: Sql, tenantId: string): Promise<
   return (await sql`select id, tenant_id, name, environment, cname_target, apex_ipv4, branding, created_at, updated_at from applications where tenant_id = ${tenantId} order by id`) as ApplicationRow[]
 }
 
-/** What a widget-token request proves itself with: the application's client secret hash. */
-export async function applicationSecret(sql: Sql, id: string): Promise<{ id: string; tenant_id: string; client_secret_hash: Uint8Array } | undefined> {
-  const [app] = await sql`select id, tenant_id, client_secret_hash from applications where id = ${id}`
-  return app as { id: string; tenant_id: string; client_secret_hash: Uint8Array } | undefined
+export interface ApplicationSecretRow {
+  id: string
+  tenant_id: string
+  client_secret_hash: Uint8Array
+  previous_client_secret_hash: Uint8Array | null
+  previous_secret_until: Date | null
+}
+
+/** What a widget-token request proves itself with: the application's client secret hash, and the previous one during its overlap. */
+export async function applicationSecret(sql: Sql, id: string): Promise<ApplicationSecretRow | undefined> {
+  const [app] = await sql`select id, tenant_id, client_secret_hash, previous_client_secret_hash, previous_secret_until from applications where id = ${id}`
+  return app as ApplicationSecretRow | undefined
+}
+
+/** A new client secret; the current one stays valid until `previousUntil` (now: at once). */
+export async function rotateClientSecret(sql: Sql, tenantId: string, id: string, hash: Buffer, previousUntil: Date, now: Date): Promise<boolean> {
+  const rows = await sql`
+    update applications set previous_client_secret_hash = client_secret_hash, previous_secret_until = ${previousUntil},
+      client_secret_hash = ${hash}, updated_at = ${now}
+    where id = ${id} and tenant_id = ${tenantId} returning id`
+  return rows.length === 1
 }
 
 /** Replaces the application's branding (null: none); answers the updated row. */

@@ -10,19 +10,19 @@ export async function activeMemberships(db: Sql, address: string, limit: number)
     where lower(m.email) = ${address} and m.status = 'active' order by m.created_at limit ${limit}`) as { id: string; tenant_id: string; email: string; workspace: string }[]
 }
 
-export async function insertSignIn(db: Sql, l: { token_hash: Buffer; member_id: string; tenant_id: string; next_path: string; expires_at: Date }, now: Date): Promise<void> {
+export async function insertSignIn(db: Sql, l: { token_hash: Buffer; member_id: string; tenant_id: string; next_path: string; expires_at: Date; asked_from: Buffer | null }, now: Date): Promise<void> {
   await db`
-      insert into member_signins (token_hash, member_id, tenant_id, next_path, created_at, expires_at)
-      values (${l.token_hash}, ${l.member_id}, ${l.tenant_id}, ${l.next_path}, ${now}, ${l.expires_at})`
+      insert into member_signins (token_hash, member_id, tenant_id, next_path, created_at, expires_at, asked_from)
+      values (${l.token_hash}, ${l.member_id}, ${l.tenant_id}, ${l.next_path}, ${now}, ${l.expires_at}, ${l.asked_from})`
 }
 
 /** What an unused, unexpired link of an active member would sign in. */
 export async function unusedSignIn(db: Sql, tokenHash: Buffer, now: Date) {
   const [row] = await db`
-    select m.email, t.name as workspace, s.next_path from member_signins s
+    select m.email, t.name as workspace, s.next_path, s.asked_from from member_signins s
     join members m on m.id = s.member_id and m.status = 'active' join tenants t on t.id = s.tenant_id
     where s.token_hash = ${tokenHash} and s.used_at is null and s.expires_at > ${now}`
-  return row as { email: string; workspace: string; next_path: string } | undefined
+  return row as { email: string; workspace: string; next_path: string; asked_from: Uint8Array | null } | undefined
 }
 
 /** Uses an unused, unexpired link up; undefined when there is none. */

@@ -19,3 +19,23 @@ export async function sharedConnectionRow(sql: Sql, tokenHash: string, now: Date
     where s.token_hash = ${tokenHash} and s.expires_at > ${now} and c.disconnected_at is null`
   return hit as (ConnectionRow & { share_expires_at: Date }) | undefined
 }
+
+export interface ShareLinkRow {
+  id: string
+  connection_id: string
+  created_by: string
+  created_at: Date
+  expires_at: Date
+}
+
+/** The connection's links still open, newest first. */
+export async function liveShareLinks(sql: Sql, connectionId: string, now: Date): Promise<ShareLinkRow[]> {
+  return (await sql`
+    select id, connection_id, created_by, created_at, expires_at from share_links
+    where connection_id = ${connectionId} and expires_at > ${now} order by created_at desc, id desc`) as ShareLinkRow[]
+}
+
+/** Ends one of the connection's links (it answers 404 from now on); false when it has no such link. */
+export async function deleteShareLink(sql: Sql, connectionId: string, id: string): Promise<boolean> {
+  return (await sql`delete from share_links where id = ${id} and connection_id = ${connectionId} returning 1`).length === 1
+}

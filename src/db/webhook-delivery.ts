@@ -1,7 +1,7 @@
 // Queries of webhook delivery (src/domain/webhook-delivery.ts decides what is sent, when, and what an
 // answer means): the fair claim of due sends, the attempt log, the endpoints' runs of failures, and
 // when the next send is due.
-import { WORK_CHANNEL } from './channels.ts'
+import { notify, WORK_CHANNEL } from './channels.ts'
 import { pack } from './columns.ts'
 import type { Sql } from './sql.ts'
 
@@ -299,6 +299,35 @@ export async function lengthenFailureRuns(tx: Sql, ids: string[], at: Date): Pro
       update webhooks set failures = failures + 1,
         paused_until = ${at}::timestamptz + make_interval(secs => least(5 * power(2, failures), 300))
       where id = any(${ids}::text[])`
+}
+
+/**
+ * Releases held deliveries that nothing is ahead of any more: of each connection and endpoint whose
+ * deliveries are all held, the earliest by sequence. A delivery leaving the queue releases the next one
+ * (migration 0120), but an event written at that very moment is held behind the leaving one by a
+ * transaction the release cannot see yet, and would stay held for good. Such a pair ends with two
+ * commits, and the later of the two is followed by the end of a drain (the fan-out's notification
+ * starts one; the delete is a drain's own), which calls this. Wakes the workers when it released
+ * something; answers how many.
+ */
+export async function releaseStranded(db: Sql): Promise<number> {
+  const rows = await db`
+    with stranded as (
+      select distinct on (h.endpoint_id, h.connection_id) h.id
+      from webhook_deliveries h
+      where h.next_attempt_at = 'infinity'
+        and not exists (select 1 from webhook_deliveries p
+                        where p.endpoint_id = h.endpoint_id and p.connection_id = h.connection_id and p.next_attempt_at < 'infinity')
+      order by h.endpoint_id, h.connection_id, h.sequence
+    ), released as (
+      update webhook_deliveries d set next_attempt_at = d.created_at
+      from stranded s where d.id = s.id and d.next_attempt_at = 'infinity'
+      returning d.id
+    )
+    select count(*)::int as n from released`
+  const n = (rows as { n: number }[])[0]?.n ?? 0
+  if (n > 0) await notify(db, WORK_CHANNEL, 'webhook-deliver')
+  return n
 }
 
 /** When the earliest queued delivery can be sent (its retry, its lease lapsing, its endpoint's pause ending). */

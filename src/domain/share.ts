@@ -18,6 +18,7 @@ export const SHARE_TTL_MS = 30 * DAY
 export const SHARE_PAGE_PREFIX = '/share/'
 
 export interface ShareLink {
+  id: string
   token: string
   url: string
   expires_at: Date
@@ -28,8 +29,9 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('hex
 export async function createShareLink(sql: Sql, c: ConnectionRow, createdBy: string, publicUrl: string, now: Date): Promise<ShareLink> {
   const token = `shr_${randomToken(32)}`
   const expires = new Date(now.getTime() + SHARE_TTL_MS)
-  await insertShareLink(sql, { id: newId('shl', now.getTime()), tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, token_hash: hashOf(token), created_by: createdBy, created_at: now, expires_at: expires })
-  return { token, url: `${publicUrl}${SHARE_PAGE_PREFIX}${token}`, expires_at: expires }
+  const id = newId('shl', now.getTime())
+  await insertShareLink(sql, { id, tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, token_hash: hashOf(token), created_by: createdBy, created_at: now, expires_at: expires })
+  return { id, token, url: `${publicUrl}${SHARE_PAGE_PREFIX}${token}`, expires_at: expires }
 }
 
 /** The connection behind a live share token, with the link's expiry; 404 for anything else. */

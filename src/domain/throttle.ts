@@ -4,16 +4,25 @@
 // token of two buckets: the caller's address and its network (/24 for IPv4, /64 for IPv6, as agent
 // registration budgets them; behind TRUST_PROXY, the forwarded client address). A bucket holds
 // `perMinute` tokens and refills at that rate, so guessing settles at a few dozen tries a minute.
-// While a bucket is empty every credential check from there is answered 429 `rate_limited` with
-// Retry-After *before* any verification (no database query, right or wrong key alike, so a throttled
+// While a bucket is empty every credential check from there that is not known to be valid is answered
+// 429 `rate_limited` with Retry-After *before* any verification (no database query, so a throttled
 // guesser learns nothing); callers elsewhere are not affected. Expired but genuine widget tokens are
 // not guesses and spend nothing.
+//
+// A valid credential is never refused for others' failures: every credential that verified (an API key,
+// a widget or agent token, an operator secret, a client secret, a share link) is remembered by its
+// SHA-256 in `known`, in memory, and a request presenting one passes the budget and is verified as
+// usual. A stale worker beside a working backend, or a /24 neighbour spending its budget, costs the
+// working key nothing. A remembered credential that then fails verification (revoked) is forgotten and
+// counts as a failure; a revoked API key is forgotten at once through the key cache's notification. The
+// set only ever lets a request reach verification, so a stale entry can admit nothing by itself.
 //
 // The buckets live in each process's memory: with N api processes behind a balancer that spreads one
 // address over all of them, an address gets at most N times the budget (a balancer with client
 // affinity keeps it exact). No database round trip is spent on counting.
 import { ApiError } from '../errors.ts'
 import { addressPrefix } from '../client-address.ts'
+import { sha256Hex } from '../crypto.ts'
 
 export interface FailureBudget {
   /** Failed checks a minute from one address. */
@@ -24,6 +33,51 @@ export interface FailureBudget {
 
 export const DEFAULT_FAILURE_BUDGET: FailureBudget = { perAddress: 30, perPrefix: 120 }
 
+/** Which of the caller's buckets is empty: its own address, or its network (shared with neighbours). */
+export interface Wait {
+  seconds: number
+  scope: 'address' | 'network'
+  prefix: string
+}
+
+/**
+ * Credentials seen valid lately, by SHA-256 (hex), with when each stops being remembered. Bounded: the
+ * longest unrefreshed go first. A hit is a Map read: no database query, whatever the throttle's state.
+ */
+export class KnownCredentials {
+  private readonly entries = new Map<string, number>()
+
+  constructor(
+    private readonly ttlMs = 24 * 3600_000,
+    private readonly max = 100_000,
+  ) {}
+
+  has(hash: string, nowMs: number): boolean {
+    const until = this.entries.get(hash)
+    if (until === undefined) return false
+    if (until > nowMs) return true
+    this.entries.delete(hash)
+    return false
+  }
+
+  /** Remembers a credential that verified; refreshing one remembered recently costs one Map read. */
+  add(hash: string, nowMs: number): void {
+    const until = this.entries.get(hash)
+    if (until !== undefined && until - nowMs > this.ttlMs / 2) return
+    this.entries.delete(hash)
+    this.entries.set(hash, nowMs + this.ttlMs)
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!)
+  }
+
+  forget(hash: string): void {
+    this.entries.delete(hash)
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+}
+
 interface Bucket {
   tokens: number
   at: number
@@ -33,6 +87,8 @@ const MAX_BUCKETS = 100_000
 
 export class FailureThrottle {
   private readonly buckets = new Map<string, Bucket>()
+  /** Credentials that verified lately: they pass the budget (see the header). */
+  readonly known = new KnownCredentials()
 
   constructor(
     private readonly budget: FailureBudget,
@@ -52,30 +108,46 @@ export class FailureThrottle {
   private level(key: string, limit: number, now: number): number {
     const b = this.buckets.get(key)
     if (!b) return limit
-    return Math.min(limit, b.tokens + ((now - b.at) * limit) / 60_000)
+    // A clock stepped back (NTP, a test moving time back) refills nothing rather than emptying the bucket.
+    return Math.min(limit, b.tokens + (Math.max(0, now - b.at) * limit) / 60_000)
   }
 
   /** Seconds until this address may try again; 0 when it may now. */
   retryAfter(address: string | null): number {
-    const now = this.now()
-    let wait = 0
-    for (const [key, limit] of this.keys(address)) {
-      const level = this.level(key, limit, now)
-      if (level < 1) wait = Math.max(wait, Math.ceil(((1 - level) * 60) / limit))
-    }
-    return wait
+    return this.wait(address)?.seconds ?? 0
   }
 
-  /** Throws 429 `rate_limited` (with Retry-After) while this address or its network has spent its failures. */
-  check(address: string | null): void {
+  /** Whether this address must wait, how long, and whose failures emptied the bucket; null when it may try now. */
+  wait(address: string | null): Wait | null {
     // No failure anywhere lately (every bucket full): nothing to look up.
-    if (this.buckets.size === 0) return
-    const wait = this.retryAfter(address)
-    if (wait > 0) {
-      throw new ApiError('rate_limited', 'Too many failed credential checks from this address; retry after Retry-After', undefined, {
-        headers: { 'retry-after': String(wait) },
-      })
+    if (this.buckets.size === 0) return null
+    const now = this.now()
+    let seconds = 0
+    let scope: Wait['scope'] | null = null
+    for (const [key, limit] of this.keys(address)) {
+      const level = this.level(key, limit, now)
+      if (level >= 1) continue
+      seconds = Math.max(seconds, Math.ceil(((1 - level) * 60) / limit))
+      // An address that spent its own budget is told so; the network is named only when the address did not.
+      scope ??= key.startsWith('a:') ? 'address' : 'network'
     }
+    return scope === null ? null : { seconds, scope, prefix: addressPrefix(address ?? 'unknown') }
+  }
+
+  /**
+   * Throws 429 `rate_limited` (with Retry-After) while this address or its network has spent its
+   * failures, unless the credential presented (its SHA-256, hex) verified lately: it goes on to be verified.
+   */
+  check(address: string | null, credentialHash?: string | null): void {
+    const wait = this.wait(address)
+    if (!wait) return
+    if (credentialHash && this.known.has(credentialHash, Date.now())) return
+    throw refusal(wait)
+  }
+
+  /** A credential verified: remembered, so its holder's neighbours' failures never refuse it. */
+  vouch(credentialHash: string): void {
+    this.known.add(credentialHash, Date.now())
   }
 
   /** Records one failed credential check from this address. */
@@ -100,6 +172,15 @@ export class FailureThrottle {
       this.buckets.delete(key)
     }
   }
+}
+
+/** The 429 of a spent budget, naming whose failures spent it: the caller's own address, or its network's. */
+export function refusal(wait: Wait): ApiError {
+  const detail =
+    wait.scope === 'address'
+      ? 'Too many failed credential checks from this address; retry after Retry-After'
+      : `Too many failed credential checks from the network ${wait.prefix} (its addresses together, not this one alone); retry after Retry-After, or send a valid credential`
+  return new ApiError('rate_limited', detail, undefined, { headers: { 'retry-after': String(wait.seconds) } })
 }
 
 /**
@@ -134,13 +215,37 @@ export class RecentMisses {
  * client secret, a share or invitation token): refused while the address is throttled, and a wrong
  * secret (answered 401 or 404) counts as a failed check.
  */
-export async function guarded<T>(throttle: FailureThrottle | undefined, ip: string | null, fn: () => Promise<T>): Promise<T> {
+export async function guarded<T>(throttle: FailureThrottle | undefined, ip: string | null, fn: () => Promise<T>, secretHash: string | null = null): Promise<T> {
   if (!throttle) return fn()
-  throttle.check(ip)
+  throttle.check(ip, secretHash)
   try {
-    return await fn()
+    const out = await fn()
+    if (secretHash) throttle.vouch(secretHash)
+    return out
   } catch (err) {
-    if (err instanceof ApiError && (err.status === 401 || err.status === 404)) throttle.fail(ip)
+    if (err instanceof ApiError && (err.status === 401 || err.status === 404)) {
+      if (secretHash) throttle.known.forget(secretHash)
+      throttle.fail(ip)
+    }
     throw err
   }
+}
+
+/**
+ * What identifies the secret a `guessable` operation's input carries, for `known`: its path
+ * parameters (a share token, a consent request id) and the body's `application_id` with any string
+ * field whose name ends in `secret` or `token` (a client secret, an invitation token). Null when the
+ * input carries none of them.
+ */
+export function guessedSecret(params: Record<string, string>, body: unknown): string | null {
+  const parts: string[] = []
+  for (const k of Object.keys(params).sort()) parts.push(`${k}=${params[k]}`)
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const b = body as Record<string, unknown>
+    const secretish = Object.keys(b).filter((k) => typeof b[k] === 'string' && /(secret|token)$/.test(k))
+    if (secretish.length === 0 && parts.length === 0) return null
+    for (const k of [...secretish, 'application_id'].sort()) if (typeof b[k] === 'string') parts.push(`${k}=${b[k]}`)
+  }
+  // Not keyed by operation: a share token that opened the page is as valid for its re-check.
+  return parts.length === 0 ? null : sha256Hex(`guessable\n${parts.join('\n')}`)
 }

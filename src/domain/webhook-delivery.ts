@@ -40,6 +40,7 @@ import {
   lengthenFailureRuns,
   markInterrupted,
   queuedSend,
+  releaseStranded,
   type AttemptRecord,
   type ClaimedSend,
   type Completion,
@@ -419,6 +420,8 @@ export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { 
         (err: unknown) => (failure ??= err),
       )
     }
+    // Held deliveries whose predecessor left while they were being written (see `releaseStranded`).
+    if (!failure) await releaseStranded(drain.conn).catch((err: unknown) => (failure ??= err))
     await drain.release()
   }
   if (failure) throw failure

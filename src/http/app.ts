@@ -6,12 +6,13 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
 import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { showHiddenDeep } from '../domain/outside-text.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
-import { guarded } from '../domain/throttle.ts'
+import { guarded, guessedSecret } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies } from '../client-address.ts'
 import { encodeCached, respond } from './encoded.ts'
@@ -47,8 +48,9 @@ const CLIENT_CLOSED = 499
 const MAX_BODY_BYTES = 1 << 20
 
 /** A JSON answer with the security headers, the request id and the operation's own headers, in one headers object. */
-function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>): Response {
+function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>, limits?: Record<string, string>): Response {
   const headers: Record<string, string> = { ...JSON_HEADERS, ...secured, 'x-request-id': requestId }
+  if (limits) Object.assign(headers, limits)
   if (extra) Object.assign(headers, extra)
   return new Response(status === 204 ? null : JSON.stringify(body), { status, headers })
 }
@@ -97,6 +99,7 @@ async function readBody(req: Request): Promise<unknown> {
     throw new ApiError('invalid_request', 'The body is not valid UTF-8')
   }
   if (text.trim() === '') return undefined
+  if (nestsDeeperThan(text)) throw new ApiError('invalid_request', `The body nests deeper than ${MAX_JSON_DEPTH} levels`)
   try {
     return JSON.parse(text)
   } catch {
@@ -157,6 +160,8 @@ export function createHandler(deps: AppDeps) {
     // An agent's answers show hidden characters escaped, as its MCP tools do (src/domain/outside-text.ts).
     let forAgent = false
     const shown = <T>(body: T): T => (forAgent ? showHiddenDeep(body) : body)
+    // The credential's RateLimit fields, once counted: on the answer whatever it is (src/domain/rate-limits.ts).
+    let limits: Record<string, string> | undefined
     try {
       const m = router.match(req.method, url.path)
       if (m === null) throw new ApiError('not_found', 'No such route')
@@ -182,10 +187,11 @@ export function createHandler(deps: AppDeps) {
             throw new ApiError('invalid_request', 'This operation takes no body')
           }
           const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
-          const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline }, raw, hooks)
+          const onLimits = (h: Record<string, string>) => (limits = h)
+          const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline, onLimits }, raw, hooks)
           const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
           const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
-          return op.guessable ? guarded(deps.services.throttle, ip, exec) : exec()
+          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body)) : exec()
         })(),
       )
       status = result.status
@@ -198,7 +204,7 @@ export function createHandler(deps: AppDeps) {
         status = r.status
         return r
       }
-      return json(result.status, shown(result.body), secured, requestId, closing ? { ...result.headers, ...closing } : result.headers)
+      return json(result.status, shown(result.body), secured, requestId, closing ? { ...result.headers, ...closing } : result.headers, limits)
     } catch (err) {
       // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
       if (req.signal.aborted && !(err instanceof ApiError)) {
@@ -210,7 +216,8 @@ export function createHandler(deps: AppDeps) {
       else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
       const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
-      return json(e.status, shown(e.body()), secured, requestId, deps.services.lifecycle?.stopping ? { ...e.headers, ...CLOSE } : e.headers)
+      const closingErr = deps.services.lifecycle?.stopping ? CLOSE : undefined
+      return json(e.status, shown(e.body()), secured, requestId, closingErr ? { ...e.headers, ...closingErr } : e.headers, limits)
     } finally {
       const ms = performance.now() - started
       observeRequest(opId ?? 'none', status, ms / 1000)

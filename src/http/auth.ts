@@ -48,11 +48,10 @@ function touchKey(db: Sql, keyId: string, now: Date): void {
 /** Wrong API keys seen lately (per process): sent again, they are refused without a query. */
 const misses = new RecentMisses()
 
-async function apiKeyPrincipal(deps: AuthDeps, token: string): Promise<Principal | null> {
+async function apiKeyPrincipal(deps: AuthDeps, token: string, hex: string): Promise<Principal | null> {
   // A key Portico never mints (wrong length or alphabet) is refused before any lookup.
   if (!wellFormedApiKey(token)) return null
   const cache = deps.services.keyCache
-  const hex = sha256Hex(token)
   const nowMs = Date.now()
   const cached = cache?.get(hex, nowMs)
   if (cached) return cached
@@ -79,12 +78,12 @@ function bearerKind(token: string): 'KEY' | 'AGENT' | 'WIDGET' | 'OPAQUE' {
 /** A credential that is genuine but no longer valid (an expired widget token): refused, but not a guess. */
 const EXPIRED = 'expired' as const
 
-async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<typeof bearerKind>, presented: Presentation): Promise<Principal | null | typeof EXPIRED> {
+async function verifyBearer(deps: AuthDeps, token: string, hex: string, kind: ReturnType<typeof bearerKind>, presented: Presentation): Promise<Principal | null | typeof EXPIRED> {
   // Only an agent token may come under the DPoP scheme (RFC 9449); it then needs its proof.
   if (presented.scheme === 'dpop' && kind !== 'AGENT') return null
   switch (kind) {
     case 'KEY':
-      return apiKeyPrincipal(deps, token)
+      return apiKeyPrincipal(deps, token, hex)
     case 'AGENT': {
       const a = deps.services.verifyAgentToken ? await deps.services.verifyAgentToken(token, presented) : null
       return a ? { kind: 'AGENT', ...a } : null
@@ -104,7 +103,8 @@ async function verifyBearer(deps: AuthDeps, token: string, kind: ReturnType<type
  * Resolves the caller. A valid credential of a kind the operation does not accept is 403 (it is
  * known, just not allowed here); a missing, unknown, expired or revoked one is 401. With `ip` (the
  * client's address) and a throttle, failed checks are counted and an address that spent its budget
- * is answered 429 before any credential it sends is looked at (src/domain/throttle.ts).
+ * is answered 429 before any credential it sends is looked at, unless that credential verified lately
+ * (it is in the throttle's in-memory `known` set: src/domain/throttle.ts).
  */
 export async function authenticate(
   deps: AuthDeps,
@@ -120,16 +120,26 @@ export async function authenticate(
   const presented = presentation({ headers, method: request.method, url: request.url }, deps.config.publicUrl)
   const token = presented?.token ?? null
   const provHeader = headers.get('x-provision-secret')
-  if (throttle && (edge !== null || token !== null || provHeader !== null)) throttle.check(ip ?? null)
-  if (edge && deps.config.edgeAuthSecret && secretEquals(edge, deps.config.edgeAuthSecret)) return { kind: 'EDGE' }
+  // The one secret this request stakes its claim on, by hash: what `known` remembers (and an API key's lookup key).
+  const secret = edge ?? provHeader ?? token
+  const hex = secret !== null ? sha256Hex(secret) : null
+  if (throttle && hex !== null) throttle.check(ip ?? null, hex)
+  if (edge && deps.config.edgeAuthSecret && secretEquals(edge, deps.config.edgeAuthSecret)) {
+    throttle?.vouch(hex!)
+    return { kind: 'EDGE' }
+  }
   if (provHeader !== null && accepted.includes('PROV') && deps.config.provisionSecret && secretEquals(provHeader, deps.config.provisionSecret)) {
+    throttle?.vouch(hex!)
     return { kind: 'PROV' }
   }
   let expired = false
   if (token) {
-    const p = await verifyBearer(deps, token, bearerKind(token), presented!.presented)
+    // The token is what `hex` hashes unless an edge or provision header came too (then hash the token itself).
+    const tokenHex = secret === token ? hex! : sha256Hex(token)
+    const p = await verifyBearer(deps, token, tokenHex, bearerKind(token), presented!.presented)
     if (p === EXPIRED) expired = true
     else if (p) {
+      throttle?.vouch(tokenHex)
       if (p.kind === 'MGMT' && deps.config.appEnv === 'production') {
         throw new ApiError('forbidden', 'Management-key routes are disabled in production')
       }
@@ -140,7 +150,12 @@ export async function authenticate(
   }
   if (accepted.includes('NONE')) return { kind: 'NONE' }
   const sent = token !== null || provHeader !== null || edge !== null
-  if (throttle && sent && !expired) throttle.fail(ip ?? null)
+  if (throttle && sent && !expired) {
+    // A credential that verified before and fails now (revoked) is no longer known.
+    throttle.known.forget(hex!)
+    if (token !== null && secret !== token) throttle.known.forget(sha256Hex(token))
+    throttle.fail(ip ?? null)
+  }
   throw new ApiError('unauthorized', sent ? 'The credential is not valid' : 'Missing credential', undefined, { headers: { 'www-authenticate': bearerChallenge(!!token) } })
 }
 

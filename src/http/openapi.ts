@@ -77,6 +77,23 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
     on: (_op, status) => status === 429 || status === 503 || status === 409,
   },
   {
+    name: 'RateLimit-Policy',
+    description:
+      'The limits this request\'s credential is counted against (IETF draft-ietf-httpapi-ratelimit-headers): `"api_key";q=1200;w=60` for an API key; ' +
+      '`"application";q=2400;w=60, "end_user";q=120;w=60` for a widget token; `"agent_grant";q=300;w=60` for an agent. `q` requests per `w` seconds; a bulk call counts each item. ' +
+      'Sent on every answer to a request whose credential was valid (not on a 401); the quotas are the deployment\'s RATE_LIMITS',
+    schema: { type: 'string' },
+    on: (op, status) => counted(op) && status !== 401,
+  },
+  {
+    name: 'RateLimit',
+    description:
+      'What is left of each limit in RateLimit-Policy: `"api_key";r=1187;t=42` (`r` requests remaining, `t` seconds until the window ends). ' +
+      'Past a limit the answer is 429 `rate_limited` with Retry-After, its `details` naming the limit',
+    schema: { type: 'string' },
+    on: (op, status) => counted(op) && status !== 401,
+  },
+  {
     name: 'WWW-Authenticate',
     description: 'The bearer challenge (RFC 6750): `Bearer realm="portico"`, with `error="invalid_token"` when a credential came and was refused',
     schema: { type: 'string' },
@@ -103,6 +120,11 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
 ]
 
 const headerKey = (name: string) => name.replace(/-/g, '')
+
+/** Whether an operation's answers carry the rate-limit fields: it takes a credential that is counted (src/domain/rate-limits.ts). */
+function counted(op: AnyOp): boolean {
+  return op.auth.some((c) => c === 'KEY' || c === 'WIDGET' || c === 'AGENT')
+}
 
 function headersOf(op: AnyOp, status: number, codes: readonly ErrorCode[] = []) {
   const out: Record<string, unknown> = {}

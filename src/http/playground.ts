@@ -12,12 +12,16 @@ import type { Clock } from '../clock.ts'
 import type { WidgetTokens } from '../domain/widget-tokens.ts'
 import type { Mount } from './app.ts'
 import { staticPageCsp } from './headers.ts'
+import { nestsDeeperThan } from '../json.ts'
+import type { Peer } from '../client-address.ts'
 
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
   clock: Clock
-  /** The API's own handler: the key is checked exactly as GET /v1/applications/{id} checks it. */
-  handle: (req: Request) => Promise<Response>
+  /** The API's own handler: the key is checked exactly as GET /v1/applications/{id} checks it, from the visitor's address. */
+  handle: (req: Request, ip: string | null) => Promise<Response>
+  /** The visitor's address (TRUST_PROXY honoured): a pasted wrong key counts against whoever pasted it. */
+  addressOf: (request: Request, server: Peer) => string | null
 }
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
@@ -31,12 +35,18 @@ export function playgroundMount(deps: PlaygroundDeps): Mount {
         if (!a) return json(404, { code: 'not_found', title: 'Not found' })
         return new Response(readFileSync(join(import.meta.dir, 'playground', params.asset), 'utf8'), { headers: { 'content-type': a, 'cache-control': 'no-cache' } })
       })
-      .post('/playground/token', async ({ request }) => {
-        const body = (await request.json().catch(() => null)) as { application_id?: unknown } | null
+      .post('/playground/token', async ({ request, server }) => {
+        const text = await request.text()
+        let body: { application_id?: unknown } | null = null
+        try {
+          if (!nestsDeeperThan(text)) body = JSON.parse(text) as { application_id?: unknown } | null
+        } catch {
+          // not JSON: answered below as a missing application_id
+        }
         const appId = body?.application_id
         if (typeof appId !== 'string' || !/^app_[0-9a-z]+$/.test(appId)) return json(400, { code: 'invalid_request', title: 'application_id is required' })
         const headers = { authorization: request.headers.get('authorization') ?? '' }
-        const r = await deps.handle(new Request(new URL(`/v1/applications/${appId}`, request.url), { headers }))
+        const r = await deps.handle(new Request(new URL(`/v1/applications/${appId}`, request.url), { headers }), deps.addressOf(request, server))
         if (r.status !== 200) return new Response(r.body, { status: r.status, headers: { 'content-type': 'application/json' } })
         const application = (await r.json()) as { id: string; tenant_id: string; name: string; branding: { display_name: string | null } | null }
         const token = await deps.widgetTokens.mint({ tenantId: application.tenant_id, applicationId: application.id, scope: 'connect', boundHost: null }, deps.clock.now())

@@ -470,6 +470,7 @@ export const bulkConnectOp = defineOp({
   zone: 'looks',
   transactions: 'steps',
   deadline: 'bulk',
+  countsItems: 'domains',
   async handler(ctx, input) {
     const app = await applicationOf(ctx, input.application_id)
     const target = effectiveTarget(app, edge(ctx))

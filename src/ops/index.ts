@@ -9,7 +9,7 @@ import { listAuditOp } from './audit.ts'
 import { addPushSubscriptionOp, removePushSubscriptionOp, emailChangedOp, getEmailSenderOp, pushTestOp, putEmailSenderOp, verifyEmailSenderOp } from './console.ts'
 import { getConsentRequestOp, listAgentGrantsOp, revokeAgentGrantOp } from './agents.ts'
 import { connectionMonitorOp, listMonitorDomainsOp, monitorCheckOp } from './monitor.ts'
-import { createShareOp, getShareOp, recheckShareOp } from './share.ts'
+import { createShareOp, getShareOp, listShareLinksOp, recheckShareOp, revokeShareLinkOp } from './share.ts'
 import { checkoutOp, fulfillOp, listOrdersOp, purchaseOp, quoteOp, searchDomainsOp } from './sell.ts'
 import { planCheckoutOp, portalOp, setupOp, standingOp, statusOp } from './billing.ts'
 import { EVENT_OPERATIONS } from './events.ts'
@@ -37,7 +37,7 @@ import { reapplyOp } from './reapply.ts'
 import { PROVIDER_ACCOUNT_OPERATIONS } from './provider-accounts.ts'
 import { oauthCallbackOp, oauthStartOp } from './oauth-rail.ts'
 import { configOp, healthOp, plansOp, rbacOp, readinessOp } from './catalogs.ts'
-import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, removeMemberOp, updateMemberOp } from './members.ts'
+import { acceptMemberOp, createTokenOp, inviteMemberOp, listMembersOp, listWidgetTokensOp, removeMemberOp, revokeWidgetTokenOp, updateMemberOp } from './members.ts'
 import {
   createApplicationOp,
   createKeyOp,
@@ -50,6 +50,7 @@ import {
   provisionOp,
   putBrandingOp,
   revokeKeyOp,
+  rotateSecretOp,
 } from './tenancy.ts'
 
 export const OPERATIONS: AnyOp[] = [
@@ -69,7 +70,10 @@ export const OPERATIONS: AnyOp[] = [
   createKeyOp,
   listKeysOp,
   revokeKeyOp,
+  rotateSecretOp,
   createTokenOp,
+  listWidgetTokensOp,
+  revokeWidgetTokenOp,
   inviteMemberOp,
   listMembersOp,
   updateMemberOp,
@@ -124,6 +128,8 @@ export const OPERATIONS: AnyOp[] = [
   listMonitorDomainsOp,
   connectionMonitorOp,
   createShareOp,
+  listShareLinksOp,
+  revokeShareLinkOp,
   getShareOp,
   recheckShareOp,
   applyOp,

@@ -2,12 +2,15 @@
 // client secret, member invitations, role changes with the owner rules, and acceptance.
 import { Type } from '@sinclair/typebox'
 import { ApiError, notFound, unauthorized } from '../errors.ts'
-import { randomToken } from '../ids.ts'
+import { newId, randomToken } from '../ids.ts'
 import { matchesHash } from '../crypto.ts'
 import { WIDGET_TOKEN_TTL_SECONDS } from '../domain/widget-tokens.ts'
 import { normalizeHostname } from '../domain/hostnames.ts'
 import { revokeGrant, REVOKE_REASONS } from '../domain/agent-grants.ts'
 import { applicationSecret } from '../db/applications.ts'
+import { insertWidgetToken, liveWidgetTokens, revokeWidgetToken, type WidgetTokenRow } from '../db/widget-tokens.ts'
+import { KEYS_CHANNEL, notify } from '../db/channels.ts'
+import { getApplicationInTenant } from '../domain/tenancy.ts'
 import { liveGrantsApprovedBy } from '../db/agent-grants.ts'
 import {
   acceptInvitation,
@@ -25,7 +28,7 @@ import {
   type MemberRow,
 } from '../db/members.ts'
 import { defineOp, reply, type Ctx } from './registry.ts'
-import { Email, IdParam, Input, Member, Out, RoleSchema } from './schemas.ts'
+import { Email, IdParam, Input, Member, Nullable, Out, RoleSchema, Timestamp } from './schemas.ts'
 
 const memberOut = (m: MemberRow, inviteToken?: string) => ({
   id: m.id,
@@ -56,27 +59,100 @@ export const createTokenOp = defineOp({
     scope: Type.Optional(Type.Union([Type.Literal('connect'), Type.Literal('app')])),
     expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400, description: 'Seconds (default 3600)' })),
   }),
-  response: Out({ token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer() }),
+  response: Out({
+    token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+    token_id: Type.String({ description: 'The token\'s id: GET /applications/{id}/widget-tokens lists it, DELETE revokes it' }),
+  }),
   errors: ['invalid_request', 'unauthorized'],
   kind: 'write',
   internal: true,
   async handler(ctx, input) {
     const app = await applicationSecret(ctx.sql, input.application_id)
     // An unknown application and a wrong secret answer the same.
-    if (!app || !matchesHash(input.client_secret, app.client_secret_hash)) throw unauthorized('Unknown application or wrong client_secret')
+    const now = ctx.clock.now()
+    const current = app && matchesHash(input.client_secret, app.client_secret_hash)
+    // The secret a rotation replaced works until the overlap it was given ends (applications:rotate-secret).
+    const previous = app && !current && app.previous_client_secret_hash && app.previous_secret_until && app.previous_secret_until > now && matchesHash(input.client_secret, app.previous_client_secret_hash)
+    if (!app || (!current && !previous)) throw unauthorized('Unknown application or wrong client_secret')
     let boundHost: string | null = null
     if (input.domain !== undefined) {
       boundHost = normalizeHostname(input.domain)
       if (!boundHost) throw new ApiError('invalid_request', 'domain is not a valid hostname', [{ in: 'body', field: 'domain', message: 'not a hostname' }])
     }
     const ttl = input.expires_in ?? WIDGET_TOKEN_TTL_SECONDS
-    const token = await ctx.services.widgetTokens.mint(
-      { tenantId: app.tenant_id, applicationId: app.id, scope: input.scope ?? 'connect', boundHost },
-      ctx.clock.now(),
-      ttl,
-    )
-    ctx.audit = { tenantId: app.tenant_id, targetId: app.id, details: { bound_host: boundHost, scope: input.scope ?? 'connect' } }
-    return { token, token_type: 'Bearer' as const, expires_in: ttl }
+    const scope = input.scope ?? 'connect'
+    // Recorded by id, so the integrator can list the tokens still valid and revoke one (widget_tokens.list).
+    const tokenId = newId('wtk', now.getTime())
+    await insertWidgetToken(ctx.sql, { id: tokenId, tenant_id: app.tenant_id, application_id: app.id, scope, bound_host: boundHost, created_at: now, expires_at: new Date(now.getTime() + ttl * 1000) })
+    const token = await ctx.services.widgetTokens.mint({ tenantId: app.tenant_id, applicationId: app.id, scope, boundHost }, now, ttl, tokenId)
+    ctx.audit = { tenantId: app.tenant_id, targetId: app.id, details: { bound_host: boundHost, scope, token_id: tokenId } }
+    return { token, token_type: 'Bearer' as const, expires_in: ttl, token_id: tokenId }
+  },
+})
+
+const WidgetTokenOut = Out({
+  id: Type.String(),
+  application_id: Type.String(),
+  scope: Type.Union([Type.Literal('connect'), Type.Literal('app')]),
+  bound_host: Nullable(Type.String()),
+  created_at: Timestamp(),
+  expires_at: Timestamp(),
+  revoked_at: Nullable(Timestamp()),
+})
+
+const widgetTokenOut = (t: WidgetTokenRow) => ({ id: t.id, application_id: t.application_id, scope: t.scope as 'connect' | 'app', bound_host: t.bound_host, created_at: t.created_at, expires_at: t.expires_at, revoked_at: t.revoked_at })
+
+export const listWidgetTokensOp = defineOp({
+  id: 'widget_tokens.list',
+  method: 'GET',
+  path: '/applications/{id}/widget-tokens',
+  summary: 'List an application\'s widget tokens still valid',
+  description:
+    'The widget tokens minted for this application that have not expired, newest first (at most 500), revoked ones marked with `revoked_at`. ' +
+    'Never the tokens themselves: their ids, scope, bound hostname and times.',
+  tag: 'Tokens and members',
+  auth: ['KEY'],
+  permission: 'keys:read',
+  params: IdParam,
+  response: Out({ widget_tokens: Type.Array(WidgetTokenOut), count: Type.Integer() }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const p = keyPrincipal(ctx)
+    await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const rows = await liveWidgetTokens(ctx.sql, p.tenantId, input.id, ctx.clock.now(), 500)
+    return { widget_tokens: rows.map(widgetTokenOut), count: rows.length }
+  },
+})
+
+export const revokeWidgetTokenOp = defineOp({
+  id: 'widget_tokens.revoke',
+  method: 'DELETE',
+  path: '/applications/{id}/widget-tokens/{tokenId}',
+  summary: 'Revoke a widget token',
+  description:
+    'The token is refused from its next request on, by every process (401, as an expired one). For a token that outlives its page: ' +
+    'a long `expires_in`, a page left open, a token that leaked. Revoking a revoked token answers 200 again. Admins and owners (`keys:manage`).',
+  tag: 'Tokens and members',
+  auth: ['KEY'],
+  permission: 'keys:manage',
+  params: Input({ id: Type.String({ minLength: 1, maxLength: 100 }), tokenId: Type.String({ minLength: 1, maxLength: 100 }) }),
+  response: WidgetTokenOut,
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'destroy',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = keyPrincipal(ctx)
+    await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const t = await revokeWidgetToken(ctx.sql, p.tenantId, input.id, input.tokenId, ctx.clock.now())
+    if (!t) throw notFound('Widget token not found')
+    // Every process refuses it from the commit on (the key cache's channel carries token ids too).
+    await notify(ctx.sql, KEYS_CHANNEL, t.id)
+    ctx.afterCommit(() => ctx.services.widgetTokens.revoked.add(t.id, t.expires_at.getTime()))
+    ctx.audit.targetId = t.id
+    return widgetTokenOut(t)
   },
 })
 

@@ -193,6 +193,7 @@ export const connectAccountOp = defineOp({
   response: Out({ results: Type.Array(ConnectResultItem), account: AccountSchema }),
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'account_expired', 'ProviderAuthenticationError', 'rate_limited', 'service_unavailable'],
   kind: 'write',
+  countsItems: 'domains',
   transactions: 'steps',
   async handler(ctx, input) {
     const p = ctx.principal

@@ -147,6 +147,8 @@ export interface OpDef<
    * a wrong one (401 or 404) counts against the caller's address like a wrong credential (src/domain/throttle.ts).
    */
   guessable?: boolean
+  /** The body's array field whose items each count as one request against the credential's rate limit (a bulk call's `domains`). */
+  countsItems?: string
   /** Not offered as an MCP tool (console-server and edge routes). */
   internal?: boolean
   /**

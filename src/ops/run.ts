@@ -16,6 +16,7 @@ import { againOnEndedSession } from '../db/unavailable.ts'
 import { guardWrites } from '../db/write-guard.ts'
 import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
+import { costOf } from '../domain/rate-limits.ts'
 
 export interface RawInput {
   params?: Record<string, unknown>
@@ -30,8 +31,11 @@ export interface OpResult {
   headers?: Record<string, string>
 }
 
-/** What a face hands the executor: the principal and the wiring; the deadline when it started one. */
-export type RunCtx = Omit<PrepareCtx, 'deadline'> & { deadline?: Deadline }
+/**
+ * What a face hands the executor: the principal and the wiring; the deadline when it started one; and
+ * where the credential's rate-limit headers go (the REST face puts them on its answer, whatever it is).
+ */
+export type RunCtx = Omit<PrepareCtx, 'deadline'> & { deadline?: Deadline; onLimits?: (headers: Record<string, string>) => void }
 
 /** What a face adds to a mutation: `beforeCommit` writes in the operation's transaction (an Idempotency-Key's answer). */
 export interface RunHooks {
@@ -89,6 +93,10 @@ function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
 export async function runOp(op: AnyOp, run: RunCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
   const deadline = run.deadline ?? new Deadline(op.deadline === 'bulk' ? run.config.deadlines.bulkMs : run.config.deadlines.requestMs, undefined, run.services.database)
   const base: PrepareCtx = { ...run, deadline }
+  // Counted per credential before anything else it could be refused for (src/domain/rate-limits.ts).
+  const limited = run.services.rateLimits?.take(base.principal, costOf(op.countsItems, raw.body))
+  if (limited) run.onLimits?.(limited.headers)
+  if (limited?.refused) throw limited.refused
   authorize(op, base.principal)
   const input = validateAll(op, raw)
   // A face that started the deadline races it around everything it does (src/http/app.ts); one race is enough.

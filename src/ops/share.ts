@@ -12,8 +12,11 @@ import { markPropagating, recordVerifications, reviveConnection } from '../domai
 import { providerById } from '../domain/providers.ts'
 import { canonicalRecords, DnsRecordSchema } from '../domain/records.ts'
 import { createShareLink, sharedConnection } from '../domain/share.ts'
+import { deleteShareLink, liveShareLinks } from '../db/share-links.ts'
+import { notFound } from '../errors.ts'
 import { verifyRecords } from '../domain/verify.ts'
 import { defineOp, type Ctx } from './registry.ts'
+import { guessedSecret } from '../domain/throttle.ts'
 import { END_USER } from './authority.ts'
 import { Branding, IdParam, Input, Nullable, Out, Timestamp } from './schemas.ts'
 import { applicationFace } from '../db/applications.ts'
@@ -94,7 +97,12 @@ export const createShareOp = defineOp({
   params: IdParam,
   bodyOptional: true,
   body: Input({}),
-  response: Out({ url: Type.String(), token: Type.String({ description: 'Shown once; the capability behind the link' }), expires_at: Timestamp() }),
+  response: Out({
+    id: Type.String({ description: 'The link\'s id: GET /connections/{id}/share-links lists it, DELETE ends it' }),
+    url: Type.String(),
+    token: Type.String({ description: 'Shown once; the capability behind the link' }),
+    expires_at: Timestamp(),
+  }),
   status: 201,
   errors: ['unauthorized', 'forbidden', 'not_found'],
   kind: 'write',
@@ -103,7 +111,54 @@ export const createShareOp = defineOp({
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
     const link = await createShareLink(ctx.sql, c, creator(ctx), ctx.config.publicUrl, ctx.clock.now())
     ctx.audit.details = { domain: c.domain, expires_at: link.expires_at.toISOString() }
+    // A link just made works for whoever opens it, whatever guessers near them did (src/domain/throttle.ts).
+    ctx.afterCommit(() => ctx.services.throttle?.vouch(guessedSecret({ token: link.token }, undefined)!))
     return link
+  },
+})
+
+const ShareLinkOut = Out({ id: Type.String(), connection_id: Type.String(), created_by: Type.String(), created_at: Timestamp(), expires_at: Timestamp() })
+
+export const listShareLinksOp = defineOp({
+  id: 'share.list',
+  method: 'GET',
+  path: '/connections/{id}/share-links',
+  summary: 'List a connection\'s open share links',
+  description: 'The links still open for this connection, newest first: ids, who made them and until when; never the tokens.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'connections:read',
+  params: IdParam,
+  response: Out({ share_links: Type.Array(ShareLinkOut), count: Type.Integer() }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'read',
+  async handler(ctx, input) {
+    const c = await connectionFor(ctx.sql, ctx.principal, input.id)
+    const rows = await liveShareLinks(ctx.sql, c.id, ctx.clock.now())
+    return { share_links: rows, count: rows.length }
+  },
+})
+
+export const revokeShareLinkOp = defineOp({
+  id: 'share.revoke',
+  method: 'DELETE',
+  path: '/connections/{id}/share-links/{linkId}',
+  summary: 'End a share link',
+  description: 'The link answers 404 from now on, as an expired one; the connection and its other links stay as they are.',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'connections:write',
+  params: Input({ id: Type.String({ minLength: 1, maxLength: 100 }), linkId: Type.String({ minLength: 1, maxLength: 100 }) }),
+  response: Out({ id: Type.String(), revoked: Type.Literal(true) }),
+  errors: ['unauthorized', 'forbidden', 'not_found'],
+  kind: 'destroy',
+  zone: 'none',
+  async handler(ctx, input) {
+    const c = await connectionFor(ctx.sql, ctx.principal, input.id)
+    if (!(await deleteShareLink(ctx.sql, c.id, input.linkId))) throw notFound('Share link not found')
+    ctx.audit.targetId = input.linkId
+    ctx.audit.details = { domain: c.domain }
+    return { id: input.linkId, revoked: true as const }
   },
 })
 

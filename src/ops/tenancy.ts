@@ -4,8 +4,10 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
-import { activeDefaultKey, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
-import { applicationById, applicationsOfTenant, firstApplication, setBranding } from '../db/applications.ts'
+import { sha256Hex } from '../crypto.ts'
+import { activeDefaultKey, keyRoleInApplication, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
+import { applicationById, applicationsOfTenant, firstApplication, rotateClientSecret, setBranding } from '../db/applications.ts'
+import { newClientSecret } from '../domain/secrets.ts'
 import { validateBranding } from '../domain/branding.ts'
 import { addressResolver } from '../domain/webhook-delivery.ts'
 import { insertOwnerMember } from '../db/members.ts'
@@ -18,6 +20,12 @@ import { APP_ONLY } from './authority.ts'
 import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchema, IdParam, Input, Name, Nullable, Out, RoleSchema, Tenant, Timestamp } from './schemas.ts'
 
 const TAG = 'Tenancy and keys'
+
+
+/** A key just minted is valid: once committed, its holder's neighbours' failed guesses never refuse it (src/domain/throttle.ts). */
+function knownOnCommit(ctx: Ctx, key: string): void {
+  ctx.afterCommit(() => ctx.services.throttle?.vouch(sha256Hex(key)))
+}
 
 export const createTenantOp = defineOp({
   id: 'tenants.create',
@@ -91,6 +99,7 @@ export const provisionOp = defineOp({
     const created = await createKey(ctx.sql, { tenantId: tenant.id, applicationId: app.id, environment: env, role: 'owner', name: 'Default key', isDefault: true, createdBy: memberId ?? null, now })
     if (!created) throw new Error('a new tenant already had a default key')
     failpoint('provision.after_key')
+    knownOnCommit(ctx, created.key)
     ctx.audit.tenantId = tenant.id
     ctx.audit.targetId = tenant.id
     return { tenant_id: tenant.id, application_id: app.id, api_key: created.key, client_secret: clientSecret, ...(memberId ? { member_id: memberId } : {}) }
@@ -139,6 +148,7 @@ export const defaultKeyOp = defineOp({
       return reply(200, { key_id: raced.id, prefix: raced.prefix, created: false })
     }
     ctx.audit.targetId = created.row.id
+    knownOnCommit(ctx, created.key)
     return { key_id: created.row.id, prefix: created.row.prefix, created: true, api_key: created.key }
   },
 })
@@ -253,6 +263,7 @@ export const createKeyOp = defineOp({
     if (roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot mint a ${role} key`)
     const created = await createKey(ctx.sql, { tenantId: p.tenantId, applicationId: app.id, environment: app.environment, role, name: input.name ?? null, isDefault: false, createdBy: p.keyId, now: ctx.clock.now() })
     if (!created) throw new Error('non-default key insert reported a conflict')
+    knownOnCommit(ctx, created.key)
     return { ...keyOut(created.row), key: created.key }
   },
 })
@@ -282,7 +293,7 @@ export const revokeKeyOp = defineOp({
   method: 'DELETE',
   path: '/applications/{id}/keys/{keyId}',
   summary: 'Revoke an API key',
-  description: 'The key stops authenticating on its next request. Revoking a revoked key answers 200 again.',
+  description: 'The key stops authenticating on its next request. Revoking a revoked key answers 200 again. A key may revoke keys of its own role or below: an admin key cannot revoke an owner\'s key (403).',
   tag: TAG,
   auth: ['KEY'],
   permission: 'keys:manage',
@@ -294,14 +305,54 @@ export const revokeKeyOp = defineOp({
   async handler(ctx, input) {
     const p = ctx.principal
     await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    // As with members (only an owner may demote an owner), only an owner's key may revoke an owner's key.
+    const role = await keyRoleInApplication(ctx.sql, p, input)
+    if (role !== undefined && roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot revoke a ${role} key`)
     const k = await revokeKey(ctx.sql, ctx.clock.now(), p, input)
     if (!k) throw notFound('API key not found')
     // Every process evicts its cached lookup of this key when the revocation commits.
     const hex = Buffer.from(k.key_hash).toString('hex')
     await notifyKeyRevoked(ctx.sql, hex)
-    ctx.afterCommit(() => ctx.services.keyCache?.evict(hex))
+    ctx.afterCommit(() => {
+      ctx.services.keyCache?.evict(hex)
+      ctx.services.throttle?.known.forget(hex)
+    })
     ctx.audit.targetId = input.keyId
     return { id: k.id, revoked: true as const, revoked_at: k.revoked_at }
+  },
+})
+
+/** How long a rotated-out client secret keeps working unless the caller says otherwise. */
+export const DEFAULT_SECRET_OVERLAP_S = 24 * 3600
+
+export const rotateSecretOp = defineOp({
+  id: 'applications.rotate_secret',
+  method: 'POST',
+  path: '/applications/{id}:rotate-secret',
+  summary: 'Rotate an application\'s client_secret',
+  description:
+    'Answers a new `client_secret` (shown once). The previous secret keeps minting widget tokens at `POST /tokens` until `previous_valid_until`: ' +
+    '`overlap_seconds` after now (default 86400, one day; at most 604800; 0 ends it at once), time to roll the new one out to every server. ' +
+    'Rotating again ends the earlier secret at once: only the one just replaced overlaps. Admins and owners (`keys:manage`).',
+  tag: TAG,
+  auth: ['KEY'],
+  permission: 'keys:manage',
+  params: IdParam,
+  body: Input({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, description: 'How long the previous secret stays valid (seconds; default 86400)' })) }),
+  bodyOptional: true,
+  response: Out({ application_id: Type.String(), client_secret: Type.String({ description: 'Shown once' }), previous_valid_until: Timestamp() }),
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found'],
+  kind: 'write',
+  async handler(ctx, input) {
+    const p = ctx.principal
+    const app = await getApplicationInTenant(ctx.sql, p.tenantId, input.id)
+    const now = ctx.clock.now()
+    const until = new Date(now.getTime() + (input.overlap_seconds ?? DEFAULT_SECRET_OVERLAP_S) * 1000)
+    const { secret, hash } = newClientSecret()
+    if (!(await rotateClientSecret(ctx.sql, p.tenantId, app.id, hash, until, now))) throw notFound('Application not found')
+    ctx.audit.targetId = app.id
+    ctx.audit.details = { previous_valid_until: until.toISOString() }
+    return { application_id: app.id, client_secret: secret, previous_valid_until: until }
   },
 })
 

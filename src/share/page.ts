@@ -16,13 +16,17 @@ import type { Elysia } from 'elysia'
 import { createHash } from 'node:crypto'
 import type { Mount } from '../http/app.ts'
 import { SHARE_PAGE_PREFIX } from '../domain/share.ts'
+import type { Peer } from '../client-address.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
 
 export interface SharePageDeps {
-  /** The API's own handler (the page reads `GET /v1/share/{token}` like any client). */
-  handle: (req: Request) => Promise<Response>
+  /** The API's own handler (the page reads `GET /v1/share/{token}` like any client), given the visitor's address. */
+  handle: (req: Request, ip: string | null) => Promise<Response>
+  /** The visitor's address (the socket peer, walked back through TRUST_PROXY): a guesser's failed tokens are
+   * counted against the guesser, never against every visitor of the page together. */
+  addressOf: (request: Request, server: Peer) => string | null
 }
 
 /** What `GET /v1/share/{token}` answers (the fields the page uses). */
@@ -275,32 +279,39 @@ function asset(req: Request, body: string, gzip: Uint8Array, type: string, hash:
 
 const TOKEN = /^[A-Za-z0-9_-]{10,100}$/
 
+function withHeader(r: Response, name: string, value: string): Response {
+  r.headers.set(name, value)
+  return r
+}
+
 export function sharePageMount(deps: SharePageDeps): Mount {
-  const read = async (origin: string, token: string, method: 'GET' | 'POST'): Promise<{ status: number; body: Shared | null }> => {
+  const read = async (origin: string, token: string, method: 'GET' | 'POST', ip: string | null): Promise<{ status: number; body: Shared | null; retryAfter: string | null }> => {
     const path = `/v1/share/${token}${method === 'POST' ? ':recheck' : ''}`
-    const r = await deps.handle(new Request(new URL(path, origin), { method }))
-    return { status: r.status, body: r.status === 200 ? ((await r.json()) as Shared) : null }
+    const r = await deps.handle(new Request(new URL(path, origin), { method }), ip)
+    return { status: r.status, body: r.status === 200 ? ((await r.json()) as Shared) : null, retryAfter: r.headers.get('retry-after') }
   }
-  const show = async (request: Request, token: string, lang: string | null): Promise<Response> => {
+  const show = async (request: Request, token: string, lang: string | null, ip: string | null): Promise<Response> => {
     const locale = pickLocale(lang, request.headers.get('accept-language'))
     const assets = await shareAssets()
     const nonce = randomToken(16)
     if (!TOKEN.test(token)) return htmlResponse(404, renderNotFound(locale, assets), nonce)
-    const r = await read(request.url, token, 'GET')
+    const r = await read(request.url, token, 'GET', ip)
     if (r.status === 404 || r.status === 400) return htmlResponse(404, renderNotFound(locale, assets), nonce)
+    // This visitor's own address (or network) guessed too often: it waits, as the API says.
+    if (r.status === 429) return withHeader(htmlResponse(429, renderNotFound(locale, assets), nonce), 'retry-after', r.retryAfter ?? '60')
     if (!r.body) return htmlResponse(503, renderNotFound(locale, assets), nonce)
     return htmlResponse(200, renderSharePage(r.body, { locale, token, nonce, assets }), nonce)
   }
   return (app: Elysia) => {
     app
-      .get(`${SHARE_PAGE_PREFIX}:token`, ({ params, request }) => show(request, params.token, new URL(request.url).searchParams.get('lang')))
+      .get(`${SHARE_PAGE_PREFIX}:token`, ({ params, request, server }) => show(request, params.token, new URL(request.url).searchParams.get('lang'), deps.addressOf(request, server)))
       // "I have added them" without the script: re-check, then show the page again (post/redirect/get).
       .post(
         `${SHARE_PAGE_PREFIX}:token`,
-        async ({ params, request }) => {
+        async ({ params, request, server }) => {
           const form = new URLSearchParams((await request.text()).slice(0, 1000))
           const lang = form.get('lang')
-          if (TOKEN.test(params.token)) await read(request.url, params.token, 'POST')
+          if (TOKEN.test(params.token)) await read(request.url, params.token, 'POST', deps.addressOf(request, server))
           const to = `${SHARE_PAGE_PREFIX}${encodeURIComponent(params.token)}${lang && (LOCALE_CODES as string[]).includes(lang) ? `?lang=${lang}` : ''}`
           return new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } })
         },

@@ -68,11 +68,15 @@ export function sleep(timers: Timers, ms: number, signal: AbortSignal, wake?: Ev
 /** Portico's API did not answer at all (the network, or a gateway in front of it). */
 const unreachable = (f: ApiFailure) => f.sdkCode === 'NetworkError' || f.status === 502 || f.status === 503 || f.status === 504
 
-/** Tells the machine when Portico stops and starts answering, once per change. */
+/**
+ * Tells the machine when Portico stops answering (once until it answers again) and each time it
+ * answers: the browser's own "offline" also marks it unreachable, behind this loop's back (the loop's
+ * request may well outlive the outage), so an answer always says so; the machine ignores the repeats.
+ */
 function reachability(send: (e: Event) => void) {
   let down = false
   return (ok: boolean) => {
-    if (down === !ok) return
+    if (!ok && down) return
     down = !ok
     send({ type: 'reach', ok })
   }
@@ -230,6 +234,8 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
   let failures = 0
   let last: Conn | null = null
   let polled = false
+  /** The last call failed and its back-off was slept (or cut short by the browser coming back online). */
+  let retrying = false
   const reach = reachability(send)
   try {
     for (;;) {
@@ -239,6 +245,7 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
           const started = env.timers.now()
           const s = (await env.api.call('GET', `/connections/${id}/status${q}`, undefined, signal)) as ConnectionStatus
           failures = 0
+          retrying = false
           reach(true)
           if (s.version !== version) {
             version = s.version
@@ -250,9 +257,12 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
           }
         } else {
           // The status endpoint keeps failing: plain polls of the connection, at the server's next check.
-          if (polled) await sleep(env.timers, pollDelay(last, env.timers.now()), signal, env.wake)
+          // (not after a failure: its back-off was the wait, and a second one would keep a person whose
+          // network came back looking at "cannot reach" until the connection's next check)
+          if (polled && !retrying) await sleep(env.timers, pollDelay(last, env.timers.now()), signal, env.wake)
           polled = true
           last = connFromConnection(await env.api.call('GET', `/connections/${id}`, undefined, signal))
+          retrying = false
           reach(true)
           send({ type: 'status', conn: last })
           // Every tenth poll tries the long poll again.
@@ -267,6 +277,7 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
         if (unreachable(f)) reach(false)
         failures++
         await sleep(env.timers, Math.min(RETRY_MAX_MS, 1000 * 2 ** Math.min(failures, 5)), signal, env.wake)
+        retrying = true
       }
     }
   } catch {

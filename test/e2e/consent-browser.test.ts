@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
-import { livePortico, ownerEmail, pkce, registerClient, token, type LivePortico } from '../harness/agents.ts'
+import { livePortico, mailSettled, ownerEmail, pkce, registerClient, token, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { CONSENT_LOCALES } from '../../oauth/strings.ts'
 
@@ -123,6 +123,8 @@ describe('consent page in Chromium', () => {
     await Promise.all([page.waitForSelector('#sent'), page.click('#continue')])
     expect(await page.textContent('#sent')).toContain(email)
     await checkScreen(page, 'consent-sent')
+    // The mail goes out after the answer (the answer's time says nothing about who is a member).
+    await mailSettled()
     const mail = lastMail()
     expect(mail).toContain('From: Acme Robots <robots@acme.example>')
     expect(mail).toContain(`To: ${email}`)

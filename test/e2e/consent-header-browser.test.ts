@@ -41,7 +41,7 @@ async function signedIn(page: Page): Promise<void> {
   const email = await ownerEmail(p.url, ws.apiKey)
   await page.fill('#email', email)
   await Promise.all([page.waitForSelector('#sent'), page.click('#continue')])
-  await page.goto(linkIn(p.url, email))
+  await page.goto(await linkIn(p.url, email))
   await Promise.all([page.waitForSelector('#approve'), page.click('#signin')])
 }
 

@@ -46,7 +46,7 @@ describe('under its Content-Security-Policy in Chromium', () => {
     const email = await ownerEmail(p.url, ws.apiKey)
     await page.fill('#email', email)
     await Promise.all([page.waitForSelector('#sent'), page.click('#continue')])
-    await page.goto(linkIn(p.url, email))
+    await page.goto(await linkIn(p.url, email))
     await Promise.all([page.waitForSelector('#approve'), page.click('#signin')])
     expect(await page.textContent('#workspace')).toContain('Policy Works')
     expect(blocked).toEqual([])

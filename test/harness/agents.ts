@@ -5,6 +5,7 @@
 // set, exchange the code. Mail to people is caught per Portico (`mailbox`) unless a test asks for the
 // real path (the workspace's SMTP sender).
 import { createHash, randomBytes } from 'node:crypto'
+import { signInMailSettled } from '../../oauth/people.ts'
 import { startPortico, type TestPortico } from './portico.ts'
 
 export interface LivePortico extends TestPortico {
@@ -155,8 +156,12 @@ export async function ownerEmail(base: string, apiKey: string): Promise<string> 
   return owner.email
 }
 
-/** The sign-in link in the newest mail to `email` (caught mail). */
-export function linkIn(base: string, email: string): string {
+/** Mail asked for is sent after the answer (oauth/people.ts): this waits until what was asked has gone. */
+export const mailSettled = signInMailSettled
+
+/** The sign-in link in the newest mail to `email` (caught mail), once the mail asked for has gone. */
+export async function linkIn(base: string, email: string): Promise<string> {
+  await signInMailSettled()
   const mail = mailbox(base).filter((m) => m.to.toLowerCase() === email.toLowerCase()).at(-1)
   const link = mail?.text.match(/https?:\/\/\S+\/oauth\/signin\/[\w-]+/)?.[0]
   if (!link) throw new Error(`no sign-in link mailed to ${email}`)
@@ -177,7 +182,7 @@ export async function openSignInLink(link: string, jar: CookieJar): Promise<Resp
 export async function signInOnConsent(base: string, auth: Authorization, email: string): Promise<string> {
   const asked = await answer(base, auth, { action: 'email', email }, '\0')
   if (asked.status !== 200) throw new Error(`sign-in request: ${asked.status} ${asked.page.slice(0, 300)}`)
-  await openSignInLink(linkIn(base, email), auth.jar)
+  await openSignInLink(await linkIn(base, email), auth.jar)
   const res = await fetch(base + auth.consentPath, { headers: { cookie: auth.jar.header() } })
   return res.text()
 }
@@ -303,7 +308,7 @@ export async function personAnswers(confirmUrl: string, email: string, action: '
   const asked = await fetch(confirmUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'email', email }).toString() })
   if (asked.status !== 200) return { status: asked.status, page: await asked.text() }
   await asked.arrayBuffer()
-  const signedIn = await openSignInLink(linkIn(base, email), jar)
+  const signedIn = await openSignInLink(await linkIn(base, email), jar)
   if (signedIn.status !== 303) return { status: signedIn.status, page: await signedIn.text() }
   const page = await (await fetch(confirmUrl, { headers: { cookie: jar.header() } })).text()
   const csrf = page.match(/name="csrf" value="([^"]+)"/)?.[1]

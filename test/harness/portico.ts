@@ -44,6 +44,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     AGENT_REGISTRATION_BUDGET: '1000/1000/10000',
     // The same for a person's sign-in links; the throttle has its own test.
     SIGNIN_BUDGET: '10000/10000/10000',
+    // Per-credential limits far above any test's traffic; they have their own test (rate-limits.test.ts).
+    RATE_LIMITS: 'api_key=1000000,application=1000000,end_user=1000000,agent_grant=1000000',
     // Never the machine's resolv.conf: only loopback servers are test targets.
     DNS_RESOLVERS: '127.0.0.1:53',
     ...env,

@@ -8,6 +8,10 @@ import { closeShared } from './portico.ts'
 // default 5 s on a loaded machine (bunfig.toml's [test] timeout is not applied by this bun).
 setDefaultTimeout(60_000)
 
+// Processes tests start (test/harness/processes.ts) inherit this: per-credential limits far above any
+// test's traffic, as testConfig sets them in-process; the limits have their own test.
+process.env.RATE_LIMITS ??= 'api_key=1000000,application=1000000,end_user=1000000,agent_grant=1000000'
+
 afterAll(async () => {
   await closeShared()
 })

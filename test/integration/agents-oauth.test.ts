@@ -7,7 +7,7 @@ import { MovableClock, DAY } from '../../src/clock.ts'
 import { createAuthServer } from '../../oauth/provider.ts'
 import { cleanupAgentClients, handleRegistration, REGISTRATION_LIMITS, type RegistrationLimits } from '../../oauth/register.ts'
 import { trustedProxies } from '../../src/client-address.ts'
-import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, approveAs, ownerEmail, mailbox, linkIn, openSignInLink, CookieJar, type LivePortico } from '../harness/agents.ts'
+import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, approveAs, ownerEmail, mailbox, mailSettled, linkIn, openSignInLink, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
 let p: LivePortico
@@ -254,15 +254,17 @@ describe('consent', () => {
     const stranger = await answer(p.url, auth, { action: 'email', email: 'nobody@example.org' }, LOOPBACK)
     expect(stranger.status).toBe(200)
     expect(stranger.page).toContain('id="sent"')
+    await mailSettled()
     expect(mailbox(p.url).length).toBe(before)
     const asked = await answer(p.url, auth, { action: 'email', email: owner.toUpperCase() }, LOOPBACK)
     expect(asked.page).toContain('id="sent"')
+    await mailSettled()
     const mail = mailbox(p.url).at(-1)!
     expect(mail).toMatchObject({ tenantId: ws.tenantId, to: owner })
     // The client's name is outside text: never part of Portico's mail (DESIGN.md), only what the link is for.
     expect(mail.text).not.toContain('Two-step agent')
     expect(mail.text).toContain('an agent\'s request for access')
-    const link = linkIn(p.url, owner)
+    const link = await linkIn(p.url, owner)
     // The link's page names whom it signs in; opening it (GET) signs nobody in, Continue (POST) does, once.
     const landing = await (await fetch(link)).text()
     expect(landing).toContain(owner)
@@ -299,7 +301,7 @@ describe('consent', () => {
   test('an expired link signs nobody in; sign-out ends the session', async () => {
     const { auth } = await startFlow('Slow agent')
     await answer(p.url, auth, { action: 'email', email: owner }, LOOPBACK)
-    const link = linkIn(p.url, owner)
+    const link = await linkIn(p.url, owner)
     p.clock.advance(16 * 60_000)
     try {
       expect((await fetch(link)).status).toBe(404)
@@ -309,7 +311,7 @@ describe('consent', () => {
     }
     await answer(p.url, auth, { action: 'email', email: owner }, LOOPBACK)
     const jar = new CookieJar()
-    await openSignInLink(linkIn(p.url, owner), jar)
+    await openSignInLink(await linkIn(p.url, owner), jar)
     expect(await (await fetch(`${p.url}/oauth/agents`, { headers: { cookie: jar.header() } })).text()).toContain('signed in as')
     const out = await fetch(`${p.url}/oauth/signout`, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: 'next=/oauth/agents' })
     expect(out.status).toBe(303)
@@ -352,7 +354,7 @@ describe('consent', () => {
     expect((await p.api('POST', '/v1/members:accept', { body: { invite_token: invite.body.invite_token } })).status).toBe(200)
     const pageHtml = await (async () => {
       await answer(p.url, auth, { action: 'email', email: 'viewer-person@example.com' }, LOOPBACK)
-      await openSignInLink(linkIn(p.url, 'viewer-person@example.com'), auth.jar)
+      await openSignInLink(await linkIn(p.url, 'viewer-person@example.com'), auth.jar)
       return (await fetch(p.url + auth.consentPath, { headers: { cookie: auth.jar.header() } })).text()
     })()
     expect(pageHtml).toContain('your viewer role cannot grant this')

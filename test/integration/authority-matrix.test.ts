@@ -142,7 +142,13 @@ beforeAll(async () => {
   const member = await p.api('POST', '/v1/members', { token: ws.apiKey, body: { email: 'probe@example.com', role: 'viewer' } })
   const perOp = new Map<string, Promise<OwnConnection>>()
   world = {
-    send: sender((req) => p.handle(req)),
+    send: async (...args) => {
+      const r = await sender((req) => p.handle(req))(...args)
+      // applications.rotate_secret, probed with each key, replaces the client secret the bound tokens are minted with.
+      const rotated = (r.body as { client_secret?: unknown } | undefined)?.client_secret
+      if (r.status === 200 && typeof rotated === 'string' && args[1].endsWith(':rotate-secret')) ws.clientSecret = rotated
+      return r
+    },
     appId: ws.appId,
     tenantId: ws.tenantId,
     tokens,

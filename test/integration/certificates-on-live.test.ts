@@ -3,6 +3,7 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { EDGE, provision, type Workspace } from '../harness/portico.ts'
 import { startServed, stopSweepCrons, type Served } from '../harness/served.ts'
+import { AcmeIssuer } from '../../src/adapters/acme.ts'
 
 let s: Served
 let ws: Workspace
@@ -67,6 +68,16 @@ describe('certificates when a connection goes live', () => {
     expect(rows).toHaveLength(ids.length)
     for (const r of rows) expect(r.attempts).toBeLessThanOrEqual(1)
   }, 90_000)
+
+  test('after a restart, or in a second process, the first order uses the account the CA already has', async () => {
+    const [id] = await goLive(['again'])
+    expect((await waitIssued(id!, 20_000))?.status).toBe('issued')
+    // A new issuer, as a restarted process or another worker has it: same database, same account key.
+    const fresh = new AcmeIssuer(s.p.config.acme!, { db: s.p.db, secretsKey: s.p.config.secretsKey })
+    const issued = await fresh.issue([`again.${zone}`])
+    expect(issued.certPem).toContain('BEGIN CERTIFICATE')
+    expect(issued.notAfter.getTime()).toBeGreaterThan(Date.now())
+  }, 30_000)
 
   test('while Portico orders or holds a name’s certificate, the edge is not approved to order another', async () => {
     const [id] = await goLive(['gate'])

@@ -369,9 +369,10 @@ function runner() {
   const timers = new FakeTimers()
   const server = fakeApi()
   const notices: Notice[] = []
-  const env: Env = { api: server.api, timers, applicationId: 'app_1', returnUrl: null, popup: { current: null } }
+  const wake = new EventTarget()
+  const env: Env = { api: server.api, timers, applicationId: 'app_1', returnUrl: null, popup: { current: null }, wake }
   const r = new Runner(SETTINGS, env, (n) => notices.push(n), () => undefined)
-  return { r, timers, server, notices }
+  return { r, timers, server, notices, wake }
 }
 
 /** From the domain field to the waiting screen, answering each call as the server would. */
@@ -469,6 +470,47 @@ describe('the runner: one effect per key', () => {
     server.take((c) => c.path === '/connections/con_1').resolve(connectionAnswer('live'))
     await settle()
     expect(r.state.step).toBe('FINISHED_SUCCESSFULLY')
+  })
+
+  test('the network back while the connection is polled: "cannot reach" goes at once, not at the connection\'s next check', async () => {
+    const t = runner()
+    const { server, timers, r, wake } = t
+    await toWaiting(t)
+    const down = () => new ApiFailure('NetworkError', { code: 'network_error', title: 'down', details: null }, 0)
+    for (let i = 0; i < 3; i++) {
+      server.take((c) => c.path.startsWith('/connections/con_1/status')).reject(down())
+      await timers.advance(40_000)
+    }
+    // Polled plainly now; the server's next check is a minute away.
+    server.take((c) => c.path === '/connections/con_1').resolve({ ...connectionAnswer(), next_check_at: new Date(timers.now() + 60_000).toISOString() })
+    await settle()
+    await timers.advance(61_000)
+    // The network goes: the poll fails, the person is told, the loop backs off.
+    server.take((c) => c.path === '/connections/con_1').reject(down())
+    await settle()
+    expect(r.state.data.unreachable).toBe(true)
+    // The browser is back online: the poll goes at once and the notice leaves with its answer.
+    wake.dispatchEvent(new Event('wake'))
+    await settle()
+    await timers.advance(100)
+    server.take((c) => c.path === '/connections/con_1').resolve(connectionAnswer())
+    await settle()
+    expect(r.state.data.unreachable).toBe(false)
+  })
+
+  test('the browser offline and back while a long poll is out: the poll\'s answer ends "cannot reach"', async () => {
+    const t = runner()
+    const { server, r } = t
+    await toWaiting(t)
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
+    await settle()
+    // The long poll is out; the browser says it is offline (the page's listener), then online again.
+    r.dispatch({ type: 'reach', ok: false })
+    expect(r.state.data.unreachable).toBe(true)
+    // The request outlived the outage and answers with nothing new.
+    server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1')).resolve(statusOf({ version: 'v1' }))
+    await settle()
+    expect(r.state.data.unreachable).toBe(false)
   })
 
   test('leaving a state cancels its work: a late analysis answer after going back changes nothing', async () => {
