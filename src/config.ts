@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path'
 import { domainConnectSettings, type DomainConnectSettings } from './domain/domain-connect/settings.ts'
 import { trustedProxies } from './client-address.ts'
 import type { AcmeSettings } from './adapters/acme.ts'
+import type { DcvSettings } from './adapters/dcv.ts'
+import { normalizeHostname } from './domain/hostnames.ts'
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './domain/rate-limits.ts'
 import type { EdgeNodeSettings, EdgeSettings } from './adapters/edge.ts'
 import type { PaymentsSettings } from './adapters/payments/from-config.ts'
@@ -85,6 +87,12 @@ export interface Config {
    */
   edgeServer: EdgeSettings | null
   acme: AcmeSettings | null
+  /**
+   * Delegated DCV (DCV_ZONE, DCV_PDNS_API_URL, DCV_PDNS_API_KEY): a zone Portico controls on a
+   * PowerDNS server through its HTTP API, where it answers ACME DNS-01 challenges for hostnames whose
+   * `_acme-challenge` name is delegated to it by CNAME. Null: no pre-validation, no DNS-01.
+   */
+  dcv: DcvSettings | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
   /** TRUST_PROXY: CIDRs of the proxies whose X-Forwarded-For / Forwarded headers are believed. */
@@ -290,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     domainConnect: domainConnectSettings(env, appEnv === 'production', dataDir, (m) => new ConfigError(m)),
     edgeServer: edgeServer(env, port),
     acme: acmeSettings(env),
+    dcv: dcvSettings(env),
     ...agentRegistrationSettings(env),
     authFailureBudget: authFailureBudget(env),
     deploymentMail: deploymentMail(env),
@@ -439,6 +448,19 @@ function edgeServer(env: Env, port: number): Config['edgeServer'] {
     askListen: listenAddress(env, 'EDGE_ASK_LISTEN', '127.0.0.1:5555'),
     upstream: listenAddress(env, 'EDGE_UPSTREAM', `127.0.0.1:${port}`),
   }
+}
+
+function dcvSettings(env: Env): Config['dcv'] {
+  const given = [env.DCV_ZONE, env.DCV_PDNS_API_URL, env.DCV_PDNS_API_KEY].filter((v) => v)
+  if (given.length === 0) return null
+  if (given.length < 3) throw new ConfigError('Delegated DCV needs all three of DCV_ZONE, DCV_PDNS_API_URL and DCV_PDNS_API_KEY')
+  const zone = normalizeHostname(env.DCV_ZONE!)
+  if (!zone || !zone.includes('.')) throw new ConfigError(`DCV_ZONE must be a domain name, got ${JSON.stringify(env.DCV_ZONE)}`)
+  const apiUrl = env.DCV_PDNS_API_URL!.replace(/\/+$/, '')
+  if (!/^https?:\/\/\S+\/api\/v1\/servers\/[^/]+$/.test(apiUrl)) {
+    throw new ConfigError(`DCV_PDNS_API_URL must be the PowerDNS server's API base, like http://127.0.0.1:8081/api/v1/servers/localhost, got ${JSON.stringify(env.DCV_PDNS_API_URL)}`)
+  }
+  return { zone, apiUrl, apiKey: env.DCV_PDNS_API_KEY! }
 }
 
 function acmeSettings(env: Env): Config['acme'] {

@@ -199,6 +199,10 @@ export const ERROR_REASONS = {
   // The domain check's certificate conflicts.
   caa_forbids_ca: 'A CAA record set does not allow Portico\'s certificate authority to issue for the domain',
   acme_challenge_delegated: 'An _acme-challenge CNAME hands certificate validation for the domain to another service',
+  // Pre-validation and delegated DCV.
+  dcv_not_configured: 'Validation before cutover needs delegated DCV, which this deployment does not have (DCV_ZONE)',
+  dcv_unavailable: 'The DCV zone\'s DNS server does not answer; the certificate order waits for it',
+  dcv_delegation_missing: 'The _acme-challenge CNAME to Portico\'s DCV zone is gone: renewals cannot validate until it is back',
 } as const
 
 export type ErrorReason = keyof typeof ERROR_REASONS

@@ -54,6 +54,7 @@ import { discover } from './domain/domain-connect/discovery.ts'
 import { cleanupSessions } from './domain/domain-connect/async-api.ts'
 import { edgeFromConfig } from './adapters/edge.ts'
 import { AcmeIssuer } from './adapters/acme.ts'
+import { DcvZone } from './adapters/dcv.ts'
 import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
 import type { Mount } from './http/app.ts'
@@ -160,6 +161,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     if (config.acme) {
       services.issuer = new AcmeIssuer(config.acme, { db, secretsKey: config.secretsKey })
       services.products.push('secure')
+      if (config.dcv) services.dcv = new DcvZone(config.dcv)
     }
   }
   // Domain Connect: the template set (a failing file is logged by name and listed as rejected) and discovery for the domain check.
@@ -186,13 +188,13 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     statusCountsSweep(db),
     // Events past their retention (EVENT_RETENTION_DAYS) leave the outbox.
     eventRetentionSweep({ db, clock, days: config.eventRetentionDays }),
-    ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }) : []),
+    ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer, dcv: services.dcv }) : []),
   ]
   // The watch's probe connection is opened now, while the server has room for it.
   await services.database?.state()
   services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
   // A worker watches the edge: a node coming back wakes the certificate orders that waited for it.
-  const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer }, services.jobs.kick) : null
+  const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer, dcv: services.dcv }, services.jobs.kick) : null
   const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })

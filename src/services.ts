@@ -13,6 +13,7 @@ import type { RepairRail } from './domain/monitor.ts'
 import type { TemplateCatalog } from './domain/templates.ts'
 import type { Edge } from './adapters/edge.ts'
 import type { DnsHealth } from './domain/dns-health.ts'
+import type { DcvZone } from './adapters/dcv.ts'
 import type { CertificateIssuer } from './adapters/acme.ts'
 import type { FailureThrottle } from './domain/throttle.ts'
 import type { RateLimits } from './domain/rate-limits.ts'
@@ -49,6 +50,8 @@ export interface Services {
   edge?: Edge
   /** The ACME CA certificates come from (ACME_DIRECTORY_URL); absent: no issuance. */
   issuer?: CertificateIssuer
+  /** The delegated DCV zone (DCV_ZONE): pre-validation and DNS-01; absent: neither. */
+  dcv?: DcvZone
   /** The configured resolvers: the /healthz probe, the 503 of a failed lookup, its once-a-minute warning. */
   dnsHealth?: DnsHealth
   /** Counts each credential's requests against its limits a minute (src/domain/rate-limits.ts); absent: no limits. */

@@ -6,8 +6,9 @@ import * as acme from 'acme-client'
 import https from 'node:https'
 import { readFileSync } from 'node:fs'
 import type { Sql } from '../db/sql.ts'
-import { keepAccountKey, putChallenge, removeChallenge, sealedAccountKey } from '../db/acme.ts'
+import { accountUrlOf, keepAccountKey, keepAccountUrl, putChallenge, removeChallenge, sealedAccountKey } from '../db/acme.ts'
 import { decrypt, encrypt } from '../crypto.ts'
+import type { DcvZone } from './dcv.ts'
 
 /** The challenge Portico answers (the domain check judges CAA `validationmethods` and `_acme-challenge` by it). */
 export const ACME_CHALLENGE = 'http-01' as const
@@ -20,8 +21,18 @@ export interface Issued {
   notAfter: Date
 }
 
+/**
+ * DNS-01 through delegated DCV: the answer for a name is written at `labelOf(name)` in the DCV zone
+ * (the name's `_acme-challenge` CNAME points there). Without it, orders validate by HTTP-01.
+ */
+export interface Dns01Delegation {
+  zone: DcvZone
+  /** The DCV label of a hostname (for a wildcard, of the name below the `*.`). */
+  labelOf(name: string): string
+}
+
 export interface CertificateIssuer {
-  issue(names: string[]): Promise<Issued>
+  issue(names: string[], opts?: { dns01?: Dns01Delegation }): Promise<Issued>
 }
 
 const SEAL = 'acme-account'
@@ -92,11 +103,16 @@ export class AcmeIssuer implements CertificateIssuer {
   }
 
   private acmeClient(): Promise<acme.Client> {
-    this.client ??= this.accountKey()
-      .then(async (accountKey) => {
+    this.client ??= Promise.all([this.accountKey(), accountUrlOf(this.deps.db, this.settings.directoryUrl)])
+      .then(async ([accountKey, accountUrl]) => {
         // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
-        const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000 })
-        await this.findOrMakeAccount(client)
+        // A known account URL: no request about the account at all (acme-client asks only while it has none).
+        const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000, ...(accountUrl ? { accountUrl } : {}) })
+        if (!accountUrl) {
+          await this.findOrMakeAccount(client)
+          // Kept beside the key: every other process, and this one after a restart, orders under it.
+          await keepAccountUrl(this.deps.db, this.settings.directoryUrl, client.getAccountUrl())
+        }
         return client
       })
       .catch((err) => {
@@ -122,20 +138,23 @@ export class AcmeIssuer implements CertificateIssuer {
     })
   }
 
-  async issue(names: string[]): Promise<Issued> {
+  async issue(names: string[], opts: { dns01?: Dns01Delegation } = {}): Promise<Issued> {
     const client = await this.acmeClient()
     const [key, csr] = await acme.crypto.createCsr({ commonName: names[0], altNames: names }, await acme.crypto.createPrivateEcdsaKey())
     const { db } = this.deps
+    const dns01 = opts.dns01
     const certPem = await client.auto({
       csr,
       termsOfServiceAgreed: true,
       skipChallengeVerification: true,
-      challengePriority: ['http-01'],
-      challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-        await putChallenge(db, challenge.token, keyAuthorization, new Date(Date.now() + CHALLENGE_TTL_MS))
+      challengePriority: dns01 ? ['dns-01'] : ['http-01'],
+      challengeCreateFn: async (authz, challenge, keyAuthorization) => {
+        if (challenge.type === 'dns-01' && dns01) await dns01.zone.answer(dns01.labelOf(authz.identifier.value), keyAuthorization)
+        else await putChallenge(db, challenge.token, keyAuthorization, new Date(Date.now() + CHALLENGE_TTL_MS))
       },
-      challengeRemoveFn: async (_authz, challenge) => {
-        await removeChallenge(db, challenge.token)
+      challengeRemoveFn: async (authz, challenge, keyAuthorization) => {
+        if (challenge.type === 'dns-01' && dns01) await dns01.zone.withdraw(dns01.labelOf(authz.identifier.value), keyAuthorization)
+        else await removeChallenge(db, challenge.token)
       },
     })
     const facts = certificateFacts(certPem)

@@ -13,8 +13,19 @@ export async function sealedAccountKey(db: Sql, directory: string): Promise<stri
 export async function keepAccountKey(db: Sql, directory: string, sealed: string): Promise<void> {
   await db`
       insert into acme_account (id, directory, key_sealed, created_at) values ('default', ${directory}, ${sealed}, now())
-      on conflict (id) do update set directory = excluded.directory, key_sealed = excluded.key_sealed
+      on conflict (id) do update set directory = excluded.directory, key_sealed = excluded.key_sealed, account_url = null
       where acme_account.directory <> excluded.directory`
+}
+
+/** The account's URL at `directory` once registered; null before. */
+export async function accountUrlOf(db: Sql, directory: string): Promise<string | null> {
+  const [row] = await db`select account_url from acme_account where id = 'default' and directory = ${directory}`
+  return (row?.account_url as string | null) ?? null
+}
+
+/** Keeps the account's URL after its registration (the first keeps it). */
+export async function keepAccountUrl(db: Sql, directory: string, url: string): Promise<void> {
+  await db`update acme_account set account_url = ${url} where id = 'default' and directory = ${directory} and account_url is null`
 }
 
 export async function putChallenge(db: Sql, token: string, keyAuthorization: string, expires: Date): Promise<void> {

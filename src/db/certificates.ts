@@ -19,6 +19,10 @@ export interface CertificateRow {
   cert_pem: string | null
   key_sealed: string | null
   last_error: string | null
+  /** How it was validated: renewals take the same path. */
+  challenge?: 'http-01' | 'dns-01'
+  /** Why the next renewal is at risk (a removed DCV delegation), said ahead of expiry; null when nothing is. */
+  renewal_warning?: string | null
   attempts: number
   created_at: Date
   updated_at: Date
@@ -69,11 +73,12 @@ export async function markUnserved(sql: Sql, connectionId: string): Promise<void
 export async function setIssued(
   tx: Sql,
   id: string,
-  i: Pick<CertificateRow, 'managed' | 'names' | 'issuer' | 'not_before' | 'not_after' | 'renew_after' | 'cert_pem' | 'key_sealed'>,
+  i: Pick<CertificateRow, 'managed' | 'names' | 'issuer' | 'not_before' | 'not_after' | 'renew_after' | 'cert_pem' | 'key_sealed'> & { challenge?: 'http-01' | 'dns-01' },
   now: Date,
 ): Promise<CertificateRow> {
   const [row] = await tx`
       update certificates set status = 'issued', managed = ${i.managed}, names = ${i.names}::text[], issuer = ${i.issuer},
+        challenge = ${i.challenge ?? 'http-01'}, renewal_warning = null,
         not_before = ${i.not_before}, not_after = ${i.not_after}, renew_after = ${i.renew_after}, cert_pem = ${i.cert_pem},
         key_sealed = ${i.key_sealed}, last_error = null, updated_at = ${now}
       where id = ${id} returning *`
@@ -104,6 +109,14 @@ export async function setOrderFailed(tx: Sql, c: { id: string }, status: 'issued
         update certificates set status = ${status}, last_error = ${error}, retry_at = ${retryAt}, updated_at = ${now}
         where id = ${c.id} returning *`
   return failed as CertificateRow
+}
+
+/** Says why the next renewal is at risk (null: nothing is); the row when that changed, else undefined. */
+export async function setRenewalWarning(tx: Sql, connectionId: string, warning: string | null, now: Date): Promise<CertificateRow | undefined> {
+  const [row] = await tx`
+    update certificates set renewal_warning = ${warning}, updated_at = ${now}
+    where connection_id = ${connectionId} and status = 'issued' and renewal_warning is distinct from ${warning} returning *`
+  return row as CertificateRow | undefined
 }
 
 /** Marks the connection's certificate removed; undefined when it has none. */

@@ -56,6 +56,16 @@ export interface ConnectionRow {
   certificate_status?: 'pending' | 'issued' | 'failed' | null
   /** When the edge accepted the certificate; null until then. */
   certificate_served_at?: Date | null
+  /** `http` (the usual path: HTTP-01 once live) or `before_cutover` (pre-validation, src/domain/prevalidation.ts). */
+  validation?: 'http' | 'before_cutover'
+  /** Pre-validation's stage; null on the usual path. */
+  validation_stage?: 'awaiting_records' | 'issuing' | 'awaiting_routing' | 'complete' | 'failed' | null
+  /** What the stage waits on, in words (null when nothing holds it up). */
+  validation_detail?: string | null
+  /** The routing records, held back until the certificate is on every edge node. */
+  held_records?: StoredRecord[] | null
+  /** The connection's label in the DCV zone (its `_acme-challenge` CNAME points at `<label>.<DCV_ZONE>`). */
+  dcv_label?: string | null
 }
 
 /**
@@ -206,25 +216,34 @@ export async function findOpen(sql: Sql, applicationId: string, domain: string):
 /** A new connection, pending; undefined when the application has the domain open already (a concurrent create). */
 export async function insertConnection(
   sql: Sql,
-  c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token' | 'metadata'>,
+  c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token' | 'metadata'> &
+    Partial<Pick<ConnectionRow, 'validation' | 'validation_stage' | 'held_records' | 'dcv_label'>>,
   now: Date,
 ): Promise<ConnectionRow | undefined> {
   const rows = await sql`
     insert into connections (id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, provider_id,
-      desired_records, records_source, planned_target, verification_token, metadata, next_check_at, created_at, updated_at)
+      desired_records, records_source, planned_target, verification_token, metadata, next_check_at, created_at, updated_at,
+      validation, validation_stage, held_records, dcv_label)
     values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.domain}, ${c.apex_domain}, ${c.end_user_ref}, ${c.www_redirect},
       'pending', ${c.provider_id}, ${c.desired_records}::jsonb, ${c.records_source},
-      ${c.planned_target}::jsonb, ${c.verification_token}, ${c.metadata}::jsonb, ${now}, ${now}, ${now})
+      ${c.planned_target}::jsonb, ${c.verification_token}, ${c.metadata}::jsonb, ${now}, ${now}, ${now},
+      ${c.validation ?? 'http'}, ${c.validation_stage ?? null}, ${c.held_records ?? null}::jsonb, ${c.dcv_label ?? null})
     on conflict (application_id, domain) where disconnected_at is null do nothing
     returning *`
   return rows[0] as ConnectionRow | undefined
 }
 
-/** A failed connection propagating again with a fresh clock; undefined when it is not failed. */
+/**
+ * A failed connection propagating again with a fresh clock; undefined when it is not failed. Before
+ * cutover it takes up the step it failed in: the first (its routing records still held back) or routing.
+ */
 export async function setRevived(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
   const [r] = await sql`
     update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
-      error_code = null, error_message = null, failed_at = null, updated_at = ${now}
+      error_code = null, error_message = null, failed_at = null, updated_at = ${now},
+      validation_stage = case when validation_stage = 'failed'
+        then case when held_records is not null then 'awaiting_records' else 'awaiting_routing' end
+        else validation_stage end
     where id = ${c.id} and status = 'failed' returning *`
   return r as ConnectionRow | undefined
 }

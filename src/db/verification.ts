@@ -8,7 +8,7 @@ import type { Sql } from './sql.ts'
 /** What verification and its events read of a connection; the sweep selects no more than this. */
 export const VERIFY_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, provider_id, desired_records, ' +
-  'created_at, propagating_since, error_code, error_message, metadata, xmin::text as version, ctid::text as tid'
+  'created_at, propagating_since, error_code, error_message, metadata, validation_stage, xmin::text as version, ctid::text as tid'
 
 // A row read with its version is found at its place (a TID scan, no index descent); the id check
 // keeps a place reused by another row from matching.

@@ -26,6 +26,8 @@ export interface CertificateCheckSettings {
   /** CAA issuer domain names of Portico's CA (RFC 8659 §4.2); empty: unknown, only a set that permits no CA is judged. */
   caaIdentities: string[]
   challenge: AcmeChallenge
+  /** Portico's own DCV zone: an `_acme-challenge` CNAME into it is Portico's delegation, not a conflict. */
+  ownDcvZone?: string
 }
 
 export interface CertificateConflict {
@@ -108,10 +110,11 @@ export async function certificateConflicts(
   const seenCaa = new Set<string>()
   await Promise.all(
     names.map(async (name) => {
-      // Without a known CA (the edge's own issuers) nothing is known of its challenge: only CAA is judged.
+      // Without a known CA (the edge's own issuers) nothing is known of its challenge: only CAA is judged;
+      // DNS-01 through Portico's delegation is Portico's own path, whatever the CA.
       const [caa, challenge] = await Promise.all([
         relevantCaa(dns, name, apex, cnamed),
-        s.caaIdentities.length ? dns.lookup(`_acme-challenge.${name}`, 'CNAME') : Promise.resolve({ status: 'nodata' as const }),
+        s.caaIdentities.length || s.ownDcvZone ? dns.lookup(`_acme-challenge.${name}`, 'CNAME') : Promise.resolve({ status: 'nodata' as const }),
       ])
       if (caa?.error) error = caa.error
       if (caa?.at && !seenCaa.has(caa.at) && !s.caaIdentities.length && caaPermitsNoCa(caa.values)) {
@@ -149,7 +152,8 @@ export async function certificateConflicts(
       }
       if (challenge.status === 'error') error = challenge.error
       const delegated = challenge.status === 'ok' ? challenge.values[0] : undefined
-      if (delegated) {
+      const ours = !!delegated && !!s.ownDcvZone && delegated.replace(/\.$/, '').toLowerCase().endsWith(`.${s.ownDcvZone}`)
+      if (delegated && !ours) {
         const host = relativeHost(`_acme-challenge.${name}`, apex)
         const blocks = s.challenge === 'dns-01'
         out.push({

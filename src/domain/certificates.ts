@@ -18,13 +18,15 @@ import {
   setCertificateStatus,
   setIssued,
   setOrderFailed,
+  setRenewalWarning,
   type CertificateRow,
 } from '../db/certificates.ts'
 import type { Clock } from '../clock.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { errorFields, log } from '../logger.ts'
-import { retryAfterMs, type CertificateIssuer } from '../adapters/acme.ts'
+import { retryAfterMs, type CertificateIssuer, type Dns01Delegation } from '../adapters/acme.ts'
+import { DcvUnavailable } from '../adapters/dcv.ts'
 import type { Edge } from '../adapters/edge.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
@@ -56,6 +58,8 @@ export const certificateOut = (c: CertificateRow) => ({
   renew_after: c.renew_after,
   updated_at: c.updated_at,
   names: c.names,
+  challenge: c.challenge ?? 'http-01',
+  renewal_warning: c.renewal_warning ?? null,
 })
 
 /** Two thirds into the validity: 60 days before the end of a 90-day certificate. */
@@ -74,7 +78,7 @@ export function certificateNames(c: ConnectionRow, redirectToWww: boolean): stri
   return redirectToWww && c.domain === c.apex_domain ? [c.domain, `www.${c.domain}`] : [c.domain]
 }
 
-async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names: string[], managed: boolean, certPem: string, keyPem: string, facts: { issuer: string; notBefore: Date; notAfter: Date }): Promise<CertificateRow> {
+async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names: string[], managed: boolean, certPem: string, keyPem: string, facts: { issuer: string; notBefore: Date; notAfter: Date }, challenge: 'http-01' | 'dns-01' = 'http-01'): Promise<CertificateRow> {
   const now = deps.clock.now()
   const renew = managed ? renewAfter(facts.notBefore, facts.notAfter) : null
   const cert = await deps.db.begin(async (tx) => {
@@ -87,6 +91,7 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
       renew_after: renew,
       cert_pem: certPem,
       key_sealed: encrypt(deps.config.secretsKey, keyPem, SEAL),
+      challenge,
     }, now)
     await secureStatus(tx, c, row, now)
     return row
@@ -124,28 +129,43 @@ async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], m
 }
 
 /**
- * Issues (or renews) the connection's certificate through ACME and puts it on the edge. A failure is
- * recorded on the certificate (`failed`, `last_error`) and answered as `certificate_failed`; an
- * issued certificate being renewed stays served until its replacement arrives.
+ * A DCV zone server that does not answer: the order waits for it, tried again this soon, then twice
+ * as long each time up to DCV_RETRY_MAX_MS (each wait is a `secure_status` event, so not every 10 s).
  */
-export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[]): Promise<CertificateRow> {
+export const DCV_RETRY_MS = 10_000
+const DCV_RETRY_MAX_MS = 10 * 60_000
+
+/**
+ * Issues (or renews) the connection's certificate through ACME and puts it on the edge: by HTTP-01
+ * through the edge, or with `dns01` by DNS-01 through delegated DCV (src/domain/prevalidation.ts). A
+ * failure is recorded on the certificate (`failed`, `last_error`) and answered as `certificate_failed`;
+ * a DCV zone server that does not answer is recorded the same way, answered `service_unavailable`
+ * (`dcv_unavailable`) and tried again within seconds; an issued certificate being renewed stays
+ * served until its replacement arrives.
+ */
+export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[], opts: { dns01?: Dns01Delegation } = {}): Promise<CertificateRow> {
   // A test domain's order goes to the test CA, which reaches no one (src/domain/test-mode.ts).
   if (isTestDomain(c.domain)) deps = { ...deps, issuer: testIssuer(c.domain) }
   if (!deps.issuer) throw new ApiError('service_unavailable', 'No ACME CA is configured on this deployment (ACME_DIRECTORY_URL)')
   // The CA checks HTTP-01 through the edge: while a node cannot serve the challenge, no order is
   // placed (it could only fail, and push the retry out). Nothing is recorded: the order is placed as
   // soon as the edge answers again (the edge watch wakes the issuer).
-  if (!isTestDomain(c.domain) && deps.edge.canServe && !(await deps.edge.canServe())) throw edgeUnavailable()
+  // DNS-01 does not go through the edge: the order is placed, and a node that lacks the certificate
+  // gets it from the edge sweep (pre-validation waits for every node before asking for routing).
+  if (!isTestDomain(c.domain) && !opts.dns01 && deps.edge.canServe && !(await deps.edge.canServe())) throw edgeUnavailable()
   const row = await pendingRow(deps, c, names, true)
   if (row.inFlight) return awaitOrder(deps, row.id)
   try {
-    const issued = await deps.issuer.issue(names)
-    return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued)
+    // DNS-01: the DCV zone's server answers first, or the CA is not asked (an order it could only fail).
+    if (opts.dns01) await opts.dns01.zone.ping()
+    const issued = await deps.issuer.issue(names, opts)
+    return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued, opts.dns01 ? 'dns-01' : 'http-01')
   } catch (err) {
-    const message = (err as Error).message ?? String(err)
+    const dcvDown = err instanceof DcvUnavailable
+    const message = dcvDown ? `The DCV zone's DNS server does not answer; the order waits for it (${(err as Error).message})` : ((err as Error).message ?? String(err))
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
     const now = deps.clock.now()
-    const wait = retryAfterMs(err)
+    const wait = dcvDown ? Math.min(DCV_RETRY_MS * 2 ** row.attempts, DCV_RETRY_MAX_MS) : retryAfterMs(err)
     const retryAt = new Date(now.getTime() + (wait ?? RETRY_BACKOFF_MS[row.attempts] ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
       const cur = await certificateById(tx, row.id)
@@ -154,6 +174,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
       const failed = await setOrderFailed(tx, row, status, message.slice(0, 500), retryAt, now)
       await secureStatus(tx, c, failed, now)
     })
+    if (dcvDown) throw new ApiError('service_unavailable', message.slice(0, 300), { reason: 'dcv_unavailable' }, { headers: { 'retry-after': String(Math.ceil(wait! / 1000)) } })
     const refused = new ApiError('certificate_failed', `The CA did not issue a certificate for ${names.join(', ')}`, { reason: 'ca_refused', provider_message: message.slice(0, 300) })
     throw wait === null ? refused : Object.assign(refused, { retryAfterMs: wait })
   }
@@ -220,6 +241,19 @@ export async function importCertificate(deps: SecureDeps, c: ConnectionRow, cert
   const issuerCn = /CN=([^\n,]+)/.exec(leaf.issuer)?.[1] ?? leaf.issuer
   const keyPem = createPrivateKey(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString()
   return saveIssued(deps, c, row.id, names, false, certificate, keyPem, { issuer: issuerCn, notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) })
+}
+
+/**
+ * Says ahead of expiry that the next renewal cannot validate (`warning`; null clears it), with a
+ * `secure_status` event when that changes; the certificate stays served meanwhile.
+ */
+export async function warnRenewal(deps: Pick<SecureDeps, 'db' | 'clock'>, c: ConnectionRow, warning: string | null): Promise<CertificateRow | undefined> {
+  const now = deps.clock.now()
+  return deps.db.begin(async (tx) => {
+    const row = await setRenewalWarning(tx, c.id, warning, now)
+    if (row) await secureStatus(tx, c, row, now)
+    return row
+  })
 }
 
 /** Marks the connection's certificate removed (`secure_status: removed`) in the caller's transaction. */

@@ -13,6 +13,7 @@ import { valuesOf } from '../adapters/dns.ts'
 import { connectionEnvelope, emitForConnection, recordRefs, type ConnectionEventType } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification } from './lifecycle.ts'
+import { firstStepRecords, moveStageWithEvent, newDcvLabel, type Validation } from './prevalidation.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
@@ -47,7 +48,13 @@ export async function inspectDomain(dns: Dns, parsed: ParsedDomain, health?: Dns
 
 /** A failed connection re-enters verification: `propagating` again with a fresh 24 hours. */
 export async function reviveConnection(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
-  return (await setRevived(sql, c, now)) ?? c
+  const row = await setRevived(sql, c, now)
+  if (!row) return c
+  // Before cutover, the stage it takes up again is a stage change like any other.
+  if (c.validation_stage === 'failed' && row.validation_stage && row.validation_stage !== 'failed') {
+    await emitForConnection(sql, row, 'connection.validation_stage', now, { stage: row.validation_stage, previous: 'failed', records: recordRefs(row.desired_records) })
+  }
+  return row
 }
 
 /** Someone says the records are in place: the 24-hour propagation clock starts. */
@@ -61,6 +68,9 @@ export interface OpenOptions {
   records: DnsRecord[] | null
   /** The integrator's own keys and values (validated by the operation). */
   metadata?: Record<string, string>
+  /** `before_cutover`: pre-validation through delegated DCV in `dcvZone` (src/domain/prevalidation.ts). */
+  validation?: Validation
+  dcvZone?: string | null
 }
 
 /**
@@ -86,8 +96,16 @@ export async function openConnection(
     throw new ApiError('apex_not_supported', `${inspection.provider?.name ?? 'This DNS provider'} cannot point the apex at a hostname, and the application has no apex_ipv4 addresses`)
   }
   const token = randomToken(18)
-  const records = opts.records ?? planRecords(parsed, target, apex, opts.wwwRedirect, token)
+  const routing = opts.records ?? planRecords(parsed, target, apex, opts.wwwRedirect, token)
+  const before = opts.validation === 'before_cutover'
+  if (before && !opts.dcvZone) throw new ApiError('invalid_request', 'Validation before cutover needs delegated DCV, which this deployment does not have', { reason: 'dcv_not_configured' })
+  const label = before ? newDcvLabel() : null
+  // Before cutover, the first step's records are the desired ones; the routing records are held back
+  // until the certificate is on every edge node.
+  const records = before ? firstStepRecords(parsed, token, label!, opts.dcvZone!, opts.wwwRedirect) : routing
+  const prevalidation = before ? { validation: 'before_cutover' as const, validation_stage: 'awaiting_records' as const, held_records: routing, dcv_label: label } : {}
   const row = await insertConnection(sql, {
+    ...prevalidation,
     id: newId('con', now.getTime()),
     tenant_id: app.tenant_id,
     application_id: app.id,
@@ -137,7 +155,7 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     return { row, t, last_result, env }
   })
   const pinned = items.every(({ row }) => row.version && row.tid)
-  return landVerifications(
+  const landed = await landVerifications(
     sql,
     plans.map((p) => ({
       id: p.row.id,
@@ -156,6 +174,13 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
     pinned,
     now,
   )
+  // Pre-validation's stages move with what landed (each move checks the status it expects).
+  for (const { row, t } of plans) {
+    if (!row.validation_stage) continue
+    const trigger = t.proven ? 'records_proven' : t.event === 'connection.live' ? 'live' : t.event === 'connection.failed' ? 'failed' : null
+    if (trigger) await moveStageWithEvent(sql, row, trigger, now, t.status)
+  }
+  return landed
 }
 
 export interface DisconnectOutcome {

@@ -95,6 +95,7 @@ export async function connectionStatus(deps: StatusDeps, c: ConnectionRow, app: 
     records,
     conflicts,
     ...(await secureOf(deps, c)),
+    validation_stage: c.validation_stage ?? null,
     last_checked_at: c.last_checked_at?.toISOString() ?? null,
     next_check_at: c.next_check_at?.toISOString() ?? null,
   }

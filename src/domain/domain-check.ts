@@ -8,6 +8,7 @@ import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { detectProvider, PROVIDERS, type Provider } from './providers.ts'
 import type { Discovery } from './domain-connect/discovery.ts'
+import { firstStepRecords } from './prevalidation.ts'
 import { certificateConflicts, type CertificateCheckSettings, type CertificateConflict } from './certificate-check.ts'
 
 export type Rail = 'oauth' | 'domainConnect' | 'apiKey' | 'manual'
@@ -113,6 +114,8 @@ export interface CheckOptions {
   wwwRedirect?: boolean
   /** Portico's certificate authority: when set, what stands in the way of HTTPS is reported too. */
   certificates?: CertificateCheckSettings | null
+  /** `before_cutover`: the check answers pre-validation's two steps (`dcvZone` null: not offered on this deployment). */
+  validation?: { mode: 'before_cutover'; dcvZone: string | null }
 }
 
 /**
@@ -161,6 +164,9 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   const strategy = apexStrategy(parsed, target, apex)
   if (!blocked && strategy === 'unsupported') blocked = 'apex_not_supported'
   const desired = strategy === 'unsupported' ? [] : planRecords(parsed, target, apex, opts.wwwRedirect ?? false, 'preview')
+  // Before cutover: the first step's records come first (the DCV label, like the token, is issued at connect).
+  const dcvZone = opts.validation?.dcvZone
+  const first = dcvZone && desired.length ? firstStepRecords(parsed, 'preview', '<label issued at connect>', dcvZone, opts.wwwRedirect ?? false) : null
   if (!blocked && !detectionError) {
     const routing = desired.filter((d) => d.purpose?.startsWith('routing') || d.purpose === 'www_redirect')
     const names = [...new Set(routing.map((d) => absoluteHost(d.host, parsed.apex)))]
@@ -171,7 +177,9 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
     }
     const [c, cert] = await Promise.all([
       conflictsFor(dns, parsed.apex, desired),
-      opts.certificates && names.length ? certificateConflicts(dns, parsed.apex, names, cnamed, routeOf, opts.certificates) : { conflicts: [] },
+      opts.certificates && names.length
+        ? certificateConflicts(dns, parsed.apex, names, cnamed, routeOf, dcvZone ? { ...opts.certificates, challenge: 'dns-01', ownDcvZone: dcvZone } : opts.certificates)
+        : { conflicts: [] },
     ])
     conflicts = [...c.conflicts, ...cert.conflicts]
     if (c.error) detectionError = 'resolver'
@@ -219,6 +227,15 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
     blocked_reason: blocked,
     dashboard_url: provider?.dashboard_url ?? null,
     nameservers,
-    desired_records: desired.map((d) => (d.purpose === 'ownership' ? { ...d, value: 'portico-verify=<token issued at connect>' } : d)),
+    desired_records: preview(first ?? desired),
+    ...(opts.validation ? { validation: validationAnswer(opts.validation.dcvZone, first, preview(desired)) } : {}),
   }
+}
+
+const preview = (records: DnsRecord[]) => records.map((d) => (d.purpose === 'ownership' ? { ...d, value: 'portico-verify=<token issued at connect>' } : d))
+
+/** Pre-validation as the check answers it: available or why not, and the two steps in order. */
+function validationAnswer(dcvZone: string | null, first: DnsRecord[] | null, routing: DnsRecord[]) {
+  if (!dcvZone || !first) return { mode: 'before_cutover' as const, available: false, reason: 'dcv_not_configured' as const, steps: [] }
+  return { mode: 'before_cutover' as const, available: true, steps: [{ step: 'prove' as const, records: preview(first) }, { step: 'route' as const, records: routing }] }
 }

@@ -22,7 +22,7 @@ import type { ConnectionRow } from '../db/connections.ts'
 import { insertEvents, type OutboxRow } from '../db/events.ts'
 import { named } from './named.ts'
 import { isTestDomain } from './test-mode.ts'
-import { CertificateSchema, MetadataSchema, PowerSchema, RemovalSchema } from './resource-schemas.ts'
+import { CertificateSchema, MetadataSchema, PowerSchema, RemovalSchema, ValidationStageSchema } from './resource-schemas.ts'
 
 const Closed = <T extends TProperties>(props: T, description?: string) => Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) })
 
@@ -172,6 +172,30 @@ export const EVENTS = {
     envelope: { connect_link: Type.String({ format: 'uri', description: 'The connection\'s records to add now' }) },
     example: { data: { records: [EXAMPLE_RECORD] }, envelope: { connect_link: 'https://portico.example.com/v1/connections/con_01jtd7q4c8v2n5b7x1z3k6m9p0/records' } },
   },
+  'connection.validation_stage': {
+    subject: 'connection',
+    when:
+      'A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the ' +
+      '`_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every ' +
+      'edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), ' +
+      'or `failed` (the connection failed); a failed one revived takes up the step it failed in again.',
+    data: Closed({
+      stage: ValidationStageSchema,
+      previous: ValidationStageSchema,
+      records: Records('The records the connection asks for now (the routing records join them at `awaiting_routing`)'),
+    }),
+    example: {
+      data: {
+        stage: 'awaiting_routing',
+        previous: 'issuing',
+        records: [
+          { type: 'TXT', host: '_portico-challenge.shop', value: 'portico-verify=8Jk2fQ1xLm4pR7sT9vW3yZ' },
+          { type: 'CNAME', host: '_acme-challenge.shop', value: 'd7k2q9x4m1p8s3v6.dcv.portico.example' },
+          EXAMPLE_RECORD,
+        ],
+      },
+    },
+  },
   'domain.record_missing': {
     subject: 'connection',
     when: 'The monitor saw a baseline record disappear or be repointed (hourly sweep).',
@@ -223,7 +247,7 @@ export const EVENTS = {
         certificate: {
           id: 'crt_01jtd7q8g3d5f7h9j2k4l6z8x1', domain: 'shop.example.com', application_id: 'app_01jtd7q2ma3p8s2k6d9f4h7j1m', status: 'issued',
           issuer: "Let's Encrypt", not_before: EXAMPLE_AT, not_after: '2026-08-02T09:30:00.000Z', last_error: null, managed: true,
-          renew_after: '2026-07-03T09:30:00.000Z', updated_at: EXAMPLE_AT, names: ['shop.example.com'],
+          renew_after: '2026-07-03T09:30:00.000Z', updated_at: EXAMPLE_AT, names: ['shop.example.com'], challenge: 'http-01', renewal_warning: null,
         },
       },
       envelope: { secure_status: 'issued' },

@@ -47,6 +47,22 @@ export function parseDomain(input: string): ParsedDomain | null {
   return { domain, apex, subdomain, isApex: subdomain === '', platform, publicSuffix: icann.publicSuffix }
 }
 
+/**
+ * A hostname a connection may carry: a name, or a wildcard `*.<name>` (every label one level below
+ * the name; served under one wildcard certificate, which only DNS-01 can validate). The wildcard's
+ * apex and subdomain are those of the name below it, with `*` in front of the subdomain.
+ */
+export function parseConnectable(input: string): (ParsedDomain & { wildcard: boolean }) | null {
+  const trimmed = input.trim()
+  if (!trimmed.startsWith('*.')) {
+    const p = parseDomain(trimmed)
+    return p && { ...p, wildcard: false }
+  }
+  const p = parseDomain(trimmed.slice(2))
+  if (!p) return null
+  return { ...p, domain: `*.${p.domain}`, subdomain: p.subdomain ? `*.${p.subdomain}` : '*', isApex: false, wildcard: true }
+}
+
 /** `host` relative to the zone apex, `@` for the apex itself. */
 export function relativeHost(fqdn: string, apex: string): string {
   if (fqdn === apex) return '@'

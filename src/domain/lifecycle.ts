@@ -27,6 +27,8 @@ export interface LifecycleState {
   propagating_since: Date | null
   error_code: string | null
   error_message: string | null
+  /** Pre-validation's stage (src/domain/prevalidation.ts); null or absent on the usual path. */
+  validation_stage?: string | null
 }
 
 export interface Transition {
@@ -35,7 +37,16 @@ export interface Transition {
   error_code: string | null
   error_message: string | null
   event: 'connection.live' | 'connection.failed' | null
+  /**
+   * Pre-validation: the first step's records (ownership TXT, `_acme-challenge` delegation) resolve.
+   * That is not the routing: the connection stays where it is, leaves verification, and its
+   * certificate is ordered; the routing records are asked for once it is on every edge node.
+   */
+  proven?: true
 }
+
+/** Stages before the routing records are asked for: every record resolving proves ownership, not `live`. */
+const BEFORE_ROUTING = new Set(['awaiting_records', 'issuing'])
 
 /** The first hour's check intervals: [age below which it applies, interval], in milliseconds. */
 export const EARLY: readonly (readonly [number, number])[] = [
@@ -60,6 +71,9 @@ export function nextPendingCheck(created: Date, now: Date): Date {
 }
 
 export function afterVerification(c: LifecycleState, v: Verification, now: Date): Transition {
+  if (v.outcome === 'all' && c.validation_stage && BEFORE_ROUTING.has(c.validation_stage) && (c.status === 'pending' || c.status === 'propagating')) {
+    return { status: c.status, next_check_at: null, error_code: c.error_code, error_message: c.error_message, event: null, proven: true }
+  }
   if (v.outcome === 'all') return { status: 'live', next_check_at: null, error_code: null, error_message: null, event: c.status === 'live' ? null : 'connection.live' }
   const keep = { error_code: c.error_code, error_message: c.error_message }
   if (c.status === 'propagating') {

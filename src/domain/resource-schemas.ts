@@ -4,6 +4,22 @@
 import { Type } from '@sinclair/typebox'
 import { named } from './named.ts'
 
+/** Pre-validation's stages, in order (src/domain/prevalidation.ts moves a connection through them). */
+export const VALIDATION_STAGES = ['awaiting_records', 'issuing', 'awaiting_routing', 'complete', 'failed'] as const
+
+export const ValidationStageSchema = named(
+  'ValidationStage',
+  Type.Union(
+    VALIDATION_STAGES.map((s) => Type.Literal(s)),
+    {
+      description:
+        'Pre-validation\'s stage (`validation: before_cutover`): `awaiting_records` (the ownership TXT and the `_acme-challenge` ' +
+        'delegation), `issuing` (the certificate is ordered by DNS-01 and put on every edge node), `awaiting_routing` (the routing ' +
+        'records are asked for now), `complete` (live), `failed`',
+    },
+  ),
+)
+
 /** Text from outside Portico (src/ops/schemas.ts `outside`: the document shows it as `x-outside`). */
 const outside = (source: 'dns' | 'provider') => ({ 'x-outside': source })
 
@@ -25,6 +41,8 @@ export const CertificateSchema = named(
     renew_after: Nullable(Timestamp('When the renewal job renews it (two thirds into its validity); null when not managed')),
     updated_at: Timestamp(),
     names: Type.Array(Type.String(), { description: 'The names the certificate covers' }),
+    challenge: Type.Union([Type.Literal('http-01'), Type.Literal('dns-01')], { description: 'How it was validated: `dns-01` through Portico\'s DCV delegation (pre-validation, wildcards), else `http-01` through the edge; renewals take the same path' }),
+    renewal_warning: Nullable(Type.String({ description: 'Said ahead of expiry when the next renewal cannot validate (the `_acme-challenge` delegation is gone), with what to put back; null when nothing stands in the way' })),
   }),
 )
 

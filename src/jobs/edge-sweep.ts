@@ -10,8 +10,11 @@ import type { Config } from '../config.ts'
 import { EdgeError, reconcileEach, type Edge } from '../adapters/edge.ts'
 import { type CertificateIssuer, retryAfterMs } from '../adapters/acme.ts'
 import type { Dns } from '../adapters/dns.ts'
-import { certificateKey, certificateNames, issueCertificate } from '../domain/certificates.ts'
-import { connectionsDueForIssue, issuedCertificates, markServed, markUnserved, nextCertificateRetry, retryFailedNow } from '../db/certificates.ts'
+import { certificateKey, certificateNames, issueCertificate, warnRenewal } from '../domain/certificates.ts'
+import { delegationInPlace, delegationOf, delegationWarning, issueBeforeCutoverDue } from '../domain/prevalidation.ts'
+import { nextIssuingRetry } from '../db/prevalidation.ts'
+import type { DcvZone } from '../adapters/dcv.ts'
+import { certificateOf, connectionsDueForIssue, issuedCertificates, markServed, markUnserved, nextCertificateRetry, retryFailedNow } from '../db/certificates.ts'
 import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import { pushPower } from '../domain/power.ts'
 import { activeSites, sitesToPush } from '../db/power.ts'
@@ -27,6 +30,8 @@ export interface EdgeSweepDeps {
   dns: Dns
   edge: Edge
   issuer?: CertificateIssuer
+  /** Delegated DCV (DCV_ZONE): pre-validation's orders, and renewals of the certificates they got, validate by DNS-01 there. */
+  dcv?: DcvZone
 }
 
 /** Puts back every active route and issued certificate the edge does not have (a restart, a lost call). */
@@ -97,9 +102,11 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
   const issuer = deps.issuer
   if (!issuer) return Promise.resolve(0)
   return alone(deps.db, ISSUE_LOCK, async () => {
-    // No order while the edge cannot serve the challenge; the edge watch wakes this run when it is back.
-    if (deps.edge.canServe && !(await deps.edge.canServe())) return 0
-    let handled = 0
+    // Pre-validation first: a connection waiting for its certificate before cutover has a person
+    // waiting, and DNS-01 needs no edge to answer the CA.
+    let handled = await issueBeforeCutoverDue({ ...deps, issuer })
+    // No HTTP-01 order while the edge cannot serve the challenge; the edge watch wakes this run when it is back.
+    if (deps.edge.canServe && !(await deps.edge.canServe())) return handled
     let pausedUntil = 0
     let failed = false
     // A failed order carries its retry time: the workers' due timers re-read the schedule.
@@ -120,7 +127,19 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
         while (next < due.length && performance.now() >= pausedUntil) {
           const c = due[next++]!
           try {
-            await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www))
+            // A connection with a DCV delegation renews through it (no customer action, no edge round trip).
+            const dns01 = c.dcv_label && deps.dcv ? delegationOf(deps.dcv, c) : undefined
+            if (dns01 && c.certificate_status === 'issued') {
+              // The delegation must still be there, or the CA could only refuse: said ahead of expiry instead.
+              const d = await delegationInPlace(deps.dns, c)
+              if (!d.ok) {
+                const cert = await certificateOf(deps.db, c.id)
+                if (!d.inconclusive) await warnRenewal(deps, c, delegationWarning(c, d.missing, cert?.not_after ?? null))
+                handled++
+                continue
+              }
+            }
+            await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www), { dns01 })
           } catch (err) {
             // The edge went away mid-run: the rest waits for it (nothing was recorded for this one).
             if (err instanceof ApiError && (err.details as { reason?: string } | undefined)?.reason === 'edge_unavailable') {
@@ -153,7 +172,8 @@ export const ISSUE_QUEUE = 'certificate-issue'
 
 /** When the earliest failed order may be tried again (the workers' due timer sleeps until then). */
 async function nextRetry(deps: EdgeSweepDeps): Promise<Date | null> {
-  return nextCertificateRetry(deps.db)
+  const [live, before] = await Promise.all([nextCertificateRetry(deps.db), nextIssuingRetry(deps.db)])
+  return live && before ? (live < before ? live : before) : (live ?? before)
 }
 
 /**

@@ -7,6 +7,8 @@ import { ACME_CHALLENGE } from '../adapters/acme.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget } from '../domain/connections.ts'
 import { type ConnectionRow, findOpen, connectionCounts, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
 import { disconnectManual, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
+import { stepsOf } from '../domain/prevalidation.ts'
+import { setHeldRecords } from '../db/prevalidation.ts'
 import { checkDomain } from '../domain/domain-check.ts'
 import { connectionsPageViews } from '../domain/connection-views.ts'
 import { applicationFace } from '../domain/connection-status.ts'
@@ -15,7 +17,7 @@ import { errorFields, log, logCause } from '../logger.ts'
 import { markCertificateRemoved } from '../domain/certificates.ts'
 import { markPowerRemoved } from '../domain/power.ts'
 import { emitForConnection } from '../domain/events.ts'
-import { isPublicHostname, isPublicIPv4, parseDomain, type ParsedDomain } from '../domain/hostnames.ts'
+import { isPublicHostname, isPublicIPv4, parseConnectable, parseDomain, type ParsedDomain } from '../domain/hostnames.ts'
 import { canonicalRecords, DnsRecordSchema, planRecords, recordSetProblems, type DnsRecord } from '../domain/records.ts'
 import { parityCensus, providerById, PROVIDERS } from '../domain/providers.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
@@ -35,12 +37,27 @@ import type { Principal } from '../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../domain/rbac.ts'
 import { Id, IdParam, Input, Nullable, Out, outside, Timestamp } from './schemas.ts'
 import { named } from '../domain/named.ts'
-import { MetadataSchema, RemovalSchema } from '../domain/resource-schemas.ts'
+import { MetadataSchema, RemovalSchema, ValidationStageSchema } from '../domain/resource-schemas.ts'
 import { Secret } from './provider-accounts.ts'
 
 const TAG = 'Domains and connections'
 const StatusSchema = Type.Union(['pending', 'propagating', 'live', 'failed'].map((s) => Type.Literal(s)))
 const RecordRef = Out({ type: Type.String(), host: Type.String(), value: Type.String() })
+const ValidationSchema = Type.Union([Type.Literal('http'), Type.Literal('before_cutover')], {
+  description:
+    '`http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation ' +
+    'through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, ' +
+    'issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md)',
+})
+const StepsSchema = Type.Array(
+  Out({
+    step: Type.Union([Type.Literal('prove'), Type.Literal('route')], { description: '`prove`: ownership and the DCV delegation; `route`: the records that move traffic' }),
+    done: Type.Boolean(),
+    asked: Type.Optional(Type.Boolean({ description: '`route` only: whether these records are asked for yet (only once the certificate is on every edge node)' })),
+    records: Type.Array(DnsRecordSchema),
+  }),
+  { description: 'Pre-validation only: the two steps in order (the records of `route` are added only once it is `asked`)' },
+)
 
 export const ConnectionSchema = named('Connection', Out({
   id: Type.String({ description: 'Identifier (`con_…`)' }),
@@ -84,6 +101,9 @@ export const ConnectionSchema = named('Connection', Out({
     }),
   ),
   secure: Type.Boolean({ description: 'Live, and its certificate is issued and served by the edge: say "connected and secure" only then' }),
+  validation: ValidationSchema,
+  validation_stage: Nullable(ValidationStageSchema),
+  validation_detail: Nullable(Type.String({ description: 'What the stage waits on, in words (a DCV zone server that does not answer, an edge node that lacks the certificate)' })),
   failed_at: Nullable(Timestamp()),
   retried_at: Nullable(Timestamp()),
   created_at: Timestamp(),
@@ -117,8 +137,8 @@ async function applicationOf(ctx: Ctx, given: string | undefined): Promise<Appli
   return getApplicationInTenant(ctx.sql, p.tenantId, id)
 }
 
-function parseOrThrow(domain: string, field = 'domain'): ParsedDomain {
-  const parsed = parseDomain(domain)
+function parseOrThrow(domain: string, field = 'domain'): ParsedDomain & { wildcard?: boolean } {
+  const parsed = parseConnectable(domain)
   if (!parsed) throw invalid(`${JSON.stringify(domain)} is not a domain name`, [{ in: 'body', field, message: 'not a valid domain name' }])
   return parsed
 }
@@ -181,6 +201,7 @@ const CheckBody = Input({
   domain: Type.String({ minLength: 1, maxLength: 300 }),
   application_id: Type.Optional(Id('app', 'Application whose connect target to plan against (KEY: default the key\'s application; WIDGET: its own)')),
   www_redirect: Type.Optional(Type.Boolean()),
+  validation: Type.Optional(ValidationSchema),
 })
 
 export const checkDomainOp = defineOp({
@@ -219,6 +240,7 @@ export const checkDomainOp = defineOp({
       wwwRedirect: input.www_redirect,
       // Without an ACME directory the edge's own issuers are used: only a CAA set that allows no CA is judged.
       certificates: { caaIdentities: acme?.caaIdentities ?? [], challenge: ACME_CHALLENGE },
+      ...(input.validation === 'before_cutover' ? { validation: { mode: 'before_cutover' as const, dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null } } : {}),
     })
     const result = { ...checked, application: applicationFace(app) }
     const health = ctx.services.dnsHealth
@@ -243,15 +265,21 @@ const CreateBody = Input({
   metadata: Type.Optional(MetadataSchema),
   www_redirect: Type.Optional(Type.Boolean({ description: 'Apex only: also point www at the target; the edge redirects apex to www' })),
   records: Type.Optional(Type.Array(DnsRecordSchema, { minItems: 1, maxItems: 50, description: 'An integrator-authored record set instead of the planned one (agent tokens: needs the `domains:records` scope)' })),
+  validation: Type.Optional(ValidationSchema),
 })
 
 interface CreatePrepared {
-  parsed: ParsedDomain
+  parsed: ParsedDomain & { wildcard?: boolean }
   inspection: Inspection | null
 }
 
-async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined): Promise<CreatePrepared> {
+async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined, validation?: 'http' | 'before_cutover'): Promise<CreatePrepared> {
   const parsed = parseOrThrow(domain)
+  // A wildcard's certificate can only be validated by DNS-01: through the delegation, before cutover.
+  if (parsed.wildcard && validation === 'http') throw invalid('A wildcard hostname is validated by DNS-01 only: leave validation out, or send before_cutover', [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }])
+  if ((validation === 'before_cutover' || parsed.wildcard) && !ctx.services.dcv) {
+    throw new ApiError('invalid_request', `${parsed.wildcard ? 'A wildcard hostname' : 'Validation before cutover'} needs delegated DCV, which this deployment does not have`, { reason: 'dcv_not_configured' })
+  }
   assertHostAllowed(ctx.principal, parsed.domain)
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
   assertFitsEnvironment(app.environment, parsed)
@@ -286,7 +314,7 @@ export const createConnectionOp = defineOp({
   kind: 'write',
   zone: 'looks',
   idempotent: true,
-  prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id),
+  prepare: (ctx, input) => prepareCreate(ctx, input.domain, input.application_id, input.validation),
   async handler(ctx, input, pre: CreatePrepared) {
     const app = await applicationOf(ctx, input.application_id)
     if (input.records) {
@@ -303,6 +331,8 @@ export const createConnectionOp = defineOp({
       wwwRedirect: input.www_redirect ?? false,
       records: input.records ?? null,
       metadata: input.metadata,
+      validation: pre.parsed.wildcard ? 'before_cutover' : input.validation,
+      dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null,
     })
     // The domain is connected under this application for someone else: say so rather than hand over their connection.
     if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
@@ -516,6 +546,9 @@ const RecordsResponse = named('ConnectionRecords', Out({
   records_source: Type.Union([Type.Literal('planned'), Type.Literal('custom')]),
   manual_steps: Type.Array(Type.String(), { description: 'Provider-specific steps for adding the records by hand, where the catalog has them' }),
   dashboard_url: Nullable(Type.String()),
+  validation: ValidationSchema,
+  validation_stage: Nullable(ValidationStageSchema),
+  steps: Nullable(StepsSchema),
 }))
 
 function recordsOut(c: ConnectionRow) {
@@ -527,6 +560,9 @@ function recordsOut(c: ConnectionRow) {
     records_source: c.records_source,
     manual_steps: provider?.manual_steps ?? ['Sign in to your DNS provider', 'Open the DNS settings of ' + c.apex_domain, 'Add each record below exactly as shown', 'Save, then choose "I have added them"'],
     dashboard_url: provider?.dashboard_url ?? null,
+    validation: c.validation ?? 'http',
+    validation_stage: c.validation_stage ?? null,
+    steps: stepsOf(c),
   }
 }
 
@@ -557,7 +593,8 @@ export const putRecordsOp = defineOp({
   description:
     'Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 ' +
     'and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a ' +
-    'connection with a custom set.',
+    'connection with a custom set. Before cutover, while the routing records are held back (`validation_stage` `awaiting_records` ' +
+    'or `issuing`), the set replaces them instead: it is asked for once the certificate is on every edge node.',
   tag: TAG,
   auth: ['KEY'],
   permission: 'connections:write',
@@ -576,6 +613,13 @@ export const putRecordsOp = defineOp({
       return recordsOut(c)
     }
     const now = ctx.clock.now()
+    // Before cutover, until the certificate is on the edge: the set replaces the held routing records
+    // (the first step's stay what the connection asks for now).
+    const held = c.validation_stage === 'awaiting_records' || c.validation_stage === 'issuing' ? await setHeldRecords(ctx.sql, c.id, input.records, now) : undefined
+    if (held) {
+      ctx.audit.details = { changed: true, held: true }
+      return recordsOut(held)
+    }
     const row = await setCustomRecords(ctx.sql, c, input, now)
     ctx.audit.details = { changed: true }
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())

@@ -12,6 +12,7 @@ import { connectionFor } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { certificateNames, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { certificateOf, certificatesInScope } from '../db/certificates.ts'
+import { delegationOf } from '../domain/prevalidation.ts'
 import { powerOf } from '../db/power.ts'
 import { isTestDomain } from '../domain/test-mode.ts'
 import type { Edge } from '../adapters/edge.ts'
@@ -127,7 +128,10 @@ const issueLike = (id: string, path: string, summary: string, description: strin
       const deps = test ? { db: ctx.db, clock: ctx.clock, config: ctx.config, edge: ctx.services.edge ?? TEST_EDGE, issuer: ctx.services.issuer } : secure(ctx, true)
       const c = await servedConnection(ctx, input.id)
       const power = await powerOf(ctx.db, c.id)
-      const cert = await issueCertificate(deps, c, certificateNames(c, power?.redirect_to_www ?? false))
+      // A connection with a DCV delegation (pre-validation, a wildcard) validates through it, as its renewals do.
+      const dcv = ctx.services.dcv
+      const dns01 = c.dcv_label && dcv ? delegationOf(dcv, c) : undefined
+      const cert = await issueCertificate(deps, c, certificateNames(c, power?.redirect_to_www ?? false), { dns01 })
       ctx.audit.targetId = cert.id
       return { certificate: certificateOut(cert) }
     },

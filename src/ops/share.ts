@@ -4,6 +4,7 @@
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
 import { named } from '../domain/named.ts'
+import { ValidationStageSchema } from '../domain/resource-schemas.ts'
 import { Type } from '@sinclair/typebox'
 import { connectionFor, connectionOut } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
@@ -44,6 +45,7 @@ const SharedFlow = named('SharedFlow', Out({
   ),
   branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
+  validation_stage: Nullable(ValidationStageSchema),
   secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
 }))
 
@@ -68,6 +70,7 @@ async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Date) {
     application_name: branding?.display_name ?? app?.workspace ?? null,
     branding,
     last_checked_at: c.last_checked_at,
+    validation_stage: c.validation_stage ?? null,
     secure: connectionOut(c).secure,
   }
 }

@@ -4,6 +4,7 @@
 // schema does not name; the widget takes its types from here (type-only imports, erased from the
 // bundle), so renaming a field breaks the widget's typecheck instead of a person's screen.
 import { named } from '../domain/named.ts'
+import { ValidationStageSchema } from '../domain/resource-schemas.ts'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { DnsRecordSchema } from '../domain/records.ts'
 import { outside, Timestamp } from './schemas.ts'
@@ -121,6 +122,23 @@ export const DomainCheckSchema = named('DomainCheck', Closed(
     dashboard_url: Nullable(Type.String()),
     nameservers: Type.Array(Type.String(), { description: 'The nameservers DNS names for the zone', ...outside('dns') }),
     desired_records: Type.Array(DnsRecordSchema, { description: 'The records the connection would carry; an ownership value reads `<token issued at connect>`' }),
+    validation: Type.Optional(
+      Closed(
+        {
+          mode: Type.Literal('before_cutover'),
+          available: Type.Boolean({ description: 'Whether this deployment offers it (it needs delegated DCV)' }),
+          reason: Type.Optional(Literals(['dcv_not_configured'] as const)),
+          steps: Type.Array(
+            Closed({
+              step: Literals(['prove', 'route'] as const),
+              records: Type.Array(DnsRecordSchema),
+            }),
+            { description: 'In order: `prove` (the ownership TXT and the `_acme-challenge` delegation; a DCV label reads `<label issued at connect>`), then `route`, asked for once the certificate is on every edge node' },
+          ),
+        },
+        'Asked with `validation: before_cutover`: pre-validation\'s two steps; `desired_records` is then the first step',
+      ),
+    ),
     application: Type.Optional(ApplicationFaceSchema),
   },
   'Domain check result (CONTRACT.md section 2)',
@@ -159,6 +177,7 @@ export const ConnectionStatusSchema = Closed(
       '`secured`: the certificate is served; `securing`: live and pointed at the edge, the certificate not served yet; `failed`: the CA refused (see `secure_error`); `not_served`: HTTPS for this connection is not served by this deployment',
     ),
     secure_error: Nullable(Type.String({ description: 'What the certificate authority said', ...outside('provider') })),
+    validation_stage: Nullable(ValidationStageSchema),
     last_checked_at: Nullable(Timestamp()),
     next_check_at: Nullable(Timestamp()),
     version: Type.String({ description: 'Changes whenever anything above changes; pass it back as `after` to wait for the next change' }),

@@ -46,6 +46,8 @@ export interface Shared {
   application_name: string | null
   branding: { display_name: string | null; logo_url: string | null; accent_color: string | null; accent_foreground: string | null; accent_text: string | null } | null
   last_checked_at: string | null
+  /** Pre-validation's stage; null (or absent) on the usual path. */
+  validation_stage?: string | null
 }
 
 export const ASSET_PREFIX = '/share-page'
@@ -154,6 +156,19 @@ function shell(locale: Locale, title: string, head: string, body: string, assets
   )
 }
 
+/**
+ * Before cutover, the two steps in order: proving ownership (the records now), then pointing the
+ * domain here once its certificate is on every edge node; the current one is marked.
+ */
+function stages(s: Strings, shared: Shared): string {
+  const stage = shared.validation_stage
+  if (!stage) return ''
+  const now = stage === 'awaiting_records' || stage === 'issuing' ? 0 : 1
+  const item = (key: 'stageProve' | 'stageRoute', i: number) =>
+    `<li${i === now ? ' aria-current="step"' : ''} class="${i < now ? 'done' : i === now ? 'current' : 'later'}">${fillHtml(s[key], { domain: em(shared.domain) })}</li>`
+  return `<ol id="share-stages" class="stages">${item('stageProve', 0)}${item('stageRoute', 1)}</ol>`
+}
+
 export function renderSharePage(shared: Shared, o: { locale: Locale; token: string; nonce: string; assets: ShareAssets; unreachable?: boolean }): string {
   const s = LOCALES[o.locale]
   const found = new Set(shared.propagation.records_propagated.map(keyOf))
@@ -184,6 +199,7 @@ export function renderSharePage(shared: Shared, o: { locale: Locale; token: stri
     `<p>${t(s, 'doneHint')}</p><p><button type="button" id="share-close" class="secondary" hidden>${t(s, 'close')}</button></p><p id="share-closed" hidden>${t(s, 'closedHint')}</p></section>` +
     `<div id="share-work"${live ? ' hidden' : ''}>` +
     `<section aria-labelledby="share-steps-h"><h2 id="share-steps-h">${t(s, 'stepsHeading')}</h2><ol class="steps">${steps(s, o.locale, shared).map((x) => `<li>${x}</li>`).join('')}</ol>${dashboard}</section>` +
+    stages(s, shared) +
     `<section aria-labelledby="share-records-h"><h2 id="share-records-h">${t(s, 'recordsHeading')}</h2><ul class="records">${shared.records.map((r, i) => recordItem(s, shared, r, i, found)).join('')}</ul></section>` +
     `<form method="post" id="share-form" action="${SHARE_PAGE_PREFIX}${esc(o.token)}"><input type="hidden" name="lang" value="${o.locale}">` +
     `<button type="submit" id="share-added" class="primary">${t(s, 'added')}</button></form>` +

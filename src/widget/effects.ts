@@ -25,6 +25,7 @@ export interface Env {
   applicationId: string
   userId?: string
   dnsRecords?: OpenConfig['dnsRecords']
+  validation?: OpenConfig['validation']
   /** The share link's token, on a share page. */
   shareToken?: string
   /** Portico's page that closes the provider's window when it comes back. */
@@ -158,7 +159,7 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
     const created = await env.api.call(
       'POST',
       '/connections',
-      { domain, application_id: env.applicationId, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}) },
+      { domain, application_id: env.applicationId, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}), ...(env.validation ? { validation: env.validation } : {}) },
       signal,
     )
     conn = connFromConnection(created)
@@ -168,7 +169,7 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
   try {
     switch (cmd.kind) {
       case 'analyse': {
-        const check = await env.api.call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId }, signal)
+        const check = await env.api.call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId, ...(env.validation ? { validation: env.validation } : {}) }, signal)
         return send({ type: 'analysed', id, check })
       }
       case 'commit':

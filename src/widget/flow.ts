@@ -103,6 +103,7 @@ export class Flow {
       applicationId: cfg.applicationId,
       userId: cfg.userId,
       dnsRecords: cfg.dnsRecords,
+      validation: cfg.validation,
       shareToken: opts.shareToken,
       returnUrl: opts.returnUrl,
       popup: this.popup,

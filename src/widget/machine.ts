@@ -43,6 +43,8 @@ export interface Conn {
   errorMessage: string | null
   lastCheckedAt: string | null
   nextCheckAt: string | null
+  /** Pre-validation's stage (`validation: before_cutover`); null on the usual path. */
+  stage?: string | null
 }
 
 export interface ManualHelp {
@@ -457,6 +459,8 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
   const records = conn.conflicts === null && same ? conn.records.map((r) => (r.state === 'waiting' && was.get(`${r.type} ${r.host} ${r.value}`) === 'conflict' ? { ...r, state: 'conflict' as const } : r)) : conn.records
   o.data({ conn: { ...conn, records, conflicts: conn.conflicts ?? (same ? prev.conflicts : null), secure: conn.secure ?? (same ? prev.secure : null) }, app: app ?? d.app })
   if (conn.status === 'live' && !d.succeeded) return succeed(o, s, conn)
+  // Before cutover: the certificate is on the edge, the routing records are asked for now.
+  if (conn.stage === 'awaiting_routing' && prev.stage !== conn.stage && o.state.step === 'IN_PROGRESS') return enterManual(o, s)
   // After a failed connection the manual screen shows the records and the reason.
   if (conn.status === 'failed' && prev?.status !== 'failed' && (o.state.step === 'IN_PROGRESS' || o.state.step === 'FINISHED_SUCCESSFULLY_MANUAL')) return failedAgain(o, s, conn)
   if (o.state.data.reason?.code === 'checkFailed') o.data({ reason: null })
@@ -679,6 +683,7 @@ export function connFromConnection(c: {
   propagation: { records_propagated: { type: string; host: string; value: string }[] }
   last_checked_at: string | null
   next_check_at?: string | null
+  validation_stage?: string | null
 }): Conn {
   const found = new Set(c.propagation.records_propagated.map((r) => `${keyOf(r)} ${r.value}`))
   return {
@@ -693,6 +698,7 @@ export function connFromConnection(c: {
     errorMessage: c.error_message,
     lastCheckedAt: c.last_checked_at,
     nextCheckAt: c.next_check_at ?? null,
+    stage: c.validation_stage,
   }
 }
 
@@ -710,5 +716,6 @@ export function connFromStatus(s: ConnectionStatus): Conn {
     errorMessage: s.error_message,
     lastCheckedAt: s.last_checked_at,
     nextCheckAt: s.next_check_at,
+    stage: s.validation_stage,
   }
 }

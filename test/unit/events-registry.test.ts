@@ -9,7 +9,9 @@ import { nameOf } from '../../src/domain/named.ts'
 // CONTRACT.md section 6, "Webhook events", in its order.
 const CONTRACT_CATALOGUE = [
   'connection.created', 'connection.applied', 'connection.live', 'connection.failed', 'connection.records.updated',
-  'connection.reapply.failed', 'connection.disconnected', 'connection.records_outdated', 'domain.record_missing',
+  'connection.reapply.failed', 'connection.disconnected', 'connection.records_outdated',
+  // Portico's own beside the contract's: pre-validation's stage changes (issue 50).
+  'connection.validation_stage', 'domain.record_missing',
   'domain.record_restored', 'domain.purchased', 'purchase.error', 'purchase.confirmation.expired', 'secure_status', 'power_status',
 ]
 

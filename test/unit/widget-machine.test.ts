@@ -245,6 +245,15 @@ describe('the transition function: every state, every event', () => {
     expect(effectsOf(told).map((e) => e.key)).not.toContain('follow:con_1')
   })
 
+  test('before cutover: the certificate on the edge brings the person back to the records, now for step two', () => {
+    const issuing = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', stage: 'issuing' }) }, SETTINGS).state
+    expect(issuing.step).toBe('IN_PROGRESS')
+    const routing = transition(issuing, { type: 'status', conn: conn({ status: 'propagating', stage: 'awaiting_routing' }) }, SETTINGS).state
+    expect([routing.step, routing.data.conn!.stage]).toEqual(['MANUAL_CONFIGURATION', 'awaiting_routing'])
+    // The usual path never leaves the progress screen for the records on its own.
+    expect(transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', stage: null }) }, SETTINGS).state.step).toBe('IN_PROGRESS')
+  })
+
   test('conflicts come from the last verification once the connection is followed, not from the first analysis', () => {
     const s = drive([{ type: 'start' }, typed, { type: 'submitDomain' }, analysed(check({ conflicts: [CONFLICT] })), { type: 'continue' }, { type: 'added' }, { type: 'committed', conn: conn({ conflicts: null }) }])
     expect(s.data.conn!.conflicts).toEqual([CONFLICT])
@@ -339,6 +348,7 @@ const statusOf = (over: Partial<ConnectionStatus> = {}): ConnectionStatus => ({
   secure_error: null,
   last_checked_at: null,
   next_check_at: null,
+  validation_stage: null,
   version: 'v1',
   application: { id: 'app_1', name: 'Acme', branding: null },
   ...over,

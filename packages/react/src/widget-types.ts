@@ -156,6 +156,8 @@ export interface OpenConfig {
   domain?: string
   prefilledDomain?: string | string[]
   dnsRecords?: DnsRecordIn[] | Record<string, DnsRecordIn[]>
+  /** `before_cutover`: prove ownership and have HTTPS ready before the domain is pointed here (docs/validation.md). */
+  validation?: 'before_cutover'
   applicationName?: string
   applicationUrl?: string
   locale?: string

@@ -14,6 +14,8 @@ export const da: Strings = {
   stepSave: 'Gem, og vælg derefter »Jeg har tilføjet dem« på denne side.',
   openProvider: 'Åbn {provider}',
   recordsHeading: 'Poster, der skal tilføjes',
+  stageProve: 'Trin 1 af 2: disse poster beviser, at {domain} er dit, og lader dets HTTPS-certifikat blive udstedt allerede nu. Dit websted kører videre, hvor det er.',
+  stageRoute: 'Trin 2 af 2: når HTTPS-certifikatet for {domain} er klar, peger du domænet herhen: besøgende får HTTPS fra første forespørgsel.',
   type: 'Type',
   host: 'Vært',
   value: 'Værdi',

@@ -14,6 +14,8 @@ export const de: Strings = {
   stepSave: 'Speichern Sie und wählen Sie dann auf dieser Seite „Ich habe sie angelegt“.',
   openProvider: '{provider} öffnen',
   recordsHeading: 'Anzulegende Einträge',
+  stageProve: 'Schritt 1 von 2: Diese Einträge belegen, dass {domain} Ihnen gehört, und lassen sein HTTPS-Zertifikat schon jetzt ausstellen. Ihre Website läuft weiter, wo sie ist.',
+  stageRoute: 'Schritt 2 von 2: Sobald das HTTPS-Zertifikat für {domain} bereit ist, richten Sie die Domain hierher: Besucher erhalten HTTPS ab der ersten Anfrage.',
   type: 'Typ',
   host: 'Host',
   value: 'Wert',

@@ -13,6 +13,8 @@ export const en = {
   stepSave: 'Save, then choose “I have added them” on this page.',
   openProvider: 'Open {provider}',
   recordsHeading: 'Records to add',
+  stageProve: 'Step 1 of 2: these records prove you own {domain} and let its HTTPS certificate be issued now. Your site keeps running where it is.',
+  stageRoute: 'Step 2 of 2: once the HTTPS certificate for {domain} is ready, point it here: visitors get HTTPS from the first request.',
   type: 'Type',
   host: 'Host',
   value: 'Value',

@@ -14,6 +14,8 @@ export const es: Strings = {
   stepSave: 'Guarda y luego elige «Ya los he añadido» en esta página.',
   openProvider: 'Abrir {provider}',
   recordsHeading: 'Registros que añadir',
+  stageProve: 'Paso 1 de 2: estos registros demuestran que {domain} es tuyo y permiten emitir ya su certificado HTTPS. Tu sitio sigue funcionando donde está.',
+  stageRoute: 'Paso 2 de 2: cuando el certificado HTTPS de {domain} esté listo, apunta el dominio aquí: los visitantes tendrán HTTPS desde la primera petición.',
   type: 'Tipo',
   host: 'Host',
   value: 'Valor',

@@ -14,6 +14,8 @@ export const fi: Strings = {
   stepSave: 'Tallenna ja valitse sitten tällä sivulla ”Olen lisännyt ne”.',
   openProvider: 'Avaa {provider}',
   recordsHeading: 'Lisättävät tietueet',
+  stageProve: 'Vaihe 1/2: nämä tietueet osoittavat, että {domain} on sinun, ja sen HTTPS-varmenne voidaan myöntää jo nyt. Sivustosi toimii edelleen siellä, missä se on.',
+  stageRoute: 'Vaihe 2/2: kun verkkotunnuksen {domain} HTTPS-varmenne on valmis, ohjaa verkkotunnus tänne: kävijät saavat HTTPS:n ensimmäisestä pyynnöstä alkaen.',
   type: 'Tyyppi',
   host: 'Nimi',
   value: 'Arvo',

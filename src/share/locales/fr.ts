@@ -14,6 +14,8 @@ export const fr: Strings = {
   stepSave: 'Enregistrez, puis choisissez « Je les ai ajoutés » sur cette page.',
   openProvider: 'Ouvrir {provider}',
   recordsHeading: 'Enregistrements à ajouter',
+  stageProve: 'Étape 1 sur 2 : ces enregistrements prouvent que {domain} vous appartient et permettent d’émettre son certificat HTTPS dès maintenant. Votre site continue de fonctionner là où il est.',
+  stageRoute: 'Étape 2 sur 2 : une fois le certificat HTTPS de {domain} prêt, faites pointer le domaine ici : les visiteurs ont le HTTPS dès la première requête.',
   type: 'Type',
   host: 'Hôte',
   value: 'Valeur',

@@ -14,6 +14,8 @@ export const it: Strings = {
   stepSave: 'Salva, poi scegli «Li ho aggiunti» in questa pagina.',
   openProvider: 'Apri {provider}',
   recordsHeading: 'Record da aggiungere',
+  stageProve: 'Passo 1 di 2: questi record dimostrano che {domain} è tuo e consentono di emettere subito il suo certificato HTTPS. Il tuo sito continua a funzionare dov’è.',
+  stageRoute: 'Passo 2 di 2: quando il certificato HTTPS di {domain} è pronto, punta il dominio qui: i visitatori hanno HTTPS dalla prima richiesta.',
   type: 'Tipo',
   host: 'Host',
   value: 'Valore',

@@ -14,6 +14,8 @@ export const ja: Strings = {
   stepSave: '保存してから、このページで「追加しました」を選びます。',
   openProvider: '{provider} を開く',
   recordsHeading: '追加するレコード',
+  stageProve: 'ステップ 1/2：これらのレコードで {domain} の所有を証明し、HTTPS 証明書を今すぐ発行できます。サイトは今の場所で動き続けます。',
+  stageRoute: 'ステップ 2/2：{domain} の HTTPS 証明書の準備ができたら、ドメインをこちらに向けてください。訪問者は最初のリクエストから HTTPS を利用できます。',
   type: 'タイプ',
   host: 'ホスト',
   value: '値',

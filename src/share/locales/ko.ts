@@ -14,6 +14,8 @@ export const ko: Strings = {
   stepSave: '저장한 다음 이 페이지에서 ‘추가했습니다’를 선택합니다.',
   openProvider: '{provider} 열기',
   recordsHeading: '추가할 레코드',
+  stageProve: '1/2단계: 이 레코드로 {domain}의 소유를 증명하고 HTTPS 인증서를 지금 발급받습니다. 사이트는 지금 있는 곳에서 계속 운영됩니다.',
+  stageRoute: '2/2단계: {domain}의 HTTPS 인증서가 준비되면 도메인을 이곳으로 연결하세요. 방문자는 첫 요청부터 HTTPS를 사용합니다.',
   type: '유형',
   host: '호스트',
   value: '값',

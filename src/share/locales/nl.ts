@@ -14,6 +14,8 @@ export const nl: Strings = {
   stepSave: 'Sla op en kies daarna ‘Ik heb ze toegevoegd’ op deze pagina.',
   openProvider: '{provider} openen',
   recordsHeading: 'Toe te voegen records',
+  stageProve: 'Stap 1 van 2: deze records bewijzen dat {domain} van jou is en laten het HTTPS-certificaat nu al uitgeven. Je site blijft draaien waar hij nu staat.',
+  stageRoute: 'Stap 2 van 2: zodra het HTTPS-certificaat voor {domain} klaar is, laat je het domein hierheen wijzen: bezoekers krijgen HTTPS vanaf het eerste verzoek.',
   type: 'Type',
   host: 'Host',
   value: 'Waarde',

@@ -14,6 +14,8 @@ export const pl: Strings = {
   stepSave: 'Zapisz, a potem wybierz „Dodałem je” na tej stronie.',
   openProvider: 'Otwórz {provider}',
   recordsHeading: 'Rekordy do dodania',
+  stageProve: 'Krok 1 z 2: te rekordy potwierdzają, że {domain} należy do Ciebie, i pozwalają już teraz wystawić certyfikat HTTPS. Twoja witryna działa dalej tam, gdzie jest.',
+  stageRoute: 'Krok 2 z 2: gdy certyfikat HTTPS dla {domain} będzie gotowy, skieruj domenę tutaj: odwiedzający mają HTTPS od pierwszego żądania.',
   type: 'Typ',
   host: 'Host',
   value: 'Wartość',

@@ -14,6 +14,8 @@ export const pt: Strings = {
   stepSave: 'Salve e depois escolha “Já adicionei” nesta página.',
   openProvider: 'Abrir {provider}',
   recordsHeading: 'Registros a adicionar',
+  stageProve: 'Passo 1 de 2: estes registros provam que {domain} é seu e permitem emitir o certificado HTTPS agora. Seu site continua funcionando onde está.',
+  stageRoute: 'Passo 2 de 2: quando o certificado HTTPS de {domain} estiver pronto, aponte o domínio para cá: os visitantes têm HTTPS desde a primeira requisição.',
   type: 'Tipo',
   host: 'Host',
   value: 'Valor',

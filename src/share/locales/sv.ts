@@ -14,6 +14,8 @@ export const sv: Strings = {
   stepSave: 'Spara och välj sedan ”Jag har lagt till dem” på den här sidan.',
   openProvider: 'Öppna {provider}',
   recordsHeading: 'Poster att lägga till',
+  stageProve: 'Steg 1 av 2: de här posterna visar att {domain} är din och låter dess HTTPS-certifikat utfärdas redan nu. Din webbplats fortsätter att fungera där den är.',
+  stageRoute: 'Steg 2 av 2: när HTTPS-certifikatet för {domain} är klart pekar du domänen hit: besökarna får HTTPS från första anropet.',
   type: 'Typ',
   host: 'Värd',
   value: 'Värde',

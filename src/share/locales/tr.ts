@@ -14,6 +14,8 @@ export const tr: Strings = {
   stepSave: 'Kaydedin, ardından bu sayfada “Ekledim” seçeneğini seçin.',
   openProvider: '{provider} sayfasını aç',
   recordsHeading: 'Eklenecek kayıtlar',
+  stageProve: 'Adım 1/2: bu kayıtlar {domain} alan adının size ait olduğunu kanıtlar ve HTTPS sertifikasının şimdiden verilmesini sağlar. Siteniz olduğu yerde çalışmaya devam eder.',
+  stageRoute: 'Adım 2/2: {domain} için HTTPS sertifikası hazır olduğunda alan adını buraya yönlendirin: ziyaretçiler ilk istekten itibaren HTTPS alır.',
   type: 'Tür',
   host: 'Ana bilgisayar',
   value: 'Değer',

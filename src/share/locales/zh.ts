@@ -14,6 +14,8 @@ export const zh: Strings = {
   stepSave: '保存，然后在此页面上选择“我已添加”。',
   openProvider: '打开 {provider}',
   recordsHeading: '要添加的记录',
+  stageProve: '第 1 步（共 2 步）：这些记录证明 {domain} 归您所有，并让其 HTTPS 证书现在就签发。您的网站继续在原处运行。',
+  stageRoute: '第 2 步（共 2 步）：{domain} 的 HTTPS 证书就绪后，将域名指向这里：访问者从第一个请求起就使用 HTTPS。',
   type: '类型',
   host: '主机',
   value: '值',

@@ -53,6 +53,8 @@ export const da: Messages = {
 
   manualTitle: 'Tilføj disse DNS-poster',
   manualIntro: 'Tilføj posterne nedenfor hos din DNS-udbyder for {domain}.',
+  stepProve: 'Trin 1 af 2: disse poster beviser, at {domain} er dit, og lader dets HTTPS-certifikat blive udstedt allerede nu. Dit websted kører videre, hvor det er.',
+  stepRoute: 'Trin 2 af 2: HTTPS-certifikatet for {domain} er klar. Peg nu domænet herhen: besøgende får HTTPS fra første forespørgsel.',
   stepsGeneric: 'Log ind hos din DNS-udbyder|Åbn DNS-indstillingerne for {domain}|Tilføj hver post præcis som vist|Gem, og vælg så “Jeg har tilføjet dem”',
   stepsProvider: 'Log ind hos {provider}|Åbn DNS-indstillingerne for {domain}|Tilføj hver post præcis som vist|Gem, og vælg så “Jeg har tilføjet dem”',
   type: 'Type',

@@ -53,6 +53,8 @@ export const de: Messages = {
 
   manualTitle: 'Fügen Sie diese DNS-Einträge hinzu',
   manualIntro: 'Fügen Sie die folgenden Einträge bei Ihrem DNS-Anbieter für {domain} hinzu.',
+  stepProve: 'Schritt 1 von 2: Diese Einträge belegen, dass {domain} Ihnen gehört, und lassen sein HTTPS-Zertifikat schon jetzt ausstellen. Ihre Website läuft weiter, wo sie ist.',
+  stepRoute: 'Schritt 2 von 2: Das HTTPS-Zertifikat für {domain} ist bereit. Richten Sie die Domain jetzt hierher: Besucher erhalten HTTPS ab der ersten Anfrage.',
   stepsGeneric: 'Melden Sie sich bei Ihrem DNS-Anbieter an|Öffnen Sie die DNS-Einstellungen von {domain}|Fügen Sie jeden Eintrag genau wie angezeigt hinzu|Speichern Sie und wählen Sie dann „Ich habe sie hinzugefügt“',
   stepsProvider: 'Melden Sie sich bei {provider} an|Öffnen Sie die DNS-Einstellungen von {domain}|Fügen Sie jeden Eintrag genau wie angezeigt hinzu|Speichern Sie und wählen Sie dann „Ich habe sie hinzugefügt“',
   type: 'Typ',

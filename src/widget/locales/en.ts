@@ -58,6 +58,8 @@ export const en = {
 
   manualTitle: 'Add these DNS records',
   manualIntro: 'Add the records below at your DNS provider for {domain}.',
+  stepProve: 'Step 1 of 2: these records prove you own {domain} and let its HTTPS certificate be issued now. Your site keeps running where it is.',
+  stepRoute: 'Step 2 of 2: the HTTPS certificate for {domain} is ready. Now point it here: visitors get HTTPS from the first request.',
   stepsGeneric: 'Sign in to your DNS provider|Open the DNS settings of {domain}|Add each record below exactly as shown|Save, then choose "I have added them"',
   stepsProvider: 'Sign in to {provider}|Open the DNS settings of {domain}|Add each record below exactly as shown|Save, then choose "I have added them"',
   type: 'Type',

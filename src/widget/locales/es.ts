@@ -53,6 +53,8 @@ export const es: Messages = {
 
   manualTitle: 'Añade estos registros DNS',
   manualIntro: 'Añade los registros de abajo en tu proveedor de DNS para {domain}.',
+  stepProve: 'Paso 1 de 2: estos registros demuestran que {domain} es tuyo y permiten emitir ya su certificado HTTPS. Tu sitio sigue funcionando donde está.',
+  stepRoute: 'Paso 2 de 2: el certificado HTTPS de {domain} está listo. Ahora apunta el dominio aquí: los visitantes tendrán HTTPS desde la primera petición.',
   stepsGeneric: 'Inicia sesión en tu proveedor de DNS|Abre la configuración DNS de {domain}|Añade cada registro exactamente como se muestra|Guarda y elige «Ya los he añadido»',
   stepsProvider: 'Inicia sesión en {provider}|Abre la configuración DNS de {domain}|Añade cada registro exactamente como se muestra|Guarda y elige «Ya los he añadido»',
   type: 'Tipo',

@@ -53,6 +53,8 @@ export const fi: Messages = {
 
   manualTitle: 'Lisää nämä DNS-tietueet',
   manualIntro: 'Lisää alla olevat tietueet verkkotunnukselle {domain} DNS-palveluntarjoajasi hallinnassa.',
+  stepProve: 'Vaihe 1/2: nämä tietueet osoittavat, että {domain} on sinun, ja sen HTTPS-varmenne voidaan myöntää jo nyt. Sivustosi toimii edelleen siellä, missä se on.',
+  stepRoute: 'Vaihe 2/2: verkkotunnuksen {domain} HTTPS-varmenne on valmis. Ohjaa verkkotunnus nyt tänne: kävijät saavat HTTPS:n ensimmäisestä pyynnöstä alkaen.',
   stepsGeneric: 'Kirjaudu DNS-palveluntarjoajasi palveluun|Avaa verkkotunnuksen {domain} DNS-asetukset|Lisää jokainen alla oleva tietue täsmälleen sellaisenaan|Tallenna ja valitse sitten ”Olen lisännyt ne”',
   stepsProvider: 'Kirjaudu palveluun {provider}|Avaa verkkotunnuksen {domain} DNS-asetukset|Lisää jokainen alla oleva tietue täsmälleen sellaisenaan|Tallenna ja valitse sitten ”Olen lisännyt ne”',
   type: 'Tyyppi',

@@ -53,6 +53,8 @@ export const fr: Messages = {
 
   manualTitle: 'Ajoutez ces enregistrements DNS',
   manualIntro: 'Ajoutez les enregistrements ci-dessous chez votre fournisseur DNS pour {domain}.',
+  stepProve: 'Étape 1 sur 2 : ces enregistrements prouvent que {domain} vous appartient et permettent d’émettre son certificat HTTPS dès maintenant. Votre site continue de fonctionner là où il est.',
+  stepRoute: 'Étape 2 sur 2 : le certificat HTTPS de {domain} est prêt. Faites maintenant pointer le domaine ici : les visiteurs ont le HTTPS dès la première requête.',
   stepsGeneric: 'Connectez-vous chez votre fournisseur DNS|Ouvrez les réglages DNS de {domain}|Ajoutez chaque enregistrement exactement comme indiqué|Enregistrez, puis choisissez « Je les ai ajoutés »',
   stepsProvider: 'Connectez-vous chez {provider}|Ouvrez les réglages DNS de {domain}|Ajoutez chaque enregistrement exactement comme indiqué|Enregistrez, puis choisissez « Je les ai ajoutés »',
   type: 'Type',

@@ -53,6 +53,8 @@ export const it: Messages = {
 
   manualTitle: 'Aggiungi questi record DNS',
   manualIntro: 'Aggiungi i record qui sotto presso il tuo provider DNS per {domain}.',
+  stepProve: 'Passo 1 di 2: questi record dimostrano che {domain} è tuo e consentono di emettere subito il suo certificato HTTPS. Il tuo sito continua a funzionare dov’è.',
+  stepRoute: 'Passo 2 di 2: il certificato HTTPS di {domain} è pronto. Ora punta il dominio qui: i visitatori hanno HTTPS dalla prima richiesta.',
   stepsGeneric: 'Accedi al tuo provider DNS|Apri le impostazioni DNS di {domain}|Aggiungi ogni record esattamente come mostrato|Salva, poi scegli «Li ho aggiunti»',
   stepsProvider: 'Accedi a {provider}|Apri le impostazioni DNS di {domain}|Aggiungi ogni record esattamente come mostrato|Salva, poi scegli «Li ho aggiunti»',
   type: 'Tipo',

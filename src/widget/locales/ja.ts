@@ -53,6 +53,8 @@ export const ja: Messages = {
 
   manualTitle: '次の DNS レコードを追加してください',
   manualIntro: '{domain} の DNS プロバイダーで、下のレコードを追加してください。',
+  stepProve: 'ステップ 1/2：これらのレコードで {domain} の所有を証明し、HTTPS 証明書を今すぐ発行できます。サイトは今の場所で動き続けます。',
+  stepRoute: 'ステップ 2/2：{domain} の HTTPS 証明書の準備ができました。ドメインをこちらに向けてください。訪問者は最初のリクエストから HTTPS を利用できます。',
   stepsGeneric: 'DNS プロバイダーにサインイン|{domain} の DNS 設定を開く|下の各レコードを表示どおりに追加|保存して「追加しました」を選択',
   stepsProvider: '{provider} にサインイン|{domain} の DNS 設定を開く|下の各レコードを表示どおりに追加|保存して「追加しました」を選択',
   type: '種類',

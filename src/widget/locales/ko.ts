@@ -53,6 +53,8 @@ export const ko: Messages = {
 
   manualTitle: '다음 DNS 레코드를 추가하세요',
   manualIntro: '{domain}의 DNS 제공업체에서 아래 레코드를 추가하세요.',
+  stepProve: '1/2단계: 이 레코드로 {domain}의 소유를 증명하고 HTTPS 인증서를 지금 발급받습니다. 사이트는 지금 있는 곳에서 계속 운영됩니다.',
+  stepRoute: '2/2단계: {domain}의 HTTPS 인증서가 준비되었습니다. 이제 도메인을 이곳으로 연결하세요. 방문자는 첫 요청부터 HTTPS를 사용합니다.',
   stepsGeneric: 'DNS 제공업체에 로그인|{domain}의 DNS 설정 열기|아래 각 레코드를 표시된 그대로 추가|저장한 뒤 “추가했습니다” 선택',
   stepsProvider: '{provider}에 로그인|{domain}의 DNS 설정 열기|아래 각 레코드를 표시된 그대로 추가|저장한 뒤 “추가했습니다” 선택',
   type: '유형',

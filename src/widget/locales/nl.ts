@@ -53,6 +53,8 @@ export const nl: Messages = {
 
   manualTitle: 'Voeg deze DNS-records toe',
   manualIntro: 'Voeg de records hieronder toe bij je DNS-provider voor {domain}.',
+  stepProve: 'Stap 1 van 2: deze records bewijzen dat {domain} van jou is en laten het HTTPS-certificaat nu al uitgeven. Je site blijft draaien waar hij nu staat.',
+  stepRoute: 'Stap 2 van 2: het HTTPS-certificaat voor {domain} is klaar. Laat het domein nu hierheen wijzen: bezoekers krijgen HTTPS vanaf het eerste verzoek.',
   stepsGeneric: 'Log in bij je DNS-provider|Open de DNS-instellingen van {domain}|Voeg elk record precies zo toe als getoond|Sla op en kies daarna ‘Ik heb ze toegevoegd’',
   stepsProvider: 'Log in bij {provider}|Open de DNS-instellingen van {domain}|Voeg elk record precies zo toe als getoond|Sla op en kies daarna ‘Ik heb ze toegevoegd’',
   type: 'Type',

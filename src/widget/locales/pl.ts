@@ -53,6 +53,8 @@ export const pl: Messages = {
 
   manualTitle: 'Dodaj te rekordy DNS',
   manualIntro: 'Dodaj poniższe rekordy u swojego dostawcy DNS dla {domain}.',
+  stepProve: 'Krok 1 z 2: te rekordy potwierdzają, że {domain} należy do Ciebie, i pozwalają już teraz wystawić certyfikat HTTPS. Twoja witryna działa dalej tam, gdzie jest.',
+  stepRoute: 'Krok 2 z 2: certyfikat HTTPS dla {domain} jest gotowy. Teraz skieruj domenę tutaj: odwiedzający mają HTTPS od pierwszego żądania.',
   stepsGeneric: 'Zaloguj się u swojego dostawcy DNS|Otwórz ustawienia DNS domeny {domain}|Dodaj każdy rekord dokładnie tak, jak pokazano|Zapisz, a potem wybierz „Dodałem je”',
   stepsProvider: 'Zaloguj się w {provider}|Otwórz ustawienia DNS domeny {domain}|Dodaj każdy rekord dokładnie tak, jak pokazano|Zapisz, a potem wybierz „Dodałem je”',
   type: 'Typ',

@@ -53,6 +53,8 @@ export const pt: Messages = {
 
   manualTitle: 'Adicione estes registros DNS',
   manualIntro: 'Adicione os registros abaixo no seu provedor de DNS para {domain}.',
+  stepProve: 'Passo 1 de 2: estes registros provam que {domain} é seu e permitem emitir o certificado HTTPS agora. Seu site continua funcionando onde está.',
+  stepRoute: 'Passo 2 de 2: o certificado HTTPS de {domain} está pronto. Agora aponte o domínio para cá: os visitantes têm HTTPS desde a primeira requisição.',
   stepsGeneric: 'Entre no seu provedor de DNS|Abra as configurações de DNS de {domain}|Adicione cada registro exatamente como mostrado|Salve e escolha “Já adicionei”',
   stepsProvider: 'Entre na {provider}|Abra as configurações de DNS de {domain}|Adicione cada registro exatamente como mostrado|Salve e escolha “Já adicionei”',
   type: 'Tipo',

@@ -53,6 +53,8 @@ export const sv: Messages = {
 
   manualTitle: 'Lägg till de här DNS-posterna',
   manualIntro: 'Lägg till posterna nedan hos din DNS-leverantör för {domain}.',
+  stepProve: 'Steg 1 av 2: de här posterna visar att {domain} är din och låter dess HTTPS-certifikat utfärdas redan nu. Din webbplats fortsätter att fungera där den är.',
+  stepRoute: 'Steg 2 av 2: HTTPS-certifikatet för {domain} är klart. Peka nu domänen hit: besökarna får HTTPS från första anropet.',
   stepsGeneric: 'Logga in hos din DNS-leverantör|Öppna DNS-inställningarna för {domain}|Lägg till varje post exakt som den visas|Spara och välj sedan ”Jag har lagt till dem”',
   stepsProvider: 'Logga in hos {provider}|Öppna DNS-inställningarna för {domain}|Lägg till varje post exakt som den visas|Spara och välj sedan ”Jag har lagt till dem”',
   type: 'Typ',

@@ -53,6 +53,8 @@ export const tr: Messages = {
 
   manualTitle: 'Bu DNS kayıtlarını ekleyin',
   manualIntro: '{domain} için aşağıdaki kayıtları DNS sağlayıcınıza ekleyin.',
+  stepProve: 'Adım 1/2: bu kayıtlar {domain} alan adının size ait olduğunu kanıtlar ve HTTPS sertifikasının şimdiden verilmesini sağlar. Siteniz olduğu yerde çalışmaya devam eder.',
+  stepRoute: 'Adım 2/2: {domain} için HTTPS sertifikası hazır. Şimdi alan adını buraya yönlendirin: ziyaretçiler ilk istekten itibaren HTTPS alır.',
   stepsGeneric: 'DNS sağlayıcınızda oturum açın|{domain} için DNS ayarlarını açın|Her kaydı tam olarak gösterildiği gibi ekleyin|Kaydedin, sonra “Ekledim” seçeneğini seçin',
   stepsProvider: '{provider} üzerinde oturum açın|{domain} için DNS ayarlarını açın|Her kaydı tam olarak gösterildiği gibi ekleyin|Kaydedin, sonra “Ekledim” seçeneğini seçin',
   type: 'Tür',

@@ -53,6 +53,8 @@ export const zh: Messages = {
 
   manualTitle: '添加以下 DNS 记录',
   manualIntro: '请在 {domain} 的 DNS 服务商处添加下方记录。',
+  stepProve: '第 1 步（共 2 步）：这些记录证明 {domain} 归您所有，并让其 HTTPS 证书现在就签发。您的网站继续在原处运行。',
+  stepRoute: '第 2 步（共 2 步）：{domain} 的 HTTPS 证书已就绪。现在将域名指向这里：访问者从第一个请求起就使用 HTTPS。',
   stepsGeneric: '登录您的 DNS 服务商|打开 {domain} 的 DNS 设置|按显示内容逐条添加下方记录|保存，然后选择“我已添加”',
   stepsProvider: '登录 {provider}|打开 {domain} 的 DNS 设置|按显示内容逐条添加下方记录|保存，然后选择“我已添加”',
   type: '类型',

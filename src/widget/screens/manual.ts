@@ -38,6 +38,8 @@ export function manual(v: View): Screen {
       conflictsTable(v, conflicts),
       certificateNotes(v, conflicts),
       h('p', {}, t('manualIntro', { domain })),
+      // Before cutover: which of the two steps this is.
+      d.conn?.stage === 'awaiting_records' || d.conn?.stage === 'awaiting_routing' ? h('p', { id: 'je-stage' }, t(d.conn.stage === 'awaiting_records' ? 'stepProve' : 'stepRoute', { domain })) : null,
       h('ol', { class: 'je-steps' }, ...steps(v, domain).map((x) => h('li', {}, x))),
       waiting ? spinner(t('loading')) : table(v, records, { id: 'je-records' }),
       row(

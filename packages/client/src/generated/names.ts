@@ -55,6 +55,8 @@ export type ConnectionRecordsOutdatedData = components['schemas']['ConnectionRec
 export type ConnectionRecordsOutdatedEvent = components['schemas']['ConnectionRecordsOutdatedEvent']
 export type ConnectionRecordsUpdatedData = components['schemas']['ConnectionRecordsUpdatedData']
 export type ConnectionRecordsUpdatedEvent = components['schemas']['ConnectionRecordsUpdatedEvent']
+export type ConnectionValidationStageData = components['schemas']['ConnectionValidationStageData']
+export type ConnectionValidationStageEvent = components['schemas']['ConnectionValidationStageEvent']
 export type ConnectionsApplyRequest = components['schemas']['ConnectionsApplyRequest']
 export type ConnectionsBulkRequest = components['schemas']['ConnectionsBulkRequest']
 export type ConnectionsBulkResponse = components['schemas']['ConnectionsBulkResponse']
@@ -181,6 +183,7 @@ export type TestDelivery = components['schemas']['TestDelivery']
 export type TokensCreateRequest = components['schemas']['TokensCreateRequest']
 export type TokensCreateResponse = components['schemas']['TokensCreateResponse']
 export type UpdatedRecord = components['schemas']['UpdatedRecord']
+export type ValidationStage = components['schemas']['ValidationStage']
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint']
 export type WebhooksCreateRequest = components['schemas']['WebhooksCreateRequest']
 export type WebhooksDeleteResponse = components['schemas']['WebhooksDeleteResponse']
@@ -203,6 +206,7 @@ export interface EventMap {
   'connection.reapply.failed': components['schemas']['ConnectionReapplyFailedEvent']
   'connection.records.updated': components['schemas']['ConnectionRecordsUpdatedEvent']
   'connection.records_outdated': components['schemas']['ConnectionRecordsOutdatedEvent']
+  'connection.validation_stage': components['schemas']['ConnectionValidationStageEvent']
   'domain.purchased': components['schemas']['DomainPurchasedEvent']
   'domain.record_missing': components['schemas']['DomainRecordMissingEvent']
   'domain.record_restored': components['schemas']['DomainRecordRestoredEvent']
@@ -212,7 +216,7 @@ export interface EventMap {
   'secure_status': components['schemas']['SecureStatusEvent']
 }
 export type EventType = keyof EventMap
-export const EVENT_TYPES = ["connection.applied","connection.created","connection.disconnected","connection.failed","connection.live","connection.reapply.failed","connection.records.updated","connection.records_outdated","domain.purchased","domain.record_missing","domain.record_restored","power_status","purchase.confirmation.expired","purchase.error","secure_status"] as const satisfies readonly EventType[]
+export const EVENT_TYPES = ["connection.applied","connection.created","connection.disconnected","connection.failed","connection.live","connection.reapply.failed","connection.records.updated","connection.records_outdated","connection.validation_stage","domain.purchased","domain.record_missing","domain.record_restored","power_status","purchase.confirmation.expired","purchase.error","secure_status"] as const satisfies readonly EventType[]
 
 /** Every error code of the catalogue. */
 export const ERROR_CODES = ["invalid_request","confirmation_required","unauthorized","quota_exceeded","billing_required","forbidden","insufficient_scope","not_found","method_not_allowed","conflict","idempotency_key_in_use","idempotency_key_reused","payload_too_large","unsupported_media_type","confirmation_mismatch","reauthorization_required","account_expired","platform_subdomain","InvalidNameservers","ProviderAuthenticationError","apex_not_supported","dns_write_failed","domain_unresolved","certificate_failed","rate_limited","internal_error","service_unavailable","push_not_configured"] as const satisfies readonly ErrorCode[]

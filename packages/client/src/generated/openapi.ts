@@ -505,7 +505,7 @@ export type paths = {
     get: operations["connections.records.get"];
     /**
      * Replace the desired records with an integrator-authored set
-     * @description Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a connection with a custom set.
+     * @description Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a connection with a custom set. Before cutover, while the routing records are held back (`validation_stage` `awaiting_records` or `issuing`), the set replaces them instead: it is asked for once the certificate is on every edge node.
      *
      * Credentials: KEY.
      * API keys need the `connections:write` permission (see GET /rbac).
@@ -1212,6 +1212,15 @@ export type webhooks = {
      */
     post: operations["event.connection.records_outdated"];
   };
+  "connection.validation_stage": {
+    /**
+     * A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the `_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), or `failed` (the connection failed); a failed one revived takes up the step it failed in again.
+     * @description A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the `_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), or `failed` (the connection failed); a failed one revived takes up the step it failed in again.
+     *
+     * Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret's bytes over `{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is success; otherwise up to 3 attempts in total, 10 s then 60 s apart (a 429 or 503 with Retry-After waits as asked, up to an hour), each with a 10 s timeout; redirects are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure) while retries keep their schedule.
+     */
+    post: operations["event.connection.validation_stage"];
+  };
   "domain.record_missing": {
     /**
      * The monitor saw a baseline record disappear or be repointed (hourly sweep).
@@ -1560,6 +1569,9 @@ export type components = {
       updated_at: string;
       /** @description The names the certificate covers */
       names: string[];
+      /** @description How it was validated: `dns-01` through Portico's DCV delegation (pre-validation, wildcards), else `http-01` through the edge; renewals take the same path */
+      challenge: "http-01" | "dns-01";
+      renewal_warning: string | null;
     };
     CheckoutSession: {
       id: string;
@@ -1630,6 +1642,10 @@ export type components = {
       certificate_status: ("pending" | "issued" | "failed") | null;
       /** @description Live, and its certificate is issued and served by the edge: say "connected and secure" only then */
       secure: boolean;
+      /** @description `http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md) */
+      validation: "http" | "before_cutover";
+      validation_stage: components["schemas"]["ValidationStage"] | null;
+      validation_detail: string | null;
       failed_at: string | null;
       retried_at: string | null;
       /** Format: date-time */
@@ -1919,6 +1935,17 @@ export type components = {
       /** @description Provider-specific steps for adding the records by hand, where the catalog has them */
       manual_steps: string[];
       dashboard_url: string | null;
+      /** @description `http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md) */
+      validation: "http" | "before_cutover";
+      validation_stage: components["schemas"]["ValidationStage"] | null;
+      steps: (({
+          /** @description `prove`: ownership and the DCV delegation; `route`: the records that move traffic */
+          step: "prove" | "route";
+          done: boolean;
+          /** @description `route` only: whether these records are asked for yet (only once the certificate is on every edge node) */
+          asked?: boolean;
+          records: components["schemas"]["DnsRecord"][];
+        })[]) | null;
     };
     ConnectionRecordsOutdatedData: {
       /** @description The records the connection should have now */
@@ -2072,6 +2099,8 @@ export type components = {
       www_redirect?: boolean;
       /** @description An integrator-authored record set instead of the planned one (agent tokens: needs the `domains:records` scope) */
       records?: components["schemas"]["DnsRecord"][];
+      /** @description `http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md) */
+      validation?: "http" | "before_cutover";
     };
     ConnectionsDisconnectRequest: {
       /** @description The DNS-provider API credential as the provider issues it (a token, a key pair, a Google service-account key file of about 2.3 KB, an Azure service principal JSON); write-only, never returned or logged */
@@ -2166,6 +2195,7 @@ export type components = {
       /** @description `secured`: the certificate is served; `securing`: live and pointed at the edge, the certificate not served yet; `failed`: the CA refused (see `secure_error`); `not_served`: HTTPS for this connection is not served by this deployment */
       secure: "secured" | "securing" | "failed" | "not_served";
       secure_error: string | null;
+      validation_stage: components["schemas"]["ValidationStage"] | null;
       last_checked_at: string | null;
       next_check_at: string | null;
       /** @description Changes whenever anything above changes; pass it back as `after` to wait for the next change */
@@ -2180,6 +2210,51 @@ export type components = {
           accent_color: string | null;
         }) | null;
       };
+    };
+    ConnectionValidationStageData: {
+      stage: components["schemas"]["ValidationStage"];
+      previous: components["schemas"]["ValidationStage"];
+      /** @description The records the connection asks for now (the routing records join them at `awaiting_routing`) */
+      records: components["schemas"]["EventRecord"][];
+    };
+    /** @description A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the `_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), or `failed` (the connection failed); a failed one revived takes up the step it failed in again. */
+    ConnectionValidationStageEvent: {
+      /** @description The event id (`evt_…`): deduplicate on it. Ids are time-ordered. */
+      id: string;
+      /** @constant */
+      type: "connection.validation_stage";
+      application_id: string;
+      /** @description This event's place among its connection's events (1, 2, 3, ...; every event of the connection counts, whichever an endpoint subscribes to). Present on every event about a connection. */
+      sequence?: number;
+      /**
+       * @description Present only on a test event sent with POST /webhooks/{id}:test
+       * @constant
+       */
+      test?: true;
+      /**
+       * @description Present only on events of a test-environment application's connections to reserved test domains (test mode, docs/test-mode.md)
+       * @constant
+       */
+      test_mode?: true;
+      connection_id: string;
+      /** @description The connection's `end_user_ref`; omitted when none */
+      user_id?: string;
+      domain: string;
+      /** @description Labels left of the apex; omitted for an apex */
+      subdomain?: string;
+      /** @description The DNS provider detected (catalog id); omitted when unknown */
+      provider?: string;
+      /** @description The rail that put the records in place (`manual` until an automatic rail writes them) */
+      setup_type: "manual" | "api" | "oauth" | "domain_connect";
+      /** @description Only for connections created with `www_redirect: true` */
+      redirection_status?: "pending" | "success" | "failed";
+      /** @description The connection's recorded diagnosis at emit time */
+      error_code?: string;
+      error_message?: string;
+      metadata: components["schemas"]["Metadata"];
+      data: components["schemas"]["ConnectionValidationStageData"];
+      /** Format: date-time */
+      created_at: string;
     };
     ConnectOauthCallbackResponse: {
       connection_id: string;
@@ -2384,6 +2459,20 @@ export type components = {
       nameservers: string[];
       /** @description The records the connection would carry; an ownership value reads `<token issued at connect>` */
       desired_records: components["schemas"]["DnsRecord"][];
+      /** @description Asked with `validation: before_cutover`: pre-validation's two steps; `desired_records` is then the first step */
+      validation?: {
+        /** @constant */
+        mode: "before_cutover";
+        /** @description Whether this deployment offers it (it needs delegated DCV) */
+        available: boolean;
+        /** @constant */
+        reason?: "dcv_not_configured";
+        /** @description In order: `prove` (the ownership TXT and the `_acme-challenge` delegation; a DCV label reads `<label issued at connect>`), then `route`, asked for once the certificate is on every edge node */
+        steps: ({
+            step: "prove" | "route";
+            records: components["schemas"]["DnsRecord"][];
+          })[];
+      };
       /** @description The application asking, as the widget shows it */
       application?: {
         id: string;
@@ -2551,6 +2640,8 @@ export type components = {
       /** @description Application whose connect target to plan against (KEY: default the key's application; WIDGET: its own) */
       application_id?: string;
       www_redirect?: boolean;
+      /** @description `http` (default): the certificate is ordered by HTTP-01 once the domain points at the edge. `before_cutover`: pre-validation through delegated DCV: the connection first asks for an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV zone>`, issues the certificate by DNS-01 and puts it on every edge node, and only then asks for the routing records (docs/validation.md) */
+      validation?: "http" | "before_cutover";
     };
     DriftItem: {
       /** @description The record's host, relative to the zone apex */
@@ -2592,7 +2683,7 @@ export type components = {
      */
     ErrorCode: "invalid_request" | "confirmation_required" | "unauthorized" | "quota_exceeded" | "billing_required" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "confirmation_mismatch" | "reauthorization_required" | "account_expired" | "platform_subdomain" | "InvalidNameservers" | "ProviderAuthenticationError" | "apex_not_supported" | "dns_write_failed" | "domain_unresolved" | "certificate_failed" | "rate_limited" | "internal_error" | "service_unavailable" | "push_not_configured";
     /** @description An event: one of the catalogue's envelopes, told apart by `type` */
-    Event: components["schemas"]["ConnectionCreatedEvent"] | components["schemas"]["ConnectionAppliedEvent"] | components["schemas"]["ConnectionLiveEvent"] | components["schemas"]["ConnectionFailedEvent"] | components["schemas"]["ConnectionRecordsUpdatedEvent"] | components["schemas"]["ConnectionReapplyFailedEvent"] | components["schemas"]["ConnectionDisconnectedEvent"] | components["schemas"]["ConnectionRecordsOutdatedEvent"] | components["schemas"]["DomainRecordMissingEvent"] | components["schemas"]["DomainRecordRestoredEvent"] | components["schemas"]["DomainPurchasedEvent"] | components["schemas"]["PurchaseErrorEvent"] | components["schemas"]["PurchaseConfirmationExpiredEvent"] | components["schemas"]["SecureStatusEvent"] | components["schemas"]["PowerStatusEvent"];
+    Event: components["schemas"]["ConnectionCreatedEvent"] | components["schemas"]["ConnectionAppliedEvent"] | components["schemas"]["ConnectionLiveEvent"] | components["schemas"]["ConnectionFailedEvent"] | components["schemas"]["ConnectionRecordsUpdatedEvent"] | components["schemas"]["ConnectionReapplyFailedEvent"] | components["schemas"]["ConnectionDisconnectedEvent"] | components["schemas"]["ConnectionRecordsOutdatedEvent"] | components["schemas"]["ConnectionValidationStageEvent"] | components["schemas"]["DomainRecordMissingEvent"] | components["schemas"]["DomainRecordRestoredEvent"] | components["schemas"]["DomainPurchasedEvent"] | components["schemas"]["PurchaseErrorEvent"] | components["schemas"]["PurchaseConfirmationExpiredEvent"] | components["schemas"]["SecureStatusEvent"] | components["schemas"]["PowerStatusEvent"];
     EventPage: {
       events: components["schemas"]["Event"][];
       count: number;
@@ -3351,6 +3442,7 @@ export type components = {
       application_name: string | null;
       branding: components["schemas"]["Branding"] | null;
       last_checked_at: string | null;
+      validation_stage: components["schemas"]["ValidationStage"] | null;
       /** @description Live, and its HTTPS certificate is issued and served (as on the connection) */
       secure: boolean;
     };
@@ -3505,6 +3597,8 @@ export type components = {
       name: string;
       value: string;
     };
+    /** @description Pre-validation's stage (`validation: before_cutover`): `awaiting_records` (the ownership TXT and the `_acme-challenge` delegation), `issuing` (the certificate is ordered by DNS-01 and put on every edge node), `awaiting_routing` (the routing records are asked for now), `complete` (live), `failed` */
+    ValidationStage: "awaiting_records" | "issuing" | "awaiting_routing" | "complete" | "failed";
     WebhookEndpoint: {
       id: string;
       application_id: string;
@@ -3554,7 +3648,7 @@ export type components = {
     };
     WebhooksTestRequest: {
       /** @description An event type of the catalogue */
-      type: "connection.created" | "connection.applied" | "connection.live" | "connection.failed" | "connection.records.updated" | "connection.reapply.failed" | "connection.disconnected" | "connection.records_outdated" | "domain.record_missing" | "domain.record_restored" | "domain.purchased" | "purchase.error" | "purchase.confirmation.expired" | "secure_status" | "power_status";
+      type: "connection.created" | "connection.applied" | "connection.live" | "connection.failed" | "connection.records.updated" | "connection.reapply.failed" | "connection.disconnected" | "connection.records_outdated" | "connection.validation_stage" | "domain.record_missing" | "domain.record_restored" | "domain.purchased" | "purchase.error" | "purchase.confirmation.expired" | "secure_status" | "power_status";
     };
     WidgetTokensListResponse: {
       widget_tokens: ({
@@ -10250,7 +10344,7 @@ export type operations = {
   };
   /**
    * Replace the desired records with an integrator-authored set
-   * @description Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a connection with a custom set.
+   * @description Server to server only. Hosts must be the connected hostname or below it. Sending the set the connection already has answers 200 and changes nothing. A new set puts the connection back to `pending` until it resolves; the one-click template rail refuses a connection with a custom set. Before cutover, while the routing records are held back (`validation_stage` `awaiting_records` or `issuing`), the set replaces them instead: it is asked for once the certificate is on every edge node.
    *
    * Credentials: KEY.
    * API keys need the `connections:write` permission (see GET /rbac).
@@ -11844,7 +11938,7 @@ export type operations = {
         /** @description Identifier (`app_…`) */
         app_id?: string;
         /** @description An event type of the catalogue */
-        type?: "connection.created" | "connection.applied" | "connection.live" | "connection.failed" | "connection.records.updated" | "connection.reapply.failed" | "connection.disconnected" | "connection.records_outdated" | "domain.record_missing" | "domain.record_restored" | "domain.purchased" | "purchase.error" | "purchase.confirmation.expired" | "secure_status" | "power_status";
+        type?: "connection.created" | "connection.applied" | "connection.live" | "connection.failed" | "connection.records.updated" | "connection.reapply.failed" | "connection.disconnected" | "connection.records_outdated" | "connection.validation_stage" | "domain.record_missing" | "domain.record_restored" | "domain.purchased" | "purchase.error" | "purchase.confirmation.expired" | "secure_status" | "power_status";
         /** @description Only this connection's events, in `sequence` order */
         connection_id?: string;
         /** @description With `connection_id`: only events after this sequence number */
@@ -19867,6 +19961,82 @@ export type operations = {
     };
   };
   /**
+   * A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the `_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), or `failed` (the connection failed); a failed one revived takes up the step it failed in again.
+   * @description A connection made with `validation: before_cutover` moved to another stage: `issuing` (the ownership TXT and the `_acme-challenge` delegation resolve; the certificate is ordered by DNS-01), `awaiting_routing` (the certificate is on every edge node: the routing records are asked for now), `complete` (live, served with that certificate from the first request), or `failed` (the connection failed); a failed one revived takes up the step it failed in again.
+   *
+   * Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret's bytes over `{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is success; otherwise up to 3 attempts in total, 10 s then 60 s apart (a 429 or 503 with Retry-After waits as asked, up to an hour), each with a 10 s timeout; redirects are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure) while retries keep their schedule.
+   */
+  "event.connection.validation_stage": {
+    parameters: {
+      header: {
+        /** @description The event id (`evt_…`): deduplicate on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; several, space-separated, while a rotated secret still signs */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "id": "evt_01jtd7q6e1r3t5y7u9i2o4p6a8",
+         *   "type": "connection.validation_stage",
+         *   "application_id": "app_01jtd7q2ma3p8s2k6d9f4h7j1m",
+         *   "connection_id": "con_01jtd7q4c8v2n5b7x1z3k6m9p0",
+         *   "user_id": "cust_42",
+         *   "domain": "shop.example.com",
+         *   "subdomain": "shop",
+         *   "provider": "cloudflare",
+         *   "setup_type": "manual",
+         *   "metadata": {
+         *     "plan": "pro"
+         *   },
+         *   "sequence": 3,
+         *   "data": {
+         *     "stage": "awaiting_routing",
+         *     "previous": "issuing",
+         *     "records": [
+         *       {
+         *         "type": "TXT",
+         *         "host": "_portico-challenge.shop",
+         *         "value": "portico-verify=8Jk2fQ1xLm4pR7sT9vW3yZ"
+         *       },
+         *       {
+         *         "type": "CNAME",
+         *         "host": "_acme-challenge.shop",
+         *         "value": "d7k2q9x4m1p8s3v6.dcv.portico.example"
+         *       },
+         *       {
+         *         "type": "CNAME",
+         *         "host": "shop",
+         *         "value": "edge.portico.example"
+         *       }
+         *     ]
+         *   },
+         *   "created_at": "2026-05-04T09:30:00.000Z"
+         * }
+         */
+        "application/json": components["schemas"]["ConnectionValidationStageEvent"];
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled and receives nothing more */
+      410: {
+        content: never;
+      };
+      /** @description Any 2xx acknowledges the delivery */
+      "2XX": {
+        content: never;
+      };
+      /** @description Anything else (or no answer within 10 s) is a failed attempt, retried up to three attempts in all; 429 and 503 with Retry-After wait as asked */
+      default: {
+        content: never;
+      };
+    };
+  };
+  /**
    * The monitor saw a baseline record disappear or be repointed (hourly sweep).
    * @description The monitor saw a baseline record disappear or be repointed (hourly sweep). Sent only where MONITOR_ALERTS_ENABLED=1.
    *
@@ -20231,7 +20401,9 @@ export type operations = {
          *       "updated_at": "2026-05-04T09:30:00.000Z",
          *       "names": [
          *         "shop.example.com"
-         *       ]
+         *       ],
+         *       "challenge": "http-01",
+         *       "renewal_warning": null
          *     }
          *   },
          *   "created_at": "2026-05-04T09:30:00.000Z"

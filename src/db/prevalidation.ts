@@ -1,0 +1,65 @@
+// Queries of pre-validation (src/domain/prevalidation.ts decides; these write what it decided): the
+// stage moves, the connections whose certificate is to be ordered through delegated DCV, and what a
+// stage waits on.
+import type { ConnectionRow } from './connections.ts'
+import type { Sql } from './sql.ts'
+
+type Stage = NonNullable<ConnectionRow['validation_stage']>
+
+/** Moves the stage from `from` to `to` when the connection is still there (and in `status` when given); the row, or undefined. */
+export async function moveStage(sql: Sql, id: string, from: Stage, to: Stage, now: Date, status?: ConnectionRow['status']): Promise<ConnectionRow | undefined> {
+  const [row] = await sql`
+    update connections set validation_stage = ${to}, validation_detail = null, updated_at = ${now}
+    where id = ${id} and validation_stage = ${from} and (${status ?? null}::text is null or status = ${status ?? null})
+    returning *`
+  return row as ConnectionRow | undefined
+}
+
+/**
+ * The certificate is on every edge node: the routing records join the desired ones, the stage is
+ * `awaiting_routing`, and verification starts again (now). Undefined when the stage moved already.
+ */
+export async function askForRouting(sql: Sql, id: string, now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await sql`
+    update connections set desired_records = desired_records || coalesce(held_records, '[]'::jsonb), held_records = null,
+      validation_stage = 'awaiting_routing', validation_detail = null, next_check_at = ${now}, updated_at = ${now}
+    where id = ${id} and validation_stage = 'issuing' and disconnected_at is null
+    returning *`
+  return row as ConnectionRow | undefined
+}
+
+/** An integrator-authored routing set for a connection whose routing records are still held back. */
+export async function setHeldRecords(sql: Sql, id: string, records: unknown[], now: Date): Promise<ConnectionRow | undefined> {
+  const [row] = await sql`
+    update connections set held_records = ${records}::jsonb, records_source = 'custom', updated_at = ${now}
+    where id = ${id} and validation_stage in ('awaiting_records', 'issuing') returning *`
+  return row as ConnectionRow | undefined
+}
+
+/** Says what the stage waits on (null: nothing). */
+export async function setValidationDetail(sql: Sql, id: string, detail: string | null): Promise<void> {
+  await sql`update connections set validation_detail = ${detail} where id = ${id} and validation_detail is distinct from ${detail}`
+}
+
+/**
+ * Connections in stage `issuing` whose order is due: none yet, a failed one past its retry time, a
+ * stale pending one, or one issued but not yet known on every edge node. Oldest first.
+ */
+export async function issuingDue(db: Sql, q: { now: Date; staleBefore: Date; limit: number }) {
+  return (await db`
+    select c.* from connections c
+    left join certificates k on k.connection_id = c.id and k.status <> 'removed'
+    where c.validation_stage = 'issuing' and c.disconnected_at is null
+      and (k.id is null or k.status = 'issued'
+        or (k.status = 'failed' and k.retry_at <= ${q.now})
+        or (k.status = 'pending' and k.updated_at < ${q.staleBefore}))
+    order by c.id limit ${q.limit}`) as ConnectionRow[]
+}
+
+/** When the earliest failed pre-validation order may be tried again. */
+export async function nextIssuingRetry(db: Sql): Promise<Date | null> {
+  const [row] = (await db`
+    select min(k.retry_at) as at from certificates k join connections c on c.id = k.connection_id
+    where k.status = 'failed' and c.validation_stage = 'issuing' and c.disconnected_at is null`) as { at: Date | null }[]
+  return row?.at ?? null
+}
