@@ -18,6 +18,7 @@ import { eventsMarkdown } from '../src/ops/events-doc.ts'
 import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.ts'
 import { HOSTED } from '../src/adapters/dns-providers/index.ts'
 import { LOCALE_TAGS } from '../src/widget/i18n.ts'
+import { directionOf } from '../src/widget/locale.ts'
 import { buildTools } from '../mcp/tools.ts'
 import { TOOLSETS, type Toolset } from '../mcp/toolsets.ts'
 import { toolsetTokens } from './mcp-tool-tokens.ts'
@@ -82,8 +83,8 @@ function toolsetSizes(): string {
 
 /** The generated regions' text, by name: one source each, wherever the documents repeat it. */
 export function regions(): Record<string, string> {
-  const rtl = ['ar', 'he'].filter((l) => (LOCALE_TAGS as readonly string[]).includes(l))
-  const ltr = LOCALE_TAGS.filter((l) => !rtl.includes(l))
+  const rtl = LOCALE_TAGS.filter((l) => directionOf(l) === 'rtl')
+  const ltr = LOCALE_TAGS.filter((l) => directionOf(l) === 'ltr')
   const automatic = parityCensus().built.automatic
   return {
     'locale-count': String(LOCALE_TAGS.length),
