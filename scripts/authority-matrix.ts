@@ -1,4 +1,5 @@
-// Writes docs/authority-matrix.md from the operation registry: `bun scripts/authority-matrix.ts`.
+// Writes docs/authority-matrix.md from the operation registry: `bun scripts/authority-matrix.ts` (alone;
+// `npm run generate` writes it with every other derived file).
 // test/integration/authority-matrix.test.ts fails while the file is not current.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -14,6 +14,8 @@ import type { Mount } from './app.ts'
 import { staticPageCsp } from './headers.ts'
 import { nestsDeeperThan } from '../json.ts'
 import type { Peer } from '../client-address.ts'
+import { LOCALE_TAGS } from '../widget/i18n.ts'
+import { LOCALES as SHARE_LOCALES } from '../share/strings.ts'
 
 export interface PlaygroundDeps {
   widgetTokens: WidgetTokens
@@ -58,22 +60,8 @@ export function playgroundMount(deps: PlaygroundDeps): Mount {
 
 const ASSETS: Record<string, string> = { 'playground.js': 'text/javascript; charset=utf-8', 'playground.css': 'text/css; charset=utf-8' }
 
-/** Locales offered in the picker: the widget falls back to English for any it does not carry. */
-const LOCALES: [string, string][] = [
-  ['', 'The browser\'s language'],
-  ['en', 'English'],
-  ['fr', 'Français'],
-  ['de', 'Deutsch'],
-  ['es', 'Español'],
-  ['pt', 'Português'],
-  ['it', 'Italiano'],
-  ['nl', 'Nederlands'],
-  ['pl', 'Polski'],
-  ['sv', 'Svenska'],
-  ['ja', '日本語'],
-  ['ko', '한국어'],
-  ['zh', '中文'],
-]
+/** Locales offered in the picker: every locale the widget carries (its one list), each named in itself. */
+const LOCALES: [string, string][] = [['', 'The browser\'s language'], ...LOCALE_TAGS.map((l): [string, string] => [l, SHARE_LOCALES[l].languageName])]
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Portico widget playground</title>

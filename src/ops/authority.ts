@@ -75,7 +75,7 @@ export function authorityMarkdown(ops: readonly AnyOp[]): string {
   const lines = [
     '# Authority matrix',
     '',
-    'Generated from the operation registry (`src/ops/*`) by `bun scripts/authority-matrix.ts`; do not edit by hand.',
+    'Generated from the operation registry (`src/ops/*`) by `npm run generate`; do not edit by hand.',
     'test/integration/authority-matrix.test.ts fails when this file is not current, and calls every operation with',
     'every credential kind to check that the server answers as the table says.',
     '',

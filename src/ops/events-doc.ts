@@ -52,7 +52,7 @@ export function eventsMarkdown(): string {
   out.push(
     '# Events',
     '',
-    'Back to the [README](../README.md). Generated from the event registry (`src/domain/events.ts`) by `bun scripts/events-doc.ts`; the',
+    'Back to the [README](../README.md). Generated from the event registry (`src/domain/events.ts`) by `npm run generate`; the',
     'same registry gives the OpenAPI document\'s `webhooks` section (`/v1/openapi.json`, one entry per type with its named schema) and',
     'the schemas of the events API. `test/unit/events-doc.test.ts` fails while this file is not current.',
     '',

@@ -129,7 +129,12 @@ export interface OpDef<
   kind: OpKind
   /** What the operation can do to a customer's DNS zone: every operation agents may call declares it. */
   zone?: ZoneEffect
-  /** A repeat with the same input changes nothing more than the first call did. */
+  /**
+   * A repeat with the same input changes nothing more than the first call did (an agent tool's
+   * `idempotentHint` derives from it, mcp/annotations.ts). Not whether the operation takes an
+   * `Idempotency-Key`: every authenticated POST that writes does (`acceptsIdempotencyKey` in
+   * src/ops/declared.ts; the client lists them as `TAKES_IDEMPOTENCY_KEY`).
+   */
   idempotent?: boolean
   /**
    * How a mutation's writes are grouped; either way every write commits with an audit row.

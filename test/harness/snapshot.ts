@@ -1,8 +1,8 @@
 // The one snapshot helper: what users see (the OpenAPI document under test/snapshots/, MCP tools/list
 // per toolset under mcp/__toolsnaps__/) is committed, so a renamed field or tool shows as a diff in
 // review. A mismatch fails with the changed leaves, one line each (`~ path: old → new`, `- path: old`,
-// `+ path: new`); key order is not a change. `UPDATE_SNAPSHOTS=1` rewrites the files after a
-// deliberate change. A missing snapshot is written on a developer's machine, and refused in CI
+// `+ path: new`); key order is not a change. `npm run generate` (or `UPDATE_SNAPSHOTS=1` on a test
+// run) rewrites the files after a deliberate change. A missing snapshot is written on a developer's machine, and refused in CI
 // (`CI` set): there a missing file means a snapshot that was never committed, and writing it would
 // pass a test that compared nothing.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -48,7 +48,7 @@ export function matchSnapshot(file: string, value: unknown, env: SnapshotEnv = p
   const text = JSON.stringify(value, null, 2) + '\n'
   const exists = existsSync(path)
   if (inCi(env) && (!exists || env.UPDATE_SNAPSHOTS === '1')) {
-    throw new Error(`${exists ? 'Snapshots are not rewritten' : `No snapshot ${file}`} in CI: run the test with UPDATE_SNAPSHOTS=1 on your machine and commit ${file}`)
+    throw new Error(`${exists ? 'Snapshots are not rewritten' : `No snapshot ${file}`} in CI: run npm run generate on your machine and commit ${file}`)
   }
   if (env.UPDATE_SNAPSHOTS === '1' || !exists) {
     mkdirSync(dirname(path), { recursive: true })
@@ -63,6 +63,6 @@ export function matchSnapshot(file: string, value: unknown, env: SnapshotEnv = p
   throw new Error(
     `${file} differs (${diff.length} change${diff.length === 1 ? '' : 's'}):\n` +
       shown.join('\n') +
-      '\nIf the change is meant, regenerate with UPDATE_SNAPSHOTS=1 and commit the snapshot with it.',
+      '\nIf the change is meant, regenerate with npm run generate and commit the snapshot with it.',
   )
 }

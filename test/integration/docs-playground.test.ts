@@ -1,6 +1,7 @@
 // The API reference is served in every environment; the widget playground only in development.
 import { describe, test, expect, afterAll } from 'bun:test'
 import { provision, startPortico, type TestPortico } from '../harness/portico.ts'
+import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 
 const started: TestPortico[] = []
 const start = async (env: Record<string, string>) => {
@@ -53,6 +54,10 @@ describe('in development', () => {
     expect(page).toContain('<script src="/widget.js"></script>')
     expect(page.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull()
     expect(page).toContain('<input id="pg-key" type="password"')
+    // The language picker offers every locale the widget carries (its one list), and the browser's.
+    const offered = [...page.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1])
+    expect(offered).toEqual(['', ...LOCALE_TAGS])
+    expect(page).toContain('<option value="he" lang="he">עברית</option>')
     expect((await get(p, '/playground/playground.js')).type).toBe('text/javascript; charset=utf-8')
     expect((await get(p, '/playground/..%2Fdocs.ts')).status).toBe(404)
     const a = await provision(p)

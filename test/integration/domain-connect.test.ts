@@ -11,7 +11,7 @@ import { provision, startPortico, widgetToken, testConfig, type TestPortico, typ
 import { publicKeyFromTxt, splitSignedQuery, verifyApplyQuery } from '../../src/domain/domain-connect/signing.ts'
 import { setLogLevel } from '../../src/logger.ts'
 import { discover } from '../../src/domain/domain-connect/discovery.ts'
-import { cleanupSessions, grantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
+import { cleanupSessions, domainConnectGrantOf, reapplyWithGrant, revertWithGrant, type GrantDeps } from '../../src/domain/domain-connect/async-api.ts'
 
 const OWN_DIR = join(import.meta.dir, '../../templates')
 const PUBLIC_DIR = join(import.meta.dir, '../fixtures/domain-connect/templates')
@@ -327,9 +327,9 @@ describe('asynchronous rail', () => {
       clients: p.config.domainConnect.asyncClients,
       now: () => p.clock.now(),
     }
-    const grant = (await grantOf(p.db, ws.tenantId, c.id))!
+    const grant = (await domainConnectGrantOf(p.db, ws.tenantId, c.id))!
     expect(grant.service_ids).toEqual(['connect'])
-    expect(await grantOf(p.db, 'ten_other', c.id)).toBeUndefined()
+    expect(await domainConnectGrantOf(p.db, 'ten_other', c.id)).toBeUndefined()
 
     // Someone removes the record by hand; the grant puts it back.
     await pdns.deleteRecords(`api.${zone}`, 'CNAME')
@@ -340,10 +340,10 @@ describe('asynchronous rail', () => {
     // Two hours on, the access token has expired: it is refreshed first and the new one is kept.
     p.clock.advance(2 * 60 * 60 * 1000)
     await pdns.deleteRecords(`api.${zone}`, 'CNAME')
-    const stale = (await grantOf(p.db, ws.tenantId, c.id))!
+    const stale = (await domainConnectGrantOf(p.db, ws.tenantId, c.id))!
     expect(await reapplyWithGrant(deps, stale)).toEqual({ ok: true, value: null })
     expect(provider.refreshes).toBe(1)
-    const fresher = (await grantOf(p.db, ws.tenantId, c.id))!
+    const fresher = (await domainConnectGrantOf(p.db, ws.tenantId, c.id))!
     expect(fresher.access_token_sealed).not.toBe(stale.access_token_sealed)
     expect(fresher.access_expires_at!.getTime()).toBeGreaterThan(p.clock.now().getTime())
     expect(await rrset(zone, `api.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])

@@ -1,27 +1,24 @@
 // What users see, pinned: the OpenAPI document served at /v1/openapi.json and the MCP tools/list of a
-// token holding every agent scope (the default toolset; test/integration/mcp-tools.test.ts checks the
-// same file, and one per named toolset, through both protocol revisions). Regenerate with
-// UPDATE_SNAPSHOTS=1 after a deliberate change, and review the diff.
+// token holding every agent scope, per toolset (test/integration/mcp-tools.test.ts checks the same
+// files through both protocol revisions of a running server). `npm run generate` (scripts/generate.ts)
+// writes them after a deliberate change; review the diff.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { OPERATIONS } from '../../src/ops/index.ts'
-import { buildOpenApi, withOpenApi } from '../../src/http/openapi.ts'
-import { buildTools } from '../../mcp/tools.ts'
+import { snapshots } from '../../scripts/generate.ts'
+import { TOOLSETS } from '../../mcp/toolsets.ts'
 import { jsonDiff, matchSnapshot } from '../harness/snapshot.ts'
 
-// What the REST face and the MCP server are built from (src/server.ts).
-const SERVED = withOpenApi(OPERATIONS)
-
 describe('snapshots of what users see', () => {
-  test('the OpenAPI document', () => {
-    matchSnapshot('test/snapshots/openapi.json', buildOpenApi(SERVED, { publicUrl: 'https://portico.example', version: 'snapshot' }))
+  const pinned = snapshots()
+  test('one snapshot of the OpenAPI document, one of tools/list for the default set and each toolset', () => {
+    expect(Object.keys(pinned).sort()).toEqual(['test/snapshots/openapi.json', ...['default', ...Object.keys(TOOLSETS)].map((s) => `mcp/__toolsnaps__/${s}.json`)].sort())
   })
 
-  test('MCP tools/list', () => {
-    matchSnapshot('mcp/__toolsnaps__/default.json', { tools: buildTools(SERVED).map((t) => t.descriptor) })
-  })
+  for (const [file, value] of Object.entries(pinned)) {
+    test(file, () => matchSnapshot(file, value))
+  }
 
   test('a renamed field or tool shows as a readable diff', () => {
     const before = { tools: [{ name: 'connections_create', inputSchema: { properties: { domain: { type: 'string' } } } }] }

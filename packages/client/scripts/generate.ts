@@ -4,7 +4,7 @@
 //   bun scripts/generate.ts --check          fails when the generated files differ from what is committed
 // Writes src/generated/openapi.ts (openapi-typescript's `paths`, `components`, `webhooks`) and
 // src/generated/names.ts: a named type per schema, the event registry (type → event), the error
-// codes, the operations that take an Idempotency-Key, and the cursor-paged lists with their items.
+// codes, the operations that take an Idempotency-Key (TAKES_IDEMPOTENCY_KEY), and the cursor-paged lists with their items.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import openapiTS from 'openapi-typescript'
@@ -36,7 +36,7 @@ export async function generate(doc: Doc): Promise<Record<string, string>> {
   const schemas = Object.keys(api.components.schemas).sort()
   const events = Object.keys(api.webhooks ?? {}).sort()
   const eventSchema = (t: string) => String(api.webhooks[t].post.requestBody.content['application/json'].schema.$ref).split('/').pop()
-  const idempotent: string[] = []
+  const keyed: string[] = []
   // Paths served at the root rather than under /v1 (their own `servers`).
   const root = Object.entries(api.paths as Record<string, Doc>).filter(([, item]) => item.servers).map(([path]) => path)
   const paged: [string, string][] = []
@@ -44,7 +44,7 @@ export async function generate(doc: Doc): Promise<Record<string, string>> {
     for (const m of METHODS) {
       const op = item[m]
       if (!op) continue
-      if ((op.parameters ?? []).some((p: Doc) => p.in === 'header' && p.name === 'Idempotency-Key')) idempotent.push(`${m.toUpperCase()} ${path}`)
+      if ((op.parameters ?? []).some((p: Doc) => p.in === 'header' && p.name === 'Idempotency-Key')) keyed.push(`${m.toUpperCase()} ${path}`)
       const ref = op.responses?.['200']?.content?.['application/json']?.schema?.$ref as string | undefined
       const body = ref ? api.components.schemas[ref.split('/').pop()!] : null
       const cursor = (op.parameters ?? []).some((p: Doc) => p.in === 'query' && p.name === 'cursor')
@@ -71,8 +71,8 @@ export async function generate(doc: Doc): Promise<Record<string, string>> {
     '/** Every error code of the catalogue. */',
     `export const ERROR_CODES = ${JSON.stringify(api.components.schemas.ErrorCode.enum)} as const satisfies readonly ErrorCode[]`,
     '',
-    '/** The operations that take an Idempotency-Key (the client sends one, and so may retry them). */',
-    `export const IDEMPOTENT: readonly string[] = ${JSON.stringify(idempotent.sort())}`,
+    '/** The operations that take an Idempotency-Key (the client sends one, and so may retry them); not the same as a repeat changing nothing. */',
+    `export const TAKES_IDEMPOTENCY_KEY: readonly string[] = ${JSON.stringify(keyed.sort())}`,
     '',
     '/** The paths served at Portico\'s root, not under /v1. */',
     `export const ROOT_PATHS: readonly string[] = ${JSON.stringify(root.sort())}`,

@@ -4,7 +4,7 @@
 // Retry-After, a per-attempt timeout, typed errors by `code`, and async iteration over cursor pages.
 // No runtime dependency beyond `fetch` and Web Crypto.
 import type { paths } from './generated/openapi.js'
-import { IDEMPOTENT, PAGED, ROOT_PATHS, type ErrorCode, type PagedPath } from './generated/names.js'
+import { TAKES_IDEMPOTENCY_KEY, PAGED, ROOT_PATHS, type ErrorCode, type PagedPath } from './generated/names.js'
 
 export * from './generated/names.js'
 export type { paths, components, webhooks, operations } from './generated/openapi.js'
@@ -123,7 +123,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** What the client needs of `fetch`. */
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>
 
-const IDEMPOTENT_SET = new Set(IDEMPOTENT)
+const KEYED = new Set(TAKES_IDEMPOTENCY_KEY)
 
 export class Portico {
   private readonly opts: Required<Omit<PorticoOptions, 'fetch'>> & { fetch: Fetch }
@@ -152,7 +152,7 @@ export class Portico {
     const q = new URLSearchParams()
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== null) q.set(k, String(v))
     if ([...q].length) url += `?${q}`
-    const takesKey = IDEMPOTENT_SET.has(`${verb} ${String(path)}`)
+    const takesKey = KEYED.has(`${verb} ${String(path)}`)
     const key = takesKey ? (o.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined
     // A read, or a write with its Idempotency-Key, may be sent again whatever happened to the last try.
     const safe = verb === 'GET' || key !== undefined

@@ -100,8 +100,8 @@ export async function storeGrant(
   }, now)
 }
 
-/** The live grant of a connection (tenant-scoped), if it has one. */
-export async function grantOf(sql: Sql, tenantId: string, connectionId: string): Promise<GrantRow | undefined> {
+/** The live Domain Connect grant of a connection (tenant-scoped), if it has one; `grantOf` in grants.ts answers for every rail. */
+export async function domainConnectGrantOf(sql: Sql, tenantId: string, connectionId: string): Promise<GrantRow | undefined> {
   return liveGrantOfConnection(sql, tenantId, connectionId)
 }
 

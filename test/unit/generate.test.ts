@@ -1,0 +1,30 @@
+// `npm run generate` (scripts/generate.ts) is the one command for every derived file: what it would
+// write is what is committed, its generated regions in hand-written documents say what the code says,
+// and a region it does not know is refused rather than left stale.
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { derivedFiles, fillRegions, inWords, regions } from '../../scripts/generate.ts'
+import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
+
+const ROOT = join(import.meta.dir, '../..')
+
+describe('npm run generate', () => {
+  test('every derived file is committed as it writes it', async () => {
+    const files = await derivedFiles()
+    const stale = Object.entries(files).filter(([file, text]) => readFileSync(join(ROOT, file), 'utf8') !== text).map(([f]) => f)
+    expect(stale).toEqual([])
+  })
+
+  test('fills inline and block regions, and refuses an unknown one', () => {
+    const doc = 'A (<!-- generated: n -->1<!-- /generated --> x)\n<!-- generated: t -->\nold\nrows\n<!-- /generated -->\nend'
+    expect(fillRegions(doc, { n: '17', t: '| a |' })).toBe('A (<!-- generated: n -->17<!-- /generated --> x)\n<!-- generated: t -->\n| a |\n<!-- /generated -->\nend')
+    expect(() => fillRegions('<!-- generated: nope -->1<!-- /generated -->', {}, 'README.md')).toThrow('README.md: unknown generated region "nope"')
+  })
+
+  test('the README states the locale count of the widget\'s list', () => {
+    expect(regions()['locale-count']).toBe(String(LOCALE_TAGS.length))
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`<!-- generated: locale-count -->${LOCALE_TAGS.length}<!-- /generated --> locales`)
+    expect([inWords(7), inWords(19), inWords(39), inWords(40)]).toEqual(['seven', 'nineteen', 'thirty-nine', 'forty'])
+  })
+})
