@@ -6,6 +6,8 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import {
   Portico,
   PorticoConnectionError,
@@ -107,7 +109,7 @@ describe('the client', () => {
     expect([e.status, e.code, e.is('not_found')]).toEqual([404, 'not_found', true])
     expect(e.requestId).toBeTruthy()
     const bad = await portico.connections.create({ domain: 'shop.example.com' }).catch((x: unknown) => x)
-    expect(isPorticoError(bad, 'invalid_request') && bad.details?.reason).toBe('test_domain_required')
+    expect(isPorticoError(bad, 'invalid_request') && !Array.isArray(bad.details) && bad.details?.reason).toBe('test_domain_required')
     const wrongKey = await new Portico({ apiKey: 'ptc_test_wrong', baseUrl, maxRetries: 0 }).connections.get('con_x').catch((x: unknown) => x)
     expect((wrongKey as PorticoError).code).toBe('unauthorized')
   })
@@ -145,6 +147,121 @@ describe('the client', () => {
       for (const r of pending) r(new Response(null, { status: 204 }))
       silent.stop(true)
     }
+  })
+})
+
+/**
+ * A loopback proxy in front of Portico that plays one scripted act per request, then passes: the answer's
+ * headers then a body that stalls (`hangbody`) or is cut by a dropped connection (`dropbody`), a 200
+ * whose body is HTML (`html200`, a captive portal), a proxy's HTML 502 (`html502`).
+ */
+async function proxy() {
+  const plan: string[] = []
+  const seen: { method: string; act: string; key: string | undefined }[] = []
+  const open = new Set<import('node:net').Socket>()
+  const server = createServer(async (req, res) => {
+    open.add(req.socket)
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const act = plan.shift() ?? 'pass'
+    seen.push({ method: req.method!, act, key: req.headers['idempotency-key'] as string | undefined })
+    const forward = async () => {
+      const headers = new Headers()
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers.set(k, v)
+      const r = await fetch(`${baseUrl}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined })
+      return { status: r.status, body: Buffer.from(await r.arrayBuffer()) }
+    }
+    if (act === 'html502') return void res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>')
+    if (act === 'html200') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>captive portal</html>')
+    const f = await forward()
+    if (act === 'pass') return void res.writeHead(f.status, { 'content-type': 'application/json' }).end(f.body)
+    // Headers and the first bytes, promising more than is sent.
+    res.writeHead(f.status, { 'content-type': 'application/json', 'content-length': String(f.body.length + 10) })
+    res.write(f.body.subarray(0, 5))
+    if (act === 'dropbody') setTimeout(() => req.socket.destroy(), 50)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    plan,
+    seen,
+    url,
+    close: () => {
+      for (const s of open) s.destroy()
+      server.close()
+    },
+  }
+}
+
+describe('the client, when the answer\'s body goes wrong', () => {
+  let px: Awaited<ReturnType<typeof proxy>>
+  beforeAll(async () => {
+    px = await proxy()
+  })
+  afterAll(() => px?.close())
+  const reset = (...acts: string[]) => {
+    px.plan.length = 0
+    px.seen.length = 0
+    px.plan.push(...acts)
+  }
+
+  test('a body that stalls past the timeout is a timed-out connection error, after the retries', async () => {
+    reset('hangbody', 'hangbody')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url, timeoutMs: 300, maxRetries: 1 })
+    const err = await portico.request('get', '/webhooks').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PorticoConnectionError)
+    expect((err as PorticoConnectionError).timedOut).toBe(true)
+    expect(px.seen.map((s) => s.act)).toEqual(['hangbody', 'hangbody'])
+    // Once the stall is over, the call goes through.
+    reset('hangbody')
+    const list = await portico.request('get', '/webhooks')
+    expect(Array.isArray(list.webhooks)).toBe(true)
+    expect(px.seen.length).toBe(2)
+  })
+
+  test('a connection dropped mid-body is retried: a read goes through, a keyed write is done once', async () => {
+    reset('dropbody')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url })
+    const list = await portico.request('get', '/webhooks')
+    expect(Array.isArray(list.webhooks)).toBe(true)
+    expect(px.seen.map((s) => s.act)).toEqual(['dropbody', 'pass'])
+    reset('dropbody')
+    const domain = `mid${run}.delayed.sandbox.example`
+    const c = await portico.connections.create({ domain })
+    expect(px.seen.length).toBe(2)
+    expect(px.seen[1]!.key).toBe(px.seen[0]!.key!)
+    const all = await p.api('GET', `/v1/connections?domain=${domain}`, { token: ws.apiKey })
+    expect(all.body.connections.map((x: { id: string }) => x.id)).toEqual([c.id])
+    // Dropped on every attempt: a connection error, not a raw one.
+    reset('dropbody', 'dropbody')
+    const err = await new Portico({ apiKey: ws.apiKey, baseUrl: px.url, maxRetries: 1 }).request('get', '/webhooks').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PorticoConnectionError)
+    expect((err as PorticoConnectionError).timedOut).toBe(false)
+  })
+
+  test('a 200 whose body is not JSON is retried like a lost answer, then a connection error', async () => {
+    reset('html200')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url, maxRetries: 1 })
+    expect(Array.isArray((await portico.request('get', '/webhooks')).webhooks)).toBe(true)
+    expect(px.seen.length).toBe(2)
+    reset('html200', 'html200')
+    const err = await portico.request('get', '/webhooks').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PorticoConnectionError)
+    expect((err as PorticoConnectionError).timedOut).toBe(false)
+    expect((err as Error).message).toContain('not JSON (text/html)')
+    expect(px.seen.length).toBe(2)
+  })
+
+  test('a proxy\'s HTML 502 is retried, then answered as unexpected_response, not as Portico\'s own code', async () => {
+    reset('html502', 'html502')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url, maxRetries: 1 })
+    const err = await portico.request('get', '/webhooks').catch((e: unknown) => e)
+    expect(isPorticoError(err, 'unexpected_response')).toBe(true)
+    const e = err as PorticoError<'unexpected_response'>
+    expect(e.status).toBe(502)
+    expect(e.title).not.toContain('<html>')
+    expect(e.details).toMatchObject({ status: 502, content_type: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>' })
+    expect(px.seen.length).toBe(2)
   })
 })
 
