@@ -311,6 +311,35 @@ describe('the webhook verifier', () => {
     expect(await reason(verifyWebhook(d.body, new Headers(), { secret: hook.secret }))).toBe('missing_headers')
   })
 
+  /** Signs `body` as Portico does (Standard Webhooks: HMAC-SHA256 of `id.timestamp.body`). */
+  async function signed(body: string, ts: number, id = 'evt_forged') {
+    const key = await crypto.subtle.importKey('raw', Buffer.from(hook.secret.slice('whsec_'.length), 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+    const sig = Buffer.from(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${ts}.${body}`))).toString('base64')
+    return new Headers({ 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': `v1,${sig}` })
+  }
+  const outcome = (x: Promise<unknown>) => x.then(() => 'accepted', (err: Error) => (err instanceof WebhookVerificationError ? err.reason : `${err.name}: ${err.message}`))
+
+  test('a correctly signed body that is not a JSON object is bad_payload', async () => {
+    const ts = Math.floor(Date.now() / 1000)
+    for (const body of ['null', '[]', '42', '"evt"']) {
+      expect({ body, got: await outcome(verifyWebhook(body, await signed(body, ts), { secret: hook.secret })) }).toEqual({ body, got: 'bad_payload' })
+    }
+  })
+
+  test('an empty secret (not known yet) is bad_signature, not an error of Web Crypto', async () => {
+    const d = deliveries[0]!
+    for (const secret of ['', [''], [], 'whsec_']) {
+      expect({ secret, got: await outcome(verifyWebhook(d.body, d.headers, { secret })) }).toEqual({ secret, got: 'bad_signature' })
+    }
+  })
+
+  test('toleranceSeconds 0 accepts a timestamp of the same second, and refuses the next', async () => {
+    const d = deliveries[0]!
+    const ts = Number(d.headers.get('webhook-timestamp'))
+    expect(await outcome(verifyWebhook(d.body, d.headers, { secret: hook.secret, toleranceSeconds: 0, now: new Date(ts * 1000 + 999) }))).toBe('accepted')
+    expect(await outcome(verifyWebhook(d.body, d.headers, { secret: hook.secret, toleranceSeconds: 0, now: new Date(ts * 1000 + 1000) }))).toBe('stale_timestamp')
+  })
+
   test('through a secret rotation\'s overlap a delivery verifies with the old secret, the new one, or both', async () => {
     const portico = new Portico({ apiKey: ws.apiKey, baseUrl })
     const rotated = await portico.webhooks.rotateSecret(hook.id, { expire_previous_in: 3600 })
