@@ -141,7 +141,7 @@ describe('the packed packages', () => {
       })()
       const r = await sh([join(BIN, 'bun'), 'client-example.ts'], project, { PORTICO_URL: `http://127.0.0.1:${port}`, PORTICO_API_KEY: ws.apiKey, WEBHOOK_PORT: String(webhookPort) }, 60_000)
       await gate
-      expect(forged).toBe(400)
+      expect(forged as number | string).toBe(400)
       expect({ code: r.code, out: r.code === 0 ? 'ok' : r.out }).toEqual({ code: 0, out: 'ok' })
       expect(r.out).toMatch(/\.live\.sandbox\.example is pending; add CNAME /)
       expect(r.out).toContain('no such connection')
