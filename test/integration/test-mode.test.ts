@@ -211,6 +211,19 @@ describe('every scenario', () => {
     expect(status.body.status).toBe('pending')
   })
 
+  test('no test domain but certificate-failed is ordered a certificate: ssl:issue and ssl:renew are refused, nothing recorded', async () => {
+    const c = await create(`s${run}.live.sandbox.example`)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('live')
+    for (const op of ['ssl:issue', 'ssl:renew']) {
+      const r = await p.api('POST', `/v1/connections/${c.body.id}/${op}`, { token: ws.apiKey })
+      expect([op, r.status, r.body.code, r.body.details?.reason]).toEqual([op, 400, 'invalid_request', 'test_mode_no_certificate'])
+    }
+    expect(await p.db`select id from certificates where connection_id = ${c.body.id}`).toEqual([])
+    const events = await p.api('GET', `/v1/events?connection_id=${c.body.id}`, { token: ws.apiKey })
+    expect(events.body.events.map((e: { type: string }) => e.type).sort()).toEqual(['connection.created', 'connection.live'])
+  })
+
   test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
     const r = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: `d${run}.live.sandbox.example` } })
     expect(r.status).toBe(200)
