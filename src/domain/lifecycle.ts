@@ -59,12 +59,21 @@ export function nextPendingCheck(created: Date, now: Date): Date {
   return new Date(now.getTime() + every)
 }
 
-export function afterVerification(c: LifecycleState, v: Verification, now: Date): Transition {
+/** The lifecycle's two long waits; test mode plays them short for its own scenarios (src/domain/test-mode.ts). */
+export interface LifecycleLimits {
+  /** A propagating connection is failed with `propagation_timeout` this long after it started propagating. */
+  propagationTimeoutMs: number
+  /** A pending connection is diagnosed `setup_incomplete` this long after it was created. */
+  lateDnsAfterMs: number
+}
+export const LIMITS: LifecycleLimits = { propagationTimeoutMs: PROPAGATION_TIMEOUT_MS, lateDnsAfterMs: LATE_DNS_AFTER_MS }
+
+export function afterVerification(c: LifecycleState, v: Verification, now: Date, limits: LifecycleLimits = LIMITS): Transition {
   if (v.outcome === 'all') return { status: 'live', next_check_at: null, error_code: null, error_message: null, event: c.status === 'live' ? null : 'connection.live' }
   const keep = { error_code: c.error_code, error_message: c.error_message }
   if (c.status === 'propagating') {
     const since = c.propagating_since ?? now
-    if (v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= PROPAGATION_TIMEOUT_MS) {
+    if (v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= limits.propagationTimeoutMs) {
       return {
         status: 'failed',
         next_check_at: null,
@@ -77,7 +86,7 @@ export function afterVerification(c: LifecycleState, v: Verification, now: Date)
     return { status: 'propagating', next_check_at: next, ...keep, event: null }
   }
   if (c.status === 'pending') {
-    const late = now.getTime() - c.created_at.getTime() >= LATE_DNS_AFTER_MS
+    const late = now.getTime() - c.created_at.getTime() >= limits.lateDnsAfterMs
     return {
       status: 'pending',
       next_check_at: nextPendingCheck(c.created_at, now),

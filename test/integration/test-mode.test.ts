@@ -11,8 +11,8 @@ import { sweepDue } from '../../src/jobs/verify-sweep.ts'
 import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid } from '../../src/domain/events.ts'
-import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, TEST_DOMAIN_SUFFIX, type ScenarioName } from '../../src/domain/test-mode.ts'
-import { DAY, HOUR } from '../../src/clock.ts'
+import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, TEST_DOMAIN_SUFFIX, TEST_PROPAGATION_TIMEOUT_MS, TEST_SETUP_INCOMPLETE_MS, type ScenarioName } from '../../src/domain/test-mode.ts'
+import { HOUR } from '../../src/clock.ts'
 
 let p: TestPortico
 let ws: Workspace
@@ -117,16 +117,20 @@ const drive: Record<ScenarioName, (domain: string) => Promise<{ id: string | nul
     const a = await apply(c.body.id)
     expect(a.status).toBe(200)
     expect(a.body.connection.status).toBe('propagating')
-    p.clock.advance(HOUR)
+    // The 24 hours are played as TEST_PROPAGATION_TIMEOUT_MS, found by the usual checks (every 10 s by then).
+    p.clock.advance(TEST_PROPAGATION_TIMEOUT_MS - 15_000)
     await sweep()
     expect((await get(c.body.id)).status).toBe('propagating')
-    p.clock.advance(DAY)
+    p.clock.advance(25_000)
     await sweep()
     return get(c.body.id)
   },
   async 'setup-incomplete'(domain) {
     const c = await create(domain)
-    p.clock.advance(3 * DAY + HOUR)
+    p.clock.advance(TEST_SETUP_INCOMPLETE_MS - 15_000)
+    await sweep()
+    expect((await get(c.body.id)).error_code).toBeNull()
+    p.clock.advance(25_000)
     await sweep()
     return get(c.body.id)
   },
@@ -177,8 +181,23 @@ describe('every scenario', () => {
     })
   }
 
+  let byRecheck = ''
+  test('propagation-timeout.sandbox.example by :recheck ends failed too, two minutes later', async () => {
+    const c = await create(`r${run}.propagation-timeout.sandbox.example`)
+    const r = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
+    expect(r.status).toBe(200)
+    expect((await get(c.body.id)).status).toBe('propagating')
+    p.clock.advance(TEST_PROPAGATION_TIMEOUT_MS + 10_000)
+    await sweep()
+    const end = await get(c.body.id)
+    expect([end.status, end.error_code]).toEqual(['failed', 'propagation_timeout'])
+    byRecheck = c.body.id
+  })
+
   test('each connection\'s webhooks are the table\'s events, in order, each marked test_mode and signed', async () => {
     await deliver()
+    const recheck = got.filter((e) => e.connection_id === byRecheck).sort((a, b) => a.sequence - b.sequence)
+    expect(recheck.map((e) => e.type)).toEqual([...SCENARIOS['propagation-timeout'].eventsByRecheck])
     for (const name of SCENARIO_NAMES) {
       const id = ids[name]
       const events = id ? got.filter((e) => e.connection_id === id).sort((a, b) => a.sequence - b.sequence) : []
@@ -253,6 +272,17 @@ describe('every scenario', () => {
       expect(row).toBeDefined()
       const ends = SCENARIOS[name].ends as { status: string; error_code?: string }
       expect(row).toContain(ends.error_code ? `\`${ends.error_code}\`` : `\`${ends.status}\``)
+      // The events column names the scenario's events in order; by apply and by `:recheck` apart where they differ.
+      const sc = SCENARIOS[name] as { events: readonly string[]; eventsByRecheck?: readonly string[] }
+      const names = new Set([...sc.events, ...(sc.eventsByRecheck ?? [])])
+      const inOrder = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => names.has(t))
+      const column = row!.split('|')[4]!
+      if (!sc.eventsByRecheck) expect({ name, events: inOrder(column) }).toEqual({ name, events: [...sc.events] })
+      else {
+        const [byApply, byRecheck] = column.split(';')
+        expect([byApply!.trim().startsWith('by apply:'), byRecheck!.trim().startsWith('by `:recheck`:')]).toEqual([true, true])
+        expect([inOrder(byApply!), inOrder(byRecheck!)]).toEqual([[...sc.events], [...sc.eventsByRecheck]])
+      }
     }
   })
 })
