@@ -19,6 +19,8 @@ import {
   type Connection,
   type PorticoEvent,
   type Fetch,
+  type ValidationIssue,
+  type components,
 } from '../../packages/client/src/index.ts'
 import { generate } from '../../packages/client/scripts/generate.ts'
 import { provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
@@ -112,6 +114,27 @@ describe('the client', () => {
     expect(isPorticoError(bad, 'invalid_request') && !Array.isArray(bad.details) && bad.details?.reason).toBe('test_domain_required')
     const wrongKey = await new Portico({ apiKey: 'ptc_test_wrong', baseUrl, maxRetries: 0 }).connections.get('con_x').catch((x: unknown) => x)
     expect((wrongKey as PorticoError).code).toBe('unauthorized')
+  })
+
+  test('details are what the document declares: a list of issues for a malformed request, an object with a reason otherwise', async () => {
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl })
+    const malformed = await portico.connections.create({ domain: 42 as unknown as string }).catch((x: unknown) => x)
+    expect(isPorticoError(malformed, 'invalid_request')).toBe(true)
+    const details = (malformed as PorticoError).details
+    expect(Array.isArray(details)).toBe(true)
+    if (Array.isArray(details)) {
+      // Typed as the document's list: no cast needed to read an issue.
+      const issue: ValidationIssue = details[0]!
+      expect([issue.in, issue.field, typeof issue.message]).toEqual(['body', 'domain', 'string'])
+    }
+    // Test mode's own invalid_request (a domain that is not a test domain) is the object shape, with its reason.
+    const notTest = await portico.connections.create({ domain: 'shop.example.com' }).catch((x: unknown) => x)
+    const d = (notTest as PorticoError).details
+    expect(Array.isArray(d)).toBe(false)
+    if (d && !Array.isArray(d)) expect(d.reason).toBe('test_domain_required')
+    // The type is the served document's, not a hand-written one.
+    const same: [PorticoError['details']] extends [components['schemas']['Error']['details']] ? ([components['schemas']['Error']['details']] extends [PorticoError['details']] ? true : false) : false = true
+    expect(same).toBe(true)
   })
 
   test('a path served at the root (not under /v1) is called there', async () => {

@@ -6,6 +6,8 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
+import Ajv from 'ajv'
+import { ERROR_REASONS } from '../../src/errors.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepDue } from '../../src/jobs/verify-sweep.ts'
 import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
@@ -72,6 +74,27 @@ describe('which domains', () => {
     const r = await create('shop.example.com')
     expect(r.status).toBe(400)
     expect(r.body.details.reason).toBe('test_domain_required')
+  })
+
+  test('test mode\'s own invalid_request answers have the details the served document declares', async () => {
+    const doc = (await p.api('GET', '/v1/openapi.json', { token: ws.apiKey })).body
+    const details = new Ajv({ strict: false }).compile(doc.components.schemas.Error.properties.details)
+    // The document does declare a shape (a bare string or a list of strings is neither of its two).
+    expect([details('no such shape'), details(['no such shape'])]).toEqual([false, false])
+    const c = await create(`v${run}.live.sandbox.example`)
+    const answers = [
+      await create('shop.example.com'),
+      await create(`b${run}.live.sandbox.example`, live.apiKey),
+      await p.api('POST', `/v1/connections/${c.body.id}/oauth:start`, { token: await widgetToken(p, ws), body: {} }),
+    ]
+    for (const r of answers) {
+      expect({ code: r.body.code, valid: details(r.body.details), errors: details.errors ?? null }).toEqual({ code: 'invalid_request', valid: true, errors: null })
+      // The object shape's reason: a catalogue code.
+      expect(Object.hasOwn(ERROR_REASONS, r.body.details.reason)).toBe(true)
+    }
+    // A malformed request is the list shape.
+    const malformed = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: 42 } })
+    expect([malformed.body.code, Array.isArray(malformed.body.details), details(malformed.body.details)]).toEqual(['invalid_request', true, true])
   })
 
   test('a live application cannot connect a test domain', async () => {

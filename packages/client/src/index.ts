@@ -3,7 +3,7 @@
 // operation that takes one (kept across retries, so a retried write is done once), retries that honour
 // Retry-After, a per-attempt timeout, typed errors by `code`, and async iteration over cursor pages.
 // No runtime dependency beyond `fetch` and Web Crypto.
-import type { paths } from './generated/openapi.js'
+import type { components, paths } from './generated/openapi.js'
 import { IDEMPOTENT, PAGED, ROOT_PATHS, type ErrorCode, type PagedPath } from './generated/names.js'
 
 export * from './generated/names.js'
@@ -62,14 +62,14 @@ export interface PorticoOptions {
 export type ClientErrorCode = 'unexpected_response'
 /** Every code a PorticoError may carry: the document's ErrorCode and the client's own. */
 export type PorticoErrorCode = ErrorCode | ClientErrorCode
-/** One problem of a request Portico found invalid: where (`body`, `query`, `path`, `header`), which field, and what is wrong. */
-export type ValidationIssue = { in: string; field: string; message: string }
 /**
- * `details` as the document's Error schema declares it: for a validation `invalid_request` a list of
- * ValidationIssue; otherwise an object whose `reason` is a catalogue code (with other keys beside it).
- * Tell them apart with `Array.isArray(err.details)`.
+ * `details` as the document's Error schema declares it: for a request whose parts are malformed (a
+ * validation `invalid_request`) a list of ValidationIssue; otherwise an object whose `reason` is a
+ * catalogue code, with other keys beside it. Tell them apart with `Array.isArray(err.details)`.
  */
-export type ErrorDetails = ValidationIssue[] | ({ reason?: string } & Record<string, unknown>)
+export type ErrorDetails = NonNullable<components['schemas']['Error']['details']>
+/** One problem of a malformed request: where (`body`, `query`, `path`, `header`), which field, and what is wrong. */
+export type ValidationIssue = Extract<ErrorDetails, readonly unknown[]>[number]
 type ErrorBody = { code: PorticoErrorCode; title: string; details?: ErrorDetails }
 
 /** An answer of Portico's `{code, title, details?}` envelope, typed by its `code`. */
