@@ -145,6 +145,7 @@ export const ERROR_REASONS = {
   test_domain_required: 'A test-environment application connects reserved test domains only (docs/test-mode.md)',
   test_mode_api_rail_only: 'A test domain plays the API-credential rail only (docs/test-mode.md)',
   test_domain_in_live_mode: 'A reserved test domain is connected by a test-environment application only (docs/test-mode.md)',
+  test_mode_no_certificate: 'Test mode orders a certificate for the test domain that plays its failure only (docs/test-mode.md)',
   insufficient_permission: 'The credential works but may not change these records (its scope or role at the provider)',
   plan_restricted: 'The provider account\'s plan does not allow this change',
   record_conflict: 'A record at the provider clashes with the change',

@@ -30,7 +30,7 @@ import { DcvUnavailable } from '../adapters/dcv.ts'
 import type { Edge } from '../adapters/edge.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { connectionEnvelope, emit } from './events.ts'
-import { isTestDomain, testIssuer } from './test-mode.ts'
+import { isTestDomain, ordersCertificate, testIssuer, TEST_DOMAIN_SUFFIX } from './test-mode.ts'
 import { decrypt, encrypt } from '../crypto.ts'
 
 const SEAL = 'certificate-key'
@@ -144,8 +144,14 @@ const DCV_RETRY_MAX_MS = 10 * 60_000
  * served until its replacement arrives.
  */
 export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names: string[], opts: { dns01?: Dns01Delegation } = {}): Promise<CertificateRow> {
-  // A test domain's order goes to the test CA, which reaches no one (src/domain/test-mode.ts).
-  if (isTestDomain(c.domain)) deps = { ...deps, issuer: testIssuer(c.domain) }
+  // A test domain's order goes to the test CA, which reaches no one (src/domain/test-mode.ts); only the
+  // one that plays a certificate failure is ordered one: any other is refused before anything is recorded.
+  if (isTestDomain(c.domain)) {
+    if (!ordersCertificate(c.domain)) {
+      throw new ApiError('invalid_request', `${c.domain} is a test domain: test mode orders a certificate for certificate-failed.${TEST_DOMAIN_SUFFIX} only (docs/test-mode.md)`, { reason: 'test_mode_no_certificate' })
+    }
+    deps = { ...deps, issuer: testIssuer(c.domain) }
+  }
   if (!deps.issuer) throw new ApiError('service_unavailable', 'No ACME CA is configured on this deployment (ACME_DIRECTORY_URL)')
   // The CA checks HTTP-01 through the edge: while a node cannot serve the challenge, no order is
   // placed (it could only fail, and push the retry out). Nothing is recorded: the order is placed as

@@ -12,13 +12,13 @@ import type { DnsHealth } from './dns-health.ts'
 import { valuesOf } from '../adapters/dns.ts'
 import { connectionEnvelope, emitForConnection, recordRefs, type ConnectionEventType } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
-import { afterVerification } from './lifecycle.ts'
+import { afterVerification, LIMITS } from './lifecycle.ts'
 import { firstStepRecords, moveStageWithEvent, newDcvLabel, type Validation } from './prevalidation.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { lastResult, summary, type Verification } from './verify.ts'
-import { isTestDomain, testInspection } from './test-mode.ts'
+import { isTestDomain, playedWaits, testInspection } from './test-mode.ts'
 
 export interface Inspection {
   provider: Provider | null
@@ -148,7 +148,7 @@ export interface Verified {
 export async function recordVerifications(sql: Sql, items: Verified[], now: Date): Promise<number> {
   if (items.length === 0) return 0
   const plans = items.map(({ row, verification }) => {
-    const t = afterVerification(row, verification, now)
+    const t = afterVerification(row, verification, now, { ...LIMITS, ...playedWaits(row.domain) })
     const last_result = lastResult(verification)
     const event = t.event as Extract<ConnectionEventType, 'connection.live' | 'connection.failed'> | null
     const env = event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, event, now, summary(verification)) : null

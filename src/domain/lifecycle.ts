@@ -70,7 +70,16 @@ export function nextPendingCheck(created: Date, now: Date): Date {
   return new Date(now.getTime() + every)
 }
 
-export function afterVerification(c: LifecycleState, v: Verification, now: Date): Transition {
+/** The lifecycle's two long waits; test mode plays them short for its own scenarios (src/domain/test-mode.ts). */
+export interface LifecycleLimits {
+  /** A propagating connection is failed with `propagation_timeout` this long after it started propagating. */
+  propagationTimeoutMs: number
+  /** A pending connection is diagnosed `setup_incomplete` this long after it was created. */
+  lateDnsAfterMs: number
+}
+export const LIMITS: LifecycleLimits = { propagationTimeoutMs: PROPAGATION_TIMEOUT_MS, lateDnsAfterMs: LATE_DNS_AFTER_MS }
+
+export function afterVerification(c: LifecycleState, v: Verification, now: Date, limits: LifecycleLimits = LIMITS): Transition {
   if (v.outcome === 'all' && c.validation_stage && BEFORE_ROUTING.has(c.validation_stage) && (c.status === 'pending' || c.status === 'propagating')) {
     return { status: c.status, next_check_at: null, error_code: c.error_code, error_message: c.error_message, event: null, proven: true }
   }
@@ -78,7 +87,7 @@ export function afterVerification(c: LifecycleState, v: Verification, now: Date)
   const keep = { error_code: c.error_code, error_message: c.error_message }
   if (c.status === 'propagating') {
     const since = c.propagating_since ?? now
-    if (v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= PROPAGATION_TIMEOUT_MS) {
+    if (v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= limits.propagationTimeoutMs) {
       return {
         status: 'failed',
         next_check_at: null,
@@ -91,7 +100,7 @@ export function afterVerification(c: LifecycleState, v: Verification, now: Date)
     return { status: 'propagating', next_check_at: next, ...keep, event: null }
   }
   if (c.status === 'pending') {
-    const late = now.getTime() - c.created_at.getTime() >= LATE_DNS_AFTER_MS
+    const late = now.getTime() - c.created_at.getTime() >= limits.lateDnsAfterMs
     return {
       status: 'pending',
       next_check_at: nextPendingCheck(c.created_at, now),

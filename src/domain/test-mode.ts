@@ -20,6 +20,13 @@ import type { Dns } from '../adapters/dns.ts'
 export const TEST_DOMAIN_SUFFIX = 'sandbox.example'
 /** How long `delayed` takes to go live after its connection was created (on Portico's clock). */
 export const TEST_DELAY_MS = 60_000
+/**
+ * The lifecycle's long waits as the scenarios that play them take them, on Portico's clock, so an
+ * integrator's own tests reach those rows: `propagation-timeout`'s 24 hours are played as two minutes
+ * (from apply or `:recheck`), `setup-incomplete`'s three days as three minutes (from creation).
+ */
+export const TEST_PROPAGATION_TIMEOUT_MS = 2 * 60_000
+export const TEST_SETUP_INCOMPLETE_MS = 3 * 60_000
 /** The provider id a test domain's rail writes are recorded under. */
 export const TEST_PROVIDER = 'sandbox'
 
@@ -30,6 +37,8 @@ export interface Scenario {
   ends: { status: 'pending' | 'propagating' | 'live' | 'failed' | 'refused'; error_code?: string }
   /** The events it emits, in order, on the way there. */
   events: readonly string[]
+  /** The events when it is driven by `:recheck` instead of an apply, where they differ (no rail wrote: no `connection.applied`). */
+  eventsByRecheck?: readonly string[]
   /** How to get there. */
   how: string
 }
@@ -48,16 +57,17 @@ export const SCENARIOS = {
     how: 'Create the connection; checks in the first minute find nothing, the first check after it finds every record.',
   },
   'propagation-timeout': {
-    plays: 'The records were written but never resolve: failed after 24 hours',
+    plays: 'The records were written but never resolve: failed after 24 hours, played as two minutes',
     ends: { status: 'failed', error_code: 'propagation_timeout' },
     events: ['connection.created', 'connection.applied', 'connection.failed'],
-    how: 'Apply with any credential (`POST /connections/{id}/apply`) or say the records are in place (`:recheck`); 24 hours later the connection fails.',
+    eventsByRecheck: ['connection.created', 'connection.failed'],
+    how: 'Apply with any credential (`POST /connections/{id}/apply`) or say the records are in place (`:recheck`); two minutes later (a real connection: 24 hours) the connection fails.',
   },
   'setup-incomplete': {
-    plays: 'Nobody adds the records: pending, diagnosed after three days',
+    plays: 'Nobody adds the records: pending, diagnosed after three days, played as three minutes',
     ends: { status: 'pending', error_code: 'setup_incomplete' },
     events: ['connection.created'],
-    how: 'Create the connection and leave it; after three days its diagnosis is `setup_incomplete` (it stays pending and never fails).',
+    how: 'Create the connection and leave it; three minutes later (a real connection: three days) its diagnosis is `setup_incomplete` (it stays pending and never fails).',
   },
   'credential-refused': {
     plays: 'The DNS provider refuses the credential',
@@ -200,3 +210,14 @@ export function testIssuer(domain: string): CertificateIssuer {
 
 /** Whether the issuer's own run orders a certificate for this connection (test domains: only the one that plays its failure). */
 export const ordersCertificate = (domain: string): boolean => !isTestDomain(domain) || scenarioOf(domain) === 'certificate-failed'
+
+/**
+ * The lifecycle's long waits (src/domain/lifecycle.ts LifecycleLimits) a connection to `domain` plays
+ * short: the scenarios that play them; nothing for any other domain.
+ */
+export function playedWaits(domain: string): { propagationTimeoutMs?: number; lateDnsAfterMs?: number } {
+  const scenario = scenarioOf(domain)
+  if (scenario === 'propagation-timeout') return { propagationTimeoutMs: TEST_PROPAGATION_TIMEOUT_MS }
+  if (scenario === 'setup-incomplete') return { lateDnsAfterMs: TEST_SETUP_INCOMPLETE_MS }
+  return {}
+}

@@ -41,7 +41,33 @@ const ERROR_SCHEMA = {
   properties: {
     code: { $ref: '#/components/schemas/ErrorCode' },
     title: { type: 'string', description: 'Human-readable summary' },
-    details: { description: 'Optional detail: for invalid_request a list of {in, field, message}; otherwise an object whose `reason` is a catalogue code' },
+    details: {
+      description:
+        'Optional detail, one of two shapes: for a request whose parts are malformed (invalid_request from validation) a list of ' +
+        '{in, field, message}, one per problem; otherwise (any code, invalid_request included) an object whose `reason` is a catalogue ' +
+        'code, with other keys beside it. Tell them apart by whether it is a list.',
+      anyOf: [
+        {
+          type: 'array',
+          description: 'The problems of a malformed request',
+          items: {
+            type: 'object',
+            required: ['in', 'message'],
+            properties: {
+              in: { type: 'string', description: 'The part of the request: body, query, path or header' },
+              field: { type: 'string', description: 'The field, dotted for a nested one; absent when the whole part is wrong' },
+              message: { type: 'string', description: 'What is wrong with it' },
+            },
+          },
+        },
+        {
+          type: 'object',
+          description: 'What stands in the way',
+          properties: { reason: { type: 'string', description: 'A catalogue code (ERROR_REASONS in src/errors.ts)' } },
+          additionalProperties: true,
+        },
+      ],
+    },
   },
 }
 

@@ -118,7 +118,7 @@ const issueLike = (id: string, path: string, summary: string, description: strin
     bodyOptional: true,
     body: Input({}),
     response: CertificateOut,
-    errors: ['unauthorized', 'forbidden', 'not_found', 'conflict', 'certificate_failed', 'service_unavailable'],
+    errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'certificate_failed', 'service_unavailable'],
     kind: 'write',
     idempotent: true,
     transactions: 'steps',
@@ -144,7 +144,8 @@ export const issueCertificateOp = issueLike(
   'Orders the certificate from the ACME CA (HTTP-01 answered through the edge) and puts it on the edge. The edge sweep does this by ' +
     'itself within a minute of a connection pointed at the edge going live; this call does it at once. `secure_status` events follow ' +
     'the certificate (`pending`, then `issued` or `failed`). A live connection only (409 otherwise); a CA that does not issue is 422 ' +
-    '`certificate_failed` with its reason, also kept as `last_error`.',
+    '`certificate_failed` with its reason, also kept as `last_error`. A test domain (docs/test-mode.md) other than ' +
+    '`certificate-failed.sandbox.example` is ordered none: 400 `invalid_request` (`details.reason: test_mode_no_certificate`), nothing recorded.',
 )
 
 export const renewCertificateOp = issueLike(

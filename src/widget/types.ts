@@ -143,7 +143,7 @@ export type GetToken = () => string | Promise<string>
 
 export interface OpenConfig {
   applicationId: string
-  /** A widget token (`POST /v1/tokens`). May be left out when `getToken` is given: it is asked for one at once. */
+  /** A widget token (`POST /v1/tokens`). May be left out when `getToken` is given: `getToken` is then asked for one at the widget's first API call, not when the widget opens. */
   token?: string
   /** Fresh widget tokens for a session that outlives one (see `GetToken`). */
   getToken?: GetToken

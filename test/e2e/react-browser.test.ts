@@ -98,6 +98,8 @@ describe('@portico/react in Chromium', () => {
       const first = await log(pg)
       expect(count(first, 'onClose')).toBe(0)
       expect(first.some((e) => e[0] === 'onStepChange' && e[1] === 'ENTER_DOMAIN')).toBe(true)
+      // Opened without a token, the widget has not asked getToken yet (OpenConfig.token: asked at its first API call).
+      expect(count(first, 'getToken')).toBe(0)
       // The widget was given no token: it asks getToken for one at its first call, and since each token
       // lives a minute (inside its renewal window) again before each later call.
       await pg.getByRole('textbox', { name: 'Your domain' }).fill(`c${Date.now().toString(36)}.live.sandbox.example`)

@@ -6,6 +6,8 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import {
   Portico,
   PorticoConnectionError,
@@ -17,6 +19,8 @@ import {
   type Connection,
   type PorticoEvent,
   type Fetch,
+  type ValidationIssue,
+  type components,
 } from '../../packages/client/src/index.ts'
 import { generate } from '../../packages/client/scripts/generate.ts'
 import { provision, startPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
@@ -107,9 +111,30 @@ describe('the client', () => {
     expect([e.status, e.code, e.is('not_found')]).toEqual([404, 'not_found', true])
     expect(e.requestId).toBeTruthy()
     const bad = await portico.connections.create({ domain: 'shop.example.com' }).catch((x: unknown) => x)
-    expect(isPorticoError(bad, 'invalid_request') && bad.details?.reason).toBe('test_domain_required')
+    expect(isPorticoError(bad, 'invalid_request') && !Array.isArray(bad.details) && bad.details?.reason).toBe('test_domain_required')
     const wrongKey = await new Portico({ apiKey: 'ptc_test_wrong', baseUrl, maxRetries: 0 }).connections.get('con_x').catch((x: unknown) => x)
     expect((wrongKey as PorticoError).code).toBe('unauthorized')
+  })
+
+  test('details are what the document declares: a list of issues for a malformed request, an object with a reason otherwise', async () => {
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl })
+    const malformed = await portico.connections.create({ domain: 42 as unknown as string }).catch((x: unknown) => x)
+    expect(isPorticoError(malformed, 'invalid_request')).toBe(true)
+    const details = (malformed as PorticoError).details
+    expect(Array.isArray(details)).toBe(true)
+    if (Array.isArray(details)) {
+      // Typed as the document's list: no cast needed to read an issue.
+      const issue: ValidationIssue = details[0]!
+      expect([issue.in, issue.field, typeof issue.message]).toEqual(['body', 'domain', 'string'])
+    }
+    // Test mode's own invalid_request (a domain that is not a test domain) is the object shape, with its reason.
+    const notTest = await portico.connections.create({ domain: 'shop.example.com' }).catch((x: unknown) => x)
+    const d = (notTest as PorticoError).details
+    expect(Array.isArray(d)).toBe(false)
+    if (d && !Array.isArray(d)) expect(d.reason).toBe('test_domain_required')
+    // The type is the served document's, not a hand-written one.
+    const same: [PorticoError['details']] extends [components['schemas']['Error']['details']] ? ([components['schemas']['Error']['details']] extends [PorticoError['details']] ? true : false) : false = true
+    expect(same).toBe(true)
   })
 
   test('a path served at the root (not under /v1) is called there', async () => {
@@ -145,6 +170,121 @@ describe('the client', () => {
       for (const r of pending) r(new Response(null, { status: 204 }))
       silent.stop(true)
     }
+  })
+})
+
+/**
+ * A loopback proxy in front of Portico that plays one scripted act per request, then passes: the answer's
+ * headers then a body that stalls (`hangbody`) or is cut by a dropped connection (`dropbody`), a 200
+ * whose body is HTML (`html200`, a captive portal), a proxy's HTML 502 (`html502`).
+ */
+async function proxy() {
+  const plan: string[] = []
+  const seen: { method: string; act: string; key: string | undefined }[] = []
+  const open = new Set<import('node:net').Socket>()
+  const server = createServer(async (req, res) => {
+    open.add(req.socket)
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const act = plan.shift() ?? 'pass'
+    seen.push({ method: req.method!, act, key: req.headers['idempotency-key'] as string | undefined })
+    const forward = async () => {
+      const headers = new Headers()
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers.set(k, v)
+      const r = await fetch(`${baseUrl}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined })
+      return { status: r.status, body: Buffer.from(await r.arrayBuffer()) }
+    }
+    if (act === 'html502') return void res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>')
+    if (act === 'html200') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>captive portal</html>')
+    const f = await forward()
+    if (act === 'pass') return void res.writeHead(f.status, { 'content-type': 'application/json' }).end(f.body)
+    // Headers and the first bytes, promising more than is sent.
+    res.writeHead(f.status, { 'content-type': 'application/json', 'content-length': String(f.body.length + 10) })
+    res.write(f.body.subarray(0, 5))
+    if (act === 'dropbody') setTimeout(() => req.socket.destroy(), 50)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    plan,
+    seen,
+    url,
+    close: () => {
+      for (const s of open) s.destroy()
+      server.close()
+    },
+  }
+}
+
+describe('the client, when the answer\'s body goes wrong', () => {
+  let px: Awaited<ReturnType<typeof proxy>>
+  beforeAll(async () => {
+    px = await proxy()
+  })
+  afterAll(() => px?.close())
+  const reset = (...acts: string[]) => {
+    px.plan.length = 0
+    px.seen.length = 0
+    px.plan.push(...acts)
+  }
+
+  test('a body that stalls past the timeout is a timed-out connection error, after the retries', async () => {
+    reset('hangbody', 'hangbody')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url, timeoutMs: 300, maxRetries: 1 })
+    const err = await portico.request('get', '/webhooks').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PorticoConnectionError)
+    expect((err as PorticoConnectionError).timedOut).toBe(true)
+    expect(px.seen.map((s) => s.act)).toEqual(['hangbody', 'hangbody'])
+    // Once the stall is over, the call goes through.
+    reset('hangbody')
+    const list = await portico.request('get', '/webhooks')
+    expect(Array.isArray(list.webhooks)).toBe(true)
+    expect(px.seen.length).toBe(2)
+  })
+
+  test('a connection dropped mid-body is retried: a read goes through, a keyed write is done once', async () => {
+    reset('dropbody')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url })
+    const list = await portico.request('get', '/webhooks')
+    expect(Array.isArray(list.webhooks)).toBe(true)
+    expect(px.seen.map((s) => s.act)).toEqual(['dropbody', 'pass'])
+    reset('dropbody')
+    const domain = `mid${run}.delayed.sandbox.example`
+    const c = await portico.connections.create({ domain })
+    expect(px.seen.length).toBe(2)
+    expect(px.seen[1]!.key).toBe(px.seen[0]!.key!)
+    const all = await p.api('GET', `/v1/connections?domain=${domain}`, { token: ws.apiKey })
+    expect(all.body.connections.map((x: { id: string }) => x.id)).toEqual([c.id])
+    // Dropped on every attempt: a connection error, not a raw one.
+    reset('dropbody', 'dropbody')
+    const err = await new Portico({ apiKey: ws.apiKey, baseUrl: px.url, maxRetries: 1 }).request('get', '/webhooks').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PorticoConnectionError)
+    expect((err as PorticoConnectionError).timedOut).toBe(false)
+  })
+
+  test('a 200 whose body is not JSON is retried like a lost answer, then a connection error', async () => {
+    reset('html200')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url, maxRetries: 1 })
+    expect(Array.isArray((await portico.request('get', '/webhooks')).webhooks)).toBe(true)
+    expect(px.seen.length).toBe(2)
+    reset('html200', 'html200')
+    const err = await portico.request('get', '/webhooks').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PorticoConnectionError)
+    expect((err as PorticoConnectionError).timedOut).toBe(false)
+    expect((err as Error).message).toContain('not JSON (text/html)')
+    expect(px.seen.length).toBe(2)
+  })
+
+  test('a proxy\'s HTML 502 is retried, then answered as unexpected_response, not as Portico\'s own code', async () => {
+    reset('html502', 'html502')
+    const portico = new Portico({ apiKey: ws.apiKey, baseUrl: px.url, maxRetries: 1 })
+    const err = await portico.request('get', '/webhooks').catch((e: unknown) => e)
+    expect(isPorticoError(err, 'unexpected_response')).toBe(true)
+    const e = err as PorticoError<'unexpected_response'>
+    expect(e.status).toBe(502)
+    expect(e.title).not.toContain('<html>')
+    expect(e.details).toMatchObject({ status: 502, content_type: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>' })
+    expect(px.seen.length).toBe(2)
   })
 })
 
@@ -192,6 +332,35 @@ describe('the webhook verifier', () => {
     const later = new Date(Date.now() + 10 * 60_000)
     expect(await reason(verifyWebhook(d.body, d.headers, { secret: hook.secret, now: later }))).toBe('stale_timestamp')
     expect(await reason(verifyWebhook(d.body, new Headers(), { secret: hook.secret }))).toBe('missing_headers')
+  })
+
+  /** Signs `body` as Portico does (Standard Webhooks: HMAC-SHA256 of `id.timestamp.body`). */
+  async function signed(body: string, ts: number, id = 'evt_forged') {
+    const key = await crypto.subtle.importKey('raw', Buffer.from(hook.secret.slice('whsec_'.length), 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+    const sig = Buffer.from(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${ts}.${body}`))).toString('base64')
+    return new Headers({ 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': `v1,${sig}` })
+  }
+  const outcome = (x: Promise<unknown>) => x.then(() => 'accepted', (err: Error) => (err instanceof WebhookVerificationError ? err.reason : `${err.name}: ${err.message}`))
+
+  test('a correctly signed body that is not a JSON object is bad_payload', async () => {
+    const ts = Math.floor(Date.now() / 1000)
+    for (const body of ['null', '[]', '42', '"evt"']) {
+      expect({ body, got: await outcome(verifyWebhook(body, await signed(body, ts), { secret: hook.secret })) }).toEqual({ body, got: 'bad_payload' })
+    }
+  })
+
+  test('an empty secret (not known yet) is bad_signature, not an error of Web Crypto', async () => {
+    const d = deliveries[0]!
+    for (const secret of ['', [''], [], 'whsec_']) {
+      expect({ secret, got: await outcome(verifyWebhook(d.body, d.headers, { secret })) }).toEqual({ secret, got: 'bad_signature' })
+    }
+  })
+
+  test('toleranceSeconds 0 accepts a timestamp of the same second, and refuses the next', async () => {
+    const d = deliveries[0]!
+    const ts = Number(d.headers.get('webhook-timestamp'))
+    expect(await outcome(verifyWebhook(d.body, d.headers, { secret: hook.secret, toleranceSeconds: 0, now: new Date(ts * 1000 + 999) }))).toBe('accepted')
+    expect(await outcome(verifyWebhook(d.body, d.headers, { secret: hook.secret, toleranceSeconds: 0, now: new Date(ts * 1000 + 1000) }))).toBe('stale_timestamp')
   })
 
   test('through a secret rotation\'s overlap a delivery verifies with the old secret, the new one, or both', async () => {

@@ -98,10 +98,20 @@ describe('the packed packages', () => {
     let server: { stop(force?: boolean): unknown }
     let ws: Workspace
     let port = 0
+    let gate: Promise<unknown> = Promise.resolve()
 
     beforeAll(async () => {
       p = await startPortico({ WEBHOOK_ALLOW_LOOPBACK: '1', PORTICO_ROLE: 'all' })
-      const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => p.handle(req, '127.0.0.1') })
+      // The connection is created only once `gate` settles: the forged delivery below reaches the
+      // example's webhook server before Portico's own.
+      const s = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: async (req) => {
+          if (req.method === 'POST' && new URL(req.url).pathname === '/v1/connections') await gate
+          return p.handle(req, '127.0.0.1')
+        },
+      })
       port = s.port!
       server = s
       ws = await provision(p, { environment: 'test' })
@@ -116,7 +126,22 @@ describe('the packed packages', () => {
       const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
       const webhookPort = probe.port!
       probe.stop(true)
+      // One forged (unsigned) POST on the example's webhook port, before Portico's delivery: it is
+      // refused with a 400 and the example lives on to the real webhook.
+      let forged: number | string = 'never answered'
+      gate = (async () => {
+        for (const until = Date.now() + 30_000; Date.now() < until; await Bun.sleep(50)) {
+          try {
+            forged = (await fetch(`http://127.0.0.1:${webhookPort}/portico`, { method: 'POST', body: '{"type":"connection.live"}' })).status
+            return
+          } catch {
+            // not listening yet
+          }
+        }
+      })()
       const r = await sh([join(BIN, 'bun'), 'client-example.ts'], project, { PORTICO_URL: `http://127.0.0.1:${port}`, PORTICO_API_KEY: ws.apiKey, WEBHOOK_PORT: String(webhookPort) }, 60_000)
+      await gate
+      expect(forged as number | string).toBe(400)
       expect({ code: r.code, out: r.code === 0 ? 'ok' : r.out }).toEqual({ code: 0, out: 'ok' })
       expect(r.out).toMatch(/\.live\.sandbox\.example is pending; add CNAME /)
       expect(r.out).toContain('no such connection')

@@ -6,13 +6,15 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
+import Ajv from 'ajv'
+import { ERROR_REASONS } from '../../src/errors.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepDue } from '../../src/jobs/verify-sweep.ts'
 import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid } from '../../src/domain/events.ts'
-import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, TEST_DOMAIN_SUFFIX, type ScenarioName } from '../../src/domain/test-mode.ts'
-import { DAY, HOUR } from '../../src/clock.ts'
+import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, TEST_DOMAIN_SUFFIX, TEST_PROPAGATION_TIMEOUT_MS, TEST_SETUP_INCOMPLETE_MS, type ScenarioName } from '../../src/domain/test-mode.ts'
+import { HOUR } from '../../src/clock.ts'
 
 let p: TestPortico
 let ws: Workspace
@@ -74,6 +76,27 @@ describe('which domains', () => {
     expect(r.body.details.reason).toBe('test_domain_required')
   })
 
+  test('test mode\'s own invalid_request answers have the details the served document declares', async () => {
+    const doc = (await p.api('GET', '/v1/openapi.json', { token: ws.apiKey })).body
+    const details = new Ajv({ strict: false }).compile(doc.components.schemas.Error.properties.details)
+    // The document does declare a shape (a bare string or a list of strings is neither of its two).
+    expect([details('no such shape'), details(['no such shape'])]).toEqual([false, false])
+    const c = await create(`v${run}.live.sandbox.example`)
+    const answers = [
+      await create('shop.example.com'),
+      await create(`b${run}.live.sandbox.example`, live.apiKey),
+      await p.api('POST', `/v1/connections/${c.body.id}/oauth:start`, { token: await widgetToken(p, ws), body: {} }),
+    ]
+    for (const r of answers) {
+      expect({ code: r.body.code, valid: details(r.body.details), errors: details.errors ?? null }).toEqual({ code: 'invalid_request', valid: true, errors: null })
+      // The object shape's reason: a catalogue code.
+      expect(Object.hasOwn(ERROR_REASONS, r.body.details.reason)).toBe(true)
+    }
+    // A malformed request is the list shape.
+    const malformed = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: 42 } })
+    expect([malformed.body.code, Array.isArray(malformed.body.details), details(malformed.body.details)]).toEqual(['invalid_request', true, true])
+  })
+
   test('a live application cannot connect a test domain', async () => {
     const r = await create(`a${run}.live.sandbox.example`, live.apiKey)
     expect(r.status).toBe(400)
@@ -117,16 +140,20 @@ const drive: Record<ScenarioName, (domain: string) => Promise<{ id: string | nul
     const a = await apply(c.body.id)
     expect(a.status).toBe(200)
     expect(a.body.connection.status).toBe('propagating')
-    p.clock.advance(HOUR)
+    // The 24 hours are played as TEST_PROPAGATION_TIMEOUT_MS, found by the usual checks (every 10 s by then).
+    p.clock.advance(TEST_PROPAGATION_TIMEOUT_MS - 15_000)
     await sweep()
     expect((await get(c.body.id)).status).toBe('propagating')
-    p.clock.advance(DAY)
+    p.clock.advance(25_000)
     await sweep()
     return get(c.body.id)
   },
   async 'setup-incomplete'(domain) {
     const c = await create(domain)
-    p.clock.advance(3 * DAY + HOUR)
+    p.clock.advance(TEST_SETUP_INCOMPLETE_MS - 15_000)
+    await sweep()
+    expect((await get(c.body.id)).error_code).toBeNull()
+    p.clock.advance(25_000)
     await sweep()
     return get(c.body.id)
   },
@@ -177,8 +204,23 @@ describe('every scenario', () => {
     })
   }
 
+  let byRecheck = ''
+  test('propagation-timeout.sandbox.example by :recheck ends failed too, two minutes later', async () => {
+    const c = await create(`r${run}.propagation-timeout.sandbox.example`)
+    const r = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
+    expect(r.status).toBe(200)
+    expect((await get(c.body.id)).status).toBe('propagating')
+    p.clock.advance(TEST_PROPAGATION_TIMEOUT_MS + 10_000)
+    await sweep()
+    const end = await get(c.body.id)
+    expect([end.status, end.error_code]).toEqual(['failed', 'propagation_timeout'])
+    byRecheck = c.body.id
+  })
+
   test('each connection\'s webhooks are the table\'s events, in order, each marked test_mode and signed', async () => {
     await deliver()
+    const recheck = got.filter((e) => e.connection_id === byRecheck).sort((a, b) => a.sequence - b.sequence)
+    expect(recheck.map((e) => e.type)).toEqual([...SCENARIOS['propagation-timeout'].eventsByRecheck])
     for (const name of SCENARIO_NAMES) {
       const id = ids[name]
       const events = id ? got.filter((e) => e.connection_id === id).sort((a, b) => a.sequence - b.sequence) : []
@@ -211,6 +253,19 @@ describe('every scenario', () => {
     expect(status.body.status).toBe('pending')
   })
 
+  test('no test domain but certificate-failed is ordered a certificate: ssl:issue and ssl:renew are refused, nothing recorded', async () => {
+    const c = await create(`s${run}.live.sandbox.example`)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('live')
+    for (const op of ['ssl:issue', 'ssl:renew']) {
+      const r = await p.api('POST', `/v1/connections/${c.body.id}/${op}`, { token: ws.apiKey })
+      expect([op, r.status, r.body.code, r.body.details?.reason]).toEqual([op, 400, 'invalid_request', 'test_mode_no_certificate'])
+    }
+    expect(await p.db`select id from certificates where connection_id = ${c.body.id}`).toEqual([])
+    const events = await p.api('GET', `/v1/events?connection_id=${c.body.id}`, { token: ws.apiKey })
+    expect(events.body.events.map((e: { type: string }) => e.type).sort()).toEqual(['connection.created', 'connection.live'])
+  })
+
   test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
     const r = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: `d${run}.live.sandbox.example` } })
     expect(r.status).toBe(200)
@@ -240,6 +295,17 @@ describe('every scenario', () => {
       expect(row).toBeDefined()
       const ends = SCENARIOS[name].ends as { status: string; error_code?: string }
       expect(row).toContain(ends.error_code ? `\`${ends.error_code}\`` : `\`${ends.status}\``)
+      // The events column names the scenario's events in order; by apply and by `:recheck` apart where they differ.
+      const sc = SCENARIOS[name] as { events: readonly string[]; eventsByRecheck?: readonly string[] }
+      const names = new Set([...sc.events, ...(sc.eventsByRecheck ?? [])])
+      const inOrder = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => names.has(t))
+      const column = row!.split('|')[4]!
+      if (!sc.eventsByRecheck) expect({ name, events: inOrder(column) }).toEqual({ name, events: [...sc.events] })
+      else {
+        const [byApply, byRecheck] = column.split(';')
+        expect([byApply!.trim().startsWith('by apply:'), byRecheck!.trim().startsWith('by `:recheck`:')]).toEqual([true, true])
+        expect([inOrder(byApply!), inOrder(byRecheck!)]).toEqual([[...sc.events], [...sc.eventsByRecheck]])
+      }
     }
   })
 })

@@ -3,7 +3,7 @@
 // operation that takes one (kept across retries, so a retried write is done once), retries that honour
 // Retry-After, a per-attempt timeout, typed errors by `code`, and async iteration over cursor pages.
 // No runtime dependency beyond `fetch` and Web Crypto.
-import type { paths } from './generated/openapi.js'
+import type { components, paths } from './generated/openapi.js'
 import { TAKES_IDEMPOTENCY_KEY, PAGED, ROOT_PATHS, type ErrorCode, type PagedPath } from './generated/names.js'
 
 export * from './generated/names.js'
@@ -54,18 +54,36 @@ export interface PorticoOptions {
   fetch?: Fetch
 }
 
+/**
+ * A code the client gives itself; Portico never sends it. `unexpected_response`: an answer that is not
+ * Portico's `{code, title}` envelope (a proxy's or load balancer's HTML 502, say); `status` is its HTTP
+ * status and `details` its `status`, `content_type` and first 200 characters (`body`).
+ */
+export type ClientErrorCode = 'unexpected_response'
+/** Every code a PorticoError may carry: the document's ErrorCode and the client's own. */
+export type PorticoErrorCode = ErrorCode | ClientErrorCode
+/**
+ * `details` as the document's Error schema declares it: for a request whose parts are malformed (a
+ * validation `invalid_request`) a list of ValidationIssue; otherwise an object whose `reason` is a
+ * catalogue code, with other keys beside it. Tell them apart with `Array.isArray(err.details)`.
+ */
+export type ErrorDetails = NonNullable<components['schemas']['Error']['details']>
+/** One problem of a malformed request: where (`body`, `query`, `path`, `header`), which field, and what is wrong. */
+export type ValidationIssue = Extract<ErrorDetails, readonly unknown[]>[number]
+type ErrorBody = { code: PorticoErrorCode; title: string; details?: ErrorDetails }
+
 /** An answer of Portico's `{code, title, details?}` envelope, typed by its `code`. */
-export class PorticoError<C extends ErrorCode = ErrorCode> extends Error {
+export class PorticoError<C extends PorticoErrorCode = PorticoErrorCode> extends Error {
   override readonly name = 'PorticoError'
   readonly status: number
   readonly code: C
   readonly title: string
-  readonly details: Record<string, unknown> | undefined
+  readonly details: ErrorDetails | undefined
   readonly requestId: string | undefined
   /** The server's Retry-After, in milliseconds, when it sent one. */
   readonly retryAfterMs: number | undefined
 
-  constructor(status: number, body: { code: C; title: string; details?: Record<string, unknown> }, requestId?: string, retryAfterMs?: number) {
+  constructor(status: number, body: { code: C; title: string; details?: ErrorDetails }, requestId?: string, retryAfterMs?: number) {
     super(`${status} ${body.code}: ${body.title}`)
     this.status = status
     this.code = body.code
@@ -76,7 +94,7 @@ export class PorticoError<C extends ErrorCode = ErrorCode> extends Error {
   }
 
   /** Narrows to one code: `if (err instanceof PorticoError && err.is('rate_limited'))`. */
-  is<K extends ErrorCode>(code: K): this is PorticoError<K> {
+  is<K extends PorticoErrorCode>(code: K): this is PorticoError<K> {
     return (this.code as string) === code
   }
 }
@@ -94,7 +112,7 @@ export class PorticoConnectionError extends Error {
 }
 
 /** True when `err` is a Portico error, of `code` when given. */
-export function isPorticoError<K extends ErrorCode>(err: unknown, code?: K): err is PorticoError<K> {
+export function isPorticoError<K extends PorticoErrorCode>(err: unknown, code?: K): err is PorticoError<K> {
   return err instanceof PorticoError && (code === undefined || err.code === code)
 }
 
@@ -164,9 +182,22 @@ export class Portico {
       if (o.body !== undefined) headers['content-type'] = 'application/json'
       const timeout = AbortSignal.timeout(o.timeoutMs ?? this.opts.timeoutMs)
       const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout
+      // The answer's body is read inside the same attempt: a body that stalls past the timeout, a
+      // connection dropped mid-body, or a 2xx that is not JSON (a captive portal) fail the attempt
+      // exactly as a failure before the headers does, and are retried the same way.
       let res: Response
+      let text: string
+      let parsed: unknown
       try {
         res = await this.opts.fetch(url, { method: verb, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal })
+        text = await res.text()
+        if (res.ok && text) {
+          try {
+            parsed = JSON.parse(text)
+          } catch (err) {
+            throw new NotJson(res.status, res.headers.get('content-type'), err)
+          }
+        }
       } catch (err) {
         if (o.signal?.aborted) throw err
         const timedOut = timeout.aborted
@@ -174,20 +205,22 @@ export class Portico {
           await sleep(backoff(attempt), o.signal)
           continue
         }
-        throw new PorticoConnectionError(timedOut ? `${verb} ${String(path)} timed out after ${o.timeoutMs ?? this.opts.timeoutMs} ms` : `${verb} ${String(path)}: ${(err as Error).message}`, timedOut, { cause: err })
+        const why = timedOut ? `timed out after ${o.timeoutMs ?? this.opts.timeoutMs} ms` : err instanceof NotJson ? err.message : (err as Error).message
+        throw new PorticoConnectionError(`${verb} ${String(path)}: ${why}`, timedOut, { cause: err instanceof NotJson ? err.cause : err })
       }
-      if (res.ok) {
-        const text = await res.text()
-        return (text ? JSON.parse(text) : undefined) as Answer<Operation<P, M>>
-      }
+      if (res.ok) return parsed as Answer<Operation<P, M>>
       const wait = retryAfter(res.headers.get('retry-after'))
-      const text = await res.text()
-      let body: { code: ErrorCode; title: string; details?: Record<string, unknown> }
+      let body: ErrorBody
       try {
         body = JSON.parse(text)
-        if (typeof body?.code !== 'string') throw new Error('not an error envelope')
+        if (typeof body?.code !== 'string' || typeof body.title !== 'string') throw new Error('not an error envelope')
       } catch {
-        body = { code: 'internal_error' as ErrorCode, title: text.slice(0, 200) || res.statusText }
+        // Not Portico's envelope: a proxy or load balancer answered (an HTML 502, say).
+        body = {
+          code: 'unexpected_response',
+          title: `${res.status} ${res.statusText || 'answer'} that is not Portico's error envelope${res.headers.get('content-type') ? ` (${res.headers.get('content-type')})` : ''}`,
+          details: { status: res.status, content_type: res.headers.get('content-type'), body: text.slice(0, 200) },
+        }
       }
       // 429: nothing was done; 503 and a key still in use: done by nobody yet, or replayed with the key.
       const again = res.status === 429 || (safe && (res.status === 503 || res.status === 502 || res.status === 504 || body.code === 'idempotency_key_in_use'))
@@ -235,6 +268,13 @@ export class Portico {
     list: () => this.request('get', '/webhooks'),
     delete: (id: string) => this.request('delete', '/webhooks/{id}', { path: { id } }),
     rotateSecret: (id: string, body: RequestBody<Operation<'/webhooks/{id}:rotate-secret', 'post'>> = {}) => this.request('post', '/webhooks/{id}:rotate-secret', { path: { id }, body }),
+  }
+}
+
+/** A 2xx whose body is not JSON: no answer from Portico (a captive portal or a proxy answered). */
+class NotJson extends Error {
+  constructor(status: number, contentType: string | null, cause: unknown) {
+    super(`a ${status} answer whose body is not JSON${contentType ? ` (${contentType})` : ''}`, { cause })
   }
 }
 

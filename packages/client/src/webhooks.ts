@@ -5,6 +5,8 @@
 // - During a secret rotation's overlap Portico signs with both secrets: give the verifier either one,
 //   or both (`secret: [next, previous]`); any matching signature is enough.
 // - A timestamp more than `toleranceSeconds` (default 300) from now, either way, is refused: a replay.
+//   Both are whole seconds, so `toleranceSeconds: 0` accepts a delivery stamped this very second.
+// - An empty secret (or none) matches nothing: `bad_signature`, never an error of Web Crypto's.
 // Web Crypto only (Node 20+, Bun, Deno, browsers, edge runtimes).
 import { EVENT_TYPES, type EventMap, type EventType } from './generated/names.js'
 
@@ -76,7 +78,8 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Webho
   const sigs = header(headers, 'webhook-signature')
   if (!id || !ts || !sigs) throw new WebhookVerificationError('missing_headers', 'webhook-id, webhook-timestamp and webhook-signature are required')
   const seconds = Number(ts)
-  const now = (opts.now ?? new Date()).getTime() / 1000
+  // Whole seconds, as the header is: a timestamp of this very second is 0 s away.
+  const now = Math.floor((opts.now ?? new Date()).getTime() / 1000)
   if (!/^\d+$/.test(ts) || Math.abs(now - seconds) > (opts.toleranceSeconds ?? 300)) {
     throw new WebhookVerificationError('stale_timestamp', `webhook-timestamp ${ts} is outside the tolerance: a replayed or delayed delivery`)
   }
@@ -92,7 +95,9 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Webho
         return []
       }
     })
-  const secrets = typeof opts.secret === 'string' ? [opts.secret] : opts.secret
+  const secrets = (typeof opts.secret === 'string' ? [opts.secret] : opts.secret).filter((x) => x !== '' && x !== 'whsec_')
+  // No secret yet (say, a delivery that arrives before the endpoint's secret is stored): nothing can match.
+  if (!secrets.length) throw new WebhookVerificationError('bad_signature', 'No secret to verify with: the secret given is empty')
   let ok = false
   for (const secret of secrets) {
     const expected = await hmac(secret, content)
@@ -105,6 +110,7 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Webho
   } catch {
     throw new WebhookVerificationError('bad_payload', 'The body is not JSON')
   }
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new WebhookVerificationError('bad_payload', 'The body is not a JSON object')
   if (event.id !== id) throw new WebhookVerificationError('bad_payload', 'The body\'s id is not the webhook-id')
   if (!(EVENT_TYPES as readonly unknown[]).includes(event.type)) {
     throw new WebhookVerificationError('unknown_event_type', `Unknown event type ${JSON.stringify(event.type)}: a newer Portico than this package knows`)

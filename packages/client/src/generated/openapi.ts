@@ -1080,7 +1080,7 @@ export type paths = {
   "/connections/{id}/ssl:issue": {
     /**
      * Issue the certificate now
-     * @description Orders the certificate from the ACME CA (HTTP-01 answered through the edge) and puts it on the edge. The edge sweep does this by itself within a minute of a connection pointed at the edge going live; this call does it at once. `secure_status` events follow the certificate (`pending`, then `issued` or `failed`). A live connection only (409 otherwise); a CA that does not issue is 422 `certificate_failed` with its reason, also kept as `last_error`.
+     * @description Orders the certificate from the ACME CA (HTTP-01 answered through the edge) and puts it on the edge. The edge sweep does this by itself within a minute of a connection pointed at the edge going live; this call does it at once. `secure_status` events follow the certificate (`pending`, then `issued` or `failed`). A live connection only (409 otherwise); a CA that does not issue is 422 `certificate_failed` with its reason, also kept as `last_error`. A test domain (docs/test-mode.md) other than `certificate-failed.sandbox.example` is ordered none: 400 `invalid_request` (`details.reason: test_mode_no_certificate`), nothing recorded.
      *
      * Credentials: KEY.
      * API keys need the `connections:write` permission (see GET /rbac).
@@ -2674,8 +2674,19 @@ export type components = {
       code: components["schemas"]["ErrorCode"];
       /** @description Human-readable summary */
       title: string;
-      /** @description Optional detail: for invalid_request a list of {in, field, message}; otherwise an object whose `reason` is a catalogue code */
-      details?: unknown;
+      /** @description Optional detail, one of two shapes: for a request whose parts are malformed (invalid_request from validation) a list of {in, field, message}, one per problem; otherwise (any code, invalid_request included) an object whose `reason` is a catalogue code, with other keys beside it. Tell them apart by whether it is a list. */
+      details?: {
+          /** @description The part of the request: body, query, path or header */
+          in: string;
+          /** @description The field, dotted for a nested one; absent when the whole part is wrong */
+          field?: string;
+          /** @description What is wrong with it */
+          message: string;
+        }[] | {
+        /** @description A catalogue code (ERROR_REASONS in src/errors.ts) */
+        reason?: string;
+        [key: string]: unknown;
+      };
     };
     /**
      * @description Stable machine-readable code: `invalid_request` (400) the request is malformed or invalid; `confirmation_required` (400) a person must confirm this first; `unauthorized` (401) missing or invalid credential; `quota_exceeded` (402) the plan quota for this month is used up; `billing_required` (402) billing must be set up before adding this domain; `forbidden` (403) this credential may not perform this action; `insufficient_scope` (403) the token lacks a scope this action needs; `not_found` (404) not found; `method_not_allowed` (405) method not allowed on this path; `conflict` (409) the request conflicts with the current state; `idempotency_key_in_use` (409) a request with this idempotency-key is still being processed; retry after retry-after; `idempotency_key_reused` (422) this idempotency-key was used with a different request; `payload_too_large` (413) the body is larger than 1 mib; `unsupported_media_type` (415) the body must be json (content-type: application/json); `confirmation_mismatch` (409) the confirmation names a different domain; `reauthorization_required` (409) removing the records needs the dns provider to be re-authorized; `account_expired` (409) this one-time provider account has expired; `platform_subdomain` (422) subdomains of hosting platforms cannot be connected; `InvalidNameservers` (422) the domain has no usable nameserver delegation; `ProviderAuthenticationError` (422) the dns provider rejected the credential; `apex_not_supported` (422) the dns provider cannot point the apex of this domain at a hostname; `dns_write_failed` (422) the dns provider refused the change; `domain_unresolved` (422) the domain is not registered or not delegated; `certificate_failed` (422) the certificate authority did not issue the certificate; `rate_limited` (429) too many requests; `internal_error` (500) internal error; `service_unavailable` (503) this feature is not available on this deployment; `push_not_configured` (503) push notifications are not configured
@@ -18442,7 +18453,7 @@ export type operations = {
   };
   /**
    * Issue the certificate now
-   * @description Orders the certificate from the ACME CA (HTTP-01 answered through the edge) and puts it on the edge. The edge sweep does this by itself within a minute of a connection pointed at the edge going live; this call does it at once. `secure_status` events follow the certificate (`pending`, then `issued` or `failed`). A live connection only (409 otherwise); a CA that does not issue is 422 `certificate_failed` with its reason, also kept as `last_error`.
+   * @description Orders the certificate from the ACME CA (HTTP-01 answered through the edge) and puts it on the edge. The edge sweep does this by itself within a minute of a connection pointed at the edge going live; this call does it at once. `secure_status` events follow the certificate (`pending`, then `issued` or `failed`). A live connection only (409 otherwise); a CA that does not issue is 422 `certificate_failed` with its reason, also kept as `last_error`. A test domain (docs/test-mode.md) other than `certificate-failed.sandbox.example` is ordered none: 400 `invalid_request` (`details.reason: test_mode_no_certificate`), nothing recorded.
    *
    * Credentials: KEY.
    * API keys need the `connections:write` permission (see GET /rbac).
