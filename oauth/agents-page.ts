@@ -41,9 +41,14 @@ async function whoAsks(deps: PeopleDeps, next: string): Promise<string> {
   return '<p class="note" id="who-asks">To see the agents of this workspace.</p>'
 }
 
+/** 429 for a sign-in link refused unread while its address waits (not a verdict on the link). */
+function tooManyAttempts(seconds: number): Response {
+  return page(429, 'Too many attempts', '<h1>Too many sign-in attempts from here</h1><p>Wait a few minutes, then open the link again (or ask for a new one).</p>', { headers: { 'retry-after': String(seconds) } })
+}
+
 export async function showSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<Response> {
   const found = await peekSignIn(deps, token, ip, req)
-  if (found === 'throttled') return page(429, 'Too many attempts', '<h1>Too many sign-in attempts</h1><p>Wait a few minutes, then ask for a new link.</p>')
+  if (found && 'throttled' in found) return tooManyAttempts(found.throttled)
   if (!found) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
   // Read on another device than the one that asked is normal; it is said, with what the link signs in.
   const elsewhere = found.otherBrowser
@@ -62,6 +67,7 @@ export async function showSignIn(deps: PeopleDeps, token: string, ip: string | n
 
 export async function useSignInLink(deps: PeopleDeps, token: string, ip: string | null): Promise<Response> {
   const used = await useSignIn(deps, token, ip)
+  if (used && 'throttled' in used) return tooManyAttempts(used.throttled)
   if (!used) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
   return seeOther(used.next, { 'set-cookie': used.cookie })
 }

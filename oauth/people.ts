@@ -28,6 +28,7 @@ import type { Services } from '../src/services.ts'
 import type { MemberRole } from '../src/domain/rbac.ts'
 import { deriveKey, secretEquals } from '../src/crypto.ts'
 import { log } from '../src/logger.ts'
+import { notifyValid } from '../src/db/api-keys.ts'
 import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 
 export const SIGNIN_LINK_TTL_MS = 15 * 60_000
@@ -66,11 +67,30 @@ const WINDOW_MS = 15 * 60_000
 type ThrottleKind = 'email' | 'ip' | 'failure'
 const hits = new Map<string, number[]>()
 
-/** Whether a client address has spent its failed sign-ins: checked before the database is asked, so a
- * guesser past the budget costs no query. */
-export function signInFailuresSpent(config: Config, ip: string | null, now = Date.now()): boolean {
+/** Seconds until a client address that spent its failed sign-ins may try again; 0 when it may now. Checked
+ * before the database is asked, so a guesser past the budget costs no query. */
+export function signInFailuresWait(config: Config, ip: string | null, now = Date.now()): number {
   const recent = (hits.get(`failure:${ip ?? 'unknown'}`) ?? []).filter((t) => t > now - WINDOW_MS)
-  return recent.length >= config.signInBudget.failures
+  if (recent.length < config.signInBudget.failures) return 0
+  // The window frees a try when the oldest of the last `failures` attempts leaves it.
+  const freeing = recent[recent.length - config.signInBudget.failures]!
+  return Math.max(1, Math.ceil((freeing + WINDOW_MS - now) / 1000))
+}
+
+/**
+ * Whether a sign-in link is refused unread: its address spent its failures, and the link is not known
+ * valid (every unused link is: Portico publishes each one it mails to every process, and each reads the
+ * unused ones at start; src/domain/throttle.ts). A neighbour's guesses never refuse a real link.
+ */
+function throttledLink(deps: PeopleDeps, token: string, ip: string | null): number {
+  const wait = signInFailuresWait(deps.config, ip)
+  if (wait === 0 || deps.services.throttle?.isKnown(hash(token).toString('hex'))) return 0
+  return wait
+}
+
+/** A sign-in link refused while its address waits: how long, for Retry-After. */
+export interface Throttled {
+  throttled: number
 }
 
 /** Counts an attempt; false when its window is already full (the attempt is refused). */
@@ -146,6 +166,10 @@ async function deliver(deps: PeopleDeps, address: string, next: string, purpose:
   for (const m of rows) {
     const token = randomBytes(32).toString('base64url')
     await insertSignIn(deps.db, { token_hash: hash(token), member_id: m.id, tenant_id: m.tenant_id, next_path: next, expires_at: new Date(now.getTime() + SIGNIN_LINK_TTL_MS), asked_from: askedFrom }, now)
+    // Known valid on every process before it is opened: a neighbour's guesses never refuse it.
+    const hex = hash(token).toString('hex')
+    deps.services.throttle?.vouch(hex)
+    await notifyValid(deps.db, hex)
     const link = `${deps.config.publicUrl}/oauth/signin/${token}`
     const text =
       `Someone (we hope you) asked to sign in to Portico as ${m.email} in the workspace "${m.workspace}", ${PURPOSES[purpose]}.\n\n` +
@@ -165,23 +189,26 @@ export interface PendingSignIn {
 }
 
 /** What an unused, unexpired link would sign in; null otherwise (a failed attempt: throttled). */
-export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<PendingSignIn | null | 'throttled'> {
-  if (signInFailuresSpent(deps.config, ip)) return 'throttled'
+export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<PendingSignIn | null | Throttled> {
+  const wait = throttledLink(deps, token, ip)
+  if (wait) return { throttled: wait }
   const row = await unusedSignIn(deps.db, hash(token), deps.clock.now())
   if (row) {
     const held = cookieValue(req, ASKED_COOKIE)
     const otherBrowser = row.asked_from !== null && (!held || !hash(held).equals(Buffer.from(row.asked_from)))
     return { email: row.email, workspace: row.workspace, next: row.next_path, otherBrowser }
   }
-  return throttleSignIn(deps.config, 'failure', ip ?? 'unknown') ? null : 'throttled'
+  return throttleSignIn(deps.config, 'failure', ip ?? 'unknown') ? null : { throttled: signInFailuresWait(deps.config, ip) }
 }
 
-/** Uses the link up and starts a session; answers the cookie to set and where to go, or null. */
-export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<{ cookie: string; next: string } | null> {
-  if (signInFailuresSpent(deps.config, ip)) return null
+/** Uses the link up and starts a session; answers the cookie to set and where to go, null (used, expired, unknown), or how long to wait. */
+export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<{ cookie: string; next: string } | null | Throttled> {
+  const wait = throttledLink(deps, token, ip)
+  if (wait) return { throttled: wait }
   const now = deps.clock.now()
   const row = await useSignInLink(deps.db, hash(token), now)
   if (!row) {
+    deps.services.throttle?.known.forget(hash(token).toString('hex'))
     throttleSignIn(deps.config, 'failure', ip ?? 'unknown')
     return null
   }

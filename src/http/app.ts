@@ -12,7 +12,7 @@ import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { showHiddenDeep } from '../domain/outside-text.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
-import { guarded, guessedSecret } from '../domain/throttle.ts'
+import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies } from '../client-address.ts'
 import { encodeCached, respond } from './encoded.ts'
@@ -191,7 +191,7 @@ export function createHandler(deps: AppDeps) {
           const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline, onLimits }, raw, hooks)
           const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
           const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
-          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body)) : exec()
+          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body), secretValueHashes(body)) : exec()
         })(),
       )
       status = result.status
