@@ -65,8 +65,8 @@ export async function showSignIn(deps: PeopleDeps, token: string, ip: string | n
   )
 }
 
-export async function useSignInLink(deps: PeopleDeps, token: string, ip: string | null): Promise<Response> {
-  const used = await useSignIn(deps, token, ip)
+export async function useSignInLink(deps: PeopleDeps, token: string, ip: string | null, req?: Request): Promise<Response> {
+  const used = await useSignIn(deps, token, ip, req)
   if (used && 'throttled' in used) return tooManyAttempts(used.throttled)
   if (!used) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
   return seeOther(used.next, { 'set-cookie': used.cookie })
@@ -173,7 +173,7 @@ export function peopleMount(deps: PeopleDeps): Mount {
   return (app: Elysia) => {
     app
       .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(request, server), request))
-      .post(`${OAUTH_MOUNT}/signin/:token`, own(({ params, request, server }) => useSignInLink(deps, params.token!, ipOf(request, server))), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/signin/:token`, own(({ params, request, server }) => useSignInLink(deps, params.token!, ipOf(request, server), request)), { parse: 'none' })
       .post(`${OAUTH_MOUNT}/signout`, own(async ({ request }) => {
         const form = await readForm(request.clone())
         return seeOther(safeNext(form?.get('next') ?? null), { 'set-cookie': await signOut(deps, request) })

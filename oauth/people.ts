@@ -4,9 +4,11 @@
 //   that workspace's email sender, or the deployment's (mail.ts). The answer never says whether the
 //   address is a member anywhere, in its words or in its time: it is given before anything is looked
 //   up, and the lookup, the links and the mail happen after it (`deliver`, detached from the request).
-// - Asking again for the same address and page within the window coalesces into the links already on
-//   their way (no new mail, no refusal): a stranger asking for someone's address cannot spend that
-//   person's budget. Only the asker's own client address has a budget that refuses (429).
+// - Links mailed to one address are budgeted per address, whatever page asked (fresh consent pages
+//   cannot flood a mailbox): past it, asks coalesce into the links already on their way (no new mail,
+//   no refusal), and a link opened in the browser that asked returns to the page it asked from. A
+//   stranger asking for someone's address cannot refuse that person. Only the asker's own client address
+//   and its network (/24, /64) have budgets that refuse (429).
 // - The mail carries Portico's own words only: the address, the workspace's name, a fixed purpose and
 //   the link; nothing an unauthenticated party chose (a client's name, a URL). The page the link
 //   opens says who asks (the agent's name as outside text, and the host its answer goes to).
@@ -29,6 +31,7 @@ import type { MemberRole } from '../src/domain/rbac.ts'
 import { deriveKey, secretEquals } from '../src/crypto.ts'
 import { log } from '../src/logger.ts'
 import { notifyValid } from '../src/db/api-keys.ts'
+import { addressPrefix } from '../src/client-address.ts'
 import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 
 export const SIGNIN_LINK_TTL_MS = 15 * 60_000
@@ -64,7 +67,9 @@ const hash = (token: string) => createHash('sha256').update(token).digest()
 // for, the client address), within SIGNIN_BUDGET per 15 minutes. In-process sliding windows: a
 // per-process bound, which a shared throttle can replace at this one place.
 const WINDOW_MS = 15 * 60_000
-type ThrottleKind = 'email' | 'ip' | 'failure'
+type ThrottleKind = 'email' | 'ip' | 'network' | 'failure'
+/** Asks from one network (/24, /64) together: this many times one address's. */
+const NETWORK_ASKS = 4
 const hits = new Map<string, number[]>()
 
 /** Seconds until a client address that spent its failed sign-ins may try again; 0 when it may now. Checked
@@ -96,7 +101,7 @@ export interface Throttled {
 /** Counts an attempt; false when its window is already full (the attempt is refused). */
 export function throttleSignIn(config: Config, kind: ThrottleKind, key: string, now = Date.now()): boolean {
   const b = config.signInBudget
-  const limit = kind === 'email' ? b.perEmail : kind === 'ip' ? b.perClient : b.failures
+  const limit = kind === 'email' ? b.perEmail : kind === 'ip' ? b.perClient : kind === 'network' ? b.perClient * NETWORK_ASKS : b.failures
   const k = `${kind}:${key}`
   const recent = (hits.get(k) ?? []).filter((t) => t > now - WINDOW_MS)
   if (recent.length >= limit) {
@@ -146,12 +151,16 @@ export async function signInMailSettled(): Promise<void> {
  */
 export function mailSignInLinks(deps: PeopleDeps, email: string, next: string, ip: string | null, purpose: SignInPurpose, req: Request): Asked {
   if (!throttleSignIn(deps.config, 'ip', ip ?? 'unknown')) return { refused: true }
-  const held = cookieValue(req, ASKED_COOKIE)
-  const browser = held && /^[\w-]{20,100}$/.test(held) ? held : randomBytes(24).toString('base64url')
-  const cookie = `${ASKED_COOKIE}=${browser}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${SIGNIN_LINK_TTL_MS / 1000}${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
+  // One host holds a whole /64 (or a /24): its addresses together have a budget too.
+  if (!throttleSignIn(deps.config, 'network', addressPrefix(ip ?? 'unknown'))) return { refused: true }
+  const browser = askedBrowser(req) ?? randomBytes(24).toString('base64url')
   const address = email.trim().toLowerCase()
   const to = safeNext(next)
-  if (throttleSignIn(deps.config, 'email', `${address} ${to}`)) {
+  // The cookie also names the page this browser asked from: a link opened here returns there (see useSignIn).
+  const cookie = `${ASKED_COOKIE}=${browser}.${Buffer.from(to).toString('base64url')}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${SIGNIN_LINK_TTL_MS / 1000}${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
+  // Per recipient, whatever the page: fresh consent pages cannot flood a mailbox. Past it, asks coalesce
+  // into the links already on their way; any of them, opened in the browser that asked, returns to its page.
+  if (throttleSignIn(deps.config, 'email', address)) {
     const sending = deliver(deps, address, to, purpose, hash(browser))
       .catch((err: unknown) => log.warn('sign-in link not sent', { error: err instanceof Error ? err.message : String(err) }))
       .finally(() => inFlight.delete(sending))
@@ -180,6 +189,20 @@ async function deliver(deps: PeopleDeps, address: string, next: string, purpose:
   }
 }
 
+/** The asking browser's id in the asked cookie; null when absent or malformed. */
+function askedBrowser(req: Request): string | null {
+  const held = cookieValue(req, ASKED_COOKIE)?.split('.')[0]
+  return held && /^[\w-]{20,100}$/.test(held) ? held : null
+}
+
+/** The page the browser last asked for a link from (its asked cookie), when it is one of Portico's own. */
+function askedPage(req: Request): string | null {
+  const encoded = cookieValue(req, ASKED_COOKIE)?.split('.')[1]
+  if (!encoded) return null
+  const to = Buffer.from(encoded, 'base64url').toString('utf8')
+  return safeNext(to) === to ? to : null
+}
+
 export interface PendingSignIn {
   email: string
   workspace: string
@@ -194,7 +217,7 @@ export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | n
   if (wait) return { throttled: wait }
   const row = await unusedSignIn(deps.db, hash(token), deps.clock.now())
   if (row) {
-    const held = cookieValue(req, ASKED_COOKIE)
+    const held = askedBrowser(req)
     const otherBrowser = row.asked_from !== null && (!held || !hash(held).equals(Buffer.from(row.asked_from)))
     return { email: row.email, workspace: row.workspace, next: row.next_path, otherBrowser }
   }
@@ -202,7 +225,7 @@ export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | n
 }
 
 /** Uses the link up and starts a session; answers the cookie to set and where to go, null (used, expired, unknown), or how long to wait. */
-export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<{ cookie: string; next: string } | null | Throttled> {
+export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null, req?: Request): Promise<{ cookie: string; next: string } | null | Throttled> {
   const wait = throttledLink(deps, token, ip)
   if (wait) return { throttled: wait }
   const now = deps.clock.now()
@@ -214,7 +237,9 @@ export async function useSignIn(deps: PeopleDeps, token: string, ip: string | nu
   }
   const session = randomBytes(32).toString('base64url')
   await insertSession(deps.db, { token_hash: hash(session), member_id: row.member_id, tenant_id: row.tenant_id, expires_at: new Date(now.getTime() + SESSION_TTL_MS) }, now)
-  return { cookie: sessionCookie(deps.config, session, SESSION_TTL_MS / 1000), next: row.next_path }
+  // Signed in, the person goes back to the page this browser asked from (a link mailed for another ask of
+  // theirs, coalesced, still brings them to their own request), else to the link's own page.
+  return { cookie: sessionCookie(deps.config, session, SESSION_TTL_MS / 1000), next: (req && askedPage(req)) ?? row.next_path }
 }
 
 function sessionCookie(config: Config, value: string, maxAgeS: number): string {
