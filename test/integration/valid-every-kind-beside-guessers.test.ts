@@ -231,3 +231,27 @@ describe('every kind of valid credential passes a budget its neighbours spent', 
     expect((await at(ip, 'POST', '/v1/tokens', { body: { application_id: ws.appId, client_secret: 'pcs_wrong' } })).status).toBe(429)
   })
 })
+
+describe('failed tokens at /mcp count like failed credentials at REST /v1', () => {
+  const forged = () => `eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJ4IjoxfQ.${Buffer.from(crypto.getRandomValues(new Uint8Array(64))).toString('base64url')}`
+
+  test('30 wrong tokens at /mcp spend the address\'s budget: the 31st is 429 with Retry-After, and so is a REST guess from there', async () => {
+    const ip = freshAddress()
+    const seen: number[] = []
+    for (let i = 0; i < 30; i++) seen.push((await mcpCall(ip, forged())).status)
+    expect(seen).toEqual(Array(30).fill(401))
+    const refused = await mcpCall(ip, forged())
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(refused.body.error.message).toContain('from this address')
+    expect((await at(ip, 'GET', '/v1/connections', { token: wrongKey() })).status).toBe(429)
+  })
+
+  test('an address that spent its budget at REST is refused at /mcp too, behind the trusted proxy (not the proxy\'s own address)', async () => {
+    const ip = freshAddress()
+    await spend(ip)
+    expect((await mcpCall(ip, forged())).status).toBe(429)
+    // Another client behind the same proxy is not affected.
+    expect((await mcpCall(freshAddress(), forged())).status).toBe(401)
+  })
+})
