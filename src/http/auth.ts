@@ -164,7 +164,9 @@ export async function authenticate(
       }
       if (accepted.includes(p.kind)) return p
       if (accepted.includes('NONE')) return { kind: 'NONE' }
-      throw new ApiError('forbidden', 'This credential cannot call this operation')
+      // A valid credential: its answer says where it stands against its limits, as every valid credential's does.
+      const taken = deps.services.rateLimits?.take(p)
+      throw new ApiError('forbidden', 'This credential cannot call this operation', undefined, taken ? { headers: taken.headers } : {})
     }
   }
   if (accepted.includes('NONE')) return { kind: 'NONE' }
