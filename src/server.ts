@@ -207,7 +207,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const handler = createHandler(deps)
   // The share-link page reads the API like any client, from the visitor's side and with the visitor's address.
   const addressOf = addressOfRequest(config.trustProxy)
-  mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf }))
+  mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf, publicUrl: config.publicUrl }))
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
   if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req, ip) => handler(req, ip), addressOf }))
