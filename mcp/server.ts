@@ -252,7 +252,7 @@ export function createMcpHandler(deps: McpDeps) {
 export function mcpMount(deps: McpDeps): Mount {
   const handle = createMcpHandler(deps)
   // The client's address behind TRUST_PROXY, as at REST /v1: failed tokens count against it, not the proxy's.
-  const addressOf = addressOfRequest(deps.config.trustProxy)
+  const addressOf = addressOfRequest(deps.config.trustProxy, deps.config.trustProxyHeader)
   return (app: Elysia) => {
     app.all(MCP_PATH, ({ request, server }) => handle(request, addressOf(request, server)), { parse: 'none' })
     return app

@@ -167,7 +167,7 @@ async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<
 }
 
 export function peopleMount(deps: PeopleDeps): Mount {
-  const ipOf = addressOfRequest(deps.config.trustProxy)
+  const ipOf = addressOfRequest(deps.config.trustProxy, deps.config.trustProxyHeader)
   // Every form here signs in or acts: only from Portico's own pages (pages.ts).
   const own = (h: Parameters<typeof ownFormsOnly>[1]) => ownFormsOnly(deps.config.publicUrl, h)
   return (app: Elysia) => {

@@ -203,10 +203,10 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.agentTokenSigned = auth.accessTokenSigned
   services.mailPeople = workspaceMail({ config, db, dns: services.dns })
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy, config.trustProxyHeader), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
   // The share-link page reads the API like any client, from the visitor's side and with the visitor's address.
-  const addressOf = addressOfRequest(config.trustProxy)
+  const addressOf = addressOfRequest(config.trustProxy, config.trustProxyHeader)
   mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf, publicUrl: config.publicUrl }))
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())

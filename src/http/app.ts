@@ -146,7 +146,7 @@ export function createHandler(deps: AppDeps) {
   const router = buildRouter(deps.ops)
 
   // The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for.
-  const trusted = trustedProxies(deps.config.trustProxy)
+  const trusted = trustedProxies(deps.config.trustProxy, deps.config.trustProxyHeader)
   const secured = securityHeaders(deps.config)
 
   return async function handle(req: Request, peer: string | null): Promise<Response> {
