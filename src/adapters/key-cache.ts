@@ -8,9 +8,8 @@
 // expire after `ttlMs` as a backstop. The same channel carries a revoked widget token's id (`wtk_…`);
 // `onRevoked` hears every payload (and `+hash`, a credential made valid: notifyValid), `onListening` every (re)start, so a revocation list can be read again.
 import postgres from 'postgres'
-import { KEYS_CHANNEL } from '../db/channels.ts'
+import { KEYS_CHANNEL, VALID_PREFIX } from '../db/channels.ts'
 import { log } from '../logger.ts'
-import { VALID_PREFIX } from '../domain/throttle.ts'
 
 /** `P` is what a lookup found for a key (the caller's principal): the cache keeps it as given. */
 export class KeyCache<P> {

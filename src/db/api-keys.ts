@@ -1,7 +1,6 @@
 // Queries of API keys: listing, minting, revoking, the lookup of a presented key. The rules about keys
 // are in src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
-import { VALID_PREFIX } from '../domain/throttle.ts'
-import { KEYS_CHANNEL } from './channels.ts'
+import { KEYS_CHANNEL, VALID_PREFIX } from './channels.ts'
 import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'
 

@@ -274,5 +274,3 @@ export function secretValueHashes(body: unknown): string[] {
     .map((k) => sha256Hex(b[k] as string))
 }
 
-/** A NOTIFY payload on the keys channel that names a credential just made valid (its SHA-256, hex), not a revoked one. */
-export const VALID_PREFIX = '+'
