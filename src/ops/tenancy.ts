@@ -28,11 +28,14 @@ const TAG = 'Tenancy and keys'
  * tells them: src/domain/throttle.ts).
  */
 export async function publishValid(ctx: Pick<Ctx, 'sql' | 'services' | 'afterCommit'>, secret: string): Promise<void> {
-  const hex = sha256Hex(secret)
+  await publishValidHash(ctx, sha256Hex(secret))
+}
+
+/** As `publishValid`, for a credential known by its stored hash (hex) only (a previous client secret). */
+async function publishValidHash(ctx: Pick<Ctx, 'sql' | 'services' | 'afterCommit'>, hex: string): Promise<void> {
   await notifyValid(ctx.sql, hex)
   ctx.afterCommit(() => ctx.services.throttle?.vouch(hex))
 }
-const knownOnCommit = publishValid
 
 export const createTenantOp = defineOp({
   id: 'tenants.create',
@@ -107,7 +110,7 @@ export const provisionOp = defineOp({
     const created = await createKey(ctx.sql, { tenantId: tenant.id, applicationId: app.id, environment: env, role: 'owner', name: 'Default key', isDefault: true, createdBy: memberId ?? null, now })
     if (!created) throw new Error('a new tenant already had a default key')
     failpoint('provision.after_key')
-    await knownOnCommit(ctx, created.key)
+    await publishValid(ctx, created.key)
     ctx.audit.tenantId = tenant.id
     ctx.audit.targetId = tenant.id
     return { tenant_id: tenant.id, application_id: app.id, api_key: created.key, client_secret: clientSecret, ...(memberId ? { member_id: memberId } : {}) }
@@ -156,7 +159,7 @@ export const defaultKeyOp = defineOp({
       return reply(200, { key_id: raced.id, prefix: raced.prefix, created: false })
     }
     ctx.audit.targetId = created.row.id
-    await knownOnCommit(ctx, created.key)
+    await publishValid(ctx, created.key)
     return { key_id: created.row.id, prefix: created.row.prefix, created: true, api_key: created.key }
   },
 })
@@ -272,7 +275,7 @@ export const createKeyOp = defineOp({
     if (roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot mint a ${role} key`)
     const created = await createKey(ctx.sql, { tenantId: p.tenantId, applicationId: app.id, environment: app.environment, role, name: input.name ?? null, isDefault: false, createdBy: p.keyId, now: ctx.clock.now() })
     if (!created) throw new Error('non-default key insert reported a conflict')
-    await knownOnCommit(ctx, created.key)
+    await publishValid(ctx, created.key)
     return { ...keyOut(created.row), key: created.key }
   },
 })
@@ -362,8 +365,7 @@ export const rotateSecretOp = defineOp({
     if (previous === null) throw notFound('Application not found')
     // The new secret, and the previous one for its overlap (a stale worker still holding it is who the overlap is for).
     await publishValid(ctx, secret)
-    await notifyValid(ctx.sql, previous)
-    ctx.afterCommit(() => ctx.services.throttle?.vouch(previous))
+    await publishValidHash(ctx, previous)
     ctx.audit.targetId = app.id
     ctx.audit.details = { previous_valid_until: until.toISOString() }
     return { application_id: app.id, client_secret: secret, previous_valid_until: until }
