@@ -82,7 +82,7 @@ export async function markKeyUsed(db: Sql, keyId: string, now: Date): Promise<vo
 /** Hashes (hex) of the live keys used since `since`, most recent first: the failure throttle knows them valid from the start. */
 /**
  * Every credential valid now, by the SHA-256 (hex) Portico stores of it: live API keys, applications'
- * client secrets (and a previous one inside its overlap), pending invitations, unused sign-in links.
+ * client secrets (and a previous one inside its overlap), pending invitations, unused sign-in links, share links.
  * Read at start into the failure throttle's known set, so none is refused for its neighbours' failures
  * before its first use on this process (src/domain/throttle.ts).
  */
@@ -92,7 +92,8 @@ export async function validCredentialHashes(db: Sql, now: Date, limit: number): 
     union all (select encode(client_secret_hash, 'hex') from applications limit ${limit})
     union all (select encode(previous_client_secret_hash, 'hex') from applications where previous_client_secret_hash is not null and previous_secret_until > ${now} limit ${limit})
     union all (select encode(invite_token_hash, 'hex') from members where invite_token_hash is not null and status = 'invited' limit ${limit})
-    union all (select encode(token_hash, 'hex') from member_signins where used_at is null and expires_at > ${now} limit ${limit})`
+    union all (select encode(token_hash, 'hex') from member_signins where used_at is null and expires_at > ${now} limit ${limit})
+    union all (select token_hash from share_links where expires_at > ${now} limit ${limit})`
   return (rows as unknown as { hex: string }[]).map((r) => r.hex)
 }
 

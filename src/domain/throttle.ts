@@ -13,8 +13,8 @@
 // a widget or agent token, an operator secret, a client secret, a share link) is remembered by its
 // SHA-256 in `known`, in memory, and a request presenting one passes the budget and is verified as
 // usual. So is every credential valid now, before its first use: each process reads the live keys,
-// client secrets (and a previous one in its overlap), pending invitations and unused sign-in links at
-// start (validCredentialHashes), and each one minted later, on any process, is announced on the keys
+// client secrets (and a previous one in its overlap), pending invitations, unused sign-in links and share
+// links at start (validCredentialHashes), and each one minted later, on any process, is announced on the keys
 // channel as `+hash` (notifyValid). Signed tokens (widget, agent) are checked by signature alone, in
 // memory, before the budget (src/http/auth.ts `signedByPortico`). A stale worker beside a working backend, or a /24 neighbour spending its budget, costs the
 // working key nothing. A remembered credential that then fails verification (revoked) is forgotten and
@@ -262,15 +262,17 @@ export function guessedSecret(params: Record<string, string>, body: unknown): st
 }
 
 /**
- * The SHA-256 (hex) of each secret a `guessable` operation's body carries (a client secret, an
- * invitation token): what Portico stores of them, so a secret minted on any process, or valid when
- * this one started, is known before it is first used (`publishValid`, `loadValidCredentials`).
+ * The SHA-256 (hex) of each secret a `guessable` operation's input carries (a client secret or an
+ * invitation token in the body, a share token in the path): what Portico stores of them, so a secret
+ * minted on any process, or valid when this one started, is known before it is first used here
+ * (src/ops/tenancy.ts `publishValid`, src/db/api-keys.ts `validCredentialHashes`).
  */
-export function secretValueHashes(body: unknown): string[] {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return []
+export function secretValueHashes(params: Record<string, string>, body: unknown): string[] {
+  const secretish = (k: string) => /(secret|token)$/.test(k)
+  const out = Object.keys(params).filter(secretish).map((k) => sha256Hex(params[k]!))
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return out
   const b = body as Record<string, unknown>
-  return Object.keys(b)
-    .filter((k) => typeof b[k] === 'string' && /(secret|token)$/.test(k))
-    .map((k) => sha256Hex(b[k] as string))
+  for (const k of Object.keys(b)) if (typeof b[k] === 'string' && secretish(k)) out.push(sha256Hex(b[k] as string))
+  return out
 }
 

@@ -195,7 +195,7 @@ export function createHandler(deps: AppDeps) {
           const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline, onLimits }, raw, hooks)
           const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
           const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
-          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body), secretValueHashes(body)) : exec()
+          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body), secretValueHashes(m.params, body)) : exec()
         })(),
       )
       status = result.status

@@ -200,6 +200,24 @@ const kinds: { name: string; run: () => Promise<void> }[] = [
     },
   },
   {
+    name: 'a share link made on another process, first opened here (API and page reads alike) from a spent address',
+    async run() {
+      // A test-mode workspace: its connection to a reserved test domain needs no DNS.
+      const t = await provision(p, { environment: 'test' })
+      const c = await at('10.9.0.7', 'POST', '/v1/connections', { token: t.apiKey, body: { domain: `share${Date.now().toString(36)}.live.sandbox.example` } })
+      expect(c.status).toBe(201)
+      const s = await at('10.9.0.7', 'POST', `/v1/connections/${c.body.id}/share`, { token: t.apiKey })
+      expect(s.status).toBe(201)
+      const token = new URL(s.body.url).pathname.split('/').pop()!
+      for (let i = 0; i < 50 && !q.services.throttle!.isKnown(Bun.SHA256.hash(token, 'hex') as string); i++) await Bun.sleep(20)
+      const ip = freshAddress()
+      await spend(ip, (a) => atQ(a, 'GET', `/v1/share/shr_${crypto.randomUUID().replaceAll('-', '')}`).then((r) => ({ ...r, status: r.status === 404 ? 401 : r.status })))
+      const opened = await atQ(ip, 'GET', `/v1/share/${token}`)
+      expect(opened.status).toBe(200)
+      expect(opened.body.domain).toBe(c.body.domain)
+    },
+  },
+  {
     name: 'a key minted before a process started, never used, first used there from a spent address',
     async run() {
       const w = await provision(p)
