@@ -20,6 +20,9 @@ import { Server, createMcpHandler as sdkHandler, isLegacyRequest, ProtocolError,
 import type { AppDeps, Mount } from '../src/http/app.ts'
 import { randomToken } from '../src/ids.ts'
 import { log } from '../src/logger.ts'
+import { sha256Hex } from '../src/crypto.ts'
+import { refusal } from '../src/domain/throttle.ts'
+import { addressOfRequest } from '../src/client-address.ts'
 import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS, CUSTOM_RECORDS_SCOPE, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
@@ -184,13 +187,26 @@ export function createMcpHandler(deps: McpDeps) {
   }
 
   // A Bearer token, or a DPoP-bound one with its proof (src/http/dpop.ts).
-  const authorize = async (req: Request): Promise<(AgentIdentity & { token: string }) | Response> => {
+  // A refused token counts against the caller's address like one at REST /v1 (src/domain/throttle.ts); while the
+  // address's budget is spent, a token that is not known valid and does not carry Portico's signature is refused unread.
+  const authorize = async (req: Request, ip: string | null): Promise<(AgentIdentity & { token: string }) | Response> => {
     const presented = presentation(req, deps.config.publicUrl)
     if (!presented) return challenge()
+    const throttle = deps.services.throttle
+    const hex = sha256Hex(presented.token)
+    const wait = throttle?.wait(ip)
+    if (wait && !throttle!.isKnown(hex) && !(await deps.auth.accessTokenSigned(presented.token))) {
+      return rpcError(429, -32001, refusal(wait).title, { 'retry-after': String(wait.seconds) })
+    }
     const checked = await deps.auth.checkAccessToken(presented.token, presented.presented)
-    if (checked.ok) return { ...checked.identity, token: presented.token }
+    if (checked.ok) {
+      throttle?.vouch(hex)
+      return { ...checked.identity, token: presented.token }
+    }
     // A token refused for how it was presented (a DPoP proof, or the wrong scheme): RFC 9449 section 7.1.
     if (checked.refusal) return rpcError(401, -32001, checked.refusal.reason, { 'www-authenticate': dpopChallenge(checked.refusal) })
+    throttle?.known.forget(hex)
+    throttle?.fail(ip)
     return challenge('invalid_token', 'The access token is not valid for this resource')
   }
 
@@ -198,7 +214,7 @@ export function createMcpHandler(deps: McpDeps) {
     const started = performance.now()
     const origin = req.headers.get('origin')
     if (origin !== null && !originAllowed(origin)) return rpcError(403, -32000, 'Origin not allowed')
-    const identity = await authorize(req)
+    const identity = await authorize(req, ip)
     if (identity instanceof Response) return identity
     if (req.method !== 'POST') return rpcError(405, -32000, 'This server is stateless: use POST', { allow: 'POST' })
     let body: unknown
@@ -235,8 +251,10 @@ export function createMcpHandler(deps: McpDeps) {
 
 export function mcpMount(deps: McpDeps): Mount {
   const handle = createMcpHandler(deps)
+  // The client's address behind TRUST_PROXY, as at REST /v1: failed tokens count against it, not the proxy's.
+  const addressOf = addressOfRequest(deps.config.trustProxy, deps.config.trustProxyHeader)
   return (app: Elysia) => {
-    app.all(MCP_PATH, ({ request, server }) => handle(request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
+    app.all(MCP_PATH, ({ request, server }) => handle(request, addressOf(request, server)), { parse: 'none' })
     return app
   }
 }

@@ -41,9 +41,14 @@ async function whoAsks(deps: PeopleDeps, next: string): Promise<string> {
   return '<p class="note" id="who-asks">To see the agents of this workspace.</p>'
 }
 
+/** 429 for a sign-in link refused unread while its address waits (not a verdict on the link). */
+function tooManyAttempts(seconds: number): Response {
+  return page(429, 'Too many attempts', '<h1>Too many sign-in attempts from here</h1><p>Wait a few minutes, then open the link again (or ask for a new one).</p>', { headers: { 'retry-after': String(seconds) } })
+}
+
 export async function showSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<Response> {
   const found = await peekSignIn(deps, token, ip, req)
-  if (found === 'throttled') return page(429, 'Too many attempts', '<h1>Too many sign-in attempts</h1><p>Wait a few minutes, then ask for a new link.</p>')
+  if (found && 'throttled' in found) return tooManyAttempts(found.throttled)
   if (!found) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
   // Read on another device than the one that asked is normal; it is said, with what the link signs in.
   const elsewhere = found.otherBrowser
@@ -60,8 +65,9 @@ export async function showSignIn(deps: PeopleDeps, token: string, ip: string | n
   )
 }
 
-export async function useSignInLink(deps: PeopleDeps, token: string, ip: string | null): Promise<Response> {
-  const used = await useSignIn(deps, token, ip)
+export async function useSignInLink(deps: PeopleDeps, token: string, ip: string | null, req?: Request): Promise<Response> {
+  const used = await useSignIn(deps, token, ip, req)
+  if (used && 'throttled' in used) return tooManyAttempts(used.throttled)
   if (!used) return page(404, 'Link expired', '<h1>This sign-in link was used or has expired</h1><p>Ask for a new one where you started.</p>')
   return seeOther(used.next, { 'set-cookie': used.cookie })
 }
@@ -161,13 +167,13 @@ async function revoke(deps: PeopleDeps, req: Request, grantId: string): Promise<
 }
 
 export function peopleMount(deps: PeopleDeps): Mount {
-  const ipOf = addressOfRequest(deps.config.trustProxy)
+  const ipOf = addressOfRequest(deps.config.trustProxy, deps.config.trustProxyHeader)
   // Every form here signs in or acts: only from Portico's own pages (pages.ts).
   const own = (h: Parameters<typeof ownFormsOnly>[1]) => ownFormsOnly(deps.config.publicUrl, h)
   return (app: Elysia) => {
     app
       .get(`${OAUTH_MOUNT}/signin/:token`, ({ params, request, server }) => showSignIn(deps, params.token, ipOf(request, server), request))
-      .post(`${OAUTH_MOUNT}/signin/:token`, own(({ params, request, server }) => useSignInLink(deps, params.token!, ipOf(request, server))), { parse: 'none' })
+      .post(`${OAUTH_MOUNT}/signin/:token`, own(({ params, request, server }) => useSignInLink(deps, params.token!, ipOf(request, server), request)), { parse: 'none' })
       .post(`${OAUTH_MOUNT}/signout`, own(async ({ request }) => {
         const form = await readForm(request.clone())
         return seeOther(safeNext(form?.get('next') ?? null), { 'set-cookie': await signOut(deps, request) })

@@ -93,7 +93,7 @@ async function answer(deps: PeopleDeps, token: string, req: Request, ip: string 
 }
 
 export function confirmMount(deps: PeopleDeps): Mount {
-  const ipOf = addressOfRequest(deps.config.trustProxy)
+  const ipOf = addressOfRequest(deps.config.trustProxy, deps.config.trustProxyHeader)
   return (app: Elysia) => {
     app
       .get(`${CONFIRM_PATH}/:token`, async ({ params, request }) => view(deps, params.token, await signedInPerson(deps, request)))

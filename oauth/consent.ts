@@ -258,7 +258,7 @@ export async function answerConsent(deps: ConsentDeps, uid: string, req: Request
 
 /** The consent page routes, ahead of the authorization server's own /oauth routes. */
 export function consentMount(deps: ConsentDeps): Mount {
-  const ipOf = addressOfRequest(deps.config.trustProxy)
+  const ipOf = addressOfRequest(deps.config.trustProxy, deps.config.trustProxyHeader)
   return (app: Elysia) => {
     app
       .get(`${OAUTH_MOUNT}/consent/:uid`, ({ params, request }) => showConsent(deps, params.uid, request))

@@ -3,6 +3,7 @@
 // signed in, their workspace's logo and name on its accent colour; before that, Portico's mark. A page
 // in another language than English says so (`lang`, `dir`, `Content-Language`; oauth/strings.ts); the
 // layout is written in logical directions, so a right-to-left page mirrors.
+import { fromElsewhere } from '../src/http/forms.ts'
 import type { BrandingView } from '../src/domain/branding.ts'
 import { directionOf } from '../src/widget/locale.ts'
 import type { Peer } from '../src/client-address.ts'
@@ -88,20 +89,8 @@ export async function readForm(req: Request): Promise<URLSearchParams | null> {
   return text.length > MAX_FORM_BYTES ? null : new URLSearchParams(text)
 }
 
-/**
- * Whether a form was sent from another site than Portico's own pages (login CSRF: a site signing a
- * victim's browser into the attacker's workspace). The browser's `Sec-Fetch-Site` decides when sent
- * (only `same-origin`, or `none` for a person's own navigation, pass); without it an `Origin` other
- * than Portico's (PUBLIC_URL, or the address the request came to) is refused; a client sending
- * neither (not a browser) is not a browser another site could drive.
- */
-export function fromElsewhere(req: Request, publicUrl: string): boolean {
-  const site = req.headers.get('sec-fetch-site')
-  if (site !== null) return site !== 'same-origin' && site !== 'none'
-  const origin = req.headers.get('origin')
-  if (origin === null) return false
-  return origin !== new URL(publicUrl).origin && origin !== new URL(req.url).origin
-}
+/** Whether a form was sent from another site (src/http/forms.ts): every form here that signs in or acts refuses it. */
+export { fromElsewhere }
 
 /** The answer to a form sent from another site: nothing done, and why. */
 export function crossSitePage(): Response {

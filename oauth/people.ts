@@ -4,9 +4,11 @@
 //   that workspace's email sender, or the deployment's (mail.ts). The answer never says whether the
 //   address is a member anywhere, in its words or in its time: it is given before anything is looked
 //   up, and the lookup, the links and the mail happen after it (`deliver`, detached from the request).
-// - Asking again for the same address and page within the window coalesces into the links already on
-//   their way (no new mail, no refusal): a stranger asking for someone's address cannot spend that
-//   person's budget. Only the asker's own client address has a budget that refuses (429).
+// - Links mailed to one address are budgeted per address, whatever page asked (fresh consent pages
+//   cannot flood a mailbox): past it, asks coalesce into the links already on their way (no new mail,
+//   no refusal), and a link opened in the browser that asked returns to the page it asked from. A
+//   stranger asking for someone's address cannot refuse that person. Only the asker's own client address
+//   and its network (/24, /64) have budgets that refuse (429).
 // - The mail carries Portico's own words only: the address, the workspace's name, a fixed purpose and
 //   the link; nothing an unauthenticated party chose (a client's name, a URL). The page the link
 //   opens says who asks (the agent's name as outside text, and the host its answer goes to).
@@ -28,6 +30,8 @@ import type { Services } from '../src/services.ts'
 import type { MemberRole } from '../src/domain/rbac.ts'
 import { deriveKey, secretEquals } from '../src/crypto.ts'
 import { log } from '../src/logger.ts'
+import { notifyValid } from '../src/db/api-keys.ts'
+import { addressPrefix } from '../src/client-address.ts'
 import { brandingOut, type BrandingView } from '../src/domain/branding.ts'
 
 export const SIGNIN_LINK_TTL_MS = 15 * 60_000
@@ -63,20 +67,41 @@ const hash = (token: string) => createHash('sha256').update(token).digest()
 // for, the client address), within SIGNIN_BUDGET per 15 minutes. In-process sliding windows: a
 // per-process bound, which a shared throttle can replace at this one place.
 const WINDOW_MS = 15 * 60_000
-type ThrottleKind = 'email' | 'ip' | 'failure'
+type ThrottleKind = 'email' | 'ip' | 'network' | 'failure'
+/** Asks from one network (/24, /64) together: this many times one address's. */
+const NETWORK_ASKS = 4
 const hits = new Map<string, number[]>()
 
-/** Whether a client address has spent its failed sign-ins: checked before the database is asked, so a
- * guesser past the budget costs no query. */
-export function signInFailuresSpent(config: Config, ip: string | null, now = Date.now()): boolean {
+/** Seconds until a client address that spent its failed sign-ins may try again; 0 when it may now. Checked
+ * before the database is asked, so a guesser past the budget costs no query. */
+export function signInFailuresWait(config: Config, ip: string | null, now = Date.now()): number {
   const recent = (hits.get(`failure:${ip ?? 'unknown'}`) ?? []).filter((t) => t > now - WINDOW_MS)
-  return recent.length >= config.signInBudget.failures
+  if (recent.length < config.signInBudget.failures) return 0
+  // The window frees a try when the oldest of the last `failures` attempts leaves it.
+  const freeing = recent[recent.length - config.signInBudget.failures]!
+  return Math.max(1, Math.ceil((freeing + WINDOW_MS - now) / 1000))
+}
+
+/**
+ * Whether a sign-in link is refused unread: its address spent its failures, and the link is not known
+ * valid (every unused link is: Portico publishes each one it mails to every process, and each reads the
+ * unused ones at start; src/domain/throttle.ts). A neighbour's guesses never refuse a real link.
+ */
+function throttledLink(deps: PeopleDeps, token: string, ip: string | null): number {
+  const wait = signInFailuresWait(deps.config, ip)
+  if (wait === 0 || deps.services.throttle?.isKnown(hash(token).toString('hex'))) return 0
+  return wait
+}
+
+/** A sign-in link refused while its address waits: how long, for Retry-After. */
+export interface Throttled {
+  throttled: number
 }
 
 /** Counts an attempt; false when its window is already full (the attempt is refused). */
 export function throttleSignIn(config: Config, kind: ThrottleKind, key: string, now = Date.now()): boolean {
   const b = config.signInBudget
-  const limit = kind === 'email' ? b.perEmail : kind === 'ip' ? b.perClient : b.failures
+  const limit = kind === 'email' ? b.perEmail : kind === 'ip' ? b.perClient : kind === 'network' ? b.perClient * NETWORK_ASKS : b.failures
   const k = `${kind}:${key}`
   const recent = (hits.get(k) ?? []).filter((t) => t > now - WINDOW_MS)
   if (recent.length >= limit) {
@@ -126,12 +151,16 @@ export async function signInMailSettled(): Promise<void> {
  */
 export function mailSignInLinks(deps: PeopleDeps, email: string, next: string, ip: string | null, purpose: SignInPurpose, req: Request): Asked {
   if (!throttleSignIn(deps.config, 'ip', ip ?? 'unknown')) return { refused: true }
-  const held = cookieValue(req, ASKED_COOKIE)
-  const browser = held && /^[\w-]{20,100}$/.test(held) ? held : randomBytes(24).toString('base64url')
-  const cookie = `${ASKED_COOKIE}=${browser}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${SIGNIN_LINK_TTL_MS / 1000}${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
+  // One host holds a whole /64 (or a /24): its addresses together have a budget too.
+  if (!throttleSignIn(deps.config, 'network', addressPrefix(ip ?? 'unknown'))) return { refused: true }
+  const browser = askedBrowser(req) ?? randomBytes(24).toString('base64url')
   const address = email.trim().toLowerCase()
   const to = safeNext(next)
-  if (throttleSignIn(deps.config, 'email', `${address} ${to}`)) {
+  // The cookie also names the page this browser asked from: a link opened here returns there (see useSignIn).
+  const cookie = `${ASKED_COOKIE}=${browser}.${Buffer.from(to).toString('base64url')}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${SIGNIN_LINK_TTL_MS / 1000}${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
+  // Per recipient, whatever the page: fresh consent pages cannot flood a mailbox. Past it, asks coalesce
+  // into the links already on their way; any of them, opened in the browser that asked, returns to its page.
+  if (throttleSignIn(deps.config, 'email', address)) {
     const sending = deliver(deps, address, to, purpose, hash(browser))
       .catch((err: unknown) => log.warn('sign-in link not sent', { error: err instanceof Error ? err.message : String(err) }))
       .finally(() => inFlight.delete(sending))
@@ -146,6 +175,10 @@ async function deliver(deps: PeopleDeps, address: string, next: string, purpose:
   for (const m of rows) {
     const token = randomBytes(32).toString('base64url')
     await insertSignIn(deps.db, { token_hash: hash(token), member_id: m.id, tenant_id: m.tenant_id, next_path: next, expires_at: new Date(now.getTime() + SIGNIN_LINK_TTL_MS), asked_from: askedFrom }, now)
+    // Known valid on every process before it is opened: a neighbour's guesses never refuse it.
+    const hex = hash(token).toString('hex')
+    deps.services.throttle?.vouch(hex)
+    await notifyValid(deps.db, hex)
     const link = `${deps.config.publicUrl}/oauth/signin/${token}`
     const text =
       `Someone (we hope you) asked to sign in to Portico as ${m.email} in the workspace "${m.workspace}", ${PURPOSES[purpose]}.\n\n` +
@@ -154,6 +187,20 @@ async function deliver(deps: PeopleDeps, address: string, next: string, purpose:
     const outcome = await deps.services.mailPeople?.({ tenantId: m.tenant_id, to: m.email, subject: `Sign in to Portico (${m.workspace})`, text })
     if (outcome === 'logged') log.info('sign-in link (development: no email sender saved)', { link })
   }
+}
+
+/** The asking browser's id in the asked cookie; null when absent or malformed. */
+function askedBrowser(req: Request): string | null {
+  const held = cookieValue(req, ASKED_COOKIE)?.split('.')[0]
+  return held && /^[\w-]{20,100}$/.test(held) ? held : null
+}
+
+/** The page the browser last asked for a link from (its asked cookie), when it is one of Portico's own. */
+function askedPage(req: Request): string | null {
+  const encoded = cookieValue(req, ASKED_COOKIE)?.split('.')[1]
+  if (!encoded) return null
+  const to = Buffer.from(encoded, 'base64url').toString('utf8')
+  return safeNext(to) === to ? to : null
 }
 
 export interface PendingSignIn {
@@ -165,29 +212,34 @@ export interface PendingSignIn {
 }
 
 /** What an unused, unexpired link would sign in; null otherwise (a failed attempt: throttled). */
-export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<PendingSignIn | null | 'throttled'> {
-  if (signInFailuresSpent(deps.config, ip)) return 'throttled'
+export async function peekSignIn(deps: PeopleDeps, token: string, ip: string | null, req: Request): Promise<PendingSignIn | null | Throttled> {
+  const wait = throttledLink(deps, token, ip)
+  if (wait) return { throttled: wait }
   const row = await unusedSignIn(deps.db, hash(token), deps.clock.now())
   if (row) {
-    const held = cookieValue(req, ASKED_COOKIE)
+    const held = askedBrowser(req)
     const otherBrowser = row.asked_from !== null && (!held || !hash(held).equals(Buffer.from(row.asked_from)))
     return { email: row.email, workspace: row.workspace, next: row.next_path, otherBrowser }
   }
-  return throttleSignIn(deps.config, 'failure', ip ?? 'unknown') ? null : 'throttled'
+  return throttleSignIn(deps.config, 'failure', ip ?? 'unknown') ? null : { throttled: signInFailuresWait(deps.config, ip) }
 }
 
-/** Uses the link up and starts a session; answers the cookie to set and where to go, or null. */
-export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null): Promise<{ cookie: string; next: string } | null> {
-  if (signInFailuresSpent(deps.config, ip)) return null
+/** Uses the link up and starts a session; answers the cookie to set and where to go, null (used, expired, unknown), or how long to wait. */
+export async function useSignIn(deps: PeopleDeps, token: string, ip: string | null, req?: Request): Promise<{ cookie: string; next: string } | null | Throttled> {
+  const wait = throttledLink(deps, token, ip)
+  if (wait) return { throttled: wait }
   const now = deps.clock.now()
   const row = await useSignInLink(deps.db, hash(token), now)
   if (!row) {
+    deps.services.throttle?.known.forget(hash(token).toString('hex'))
     throttleSignIn(deps.config, 'failure', ip ?? 'unknown')
     return null
   }
   const session = randomBytes(32).toString('base64url')
   await insertSession(deps.db, { token_hash: hash(session), member_id: row.member_id, tenant_id: row.tenant_id, expires_at: new Date(now.getTime() + SESSION_TTL_MS) }, now)
-  return { cookie: sessionCookie(deps.config, session, SESSION_TTL_MS / 1000), next: row.next_path }
+  // Signed in, the person goes back to the page this browser asked from (a link mailed for another ask of
+  // theirs, coalesced, still brings them to their own request), else to the link's own page.
+  return { cookie: sessionCookie(deps.config, session, SESSION_TTL_MS / 1000), next: (req && askedPage(req)) ?? row.next_path }
 }
 
 function sessionCookie(config: Config, value: string, maxAgeS: number): string {

@@ -73,6 +73,8 @@ export interface AuthServer {
    * how it was presented.
    */
   verifyForApi(token: string, presented: Presentation): Promise<AgentIdentity | null>
+  /** Signature, issuer, audience and lifetime only: no query (the failure throttle's pre-check). */
+  accessTokenSigned(token: string): Promise<boolean>
 }
 
 /** A token check's outcome: who the agent is, or why the token is refused. */
@@ -291,6 +293,11 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
       return invalid
     }
   }
+  const accessTokenSigned = (token: string): Promise<boolean> =>
+    jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] }).then(
+      () => true,
+      () => false,
+    )
   const verifyAccessToken = async (token: string, presented: Presentation): Promise<AgentIdentity | null> => {
     const checked = await checkAccessToken(token, presented)
     return checked.ok ? checked.identity : null
@@ -344,7 +351,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   }
 
-  return { provider, issuer, resource, handle, metadata, verifyAccessToken, checkAccessToken, verifyForApi }
+  return { provider, issuer, resource, handle, metadata, verifyAccessToken, checkAccessToken, verifyForApi, accessTokenSigned }
 }
 
 /** Every /oauth route goes to the authorization server (the consent page routes are mounted first). */

@@ -1,16 +1,26 @@
 // Who is really calling, behind a proxy (TRUST_PROXY). The socket's peer is the first hop; while a hop
-// is a trusted proxy, the address it says it forwarded for (the right-most not yet used entry of
-// `Forwarded: for=` (RFC 7239) or, without it, `X-Forwarded-For`) is the next hop. The first hop
+// is a trusted proxy, the address it says it forwarded for (the right-most not yet used entry of the one
+// header the proxies set, TRUST_PROXY_HEADER: `X-Forwarded-For` by default, or `Forwarded: for=` (RFC
+// 7239)) is the next hop. The other header is never read: a client could send it through a proxy that
+// only appends to the one it knows, and pick its own address. The first hop
 // that is not trusted is the client. An untrusted peer's forwarded headers are never read, so a
 // client cannot pick its own address; an entry that is not an address stops the walk at the last
 // trusted hop. Budgets then key on the client address and its network prefix (/24 for IPv4, /64 for
 // IPv6: what one customer of an ISP or one host usually holds).
 import ipaddr from 'ipaddr.js'
 
-export type TrustProxy = (address: string) => boolean
+/** The header trusted proxies set for the address they forwarded for (TRUST_PROXY_HEADER). */
+export type ProxyHeader = 'x-forwarded-for' | 'forwarded'
+
+export type TrustProxy = ((address: string) => boolean) & { header?: ProxyHeader }
 
 /** Parses TRUST_PROXY-style CIDRs ("10.0.0.0/8, 2001:db8::/32", a bare address meaning /32 or /128); throws on a bad entry. */
-export function trustedProxies(list: readonly string[]): TrustProxy {
+export function trustedProxies(list: readonly string[], header: ProxyHeader = 'x-forwarded-for'): TrustProxy {
+  const trust = proxyRanges(list)
+  return Object.assign(trust, { header })
+}
+
+function proxyRanges(list: readonly string[]): (address: string) => boolean {
   const ranges = list.map((entry) => {
     const e = entry.trim()
     if (!e.includes('/')) {
@@ -79,8 +89,11 @@ export function clientAddress(headers: Headers, peer: string | null, trusted: Tr
   // A peer that is no trusted proxy is the client: its forwarded headers are not read at all.
   if (!trusted(peerAddress)) return peerAddress
   const first = parse(peer)!
-  const forwarded = headers.get('forwarded')
-  const chain = forwarded !== null ? forwardedFor(forwarded) : (headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  // Only the header the proxies set: the other is whatever the client sent.
+  const chain =
+    trusted.header === 'forwarded'
+      ? forwardedFor(headers.get('forwarded') ?? '')
+      : (headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
   let hop = first
   for (let i = chain.length - 1; i >= 0 && trusted(hop.toString()); i--) {
     const next = parse(chain[i]!)
@@ -100,7 +113,7 @@ export type Peer = { requestIP(r: Request): { address: string } | null } | null 
 
 /** A page route's client address: the socket peer, walked back through the configured trusted proxies
  * (TRUST_PROXY), so a budget behind a load balancer counts people, not the balancer. */
-export function addressOfRequest(trustProxy: readonly string[]): (request: Request, server: Peer) => string | null {
-  const trusted = trustedProxies(trustProxy)
+export function addressOfRequest(trustProxy: readonly string[], header?: ProxyHeader): (request: Request, server: Peer) => string | null {
+  const trusted = trustedProxies(trustProxy, header)
   return (request, server) => clientAddress(request.headers, server?.requestIP(request)?.address ?? null, trusted)
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { domainConnectSettings, type DomainConnectSettings } from './domain/domain-connect/settings.ts'
-import { trustedProxies } from './client-address.ts'
+import { trustedProxies, type ProxyHeader } from './client-address.ts'
 import type { AcmeSettings } from './adapters/acme.ts'
 import type { DcvSettings } from './adapters/dcv.ts'
 import { normalizeHostname } from './domain/hostnames.ts'
@@ -95,6 +95,8 @@ export interface Config {
   dcv: DcvSettings | null
   /** Provider OAuth clients (DIGITALOCEAN_OAUTH_CLIENT_ID / _SECRET, optional _BASE for the authorization server). */
   providerOAuth: Record<string, { clientId: string; clientSecret: string; base: string | null }>
+  /** TRUST_PROXY_HEADER: the one header those proxies set (`x-forwarded-for`, default, or `forwarded`); the other is never read. */
+  trustProxyHeader: ProxyHeader
   /** TRUST_PROXY: CIDRs of the proxies whose X-Forwarded-For / Forwarded headers are believed. */
   trustProxy: string[]
   /** AGENT_REGISTRATION_BUDGET: agent registrations per hour, per address / per /24 or /64 / overall. */
@@ -370,8 +372,12 @@ function authFailureBudget(env: Env): Config['authFailureBudget'] {
   return { perAddress: Number(m[1]), perPrefix: Number(m[2]) }
 }
 
-function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agentRegistrationBudget' | 'signInBudget'> {
+function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'trustProxyHeader' | 'agentRegistrationBudget' | 'signInBudget'> {
   const trustProxy = (env.TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
+  const trustProxyHeader = (env.TRUST_PROXY_HEADER || 'x-forwarded-for').trim().toLowerCase()
+  if (trustProxyHeader !== 'x-forwarded-for' && trustProxyHeader !== 'forwarded') {
+    throw new ConfigError(`TRUST_PROXY_HEADER must be x-forwarded-for or forwarded (the header the proxies in TRUST_PROXY set), got ${JSON.stringify(env.TRUST_PROXY_HEADER)}`)
+  }
   try {
     trustedProxies(trustProxy)
   } catch {
@@ -385,6 +391,7 @@ function agentRegistrationSettings(env: Env): Pick<Config, 'trustProxy' | 'agent
   if (!s) throw new ConfigError(`SIGNIN_BUDGET must be perEmail/perClient/failures per 15 minutes (like 5/30/20), got ${JSON.stringify(signIn)}`)
   return {
     trustProxy,
+    trustProxyHeader,
     agentRegistrationBudget: { perAddressPerHour: Number(m[1]), perPrefixPerHour: Number(m[2]), globalPerHour: Number(m[3]) },
     signInBudget: { perEmail: Number(s[1]), perClient: Number(s[2]), failures: Number(s[3]) },
   }

@@ -1,8 +1,8 @@
 // Wiring: from a Config to a running Portico (database, migrations, services, HTTP app). Used by
 // src/main.ts and by the tests, so tests exercise the same assembly as production.
 import type { createApp as CreateApp } from './http/app.ts'
-import { DAY, MovableClock, type Clock } from './clock.ts'
-import { recentlyUsedKeyHashes } from './db/api-keys.ts'
+import { MovableClock, type Clock } from './clock.ts'
+import { validCredentialHashes } from './db/api-keys.ts'
 import type { Config } from './config.ts'
 import { connect, type Sql } from './db/sql.ts'
 import { Lifecycle } from './lifecycle.ts'
@@ -61,6 +61,7 @@ import type { Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { purgeWidgetTokens, revokedWidgetTokenIds } from './db/widget-tokens.ts'
 import { FailureThrottle } from './domain/throttle.ts'
+import { VALID_PREFIX } from './db/channels.ts'
 import { RateLimits } from './domain/rate-limits.ts'
 import { ConnectionViews } from './domain/connection-views.ts'
 import { metricsMount } from './http/metrics.ts'
@@ -114,14 +115,17 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const lifecycle = opts.lifecycle ?? new Lifecycle()
   const stopping = () => lifecycle.stopping
   const throttle = new FailureThrottle(config.authFailureBudget, () => clock.now().getTime())
-  // Keys in use lately are known valid from the start: a restart does not leave a working backend to its neighbours' budget.
-  for (const hex of await recentlyUsedKeyHashes(db, new Date(clock.now().getTime() - 30 * DAY), 50_000)) throttle.vouch(hex)
+  // Every credential valid now is known from the start (keys, client secrets, invitations, sign-in links): a restart, or a
+  // credential minted on another process before this one started, is not left to its neighbours' budget.
+  for (const hex of await validCredentialHashes(db, clock.now(), 50_000)) throttle.vouch(hex)
   const widgetTokens = new WidgetTokens(config.secretsKey, config.publicUrl)
   // Revoked widget tokens: read now, and again whenever the revocation notifications (re)start.
   const readRevoked = () => revokedWidgetTokenIds(db, clock.now()).then((ids) => widgetTokens.revoked.replace(ids)).catch(() => {})
   await readRevoked()
   const onRevoked = (payload: string) => {
     if (payload.startsWith('wtk_')) widgetTokens.revoked.add(payload, clock.now().getTime() + WIDGET_TOKEN_MAX_TTL_SECONDS * 1000)
+    // A credential made valid on any process (notifyValid): known here too before its first use.
+    else if (payload.startsWith(VALID_PREFIX)) throttle.vouch(payload.slice(VALID_PREFIX.length))
     else throttle.known.forget(payload)
   }
   // The revocation notifications are heard even with API_KEY_CACHE=0 (widget tokens, the known-valid set);
@@ -199,13 +203,14 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })
   services.verifyAgentToken = auth.verifyForApi
+  services.agentTokenSigned = auth.accessTokenSigned
   services.mailPeople = workspaceMail({ config, db, dns: services.dns })
   services.products.push('mcp')
-  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
+  const mounts = [metadataMount(auth), registrationMount({ db, clock, auth, trustProxy: trustedProxies(config.trustProxy, config.trustProxyHeader), limits: { ...REGISTRATION_LIMITS, ...config.agentRegistrationBudget } }), consentMount({ ...deps, auth }), peopleMount(deps), confirmMount(deps), oauthMount(auth), mcpMount({ ...deps, auth }), paymentsWebhookMount(deps), widgetMount(deps), acmeChallengeMount(db), metricsMount({ config, db, clock })]
   const handler = createHandler(deps)
   // The share-link page reads the API like any client, from the visitor's side and with the visitor's address.
-  const addressOf = addressOfRequest(config.trustProxy)
-  mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf }))
+  const addressOf = addressOfRequest(config.trustProxy, config.trustProxyHeader)
+  mounts.push(sharePageMount({ handle: (req, ip) => handler(req, ip), addressOf, publicUrl: config.publicUrl }))
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
   if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req, ip) => handler(req, ip), addressOf }))

@@ -26,6 +26,8 @@ export interface Services {
   /** API-key lookups cached per process, evicted by NOTIFY on revocation. */
   keyCache?: KeyCache<KeyPrincipal>
   /** Verifies a delegated agent access token as presented (scheme, DPoP proof); absent until the agents area is wired. */
+  /** Whether an agent access token carries Portico's signature and is unexpired (no query: the failure throttle's pre-check). */
+  agentTokenSigned?: (token: string) => Promise<boolean>
   verifyAgentToken?: (token: string, presented: Presentation) => Promise<{ tenantId: string; clientId: string; subject: string; scopes: string[] } | null>
   /** Mails a person of a workspace (a sign-in link) through the workspace's email sender; absent until the agents area is wired. */
   mailPeople?: (m: { tenantId: string; to: string; subject: string; text: string }) => Promise<'sent' | 'logged' | 'unsent'>

@@ -6,9 +6,9 @@
 // revoking process also evicts after its own commit. While the listening connection is down the cache
 // is bypassed and emptied, so a missed notification can never keep a revoked key alive; entries also
 // expire after `ttlMs` as a backstop. The same channel carries a revoked widget token's id (`wtk_…`);
-// `onRevoked` hears every payload, `onListening` every (re)start, so a revocation list can be read again.
+// `onRevoked` hears every payload (and `+hash`, a credential made valid: notifyValid), `onListening` every (re)start, so a revocation list can be read again.
 import postgres from 'postgres'
-import { KEYS_CHANNEL } from '../db/channels.ts'
+import { KEYS_CHANNEL, VALID_PREFIX } from '../db/channels.ts'
 import { log } from '../logger.ts'
 
 /** `P` is what a lookup found for a key (the caller's principal): the cache keeps it as given. */
@@ -36,7 +36,8 @@ export class KeyCache<P> {
     })
     await this.listener.listen(
       KEYS_CHANNEL,
-      (hash) => this.evict(hash),
+      // A payload naming a credential made valid (`+…`) evicts nothing: it is only told on.
+      (payload) => (payload.startsWith(VALID_PREFIX) ? this.onRevoked(payload) : this.evict(payload)),
       () => {
         // (Re)subscribed: anything cached before may have missed a notification.
         this.generation++

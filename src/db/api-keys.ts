@@ -1,6 +1,6 @@
 // Queries of API keys: listing, minting, revoking, the lookup of a presented key. The rules about keys
 // are in src/domain/tenancy.ts (minting) and src/http/auth.ts (lookup).
-import { KEYS_CHANNEL } from './channels.ts'
+import { KEYS_CHANNEL, VALID_PREFIX } from './channels.ts'
 import type { MemberRole } from './members.ts'
 import type { Sql } from './sql.ts'
 
@@ -80,10 +80,24 @@ export async function markKeyUsed(db: Sql, keyId: string, now: Date): Promise<vo
 }
 
 /** Hashes (hex) of the live keys used since `since`, most recent first: the failure throttle knows them valid from the start. */
-export async function recentlyUsedKeyHashes(db: Sql, since: Date, limit: number): Promise<string[]> {
+/**
+ * Every credential valid now, by the SHA-256 (hex) Portico stores of it: live API keys, applications'
+ * client secrets (and a previous one inside its overlap), pending invitations, unused sign-in links, share links.
+ * Read at start into the failure throttle's known set, so none is refused for its neighbours' failures
+ * before its first use on this process (src/domain/throttle.ts).
+ */
+export async function validCredentialHashes(db: Sql, now: Date, limit: number): Promise<string[]> {
   const rows = await db`
-    select encode(key_hash, 'hex') as hex from api_keys
-    where revoked_at is null and last_used_at >= ${since}
-    order by last_used_at desc limit ${limit}`
+    (select encode(key_hash, 'hex') as hex from api_keys where revoked_at is null order by last_used_at desc nulls last limit ${limit})
+    union all (select encode(client_secret_hash, 'hex') from applications limit ${limit})
+    union all (select encode(previous_client_secret_hash, 'hex') from applications where previous_client_secret_hash is not null and previous_secret_until > ${now} limit ${limit})
+    union all (select encode(invite_token_hash, 'hex') from members where invite_token_hash is not null and status = 'invited' limit ${limit})
+    union all (select encode(token_hash, 'hex') from member_signins where used_at is null and expires_at > ${now} limit ${limit})
+    union all (select token_hash from share_links where expires_at > ${now} limit ${limit})`
   return (rows as unknown as { hex: string }[]).map((r) => r.hex)
+}
+
+/** Tells every process a credential is now valid (its SHA-256, hex), when the transaction commits: its failure throttle knows it. */
+export async function notifyValid(sql: Sql, hex: string): Promise<void> {
+  await sql`select pg_notify(${KEYS_CHANNEL}, ${VALID_PREFIX + hex})`
 }

@@ -53,13 +53,14 @@ export async function applicationSecret(sql: Sql, id: string): Promise<Applicati
   return app as ApplicationSecretRow | undefined
 }
 
-/** A new client secret; the current one stays valid until `previousUntil` (now: at once). */
-export async function rotateClientSecret(sql: Sql, tenantId: string, id: string, hash: Buffer, previousUntil: Date, now: Date): Promise<boolean> {
-  const rows = await sql`
-    update applications set previous_client_secret_hash = client_secret_hash, previous_secret_until = ${previousUntil},
+/** A new client secret; the current one stays valid until `previousUntil` (now: at once). Answers the previous secret's hash (hex), or null when no such application. */
+export async function rotateClientSecret(sql: Sql, tenantId: string, id: string, hash: Buffer, previousUntil: Date, now: Date): Promise<string | null> {
+  const rows = (await sql`
+    update applications a set previous_client_secret_hash = a.client_secret_hash, previous_secret_until = ${previousUntil},
       client_secret_hash = ${hash}, updated_at = ${now}
-    where id = ${id} and tenant_id = ${tenantId} returning id`
-  return rows.length === 1
+    from (select id, client_secret_hash from applications where id = ${id} and tenant_id = ${tenantId} for update) old
+    where a.id = old.id returning encode(old.client_secret_hash, 'hex') as previous`) as unknown as { previous: string }[]
+  return rows[0]?.previous ?? null
 }
 
 /** Replaces the application's branding (null: none); answers the updated row. */

@@ -12,7 +12,11 @@
 // A valid credential is never refused for others' failures: every credential that verified (an API key,
 // a widget or agent token, an operator secret, a client secret, a share link) is remembered by its
 // SHA-256 in `known`, in memory, and a request presenting one passes the budget and is verified as
-// usual. A stale worker beside a working backend, or a /24 neighbour spending its budget, costs the
+// usual. So is every credential valid now, before its first use: each process reads the live keys,
+// client secrets (and a previous one in its overlap), pending invitations, unused sign-in links and share
+// links at start (validCredentialHashes), and each one minted later, on any process, is announced on the keys
+// channel as `+hash` (notifyValid). Signed tokens (widget, agent) are checked by signature alone, in
+// memory, before the budget (src/http/auth.ts `signedByPortico`). A stale worker beside a working backend, or a /24 neighbour spending its budget, costs the
 // working key nothing. A remembered credential that then fails verification (revoked) is forgotten and
 // counts as a failure; a revoked API key is forgotten at once through the key cache's notification. The
 // set only ever lets a request reach verification, so a stale entry can admit nothing by itself.
@@ -138,11 +142,18 @@ export class FailureThrottle {
    * Throws 429 `rate_limited` (with Retry-After) while this address or its network has spent its
    * failures, unless the credential presented (its SHA-256, hex) verified lately: it goes on to be verified.
    */
-  check(address: string | null, credentialHash?: string | null): void {
+  check(address: string | null, credentialHash?: string | readonly string[] | null): void {
     const wait = this.wait(address)
     if (!wait) return
-    if (credentialHash && this.known.has(credentialHash, Date.now())) return
+    if (this.isKnown(credentialHash)) return
     throw refusal(wait)
+  }
+
+  /** Whether any of these hashes (one credential's possible names) is known valid. */
+  isKnown(credentialHash?: string | readonly string[] | null): boolean {
+    const now = Date.now()
+    const hashes = typeof credentialHash === 'string' ? [credentialHash] : (credentialHash ?? [])
+    return hashes.some((h) => this.known.has(h, now))
   }
 
   /** A credential verified: remembered, so its holder's neighbours' failures never refuse it. */
@@ -215,9 +226,9 @@ export class RecentMisses {
  * client secret, a share or invitation token): refused while the address is throttled, and a wrong
  * secret (answered 401 or 404) counts as a failed check.
  */
-export async function guarded<T>(throttle: FailureThrottle | undefined, ip: string | null, fn: () => Promise<T>, secretHash: string | null = null): Promise<T> {
+export async function guarded<T>(throttle: FailureThrottle | undefined, ip: string | null, fn: () => Promise<T>, secretHash: string | null = null, valueHashes: readonly string[] = []): Promise<T> {
   if (!throttle) return fn()
-  throttle.check(ip, secretHash)
+  throttle.check(ip, secretHash ? [secretHash, ...valueHashes] : valueHashes)
   try {
     const out = await fn()
     if (secretHash) throttle.vouch(secretHash)
@@ -249,3 +260,19 @@ export function guessedSecret(params: Record<string, string>, body: unknown): st
   // Not keyed by operation: a share token that opened the page is as valid for its re-check.
   return parts.length === 0 ? null : sha256Hex(`guessable\n${parts.join('\n')}`)
 }
+
+/**
+ * The SHA-256 (hex) of each secret a `guessable` operation's input carries (a client secret or an
+ * invitation token in the body, a share token in the path): what Portico stores of them, so a secret
+ * minted on any process, or valid when this one started, is known before it is first used here
+ * (src/ops/tenancy.ts `publishValid`, src/db/api-keys.ts `validCredentialHashes`).
+ */
+export function secretValueHashes(params: Record<string, string>, body: unknown): string[] {
+  const secretish = (k: string) => /(secret|token)$/.test(k)
+  const out = Object.keys(params).filter(secretish).map((k) => sha256Hex(params[k]!))
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return out
+  const b = body as Record<string, unknown>
+  for (const k of Object.keys(b)) if (typeof b[k] === 'string' && secretish(k)) out.push(sha256Hex(b[k] as string))
+  return out
+}
+

@@ -1,6 +1,7 @@
 // The REST face: an Elysia app whose routes come from the operation registry. This file owns the
 // wire: request ids, body parsing, credential resolution, the error envelope and the request log.
 // Operations never see any of it.
+import type { Principal } from '../domain/principal.ts'
 import { Elysia } from 'elysia'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -12,7 +13,7 @@ import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
 import { showHiddenDeep } from '../domain/outside-text.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
-import { guarded, guessedSecret } from '../domain/throttle.ts'
+import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies } from '../client-address.ts'
 import { encodeCached, respond } from './encoded.ts'
@@ -145,7 +146,7 @@ export function createHandler(deps: AppDeps) {
   const router = buildRouter(deps.ops)
 
   // The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for.
-  const trusted = trustedProxies(deps.config.trustProxy)
+  const trusted = trustedProxies(deps.config.trustProxy, deps.config.trustProxyHeader)
   const secured = securityHeaders(deps.config)
 
   return async function handle(req: Request, peer: string | null): Promise<Response> {
@@ -162,6 +163,8 @@ export function createHandler(deps: AppDeps) {
     const shown = <T>(body: T): T => (forAgent ? showHiddenDeep(body) : body)
     // The credential's RateLimit fields, once counted: on the answer whatever it is (src/domain/rate-limits.ts).
     let limits: Record<string, string> | undefined
+    // The credential once verified: an answer refused before its operation ran (413, 415, 422) is counted too.
+    let verified: Principal | undefined
     try {
       const m = router.match(req.method, url.path)
       if (m === null) throw new ApiError('not_found', 'No such route')
@@ -181,6 +184,7 @@ export function createHandler(deps: AppDeps) {
       const result: OpResult = await deadline.race(
         (async () => {
           const principal = await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, ip))
+          verified = principal
           forAgent = principal.kind === 'AGENT'
           const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
           if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
@@ -191,7 +195,7 @@ export function createHandler(deps: AppDeps) {
           const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline, onLimits }, raw, hooks)
           const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
           const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
-          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body)) : exec()
+          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body), secretValueHashes(m.params, body)) : exec()
         })(),
       )
       status = result.status
@@ -214,6 +218,9 @@ export function createHandler(deps: AppDeps) {
       const failure = databaseFailure(err)
       if (failure === 'unreachable') deps.services.database?.failed(err)
       else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
+      // Refused after the credential verified but before the operation counted it (a body too large or of the
+      // wrong type, an idempotency key reused): counted now, so the answer says where the credential stands.
+      if (limits === undefined && verified !== undefined) limits = deps.services.rateLimits?.take(verified)?.headers
       const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
       status = e.status
       const closingErr = deps.services.lifecycle?.stopping ? CLOSE : undefined

@@ -11,6 +11,7 @@ import { applicationSecret } from '../db/applications.ts'
 import { insertWidgetToken, liveWidgetTokens, revokeWidgetToken, type WidgetTokenRow } from '../db/widget-tokens.ts'
 import { KEYS_CHANNEL, notify } from '../db/channels.ts'
 import { getApplicationInTenant } from '../domain/tenancy.ts'
+import { publishValid } from './tenancy.ts'
 import { liveGrantsApprovedBy } from '../db/agent-grants.ts'
 import {
   acceptInvitation,
@@ -197,10 +198,12 @@ export const inviteMemberOp = defineOp({
       if (existing.status === 'active') throw new ApiError('conflict', 'This person is already a member')
       if (existing.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can change an owner invitation')
       const m = await reinvite(ctx.sql, existing, { token, role, p, now })
+      await publishValid(ctx, token)
       ctx.audit.targetId = existing.id
       return reply(200, memberOut(m, token))
     }
     const m = await insertInvitation(ctx.sql, { token, role, p, now }, input)
+    await publishValid(ctx, token)
     return memberOut(m, token)
   },
 })

@@ -5,7 +5,7 @@ import { ApiError, invalid, notFound } from '../errors.ts'
 import { failpoint } from '../failpoints.ts'
 import { newId } from '../ids.ts'
 import { sha256Hex } from '../crypto.ts'
-import { activeDefaultKey, keyRoleInApplication, keysOfApplication, notifyKeyRevoked, revokeKey } from '../db/api-keys.ts'
+import { activeDefaultKey, keyRoleInApplication, keysOfApplication, notifyKeyRevoked, notifyValid, revokeKey } from '../db/api-keys.ts'
 import { applicationById, applicationsOfTenant, firstApplication, rotateClientSecret, setBranding } from '../db/applications.ts'
 import { newClientSecret } from '../domain/secrets.ts'
 import { validateBranding } from '../domain/branding.ts'
@@ -22,9 +22,19 @@ import { ApiKeyMeta, Application, ApplicationWithSecret, Email, EnvironmentSchem
 const TAG = 'Tenancy and keys'
 
 
-/** A key just minted is valid: once committed, its holder's neighbours' failed guesses never refuse it (src/domain/throttle.ts). */
-function knownOnCommit(ctx: Ctx, key: string): void {
-  ctx.afterCommit(() => ctx.services.throttle?.vouch(sha256Hex(key)))
+/**
+ * A credential just minted (an API key, a client secret, an invitation) is valid: once committed, its
+ * holder's neighbours' failed guesses never refuse it, on this process or any other (the keys channel
+ * tells them: src/domain/throttle.ts).
+ */
+export async function publishValid(ctx: Pick<Ctx, 'sql' | 'services' | 'afterCommit'>, secret: string): Promise<void> {
+  await publishValidHash(ctx, sha256Hex(secret))
+}
+
+/** As `publishValid`, for a credential known by its stored hash (hex) only (a previous client secret). */
+async function publishValidHash(ctx: Pick<Ctx, 'sql' | 'services' | 'afterCommit'>, hex: string): Promise<void> {
+  await notifyValid(ctx.sql, hex)
+  ctx.afterCommit(() => ctx.services.throttle?.vouch(hex))
 }
 
 export const createTenantOp = defineOp({
@@ -95,11 +105,12 @@ export const provisionOp = defineOp({
     }
     failpoint('provision.after_member')
     const { app, clientSecret } = await createApplication(ctx.sql, tenant.id, input.app_name ?? 'Default', env, now)
+    await publishValid(ctx, clientSecret)
     failpoint('provision.after_application')
     const created = await createKey(ctx.sql, { tenantId: tenant.id, applicationId: app.id, environment: env, role: 'owner', name: 'Default key', isDefault: true, createdBy: memberId ?? null, now })
     if (!created) throw new Error('a new tenant already had a default key')
     failpoint('provision.after_key')
-    knownOnCommit(ctx, created.key)
+    await publishValid(ctx, created.key)
     ctx.audit.tenantId = tenant.id
     ctx.audit.targetId = tenant.id
     return { tenant_id: tenant.id, application_id: app.id, api_key: created.key, client_secret: clientSecret, ...(memberId ? { member_id: memberId } : {}) }
@@ -148,7 +159,7 @@ export const defaultKeyOp = defineOp({
       return reply(200, { key_id: raced.id, prefix: raced.prefix, created: false })
     }
     ctx.audit.targetId = created.row.id
-    knownOnCommit(ctx, created.key)
+    await publishValid(ctx, created.key)
     return { key_id: created.row.id, prefix: created.row.prefix, created: true, api_key: created.key }
   },
 })
@@ -192,6 +203,7 @@ export const createApplicationOp = defineOp({
     const tenantId = tenantFor(ctx, input.tenant_id)
     await getTenant(ctx.sql, tenantId)
     const { app, clientSecret } = await createApplication(ctx.sql, tenantId, input.name, input.environment ?? 'live', ctx.clock.now())
+    await publishValid(ctx, clientSecret)
     ctx.audit.tenantId = tenantId
     return { ...applicationOut(app), client_secret: clientSecret }
   },
@@ -263,7 +275,7 @@ export const createKeyOp = defineOp({
     if (roleRank(role) > roleRank(p.role)) throw new ApiError('forbidden', `A ${p.role} key cannot mint a ${role} key`)
     const created = await createKey(ctx.sql, { tenantId: p.tenantId, applicationId: app.id, environment: app.environment, role, name: input.name ?? null, isDefault: false, createdBy: p.keyId, now: ctx.clock.now() })
     if (!created) throw new Error('non-default key insert reported a conflict')
-    knownOnCommit(ctx, created.key)
+    await publishValid(ctx, created.key)
     return { ...keyOut(created.row), key: created.key }
   },
 })
@@ -349,7 +361,11 @@ export const rotateSecretOp = defineOp({
     const now = ctx.clock.now()
     const until = new Date(now.getTime() + (input.overlap_seconds ?? DEFAULT_SECRET_OVERLAP_S) * 1000)
     const { secret, hash } = newClientSecret()
-    if (!(await rotateClientSecret(ctx.sql, p.tenantId, app.id, hash, until, now))) throw notFound('Application not found')
+    const previous = await rotateClientSecret(ctx.sql, p.tenantId, app.id, hash, until, now)
+    if (previous === null) throw notFound('Application not found')
+    // The new secret, and the previous one for its overlap (a stale worker still holding it is who the overlap is for).
+    await publishValid(ctx, secret)
+    await publishValidHash(ctx, previous)
     ctx.audit.targetId = app.id
     ctx.audit.details = { previous_valid_until: until.toISOString() }
     return { application_id: app.id, client_secret: secret, previous_valid_until: until }

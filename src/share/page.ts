@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto'
 import type { Mount } from '../http/app.ts'
 import { SHARE_PAGE_PREFIX } from '../domain/share.ts'
 import type { Peer } from '../client-address.ts'
+import { fromElsewhere } from '../http/forms.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
@@ -27,6 +28,8 @@ export interface SharePageDeps {
   /** The visitor's address (the socket peer, walked back through TRUST_PROXY): a guesser's failed tokens are
    * counted against the guesser, never against every visitor of the page together. */
   addressOf: (request: Request, server: Peer) => string | null
+  /** PUBLIC_URL: the "I have added them" form is refused when sent from another site (src/http/forms.ts). */
+  publicUrl: string
 }
 
 /** What `GET /v1/share/{token}` answers (the fields the page uses). */
@@ -279,6 +282,15 @@ function asset(req: Request, body: string, gzip: Uint8Array, type: string, hash:
 
 const TOKEN = /^[A-Za-z0-9_-]{10,100}$/
 
+/** The answer to the form sent from another site: nothing done, and why (the words of Portico's other pages). */
+function renderCrossSite(): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Sent from another site</title></head>' +
+    '<body><main><h1 id="cross-site">This form was sent from another site</h1><p>Portico acts only on forms sent from its own pages. Nothing was done.</p>' +
+    '<p>If you meant to do this, open the page again from the link you were given and answer there.</p></main></body></html>'
+  )
+}
+
 function withHeader(r: Response, name: string, value: string): Response {
   r.headers.set(name, value)
   return r
@@ -309,6 +321,8 @@ export function sharePageMount(deps: SharePageDeps): Mount {
       .post(
         `${SHARE_PAGE_PREFIX}:token`,
         async ({ params, request, server }) => {
+          // Only from the share page itself: another site cannot make a visitor's browser re-check (and spend their budget).
+          if (fromElsewhere(request, deps.publicUrl)) return htmlResponse(403, renderCrossSite(), randomToken(16))
           const form = new URLSearchParams((await request.text()).slice(0, 1000))
           const lang = form.get('lang')
           if (TOKEN.test(params.token)) await read(request.url, params.token, 'POST', deps.addressOf(request, server))

@@ -16,7 +16,7 @@ import { resolveLocale } from './locale.ts'
 import { LOCALE_TAGS } from './i18n.ts'
 import { TABLES } from './locales/index.ts'
 
-const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed' }
+const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed, ratelimit, ratelimit-policy' }
 const PREFLIGHT = {
   ...CORS,
   'access-control-allow-headers': 'authorization, content-type, idempotency-key',

@@ -6,7 +6,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { MovableClock, DAY } from '../../src/clock.ts'
 import { createAuthServer } from '../../oauth/provider.ts'
 import { cleanupAgentClients, handleRegistration, REGISTRATION_LIMITS, type RegistrationLimits } from '../../oauth/register.ts'
-import { trustedProxies } from '../../src/client-address.ts'
+import { trustedProxies, type ProxyHeader } from '../../src/client-address.ts'
 import { livePortico, registerClient, authorize, answer, pkce, token, agentToken, approveAs, ownerEmail, mailbox, mailSettled, linkIn, openSignInLink, CookieJar, type LivePortico } from '../harness/agents.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 
@@ -96,12 +96,12 @@ let hours = 0
  * Registers as the socket peer `peer` with any forwarded headers, under the given budgets and trusted
  * proxies. Each registrar's clock is two hours past the last one's, so it starts with fresh budgets.
  */
-function registrar(limits: Partial<RegistrationLimits>, trustProxy: string[] = []) {
+function registrar(limits: Partial<RegistrationLimits>, trustProxy: string[] = [], header: ProxyHeader = 'x-forwarded-for') {
   const auth = createAuthServer({ config: p.config, db: p.db, clock: p.clock })
   const clock = new MovableClock()
   clock.advance((hours += 2) * 3600_000)
   return async (peer: string, headers: Record<string, string> = {}) => {
-    const deps = { db: p.db, clock, auth: await auth, trustProxy: trustedProxies(trustProxy), limits: { ...REGISTRATION_LIMITS, ...limits } }
+    const deps = { db: p.db, clock, auth: await auth, trustProxy: trustedProxies(trustProxy, header), limits: { ...REGISTRATION_LIMITS, ...limits } }
     const body = JSON.stringify({ client_name: 'Burst', redirect_uris: [LOOPBACK] })
     return handleRegistration(deps, new Request(`${p.url}/v1/oauth/agent/register`, { method: 'POST', headers, body }), peer)
   }
@@ -116,7 +116,13 @@ describe('registration budgets behind a proxy (TRUST_PROXY)', () => {
     // The client behind the proxy has its own budget: the same forwarded address 20 more times is refused.
     for (let i = 0; i < 19; i++) expect((await register('10.1.2.3', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(201)
     expect((await register('10.1.2.3', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(429)
-    // RFC 7239 Forwarded, through two trusted hops: the right-most untrusted address is the client.
+    // A Forwarded header the client sent through a proxy that sets X-Forwarded-For is not read.
+    expect((await register('10.1.2.3', { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.200' })).status).toBe(429)
+  })
+
+  test('proxies that set RFC 7239 Forwarded (TRUST_PROXY_HEADER=forwarded): through two trusted hops the right-most untrusted address is the client; X-Forwarded-For is then not read', async () => {
+    const register = registrar({ perAddressPerHour: 20 }, ['10.0.0.0/8'], 'forwarded')
+    for (let i = 0; i < 20; i++) expect((await register('10.1.2.3', { forwarded: 'for=198.51.100.1, for="10.9.9.9"', 'x-forwarded-for': `198.51.100.${100 + i}` })).status).toBe(201)
     expect((await register('10.1.2.3', { forwarded: 'for=198.51.100.1, for="10.9.9.9"' })).status).toBe(429)
     expect((await register('10.1.2.3', { forwarded: 'for="[2001:db8:5::1]:4711"' })).status).toBe(201)
     const [row] = await p.db`select ip, ip_prefix from agent_clients order by created_at desc, client_id desc limit 1`

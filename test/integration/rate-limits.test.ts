@@ -103,6 +103,40 @@ describe('per agent grant', () => {
   })
 })
 
+describe('every answer to a valid credential says where it stands', () => {
+  test('413, 415, 422 idempotency_key_reused with a key, and 403 forbidden with a widget token, carry RateLimit and RateLimit-Policy, each counted; a browser may read them', async () => {
+    newMinute()
+    const k = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { name: 'refused answers', role: 'owner' } })
+    const key = k.body.key as string
+    const answers = [
+      await p.api('POST', '/v1/applications', { token: key, rawBody: `{"name":"${'a'.repeat(1_100_000)}"}`, headers: { 'content-type': 'application/json' } }),
+      await p.api('POST', '/v1/applications', { token: key, rawBody: '{}', headers: { 'content-type': 'text/plain' } }),
+      await p.api('POST', '/v1/applications', { token: key, body: { name: 'First' }, headers: { 'idempotency-key': 'rl-reused' } }),
+      await p.api('POST', '/v1/applications', { token: key, body: { name: 'Second' }, headers: { 'idempotency-key': 'rl-reused' } }),
+    ]
+    expect(answers.map((a) => a.status)).toEqual([413, 415, 201, 422])
+    expect(answers[3]!.body.code).toBe('idempotency_key_reused')
+    answers.forEach((a, i) => {
+      expect(a.headers.get('ratelimit-policy')).toBe('"api_key";q=5;w=60')
+      // Each refused answer was counted: what is left goes down by one each time.
+      expect(a.headers.get('ratelimit')).toMatch(new RegExp(`^"api_key";r=${4 - i};t=\\d+$`))
+    })
+    const token = await widget()
+    const forbidden = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token, body: { role: 'member' } })
+    expect(forbidden.status).toBe(403)
+    expect(forbidden.body.code).toBe('forbidden')
+    expect(forbidden.headers.get('ratelimit-policy')).toBe('"application";q=8;w=60, "end_user";q=3;w=60')
+    expect(forbidden.headers.get('ratelimit')).toMatch(/^"application";r=\d+;t=\d+, "end_user";r=2;t=\d+$/)
+    // A page on another origin reading its answer (CORS) is allowed to read both fields.
+    const cors = await fetch(`${p.url}/v1/applications/${ws.appId}`, { headers: { authorization: `Bearer ${token}`, origin: 'https://shop.example.com' } })
+    await cors.arrayBuffer()
+    expect(cors.headers.get('ratelimit')).not.toBeNull()
+    const exposed = (cors.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase())
+    expect(exposed).toContain('ratelimit')
+    expect(exposed).toContain('ratelimit-policy')
+  })
+})
+
 describe('the OpenAPI document', () => {
   test('declares RateLimit and RateLimit-Policy on the answers of credentialed operations, and 429 with Retry-After', async () => {
     const doc = (await p.api('GET', '/v1/openapi.json')).body

@@ -60,3 +60,24 @@ describe('a share link beside a guesser', () => {
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
   })
 })
+
+describe('the share page\'s form from another site', () => {
+  test('"I have added them" posted cross-site is refused (403, saying why) and nothing runs; from the page itself it re-checks', async () => {
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `form.${zone}` } })
+    expect(c.status).toBe(201)
+    const s = await p.api('POST', `/v1/connections/${c.body.id}/share`, { token: ws.apiKey })
+    const link = new URL(s.body.url).pathname
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    const crossSite = await visit(link, '203.0.113.40', { method: 'POST', headers: { ...form, origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' }, body: 'lang=en' })
+    expect(crossSite.status).toBe(403)
+    expect(await crossSite.text()).toContain('This form was sent from another site')
+    // Without Sec-Fetch-Site, an Origin of another site is refused the same way.
+    expect((await visit(link, '203.0.113.40', { method: 'POST', headers: { ...form, origin: 'https://attacker.example' }, body: 'lang=en' })).status).toBe(403)
+    // Nothing ran: 40 cross-site posts of guessed tokens spent none of the address's failure budget.
+    for (let i = 0; i < 40; i++) expect((await visit(`/share/${crypto.randomUUID().replaceAll('-', '')}`, '203.0.113.41', { method: 'POST', headers: { ...form, 'sec-fetch-site': 'cross-site' }, body: '' })).status).toBe(403)
+    expect((await visit(`/share/${crypto.randomUUID().replaceAll('-', '')}`, '203.0.113.41')).status).toBe(404)
+    const own = await visit(link, '203.0.113.40', { method: 'POST', headers: { ...form, 'sec-fetch-site': 'same-origin' }, body: 'lang=en' })
+    expect(own.status).toBe(303)
+    expect(own.headers.get('location')).toBe(`${link}?lang=en`)
+  })
+})

@@ -162,12 +162,14 @@ describe('mail carries no stranger\'s words', () => {
     expect(reg.status).toBe(201)
     const { challenge } = pkce()
     const auth = await authorize(p.url, { client_id: reg.body.client_id, redirect_uri: LOOPBACK, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 's', scope: 'domains:read' })
+    // A member whose five links of the window are not spent yet (they are counted per recipient, whatever page asked).
+    const member = await ownerEmail(p.url, (await provision(p)).apiKey)
     await mailSettled()
     const before = mailbox(p.url).length
-    const sent = await answer(p.url, auth, { action: 'email', email: owner }, LOOPBACK)
+    const sent = await answer(p.url, auth, { action: 'email', email: member }, LOOPBACK)
     expect(sent.status).toBe(200)
     await mailSettled()
-    const mail = mailbox(p.url).slice(before).find((m) => m.to === owner)!
+    const mail = mailbox(p.url).slice(before).find((m) => m.to === member)!
     expect(mail).toBeDefined()
     for (const word of ['Account review', 'verify-account', 'within 24h', '127.0.0.1:9']) {
       expect(mail.text).not.toContain(word)

@@ -2,7 +2,7 @@
 // network, answered 429 with Retry-After before any lookup; the right credential from elsewhere is
 // unaffected; TRUST_PROXY decides whose address counts.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { startPortico, provision, widgetToken, MGMT, PROV, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { startPortico, provision, widgetToken, MGMT, PROV, testConfig, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { livePortico } from '../harness/agents.ts'
 
 interface Sent {
@@ -177,6 +177,37 @@ describe('TRUST_PROXY', () => {
       await q.close()
       await r.close()
     }
+  })
+})
+
+describe('TRUST_PROXY_HEADER: only the header the proxy sets is read', () => {
+  test('behind a proxy that appends X-Forwarded-For (the default), a Forwarded header the client sent is ignored: rotating it does not escape the budget, nor do forged left-hand X-Forwarded-For entries', async () => {
+    const q = await startPortico({ AUTH_FAILURE_BUDGET: '3/1000', TRUST_PROXY: '10.0.0.0/8' })
+    try {
+      const statuses: number[] = []
+      // The proxy (10.0.0.5) appended the client's real address 203.0.113.60 to whatever the client sent.
+      for (let i = 0; i < 6; i++) statuses.push((await from(q, '10.0.0.5', 'GET', '/v1/connections', { token: wrongKey(), headers: { forwarded: `for=198.51.100.${i}`, 'x-forwarded-for': `192.0.2.${i}, 203.0.113.60` } })).status)
+      expect(statuses).toEqual([401, 401, 401, 429, 429, 429])
+    } finally {
+      await q.close()
+    }
+  })
+
+  test('behind a proxy that sets Forwarded (TRUST_PROXY_HEADER=forwarded), its for= is the client and X-Forwarded-For is not read', async () => {
+    const q = await startPortico({ AUTH_FAILURE_BUDGET: '3/1000', TRUST_PROXY: '10.0.0.0/8', TRUST_PROXY_HEADER: 'forwarded' })
+    try {
+      const statuses: number[] = []
+      for (let i = 0; i < 6; i++) statuses.push((await from(q, '10.0.0.5', 'GET', '/v1/connections', { token: wrongKey(), headers: { forwarded: `for=198.51.100.${i}, for=203.0.113.61`, 'x-forwarded-for': `192.0.2.${i}` } })).status)
+      expect(statuses).toEqual([401, 401, 401, 429, 429, 429])
+      // Another client, by the proxy's Forwarded, is not affected.
+      expect((await from(q, '10.0.0.5', 'GET', '/v1/connections', { token: wrongKey(), headers: { forwarded: 'for=203.0.113.62' } })).status).toBe(401)
+    } finally {
+      await q.close()
+    }
+  })
+
+  test('TRUST_PROXY_HEADER accepts only the two header names', () => {
+    expect(() => testConfig({ TRUST_PROXY_HEADER: 'x-real-ip' })).toThrow(/TRUST_PROXY_HEADER/)
   })
 })
 
