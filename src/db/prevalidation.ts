@@ -63,3 +63,16 @@ export async function nextIssuingRetry(db: Sql): Promise<Date | null> {
     where k.status = 'failed' and c.validation_stage = 'issuing' and c.disconnected_at is null`) as { at: Date | null }[]
   return row?.at ?? null
 }
+
+/**
+ * The `_acme-challenge` delegations one DNS name shares (issue 50): every connection made through
+ * delegated DCV for `base` or `*.<base>`, open ones first, then the newest. The delegation is one per
+ * DNS name, so a tenant's apex and wildcard of one name, and a reconnect of the same host, take the
+ * label kept here.
+ */
+export async function delegationsOfName(sql: Sql, base: string): Promise<Pick<ConnectionRow, 'id' | 'tenant_id' | 'domain' | 'dcv_label' | 'disconnected_at' | 'desired_records'>[]> {
+  return (await sql`
+    select id, tenant_id, domain, dcv_label, disconnected_at, desired_records from connections
+    where domain in (${base}, ${'*.' + base}) and dcv_label is not null
+    order by (disconnected_at is null) desc, created_at desc`) as never
+}

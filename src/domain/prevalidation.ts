@@ -27,7 +27,7 @@ import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { verifyRecords } from './verify.ts'
 import { DEFAULT_TTL, OWNERSHIP_LABEL, type DnsRecord } from './records.ts'
-import { certificateNames, issueCertificate, type SecureDeps } from './certificates.ts'
+import { certificateNames, issueCertificate, warnRenewal, type SecureDeps } from './certificates.ts'
 
 export const VALIDATIONS = ['http', 'before_cutover'] as const
 export type Validation = (typeof VALIDATIONS)[number]
@@ -132,6 +132,21 @@ export async function delegationInPlace(dns: Dns, c: Pick<ConnectionRow, 'apex_d
 export function delegationWarning(c: Pick<ConnectionRow, 'apex_domain'>, missing: StoredRecord[], notAfter: Date | null): string {
   const records = missing.map((r) => `${absoluteHost(r.host, c.apex_domain)} CNAME ${r.value}`).join(', ')
   return `The _acme-challenge delegation is gone (${records}): the certificate cannot be renewed${notAfter ? ` and expires at ${notAfter.toISOString()}` : ''}. Put the record back; renewal then needs nothing else.`
+}
+
+/**
+ * Every renewal through the delegation (the renewal job's and `ssl:renew`) asks this first: when the
+ * `_acme-challenge` delegation no longer resolves, no order is placed (the CA could only refuse) and
+ * the certificate gets `renewal_warning` naming the record, with its `secure_status` event (once).
+ * Answers `order` when the renewal may go ahead, `missing` (warned) or `inconclusive` (DNS gave no verdict; nothing said).
+ */
+export async function checkDelegationBeforeRenewal(deps: Pick<SecureDeps, 'db' | 'clock'> & { dns: Dns }, c: ConnectionRow): Promise<'order' | 'missing' | 'inconclusive'> {
+  const d = await delegationInPlace(deps.dns, c)
+  if (d.ok) return 'order'
+  if (d.inconclusive) return 'inconclusive'
+  const cert = await certificateOf(deps.db, c.id)
+  await warnRenewal(deps, c, delegationWarning(c, d.missing, cert?.not_after ?? null))
+  return 'missing'
 }
 
 /** Whether the connection's certificate is on every edge node now (a node down or lacking it: not yet). */

@@ -297,7 +297,10 @@ export const createConnectionOp = defineOp({
     'Creates a connection (201, status `pending`) with its desired records, or answers the open connection for the same application ' +
     'and domain with 200 (a failed one is revived into verification). When that open connection was made for another `end_user_ref` ' +
     'than the one sent, the answer is 409 `conflict` with `details.connection_id` and `details.reason: end_user_mismatch` (sent ' +
-    'without `end_user_ref`, the open connection is answered). Hosting-platform subdomains are refused with 422 ' +
+    'without `end_user_ref`, the open connection is answered). Likewise when it was made with another `validation` than the one sent: 409 ' +
+    '`conflict` with `details.reason: validation_mismatch` (sent without `validation`, the open connection is answered). ' +
+    'A `_acme-challenge` name another workspace delegates already (an apex and its wildcard share one) is 409 `conflict` with ' +
+    '`details.reason: dcv_delegation_taken`. Hosting-platform subdomains are refused with 422 ' +
     '`platform_subdomain`; unregistered or undelegated domains with 422 `InvalidNameservers`; an apex the provider cannot point at a ' +
     'hostname, when the application has no `apex_ipv4`, with 422 `apex_not_supported`; a resolver failure is 503 (retry). ' +
     LIFECYCLE_NOTE,
@@ -337,6 +340,11 @@ export const createConnectionOp = defineOp({
     // The domain is connected under this application for someone else: say so rather than hand over their connection.
     if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
       throw new ApiError('conflict', `${row.domain} is already connected under this application for another end user`, { connection_id: row.id, reason: 'end_user_mismatch' })
+    }
+    // Asked for with another validation than it was made with: say so rather than answer the other mode.
+    const validation = pre.parsed.wildcard ? 'before_cutover' : input.validation
+    if (outcome !== 'created' && validation !== undefined && row.validation !== validation) {
+      throw new ApiError('conflict', `${row.domain} is already connected under this application with validation ${row.validation}; disconnect it to connect it with validation ${validation}`, { connection_id: row.id, reason: 'validation_mismatch' })
     }
     if (outcome === 'created') ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { outcome }
