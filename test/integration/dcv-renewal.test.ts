@@ -165,6 +165,29 @@ describe('delegated DCV after the move', () => {
     }
   }, 60_000)
 
+  test('ssl:renew with the delegation gone places no order: the certificate answers with its warning', async () => {
+    const id = await moved('manual')
+    const delegation = (await connection(id)).records.find((r: { purpose?: string }) => r.purpose === 'dcv_delegation')
+    await s.pdns.deleteRecords(fqdn(delegation.host), 'CNAME')
+    const before = await certificate(id)
+    const attempts = async () => (await s.p.db`select attempts from certificates where id = ${before.id}`)[0].attempts as number
+    const tried = await attempts()
+    const ordered = await orders()
+    const r = await api('POST', `/v1/connections/${id}/ssl:renew`)
+    expect(r.status).toBe(200)
+    expect(r.body.certificate).toMatchObject({ id: before.id, status: 'issued', not_after: before.not_after, last_error: null })
+    expect(r.body.certificate.renewal_warning).toContain(`${fqdn(delegation.host)} CNAME ${delegation.value}`)
+    expect(await attempts()).toBe(tried)
+    expect(await orders()).toBe(ordered)
+    const last = (await s.p.db`select payload from events where connection_id = ${id} and type = 'secure_status' order by id desc limit 1`) as { payload: { data: { certificate: { renewal_warning: string } } } }[]
+    expect(last[0]!.payload.data.certificate.renewal_warning).toBe(r.body.certificate.renewal_warning)
+    // Put back: the renewal goes through and the warning is gone.
+    await add([delegation])
+    const renewed = await api('POST', `/v1/connections/${id}/ssl:renew`)
+    expect(renewed.body.certificate).toMatchObject({ status: 'issued', renewal_warning: null, challenge: 'dns-01' })
+    expect(await attempts()).toBe(tried + 1)
+  }, 60_000)
+
   test('the DCV zone server down: the order waits and says so, then goes through when it is back', async () => {
     const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('waits'), validation: 'before_cutover' } })).body
     await add(c.records)
