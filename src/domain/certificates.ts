@@ -96,11 +96,20 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
     await secureStatus(tx, c, row, now)
     return row
   })
-  await deps.edge.putCertificate(c.id, certPem, keyPem)
+  try {
+    await deps.edge.putCertificate(c.id, certPem, keyPem)
+  } catch (err) {
+    // The CA issued it: only the push failed. The edge sweep puts it on the node when it answers again.
+    log.warn('issued certificate not put on the edge', { connection_id: c.id, ...errorFields(err) })
+    throw new EdgePushFailed(`The certificate is issued; an edge node does not hold it yet (${(err as Error).message ?? String(err)}). It is put there when the node answers again`)
+  }
   // Its own transaction: an operation's pool refuses a write outside one (every write commits with its audit row).
   await deps.db.begin((tx) => markServed(tx, c.id, deps.clock.now()))
   return cert
 }
+
+/** The certificate was issued and saved, but an edge node did not take it. */
+class EdgePushFailed extends Error {}
 
 /**
  * A failed order is tried again soon at first (a CA or network hiccup), then hourly, unless the CA
@@ -167,6 +176,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     const issued = await deps.issuer.issue(names, opts)
     return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued, opts.dns01 ? 'dns-01' : 'http-01')
   } catch (err) {
+    if (err instanceof EdgePushFailed) throw new ApiError('service_unavailable', err.message.slice(0, 300), { reason: 'edge_unavailable' }, { headers: { 'retry-after': '10' } })
     const dcvDown = err instanceof DcvUnavailable
     const message = dcvDown ? `The DCV zone's DNS server does not answer; the order waits for it (${(err as Error).message})` : ((err as Error).message ?? String(err))
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
