@@ -76,3 +76,12 @@ export async function delegationsOfName(sql: Sql, base: string): Promise<Pick<Co
     where domain in (${base}, ${'*.' + base}) and dcv_label is not null
     order by (disconnected_at is null) desc, created_at desc`) as never
 }
+
+/** Says `detail` on every open connection in stage `issuing` that does not say it yet; how many. */
+export async function sayOnIssuing(db: Sql, detail: string): Promise<number> {
+  const rows = await db`
+    update connections set validation_detail = ${detail}
+    where validation_stage = 'issuing' and disconnected_at is null and validation_detail is distinct from ${detail}
+    returning id`
+  return rows.length
+}

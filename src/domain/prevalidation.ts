@@ -12,7 +12,7 @@
 // transaction as the move.
 import type { Sql } from '../db/sql.ts'
 import type { ConnectionRow, StoredRecord } from '../db/connections.ts'
-import { askForRouting, issuingDue, moveStage, setValidationDetail } from '../db/prevalidation.ts'
+import { askForRouting, issuingDue, moveStage, sayOnIssuing, setValidationDetail } from '../db/prevalidation.ts'
 import { certificateOf } from '../db/certificates.ts'
 import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import type { DcvZone } from '../adapters/dcv.ts'
@@ -188,12 +188,18 @@ export async function issueBeforeCutover(deps: PrevalidationDeps, c: ConnectionR
   return 'routing'
 }
 
+/** What a connection in `issuing` says on a process without delegated DCV. */
+export const DCV_NOT_CONFIGURED_DETAIL =
+  'dcv_not_configured: delegated DCV is not configured on this deployment (DCV_ZONE, DCV_PDNS_API_URL, DCV_PDNS_API_KEY); the certificate is ordered once it is'
+
 /** A pre-validation order that is stale after this long in `pending` is taken again. */
 const STALE_ORDER_MS = 10 * 60 * 1000
 
 /** Every connection in stage `issuing` whose order is due, one after another; answers how many moved to routing. */
 export async function issueBeforeCutoverDue(deps: PrevalidationDeps): Promise<number> {
-  if (!deps.dcv || !deps.issuer) return 0
+  // Made while DCV was configured, the process now without it: the order cannot be placed, said so.
+  if (!deps.dcv) return (await sayOnIssuing(deps.db, DCV_NOT_CONFIGURED_DETAIL), 0)
+  if (!deps.issuer) return 0
   const now = deps.clock.now()
   const due = await issuingDue(deps.db, { now, staleBefore: new Date(now.getTime() - STALE_ORDER_MS), limit: 200 })
   let moved = 0

@@ -1,10 +1,12 @@
 // The `_acme-challenge` delegation is one per DNS name (issue 50, what a tester broke): the apex and
 // the wildcard of one name share it in a workspace, and disconnecting one does not ask the customer
 // to remove what the other still needs; another workspace is refused; a reconnect asks for the same
-// CNAME (placed once); asking again with another `validation` is a 409, not the old mode.
+// CNAME (placed once); asking again with another `validation` is a 409, not the old mode; a process
+// restarted without DCV settings says why a connection in `issuing` waits.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startServed, type Served } from '../harness/served.ts'
+import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
 
 let s: Served
 let ws: Workspace
@@ -83,5 +85,16 @@ describe('one _acme-challenge delegation per DNS name', () => {
     // The same mode, or none said: the open connection, as before.
     expect((await create(ws.apiKey, { domain: fqdn('mode'), validation: 'http' })).status).toBe(200)
     expect((await create(ws.apiKey, { domain: fqdn('mode') })).status).toBe(200)
+  })
+  test('a connection in issuing on a process restarted without DCV settings says dcv_not_configured', async () => {
+    const c = (await create(ws.apiKey, { domain: fqdn('restart'), validation: 'before_cutover' })).body
+    for (const r of c.records as Rec[]) await s.pdns.setRecords(fqdn(r.host), r.type, [r.type === 'CNAME' ? `${r.value}.` : `"${r.value}"`])
+    expect((await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })).body.validation_stage).toBe('issuing')
+    // The restarted process: the same database, no DCV_* settings.
+    await sweepEdge({ db: s.p.db, clock: s.p.clock, config: s.p.config, dns: s.p.services.dns, edge: s.p.services.edge!, issuer: s.p.services.issuer, dcv: undefined })
+    const waiting = (await s.p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
+    expect(waiting.validation_stage).toBe('issuing')
+    expect(waiting.validation_detail).toContain('dcv_not_configured')
+    expect(waiting.validation_detail).toContain('DCV_ZONE')
   })
 })
