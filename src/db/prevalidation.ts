@@ -52,7 +52,7 @@ export async function issuingDue(db: Sql, q: { now: Date; staleBefore: Date; lim
     where c.validation_stage = 'issuing' and c.disconnected_at is null
       and (k.id is null or k.status = 'issued'
         or (k.status = 'failed' and k.retry_at <= ${q.now})
-        or (k.status = 'pending' and k.updated_at < ${q.staleBefore}))
+        or (k.status = 'pending' and (k.updated_at < ${q.staleBefore} or k.retry_at <= ${q.now})))
     order by c.id limit ${q.limit}`) as ConnectionRow[]
 }
 
@@ -60,7 +60,7 @@ export async function issuingDue(db: Sql, q: { now: Date; staleBefore: Date; lim
 export async function nextIssuingRetry(db: Sql): Promise<Date | null> {
   const [row] = (await db`
     select min(k.retry_at) as at from certificates k join connections c on c.id = k.connection_id
-    where k.status = 'failed' and c.validation_stage = 'issuing' and c.disconnected_at is null`) as { at: Date | null }[]
+    where k.status in ('failed', 'pending') and c.validation_stage = 'issuing' and c.disconnected_at is null`) as { at: Date | null }[]
   return row?.at ?? null
 }
 

@@ -129,6 +129,12 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
           try {
             // A connection with a DCV delegation renews through it (no customer action, no edge round trip).
             const dns01 = c.dcv_label && deps.dcv ? delegationOf(deps.dcv, c) : undefined
+            // Validated through the delegation, on a process without DCV settings: never by HTTP-01 instead
+            // (a wildcard cannot be, and the delegation is what the customer set up); it waits for them.
+            if (c.dcv_label && !deps.dcv) {
+              handled++
+              continue
+            }
             // The delegation must still be there, or the CA could only refuse: said ahead of expiry instead.
             if (dns01 && (await checkDelegationBeforeRenewal(deps, c)) !== 'order') {
               handled++

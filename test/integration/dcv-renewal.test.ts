@@ -199,7 +199,11 @@ describe('delegated DCV after the move', () => {
       const waiting = await connection(c.id)
       expect(waiting.validation_stage).toBe('issuing')
       expect(waiting.validation_detail).toContain("DCV zone's DNS server does not answer")
-      expect((await certificate(c.id)).last_error).toContain('the order waits for it')
+      // The certificate waits too: a DNS-01 order pending, not a failed HTTP-01 one.
+      const cert = await certificate(c.id)
+      expect(cert).toMatchObject({ status: 'pending', challenge: 'dns-01' })
+      expect(cert.last_error).toContain('the order waits for it')
+      expect(waiting.certificate_status).toBe('pending')
       // The CA was not asked.
       expect(await orders()).toBe(ordered)
     } finally {

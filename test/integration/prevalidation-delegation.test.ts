@@ -6,7 +6,7 @@
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { startServed, type Served } from '../harness/served.ts'
-import { sweepEdge } from '../../src/jobs/edge-sweep.ts'
+import { issueBeforeCutoverDue } from '../../src/domain/prevalidation.ts'
 
 let s: Served
 let ws: Workspace
@@ -91,10 +91,26 @@ describe('one _acme-challenge delegation per DNS name', () => {
     for (const r of c.records as Rec[]) await s.pdns.setRecords(fqdn(r.host), r.type, [r.type === 'CNAME' ? `${r.value}.` : `"${r.value}"`])
     expect((await s.p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })).body.validation_stage).toBe('issuing')
     // The restarted process: the same database, no DCV_* settings.
-    await sweepEdge({ db: s.p.db, clock: s.p.clock, config: s.p.config, dns: s.p.services.dns, edge: s.p.services.edge!, issuer: s.p.services.issuer, dcv: undefined })
+    await issueBeforeCutoverDue({ db: s.p.db, clock: s.p.clock, config: s.p.config, edge: s.p.services.edge!, issuer: s.p.services.issuer, dcv: undefined })
     const waiting = (await s.p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
     expect(waiting.validation_stage).toBe('issuing')
     expect(waiting.validation_detail).toContain('dcv_not_configured')
     expect(waiting.validation_detail).toContain('DCV_ZONE')
+    // Files share the database: no other file's edge sweep is to order it.
+    await s.p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: {} })
+  })
+  test('domains:check of a wildcard answers the pre-validation steps, and refuses validation http as create does', async () => {
+    const check = (body: Record<string, unknown>) => s.p.api('POST', '/v1/domains:check', { token: ws.apiKey, body })
+    const r = await check({ domain: `*.${fqdn('checked')}` })
+    expect(r.status).toBe(200)
+    expect(r.body.validation).toMatchObject({ mode: 'before_cutover', available: true })
+    expect(r.body.validation.steps.map((x: { step: string }) => x.step)).toEqual(['prove', 'route'])
+    expect(r.body.validation.steps[0].records.map((x: Rec) => `${x.type} ${x.host}`)).toEqual(['TXT _portico-challenge.checked', 'CNAME _acme-challenge.checked'])
+    const http = await check({ domain: `*.${fqdn('checked')}`, validation: 'http' })
+    expect(http.status).toBe(400)
+    expect(http.body.code).toBe('invalid_request')
+    expect(JSON.stringify(http.body.details)).toContain('wildcard_needs_dns_01')
+    // A named host asked without validation: the usual path, no steps.
+    expect((await check({ domain: fqdn('checked') })).body.validation).toBeUndefined()
   })
 })
