@@ -1,7 +1,7 @@
 // Pre-validation (issue 50): move a domain that serves a live site elsewhere without a moment of
 // broken HTTPS. A connection made with `validation: before_cutover` asks first for two records that
 // change nothing for visitors: an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV_ZONE>`
-// (delegated DCV, one label per hostname, placed once). When both resolve at the zone's own
+// (delegated DCV, one label per DNS name in a workspace, placed once: see dcvLabelFor). When both resolve at the zone's own
 // nameservers, Portico orders the certificate by DNS-01, answering in the DCV zone it controls, puts
 // it on every edge node, and only then asks for the routing records. From the first request the
 // edge receives, it serves a valid certificate. Renewals validate through the same delegation with

@@ -1092,7 +1092,7 @@ export type paths = {
   "/connections/{id}/ssl:renew": {
     /**
      * Renew the certificate now
-     * @description Orders a new certificate before `renew_after` (the renewal job renews after it by itself). The current certificate keeps being served until the new one is issued; a failed renewal leaves it in place with `last_error`.
+     * @description Orders a new certificate before `renew_after` (the renewal job renews after it by itself). The current certificate keeps being served until the new one is issued; a failed renewal leaves it in place with `last_error`. A connection validated through the `_acme-challenge` delegation has it looked up first: gone, no order is placed and the certificate is answered with `renewal_warning` naming the record to put back (409 `conflict`, `dcv_delegation_missing`, when none is issued yet).
      *
      * Credentials: KEY.
      * API keys need the `connections:write` permission (see GET /rbac).
@@ -18650,7 +18650,7 @@ export type operations = {
   };
   /**
    * Renew the certificate now
-   * @description Orders a new certificate before `renew_after` (the renewal job renews after it by itself). The current certificate keeps being served until the new one is issued; a failed renewal leaves it in place with `last_error`.
+   * @description Orders a new certificate before `renew_after` (the renewal job renews after it by itself). The current certificate keeps being served until the new one is issued; a failed renewal leaves it in place with `last_error`. A connection validated through the `_acme-challenge` delegation has it looked up first: gone, no order is placed and the certificate is answered with `renewal_warning` naming the record to put back (409 `conflict`, `dcv_delegation_missing`, when none is issued yet).
    *
    * Credentials: KEY.
    * API keys need the `connections:write` permission (see GET /rbac).
