@@ -188,6 +188,42 @@ describe('delegated DCV after the move', () => {
     expect(await attempts()).toBe(tried + 1)
   }, 60_000)
 
+  test('the apex and the wildcard of one name share one delegation: both are issued and renewed through it', async () => {
+    const apex = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('pair'), validation: 'before_cutover' } })).body
+    const wild = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `*.${fqdn('pair')}` } })).body
+    const shared = apex.records.find((r: { purpose?: string }) => r.purpose === 'dcv_delegation')
+    expect(wild.records.find((r: { purpose?: string }) => r.purpose === 'dcv_delegation')).toEqual(shared)
+    // The customer places the CNAME once for both; the two ownership tokens sit side by side at one name.
+    const txt = [apex, wild].map((c) => c.records.find((r: { purpose?: string }) => r.purpose === 'ownership'))
+    expect(txt[0].host).toBe(txt[1].host)
+    await s.pdns.setRecords(fqdn(txt[0].host), 'TXT', txt.map((r) => `"${r.value}"`))
+    await add([shared])
+    for (const c of [apex, wild]) await api('POST', `/v1/connections/${c.id}:recheck`)
+    await sweep()
+    for (const c of [apex, wild]) expect((await connection(c.id)).validation_stage).toBe('awaiting_routing')
+    for (const c of [apex, wild]) {
+      const routing = await connection(c.id)
+      await add(routing.records.filter((r: { purpose?: string }) => r.purpose !== 'ownership' && r.purpose !== 'dcv_delegation'))
+      expect((await api('POST', `/v1/connections/${c.id}:recheck`)).body.validation_stage).toBe('complete')
+    }
+    const before = await Promise.all([apex, wild].map((c) => certificate(c.id)))
+    for (const b of before) expect(b).toMatchObject({ status: 'issued', challenge: 'dns-01' })
+    // Renewal time for both: each renews through the same delegation.
+    const latest = Math.max(...before.map((b) => new Date(b.renew_after).getTime()))
+    s.p.clock.advance(latest + 60_000 - s.p.clock.now().getTime())
+    try {
+      await sweep()
+      for (const [i, c] of [apex, wild].entries()) {
+        const after = await certificate(c.id)
+        expect(after).toMatchObject({ status: 'issued', challenge: 'dns-01', last_error: null, renewal_warning: null })
+        expect(after.not_before).not.toBe(before[i]!.not_before)
+      }
+    } finally {
+      s.p.clock.reset()
+    }
+    for (const c of [apex, wild]) await api('POST', `/v1/connections/${c.id}:disconnect`)
+  }, 60_000)
+
   test('the DCV zone server down: the order waits and says so, then goes through when it is back', async () => {
     const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('waits'), validation: 'before_cutover' } })).body
     await add(c.records)
