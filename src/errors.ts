@@ -131,6 +131,8 @@ export const ERROR_REASONS = {
   not_delegated: 'The domain has no nameserver delegation',
   // Adding a domain already connected under the application.
   end_user_mismatch: 'The domain is connected under the application for another end_user_ref',
+  validation_mismatch: 'The domain is connected under the application with another validation',
+  dcv_delegation_taken: 'The _acme-challenge name is delegated for another workspace\'s connection (one DNS name has one delegation)',
   // Provider rails.
   unknown_provider: 'The DNS provider of the domain is not known',
   provider_unsupported: 'Portico cannot write to this DNS provider through the rail asked for',
@@ -202,6 +204,7 @@ export const ERROR_REASONS = {
   acme_challenge_delegated: 'An _acme-challenge CNAME hands certificate validation for the domain to another service',
   // Pre-validation and delegated DCV.
   dcv_not_configured: 'Validation before cutover needs delegated DCV, which this deployment does not have (DCV_ZONE)',
+  dns_inconclusive: 'DNS lookups gave no verdict; try again shortly',
   dcv_unavailable: 'The DCV zone\'s DNS server does not answer; the certificate order waits for it',
   dcv_delegation_missing: 'The _acme-challenge CNAME to Portico\'s DCV zone is gone: renewals cannot validate until it is back',
 } as const

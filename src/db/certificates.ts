@@ -24,6 +24,8 @@ export interface CertificateRow {
   /** Why the next renewal is at risk (a removed DCV delegation), said ahead of expiry; null when nothing is. */
   renewal_warning?: string | null
   attempts: number
+  /** When a failed order, or one waiting for the DCV zone's server (pending), is tried again. */
+  retry_at?: Date | null
   created_at: Date
   updated_at: Date
 }
@@ -86,25 +88,31 @@ export async function setIssued(
 }
 
 /** One more order for an existing certificate. */
-export async function countAttempt(tx: Sql, c: { id: string }, now: Date): Promise<CertificateRow> {
-  const [row] = await tx`update certificates set attempts = attempts + 1, updated_at = ${now} where id = ${c.id} returning *`
+export async function countAttempt(tx: Sql, c: { id: string }, now: Date, challenge: 'http-01' | 'dns-01' = 'http-01'): Promise<CertificateRow> {
+  // An order waiting (pending with its retry time) is taken now: in flight, no retry time. A certificate
+  // not issued yet says how this order validates.
+  const [row] = await tx`
+    update certificates set attempts = attempts + 1, updated_at = ${now},
+      retry_at = case when status = 'pending' then null else retry_at end,
+      challenge = case when status = 'issued' then challenge else ${challenge} end
+    where id = ${c.id} returning *`
   return row as CertificateRow
 }
 
 export async function insertPendingCertificate(
   tx: Sql,
-  c: Pick<CertificateRow, 'id' | 'tenant_id' | 'application_id' | 'connection_id' | 'domain' | 'names' | 'managed'>,
+  c: Pick<CertificateRow, 'id' | 'tenant_id' | 'application_id' | 'connection_id' | 'domain' | 'names' | 'managed'> & { challenge?: 'http-01' | 'dns-01' },
   now: Date,
 ): Promise<CertificateRow> {
   const [row] = await tx`
-          insert into certificates (id, tenant_id, application_id, connection_id, domain, names, status, managed, created_at, updated_at)
-          values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.connection_id}, ${c.domain}, ${c.names}::text[], 'pending', ${c.managed}, ${now}, ${now})
+          insert into certificates (id, tenant_id, application_id, connection_id, domain, names, status, managed, created_at, updated_at, challenge)
+          values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.connection_id}, ${c.domain}, ${c.names}::text[], 'pending', ${c.managed}, ${now}, ${now}, ${c.challenge ?? 'http-01'})
           returning *`
   return row as CertificateRow
 }
 
 /** An order that failed, to be tried again at `retryAt`. */
-export async function setOrderFailed(tx: Sql, c: { id: string }, status: 'issued' | 'failed', error: string, retryAt: Date, now: Date): Promise<CertificateRow> {
+export async function setOrderFailed(tx: Sql, c: { id: string }, status: 'issued' | 'failed' | 'pending', error: string, retryAt: Date, now: Date): Promise<CertificateRow> {
   const [failed] = await tx`
         update certificates set status = ${status}, last_error = ${error}, retry_at = ${retryAt}, updated_at = ${now}
         where id = ${c.id} returning *`

@@ -52,7 +52,7 @@ export async function issuingDue(db: Sql, q: { now: Date; staleBefore: Date; lim
     where c.validation_stage = 'issuing' and c.disconnected_at is null
       and (k.id is null or k.status = 'issued'
         or (k.status = 'failed' and k.retry_at <= ${q.now})
-        or (k.status = 'pending' and k.updated_at < ${q.staleBefore}))
+        or (k.status = 'pending' and (k.updated_at < ${q.staleBefore} or k.retry_at <= ${q.now})))
     order by c.id limit ${q.limit}`) as ConnectionRow[]
 }
 
@@ -60,6 +60,28 @@ export async function issuingDue(db: Sql, q: { now: Date; staleBefore: Date; lim
 export async function nextIssuingRetry(db: Sql): Promise<Date | null> {
   const [row] = (await db`
     select min(k.retry_at) as at from certificates k join connections c on c.id = k.connection_id
-    where k.status = 'failed' and c.validation_stage = 'issuing' and c.disconnected_at is null`) as { at: Date | null }[]
+    where k.status in ('failed', 'pending') and c.validation_stage = 'issuing' and c.disconnected_at is null`) as { at: Date | null }[]
   return row?.at ?? null
+}
+
+/**
+ * The `_acme-challenge` delegations one DNS name shares (issue 50): every connection made through
+ * delegated DCV for `base` or `*.<base>`, open ones first, then the newest. The delegation is one per
+ * DNS name, so a tenant's apex and wildcard of one name, and a reconnect of the same host, take the
+ * label kept here.
+ */
+export async function delegationsOfName(sql: Sql, base: string): Promise<Pick<ConnectionRow, 'id' | 'tenant_id' | 'domain' | 'dcv_label' | 'disconnected_at' | 'desired_records'>[]> {
+  return (await sql`
+    select id, tenant_id, domain, dcv_label, disconnected_at, desired_records from connections
+    where domain in (${base}, ${'*.' + base}) and dcv_label is not null
+    order by (disconnected_at is null) desc, created_at desc`) as never
+}
+
+/** Says `detail` on every open connection in stage `issuing` that does not say it yet; how many. */
+export async function sayOnIssuing(db: Sql, detail: string): Promise<number> {
+  const rows = await db`
+    update connections set validation_detail = ${detail}
+    where validation_stage = 'issuing' and disconnected_at is null and validation_detail is distinct from ${detail}
+    returning id`
+  return rows.length
 }

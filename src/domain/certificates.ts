@@ -96,11 +96,20 @@ async function saveIssued(deps: SecureDeps, c: ConnectionRow, id: string, names:
     await secureStatus(tx, c, row, now)
     return row
   })
-  await deps.edge.putCertificate(c.id, certPem, keyPem)
+  try {
+    await deps.edge.putCertificate(c.id, certPem, keyPem)
+  } catch (err) {
+    // The CA issued it: only the push failed. The edge sweep puts it on the node when it answers again.
+    log.warn('issued certificate not put on the edge', { connection_id: c.id, ...errorFields(err) })
+    throw new EdgePushFailed(`The certificate is issued; an edge node does not hold it yet (${(err as Error).message ?? String(err)}). It is put there when the node answers again`)
+  }
   // Its own transaction: an operation's pool refuses a write outside one (every write commits with its audit row).
   await deps.db.begin((tx) => markServed(tx, c.id, deps.clock.now()))
   return cert
 }
+
+/** The certificate was issued and saved, but an edge node did not take it. */
+class EdgePushFailed extends Error {}
 
 /**
  * A failed order is tried again soon at first (a CA or network hiccup), then hourly, unless the CA
@@ -115,14 +124,15 @@ const ORDER_IN_FLIGHT_MS = 10 * 60 * 1000
  * A pending row for this connection (the existing one when there is one): the start of an issuance.
  * `inFlight` when another caller's order for it started moments ago: the CA is not asked twice.
  */
-async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean): Promise<CertificateRow & { inFlight?: boolean }> {
+async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean, challenge: 'http-01' | 'dns-01'): Promise<CertificateRow & { inFlight?: boolean }> {
   const now = deps.clock.now()
   return deps.db.begin(async (tx) => {
     const existing = await lockCertificateOf(tx, c.id)
-    if (existing?.status === 'pending') return { ...existing, inFlight: now.getTime() - existing.updated_at.getTime() < ORDER_IN_FLIGHT_MS }
+    // Pending with a retry time: an order waiting for the DCV zone's server, not one in flight.
+    if (existing?.status === 'pending' && !existing.retry_at) return { ...existing, inFlight: now.getTime() - existing.updated_at.getTime() < ORDER_IN_FLIGHT_MS }
     const row = existing
-      ? await countAttempt(tx, existing, now)
-      : await insertPendingCertificate(tx, { id: newId('crt', now.getTime()), tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, domain: c.domain, names, managed }, now)
+      ? await countAttempt(tx, existing, now, challenge)
+      : await insertPendingCertificate(tx, { id: newId('crt', now.getTime()), tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, domain: c.domain, names, managed, challenge }, now)
     if (!existing) await secureStatus(tx, c, row, now)
     return row
   })
@@ -159,7 +169,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
   // DNS-01 does not go through the edge: the order is placed, and a node that lacks the certificate
   // gets it from the edge sweep (pre-validation waits for every node before asking for routing).
   if (!isTestDomain(c.domain) && !opts.dns01 && deps.edge.canServe && !(await deps.edge.canServe())) throw edgeUnavailable()
-  const row = await pendingRow(deps, c, names, true)
+  const row = await pendingRow(deps, c, names, true, opts.dns01 ? 'dns-01' : 'http-01')
   if (row.inFlight) return awaitOrder(deps, row.id)
   try {
     // DNS-01: the DCV zone's server answers first, or the CA is not asked (an order it could only fail).
@@ -167,6 +177,7 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     const issued = await deps.issuer.issue(names, opts)
     return await saveIssued(deps, c, row.id, names, true, issued.certPem, issued.keyPem, issued, opts.dns01 ? 'dns-01' : 'http-01')
   } catch (err) {
+    if (err instanceof EdgePushFailed) throw new ApiError('service_unavailable', err.message.slice(0, 300), { reason: 'edge_unavailable' }, { headers: { 'retry-after': '10' } })
     const dcvDown = err instanceof DcvUnavailable
     const message = dcvDown ? `The DCV zone's DNS server does not answer; the order waits for it (${(err as Error).message})` : ((err as Error).message ?? String(err))
     log.warn('certificate issuance failed', { connection_id: c.id, domain: c.domain, ...errorFields(err) })
@@ -175,8 +186,9 @@ export async function issueCertificate(deps: SecureDeps, c: ConnectionRow, names
     const retryAt = new Date(now.getTime() + (wait ?? RETRY_BACKOFF_MS[row.attempts] ?? RETRY_FAILED_MS))
     await deps.db.begin(async (tx) => {
       const cur = await certificateById(tx, row.id)
-      // A renewal that fails leaves the served certificate in place, with the error noted.
-      const status = cur?.status === 'issued' ? 'issued' : 'failed'
+      // A renewal that fails leaves the served certificate in place, with the error noted. A first order
+      // waiting for the DCV zone's server is still pending (it waits; the CA refused nothing).
+      const status = cur?.status === 'issued' ? 'issued' : dcvDown ? 'pending' : 'failed'
       const failed = await setOrderFailed(tx, row, status, message.slice(0, 500), retryAt, now)
       await secureStatus(tx, c, failed, now)
     })
@@ -243,7 +255,7 @@ export function validateImport(c: ConnectionRow, certificate: string, privateKey
 /** Imports a customer's certificate and key (not renewed by Portico: `managed: false`). */
 export async function importCertificate(deps: SecureDeps, c: ConnectionRow, certificate: string, privateKey: string): Promise<CertificateRow> {
   const { leaf, names } = validateImport(c, certificate, privateKey, deps.clock.now())
-  const row = await pendingRow(deps, c, names, false)
+  const row = await pendingRow(deps, c, names, false, 'http-01')
   const issuerCn = /CN=([^\n,]+)/.exec(leaf.issuer)?.[1] ?? leaf.issuer
   const keyPem = createPrivateKey(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString()
   return saveIssued(deps, c, row.id, names, false, certificate, keyPem, { issuer: issuerCn, notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) })

@@ -13,7 +13,8 @@ import { valuesOf } from '../adapters/dns.ts'
 import { connectionEnvelope, emitForConnection, recordRefs, type ConnectionEventType } from './events.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification, LIMITS } from './lifecycle.ts'
-import { firstStepRecords, moveStageWithEvent, newDcvLabel, type Validation } from './prevalidation.ts'
+import { baseName, firstStepRecords, moveStageWithEvent, newDcvLabel, type Validation } from './prevalidation.ts'
+import { delegationsOfName } from '../db/prevalidation.ts'
 import { detectProvider, type Provider } from './providers.ts'
 import { absoluteHost } from './hostnames.ts'
 import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
@@ -62,6 +63,22 @@ export async function markPropagating(sql: Sql, c: ConnectionRow, now: Date): Pr
   return (await setPropagating(sql, c, now)) ?? c
 }
 
+/**
+ * The DCV label of `domain` in the tenant: the `_acme-challenge` delegation is one per DNS name, so
+ * the label a connection of the same name (`a.example` or `*.a.example`, open or disconnected) has
+ * is taken again, and the customer's CNAME, placed once, keeps working. A name another tenant's
+ * open connection delegates already is refused: one `_acme-challenge` name cannot point at two labels.
+ */
+export async function dcvLabelFor(sql: Sql, tenantId: string, domain: string): Promise<string> {
+  const base = baseName(domain)
+  const held = await delegationsOfName(sql, base)
+  const other = held.find((h) => h.tenant_id !== tenantId && !h.disconnected_at)
+  if (other) {
+    throw new ApiError('conflict', `_acme-challenge.${base} is delegated for another workspace's connection of ${other.domain}; one DNS name has one delegation`, { reason: 'dcv_delegation_taken' })
+  }
+  return held.find((h) => h.tenant_id === tenantId)?.dcv_label ?? newDcvLabel()
+}
+
 export interface OpenOptions {
   endUserRef: string | null
   wwwRedirect: boolean
@@ -99,7 +116,7 @@ export async function openConnection(
   const routing = opts.records ?? planRecords(parsed, target, apex, opts.wwwRedirect, token)
   const before = opts.validation === 'before_cutover'
   if (before && !opts.dcvZone) throw new ApiError('invalid_request', 'Validation before cutover needs delegated DCV, which this deployment does not have', { reason: 'dcv_not_configured' })
-  const label = before ? newDcvLabel() : null
+  const label = before ? await dcvLabelFor(sql, app.tenant_id, parsed.domain) : null
   // Before cutover, the first step's records are the desired ones; the routing records are held back
   // until the certificate is on every edge node.
   const records = before ? firstStepRecords(parsed, token, label!, opts.dcvZone!, opts.wwwRedirect) : routing
@@ -216,12 +233,17 @@ interface RecordNote {
  * monitoring stop with the connection.
  */
 export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): Promise<DisconnectOutcome> {
-  const left = c.desired_records.map((r) => ({
-    type: r.type,
-    name: absoluteHost(r.host, c.apex_domain),
-    value: r.value,
-    note: 'added by hand; remove it at your DNS provider',
-  }))
+  const shared = await sharedDelegations(sql, c)
+  const left = c.desired_records.map((r) => {
+    const keep = shared.get(`${r.host}|${r.value}`)
+    return {
+      type: r.type,
+      name: absoluteHost(r.host, c.apex_domain),
+      value: r.value,
+      note: keep ? `still needed by the connection of ${keep}: keep it` : 'added by hand; remove it at your DNS provider',
+      keep: Boolean(keep),
+    }
+  })
   const outcome: DisconnectOutcome = {
     connection_id: c.id,
     domain: c.domain,
@@ -232,9 +254,9 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
       via: 'manual',
       removed: [],
       restored: [],
-      left_in_place: left,
+      left_in_place: left.map(({ keep: _, ...r }) => r),
       failed: [],
-      manual_steps: left.map((r) => `At your DNS provider, delete the ${r.type} record ${r.name} → ${r.value}`),
+      manual_steps: left.filter((r) => !r.keep).map((r) => `At your DNS provider, delete the ${r.type} record ${r.name} → ${r.value}`),
     },
     serving: 'stopped',
     certificate: 'removed',
@@ -242,6 +264,20 @@ export async function disconnectManual(sql: Sql, c: ConnectionRow, now: Date): P
   }
   await markDisconnected(sql, c, outcome, now)
   return outcome
+}
+
+/**
+ * The `_acme-challenge` delegations of `c` another open connection of its tenant still needs (the
+ * apex and the wildcard of one name share one): `host|value` → the other connection's domain.
+ */
+export async function sharedDelegations(sql: Sql, c: ConnectionRow): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  if (!c.dcv_label) return out
+  const others = (await delegationsOfName(sql, baseName(c.domain))).filter((o) => o.id !== c.id && o.tenant_id === c.tenant_id && !o.disconnected_at)
+  for (const o of others) {
+    for (const r of o.desired_records) if (r.purpose === 'dcv_delegation') out.set(`${r.host}|${r.value}`, o.domain)
+  }
+  return out
 }
 
 /**

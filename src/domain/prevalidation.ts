@@ -1,7 +1,7 @@
 // Pre-validation (issue 50): move a domain that serves a live site elsewhere without a moment of
 // broken HTTPS. A connection made with `validation: before_cutover` asks first for two records that
 // change nothing for visitors: an ownership TXT and `_acme-challenge.<host> CNAME <label>.<DCV_ZONE>`
-// (delegated DCV, one label per hostname, placed once). When both resolve at the zone's own
+// (delegated DCV, one label per DNS name in a workspace, placed once: see dcvLabelFor). When both resolve at the zone's own
 // nameservers, Portico orders the certificate by DNS-01, answering in the DCV zone it controls, puts
 // it on every edge node, and only then asks for the routing records. From the first request the
 // edge receives, it serves a valid certificate. Renewals validate through the same delegation with
@@ -12,7 +12,7 @@
 // transaction as the move.
 import type { Sql } from '../db/sql.ts'
 import type { ConnectionRow, StoredRecord } from '../db/connections.ts'
-import { askForRouting, issuingDue, moveStage, setValidationDetail } from '../db/prevalidation.ts'
+import { askForRouting, issuingDue, moveStage, sayOnIssuing, setValidationDetail } from '../db/prevalidation.ts'
 import { certificateOf } from '../db/certificates.ts'
 import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import type { DcvZone } from '../adapters/dcv.ts'
@@ -27,7 +27,7 @@ import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { verifyRecords } from './verify.ts'
 import { DEFAULT_TTL, OWNERSHIP_LABEL, type DnsRecord } from './records.ts'
-import { certificateNames, issueCertificate, type SecureDeps } from './certificates.ts'
+import { certificateNames, issueCertificate, warnRenewal, type SecureDeps } from './certificates.ts'
 
 export const VALIDATIONS = ['http', 'before_cutover'] as const
 export type Validation = (typeof VALIDATIONS)[number]
@@ -134,6 +134,21 @@ export function delegationWarning(c: Pick<ConnectionRow, 'apex_domain'>, missing
   return `The _acme-challenge delegation is gone (${records}): the certificate cannot be renewed${notAfter ? ` and expires at ${notAfter.toISOString()}` : ''}. Put the record back; renewal then needs nothing else.`
 }
 
+/**
+ * Every renewal through the delegation (the renewal job's and `ssl:renew`) asks this first: when the
+ * `_acme-challenge` delegation no longer resolves, no order is placed (the CA could only refuse) and
+ * the certificate gets `renewal_warning` naming the record, with its `secure_status` event (once).
+ * Answers `order` when the renewal may go ahead, `missing` (warned) or `inconclusive` (DNS gave no verdict; nothing said).
+ */
+export async function checkDelegationBeforeRenewal(deps: Pick<SecureDeps, 'db' | 'clock'> & { dns: Dns }, c: ConnectionRow): Promise<'order' | 'missing' | 'inconclusive'> {
+  const d = await delegationInPlace(deps.dns, c)
+  if (d.ok) return 'order'
+  if (d.inconclusive) return 'inconclusive'
+  const cert = await certificateOf(deps.db, c.id)
+  await warnRenewal(deps, c, delegationWarning(c, d.missing, cert?.not_after ?? null))
+  return 'missing'
+}
+
 /** Whether the connection's certificate is on every edge node now (a node down or lacking it: not yet). */
 async function onEveryNode(edge: Edge, connectionId: string): Promise<boolean> {
   // What the reachable nodes all hold, asked first: a node that fails the read is marked down, and
@@ -173,12 +188,18 @@ export async function issueBeforeCutover(deps: PrevalidationDeps, c: ConnectionR
   return 'routing'
 }
 
+/** What a connection in `issuing` says on a process without delegated DCV. */
+export const DCV_NOT_CONFIGURED_DETAIL =
+  'dcv_not_configured: delegated DCV is not configured on this deployment (DCV_ZONE, DCV_PDNS_API_URL, DCV_PDNS_API_KEY); the certificate is ordered once it is'
+
 /** A pre-validation order that is stale after this long in `pending` is taken again. */
 const STALE_ORDER_MS = 10 * 60 * 1000
 
 /** Every connection in stage `issuing` whose order is due, one after another; answers how many moved to routing. */
 export async function issueBeforeCutoverDue(deps: PrevalidationDeps): Promise<number> {
-  if (!deps.dcv || !deps.issuer) return 0
+  // Made while DCV was configured, the process now without it: the order cannot be placed, said so.
+  if (!deps.dcv) return (await sayOnIssuing(deps.db, DCV_NOT_CONFIGURED_DETAIL), 0)
+  if (!deps.issuer) return 0
   const now = deps.clock.now()
   const due = await issuingDue(deps.db, { now, staleBefore: new Date(now.getTime() - STALE_ORDER_MS), limit: 200 })
   let moved = 0

@@ -10,11 +10,11 @@ import type { Config } from '../config.ts'
 import { EdgeError, reconcileEach, type Edge } from '../adapters/edge.ts'
 import { type CertificateIssuer, retryAfterMs } from '../adapters/acme.ts'
 import type { Dns } from '../adapters/dns.ts'
-import { certificateKey, certificateNames, issueCertificate, warnRenewal } from '../domain/certificates.ts'
-import { delegationInPlace, delegationOf, delegationWarning, issueBeforeCutoverDue } from '../domain/prevalidation.ts'
+import { certificateKey, certificateNames, issueCertificate } from '../domain/certificates.ts'
+import { checkDelegationBeforeRenewal, delegationOf, issueBeforeCutoverDue } from '../domain/prevalidation.ts'
 import { nextIssuingRetry } from '../db/prevalidation.ts'
 import type { DcvZone } from '../adapters/dcv.ts'
-import { certificateOf, connectionsDueForIssue, issuedCertificates, markServed, markUnserved, nextCertificateRetry, retryFailedNow } from '../db/certificates.ts'
+import { connectionsDueForIssue, issuedCertificates, markServed, markUnserved, nextCertificateRetry, retryFailedNow } from '../db/certificates.ts'
 import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import { pushPower } from '../domain/power.ts'
 import { activeSites, sitesToPush } from '../db/power.ts'
@@ -129,15 +129,16 @@ export function issueDue(deps: EdgeSweepDeps): Promise<number> {
           try {
             // A connection with a DCV delegation renews through it (no customer action, no edge round trip).
             const dns01 = c.dcv_label && deps.dcv ? delegationOf(deps.dcv, c) : undefined
-            if (dns01 && c.certificate_status === 'issued') {
-              // The delegation must still be there, or the CA could only refuse: said ahead of expiry instead.
-              const d = await delegationInPlace(deps.dns, c)
-              if (!d.ok) {
-                const cert = await certificateOf(deps.db, c.id)
-                if (!d.inconclusive) await warnRenewal(deps, c, delegationWarning(c, d.missing, cert?.not_after ?? null))
-                handled++
-                continue
-              }
+            // Validated through the delegation, on a process without DCV settings: never by HTTP-01 instead
+            // (a wildcard cannot be, and the delegation is what the customer set up); it waits for them.
+            if (c.dcv_label && !deps.dcv) {
+              handled++
+              continue
+            }
+            // The delegation must still be there, or the CA could only refuse: said ahead of expiry instead.
+            if (dns01 && (await checkDelegationBeforeRenewal(deps, c)) !== 'order') {
+              handled++
+              continue
             }
             await issueCertificate({ ...deps, issuer }, c, certificateNames(c, c.redirect_to_www), { dns01 })
           } catch (err) {

@@ -204,6 +204,8 @@ const CheckBody = Input({
   validation: Type.Optional(ValidationSchema),
 })
 
+const WILDCARD_NEEDS_DNS_01 = 'A wildcard hostname is validated by DNS-01 only: leave validation out, or send before_cutover'
+
 export const checkDomainOp = defineOp({
   id: 'domains.check',
   method: 'POST',
@@ -220,7 +222,9 @@ export const checkDomainOp = defineOp({
     '`blocks_certificate` whether HTTPS cannot be set up until it is done. ' +
     'Where the nameservers serve several providers (NS1\'s fleet also serves Netlify DNS; Route 53\'s also serves Amazon Lightsail), ' +
     '`provider_name` names them all ("IBM NS1 Connect or Netlify DNS") and `provider_candidates` lists each with whether the API rail ' +
-    'takes its credential. `application` is the asking application as the widget shows it (name and branding). Read-only.',
+    'takes its credential. `application` is the asking application as the widget shows it (name and branding). With `validation: ' +
+    'before_cutover` (implied for a wildcard, which refuses `validation: http` with 400 as create does) `validation` answers whether ' +
+    'this deployment offers it and its two steps. Read-only.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
   widget: END_USER,
@@ -233,6 +237,9 @@ export const checkDomainOp = defineOp({
   zone: 'looks',
   async handler(ctx, input) {
     const parsed = parseOrThrow(input.domain)
+    // As on create: a wildcard is validated by DNS-01 only, so before cutover is implied and http refused.
+    if (parsed.wildcard && input.validation === 'http') throw invalid(WILDCARD_NEEDS_DNS_01, [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }])
+    const validation = parsed.wildcard ? 'before_cutover' : input.validation
     assertHostAllowed(ctx.principal, parsed.domain)
     const app = await applicationOf(ctx, input.application_id)
     const acme = ctx.config.acme
@@ -240,7 +247,7 @@ export const checkDomainOp = defineOp({
       wwwRedirect: input.www_redirect,
       // Without an ACME directory the edge's own issuers are used: only a CAA set that allows no CA is judged.
       certificates: { caaIdentities: acme?.caaIdentities ?? [], challenge: ACME_CHALLENGE },
-      ...(input.validation === 'before_cutover' ? { validation: { mode: 'before_cutover' as const, dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null } } : {}),
+      ...(validation === 'before_cutover' ? { validation: { mode: 'before_cutover' as const, dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null } } : {}),
     })
     const result = { ...checked, application: applicationFace(app) }
     const health = ctx.services.dnsHealth
@@ -276,7 +283,7 @@ interface CreatePrepared {
 async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined, validation?: 'http' | 'before_cutover'): Promise<CreatePrepared> {
   const parsed = parseOrThrow(domain)
   // A wildcard's certificate can only be validated by DNS-01: through the delegation, before cutover.
-  if (parsed.wildcard && validation === 'http') throw invalid('A wildcard hostname is validated by DNS-01 only: leave validation out, or send before_cutover', [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }])
+  if (parsed.wildcard && validation === 'http') throw invalid(WILDCARD_NEEDS_DNS_01, [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }])
   if ((validation === 'before_cutover' || parsed.wildcard) && !ctx.services.dcv) {
     throw new ApiError('invalid_request', `${parsed.wildcard ? 'A wildcard hostname' : 'Validation before cutover'} needs delegated DCV, which this deployment does not have`, { reason: 'dcv_not_configured' })
   }
@@ -297,7 +304,10 @@ export const createConnectionOp = defineOp({
     'Creates a connection (201, status `pending`) with its desired records, or answers the open connection for the same application ' +
     'and domain with 200 (a failed one is revived into verification). When that open connection was made for another `end_user_ref` ' +
     'than the one sent, the answer is 409 `conflict` with `details.connection_id` and `details.reason: end_user_mismatch` (sent ' +
-    'without `end_user_ref`, the open connection is answered). Hosting-platform subdomains are refused with 422 ' +
+    'without `end_user_ref`, the open connection is answered). Likewise when it was made with another `validation` than the one sent: 409 ' +
+    '`conflict` with `details.reason: validation_mismatch` (sent without `validation`, the open connection is answered). ' +
+    'A `_acme-challenge` name another workspace delegates already (an apex and its wildcard share one) is 409 `conflict` with ' +
+    '`details.reason: dcv_delegation_taken`. Hosting-platform subdomains are refused with 422 ' +
     '`platform_subdomain`; unregistered or undelegated domains with 422 `InvalidNameservers`; an apex the provider cannot point at a ' +
     'hostname, when the application has no `apex_ipv4`, with 422 `apex_not_supported`; a resolver failure is 503 (retry). ' +
     LIFECYCLE_NOTE,
@@ -337,6 +347,11 @@ export const createConnectionOp = defineOp({
     // The domain is connected under this application for someone else: say so rather than hand over their connection.
     if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
       throw new ApiError('conflict', `${row.domain} is already connected under this application for another end user`, { connection_id: row.id, reason: 'end_user_mismatch' })
+    }
+    // Asked for with another validation than it was made with: say so rather than answer the other mode.
+    const validation = pre.parsed.wildcard ? 'before_cutover' : input.validation
+    if (outcome !== 'created' && validation !== undefined && row.validation !== validation) {
+      throw new ApiError('conflict', `${row.domain} is already connected under this application with validation ${row.validation}; disconnect it to connect it with validation ${validation}`, { connection_id: row.id, reason: 'validation_mismatch' })
     }
     if (outcome === 'created') ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { outcome }

@@ -50,6 +50,21 @@ const WRITTEN: Record<string, Example> = {
       recommended_rail: 'apiKey',
       desired_records: [{ type: 'CNAME', host: 'shop', value: 'edge.portico.example', ttl: 300, purpose: 'routing' }],
       conflicts: [],
+      // Asked with `validation: before_cutover` on a deployment with delegated DCV: both steps, in order.
+      validation: {
+        mode: 'before_cutover',
+        available: true,
+        steps: [
+          {
+            step: 'prove',
+            records: [
+              { type: 'TXT', host: '_portico-challenge.shop', value: 'portico-verify=<token issued at connect>', ttl: 300, purpose: 'ownership' },
+              { type: 'CNAME', host: '_acme-challenge.shop', value: '<label issued at connect>.dcv.portico.example', ttl: 300, purpose: 'dcv_delegation' },
+            ],
+          },
+          { step: 'route', records: [{ type: 'CNAME', host: 'shop', value: 'edge.portico.example', ttl: 300, purpose: 'routing' }] },
+        ],
+      },
     },
   },
   'connections.create': {

@@ -12,7 +12,7 @@ import { connectionFor } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import { certificateNames, certificateOut, deprovisionCertificate, importCertificate, issueCertificate, type SecureDeps } from '../domain/certificates.ts'
 import { certificateOf, certificatesInScope } from '../db/certificates.ts'
-import { delegationOf } from '../domain/prevalidation.ts'
+import { checkDelegationBeforeRenewal, delegationOf } from '../domain/prevalidation.ts'
 import { powerOf } from '../db/power.ts'
 import { isTestDomain } from '../domain/test-mode.ts'
 import type { Edge } from '../adapters/edge.ts'
@@ -131,6 +131,16 @@ const issueLike = (id: string, path: string, summary: string, description: strin
       // A connection with a DCV delegation (pre-validation, a wildcard) validates through it, as its renewals do.
       const dcv = ctx.services.dcv
       const dns01 = c.dcv_label && dcv ? delegationOf(dcv, c) : undefined
+      if (dns01) {
+        // The delegation is looked at first, as the renewal job does: gone, no order is placed.
+        const check = await checkDelegationBeforeRenewal({ ...deps, dns: ctx.services.dns }, c)
+        if (check === 'inconclusive') throw new ApiError('service_unavailable', 'DNS lookups of the _acme-challenge delegation failed; try again shortly', { reason: 'dns_inconclusive' }, { headers: { 'retry-after': '5' } })
+        if (check === 'missing') {
+          const held = await certificateOf(ctx.db, c.id)
+          if (held?.status === 'issued') return { certificate: certificateOut(held) }
+          throw new ApiError('conflict', 'The _acme-challenge delegation does not resolve: put it back (GET /v1/connections/{id}/records lists it); no order was placed', { reason: 'dcv_delegation_missing' })
+        }
+      }
       const cert = await issueCertificate(deps, c, certificateNames(c, power?.redirect_to_www ?? false), { dns01 })
       ctx.audit.targetId = cert.id
       return { certificate: certificateOut(cert) }
@@ -153,7 +163,9 @@ export const renewCertificateOp = issueLike(
   '/connections/{id}/ssl:renew',
   'Renew the certificate now',
   'Orders a new certificate before `renew_after` (the renewal job renews after it by itself). The current certificate keeps being ' +
-    'served until the new one is issued; a failed renewal leaves it in place with `last_error`.',
+    'served until the new one is issued; a failed renewal leaves it in place with `last_error`. A connection validated through ' +
+    'the `_acme-challenge` delegation has it looked up first: gone, no order is placed and the certificate is answered with ' +
+    '`renewal_warning` naming the record to put back (409 `conflict`, `dcv_delegation_missing`, when none is issued yet).',
 )
 
 export const importCertificateOp = defineOp({

@@ -165,6 +165,69 @@ describe('delegated DCV after the move', () => {
     }
   }, 60_000)
 
+  test('ssl:renew with the delegation gone places no order: the certificate answers with its warning', async () => {
+    const id = await moved('manual')
+    const delegation = (await connection(id)).records.find((r: { purpose?: string }) => r.purpose === 'dcv_delegation')
+    await s.pdns.deleteRecords(fqdn(delegation.host), 'CNAME')
+    const before = await certificate(id)
+    const attempts = async () => (await s.p.db`select attempts from certificates where id = ${before.id}`)[0].attempts as number
+    const tried = await attempts()
+    const ordered = await orders()
+    const r = await api('POST', `/v1/connections/${id}/ssl:renew`)
+    expect(r.status).toBe(200)
+    expect(r.body.certificate).toMatchObject({ id: before.id, status: 'issued', not_after: before.not_after, last_error: null })
+    expect(r.body.certificate.renewal_warning).toContain(`${fqdn(delegation.host)} CNAME ${delegation.value}`)
+    expect(await attempts()).toBe(tried)
+    expect(await orders()).toBe(ordered)
+    const last = (await s.p.db`select payload from events where connection_id = ${id} and type = 'secure_status' order by id desc limit 1`) as { payload: { data: { certificate: { renewal_warning: string } } } }[]
+    expect(last[0]!.payload.data.certificate.renewal_warning).toBe(r.body.certificate.renewal_warning)
+    // Put back: the renewal goes through and the warning is gone.
+    await add([delegation])
+    const renewed = await api('POST', `/v1/connections/${id}/ssl:renew`)
+    expect(renewed.body.certificate).toMatchObject({ status: 'issued', renewal_warning: null, challenge: 'dns-01' })
+    expect(await attempts()).toBe(tried + 1)
+  }, 60_000)
+
+  test('the apex and the wildcard of one name share one delegation: both are issued and renewed through it', async () => {
+    const apex = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('pair'), validation: 'before_cutover' } })).body
+    const wild = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `*.${fqdn('pair')}` } })).body
+    const shared = apex.records.find((r: { purpose?: string }) => r.purpose === 'dcv_delegation')
+    expect(wild.records.find((r: { purpose?: string }) => r.purpose === 'dcv_delegation')).toEqual(shared)
+    // The customer places the CNAME once for both; the two ownership tokens sit side by side at one name.
+    const txt = [apex, wild].map((c) => c.records.find((r: { purpose?: string }) => r.purpose === 'ownership'))
+    expect(txt[0].host).toBe(txt[1].host)
+    await s.pdns.setRecords(fqdn(txt[0].host), 'TXT', txt.map((r) => `"${r.value}"`))
+    await add([shared])
+    for (const c of [apex, wild]) await api('POST', `/v1/connections/${c.id}:recheck`)
+    await sweep()
+    for (const c of [apex, wild]) expect((await connection(c.id)).validation_stage).toBe('awaiting_routing')
+    for (const c of [apex, wild]) {
+      const routing = await connection(c.id)
+      await add(routing.records.filter((r: { purpose?: string }) => r.purpose !== 'ownership' && r.purpose !== 'dcv_delegation'))
+      expect((await api('POST', `/v1/connections/${c.id}:recheck`)).body.validation_stage).toBe('complete')
+    }
+    const before = await Promise.all([apex, wild].map((c) => certificate(c.id)))
+    for (const b of before) expect(b).toMatchObject({ status: 'issued', challenge: 'dns-01' })
+    // Orders of each certificate (Pebble's not_before has whole seconds: a renewal may share it).
+    const attempts = async (crt: string) => (await s.p.db`select attempts from certificates where id = ${crt}`)[0].attempts as number
+    const tried = await Promise.all(before.map((b) => attempts(b.id)))
+    // Renewal time for both: each renews through the same delegation.
+    const latest = Math.max(...before.map((b) => new Date(b.renew_after).getTime()))
+    s.p.clock.advance(latest + 60_000 - s.p.clock.now().getTime())
+    try {
+      await sweep()
+      for (const [i, c] of [apex, wild].entries()) {
+        const after = await certificate(c.id)
+        expect(after).toMatchObject({ status: 'issued', challenge: 'dns-01', last_error: null, renewal_warning: null })
+        expect(after.updated_at).not.toBe(before[i]!.updated_at)
+        expect(await attempts(after.id)).toBe(tried[i]! + 1)
+      }
+    } finally {
+      s.p.clock.reset()
+    }
+    for (const c of [apex, wild]) await api('POST', `/v1/connections/${c.id}:disconnect`)
+  }, 60_000)
+
   test('the DCV zone server down: the order waits and says so, then goes through when it is back', async () => {
     const c = (await s.p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: fqdn('waits'), validation: 'before_cutover' } })).body
     await add(c.records)
@@ -176,7 +239,11 @@ describe('delegated DCV after the move', () => {
       const waiting = await connection(c.id)
       expect(waiting.validation_stage).toBe('issuing')
       expect(waiting.validation_detail).toContain("DCV zone's DNS server does not answer")
-      expect((await certificate(c.id)).last_error).toContain('the order waits for it')
+      // The certificate waits too: a DNS-01 order pending, not a failed HTTP-01 one.
+      const cert = await certificate(c.id)
+      expect(cert).toMatchObject({ status: 'pending', challenge: 'dns-01' })
+      expect(cert.last_error).toContain('the order waits for it')
+      expect(waiting.certificate_status).toBe('pending')
       // The CA was not asked.
       expect(await orders()).toBe(ordered)
     } finally {

@@ -96,4 +96,22 @@ describe('pre-validation on an edge fleet', () => {
     expect(routing).toMatchObject({ validation_stage: 'awaiting_routing', validation_detail: null })
     for (const n of nodes) expect(await namesOn(n, domain)).toBe(`DNS:${domain}`)
   }, 60_000)
+  test('every node down: the certificate is issued, and the detail says no edge node holds it yet (not that the CA refused)', async () => {
+    const domain = `down.${zone}`
+    const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain, validation: 'before_cutover' } })).body
+    for (const r of c.records) await pdns.setRecords(`${r.host}.${zone}`, r.type, [r.type === 'CNAME' ? `${r.value}.` : `"${r.value}"`])
+    await p.api('POST', `/v1/connections/${c.id}:recheck`, { token: ws.apiKey })
+    for (const n of nodes) await n.kill()
+    try {
+      await sweep()
+      const waiting = (await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
+      expect(waiting).toMatchObject({ validation_stage: 'issuing', certificate_status: 'issued' })
+      expect(waiting.validation_detail).toContain('The certificate is issued; an edge node does not hold it yet')
+      expect(waiting.validation_detail).not.toContain('did not issue')
+    } finally {
+      for (const n of nodes) await n.restart()
+    }
+    await sweep()
+    expect((await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body).toMatchObject({ validation_stage: 'awaiting_routing', validation_detail: null })
+  }, 60_000)
 })
