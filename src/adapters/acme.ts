@@ -77,6 +77,9 @@ export interface AcmeSettings {
   caaIdentities: string[]
 }
 
+/** A CA's answer that the account an order was signed for does not exist, or is no longer valid (RFC 8555 accountDoesNotExist, unauthorized). */
+const ACCOUNT_GONE = /account\b.*\b(not found|does not exist|is not valid|deactivated)|no existing account/i
+
 export class AcmeIssuer implements CertificateIssuer {
   private client: Promise<acme.Client> | null = null
 
@@ -102,16 +105,17 @@ export class AcmeIssuer implements CertificateIssuer {
     return (await read())!
   }
 
-  private acmeClient(): Promise<acme.Client> {
+  private acmeClient(forget?: string): Promise<acme.Client> {
     this.client ??= Promise.all([this.accountKey(), accountUrlOf(this.deps.db, this.settings.directoryUrl)])
-      .then(async ([accountKey, accountUrl]) => {
+      .then(async ([accountKey, stored]) => {
+        const accountUrl = stored === forget ? null : stored
         // Order and challenge status are polled from half a second on (the library's default waits 5 s first).
         // A known account URL: no request about the account at all (acme-client asks only while it has none).
         const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey, backoffMin: 500, backoffMax: 10_000, ...(accountUrl ? { accountUrl } : {}) })
         if (!accountUrl) {
           await this.findOrMakeAccount(client)
           // Kept beside the key: every other process, and this one after a restart, orders under it.
-          await keepAccountUrl(this.deps.db, this.settings.directoryUrl, client.getAccountUrl())
+          await keepAccountUrl(this.deps.db, this.settings.directoryUrl, client.getAccountUrl(), stored)
         }
         return client
       })
@@ -140,6 +144,19 @@ export class AcmeIssuer implements CertificateIssuer {
 
   async issue(names: string[], opts: { dns01?: Dns01Delegation } = {}): Promise<Issued> {
     const client = await this.acmeClient()
+    try {
+      return await this.order(client, names, opts)
+    } catch (err) {
+      if (!ACCOUNT_GONE.test(err instanceof Error ? err.message : String(err))) throw err
+      // The CA no longer knows the account the kept URL names (a CA that lost or deactivated it, a test
+      // CA started again at the same address): the account is found or made again, once, and kept.
+      const gone = client.getAccountUrl()
+      if (this.client && (await this.client.catch(() => null)) === client) this.client = null
+      return this.order(await this.acmeClient(gone), names, opts)
+    }
+  }
+
+  private async order(client: acme.Client, names: string[], opts: { dns01?: Dns01Delegation }): Promise<Issued> {
     const [key, csr] = await acme.crypto.createCsr({ commonName: names[0], altNames: names }, await acme.crypto.createPrivateEcdsaKey())
     const { db } = this.deps
     const dns01 = opts.dns01

@@ -23,9 +23,9 @@ export async function accountUrlOf(db: Sql, directory: string): Promise<string |
   return (row?.account_url as string | null) ?? null
 }
 
-/** Keeps the account's URL after its registration (the first keeps it). */
-export async function keepAccountUrl(db: Sql, directory: string, url: string): Promise<void> {
-  await db`update acme_account set account_url = ${url} where id = 'default' and directory = ${directory} and account_url is null`
+/** Keeps the account's URL after its registration, in place of `replacing` (the first to write it keeps it). */
+export async function keepAccountUrl(db: Sql, directory: string, url: string, replacing: string | null = null): Promise<void> {
+  await db`update acme_account set account_url = ${url} where id = 'default' and directory = ${directory} and account_url is not distinct from ${replacing}`
 }
 
 export async function putChallenge(db: Sql, token: string, keyAuthorization: string, expires: Date): Promise<void> {

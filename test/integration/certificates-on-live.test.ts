@@ -79,6 +79,20 @@ describe('certificates when a connection goes live', () => {
     expect(issued.notAfter.getTime()).toBeGreaterThan(Date.now())
   }, 30_000)
 
+  test('a kept account the CA no longer knows (lost, deactivated, a CA started again): the order makes it again and keeps the new one', async () => {
+    const [id] = await goLive(['lost'])
+    expect((await waitIssued(id!, 20_000))?.status).toBe('issued')
+    const directory = s.p.config.acme!.directoryUrl
+    const [{ account_url: real }] = await s.p.db`select account_url from acme_account where directory = ${directory}`
+    const lost = real.replace(/[^/]+$/, 'ffffffffffffffff')
+    await s.p.db`update acme_account set account_url = ${lost} where directory = ${directory}`
+    const fresh = new AcmeIssuer(s.p.config.acme!, { db: s.p.db, secretsKey: s.p.config.secretsKey })
+    const issued = await fresh.issue([`lost.${zone}`])
+    expect(issued.certPem).toContain('BEGIN CERTIFICATE')
+    const [{ account_url: kept }] = await s.p.db`select account_url from acme_account where directory = ${directory}`
+    expect(kept).not.toBe(lost)
+  }, 30_000)
+
   test('while Portico orders or holds a name’s certificate, the edge is not approved to order another', async () => {
     const [id] = await goLive(['gate'])
     await waitIssued(id!, 20_000)
