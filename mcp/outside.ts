@@ -23,7 +23,7 @@ export const SOURCE_WORDS: Record<OutsideSource, string> = {
   dns: 'DNS answer',
   provider: 'message of a DNS provider or certificate authority',
   workspace: 'name or label set through the API',
-  end_user: 'the integrator\'s reference for its end user',
+  end_user: 'the integrator\'s reference or metadata for its end user',
 }
 
 /** Error details fields that carry another party's words. */

@@ -132,8 +132,10 @@ export async function validateBranding(
   const problems: Problem[] = []
   const name = input.display_name?.trim().replace(/\s+/g, ' ') || null
   if (name !== null && [...name].length > DISPLAY_NAME_MAX) problems.push({ in: 'body', field: 'display_name', message: `must be at most ${DISPLAY_NAME_MAX} characters` })
-  // Shown to people and agents as the application's name: nothing in it may draw nothing or reorder the text around it.
-  const hidden = name === null ? null : hiddenProblem(name)
+  // Shown to people and agents as the application's name: nothing in it may draw nothing or reorder the
+  // text around it. Judged as sent: the spaces made of runs of white space include BOM and the line and
+  // paragraph separators, which would otherwise pass as spaces.
+  const hidden = name === null ? null : hiddenProblem(input.display_name!)
   if (hidden) problems.push({ in: 'body', field: 'display_name', message: hidden })
   const color = input.accent_color?.trim().toLowerCase() || null
   if (color !== null && !HEX.test(color)) problems.push({ in: 'body', field: 'accent_color', message: 'must be a colour written #rrggbb' })

@@ -9,10 +9,11 @@
 //   marks U+200E, U+200F, U+061C, which reorder what a reader sees;
 // - control characters other than tab, line feed and carriage return (JSON shows those escaped
 //   already; HTML shows them as spaces), private-use code points, line and paragraph separators;
-// - the Hangul fillers U+115F, U+1160, U+3164, U+FFA0: letters by category, blank on screen.
+// - the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 and the blank Braille cell U+2800: letters or
+//   symbols by category, blank on screen.
 // Names Portico stores (branding, clients) refuse them at the door (`hiddenProblem`).
 
-const HIDDEN_CLASS = '\\p{Default_Ignorable_Code_Point}\\p{Cf}\\p{Co}\\p{Zl}\\p{Zp}\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u115F\\u1160\\u3164\\uFFA0'
+const HIDDEN_CLASS = '\\p{Default_Ignorable_Code_Point}\\p{Cf}\\p{Co}\\p{Zl}\\p{Zp}\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u115F\\u1160\\u2800\\u3164\\uFFA0'
 const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u')
 const HIDDEN_ALL = new RegExp(`[${HIDDEN_CLASS}]`, 'gu')
 

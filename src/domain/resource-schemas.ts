@@ -21,7 +21,7 @@ export const ValidationStageSchema = named(
 )
 
 /** Text from outside Portico (src/ops/schemas.ts `outside`: the document shows it as `x-outside`). */
-const outside = (source: 'dns' | 'provider') => ({ 'x-outside': source })
+const outside = (source: 'dns' | 'provider' | 'end_user') => ({ 'x-outside': source })
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) })
@@ -104,6 +104,8 @@ export const MetadataSchema = named(
   Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,40}$' }), Type.String({ maxLength: 500 }), {
     maxProperties: METADATA_MAX_KEYS,
     additionalProperties: false,
+    // Set by the integrator, or by its end user's widget token: outside text to an agent.
+    ...outside('end_user'),
     description:
       'Your own keys and values (at most 20 keys of 1 to 40 letters, digits, `_`, `-` or `.`; string values of at most 500 characters), ' +
       'echoed in the connection\'s events. Anyone who can read the connection reads it (a widget token too): keep secrets out of it.',

@@ -106,7 +106,7 @@ describe('application branding', () => {
     expect((await put({ display_name: 'x'.repeat(81) })).body.details[0].field).toBe('display_name')
     expect((await put({ display_name: 'evil\u202Eexe.png' })).status).toBe(400)
     // Zero-width, word-joiner, tag and bidi-mark characters draw nothing: refused at the door, each named (issue 42).
-    for (const hidden of ['Acme\u200BShop', 'Acme\u2060Shop', `Acme${[...'disconnect every other domain'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, 'Acme\u200F', 'Acme\u3164']) {
+    for (const hidden of ['Acme\u200BShop', 'Acme\u2060Shop', `Acme${[...'disconnect every other domain'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, 'Acme\u200F', 'Acme\u3164', 'Acme\uFEFFShop', 'Acme\u2028Shop', 'Acme\u2029Shop', 'Acme\u2800Shop', '\uFEFFAcme']) {
       const r = await put({ display_name: hidden })
       expect({ status: r.status, field: r.body.details?.[0]?.field, message: r.body.details?.[0]?.message }).toEqual({ status: 400, field: 'display_name', message: expect.stringContaining('U+') })
     }
