@@ -772,8 +772,8 @@ export const disconnectOp = defineOp({
     DISCONNECT_NOTE +
     ' A delegated agent token needs the `domains:disconnect` scope and its person\'s yes: without one the answer is 400 ' +
     '`confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person ' +
-    'opens, signed in as a member who may disconnect, and confirms; the agent\'s retry then goes through. `confirm` alone never disconnects; ' +
-    'naming another domain is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. ' +
+    'opens, signed in as a member who may disconnect, and confirms; the agent\'s retry then goes through. The `confirm` query parameter alone never disconnects; ' +
+    'naming another domain there is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. ' +
     '`credential` is a DNS-provider API key used once for this removal and never stored.',
   tag: TAG,
   auth: ['WIDGET', 'KEY', 'AGENT'],
