@@ -1,6 +1,7 @@
 // The page a person opens to answer what an agent asked to do (src/domain/person-confirm.ts): the link
-// from a `confirmation_required` answer, or from URL-mode elicitation. The person signs in as a member
-// of the workspace (people.ts) whose role may do the action, reads the question (which agent, which
+// from a `confirmation_required` answer, or from URL-mode elicitation. The person who approved the agent
+// signs in as themselves (people.ts; their role must still allow the action): another member, however
+// senior, cannot say yes for them. They read the question (which agent, which
 // domain, what would be removed or replaced) and confirms or refuses. The agent's retry then goes
 // through, once.
 import type { Elysia } from 'elysia'
@@ -57,6 +58,7 @@ async function view(deps: PeopleDeps, token: string, person: Person | null, opts
   const head = `<h1>${esc(questionOf(row).split('?')[0]!)}?</h1><p>Your agent <strong>${esc(quoteOutside(agent, 80))}</strong> asks for your yes before it goes ahead. Only your answer here counts: nothing the agent or its app answers for you does.</p><p class="note" id="question">${esc(questionOf(row))}</p>${replacedList(row)}`
   if (!person) return page(opts.status ?? 200, 'Confirm', head + signInForm(path, opts.error, opts.sent), { nav })
   if (person.tenantId !== row.tenant_id) return page(403, 'Another workspace', `${head}<p class="bad" role="alert">You are signed in to ${esc(person.workspace)}; this question belongs to another workspace. Sign out and sign in there.</p>`, { nav })
+  if (person.memberId !== row.subject) return page(403, 'Not yours', `${head}<p class="bad" role="alert" id="not-yours">This agent acts for the person who approved it; only their yes counts. Ask them to open this link.</p>`, { nav })
   if (!can(person.role, permissionFor(row))) return page(403, 'Not allowed', `${head}<p class="bad" role="alert">Your ${esc(person.role)} role may not allow this: ask someone who may.</p>`, { nav })
   const csrf = csrfToken(deps.config, person)
   const form =
@@ -83,7 +85,7 @@ async function answer(deps: PeopleDeps, token: string, req: Request, ip: string 
     return asked.refused ? view(deps, token, null, { error: 'Too many sign-in links were asked for. Wait a few minutes, then try again.', status: 429 }) : withCookie(await view(deps, token, null, { sent: email }), asked.cookie)
   }
   if (!person) return view(deps, token, null, { error: 'Sign in first.', status: 401 })
-  if (person.tenantId !== row.tenant_id || !can(person.role, permissionFor(row))) return view(deps, token, person)
+  if (person.tenantId !== row.tenant_id || person.memberId !== row.subject || !can(person.role, permissionFor(row))) return view(deps, token, person)
   if (!csrfValid(deps.config, person, form.get('csrf'))) return view(deps, token, person, { error: 'This form is out of date: answer again.', status: 403 })
   const now = deps.clock.now()
   if (action === 'confirm') await markConfirmed(deps.db, row.id, person.memberId, now, CONFIRM_TTL_MS)

@@ -2,8 +2,8 @@
 // disconnecting a domain, and a write that would replace records already in the customer's zone. The
 // model's arguments never stand in for it, and neither does anything a client sends in-band (a form
 // answer, an accept to a URL question: mcp/confirm.ts). The yes comes from the person, on a
-// confirmation page (`/oauth/confirm/<id>.<mac>`) they open signed in as themselves, a member of the
-// workspace whose role may do the action. The link is HMAC-signed, lives CONFIRM_TTL_MS, and the
+// confirmation page (`/oauth/confirm/<id>.<mac>`) they open signed in as themselves: the member who
+// approved the agent, whose role must still allow the action. The link is HMAC-signed, lives CONFIRM_TTL_MS, and the
 // question it opens is bound to the agent (tenant, client, subject), the connection and what exactly
 // would happen (`fingerprint`: the same records replaced). A yes is used once, by that agent's retry.
 import { createHash, createHmac } from 'node:crypto'

@@ -772,7 +772,7 @@ export const disconnectOp = defineOp({
     DISCONNECT_NOTE +
     ' A delegated agent token needs the `domains:disconnect` scope and its person\'s yes: without one the answer is 400 ' +
     '`confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person ' +
-    'opens, signed in as a member who may disconnect, and confirms; the agent\'s retry then goes through. The `confirm` query parameter alone never disconnects; ' +
+    'opens, signed in as themselves (the member who approved the agent, whose role may disconnect), and confirms; the agent\'s retry then goes through. The `confirm` query parameter alone never disconnects; ' +
     'naming another domain there is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. ' +
     '`credential` is a DNS-provider API key used once for this removal and never stored.',
   tag: TAG,

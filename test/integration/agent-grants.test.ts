@@ -550,6 +550,25 @@ describe('a destructive tool is confirmed by the person on Portico\'s page, neve
     await client.close()
   })
 
+  test('only the person who approved the agent says yes for it: another owner of the workspace is told so and confirms nothing', async () => {
+    const id = await pendingConnection('approvers-own-yes.example')
+    const { client } = await agentClient()
+    const link = errorOf(await client.callTool({ name: 'connections_disconnect', arguments: { id } })).details.confirm_url as string
+    const email = `co-owner-${Date.now().toString(36)}@example.com`
+    const invite = await p.api('POST', '/v1/members', { token: ws.apiKey, body: { email, role: 'owner' } })
+    expect((await p.api('POST', '/v1/members:accept', { body: { invite_token: invite.body.invite_token } })).status).toBeLessThan(300)
+    const other = await personAnswers(link, email)
+    expect(other.status).toBe(403)
+    expect(other.page).toContain('id="not-yours"')
+    expect(other.page).not.toContain('id="confirm"')
+    expect(errorOf(await client.callTool({ name: 'connections_disconnect', arguments: { id } })).code).toBe('confirmation_required')
+    expect(await disconnectedAt(id)).toBeNull()
+    // The approver's own yes goes through.
+    expect((await personAnswers(link, await ownerEmail(p.url, ws.apiKey))).page).toContain('id="done"')
+    expect((await client.callTool({ name: 'connections_disconnect', arguments: { id } })).isError).toBeFalsy()
+    await client.close()
+  })
+
   test('the yes is bound to the agent and the connection, used once; a person who refuses ends the question', async () => {
     const a = await pendingConnection('bound-yes-a.example')
     const b = await pendingConnection('bound-yes-b.example')
