@@ -22,18 +22,18 @@ export interface Brand {
 }
 
 export const BRANDS: readonly Brand[] = [
-  { name: 'Google', tokens: ['google', 'gemini', 'gmail'], domains: ['google.com', 'googleusercontent.com', 'gemini.google.com', 'gmail.com'] },
+  { name: 'Google', tokens: ['google', 'gemini', 'gmail', 'bard'], domains: ['google.com', 'googleusercontent.com', 'gemini.google.com', 'gmail.com'] },
   {
     name: 'Microsoft',
     tokens: ['microsoft', 'vscode', 'visualstudio', 'azure', 'outlook'],
     domains: ['microsoft.com', 'visualstudio.com', 'vscode.dev', 'azure.com', 'live.com', 'office.com', 'microsoftonline.com'],
     schemes: ['vscode', 'vscode-insiders', 'ms-vscode'],
   },
-  { name: 'OpenAI', tokens: ['openai', 'chatgpt'], domains: ['openai.com', 'chatgpt.com'] },
+  { name: 'OpenAI', tokens: ['openai', 'chatgpt', 'codex', 'sora'], domains: ['openai.com', 'chatgpt.com', 'sora.com'] },
   { name: 'Anthropic', tokens: ['anthropic', 'claude'], domains: ['anthropic.com', 'claude.ai', 'claude.com'], schemes: ['claude'] },
   { name: 'GitHub', tokens: ['github', 'copilot'], domains: ['github.com', 'github.dev', 'githubcopilot.com'] },
   { name: 'Apple', tokens: ['apple', 'icloud'], domains: ['apple.com', 'icloud.com'] },
-  { name: 'Amazon', tokens: ['amazon', 'aws'], domains: ['amazon.com', 'amazonaws.com', 'aws.amazon.com'] },
+  { name: 'Amazon', tokens: ['amazon', 'aws', 'kiro'], domains: ['amazon.com', 'amazonaws.com', 'aws.amazon.com', 'kiro.dev'] },
   { name: 'Cloudflare', tokens: ['cloudflare'], domains: ['cloudflare.com'] },
   { name: 'Stripe', tokens: ['stripe'], domains: ['stripe.com'] },
   { name: 'Slack', tokens: ['slack'], domains: ['slack.com'], schemes: ['slack'] },

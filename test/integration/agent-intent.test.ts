@@ -281,7 +281,7 @@ describe('text from outside Portico reaches the model escaped and marked as data
 
 describe('look-alike names at registration, with an honest control set', () => {
   test('look-alikes are refused; every honest name registers through the real endpoint', async () => {
-    for (const name of ['OpenAl', 'Anthrop1c', 'Geminl', 'Gemlnl', 'Gem1n1', 'C0p1l0t', 'C\u3164laude', 'Cla\u200Bude', 'Сlaude', 'Cluade', 'Perplexlty']) {
+    for (const name of ['OpenAl', 'Anthrop1c', 'Geminl', 'Gemlnl', 'Gem1n1', 'C0p1l0t', 'C\u3164laude', 'Cla\u200Bude', 'Сlaude', 'Cluade', 'Perplexlty', 'Codex', 'Codex CLI', 'Sora', 'Bard', 'Kiro']) {
       const r = await registerClient(p.url, { client_name: name, redirect_uris: ['https://helper.example/cb'] })
       expect({ name, status: r.status, error: r.body.error }).toEqual({ name, status: 400, error: 'invalid_client_metadata' })
     }
