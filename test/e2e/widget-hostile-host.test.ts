@@ -315,6 +315,21 @@ describe('the widget on hostile host pages', () => {
     await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
     await pg.getByRole('button', { name: 'Check now' }).click()
     await pg.locator('#je-success').waitFor()
+    // A reload once it is live goes back to the last screen (docs/widget.md) ...
+    const reopen = async () => {
+      await pg.reload()
+      await pg.waitForFunction(() => typeof (window as any).Portico?.open === 'function')
+      await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
+    }
+    await reopen()
+    await pg.locator('#je-success').waitFor()
+    // ... until the person closes the widget on it: then a reload starts over.
+    await pg.getByRole('button', { name: 'Close' }).last().click()
+    await reopen()
+    await pg.waitForFunction(() => (window as any).log.filter(([k]: [string]) => k === 'event:step').length >= 3)
+    const again = (await log(pg)).filter(([k]) => k === 'event:step').map(([, d]) => d.step)
+    expect(again.slice(0, 2)).toEqual(['INITIAL', 'DOMAIN_ANALYSIS'])
+    expect(['IN_PROGRESS', 'FINISHED_SUCCESSFULLY']).not.toContain(again[2])
     await pg.context().close()
   }, TIMEOUT)
 })
