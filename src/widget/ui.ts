@@ -66,6 +66,8 @@ export function activeElement(): Element | null {
 }
 
 let seq = 0
+/** The modal dialog on the page, if any. */
+let shown: Dialog | null = null
 
 export interface DialogOptions {
   container: Element | null
@@ -94,7 +96,7 @@ export class Dialog {
   private readonly head: HTMLElement
   private readonly foot: HTMLElement | null
   private readonly close: HTMLElement | null
-  private readonly returnFocus: Element | null
+  private returnFocus: Element | null
   private readonly setTheme: (css: string) => void
   /** Announces status changes and transient confirmations ("Copied") to assistive technology. */
   private readonly status = h('div', { class: 'je-sr', role: 'status' })
@@ -105,8 +107,11 @@ export class Dialog {
 
   constructor(private readonly o: DialogOptions) {
     injectStyles()
-    this.returnFocus = activeElement()
     const modal = o.container === null
+    // Opened over another modal one (which closes next): its page state is taken over, the page stays
+    // inert and focus goes back where it was before the first.
+    const prev = modal ? shown : null
+    this.returnFocus = prev ? prev.returnFocus : activeElement()
     const titleId = `portico-title-${++seq}`
     this.title = h('h2', { id: titleId, tabindex: '-1', slot: 'title' })
     this.host = h('div', { role: 'dialog', 'aria-labelledby': titleId, 'aria-modal': modal ? 'true' : undefined, lang: o.lang, dir: directionOf(o.lang), 'data-portico': '' }, this.title)
@@ -130,6 +135,11 @@ export class Dialog {
     this.shadow.append(this.root)
     this.setLook(o.declarations, o.logo, o.logoAlt ?? '')
     if (modal) {
+      if (prev) {
+        this.inerted.push(...prev.inerted.splice(0))
+        prev.returnFocus = null
+      }
+      shown = this
       for (const el of document.body.children) {
         if (el.tagName !== 'SCRIPT' && el.tagName !== 'STYLE' && !el.hasAttribute('inert')) {
           el.setAttribute('inert', '')
@@ -244,6 +254,7 @@ export class Dialog {
   }
 
   destroy(): void {
+    if (shown === this) shown = null
     this.host.remove()
     for (const el of this.inerted) el.removeAttribute('inert')
     if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus({ preventScroll: true })

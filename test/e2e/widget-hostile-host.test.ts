@@ -6,7 +6,8 @@
 // the page's own scripts (innerText) read of the dialog; dark
 // branding with a primary colour in rgb() and a logo that 404s; a widget token that expires while the
 // person waits (getToken brings a new one and the flow ends on live; without getToken the page says
-// the session ended); the network lost and back; a reload after "I have added them". Screenshots go to
+// the session ended); the network lost and back; a reload after "I have added them" and after live; the
+// widget opened a second time while open (the page stays inert, focus returns to the first opener). Screenshots go to
 // test-artifacts/ (the Arabic records screen at 375 px: widget-ar-records-375.png; dark branding:
 // widget-dark-records.png).
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
@@ -290,6 +291,23 @@ describe('the widget on hostile host pages', () => {
         p.clock.reset()
         await pg.context().close()
       }
+    }
+  }, TIMEOUT)
+
+  test('opened again while open: one dialog, the page stays inert, Escape returns focus to what had it before the first open', async () => {
+    const pg = await page('plain')
+    try {
+      await pg.locator('#host-button').focus()
+      const domain = await toRecords(pg)
+      await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
+      await pg.locator('#je-added').waitFor()
+      expect(await pg.locator('[data-portico]').count()).toBe(1)
+      expect(await pg.evaluate(() => document.querySelector('main')!.hasAttribute('inert'))).toBe(true)
+      await pg.keyboard.press('Escape')
+      await pg.locator('[data-portico]').waitFor({ state: 'detached' })
+      expect(await pg.evaluate(() => [document.activeElement?.id, document.querySelector('main')!.hasAttribute('inert')])).toEqual(['host-button', false])
+    } finally {
+      await pg.context().close()
     }
   }, TIMEOUT)
 
