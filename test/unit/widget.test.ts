@@ -297,4 +297,23 @@ describe('getToken: the widget token renewed', () => {
       stand.stop(true)
     }
   })
+
+  test('a getToken that keeps failing is asked again after 2 s, then 4, 8, 16 and 30 s, not at every call; a token it gives ends the back-off', async () => {
+    const { Session } = await import('../../src/widget/api.ts')
+    let now = 1_000_000
+    const asked: number[] = []
+    let give = false
+    const s = new Session(jwt(now / 1000 + 50), async () => {
+      asked.push(now)
+      if (give) return jwt(now / 1000 + 3600)
+      throw new Error('backend down')
+    }, () => now)
+    const start = now
+    for (let t = 0; t < 50_000; t += 500, now += 500) await s.current()
+    expect(asked.map((a) => a - start)).toEqual([0, 2000, 6000, 14000, 30000])
+    give = true
+    now = start + 60_000
+    expect(await s.current()).toBe(jwt(now / 1000 + 3600))
+    expect(asked).toHaveLength(6)
+  })
 })
