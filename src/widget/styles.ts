@@ -95,13 +95,15 @@ function guardContrast(t: Record<string, string>): void {
     if (ok !== flat || c[3] < 1) set(k, ok)
     return ok
   }
+  const text = fix('color-text', [bg]) ?? [0, 0, 0, 1]
   let surface = read('color-surface')
-  const text = fix('color-text', surface ? [bg, over(surface, bg)] : [bg]) ?? [0, 0, 0, 1]
   if (surface && ratio(text, over(surface, bg)) < AA) {
     surface = mix(bg, text, 0.08)
     set('color-surface', surface)
   }
   const surfaces = surface ? [bg, over(surface, bg)] : [bg]
+  // Text read on the surface too (record values, copy buttons), which may have just been made from it.
+  fix('color-text', surfaces)
   fix('color-muted', surfaces)
   fix('color-error', [bg])
   fix('color-success', [bg])

@@ -95,6 +95,7 @@ describe('design tokens', () => {
         { background: '#808080', text: '#909090', muted: '#8a8a8a', error: '#7a7a7a', success: '#858585' },
         { background: 'transparent', text: '#ccc' },
         { background: 'rgba(255,255,255,.5)' },
+        { background: '#111827', text: '#f9fafb', primary: 'rgb(255,255,0)' },
       ]
       for (const colors of themes) {
         const d = decl(tokenDeclarations({ colors }))
