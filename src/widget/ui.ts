@@ -13,7 +13,8 @@
 // dialog goes away; a new screen opens at its top (focus moves without scrolling, the dialog scrolls to
 // its start), an update of the same screen keeps focus and scroll where the person left them; only
 // status changes are announced, through one polite status region (the screens themselves are not live
-// regions); the host page behind a modal dialog is `inert` until it closes. The direction (`dir`)
+// regions); the host page behind a modal dialog is `inert` until it closes, and the modal dialog is in
+// the top layer (a manual popover: no page transform or z-index reaches it). The direction (`dir`)
 // follows the locale shown, whatever the host page's. Embedded mode renders inline in the host's
 // container, without overlay. `hideLogo` hides only the integrator's logo (and a logo that does not
 // load is hidden); `hideFooter` the "Powered by" line; `hideClose` the ×.
@@ -114,7 +115,7 @@ export class Dialog {
     this.returnFocus = prev ? prev.returnFocus : activeElement()
     const titleId = `portico-title-${++seq}`
     this.title = h('h2', { id: titleId, tabindex: '-1', slot: 'title' })
-    this.host = h('div', { role: 'dialog', 'aria-labelledby': titleId, 'aria-modal': modal ? 'true' : undefined, lang: o.lang, dir: directionOf(o.lang), 'data-portico': '' }, this.title)
+    this.host = h('div', { role: 'dialog', 'aria-labelledby': titleId, 'aria-modal': modal ? 'true' : undefined, popover: modal ? 'manual' : undefined, lang: o.lang, dir: directionOf(o.lang), 'data-portico': '' }, this.title)
     this.shadow = this.host.attachShadow({ mode: 'open' })
     this.body = h('div', { class: 'je-body' })
     this.head = h('div', { class: 'je-head' })
@@ -148,6 +149,8 @@ export class Dialog {
       }
     }
     ;(o.container ?? document.body).append(this.host)
+    // The browser's top layer: above any z-index, and fixed to the viewport whatever transform the page's body has.
+    if (modal) this.host.showPopover?.()
   }
 
   /** The locale shown: the dialog's `lang` and direction, and the words of its own controls. */

@@ -36,6 +36,10 @@ button { display: none !important } h2 { display: none !important } div { backgr
 p, li { display: none !important; direction: rtl !important; unicode-bidi: bidi-override !important; margin: 90px !important; --je-space-3: 90px !important }
 *::before { content: "»" !important }`
 
+/** A transform on body (position:fixed then follows body, not the viewport), a tall page and a header at the highest z-index. */
+const TRANSFORM_CSS = `body { transform: translateX(0); min-height: 4000px } main { padding-top: 2000px }
+main h1 { position: fixed; top: 0; left: 0; right: 0; height: 120px; margin: 0; z-index: 2147483647; background: #000 }`
+
 /** The integrator's page; `kind` picks its hostility. */
 function hostPage(kind: string, portico: string): Response {
   const log = `<script nonce="${NONCE}">window.log=[];for(const n of ['step','success','close']){window.addEventListener('Portico:'+n,(e)=>window.log.push(['event:'+n,e.detail]))}
@@ -43,7 +47,7 @@ window.violations=[];document.addEventListener('securitypolicyviolation',(e)=>wi
 window.callbacks={onError:(e)=>window.log.push(['onError',e])};</script>`
   const rtl = kind === 'rtl'
   const html = `<!doctype html><html lang="${rtl ? 'ar' : 'en'}" dir="${rtl ? 'rtl' : 'ltr'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Host</title>
-${kind === 'hostile' ? `<style>${HOSTILE_CSS}</style>` : ''}${log}</head><body><main><h1>Acme Sites</h1><p>Settings</p><button id="host-button">Host control</button></main>
+${kind === 'hostile' ? `<style>${HOSTILE_CSS}</style>` : ''}${kind === 'transform' ? `<style>${TRANSFORM_CSS}</style>` : ''}${log}</head><body><main><h1>Acme Sites</h1><p>Settings</p><button id="host-button">Host control</button></main>
 <script src="${portico}/widget.js"></script></body></html>`
   const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' }
   // The CSP docs/widget.md states a host needs: Portico in script-src and connect-src, nothing else.
@@ -291,6 +295,24 @@ describe('the widget on hostile host pages', () => {
         p.clock.reset()
         await pg.context().close()
       }
+    }
+  }, TIMEOUT)
+
+  test('a transform on body and a header at the highest z-index: the dialog is in the viewport and in front', async () => {
+    const pg = await page('transform', { width: 375, height: 667 })
+    try {
+      await toRecords(pg)
+      const seen = await pg.evaluate(() => {
+        const title = document.querySelector('[data-portico] h2')!.getBoundingClientRect()
+        // The header's band at the top of the viewport: the dialog's overlay is in front of it.
+        return { top: title.top, bottom: title.bottom, front: !!document.elementFromPoint(187, 60)?.closest('[data-portico]') }
+      })
+      expect(seen.top).toBeGreaterThanOrEqual(0)
+      expect(seen.bottom).toBeLessThanOrEqual(667)
+      expect(seen.front).toBe(true)
+      await shot(pg, 'widget-body-transform')
+    } finally {
+      await pg.context().close()
     }
   }, TIMEOUT)
 
