@@ -123,7 +123,18 @@ async function accessible(pg: Page, roles: string[]): Promise<{ role: string; na
 
 /** WCAG contrast of an element's text colour on the background behind it (both computed, rgb()). */
 async function contrastOf(pg: Page, selector: string): Promise<number> {
+  // A screen redrawn between finding the element and reading it (an answer arriving) leaves it detached: read again.
+  for (let i = 0; i < 20; i++) {
+    const r = await contrastOnce(pg, selector)
+    if (r !== null) return r
+    await pg.waitForTimeout(50)
+  }
+  throw new Error(`${selector} kept being redrawn`)
+}
+
+function contrastOnce(pg: Page, selector: string): Promise<number | null> {
   return pg.locator(selector).first().evaluate((el) => {
+    if (!el.isConnected) return null
     const rgb = (s: string) => s.match(/[\d.]+/g)!.slice(0, 3).map(Number)
     const lum = (c: number[]) => {
       const [r, g, b] = c.map((v) => {
