@@ -46,10 +46,12 @@ export function expiryOf(token: string): number | null {
  * The widget's credential: the token it was opened with and, when the integrator gave `getToken`, new
  * ones from it: before the one held expires (RENEW_BEFORE_MS ahead, by its `exp`) and after a 401.
  * One renewal at a time, whoever asks; a `getToken` that throws or answers nothing gives no token (the
- * call then fails as a SessionError).
+ * call then fails as a SessionError) and is not asked ahead of expiry again for 2 s, doubling up to 30 s.
  */
 export class Session {
   private renewing: Promise<string | null> | null = null
+  private wait = 0
+  private until = 0
 
   constructor(
     private token: string | undefined,
@@ -60,7 +62,7 @@ export class Session {
   /** The token to send now. */
   async current(): Promise<string | undefined> {
     const exp = this.token ? expiryOf(this.token) : null
-    if (this.getToken && (!this.token || (exp !== null && exp - this.now() < RENEW_BEFORE_MS))) return (await this.renew(this.token)) ?? this.token
+    if (this.getToken && this.now() >= this.until && (!this.token || (exp !== null && exp - this.now() < RENEW_BEFORE_MS))) return (await this.renew(this.token)) ?? this.token
     return this.token
   }
 
@@ -69,16 +71,20 @@ export class Session {
     if (!this.getToken) return Promise.resolve(null)
     if (this.token !== rejected && this.token) return Promise.resolve(this.token)
     this.renewing ??= (async () => {
+      let t: unknown
       try {
-        const t = await this.getToken!()
-        if (typeof t !== 'string' || !t) return null
-        this.token = t
-        return t
+        t = await this.getToken!()
       } catch {
-        return null
-      } finally {
-        this.renewing = null
+        // as no token
       }
+      this.renewing = null
+      if (typeof t === 'string' && t) {
+        this.wait = 0
+        return (this.token = t)
+      }
+      this.wait = Math.min(30_000, this.wait * 2 || 2000)
+      this.until = this.now() + this.wait
+      return null
     })()
     return this.renewing
   }

@@ -100,7 +100,7 @@ const WHITE: Rgba = [255, 255, 255, 1]
 
 /**
  * `fg` made to read at `min`:1 on every one of `bgs`: kept when it does; else moved towards black or
- * white (whichever side reads better on the backgrounds), the least that is enough, so its hue stays.
+ * white (whichever side reads better on the backgrounds), the least that reads at `min` + 0.1, so its hue stays.
  */
 export function readable(fg: Rgba, bgs: Rgba[], min: number): Rgba {
   const worst = (c: Rgba) => Math.min(...bgs.map((b) => ratio(c, b)))
@@ -110,7 +110,8 @@ export function readable(fg: Rgba, bgs: Rgba[], min: number): Rgba {
   let hi = 1
   for (let i = 0; i < 12; i++) {
     const mid = (lo + hi) / 2
-    if (worst(mix(fg, to, mid)) >= min) hi = mid
+    // Aimed above `min`, so the colour rounded to whole channels still reads.
+    if (worst(mix(fg, to, mid)) >= min + 0.1) hi = mid
     else lo = mid
   }
   return mix(fg, to, hi)

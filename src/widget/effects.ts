@@ -71,12 +71,14 @@ const unreachable = (f: ApiFailure) => f.sdkCode === 'NetworkError' || f.status 
 /**
  * Tells the machine when Portico stops answering (once until it answers again) and each time it
  * answers: the browser's own "offline" also marks it unreachable, behind this loop's back (the loop's
- * request may well outlive the outage), so an answer always says so; the machine ignores the repeats.
+ * request may well outlive the outage), so an answer always says so (unless the browser still says
+ * it is offline); the machine ignores the repeats.
  */
 function reachability(send: (e: Event) => void) {
   let down = false
   return (ok: boolean) => {
-    if (!ok && down) return
+    // An answer that raced the outage does not mean it is over: the browser's 'online' wakes the loop.
+    if ((!ok && down) || (ok && globalThis.navigator?.onLine === false)) return
     down = !ok
     send({ type: 'reach', ok })
   }

@@ -182,12 +182,15 @@ export class Flow {
       case 'close':
         return queueMicrotask(() => this.close())
       case 'forget':
-        try {
-          storage()?.removeItem(resumeKey(this.cfg, n.domain))
-        } catch {
-          // nothing was kept
-        }
-        return
+        return this.forget(n.domain)
+    }
+  }
+
+  private forget(domain: string): void {
+    try {
+      storage()?.removeItem(resumeKey(this.cfg, domain))
+    } catch {
+      // nothing was kept
     }
   }
 
@@ -287,6 +290,8 @@ export class Flow {
     this.closed = true
     const state = this.runner.state
     this.runner.stop()
+    // Closed on the last screen: a reload starts over.
+    if (state.data.succeeded) this.forget(state.data.conn?.domain ?? '')
     clearInterval(this.tick)
     window.removeEventListener('offline', this.offline)
     window.removeEventListener('online', this.online)

@@ -471,7 +471,8 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
 function succeed(o: Out, s: Settings, conn: Conn): Out {
   const d = o.state.data
   const result: SuccessResult = { jobId: conn.id, domain: conn.domain, setupType: setupTypeOf(d.rail) ?? 'manual' }
-  o.data({ succeeded: true, reason: null }).say({ kind: 'forget', domain: conn.domain })
+  // The connection stays remembered (a reload comes back to this screen) until the widget closes on it.
+  o.data({ succeeded: true, reason: null })
   // The success screen disabled: the host hears of success, and the widget closes.
   if (disabled(s, 'FINISHED_SUCCESSFULLY')) return o.say({ kind: 'success', detail: result }).say({ kind: 'close' })
   return o.go('FINISHED_SUCCESSFULLY').idle().say({ kind: 'success', detail: result })

@@ -76,18 +76,23 @@ function guardContrast(t: Record<string, string>): void {
     t[k] = v
   }
   const white: Rgba = [255, 255, 255, 1]
-  const bgRaw = read('color-background')
-  if (!bgRaw) {
+  let bg = read('color-background')
+  if (!bg) {
     console.warn(`Portico: cannot read color-background ${t['color-background']}; contrast not checked`)
     return
   }
-  const bg = over(bgRaw, white)
+  // A see-through background shows the page behind the dialog: the default one instead.
+  if (bg[3] < 1) {
+    set('color-background', DEFAULT_TOKENS['color-background']!)
+    bg = read('color-background')!
+  }
+  // Text with alpha is judged (and painted) as it shows on the background.
   const fix = (k: string, bgs: Rgba[], min = AA): Rgba | null => {
     const c = read(k)
     if (!c) return null
-    const flat = over(c, bgs[0]!)
+    const flat = over(c, bg!)
     const ok = readable(flat, bgs, min)
-    if (ok !== flat) set(k, ok)
+    if (ok !== flat || c[3] < 1) set(k, ok)
     return ok
   }
   const text = fix('color-text', [bg]) ?? [0, 0, 0, 1]
@@ -97,6 +102,8 @@ function guardContrast(t: Record<string, string>): void {
     set('color-surface', surface)
   }
   const surfaces = surface ? [bg, over(surface, bg)] : [bg]
+  // Text read on the surface too (record values, copy buttons), which may have just been made from it.
+  fix('color-text', surfaces)
   fix('color-muted', surfaces)
   fix('color-error', [bg])
   fix('color-success', [bg])

@@ -13,7 +13,8 @@
 // dialog goes away; a new screen opens at its top (focus moves without scrolling, the dialog scrolls to
 // its start), an update of the same screen keeps focus and scroll where the person left them; only
 // status changes are announced, through one polite status region (the screens themselves are not live
-// regions); the host page behind a modal dialog is `inert` until it closes. The direction (`dir`)
+// regions); the host page behind a modal dialog is `inert` until it closes, and the modal dialog is in
+// the top layer (a manual popover: no page transform or z-index reaches it). The direction (`dir`)
 // follows the locale shown, whatever the host page's. Embedded mode renders inline in the host's
 // container, without overlay. `hideLogo` hides only the integrator's logo (and a logo that does not
 // load is hidden); `hideFooter` the "Powered by" line; `hideClose` the ×.
@@ -66,6 +67,8 @@ export function activeElement(): Element | null {
 }
 
 let seq = 0
+/** The modal dialog on the page, if any. */
+let shown: Dialog | null = null
 
 export interface DialogOptions {
   container: Element | null
@@ -94,7 +97,7 @@ export class Dialog {
   private readonly head: HTMLElement
   private readonly foot: HTMLElement | null
   private readonly close: HTMLElement | null
-  private readonly returnFocus: Element | null
+  private returnFocus: Element | null
   private readonly setTheme: (css: string) => void
   /** Announces status changes and transient confirmations ("Copied") to assistive technology. */
   private readonly status = h('div', { class: 'je-sr', role: 'status' })
@@ -105,11 +108,14 @@ export class Dialog {
 
   constructor(private readonly o: DialogOptions) {
     injectStyles()
-    this.returnFocus = activeElement()
     const modal = o.container === null
+    // Opened over another modal one (which closes next): its page state is taken over, the page stays
+    // inert and focus goes back where it was before the first.
+    const prev = modal ? shown : null
+    this.returnFocus = prev ? prev.returnFocus : activeElement()
     const titleId = `portico-title-${++seq}`
     this.title = h('h2', { id: titleId, tabindex: '-1', slot: 'title' })
-    this.host = h('div', { role: 'dialog', 'aria-labelledby': titleId, 'aria-modal': modal ? 'true' : undefined, lang: o.lang, dir: directionOf(o.lang), 'data-portico': '' }, this.title)
+    this.host = h('div', { role: 'dialog', 'aria-labelledby': titleId, 'aria-modal': modal ? 'true' : undefined, popover: modal ? 'manual' : undefined, lang: o.lang, dir: directionOf(o.lang), 'data-portico': '' }, this.title)
     this.shadow = this.host.attachShadow({ mode: 'open' })
     this.body = h('div', { class: 'je-body' })
     this.head = h('div', { class: 'je-head' })
@@ -130,6 +136,11 @@ export class Dialog {
     this.shadow.append(this.root)
     this.setLook(o.declarations, o.logo, o.logoAlt ?? '')
     if (modal) {
+      if (prev) {
+        this.inerted.push(...prev.inerted.splice(0))
+        prev.returnFocus = null
+      }
+      shown = this
       for (const el of document.body.children) {
         if (el.tagName !== 'SCRIPT' && el.tagName !== 'STYLE' && !el.hasAttribute('inert')) {
           el.setAttribute('inert', '')
@@ -138,6 +149,8 @@ export class Dialog {
       }
     }
     ;(o.container ?? document.body).append(this.host)
+    // The browser's top layer: above any z-index, and fixed to the viewport whatever transform the page's body has.
+    if (modal) this.host.showPopover?.()
   }
 
   /** The locale shown: the dialog's `lang` and direction, and the words of its own controls. */
@@ -244,6 +257,7 @@ export class Dialog {
   }
 
   destroy(): void {
+    if (shown === this) shown = null
     this.host.remove()
     for (const el of this.inerted) el.removeAttribute('inert')
     if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus({ preventScroll: true })

@@ -6,7 +6,8 @@
 // the page's own scripts (innerText) read of the dialog; dark
 // branding with a primary colour in rgb() and a logo that 404s; a widget token that expires while the
 // person waits (getToken brings a new one and the flow ends on live; without getToken the page says
-// the session ended); the network lost and back; a reload after "I have added them". Screenshots go to
+// the session ended); the network lost and back; a reload after "I have added them" and after live; the
+// widget opened a second time while open (the page stays inert, focus returns to the first opener). Screenshots go to
 // test-artifacts/ (the Arabic records screen at 375 px: widget-ar-records-375.png; dark branding:
 // widget-dark-records.png).
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
@@ -35,6 +36,10 @@ button { display: none !important } h2 { display: none !important } div { backgr
 p, li { display: none !important; direction: rtl !important; unicode-bidi: bidi-override !important; margin: 90px !important; --je-space-3: 90px !important }
 *::before { content: "»" !important }`
 
+/** A transform on body (position:fixed then follows body, not the viewport), a tall page and a header at the highest z-index. */
+const TRANSFORM_CSS = `body { transform: translateX(0); min-height: 4000px } main { padding-top: 2000px }
+main h1 { position: fixed; top: 0; left: 0; right: 0; height: 120px; margin: 0; z-index: 2147483647; background: #000 }`
+
 /** The integrator's page; `kind` picks its hostility. */
 function hostPage(kind: string, portico: string): Response {
   const log = `<script nonce="${NONCE}">window.log=[];for(const n of ['step','success','close']){window.addEventListener('Portico:'+n,(e)=>window.log.push(['event:'+n,e.detail]))}
@@ -42,7 +47,7 @@ window.violations=[];document.addEventListener('securitypolicyviolation',(e)=>wi
 window.callbacks={onError:(e)=>window.log.push(['onError',e])};</script>`
   const rtl = kind === 'rtl'
   const html = `<!doctype html><html lang="${rtl ? 'ar' : 'en'}" dir="${rtl ? 'rtl' : 'ltr'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Host</title>
-${kind === 'hostile' ? `<style>${HOSTILE_CSS}</style>` : ''}${log}</head><body><main><h1>Acme Sites</h1><p>Settings</p><button id="host-button">Host control</button></main>
+${kind === 'hostile' ? `<style>${HOSTILE_CSS}</style>` : ''}${kind === 'transform' ? `<style>${TRANSFORM_CSS}</style>` : ''}${log}</head><body><main><h1>Acme Sites</h1><p>Settings</p><button id="host-button">Host control</button></main>
 <script src="${portico}/widget.js"></script></body></html>`
   const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' }
   // The CSP docs/widget.md states a host needs: Portico in script-src and connect-src, nothing else.
@@ -118,7 +123,18 @@ async function accessible(pg: Page, roles: string[]): Promise<{ role: string; na
 
 /** WCAG contrast of an element's text colour on the background behind it (both computed, rgb()). */
 async function contrastOf(pg: Page, selector: string): Promise<number> {
+  // A screen redrawn between finding the element and reading it (an answer arriving) leaves it detached: read again.
+  for (let i = 0; i < 20; i++) {
+    const r = await contrastOnce(pg, selector)
+    if (r !== null) return r
+    await pg.waitForTimeout(50)
+  }
+  throw new Error(`${selector} kept being redrawn`)
+}
+
+function contrastOnce(pg: Page, selector: string): Promise<number | null> {
   return pg.locator(selector).first().evaluate((el) => {
+    if (!el.isConnected) return null
     const rgb = (s: string) => s.match(/[\d.]+/g)!.slice(0, 3).map(Number)
     const lum = (c: number[]) => {
       const [r, g, b] = c.map((v) => {
@@ -293,6 +309,41 @@ describe('the widget on hostile host pages', () => {
     }
   }, TIMEOUT)
 
+  test('a transform on body and a header at the highest z-index: the dialog is in the viewport and in front', async () => {
+    const pg = await page('transform', { width: 375, height: 667 })
+    try {
+      await toRecords(pg)
+      const seen = await pg.evaluate(() => {
+        const title = document.querySelector('[data-portico] h2')!.getBoundingClientRect()
+        // The header's band at the top of the viewport: the dialog's overlay is in front of it.
+        return { top: title.top, bottom: title.bottom, front: !!document.elementFromPoint(187, 60)?.closest('[data-portico]') }
+      })
+      expect(seen.top).toBeGreaterThanOrEqual(0)
+      expect(seen.bottom).toBeLessThanOrEqual(667)
+      expect(seen.front).toBe(true)
+      await shot(pg, 'widget-body-transform')
+    } finally {
+      await pg.context().close()
+    }
+  }, TIMEOUT)
+
+  test('opened again while open: one dialog, the page stays inert, Escape returns focus to what had it before the first open', async () => {
+    const pg = await page('plain')
+    try {
+      await pg.locator('#host-button').focus()
+      const domain = await toRecords(pg)
+      await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
+      await pg.locator('#je-added').waitFor()
+      expect(await pg.locator('[data-portico]').count()).toBe(1)
+      expect(await pg.evaluate(() => document.querySelector('main')!.hasAttribute('inert'))).toBe(true)
+      await pg.keyboard.press('Escape')
+      await pg.locator('[data-portico]').waitFor({ state: 'detached' })
+      expect(await pg.evaluate(() => [document.activeElement?.id, document.querySelector('main')!.hasAttribute('inert')])).toEqual(['host-button', false])
+    } finally {
+      await pg.context().close()
+    }
+  }, TIMEOUT)
+
   test('the network lost while waiting is said, and so is its return; a reload resumes the connection where it stands', async () => {
     const pg = await page('plain')
     const domain = await toRecords(pg)
@@ -315,6 +366,21 @@ describe('the widget on hostile host pages', () => {
     await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
     await pg.getByRole('button', { name: 'Check now' }).click()
     await pg.locator('#je-success').waitFor()
+    // A reload once it is live goes back to the last screen (docs/widget.md) ...
+    const reopen = async () => {
+      await pg.reload()
+      await pg.waitForFunction(() => typeof (window as any).Portico?.open === 'function')
+      await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), applicationName: 'Acme Sites', domain })
+    }
+    await reopen()
+    await pg.locator('#je-success').waitFor()
+    // ... until the person closes the widget on it: then a reload starts over.
+    await pg.getByRole('button', { name: 'Close' }).last().click()
+    await reopen()
+    await pg.waitForFunction(() => (window as any).log.filter(([k]: [string]) => k === 'event:step').length >= 3)
+    const again = (await log(pg)).filter(([k]) => k === 'event:step').map(([, d]) => d.step)
+    expect(again.slice(0, 2)).toEqual(['INITIAL', 'DOMAIN_ANALYSIS'])
+    expect(['IN_PROGRESS', 'FINISHED_SUCCESSFULLY']).not.toContain(again[2])
     await pg.context().close()
   }, TIMEOUT)
 })

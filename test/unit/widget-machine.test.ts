@@ -513,6 +513,31 @@ describe('the runner: one effect per key', () => {
     expect(r.state.data.unreachable).toBe(false)
   })
 
+  test('an answer that raced the outage while the browser is still offline does not say "connected again"; the next one after online does', async () => {
+    const t = runner()
+    const { server, r, wake, timers } = t
+    await toWaiting(t)
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
+    await settle()
+    const nav = Object.getOwnPropertyDescriptor(globalThis, 'navigator')
+    Object.defineProperty(globalThis, 'navigator', { value: { onLine: false }, configurable: true })
+    try {
+      r.dispatch({ type: 'reach', ok: false })
+      server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1')).resolve(statusOf({ version: 'v1' }))
+      await settle()
+      expect(r.state.data.unreachable).toBe(true)
+      await timers.advance(2500)
+      ;(globalThis.navigator as { onLine: boolean }).onLine = true
+      wake.dispatchEvent(new Event('wake'))
+      await settle()
+      server.take((c) => c.path.startsWith('/connections/con_1/status?after=v1')).resolve(statusOf({ version: 'v1' }))
+      await settle()
+      expect(r.state.data.unreachable).toBe(false)
+    } finally {
+      if (nav) Object.defineProperty(globalThis, 'navigator', nav)
+    }
+  })
+
   test('leaving a state cancels its work: a late analysis answer after going back changes nothing', async () => {
     const t = runner()
     const { r, server } = t

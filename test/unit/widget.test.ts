@@ -9,6 +9,7 @@ import { brotliDecompressSync } from 'node:zlib'
 import { join } from 'node:path'
 import { widgetBundle, bundlePath } from '../../src/widget/build.ts'
 import { DEFAULT_TOKENS, STYLESHEET, tokenDeclarations } from '../../src/widget/styles.ts'
+import { over, parseColour, ratio } from '../../src/widget/colour.ts'
 import { LOCALE_TAGS, loadTranslator, translator } from '../../src/widget/i18n.ts'
 import { resolveLocale } from '../../src/widget/locale.ts'
 import { TABLES } from '../../src/widget/locales/index.ts'
@@ -77,6 +78,38 @@ describe('design tokens', () => {
       expect(said).toHaveLength(2)
       expect(decl(tokenDeclarations({}))['--je-color-primary-text']).toBe('#ffffff')
       expect(said).toHaveLength(2)
+    } finally {
+      console.warn = warn
+    }
+  })
+
+  test('contrast guard: every replacement reads at 4.5:1 exactly as declared; a see-through background is replaced; text with alpha is judged as it shows', () => {
+    const warn = console.warn
+    console.warn = () => undefined
+    try {
+      const rgb = (v: string) => parseColour(v)!
+      const themes: Record<string, string>[] = [
+        { text: 'rgba(0,0,0,.2)' },
+        { text: '#0003' },
+        { text: '#777', muted: '#999' },
+        { background: '#808080', text: '#909090', muted: '#8a8a8a', error: '#7a7a7a', success: '#858585' },
+        { background: 'transparent', text: '#ccc' },
+        { background: 'rgba(255,255,255,.5)' },
+        { background: '#111827', text: '#f9fafb', primary: 'rgb(255,255,0)' },
+      ]
+      for (const colors of themes) {
+        const d = decl(tokenDeclarations({ colors }))
+        const bg = rgb(d['--je-color-background']!)
+        expect([colors, bg[3]]).toEqual([colors, 1])
+        const surface = over(rgb(d['--je-color-surface']!), bg)
+        for (const k of ['text', 'muted', 'error', 'success']) {
+          const c = rgb(d[`--je-color-${k}`]!)
+          expect([colors, k, c[3]]).toEqual([colors, k, 1])
+          expect([colors, k, ratio(c, bg) >= 4.5]).toEqual([colors, k, true])
+        }
+        for (const k of ['text', 'muted']) expect([colors, k, ratio(rgb(d[`--je-color-${k}`]!), surface) >= 4.5]).toEqual([colors, k, true])
+      }
+      expect(decl(tokenDeclarations({ colors: { background: 'transparent' } }))['--je-color-background']).toBe(DEFAULT_TOKENS['color-background']!)
     } finally {
       console.warn = warn
     }
@@ -264,5 +297,24 @@ describe('getToken: the widget token renewed', () => {
     } finally {
       stand.stop(true)
     }
+  })
+
+  test('a getToken that keeps failing is asked again after 2 s, then 4, 8, 16 and 30 s, not at every call; a token it gives ends the back-off', async () => {
+    const { Session } = await import('../../src/widget/api.ts')
+    let now = 1_000_000
+    const asked: number[] = []
+    let give = false
+    const s = new Session(jwt(now / 1000 + 50), async () => {
+      asked.push(now)
+      if (give) return jwt(now / 1000 + 3600)
+      throw new Error('backend down')
+    }, () => now)
+    const start = now
+    for (let t = 0; t < 50_000; t += 500, now += 500) await s.current()
+    expect(asked.map((a) => a - start)).toEqual([0, 2000, 6000, 14000, 30000])
+    give = true
+    now = start + 60_000
+    expect(await s.current()).toBe(jwt(now / 1000 + 3600))
+    expect(asked).toHaveLength(6)
   })
 })
