@@ -50,6 +50,12 @@ export function databaseFailure(err: unknown): DatabaseFailure | null {
   return null
 }
 
+/** Whether `err` is a unique violation (SQLSTATE 23505): a row another transaction inserted first. */
+export function isUniqueViolation(err: unknown): boolean {
+  const { code, errno } = (err ?? {}) as { code?: unknown; errno?: unknown }
+  return errno === '23505' || code === '23505'
+}
+
 /**
  * Whether `err` is a pooled session the server had ended (a failover, `pg_terminate_backend`,
  * `idle_session_timeout`, a closed socket), found on its next use: the statement never ran there.

@@ -6,6 +6,7 @@
 // - The private key is stored sealed with SECRETS_KEY and never leaves Portico except to the edge.
 // - An imported certificate is refused unless its key matches, its chain links up, it names the
 //   domain and it has not expired; nothing is stored or sent to the edge before every check passed.
+import { isUniqueViolation } from '../db/unavailable.ts'
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import type { Sql } from '../db/sql.ts'
 import {
@@ -124,8 +125,14 @@ const ORDER_IN_FLIGHT_MS = 10 * 60 * 1000
  * A pending row for this connection (the existing one when there is one): the start of an issuance.
  * `inFlight` when another caller's order for it started moments ago: the CA is not asked twice.
  */
-async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean, challenge: 'http-01' | 'dns-01'): Promise<CertificateRow & { inFlight?: boolean }> {
+async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], managed: boolean, challenge: 'http-01' | 'dns-01', again = true): Promise<CertificateRow & { inFlight?: boolean }> {
   const now = deps.clock.now()
+  // Orders asked together for a connection without a certificate row: one inserts it, the others
+  // meet its unique key and look again, finding the order in flight (never a 500).
+  const retry = (err: unknown) => {
+    if (again && isUniqueViolation(err)) return pendingRow(deps, c, names, managed, challenge, false)
+    throw err
+  }
   return deps.db.begin(async (tx) => {
     const existing = await lockCertificateOf(tx, c.id)
     // Pending with a retry time: an order waiting for the DCV zone's server, not one in flight.
@@ -135,7 +142,7 @@ async function pendingRow(deps: SecureDeps, c: ConnectionRow, names: string[], m
       : await insertPendingCertificate(tx, { id: newId('crt', now.getTime()), tenant_id: c.tenant_id, application_id: c.application_id, connection_id: c.id, domain: c.domain, names, managed, challenge }, now)
     if (!existing) await secureStatus(tx, c, row, now)
     return row
-  })
+  }).catch(retry)
 }
 
 /**

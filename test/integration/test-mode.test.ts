@@ -266,6 +266,16 @@ describe('every scenario', () => {
     expect(events.body.events.map((e: { type: string }) => e.type).sort()).toEqual(['connection.created', 'connection.live'])
   })
 
+  test('eight ssl:issue at once on one connection: each answers as the scenario says, none 500', async () => {
+    const c = await create(`race${run}.certificate-failed.sandbox.example`)
+    await sweep()
+    expect((await get(c.body.id)).status).toBe('live')
+    const answers = await Promise.all(Array.from({ length: 8 }, () => p.api('POST', `/v1/connections/${c.body.id}/ssl:issue`, { token: ws.apiKey })))
+    expect(answers.filter((a) => a.status >= 500)).toEqual([])
+    for (const a of answers) expect([422, 409]).toContain(a.status)
+    expect(await p.db`select id from certificates where connection_id = ${c.body.id}`).toHaveLength(1)
+  })
+
   test('the widget\'s domain check of a test domain answers without asking DNS', async () => {
     const r = await p.api('POST', '/v1/domains:check', { token: ws.apiKey, body: { domain: `d${run}.live.sandbox.example` } })
     expect(r.status).toBe(200)
