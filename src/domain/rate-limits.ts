@@ -136,9 +136,14 @@ export class RateLimits {
   }
 }
 
-/** What a request costs: the length of its `countsItems` array (a bulk call's domains), at least 1. */
-export function costOf(countsItems: string | undefined, body: unknown): number {
+/**
+ * What a request costs: the length of its `countsItems` array (a bulk call's domains), at least 1. A
+ * call with more items than its schema's `maxItems` is refused as invalid (400) and costs 1: charged
+ * whole, it answered 429 with a Retry-After that never helped.
+ */
+export function costOf(countsItems: string | undefined, body: unknown, maxItems?: number): number {
   if (!countsItems || !body || typeof body !== 'object') return 1
   const items = (body as Record<string, unknown>)[countsItems]
-  return Array.isArray(items) && items.length > 0 ? items.length : 1
+  if (!Array.isArray(items) || items.length === 0 || (maxItems !== undefined && items.length > maxItems)) return 1
+  return items.length
 }

@@ -94,7 +94,8 @@ export async function runOp(op: AnyOp, run: RunCtx, raw: RawInput, hooks: RunHoo
   const deadline = run.deadline ?? new Deadline(op.deadline === 'bulk' ? run.config.deadlines.bulkMs : run.config.deadlines.requestMs, undefined, run.services.database)
   const base: PrepareCtx = { ...run, deadline }
   // Counted per credential before anything else it could be refused for (src/domain/rate-limits.ts).
-  const limited = run.services.rateLimits?.take(base.principal, costOf(op.countsItems, raw.body))
+  const maxItems = op.countsItems ? (op.body as { properties?: Record<string, { maxItems?: number }> } | undefined)?.properties?.[op.countsItems]?.maxItems : undefined
+  const limited = run.services.rateLimits?.take(base.principal, costOf(op.countsItems, raw.body, maxItems))
   if (limited) run.onLimits?.(limited.headers)
   if (limited?.refused) throw limited.refused
   authorize(op, base.principal)

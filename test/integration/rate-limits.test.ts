@@ -67,6 +67,14 @@ describe('per API key', () => {
     expect(six.body.title).toContain('counts 6 items')
     expect(six.body.title).toContain('at most 5')
   })
+
+  test('a bulk call past the schema\'s size is refused as invalid (400) and costs one, not a 429 that waiting never ends', async () => {
+    newMinute()
+    const k = await p.api('POST', `/v1/applications/${ws.appId}/keys`, { token: ws.apiKey, body: { name: 'oversized', role: 'member' } })
+    const huge = await p.api('POST', '/v1/connections:bulk', { token: k.body.key, body: { domains: Array.from({ length: 1300 }, (_, i) => `d${i}.example`) } })
+    expect([huge.status, huge.body.code]).toEqual([400, 'invalid_request'])
+    expect(huge.headers.get('ratelimit')).toStartWith('"api_key";r=4;')
+  })
 })
 
 describe('per application and per end user (widget tokens)', () => {
