@@ -2,7 +2,8 @@
 // send it as a bearer token (compared in constant time); without it the route is open in development
 // and test and absent (404) in production, so a production deployment exposes nothing by default.
 // The database gauges are read at most once per second however many scrapers ask, and a scrape that
-// cannot reach the database still answers the process's own series.
+// cannot reach the database, or waits SCRAPE_WAIT_MS on one that does not answer, still answers the
+// process's own series.
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -14,6 +15,8 @@ import { ApiError } from '../errors.ts'
 import type { Mount } from './app.ts'
 
 const FRESH_MS = 1000
+/** How long a scrape waits for the database gauges before it answers with the ones it last read. */
+export const SCRAPE_WAIT_MS = 2000
 
 function authorized(config: Config, header: string | null): boolean {
   const token = config.metricsToken
@@ -61,7 +64,11 @@ export function metricsMount(deps: { config: Config; db: Sql; clock: Clock }): M
       }
       if (performance.now() - last >= FRESH_MS) {
         inFlight ??= refresh().finally(() => (inFlight = null))
-        await inFlight
+        // A database that does not answer must not hang the scrape (a scraper would see the process
+        // down, not the database): past the wait the process's own series go out with the last gauges.
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, SCRAPE_WAIT_MS)))])
+        clearTimeout(timer)
       }
       return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } })
     })

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, testConfig, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { startPrometheus, type Prometheus } from '../harness/prometheus.ts'
-import { metricsMount } from '../../src/http/metrics.ts'
+import { metricsMount, SCRAPE_WAIT_MS } from '../../src/http/metrics.ts'
 import { MovableClock } from '../../src/clock.ts'
 
 const TOKEN = 'metrics-test-token-0123456789'
@@ -82,6 +82,18 @@ describe('who may scrape', () => {
 
   test('in development without a token it is open', async () => {
     expect((await mounted({ APP_ENV: 'development' }).handle(new Request('http://localhost/metrics'))).status).toBe(200)
+  })
+
+  test('a database that does not answer: the scrape answers within its wait with the process\'s own series', async () => {
+    // A database whose every statement hangs (a frozen server behind an open socket).
+    const frozen = (() => new Promise(() => {})) as unknown as typeof p.db
+    const app = metricsMount({ config: testConfig({ APP_ENV: 'development' }), db: frozen, clock: new MovableClock() })(new Elysia())
+    const started = performance.now()
+    const r = await app.handle(new Request('http://localhost/metrics'))
+    const took = performance.now() - started
+    expect(r.status).toBe(200)
+    expect(await r.text()).toContain('# TYPE process_resident_memory_bytes ')
+    expect(took).toBeLessThan(SCRAPE_WAIT_MS + 1000)
   })
 
   test('a short METRICS_TOKEN stops the start', () => {
