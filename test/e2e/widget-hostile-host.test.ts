@@ -354,6 +354,8 @@ describe('the widget on hostile host pages', () => {
     await shot(pg, 'widget-offline')
     await pg.context().setOffline(false)
     await pg.locator('#je-reach').waitFor({ state: 'detached', timeout: 40_000 })
+    // The waiting screen again (it is drawn anew with the answer that ended the notice: waited for, not read at that instant).
+    await pg.getByText('This page updates by itself').waitFor({ timeout: 10_000 })
     expect(await pg.getByText('This page updates by itself').count()).toBe(1)
 
     // A reload: the widget opened again for the same domain goes back to the waiting screen, not the choice.
