@@ -118,3 +118,23 @@ export async function widgetToken(p: TestPortico, ws: Workspace, extra: Record<s
   if (r.status !== 200) throw new Error(`token failed: ${r.status} ${JSON.stringify(r.body)}`)
   return r.body.token
 }
+
+/** An answer as a client reads it: status, parsed body, headers. */
+export interface Sent {
+  status: number
+  body: any
+  headers: Headers
+}
+
+/** One request to `p` from `ip` (the socket's peer address), as a client on that address sends it. */
+export async function fromAddress(p: TestPortico, ip: string, method: string, path: string, opts: { token?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Sent> {
+  const headers: Record<string, string> = { ...opts.headers }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  if (opts.body !== undefined) headers['content-type'] = 'application/json'
+  const res = await p.handle(new Request(`http://portico.test${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), ip)
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers }
+}
+
+/** An API key of the right shape that no workspace holds: a guess, or a stale worker's old key. */
+export const wrongKey = () => `ptc_live_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`

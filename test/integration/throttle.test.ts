@@ -2,26 +2,10 @@
 // network, answered 429 with Retry-After before any lookup; the right credential from elsewhere is
 // unaffected; TRUST_PROXY decides whose address counts.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { startPortico, provision, widgetToken, MGMT, PROV, testConfig, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { startPortico, provision, widgetToken, fromAddress, wrongKey, MGMT, PROV, testConfig, type Sent, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { livePortico } from '../harness/agents.ts'
 
-interface Sent {
-  status: number
-  body: any
-  headers: Headers
-}
-
-/** One request from `ip` (the socket's peer address). */
-async function from(p: TestPortico, ip: string, method: string, path: string, opts: { token?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Sent> {
-  const headers: Record<string, string> = { ...opts.headers }
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await p.handle(new Request(`http://portico.test${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), ip)
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers }
-}
-
-const wrongKey = () => `ptc_live_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`
+const from = fromAddress
 
 let p: TestPortico
 let ws: Workspace

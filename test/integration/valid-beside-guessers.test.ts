@@ -3,22 +3,11 @@
 // hostile neighbours of its /24 spending their budgets, not after a restart. Unknown credentials stay
 // throttled per address and per network, and the 429 says whose failures spent the budget.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
-import { startPortico, provision, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { startPortico, provision, fromAddress, wrongKey, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { testDatabaseUrl } from '../harness/db.ts'
 
-interface Sent {
-  status: number
-  body: any
-  headers: Headers
-}
-
-async function from(p: TestPortico, ip: string, path: string, token: string): Promise<Sent> {
-  const res = await p.handle(new Request(`http://portico.test${path}`, { headers: { authorization: `Bearer ${token}` } }), ip)
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers }
-}
-
-const wrongKey = () => `ptc_live_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`
+/** A GET from `ip` with `token`. */
+const from = (p: TestPortico, ip: string, path: string, token: string) => fromAddress(p, ip, 'GET', path, { token })
 
 let p: TestPortico
 let ws: Workspace

@@ -7,7 +7,7 @@
 // process started before the mint, and one started after). A guess from the spent address stays 429.
 import { describe, test, expect, beforeAll, afterAll } from 'bun:test'
 import { livePortico, agentToken, ownerEmail, linkIn, type LivePortico } from '../harness/agents.ts'
-import { startPortico, provision, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { startPortico, provision, wrongKey, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { testDatabaseUrl } from '../harness/db.ts'
 
 let p: LivePortico
@@ -15,7 +15,6 @@ let p: LivePortico
 let q: TestPortico
 let ws: Workspace
 
-const wrongKey = () => `ptc_live_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`
 let hostCounter = 0
 /** A fresh address per case, each in its own /24, so one case's spending never touches another's. */
 const freshAddress = () => `100.64.${++hostCounter}.7`
