@@ -53,8 +53,14 @@ describe('certificates when a connection goes live', () => {
       if (!served) await Bun.sleep(100)
     }
     expect(served).toContain(`shop.${zone}`)
-    // The connection says so: live, and secure only now that the edge serves its certificate.
-    expect((await s.p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body).toMatchObject({ status: 'live', certificate_status: 'issued', secure: true })
+    // The connection says so: live, and secure once the edge has confirmed it holds the certificate
+    // (recorded just after the edge took it, so a reader can see the edge serve it a moment before).
+    let conn = (await s.p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body
+    for (let i = 0; i < 50 && !conn.secure; i++) {
+      await Bun.sleep(100)
+      conn = (await s.p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).body
+    }
+    expect(conn).toMatchObject({ status: 'live', certificate_status: 'issued', secure: true })
     // GET …/ssl followed each step, and so did the events.
     const events = await s.p.db`select payload from events where connection_id = ${id!} and type = 'secure_status' order by id`
     expect(events.map((e: { payload: { secure_status: string } }) => e.payload.secure_status)).toEqual(['pending', 'issued'])
