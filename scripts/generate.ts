@@ -2,6 +2,8 @@
 // - test/snapshots/openapi.json, the served OpenAPI document;
 // - mcp/__toolsnaps__/<toolset>.json, tools/list of a token holding every agent scope, per toolset
 //   (what test/integration/mcp-tools.test.ts checks through both protocol revisions);
+// - the provider registries, from the provider folders (scripts/provider-registry.ts: `npm run generate`
+//   writes them first, in a process of its own, so what follows reads the registry as written);
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
@@ -23,6 +25,7 @@ import { buildTools } from '../mcp/tools.ts'
 import { TOOLSETS, type Toolset } from '../mcp/toolsets.ts'
 import { toolsetTokens } from './mcp-tool-tokens.ts'
 import { renderProviderDocs } from '../test/harness/provider-cards/render.ts'
+import { registryFiles, writeRegistries } from './provider-registry.ts'
 import { generate as clientFiles, servedDocument } from '../packages/client/scripts/generate.ts'
 import { widgetTypes } from '../packages/react/scripts/generate.ts'
 
@@ -113,7 +116,7 @@ export function fillRegions(text: string, values: Record<string, string>, file =
 
 /** Every derived file: path from the repository root → its text. */
 export async function derivedFiles(): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
+  const out: Record<string, string> = { ...registryFiles() }
   for (const [file, value] of Object.entries(snapshots())) out[file] = snapshotText(value)
   out['docs/authority-matrix.md'] = authorityMarkdown(OPERATIONS)
   out['docs/events.md'] = eventsMarkdown()
@@ -136,6 +139,12 @@ function read(file: string): string | null {
 if (import.meta.main) {
   const started = performance.now()
   const check = process.argv.includes('--check')
+  // Run without the registry step before it (`bun scripts/generate.ts`): this process loaded the old
+  // registry, so it writes the new one and runs again to derive the rest from it.
+  if (!check && writeRegistries().length) {
+    const again = Bun.spawnSync([process.execPath, import.meta.path, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'inherit'] })
+    process.exit(again.exitCode)
+  }
   const files = await derivedFiles()
   const changed = Object.entries(files).filter(([file, text]) => read(file) !== text)
   if (!check) for (const [file, text] of changed) writeFileSync(join(ROOT, file), text)

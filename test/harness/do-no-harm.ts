@@ -11,7 +11,7 @@ import { ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zon
 import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake, FakeZone } from './provider-fakes/common.ts'
-import type { ProviderCard } from './provider-cards/types.ts'
+import type { ProviderCard } from '../../src/adapters/dns-providers/card-types.ts'
 
 export const DESIRED: DnsRecord[] = [
   { type: 'A', host: '@', value: '203.0.113.10', ttl: 300 },

@@ -7,7 +7,7 @@ import { describe, test, expect, afterAll } from 'bun:test'
 import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'
 import { planApply } from '../../src/domain/record-plan.ts'
 import { json, startFake } from '../harness/provider-fakes/common.ts'
-import { startCloudnsFake } from '../harness/provider-fakes/cloudns.ts'
+import { startCloudnsFake } from '../../src/adapters/dns-providers/cloudns/stand-in.ts'
 
 const stops: (() => void)[] = []
 afterAll(() => stops.forEach((s) => s()))

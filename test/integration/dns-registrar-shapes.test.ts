@@ -8,7 +8,7 @@ import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
-import { startDnsimpleFake } from '../harness/provider-fakes/dnsimple.ts'
+import { startDnsimpleFake } from '../../src/adapters/dns-providers/dnsimple/stand-in.ts'
 import { CARDS } from '../harness/provider-cards/index.ts'
 import { doNoHarm } from '../harness/do-no-harm.ts'
 

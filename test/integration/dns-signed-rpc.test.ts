@@ -3,11 +3,11 @@
 // example, and the stand-ins check the signature itself (a right key id with a wrong secret, a body or
 // parameter changed after signing and a replayed nonce are refused), not only the key id.
 import { describe, test, expect, afterAll } from 'bun:test'
-import { rpcSignature } from '../../src/adapters/dns-providers/alidns.ts'
-import { tc3Signature } from '../../src/adapters/dns-providers/dnspod.ts'
+import { rpcSignature } from '../../src/adapters/dns-providers/alibaba-cloud-dns/adapter.ts'
+import { tc3Signature } from '../../src/adapters/dns-providers/dnspod/adapter.ts'
 import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'
-import { startAlidnsFake } from '../harness/provider-fakes/alidns.ts'
-import { startDnspodFake } from '../harness/provider-fakes/dnspod.ts'
+import { startAlidnsFake } from '../../src/adapters/dns-providers/alibaba-cloud-dns/stand-in.ts'
+import { startDnspodFake } from '../../src/adapters/dns-providers/dnspod/stand-in.ts'
 
 const ali = startAlidnsFake()
 const pod = startDnspodFake()

@@ -5,7 +5,7 @@
 import { describe, test, expect, afterAll } from 'bun:test'
 import { loadConfig, ConfigError } from '../../src/config.ts'
 import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'
-import { startNamecheapFake } from '../harness/provider-fakes/namecheap.ts'
+import { startNamecheapFake } from '../../src/adapters/dns-providers/namecheap/stand-in.ts'
 
 const nc = startNamecheapFake(undefined, undefined, '203.0.113.77')
 nc.addZone('ip-namecheap.example')

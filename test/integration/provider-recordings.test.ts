@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
-import type { DynadotFake } from '../harness/provider-fakes/dynadot.ts'
+import type { DynadotFake } from '../../src/adapters/dns-providers/dynadot/stand-in.ts'
 import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'
 import { providerFailure } from '../../src/domain/provider-accounts.ts'
 

@@ -1,6 +1,7 @@
 // The house's floors, checked. Every file's imports are read (static, re-exports and dynamic, type
 // imports included) and the build fails on an import loop, on an import that looks up a floor (FLOORS),
-// on an import against the rules below, or on SQL written outside the query modules (src/db/).
+// on an import against the rules below, on the service importing test support (a provider's
+// stand-in, or the test harness), or on SQL written outside the query modules (src/db/).
 // The rules are written once, here; docs/architecture.md ("The floors") and the README describe them.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -102,6 +103,27 @@ export const RULES: Rule[] = [
  * the files), and every import of an old path then fails here with the rule it breaks.
  */
 export const MERGE_SHIMS: string[] = []
+
+/**
+ * Test support kept beside what it stands in for: a hosted provider's stand-in
+ * (src/adapters/dns-providers/<id>/stand-in.ts) lives in the provider's folder, as lego keeps
+ * provider_test.go beside its provider. The service never loads one: only the test harness (test/, not
+ * scanned here) and other stand-ins import a stand-in, and only a stand-in imports the test harness.
+ */
+export const isTestSupport = (file: string) => /(^|\/)stand-in\.ts$/.test(file)
+
+/** Imports of test support by the service, as `file -> target (why)`. */
+export function testSupportImports(graph: Graph): string[] {
+  const out: string[] = []
+  for (const [file, targets] of graph) {
+    if (isTestSupport(file)) continue
+    for (const t of targets) {
+      if (isTestSupport(t)) out.push(`${file} -> ${t} (a stand-in is test support: only the test harness and other stand-ins import it)`)
+      else if (t.startsWith('test/')) out.push(`${file} -> ${t} (the service imports nothing of the test harness; only a stand-in does)`)
+    }
+  }
+  return out.sort()
+}
 
 /** SQL is written only in the query modules; operations, jobs, rules, adapters and faces call them. */
 export const SQL_ONLY_UNDER = 'src/db/'
@@ -272,6 +294,14 @@ describe('layers', () => {
     expect(violations(graph)).toEqual([])
   })
 
+  test('the service loads no stand-in and nothing of the test harness', () => {
+    // The check sees what it judges: every hosted provider's folder has its stand-in, which imports the harness.
+    const standIns = [...graph.keys()].filter(isTestSupport)
+    expect(standIns.length).toBeGreaterThan(30)
+    expect(standIns.filter((f) => !graph.get(f)!.some((t) => t.startsWith('test/harness/')))).toEqual([])
+    expect(testSupportImports(graph)).toEqual([])
+  })
+
   test('no import loops', () => {
     expect(loops(graph)).toEqual([])
   })
@@ -338,6 +368,27 @@ describe('the layer checks catch what they are for', () => {
     const g: Graph = new Map([['src/ops/a.ts', importsOf('src/ops/a.ts', "import { invalid } from '../http/errors.ts'")]])
     expect(violations(g, RULES, ['src/http/errors.ts'])).toEqual([])
     expect(violations(g, RULES, [])).toEqual(['src/ops/a.ts -> src/http/errors.ts (operations do not know which face serves them)'])
+  })
+
+  test('a stand-in imported by the service, or the harness imported by anything but a stand-in, is found', () => {
+    const g: Graph = new Map([
+      ['src/adapters/dns-providers/acme/adapter.ts', importsOf('src/adapters/dns-providers/acme/adapter.ts', "import type { AcmeFake } from './stand-in.ts'")],
+      ['src/domain/x.ts', importsOf('src/domain/x.ts', "import { nextId } from '../../test/harness/provider-fakes/common.ts'")],
+      ['src/adapters/dns-providers/acme/stand-in.ts', importsOf('src/adapters/dns-providers/acme/stand-in.ts', "import { json } from '../../../../test/harness/provider-fakes/common.ts'\nimport { seed } from '../other/stand-in.ts'\nimport { acme } from './card.ts'")],
+      ['src/adapters/dns-providers/acme/card.ts', importsOf('src/adapters/dns-providers/acme/card.ts', "import { defineCard } from '../card-types.ts'")],
+    ])
+    expect(testSupportImports(g)).toEqual([
+      'src/adapters/dns-providers/acme/adapter.ts -> src/adapters/dns-providers/acme/stand-in.ts (a stand-in is test support: only the test harness and other stand-ins import it)',
+      'src/domain/x.ts -> test/harness/provider-fakes/common.ts (the service imports nothing of the test harness; only a stand-in does)',
+    ])
+  })
+
+  test('the real tree with a stand-in added to the provider registry fails', () => {
+    const g = readGraph()
+    const registry = 'src/adapters/dns-providers/registry.generated.ts'
+    expect(g.get(registry)!.length).toBeGreaterThan(30)
+    g.set(registry, [...g.get(registry)!, 'src/adapters/dns-providers/dynu/stand-in.ts'])
+    expect(testSupportImports(g)).toEqual([`${registry} -> src/adapters/dns-providers/dynu/stand-in.ts (a stand-in is test support: only the test harness and other stand-ins import it)`])
   })
 
   test('a commented-out import is no import', () => {

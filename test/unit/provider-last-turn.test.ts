@@ -8,7 +8,7 @@
 import { describe, test, expect, afterAll } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
-import { CloudflareProvider } from '../../src/adapters/dns-providers/cloudflare.ts'
+import { CloudflareProvider } from '../../src/adapters/dns-providers/cloudflare/adapter.ts'
 import { ProviderError } from '../../src/adapters/dns-providers/types.ts'
 import { Secret } from '../../src/ops/provider-accounts.ts'
 

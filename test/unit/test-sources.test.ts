@@ -29,11 +29,13 @@ export function foreignPaths(code: string): string[] {
 }
 
 describe('tests read files of the repository', () => {
-  const files = [...sources('test'), ...sources('bench')]
+  // A provider's stand-in and reference card are test support kept in its folder (src/adapters/dns-providers/<id>/).
+  const files = [...sources('test'), ...sources('bench'), ...sources('src/adapters/dns-providers').filter((f) => /\/(stand-in|card)\.ts$/.test(f))]
 
   test('the scan sees the tests', () => {
     expect(files.length).toBeGreaterThan(100)
     expect(files).toContain('test/unit/widget.test.ts')
+    expect(files).toContain('src/adapters/dns-providers/dynu/stand-in.ts')
   })
 
   test('no test names a path outside the repository and the system packages', () => {

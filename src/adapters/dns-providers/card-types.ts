@@ -6,7 +6,7 @@
 // read it, and docs/providers/README.md is rendered from every card
 // (`bun scripts/provider-cards-doc.ts`). Every section names its sources by key; the card's
 // `disagreements` says where sources differ and which one the card follows.
-import type { ProviderErrorKind } from '../../../src/adapters/dns-providers/types.ts'
+import type { ProviderErrorKind } from './types.ts'
 
 /** `recording`: exchanges a production client recorded against the live API, carried as a fixture
  * (test/fixtures/provider-recordings/) and replayed against the stand-in (test/integration/provider-recordings.test.ts). */

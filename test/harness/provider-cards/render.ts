@@ -4,7 +4,7 @@ import { makeHosted } from '../../../src/adapters/dns-providers/index.ts'
 import type { HostConventions } from '../../../src/adapters/dns-providers/types.ts'
 import { PROVIDERS } from '../../../src/domain/providers.ts'
 import { CARDS } from './index.ts'
-import type { Cite, ProviderCard } from './types.ts'
+import type { Cite, ProviderCard } from '../../../src/adapters/dns-providers/card-types.ts'
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 

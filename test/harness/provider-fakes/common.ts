@@ -4,7 +4,8 @@
 // response bodies and error bodies of that provider's API. Every exchange is recorded, so a test can
 // hold both sides to the provider's published OpenAPI document (test/harness/openapi-validate.ts).
 import type { Exchange } from '../openapi-validate.ts'
-import type { ProviderCard } from '../provider-cards/types.ts'
+import type { ProviderCard } from '../../../src/adapters/dns-providers/card-types.ts'
+import type { Zone } from '../../../src/adapters/dns-providers/types.ts'
 
 export interface FakeZone<R> {
   id: string
@@ -123,3 +124,35 @@ export const cardThrottle =
     const a = card.rateLimit.answer(wait)
     return typeof a.body === 'string' ? new Response(a.body, { status: card.rateLimit.status, headers: a.headers }) : json(card.rateLimit.status, a.body, a.headers)
   }
+
+/**
+ * A hosted adapter with its stand-in, as the shared contract test (test/integration/dns-adapter-contract.test.ts),
+ * the do-no-harm and the host-property tests take it: each provider's stand-in.ts exports its own as
+ * `fakeCase`. It names the published reference its stand-in follows; `badCredential` is a credential of the
+ * right shape the stand-in refuses, `foreignZone` a zone id the credential does not reach.
+ */
+export interface FakeCase {
+  /** Catalog id, as `makeHosted` takes it. */
+  id: string
+  reference: string
+  start(): Fake<any>
+  /** The API base the adapter is pointed at. */
+  base(f: Fake<any>): string
+  /** A credential of the right shape the stand-in refuses (a function where it depends on the stand-in). */
+  badCredential: string | ((f: Fake<any>) => string)
+  foreignZone: Zone
+  /** Lists the provider's API does not page, and why (the test then checks the adapter did not page them). */
+  unpaged?: { lists: ('zones' | 'records')[]; why: string }
+  /** What a fresh zone holds at the provider besides what a test writes (Route 53: SOA and NS). */
+  seedZone?(zoneName: string, f: Fake<any>): void
+  /** Other API bases the adapter may reach (the NS1 fleet also tries Netlify with a key NS1 refuses). */
+  extraBases?: Record<string, string>
+  /** Where the stand-in honours the asked page size (as its card says the API does), how many filler
+   * zones and record rows make each listing span pages. */
+  pageFill?: { zones?: number; records?: { count: number; row: (zoneName: string, i: number) => unknown } }
+  /** Do-no-harm test: fields the provider assigns afresh on each write, a stored row's name and type
+   * where the usual field names do not tell it, how a seed row is stored. */
+  volatile?: string[]
+  rowKey?: (row: any, zone: string) => { name: string; type: string }
+  seedRow?: (zone: FakeZone<any>, row: any) => void
+}

@@ -20,13 +20,14 @@
 // it is (one answering on an ISP line other than `default`, a weighted one, a paused one, one locked
 // at Alibaba) is read as locked, so the planner never changes it; REDIRECT_URL and FORWARD_URL records
 // are read and written back as they are, and a record's Remark is restored with it.
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
-import { backoffWhileThrottled, exchange, failureOf } from './http.ts'
-import { pairUpdates } from './modify-pairs.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
+import { backoffWhileThrottled, exchange, failureOf } from '../http.ts'
+import { pairUpdates } from '../modify-pairs.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 /** Why Portico cannot write a record back as it is (its set is then locked), or undefined. */
 function lockOf(r: { Line?: string; Weight?: number; Status?: string; Locked?: boolean }): string | undefined {
@@ -174,4 +175,13 @@ export class AlidnsProvider extends RecordBasedProvider {
   protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DeleteDomainRecord', { RecordId: item.id })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'alibaba-cloud-dns',
+  defaultBase: ALIDNS_API,
+  make: (s, o) => new AlidnsProvider(s, o.base),
+  token_url: 'https://ram.console.aliyun.com/manage/ak',
+  token_scopes: ['AliyunDNSFullAccess'],
 }

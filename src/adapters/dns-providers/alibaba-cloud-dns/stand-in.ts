@@ -12,8 +12,9 @@
 // Remark (set by UpdateDomainRecordRemark). Everything answers as the card says
 // (test/harness/provider-cards/alidns.ts).
 import { createHmac } from 'node:crypto'
-import { alidns as card } from '../provider-cards/alidns.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { alidns as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface AliRecord {
   DomainName: string
@@ -133,4 +134,17 @@ export function startAlidnsFake(keyId = 'LTAI' + nextId().padEnd(20, '0'), secre
       return error(404, 'InvalidAction.NotFound', `${action} is not an action of this API`)
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'alibaba-cloud-dns',
+  reference: 'https://www.alibabacloud.com/help/en/dns/api-alidns-2015-01-09-describedomainrecords',
+  start: () => startAlidnsFake(),
+  base: (f) => f.url,
+  badCredential: 'LTAIwrong:wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 100 a page of both lists; Alibaba answers as many as asked (up to 100 and 500).
+  pageFill: { zones: 101, records: { count: 100, row: (z, i) => ({ DomainName: z, RecordId: nextId('9'), RR: `filler${i}`, Type: 'TXT', Value: `filler-${i}`, TTL: 600, Line: 'default', Status: 'ENABLE', Locked: false }) } },
+  seedRow: (z, row) => z.records.push({ ...row, RecordId: nextId('8') }),
 }

@@ -12,13 +12,14 @@
 // locked; a set's metadata is sent again with every PUT of it (test/harness/provider-cards/azure.ts). Through the OAuth rail the credential is instead a person's access token for Resource
 // Manager (not JSON): the zones are those of every subscription the person can see (GET /subscriptions,
 // paged by `nextLink`).
-import { credentialParts } from './credentials.ts'
-import { exchange, failureOf } from './http.ts'
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { acrossScopes, canonicalName, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { credentialParts } from '../credentials.ts'
+import { exchange, failureOf } from '../http.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { acrossScopes, canonicalName, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const AZURE_API = 'https://management.azure.com'
 const LOGIN = 'https://login.microsoftonline.com'
@@ -185,4 +186,13 @@ export class AzureDnsProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await (await this.client()).call('DELETE', this.path(zone, cur.name, cur.type))
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'azure',
+  defaultBase: AZURE_API,
+  make: (s, o) => new AzureDnsProvider(s, o.base),
+  token_url: 'https://portal.azure.com/#view/Microsoft_AAD_RegisteredApps/ApplicationsListBlade',
+  token_scopes: ['DNS Zone Contributor'],
 }

@@ -1,4 +1,4 @@
-import { defineCard } from './types.ts'
+import { defineCard } from '../card-types.ts'
 
 const armError = (code: string, message: string) => ({ error: { code, message } })
 

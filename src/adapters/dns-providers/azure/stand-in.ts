@@ -6,9 +6,10 @@
 // message}}` (401 InvalidAuthenticationToken, 404 ResourceNotFound / ParentResourceNotFound, 400
 // BadRequest, 429 TooManyRequests with Retry-After); lists `{value, nextLink}`. Record sets `{id, name,
 // type: "Microsoft.Network/dnszones/<T>", etag, properties: {TTL, fqdn, ARecords | MXRecords | …}}`.
-import { azure as card } from '../provider-cards/azure.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
-import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
+import { azure as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import { oauthServer, type ProviderOAuthFake } from '../../../../test/harness/provider-fakes/oauth.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface AzRRset {
   name: string
@@ -91,4 +92,14 @@ export function startAzureFake(): Fake<AzRRset> & { oauth: ProviderOAuthFake } {
     },
   })
   return Object.assign(fake, { oauth: server.oauth })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'azure',
+  reference: 'https://learn.microsoft.com/rest/api/dns/record-sets',
+  start: () => startAzureFake(),
+  base: (f) => f.url,
+  badCredential: (f) => JSON.stringify({ ...JSON.parse(f.credential), client_secret: 'wrong' }),
+  foreignZone: { id: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/dnszones/not-mine.example', name: 'not-mine.example' },
 }

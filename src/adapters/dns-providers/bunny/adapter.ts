@@ -10,11 +10,12 @@
 // is a set holding a switched-off record; an A, AAAA or CNAME beside a Redirect, Flatten, Pull Zone
 // or Script record is refused before anything is written; a record's own settings (weight,
 // acceleration, monitoring, geolocation, comment…) go back with it when it is restored.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
-import { refuseBesideFlattened } from './flattened.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const BUNNY_API = 'https://api.bunny.net'
 const TYPES: Record<number, string> = { 0: 'A', 1: 'AAAA', 2: 'CNAME', 3: 'TXT', 4: 'MX', 9: 'CAA', 12: 'NS' }
@@ -94,4 +95,13 @@ export class BunnyProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/dnszone/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'bunny',
+  defaultBase: BUNNY_API,
+  make: (s, o) => new BunnyProvider(s, o.base),
+  token_url: 'https://dash.bunny.net/account/api-key',
+  token_scopes: ['Account API key'],
 }

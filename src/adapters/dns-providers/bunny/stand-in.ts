@@ -4,8 +4,9 @@
 // 429 as the card says: test/harness/provider-cards/bunny.ts). GET /dnszone pages `{Items,
 // CurrentPage, TotalItems, HasMoreItems}`; a zone's records come inside the zone, unpaged. Record
 // `Type` is numeric; a record keeps the settings it was added with (Weight, MonitorType, Comment…).
-import { bunny as card } from '../provider-cards/bunny.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { bunny as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface BunnyRecord {
   Id: number
@@ -66,4 +67,17 @@ export function startBunnyFake(key = nextId('bunny-').padEnd(72, '0')): Fake<Bun
       return err(405, 'method_not_allowed', 'Method not allowed')
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'bunny',
+  reference: 'https://docs.bunny.net/reference/dnszonepublic_index',
+  unpaged: { lists: ['records'], why: 'a zone\'s records come inside GET /dnszone/{id}' },
+  start: () => startBunnyFake(),
+  base: (f) => f.url,
+  badCredential: 'wrong-key',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  // bunny.net numbers its record types.
+  rowKey: (r, zone) => ({ name: r.Name ? `${String(r.Name).toLowerCase()}.${zone}` : zone, type: ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'REDIRECT', 'FLATTEN', 'PULLZONE', 'SRV', 'CAA', 'PTR', 'SCRIPT', 'NS', 'SVCB', 'HTTPS', 'TLSA'][r.Type] ?? String(r.Type) }),
 }

@@ -14,10 +14,11 @@
 // (a proxied `www` A under the CNAME it writes) comes back proxied, with its comment and tags; records
 // whose content is structured `data` Portico does not model (SRV, HTTPS, SVCB, LOC, URI, …) are read as
 // locked sets (test/harness/provider-cards/cloudflare.ts).
-import { paginate } from './paging.ts'
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4'
 
@@ -152,4 +153,13 @@ export class CloudflareProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DELETE', `/zones/${encodeURIComponent(zone.id)}/dns_records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'cloudflare',
+  defaultBase: CLOUDFLARE_API,
+  make: (s, o) => new CloudflareProvider(s, o.base),
+  token_url: 'https://dash.cloudflare.com/profile/api-tokens',
+  token_scopes: ['Zone:Read', 'DNS:Edit'],
 }

@@ -7,8 +7,9 @@
 // written), each record with its `zone_id` and `zone_name`; zone and record listings take the `name`
 // (and `type`) filters (test/fixtures/provider-recordings/cloudflare.json). POST …/dns_records/batch runs deletes then posts against a copy and commits
 // all or nothing (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/).
-import { cloudflare as card } from '../provider-cards/cloudflare.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { cloudflare as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface CfRecord {
   id: string
@@ -120,4 +121,15 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
       return fail(405, 10000, 'Method not allowed')
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'cloudflare',
+  reference: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/',
+  start: () => startCloudflareFake(),
+  base: (f) => f.url + '/client/v4',
+  badCredential: 'wrong-token',
+  foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+  seedRow: (z, row) => z.records.push({ id: nextId('rec').padEnd(32, '0'), ...row }),
 }

@@ -11,11 +11,12 @@
 // 4, 8 s. Do no harm (test/harness/provider-cards/cloudns.ts): GeoDNS, failover, dynamic-DNS and
 // switched-off records are read as locked; web redirects (WR) are restored with their frame settings;
 // ALIAS is written back as it is.
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
-import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
+import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from '../http.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const CLOUDNS_API = 'https://api.cloudns.net'
 const TTLS = [60, 300, 900, 1800, 3600, 21600, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000]
@@ -132,4 +133,13 @@ export class CloudnsProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('POST', '/dns/delete-record.json', { 'domain-name': zone.id, 'record-id': item.id })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'cloudns',
+  defaultBase: CLOUDNS_API,
+  make: (s, o) => new CloudnsProvider(s, o.base),
+  token_url: 'https://www.cloudns.net/api-settings/',
+  token_scopes: ['API user (auth-id and password)'],
 }

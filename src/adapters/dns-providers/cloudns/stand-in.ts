@@ -6,8 +6,9 @@
 // 20, 30, 50 or 100; a page as long as asked, an empty list past the end); records.json answers the
 // whole zone as `{id: record}` (`[]` when empty). A TTL must be one of ClouDNS's values. Records keep
 // their own fields (failover, dynamicurl_status, status, GeoDNS location, a web redirect's frame).
-import { cloudns as card } from '../provider-cards/cloudns.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { cloudns as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface CloudnsRecord {
   id: string
@@ -72,4 +73,18 @@ export function startCloudnsFake(id = String(Math.floor(Math.random() * 90000) +
       return failed('Invalid request')
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'cloudns',
+  reference: 'https://www.cloudns.net/wiki/article/42/',
+  unpaged: { lists: ['records'], why: 'records.json answers the whole zone' },
+  start: () => startCloudnsFake(),
+  base: (f) => f.url,
+  badCredential: '1:wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 100 zones a page; ClouDNS answers as many as asked.
+  pageFill: { zones: 101 },
+  seedRow: (z, row) => z.records.push({ ...row, id: String(500000 + parseInt(nextId().slice(-5), 16)) }),
 }

@@ -14,13 +14,14 @@
 // switched off (or with a value switched off) is read as locked: the planner never changes it. HTTP
 // redirection is kept and written back whole; a record's notes and contact lists go back with every
 // PUT of its set and with a restored set.
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
 import { createHmac } from 'node:crypto'
-import { RestClient } from './rest.ts'
-import { hostValue, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { hostValue, relativeName } from '../record-based.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { canonicalName, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const CONSTELLIX_API = 'https://api.dns.constellix.com'
 
@@ -188,4 +189,13 @@ export class ConstellixProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await this.api().call('DELETE', this.path(zone, this.current.get(`${cur.name}|${cur.type}`)?.rid))
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'constellix',
+  defaultBase: CONSTELLIX_API,
+  make: (s, o) => new ConstellixProvider(s, o.base),
+  token_url: 'https://dns.constellix.com/settings/security',
+  token_scopes: ['API key and secret'],
 }

@@ -9,8 +9,9 @@
 // replaces by id, every field (what is not sent goes back to its default), DELETE removes by id (404 for
 // an unknown domain or record); 429 with X-RateLimit-Reset.
 import { createHmac } from 'node:crypto'
-import { constellix as card } from '../provider-cards/constellix.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { constellix as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface ConstellixRecord {
   id: number
@@ -96,4 +97,17 @@ export function startConstellixFake(key = nextId('ck'), secret = nextId('cs').pa
       return err(405, `${req.method} ${url.pathname} is not an operation of this API`)
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'constellix',
+  reference: 'https://api.dns.constellix.com/v4/docs (Domains, Records)',
+  start: () => startConstellixFake(),
+  base: (f) => f.url,
+  badCredential: 'wrong:wrong',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  // The adapter asks 100 a page; Constellix answers as many as asked.
+  pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ id: 800000 + parseInt(nextId().slice(-5), 16) * 100 + i, name: `filler${i}`, type: 'TXT', ttl: 3600, mode: 'standard', region: 'default', ipfilter: null, geoproximity: null, enabled: true, notes: '', contacts: [], value: [{ value: `filler-${i}`, enabled: true }] }) } },
+  seedRow: (z, row) => z.records.push({ ...row, id: 900000 + parseInt(nextId().slice(-5), 16) }),
 }

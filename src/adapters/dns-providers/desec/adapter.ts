@@ -9,12 +9,13 @@
 // dot); the TTL may not go below the domain's `minimum_ttl`, 3600 by default. Errors are `{detail}`
 // (a 400 names each refused field, per set for a bulk write): 401 "Invalid token.", 404 "Not found.",
 // 429 with Retry-After (card: test/harness/provider-cards/desec.ts).
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { exchange, failureOf } from './http.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { exchange, failureOf } from '../http.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const DESEC_API = 'https://desec.io/api/v1'
 
@@ -89,4 +90,13 @@ export class DesecProvider implements DnsProvider {
     const body = changes.map((c) => ({ subname: c.name === zone.name ? '' : relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records: c.values.map((v) => toZoneFile(c.type, v)) }))
     await this.api.call('PATCH', `/domains/${encodeURIComponent(zone.id)}/rrsets/`, body)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'desec',
+  defaultBase: DESEC_API,
+  make: (s, o) => new DesecProvider(s, o.base),
+  token_url: 'https://desec.io/tokens',
+  token_scopes: ['Token with write permission for the domain'],
 }

@@ -7,8 +7,9 @@
 // bulk PATCH on …/rrsets/ applies a list of sets all or nothing (`records: []` removes one), answering
 // 400 with one error object per set (empty for the sets that were fine). TXT records must be quoted;
 // TTL from the domain's minimum_ttl (3600) to 86400; the apex NS set is deSEC's own.
-import { desec as card } from '../provider-cards/desec.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake, type FakeZone } from './common.ts'
+import { desec as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake, type FakeZone } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DesecRRset {
   subname: string
@@ -89,4 +90,16 @@ export function startDesecFake(token = nextId('desec').padEnd(28, 'd')): Fake<De
       return detail(405, `Method "${req.method}" not allowed.`)
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'desec',
+  reference: 'https://desec.readthedocs.io/en/latest/dns/rrsets.html',
+  start: () => startDesecFake(),
+  base: (f) => f.url + '/api/v1',
+  badCredential: 'wrong-token',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // deSEC names a set by `subname`, empty at the apex.
+  rowKey: (r, zone) => ({ name: r.subname ? `${String(r.subname).toLowerCase()}.${zone}` : zone, type: r.type }),
 }

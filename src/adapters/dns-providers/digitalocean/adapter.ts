@@ -7,10 +7,11 @@
 // `unauthorized`, 404 `not_found`, 429 `too_many_requests` (ratelimit-reset, a Unix time, is waited out
 // when short), 422 `unprocessable_entity`. SRV keeps priority, weight and port in fields of their own,
 // written back with the target (test/harness/provider-cards/digitalocean.ts is the card).
-import { paginate } from './paging.ts'
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, canonicalValue, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const DIGITALOCEAN_API = 'https://api.digitalocean.com/v2'
 
@@ -113,4 +114,13 @@ export class DigitalOceanProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DELETE', `/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'digitalocean',
+  defaultBase: DIGITALOCEAN_API,
+  make: (s, o) => new DigitalOceanProvider(s, o.base),
+  token_url: 'https://cloud.digitalocean.com/account/api/tokens',
+  token_scopes: ['domain:read', 'domain:create', 'domain:update', 'domain:delete'],
 }

@@ -5,9 +5,10 @@
 // and `meta.total`, as many a page as `per_page` asks (at most 200).
 // Record `name` is relative (`@`); CNAME/MX/NS/SRV `data` are taken with the trailing dot and answered
 // without it (test/fixtures/provider-recordings/digitalocean.json); CAA `flags`/`tag`.
-import { digitalocean as card } from '../provider-cards/digitalocean.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
-import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
+import { digitalocean as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import { oauthServer, type ProviderOAuthFake } from '../../../../test/harness/provider-fakes/oauth.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DoRecord {
   id: number
@@ -94,4 +95,17 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
     },
   })
   return Object.assign(fake, { oauth: server.oauth })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'digitalocean',
+  reference: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records',
+  start: () => startDigitalOceanFake(),
+  base: (f) => f.url + '/v2',
+  badCredential: 'dop_v1_wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 200 a page; DigitalOcean answers as many as asked, up to 200.
+  pageFill: { zones: 201, records: { count: 200, row: (_z, i) => ({ id: 900000 + i, type: 'TXT', name: `filler${i}`, data: `filler-${i}`, priority: null, port: null, ttl: 1800, weight: null, flags: null, tag: null }) } },
+  seedRow: (z, row) => z.records.push({ id: 800000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
 }

@@ -9,11 +9,12 @@
 // test/harness/provider-cards/dnsimple.ts): ALIAS, URL and POOL records are written back as they
 // are; SRV (priority apart) and regional records (`regions` other than global) are read as locked
 // sets; an A, AAAA or CNAME beside an ALIAS is refused before anything is written.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
-import { refuseBesideFlattened } from './flattened.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const DNSIMPLE_API = 'https://api.dnsimple.com/v2'
 
@@ -111,4 +112,13 @@ export class DnsimpleProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `${await this.prefix(zone)}/zones/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'dnsimple',
+  defaultBase: DNSIMPLE_API,
+  make: (s, o) => new DnsimpleProvider(s, o.base),
+  token_url: 'https://dnsimple.com/user',
+  token_scopes: ['Account access token'],
 }

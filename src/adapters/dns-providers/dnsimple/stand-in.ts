@@ -7,9 +7,10 @@
 // Held to DNSimple's OpenAPI document by the contract test (test/fixtures/provider-openapi/dnsimple.json);
 // rate limit and errors as the card says (test/harness/provider-cards/dnsimple.ts). With `userToken`,
 // the token is a user's: /whoami names no account and GET /accounts lists the one it reaches.
-import { dnsimple as card } from '../provider-cards/dnsimple.ts'
-import { askedPage, cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { dnsimple as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DnsimpleRecord {
   id: number
@@ -66,4 +67,16 @@ export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.id) }),
   })
   return Object.assign(fake, { account })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'dnsimple',
+  reference: 'https://developer.dnsimple.com/v2/zones/records/',
+  start: () => startDnsimpleFake(),
+  base: (f) => f.url + '/v2',
+  badCredential: 'wrong-token',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 100 a page; DNSimple answers as many as asked, up to 100 (lexicon's recordings).
+  pageFill: { zones: 101, records: { count: 100, row: (z, i) => ({ id: 900000 + i, zone_id: z, parent_id: null, name: `filler${i}`, content: `filler-${i}`, ttl: 3600, priority: null, type: 'TXT', regions: ['global'], system_record: false, created_at: '2026-01-15T10:20:53Z', updated_at: '2026-01-15T10:20:53Z' }) } },
 }

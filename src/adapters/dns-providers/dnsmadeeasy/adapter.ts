@@ -11,13 +11,14 @@
 // gtdLocation other than DEFAULT), a failover- or monitor-watched record and a dynamic-DNS record are
 // read as locked: the planner never changes them. ANAME is written back as it is; HTTPRED is restored
 // with its redirect type, title, keywords, description and hard link.
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
 import { createHmac } from 'node:crypto'
-import { exchange, failureOf } from './http.ts'
-import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, quoteTxt, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf } from '../http.ts'
+import { absoluteName, hostValue, RecordBasedProvider, relativeName, type ProviderRecord } from '../record-based.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { canonicalName, quoteTxt, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const DNSMADEEASY_API = 'https://api.dnsmadeeasy.com/V2.0'
 
@@ -125,4 +126,13 @@ export class DnsMadeEasyProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DELETE', `/dns/managed/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'dnsmadeeasy',
+  defaultBase: DNSMADEEASY_API,
+  make: (s, o) => new DnsMadeEasyProvider(s, o.base),
+  token_url: 'https://cp.dnsmadeeasy.com/account/info',
+  token_scopes: ['API key and secret'],
 }

@@ -7,9 +7,10 @@
 // quoted. The rate limit is a 400 with x-dnsme-requestsRemaining 0, as the card says
 // (test/harness/provider-cards/dnsmadeeasy.ts).
 import { createHmac } from 'node:crypto'
-import { dnsmadeeasy as card } from '../provider-cards/dnsmadeeasy.ts'
-import { cardThrottle, json, servePage } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { dnsmadeeasy as card } from './card.ts'
+import { cardThrottle, json, servePage } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import { nextId, type FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DmeRecord {
   id: number
@@ -54,4 +55,15 @@ export function startDnsMadeEasyFake(key = crypto.randomUUID(), secret = crypto.
     deleted: () => new Response(null, { status: 200 }),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.id) }),
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'dnsmadeeasy',
+  reference: 'https://api-docs.dnsmadeeasy.com/',
+  start: () => startDnsMadeEasyFake(),
+  base: (f) => f.url + '/V2.0',
+  badCredential: 'wrong:wrong',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  seedRow: (z, row) => z.records.push({ ...row, id: 7_000_000 + parseInt(nextId().slice(-5), 16), sourceId: Number(z.id) }),
 }

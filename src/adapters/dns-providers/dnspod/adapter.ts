@@ -18,13 +18,14 @@
 // other than the default one (默认) or a weighted one is read as locked, so the planner never changes
 // it; URL forwards (显性URL, 隐性URL) are written back as they are, and a record's Status and Remark
 // are restored with it (CreateRecord takes both).
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
 import { createHash, createHmac } from 'node:crypto'
-import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from './http.ts'
-import { pairUpdates } from './modify-pairs.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
+import { backoffWhileThrottled, exchange, failureOf, type HttpResult } from '../http.ts'
+import { pairUpdates } from '../modify-pairs.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type NewRecord, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type ProviderErrorKind, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const DNSPOD_API = 'https://dnspod.tencentcloudapi.com'
 const VERSION = '2021-03-23'
@@ -181,4 +182,13 @@ export class DnspodProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DeleteRecord', { Domain: zone.id, RecordId: Number(item.id) })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'dnspod',
+  defaultBase: DNSPOD_API,
+  make: (s, o) => new DnspodProvider(s, o.base),
+  token_url: 'https://console.cloud.tencent.com/cam/capi',
+  token_scopes: ['QcloudDNSPodFullAccess'],
 }

@@ -11,8 +11,9 @@
 // LineId, Weight, Status, Remark, DefaultNS); CreateRecord and ModifyRecord take RecordLine, Weight,
 // Status and Remark. Everything answers as the card says (test/harness/provider-cards/dnspod.ts).
 import { createHash, createHmac } from 'node:crypto'
-import { dnspod as card } from '../provider-cards/dnspod.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { dnspod as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DnspodRecord {
   RecordId: number
@@ -125,4 +126,17 @@ export function startDnspodFake(secretId = 'AKID' + nextId().padEnd(32, '0'), se
       return error('InvalidAction', `${action} is not an action of this API`)
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'dnspod',
+  reference: 'https://www.tencentcloud.com/document/api/1157/51290',
+  start: () => startDnspodFake(),
+  base: (f) => f.url,
+  badCredential: 'AKIDwrong:wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 100 a page of both lists; DNSPod answers as many as asked (up to 3000).
+  pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ RecordId: 700000 + parseInt(nextId().slice(-6), 16) * 1000 + i, Value: `filler-${i}`, Status: 'ENABLE', UpdatedOn: '2026-01-01 00:00:00', Name: `filler${i}`, Line: '默认', LineId: '0', Type: 'TXT', Weight: null, MonitorStatus: '', Remark: '', TTL: 600, MX: 0, DefaultNS: false }) } },
+  seedRow: (z, row) => z.records.push({ ...row, RecordId: 900000 + parseInt(nextId().slice(-6), 16) }),
 }

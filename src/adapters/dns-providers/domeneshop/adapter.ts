@@ -10,9 +10,10 @@
 // is written back as it is. HTTP forwards (GET /v0/domains/{id}/forwards) are read as locked sets of
 // type FORWARD at their host, so a plan that would put a record where a forward answers is refused
 // before anything is written.
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 /** The fields of a record besides host, ttl, type and data (and MX's priority, CAA's flags and tag, which the value carries). */
 function extraFields(r: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -106,4 +107,13 @@ export class DomeneshopProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/v0/domains/${encodeURIComponent(zone.id)}/dns/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'domeneshop',
+  defaultBase: DOMENESHOP_API,
+  make: (s, o) => new DomeneshopProvider(s, o.base),
+  token_url: 'https://domene.shop/admin?view=api',
+  token_scopes: ['API token and secret'],
 }

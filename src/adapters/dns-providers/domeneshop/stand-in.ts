@@ -5,9 +5,10 @@
 // `usage`, `selector`, `dtype`, DS `tag`, `alg`, `digest`; `host` relative, `@` the apex. HTTP forwards
 // `{host, frame, url}` are the zone's settings (`settings.forwards`), listed at GET …/forwards. Answers
 // as the card says (test/harness/provider-cards/domeneshop.ts).
-import { domeneshop as card } from '../provider-cards/domeneshop.ts'
-import { cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { domeneshop as card } from './card.ts'
+import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 /** Fields each type needs beside host, ttl, type and data (python-domeneshop's VALID_KEYS). */
 const EXTRA: Record<string, string[]> = { MX: ['priority'], SRV: ['priority', 'weight', 'port'], TLSA: ['usage', 'selector', 'dtype'], DS: ['tag', 'alg', 'digest'], CAA: ['flags', 'tag'] }
@@ -58,4 +59,17 @@ export function startDomeneshopFake(token = nextId('ds'), secret = nextId('dss')
     key: (r, z) => ({ name: r.host === '@' ? z.name : `${r.host}.${z.name}`, type: r.type, id: String(r.id) }),
   })
   return fake
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'domeneshop',
+  reference: 'https://api.domeneshop.no/docs/#tag/dns',
+  unpaged: { lists: ['zones', 'records'], why: 'GET /v0/domains and GET /v0/domains/{id}/dns answer whole lists' },
+  start: () => startDomeneshopFake(),
+  base: (f) => f.url,
+  badCredential: 'wrong:wrong',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  // An HTTP forward is the domain's setting, not a DNS record.
+  seedRow: (z, row) => (row.forward ? (z.settings = { ...z.settings, forwards: [...((z.settings?.forwards as unknown[]) ?? []), row.forward] }) : z.records.push({ id: 50000 + parseInt(nextId().slice(-4), 16), ...row })),
 }

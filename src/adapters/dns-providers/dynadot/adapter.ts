@@ -14,10 +14,11 @@
 // `{…Response: {ResponseCode: "-1", Status: "error", Error}}` with HTTP 200: an invalid key, a key used
 // from an address its allow-list lacks (a permission), a domain not in the account; HTTP 429 is the
 // rate limit (Dynadot serves one request at a time per key).
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { refuseBesideFlattened } from './flattened.ts'
-import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const DYNADOT_API = 'https://api.dynadot.com'
 
@@ -189,4 +190,13 @@ function valueOf(type: string, r: DynadotRecord): string {
   if (type === 'TXT' || type === 'CAA') return r.Value
   if (TYPES.has(type)) return canonicalValue(type, r.Value)
   return r.Value2 !== undefined && r.Value2 !== null && r.Value2 !== '' ? `${r.Value} ${r.Value2}` : r.Value
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'dynadot',
+  defaultBase: DYNADOT_API,
+  make: (s, o) => new DynadotProvider(s, o.base),
+  token_url: 'https://www.dynadot.com/account/domain/setting/api.html',
+  token_scopes: ['API key'],
 }

@@ -8,8 +8,9 @@
 // (test/harness/provider-cards/dynadot.ts): forward, stealth and email rows carry their extra field.
 // `answerNext` serves a recorded answer as it came (test/fixtures/provider-recordings/dynadot.json: the
 // temporary "problem with connection to main server" refusal acme.sh recorded).
-import { dynadot as card } from '../provider-cards/dynadot.ts'
-import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { dynadot as card } from './card.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DynadotRecord {
   /** Relative name, '' for the apex. */
@@ -88,3 +89,6 @@ export function startDynadotFake(key = nextId('dd').padEnd(26, 'd')): DynadotFak
   })
   return Object.assign(fake, { ttls, ipLocked, answerNext: (body: unknown) => void (recorded = body) })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'dynadot', reference: 'https://www.dynadot.com/domain/api3.html', unpaged: { lists: ['zones', 'records'], why: 'list_domain and get_dns answer whole lists' }, start: () => startDynadotFake(), base: (f) => f.url, badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } }

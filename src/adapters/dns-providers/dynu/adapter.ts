@@ -11,9 +11,10 @@
 // writes over them; a switched-off record (state false) is restored switched off. Web redirects (GET
 // /v2/dns/{id}/webredirect) are read as locked sets of type WEBREDIRECT at their node, so a plan that
 // would write where one answers is refused before anything is written.
-import { RestClient } from './rest.ts'
-import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 const WRITTEN = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
 
@@ -143,4 +144,13 @@ export class DynuProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/v2/dns/${encodeURIComponent(zone.id)}/record/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'dynu',
+  defaultBase: DYNU_API,
+  make: (s, o) => new DynuProvider(s, o.base),
+  token_url: 'https://www.dynu.com/ControlPanel/APICredentials',
+  token_scopes: ['API key'],
 }

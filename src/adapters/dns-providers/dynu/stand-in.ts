@@ -5,9 +5,10 @@
 // type needs its own fields (A ipv4Address, CNAME host, MX host+priority, TXT textData, CAA flags+tag+value).
 // Web redirects `{id, nodeName, redirectType, url}` are the domain's settings (`settings.webRedirects`),
 // listed at GET …/webredirect. Answers as the card says (test/harness/provider-cards/dynu.ts).
-import { dynu as card } from '../provider-cards/dynu.ts'
-import { cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { dynu as card } from './card.ts'
+import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface DynuRecord {
   id: number
@@ -60,4 +61,18 @@ export function startDynuFake(key = nextId('dynu').padEnd(30, 'd')) {
     key: (r, z) => ({ name: r.nodeName === '' ? z.name : `${r.nodeName}.${z.name}`, type: r.recordType, id: String(r.id) }),
   })
   return fake
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'dynu',
+  reference: 'https://www.dynu.com/Support/API#/dns',
+  unpaged: { lists: ['zones', 'records'], why: 'GET /v2/dns and …/record answer whole lists' },
+  start: () => startDynuFake(),
+  base: (f) => f.url,
+  badCredential: 'wrong-key',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  rowKey: (r, zone) => ({ name: r.nodeName ? `${String(r.nodeName).toLowerCase()}.${zone}` : zone, type: String(r.recordType).toUpperCase() }),
+  // A web redirect is the domain's setting, not a DNS record.
+  seedRow: (z, row) => (row.webRedirect ? (z.settings = { ...z.settings, webRedirects: [...((z.settings?.webRedirects as unknown[]) ?? []), row.webRedirect] }) : z.records.push({ id: 70000 + parseInt(nextId().slice(-4), 16), domainId: Number(z.id), ...row })),
 }

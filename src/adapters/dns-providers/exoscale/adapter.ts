@@ -9,11 +9,12 @@
 // Do no harm (test/harness/provider-cards/exoscale.ts): ALIAS, URL and POOL records are written back
 // with their content as it is; a priority Exoscale keeps beside the content of a type other than MX
 // (SRV) goes back with a restored record.
-import { credentialParts } from './credentials.ts'
+import { credentialParts } from '../credentials.ts'
 import { createHmac } from 'node:crypto'
-import { exchange, failureOf } from './http.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf } from '../http.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const EXOSCALE_API = 'https://api-ch-gva-2.exoscale.com/v2'
 
@@ -85,4 +86,13 @@ export class ExoscaleProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DELETE', `/dns-domain/${encodeURIComponent(zone.id)}/record/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'exoscale',
+  defaultBase: EXOSCALE_API,
+  make: (s, o) => new ExoscaleProvider(s, o.base),
+  token_url: 'https://portal.exoscale.com/iam/keys',
+  token_scopes: ['dns service'],
 }

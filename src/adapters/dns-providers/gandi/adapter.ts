@@ -9,14 +9,15 @@
 // them; an A, AAAA or CNAME beside an ALIAS is refused before anything is written. Errors are
 // `{code, message, object, cause}` (400 with `errors`): 401, 403 (a token without the domain's DNS
 // permission), 404 "Domain not found", 409, 429.
-import { paginate } from './paging.ts'
-import { exchange, failureOf, reasonOf } from './http.ts'
-import { refuseBesideFlattened } from './flattened.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { exchange, failureOf, reasonOf } from '../http.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const GANDI_API = 'https://api.gandi.net/v5'
 
@@ -108,4 +109,13 @@ export class GandiProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await this.api.call('DELETE', this.path(zone, cur.name, cur.type))
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'gandi',
+  defaultBase: GANDI_API,
+  make: (s, o) => new GandiProvider(s, o.base),
+  token_url: 'https://admin.gandi.net/organizations/account/pat',
+  token_scopes: ['Manage domain name technical configurations'],
 }

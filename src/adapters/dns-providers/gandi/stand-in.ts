@@ -7,8 +7,9 @@
 // rrset_values, rrset_href}`; PUT on a set creates or replaces it (201), POST creates it (201), GET
 // reads it (404 "Can't find the DNS record …"), DELETE removes it (204). A bare TXT value is stored
 // quoted (test/fixtures/provider-recordings/gandi.json); rrset_ttl 300–2592000; an ALIAS only at the apex.
-import { gandi as card } from '../provider-cards/gandi.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { gandi as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface GandiRRset {
   rrset_name: string
@@ -78,4 +79,16 @@ export function startGandiFake(token = 'pat_' + nextId().padEnd(36, '0')): Fake<
       return err(405, 'Method not allowed', 'Method Not Allowed')
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'gandi',
+  reference: 'https://api.gandi.net/docs/livedns/',
+  start: () => startGandiFake(),
+  base: (f) => f.url + '/v5',
+  badCredential: 'pat_wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 500 a page; Gandi answers as many as asked.
+  pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ rrset_name: `filler${i}`, rrset_type: 'TXT', rrset_ttl: 300, rrset_values: [`"filler-${i}"`] }) } },
 }

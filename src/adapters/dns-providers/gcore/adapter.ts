@@ -8,11 +8,12 @@
 // test/harness/provider-cards/gcore.ts): a set with Gcore's own routing (its `filters` pickers, set
 // `meta` such as failover health checks, a record's `meta` such as geo or ASN targeting) or a record
 // switched off (`enabled: false`) is read as a locked set: a rewrite would drop that routing.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { fromAnswer, toAnswer } from './ns1.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { fromAnswer, toAnswer } from '../ns1/ns1-api.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const GCORE_API = 'https://api.gcore.com'
 
@@ -78,4 +79,13 @@ export class GcoreProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await this.api.call('DELETE', this.path(zone, cur.name, cur.type))
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'gcore',
+  defaultBase: GCORE_API,
+  make: (s, o) => new GcoreProvider(s, o.base),
+  token_url: 'https://accounts.gcore.com/profile/api-tokens',
+  token_scopes: ['Permanent API token with DNS read and write'],
 }

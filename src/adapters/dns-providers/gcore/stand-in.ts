@@ -3,8 +3,9 @@
 // 409 "rrset already exists", 400, 429 with Retry-After); lists paged by `limit`/`offset` with
 // `total_amount`. Record sets `{name, type, ttl, filters?, meta?, resource_records: [{content,
 // enabled, id, meta?}]}`; rate limit as the card says (test/harness/provider-cards/gcore.ts).
-import { gcore as card } from '../provider-cards/gcore.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { gcore as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface GcoreRRset {
   name: string
@@ -62,3 +63,6 @@ export function startGcoreFake(token = `${Math.floor(Math.random() * 9000) + 100
     },
   })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'gcore', reference: 'https://api.gcore.com/docs/dns#tag/RRsets', start: () => startGcoreFake(), base: (f) => f.url, badCredential: '1$wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } }

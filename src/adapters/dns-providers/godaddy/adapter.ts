@@ -12,11 +12,12 @@
 // a growing wait; only a 409 that outlasts the retries is reported (as a rate limit: try again). The
 // key and secret are accepted as `key:secret`, `sso-key key:secret`, JSON or NAME=value lines
 // (test/harness/provider-cards/godaddy.ts is the card).
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const GODADDY_API = 'https://api.godaddy.com'
 export const GODADDY_MIN_TTL = 600
@@ -147,4 +148,13 @@ export class GoDaddyProvider implements DnsProvider {
       await this.call('PUT', path, items)
     }
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'godaddy',
+  defaultBase: GODADDY_API,
+  make: (s, o) => new GoDaddyProvider(s, o.base),
+  token_url: 'https://developer.godaddy.com/keys',
+  token_scopes: ['Production key and secret (accounts with 10+ domains or a Discount Domain Club plan)'],
 }

@@ -8,8 +8,9 @@
 // set, an edit within that time of the last one on the same domain gets GoDaddy's 409. An account
 // GoDaddy does not open the API to gets 403 ACCESS_DENIED on every call: the fake answers that to the
 // key GODADDY_SMALL_ACCOUNT.
-import { godaddy as card } from '../provider-cards/godaddy.ts'
-import { cardThrottle, askedPage, json, nextId, startFake, type Fake } from './common.ts'
+import { godaddy as card } from './card.ts'
+import { cardThrottle, askedPage, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export const GODADDY_SMALL_ACCOUNT = 'gd_small_account:secret'
 
@@ -107,4 +108,16 @@ export function startGoDaddyFake(key = 'gd_key_' + nextId(), secret = 'gd_secret
   })
   state = Object.assign(fake, { editWindowMs: 0, conflicts: 0 })
   return state
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'godaddy',
+  reference: 'https://developer.godaddy.com/doc/endpoint/domains',
+  start: () => startGoDaddyFake(),
+  base: (f) => f.url,
+  badCredential: 'wrongkey:wrongsecret',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 500 a page of both lists; GoDaddy answers as many as asked.
+  pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ type: 'TXT', name: `filler${i}`, data: `filler-${i}`, ttl: 3600 }) } },
 }

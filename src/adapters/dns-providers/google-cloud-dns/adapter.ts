@@ -15,11 +15,12 @@
 // those of every project the person can see (Cloud Resource Manager `GET /v1/projects`, paged), and a
 // zone's id is `project/zone`.
 import { createSign } from 'node:crypto'
-import { exchange, failureOf, retryAfterOf, type HttpResult } from './http.ts'
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf, retryAfterOf, type HttpResult } from '../http.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
@@ -187,4 +188,13 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     const additions = changes.filter((c) => c.values.length > 0).map((c) => ({ name: `${c.name}.`, type: c.type, ttl: c.ttl, rrdatas: c.values.map((v) => toZoneFile(c.type, v)) }))
     await (await this.client()).call('POST', `${this.zonePath(zone)}/changes`, { additions, deletions })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'google-cloud-dns',
+  defaultBase: GOOGLE_DNS_API,
+  make: (s, o) => new GoogleCloudDnsProvider(s, o.base),
+  token_url: 'https://console.cloud.google.com/iam-admin/serviceaccounts',
+  token_scopes: ['roles/dns.admin'],
 }

@@ -1,4 +1,4 @@
-import { defineCard } from './types.ts'
+import { defineCard } from '../card-types.ts'
 
 const gError = (code: number, status: string, message: string, reason: string) => ({ error: { code, message, status, errors: [{ domain: 'global', reason, message }] } })
 

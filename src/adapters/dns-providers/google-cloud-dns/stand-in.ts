@@ -8,9 +8,10 @@
 // does not match, 429 RESOURCE_EXHAUSTED with no wait, as the card says); lists paged by `pageToken`,
 // the server deciding how many a page holds. A set may carry a `routingPolicy` instead of rrdatas.
 import { createVerify, generateKeyPairSync } from 'node:crypto'
-import { googleCloudDns as card } from '../provider-cards/google-cloud-dns.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
-import { oauthServer, type ProviderOAuthFake } from './oauth.ts'
+import { googleCloudDns as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import { oauthServer, type ProviderOAuthFake } from '../../../../test/harness/provider-fakes/oauth.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface GRRset {
   kind: 'dns#resourceRecordSet'
@@ -110,3 +111,6 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
   })
   return Object.assign(fake, { wrongKey: keyJson(other), oauth: server.oauth, project })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'google-cloud-dns', reference: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', start: () => startGoogleDnsFake(), base: (f) => f.url, badCredential: (f) => (f as ReturnType<typeof startGoogleDnsFake>).wrongKey, foreignZone: { id: 'zone-not-mine', name: 'not-mine.example' } }

@@ -10,11 +10,12 @@
 // rate_limit_exceeded (RateLimit-Reset, a Unix time, waited out when short), 422 invalid_input. A
 // record's comment is written back with it; a set under change protection is read as locked
 // (test/harness/provider-cards/hetzner.ts is the card).
-import { paginate } from './paging.ts'
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from '../record-based.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1'
 
@@ -126,4 +127,13 @@ export class HetznerProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await this.call('DELETE', this.setPath(zone, cur.name, cur.type))
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'hetzner',
+  defaultBase: HETZNER_API,
+  make: (s, o) => new HetznerProvider(s, o.base),
+  token_url: 'https://console.hetzner.cloud/projects',
+  token_scopes: ['Read & Write (project API token)'],
 }

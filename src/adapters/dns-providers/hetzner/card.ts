@@ -1,4 +1,4 @@
-import { defineCard } from './types.ts'
+import { defineCard } from '../card-types.ts'
 
 const hzError = (code: string, message: string) => ({ error: { code, message, details: {} } })
 

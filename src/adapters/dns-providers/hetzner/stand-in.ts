@@ -4,8 +4,9 @@
 // uniqueness_error for a set that exists, 422 invalid_input, 429 rate_limit_exceeded); lists paged
 // with `meta.pagination {page, per_page, previous_page, next_page, last_page, total_entries}`.
 // RRset ids are `name/TYPE`; mutations answer with an `action` object (here already `success`).
-import { hetzner as card } from '../provider-cards/hetzner.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { hetzner as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface HzRRset {
   id: string
@@ -94,4 +95,23 @@ export function startHetznerFake(token = 'hc' + nextId().padEnd(62, 'x')): Fake<
       return error(405, 'method_not_allowed', 'method not allowed')
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'hetzner',
+  reference: 'https://docs.hetzner.cloud/reference/cloud#zone-rrsets',
+  start: () => startHetznerFake(),
+  base: (f) => f.url + '/v1',
+  badCredential: 'wrong-token',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  // One RRSet per name and type (its id is `name/type`): a seeded set takes the place of one already there.
+  seedRow: (z, row) => {
+    const set = { id: `${row.name}/${row.type}`, ...row }
+    const i = z.records.findIndex((r) => r.id === set.id)
+    if (i === -1) z.records.push(set)
+    else z.records[i] = set
+  },
+  // The adapter asks 50 a page; Hetzner answers as many as asked, up to 50.
+  pageFill: { zones: 51, records: { count: 50, row: (_z, i) => ({ id: `filler${i}/TXT`, name: `filler${i}`, type: 'TXT', ttl: null, records: [{ value: `"filler-${i}"` }] }) } },
 }

@@ -6,11 +6,12 @@
 // zone-file text (hostnames with the trailing dot, TXT quoted). Errors are `{message, correlation_id,
 // errors?}`: 401 "Unauthenticated", 403, 404, 422 (validation), 429 (Retry-After). A set holding a
 // record switched off (`is_disabled`) is read as locked (test/harness/provider-cards/hostinger.ts).
-import { RestClient } from './rest.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const HOSTINGER_API = 'https://developers.hostinger.com'
 
@@ -66,4 +67,13 @@ export class HostingerProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await this.api.call('DELETE', `/api/dns/v1/zones/${encodeURIComponent(zone.id)}`, { filters: [{ name: relativeName(cur.name, zone.name), type: cur.type }] })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'hostinger',
+  defaultBase: HOSTINGER_API,
+  make: (s, o) => new HostingerProvider(s, o.base),
+  token_url: 'https://hpanel.hostinger.com/profile/api',
+  token_scopes: ['DNS zone read and write'],
 }

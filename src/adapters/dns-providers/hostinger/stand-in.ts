@@ -4,8 +4,9 @@
 // Attempts." with Retry-After). Both lists are whole. A zone is a list of record sets `{name, type,
 // ttl, records: [{content, is_disabled}]}`; PUT with `overwrite: true` replaces the sets it names,
 // DELETE removes the sets its `filters` name.
-import { hostinger as card } from '../provider-cards/hostinger.ts'
-import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { hostinger as card } from './card.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface HostingerRRset {
   name: string
@@ -55,3 +56,6 @@ export function startHostingerFake(token = nextId('hst').padEnd(48, 'h')): Fake<
     },
   })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'hostinger', reference: 'https://developers.hostinger.com/#tag/dns-zone', unpaged: { lists: ['zones', 'records'], why: 'the portfolio and a zone come as whole lists' }, start: () => startHostingerFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } }

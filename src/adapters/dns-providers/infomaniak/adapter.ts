@@ -8,10 +8,11 @@
 // error: {code, description}}` with 401, 403, 404, 422 and 429 (Retry-After). Do no harm (card:
 // test/harness/provider-cards/infomaniak.ts): a record kept up to date by Infomaniak's dynamic DNS
 // (`dyndns_id`) is read as a locked set; a rewrite would cut it loose from the updater.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
-import { canonicalName, quoteTxt, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, quoteTxt, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const INFOMANIAK_API = 'https://api.infomaniak.com'
 
@@ -75,4 +76,13 @@ export class InfomaniakProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `${this.path(zone)}/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'infomaniak',
+  defaultBase: INFOMANIAK_API,
+  make: (s, o) => new InfomaniakProvider(s, o.base),
+  token_url: 'https://manager.infomaniak.com/v3/infomaniak-api',
+  token_scopes: ['domain:read', 'dns:write'],
 }

@@ -5,9 +5,10 @@
 // `per_page`, answer `pages`, `total`); a domain's records come as one list. Records `{id, source,
 // type, ttl, target, dyndns_id?}` with relative `source` (`.` the apex), MX priority inside `target`.
 // Rate limit as the card says (test/harness/provider-cards/infomaniak.ts).
-import { infomaniak as card } from '../provider-cards/infomaniak.ts'
-import { cardThrottle, json, nextId, servePage } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { infomaniak as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface InfomaniakRecord {
   /** A string, as Infomaniak answers record ids (lexicon's recording). */
@@ -59,3 +60,6 @@ export function startInfomaniakFake(token = 'ik' + nextId().padEnd(62, 'i')) {
     key: (r, z) => ({ name: r.source === '.' ? z.name : `${r.source}.${z.name}`, type: r.type, id: String(r.id) }),
   })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'infomaniak', reference: 'https://developer.infomaniak.com/docs/api (Domain › DNS records of a zone)', unpaged: { lists: ['records'], why: 'GET /1/domain/{id}/dns/record answers the whole zone' }, start: () => startInfomaniakFake(), base: (f) => f.url, badCredential: 'wrong-token', foreignZone: { id: '999999', name: 'not-mine.example' } }

@@ -7,9 +7,10 @@
 // test/harness/provider-cards/ionos.ts): a record switched off (`disabled`) is not served, so the
 // planner never sees it and no write touches it (a CNAME beside one is refused before writing); SRV (priority apart) and the other types with
 // fields apart are read as locked sets.
-import { RestClient } from './rest.ts'
-import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const IONOS_API = 'https://api.hosting.ionos.com'
 
@@ -81,4 +82,13 @@ export class IonosProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/dns/v1/zones/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'ionos',
+  defaultBase: IONOS_API,
+  make: (s, o) => new IonosProvider(s, o.base),
+  token_url: 'https://developer.hosting.ionos.com/keys',
+  token_scopes: ['DNS API key (prefix.secret)'],
 }

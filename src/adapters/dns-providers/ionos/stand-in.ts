@@ -5,9 +5,10 @@
 // Records `{id, name, rootName, type, content, ttl, prio, disabled, changeDate}` with absolute names;
 // a bare TXT content is stored quoted (test/fixtures/provider-recordings/ionos.json).
 // Rate limit and errors as the card says (test/harness/provider-cards/ionos.ts).
-import { ionos as card } from '../provider-cards/ionos.ts'
-import { cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { ionos as card } from './card.ts'
+import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface IonosRecord {
   id: string
@@ -53,3 +54,6 @@ export function startIonosFake(key = `${nextId('pub')}.${nextId('sec').padEnd(30
     key: (r) => ({ name: r.name, type: r.type, id: r.id }),
   })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'ionos', reference: 'https://developer.hosting.ionos.com/docs/dns', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v1/zones and GET /dns/v1/zones/{id} answer whole lists' }, start: () => startIonosFake(), base: (f) => f.url, badCredential: 'wrong.key', foreignZone: { id: '00000000-0000-0000-0000-000000000000', name: 'not-mine.example' } }

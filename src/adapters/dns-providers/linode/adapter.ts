@@ -7,10 +7,11 @@
 // writes an allowed one (`allowedTtls`) and a re-apply finds it unchanged. Errors are `{errors: [{reason,
 // field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429
 // (Retry-After). SRV rows are read as locked (test/harness/provider-cards/linode.ts is the card).
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const LINODE_API = 'https://api.linode.com/v4'
 
@@ -83,4 +84,13 @@ export class LinodeProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'linode',
+  defaultBase: LINODE_API,
+  make: (s, o) => new LinodeProvider(s, o.base),
+  token_url: 'https://cloud.linode.com/profile/tokens',
+  token_scopes: ['domains:read_write'],
 }

@@ -4,9 +4,10 @@
 // 404 "Not found", 400 with the field, 429 "Too Many Requests" with Retry-After); lists paged as
 // `{data, page, pages, results}`. Records `{id, type, name, target, priority, weight, port, service,
 // protocol, ttl_sec, tag}`; a TTL is rounded up to an allowed value (0 stays 0); CAA flags are not kept.
-import { linode as card } from '../provider-cards/linode.ts'
-import { askedPage, cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { linode as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface LinodeRecord {
   id: number
@@ -55,4 +56,17 @@ export function startLinodeFake(token = 'linode' + nextId().padEnd(58, 'a')) {
     deleted: () => json(200, {}),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.id) }),
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'linode',
+  reference: 'https://techdocs.akamai.com/linode-api/reference/get-domain-records',
+  start: () => startLinodeFake(),
+  base: (f) => f.url + '/v4',
+  badCredential: 'wrong-token',
+  foreignZone: { id: '999999', name: 'not-mine.example' },
+  // The adapter asks 500 a page; Linode answers as many as asked, up to 500.
+  pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: 700000 + i, type: 'TXT', name: `filler${i}`, target: `filler-${i}`, priority: 0, weight: 0, port: 0, service: null, protocol: null, ttl_sec: 300, tag: null }) } },
+  seedRow: (z, row) => z.records.push({ id: 600000 + z.records.length + Math.floor(Math.random() * 1e5), ...row }),
 }

@@ -10,10 +10,11 @@
 // as they are, and any field a record carries beside host, ttl, type, data and mx_priority goes back
 // with it when its set is restored. An ANAME answers addresses itself, so a plan that would write an A
 // or AAAA beside one is refused before anything is written.
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, relativeName, toFields } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, relativeName, toFields } from '../record-based.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { canonicalName, ProviderError, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 const OWN = new Set(['host', 'ttl', 'type', 'data', 'mx_priority'])
 /** Types whose data Portico keeps exactly as Mythic Beasts gave it. */
@@ -96,4 +97,13 @@ export class MythicBeastsProvider extends RRsetBasedProvider {
   protected async deleteSet(zone: Zone, cur: RRset): Promise<void> {
     await this.api.call('DELETE', this.path(zone, cur.name, cur.type))
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'mythic-beasts',
+  defaultBase: MYTHIC_BEASTS_API,
+  make: (s, o) => new MythicBeastsProvider(s, o.base),
+  token_url: 'https://www.mythic-beasts.com/customer/api-users',
+  token_scopes: ['API key with DNS access to the zone'],
 }

@@ -1,4 +1,4 @@
-import { defineCard } from './types.ts'
+import { defineCard } from '../card-types.ts'
 
 export const mythicBeasts = defineCard({
   id: 'mythic-beasts',

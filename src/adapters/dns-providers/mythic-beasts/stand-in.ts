@@ -4,8 +4,9 @@
 // ttl, type, data, mx_priority?}`; PUT on host/type replaces those records (`{records_added,
 // records_removed}`), DELETE removes them. An A or AAAA beside an ANAME is refused (the ANAME answers
 // addresses itself). Answers as the card says (test/harness/provider-cards/mythic-beasts.ts).
-import { mythicBeasts as card } from '../provider-cards/mythic-beasts.ts'
-import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { mythicBeasts as card } from './card.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface MbRecord {
   host: string
@@ -57,3 +58,6 @@ export function startMythicBeastsFake(id = nextId('mbk'), secret = nextId('mbs')
     },
   })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'mythic-beasts', reference: 'https://www.mythic-beasts.com/support/api/dnsv2', unpaged: { lists: ['zones', 'records'], why: 'GET /dns/v2/zones and …/records answer whole lists' }, start: () => startMythicBeastsFake(), base: (f) => f.url, badCredential: 'wrong:wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } }

@@ -14,11 +14,12 @@
 // (`@`); hostnames in Address carry the trailing dot. Errors come with HTTP 200 as `<ApiResponse
 // Status="ERROR"><Errors><Error Number>`: 1011102 a bad key, 1011150 a client address not whitelisted
 // (a permission), 2019166/2016166 a domain not in the account (test/harness/provider-cards/namecheap.ts).
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { canonicalName, canonicalValue, ProviderError, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const NAMECHEAP_API = 'https://api.namecheap.com'
 
@@ -203,4 +204,13 @@ export class NamecheapProvider implements DnsProvider {
     else if (out.some((h) => h.Type === 'MX')) params.EmailType = 'MX'
     await this.call('namecheap.domains.dns.setHosts', params, true)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'namecheap',
+  defaultBase: NAMECHEAP_API,
+  make: (s, o) => new NamecheapProvider(s, o.base, o.settings?.namecheapClientIp),
+  token_url: 'https://ap.www.namecheap.com/settings/tools/apiaccess/',
+  token_scopes: ['API access enabled', 'Portico\'s egress address whitelisted'],
 }

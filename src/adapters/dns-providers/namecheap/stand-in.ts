@@ -6,7 +6,8 @@
 // (HostNameN, RecordTypeN, AddressN, MXPrefN, TTLN) and sets the zone's mail setting to the EmailType
 // sent (none sent: NONE, so a client that drops it switches the customer's mail off); MX hosts need
 // EmailType=MX. getHosts answers the zone's EmailType on its result (test/harness/provider-cards/namecheap.ts).
-import { nextId, servePage, startFake, type Fake } from './common.ts'
+import { nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface NcHost {
   HostId?: number | string
@@ -62,4 +63,17 @@ export function startNamecheapFake(user = 'pat' + nextId(), key = nextId('nck').
       return fail('1010900', `Invalid command ${command}`)
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'namecheap',
+  reference: 'https://www.namecheap.com/support/api/methods/domains-dns/set-hosts/',
+  unpaged: { lists: ['records'], why: 'getHosts answers the whole zone' },
+  start: () => startNamecheapFake(),
+  base: (f) => f.url,
+  badCredential: 'pat:wrong:192.0.2.10',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // setHosts replaces every host, and Namecheap numbers them afresh.
+  volatile: ['HostId'],
 }

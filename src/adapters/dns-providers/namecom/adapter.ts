@@ -6,11 +6,12 @@
 // details?}`: 401 "Unauthenticated", 403 "Permission Denied", 404 "Not Found", 429. Do no harm (card:
 // test/harness/provider-cards/namecom.ts): SRV (priority apart from its answer) is read as a locked
 // set; an A, AAAA or CNAME beside an ANAME is refused before anything is written.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { refuseBesideFlattened } from './flattened.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 /** Types whose whole value is `answer` (MX with its priority): written back as they are. */
 const KNOWN = new Set(['A', 'AAAA', 'ANAME', 'CNAME', 'MX', 'NS', 'TXT', 'CAA'])
@@ -84,4 +85,13 @@ export class NamecomProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/v4/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'namecom',
+  defaultBase: NAMECOM_API,
+  make: (s, o) => new NamecomProvider(s, o.base),
+  token_url: 'https://www.name.com/account/settings/api',
+  token_scopes: ['Production API token (username:token)'],
 }

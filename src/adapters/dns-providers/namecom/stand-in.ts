@@ -3,9 +3,10 @@
 // "Unauthenticated", 404 "Not Found", 400 "Invalid Argument", 429 as the card says
 // (test/harness/provider-cards/namecom.ts)); lists `{domains|records, nextPage?, lastPage?}`. Records
 // `{id, domainName, host, fqdn, type, answer, ttl, priority?}` of the card's types; TTL at least 300.
-import { namecom as card } from '../provider-cards/namecom.ts'
-import { askedPage, cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { namecom as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface NamecomRecord {
   id: number
@@ -46,4 +47,16 @@ export function startNamecomFake(user = 'pat', token = nextId('ncom').padEnd(40,
     deleted: () => json(200, {}),
     key: (r, z) => ({ name: r.host === '' ? z.name : `${r.host}.${z.name}`, type: r.type, id: String(r.id) }),
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'namecom',
+  reference: 'https://docs.name.com/docs/api-reference/dns',
+  start: () => startNamecomFake(),
+  base: (f) => f.url,
+  badCredential: 'pat:wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 1000 a page; Name.com answers as many as asked, up to 1000 (lexicon's recordings).
+  pageFill: { zones: 1001, records: { count: 1000, row: (z, i) => ({ id: 800000 + i, domainName: z, host: `filler${i}`, fqdn: `filler${i}.${z}.`, type: 'TXT', answer: `filler-${i}`, ttl: 300 }) } },
 }

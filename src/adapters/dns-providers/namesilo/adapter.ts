@@ -9,10 +9,11 @@
 // refused record; 115/201 NameSilo's own trouble (unreachable); HTTP 429 when rate limited. Do no
 // harm (card: test/harness/provider-cards/namesilo.ts): SRV (its priority in `distance`) and the types
 // Portico does not write are read as locked sets instead of being hidden from the planner.
-import { paginate } from './paging.ts'
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, ProviderError, type ProviderErrorKind, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const NAMESILO_API = 'https://www.namesilo.com/api'
 
@@ -102,4 +103,13 @@ export class NamesiloProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('dnsDeleteRecord', { domain: zone.id, rrid: item.id })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'namesilo',
+  defaultBase: NAMESILO_API,
+  make: (s, o) => new NamesiloProvider(s, o.base),
+  token_url: 'https://www.namesilo.com/account/api-manager',
+  token_scopes: ['API key'],
 }

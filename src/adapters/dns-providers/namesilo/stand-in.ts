@@ -6,8 +6,9 @@
 // listDomains pages by page/pageSize with `pager`; dnsListRecords answers the whole zone with fully
 // qualified hosts; the lowest TTL is 3600; rate limit as the card says
 // (test/harness/provider-cards/namesilo.ts).
-import { namesilo as card } from '../provider-cards/namesilo.ts'
-import { cardThrottle, json, nextId, servePage, startFake, type Fake } from './common.ts'
+import { namesilo as card } from './card.ts'
+import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface NamesiloRecord {
   record_id: string
@@ -68,3 +69,6 @@ export function startNamesiloFake(key = nextId('ns').padEnd(24, 's')): NamesiloF
   })
   return Object.assign(fake, { ipLocked })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'namesilo', reference: 'https://www.namesilo.com/api-reference', unpaged: { lists: ['records'], why: 'dnsListRecords answers the whole zone' }, start: () => startNamesiloFake(), base: (f) => f.url + '/api', badCredential: 'wrongkey', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } }

@@ -8,9 +8,10 @@
 // NETLIFY/NETLIFYv6 records (a site's own address, served by Netlify) and `managed` records (created by
 // Netlify for a site or its mail) are read as locked sets: never rewritten, and a plan that would
 // replace one (a CNAME at a site's name) is refused before anything is written.
-import { RestClient } from './rest.ts'
-import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { fromFields, RecordBasedProvider, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const NETLIFY_API = 'https://api.netlify.com/api/v1'
 
@@ -78,4 +79,13 @@ export class NetlifyProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/dns_zones/${encodeURIComponent(zone.id)}/dns_records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'netlify',
+  defaultBase: NETLIFY_API,
+  make: (s, o) => new NetlifyProvider(s, o.base),
+  token_url: 'https://app.netlify.com/user/applications#personal-access-tokens',
+  token_scopes: ['Personal access token'],
 }

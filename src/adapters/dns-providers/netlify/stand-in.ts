@@ -5,9 +5,10 @@
 // X-RateLimit-Reset); lists are bare arrays of the whole list: `page` and `per_page` are ignored, as
 // the API ignores them. Records `{id, hostname, type, value, ttl, priority, flag, tag, dns_zone_id,
 // site_id, managed}` with absolute hostnames.
-import { netlify as card } from '../provider-cards/netlify.ts'
-import { cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { netlify as card } from './card.ts'
+import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface NetlifyRecord {
   id: string
@@ -50,4 +51,16 @@ export function startNetlifyFake(token = 'nfp_' + nextId().padEnd(36, 'n')) {
     deleted: () => new Response(null, { status: 204 }),
     key: (r) => ({ name: r.hostname, type: r.type, id: r.id }),
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'netlify',
+  reference: 'https://open-api.netlify.com/#tag/dnsZone',
+  unpaged: { lists: ['zones', 'records'], why: 'getDnsZones and getDnsRecords answer whole lists; the API ignores page and per_page' },
+  start: () => startNetlifyFake(),
+  base: (f) => f.url + '/api/v1',
+  badCredential: 'nfp_wrong',
+  foreignZone: { id: 'notmine000', name: 'not-mine.example' },
+  seedRow: (z, row) => z.records.push({ id: nextId('rec'), dns_zone_id: z.id, ...row }),
 }

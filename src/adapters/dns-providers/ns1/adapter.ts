@@ -2,9 +2,12 @@
 // own, and Netlify DNS's, on any shard. Nameservers cannot tell them apart, so a domain on the fleet
 // is written with whichever credential its owner holds: a Netlify token (`nfp_…`, or one NS1 refuses)
 // goes to Netlify's API, an NS1 API key to NS1's. A credential both refuse is reported as NS1's refusal.
-import { NetlifyProvider } from './netlify.ts'
-import { CONVENTIONS as NS1_CONVENTIONS, Ns1Provider } from './ns1.ts'
-import { ProviderError, type DnsProvider, type HostConventions, type RRset, type RRsetChange, type Zone } from './types.ts'
+import { NetlifyProvider } from '../netlify/adapter.ts'
+import { CONVENTIONS as NS1_CONVENTIONS, Ns1Provider } from './ns1-api.ts'
+import { ProviderError, type DnsProvider, type HostConventions, type RRset, type RRsetChange, type Zone } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
+import { NETLIFY_API } from '../netlify/adapter.ts'
+import { NS1_API } from './ns1-api.ts'
 
 export class Ns1FleetProvider implements DnsProvider {
   readonly id = 'ns1'
@@ -60,4 +63,14 @@ export class Ns1FleetProvider implements DnsProvider {
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     return (await this.provider()).writeChanges(zone, changes)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'ns1',
+  defaultBase: NS1_API,
+  // NS1's nameserver fleet serves NS1's customers and Netlify DNS's alike: either credential works.
+  make: (s, o) => new Ns1FleetProvider(s, o.base, (o.bases?.netlify ?? NETLIFY_API).replace(/\/+$/, '')),
+  token_url: 'https://my.nsone.net/#/account/settings',
+  token_scopes: ['DNS: view zones', 'DNS: manage zones'],
 }

@@ -12,10 +12,10 @@
 // "Unauthorized", 403 a key without the zone permissions, 404 "zone not found", 429 with NS1's token
 // bucket in X-Ratelimit-Limit / -Remaining / -Period: a refill of one token takes Period / Limit
 // seconds, which is waited out.
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { paginate } from './paging.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
-import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { paginate } from '../paging.ts'
+import { RRsetBasedProvider } from '../rrset-based.ts'
+import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 
 export const NS1_API = 'https://api.nsone.net/v1'
 

@@ -6,8 +6,9 @@
 // rel="next"` header as NS1's Go SDK expects. A zone lists its sets `{domain, type, ttl,
 // short_answers, link, tier}`; a record holds `answers: [{answer: [rdata fields], meta?}]` and may
 // carry `filters` (a filter chain), `regions`, `meta` or `link` (a linked record, no answers).
-import { ns1 as card } from '../provider-cards/ns1.ts'
-import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { ns1 as card } from './card.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface Ns1Record {
   domain: string
@@ -74,4 +75,17 @@ export function startNs1Fake(key = 'ns1key' + nextId()): Ns1Fake {
     },
   })
   return Object.assign(fake, { pageSize: null as number | null })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'ns1',
+  reference: 'https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/',
+  unpaged: { lists: ['zones', 'records'], why: 'GET /v1/zones and GET /v1/zones/{zone} answer whole lists' },
+  start: () => startNs1Fake(),
+  base: (f) => f.url + '/v1',
+  badCredential: 'wrong-key',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // A key NS1 refuses is tried at Netlify (the same fleet); here nothing answers there.
+  extraBases: { netlify: 'http://127.0.0.1:9/api/v1' },
 }

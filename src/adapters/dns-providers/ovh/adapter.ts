@@ -14,11 +14,12 @@
 // INVALID_CREDENTIAL / invalid signature, 403 NOT_GRANTED_CALL, 404 "This service does not exist",
 // 409, 429 (test/harness/provider-cards/ovh.ts).
 import { createHash } from 'node:crypto'
-import { exchange, failureOf } from './http.ts'
-import { credentialParts } from './credentials.ts'
-import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type Zone, type HostConventions } from './types.ts'
+import { exchange, failureOf } from '../http.ts'
+import { credentialParts } from '../credentials.ts'
+import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from '../record-based.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { canonicalName, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const OVH_API = 'https://eu.api.ovh.com/1.0'
 /** OVH's API endpoints by the names its SDKs give them. */
@@ -151,4 +152,13 @@ export class OvhProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.call('DELETE', `/domain/zone/${encodeURIComponent(zone.id)}/record/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'ovh',
+  defaultBase: OVH_API,
+  make: (s, o) => new OvhProvider(s, o.base),
+  token_url: 'https://api.ovh.com/createToken/',
+  token_scopes: ['GET /domain/zone/*', 'POST /domain/zone/*', 'DELETE /domain/zone/*'],
 }

@@ -7,8 +7,9 @@
 // DMARC are record types of their own; changes stay staged until POST /domain/zone/{zone}/refresh
 // (test/harness/provider-cards/ovh.ts).
 import { createHash } from 'node:crypto'
-import { ovh as card } from '../provider-cards/ovh.ts'
-import { cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { ovh as card } from './card.ts'
+import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface OvhRecord {
   id: number
@@ -70,4 +71,16 @@ export function startOvhFake(ak = nextId('ak'), as = nextId('as').padEnd(32, 's'
     },
   })
   return Object.assign(fake, state)
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'ovh',
+  reference: 'https://eu.api.ovh.com/console/?section=%2Fdomain',
+  unpaged: { lists: ['zones', 'records'], why: 'GET /domain/zone and …/record answer whole lists of names and ids' },
+  start: () => startOvhFake(),
+  base: (f) => f.url + '/1.0',
+  badCredential: 'ak:as:wrong-consumer',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  seedRow: (z, row) => z.records.push({ id: 9_000_000 + z.records.length + Math.floor(Math.random() * 1e6), zone: z.name, ...row }),
 }

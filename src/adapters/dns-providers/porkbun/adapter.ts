@@ -14,12 +14,13 @@
 // SRV, TLSA, HTTPS and SVCB rows and the records Porkbun keeps for URL forwarding and parking
 // (targets under porkbun.com) are read as locked sets; an A, AAAA or CNAME beside an ALIAS is
 // refused before anything is written.
-import { credentialParts } from './credentials.ts'
-import { exchange, failureOf, reasonOf } from './http.ts'
-import { refuseBesideFlattened } from './flattened.ts'
-import { paginate } from './paging.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, type ProviderErrorKind, type Zone, type HostConventions } from './types.ts'
+import { credentialParts } from '../credentials.ts'
+import { exchange, failureOf, reasonOf } from '../http.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import { paginate } from '../paging.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, type ProviderErrorKind, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const PORKBUN_API = 'https://api.porkbun.com/api/json/v3'
 
@@ -115,4 +116,13 @@ export class PorkbunProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.post(`/dns/delete/${encodeURIComponent(zone.id)}/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'porkbun',
+  defaultBase: PORKBUN_API,
+  make: (s, o) => new PorkbunProvider(s, o.base),
+  token_url: 'https://porkbun.com/account/api',
+  token_scopes: ['API key and secret', 'API access switched on for the domain'],
 }

@@ -5,8 +5,9 @@
 // (test/harness/provider-cards/porkbun.ts). /domain/listAll pages by `start` (up to 1000 a call; this
 // stand-in serves fewer); /dns/retrieve answers the whole zone with fully qualified names, numbers as
 // strings and each record's `notes`; /dns/create takes `notes`; the lowest TTL is 600.
-import { porkbun as card } from '../provider-cards/porkbun.ts'
-import { cardThrottle, json, nextId, PAGE_CAP, servePage, startFake, type Fake } from './common.ts'
+import { porkbun as card } from './card.ts'
+import { cardThrottle, json, nextId, PAGE_CAP, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface PorkbunRecord {
   id: string
@@ -77,3 +78,6 @@ export function startPorkbunFake(apikey = 'pk1_' + nextId().padEnd(64, 'a'), sec
   })
   return Object.assign(fake, { closed })
 }
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = { id: 'porkbun', reference: 'https://porkbun.com/api/json/v3/documentation', unpaged: { lists: ['records'], why: '/dns/retrieve/{domain} answers the whole zone' }, start: () => startPorkbunFake(), base: (f) => f.url + '/api/json/v3', badCredential: 'pk1_wrong:sk1_wrong', foreignZone: { id: 'not-mine.example', name: 'not-mine.example' } }

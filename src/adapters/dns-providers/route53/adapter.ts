@@ -13,11 +13,12 @@
 // `SetIdentifier`) are read as locked sets: the planner never changes or removes them (it refuses
 // before writing), and a direct change to a routing-policy name and type is refused as a conflict
 // instead of an UPSERT that would collide with them.
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { signV4 } from './sigv4.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { signV4 } from '../sigv4.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const ROUTE53_API = 'https://route53.amazonaws.com'
 const NS = 'https://route53.amazonaws.com/doc/2013-04-01/'
@@ -190,4 +191,13 @@ export class Route53Provider implements DnsProvider {
     const body = `<?xml version="1.0" encoding="UTF-8"?>\n<ChangeResourceRecordSetsRequest xmlns="${NS}"><ChangeBatch><Comment>Portico</Comment><Changes>${parts.join('')}</Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`
     await this.call('POST', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset/`, body)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'route53',
+  defaultBase: ROUTE53_API,
+  make: (s, o) => new Route53Provider(s, o.base),
+  token_url: 'https://console.aws.amazon.com/iam/home#/security_credentials',
+  token_scopes: ['route53:ListHostedZones', 'route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'],
 }

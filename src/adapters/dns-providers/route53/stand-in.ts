@@ -9,9 +9,10 @@
 // `marker`/`NextMarker`, record sets in name-then-type order by `name`/`type`/`identifier` and
 // `NextRecordName`/`NextRecordType`/`NextRecordIdentifier`; a set with a routing policy carries a
 // `SetIdentifier` and `Weight` and is one of several sets under its name and type.
-import { signV4 } from '../../../src/adapters/dns-providers/sigv4.ts'
-import { route53 as card } from '../provider-cards/route53.ts'
-import { askedPage, cardThrottle, nextId, startFake, type Fake } from './common.ts'
+import { signV4 } from '../sigv4.ts'
+import { route53 as card } from './card.ts'
+import { askedPage, cardThrottle, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface R53Set {
   name: string
@@ -139,4 +140,21 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
     },
   })
   return Object.assign(fake, { pageCap: null as number | null, busy: 0 })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'route53',
+  reference: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html',
+  start: () => startRoute53Fake(),
+  base: (f) => f.url,
+  badCredential: 'AKIAWRONG:wrong',
+  foreignZone: { id: 'ZNOTMINE000', name: 'not-mine.example' },
+  // Route 53 answers up to maxitems (default and most: 100 zones, 300 record sets).
+  pageFill: { zones: 101, records: { count: 300, row: (z, i) => ({ name: `filler${i}.${z}.`, type: 'TXT', ttl: 300, values: [`"filler-${i}"`] }) } },
+  seedZone: (name, f) =>
+    f.zones.find((z) => z.name === name)!.records.push(
+      { name: `${name}.`, type: 'SOA', ttl: 900, values: ['ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400'] },
+      { name: `${name}.`, type: 'NS', ttl: 172800, values: ['ns-1.awsdns-01.org.', 'ns-2.awsdns-02.com.'] },
+    ),
 }

@@ -11,12 +11,13 @@
 // Scaleway holds it, go back with it when its set is rewritten or restored; dynamic records
 // (geo-IP, HTTP health-checked, weighted, view) are read as locked sets; an A, AAAA or CNAME beside
 // an ALIAS is refused before anything is written.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, relativeName } from './record-based.ts'
-import { fromZoneFile, toZoneFile } from './hetzner.ts'
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
-import { refuseBesideFlattened } from './flattened.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, relativeName } from '../record-based.ts'
+import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
+import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { refuseBesideFlattened } from '../flattened.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 /** A record answered by one of Scaleway's dynamic configurations, which a plain write would drop. */
 const DYNAMIC = ['geo_ip_config', 'http_service_config', 'weighted_config', 'view_config']
@@ -107,4 +108,13 @@ export class ScalewayProvider implements DnsProvider {
     })
     await this.api.call('PATCH', `/domain/v2beta1/dns-zones/${encodeURIComponent(zone.id)}/records`, { changes: body, return_all_records: false })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'scaleway',
+  defaultBase: SCALEWAY_API,
+  make: (s, o) => new ScalewayProvider(s, o.base),
+  token_url: 'https://console.scaleway.com/iam/api-keys',
+  token_scopes: ['DomainsDNSFullAccess'],
 }

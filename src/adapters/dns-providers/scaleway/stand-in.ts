@@ -7,8 +7,9 @@
 // by `id_fields`) and applies them all or none. Record rows `{id, data, name, priority, ttl, type,
 // comment}` and a dynamic record's `geo_ip_config` / `http_service_config` / `weighted_config` /
 // `view_config`; TXT data quoted; `set` keeps what each record it is given carries (its comment).
-import { scaleway as card } from '../provider-cards/scaleway.ts'
-import { askedPage, cardThrottle, json, startFake, type Fake } from './common.ts'
+import { scaleway as card } from './card.ts'
+import { askedPage, cardThrottle, json, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface ScwRecord {
   id: string
@@ -72,4 +73,16 @@ export function startScalewayFake(secret = crypto.randomUUID()): Fake<ScwRecord>
       return json(200, { records: [] })
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'scaleway',
+  reference: 'https://www.scaleway.com/en/developers/api/domains-and-dns/',
+  start: () => startScalewayFake(),
+  base: (f) => f.url,
+  badCredential: '00000000-0000-4000-8000-000000000000',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 1000 a page; Scaleway answers as many as asked.
+  pageFill: { zones: 1001, records: { count: 1000, row: (_z, i) => ({ id: `filler-${i}`, data: `"filler-${i}"`, name: `filler${i}`, priority: 0, ttl: 3600, type: 'TXT', comment: null }) } },
 }

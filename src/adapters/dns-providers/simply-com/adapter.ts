@@ -7,9 +7,10 @@
 // older form `{status, message}` is read too): 401, 403, 404, 400, 429.
 // Do no harm (test/harness/provider-cards/simply.ts): a priority kept beside the data of a type other
 // than MX (SRV) goes back with a restored record.
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const SIMPLY_API = 'https://api.simply.com'
 
@@ -68,4 +69,13 @@ export class SimplyProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/2/my/products/${encodeURIComponent(zone.id)}/dns/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'simply-com',
+  defaultBase: SIMPLY_API,
+  make: (s, o) => new SimplyProvider(s, o.base),
+  token_url: 'https://www.simply.com/controlpanel/account/',
+  token_scopes: ['Account number and API key'],
 }

@@ -4,9 +4,10 @@
 // invalid product reference", 400 "Invalid record", 429 with Retry-After); both lists are whole.
 // Records `{record_id, name, ttl, data, type, priority}` with relative names (`@` the apex); SRV keeps
 // its priority apart from its data.
-import { simply as card } from '../provider-cards/simply.ts'
-import { cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { simply as card } from './card.ts'
+import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 const TYPES = new Set(card.records.types)
 
@@ -42,4 +43,16 @@ export function startSimplyFake(account = 'S' + String(Math.floor(Math.random() 
     deleted: () => json(200, { status: 200, message: 'OK' }),
     key: (r, z) => ({ name: r.name === '@' ? z.name : `${r.name}.${z.name}`, type: r.type, id: String(r.record_id) }),
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'simply-com',
+  reference: 'https://www.simply.com/en/docs/api/',
+  unpaged: { lists: ['zones', 'records'], why: 'products and a product\'s records come as whole lists' },
+  start: () => startSimplyFake(),
+  base: (f) => f.url,
+  badCredential: 'S1:wrong',
+  foreignZone: { id: 'objnotmine', name: 'not-mine.example' },
+  seedRow: (z, row) => z.records.push({ record_id: 60000 + parseInt(nextId().slice(-4), 16), ...row }),
 }

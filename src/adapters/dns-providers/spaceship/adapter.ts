@@ -11,11 +11,12 @@
 // Spaceship gave it: deleted with exactly its own fields, and restored whole. A record in a group other
 // than `custom` (one a Spaceship product manages) is read as locked. PUT goes without `force`, so
 // Spaceship refuses a conflict rather than overwriting what Portico did not plan to touch.
-import { credentialParts } from './credentials.ts'
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from './record-based.ts'
-import { canonicalName, canonicalValue, type Zone, type HostConventions } from './types.ts'
+import { credentialParts } from '../credentials.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, RecordBasedProvider, relativeName, type NewRecord, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, canonicalValue, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const SPACESHIP_API = 'https://spaceship.dev'
 
@@ -141,4 +142,13 @@ export class SpaceshipProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, rec: ProviderRecord): Promise<void> {
     await this.applyDiff(zone, [rec], [])
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'spaceship',
+  defaultBase: SPACESHIP_API,
+  make: (s, o) => new SpaceshipProvider(s, o.base),
+  token_url: 'https://www.spaceship.com/application/api-manager/',
+  token_scopes: ['dnsrecords:read', 'dnsrecords:write', 'domains:read'],
 }

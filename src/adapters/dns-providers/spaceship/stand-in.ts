@@ -5,8 +5,9 @@
 // `take`/`skip`, a page as long as asked (domains at most 100, records 500). Records have no ids: PUT
 // `{force?, items}` adds items (a conflicting one refused unless `force`), DELETE with a list of items
 // removes those whose fields all match. Each type carries its own fields; stored items carry `group`.
-import { spaceship as card } from '../provider-cards/spaceship.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from './common.ts'
+import { spaceship as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export type SpaceshipItem = { type: string; name: string; ttl: number } & Record<string, unknown>
 
@@ -77,4 +78,16 @@ export function startSpaceshipFake(key = nextId('ssk'), secret = nextId('sss').p
       return err(405, 'Method not allowed')
     },
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'spaceship',
+  reference: 'https://docs.spaceship.dev/#tag/DNS-records',
+  start: () => startSpaceshipFake(),
+  base: (f) => f.url,
+  badCredential: 'wrong:wrong',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 100 domains and 500 records a page; Spaceship answers as many as asked.
+  pageFill: { zones: 101, records: { count: 500, row: (_z, i) => ({ type: 'TXT', name: `filler${i}`, ttl: 3600, value: `filler-${i}`, group: { type: 'custom' } }) } },
 }

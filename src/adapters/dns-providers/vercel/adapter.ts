@@ -10,10 +10,11 @@
 // reached with `?teamId=` (https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team): the
 // zones are the account's own plus every team's (GET /v2/teams, paged the same way), and a team
 // domain's zone id is `teamId/domain`.
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, ProviderError, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, ProviderError, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const VERCEL_API = 'https://api.vercel.com'
 
@@ -115,4 +116,13 @@ export class VercelProvider extends RecordBasedProvider {
     const w = this.where(zone)
     await this.api.call('DELETE', `/v2/domains/${w.domain}/records/${encodeURIComponent(item.id)}${w.team ? `?${w.team}` : ''}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'vercel',
+  defaultBase: VERCEL_API,
+  make: (s, o) => new VercelProvider(s, o.base),
+  token_url: 'https://vercel.com/account/tokens',
+  token_scopes: ['Full account or team token'],
 }

@@ -6,10 +6,11 @@
 // ttl, creator, created}`; names relative (`` the apex); TTL at least 60. A team's domains
 // (https://vercel.com/docs/rest-api#accessing-resources-owned-by-a-team) are listed and reached only
 // with `?teamId=`; GET /v2/teams lists the token's teams.
-import { vercel as card } from '../provider-cards/vercel.ts'
-import { askedPage, cardThrottle, json, nextId } from './common.ts'
-import { oauthServer } from './oauth.ts'
-import { startRowFake } from './rest.ts'
+import { vercel as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { oauthServer } from '../../../../test/harness/provider-fakes/oauth.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface VercelRecord {
   id: string
@@ -101,4 +102,19 @@ export function startVercelFake(token = 'vc' + nextId().padEnd(22, 'v')) {
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
   })
   return Object.assign(fake, { oauth: server.oauth, teams })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'vercel',
+  reference: 'https://vercel.com/docs/rest-api/reference/endpoints/dns',
+  start: () => startVercelFake(),
+  base: (f) => f.url,
+  badCredential: 'wrong-token',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The zone under test belongs to a team (reached with ?teamId=); the fillers are the account's own.
+  seedZone: (name, f) => void (f as ReturnType<typeof startVercelFake>).teams.set(name, 'team_acme'),
+  // The adapter asks 100 a page; Vercel answers as many as asked, up to 100.
+  pageFill: { zones: 101, records: { count: 100, row: (_z, i) => ({ id: `rec_fill${i}`, slug: `fill${i}`, name: `filler${i}`, type: 'TXT', value: `filler-${i}`, ttl: 60, creator: 'portico', created: 0 }) } },
+  seedRow: (z, row) => z.records.push({ id: nextId('rec_'), slug: nextId(), created: 0, ...row }),
 }

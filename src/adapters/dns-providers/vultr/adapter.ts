@@ -6,11 +6,12 @@
 // answered so); CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
 // access-control list refuses Portico's address), 404 unknown domain, 429 rate limited (no wait given:
 // backed off). SRV keeps its priority apart (test/harness/provider-cards/vultr.ts is the card).
-import { retryAfterOf, type HttpResult } from './http.ts'
-import { paginate } from './paging.ts'
-import { RestClient } from './rest.ts'
-import { absoluteName, fromFields, RecordBasedProvider, toFields, type ProviderRecord } from './record-based.ts'
-import { canonicalName, unquoteTxt, type Zone, type HostConventions } from './types.ts'
+import { retryAfterOf, type HttpResult } from '../http.ts'
+import { paginate } from '../paging.ts'
+import { RestClient } from '../rest.ts'
+import { absoluteName, fromFields, RecordBasedProvider, toFields, type ProviderRecord } from '../record-based.ts'
+import { canonicalName, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const VULTR_API = 'https://api.vultr.com/v2'
 
@@ -82,4 +83,13 @@ export class VultrProvider extends RecordBasedProvider {
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
     await this.api.call('DELETE', `/domains/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'vultr',
+  defaultBase: VULTR_API,
+  make: (s, o) => new VultrProvider(s, o.base),
+  token_url: 'https://my.vultr.com/settings/#settingsapi',
+  token_scopes: ['API key (access control list allowing Portico)'],
 }

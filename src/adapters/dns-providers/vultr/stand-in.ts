@@ -2,9 +2,10 @@
 // errors `{error, status}` (401 "Invalid API token.", 404, 400, 429 "Rate limit reached"); lists
 // paged by an opaque cursor in `meta.links.next` with `meta.total`. Record rows `{id, type, name,
 // data, priority, ttl}` with relative names (`` the apex); TXT data quoted (test/fixtures/provider-recordings/vultr.json).
-import { vultr as card } from '../provider-cards/vultr.ts'
-import { askedPage, cardThrottle, json, nextId } from './common.ts'
-import { startRowFake } from './rest.ts'
+import { vultr as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
+import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export interface VultrRecord {
   id: string
@@ -46,4 +47,17 @@ export function startVultrFake(key = 'VULTR' + nextId().toUpperCase().padEnd(31,
     deleted: () => new Response(null, { status: 204 }),
     key: (r, z) => ({ name: r.name === '' ? z.name : `${r.name}.${z.name}`, type: r.type, id: r.id }),
   })
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'vultr',
+  reference: 'https://www.vultr.com/api/#tag/dns',
+  start: () => startVultrFake(),
+  base: (f) => f.url + '/v2',
+  badCredential: 'WRONGKEY',
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  // The adapter asks 500 a page; Vultr answers as many as asked, up to 500.
+  pageFill: { zones: 501, records: { count: 500, row: (_z, i) => ({ id: `fill-${i}`, type: 'TXT', name: `filler${i}`, data: `"filler-${i}"`, priority: -1, ttl: 300 }) } },
+  seedRow: (z, row) => z.records.push({ id: crypto.randomUUID(), ...row }),
 }

@@ -16,11 +16,12 @@
 // zone), 404 DNS_ZONE_NOT_FOUND, 403 a key without Manage Domains, 428 FAILED_PRECONDITION
 // (DOMAIN_NOT_PERMITTED: the domain is not this account's; other codes: a record Wix refuses), 429
 // with no wait signalled (backed off 1, 2, 4 s, then reported).
-import { credentialParts } from './credentials.ts'
-import { exchange, failureOf, type HttpResult } from './http.ts'
-import { paginate } from './paging.ts'
-import { absoluteName } from './record-based.ts'
-import { acrossScopes, canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { credentialParts } from '../credentials.ts'
+import { exchange, failureOf, type HttpResult } from '../http.ts'
+import { paginate } from '../paging.ts'
+import { absoluteName } from '../record-based.ts'
+import { acrossScopes, canonicalName, canonicalValue, ProviderError, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import type { HostedProvider } from '../hosted.ts'
 
 export const WIX_API = 'https://www.wixapis.com'
 const PAGE = 100
@@ -172,4 +173,13 @@ export class WixProvider implements DnsProvider {
     if (deletions.length === 0 && additions.length === 0) return
     await this.call('PATCH', `/domains/v1/dns-zones/${encodeURIComponent(zone.id)}`, { ...(additions.length ? { additions } : {}), ...(deletions.length ? { deletions } : {}) })
   }
+}
+
+/** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
+export const provider: HostedProvider = {
+  id: 'wix',
+  defaultBase: WIX_API,
+  make: (s, o) => new WixProvider(s, o.base),
+  token_url: 'https://manage.wix.com/account/api-keys',
+  token_scopes: ['Account API key with All account permissions → Manage Domains', 'The account ID shown beside your API keys'],
 }

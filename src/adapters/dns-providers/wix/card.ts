@@ -1,4 +1,4 @@
-import { defineCard } from './types.ts'
+import { defineCard } from '../card-types.ts'
 
 export const wix = defineCard({
   id: 'wix',

@@ -9,9 +9,10 @@
 // `additions`: a deletion must name a record object as it stands, an addition beside an object of the
 // same host name and type is refused (428, as Wix's error list says), every record needs a value, MX
 // values start with a priority, a CNAME cannot be the domain itself; applied whole or not at all.
-import { wix as card } from '../provider-cards/wix.ts'
-import { askedPage, cardThrottle, json, nextId, startFake, type Fake, type FakeZone } from './common.ts'
-import type { WixRecord } from '../../../src/adapters/dns-providers/wix.ts'
+import { wix as card } from './card.ts'
+import { askedPage, cardThrottle, json, nextId, startFake, type Fake, type FakeZone } from '../../../../test/harness/provider-fakes/common.ts'
+import type { WixRecord } from './adapter.ts'
+import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
 export type WixFake = Fake<WixRecord> & {
   /** Zones the account registered through Wix (listed as registered domains, not connected ones). */
@@ -91,4 +92,20 @@ export function seedWixZone(name: string, f: Fake<WixRecord>) {
     { type: 'SOA', hostName: name, values: [`ns0.wixdns.net. support.wix.com. 1 10800 3600 604800 3600`], ttl: 3600 },
     { type: 'NS', hostName: name, values: ['ns0.wixdns.net', 'ns1.wixdns.net'], ttl: 86400 },
   )
+}
+
+/** This stand-in's case in the shared contract, do-no-harm and host-property tests (the test harness lists every folder's: test/harness/provider-folders.generated.ts). */
+export const fakeCase: FakeCase = {
+  id: 'wix',
+  reference: 'https://dev.wix.com/docs/rest/account-level/domains/domain-dns/update-dns-zone',
+  unpaged: { lists: ['records'], why: 'GET /domains/v1/dns-zones/{domain} answers the whole zone' },
+  start: () => startWixFake(),
+  base: (f) => f.url,
+  // The right key with an account id it does not belong to (Wix: 404 TARGET_ACCOUNT_NOT_FOUND).
+  badCredential: (f) => `${crypto.randomUUID()}:${f.credential.split(':').slice(1).join(':')}`,
+  foreignZone: { id: 'not-mine.example', name: 'not-mine.example' },
+  seedZone: seedWixZone,
+  // The adapter asks 100 a page; Wix answers as many as asked, up to 100.
+  pageFill: { zones: 101 },
+  rowKey: (r, zone) => ({ name: String(r.hostName).toLowerCase() === zone ? zone : String(r.hostName).toLowerCase(), type: String(r.type).toUpperCase() }),
 }
