@@ -1,4 +1,4 @@
-// Renders docs/providers/README.md from the providers' reference cards (test/harness/provider-cards/)
+// Renders docs/providers/README.md from the providers' reference cards (src/adapters/dns-providers/<id>/card.ts)
 // and the catalogue: one table of every provider with an automatic rail, its adapter, and its card's
 // sources; then each card in full. test/unit/provider-cards.test.ts fails when the page is stale.
 //

@@ -1,5 +1,5 @@
 // Do no harm, as a property over every hosted adapter (test/harness/do-no-harm.ts): each stand-in's zone
-// is seeded with its provider's own shapes (from its reference card, test/harness/provider-cards/)
+// is seeded with its provider's own shapes (from its reference card, src/adapters/dns-providers/<id>/card.ts)
 // beside a common baseline (long non-ASCII TXT, SPF, MX, records at the names Portico writes); apply,
 // re-apply and revert leave everything outside Portico's plan byte-identical at the stand-in, zone
 // settings included, and the revert reads back exactly as before. Where a seed stands in the plan's way

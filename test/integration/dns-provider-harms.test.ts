@@ -1,5 +1,5 @@
 // The harms found when Portico's adapters met servers built from the providers' own references, each
-// shown gone against a stand-in that answers as the provider's card says (test/harness/provider-cards/):
+// shown gone against a stand-in that answers as the provider's card says (src/adapters/dns-providers/<id>/card.ts):
 // GoDaddy's TTL floor and its 409 in the seconds after an edit, Namecheap's whole-zone setHosts and
 // the zone's mail setting, OVH's own SPF record type, Netlify's unpaged lists; then the same through
 // Portico's API, as a new user drives it, with the credentials in the form the providers issue them.

@@ -1,5 +1,5 @@
 // Provider behaviour the shared contract (dns-adapter-contract.test.ts) does not reach, each from the
-// provider's reference card (test/harness/provider-cards/): how zones are found, how a credential in
+// provider's reference card (src/adapters/dns-providers/<id>/card.ts): how zones are found, how a credential in
 // the form the provider issues it is read, which refusals are the credential's and which the zone's.
 import { describe, test, expect, afterAll } from 'bun:test'
 import { makeHosted, ProviderError } from '../../src/adapters/dns-providers/index.ts'

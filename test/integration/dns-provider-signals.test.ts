@@ -1,5 +1,5 @@
 // Provider signals the shared contract does not reach, each as its card describes it
-// (test/harness/provider-cards/): DNS Made Easy's rate limit is a 400 told by its text and
+// (src/adapters/dns-providers/<id>/card.ts): DNS Made Easy's rate limit is a 400 told by its text and
 // x-dnsme-requestsRemaining; a Dynu error can come as HTTP 200 with the error in the body's
 // statusCode; a ClouDNS sub-user signs with sub-auth-id and TTLs go up to an accepted value, never
 // down; Alibaba Cloud DNS and DNSPod refuse TTLs under 600, so Portico never plans one.

@@ -1,4 +1,4 @@
-// The providers' reference cards (test/harness/provider-cards/) hold together: every section cites
+// The providers' reference cards (src/adapters/dns-providers/<id>/card.ts) hold together: every section cites
 // sources the card names; every card names the provider's documentation and a production client; a
 // machine-readable description said to be carried is there as a fixture; the documented errors and
 // rate limit are well formed; and docs/providers/README.md is what the cards render to.

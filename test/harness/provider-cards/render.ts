@@ -19,7 +19,7 @@ function sourcesOf(card: ProviderCard, kind: string): string {
     .join('; ')
 }
 
-/** The conventions the adapter declares beside itself (src/adapters/dns-providers/<id>.ts `CONVENTIONS`). */
+/** The conventions the adapter declares beside itself (src/adapters/dns-providers/<id>/adapter.ts `CONVENTIONS`). */
 const conventionsOf = (id: string): HostConventions | undefined => makeHosted(id, 'x', {})?.conventions
 const CONVENTION_ROWS: [keyof HostConventions['sources'], string][] = [
   ['apex', 'apex record'],
@@ -98,7 +98,7 @@ export function renderProviderDocs(): string {
     l.push(`| ${p.name} | \`${p.id}\` | ${rails} | ${c ? `[card](#${c.name.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')}-${c.id.replace(/[^a-z0-9-]/g, '')})` : 'not yet'} | ${c ? cell(sourcesOf(c, 'docs')) : ''} | ${c ? cell(sourcesOf(c, 'description')) || 'none published' : ''} | ${c ? cell(sourcesOf(c, 'client')) : ''} | ${c ? cell(sourcesOf(c, 'recording')) || 'none carried' : ''} |`)
   }
   l.push('')
-  l.push('## Host conventions', '', 'Each adapter declares them as data beside itself (`CONVENTIONS` in `src/adapters/dns-providers/<id>.ts`); each card below names the recording or reference each one comes from.', '')
+  l.push('## Host conventions', '', 'Each adapter declares them as data beside itself (`CONVENTIONS` in `src/adapters/dns-providers/<id>/adapter.ts`); each card below names the recording or reference each one comes from.', '')
   l.push('| provider | apex record | names | hostnames in data | TXT | TTL | temporary refusals |', '| --- | --- | --- | --- | --- | --- | --- |')
   for (const p of automatic) {
     const v = conventionsOf(p.id)
