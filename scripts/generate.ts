@@ -141,7 +141,9 @@ if (import.meta.main) {
   const check = process.argv.includes('--check')
   // Run without the registry step before it (`bun scripts/generate.ts`): this process loaded the old
   // registry, so it writes the new one and runs again to derive the rest from it.
-  if (!check && writeRegistries().length) {
+  const registries = check ? [] : writeRegistries()
+  if (registries.length) {
+    console.log(`generate: rewrote from the provider folders:\n${registries.map((f) => `  ${f}`).join('\n')}`)
     const again = Bun.spawnSync([process.execPath, import.meta.path, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'inherit'] })
     process.exit(again.exitCode)
   }
