@@ -152,20 +152,76 @@ export function createMcpHandler(deps: McpDeps) {
   const tools = new Map(buildTools(deps.ops).map((t) => [t.name, t]))
   const codec = confirmCodec(deps.config.secretsKey)
   const sessions = new LegacySessions(deps.config.secretsKey)
-  const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
-  // A server on loopback (development, tests) also takes pages on loopback, whatever their port: a DNS
-  // rebinding page has its own domain as Origin, never a loopback one.
-  const loopbackServer = isLoopbackOrigin(deps.config.publicUrl)
-  const originAllowed = (origin: string) => origins.has(origin) || (loopbackServer && isLoopbackOrigin(origin))
-  const challenge = (error?: 'invalid_token', description?: string) =>
-    rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: DEFAULT_AGENT_SCOPE_IDS }) })
+  const originAllowed = allowedOrigin(deps)
+  const authorize = agentAuthorizer(deps)
   // 2026-07-28 requests go to the SDK's modern handler; 2025-era ones to a stateless transport
   // answering plain JSON (as this server always has), built from the same factory.
   const modern = sdkHandler((ctx) => mcpServer(deps, tools, ctx.authInfo!.extra!.scope as RequestScope, codec), {
     legacy: 'reject',
     onerror: (err) => log.warn('mcp request refused', { message: err.message }),
   })
-  const legacy = async (req: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
+  const legacy = legacyHandler(deps, tools, codec, sessions)
+
+  return async function handle(req: Request, ip: string | null): Promise<Response> {
+    const started = performance.now()
+    const origin = req.headers.get('origin')
+    if (origin !== null && !originAllowed(origin)) return rpcError(403, -32000, 'Origin not allowed')
+    const identity = await authorize(req, ip)
+    if (identity instanceof Response) return identity
+    if (req.method !== 'POST') return rpcError(405, -32000, 'This server is stateless: use POST', { allow: 'POST' })
+    const body = await readBody(req)
+    if (body instanceof Response) return body
+    const missing = missingScopes(body, tools, identity.scopes)
+    if (missing.length) return stepUp(deps, identity, missing, body)
+    const toolsets = selectToolsets(req)
+    if (!toolsets.ok) return rpcError(400, -32602, toolsets.message, {}, requestId(body))
+    const { token, ...agent } = identity
+    const principal = { kind: 'AGENT' as const, ...agent }
+    const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope) && toolsets.names.has(t.toolset))
+    const isLegacy = await isLegacyRequest(req, body)
+    const legacyUrl = isLegacy && sessions.asksByUrl(req.headers.get('mcp-session-id'), agentKey(principal))
+    const scope: RequestScope = { principal, ip, visible, modern: !isLegacy, legacyUrl }
+    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope } }
+    const res = isLegacy ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
+    const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
+    log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
+    return res
+  }
+}
+
+/**
+ * PUBLIC_URL's origin and the configured ones. A server on loopback (development, tests) also takes
+ * pages on loopback, whatever their port: a DNS rebinding page has its own domain as Origin, never a
+ * loopback one.
+ */
+function allowedOrigin(deps: McpDeps): (origin: string) => boolean {
+  const origins = new Set([new URL(deps.config.publicUrl).origin, ...(deps.allowedOrigins ?? [])])
+  const loopbackServer = isLoopbackOrigin(deps.config.publicUrl)
+  return (origin) => origins.has(origin) || (loopbackServer && isLoopbackOrigin(origin))
+}
+
+/** The body as JSON, or the JSON-RPC error (a Response) for one nested too deep or not JSON at all. */
+async function readBody(req: Request): Promise<unknown> {
+  try {
+    const text = await req.text()
+    if (nestsDeeperThan(text)) return rpcError(400, -32600, `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`)
+    return JSON.parse(text) as unknown
+  } catch {
+    return rpcError(400, -32700, 'Parse error: the body is not JSON')
+  }
+}
+
+/** 403 insufficient_scope naming every scope needed; the client's next refresh goes to its person instead, since a refresh cannot widen the grant. */
+async function stepUp(deps: McpDeps, identity: AgentIdentity, missing: string[], body: unknown): Promise<Response> {
+  await noteStepUp(deps.db, identity, missing, deps.clock.now())
+  const description = `This needs the ${missing.join(', ')} scope`
+  const scopes = ordered([...identity.scopes, ...missing])
+  return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) }, requestId(body))
+}
+
+/** A 2025-era request, served statelessly by a transport answering plain JSON from the same server factory. */
+function legacyHandler(deps: McpDeps, tools: Map<string, AgentTool>, codec: Codec, sessions: LegacySessions) {
+  return async (req: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
     const scope = authInfo.extra!.scope as RequestScope
     const server = mcpServer(deps, tools, scope, codec)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
@@ -185,11 +241,18 @@ export function createMcpHandler(deps: McpDeps) {
     }
     return res
   }
+}
 
-  // A Bearer token, or a DPoP-bound one with its proof (src/http/dpop.ts).
-  // A refused token counts against the caller's address like one at REST /v1 (src/domain/throttle.ts); while the
-  // address's budget is spent, a token that is not known valid and does not carry Portico's signature is refused unread.
-  const authorize = async (req: Request, ip: string | null): Promise<(AgentIdentity & { token: string }) | Response> => {
+/**
+ * A Bearer token, or a DPoP-bound one with its proof (src/http/dpop.ts), checked as an agent token for
+ * this resource. A refused token counts against the caller's address like one at REST /v1
+ * (src/domain/throttle.ts); while the address's budget is spent, a token that is not known valid and
+ * does not carry Portico's signature is refused unread.
+ */
+function agentAuthorizer(deps: McpDeps) {
+  const challenge = (error?: 'invalid_token', description?: string) =>
+    rpcError(401, -32001, description ?? 'Authorization required', { 'www-authenticate': wwwAuthenticate(deps.auth, { error, description, scopes: DEFAULT_AGENT_SCOPE_IDS }) })
+  return async (req: Request, ip: string | null): Promise<(AgentIdentity & { token: string }) | Response> => {
     const presented = presentation(req, deps.config.publicUrl)
     if (!presented) return challenge()
     const throttle = deps.services.throttle
@@ -208,44 +271,6 @@ export function createMcpHandler(deps: McpDeps) {
     throttle?.known.forget(hex)
     throttle?.fail(ip)
     return challenge('invalid_token', 'The access token is not valid for this resource')
-  }
-
-  return async function handle(req: Request, ip: string | null): Promise<Response> {
-    const started = performance.now()
-    const origin = req.headers.get('origin')
-    if (origin !== null && !originAllowed(origin)) return rpcError(403, -32000, 'Origin not allowed')
-    const identity = await authorize(req, ip)
-    if (identity instanceof Response) return identity
-    if (req.method !== 'POST') return rpcError(405, -32000, 'This server is stateless: use POST', { allow: 'POST' })
-    let body: unknown
-    try {
-      const text = await req.text()
-      if (nestsDeeperThan(text)) return rpcError(400, -32600, `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels`)
-      body = JSON.parse(text)
-    } catch {
-      return rpcError(400, -32700, 'Parse error: the body is not JSON')
-    }
-    const missing = missingScopes(body, tools, identity.scopes)
-    if (missing.length) {
-      // The client's next refresh goes to its person instead: a refresh cannot widen the grant.
-      await noteStepUp(deps.db, identity, missing, deps.clock.now())
-      const description = `This needs the ${missing.join(', ')} scope`
-      const scopes = ordered([...identity.scopes, ...missing])
-      return rpcError(403, -32001, description, { 'www-authenticate': wwwAuthenticate(deps.auth, { error: 'insufficient_scope', description, scopes }) }, requestId(body))
-    }
-    const toolsets = selectToolsets(req)
-    if (!toolsets.ok) return rpcError(400, -32602, toolsets.message, {}, requestId(body))
-    const { token, ...agent } = identity
-    const principal = { kind: 'AGENT' as const, ...agent }
-    const visible = [...tools.values()].filter((t) => principal.scopes.includes(t.scope) && toolsets.names.has(t.toolset))
-    const isLegacy = await isLegacyRequest(req, body)
-    const legacyUrl = isLegacy && sessions.asksByUrl(req.headers.get('mcp-session-id'), agentKey(principal))
-    const scope: RequestScope = { principal, ip, visible, modern: !isLegacy, legacyUrl }
-    const authInfo: AuthInfo = { token, clientId: identity.clientId, scopes: identity.scopes, extra: { tenantId: identity.tenantId, scope } }
-    const res = isLegacy ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
-    const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
-    log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
-    return res
   }
 }
 

@@ -210,36 +210,24 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
   const keys = await signingKeys(db, config, deps.clock)
   const provider = new Provider(issuer, providerConfig(deps, keys, resource))
   provider.on('server_error', (_ctx: unknown, err: unknown) => log.error('oauth server error', errorFields(err)))
-  const callback = provider.callback()
-  const secure = issuer.startsWith('https:')
+  const tokens = accessTokens(deps, keys, issuer, resource)
+  const callProvider = providerBridge(provider, issuer.startsWith('https:'))
+  const handle = oauthHandler(deps, tokens.tokenGrant, callProvider)
+  const metadata = discoveryMetadata(deps, issuer, handle)
+  const { checkAccessToken, verifyAccessToken, verifyForApi, accessTokenSigned } = tokens
+  return { provider, issuer, resource, handle, metadata, verifyAccessToken, checkAccessToken, verifyForApi, accessTokenSigned }
+}
 
-  // oidc-provider is a Koa app for node:http; fetch-to-node turns the Request into a node request and
-  // the node response back into a Response. Koa reads `socket.encrypted` for the scheme.
-  const handle = async (request: Request, ip: string | null): Promise<Response> => {
-    let req = request
-    if (req.method === 'POST') {
-      const path = new URL(req.url).pathname
-      if (path === REVOCATION_PATH) return revocation(req)
-      if (path === TOKEN_PATH) {
-        const body = await req.text()
-        const form = new URLSearchParams(body)
-        const refused = await endedRefresh(form)
-        if (refused) return refused
-        const again = () => new Request(request.url, { method: 'POST', headers: request.headers, body })
-        if (form.get('grant_type') === 'refresh_token') {
-          const found = await tokenGrant(form.get('refresh_token') ?? '')
-          // A refresh cannot widen a grant: after an insufficient_scope challenge the client is sent to
-          // its person (an SDK that refreshes first falls back to a new authorization on invalid_grant).
-          const wider = found ? await takeStepUp(db, found.grantId, deps.clock.now()) : null
-          if (wider) return oauthError(400, 'invalid_grant', `A refresh cannot add ${wider.join(' ')}: ask the person, with an authorization request for the scopes you need`)
-          return refreshOnce({ db, clock: deps.clock, secretsKey: config.secretsKey }, again(), form, found, () => callProvider(again(), ip))
-        }
-        req = again()
-      }
-    }
-    return callProvider(req, ip)
-  }
-  const callProvider = async (req: Request, ip: string | null): Promise<Response> => {
+type CallProvider = (req: Request, ip: string | null) => Promise<Response>
+type TokenGrant = (token: string) => Promise<{ grantId: string; clientId: string } | null>
+
+/**
+ * oidc-provider is a Koa app for node:http; fetch-to-node turns the Request into a node request and
+ * the node response back into a Response. Koa reads `socket.encrypted` for the scheme.
+ */
+function providerBridge(provider: Provider, secure: boolean): CallProvider {
+  const callback = provider.callback()
+  return async (req, ip) => {
     const { req: nodeReq, res } = toReqRes(withAgentScopes(req))
     const path = nodeReq.url ?? '/'
     ;(nodeReq as typeof nodeReq & { originalUrl: string }).originalUrl = path
@@ -248,9 +236,46 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     callback(nodeReq, res)
     return toFetchResponse(res)
   }
+}
 
+/** Answers a request under /oauth: revocation and refreshes are decided here, the rest by the provider. */
+function oauthHandler(deps: AuthServerDeps, tokenGrant: TokenGrant, callProvider: CallProvider): AuthServer['handle'] {
+  const revocation = revocationEndpoint(deps, tokenGrant)
+  const token = tokenEndpoint(deps, tokenGrant, callProvider)
+  return async (req, ip) => {
+    if (req.method === 'POST') {
+      const path = new URL(req.url).pathname
+      if (path === REVOCATION_PATH) return revocation(req)
+      if (path === TOKEN_PATH) return token(req, ip)
+    }
+    return callProvider(req, ip)
+  }
+}
+
+/** The token endpoint: ended grants and widening refreshes are refused, a refresh is answered once per token. */
+function tokenEndpoint(deps: AuthServerDeps, tokenGrant: TokenGrant, callProvider: CallProvider): CallProvider {
+  const { db, clock, config } = deps
+  const endedRefresh = endedRefreshCheck(deps, tokenGrant)
+  return async (request, ip) => {
+    const body = await request.text()
+    const form = new URLSearchParams(body)
+    const refused = await endedRefresh(form)
+    if (refused) return refused
+    const again = () => new Request(request.url, { method: 'POST', headers: request.headers, body })
+    if (form.get('grant_type') !== 'refresh_token') return callProvider(again(), ip)
+    const found = await tokenGrant(form.get('refresh_token') ?? '')
+    // A refresh cannot widen a grant: after an insufficient_scope challenge the client is sent to
+    // its person (an SDK that refreshes first falls back to a new authorization on invalid_grant).
+    const wider = found ? await takeStepUp(db, found.grantId, clock.now()) : null
+    if (wider) return oauthError(400, 'invalid_grant', `A refresh cannot add ${wider.join(' ')}: ask the person, with an authorization request for the scopes you need`)
+    return refreshOnce({ db, clock, secretsKey: config.secretsKey }, again(), form, found, () => callProvider(again(), ip))
+  }
+}
+
+/** RFC 8414 metadata: the provider's discovery document with Portico's registration endpoint, read once. */
+function discoveryMetadata(deps: AuthServerDeps, issuer: string, handle: AuthServer['handle']): AuthServer['metadata'] {
   let discovery: Record<string, unknown> | null = null
-  const metadata = async () => {
+  return async () => {
     if (!discovery) {
       const url = `${issuer}${OAUTH_MOUNT}/.well-known/openid-configuration`
       const res = await handle(new Request(url, { headers: { host: new URL(issuer).host } }), null)
@@ -268,12 +293,18 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     }
     return discovery
   }
+}
 
+/** The checks of an access token against our public keys, and the grant a token of either kind names. */
+function accessTokens(deps: AuthServerDeps, keys: JWK[], issuer: string, resource: string) {
+  const { db, clock } = deps
   const jwks = createLocalJWKSet({ keys: keys.map(publicJwk) })
+  const verifyOptions = { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] }
+
   const checkAccessToken = async (token: string, presented: Presentation): Promise<AccessCheck> => {
     const invalid: AccessCheck = { ok: false, refusal: null }
     try {
-      const { payload } = await jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] })
+      const { payload } = await jwtVerify(token, jwks, verifyOptions)
       const { tenant_id: tenantId, grant_id: grantId, client_id: clientId, sub, scope, cnf } = payload as Record<string, unknown>
       if (typeof tenantId !== 'string' || typeof grantId !== 'string' || typeof clientId !== 'string' || typeof sub !== 'string') return invalid
       const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt
@@ -283,9 +314,9 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
         return { ok: false, refusal: refused }
       }
       // The grant must still hold (not revoked, approver still there), and its client still registered.
-      const grant = await liveGrant(db, grantId, clientId, deps.clock.now())
+      const grant = await liveGrant(db, grantId, clientId, clock.now())
       if (grant?.tenantId !== tenantId) return invalid
-      touchGrant(db, grantId, deps.clock.now())
+      touchGrant(db, grantId, clock.now())
       // A lowered approver narrows the grant below what the token was minted with.
       const scopes = typeof scope === 'string' ? scope.split(' ').filter((s) => grant.scopes.includes(s)) : []
       return { ok: true, identity: { tenantId, clientId, subject: sub, scopes } }
@@ -294,7 +325,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     }
   }
   const accessTokenSigned = (token: string): Promise<boolean> =>
-    jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] }).then(
+    jwtVerify(token, jwks, verifyOptions).then(
       () => true,
       () => false,
     )
@@ -310,10 +341,10 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
   }
 
   /** The grant and client a token names: an access token by its verified claims, a refresh token by its row. */
-  const tokenGrant = async (token: string): Promise<{ grantId: string; clientId: string } | null> => {
+  const tokenGrant: TokenGrant = async (token) => {
     if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) {
       // An expired access token may still be revoked; its signature must be ours.
-      const { payload } = await jwtVerify(token, jwks, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'], currentDate: new Date(0) }).catch(() => ({ payload: null }))
+      const { payload } = await jwtVerify(token, jwks, { ...verifyOptions, currentDate: new Date(0) }).catch(() => ({ payload: null }))
       const p = payload as { grant_id?: unknown; client_id?: unknown } | null
       return typeof p?.grant_id === 'string' && typeof p.client_id === 'string' ? { grantId: p.grant_id, clientId: p.client_id } : null
     }
@@ -321,23 +352,29 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     return row?.grant_id ? { grantId: row.grant_id, clientId: row.client_id } : null
   }
 
-  /**
-   * A refresh of a grant that has ended (its approver removed, its key revoked) is refused here: the
-   * provider knows nothing of approvers and would mint a token that fails on first use.
-   */
-  const endedRefresh = async (form: URLSearchParams): Promise<Response | null> => {
+  return { checkAccessToken, accessTokenSigned, verifyAccessToken, verifyForApi, tokenGrant }
+}
+
+/**
+ * A refresh of a grant that has ended (its approver removed, its key revoked) is refused here: the
+ * provider knows nothing of approvers and would mint a token that fails on first use.
+ */
+function endedRefreshCheck({ db, clock }: AuthServerDeps, tokenGrant: TokenGrant) {
+  return async (form: URLSearchParams): Promise<Response | null> => {
     if (form.get('grant_type') !== 'refresh_token') return null
     const found = await tokenGrant(form.get('refresh_token') ?? '')
-    if (!found || (await liveGrant(db, found.grantId, found.clientId, deps.clock.now()))) return null
+    if (!found || (await liveGrant(db, found.grantId, found.clientId, clock.now()))) return null
     return oauthError(400, 'invalid_grant', 'the grant has ended: ask the person to approve again')
   }
+}
 
-  /**
-   * RFC 7009 revocation for public clients: `client_id` identifies the client (no secret), and a token
-   * of either kind ends its whole grant. Unknown or already revoked tokens answer 200 as well
-   * (section 2.2); another client's token is refused without revoking it.
-   */
-  const revocation = async (req: Request): Promise<Response> => {
+/**
+ * RFC 7009 revocation for public clients: `client_id` identifies the client (no secret), and a token
+ * of either kind ends its whole grant. Unknown or already revoked tokens answer 200 as well
+ * (section 2.2); another client's token is refused without revoking it.
+ */
+function revocationEndpoint({ db, clock }: AuthServerDeps, tokenGrant: TokenGrant) {
+  return async (req: Request): Promise<Response> => {
     const form = new URLSearchParams(await req.text())
     const token = form.get('token')
     const clientId = form.get('client_id')
@@ -347,11 +384,9 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
     if (!token) return oauthError(400, 'invalid_request', 'token is required')
     const found = await tokenGrant(token)
     if (found && found.clientId !== clientId) return oauthError(400, 'unauthorized_client', 'this token was not issued to this client')
-    if (found) await revokeGrant(db, found.grantId, REVOKE_REASONS.client, deps.clock.now())
+    if (found) await revokeGrant(db, found.grantId, REVOKE_REASONS.client, clock.now())
     return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   }
-
-  return { provider, issuer, resource, handle, metadata, verifyAccessToken, checkAccessToken, verifyForApi, accessTokenSigned }
 }
 
 /** Every /oauth route goes to the authorization server (the consent page routes are mounted first). */

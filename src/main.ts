@@ -7,29 +7,14 @@ import { Lifecycle } from './lifecycle.ts'
 import { errorFields, flushLogs, log } from './logger.ts'
 
 async function main(): Promise<void> {
-  let config
-  try {
-    config = loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`portico: configuration error: ${err.message}`)
-      process.exit(2)
-    }
-    throw err
-  }
+  const config = configOrExit()
   // A signal during the start is kept and acted on once the start is done (the embedded database runs
   // in a group of its own: dying here would leave it running).
   let requested: string | null = null
   let onSignal = (signal: string) => void (requested ??= signal)
   process.on('SIGTERM', () => onSignal('SIGTERM'))
   process.on('SIGINT', () => onSignal('SIGINT'))
-  let embedded: EmbeddedDb | null = null
-  let databaseUrl = config.databaseUrl
-  if (!databaseUrl) {
-    embedded = await startEmbedded(config.dataDir)
-    databaseUrl = embedded.url
-    log.info('embedded postgres started', { data_dir: config.dataDir, pid: embedded.pid() })
-  }
+  const { databaseUrl, embedded } = await startDatabase(config)
   const lifecycle = new Lifecycle()
   let portico: Portico
   try {
@@ -41,15 +26,52 @@ async function main(): Promise<void> {
   const server = portico.app.listen({ port: config.port, hostname: process.env.HOST || '0.0.0.0' })
   log.info('portico listening', { port: server.server?.port, env: config.appEnv, version: config.version, role: config.role, pid: process.pid })
   printFirstSteps(config)
+  const stop = gracefulStop({ config, server, lifecycle, portico, embedded })
+  onSignal = (signal) => void stop(signal)
+  if (requested) void stop(requested)
+}
 
+/** The configuration, or exit 2 saying what is wrong with it. */
+function configOrExit(): Config {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`portico: configuration error: ${err.message}`)
+      process.exit(2)
+    }
+    throw err
+  }
+}
+
+/** DATABASE_URL, or an embedded database in the data directory when it is absent. */
+async function startDatabase(config: Config): Promise<{ databaseUrl: string; embedded: EmbeddedDb | null }> {
+  if (config.databaseUrl) return { databaseUrl: config.databaseUrl, embedded: null }
+  const embedded = await startEmbedded(config.dataDir)
+  log.info('embedded postgres started', { data_dir: config.dataDir, pid: embedded.pid() })
+  return { databaseUrl: embedded.url, embedded }
+}
+
+interface Running {
+  config: Config
+  server: Portico['app']
+  lifecycle: Lifecycle
+  portico: Portico
+  embedded: EmbeddedDb | null
+}
+
+/**
+ * The graceful stop on the first signal: drain, finish requests, stop workers, then the embedded
+ * database; exit 0, or 1 when a step failed. A second signal (a supervisor signalling the group and
+ * npm passing it on) changes nothing.
+ */
+function gracefulStop({ config, server, lifecycle, portico, embedded }: Running): (signal: string) => Promise<void> {
   let stopping = false
-  const stop = async (signal: string) => {
-    // A second signal (a supervisor signalling the group and npm passing it on) changes nothing.
+  return async (signal) => {
     if (stopping) return
     stopping = true
     const started = performance.now()
     const ms = () => Math.round(performance.now() - started)
-    const bun = server.server
     // 1. Readiness fails and every long poll answers now with the current state; answers carry
     //    Connection: close. The process goes on serving for STOP_DRAIN_MS so a balancer sees /readyz fail.
     const longPolls = lifecycle.sleepers
@@ -58,16 +80,8 @@ async function main(): Promise<void> {
     try {
       await Bun.sleep(config.stop.drainMs)
       // 2. No new connections; requests in flight finish within the grace.
-      const inFlight = bun?.pendingRequests ?? 0
-      const closing = bun ? bun.stop(false) : Promise.resolve()
-      log.info('stop: no longer accepting connections', { ms: ms(), requests_in_flight: inFlight })
       const graceEnds = performance.now() + config.stop.graceMs
-      const finished = await Promise.race([closing.then(() => true), Bun.sleep(config.stop.graceMs).then(() => false)])
-      if (!finished) {
-        log.warn('stop: requests still in flight after the grace; closing their connections', { ms: ms(), requests_in_flight: bun?.pendingRequests ?? 0 })
-        await bun?.stop(true)
-      }
-      log.info('stop: requests finished', { ms: ms() })
+      await finishRequests(server.server, config.stop.graceMs, ms)
       // 3. Workers: no new runs or claims; runs in flight finish within what is left of the grace, then
       //    their jobs are handed back (pg-boss fails them for another worker to retry). Pools close.
       await portico.close(Math.max(1_000, graceEnds - performance.now()))
@@ -87,8 +101,19 @@ async function main(): Promise<void> {
       process.exit(1)
     }
   }
-  onSignal = (signal) => void stop(signal)
-  if (requested) void stop(requested)
+}
+
+/** Stops accepting connections and lets requests in flight finish within the grace; then closes theirs. */
+async function finishRequests(bun: Portico['app']['server'], graceMs: number, ms: () => number): Promise<void> {
+  const inFlight = bun?.pendingRequests ?? 0
+  const closing = bun ? bun.stop(false) : Promise.resolve()
+  log.info('stop: no longer accepting connections', { ms: ms(), requests_in_flight: inFlight })
+  const finished = await Promise.race([closing.then(() => true), Bun.sleep(graceMs).then(() => false)])
+  if (!finished) {
+    log.warn('stop: requests still in flight after the grace; closing their connections', { ms: ms(), requests_in_flight: bun?.pendingRequests ?? 0 })
+    await bun?.stop(true)
+  }
+  log.info('stop: requests finished', { ms: ms() })
 }
 
 /** Development with generated operator secrets: say where they are and how to make a first tenant. */

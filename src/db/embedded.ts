@@ -150,22 +150,33 @@ async function ready(proc: ChildProcess, pgDir: string, logFile: string): Promis
 
 export async function startEmbedded(dataDir: string, opts: { fast?: boolean; supervise?: boolean; port?: number } = {}): Promise<EmbeddedDb> {
   const pgDir = join(dataDir, 'pg')
+  const password = preparedDataDir(dataDir)
+  stopStale(pgDir)
+  if (!existsSync(join(pgDir, 'PG_VERSION'))) await initialise(pgDir, password, !!opts.fast)
+  const port = opts.port ?? (await freePort())
+  const launch = await launcher(dataDir, pgDir, port, !!opts.fast)
+  const first = await launch()
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
+  return { url, ...supervised(first, launch, pgDir, opts.supervise !== false) }
+}
+
+/** The data dir, reachable by the server's user, with the server's password (made on the first start). */
+function preparedDataDir(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true })
   makeTraversable(dataDir)
   const passFile = join(dataDir, 'pg.password')
   if (!existsSync(passFile)) writeFileSync(passFile, randomToken(18), { mode: 0o600 })
-  const password = readFileSync(passFile, 'utf8').trim()
-  stopStale(pgDir)
-  if (!existsSync(join(pgDir, 'PG_VERSION'))) await initialise(pgDir, password, !!opts.fast)
-  const port = opts.port ?? (await freePort())
+  return readFileSync(passFile, 'utf8').trim()
+}
+
+/** How the server is started: on `port`, as its user, logging to DATA_DIR/postgres.log; a launch resolves once it is ready. */
+async function launcher(dataDir: string, pgDir: string, port: number, fast: boolean): Promise<() => Promise<ChildProcess>> {
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=']
-  if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
+  if (fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
   const { postgres } = await binaries()
   const ids = runAs()
   const logFile = join(dataDir, 'postgres.log')
-
-  let proc: ChildProcess | null = null
-  const launch = async (): Promise<ChildProcess> => {
+  return async () => {
     const fd = openSync(logFile, 'a')
     if (ids.uid !== undefined) {
       try {
@@ -184,8 +195,14 @@ export async function startEmbedded(dataDir: string, opts: { fast?: boolean; sup
       closeSync(fd)
     }
   }
-  proc = await launch()
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
+}
+
+/**
+ * The running server and, when supervised, its restarts: a server that dies is launched again after a
+ * pause doubling from RESTART_FIRST_MS to RESTART_MAX_MS until it runs. A stop ends the supervision first.
+ */
+function supervised(first: ChildProcess, launch: () => Promise<ChildProcess>, pgDir: string, supervise: boolean): Omit<EmbeddedDb, 'url'> {
+  let proc = first
   let stopping = false
   let restarts = 0
   let timer: ReturnType<typeof setTimeout> | null = null
@@ -212,21 +229,24 @@ export async function startEmbedded(dataDir: string, opts: { fast?: boolean; sup
       attempt(0)
     })
   }
-  if (opts.supervise !== false) watch(proc)
+  if (supervise) watch(proc)
   return {
-    url,
-    pid: () => proc?.pid,
+    pid: () => proc.pid,
     restarts: () => restarts,
     stop: async () => {
       stopping = true
       if (timer) clearTimeout(timer)
-      const p = proc
-      if (!p || p.exitCode !== null || p.signalCode !== null) return
-      const gone = new Promise<void>((resolve) => p.once('exit', () => resolve()))
-      p.kill('SIGINT')
-      const quit = setTimeout(() => p.kill('SIGQUIT'), STOP_TIMEOUT_MS)
-      await gone
-      clearTimeout(quit)
+      await stopServer(proc)
     },
   }
+}
+
+/** PostgreSQL's fast shutdown, made an immediate one (SIGQUIT) when it has not ended after STOP_TIMEOUT_MS. */
+async function stopServer(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return
+  const gone = new Promise<void>((resolve) => p.once('exit', () => resolve()))
+  p.kill('SIGINT')
+  const quit = setTimeout(() => p.kill('SIGQUIT'), STOP_TIMEOUT_MS)
+  await gone
+  clearTimeout(quit)
 }

@@ -127,38 +127,69 @@ export function sharingNameservers(p: Provider | null): Provider[] {
   return p ? [p, ...PROVIDERS.filter((x) => x.shares_nameservers_with === p.id)] : []
 }
 
-export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: ConnectTarget, adapters: CheckAdapters, opts: CheckOptions = {}) {
-  const base = { domain: parsed.domain, apex_domain: parsed.apex, subdomain: parsed.subdomain, is_apex: parsed.isApex }
+/** Who serves the domain: its nameservers (and so its provider) and its `_domainconnect` record. */
+interface Delegation {
+  /** Absent when the resolver failed. */
+  registered?: boolean
+  detectionError?: string
+  nameservers: string[]
+  blocked: string | null
+  provider: Provider | null
+  dcHost: string | null
+  /** The provider's Domain Connect settings, read while the conflicts are looked up. */
+  dcPending?: Promise<Discovery | null>
+}
+
+/** A platform's own subdomain is not looked up: it is blocked, and registered by definition. */
+async function delegation(dns: Dns, parsed: ParsedDomain, adapters: CheckAdapters): Promise<Delegation> {
+  if (parsed.platform) return { registered: true, nameservers: [], blocked: 'platform_subdomain', provider: null, dcHost: null }
+  const [ns, dcTxt] = await Promise.all([dns.lookup(parsed.apex, 'NS'), dns.lookup(`_domainconnect.${parsed.apex}`, 'TXT')])
   let registered: boolean | undefined
   let detectionError: string | undefined
   let nameservers: string[] = []
-  let blocked: string | null = parsed.platform ? 'platform_subdomain' : null
-  let provider: Provider | null = null
-  let dcHost: string | null = null
-  let dcPending: Promise<Discovery | null> | undefined
-  let conflicts: (Conflict | CertificateConflict)[] = []
-
-  if (!blocked) {
-    const [ns, dcTxt] = await Promise.all([dns.lookup(parsed.apex, 'NS'), dns.lookup(`_domainconnect.${parsed.apex}`, 'TXT')])
-    if (ns.status === 'error') detectionError = 'resolver'
-    else if (ns.status === 'nxdomain') {
-      registered = false
-      blocked = 'not_registered'
-    } else {
-      registered = true
-      nameservers = valuesOf(ns).sort()
-      if (nameservers.length === 0) blocked = 'not_delegated'
-    }
-    provider = detectProvider(nameservers)
-    dcHost = valuesOf(dcTxt)[0] ?? null
-    // The provider's settings are read while the conflicts are looked up.
-    if (dcHost && !blocked && adapters.domainConnect) {
-      const host = dcHost
-      dcPending = adapters.domainConnect(parsed.apex, host).catch((err: unknown) => ({ host, settings: null, error: String(err), sync: false, async: false }))
-    }
+  let blocked: string | null = null
+  if (ns.status === 'error') detectionError = 'resolver'
+  else if (ns.status === 'nxdomain') {
+    registered = false
+    blocked = 'not_registered'
   } else {
     registered = true
+    nameservers = valuesOf(ns).sort()
+    if (nameservers.length === 0) blocked = 'not_delegated'
   }
+  const provider = detectProvider(nameservers)
+  const dcHost = valuesOf(dcTxt)[0] ?? null
+  const dcPending =
+    dcHost && !blocked && adapters.domainConnect
+      ? adapters.domainConnect(parsed.apex, dcHost).catch((err: unknown) => ({ host: dcHost, settings: null, error: String(err), sync: false, async: false }))
+      : undefined
+  return { registered, detectionError, nameservers, blocked, provider, dcHost, dcPending }
+}
+
+/** What stands in the way of the routing records and, when Portico issues certificates, of HTTPS. */
+async function conflictsInTheWay(dns: Dns, parsed: ParsedDomain, desired: DnsRecord[], opts: CheckOptions): Promise<{ conflicts: (Conflict | CertificateConflict)[]; error?: string }> {
+  const dcvZone = opts.validation?.dcvZone
+  const routing = desired.filter((d) => d.purpose?.startsWith('routing') || d.purpose === 'www_redirect')
+  const names = [...new Set(routing.map((d) => absoluteHost(d.host, parsed.apex)))]
+  const cnamed = new Set(routing.filter((d) => d.type === 'CNAME').map((d) => absoluteHost(d.host, parsed.apex)))
+  const routeOf = (name: string) => {
+    const d = routing.find((r) => absoluteHost(r.host, parsed.apex) === name) ?? routing[0]!
+    return { type: d.type, host: d.host, value: d.value }
+  }
+  const [c, cert] = await Promise.all([
+    conflictsFor(dns, parsed.apex, desired),
+    opts.certificates && names.length
+      ? certificateConflicts(dns, parsed.apex, names, cnamed, routeOf, dcvZone ? { ...opts.certificates, challenge: 'dns-01', ownDcvZone: dcvZone } : opts.certificates)
+      : { conflicts: [] },
+  ])
+  return { conflicts: [...c.conflicts, ...cert.conflicts], error: c.error }
+}
+
+export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: ConnectTarget, adapters: CheckAdapters, opts: CheckOptions = {}) {
+  const base = { domain: parsed.domain, apex_domain: parsed.apex, subdomain: parsed.subdomain, is_apex: parsed.isApex }
+  const { registered, nameservers, provider, dcHost, dcPending, ...found } = await delegation(dns, parsed, adapters)
+  let { blocked, detectionError } = found
+  let conflicts: (Conflict | CertificateConflict)[] = []
 
   const apex = provider?.capabilities.apex ?? null
   const strategy = apexStrategy(parsed, target, apex)
@@ -168,20 +199,8 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
   const dcvZone = opts.validation?.dcvZone
   const first = dcvZone && desired.length ? firstStepRecords(parsed, 'preview', '<label issued at connect>', dcvZone, opts.wwwRedirect ?? false) : null
   if (!blocked && !detectionError) {
-    const routing = desired.filter((d) => d.purpose?.startsWith('routing') || d.purpose === 'www_redirect')
-    const names = [...new Set(routing.map((d) => absoluteHost(d.host, parsed.apex)))]
-    const cnamed = new Set(routing.filter((d) => d.type === 'CNAME').map((d) => absoluteHost(d.host, parsed.apex)))
-    const routeOf = (name: string) => {
-      const d = routing.find((r) => absoluteHost(r.host, parsed.apex) === name) ?? routing[0]!
-      return { type: d.type, host: d.host, value: d.value }
-    }
-    const [c, cert] = await Promise.all([
-      conflictsFor(dns, parsed.apex, desired),
-      opts.certificates && names.length
-        ? certificateConflicts(dns, parsed.apex, names, cnamed, routeOf, dcvZone ? { ...opts.certificates, challenge: 'dns-01', ownDcvZone: dcvZone } : opts.certificates)
-        : { conflicts: [] },
-    ])
-    conflicts = [...c.conflicts, ...cert.conflicts]
+    const c = await conflictsInTheWay(dns, parsed, desired, opts)
+    conflicts = c.conflicts
     if (c.error) detectionError = 'resolver'
   }
   const dc = await dcPending

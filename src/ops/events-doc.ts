@@ -48,8 +48,13 @@ function namedParts(): [string, TSchema][] {
 }
 
 export function eventsMarkdown(): string {
-  const out: string[] = []
-  out.push(
+  const sections = [introduction(), catalogue(), envelope(), delivery(), order(), catchingUp(), oneByOne(), sharedShapes()]
+  return sections.flat().join('\n').replace(/\n+$/, '\n')
+}
+
+/** What this page is and where it comes from. */
+function introduction(): string[] {
+  return [
     '# Events',
     '',
     'Back to the [README](../README.md). Generated from the event registry (`src/domain/events.ts`) by `npm run generate`; the',
@@ -59,18 +64,29 @@ export function eventsMarkdown(): string {
     'The catalogue below is the complete set Portico emits (CONTRACT.md section 6). An endpoint registered with `POST /v1/webhooks`',
     'receives the types it subscribes to (`events` empty or `["*"]`: all); an unknown name is accepted and never delivered.',
     '',
+  ]
+}
+
+/** Every type, when it is sent and its `data` fields, one row each. */
+function catalogue(): string[] {
+  const rows = EVENT_TYPES.map((t) => {
+    const d: EventDecl = EVENTS[t]
+    const data = Object.keys((d.data as { properties: object }).properties).map((k) => `\`${k}\``).join(', ')
+    const extra = d.envelope ? ` (envelope: ${Object.keys(d.envelope).map((k) => `\`${k}\``).join(', ')})` : ''
+    return `| \`${t}\` | ${cell(d.when + (d.requires ? ` Only where ${d.requires}.` : ''))} | ${data}${extra} |`
+  })
+  return [
     '## The catalogue',
     '',
     '| type | when | `data` fields |',
     '| --- | --- | --- |',
-  )
-  for (const t of EVENT_TYPES) {
-    const d: EventDecl = EVENTS[t]
-    const data = Object.keys((d.data as { properties: object }).properties).map((k) => `\`${k}\``).join(', ')
-    const extra = d.envelope ? ` (envelope: ${Object.keys(d.envelope).map((k) => `\`${k}\``).join(', ')})` : ''
-    out.push(`| \`${t}\` | ${cell(d.when + (d.requires ? ` Only where ${d.requires}.` : ''))} | ${data}${extra} |`)
-  }
-  out.push(
+    ...rows,
+  ]
+}
+
+/** The envelope every event shares, and the one shape each field has. */
+function envelope(): string[] {
+  return [
     '',
     '## The envelope',
     '',
@@ -104,6 +120,12 @@ export function eventsMarkdown(): string {
     'drift as `data.drift`), and `updated_objects` items had `name` on the API rail and `host` on Domain Connect. Read',
     '`data.removal` and `data.drift` for those; `updated_objects` items now carry both `host` and `name`.',
     '',
+  ]
+}
+
+/** How a delivery is signed, retried and answered. */
+function delivery(): string[] {
+  return [
     '## Delivery',
     '',
     `Each delivery is a JSON POST signed by the Standard Webhooks scheme (\`webhook-id\` = the event id, \`webhook-timestamp\`,`,
@@ -112,6 +134,12 @@ export function eventsMarkdown(): string {
     '`Retry-After` waits as asked, up to an hour); a 410 disables the endpoint. The same event can arrive more than once:',
     'deduplicate on `id`. Every attempt is in `GET /v1/webhook-deliveries`.',
     '',
+  ]
+}
+
+/** What ids and `sequence` promise about order. */
+function order(): string[] {
+  return [
     '## Order',
     '',
     '- **Ids** are time-ordered, and strictly increasing within one Portico process (an id minted in the same millisecond as the',
@@ -127,6 +155,12 @@ export function eventsMarkdown(): string {
     '  the events API brings it later), and a replayed event goes after the connection\'s deliveries already queued. Keep the',
     '  highest `sequence` applied per `connection_id` and ignore an event at or below it, or fetch what is missing (below).',
     '',
+  ]
+}
+
+/** The events API, replay and test sends. */
+function catchingUp(): string[] {
+  return [
     '## Catching up: the events API',
     '',
     '- `GET /v1/events` lists the workspace\'s events oldest first (filters `app_id`, `type`, `connection_id`, `created_after`,',
@@ -142,15 +176,36 @@ export function eventsMarkdown(): string {
     '- `POST /v1/webhooks/{id}:test` with `{type}` sends the endpoint, now, an event of any type built from the example below, with',
     '  a fresh id, your application\'s id and `test: true`; it answers the attempt (the receiver\'s status).',
     '',
+  ]
+}
+
+/** Each type: when, its own envelope fields, its `data` fields and an example. */
+function oneByOne(): string[] {
+  return [
     '## Events one by one',
-  )
-  for (const t of EVENT_TYPES) {
-    const d: EventDecl = EVENTS[t]
-    out.push('', `### \`${t}\``, '', d.when + (d.requires ? ` Sent only where ${d.requires}.` : ''), '')
-    if (d.envelope) out.push(`Envelope fields of its own: ${Object.entries(d.envelope).map(([k, v]) => `\`${k}\` (${typeText(v)})`).join(', ')}.`, '')
-    out.push('`data`:', '', fields(d.data), '', '```json', JSON.stringify(exampleEnvelope(t), null, 2), '```')
-  }
-  out.push('', '## Shapes used in the payloads', '')
-  for (const [name, schema] of namedParts()) out.push(`### \`${name}\``, '', fields(schema), '')
-  return out.join('\n').replace(/\n+$/, '\n')
+    ...EVENT_TYPES.flatMap((t) => {
+      const d: EventDecl = EVENTS[t]
+      const envelopeFields = d.envelope ? [`Envelope fields of its own: ${Object.entries(d.envelope).map(([k, v]) => `\`${k}\` (${typeText(v)})`).join(', ')}.`, ''] : []
+      return [
+        '',
+        `### \`${t}\``,
+        '',
+        d.when + (d.requires ? ` Sent only where ${d.requires}.` : ''),
+        '',
+        ...envelopeFields,
+        '`data`:',
+        '',
+        fields(d.data),
+        '',
+        '```json',
+        JSON.stringify(exampleEnvelope(t), null, 2),
+        '```',
+      ]
+    }),
+  ]
+}
+
+/** The named object schemas used inside the payloads, each described once. */
+function sharedShapes(): string[] {
+  return ['', '## Shapes used in the payloads', '', ...namedParts().flatMap(([name, schema]) => [`### \`${name}\``, '', fields(schema), ''])]
 }

@@ -486,11 +486,25 @@ function failedAgain(o: Out, s: Settings, conn: Conn): Out {
 
 export const setupTypeOf = (rail: Rail | null): 'manual' | 'automatic' | null => (rail === null ? null : rail === 'manual' ? 'manual' : 'automatic')
 
+/** Answers to the command in flight (`pending`); an answer to no command, or to an earlier one, changes nothing. */
+type Reply = Extract<Event, { type: 'analysed' | 'committed' | 'shareLoaded' | 'done' | 'failed' | 'linked' | 'resumed' }>
+
+/** What the person does on a screen; each counts only on the screens that offer it. */
+type Action = Extract<Event, { type: 'submitDomain' | 'continue' | 'chooseProvider' | 'manualInstead' | 'startOneClick' | 'popupBlocked' | 'submitKey' | 'added' | 'checkNow' | 'share' | 'back' | 'retry' | 'waitedLong' }>
+
 export function transition(state: State, event: Event, s: Settings): Output {
   const o = new Out(state)
   const d = state.data
   if (state.closed) return o
   switch (event.type) {
+    case 'analysed':
+    case 'committed':
+    case 'shareLoaded':
+    case 'done':
+    case 'failed':
+    case 'linked':
+    case 'resumed':
+      return state.pending ? replied(o, s, state.pending, event) : o
     case 'start':
       if (state.step !== 'INITIAL') return o
       if (s.domain) return startAnalysis(o, normalizeDomain(s.domain))
@@ -500,53 +514,85 @@ export function transition(state: State, event: Event, s: Settings): Output {
       return o.data({ shared: true }).go('MANUAL_CONFIGURATION').run({ kind: 'loadShare' })
     case 'edit':
       return o.data({ typed: { ...d.typed, [event.field]: event.value } })
-    case 'submitDomain': {
-      if (state.step !== 'ENTER_DOMAIN') return o
-      const domain = normalizeDomain(d.typed.domain)
-      if (!DOMAIN_RE.test(domain)) return o.go('ENTER_DOMAIN', { problem: { code: 'invalid' } })
-      return startAnalysis(o, domain)
-    }
-    case 'analysed':
-      if (state.pending?.id !== event.id) return o
-      return analysed(o, s, event.check)
-    case 'committed':
-      if (!state.pending || d.conn) return o
-      return o.data({ conn: { ...event.conn, conflicts: event.conn.conflicts ?? d.check?.conflicts ?? null } })
     case 'status':
       return statusUpdate(o, s, event.conn, event.app)
+    case 'providers':
+      return o.data({ providers: event.list })
+    case 'help':
+      return o.data({ help: event.help })
+    case 'close':
+      return o.set({ closed: true, pending: null })
+    case 'reach':
+      return d.unreachable === !event.ok ? o : o.data({ unreachable: !event.ok })
+    case 'sessionEnded':
+      if (d.sessionEnded) return o
+      return o.data({ sessionEnded: true, unreachable: false }).say({ kind: 'error', detail: { code: 'SessionError', message: 'The widget token has expired and no new one could be had' } })
+    default:
+      return acted(o, s, event)
+  }
+}
+
+function replied(o: Out, s: Settings, pending: { id: number; cmd: Command }, event: Reply): Out {
+  const state = o.state
+  const d = state.data
+  if ('id' in event && event.id !== pending.id) return o
+  switch (event.type) {
+    case 'analysed':
+      return analysed(o, s, event.check)
+    case 'committed':
+      if (d.conn) return o
+      return o.data({ conn: { ...event.conn, conflicts: event.conn.conflicts ?? d.check?.conflicts ?? null } })
     case 'shareLoaded':
-      if (state.pending?.cmd.kind !== 'loadShare') return o
+      if (pending.cmd.kind !== 'loadShare') return o
       o.data({ conn: event.conn, help: event.help, app: event.app ? { id: '', name: event.app, branding: null } : d.app, domain: event.conn.domain }).idle()
       if (event.conn.status === 'live') return statusUpdate(o, s, event.conn)
       if (event.conn.status === 'failed') o.data({ reason: { code: 'failed', detail: event.conn.errorMessage ?? event.conn.errorCode } })
       return o
     case 'done': {
-      if (state.pending?.id !== event.id) return o
-      const cmd = state.pending.cmd
+      const cmd = pending.cmd
       o.idle()
       if (cmd.kind === 'added' || cmd.kind === 'recheck') return o.data({ reason: d.reason?.code === 'checkFailed' ? null : d.reason })
       if (cmd.kind === 'apply' || cmd.kind === 'oneClick') return state.step === 'IN_PROGRESS' || d.succeeded ? o : o.go('IN_PROGRESS')
       return o
     }
     case 'failed':
-      if (state.pending?.id !== event.id) return o
-      return failed(o, s, state.pending.cmd, event.failure)
+      return failed(o, s, pending.cmd, event.failure)
+    case 'linked': {
+      if (pending.cmd.kind !== 'share' || !d.conn) return o
+      const detail: SharedDetail = { url: event.url, expiresAt: event.expiresAt, domain: d.conn.domain, connectionId: d.conn.id }
+      return o.idle().data({ link: { url: event.url, expiresAt: event.expiresAt } }).say({ kind: 'shared', detail }).go('FINISHED_SUCCESSFULLY_LINK_SHARED')
+    }
+    case 'resumed': {
+      o.idle().data({ conn: event.conn })
+      if (event.conn.status === 'live') return succeed(o, s, event.conn)
+      if (event.conn.status === 'failed') return failedAgain(o, s, event.conn)
+      return o
+    }
+  }
+}
+
+function acted(o: Out, s: Settings, event: Action): Out {
+  const state = o.state
+  const d = state.data
+  switch (event.type) {
+    case 'submitDomain': {
+      if (state.step !== 'ENTER_DOMAIN') return o
+      const domain = normalizeDomain(d.typed.domain)
+      if (!DOMAIN_RE.test(domain)) return o.go('ENTER_DOMAIN', { problem: { code: 'invalid' } })
+      return startAnalysis(o, domain)
+    }
     case 'continue': {
       if (state.step !== 'EXISTING_RECORDS' || !d.check) return o
       o.data({ reason: { code: 'conflict' }, back: 'EXISTING_RECORDS' })
       if (!d.check.provider && !disabled(s, 'PROVIDER_MANUAL_SELECTION')) return o.go('PROVIDER_MANUAL_SELECTION')
       return enterManual(o, s)
     }
-    case 'providers':
-      return o.data({ providers: event.list })
     case 'chooseProvider': {
       if (state.step !== 'PROVIDER_MANUAL_SELECTION') return o
       const chosen = d.providers?.find((p) => p.id === event.id) ?? null
       o.data({ chosen, help: null, back: 'PROVIDER_MANUAL_SELECTION', reason: routingConflicts(d.check?.conflicts ?? []).length ? { code: 'conflict' } : null })
       return enterManual(o, s)
     }
-    case 'help':
-      return o.data({ help: event.help })
     case 'manualInstead':
       if (state.step !== 'DOMAIN_SETUP' && state.step !== 'LOGIN') return o
       return toManual(o.idle(), s, null, 'no_end_user_rail', 'chosen_by_user')
@@ -572,11 +618,6 @@ export function transition(state: State, event: Event, s: Settings): Output {
       if (state.step !== 'MANUAL_CONFIGURATION' || d.shared || state.pending) return o
       // Handing the records to whoever runs the DNS is the manual rail.
       return o.data({ rail: d.rail ?? 'manual' }).run({ kind: 'share' })
-    case 'linked': {
-      if (state.pending?.cmd.kind !== 'share' || !d.conn) return o
-      const detail: SharedDetail = { url: event.url, expiresAt: event.expiresAt, domain: d.conn.domain, connectionId: d.conn.id }
-      return o.idle().data({ link: { url: event.url, expiresAt: event.expiresAt } }).say({ kind: 'shared', detail }).go('FINISHED_SUCCESSFULLY_LINK_SHARED')
-    }
     case 'back':
       return back(o, s)
     case 'retry':
@@ -585,20 +626,6 @@ export function transition(state: State, event: Event, s: Settings): Output {
     case 'waitedLong':
       if (state.step !== 'IN_PROGRESS') return o
       return o.go('FINISHED_SUCCESSFULLY_MANUAL')
-    case 'close':
-      return o.set({ closed: true, pending: null })
-    case 'reach':
-      return d.unreachable === !event.ok ? o : o.data({ unreachable: !event.ok })
-    case 'sessionEnded':
-      if (d.sessionEnded) return o
-      return o.data({ sessionEnded: true, unreachable: false }).say({ kind: 'error', detail: { code: 'SessionError', message: 'The widget token has expired and no new one could be had' } })
-    case 'resumed': {
-      if (state.pending?.id !== event.id) return o
-      o.idle().data({ conn: event.conn })
-      if (event.conn.status === 'live') return succeed(o, s, event.conn)
-      if (event.conn.status === 'failed') return failedAgain(o, s, event.conn)
-      return o
-    }
   }
 }
 
