@@ -101,7 +101,11 @@ export const RULES: Rule[] = [
  * is allowed from anywhere while it is listed; the lead empties this list after merging (and deletes
  * the files), and every import of an old path then fails here with the rule it breaks.
  */
-export const MERGE_SHIMS: string[] = []
+export const MERGE_SHIMS: string[] = [
+  // The operations moved into src/ops/<area>/ folders; the REST face's document still reads these two.
+  'src/ops/webhooks.ts',
+  'src/ops/catalogs.ts',
+]
 
 /** SQL is written only in the query modules; operations, jobs, rules, adapters and faces call them. */
 export const SQL_ONLY_UNDER = 'src/db/'
@@ -453,7 +457,7 @@ describe('the layer checks catch what they are for', () => {
   })
 
   test('SQL added to a real operation is found by the same scan', () => {
-    const f = 'src/ops/reapply.ts'
+    const f = 'src/ops/api-rail/reapply.ts'
     expect(sqlStatements(readRepo(f))).toEqual([])
     expect(sqlStatements(readRepo(f) + '\nawait ctx.db`update connections set managed = false`')).toEqual(['ctx.db`'])
   })

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { snapshots } from '../../scripts/generate.ts'
+import { snapshots } from '../../scripts/derived.ts'
 import { TOOLSETS } from '../../mcp/toolsets.ts'
 import { jsonDiff, matchSnapshot } from '../harness/snapshot.ts'
 
