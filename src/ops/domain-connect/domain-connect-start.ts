@@ -1,11 +1,11 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import type { Template } from '../../domain/domain-connect/template.ts'
 import { discover, type Discovery, withScheme } from '../../domain/domain-connect/discovery.ts'
 import { providerRequest } from '../../domain/domain-connect/http.ts'
 import { rfc3986Encode } from '../../domain/domain-connect/signing.ts'
 import type { ConnectionRow } from '../../db/connections.ts'
 import { type ConnectionPlan, planForConnection, uncovered } from '../../domain/domain-connect/connection.ts'
-import { ApiError, type ErrorReason, invalid } from '../../errors.ts'
+import { ApiError } from '../../errors.ts'
 import { named } from '../../domain/named.ts'
 import { connectionFor } from '../../domain/connections.ts'
 import { assertApiRailOnly } from '../../domain/test-mode.ts'
@@ -13,6 +13,7 @@ import { isUrlSyntacticallyAllowed } from '../../adapters/ssrf.ts'
 import { randomToken } from '../../ids.ts'
 import { type ApplyStep, insertConsentSession } from '../../db/domain-connect-sessions.ts'
 import { type Ctx, defineOp } from '../registry.ts'
+import { refuseFirst, type Refusal } from '../checks.ts'
 import { IdParam, Input, Nullable, Out } from '../schemas.ts'
 import { END_USER } from '../authority.ts'
 import { BaseCtx, catalog, deps, pickTemplate, redirectAllowed, signedApplyUrl } from './shared.ts'
@@ -77,8 +78,87 @@ function plansFor(ctx: Pick<Ctx, 'services'>, c: ConnectionRow, serviceIds: stri
   throw new ApiError('conflict', 'No loaded template sets this connection\'s records; name one with service_id', { reason: 'no_template' })
 }
 
-function refuse(reason: ErrorReason, title: string): never {
-  throw new ApiError('conflict', title, { reason })
+const StartBody = Input({
+  service_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  service_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 20 })),
+  managed: Type.Optional(Type.Boolean()),
+  rail: Type.Optional(Type.Union([Type.Literal('sync'), Type.Literal('async')])),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 2000, description: 'Sync: where the provider sends the browser back (under the template\'s syncRedirectDomain). Async: where the callback sends it. Portico\'s own return page (`<PUBLIC_URL>/widget/return`, which closes the provider\'s window) is always accepted; on the sync rail it is left out of the apply URL when the template\'s syncRedirectDomain does not cover it' })),
+  state: Type.Optional(Type.String({ maxLength: 500, description: 'Sync only: echoed back on redirect_uri' })),
+})
+type StartInput = Static<typeof StartBody>
+
+/** What a start is judged on before templates are chosen. */
+interface StartFacts {
+  c: ConnectionRow
+  dc: Discovery | null
+  input: StartInput
+}
+
+/**
+ * What domainconnect:start refuses before choosing templates, in order (the first that holds answers):
+ * what the domain check did not advertise is refused with its reason. Each row may rely on the rows
+ * above it (a discovery, then its settings).
+ */
+export const START_REFUSALS: readonly Refusal<StartFacts>[] = [
+  { when: ({ c }) => c.records_source === 'custom', code: 'conflict', reason: 'custom_records', title: 'The one-click rail cannot set an integrator-authored record set; use the manual or API rail' },
+  { when: ({ dc }) => !dc, code: 'conflict', reason: 'not_discovered', title: ({ c }) => `${c.apex_domain} has no _domainconnect record: its DNS provider does not offer one-click setup` },
+  { when: ({ dc }) => !dc!.settings, code: 'conflict', reason: 'settings_unreachable', title: ({ c, dc }) => `The Domain Connect settings of ${c.apex_domain} could not be read (${dc!.error ?? 'unknown'})` },
+  { when: ({ input }) => input.rail === 'sync' && input.managed === true, code: 'invalid_request', title: 'managed: true needs the async rail' },
+  // The managed rail asked for but not offered falls through to the sync rail (CONTRACT: "on the sync
+  // fallthrough only the first applies"); the sync rail asked for is not offered instead.
+  { when: ({ input, dc }) => input.rail === 'sync' && !dc!.sync, code: 'conflict', reason: 'sync_unsupported', title: ({ dc }) => `${dc!.settings!.providerName} does not offer the synchronous rail` },
+  { when: ({ dc }) => !dc!.sync && !dc!.async, code: 'conflict', reason: 'provider_unsupported', title: ({ dc }) => `${dc!.settings!.providerName} offers neither rail to this deployment` },
+  { when: ({ input }) => Boolean(input.service_ids && input.service_id && !input.service_ids.includes(input.service_id)), code: 'invalid_request', title: 'service_id must be one of service_ids' },
+]
+
+/** What a start is judged on once its rail and templates are chosen. */
+interface PlanFacts extends StartFacts {
+  config: Ctx['config']
+  rail: 'sync' | 'async'
+  plans: ConnectionPlan[]
+  unsupported: Set<string>
+}
+
+const notSupported = ({ plans, unsupported }: PlanFacts) => plans.find((p) => unsupported.has(templateKey(p.template)))?.template
+const ownReturn = (config: Ctx['config'], redirectUri: string | undefined) => redirectUri?.startsWith(`${config.publicUrl}${RETURN_PATH}`) ?? false
+// Where the callback sends the browser: https only (plain http to loopback under the test setting).
+const redirectCheck = ({ config, input }: PlanFacts) => isUrlSyntacticallyAllowed(input.redirect_uri!, { allowLoopback: config.webhookAllowLoopback, requireHttps: true })
+
+/** What domainconnect:start refuses once the templates are chosen, in order. Portico's own return page needs no check. */
+export const PLAN_REFUSALS: readonly Refusal<PlanFacts>[] = [
+  { when: (f) => notSupported(f) !== undefined, code: 'conflict', reason: 'template_unsupported', title: (f) => `${f.dc!.settings!.providerName} does not support the template ${notSupported(f)!.providerId}/${notSupported(f)!.serviceId}` },
+  { when: ({ rail, plans }) => rail === 'async' && new Set(plans.map((p) => p.template.providerId.toLowerCase())).size > 1, code: 'invalid_request', title: 'Templates under one consent must share their providerId' },
+  {
+    when: (f) => f.rail === 'async' && f.input.redirect_uri !== undefined && !ownReturn(f.config, f.input.redirect_uri) && !redirectCheck(f).ok,
+    code: 'invalid_request',
+    title: (f) => `redirect_uri is not allowed: ${(redirectCheck(f) as { reason: string }).reason}`,
+    details: () => [{ in: 'body', field: 'redirect_uri', message: 'must be an absolute https URL' }],
+  },
+]
+
+/** Opens the managed rail's consent session and answers the provider's consent URL: one consent covers every template. */
+async function startConsent(ctx: Ctx, c: ConnectionRow, dc: Discovery, plans: ConnectionPlan[], input: StartInput): Promise<string> {
+  const settings = dc.settings!
+  const first = plans[0]!
+  const serviceIds = plans.map((p) => p.template.serviceId)
+  const client = ctx.config.domainConnect.asyncClients[settings.providerId.toLowerCase()]!
+  const state = randomToken(24)
+  const now = ctx.clock.now()
+  const callback = `${ctx.config.publicUrl}${CALLBACK_PATH}`
+  // The groups and variables of each template are sent with its own apply call.
+  const applies: ApplyStep[] = plans.map((p) => ({ service_id: p.template.serviceId, group_ids: p.groupIds ?? null, params: p.params }))
+  await insertConsentSession(ctx.sql, { state, c, dc: settings, client, first, serviceIds, applies, callback, input, now, ttlMs: SESSION_TTL_MS })
+  const q = [
+    ['domain', first.domain],
+    ...(first.host ? [['host', first.host]] : []),
+    ['client_id', client.client_id],
+    ['redirect_uri', callback],
+    ['response_type', 'code'],
+    ['scope', serviceIds.join(' ')],
+    ['state', state],
+  ]
+  return `${withScheme(settings.urlAsyncUX!, ctx.config.webhookAllowLoopback)}/v2/domainTemplates/providers/${rfc3986Encode(first.template.providerId)}?${q.map(([k, v]) => `${k}=${rfc3986Encode(v!)}`).join('&')}`
 }
 
 const StartResponse = named('DomainConnectStart', Out({
@@ -115,14 +195,7 @@ export const domainConnectStartOp = defineOp({
   scope: 'domains:write',
   params: IdParam,
   bodyOptional: true,
-  body: Input({
-    service_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    service_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 20 })),
-    managed: Type.Optional(Type.Boolean()),
-    rail: Type.Optional(Type.Union([Type.Literal('sync'), Type.Literal('async')])),
-    redirect_uri: Type.Optional(Type.String({ maxLength: 2000, description: 'Sync: where the provider sends the browser back (under the template\'s syncRedirectDomain). Async: where the callback sends it. Portico\'s own return page (`<PUBLIC_URL>/widget/return`, which closes the provider\'s window) is always accepted; on the sync rail it is left out of the apply URL when the template\'s syncRedirectDomain does not cover it' })),
-    state: Type.Optional(Type.String({ maxLength: 500, description: 'Sync only: echoed back on redirect_uri' })),
-  }),
+  body: StartBody,
   response: StartResponse,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'service_unavailable'],
   kind: 'write',
@@ -149,31 +222,24 @@ export const domainConnectStartOp = defineOp({
   },
   async handler(ctx, input, pre: StartPrepared) {
     const c = await connectionFor(ctx.sql, ctx.principal, input.id)
-    if (c.records_source === 'custom') refuse('custom_records', 'The one-click rail cannot set an integrator-authored record set; use the manual or API rail')
-    const dc = pre.discovery
-    if (!dc) refuse('not_discovered', `${c.apex_domain} has no _domainconnect record: its DNS provider does not offer one-click setup`)
-    if (!dc.settings) refuse('settings_unreachable', `The Domain Connect settings of ${c.apex_domain} could not be read (${dc.error ?? 'unknown'})`)
+    refuseFirst(START_REFUSALS, { c, dc: pre.discovery, input })
+    // START_REFUSALS refused a provider without a discovery or settings, and one offering neither rail.
+    const dc = pre.discovery!
+    const settings = dc.settings!
+    // The managed rail when asked for and offered; sync is the default, unless the provider offers only the managed rail.
     const wantsAsync = input.rail === 'async' || input.managed === true
-    if (input.rail === 'sync' && input.managed === true) throw invalid('managed: true needs the async rail')
-    // The managed rail when asked for and offered; asked for but not offered, the request falls through to
-    // the sync rail (CONTRACT: "on the sync fallthrough only the first applies"). Sync is the default,
-    // unless the provider offers only the managed rail.
-    if (input.rail === 'sync' && !dc.sync) refuse('sync_unsupported', `${dc.settings.providerName} does not offer the synchronous rail`)
-    if (!dc.sync && !dc.async) refuse('provider_unsupported', `${dc.settings.providerName} offers neither rail to this deployment`)
     const rail: 'sync' | 'async' = (wantsAsync && dc.async) || !dc.sync ? 'async' : 'sync'
     const ids = input.service_ids ?? (input.service_id ? [input.service_id] : [])
-    if (input.service_ids && input.service_id && !input.service_ids.includes(input.service_id)) throw invalid('service_id must be one of service_ids')
     const plans = plansFor(ctx, c, rail === 'sync' ? ids.slice(0, 1) : ids)
-    const notThere = plans.find((p) => pre.unsupported.has(templateKey(p.template)))
-    if (notThere) refuse('template_unsupported', `${dc.settings.providerName} does not support the template ${notThere.template.providerId}/${notThere.template.serviceId}`)
-    const first = plans[0]!
-    const dcProvider = { dc_provider: dc.settings.providerId, dc_provider_name: dc.settings.providerDisplayName ?? dc.settings.providerName, dc_host: dc.host }
+    refuseFirst(PLAN_REFUSALS, { c, dc, input, config: ctx.config, rail, plans, unsupported: pre.unsupported })
     const serviceIds = plans.map((p) => p.template.serviceId)
-    ctx.audit.details = { rail, service_ids: serviceIds, dc_provider: dc.settings.providerId }
+    const answer = { service_id: serviceIds[0]!, service_ids: serviceIds, dc_provider: settings.providerId, dc_provider_name: settings.providerDisplayName ?? settings.providerName, dc_host: dc.host, rail }
+    ctx.audit.details = { rail, service_ids: serviceIds, dc_provider: settings.providerId }
     if (rail === 'sync') {
+      const first = plans[0]!
       const applyUrl = signedApplyUrl(ctx, {
         template: first.template,
-        providerBase: dc.settings.urlSyncUX!,
+        providerBase: settings.urlSyncUX!,
         domain: first.domain,
         host: first.host,
         params: first.params,
@@ -181,33 +247,8 @@ export const domainConnectStartOp = defineOp({
         redirectUri: redirectFor(ctx, first.template, input.redirect_uri),
         state: input.state,
       })
-      return { apply_url: applyUrl, consent_url: null, service_id: serviceIds[0]!, service_ids: serviceIds, ...dcProvider, rail, managed: false }
+      return { apply_url: applyUrl, consent_url: null, ...answer, managed: false }
     }
-    if (new Set(plans.map((p) => p.template.providerId.toLowerCase())).size > 1) throw invalid('Templates under one consent must share their providerId')
-    // Portico's own return page is where the widget asks to come back; it needs no check.
-    const ownReturn = input.redirect_uri?.startsWith(`${ctx.config.publicUrl}${RETURN_PATH}`) ?? false
-    if (input.redirect_uri !== undefined && !ownReturn) {
-      // Where the callback sends the browser: https only (plain http to loopback under the test setting).
-      const ok = isUrlSyntacticallyAllowed(input.redirect_uri, { allowLoopback: ctx.config.webhookAllowLoopback, requireHttps: true })
-      if (!ok.ok) throw invalid(`redirect_uri is not allowed: ${ok.reason}`, [{ in: 'body', field: 'redirect_uri', message: 'must be an absolute https URL' }])
-    }
-    const client = ctx.config.domainConnect.asyncClients[dc.settings.providerId.toLowerCase()]!
-    const state = randomToken(24)
-    const now = ctx.clock.now()
-    const callback = `${ctx.config.publicUrl}${CALLBACK_PATH}`
-    // One consent covers every template; the groups and variables of each are sent with its own apply call.
-    const applies: ApplyStep[] = plans.map((p) => ({ service_id: p.template.serviceId, group_ids: p.groupIds ?? null, params: p.params }))
-    await insertConsentSession(ctx.sql, { state, c, dc: dc.settings, client, first, serviceIds, applies, callback, input, now, ttlMs: SESSION_TTL_MS })
-    const q = [
-      ['domain', first.domain],
-      ...(first.host ? [['host', first.host]] : []),
-      ['client_id', client.client_id],
-      ['redirect_uri', callback],
-      ['response_type', 'code'],
-      ['scope', serviceIds.join(' ')],
-      ['state', state],
-    ]
-    const consentUrl = `${withScheme(dc.settings.urlAsyncUX!, ctx.config.webhookAllowLoopback)}/v2/domainTemplates/providers/${rfc3986Encode(first.template.providerId)}?${q.map(([k, v]) => `${k}=${rfc3986Encode(v!)}`).join('&')}`
-    return { apply_url: null, consent_url: consentUrl, service_id: serviceIds[0]!, service_ids: serviceIds, ...dcProvider, rail, managed: true }
+    return { apply_url: null, consent_url: await startConsent(ctx, c, dc, plans, input), ...answer, managed: true }
   },
 })
