@@ -1,6 +1,6 @@
 // What `npm run generate` (scripts/generate.ts) writes, each derived file's text from the code; the
 // tests compare it with what is committed (test/unit/generate.test.ts, test/unit/snapshots.test.ts).
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import '../src/quiet-warnings.ts'
 import { OPERATIONS } from '../src/ops/index.ts'
@@ -27,17 +27,26 @@ export const snapshotText = (value: unknown) => JSON.stringify(value, null, 2) +
 /** What the REST face and the MCP server are built from (src/server.ts). */
 const SERVED = withOpenApi(OPERATIONS)
 
-/** The snapshots of what users see: path from the repository root → value. */
+/** Where each MCP tool's snapshot lives: one file per tool, so adding a tool adds a file. */
+export const TOOLSNAPS = 'mcp/__toolsnaps__'
+export const toolSnapshot = (name: string) => `${TOOLSNAPS}/${name}.json`
+
+/**
+ * The snapshots of what users see: path from the repository root → value. The OpenAPI document, and
+ * each MCP tool as tools/list describes it (a toolset's list is its tools in the registry's order).
+ */
 export function snapshots(): Record<string, unknown> {
-  const tools = buildTools(SERVED)
   const out: Record<string, unknown> = {
     'test/snapshots/openapi.json': buildOpenApi(SERVED, { publicUrl: 'https://portico.example', version: 'snapshot' }),
-    'mcp/__toolsnaps__/default.json': { tools: tools.map((t) => t.descriptor) },
   }
-  for (const name of Object.keys(TOOLSETS) as Toolset[]) {
-    out[`mcp/__toolsnaps__/${name}.json`] = { tools: tools.filter((t) => t.toolset === name).map((t) => t.descriptor) }
-  }
+  for (const tool of buildTools(SERVED)) out[toolSnapshot(tool.name)] = tool.descriptor
   return out
+}
+
+/** Files under mcp/__toolsnaps__/ that no tool writes (a tool removed or renamed): generate deletes them. */
+export function staleToolSnapshots(): string[] {
+  const wanted = new Set(Object.keys(snapshots()))
+  return readdirSync(join(ROOT, TOOLSNAPS)).map((f) => `${TOOLSNAPS}/${f}`).filter((f) => !wanted.has(f)).sort()
 }
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen']
