@@ -30,11 +30,12 @@ if (import.meta.main) {
   const started = performance.now()
   const check = process.argv.includes('--check')
   const registry = operationsModule(ROOT, readPrevious(ROOT))
-  if (!check && read(OPERATIONS_FILE) !== registry) writeFileSync(join(ROOT, OPERATIONS_FILE), registry)
+  const listed: [string, string][] = read(OPERATIONS_FILE) === registry ? [] : [[OPERATIONS_FILE, registry]]
+  if (!check && listed.length) writeFileSync(join(ROOT, OPERATIONS_FILE), registry)
   const { derivedFiles, staleToolSnapshots } = await import('./derived.ts')
   const files = await derivedFiles()
   const stale = staleToolSnapshots()
-  const changed: [string, string | null][] = [...Object.entries(files).filter(([file, text]) => read(file) !== text), ...stale.map((f): [string, null] => [f, null])]
+  const changed: [string, string | null][] = [...listed, ...Object.entries(files).filter(([file, text]) => file !== OPERATIONS_FILE && read(file) !== text), ...stale.map((f): [string, null] => [f, null])]
   if (!check) for (const [file, text] of changed) text === null ? rmSync(join(ROOT, file)) : writeFileSync(join(ROOT, file), text)
   const took = `${Math.round(performance.now() - started)} ms`
   if (changed.length === 0) console.log(`generate: ${Object.keys(files).length} derived files, all current (${took})`)
