@@ -3,6 +3,7 @@
 // src/domain/record-plan.ts (written through the provider by src/domain/apply.ts). Provider calls happen
 // outside any transaction (`transaction: false`): a slow provider never holds a database connection, and
 // what was written is recorded on the connection before the write (priors) and after it (rail, status, events).
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { named } from '../../domain/named.ts'
 import { UpdatedRecordSchema } from '../../domain/events.ts'

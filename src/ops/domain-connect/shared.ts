@@ -13,6 +13,7 @@
 //   discovered urlAPI, which a forged `_domainconnect` record could point anywhere) and applies each
 //   template through it; every request goes through the SSRF guard. The connection becomes managed and propagating and
 //   `connection.applied` (`via: async`) is written in the same transaction.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { invalid, notFound, unavailable } from '../../errors.ts'
 import type { Template } from '../../domain/domain-connect/template.ts'
 import { buildSyncApplyUrl } from '../../domain/domain-connect/signing.ts'

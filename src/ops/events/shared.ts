@@ -2,6 +2,7 @@
 // them): list a workspace's events and read one with its payload, kept EVENT_RETENTION_DAYS (at least
 // 30); replay an endpoint's failed deliveries since a time; send an endpoint a test event of any type.
 // The envelopes are the event registry's (src/domain/events.ts), exactly as they were delivered.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { currentShape, EVENT_TYPES } from '../../domain/events.ts'
 import type { EventRow } from '../../db/events.ts'

@@ -1,5 +1,6 @@
 // Tokens and members (CONTRACT.md section 4): widget tokens minted server-side with an application's
 // client secret, member invitations, role changes with the owner rules, and acceptance.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import type { MemberRow } from '../../db/members.ts'
 import type { WidgetTokenRow } from '../../db/widget-tokens.ts'

@@ -14,7 +14,6 @@ const MAX_LIMIT = 1000
 
 const CURSOR_TTL_MS = 12 * 3_600_000
 
-// ---- Cursor ---------------------------------------------------------------------------------------
 
 interface Cursor {
   /** The first page's snapshot (`pg_snapshot` text form). */
@@ -56,7 +55,6 @@ function decodeCursor(raw: string, appId: string | null, now: Date): Cursor {
 
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url')
 
-// ---- Operations -----------------------------------------------------------------------------------
 
 const SummarySchema = named('MonitorSummary', Out({
   domains: Type.Integer({ description: 'Every open connection' }),

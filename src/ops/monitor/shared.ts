@@ -9,6 +9,7 @@
 // domain whose drift changes between pages is neither repeated nor skipped; its entry still shows
 // its current state. The rank log holds 24 changes (at most one per hourly check), so a cursor is
 // accepted for 12 hours.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { named } from '../../domain/named.ts'
 import type { MonitorRow as Row } from '../../db/monitor.ts'

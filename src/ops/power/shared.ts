@@ -4,6 +4,7 @@
 //   GET    /connections/{id}/power
 //   DELETE /connections/{id}/power   stop serving it
 // and the contract's `POST /internal/ask`, which the edge calls before obtaining a certificate on demand.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import type { PowerDeps } from '../../domain/power.ts'
 import { ApiError } from '../../errors.ts'
 import type { Ctx } from '../registry.ts'

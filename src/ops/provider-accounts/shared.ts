@@ -2,6 +2,7 @@
 // CRUD, and connecting domains with one. The credential rules live in src/domain/provider-accounts.ts;
 // what a refused credential does is decided in src/domain/grants.ts. Provider calls happen outside any
 // transaction (`transaction: false`): a slow provider never holds a database connection.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { named } from '../../domain/named.ts'
 import type { AccountRow } from '../../db/provider-accounts.ts'

@@ -6,6 +6,7 @@
 //   PUT    /connections/{id}/ssl         import the customer's certificate and key
 //   DELETE /connections/{id}/ssl         deprovision: off the edge, marked removed
 // Without an edge (EDGE_ADMIN_URL) every one answers 503; issue and renew also need ACME_DIRECTORY_URL.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { CertificateSchema } from '../../domain/resource-schemas.ts'
 import { certificateNames, certificateOut, issueCertificate, type SecureDeps } from '../../domain/certificates.ts'
 import { ApiError } from '../../errors.ts'

@@ -2,6 +2,7 @@
 // with an Idempotency-Key, and the order list (the payment-processor webhook is src/http/payments-webhook.ts). Without
 // SELL_PURCHASE_ENABLED every route that creates or moves an order answers 503 service_unavailable;
 // search stays open. The rules live in src/domain/sell.ts.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { named } from '../../domain/named.ts'
 import { registrableName, type SellDeps } from '../../domain/sell.ts'

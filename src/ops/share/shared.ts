@@ -3,6 +3,7 @@
 // token only for its hostname); `GET /share/{token}` and `POST /share/{token}:recheck` need no
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.
 // The widget SDK, not the server, emits the `shared` window event when it produces a link.
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { named } from '../../domain/named.ts'
 import { DnsRecordSchema } from '../../domain/records.ts'

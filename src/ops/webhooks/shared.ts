@@ -1,5 +1,6 @@
 // Webhooks (CONTRACT.md sections 4 and 6): endpoints, the delivery log and manual replay. Secrets are
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
+// Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'
 import { ATTEMPT_TIMEOUT_MS, BACKOFF_MS, MAX_ATTEMPTS } from '../../domain/webhook-delivery.ts'
 import { named } from '../../domain/named.ts'
