@@ -1,22 +1,142 @@
-// `npm run generate`: rewrites every file derived from the code, without a database:
-// - src/ops/operations.ts, the registry's list, from the operation files (scripts/operations-registry.ts);
+// `npm run generate`: rewrites every file derived from the code, in one process, without a database:
 // - test/snapshots/openapi.json, the served OpenAPI document;
 // - mcp/__toolsnaps__/<tool>.json, each MCP tool as tools/list describes it to a token holding every
 //   agent scope, one file per tool (what test/integration/mcp-tools.test.ts checks through both protocol
 //   revisions); the file of a tool that is gone is deleted;
+// - src/ops/operations.ts, the registry's list, from the operation files (scripts/operations-registry.ts:
+//   `npm run generate` writes it first, in a process of its own, so what follows serves the list as written);
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
 //   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes.
 // Prints the files it changed; with `--check`, changes nothing and exits 1 naming the stale files.
-// .ci/run runs it and fails when the committed files are not what it writes. The registry's list is
-// written first and everything else is loaded after it (scripts/derived.ts), so an operation file added
-// or deleted is served in the same run.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+// .ci/run runs it and fails when the committed files are not what it writes.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { OPERATIONS_FILE, operationsModule, readPrevious } from './operations-registry.ts'
+import '../src/quiet-warnings.ts'
+import { OPERATIONS } from '../src/ops/index.ts'
+import { buildOpenApi, withOpenApi } from '../src/http/openapi.ts'
+import { authorityMarkdown } from '../src/ops/authority.ts'
+import { eventsMarkdown } from '../src/ops/events-doc.ts'
+import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.ts'
+import { HOSTED } from '../src/adapters/dns-providers/index.ts'
+import { LOCALE_TAGS } from '../src/widget/i18n.ts'
+import { directionOf } from '../src/widget/locale.ts'
+import { buildTools } from '../mcp/tools.ts'
+import { TOOLSETS, type Toolset } from '../mcp/toolsets.ts'
+import { toolsetTokens } from './mcp-tool-tokens.ts'
+import { renderProviderDocs } from '../test/harness/provider-cards/render.ts'
+import { operationsFile, writeOperations } from './operations-registry.ts'
+import { generate as clientFiles, servedDocument } from '../packages/client/scripts/generate.ts'
+import { widgetTypes } from '../packages/react/scripts/generate.ts'
 
 const ROOT = join(import.meta.dir, '..')
+
+/** A JSON snapshot's text, as test/harness/snapshot.ts writes and compares it. */
+export const snapshotText = (value: unknown) => JSON.stringify(value, null, 2) + '\n'
+
+/** What the REST face and the MCP server are built from (src/server.ts). */
+const SERVED = withOpenApi(OPERATIONS)
+
+/** Where each MCP tool's snapshot lives: one file per tool, so adding a tool adds a file. */
+export const TOOLSNAPS = 'mcp/__toolsnaps__'
+export const toolSnapshot = (name: string) => `${TOOLSNAPS}/${name}.json`
+
+/**
+ * The snapshots of what users see: path from the repository root → value. The OpenAPI document, and
+ * each MCP tool as tools/list describes it (a toolset's list is its tools in the registry's order).
+ */
+export function snapshots(): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    'test/snapshots/openapi.json': buildOpenApi(SERVED, { publicUrl: 'https://portico.example', version: 'snapshot' }),
+  }
+  for (const tool of buildTools(SERVED)) out[toolSnapshot(tool.name)] = tool.descriptor
+  return out
+}
+
+/** Files under mcp/__toolsnaps__/ that no tool writes (a tool removed or renamed): generate deletes them. */
+export function staleToolSnapshots(): string[] {
+  const wanted = new Set(Object.keys(snapshots()))
+  return readdirSync(join(ROOT, TOOLSNAPS)).map((f) => `${TOOLSNAPS}/${f}`).filter((f) => !wanted.has(f)).sort()
+}
+
+const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen']
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
+export const inWords = (n: number) => (n < 20 ? WORDS[n]! : `${TENS[Math.floor(n / 10)]}${n % 10 ? '-' + WORDS[n % 10] : ''}`)
+const capital = (s: string) => s.replace(/^./, (c) => c.toUpperCase())
+const thousands = (n: number) => n.toLocaleString('en-US')
+
+/** docs/providers.md's table of end users' providers by rail, each with its catalog rank. */
+function providersByRail(): string {
+  const census = PROVIDERS.filter((p) => p.audience === 'end_user')
+  const automatic = census.filter((p) => p.built.api_credential || p.built.oauth)
+  const dc = (p: Provider) => p.capabilities.domain_connect.sync || p.capabilities.domain_connect.async
+  const rows: [string, Provider[]][] = [
+    ['API credential (adapter built, contract-tested)', census.filter((p) => p.built.api_credential)],
+    ['OAuth sign-in (offered when the client is configured)', census.filter((p) => p.built.oauth)],
+    ['Domain Connect (where the provider onboarded the template)', census.filter(dc)],
+    ['manual only', census.filter((p) => !automatic.includes(p) && !dc(p))],
+  ]
+  return [
+    '| rail | providers (catalog rank by share) | count |',
+    '| --- | --- | --- |',
+    ...rows.map(([label, ps]) => `| ${label} | ${ps.map((p) => `${p.name} (${p.rank})`).join(', ')} | ${ps.length} |`),
+  ].join('\n')
+}
+
+/** docs/agents.md's table of tools/list sizes per toolset. */
+function toolsetSizes(): string {
+  const lines = ['| toolset | tools | characters | tokens |', '| --- | --- | --- | --- |']
+  for (const [name, s] of toolsetTokens()) {
+    const label = name === 'default' ? 'default (all)' : `\`${name}\`: ${TOOLSETS[name as Toolset].replace(/^./, (c) => c.toLowerCase())}`
+    lines.push(`| ${label} | ${s.tools} | ${thousands(s.chars)} | ${thousands(s.tokens)} |`)
+  }
+  return lines.join('\n')
+}
+
+/** The generated regions' text, by name: one source each, wherever the documents repeat it. */
+export function regions(): Record<string, string> {
+  const rtl = LOCALE_TAGS.filter((l) => directionOf(l) === 'rtl')
+  const ltr = LOCALE_TAGS.filter((l) => directionOf(l) === 'ltr')
+  const automatic = parityCensus().built.automatic
+  return {
+    'locale-count': String(LOCALE_TAGS.length),
+    'locale-list': `${ltr.map((l) => `\`${l}\``).join(', ')}, and ${rtl.map((l) => `\`${l}\``).join(' and ')} right to left`,
+    'adapter-count': String(Object.keys(HOSTED).filter((id) => PROVIDERS.find((p) => p.id === id)?.audience === 'end_user').length),
+    'provider-count': String(PROVIDERS.filter((p) => p.audience === 'end_user').length),
+    'automatic-count': capital(inWords(automatic)),
+    'providers-by-rail': providersByRail(),
+    'toolset-sizes': toolsetSizes(),
+  }
+}
+
+/** The documents holding generated regions. */
+const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md']
+
+const REGION = /<!-- generated: ([a-z-]+) -->([\s\S]*?)<!-- \/generated -->/g
+
+/** `text` with each region's content replaced; a block region (its content on lines of its own) stays one. */
+export function fillRegions(text: string, values: Record<string, string>, file = 'text'): string {
+  return text.replace(REGION, (_all, name: string, old: string) => {
+    const value = values[name]
+    if (value === undefined) throw new Error(`${file}: unknown generated region "${name}"`)
+    return `<!-- generated: ${name} -->${old.startsWith('\n') ? `\n${value}\n` : value}<!-- /generated -->`
+  })
+}
+
+/** Every derived file: path from the repository root → its text. */
+export async function derivedFiles(): Promise<Record<string, string>> {
+  const out: Record<string, string> = { ...operationsFile() }
+  for (const [file, value] of Object.entries(snapshots())) out[file] = snapshotText(value)
+  out['docs/authority-matrix.md'] = authorityMarkdown(OPERATIONS)
+  out['docs/events.md'] = eventsMarkdown()
+  out['docs/providers/README.md'] = renderProviderDocs()
+  for (const [name, text] of Object.entries(await clientFiles(await servedDocument()))) out[`packages/client/src/generated/${name}`] = text
+  out['packages/react/src/widget-types.ts'] = widgetTypes()
+  const values = regions()
+  for (const file of WITH_REGIONS) out[file] = fillRegions(readFileSync(join(ROOT, file), 'utf8'), values, file)
+  return out
+}
 
 function read(file: string): string | null {
   try {
@@ -29,13 +149,16 @@ function read(file: string): string | null {
 if (import.meta.main) {
   const started = performance.now()
   const check = process.argv.includes('--check')
-  const registry = operationsModule(ROOT, readPrevious(ROOT))
-  const listed: [string, string][] = read(OPERATIONS_FILE) === registry ? [] : [[OPERATIONS_FILE, registry]]
-  if (!check && listed.length) writeFileSync(join(ROOT, OPERATIONS_FILE), registry)
-  const { derivedFiles, staleToolSnapshots } = await import('./derived.ts')
+  // Run without the list's step before it (`bun scripts/generate.ts`): this process loaded the old list,
+  // so it writes the new one and runs again to derive the rest from it.
+  const listed = check ? [] : writeOperations()
+  if (listed.length) {
+    console.log(`generate: rewrote from the operation folders:\n${listed.map((f) => `  ${f}`).join('\n')}`)
+    const again = Bun.spawnSync([process.execPath, import.meta.path, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'inherit'] })
+    process.exit(again.exitCode)
+  }
   const files = await derivedFiles()
-  const stale = staleToolSnapshots()
-  const changed: [string, string | null][] = [...listed, ...Object.entries(files).filter(([file, text]) => file !== OPERATIONS_FILE && read(file) !== text), ...stale.map((f): [string, null] => [f, null])]
+  const changed: [string, string | null][] = [...Object.entries(files).filter(([file, text]) => read(file) !== text), ...staleToolSnapshots().map((f): [string, null] => [f, null])]
   if (!check) for (const [file, text] of changed) text === null ? rmSync(join(ROOT, file)) : writeFileSync(join(ROOT, file), text)
   const took = `${Math.round(performance.now() - started)} ms`
   if (changed.length === 0) console.log(`generate: ${Object.keys(files).length} derived files, all current (${took})`)

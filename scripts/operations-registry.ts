@@ -4,8 +4,9 @@
 // its file. The list's order is the served order (the OpenAPI document's paths, `tools/list`, route
 // matching): an operation keeps its place, a new one goes after the last one of its folder (a new
 // folder's at the end), a deleted one leaves. Reordering the list by hand is kept.
-// Reads files only: it runs before anything imports the registry.
-import { readdirSync, readFileSync } from 'node:fs'
+// Reads files only: `npm run generate` runs it (`bun scripts/operations-registry.ts`) before anything
+// imports the registry, so an operation file added or deleted is served by the rest of the run.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export const OPERATIONS_FILE = 'src/ops/operations.ts'
@@ -76,4 +77,24 @@ export function readPrevious(root: string): string | null {
   } catch {
     return null
   }
+}
+
+const ROOT = join(import.meta.dir, '..')
+
+/** The list as it should be: path from the repository root → text. */
+export function operationsFile(root = ROOT): Record<string, string> {
+  return { [OPERATIONS_FILE]: operationsModule(root, readPrevious(root)) }
+}
+
+/** Writes the list when it is stale; answers the files written. */
+export function writeOperations(root = ROOT): string[] {
+  const text = operationsModule(root, readPrevious(root))
+  if (readPrevious(root) === text) return []
+  writeFileSync(join(root, OPERATIONS_FILE), text)
+  return [OPERATIONS_FILE]
+}
+
+if (import.meta.main) {
+  const written = writeOperations()
+  if (written.length) console.log(`operations: rewrote ${written.join(', ')} from the operation folders`)
 }

@@ -20,7 +20,7 @@ import { OPERATIONS } from '../../src/ops/index.ts'
 import { buildTools } from '../../mcp/tools.ts'
 import { TOOLSETS } from '../../mcp/toolsets.ts'
 import { toolsetTokens, TOKEN_BUDGET } from '../../scripts/mcp-tool-tokens.ts'
-import { toolSnapshot } from '../../scripts/derived.ts'
+import { toolSnapshot } from '../../scripts/generate.ts'
 
 const CHOICES = ['default', ...Object.keys(TOOLSETS)]
 

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { derivedFiles, fillRegions, inWords, regions } from '../../scripts/derived.ts'
+import { derivedFiles, fillRegions, inWords, regions } from '../../scripts/generate.ts'
 import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 
 const ROOT = join(import.meta.dir, '../..')
