@@ -1,10 +1,10 @@
 // MCP tools generated from the operation registry ("One operation, three faces", DESIGN.md). Every
 // operation an agent may call (auth includes AGENT, has a scope, not internal) is one tool:
-// - name: the op id with `.` → `_`; title from the op's summary; description and toolset from
-//   descriptions.ts, written for agents;
+// - name: the op id with `.` → `_`; title from the op's summary; description and toolset from the
+//   op's `agent` text (src/ops/agent-text.ts), written for agents;
 // - input schema: the op's path, query, header and body fields merged into one closed object, split
 //   back into those parts by the schemas' own keys when called;
-// - output schema: the fields an agent uses (descriptions.ts), open to the rest; the full record goes
+// - output schema: the fields an agent uses (its `agent.output`), open to the rest; the full record goes
 //   out as structuredContent plus a JSON text copy;
 // - annotations: derived from what the op declares it can do to a customer's zone (annotations.ts).
 // Calls go through the same executor as REST (`runOp`), so scopes, validation, transactions and audit
@@ -18,7 +18,7 @@ import { ApiError } from '../src/errors.ts'
 import { toApiError } from '../src/http/app.ts'
 import { undeclared } from '../src/ops/declared.ts'
 import type { RunCtx } from '../src/ops/run.ts'
-import { AGENT_TEXTS, type AgentText } from './descriptions.ts'
+import type { AgentText } from '../src/ops/agent-text.ts'
 import { APP_URI, appText } from './app.ts'
 import type { Toolset } from './toolsets.ts'
 import { annotationsOf } from './annotations.ts'
@@ -85,8 +85,8 @@ function lean(schema: unknown): Record<string, unknown> {
 }
 
 export function agentText(op: AnyOp): AgentText {
-  const text = AGENT_TEXTS[op.id]
-  if (!text) throw new Error(`${op.id} is an agent operation without agent texts in mcp/descriptions.ts`)
+  const text = op.agent
+  if (!text) throw new Error(`${op.id} is an agent operation without agent text (declare \`agent\` with the operation: src/ops/agent-text.ts)`)
   return text
 }
 

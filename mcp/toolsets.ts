@@ -1,15 +1,11 @@
 // Toolsets: groups of tools a client chooses per connection, so an agent that only reads or only
 // connects does not pay for every tool's schema in its context. Chosen by the `X-MCP-Toolsets` header
 // or the `toolsets` query parameter of the MCP URL (comma-separated names, or `all`); without either,
-// the default set. The choice only hides tools: scopes still decide what a token may call.
-export const TOOLSETS = {
-  read: 'Look up applications, connections, their records, monitoring and billing standing',
-  connect: 'Check and connect domains, and start the ways of writing their records',
-  secure: 'Certificates of connected domains',
-  manage: 'Disconnect domains',
-} as const
+// the default set. The choice only hides tools: scopes still decide what a token may call. The toolsets
+// and each operation's are declared with the operations (src/ops/agent-text.ts).
+import { TOOLSETS, type Toolset } from '../src/ops/agent-text.ts'
 
-export type Toolset = keyof typeof TOOLSETS
+export { TOOLSETS, type Toolset }
 
 export const DEFAULT_TOOLSETS: readonly Toolset[] = ['read', 'connect', 'secure', 'manage']
 

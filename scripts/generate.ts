@@ -1,7 +1,10 @@
 // `npm run generate`: rewrites every file derived from the code, in one process, without a database:
 // - test/snapshots/openapi.json, the served OpenAPI document;
-// - mcp/__toolsnaps__/<toolset>.json, tools/list of a token holding every agent scope, per toolset
-//   (what test/integration/mcp-tools.test.ts checks through both protocol revisions);
+// - mcp/__toolsnaps__/<tool>.json, each MCP tool as tools/list describes it to a token holding every
+//   agent scope, one file per tool (what test/integration/mcp-tools.test.ts checks through both protocol
+//   revisions); the file of a tool that is gone is deleted;
+// - src/ops/operations.ts, the registry's list, from the operation files (scripts/operations-registry.ts:
+//   `npm run generate` writes it first, in a process of its own, so what follows serves the list as written);
 // - the provider registries, from the provider folders (scripts/provider-registry.ts: `npm run generate`
 //   writes them first, in a process of its own, so what follows reads the registry as written);
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
@@ -10,7 +13,7 @@
 //   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes.
 // Prints the files it changed; with `--check`, changes nothing and exits 1 naming the stale files.
 // .ci/run runs it and fails when the committed files are not what it writes.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import '../src/quiet-warnings.ts'
 import { OPERATIONS } from '../src/ops/index.ts'
@@ -26,6 +29,7 @@ import { TOOLSETS, type Toolset } from '../mcp/toolsets.ts'
 import { toolsetTokens } from './mcp-tool-tokens.ts'
 import { renderProviderDocs } from '../test/harness/provider-cards/render.ts'
 import { registryFiles, writeRegistries } from './provider-registry.ts'
+import { operationsFile, writeOperations } from './operations-registry.ts'
 import { generate as clientFiles, servedDocument } from '../packages/client/scripts/generate.ts'
 import { widgetTypes } from '../packages/react/scripts/generate.ts'
 
@@ -37,17 +41,26 @@ export const snapshotText = (value: unknown) => JSON.stringify(value, null, 2) +
 /** What the REST face and the MCP server are built from (src/server.ts). */
 const SERVED = withOpenApi(OPERATIONS)
 
-/** The snapshots of what users see: path from the repository root → value. */
+/** Where each MCP tool's snapshot lives: one file per tool, so adding a tool adds a file. */
+export const TOOLSNAPS = 'mcp/__toolsnaps__'
+export const toolSnapshot = (name: string) => `${TOOLSNAPS}/${name}.json`
+
+/**
+ * The snapshots of what users see: path from the repository root → value. The OpenAPI document, and
+ * each MCP tool as tools/list describes it (a toolset's list is its tools in the registry's order).
+ */
 export function snapshots(): Record<string, unknown> {
-  const tools = buildTools(SERVED)
   const out: Record<string, unknown> = {
     'test/snapshots/openapi.json': buildOpenApi(SERVED, { publicUrl: 'https://portico.example', version: 'snapshot' }),
-    'mcp/__toolsnaps__/default.json': { tools: tools.map((t) => t.descriptor) },
   }
-  for (const name of Object.keys(TOOLSETS) as Toolset[]) {
-    out[`mcp/__toolsnaps__/${name}.json`] = { tools: tools.filter((t) => t.toolset === name).map((t) => t.descriptor) }
-  }
+  for (const tool of buildTools(SERVED)) out[toolSnapshot(tool.name)] = tool.descriptor
   return out
+}
+
+/** Files under mcp/__toolsnaps__/ that no tool writes (a tool removed or renamed): generate deletes them. */
+export function staleToolSnapshots(): string[] {
+  const wanted = new Set(Object.keys(snapshots()))
+  return readdirSync(join(ROOT, TOOLSNAPS)).map((f) => `${TOOLSNAPS}/${f}`).filter((f) => !wanted.has(f)).sort()
 }
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen']
@@ -116,7 +129,7 @@ export function fillRegions(text: string, values: Record<string, string>, file =
 
 /** Every derived file: path from the repository root → its text. */
 export async function derivedFiles(): Promise<Record<string, string>> {
-  const out: Record<string, string> = { ...registryFiles() }
+  const out: Record<string, string> = { ...registryFiles(), ...operationsFile() }
   for (const [file, value] of Object.entries(snapshots())) out[file] = snapshotText(value)
   out['docs/authority-matrix.md'] = authorityMarkdown(OPERATIONS)
   out['docs/events.md'] = eventsMarkdown()
@@ -139,21 +152,21 @@ function read(file: string): string | null {
 if (import.meta.main) {
   const started = performance.now()
   const check = process.argv.includes('--check')
-  // Run without the registry step before it (`bun scripts/generate.ts`): this process loaded the old
-  // registry, so it writes the new one and runs again to derive the rest from it.
-  const registries = check ? [] : writeRegistries()
-  if (registries.length) {
-    console.log(`generate: rewrote from the provider folders:\n${registries.map((f) => `  ${f}`).join('\n')}`)
+  // Run without the registry steps before it (`bun scripts/generate.ts`): this process loaded the old
+  // registries, so it writes the new ones and runs again to derive the rest from them.
+  const rewritten = check ? [] : [...writeRegistries(), ...writeOperations()]
+  if (rewritten.length) {
+    console.log(`generate: rewrote from the provider and operation folders:\n${rewritten.map((f) => `  ${f}`).join('\n')}`)
     const again = Bun.spawnSync([process.execPath, import.meta.path, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'inherit'] })
     process.exit(again.exitCode)
   }
   const files = await derivedFiles()
-  const changed = Object.entries(files).filter(([file, text]) => read(file) !== text)
-  if (!check) for (const [file, text] of changed) writeFileSync(join(ROOT, file), text)
+  const changed: [string, string | null][] = [...Object.entries(files).filter(([file, text]) => read(file) !== text), ...staleToolSnapshots().map((f): [string, null] => [f, null])]
+  if (!check) for (const [file, text] of changed) text === null ? rmSync(join(ROOT, file)) : writeFileSync(join(ROOT, file), text)
   const took = `${Math.round(performance.now() - started)} ms`
   if (changed.length === 0) console.log(`generate: ${Object.keys(files).length} derived files, all current (${took})`)
   else if (check) {
     console.error(`generate: stale, run npm run generate and commit:\n${changed.map(([f]) => `  ${f}`).join('\n')}`)
     process.exit(1)
-  } else console.log(`generate: rewrote ${changed.length} of ${Object.keys(files).length} derived files (${took}):\n${changed.map(([f]) => `  ${f}`).join('\n')}`)
+  } else console.log(`generate: rewrote ${changed.length} of ${Object.keys(files).length} derived files (${took}):\n${changed.map(([f, text]) => `  ${f}${text === null ? ' (deleted)' : ''}`).join('\n')}`)
 }

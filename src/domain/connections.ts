@@ -71,7 +71,7 @@ export interface ConnectionAccess {
   /**
    * To remove it: a disconnected connection is answered too (a repeated disconnect answers again), and
    * a widget token must be bound to a domain (403). An agent's removal waits for its person's yes
-   * (src/ops/connect.ts, src/domain/person-confirm.ts).
+   * (src/ops/connect/disconnect.ts, src/domain/person-confirm.ts).
    */
   removal?: boolean
 }

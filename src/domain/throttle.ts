@@ -265,7 +265,7 @@ export function guessedSecret(params: Record<string, string>, body: unknown): st
  * The SHA-256 (hex) of each secret a `guessable` operation's input carries (a client secret or an
  * invitation token in the body, a share token in the path): what Portico stores of them, so a secret
  * minted on any process, or valid when this one started, is known before it is first used here
- * (src/ops/tenancy.ts `publishValid`, src/db/api-keys.ts `validCredentialHashes`).
+ * (src/ops/tenancy/shared.ts `publishValid`, src/db/api-keys.ts `validCredentialHashes`).
  */
 export function secretValueHashes(params: Record<string, string>, body: unknown): string[] {
   const secretish = (k: string) => /(secret|token)$/.test(k)

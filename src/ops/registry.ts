@@ -10,6 +10,7 @@ import type { Permission } from '../domain/rbac.ts'
 import type { Credential, PrincipalOf, TenantCredential, WidgetClass } from '../domain/principal.ts'
 import type { ErrorCode } from '../errors.ts'
 import type { Services } from '../services.ts'
+import type { AgentText } from './agent-text.ts'
 import type { Deadline } from './deadline.ts'
 
 /** What the handler may record about itself in the audit log. */
@@ -109,6 +110,11 @@ export interface OpDef<
   permission?: Permission
   /** Scope a delegated agent token needs; without it agents cannot call the operation. */
   scope?: string
+  /**
+   * What agents read about the operation as an MCP tool, and its toolset (src/ops/agent-text.ts):
+   * required of every operation agents may call (AGENT in `auth`, a `scope`, not `internal`).
+   */
+  agent?: AgentText
   /**
    * With WIDGET in `auth` (and only then): which widget tokens may call it (src/ops/authority.ts has the
    * usual sets). `domain` lets a domain-bound token act on its own hostname's connection or domain only;

@@ -1,5 +1,5 @@
-// The one snapshot helper: what users see (the OpenAPI document under test/snapshots/, MCP tools/list
-// per toolset under mcp/__toolsnaps__/) is committed, so a renamed field or tool shows as a diff in
+// The one snapshot helper: what users see (the OpenAPI document under test/snapshots/, each MCP tool
+// under mcp/__toolsnaps__/<tool>.json) is committed, so a renamed field or tool shows as a diff in
 // review. A mismatch fails with the changed leaves, one line each (`~ path: old → new`, `- path: old`,
 // `+ path: new`); key order is not a change. `npm run generate` (or `UPDATE_SNAPSHOTS=1` on a test
 // run) rewrites the files after a deliberate change. A missing snapshot is written on a developer's machine, and refused in CI

@@ -410,7 +410,7 @@ describe('agents and disconnect', () => {
   // The executor is the same for every face; here an agent principal calls the operation directly.
   async function asAgent(scopes: string[], connectionId: string, confirm?: string) {
     const { runOp } = await import('../../src/ops/run.ts')
-    const { disconnectOp } = await import('../../src/ops/connect.ts')
+    const { disconnectOp } = await import('../../src/ops/connect/disconnect.ts')
     const { ApiError } = await import('../../src/errors.ts')
     try {
       const r = await runOp(

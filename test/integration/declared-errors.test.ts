@@ -71,8 +71,8 @@ describe('the check of the test: an undeclared code fails, a declared one passes
   })
 
   test('MCP: a tool answering an undeclared code is the same 500', async () => {
-    // Under the id of an operation agents call (its agent texts are what the MCP face reads).
-    const op = { ...throwing('conflict', []), id: 'connections.get' }
+    // Declared as an operation agents call (its agent text is what the MCP face reads).
+    const op = { ...throwing('conflict', []), id: 'connections.get', agent: OPERATIONS.find((o) => o.id === 'connections.get')!.agent }
     const principal = { kind: 'KEY' as const, tenantId: ws.tenantId, keyId: 'key_x', role: 'owner' as const, applicationId: ws.appId }
     const r = await callTool({ op } as never, {}, { principal, db: p.db, clock: p.clock, config: p.config, services: p.services, requestId: 'req_t', ip: null } as never)
     expect(JSON.parse((r.content[0] as { text: string }).text)).toMatchObject({ code: 'internal_error', title: expect.stringContaining('answered 409 conflict') })

@@ -1,7 +1,8 @@
 // The tools as agents see them:
-// - snapshots of tools/list per toolset (mcp/__toolsnaps__/<toolset>.json, through the one snapshot
-//   helper, test/harness/snapshot.ts), the same file for both protocol revisions, so a renamed tool, a
-//   changed schema or description, or a revision that lists tools differently fails here;
+// - tools/list of every toolset, each tool against its snapshot (mcp/__toolsnaps__/<tool>.json, one file
+//   per tool, through the one snapshot helper, test/harness/snapshot.ts), the same files for both
+//   protocol revisions, and the names in the registry's order, so a renamed tool, a changed schema or
+//   description, or a revision that lists tools differently fails here;
 //   `npm run generate` writes them (from the registry, without a server) after a deliberate change,
 //   so this test only compares: it never rewrites them, even with UPDATE_SNAPSHOTS=1;
 // - every tool called with only its required fields gets a real answer, never a refusal for a missing
@@ -19,6 +20,7 @@ import { OPERATIONS } from '../../src/ops/index.ts'
 import { buildTools } from '../../mcp/tools.ts'
 import { TOOLSETS } from '../../mcp/toolsets.ts'
 import { toolsetTokens, TOKEN_BUDGET } from '../../scripts/mcp-tool-tokens.ts'
+import { toolSnapshot } from '../../scripts/generate.ts'
 
 const CHOICES = ['default', ...Object.keys(TOOLSETS)]
 
@@ -64,7 +66,10 @@ describe('tools/list snapshots', () => {
   for (const revision of ['2025-11-25', '2026-07-28']) {
     for (const choice of CHOICES) {
       test(`${revision}, toolset ${choice}`, async () => {
-        matchSnapshot(`mcp/__toolsnaps__/${choice}.json`, { tools: await listWith(revision, choice) }, { CI: process.env.CI })
+        const tools = await listWith(revision, choice)
+        const expected = buildTools(OPERATIONS).filter((t) => choice === 'default' || t.toolset === choice)
+        expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name))
+        for (const tool of tools) matchSnapshot(toolSnapshot(tool.name), tool, { CI: process.env.CI })
       })
     }
   }

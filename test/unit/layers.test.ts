@@ -22,6 +22,42 @@ interface Rule {
   types?: string[]
 }
 
+/** The operations floor's own ground: the files at src/ops/'s top that every operation uses and none names an operation. */
+export const OPERATION_KIT = [
+  'src/ops/agent-text.ts',
+  'src/ops/authority.ts',
+  'src/ops/checks.ts',
+  'src/ops/cursors.ts',
+  'src/ops/deadline.ts',
+  'src/ops/declared.ts',
+  'src/ops/events-doc.ts',
+  'src/ops/examples.ts',
+  'src/ops/formats.ts',
+  'src/ops/registry.ts',
+  'src/ops/run.ts',
+  'src/ops/schemas.ts',
+  'src/ops/validate.ts',
+  'src/ops/widget-schemas.ts',
+]
+
+/** The list of operations (generated from the folders by `npm run generate`): the one file that imports every operation. */
+export const OPERATIONS_LIST = 'src/ops/operations.ts'
+
+const OPERATION_FILE = /^src\/ops\/[^/]+\/[^/]+\.ts$/
+
+/**
+ * Imports of an operation's own file (`src/ops/<area>/<operation>.ts`) from anywhere but the list: an
+ * operation stands alone, so what two of them share lives in their area's `shared.ts`, never in one of them.
+ */
+export function operationFileImports(graph: Graph): string[] {
+  const out: string[] = []
+  for (const [file, targets] of graph) {
+    if (file === OPERATIONS_LIST) continue
+    for (const t of targets) if (OPERATION_FILE.test(t) && !t.endsWith('/shared.ts') && t !== file) out.push(`${file} -> ${t} (an operation's file is imported only by the list, ${OPERATIONS_LIST})`)
+  }
+  return out.sort()
+}
+
 /**
  * The floors, top to bottom. A file may import files of its own floor and of the floors below it,
  * never of a floor above. Each floor is some paths (a folder ends with `/`); a file is on the floor
@@ -31,7 +67,10 @@ export const FLOORS: { floor: string; paths: string[] }[] = [
   { floor: 'start', paths: ['src/main.ts'] },
   { floor: 'wiring', paths: ['src/server.ts'] },
   { floor: 'faces', paths: ['mcp/', 'oauth/', 'src/http/', 'src/widget/', 'src/share/'] },
+  // The operations, one a file in src/ops/<area>/ (with the area's shared.ts), and the list of them.
   { floor: 'operations', paths: ['src/ops/'] },
+  // What every operation is built with: the registry's types, the executor, schemas, checks; it knows no operation.
+  { floor: 'operation kit', paths: OPERATION_KIT },
   { floor: 'services', paths: ['src/services.ts'] },
   { floor: 'jobs', paths: ['src/jobs/'] },
   { floor: 'settings', paths: ['src/config.ts'] },
@@ -102,7 +141,11 @@ export const RULES: Rule[] = [
  * is allowed from anywhere while it is listed; the lead empties this list after merging (and deletes
  * the files), and every import of an old path then fails here with the rule it breaks.
  */
-export const MERGE_SHIMS: string[] = []
+export const MERGE_SHIMS: string[] = [
+  // The operations moved into src/ops/<area>/ folders; the REST face's document still reads these two.
+  'src/ops/webhooks.ts',
+  'src/ops/catalogs.ts',
+]
 
 /**
  * Test support kept beside what it stands in for: a hosted provider's stand-in
@@ -306,6 +349,15 @@ describe('layers', () => {
     expect(loops(graph)).toEqual([])
   })
 
+  test('operations are one a file in src/ops/<area>/: none imports another, the kit imports none', () => {
+    const files = [...graph.keys()].filter((f) => OPERATION_FILE.test(f) && !f.endsWith('/shared.ts'))
+    expect(files.length).toBeGreaterThan(90)
+    expect(graph.get(OPERATIONS_LIST)!.filter((t) => OPERATION_FILE.test(t)).sort()).toEqual(files.sort())
+    expect(operationFileImports(graph)).toEqual([])
+    // Every kit file exists (a renamed one would leave the list judging nothing) and sits below the operations.
+    for (const f of OPERATION_KIT) expect({ f, scanned: graph.has(f) }).toEqual({ f, scanned: true })
+  })
+
   test('no import looks up a floor, and every file is on one', () => {
     expect(floorless(graph)).toEqual([])
     // Every floor holds files, so a renamed folder cannot leave its floor judging nothing.
@@ -481,6 +533,19 @@ describe('the layer checks catch what they are for', () => {
     expect(violations(g)).toEqual(['src/jobs/monitor-sweep.ts -> src/ops/rails.ts (jobs run rules (src/domain/), not operations or faces)'])
   })
 
+  test('an operation importing another operation, or the kit importing one, is found', () => {
+    const g: Graph = new Map([
+      ['src/ops/connect/recheck.ts', importsOf('src/ops/connect/recheck.ts', "import { ConnectionSchema } from './shared.ts'\nimport { getConnectionOp } from './get-connection.ts'")],
+      ['src/ops/run.ts', importsOf('src/ops/run.ts', "import { recheckOp } from './connect/recheck.ts'")],
+      [OPERATIONS_LIST, importsOf(OPERATIONS_LIST, "import { recheckOp } from './connect/recheck.ts'")],
+    ])
+    expect(operationFileImports(g)).toEqual([
+      "src/ops/connect/recheck.ts -> src/ops/connect/get-connection.ts (an operation's file is imported only by the list, src/ops/operations.ts)",
+      "src/ops/run.ts -> src/ops/connect/recheck.ts (an operation's file is imported only by the list, src/ops/operations.ts)",
+    ])
+    expect(upwardImports(g)).toEqual(['src/ops/run.ts -> src/ops/connect/recheck.ts (the operation kit floor looks up to the operations floor)'])
+  })
+
   test('a rule over a folder that is gone is idle', () => {
     const g = readGraph()
     expect(idleRules(g, [...RULES, { files: 'src/services/', forbid: ['src/http/'], why: 'a renamed floor' }])).toEqual(['src/services/'])
@@ -504,7 +569,7 @@ describe('the layer checks catch what they are for', () => {
   })
 
   test('SQL added to a real operation is found by the same scan', () => {
-    const f = 'src/ops/reapply.ts'
+    const f = 'src/ops/api-rail/reapply.ts'
     expect(sqlStatements(readRepo(f))).toEqual([])
     expect(sqlStatements(readRepo(f) + '\nawait ctx.db`update connections set managed = false`')).toEqual(['ctx.db`'])
   })

@@ -10,7 +10,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
 import { CloudflareProvider } from '../../src/adapters/dns-providers/cloudflare/adapter.ts'
 import { ProviderError } from '../../src/adapters/dns-providers/types.ts'
-import { Secret } from '../../src/ops/provider-accounts.ts'
+import { Secret } from '../../src/ops/provider-accounts/shared.ts'
 
 let verify: 'active' | 'refused' = 'active'
 const cf = Bun.serve({

@@ -1,19 +1,24 @@
-// What users see, pinned: the OpenAPI document served at /v1/openapi.json and the MCP tools/list of a
-// token holding every agent scope, per toolset (test/integration/mcp-tools.test.ts checks the same
-// files through both protocol revisions of a running server). `npm run generate` (scripts/generate.ts)
+// What users see, pinned: the OpenAPI document served at /v1/openapi.json and each MCP tool as
+// tools/list describes it to a token holding every agent scope, one file per tool
+// (test/integration/mcp-tools.test.ts checks the same files through both protocol revisions of a
+// running server). `npm run generate` (scripts/generate.ts)
 // writes them after a deliberate change; review the diff.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { snapshots } from '../../scripts/generate.ts'
-import { TOOLSETS } from '../../mcp/toolsets.ts'
+import { snapshots, staleToolSnapshots, toolSnapshot } from '../../scripts/generate.ts'
+import { buildTools } from '../../mcp/tools.ts'
+import { OPERATIONS } from '../../src/ops/index.ts'
 import { jsonDiff, matchSnapshot } from '../harness/snapshot.ts'
 
 describe('snapshots of what users see', () => {
   const pinned = snapshots()
-  test('one snapshot of the OpenAPI document, one of tools/list for the default set and each toolset', () => {
-    expect(Object.keys(pinned).sort()).toEqual(['test/snapshots/openapi.json', ...['default', ...Object.keys(TOOLSETS)].map((s) => `mcp/__toolsnaps__/${s}.json`)].sort())
+  test('one snapshot of the OpenAPI document and one file per MCP tool, none left of a tool that is gone', () => {
+    const tools = buildTools(OPERATIONS)
+    expect(tools.length).toBeGreaterThan(15)
+    expect(Object.keys(pinned).sort()).toEqual(['test/snapshots/openapi.json', ...tools.map((t) => toolSnapshot(t.name))].sort())
+    expect(staleToolSnapshots()).toEqual([])
   })
 
   for (const [file, value] of Object.entries(pinned)) {

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox'
+import { ApiError } from '../../errors.ts'
+import { randomToken } from '../../ids.ts'
+import { insertInvitation, lockMemberByEmail, reinvite } from '../../db/members.ts'
+import { defineOp, reply } from '../registry.ts'
+import { Email, Input, Member, RoleSchema } from '../schemas.ts'
+import { publishValid } from '../tenancy/shared.ts'
+import { keyPrincipal, memberOut } from './shared.ts'
+
+export const inviteMemberOp = defineOp({
+  id: 'members.invite',
+  method: 'POST',
+  path: '/members',
+  summary: 'Invite a member',
+  description:
+    'Admins and owners only; only an owner may invite an owner. Answers 201 with the Member and its `invite_token` (shown once). ' +
+    'Inviting an email that is still only invited answers 200 with a fresh token (the old one stops working); inviting an active member is 409.',
+  tag: 'Tokens and members',
+  auth: ['KEY'],
+  permission: 'members:manage',
+  body: Input({ email: Email, role: Type.Optional(RoleSchema) }),
+  response: Member,
+  status: 201,
+  altStatus: [{ status: 200, description: 'Re-invitation of a pending member with a fresh token' }],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'conflict'],
+  kind: 'write',
+  idempotent: true,
+  async handler(ctx, input) {
+    const p = keyPrincipal(ctx)
+    const role = input.role ?? 'member'
+    if (role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner')
+    const token = `inv_${randomToken(24)}`
+    const now = ctx.clock.now()
+    const existing = await lockMemberByEmail(ctx.sql, p, input)
+    if (existing) {
+      if (existing.status === 'active') throw new ApiError('conflict', 'This person is already a member')
+      if (existing.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can change an owner invitation')
+      const m = await reinvite(ctx.sql, existing, { token, role, p, now })
+      await publishValid(ctx, token)
+      ctx.audit.targetId = existing.id
+      return reply(200, memberOut(m, token))
+    }
+    const m = await insertInvitation(ctx.sql, { token, role, p, now }, input)
+    await publishValid(ctx, token)
+    return memberOut(m, token)
+  },
+})
