@@ -5,7 +5,8 @@
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
-//   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes.
+//   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes,
+//   each test-mode scenario's events (from the transition table).
 // Prints the files it changed; with `--check`, changes nothing and exits 1 naming the stale files.
 // .ci/run runs it and fails when the committed files are not what it writes.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -19,6 +20,7 @@ import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.
 import { HOSTED } from '../src/adapters/dns-providers/index.ts'
 import { LOCALE_TAGS } from '../src/widget/i18n.ts'
 import { directionOf } from '../src/widget/locale.ts'
+import { SCENARIOS } from '../src/domain/test-mode.ts'
 import { buildTools } from '../mcp/tools.ts'
 import { TOOLSETS, type Toolset } from '../mcp/toolsets.ts'
 import { toolsetTokens } from './mcp-tool-tokens.ts'
@@ -81,6 +83,17 @@ function toolsetSizes(): string {
   return lines.join('\n')
 }
 
+/** docs/test-mode.md's events per scenario, from the scenarios (their paths through the transition table). */
+function scenarioEvents(): Record<string, string> {
+  const list = (events: readonly string[]) => (events.length ? events.map((e) => `\`${e}\``).join(', ') : 'none')
+  const out: Record<string, string> = {}
+  for (const [name, sc] of Object.entries(SCENARIOS) as [string, { events: readonly string[]; eventsByRecheck?: readonly string[] }][]) {
+    out[`scenario-events-${name}`] = list(sc.events)
+    if (sc.eventsByRecheck) out[`scenario-events-by-recheck-${name}`] = list(sc.eventsByRecheck)
+  }
+  return out
+}
+
 /** The generated regions' text, by name: one source each, wherever the documents repeat it. */
 export function regions(): Record<string, string> {
   const rtl = LOCALE_TAGS.filter((l) => directionOf(l) === 'rtl')
@@ -94,11 +107,12 @@ export function regions(): Record<string, string> {
     'automatic-count': capital(inWords(automatic)),
     'providers-by-rail': providersByRail(),
     'toolset-sizes': toolsetSizes(),
+    ...scenarioEvents(),
   }
 }
 
 /** The documents holding generated regions. */
-const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md']
+const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md', 'docs/test-mode.md']
 
 const REGION = /<!-- generated: ([a-z-]+) -->([\s\S]*?)<!-- \/generated -->/g
 

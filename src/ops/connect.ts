@@ -5,8 +5,8 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { ACME_CHALLENGE } from '../adapters/acme.ts'
 import { assertHostAllowed, connectionFor, connectionOut, effectiveTarget } from '../domain/connections.ts'
-import { type ConnectionRow, findOpen, connectionCounts, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget, setCustomRecords } from '../db/connections.ts'
-import { disconnectManual, inspectDomain, markPropagating, openConnection, recordVerifications, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
+import { type ConnectionRow, findOpen, connectionCounts, markRecordsOutdated, plannedConnectionsOffTarget, replanConnection, setConnectTarget } from '../db/connections.ts'
+import { disconnectManual, inspectDomain, markPropagating, openConnection, recordVerifications, replaceRecords, reviveConnection, type DisconnectOutcome, type Inspection } from '../domain/connect.ts'
 import { stepsOf } from '../domain/prevalidation.ts'
 import { setHeldRecords } from '../db/prevalidation.ts'
 import { checkDomain } from '../domain/domain-check.ts'
@@ -635,7 +635,7 @@ export const putRecordsOp = defineOp({
       ctx.audit.details = { changed: true, held: true }
       return recordsOut(held)
     }
-    const row = await setCustomRecords(ctx.sql, c, input, now)
+    const row = await replaceRecords(ctx.sql, c, input.records, now)
     ctx.audit.details = { changed: true }
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     return recordsOut(row)

@@ -19,8 +19,7 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid, notFound, unavailable, type ErrorReason } from '../errors.ts'
 import { connectionFor, assertHostAllowed } from '../domain/connections.ts'
 import type { ConnectionRow } from '../db/connections.ts'
-import { emitForConnection } from '../domain/events.ts'
-import { absoluteHost, parseDomain } from '../domain/hostnames.ts'
+import { parseDomain } from '../domain/hostnames.ts'
 import { newId, randomToken } from '../ids.ts'
 import { signingPublication, templateOut } from '../domain/templates.ts'
 import { applyTemplate } from '../domain/domain-connect/apply.ts'
@@ -32,7 +31,8 @@ import { providerRequest } from '../domain/domain-connect/http.ts'
 import { applySteps, storeGrant, tokenRequest, type Tokens } from '../domain/domain-connect/async-api.ts'
 import type { ApplyStep } from '../db/domain-connect-sessions.ts'
 import { isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { markAppliedThroughConsent, markAccessDenied } from '../db/connections.ts'
+import { markAccessDenied } from '../db/connections.ts'
+import { appliedThroughConsent } from '../domain/connect.ts'
 import {
   claimConsentSession,
   connectionOpen,
@@ -518,11 +518,7 @@ export const domainConnectCallbackOp = defineOp({
         pre.tokens,
         now,
       )
-      const fresh = await markAppliedThroughConsent(ctx.sql, c, now)
-      await emitForConnection(ctx.sql, fresh, 'connection.applied', now, {
-        via: 'async',
-        updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, name: absoluteHost(host, fresh.apex_domain), value })),
-      })
+      await appliedThroughConsent(ctx.sql, c, now)
       ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
       outcome = { connection_id: c.id, domain: c.domain, applied: true, service_ids: s.service_ids }
     }

@@ -10,6 +10,7 @@ import { provision, startPortico, widgetToken, type TestPortico, type Workspace 
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid, EVENT_TYPES } from '../../src/domain/events.ts'
 import { deleteOldEvents } from '../../src/jobs/event-retention.ts'
+import { eventsAlong } from '../../src/domain/transitions.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -91,14 +92,14 @@ describe('order', () => {
 
       await deliver()
       // Only the first was tried: the three after it wait behind it.
-      expect(rx.got.map((g) => g.event.type)).toEqual(['connection.created'])
+      expect(rx.got.map((g) => g.event.type)).toEqual(eventsAlong('created'))
       const log = await p.api('GET', '/v1/webhook-deliveries', { token: ws.apiKey })
       expect(log.body.deliveries.map((d: { event_type: string; delivered: boolean }) => [d.event_type, d.delivered])).toEqual([['connection.created', false]])
 
       p.clock.advance(11_000)
       await deliver()
       const taken = rx.taken.map((g) => g.event)
-      expect(taken.map((e) => e.type)).toEqual(['connection.created', 'connection.live', 'connection.records_outdated', 'connection.disconnected'])
+      expect(taken.map((e) => e.type)).toEqual(eventsAlong('created', 'said_added', 'records_resolved', 'connection.records_outdated', 'disconnected'))
       expect(taken.map((e) => e.sequence)).toEqual([1, 2, 3, 4])
       // Ids are monotonic, and every event carries the connection's metadata and end user.
       expect([...taken.map((e) => e.id)].sort()).toEqual(taken.map((e) => e.id))
@@ -126,11 +127,8 @@ describe('order', () => {
       const stuck = await lifecycle(ws, `stuck-${t}`)
       const free = await lifecycle(ws, `free-${t}`)
       await deliver()
-      expect(rx.taken.map((g) => [g.event.connection_id, g.event.type])).toEqual([
-        [free.id, 'connection.created'],
-        [free.id, 'connection.live'],
-      ])
-      expect(rx.got.filter((g) => g.event.connection_id === stuck.id).map((g) => g.event.type)).toEqual(['connection.created'])
+      expect(rx.taken.map((g) => [g.event.connection_id, g.event.type])).toEqual(eventsAlong('created', 'said_added', 'records_resolved').map((t) => [free.id, t]))
+      expect(rx.got.filter((g) => g.event.connection_id === stuck.id).map((g) => g.event.type)).toEqual(eventsAlong('created'))
     } finally {
       rx.stop()
     }
@@ -149,7 +147,7 @@ describe('catching up', () => {
       const before = await lifecycle(ws, `pre-${Date.now().toString(36)}`)
       away = false
       await deliver()
-      expect(rx.taken.map((g) => g.event.type)).toEqual(['connection.created', 'connection.live'])
+      expect(rx.taken.map((g) => g.event.type)).toEqual(eventsAlong('created', 'said_added', 'records_resolved'))
       const lastSeen = rx.taken[rx.taken.length - 1]!.event
 
       // Away: everything that happens in the next ten minutes is refused until its attempts run out.

@@ -9,6 +9,7 @@ import { provision, startPortico, type TestPortico, type Workspace } from '../ha
 import { testDatabaseUrl } from '../harness/db.ts'
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { verifyWebhook } from '../../src/adapters/webhook-signing.ts'
+import { eventsAlong } from '../../src/domain/transitions.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -173,7 +174,7 @@ describe('delivery', () => {
       await deliver()
       const verifier = new Webhook(w.body.secret)
       const payloads = rx.got.map((r) => verifier.verify(r.body, r.headers) as Record<string, any>)
-      expect(payloads.map((e) => e.type)).toEqual(['connection.created', 'connection.live'])
+      expect(payloads.map((e) => e.type)).toEqual(eventsAlong('created', 'said_added', 'records_resolved'))
       for (const [i, e] of payloads.entries()) {
         expect(rx.got[i]!.headers['webhook-id']).toBe(e.id)
         expect(e.id).toStartWith('evt_')
