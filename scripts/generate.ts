@@ -4,6 +4,7 @@
 //   (what test/integration/mcp-tools.test.ts checks through both protocol revisions);
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
+// - src/widget/locales/tags.ts and index.ts, the locale lists, from the locale files (scripts/locales.ts);
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
 //   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes,
 //   each test-mode scenario's events (from the transition table).
@@ -18,7 +19,7 @@ import { authorityMarkdown } from '../src/ops/authority.ts'
 import { eventsMarkdown } from '../src/ops/events-doc.ts'
 import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.ts'
 import { HOSTED } from '../src/adapters/dns-providers/index.ts'
-import { LOCALE_TAGS } from '../src/widget/i18n.ts'
+import { localeFiles, localeTagsOnDisk } from './locales.ts'
 import { directionOf } from '../src/widget/locale.ts'
 import { SCENARIOS } from '../src/domain/test-mode.ts'
 import { buildTools } from '../mcp/tools.ts'
@@ -96,11 +97,14 @@ function scenarioEvents(): Record<string, string> {
 
 /** The generated regions' text, by name: one source each, wherever the documents repeat it. */
 export function regions(): Record<string, string> {
+  // The locale files on disk, not the list imported: a locale just added counts before its list is written.
+  const LOCALE_TAGS = localeTagsOnDisk(ROOT)
   const rtl = LOCALE_TAGS.filter((l) => directionOf(l) === 'rtl')
   const ltr = LOCALE_TAGS.filter((l) => directionOf(l) === 'ltr')
   const automatic = parityCensus().built.automatic
   return {
     'locale-count': String(LOCALE_TAGS.length),
+    'rtl-languages': new Intl.ListFormat('en', { type: 'conjunction' }).format(rtl.map((l) => new Intl.DisplayNames(['en'], { type: 'language' }).of(l) ?? l)),
     'locale-list': `${ltr.map((l) => `\`${l}\``).join(', ')}, and ${rtl.map((l) => `\`${l}\``).join(' and ')} right to left`,
     'adapter-count': String(Object.keys(HOSTED).filter((id) => PROVIDERS.find((p) => p.id === id)?.audience === 'end_user').length),
     'provider-count': String(PROVIDERS.filter((p) => p.audience === 'end_user').length),
@@ -112,7 +116,7 @@ export function regions(): Record<string, string> {
 }
 
 /** The documents holding generated regions. */
-const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md', 'docs/test-mode.md']
+const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md', 'docs/test-mode.md', 'docs/widget.md']
 
 const REGION = /<!-- generated: ([a-z-]+) -->([\s\S]*?)<!-- \/generated -->/g
 
@@ -134,6 +138,7 @@ export async function derivedFiles(): Promise<Record<string, string>> {
   out['docs/providers/README.md'] = renderProviderDocs()
   for (const [name, text] of Object.entries(await clientFiles(await servedDocument()))) out[`packages/client/src/generated/${name}`] = text
   out['packages/react/src/widget-types.ts'] = widgetTypes()
+  Object.assign(out, localeFiles(localeTagsOnDisk(ROOT)))
   const values = regions()
   for (const file of WITH_REGIONS) out[file] = fillRegions(readFileSync(join(ROOT, file), 'utf8'), values, file)
   return out
