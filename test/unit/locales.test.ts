@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dir, '../..')
 
 describe('the locale files', () => {
   test('the widget speaks exactly the locales with a file, English first; the share page the same', () => {
-    expect([...LOCALE_TAGS]).toEqual(localeTagsOnDisk(ROOT))
+    expect([...LOCALE_TAGS] as string[]).toEqual(localeTagsOnDisk(ROOT))
     expect(Object.keys(TABLES)).toEqual([...LOCALE_TAGS])
     expect([...LOCALE_CODES]).toEqual([...LOCALE_TAGS])
     for (const tag of LOCALE_TAGS) expect({ tag, named: typeof SHARE[tag].languageName }).toEqual({ tag, named: 'string' })
