@@ -118,10 +118,10 @@ describe('connections', () => {
 
     const ev = await events(c.body.id)
     expect(ev.map((e) => e.type)).toEqual(eventsAlong('created', 'said_added', 'records_resolved'))
-    const created = ev[0]!.payload
+    const created = ev.find((e) => e.type === 'connection.created')!.payload
     expect(created).toMatchObject({ type: 'connection.created', domain, subdomain: 'shop', user_id: 'user-42', provider: 'powerdns', setup_type: 'manual', propagation_status: 'pending' })
     expect(created.id).toStartWith('evt_')
-    const liveEv = ev[1]!.payload
+    const liveEv = ev.find((e) => e.type === 'connection.live')!.payload
     expect(liveEv).toMatchObject({ propagation_status: 'success', user_id: 'user-42' })
     expect(liveEv.data.records_propagated).toEqual([{ type: 'CNAME', host: 'shop', value: EDGE }])
     expect(liveEv.data.records_non_propagated).toEqual([])
@@ -141,8 +141,9 @@ describe('connections', () => {
       expect(failed.body).toMatchObject({ status: 'failed', error_code: 'propagation_timeout' })
       const ev = (await events(c.body.id)).map((e) => e.payload)
       expect(ev.map((e) => e.type)).toEqual(eventsAlong('created', 'said_added', 'timed_out'))
-      expect(ev[1]).toMatchObject({ propagation_status: 'timeout', error_code: 'propagation_timeout' })
-      expect(ev[1].data.records_non_propagated).toHaveLength(1)
+      const failedEv = ev.find((e) => e.type === 'connection.failed')
+      expect(failedEv).toMatchObject({ propagation_status: 'timeout', error_code: 'propagation_timeout' })
+      expect(failedEv.data.records_non_propagated).toHaveLength(1)
 
       const revived = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
       expect(revived.body.status).toBe('propagating')

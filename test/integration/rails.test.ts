@@ -86,8 +86,9 @@ describe('apply with a one-time credential', () => {
     expect(await rrset(`_portico-challenge.${zone}`, 'TXT')).toEqual([`"${token}"`])
     const ev = await events(c.id)
     expect(ev.map((e) => e.type)).toEqual(eventsAlong('created', 'records_replaced', 'records_written'))
-    expect(ev[1]!.payload.data.via).toBeUndefined()
-    expect(ev[1]!.payload.data.updated_objects).toContainEqual({ type: 'CNAME', host: 'www', name: `www.${zone}`, value: EDGE })
+    const appliedEv = ev.find((e) => e.type === 'connection.applied')!
+    expect(appliedEv.payload.data.via).toBeUndefined()
+    expect(appliedEv.payload.data.updated_objects).toContainEqual({ type: 'CNAME', host: 'www', name: `www.${zone}`, value: EDGE })
 
     // The same set again: 200, nothing written, no second event.
     const afterApply = await snapshot(zone)

@@ -181,9 +181,10 @@ describe('delivery', () => {
         expect(e).toMatchObject({ connection_id: c.body.id, application_id: ws.appId, user_id: 'cust-7', domain, subdomain: 'shop', provider: 'powerdns', setup_type: 'manual' })
         expect(Date.parse(e.created_at)).not.toBeNaN()
       }
-      expect(payloads[0]!.propagation_status).toBe('pending')
-      expect(payloads[1]!.propagation_status).toBe('success')
-      expect(payloads[1]!.data).toEqual({ records_propagated: [{ type: 'CNAME', host: 'shop', value: EDGE }], records_non_propagated: [] })
+      const live = payloads.find((e) => e.type === 'connection.live')!
+      expect(payloads.find((e) => e.type === 'connection.created')!.propagation_status).toBe('pending')
+      expect(live.propagation_status).toBe('success')
+      expect(live.data).toEqual({ records_propagated: [{ type: 'CNAME', host: 'shop', value: EDGE }], records_non_propagated: [] })
       await p.api('DELETE', `/v1/webhooks/${w.body.id}`, { token: ws.apiKey })
     } finally {
       rx.stop()

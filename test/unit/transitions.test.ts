@@ -54,12 +54,15 @@ describe('the transition table', () => {
   })
 
   test('paths give their events from the table; an event no status change emits passes through', () => {
-    expect(eventsAlong('created', 'said_added', 'records_resolved')).toEqual(['connection.created', 'connection.live'])
-    expect(eventsAlong('created', 'records_written', 'timed_out')).toEqual(['connection.created', 'connection.applied', 'connection.failed'])
-    // Off the table nothing happens: a live connection is not said to be added, nor timed out.
-    expect(eventsAlong('created', 'records_resolved', 'said_added', 'timed_out', 'connection.records_outdated', 'disconnected')).toEqual([
-      'connection.created', 'connection.live', 'connection.records_outdated', 'connection.disconnected',
-    ])
+    const at = (cause: Parameters<typeof decide>[0], from: Parameters<typeof decide>[1]) => decide(cause, from)!.event
+    const of = (...events: (string | null)[]) => events.filter((e): e is string => e !== null)
+    expect(eventsAlong('created', 'said_added', 'records_resolved')).toEqual(of(at('created', 'new'), at('said_added', 'pending'), at('records_resolved', 'propagating')))
+    expect(eventsAlong('created', 'records_written', 'timed_out')).toEqual(of(at('created', 'new'), at('records_written', 'pending'), at('timed_out', 'propagating')))
+    // Off the table nothing happens: a live connection is neither said to be added nor timed out.
+    expect(eventsAlong('created', 'records_resolved', 'said_added', 'timed_out', 'connection.records_outdated', 'disconnected')).toEqual(
+      of(at('created', 'new'), at('records_resolved', 'pending'), 'connection.records_outdated', at('disconnected', 'live')),
+    )
+    expect(eventsAlong('created', 'timed_out')).toEqual(of(at('created', 'new')))
   })
 
   test('verification asks the table: going live carries the rule\'s effects, staying carries none', () => {
