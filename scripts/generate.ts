@@ -9,8 +9,10 @@
 //   writes them first, in a process of its own, so what follows reads the registry as written);
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
+// - src/widget/locales/tags.ts and index.ts, the locale lists, from the locale files (scripts/locales.ts);
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
-//   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes.
+//   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes,
+//   each test-mode scenario's events (from the transition table).
 // Prints the files it changed; with `--check`, changes nothing and exits 1 naming the stale files.
 // .ci/run runs it and fails when the committed files are not what it writes.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -22,8 +24,9 @@ import { authorityMarkdown } from '../src/ops/authority.ts'
 import { eventsMarkdown } from '../src/ops/events-doc.ts'
 import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.ts'
 import { HOSTED } from '../src/adapters/dns-providers/index.ts'
-import { LOCALE_TAGS } from '../src/widget/i18n.ts'
+import { localeFiles, localeTagsOnDisk } from './locales.ts'
 import { directionOf } from '../src/widget/locale.ts'
+import { SCENARIOS } from '../src/domain/test-mode.ts'
 import { buildTools } from '../mcp/tools.ts'
 import { TOOLSETS, type Toolset } from '../mcp/toolsets.ts'
 import { toolsetTokens } from './mcp-tool-tokens.ts'
@@ -97,24 +100,39 @@ function toolsetSizes(): string {
   return lines.join('\n')
 }
 
+/** docs/test-mode.md's events per scenario, from the scenarios (their paths through the transition table). */
+function scenarioEvents(): Record<string, string> {
+  const list = (events: readonly string[]) => (events.length ? events.map((e) => `\`${e}\``).join(', ') : 'none')
+  const out: Record<string, string> = {}
+  for (const [name, sc] of Object.entries(SCENARIOS) as [string, { events: readonly string[]; eventsByRecheck?: readonly string[] }][]) {
+    out[`scenario-events-${name}`] = list(sc.events)
+    if (sc.eventsByRecheck) out[`scenario-events-by-recheck-${name}`] = list(sc.eventsByRecheck)
+  }
+  return out
+}
+
 /** The generated regions' text, by name: one source each, wherever the documents repeat it. */
 export function regions(): Record<string, string> {
+  // The locale files on disk, not the list imported: a locale just added counts before its list is written.
+  const LOCALE_TAGS = localeTagsOnDisk(ROOT)
   const rtl = LOCALE_TAGS.filter((l) => directionOf(l) === 'rtl')
   const ltr = LOCALE_TAGS.filter((l) => directionOf(l) === 'ltr')
   const automatic = parityCensus().built.automatic
   return {
     'locale-count': String(LOCALE_TAGS.length),
+    'rtl-languages': new Intl.ListFormat('en', { type: 'conjunction' }).format(rtl.map((l) => new Intl.DisplayNames(['en'], { type: 'language' }).of(l) ?? l)),
     'locale-list': `${ltr.map((l) => `\`${l}\``).join(', ')}, and ${rtl.map((l) => `\`${l}\``).join(' and ')} right to left`,
     'adapter-count': String(Object.keys(HOSTED).filter((id) => PROVIDERS.find((p) => p.id === id)?.audience === 'end_user').length),
     'provider-count': String(PROVIDERS.filter((p) => p.audience === 'end_user').length),
     'automatic-count': capital(inWords(automatic)),
     'providers-by-rail': providersByRail(),
     'toolset-sizes': toolsetSizes(),
+    ...scenarioEvents(),
   }
 }
 
 /** The documents holding generated regions. */
-const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md']
+const WITH_REGIONS = ['README.md', 'docs/api.md', 'docs/agents.md', 'docs/providers.md', 'docs/test-mode.md', 'docs/widget.md']
 
 const REGION = /<!-- generated: ([a-z-]+) -->([\s\S]*?)<!-- \/generated -->/g
 
@@ -136,6 +154,7 @@ export async function derivedFiles(): Promise<Record<string, string>> {
   out['docs/providers/README.md'] = renderProviderDocs()
   for (const [name, text] of Object.entries(await clientFiles(await servedDocument()))) out[`packages/client/src/generated/${name}`] = text
   out['packages/react/src/widget-types.ts'] = widgetTypes()
+  Object.assign(out, localeFiles(localeTagsOnDisk(ROOT)))
   const values = regions()
   for (const file of WITH_REGIONS) out[file] = fillRegions(readFileSync(join(ROOT, file), 'utf8'), values, file)
   return out

@@ -94,16 +94,47 @@ export async function markAccessDenied(sql: Sql, c: { id: string }, description:
   await sql`update connections set error_code = 'access_denied', error_message = ${description}, updated_at = ${now} where id = ${c.id}`
 }
 
-/** The provider applied the templates through the consent: the connection is managed and re-verified now. */
-export async function markAppliedThroughConsent(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow> {
+/**
+ * A status change as src/domain/transitions.ts decided it, for a query to store: the status the row is
+ * expected in (`from`, the statement's guard), the one it gets, and which columns the rule stamps.
+ */
+export interface StatusWrite {
+  from: ConnectionStatus
+  status: ConnectionStatus
+  /** `propagating_since`: now, null, or as it is. */
+  clock: 'start' | 'clear' | 'keep'
+  /** `next_check_at` = now. */
+  checkNow: boolean
+  /** `retried_at` = now, `failed_at` cleared. */
+  countRetry: boolean
+  /** `error_code` and `error_message` cleared. */
+  clearDiagnosis: boolean
+}
+
+/** The `set` list of a status write: each column written as decided, or left as it is. */
+export function statusColumns(sql: Sql, w: StatusWrite, now: Date) {
+  return sql`status = ${w.status},
+    propagating_since = case ${w.clock}::text when 'start' then ${now}::timestamptz when 'clear' then null else propagating_since end,
+    next_check_at = case when ${w.checkNow}::boolean then ${now}::timestamptz else next_check_at end,
+    retried_at = case when ${w.countRetry}::boolean then ${now}::timestamptz else retried_at end,
+    failed_at = case when ${w.countRetry}::boolean then null else failed_at end,
+    error_code = case when ${w.clearDiagnosis}::boolean then null else error_code end,
+    error_message = case when ${w.clearDiagnosis}::boolean then null else error_message end,
+    updated_at = ${now}`
+}
+
+/** The open connection's status, its row locked until the transaction ends; undefined when it is closed. */
+export async function lockStatus(sql: Sql, c: { id: string }): Promise<ConnectionStatus | undefined> {
+  const [row] = (await sql`select status from connections where id = ${c.id} and disconnected_at is null for update`) as { status: ConnectionStatus }[]
+  return row?.status
+}
+
+/** The provider applied the templates through the consent: the connection is managed, its status as decided. */
+export async function markAppliedThroughConsent(sql: Sql, c: { id: string }, w: StatusWrite, now: Date): Promise<ConnectionRow | undefined> {
   const [updated] = await sql`
-        update connections set rail = 'domain_connect', managed = true, records_written_at = ${now}, error_code = null, error_message = null,
-          status = case when status in ('pending', 'failed') then 'propagating' else status end,
-          propagating_since = case when status in ('pending', 'failed') then ${now}::timestamptz else propagating_since end,
-          retried_at = case when status = 'failed' then ${now}::timestamptz else retried_at end, failed_at = null,
-          next_check_at = ${now}, updated_at = ${now}
-        where id = ${c.id} returning *`
-  return updated as ConnectionRow
+        update connections set rail = 'domain_connect', managed = true, records_written_at = ${now}, ${statusColumns(sql, w, now)}
+        where id = ${c.id} and status = ${w.from} returning *`
+  return updated as ConnectionRow | undefined
 }
 
 /** A connection as the rails read it (with what they applied), by id. */
@@ -170,13 +201,12 @@ export async function openConnectionsByIds(sql: Sql, tenantId: string, ids: stri
 /** Open connections counted per application and status, from the cached counts (migration 0090). */
 export const connectionCounts = (sql: Sql, p: { tenantId: string }, input: Filter) => countsOfTenant(sql, 'connection', p.tenantId, input)
 
-/** Custom records replace the planned ones; verification starts over. */
-export async function setCustomRecords(sql: Sql, c: { id: string }, input: { records: unknown[] }, now: Date): Promise<ConnectionRow> {
+/** Custom records replace the planned ones, with the status change decided; undefined when it is no longer in `w.from`. */
+export async function setCustomRecords(sql: Sql, c: { id: string }, input: { records: unknown[] }, w: StatusWrite, now: Date): Promise<ConnectionRow | undefined> {
   const [row] = await sql`
-      update connections set desired_records = ${input.records}::jsonb, records_source = 'custom', status = 'pending',
-        next_check_at = ${now}, propagating_since = null, error_code = null, error_message = null, records_outdated_at = null, updated_at = ${now}
-      where id = ${c.id} returning *`
-  return row as ConnectionRow
+      update connections set desired_records = ${input.records}::jsonb, records_source = 'custom', records_outdated_at = null, ${statusColumns(sql, w, now)}
+      where id = ${c.id} and status = ${w.from} returning *`
+  return row as ConnectionRow | undefined
 }
 
 /** The application's own connect target (CNAME target, apex addresses). */
@@ -213,11 +243,12 @@ export async function findOpen(sql: Sql, applicationId: string, domain: string):
   return c as ConnectionRow | undefined
 }
 
-/** A new connection, pending; undefined when the application has the domain open already (a concurrent create). */
+/** A new connection in `status` (the table's `created`); undefined when the application has the domain open already (a concurrent create). */
 export async function insertConnection(
   sql: Sql,
   c: Pick<ConnectionRow, 'id' | 'tenant_id' | 'application_id' | 'domain' | 'apex_domain' | 'end_user_ref' | 'www_redirect' | 'provider_id' | 'desired_records' | 'records_source' | 'planned_target' | 'verification_token' | 'metadata'> &
     Partial<Pick<ConnectionRow, 'validation' | 'validation_stage' | 'held_records' | 'dcv_label'>>,
+  status: ConnectionStatus,
   now: Date,
 ): Promise<ConnectionRow | undefined> {
   const rows = await sql`
@@ -225,7 +256,7 @@ export async function insertConnection(
       desired_records, records_source, planned_target, verification_token, metadata, next_check_at, created_at, updated_at,
       validation, validation_stage, held_records, dcv_label)
     values (${c.id}, ${c.tenant_id}, ${c.application_id}, ${c.domain}, ${c.apex_domain}, ${c.end_user_ref}, ${c.www_redirect},
-      'pending', ${c.provider_id}, ${c.desired_records}::jsonb, ${c.records_source},
+      ${status}, ${c.provider_id}, ${c.desired_records}::jsonb, ${c.records_source},
       ${c.planned_target}::jsonb, ${c.verification_token}, ${c.metadata}::jsonb, ${now}, ${now}, ${now},
       ${c.validation ?? 'http'}, ${c.validation_stage ?? null}, ${c.held_records ?? null}::jsonb, ${c.dcv_label ?? null})
     on conflict (application_id, domain) where disconnected_at is null do nothing
@@ -234,25 +265,22 @@ export async function insertConnection(
 }
 
 /**
- * A failed connection propagating again with a fresh clock; undefined when it is not failed. Before
- * cutover it takes up the step it failed in: the first (its routing records still held back) or routing.
+ * A failed connection's revival, as decided; undefined when it is no longer in `w.from`. Before cutover
+ * it takes up the stage it failed in: the first (its routing records still held back) or routing.
  */
-export async function setRevived(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
+export async function setRevived(sql: Sql, c: { id: string }, w: StatusWrite, now: Date): Promise<ConnectionRow | undefined> {
   const [r] = await sql`
-    update connections set status = 'propagating', retried_at = ${now}, propagating_since = ${now}, next_check_at = ${now},
-      error_code = null, error_message = null, failed_at = null, updated_at = ${now},
+    update connections set ${statusColumns(sql, w, now)},
       validation_stage = case when validation_stage = 'failed'
         then case when held_records is not null then 'awaiting_records' else 'awaiting_routing' end
         else validation_stage end
-    where id = ${c.id} and status = 'failed' returning *`
+    where id = ${c.id} and status = ${w.from} returning *`
   return r as ConnectionRow | undefined
 }
 
-/** A pending connection propagating; undefined when it is not pending. */
-export async function setPropagating(sql: Sql, c: { id: string }, now: Date): Promise<ConnectionRow | undefined> {
-  const [r] = await sql`
-    update connections set status = 'propagating', propagating_since = ${now}, next_check_at = ${now}, updated_at = ${now}
-    where id = ${c.id} and status = 'pending' returning *`
+/** A status change with nothing else written, as decided; undefined when the row is no longer in `w.from`. */
+export async function setStatus(sql: Sql, c: { id: string }, w: StatusWrite, now: Date): Promise<ConnectionRow | undefined> {
+  const [r] = await sql`update connections set ${statusColumns(sql, w, now)} where id = ${c.id} and status = ${w.from} returning *`
   return r as ConnectionRow | undefined
 }
 

@@ -35,11 +35,11 @@ export async function unwatch(db: Sql, ids: string[]): Promise<void> {
   await db`delete from monitor_state where connection_id = any(unpack_column(${pack(ids)}))`
 }
 
-/** Connections the outbox announced live (events from `floorId` on) that are not watched yet. */
-export async function announcedNotWatched(db: Sql, floorId: string): Promise<string[]> {
+/** Connections the outbox announced with one of `types` (events from `floorId` on) that are not watched yet. */
+export async function announcedNotWatched(db: Sql, floorId: string, types: string[]): Promise<string[]> {
   return ((await db`
     select distinct e.connection_id as id from events e
-    where e.id >= ${floorId} and e.type = 'connection.live' and not e.test
+    where e.id >= ${floorId} and e.type = any(${types}::text[]) and not e.test
       and not exists (select 1 from monitor_state m where m.connection_id = e.connection_id)`) as { id: string }[]).map((r) => r.id)
 }
 

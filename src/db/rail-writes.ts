@@ -1,6 +1,6 @@
 // Queries of a write through a rail (src/domain/apply.ts): the lease that keeps two writers apart, the
 // priors recorded before the provider is written to, and the connection's state after.
-import type { RailRow } from './connections.ts'
+import { statusColumns, type RailRow, type StatusWrite } from './connections.ts'
 import type { Sql } from './sql.ts'
 import { leaseHandle } from './write-guard.ts'
 
@@ -36,23 +36,21 @@ export async function setRailError(tx: Sql, c: { id: string }, code: string, mes
   await tx`update connections set error_code = ${code}, error_message = ${message}, updated_at = ${now} where id = ${c.id} and disconnected_at is null`
 }
 
-/** The records are written: the connection is on this rail and verified again now; undefined when it was closed meanwhile. */
+/**
+ * The records are written: the connection is on this rail, with the status change src/domain/transitions.ts
+ * decided (`s`); undefined when it was closed meanwhile or is no longer in `s.from`.
+ */
 export async function markWritten<A = unknown>(
   tx: Sql,
   c: { id: string },
   w: { rail: string; managed: boolean; accountId: string | null; changed: boolean },
+  s: StatusWrite,
   now: Date,
 ): Promise<RailRow<A> | undefined> {
   const [r] = await tx`
       update connections set rail = ${w.rail}, managed = ${w.managed}, provider_account_id = ${w.accountId},
         applied_at = ${now}, records_written_at = case when ${w.changed} or records_written_at is null then ${now}::timestamptz else records_written_at end,
-        error_code = null, error_message = null, reauthorize_needed_at = null,
-        status = case when status in ('pending', 'failed') then 'propagating' else status end,
-        propagating_since = case when status in ('pending', 'failed') then ${now}::timestamptz else propagating_since end,
-        retried_at = case when status = 'failed' then ${now}::timestamptz else retried_at end,
-        failed_at = case when status = 'failed' then null else failed_at end,
-        next_check_at = case when status in ('pending', 'failed', 'propagating') then ${now}::timestamptz else next_check_at end,
-        updated_at = ${now}
-      where id = ${c.id} and disconnected_at is null returning *`
+        reauthorize_needed_at = null, ${statusColumns(tx, s, now)}
+      where id = ${c.id} and disconnected_at is null and status = ${s.from} returning *`
   return r as RailRow<A> | undefined
 }

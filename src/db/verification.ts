@@ -15,7 +15,10 @@ export const VERIFY_COLUMNS =
 const PINNED_ROW = 'c.ctid = v.tid and c.id = v.id and c.xmin::text = v.version'
 const KEYED_ROW = 'c.id = v.id and (v.version is null or c.xmin::text = v.version)'
 
-/** One result to land: the row as verified (`expect`, and its version and place when read with them), its next state and event. */
+/**
+ * One result to land: the row as verified (`expect`, and its version and place when read with them), its
+ * next state and event, and what its transition sets in motion (decided by src/domain/transitions.ts).
+ */
 export interface Landing {
   id: string
   expect: string
@@ -29,6 +32,14 @@ export interface Landing {
   event: string | null
   event_id: string | undefined
   payload: unknown
+  /** `live_at` = now. */
+  stamp_live: boolean
+  /** `failed_at` = now. */
+  stamp_failed: boolean
+  /** The monitor starts over against the records as they are now. */
+  rebaseline: boolean
+  /** Certificate orders are woken (one notification, on commit). */
+  wake: boolean
 }
 
 /**
@@ -54,43 +65,48 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
         unpack_column(${packJson(col((l) => l.last_result))})::json[],
         unpack_column(${pack(col((l) => l.event))}),
         unpack_column(${pack(col((l) => l.event_id))}),
-        unpack_column(${packJson(col((l) => l.payload))})::json[]
-      ) as v(id, expect, version, tid, status, next_check_at, error_code, error_message, last_result, event, event_id, payload)
+        unpack_column(${packJson(col((l) => l.payload))})::json[],
+        unpack_column(${pack(col((l) => l.stamp_live))})::boolean[],
+        unpack_column(${pack(col((l) => l.stamp_failed))})::boolean[],
+        unpack_column(${pack(col((l) => l.rebaseline))})::boolean[],
+        unpack_column(${pack(col((l) => l.wake))})::boolean[]
+      ) as v(id, expect, version, tid, status, next_check_at, error_code, error_message, last_result, event, event_id, payload, stamp_live, stamp_failed, rebaseline, wake)
     ), u as (
       update connections c set
         status = v.status, next_check_at = v.next_check_at, error_code = v.error_code, error_message = v.error_message,
         last_result = v.last_result, last_checked_at = ${now}, check_count = c.check_count + 1,
-        live_at = case when v.event = 'connection.live' then ${now}::timestamptz else c.live_at end,
-        failed_at = case when v.event = 'connection.failed' then ${now}::timestamptz else c.failed_at end,
+        live_at = case when v.stamp_live then ${now}::timestamptz else c.live_at end,
+        failed_at = case when v.stamp_failed then ${now}::timestamptz else c.failed_at end,
         updated_at = ${now},
         -- An event takes the connection's next sequence number (the row is locked by this update).
         event_seq = c.event_seq + (v.event is not null)::int
       from v
       where ${sql.unsafe(pinned ? PINNED_ROW : KEYED_ROW)} and c.status = v.expect and c.disconnected_at is null
-      returning c.id, c.next_check_at, c.tenant_id, c.application_id, c.event_seq, v.event, v.event_id, v.payload
+      returning c.id, c.next_check_at, c.tenant_id, c.application_id, c.event_seq, v.event, v.event_id, v.payload, v.rebaseline, v.wake
     ), q as (
       -- Checks are over for these: their entries leave the verification queue.
       delete from verify_queue q using u where q.connection_id = u.id and u.next_check_at is null
     ), m as (
-      -- One that was live before (its records changed since) starts over against its new baseline. A
-      -- connection going live is enrolled by the next monitor sweep, from this event (enrolAnnounced).
+      -- Its transition says the monitor starts over (one that was live before, its records changed
+      -- since, against its new baseline); one new to the monitor is enrolled by the next monitor sweep,
+      -- from its event (enrolAnnounced).
       update monitor_state s set
         result = null, drift = '[]', drift_since = null, attention = null, action = null, repair_detail = null, error = null,
         last_checked_at = null, enrolled_at = ${now}, updated_at = ${now},
         rank_log = monitor_rank_log(s.rank_log, s.rank, 3::smallint),
         rank = 3
-      from u where s.connection_id = u.id and u.event = 'connection.live'
+      from u where s.connection_id = u.id and u.rebaseline
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at, sequence)
       select u.event_id, u.tenant_id, u.application_id, u.id, u.event, event_payload(u.payload, u.event_seq), ${now}, u.event_seq
       from u where u.event is not null
     )
-    -- A connection going live wakes certificate orders (one notification, on commit). The sweep
+    -- A transition that says so wakes certificate orders (one notification, on commit). The sweep
     -- (portico.sweep) notifies once when it is done instead: a notifying commit takes a global lock,
     -- and a notification per batch cost its lanes about a fifth of their rate.
     select count(*)::int as landed,
       (select count(pg_notify('portico_work', 'certificate-issue')) from (
-        select from u where u.event = 'connection.live' and current_setting('portico.sweep', true) is distinct from 'on' limit 1) l) as woke
+        select from u where u.wake and current_setting('portico.sweep', true) is distinct from 'on' limit 1) l) as woke
     from u`) as { landed: number }[]
   return updated[0]!.landed
 }

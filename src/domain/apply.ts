@@ -7,10 +7,11 @@ import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { ApiError } from '../errors.ts'
-import type { ConnectionRow, RailRow } from '../db/connections.ts'
-import { emitForConnection, type EventData } from './events.ts'
+import { lockStatus, type ConnectionRow, type RailRow } from '../db/connections.ts'
+import type { EventData } from './events.ts'
 import { diagnosisOf, openProvider, providerFailure, type Credential, type RailDeps } from './provider-accounts.ts'
 import { markDisconnected } from './connect.ts'
+import { changeStatus } from './status-changes.ts'
 import { providerById } from './providers.ts'
 import { isTestDomain, testDnsProvider } from './test-mode.ts'
 
@@ -124,12 +125,13 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   const changed = plan.changes.length > 0
   const updated = plan.updated.map((u) => ({ type: u.type, host: relativeHost(u.name, c.apex_domain), name: u.name, value: u.value }))
   const now = deps.clock.now()
+  // Announced (`records_written`) when the rail announces its writes and this one changed something or
+  // was the first; otherwise `records_rewritten` (src/domain/transitions.ts decides what each does).
+  const cause = opts.event && (changed || c.applied_at === null) ? 'records_written' : 'records_rewritten'
   const row = await deps.db.begin(async (tx) => {
-    const fresh = await markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, now)
-    if (!fresh) throw new ApiError('not_found', 'Connection not found')
-    if (opts.event && (changed || c.applied_at === null)) {
-      await emitForConnection(tx, fresh, opts.event, now, { updated_objects: updated, ...(opts.via ? { via: opts.via } : {}) })
-    }
+    const from = await lockStatus(tx, c)
+    const fresh = from && (await changeStatus(tx, c, cause, now, (s) => markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, s, now), { updated_objects: updated, via: opts.via }, from))
+    if (!fresh || fresh === c) throw new ApiError('not_found', 'Connection not found')
     return fresh
   })
   return { row, changed, zone, updated }

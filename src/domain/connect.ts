@@ -4,13 +4,15 @@
 import type { Sql } from '../db/sql.ts'
 import { ApiError } from '../errors.ts'
 import { newId, randomToken } from '../ids.ts'
-import { findOpen, insertConnection, setDisconnected, setPropagating, setRevived, type ConnectionRow } from '../db/connections.ts'
+import { findOpen, insertConnection, markAppliedThroughConsent, setCustomRecords, setDisconnected, setRevived, setStatus, type ConnectionRow } from '../db/connections.ts'
 import { forgetMonitorState } from '../db/monitor.ts'
 import { landVerifications } from '../db/verification.ts'
 import type { Dns } from '../adapters/dns.ts'
 import type { DnsHealth } from './dns-health.ts'
 import { valuesOf } from '../adapters/dns.ts'
 import { connectionEnvelope, emitForConnection, recordRefs, type ConnectionEventType } from './events.ts'
+import { changeStatus, emitDecided, eventData } from './status-changes.ts'
+import { decide } from './transitions.ts'
 import type { ParsedDomain } from './hostnames.ts'
 import { afterVerification, LIMITS } from './lifecycle.ts'
 import { baseName, firstStepRecords, moveStageWithEvent, newDcvLabel, type Validation } from './prevalidation.ts'
@@ -47,10 +49,10 @@ export async function inspectDomain(dns: Dns, parsed: ParsedDomain, health?: Dns
   return { provider: detectProvider(nameservers), nameservers }
 }
 
-/** A failed connection re-enters verification: `propagating` again with a fresh 24 hours. */
+/** A failed connection re-enters verification (the table's `revived`: `propagating` again with a fresh 24 hours). */
 export async function reviveConnection(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
-  const row = await setRevived(sql, c, now)
-  if (!row) return c
+  const row = await changeStatus(sql, c, 'revived', now, (w) => setRevived(sql, c, w, now))
+  if (!row || row === c) return c
   // Before cutover, the stage it takes up again is a stage change like any other.
   if (c.validation_stage === 'failed' && row.validation_stage && row.validation_stage !== 'failed') {
     await emitForConnection(sql, row, 'connection.validation_stage', now, { stage: row.validation_stage, previous: 'failed', records: recordRefs(row.desired_records) })
@@ -58,9 +60,30 @@ export async function reviveConnection(sql: Sql, c: ConnectionRow, now: Date): P
   return row
 }
 
-/** Someone says the records are in place: the 24-hour propagation clock starts. */
+/** Someone says the records are in place (the table's `said_added`): the 24-hour propagation clock starts. */
 export async function markPropagating(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
-  return (await setPropagating(sql, c, now)) ?? c
+  return (await changeStatus(sql, c, 'said_added', now, (w) => setStatus(sql, c, w, now))) ?? c
+}
+
+/**
+ * Custom records replace the desired ones (the table's `records_replaced`: verification starts over);
+ * `c` is locked by the caller.
+ */
+export async function replaceRecords(sql: Sql, c: ConnectionRow, records: unknown[], now: Date): Promise<ConnectionRow> {
+  const row = await changeStatus(sql, c, 'records_replaced', now, (w) => setCustomRecords(sql, c, { records }, w, now))
+  if (!row) throw new Error('records replaced on a connection that moved while locked')
+  return row
+}
+
+/**
+ * The provider applied the templates through the Domain Connect consent (the table's `records_written`,
+ * `connection.applied` with `via: async`); `c` is locked by the caller.
+ */
+export async function appliedThroughConsent(sql: Sql, c: ConnectionRow, now: Date): Promise<ConnectionRow> {
+  const updated_objects = c.desired_records.map(({ type, host, value }) => ({ type, host, name: absoluteHost(host, c.apex_domain), value }))
+  const row = await changeStatus(sql, c, 'records_written', now, (w) => markAppliedThroughConsent(sql, c, w, now), { updated_objects, via: 'async' })
+  if (!row) throw new Error('consent applied on a connection that moved while locked')
+  return row
 }
 
 /**
@@ -121,6 +144,7 @@ export async function openConnection(
   // until the certificate is on every edge node.
   const records = before ? firstStepRecords(parsed, token, label!, opts.dcvZone!, opts.wwwRedirect) : routing
   const prevalidation = before ? { validation: 'before_cutover' as const, validation_stage: 'awaiting_records' as const, held_records: routing, dcv_label: label } : {}
+  const created = decide('created', 'new')!
   const row = await insertConnection(sql, {
     ...prevalidation,
     id: newId('con', now.getTime()),
@@ -136,14 +160,14 @@ export async function openConnection(
     planned_target: target,
     verification_token: token,
     metadata: opts.metadata ?? {},
-  }, now)
+  }, created.to as ConnectionRow['status'], now)
   if (!row) {
     // A concurrent request created it first: answer that one.
     const raced = await findOpen(sql, app.id, parsed.domain)
     if (!raced) throw new Error('connection insert conflicted but no open connection exists')
     return { row: raced, outcome: 'existing' }
   }
-  await emitForConnection(sql, row, 'connection.created', now, { records: recordRefs(records) })
+  await emitDecided(sql, row, created.event, now, { records: recordRefs(records) })
   return { row, outcome: 'created' }
 }
 
@@ -167,8 +191,8 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   const plans = items.map(({ row, verification }) => {
     const t = afterVerification(row, verification, now, { ...LIMITS, ...playedWaits(row.domain) })
     const last_result = lastResult(verification)
-    const event = t.event as Extract<ConnectionEventType, 'connection.live' | 'connection.failed'> | null
-    const env = event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, event, now, summary(verification)) : null
+    const event = t.event as ConnectionEventType | null
+    const env = event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, event, now, eventData(event, summary(verification)) as never) : null
     return { row, t, last_result, env }
   })
   const pinned = items.every(({ row }) => row.version && row.tid)
@@ -187,6 +211,10 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
       event: p.t.event,
       event_id: p.env?.id,
       payload: p.env,
+      stamp_live: !!p.t.effects?.includes('stamp_live'),
+      stamp_failed: !!p.t.effects?.includes('stamp_failed'),
+      rebaseline: !!p.t.effects?.includes('rebaseline_monitor'),
+      wake: !!p.t.effects?.includes('wake_certificate_orders'),
     })),
     pinned,
     now,
@@ -194,7 +222,8 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   // Pre-validation's stages move with what landed (each move checks the status it expects).
   for (const { row, t } of plans) {
     if (!row.validation_stage) continue
-    const trigger = t.proven ? 'records_proven' : t.event === 'connection.live' ? 'live' : t.event === 'connection.failed' ? 'failed' : null
+    const moved = t.status !== row.status
+    const trigger = t.proven ? 'records_proven' : moved && t.status === 'live' ? 'live' : moved && t.status === 'failed' ? 'failed' : null
     if (trigger) await moveStageWithEvent(sql, row, trigger, now, t.status)
   }
   return landed
@@ -285,9 +314,11 @@ export async function sharedDelegations(sql: Sql, c: ConnectionRow): Promise<Map
  * `connection.disconnected` in the outbox. A connection closed already is left as it is.
  */
 export async function markDisconnected(sql: Sql, c: ConnectionRow, outcome: { records: DisconnectOutcome['records'] }, now: Date): Promise<void> {
+  const d = decide('disconnected', c.status)
+  if (!d) return
   const row = await setDisconnected(sql, c, outcome, now)
   if (!row) return
-  await forgetMonitorState(sql, c)
-  await emitForConnection(sql, row, 'connection.disconnected', now, { records: recordRefs(row.desired_records), removal: outcome.records })
+  if (d.has('forget_monitor')) await forgetMonitorState(sql, c)
+  await emitDecided(sql, row, d.event, now, { records: recordRefs(row.desired_records), removal: outcome.records })
 }
 

@@ -1,5 +1,7 @@
 // The connection lifecycle (CONTRACT.md section 3), as a pure function from a connection, a
-// verification and the time to what changes. Portico's choices where the contract is silent:
+// verification and the time to what changes: when to check next, and which transition of the table
+// (src/domain/transitions.ts: `records_resolved`, `timed_out`) a result is, with its event and effects.
+// Portico's choices where the contract is silent:
 // - a connection starts `pending`: its records are not known to be in place;
 // - it moves to `propagating` when a rail writes its records or when someone says they added them
 //   (`:recheck`); the 24-hour clock starts then;
@@ -12,6 +14,7 @@
 import { DAY, HOUR } from '../clock.ts'
 import type { ConnectionStatus } from '../db/connections.ts'
 import type { Verification } from './verify.ts'
+import { decideOpen, type Effect, type Rule } from './transitions.ts'
 
 /** A connection's status, as its column stores it. */
 export type Status = ConnectionStatus
@@ -36,7 +39,10 @@ export interface Transition {
   next_check_at: Date | null
   error_code: string | null
   error_message: string | null
-  event: 'connection.live' | 'connection.failed' | null
+  /** The event the transition's rule emits (src/domain/transitions.ts); null when the status stays. */
+  event: Rule['event']
+  /** What the rule sets in motion besides the status (the landing statement carries each out). */
+  effects?: readonly Effect[]
   /**
    * Pre-validation: the first step's records (ownership TXT, `_acme-challenge` delegation) resolve.
    * That is not the routing: the connection stays where it is, leaves verification, and its
@@ -83,17 +89,24 @@ export function afterVerification(c: LifecycleState, v: Verification, now: Date,
   if (v.outcome === 'all' && c.validation_stage && BEFORE_ROUTING.has(c.validation_stage) && (c.status === 'pending' || c.status === 'propagating')) {
     return { status: c.status, next_check_at: null, error_code: c.error_code, error_message: c.error_message, event: null, proven: true }
   }
-  if (v.outcome === 'all') return { status: 'live', next_check_at: null, error_code: null, error_message: null, event: c.status === 'live' ? null : 'connection.live' }
+  if (v.outcome === 'all') {
+    const d = decideOpen('records_resolved', c.status)
+    if (!d) return { status: c.status, next_check_at: null, error_code: null, error_message: null, event: null }
+    return { status: d.status, next_check_at: null, error_code: null, error_message: null, event: d.event, effects: d.rule.effects }
+  }
   const keep = { error_code: c.error_code, error_message: c.error_message }
   if (c.status === 'propagating') {
     const since = c.propagating_since ?? now
-    if (v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= limits.propagationTimeoutMs) {
+    const late = v.outcome !== 'inconclusive' && now.getTime() - since.getTime() >= limits.propagationTimeoutMs
+    const d = late ? decideOpen('timed_out', c.status) : null
+    if (d) {
       return {
-        status: 'failed',
+        status: d.status,
         next_check_at: null,
         error_code: 'propagation_timeout',
         error_message: 'The DNS records did not appear within 24 hours',
-        event: 'connection.failed',
+        event: d.event,
+        effects: d.rule.effects,
       }
     }
     const next = nextPropagatingCheck(since, now, v.outcome === 'inconclusive')

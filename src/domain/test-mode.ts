@@ -15,6 +15,7 @@ import { ProviderError } from '../adapters/dns-providers/types.ts'
 import type { CertificateIssuer } from '../adapters/acme.ts'
 import { absoluteHost, type ParsedDomain } from './hostnames.ts'
 import type { Dns } from '../adapters/dns.ts'
+import { eventsAlong } from './transitions.ts'
 
 /** The reserved parent of every test domain. */
 export const TEST_DOMAIN_SUFFIX = 'sandbox.example'
@@ -47,44 +48,44 @@ export const SCENARIOS = {
   live: {
     plays: 'The records resolve at the first check: live at once',
     ends: { status: 'live' },
-    events: ['connection.created', 'connection.live'],
+    events: eventsAlong('created', 'records_resolved'),
     how: 'Create the connection; the first verification (due at once) finds every record.',
   },
   delayed: {
     plays: 'The records appear one minute after the connection was created: live after a delay',
     ends: { status: 'live' },
-    events: ['connection.created', 'connection.live'],
+    events: eventsAlong('created', 'records_resolved'),
     how: 'Create the connection; checks in the first minute find nothing, the first check after it finds every record.',
   },
   'propagation-timeout': {
     plays: 'The records were written but never resolve: failed after 24 hours, played as two minutes',
     ends: { status: 'failed', error_code: 'propagation_timeout' },
-    events: ['connection.created', 'connection.applied', 'connection.failed'],
-    eventsByRecheck: ['connection.created', 'connection.failed'],
+    events: eventsAlong('created', 'records_written', 'timed_out'),
+    eventsByRecheck: eventsAlong('created', 'said_added', 'timed_out'),
     how: 'Apply with any credential (`POST /connections/{id}/apply`) or say the records are in place (`:recheck`); two minutes later (a real connection: 24 hours) the connection fails.',
   },
   'setup-incomplete': {
     plays: 'Nobody adds the records: pending, diagnosed after three days, played as three minutes',
     ends: { status: 'pending', error_code: 'setup_incomplete' },
-    events: ['connection.created'],
+    events: eventsAlong('created'),
     how: 'Create the connection and leave it; three minutes later (a real connection: three days) its diagnosis is `setup_incomplete` (it stays pending and never fails).',
   },
   'credential-refused': {
     plays: 'The DNS provider refuses the credential',
     ends: { status: 'pending', error_code: 'ProviderAuthenticationError' },
-    events: ['connection.created'],
+    events: eventsAlong('created'),
     how: 'Apply with any credential: 422 `ProviderAuthenticationError` (`details.reason: credential_refused`), recorded as the diagnosis.',
   },
   'zone-not-reached': {
     plays: 'The credential works but does not reach the domain\'s zone',
     ends: { status: 'pending', error_code: 'zone_not_reached' },
-    events: ['connection.created'],
+    events: eventsAlong('created'),
     how: 'Apply with any credential: 422 `dns_write_failed` (`details.reason: zone_not_reached`), recorded as the diagnosis.',
   },
   'access-denied': {
     plays: 'The person declines at the DNS provider',
     ends: { status: 'pending', error_code: 'access_denied' },
-    events: ['connection.created'],
+    events: eventsAlong('created'),
     how: 'Apply with any credential: 400 `invalid_request` (`details.reason: access_denied`), as the sign-in callback answers a refusal, recorded as the diagnosis.',
   },
   'platform-subdomain': {
@@ -96,10 +97,10 @@ export const SCENARIOS = {
   'certificate-failed': {
     plays: 'The domain goes live but the certificate authority refuses its certificate',
     ends: { status: 'live' },
-    events: ['connection.created', 'connection.live', 'secure_status', 'secure_status'],
+    events: [...eventsAlong('created', 'records_resolved'), 'secure_status', 'secure_status'],
     how: 'Create the connection; once live, its certificate order (`POST /connections/{id}/ssl:issue`, or the issuer\'s own run) fails: `secure_status` `pending`, then `failed`.',
   },
-} as const satisfies Record<string, Scenario>
+} satisfies Record<string, Scenario>
 
 export type ScenarioName = keyof typeof SCENARIOS
 export const SCENARIO_NAMES = Object.keys(SCENARIOS) as ScenarioName[]

@@ -38,6 +38,7 @@ import type { Sweep } from './index.ts'
 import { drainRounds, mapLimit } from './lanes.ts'
 import { alone } from '../db/locks.ts'
 import { observeDnsChecks } from '../metrics.ts'
+import { eventsWith } from '../domain/transitions.ts'
 
 export const MONITOR_QUEUE = 'monitor-sweep'
 
@@ -77,11 +78,12 @@ const ANNOUNCED_MARGIN_MS = 5 * 60_000
 
 /**
  * Enrols the connections that went live since the last sweep, as their `connection.live` events in
- * the outbox announce (read by id range, so it costs the events since then, not the watched set).
+ * the outbox announce (the events of the transitions with `enrol_monitor`, src/domain/transitions.ts) (read by id range, so it costs the events since then, not the watched set).
  * Taking a connection live writes nothing for the monitor: this pass, a minute later at most, does.
  */
 export async function enrolAnnounced(deps: Pick<MonitorDeps, 'db' | 'clock'>, since: Date): Promise<number> {
-  return enrol(deps, await announcedNotWatched(deps.db, idFloor('evt', since.getTime() - ANNOUNCED_MARGIN_MS)))
+  const types = eventsWith('enrol_monitor')
+  return enrol(deps, await announcedNotWatched(deps.db, idFloor('evt', since.getTime() - ANNOUNCED_MARGIN_MS), types))
 }
 
 /** Enrols those of `ids` that are live and not watched yet, first check at once; returns how many. */

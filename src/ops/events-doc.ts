@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { nameOf } from '../domain/named.ts'
 import { EVENT_SCHEMAS, EVENT_TYPES, EVENTS, exampleEnvelope, type EventDecl } from '../domain/events.ts'
 import { MAX_ATTEMPTS, BACKOFF_MS } from '../domain/webhook-delivery.ts'
+import { transitionsMarkdown } from '../domain/transitions.ts'
 
 /** A schema in words: `string`, `integer`, `array of EventRecord`, `"a" | "b"`. */
 export function typeText(schema: TSchema): string {
@@ -87,6 +88,14 @@ function catalogue(): string[] {
 /** The envelope every event shares, and the one shape each field has. */
 function envelope(): string[] {
   return [
+    '',
+    '## Status changes',
+    '',
+    'Every change of a connection\'s status, what causes it and the event it emits, from the transition table',
+    '(`src/domain/transitions.ts`), the one place each is decided. A cause changes only the places in its `from` column; anywhere',
+    'else it does nothing. `also` is what the change sets in motion besides the status (the table\'s `Effect`s).',
+    '',
+    transitionsMarkdown(),
     '',
     '## The envelope',
     '',

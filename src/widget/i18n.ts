@@ -2,13 +2,14 @@
 // Intl.PluralRules, dates through Intl.DateTimeFormat, "2 minutes ago" through Intl.RelativeTimeFormat,
 // lists through Intl.ListFormat), and the loading of a table other than English, which is served as
 // JSON beside the bundle (`localesUrl`) and fetched only for the locale shown.
-import { en, type Key, type Messages, type Plural } from './locales/en.ts'
+import { widget as en, type Key, type Messages, type Plural } from './locales/en.ts'
+import { LOCALE_TAGS } from './locales/tags.ts'
 import { directionOf, resolveLocale } from './locale.ts'
 
 export type { Key, Messages }
 
-/** Every locale the widget speaks; all but English are fetched when needed. */
-export const LOCALE_TAGS = ['en', 'fr', 'de', 'es', 'pt', 'it', 'nl', 'pl', 'sv', 'da', 'fi', 'tr', 'ja', 'ko', 'zh', 'ar', 'he'] as const
+/** Every locale the widget speaks (one file each in ./locales/, listed by `npm run generate`); all but English are fetched when needed. */
+export { LOCALE_TAGS }
 
 export interface Translator {
   /** The locale actually shown: the dialog's `lang`. */

@@ -5,6 +5,7 @@ import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { sweepDue } from '../../src/jobs/verify-sweep.ts'
 import { DAY, HOUR } from '../../src/clock.ts'
+import { eventsAlong } from '../../src/domain/transitions.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -116,11 +117,11 @@ describe('connections', () => {
     expect(live.body.live_at).not.toBeNull()
 
     const ev = await events(c.body.id)
-    expect(ev.map((e) => e.type)).toEqual(['connection.created', 'connection.live'])
-    const created = ev[0]!.payload
+    expect(ev.map((e) => e.type)).toEqual(eventsAlong('created', 'said_added', 'records_resolved'))
+    const created = ev.find((e) => e.type === 'connection.created')!.payload
     expect(created).toMatchObject({ type: 'connection.created', domain, subdomain: 'shop', user_id: 'user-42', provider: 'powerdns', setup_type: 'manual', propagation_status: 'pending' })
     expect(created.id).toStartWith('evt_')
-    const liveEv = ev[1]!.payload
+    const liveEv = ev.find((e) => e.type === 'connection.live')!.payload
     expect(liveEv).toMatchObject({ propagation_status: 'success', user_id: 'user-42' })
     expect(liveEv.data.records_propagated).toEqual([{ type: 'CNAME', host: 'shop', value: EDGE }])
     expect(liveEv.data.records_non_propagated).toEqual([])
@@ -139,9 +140,10 @@ describe('connections', () => {
       const failed = await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })
       expect(failed.body).toMatchObject({ status: 'failed', error_code: 'propagation_timeout' })
       const ev = (await events(c.body.id)).map((e) => e.payload)
-      expect(ev.map((e) => e.type)).toEqual(['connection.created', 'connection.failed'])
-      expect(ev[1]).toMatchObject({ propagation_status: 'timeout', error_code: 'propagation_timeout' })
-      expect(ev[1].data.records_non_propagated).toHaveLength(1)
+      expect(ev.map((e) => e.type)).toEqual(eventsAlong('created', 'said_added', 'timed_out'))
+      const failedEv = ev.find((e) => e.type === 'connection.failed')
+      expect(failedEv).toMatchObject({ propagation_status: 'timeout', error_code: 'propagation_timeout' })
+      expect(failedEv.data.records_non_propagated).toHaveLength(1)
 
       const revived = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
       expect(revived.body.status).toBe('propagating')
@@ -297,7 +299,7 @@ describe('connections', () => {
     expect(again.status).toBe(200)
     expect(again.body).toEqual(d.body)
     expect((await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })).status).toBe(404)
-    expect((await events(c.body.id)).map((e) => e.type)).toEqual(['connection.created', 'connection.disconnected'])
+    expect((await events(c.body.id)).map((e) => e.type)).toEqual(eventsAlong('created', 'disconnected'))
     // The name is free again.
     expect((await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `gone.${zone}` } })).status).toBe(201)
   })
@@ -330,7 +332,7 @@ describe('verification sweep', () => {
     await sweepDue({ db: p.db, dns: racing as never, clock: p.clock })
     const after = await p.api('GET', `/v1/connections/${c.body.id}`, { token: ws.apiKey })
     expect(after.body.status).toBe('pending')
-    expect((await events(c.body.id)).map((e) => e.type)).toEqual(['connection.created'])
+    expect((await events(c.body.id)).map((e) => e.type)).toEqual(eventsAlong('created', 'records_replaced'))
     expect(await queued(c.body.id)).toBe(1)
     // The next sweep checks the new set: not in DNS, so it stays pending.
     await sweep()
@@ -364,7 +366,7 @@ describe('verification sweep', () => {
     await p.api('DELETE', `/v1/connections/${c.body.id}`, { token: ws.apiKey })
     await sweep()
     expect(await queued(c.body.id)).toBe(0)
-    expect((await events(c.body.id)).map((e) => e.type)).toEqual(['connection.created', 'connection.disconnected'])
+    expect((await events(c.body.id)).map((e) => e.type)).toEqual(eventsAlong('created', 'disconnected'))
   })
 })
 

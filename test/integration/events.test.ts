@@ -10,6 +10,7 @@ import { provision, startPortico, widgetToken, type TestPortico, type Workspace 
 import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid, EVENT_TYPES } from '../../src/domain/events.ts'
 import { deleteOldEvents } from '../../src/jobs/event-retention.ts'
+import { eventsAlong, type Step } from '../../src/domain/transitions.ts'
 
 let pdns: Pdns
 let p: TestPortico
@@ -72,6 +73,12 @@ async function lifecycle(ws: Workspace, label: string, metadata: Record<string, 
   return { id: c.body.id as string, domain }
 }
 
+/** The path `lifecycle` walks, and `outdateAndDisconnect` after it (src/domain/transitions.ts gives their events). */
+const LIFECYCLE: Step[] = ['created', 'said_added', 'records_resolved']
+const OUTDATE_AND_DISCONNECT: Step[] = ['connection.records_outdated', 'disconnected']
+/** The events of `then`, walked after `before`. */
+const eventsAfter = (before: Step[], then: Step[]) => eventsAlong(...before, ...then).slice(eventsAlong(...before).length)
+
 async function outdateAndDisconnect(ws: Workspace, id: string) {
   expect((await p.api('PUT', `/v1/applications/${ws.appId}/connect-target`, { token: ws.apiKey, body: { cname_target: `other-${id.slice(-6)}.example.net` } })).status).toBe(200)
   expect((await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey })).status).toBe(200)
@@ -91,21 +98,21 @@ describe('order', () => {
 
       await deliver()
       // Only the first was tried: the three after it wait behind it.
-      expect(rx.got.map((g) => g.event.type)).toEqual(['connection.created'])
+      expect(rx.got.map((g) => g.event.type)).toEqual(eventsAlong('created'))
       const log = await p.api('GET', '/v1/webhook-deliveries', { token: ws.apiKey })
       expect(log.body.deliveries.map((d: { event_type: string; delivered: boolean }) => [d.event_type, d.delivered])).toEqual([['connection.created', false]])
 
       p.clock.advance(11_000)
       await deliver()
       const taken = rx.taken.map((g) => g.event)
-      expect(taken.map((e) => e.type)).toEqual(['connection.created', 'connection.live', 'connection.records_outdated', 'connection.disconnected'])
-      expect(taken.map((e) => e.sequence)).toEqual([1, 2, 3, 4])
+      expect(taken.map((e) => e.type)).toEqual(eventsAlong(...LIFECYCLE, ...OUTDATE_AND_DISCONNECT))
+      expect(taken.map((e) => e.sequence)).toEqual(taken.map((_, i) => i + 1))
       // Ids are monotonic, and every event carries the connection's metadata and end user.
       expect([...taken.map((e) => e.id)].sort()).toEqual(taken.map((e) => e.id))
       for (const e of taken) expect(e).toMatchObject({ connection_id: c.id, metadata: { plan: 'pro', account: 'a-17' }, user_id: c.domain.split('.')[0]!.replace('ord-', 'cust-ord-') })
       // One shape per field: data.records is the same array of {type, host, value} on every event that has it.
-      const created = taken[0]!
-      const disconnected = taken[3]!
+      const created = taken.find((e) => e.type === 'connection.created')!
+      const disconnected = taken.find((e) => e.type === 'connection.disconnected')!
       expect(created.data.records).toEqual([{ type: 'CNAME', host: created.subdomain, value: EDGE }])
       expect(disconnected.data.records).toEqual(created.data.records)
       expect(disconnected.data.removal).toMatchObject({ choice: 'remove', outcome: 'manual', via: 'manual' })
@@ -126,11 +133,8 @@ describe('order', () => {
       const stuck = await lifecycle(ws, `stuck-${t}`)
       const free = await lifecycle(ws, `free-${t}`)
       await deliver()
-      expect(rx.taken.map((g) => [g.event.connection_id, g.event.type])).toEqual([
-        [free.id, 'connection.created'],
-        [free.id, 'connection.live'],
-      ])
-      expect(rx.got.filter((g) => g.event.connection_id === stuck.id).map((g) => g.event.type)).toEqual(['connection.created'])
+      expect(rx.taken.map((g) => [g.event.connection_id, g.event.type])).toEqual(eventsAlong(...LIFECYCLE).map((t) => [free.id, t]))
+      expect(rx.got.filter((g) => g.event.connection_id === stuck.id).map((g) => g.event.type)).toEqual(eventsAlong('created'))
     } finally {
       rx.stop()
     }
@@ -149,7 +153,7 @@ describe('catching up', () => {
       const before = await lifecycle(ws, `pre-${Date.now().toString(36)}`)
       away = false
       await deliver()
-      expect(rx.taken.map((g) => g.event.type)).toEqual(['connection.created', 'connection.live'])
+      expect(rx.taken.map((g) => g.event.type)).toEqual(eventsAlong(...LIFECYCLE))
       const lastSeen = rx.taken[rx.taken.length - 1]!.event
 
       // Away: everything that happens in the next ten minutes is refused until its attempts run out.
@@ -179,13 +183,10 @@ describe('catching up', () => {
         caught.push(...page.body.events.filter((e: { id: string }) => !seen.has(e.id)))
         cursor = page.body.next_cursor
       } while (cursor)
-      // a and b: created, live, records_outdated; the earlier one: records_outdated, disconnected.
+      // a and b: their lifecycle and the new target's records_outdated; the earlier one: outdated, then disconnected.
+      const outdatedToo = eventsAlong(...LIFECYCLE, 'connection.records_outdated')
       expect(caught.map((e) => [e.connection_id, e.type]).sort()).toEqual(
-        [
-          [a.id, 'connection.created'], [a.id, 'connection.live'], [a.id, 'connection.records_outdated'],
-          [b.id, 'connection.created'], [b.id, 'connection.live'], [b.id, 'connection.records_outdated'],
-          [before.id, 'connection.records_outdated'], [before.id, 'connection.disconnected'],
-        ].sort(),
+        [...outdatedToo.map((t) => [a.id, t]), ...outdatedToo.map((t) => [b.id, t]), ...eventsAfter(LIFECYCLE, OUTDATE_AND_DISCONNECT).map((t) => [before.id, t])].sort(),
       )
       expect(caught.map((e) => e.id)).toEqual([...caught.map((e) => e.id)].sort())
       for (const id of refused) expect(caught.some((e) => e.id === id)).toBe(true)
@@ -196,10 +197,9 @@ describe('catching up', () => {
       }
       // One connection from the last sequence it saw: exactly what followed, in order.
       const after = await p.api('GET', `/v1/events?connection_id=${before.id}&after_sequence=${lastSeen.sequence}`, { token: ws.apiKey })
-      expect(after.body.events.map((e: { type: string; sequence: number }) => [e.sequence, e.type])).toEqual([
-        [3, 'connection.records_outdated'],
-        [4, 'connection.disconnected'],
-      ])
+      expect(after.body.events.map((e: { type: string; sequence: number }) => [e.sequence, e.type])).toEqual(
+        eventsAfter(LIFECYCLE, OUTDATE_AND_DISCONNECT).map((t, i) => [lastSeen.sequence + 1 + i, t]),
+      )
       const live = await p.api('GET', `/v1/events?type=connection.live&created_after=${encodeURIComponent(wentAway.toISOString())}`, { token: ws.apiKey })
       expect(live.body.events.map((e: { connection_id: string }) => e.connection_id).sort()).toEqual([a.id, b.id].sort())
       const one = await p.api('GET', `/v1/events/${caught[0]!.id}`, { token: ws.apiKey })

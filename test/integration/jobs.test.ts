@@ -3,6 +3,7 @@
 import { test, expect, afterAll } from 'bun:test'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico, type TestPortico } from '../harness/portico.ts'
+import { eventsAlong } from '../../src/domain/transitions.ts'
 
 let p: TestPortico | undefined
 afterAll(async () => {
@@ -26,5 +27,5 @@ test('a connection goes live through the job worker', async () => {
   }
   expect(status).toBe('live')
   const ev = await p.db`select type from events where connection_id = ${c.body.id} order by id`
-  expect(ev.map((e: { type: string }) => e.type)).toEqual(['connection.created', 'connection.live'])
+  expect(ev.map((e: { type: string }) => e.type)).toEqual(eventsAlong('created', 'records_resolved'))
 })

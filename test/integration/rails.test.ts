@@ -9,6 +9,7 @@ import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
 import { MIN_GAP_MS } from '../../src/domain/monitor.ts'
 import { HOUR } from '../../src/clock.ts'
 import { HOSTED } from '../../src/adapters/dns-providers/index.ts'
+import { eventsAlong } from '../../src/domain/transitions.ts'
 
 const EDGE = 'edge.portico.test'
 const EDGE_IPS = ['203.0.114.10', '203.0.114.11']
@@ -84,9 +85,10 @@ describe('apply with a one-time credential', () => {
     const token = c.records.find((r: any) => r.purpose === 'ownership').value
     expect(await rrset(`_portico-challenge.${zone}`, 'TXT')).toEqual([`"${token}"`])
     const ev = await events(c.id)
-    expect(ev.map((e) => e.type)).toEqual(['connection.created', 'connection.applied'])
-    expect(ev[1]!.payload.data.via).toBeUndefined()
-    expect(ev[1]!.payload.data.updated_objects).toContainEqual({ type: 'CNAME', host: 'www', name: `www.${zone}`, value: EDGE })
+    expect(ev.map((e) => e.type)).toEqual(eventsAlong('created', 'records_replaced', 'records_written'))
+    const appliedEv = ev.find((e) => e.type === 'connection.applied')!
+    expect(appliedEv.payload.data.via).toBeUndefined()
+    expect(appliedEv.payload.data.updated_objects).toContainEqual({ type: 'CNAME', host: 'www', name: `www.${zone}`, value: EDGE })
 
     // The same set again: 200, nothing written, no second event.
     const afterApply = await snapshot(zone)

@@ -15,6 +15,7 @@ import { deliverAll } from '../../src/domain/webhook-delivery.ts'
 import { assertEventValid } from '../../src/domain/events.ts'
 import { SCENARIOS, SCENARIO_NAMES, TEST_DELAY_MS, TEST_DOMAIN_SUFFIX, TEST_PROPAGATION_TIMEOUT_MS, TEST_SETUP_INCOMPLETE_MS, type ScenarioName } from '../../src/domain/test-mode.ts'
 import { HOUR } from '../../src/clock.ts'
+import { eventsAlong } from '../../src/domain/transitions.ts'
 
 let p: TestPortico
 let ws: Workspace
@@ -263,7 +264,7 @@ describe('every scenario', () => {
     }
     expect(await p.db`select id from certificates where connection_id = ${c.body.id}`).toEqual([])
     const events = await p.api('GET', `/v1/events?connection_id=${c.body.id}`, { token: ws.apiKey })
-    expect(events.body.events.map((e: { type: string }) => e.type).sort()).toEqual(['connection.created', 'connection.live'])
+    expect(events.body.events.map((e: { type: string }) => e.type).sort()).toEqual(eventsAlong('created', 'records_resolved').sort())
   })
 
   test('eight ssl:issue at once on one connection: each answers as the scenario says, none 500', async () => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { canonicalRecords, DnsRecordSchema } from '../../domain/records.ts'
 import { connectionFor } from '../../domain/connections.ts'
 import { setHeldRecords } from '../../db/prevalidation.ts'
-import { setCustomRecords } from '../../db/connections.ts'
+import { replaceRecords } from '../../domain/connect.ts'
 import { defineOp } from '../registry.ts'
 import { IdParam, Input } from '../schemas.ts'
 import { checkRecordSet, parseOrThrow, recordsOut, RecordsResponse, TAG } from './shared.ts'
@@ -42,7 +42,7 @@ export const putRecordsOp = defineOp({
       ctx.audit.details = { changed: true, held: true }
       return recordsOut(held)
     }
-    const row = await setCustomRecords(ctx.sql, c, input, now)
+    const row = await replaceRecords(ctx.sql, c, input.records, now)
     ctx.audit.details = { changed: true }
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     return recordsOut(row)

@@ -2,10 +2,9 @@ import { Type } from '@sinclair/typebox'
 import { type CallbackOutcome, claimConsentSession, connectionOpen, consentOutcome, consentSession, lockConnection, saveConsentOutcome, type SessionRow } from '../../db/domain-connect-sessions.ts'
 import { applySteps, storeGrant, tokenRequest, type Tokens } from '../../domain/domain-connect/async-api.ts'
 import { ApiError, notFound, unavailable } from '../../errors.ts'
-import { markAccessDenied, markAppliedThroughConsent } from '../../db/connections.ts'
+import { markAccessDenied } from '../../db/connections.ts'
+import { appliedThroughConsent } from '../../domain/connect.ts'
 import { newId } from '../../ids.ts'
-import { emitForConnection } from '../../domain/events.ts'
-import { absoluteHost } from '../../domain/hostnames.ts'
 import { Input, Out } from '../schemas.ts'
 import { defineOp, reply } from '../registry.ts'
 import { BaseCtx, deps } from './shared.ts'
@@ -120,11 +119,7 @@ export const domainConnectCallbackOp = defineOp({
         pre.tokens,
         now,
       )
-      const fresh = await markAppliedThroughConsent(ctx.sql, c, now)
-      await emitForConnection(ctx.sql, fresh, 'connection.applied', now, {
-        via: 'async',
-        updated_objects: fresh.desired_records.map(({ type, host, value }) => ({ type, host, name: absoluteHost(host, fresh.apex_domain), value })),
-      })
+      await appliedThroughConsent(ctx.sql, c, now)
       ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
       outcome = { connection_id: c.id, domain: c.domain, applied: true, service_ids: s.service_ids }
     }

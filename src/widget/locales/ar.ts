@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const ar: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'اربط نطاقك',
   titleApp: 'اربط نطاقك بـ {app}',
   close: 'إغلاق',
@@ -147,4 +148,52 @@ export const ar: Messages = {
   buyTitle: 'اشترِ نطاقًا',
   buyEmail: 'بريدك الإلكتروني',
   buyGo: 'المتابعة إلى الدفع',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'العربية',
+  title: 'سجلات DNS للنطاق {domain}',
+  heading: 'أضف سجلات DNS للنطاق {domain}',
+  asked: 'طلب {app} هذه السجلات.',
+  until: 'يعمل هذا الرابط حتى {date}.',
+  stepsHeading: 'طريقة إضافتها',
+  stepSignIn: 'سجّل الدخول إلى {provider}.',
+  stepSignInUnknown: 'سجّل الدخول إلى الجهة التي تدير DNS للنطاق {apex}.',
+  stepOpen: 'افتح إعدادات DNS للنطاق {apex}.',
+  stepAdd: 'أضف كل سجل أدناه كما هو معروض تمامًا.',
+  stepSave: 'احفظ، ثم اختر «لقد أضفتها» في هذه الصفحة.',
+  openProvider: 'افتح {provider}',
+  recordsHeading: 'السجلات المطلوب إضافتها',
+  stageProve: 'الخطوة 1 من 2: تثبت هذه السجلات أنك تملك {domain} وتتيح إصدار شهادة HTTPS له الآن. يستمر موقعك في العمل حيث هو.',
+  stageRoute: 'الخطوة 2 من 2: عندما تصبح شهادة HTTPS للنطاق {domain} جاهزة، وجّه النطاق إلى هنا: يحصل الزوار على HTTPS من أول طلب.',
+  type: 'النوع',
+  host: 'المضيف',
+  value: 'القيمة',
+  priority: 'الأولوية',
+  ttl: 'TTL',
+  apexHost: '@ (النطاق {apex} نفسه)',
+  found: 'موجود',
+  missing: 'لم يُعثر عليه بعد',
+  copy: 'نسخ',
+  copied: 'تم النسخ',
+  copyLabel: 'نسخ قيمة سجل {type} {host}',
+  copyHostLabel: 'نسخ مضيف سجل {type} {host}',
+  copyPriorityLabel: 'نسخ أولوية سجل {type} {host}',
+  added: 'لقد أضفتها',
+  checking: 'جارٍ التحقق…',
+  statusPending: 'في انتظار إضافة السجلات.',
+  statusPropagating: 'السجلات التي عُثر عليها حتى الآن: {found} من {total}. نواصل التحقق.',
+  statusFailed: 'لم يعثر التحقق الأخير على السجلات. قارنها بالقائمة أدناه، ثم اختر «لقد أضفتها».',
+  statusUnreachable: 'تعذّر التحقق الآن. سنحاول مرة أخرى قريبًا.',
+  doneHeading: 'تم',
+  statusLive: 'يشير {domain} الآن إلى {target}.',
+  doneHint: 'لا شيء آخر عليك فعله. يمكنك إغلاق هذه الصفحة.',
+  close: 'إغلاق هذه الصفحة',
+  closedHint: 'يمكنك الآن إغلاق علامة التبويب هذه.',
+  lastChecked: 'آخر تحقق: {time}.',
+  notFoundTitle: 'هذا الرابط لا يعمل',
+  notFoundBody: 'انتهت صلاحيته أو لم يكن صالحًا قط. اطلب رابطًا جديدًا ممن أرسله إليك.',
+  poweredBy: 'مدعوم من Portico',
+  otherLanguages: 'لغات أخرى',
 }

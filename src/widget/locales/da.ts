@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const da: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Forbind dit domæne',
   titleApp: 'Forbind dit domæne med {app}',
   close: 'Luk',
@@ -133,4 +134,52 @@ export const da: Messages = {
   buyTitle: 'Køb et domæne',
   buyEmail: 'Din e-mail',
   buyGo: 'Fortsæt til betaling',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Dansk',
+  title: 'DNS-poster for {domain}',
+  heading: 'Tilføj DNS-poster for {domain}',
+  asked: '{app} har bedt om disse poster.',
+  until: 'Linket virker indtil {date}.',
+  stepsHeading: 'Sådan tilføjer du dem',
+  stepSignIn: 'Log ind hos {provider}.',
+  stepSignInUnknown: 'Log ind der, hvor DNS for {apex} administreres.',
+  stepOpen: 'Åbn DNS-indstillingerne for {apex}.',
+  stepAdd: 'Tilføj hver post nedenfor præcis som vist.',
+  stepSave: 'Gem, og vælg derefter »Jeg har tilføjet dem« på denne side.',
+  openProvider: 'Åbn {provider}',
+  recordsHeading: 'Poster, der skal tilføjes',
+  stageProve: 'Trin 1 af 2: disse poster beviser, at {domain} er dit, og lader dets HTTPS-certifikat blive udstedt allerede nu. Dit websted kører videre, hvor det er.',
+  stageRoute: 'Trin 2 af 2: når HTTPS-certifikatet for {domain} er klar, peger du domænet herhen: besøgende får HTTPS fra første forespørgsel.',
+  type: 'Type',
+  host: 'Vært',
+  value: 'Værdi',
+  priority: 'Prioritet',
+  ttl: 'TTL',
+  apexHost: '@ (selve domænet {apex})',
+  found: 'Fundet',
+  missing: 'Ikke fundet endnu',
+  copy: 'Kopiér',
+  copied: 'Kopieret',
+  copyLabel: 'Kopiér værdien af {type}-posten {host}',
+  copyHostLabel: 'Kopiér værten for {type}-posten {host}',
+  copyPriorityLabel: 'Kopiér prioriteten for {type}-posten {host}',
+  added: 'Jeg har tilføjet dem',
+  checking: 'Kontrollerer…',
+  statusPending: 'Venter på, at posterne bliver tilføjet.',
+  statusPropagating: 'Poster fundet indtil nu: {found} af {total}. Vi bliver ved med at kontrollere.',
+  statusFailed: 'Den seneste kontrol fandt ikke posterne. Sammenlign dem med listen nedenfor, og vælg derefter »Jeg har tilføjet dem«.',
+  statusUnreachable: 'Vi kunne ikke kontrollere lige nu. Vi prøver igen om lidt.',
+  doneHeading: 'Færdig',
+  statusLive: '{domain} peger nu på {target}.',
+  doneHint: 'Der er ikke mere at gøre. Du kan lukke denne side.',
+  close: 'Luk denne side',
+  closedHint: 'Du kan nu lukke denne fane.',
+  lastChecked: 'Senest kontrolleret {time}.',
+  notFoundTitle: 'Dette link virker ikke',
+  notFoundBody: 'Det er udløbet eller har aldrig været gyldigt. Bed den, der sendte det, om et nyt link.',
+  poweredBy: 'Drevet af Portico',
+  otherLanguages: 'Andre sprog',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const de: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Verbinden Sie Ihre Domain',
   titleApp: 'Verbinden Sie Ihre Domain mit {app}',
   close: 'Schließen',
@@ -133,4 +134,52 @@ export const de: Messages = {
   buyTitle: 'Domain kaufen',
   buyEmail: 'Ihre E-Mail-Adresse',
   buyGo: 'Weiter zur Zahlung',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Deutsch',
+  title: 'DNS-Einträge für {domain}',
+  heading: 'DNS-Einträge für {domain} anlegen',
+  asked: '{app} hat diese Einträge angefordert.',
+  until: 'Dieser Link funktioniert bis {date}.',
+  stepsHeading: 'So legen Sie sie an',
+  stepSignIn: 'Melden Sie sich bei {provider} an.',
+  stepSignInUnknown: 'Melden Sie sich dort an, wo das DNS von {apex} verwaltet wird.',
+  stepOpen: 'Öffnen Sie die DNS-Einstellungen von {apex}.',
+  stepAdd: 'Legen Sie jeden Eintrag unten genau wie angegeben an.',
+  stepSave: 'Speichern Sie und wählen Sie dann auf dieser Seite „Ich habe sie angelegt“.',
+  openProvider: '{provider} öffnen',
+  recordsHeading: 'Anzulegende Einträge',
+  stageProve: 'Schritt 1 von 2: Diese Einträge belegen, dass {domain} Ihnen gehört, und lassen sein HTTPS-Zertifikat schon jetzt ausstellen. Ihre Website läuft weiter, wo sie ist.',
+  stageRoute: 'Schritt 2 von 2: Sobald das HTTPS-Zertifikat für {domain} bereit ist, richten Sie die Domain hierher: Besucher erhalten HTTPS ab der ersten Anfrage.',
+  type: 'Typ',
+  host: 'Host',
+  value: 'Wert',
+  priority: 'Priorität',
+  ttl: 'TTL',
+  apexHost: '@ (die Domain {apex} selbst)',
+  found: 'Gefunden',
+  missing: 'Noch nicht gefunden',
+  copy: 'Kopieren',
+  copied: 'Kopiert',
+  copyLabel: 'Wert des {type}-Eintrags {host} kopieren',
+  copyHostLabel: 'Host des {type}-Eintrags {host} kopieren',
+  copyPriorityLabel: 'Priorität des {type}-Eintrags {host} kopieren',
+  added: 'Ich habe sie angelegt',
+  checking: 'Wird geprüft…',
+  statusPending: 'Wir warten darauf, dass die Einträge angelegt werden.',
+  statusPropagating: 'Bisher gefundene Einträge: {found} von {total}. Wir prüfen weiter.',
+  statusFailed: 'Bei der letzten Prüfung wurden die Einträge nicht gefunden. Vergleichen Sie sie mit der Liste unten und wählen Sie dann „Ich habe sie angelegt“.',
+  statusUnreachable: 'Wir konnten gerade nicht prüfen. Wir versuchen es gleich noch einmal.',
+  doneHeading: 'Fertig',
+  statusLive: '{domain} zeigt jetzt auf {target}.',
+  doneHint: 'Es ist nichts mehr zu tun. Sie können diese Seite schließen.',
+  close: 'Diese Seite schließen',
+  closedHint: 'Sie können diesen Tab jetzt schließen.',
+  lastChecked: 'Zuletzt geprüft: {time}.',
+  notFoundTitle: 'Dieser Link funktioniert nicht',
+  notFoundBody: 'Er ist abgelaufen oder war nie gültig. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen Link.',
+  poweredBy: 'Bereitgestellt von Portico',
+  otherLanguages: 'Andere Sprachen',
 }

@@ -1,11 +1,15 @@
-// The widget's English strings: the source every other locale translates (src/widget/locales/*.ts),
-// and the only table in the bundle; the others are served as JSON beside it and fetched when shown.
+// English, the source every other locale translates. One locale is one file in this folder (its tag,
+// `<tag>.ts`): the widget's words (`widget`) and the share page's (`share`); `npm run generate` lists
+// the folder into tags.ts (the locales the widget speaks) and index.ts (every table), and from those
+// come the share page's languages, the playground's picker and the counts in the documents.
+// The widget's English table is the only one in the bundle; the others are served as JSON beside it
+// and fetched when shown.
 // `{name}` placeholders are filled when said; an object is a plural message, its forms chosen by
 // Intl.PluralRules (`one`, `other`, and `zero`, `two`, `few`, `many` where a language has them), by
 // `{count}`; a sentence about part of a whole ("2 of 5 records found") agrees with the whole, so `count`
 // is the total there and the part is another placeholder.
 // Words are never compared: the widget's logic works on codes, and only screens turn them into text.
-export const en = {
+export const widget = {
   title: 'Connect your domain',
   titleApp: 'Connect your domain to {app}',
   close: 'Close',
@@ -140,7 +144,59 @@ export const en = {
   buyGo: 'Continue to payment',
 }
 
-export type Key = keyof typeof en
+export type Key = keyof typeof widget
 /** A plural message: its forms by Intl.PluralRules category; `other` is always there. */
 export type Plural = { other: string } & Partial<Record<'zero' | 'one' | 'two' | 'few' | 'many', string>>
-export type Messages = { [K in Key]: (typeof en)[K] extends string ? string : Plural }
+export type Messages = { [K in Key]: (typeof widget)[K] extends string ? string : Plural }
+
+// The share page's English words (src/share/page.ts): the source every locale's `share` follows; the
+// bundle never carries them (nothing it imports uses them, and the bundler leaves them out).
+export const share = {
+  languageName: 'English',
+  title: 'DNS records for {domain}',
+  heading: 'Add DNS records for {domain}',
+  asked: '{app} asked for these records.',
+  until: 'This link works until {date}.',
+  stepsHeading: 'How to add them',
+  stepSignIn: 'Sign in to {provider}.',
+  stepSignInUnknown: 'Sign in where the DNS of {apex} is managed.',
+  stepOpen: 'Open the DNS settings of {apex}.',
+  stepAdd: 'Add each record below exactly as shown.',
+  stepSave: 'Save, then choose “I have added them” on this page.',
+  openProvider: 'Open {provider}',
+  recordsHeading: 'Records to add',
+  stageProve: 'Step 1 of 2: these records prove you own {domain} and let its HTTPS certificate be issued now. Your site keeps running where it is.',
+  stageRoute: 'Step 2 of 2: once the HTTPS certificate for {domain} is ready, point it here: visitors get HTTPS from the first request.',
+  type: 'Type',
+  host: 'Host',
+  value: 'Value',
+  priority: 'Priority',
+  ttl: 'TTL',
+  apexHost: '@ (the domain {apex} itself)',
+  found: 'Found',
+  missing: 'Not found yet',
+  copy: 'Copy',
+  copied: 'Copied',
+  copyLabel: 'Copy the value of the {type} record {host}',
+  copyHostLabel: 'Copy the host of the {type} record {host}',
+  copyPriorityLabel: 'Copy the priority of the {type} record {host}',
+  added: 'I have added them',
+  checking: 'Checking…',
+  statusPending: 'Waiting for the records to be added.',
+  statusPropagating: 'Records found so far: {found} of {total}. We keep checking.',
+  statusFailed: 'The last check did not find the records. Check them against the list below, then choose “I have added them”.',
+  statusUnreachable: 'We could not check just now. We will try again shortly.',
+  doneHeading: 'Done',
+  statusLive: '{domain} now points at {target}.',
+  doneHint: 'Nothing else to do. You can close this page.',
+  close: 'Close this page',
+  closedHint: 'You can now close this tab.',
+  lastChecked: 'Last checked {time}.',
+  notFoundTitle: 'This link does not work',
+  notFoundBody: 'It has expired or was never valid. Ask whoever sent it to you for a new link.',
+  poweredBy: 'Powered by Portico',
+  otherLanguages: 'Other languages',
+}
+
+export type ShareStrings = typeof share
+export type ShareKey = keyof ShareStrings

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const es: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Conecta tu dominio',
   titleApp: 'Conecta tu dominio a {app}',
   close: 'Cerrar',
@@ -133,4 +134,52 @@ export const es: Messages = {
   buyTitle: 'Comprar un dominio',
   buyEmail: 'Tu correo electrónico',
   buyGo: 'Continuar al pago',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Español',
+  title: 'Registros DNS para {domain}',
+  heading: 'Añade registros DNS para {domain}',
+  asked: '{app} ha solicitado estos registros.',
+  until: 'Este enlace funciona hasta el {date}.',
+  stepsHeading: 'Cómo añadirlos',
+  stepSignIn: 'Inicia sesión en {provider}.',
+  stepSignInUnknown: 'Inicia sesión donde se gestiona el DNS de {apex}.',
+  stepOpen: 'Abre la configuración DNS de {apex}.',
+  stepAdd: 'Añade cada registro de abajo exactamente como se muestra.',
+  stepSave: 'Guarda y luego elige «Ya los he añadido» en esta página.',
+  openProvider: 'Abrir {provider}',
+  recordsHeading: 'Registros que añadir',
+  stageProve: 'Paso 1 de 2: estos registros demuestran que {domain} es tuyo y permiten emitir ya su certificado HTTPS. Tu sitio sigue funcionando donde está.',
+  stageRoute: 'Paso 2 de 2: cuando el certificado HTTPS de {domain} esté listo, apunta el dominio aquí: los visitantes tendrán HTTPS desde la primera petición.',
+  type: 'Tipo',
+  host: 'Host',
+  value: 'Valor',
+  priority: 'Prioridad',
+  ttl: 'TTL',
+  apexHost: '@ (el propio dominio {apex})',
+  found: 'Encontrado',
+  missing: 'Aún no encontrado',
+  copy: 'Copiar',
+  copied: 'Copiado',
+  copyLabel: 'Copiar el valor del registro {type} {host}',
+  copyHostLabel: 'Copiar el host del registro {type} {host}',
+  copyPriorityLabel: 'Copiar la prioridad del registro {type} {host}',
+  added: 'Ya los he añadido',
+  checking: 'Comprobando…',
+  statusPending: 'Esperando a que se añadan los registros.',
+  statusPropagating: 'Registros encontrados por ahora: {found} de {total}. Seguimos comprobando.',
+  statusFailed: 'La última comprobación no encontró los registros. Compáralos con la lista de abajo y luego elige «Ya los he añadido».',
+  statusUnreachable: 'No hemos podido comprobarlo ahora. Lo volveremos a intentar en breve.',
+  doneHeading: 'Listo',
+  statusLive: '{domain} ahora apunta a {target}.',
+  doneHint: 'No hay nada más que hacer. Puedes cerrar esta página.',
+  close: 'Cerrar esta página',
+  closedHint: 'Ya puedes cerrar esta pestaña.',
+  lastChecked: 'Última comprobación: {time}.',
+  notFoundTitle: 'Este enlace no funciona',
+  notFoundBody: 'Ha caducado o nunca fue válido. Pide un enlace nuevo a quien te lo envió.',
+  poweredBy: 'Con la tecnología de Portico',
+  otherLanguages: 'Otros idiomas',
 }

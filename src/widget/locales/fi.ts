@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const fi: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Yhdistä verkkotunnuksesi',
   titleApp: 'Yhdistä verkkotunnuksesi palveluun {app}',
   close: 'Sulje',
@@ -133,4 +134,52 @@ export const fi: Messages = {
   buyTitle: 'Osta verkkotunnus',
   buyEmail: 'Sähköpostiosoitteesi',
   buyGo: 'Jatka maksamaan',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Suomi',
+  title: 'Verkkotunnuksen {domain} DNS-tietueet',
+  heading: 'Lisää DNS-tietueet verkkotunnukselle {domain}',
+  asked: '{app} pyysi näitä tietueita.',
+  until: 'Linkki toimii {date} asti.',
+  stepsHeading: 'Näin lisäät ne',
+  stepSignIn: 'Kirjaudu palveluun {provider}.',
+  stepSignInUnknown: 'Kirjaudu palveluun, jossa verkkotunnuksen {apex} DNS:ää hallitaan.',
+  stepOpen: 'Avaa verkkotunnuksen {apex} DNS-asetukset.',
+  stepAdd: 'Lisää jokainen alla oleva tietue täsmälleen näytetyllä tavalla.',
+  stepSave: 'Tallenna ja valitse sitten tällä sivulla ”Olen lisännyt ne”.',
+  openProvider: 'Avaa {provider}',
+  recordsHeading: 'Lisättävät tietueet',
+  stageProve: 'Vaihe 1/2: nämä tietueet osoittavat, että {domain} on sinun, ja sen HTTPS-varmenne voidaan myöntää jo nyt. Sivustosi toimii edelleen siellä, missä se on.',
+  stageRoute: 'Vaihe 2/2: kun verkkotunnuksen {domain} HTTPS-varmenne on valmis, ohjaa verkkotunnus tänne: kävijät saavat HTTPS:n ensimmäisestä pyynnöstä alkaen.',
+  type: 'Tyyppi',
+  host: 'Nimi',
+  value: 'Arvo',
+  priority: 'Prioriteetti',
+  ttl: 'TTL',
+  apexHost: '@ (itse verkkotunnus {apex})',
+  found: 'Löytyi',
+  missing: 'Ei vielä löytynyt',
+  copy: 'Kopioi',
+  copied: 'Kopioitu',
+  copyLabel: 'Kopioi {type}-tietueen {host} arvo',
+  copyHostLabel: 'Kopioi {type}-tietueen {host} nimi',
+  copyPriorityLabel: 'Kopioi {type}-tietueen {host} prioriteetti',
+  added: 'Olen lisännyt ne',
+  checking: 'Tarkistetaan…',
+  statusPending: 'Odotetaan, että tietueet lisätään.',
+  statusPropagating: 'Tähän mennessä löytyneet tietueet: {found}/{total}. Tarkistamme edelleen.',
+  statusFailed: 'Viimeisin tarkistus ei löytänyt tietueita. Vertaa niitä alla olevaan luetteloon ja valitse sitten ”Olen lisännyt ne”.',
+  statusUnreachable: 'Emme voineet tarkistaa juuri nyt. Yritämme pian uudelleen.',
+  doneHeading: 'Valmis',
+  statusLive: '{domain} osoittaa nyt kohteeseen {target}.',
+  doneHint: 'Muuta ei tarvitse tehdä. Voit sulkea tämän sivun.',
+  close: 'Sulje tämä sivu',
+  closedHint: 'Voit nyt sulkea tämän välilehden.',
+  lastChecked: 'Tarkistettu viimeksi {time}.',
+  notFoundTitle: 'Tämä linkki ei toimi',
+  notFoundBody: 'Se on vanhentunut tai ei ole koskaan ollut voimassa. Pyydä uusi linkki sen lähettäjältä.',
+  poweredBy: 'Palvelun tarjoaa Portico',
+  otherLanguages: 'Muut kielet',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const fr: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Connectez votre domaine',
   titleApp: 'Connectez votre domaine à {app}',
   close: 'Fermer',
@@ -133,4 +134,52 @@ export const fr: Messages = {
   buyTitle: 'Acheter un domaine',
   buyEmail: 'Votre e-mail',
   buyGo: 'Continuer vers le paiement',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Français',
+  title: 'Enregistrements DNS pour {domain}',
+  heading: 'Ajoutez des enregistrements DNS pour {domain}',
+  asked: '{app} a demandé ces enregistrements.',
+  until: 'Ce lien fonctionne jusqu’au {date}.',
+  stepsHeading: 'Comment les ajouter',
+  stepSignIn: 'Connectez-vous à {provider}.',
+  stepSignInUnknown: 'Connectez-vous là où le DNS de {apex} est géré.',
+  stepOpen: 'Ouvrez les paramètres DNS de {apex}.',
+  stepAdd: 'Ajoutez chaque enregistrement ci-dessous exactement comme indiqué.',
+  stepSave: 'Enregistrez, puis choisissez « Je les ai ajoutés » sur cette page.',
+  openProvider: 'Ouvrir {provider}',
+  recordsHeading: 'Enregistrements à ajouter',
+  stageProve: 'Étape 1 sur 2 : ces enregistrements prouvent que {domain} vous appartient et permettent d’émettre son certificat HTTPS dès maintenant. Votre site continue de fonctionner là où il est.',
+  stageRoute: 'Étape 2 sur 2 : une fois le certificat HTTPS de {domain} prêt, faites pointer le domaine ici : les visiteurs ont le HTTPS dès la première requête.',
+  type: 'Type',
+  host: 'Hôte',
+  value: 'Valeur',
+  priority: 'Priorité',
+  ttl: 'TTL',
+  apexHost: '@ (le domaine {apex} lui-même)',
+  found: 'Trouvé',
+  missing: 'Pas encore trouvé',
+  copy: 'Copier',
+  copied: 'Copié',
+  copyLabel: 'Copier la valeur de l’enregistrement {type} {host}',
+  copyHostLabel: 'Copier l’hôte de l’enregistrement {type} {host}',
+  copyPriorityLabel: 'Copier la priorité de l’enregistrement {type} {host}',
+  added: 'Je les ai ajoutés',
+  checking: 'Vérification…',
+  statusPending: 'En attente de l’ajout des enregistrements.',
+  statusPropagating: 'Enregistrements trouvés pour l’instant : {found} sur {total}. Nous continuons à vérifier.',
+  statusFailed: 'La dernière vérification n’a pas trouvé les enregistrements. Comparez-les à la liste ci-dessous, puis choisissez « Je les ai ajoutés ».',
+  statusUnreachable: 'Nous n’avons pas pu vérifier pour le moment. Nous réessaierons sous peu.',
+  doneHeading: 'Terminé',
+  statusLive: '{domain} pointe désormais vers {target}.',
+  doneHint: 'Il n’y a plus rien à faire. Vous pouvez fermer cette page.',
+  close: 'Fermer cette page',
+  closedHint: 'Vous pouvez maintenant fermer cet onglet.',
+  lastChecked: 'Dernière vérification : {time}.',
+  notFoundTitle: 'Ce lien ne fonctionne pas',
+  notFoundBody: 'Il a expiré ou n’a jamais été valide. Demandez un nouveau lien à la personne qui vous l’a envoyé.',
+  poweredBy: 'Fourni par Portico',
+  otherLanguages: 'Autres langues',
 }

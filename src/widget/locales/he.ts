@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const he: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'חיבור הדומיין שלך',
   titleApp: 'חיבור הדומיין שלך אל {app}',
   close: 'סגירה',
@@ -133,4 +134,52 @@ export const he: Messages = {
   buyTitle: 'קניית דומיין',
   buyEmail: 'כתובת האימייל שלך',
   buyGo: 'המשך לתשלום',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'עברית',
+  title: 'רשומות DNS עבור {domain}',
+  heading: 'הוספת רשומות DNS עבור {domain}',
+  asked: 'הרשומות האלה התבקשו על ידי {app}.',
+  until: 'הקישור הזה פעיל עד {date}.',
+  stepsHeading: 'איך מוסיפים אותן',
+  stepSignIn: 'מתחברים אל {provider}.',
+  stepSignInUnknown: 'מתחברים לשירות שבו מנוהל ה-DNS של {apex}.',
+  stepOpen: 'פותחים את הגדרות ה-DNS של {apex}.',
+  stepAdd: 'מוסיפים כל רשומה שלמטה בדיוק כפי שהיא מוצגת.',
+  stepSave: 'שומרים, ואז בוחרים ”הוספתי אותן“ בדף הזה.',
+  openProvider: 'פתיחת {provider}',
+  recordsHeading: 'רשומות להוספה',
+  stageProve: 'שלב 1 מתוך 2: הרשומות האלה מוכיחות ש-{domain} שלך ומאפשרות להנפיק את תעודת ה-HTTPS שלו כבר עכשיו. האתר שלך ממשיך לפעול במקומו.',
+  stageRoute: 'שלב 2 מתוך 2: כשתעודת ה-HTTPS של {domain} מוכנה, יש להפנות את הדומיין לכאן: המבקרים מקבלים HTTPS מהבקשה הראשונה.',
+  type: 'סוג',
+  host: 'מארח',
+  value: 'ערך',
+  priority: 'עדיפות',
+  ttl: 'TTL',
+  apexHost: '@ (הדומיין {apex} עצמו)',
+  found: 'נמצאה',
+  missing: 'עדיין לא נמצאה',
+  copy: 'העתקה',
+  copied: 'הועתק',
+  copyLabel: 'העתקת הערך של רשומת {type} {host}',
+  copyHostLabel: 'העתקת המארח של רשומת {type} {host}',
+  copyPriorityLabel: 'העתקת העדיפות של רשומת {type} {host}',
+  added: 'הוספתי אותן',
+  checking: 'בודקים…',
+  statusPending: 'ממתינים להוספת הרשומות.',
+  statusPropagating: 'רשומות שנמצאו עד עכשיו: {found} מתוך {total}. אנחנו ממשיכים לבדוק.',
+  statusFailed: 'הבדיקה האחרונה לא מצאה את הרשומות. כדאי להשוות אותן לרשימה שלמטה ואז לבחור ”הוספתי אותן“.',
+  statusUnreachable: 'לא הצלחנו לבדוק כרגע. ננסה שוב בקרוב.',
+  doneHeading: 'הסתיים',
+  statusLive: '{domain} מפנה עכשיו אל {target}.',
+  doneHint: 'אין צורך לעשות שום דבר נוסף. אפשר לסגור את הדף הזה.',
+  close: 'סגירת הדף הזה',
+  closedHint: 'אפשר לסגור עכשיו את הכרטיסייה הזו.',
+  lastChecked: 'נבדק לאחרונה: {time}.',
+  notFoundTitle: 'הקישור הזה לא עובד',
+  notFoundBody: 'תוקפו פג או שהוא מעולם לא היה תקף. כדאי לבקש קישור חדש ממי ששלח אותו.',
+  poweredBy: 'מופעל על ידי Portico',
+  otherLanguages: 'שפות אחרות',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const it: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Collega il tuo dominio',
   titleApp: 'Collega il tuo dominio a {app}',
   close: 'Chiudi',
@@ -133,4 +134,52 @@ export const it: Messages = {
   buyTitle: 'Acquista un dominio',
   buyEmail: 'La tua email',
   buyGo: 'Continua al pagamento',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Italiano',
+  title: 'Record DNS per {domain}',
+  heading: 'Aggiungi i record DNS per {domain}',
+  asked: '{app} ha richiesto questi record.',
+  until: 'Questo link funziona fino al {date}.',
+  stepsHeading: 'Come aggiungerli',
+  stepSignIn: 'Accedi a {provider}.',
+  stepSignInUnknown: 'Accedi al servizio in cui è gestito il DNS di {apex}.',
+  stepOpen: 'Apri le impostazioni DNS di {apex}.',
+  stepAdd: 'Aggiungi ogni record qui sotto esattamente come indicato.',
+  stepSave: 'Salva, poi scegli «Li ho aggiunti» in questa pagina.',
+  openProvider: 'Apri {provider}',
+  recordsHeading: 'Record da aggiungere',
+  stageProve: 'Passo 1 di 2: questi record dimostrano che {domain} è tuo e consentono di emettere subito il suo certificato HTTPS. Il tuo sito continua a funzionare dov’è.',
+  stageRoute: 'Passo 2 di 2: quando il certificato HTTPS di {domain} è pronto, punta il dominio qui: i visitatori hanno HTTPS dalla prima richiesta.',
+  type: 'Tipo',
+  host: 'Host',
+  value: 'Valore',
+  priority: 'Priorità',
+  ttl: 'TTL',
+  apexHost: '@ (il dominio {apex} stesso)',
+  found: 'Trovato',
+  missing: 'Non ancora trovato',
+  copy: 'Copia',
+  copied: 'Copiato',
+  copyLabel: 'Copia il valore del record {type} {host}',
+  copyHostLabel: 'Copia l’host del record {type} {host}',
+  copyPriorityLabel: 'Copia la priorità del record {type} {host}',
+  added: 'Li ho aggiunti',
+  checking: 'Verifica in corso…',
+  statusPending: 'In attesa che i record vengano aggiunti.',
+  statusPropagating: 'Record trovati finora: {found} su {total}. Continuiamo a verificare.',
+  statusFailed: 'L’ultima verifica non ha trovato i record. Confrontali con l’elenco qui sotto, poi scegli «Li ho aggiunti».',
+  statusUnreachable: 'Al momento non è stato possibile verificare. Riproveremo a breve.',
+  doneHeading: 'Fatto',
+  statusLive: '{domain} ora punta a {target}.',
+  doneHint: 'Non c’è altro da fare. Puoi chiudere questa pagina.',
+  close: 'Chiudi questa pagina',
+  closedHint: 'Ora puoi chiudere questa scheda.',
+  lastChecked: 'Ultima verifica: {time}.',
+  notFoundTitle: 'Questo link non funziona',
+  notFoundBody: 'È scaduto o non è mai stato valido. Chiedi un nuovo link a chi te l’ha inviato.',
+  poweredBy: 'Realizzato con Portico',
+  otherLanguages: 'Altre lingue',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const ja: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'ドメインを接続',
   titleApp: 'ドメインを {app} に接続',
   close: '閉じる',
@@ -133,4 +134,52 @@ export const ja: Messages = {
   buyTitle: 'ドメインを購入',
   buyEmail: 'メールアドレス',
   buyGo: '支払いに進む',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: '日本語',
+  title: '{domain} の DNS レコード',
+  heading: '{domain} に DNS レコードを追加してください',
+  asked: '{app} がこれらのレコードを依頼しています。',
+  until: 'このリンクは {date} まで有効です。',
+  stepsHeading: '追加の手順',
+  stepSignIn: '{provider} にサインインします。',
+  stepSignInUnknown: '{apex} の DNS を管理しているサービスにサインインします。',
+  stepOpen: '{apex} の DNS 設定を開きます。',
+  stepAdd: '下の各レコードを表示どおりに追加します。',
+  stepSave: '保存してから、このページで「追加しました」を選びます。',
+  openProvider: '{provider} を開く',
+  recordsHeading: '追加するレコード',
+  stageProve: 'ステップ 1/2：これらのレコードで {domain} の所有を証明し、HTTPS 証明書を今すぐ発行できます。サイトは今の場所で動き続けます。',
+  stageRoute: 'ステップ 2/2：{domain} の HTTPS 証明書の準備ができたら、ドメインをこちらに向けてください。訪問者は最初のリクエストから HTTPS を利用できます。',
+  type: 'タイプ',
+  host: 'ホスト',
+  value: '値',
+  priority: '優先度',
+  ttl: 'TTL',
+  apexHost: '@（ドメイン {apex} そのもの）',
+  found: '確認済み',
+  missing: '未確認',
+  copy: 'コピー',
+  copied: 'コピーしました',
+  copyLabel: '{type} レコード {host} の値をコピー',
+  copyHostLabel: '{type} レコード {host} のホストをコピー',
+  copyPriorityLabel: '{type} レコード {host} の優先度をコピー',
+  added: '追加しました',
+  checking: '確認しています…',
+  statusPending: 'レコードが追加されるのを待っています。',
+  statusPropagating: 'これまでに確認できたレコード：{total} 件中 {found} 件。確認を続けています。',
+  statusFailed: '前回の確認ではレコードが見つかりませんでした。下の一覧と照らし合わせてから「追加しました」を選んでください。',
+  statusUnreachable: '今は確認できませんでした。まもなく再試行します。',
+  doneHeading: '完了',
+  statusLive: '{domain} は {target} を指すようになりました。',
+  doneHint: 'これ以上の作業はありません。このページを閉じてかまいません。',
+  close: 'このページを閉じる',
+  closedHint: 'このタブを閉じてかまいません。',
+  lastChecked: '最終確認：{time}',
+  notFoundTitle: 'このリンクは使えません',
+  notFoundBody: '有効期限が切れたか、無効なリンクです。送ってくれた人に新しいリンクを依頼してください。',
+  poweredBy: 'Powered by Portico',
+  otherLanguages: 'ほかの言語',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const ko: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: '도메인 연결',
   titleApp: '도메인을 {app}에 연결',
   close: '닫기',
@@ -133,4 +134,52 @@ export const ko: Messages = {
   buyTitle: '도메인 구매',
   buyEmail: '이메일',
   buyGo: '결제로 계속',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: '한국어',
+  title: '{domain}의 DNS 레코드',
+  heading: '{domain}에 DNS 레코드 추가',
+  asked: '{app}에서 이 레코드를 요청했습니다.',
+  until: '이 링크는 {date}까지 사용할 수 있습니다.',
+  stepsHeading: '추가하는 방법',
+  stepSignIn: '{provider}에 로그인합니다.',
+  stepSignInUnknown: '{apex}의 DNS를 관리하는 곳에 로그인합니다.',
+  stepOpen: '{apex}의 DNS 설정을 엽니다.',
+  stepAdd: '아래의 각 레코드를 표시된 그대로 추가합니다.',
+  stepSave: '저장한 다음 이 페이지에서 ‘추가했습니다’를 선택합니다.',
+  openProvider: '{provider} 열기',
+  recordsHeading: '추가할 레코드',
+  stageProve: '1/2단계: 이 레코드로 {domain}의 소유를 증명하고 HTTPS 인증서를 지금 발급받습니다. 사이트는 지금 있는 곳에서 계속 운영됩니다.',
+  stageRoute: '2/2단계: {domain}의 HTTPS 인증서가 준비되면 도메인을 이곳으로 연결하세요. 방문자는 첫 요청부터 HTTPS를 사용합니다.',
+  type: '유형',
+  host: '호스트',
+  value: '값',
+  priority: '우선순위',
+  ttl: 'TTL',
+  apexHost: '@ (도메인 {apex} 자체)',
+  found: '확인됨',
+  missing: '아직 확인되지 않음',
+  copy: '복사',
+  copied: '복사됨',
+  copyLabel: '{type} 레코드 {host}의 값 복사',
+  copyHostLabel: '{type} 레코드 {host}의 호스트 복사',
+  copyPriorityLabel: '{type} 레코드 {host}의 우선순위 복사',
+  added: '추가했습니다',
+  checking: '확인 중…',
+  statusPending: '레코드가 추가되기를 기다리고 있습니다.',
+  statusPropagating: '지금까지 확인된 레코드: {total}개 중 {found}개. 계속 확인하고 있습니다.',
+  statusFailed: '마지막 확인에서 레코드를 찾지 못했습니다. 아래 목록과 비교한 다음 ‘추가했습니다’를 선택하세요.',
+  statusUnreachable: '지금은 확인할 수 없었습니다. 잠시 후 다시 시도합니다.',
+  doneHeading: '완료',
+  statusLive: '{domain}은(는) 이제 {target}을(를) 가리킵니다.',
+  doneHint: '더 할 일이 없습니다. 이 페이지를 닫아도 됩니다.',
+  close: '이 페이지 닫기',
+  closedHint: '이제 이 탭을 닫아도 됩니다.',
+  lastChecked: '마지막 확인: {time}',
+  notFoundTitle: '이 링크는 작동하지 않습니다',
+  notFoundBody: '만료되었거나 처음부터 유효하지 않은 링크입니다. 링크를 보낸 사람에게 새 링크를 요청하세요.',
+  poweredBy: 'Powered by Portico',
+  otherLanguages: '다른 언어',
 }

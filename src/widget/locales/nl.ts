@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const nl: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Koppel je domein',
   titleApp: 'Koppel je domein aan {app}',
   close: 'Sluiten',
@@ -133,4 +134,52 @@ export const nl: Messages = {
   buyTitle: 'Een domein kopen',
   buyEmail: 'Je e-mailadres',
   buyGo: 'Door naar betalen',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Nederlands',
+  title: 'DNS-records voor {domain}',
+  heading: 'Voeg DNS-records toe voor {domain}',
+  asked: '{app} heeft om deze records gevraagd.',
+  until: 'Deze link werkt tot {date}.',
+  stepsHeading: 'Zo voeg je ze toe',
+  stepSignIn: 'Log in bij {provider}.',
+  stepSignInUnknown: 'Log in waar de DNS van {apex} wordt beheerd.',
+  stepOpen: 'Open de DNS-instellingen van {apex}.',
+  stepAdd: 'Voeg elk record hieronder precies zo toe als getoond.',
+  stepSave: 'Sla op en kies daarna ‘Ik heb ze toegevoegd’ op deze pagina.',
+  openProvider: '{provider} openen',
+  recordsHeading: 'Toe te voegen records',
+  stageProve: 'Stap 1 van 2: deze records bewijzen dat {domain} van jou is en laten het HTTPS-certificaat nu al uitgeven. Je site blijft draaien waar hij nu staat.',
+  stageRoute: 'Stap 2 van 2: zodra het HTTPS-certificaat voor {domain} klaar is, laat je het domein hierheen wijzen: bezoekers krijgen HTTPS vanaf het eerste verzoek.',
+  type: 'Type',
+  host: 'Host',
+  value: 'Waarde',
+  priority: 'Prioriteit',
+  ttl: 'TTL',
+  apexHost: '@ (het domein {apex} zelf)',
+  found: 'Gevonden',
+  missing: 'Nog niet gevonden',
+  copy: 'Kopiëren',
+  copied: 'Gekopieerd',
+  copyLabel: 'De waarde van het {type}-record {host} kopiëren',
+  copyHostLabel: 'De host van het {type}-record {host} kopiëren',
+  copyPriorityLabel: 'De prioriteit van het {type}-record {host} kopiëren',
+  added: 'Ik heb ze toegevoegd',
+  checking: 'Controleren…',
+  statusPending: 'Wachten tot de records zijn toegevoegd.',
+  statusPropagating: 'Tot nu toe gevonden records: {found} van {total}. We blijven controleren.',
+  statusFailed: 'Bij de laatste controle zijn de records niet gevonden. Vergelijk ze met de lijst hieronder en kies daarna ‘Ik heb ze toegevoegd’.',
+  statusUnreachable: 'We konden nu niet controleren. We proberen het zo opnieuw.',
+  doneHeading: 'Klaar',
+  statusLive: '{domain} verwijst nu naar {target}.',
+  doneHint: 'Je hoeft niets meer te doen. Je kunt deze pagina sluiten.',
+  close: 'Deze pagina sluiten',
+  closedHint: 'Je kunt dit tabblad nu sluiten.',
+  lastChecked: 'Laatst gecontroleerd: {time}.',
+  notFoundTitle: 'Deze link werkt niet',
+  notFoundBody: 'De link is verlopen of was nooit geldig. Vraag degene die hem stuurde om een nieuwe link.',
+  poweredBy: 'Mogelijk gemaakt door Portico',
+  otherLanguages: 'Andere talen',
 }

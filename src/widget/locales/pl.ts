@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const pl: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Połącz swoją domenę',
   titleApp: 'Połącz swoją domenę z {app}',
   close: 'Zamknij',
@@ -133,4 +134,52 @@ export const pl: Messages = {
   buyTitle: 'Kup domenę',
   buyEmail: 'Twój e-mail',
   buyGo: 'Przejdź do płatności',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Polski',
+  title: 'Rekordy DNS dla {domain}',
+  heading: 'Dodaj rekordy DNS dla {domain}',
+  asked: '{app} prosi o dodanie tych rekordów.',
+  until: 'Ten link działa do {date}.',
+  stepsHeading: 'Jak je dodać',
+  stepSignIn: 'Zaloguj się w serwisie {provider}.',
+  stepSignInUnknown: 'Zaloguj się tam, gdzie zarządzany jest DNS domeny {apex}.',
+  stepOpen: 'Otwórz ustawienia DNS domeny {apex}.',
+  stepAdd: 'Dodaj każdy rekord poniżej dokładnie tak, jak pokazano.',
+  stepSave: 'Zapisz, a potem wybierz „Dodałem je” na tej stronie.',
+  openProvider: 'Otwórz {provider}',
+  recordsHeading: 'Rekordy do dodania',
+  stageProve: 'Krok 1 z 2: te rekordy potwierdzają, że {domain} należy do Ciebie, i pozwalają już teraz wystawić certyfikat HTTPS. Twoja witryna działa dalej tam, gdzie jest.',
+  stageRoute: 'Krok 2 z 2: gdy certyfikat HTTPS dla {domain} będzie gotowy, skieruj domenę tutaj: odwiedzający mają HTTPS od pierwszego żądania.',
+  type: 'Typ',
+  host: 'Host',
+  value: 'Wartość',
+  priority: 'Priorytet',
+  ttl: 'TTL',
+  apexHost: '@ (sama domena {apex})',
+  found: 'Znaleziony',
+  missing: 'Jeszcze nie znaleziony',
+  copy: 'Kopiuj',
+  copied: 'Skopiowano',
+  copyLabel: 'Kopiuj wartość rekordu {type} {host}',
+  copyHostLabel: 'Kopiuj host rekordu {type} {host}',
+  copyPriorityLabel: 'Kopiuj priorytet rekordu {type} {host}',
+  added: 'Dodałem je',
+  checking: 'Sprawdzanie…',
+  statusPending: 'Czekamy na dodanie rekordów.',
+  statusPropagating: 'Dotąd znalezione rekordy: {found} z {total}. Sprawdzamy dalej.',
+  statusFailed: 'Ostatnie sprawdzenie nie znalazło rekordów. Porównaj je z listą poniżej, a potem wybierz „Dodałem je”.',
+  statusUnreachable: 'Nie udało się teraz sprawdzić. Spróbujemy ponownie za chwilę.',
+  doneHeading: 'Gotowe',
+  statusLive: '{domain} wskazuje teraz na {target}.',
+  doneHint: 'Nic więcej nie trzeba robić. Możesz zamknąć tę stronę.',
+  close: 'Zamknij tę stronę',
+  closedHint: 'Możesz teraz zamknąć tę kartę.',
+  lastChecked: 'Ostatnie sprawdzenie: {time}.',
+  notFoundTitle: 'Ten link nie działa',
+  notFoundBody: 'Wygasł lub nigdy nie był ważny. Poproś osobę, która go wysłała, o nowy link.',
+  poweredBy: 'Działa dzięki Portico',
+  otherLanguages: 'Inne języki',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const pt: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Conecte seu domínio',
   titleApp: 'Conecte seu domínio a {app}',
   close: 'Fechar',
@@ -133,4 +134,52 @@ export const pt: Messages = {
   buyTitle: 'Comprar um domínio',
   buyEmail: 'Seu e-mail',
   buyGo: 'Continuar para o pagamento',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Português',
+  title: 'Registros DNS para {domain}',
+  heading: 'Adicione registros DNS para {domain}',
+  asked: '{app} pediu estes registros.',
+  until: 'Este link funciona até {date}.',
+  stepsHeading: 'Como adicioná-los',
+  stepSignIn: 'Entre em {provider}.',
+  stepSignInUnknown: 'Entre onde o DNS de {apex} é gerenciado.',
+  stepOpen: 'Abra as configurações de DNS de {apex}.',
+  stepAdd: 'Adicione cada registro abaixo exatamente como mostrado.',
+  stepSave: 'Salve e depois escolha “Já adicionei” nesta página.',
+  openProvider: 'Abrir {provider}',
+  recordsHeading: 'Registros a adicionar',
+  stageProve: 'Passo 1 de 2: estes registros provam que {domain} é seu e permitem emitir o certificado HTTPS agora. Seu site continua funcionando onde está.',
+  stageRoute: 'Passo 2 de 2: quando o certificado HTTPS de {domain} estiver pronto, aponte o domínio para cá: os visitantes têm HTTPS desde a primeira requisição.',
+  type: 'Tipo',
+  host: 'Host',
+  value: 'Valor',
+  priority: 'Prioridade',
+  ttl: 'TTL',
+  apexHost: '@ (o próprio domínio {apex})',
+  found: 'Encontrado',
+  missing: 'Ainda não encontrado',
+  copy: 'Copiar',
+  copied: 'Copiado',
+  copyLabel: 'Copiar o valor do registro {type} {host}',
+  copyHostLabel: 'Copiar o host do registro {type} {host}',
+  copyPriorityLabel: 'Copiar a prioridade do registro {type} {host}',
+  added: 'Já adicionei',
+  checking: 'Verificando…',
+  statusPending: 'Aguardando a adição dos registros.',
+  statusPropagating: 'Registros encontrados até agora: {found} de {total}. Continuamos verificando.',
+  statusFailed: 'A última verificação não encontrou os registros. Compare-os com a lista abaixo e depois escolha “Já adicionei”.',
+  statusUnreachable: 'Não conseguimos verificar agora. Tentaremos de novo em instantes.',
+  doneHeading: 'Pronto',
+  statusLive: '{domain} agora aponta para {target}.',
+  doneHint: 'Não há mais nada a fazer. Você pode fechar esta página.',
+  close: 'Fechar esta página',
+  closedHint: 'Agora você pode fechar esta aba.',
+  lastChecked: 'Última verificação: {time}.',
+  notFoundTitle: 'Este link não funciona',
+  notFoundBody: 'Ele expirou ou nunca foi válido. Peça um novo link a quem o enviou.',
+  poweredBy: 'Com tecnologia Portico',
+  otherLanguages: 'Outros idiomas',
 }

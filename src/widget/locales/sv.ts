@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const sv: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Anslut din domän',
   titleApp: 'Anslut din domän till {app}',
   close: 'Stäng',
@@ -133,4 +134,52 @@ export const sv: Messages = {
   buyTitle: 'Köp en domän',
   buyEmail: 'Din e-postadress',
   buyGo: 'Fortsätt till betalning',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Svenska',
+  title: 'DNS-poster för {domain}',
+  heading: 'Lägg till DNS-poster för {domain}',
+  asked: '{app} har bett om de här posterna.',
+  until: 'Länken fungerar till och med {date}.',
+  stepsHeading: 'Så lägger du till dem',
+  stepSignIn: 'Logga in hos {provider}.',
+  stepSignInUnknown: 'Logga in där DNS för {apex} hanteras.',
+  stepOpen: 'Öppna DNS-inställningarna för {apex}.',
+  stepAdd: 'Lägg till varje post nedan exakt som den visas.',
+  stepSave: 'Spara och välj sedan ”Jag har lagt till dem” på den här sidan.',
+  openProvider: 'Öppna {provider}',
+  recordsHeading: 'Poster att lägga till',
+  stageProve: 'Steg 1 av 2: de här posterna visar att {domain} är din och låter dess HTTPS-certifikat utfärdas redan nu. Din webbplats fortsätter att fungera där den är.',
+  stageRoute: 'Steg 2 av 2: när HTTPS-certifikatet för {domain} är klart pekar du domänen hit: besökarna får HTTPS från första anropet.',
+  type: 'Typ',
+  host: 'Värd',
+  value: 'Värde',
+  priority: 'Prioritet',
+  ttl: 'TTL',
+  apexHost: '@ (själva domänen {apex})',
+  found: 'Hittad',
+  missing: 'Inte hittad än',
+  copy: 'Kopiera',
+  copied: 'Kopierat',
+  copyLabel: 'Kopiera värdet för {type}-posten {host}',
+  copyHostLabel: 'Kopiera värden för {type}-posten {host}',
+  copyPriorityLabel: 'Kopiera prioriteten för {type}-posten {host}',
+  added: 'Jag har lagt till dem',
+  checking: 'Kontrollerar…',
+  statusPending: 'Väntar på att posterna ska läggas till.',
+  statusPropagating: 'Poster hittade hittills: {found} av {total}. Vi fortsätter att kontrollera.',
+  statusFailed: 'Den senaste kontrollen hittade inte posterna. Jämför dem med listan nedan och välj sedan ”Jag har lagt till dem”.',
+  statusUnreachable: 'Vi kunde inte kontrollera just nu. Vi försöker igen snart.',
+  doneHeading: 'Klart',
+  statusLive: '{domain} pekar nu på {target}.',
+  doneHint: 'Inget mer att göra. Du kan stänga den här sidan.',
+  close: 'Stäng den här sidan',
+  closedHint: 'Du kan stänga den här fliken nu.',
+  lastChecked: 'Senast kontrollerad {time}.',
+  notFoundTitle: 'Den här länken fungerar inte',
+  notFoundBody: 'Den har gått ut eller var aldrig giltig. Be den som skickade den om en ny länk.',
+  poweredBy: 'Drivs av Portico',
+  otherLanguages: 'Andra språk',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const tr: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: 'Alan adınızı bağlayın',
   titleApp: 'Alan adınızı {app} ile bağlayın',
   close: 'Kapat',
@@ -133,4 +134,52 @@ export const tr: Messages = {
   buyTitle: 'Alan adı satın al',
   buyEmail: 'E-posta adresiniz',
   buyGo: 'Ödemeye geç',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: 'Türkçe',
+  title: '{domain} için DNS kayıtları',
+  heading: '{domain} için DNS kayıtlarını ekleyin',
+  asked: '{app} bu kayıtları istedi.',
+  until: 'Bu bağlantı {date} tarihine kadar geçerlidir.',
+  stepsHeading: 'Nasıl eklenir',
+  stepSignIn: '{provider} hesabınızda oturum açın.',
+  stepSignInUnknown: '{apex} alan adının DNS’inin yönetildiği yerde oturum açın.',
+  stepOpen: '{apex} alan adının DNS ayarlarını açın.',
+  stepAdd: 'Aşağıdaki her kaydı tam olarak gösterildiği gibi ekleyin.',
+  stepSave: 'Kaydedin, ardından bu sayfada “Ekledim” seçeneğini seçin.',
+  openProvider: '{provider} sayfasını aç',
+  recordsHeading: 'Eklenecek kayıtlar',
+  stageProve: 'Adım 1/2: bu kayıtlar {domain} alan adının size ait olduğunu kanıtlar ve HTTPS sertifikasının şimdiden verilmesini sağlar. Siteniz olduğu yerde çalışmaya devam eder.',
+  stageRoute: 'Adım 2/2: {domain} için HTTPS sertifikası hazır olduğunda alan adını buraya yönlendirin: ziyaretçiler ilk istekten itibaren HTTPS alır.',
+  type: 'Tür',
+  host: 'Ana bilgisayar',
+  value: 'Değer',
+  priority: 'Öncelik',
+  ttl: 'TTL',
+  apexHost: '@ ({apex} alan adının kendisi)',
+  found: 'Bulundu',
+  missing: 'Henüz bulunamadı',
+  copy: 'Kopyala',
+  copied: 'Kopyalandı',
+  copyLabel: '{type} kaydı {host} için değeri kopyala',
+  copyHostLabel: '{type} kaydı {host} için ana bilgisayar adını kopyala',
+  copyPriorityLabel: '{type} kaydı {host} için önceliği kopyala',
+  added: 'Ekledim',
+  checking: 'Denetleniyor…',
+  statusPending: 'Kayıtların eklenmesi bekleniyor.',
+  statusPropagating: 'Şu ana kadar bulunan kayıtlar: {total} kayıttan {found}. Denetlemeye devam ediyoruz.',
+  statusFailed: 'Son denetimde kayıtlar bulunamadı. Aşağıdaki listeyle karşılaştırın, ardından “Ekledim” seçeneğini seçin.',
+  statusUnreachable: 'Şu anda denetleyemedik. Kısa süre içinde yeniden deneyeceğiz.',
+  doneHeading: 'Tamamlandı',
+  statusLive: '{domain} artık {target} adresini gösteriyor.',
+  doneHint: 'Yapılacak başka bir şey yok. Bu sayfayı kapatabilirsiniz.',
+  close: 'Bu sayfayı kapat',
+  closedHint: 'Artık bu sekmeyi kapatabilirsiniz.',
+  lastChecked: 'Son denetim: {time}.',
+  notFoundTitle: 'Bu bağlantı çalışmıyor',
+  notFoundBody: 'Süresi dolmuş ya da hiç geçerli olmamış. Size gönderen kişiden yeni bir bağlantı isteyin.',
+  poweredBy: 'Portico altyapısıyla',
+  otherLanguages: 'Diğer diller',
 }

@@ -1,6 +1,7 @@
-import type { Messages } from './en.ts'
+import type { Messages, ShareStrings } from './en.ts'
 
-export const zh: Messages = {
+// The widget's words.
+export const widget: Messages = {
   title: '连接您的域名',
   titleApp: '将您的域名连接到 {app}',
   close: '关闭',
@@ -133,4 +134,52 @@ export const zh: Messages = {
   buyTitle: '购买域名',
   buyEmail: '您的电子邮箱',
   buyGo: '继续付款',
+}
+
+// The share page's words (src/share/page.ts), `languageName` the language named in itself.
+export const share: ShareStrings = {
+  languageName: '中文',
+  title: '{domain} 的 DNS 记录',
+  heading: '为 {domain} 添加 DNS 记录',
+  asked: '{app} 请求添加这些记录。',
+  until: '此链接在 {date} 之前有效。',
+  stepsHeading: '添加方法',
+  stepSignIn: '登录 {provider}。',
+  stepSignInUnknown: '登录管理 {apex} DNS 的服务。',
+  stepOpen: '打开 {apex} 的 DNS 设置。',
+  stepAdd: '按所示内容准确添加下面的每条记录。',
+  stepSave: '保存，然后在此页面上选择“我已添加”。',
+  openProvider: '打开 {provider}',
+  recordsHeading: '要添加的记录',
+  stageProve: '第 1 步（共 2 步）：这些记录证明 {domain} 归您所有，并让其 HTTPS 证书现在就签发。您的网站继续在原处运行。',
+  stageRoute: '第 2 步（共 2 步）：{domain} 的 HTTPS 证书就绪后，将域名指向这里：访问者从第一个请求起就使用 HTTPS。',
+  type: '类型',
+  host: '主机',
+  value: '值',
+  priority: '优先级',
+  ttl: 'TTL',
+  apexHost: '@（域名 {apex} 本身）',
+  found: '已找到',
+  missing: '尚未找到',
+  copy: '复制',
+  copied: '已复制',
+  copyLabel: '复制 {type} 记录 {host} 的值',
+  copyHostLabel: '复制 {type} 记录 {host} 的主机',
+  copyPriorityLabel: '复制 {type} 记录 {host} 的优先级',
+  added: '我已添加',
+  checking: '正在检查…',
+  statusPending: '正在等待添加记录。',
+  statusPropagating: '目前已找到的记录：{found}/{total}。我们会继续检查。',
+  statusFailed: '上次检查未找到这些记录。请与下面的列表核对，然后选择“我已添加”。',
+  statusUnreachable: '暂时无法检查。我们稍后会重试。',
+  doneHeading: '完成',
+  statusLive: '{domain} 现在指向 {target}。',
+  doneHint: '无需其他操作。您可以关闭此页面。',
+  close: '关闭此页面',
+  closedHint: '您现在可以关闭此标签页。',
+  lastChecked: '上次检查：{time}',
+  notFoundTitle: '此链接无法使用',
+  notFoundBody: '链接已过期或从未有效。请向发送链接的人索取新链接。',
+  poweredBy: '由 Portico 提供支持',
+  otherLanguages: '其他语言',
 }
