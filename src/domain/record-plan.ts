@@ -45,6 +45,9 @@ export interface AppliedEntry {
   added?: string[]
   /** SPF merge: the terms Portico added to the SPF value, and the SPF value before and after. */
   spf?: { terms: string[]; prior_value: string | null; written_value: string }
+  /** A write the host refused midway left this set changed and it could not be put back (issue 46):
+   * `prior` is what the customer had; a disconnect puts it back. */
+  not_restored?: true
 }
 
 export interface ApplyPlan {
@@ -339,6 +342,14 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
     if (sameSet(curState, want)) continue // already as it was
     const put = (state: RRsetState | null) =>
       out.changes.push({ name: e.name, type: e.type, ttl: state?.ttl ?? e.written.ttl, values: state?.values ?? [], ...(state?.native ? { native: state.native } : {}) })
+    if (e.not_restored && (!cur || sameSet(curState, e.written))) {
+      // Left changed by a write of Portico's the host refused midway: put back now, and nothing is
+      // said to be removed that Portico never wrote.
+      put(want)
+      note(out.removed, e, (cur?.values ?? []).filter((v) => !want?.values.includes(v)), 'added by Portico; removed')
+      note(out.restored, e, want?.values ?? [], 'put back: a write of Portico\'s the provider refused midway had left it removed')
+      continue
+    }
     if (sameSet(curState, e.written)) {
       put(want)
       const ours = e.written.values.filter((v) => !want?.values.includes(v))
@@ -370,6 +381,10 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
     // Changed (or removed) at the provider since: left as it is, and named with the values it had before
     // connecting, so nothing Portico replaced goes unsaid.
     const prior_values = e.prior?.values ?? []
+    if (e.not_restored) {
+      for (const value of cur?.values ?? ['']) out.left_in_place.push({ type: e.type, name: e.name, value, note: 'a write of Portico\'s the provider refused midway left this set changed, and it was changed again since; left as it is', prior_values })
+      continue
+    }
     if (cur?.values.length) for (const value of cur.values) out.left_in_place.push({ type: e.type, name: e.name, value, note: 'changed at the provider after Portico wrote it; left as it is', prior_values })
     else out.left_in_place.push({ type: e.type, name: e.name, value: '', note: 'removed at the provider after Portico wrote it; left as it is', prior_values })
   }

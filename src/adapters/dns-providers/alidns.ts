@@ -20,6 +20,7 @@
 // it is (one answering on an ISP line other than `default`, a weighted one, a paused one, one locked
 // at Alibaba) is read as locked, so the planner never changes it; REDIRECT_URL and FORWARD_URL records
 // are read and written back as they are, and a record's Remark is restored with it.
+import { coexistOrder } from './coexist.ts'
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
@@ -166,9 +167,12 @@ export class AlidnsProvider extends RecordBasedProvider {
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const plan = pairUpdates(deletes, creates)
-    for (const d of plan.deletes) await this.deleteItem(zone, d)
     for (const u of plan.updates) await this.call('UpdateDomainRecord', { RecordId: u.item.id, ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value) })
-    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
+    // What may stand beside the records it replaces is created before they go (coexist.ts).
+    for (const s of coexistOrder(plan.deletes, plan.creates)) {
+      if ('del' in s) await this.deleteItem(zone, s.del)
+      else await this.createItem(zone, s.put.name, s.put.type, s.put.ttl, s.put.value, s.put.native)
+    }
   }
 
   protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {

@@ -18,6 +18,7 @@
 // other than the default one (默认) or a weighted one is read as locked, so the planner never changes
 // it; URL forwards (显性URL, 隐性URL) are written back as they are, and a record's Status and Remark
 // are restored with it (CreateRecord takes both).
+import { coexistOrder } from './coexist.ts'
 import { credentialParts } from './credentials.ts'
 import { paginate } from './paging.ts'
 import { createHash, createHmac } from 'node:crypto'
@@ -173,9 +174,12 @@ export class DnspodProvider extends RecordBasedProvider {
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const plan = pairUpdates(deletes, creates)
-    for (const d of plan.deletes) await this.deleteItem(zone, d)
     for (const u of plan.updates) await this.call('ModifyRecord', { ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value), ...(u.to.native as object | undefined), RecordId: Number(u.item.id) })
-    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
+    // What may stand beside the records it replaces is created before they go (coexist.ts).
+    for (const s of coexistOrder(plan.deletes, plan.creates)) {
+      if ('del' in s) await this.deleteItem(zone, s.del)
+      else await this.createItem(zone, s.put.name, s.put.type, s.put.ttl, s.put.value, s.put.native)
+    }
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

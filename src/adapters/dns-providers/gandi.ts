@@ -14,7 +14,7 @@ import { exchange, failureOf, reasonOf } from './http.ts'
 import { refuseBesideFlattened } from './flattened.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
-import { RRsetBasedProvider } from './rrset-based.ts'
+import { RRsetBasedProvider, writeSets } from './rrset-based.ts'
 import { fromZoneFile, toZoneFile } from './hetzner.ts'
 import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
@@ -92,12 +92,7 @@ export class GandiProvider extends RRsetBasedProvider {
     if (changes.length === 0) return
     const sets = await this.readRecords(zone)
     refuseBesideFlattened('Gandi', sets, changes, FLATTENED)
-    const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
-    for (const c of ordered) {
-      const cur = sets.find((s) => s.name === c.name && s.type === c.type)
-      if (c.values.length > 0) await this.putSet(zone, c, cur)
-      else if (cur) await this.deleteSet(zone, cur)
-    }
+    await writeSets(sets, changes, (c, cur) => this.putSet(zone, c, cur), (cur) => this.deleteSet(zone, cur))
   }
 
   protected async putSet(zone: Zone, c: RRsetChange, cur?: RRset): Promise<void> {

@@ -17,7 +17,7 @@ import { canonicalName, ProviderError, type ProviderErrorKind, type Zone, type H
 export const NAMESILO_API = 'https://www.namesilo.com/api'
 
 const TYPES = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
-const KINDS: Record<number, ProviderErrorKind> = { 109: 'auth', 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 115: 'unreachable', 200: 'zone_not_found', 201: 'unreachable', 280: 'write_failed' }
+const KINDS: Record<number, ProviderErrorKind> = { 109: 'auth', 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 115: 'temporary', 200: 'zone_not_found', 201: 'temporary', 280: 'write_failed' }
 
 /** A list from XML-shaped JSON: absent, one item, or many. */
 const many = <T>(v: T | T[] | undefined | null): T[] => (v == null ? [] : Array.isArray(v) ? v : [v])

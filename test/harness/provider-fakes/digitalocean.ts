@@ -24,6 +24,19 @@ export interface DoRecord {
 
 const err = (status: number, id: string, message: string, headers: Record<string, string> = {}) => json(status, { id, message }, headers)
 
+/**
+ * DigitalOcean's own refusals of one call, for `refuseNext` (issue 46), as its published OpenAPI gives
+ * them (test/fixtures/provider-openapi/digitalocean.json, components `responses`): 422
+ * `unprocessable_entity`, 500 `{id: "server_error", message: "Unexpected server-side error"}`, 429
+ * `{id: "too_many_requests", message: "API rate limit exceeded."}` with its ratelimit headers (a reset an
+ * hour away, as when the hourly budget of 5000 is spent, so no client waits it out).
+ */
+export const DO_REFUSALS = {
+  unprocessable: () => err(422, 'unprocessable_entity', 'Data needs to be a valid value'),
+  serverError: () => err(500, 'server_error', 'Unexpected server-side error'),
+  rateLimited: () => err(429, 'too_many_requests', 'API rate limit exceeded.', { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600) }),
+}
+
 /** As many as asked (`per_page`, default 20, most 200), as DigitalOcean's reference says. */
 function paged<T>(f: Fake<any>, list: 'zones' | 'records', key: string, items: T[], url: URL) {
   const p = Number(url.searchParams.get('page') ?? 1)
