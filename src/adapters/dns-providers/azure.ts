@@ -14,7 +14,7 @@
 // paged by `nextLink`).
 import { credentialParts } from './credentials.ts'
 import { exchange, failureOf } from './http.ts'
-import { paginate } from './paging.ts'
+import { nextPageUrl, paginate } from './paging.ts'
 import { RestClient } from './rest.ts'
 import { absoluteName, relativeName } from './record-based.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
@@ -126,8 +126,8 @@ export class AzureDnsProvider extends RRsetBasedProvider {
     return paginate<any>({ provider: 'Azure DNS', what: path }, async () => {
       if (!next) return { items: [] }
       const r = await api.call('GET', next)
-      // Follow only links on the same API base (never wherever a response points).
-      next = typeof r.nextLink === 'string' && r.nextLink.startsWith(this.base) ? r.nextLink : null
+      // Azure names management.azure.com in nextLink, whatever base Portico is configured with (paging.ts).
+      next = nextPageUrl(typeof r.nextLink === 'string' ? r.nextLink : null, this.base, AZURE_API, 'Azure DNS')
       return { items: r.value ?? [], more: next !== null }
     })
   }

@@ -7,7 +7,7 @@
 // `unauthorized`, 404 `not_found`, 429 `too_many_requests` (ratelimit-reset, a Unix time, is waited out
 // when short), 422 `unprocessable_entity`. SRV keeps priority, weight and port in fields of their own,
 // written back with the target (test/harness/provider-cards/digitalocean.ts is the card).
-import { paginate } from './paging.ts'
+import { nextPageUrl, paginate } from './paging.ts'
 import { exchange, failureOf, type HttpResult } from './http.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from './record-based.ts'
 import { canonicalName, canonicalValue, unquoteTxt, type Zone, type HostConventions } from './types.ts'
@@ -61,9 +61,8 @@ export class DigitalOceanProvider extends RecordBasedProvider {
     return paginate<any>({ provider: 'DigitalOcean', what: path, pageSize: 200 }, async () => {
       if (!next) return { items: [] }
       const r = await this.call('GET', next)
-      const link = r.links?.pages?.next as string | undefined
-      // Follow only links on the same API base (never wherever a response points).
-      next = link && link.startsWith(this.base) ? link : null
+      // The host names its own origin in the link, whatever base Portico is configured with (paging.ts).
+      next = nextPageUrl(r.links?.pages?.next as string | undefined, this.base, DIGITALOCEAN_API, 'DigitalOcean')
       return { items: r[key] ?? [], more: next !== null }
     })
   }

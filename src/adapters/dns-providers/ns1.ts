@@ -13,7 +13,7 @@
 // bucket in X-Ratelimit-Limit / -Remaining / -Period: a refill of one token takes Period / Limit
 // seconds, which is waited out.
 import { exchange, failureOf, type HttpResult } from './http.ts'
-import { paginate } from './paging.ts'
+import { nextPageUrl, paginate } from './paging.ts'
 import { RRsetBasedProvider } from './rrset-based.ts'
 import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
@@ -128,7 +128,8 @@ export class Ns1Provider extends RRsetBasedProvider {
       const r = await this.send('GET', next)
       first ??= r.body
       const link = nextLink(r.headers.get('link'))
-      next = link && (link.startsWith(this.base + '/') || link.startsWith('/')) ? (link.startsWith('/') ? new URL(link, this.base).toString() : link) : undefined
+      // NS1 names api.nsone.net in the Link header, whatever base Portico is configured with (paging.ts).
+      next = nextPageUrl(link, this.base, NS1_API, 'NS1') ?? undefined
       return { items: items(r.body), more: next !== undefined }
     })
     return { first, items: all }

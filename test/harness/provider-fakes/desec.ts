@@ -51,7 +51,8 @@ export function startDesecFake(token = nextId('desec').padEnd(28, 'd')): Fake<De
         if (cursor === null && rows.length > 3) return json(400, { detail: 'Pagination required. You can query up to 3 items at a time.' })
         const page = Number(cursor || 1)
         const s = servePage(f, kind, rows, page)
-        const link = page < s.last ? `<${f.url}${url.pathname}?cursor=${page + 1}>; rel="next"` : ''
+        // deSEC names its own origin (desec.readthedocs.io, "Pagination": `Link: <https://desec.io/api/v1/domains/{name}/rrsets/?cursor=:next_cursor>; rel="next"`).
+        const link = page < s.last ? `<https://desec.io${url.pathname}?cursor=${page + 1}>; rel="next"` : ''
         return json(200, s.items, link ? { link } : {})
       }
       if (req.method === 'GET' && url.pathname === '/api/v1/domains/') return list('zones', f.zones.map((z) => ({ name: z.name, minimum_ttl: card.ttl.min, created: '2026-01-01T00:00:00Z', published: '2026-01-01T00:00:00Z', touched: '2026-01-01T00:00:00Z' })))

@@ -43,7 +43,9 @@ function paged<T>(f: Fake<any>, list: 'zones' | 'records', key: string, items: T
   const size = Math.min(Number(url.searchParams.get('per_page') ?? 20), 200)
   const page = askedPage(f, list, items, (p - 1) * size, size, 200)
   const last = Math.max(1, Math.ceil(items.length / size))
-  const link = (n: number) => `${f.url}${url.pathname}?page=${n}&per_page=${size}`
+  // DigitalOcean names its own origin in the links whatever address it was reached at (its OpenAPI:
+  // `links.pages.next` example "https://api.digitalocean.com/v2/images?page=2").
+  const link = (n: number) => `https://api.digitalocean.com${url.pathname}?page=${n}&per_page=${size}`
   return { [key]: page, links: p < last ? { pages: { last: link(last), next: link(p + 1) } } : {}, meta: { total: items.length } }
 }
 

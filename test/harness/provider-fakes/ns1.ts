@@ -30,7 +30,8 @@ export function startNs1Fake(key = 'ns1key' + nextId()): Ns1Fake {
     f.deepest[list] = Math.max(f.deepest[list], page)
     const items = rows.slice((page - 1) * f.pageSize, page * f.pageSize)
     const more = page * f.pageSize < rows.length
-    return json(200, wrap(items), more ? { link: `<${f.url}${url.pathname}?page=${page + 1}>; rel="next"` } : {})
+    // NS1 names its own origin in the Link header (its base, https://api.nsone.net/v1, as the card cites it).
+    return json(200, wrap(items), more ? { link: `<https://api.nsone.net${url.pathname}?page=${page + 1}>; rel="next"` } : {})
   }
   const fake = startFake<Ns1Record>({
     credential: key,
