@@ -25,14 +25,14 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "written with the trailing dot, answered without it (`@` the zone): read as absolute",
   txt: "bare text",
   ttl: "at least 30; default 1800",
-  temporary: "429 too_many_requests with ratelimit-reset waited out when short",
+  temporary: "429 too_many_requests with ratelimit-reset waited out when short; 500 server_error temporary (503 with Retry-After), and what a refused write had done put back",
   sources: {
     apex: "dnscontrol providers/digitalocean (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (\"Digital Ocean documents that this is not supported\")",
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/digitalocean/)",
     hostnames: "test/fixtures/provider-recordings/digitalocean.json (lexicon: POST data `docs.example.com.` answered `docs.example.com`)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/digitalocean/) (TXT data `challengetoken`)",
     ttl: "DigitalOcean OpenAPI (test/fixtures/provider-openapi/digitalocean.json): ttl minimum 30",
-    temporary: "the reference card (test/harness/provider-cards/digitalocean.ts)",
+    temporary: "the reference card (test/harness/provider-cards/digitalocean.ts); DigitalOcean OpenAPI (test/fixtures/provider-openapi/digitalocean.json): 500 server_error",
   },
 }
 

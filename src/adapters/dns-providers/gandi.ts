@@ -30,7 +30,7 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "zone-file text: with the trailing dot absolute, without it relative to the zone",
   txt: "quoted zone-file strings (Gandi answers a bare value quoted)",
   ttl: "300 to 2592000",
-  temporary: "429 waited out when signalled",
+  temporary: "429 waited out when signalled; a 5xx temporary (503 with Retry-After), and what a refused write had done put back",
   sources: {
     apex: "dnscontrol providers/gandiv5 (StackExchange/dnscontrol@7a079bc): CanUseAlias Can (\"Only on the bare domain\")",
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/gandi/)",

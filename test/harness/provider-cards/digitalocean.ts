@@ -48,10 +48,12 @@ export const digitalocean = defineCard({
     { when: 'a token without the domain scopes', status: 403, body: { id: 'forbidden', message: 'You are not authorized to perform this operation' }, reason: 'permission' },
     { when: 'a domain not in the account', status: 404, body: { id: 'not_found', message: 'The resource you were accessing could not be found.' }, reason: 'zone_not_found' },
     { when: 'a record DigitalOcean refuses (a TTL under 30, an SRV without its port)', status: 422, body: { id: 'unprocessable_entity', message: 'TTL must be at least 30 seconds' }, reason: 'write_failed' },
+    { when: 'DigitalOcean\'s own failure (any call, a POST after a DELETE went through among them)', status: 500, body: { id: 'server_error', message: 'Unexpected server-side error' }, reason: 'temporary' },
   ],
   errorsCite: ['records', 'openapi', 'lego'],
   quirks: [
-    { text: 'A record is written by creating and deleting rows (no set-level write); deletions go first so a CNAME never stands beside the rows it replaces.', cite: ['records', 'lego'] },
+    { text: 'A record is written by creating and deleting rows (no set-level write, no batch): a new row is created before the row it replaces where both may stand (a new address), a row is deleted first only where the new one cannot stand beside it (a CNAME); a call refused after others went through (422, 500, 429) has what went through put back by Portico, and what cannot be is named with its old values.', cite: ['records', 'lego', 'openapi'] },
+    { text: '`links.pages.next` names DigitalOcean\'s own origin (https://api.digitalocean.com/v2/…?page=2) whatever address was asked: Portico rebases its path and query onto the configured base (DNS_PROVIDER_API_BASES).', cite: ['openapi', 'paging'] },
     { text: 'The apex NS rows (ns1–3.digitalocean.com) are listed with the records; Portico never writes them.', cite: ['records'] },
   ],
   seeds: (zone) => [
