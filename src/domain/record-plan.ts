@@ -426,7 +426,8 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
   return out
 }
 
-/** Removals go first, so a CNAME and the sets it replaces never stand side by side mid-change. */
+/** Removals first in the change set (an adapter that writes in several calls orders them itself so the
+ * least is missing in between: src/adapters/dns-providers/coexist.ts). */
 function deletionsFirst(changes: RRsetChange[]): void {
   changes.sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
 }
