@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeHosted, ProviderError, type DnsProvider, type RRset, type Zone } from '../../src/adapters/dns-providers/index.ts'
 import { writeOrRestore } from '../../src/adapters/dns-providers/restore.ts'
-import { planApply } from '../../src/domain/record-plan.ts'
+import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { DO_REFUSALS, startDigitalOceanFake } from '../harness/provider-fakes/digitalocean.ts'
@@ -75,6 +75,20 @@ describe('DigitalOcean: connecting www over the customer\'s CNAME, the POST of t
     dof.refuseNext('POST', /\/records$/, DO_REFUSALS.unprocessable)
     expect(await errorOf(p.writeChanges(zone, plan.changes))).not.toBeNull()
     expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toBeUndefined()
+  })
+
+  test('the disconnect\'s write path too: the POST putting the customer\'s CNAME back refused after Portico\'s was deleted, Portico\'s is put back so the connection still serves', async () => {
+    const { name, p, zone } = await doZone()
+    const before = await p.readRecords(zone)
+    const plan = planApply(before, www(name), name, [], p)
+    await writeOrRestore(p, zone, plan.changes, before)
+    const applied = await p.readRecords(zone)
+    const revert = planRevert(applied, plan.entries)
+    dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError)
+    const e = await errorOf(writeOrRestore(p, zone, revert.changes, applied))
+    expect(e?.kind).toBe('temporary')
+    expect(e?.rollback).toEqual({ restored: [{ name: `www.${name}`, type: 'CNAME' }], not_restored: [] })
+    expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
   })
 
   test('replacing an address, the new record is created before the old one is deleted', async () => {
