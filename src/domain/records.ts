@@ -142,6 +142,11 @@ export function recordSetProblems(records: DnsRecord[], parsed: ParsedDomain): {
     if (types.has('CNAME') && [...types].some((t) => t !== 'CNAME' && t !== 'REDIR301')) {
       problems.push({ field: 'records', message: `${host}: a CNAME cannot stand beside other records` })
     }
+    // An apex record answers for the apex's addresses: an A or AAAA beside it, or the other kind, clashes.
+    const pointers = [...types].filter((t) => t === 'ALIAS' || t === 'ANAME')
+    if (pointers.length && (pointers.length > 1 || types.has('A') || types.has('AAAA'))) {
+      problems.push({ field: 'records', message: `${host}: an ${pointers[0]} answers for the apex's addresses; it cannot stand beside ${[...types].filter((t) => t !== pointers[0] && (t === 'A' || t === 'AAAA' || t === 'ALIAS' || t === 'ANAME')).join(', ')}` })
+    }
   }
   return problems
 }

@@ -44,6 +44,7 @@ describe('the apex record shown to the customer is the one the host offers', () 
     const parsed = parseDomain('example.com')!
     expect(recordSetProblems([{ type: 'ALIAS', host: '@', value: 'edge.portico.test' }], parsed)).toEqual([])
     expect(recordSetProblems([{ type: 'ANAME', host: 'www', value: 'edge.portico.test' }], parsed)).toEqual([{ field: 'records.0.value', message: 'ANAME points the zone apex (host @) at a hostname; below it use a CNAME' }])
+    expect(recordSetProblems([{ type: 'ALIAS', host: '@', value: 'edge.portico.test' }, { type: 'A', host: '@', value: '203.0.113.10' }], parsed)).toEqual([{ field: 'records', message: 'example.com: an ALIAS answers for the apex\'s addresses; it cannot stand beside A' }])
   })
 })
 
