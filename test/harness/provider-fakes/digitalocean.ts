@@ -95,6 +95,11 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
         // DigitalOcean takes a hostname with the trailing dot and answers it without (lexicon's recording:
         // `docs.example.com.` in, `docs.example.com` out); `@` stays `@`.
         const data = ['CNAME', 'MX', 'NS', 'SRV'].includes(b.type) && b.data.endsWith('.') && b.data !== '.' ? b.data.slice(0, -1) : b.data
+        // A CNAME shares its name with nothing (DigitalOcean's DNS docs, "Manage DNS records", CNAME: not
+        // where another record of the name exists; RFC 1034 §3.6.2): refused 422, as a client that
+        // created the new record before deleting the old one would be.
+        const clash = zone.records.some((r) => r.name === b.name && (r.type === 'CNAME' || b.type === 'CNAME'))
+        if (clash) return err(422, 'unprocessable_entity', 'CNAME records cannot share a name with other records.')
         const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data, priority: b.priority ?? null, port: b.port ?? null, ttl: b.ttl ?? 1800, weight: b.weight ?? null, flags: b.flags ?? null, tag: b.tag ?? null }
         zone.records.push(rec)
         return json(201, { domain_record: rec })
