@@ -140,6 +140,7 @@ export const ERROR_REASONS = {
   provider_unreachable: 'The DNS provider did not answer',
   provider_refused: 'The DNS provider refused the change',
   provider_temporary: 'The DNS provider says its refusal is temporary (503 service_unavailable with Retry-After); nothing was written, the same request later is expected to go through',
+  provider_server_error: 'The DNS provider answered with a server error of its own (HTTP 5xx): temporary, retry after Retry-After (503 service_unavailable). What the write had changed was put back; `details.not_restored` names any record set that could not be, with the values it held before',
   unrepresentable_records: 'The zone holds records Portico cannot write back exactly as they are (provider-only kinds or attributes at the names it would change); nothing was written',
   listing_too_long: 'The DNS provider\'s listing did not end within the page limit; nothing was written',
   zone_not_reached: 'The credential does not reach the zone of the domain',

@@ -10,7 +10,7 @@ export type ConnectionStatus = 'pending' | 'propagating' | 'live' | 'failed'
 
 /** A record as stored in `desired_records` (src/domain/records.ts validates and plans them; its DnsRecord is this shape). */
 export interface StoredRecord {
-  type: 'A' | 'AAAA' | 'CNAME' | 'CAA' | 'MX' | 'NS' | 'TXT' | 'SPFM' | 'REDIR301'
+  type: 'A' | 'AAAA' | 'CNAME' | 'ALIAS' | 'ANAME' | 'CAA' | 'MX' | 'NS' | 'TXT' | 'SPFM' | 'REDIR301'
   host: string
   value: string
   ttl?: number

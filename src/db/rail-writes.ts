@@ -27,7 +27,7 @@ export async function isOpenConnection(db: Sql, c: { id: string }): Promise<bool
 }
 
 /** What the rail is about to write (the priors), kept before the provider is written to. */
-export async function setApplied(tx: Sql, c: { id: string }, state: object): Promise<void> {
+export async function setApplied(tx: Sql, c: { id: string }, state: object | null): Promise<void> {
   await tx`update connections set applied = ${state}::jsonb where id = ${c.id} and disconnected_at is null`
 }
 

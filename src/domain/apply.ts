@@ -6,6 +6,9 @@ import { isOpenConnection, markWritten, releaseRailLease, setApplied, setRailErr
 import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
+import { writeOrRestore } from '../adapters/dns-providers/restore.ts'
+import type { WriteRollback } from '../adapters/dns-providers/types.ts'
+import { DEFAULT_TTL } from './records.ts'
 import { ApiError } from '../errors.ts'
 import { lockStatus, type ConnectionRow, type RailRow } from '../db/connections.ts'
 import type { EventData } from './events.ts'
@@ -15,7 +18,7 @@ import { changeStatus } from './status-changes.ts'
 import { providerById } from './providers.ts'
 import { isTestDomain, testDnsProvider } from './test-mode.ts'
 
-import { planApply, planRevert, replacedRecords, type AppliedEntry, type ApplyPlan, type ReplacedSet, type RevertNote, type RevertPlan } from './record-plan.ts'
+import { keyOf, planApply, planRevert, replacedRecords, type AppliedEntry, type ApplyPlan, type ReplacedSet, type RevertNote, type RevertPlan } from './record-plan.ts'
 
 /** What a connection keeps of its last automatic write (column `connections.applied`). */
 export interface AppliedState {
@@ -100,8 +103,8 @@ export async function releaseLease(deps: ApplyDeps, id: string): Promise<void> {
 }
 
 async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
-  let plan: ApplyPlan
-  let zone: Zone
+  let plan: ApplyPlan | undefined
+  let zone: Zone | undefined
   try {
     // A test domain's writes go to the test provider, which reaches no one (src/domain/test-mode.ts).
     const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
@@ -113,12 +116,18 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     // The priors, committed before the provider is written to (with the operation's audit row).
     await deps.db.begin((tx) => setApplied(tx, c, state))
-    await provider.writeChanges(zone, plan.changes)
+    await writeOrRestore(provider, zone, plan.changes, current)
   } catch (err) {
     const e = providerFailure(err, cred.provider, c.domain)
-    const code = diagnosisOf(e)
-    if (code) {
-      await deps.db.begin((tx) => setRailError(tx, c, code, e.title, deps.clock.now()))
+    const rb = err instanceof ProviderError ? err.rollback : undefined
+    // A write refused midway and put back (wholly or in part): the connection keeps what is true now.
+    const kept = rb && plan && zone ? appliedAfterRefusal(c, { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }, rb) : undefined
+    const code = diagnosisOf(e) ?? (rb?.not_restored.length ? 'dns_write_failed' : null)
+    if (code || kept !== undefined) {
+      await deps.db.begin(async (tx) => {
+        if (kept !== undefined) await setApplied(tx, c, kept)
+        if (code) await setRailError(tx, c, code, e.title, deps.clock.now())
+      })
     }
     throw e
   }
@@ -143,11 +152,31 @@ export async function revertThroughRail(deps: RailDeps, applied: AppliedState, c
     const provider = isTestDomain(domain) ? testDnsProvider(domain) : await openProvider(deps, cred)
     const current = await provider.readRecords(applied.zone)
     const plan = planRevert(current, applied.entries)
-    await provider.writeChanges(applied.zone, plan.changes)
+    await writeOrRestore(provider, applied.zone, plan.changes, current)
     return plan
   } catch (err) {
     throw providerFailure(err, cred.provider, domain)
   }
+}
+
+/**
+ * What a connection keeps after a write its host refused midway (issue 46): the sets that were put back
+ * are as the earlier apply left them, so its entries stand; a set that could not be put back keeps this
+ * write's entry (its prior: the customer's values) marked `not_restored`, so a disconnect puts it back
+ * and nothing claims Portico's values were ever there. Null: nothing of Portico's is in the zone.
+ */
+export function appliedAfterRefusal(c: RailConnection, attempted: AppliedState, rb: WriteRollback): AppliedState | null {
+  const same = c.applied && c.applied.zone.name === attempted.zone.name && c.applied.provider === attempted.provider
+  const previous = same ? c.applied!.entries : []
+  const lost = new Map(rb.not_restored.map((u) => [keyOf(u.name, u.type), u]))
+  const entries = previous.filter((e) => !lost.has(keyOf(e.name, e.type)))
+  for (const [k, u] of lost) {
+    const e = attempted.entries.find((x) => keyOf(x.name, x.type) === k) ?? previous.find((x) => keyOf(x.name, x.type) === k)
+    const prior = u.values.length ? { ttl: u.ttl ?? DEFAULT_TTL, values: u.values } : null
+    entries.push({ ...(e ?? { name: u.name, type: u.type, change: prior ? 'replaced' : 'created', prior, written: { ttl: u.ttl ?? DEFAULT_TTL, values: [] } }), not_restored: true })
+  }
+  if (entries.length === 0) return same ? null : c.applied
+  return { ...attempted, entries: entries.sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type)) }
 }
 
 function splitMx(type: string, v: string): { value: string; priority: number | null } {

@@ -5,7 +5,7 @@
 import type { Dns, Lookup } from '../adapters/dns.ts'
 import { valuesOf } from '../adapters/dns.ts'
 import { absoluteHost, type ParsedDomain } from './hostnames.ts'
-import { apexStrategy, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
+import { apexStrategy, isApexPointer, planRecords, type ConnectTarget, type DnsRecord } from './records.ts'
 import { detectProvider, PROVIDERS, type Provider } from './providers.ts'
 import type { Discovery } from './domain-connect/discovery.ts'
 import { firstStepRecords } from './prevalidation.ts'
@@ -54,7 +54,7 @@ export async function conflictsFor(dns: Dns, apex: string, desired: DnsRecord[])
     if (l.status === 'ok' && l.cname && type !== 'CNAME') return []
     return valuesOf(l)
   }
-  const routing = desired.filter((d) => d.type === 'CNAME' || d.type === 'A')
+  const routing = desired.filter((d) => d.type === 'CNAME' || d.type === 'A' || isApexPointer(d))
   const hosts = [...new Set(routing.map((d) => d.host))]
   const perHost = await Promise.all(
     hosts.map(async (host): Promise<Conflict[]> => {

@@ -10,7 +10,7 @@
 // once is not alerted again until it was restored); the attention rank is a pure function of the state.
 import type { Dns, Lookup, LookupType } from '../adapters/dns.ts'
 import { absoluteHost } from './hostnames.ts'
-import type { DnsRecord } from './records.ts'
+import { isApexPointer, type DnsRecord } from './records.ts'
 import type { ConnectionRow } from '../db/connections.ts'
 import type { DriftItem, MonitorAction, MonitorState, Verdict } from '../db/monitor.ts'
 
@@ -105,7 +105,7 @@ async function checkRrset(dns: Dns, name: string, type: LookupType, wanted: Base
 
 function checkGroup(dns: Dns, apex: string, host: string, type: string, wanted: BaselineRecord[]): Promise<GroupOutcome> {
   const name = absoluteHost(host, apex)
-  if (type === 'CNAME' && host === '@') return checkFlattened(dns, name, norm(wanted[0]!.value))
+  if (isApexPointer({ type, host })) return checkFlattened(dns, name, norm(wanted[0]!.value))
   if (type === 'SPFM') return checkSpf(dns, name, wanted)
   return checkRrset(dns, name, type as LookupType, wanted)
 }

@@ -72,6 +72,19 @@ export async function openProvider(deps: RailDeps, cred: Credential): Promise<Dn
  * is a catalogue code, the provider's own words go in `details.provider_message`, never the credential.
  */
 export function providerFailure(err: unknown, provider: string, domain?: string): ApiError {
+  const e = providerFailureOf(err, provider, domain)
+  const rb = err instanceof ProviderError ? err.rollback : undefined
+  if (!rb || (rb.restored.length === 0 && rb.not_restored.length === 0)) return e
+  // A write refused midway (issue 46): what it had changed was put back, and what could not be is
+  // named with the values it held before, so nobody reads the customer's record as still there.
+  const title = rb.not_restored.length
+    ? `${e.title}. The change was refused midway and ${rb.not_restored.length} record set(s) Portico had changed could not be put back: ${rb.not_restored.map((s) => `${s.name} ${s.type} (${s.values.length ? `was ${s.values.join(', ')}` : 'did not exist'})`).join('; ')}`
+    : `${e.title}. The change was refused midway; what Portico had changed was put back`
+  const details = { ...(e.details as Record<string, unknown> | undefined), restored: rb.restored, not_restored: rb.not_restored }
+  return new ApiError(e.code, title, details, { headers: e.headers })
+}
+
+function providerFailureOf(err: unknown, provider: string, domain?: string): ApiError {
   if (err instanceof ApiError) return err
   if (!(err instanceof ProviderError)) return new ApiError('dns_write_failed', 'The DNS provider could not be reached', { provider, reason: 'provider_error' }, { cause: err })
   switch (err.kind) {
@@ -82,6 +95,8 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
     case 'rate_limited':
       return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(err.retryAfter ?? 60) } })
     case 'temporary':
+      // The host's own server error (HTTP 5xx): temporary, retryable, with the host's wait or 30 s.
+      if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', 'The DNS provider answered with a server error; try again after Retry-After', { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(err.retryAfter ?? 30) } })
       // The host itself calls the refusal temporary (Dynadot's "problem with connection to main server"):
       // nothing was written; the same request later is expected to go through.
       return new ApiError('service_unavailable', 'The DNS provider is temporarily unable to take the change; retry after Retry-After', { provider, reason: 'provider_temporary', provider_message: err.message }, { headers: { 'retry-after': String(err.retryAfter ?? 30) } })

@@ -24,7 +24,7 @@
 // random zones, and the provider rail (apply.ts) runs them against real zones.
 import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange } from '../adapters/dns-providers/types.ts'
 import { absoluteHost } from './hostnames.ts'
-import { DEFAULT_TTL, type DnsRecord } from './records.ts'
+import { DEFAULT_TTL, isApexPointer, type DnsRecord } from './records.ts'
 
 export interface RRsetState {
   ttl: number
@@ -45,6 +45,9 @@ export interface AppliedEntry {
   added?: string[]
   /** SPF merge: the terms Portico added to the SPF value, and the SPF value before and after. */
   spf?: { terms: string[]; prior_value: string | null; written_value: string }
+  /** A write the host refused midway left this set changed and it could not be put back (issue 46):
+   * `prior` is what the customer had; a disconnect puts it back. */
+  not_restored?: true
 }
 
 export interface ApplyPlan {
@@ -135,16 +138,40 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   const before = zoneMap(current)
   const next = zoneMap(current)
   const prevByKey = new Map(previous.map((e) => [keyOf(e.name, e.type), e]))
+  const groups = groupDesired(desired, apex, rules)
 
-  const groups = new Map<string, { name: string; type: string; records: DnsRecord[] }>()
-  // At the zone apex a hostname target is written as the host's own apex record (ALIAS, ANAME, a
-  // flattened CNAME): a plain CNAME cannot stand beside the apex's SOA and NS (RFC 1034 §3.6.2).
+  // Sets an earlier apply touched that these records no longer do go back first.
+  const stale = previous.filter((e) => !groups.has(keyOf(e.name, e.type)) && !(e.change === 'removed' && removedBy(groups, e)))
+  for (const c of planRevert([...next.values()], stale).changes) setSet(next, c)
+
+  const targets = planTargets(next, groups, apex, prevByKey, (g) => zoneTtl ?? storedTtl(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, rules))
+  const { changes, updated } = changeSet(before, next, groups)
+  refuseLocked(before, changes)
+  const entryKeys = new Set([...groups.keys(), ...targets.removedKeys, ...previous.filter((e) => !stale.includes(e)).map((e) => keyOf(e.name, e.type))])
+  const entries = entriesOf(entryKeys, { before, next, groups, prevByKey, stale, targets })
+  return { changes, entries, updated }
+}
+
+/** The desired records that go into one record set (one name and type). */
+interface Group {
+  name: string
+  type: string
+  records: DnsRecord[]
+}
+
+/**
+ * The desired records by the record set each lands in. At the zone apex a hostname target (a CNAME at
+ * `@`, an ALIAS or ANAME) is written as the host's own apex record (ALIAS, ANAME, a flattened CNAME): a
+ * plain CNAME cannot stand beside the apex's SOA and NS (RFC 1034 §3.6.2).
+ */
+function groupDesired(desired: DnsRecord[], apex: string, rules: TtlRules): Map<string, Group> {
+  const groups = new Map<string, Group>()
   const apexType = rules.conventions ? rules.conventions.apex : 'CNAME'
   for (const r of desired) {
     if (r.type === 'REDIR301') continue
     const name = canonicalName(absoluteHost(r.host, apex))
     let type: string = r.type === 'SPFM' ? 'TXT' : r.type
-    if (type === 'CNAME' && name === canonicalName(apex)) {
+    if ((type === 'CNAME' || APEX_POINTERS.has(type)) && name === canonicalName(apex)) {
       if (!apexType) throw new ProviderError('unrepresentable', `${name} is a zone apex and this DNS host has no record that points an apex at a hostname (ALIAS, ANAME or a flattened CNAME); a CNAME there would stand beside the zone's SOA and NS, so nothing was written. Connect it with A records (the application's apex addresses) instead`)
       type = apexType
     }
@@ -153,72 +180,81 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
     g.records.push(r)
     groups.set(k, g)
   }
+  return groups
+}
 
-  // Sets an earlier apply touched that these records no longer do go back first.
-  const stale = previous.filter((e) => !groups.has(keyOf(e.name, e.type)) && !(e.change === 'removed' && removedBy(groups, e)))
-  for (const c of planRevert([...next.values()], stale).changes) setSet(next, c)
+/** What planTargets decided beside the target sets themselves: what it removed, added and merged. */
+interface Targets {
+  removedKeys: Set<string>
+  addedByKey: Map<string, string[]>
+  spfByKey: Map<string, { terms: string[]; prior_value: string | null; written_value: string }>
+}
 
-  const removedKeys = new Set<string>()
+/** Puts each group's target set into `next` (the zone being planned), removing what stands in its way. */
+function planTargets(next: ZoneSets, groups: Map<string, Group>, apex: string, prevByKey: Map<string, AppliedEntry>, ttlOf: (g: Group) => number): Targets {
+  const out: Targets = { removedKeys: new Set(), addedByKey: new Map(), spfByKey: new Map() }
   const removeAt = (name: string, types: (t: string) => boolean) => {
     for (const [k, s] of next) {
       if (s.name === name && types(s.type) && s.type !== 'SOA' && !groups.has(k)) {
         next.delete(k)
-        removedKeys.add(k)
+        out.removedKeys.add(k)
       }
     }
   }
-  const spfByKey = new Map<string, { terms: string[]; prior_value: string | null; written_value: string }>()
-  const addedByKey = new Map<string, string[]>()
-  const updated: ApplyPlan['updated'] = []
-
   for (const [k, g] of groups) {
-    const existing = next.get(k)
     // Raised to the provider's floor: it would store the floor anyway, and a re-apply must then match.
-    const ttl = zoneTtl ?? storedTtl(g.records.find((r) => r.ttl !== undefined)?.ttl ?? DEFAULT_TTL, rules)
+    const ttl = ttlOf(g)
     const isApexName = g.name === canonicalName(apex)
     if (g.type === 'CNAME' && !isApexName) {
       removeAt(g.name, (t) => t !== 'CNAME')
       next.set(k, { name: g.name, type: 'CNAME', ttl, values: [desiredValue(g.records[0]!)] })
-    } else if (isApexName && g.records[0]!.type === 'CNAME') {
+    } else if (isApexName && isApexPointer(g.records[0]!)) {
       // The host's apex record (a flattened CNAME, ALIAS, ANAME) answers with the target's addresses:
       // the address sets and any other apex pointer go; MX, TXT, CAA, NS and SOA stay.
       removeAt(g.name, (t) => t === 'A' || t === 'AAAA' || t === 'CNAME' || APEX_POINTERS.has(t))
       next.set(k, { name: g.name, type: g.type, ttl, values: [canonicalValue(g.type, g.records[0]!.value)] })
     } else if (g.type === 'TXT' || g.type === 'CAA') {
       removeAt(g.name, (t) => t === 'CNAME')
-      const values = [...(existing?.values ?? [])]
-      const plain = g.records.filter((r) => r.type !== 'SPFM').map(desiredValue)
-      const prevAdded = prevByKey.get(k)?.added ?? []
-      const added = new Set(prevAdded.filter((v) => values.includes(v)))
-      for (const v of plain) {
-        if (!values.includes(v)) {
-          values.push(v)
-          added.add(v)
-        }
-      }
-      const spfTerms = g.records.filter((r) => r.type === 'SPFM').flatMap((r) => spfTermsOf(r.value))
-      if (spfTerms.length) {
-        const at = values.findIndex(isSpf)
-        const priorValue = at === -1 ? null : values[at]!
-        const merged = mergeSpf(priorValue, spfTerms)
-        const prevSpf = prevByKey.get(k)?.spf
-        const terms = [...new Set([...(prevSpf?.terms ?? []).filter((t) => priorValue && spfTermsOf(priorValue).includes(t)), ...merged.added])]
-        if (at === -1) values.push(merged.value)
-        else values[at] = merged.value
-        spfByKey.set(k, { terms, prior_value: prevSpf ? prevSpf.prior_value : priorValue, written_value: merged.value })
-      }
-      addedByKey.set(k, [...added])
-      next.set(k, { name: g.name, type: g.type, ttl: existing?.ttl ?? ttl, values })
+      next.set(k, mergeInto(next.get(k), g, ttl, prevByKey.get(k), out, k))
     } else {
       removeAt(g.name, (t) => t === 'CNAME' || (g.type === 'A' && t === 'AAAA' && !groups.has(keyOf(g.name, 'AAAA'))))
       next.set(k, { name: g.name, type: g.type, ttl, values: [...new Set(g.records.map(desiredValue))] })
     }
   }
+  return out
+}
 
-  // The change set: every set whose content differs from what the zone holds now.
+/** A merged set (TXT, CAA): the existing values kept, ours added, SPF terms merged into the SPF value. */
+function mergeInto(existing: RRset | undefined, g: Group, ttl: number, prev: AppliedEntry | undefined, out: Targets, k: string): RRset {
+  const values = [...(existing?.values ?? [])]
+  const plain = g.records.filter((r) => r.type !== 'SPFM').map(desiredValue)
+  const added = new Set((prev?.added ?? []).filter((v) => values.includes(v)))
+  for (const v of plain) {
+    if (!values.includes(v)) {
+      values.push(v)
+      added.add(v)
+    }
+  }
+  const spfTerms = g.records.filter((r) => r.type === 'SPFM').flatMap((r) => spfTermsOf(r.value))
+  if (spfTerms.length) {
+    const at = values.findIndex(isSpf)
+    const priorValue = at === -1 ? null : values[at]!
+    const merged = mergeSpf(priorValue, spfTerms)
+    const prevSpf = prev?.spf
+    const terms = [...new Set([...(prevSpf?.terms ?? []).filter((t) => priorValue && spfTermsOf(priorValue).includes(t)), ...merged.added])]
+    if (at === -1) values.push(merged.value)
+    else values[at] = merged.value
+    out.spfByKey.set(k, { terms, prior_value: prevSpf ? prevSpf.prior_value : priorValue, written_value: merged.value })
+  }
+  out.addedByKey.set(k, [...added])
+  return { name: g.name, type: g.type, ttl: existing?.ttl ?? ttl, values }
+}
+
+/** The change set: every set whose content differs from what the zone holds now, removals first. */
+function changeSet(before: ZoneSets, next: ZoneSets, groups: Map<string, Group>): { changes: RRsetChange[]; updated: ApplyPlan['updated'] } {
   const changes: RRsetChange[] = []
-  const keys = new Set([...before.keys(), ...next.keys()])
-  for (const k of keys) {
+  const updated: ApplyPlan['updated'] = []
+  for (const k of new Set([...before.keys(), ...next.keys()])) {
     const a = before.get(k)
     const b = next.get(k)
     if (sameSet(a, b)) continue
@@ -227,31 +263,31 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
     if (b && groups.has(k)) for (const v of b.values) if (!a?.values.includes(v)) updated.push({ type: b.type, name: b.name, value: v })
   }
   deletionsFirst(changes)
-  refuseLocked(before, changes)
+  return { changes, updated }
+}
 
-  // Entries: every set the records target or that was removed for them, with the earliest prior.
+/** Entries: every set the records target or that was removed for them, with the earliest prior. */
+function entriesOf(keys: Set<string>, p: { before: ZoneSets; next: ZoneSets; groups: Map<string, Group>; prevByKey: Map<string, AppliedEntry>; stale: AppliedEntry[]; targets: Targets }): AppliedEntry[] {
   const entries: AppliedEntry[] = []
-  const entryKeys = new Set([...groups.keys(), ...removedKeys, ...previous.filter((e) => !stale.includes(e)).map((e) => keyOf(e.name, e.type))])
-  for (const k of entryKeys) {
-    const prev = prevByKey.get(k)
-    const cur = before.get(k)
-    const prior: RRsetState | null = prev && !stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
-    const n = next.get(k)
+  for (const k of keys) {
+    const prev = p.prevByKey.get(k)
+    const cur = p.before.get(k)
+    const prior: RRsetState | null = prev && !p.stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
+    const n = p.next.get(k)
     const [name, type] = k.split('|') as [string, string]
     const written: RRsetState = n ? { ttl: n.ttl, values: n.values } : { ttl: prior?.ttl ?? DEFAULT_TTL, values: [] }
     if (!n && !prior) continue
     const merge = type === 'TXT' || type === 'CAA'
-    const change: AppliedEntry['change'] = !n ? 'removed' : !prior ? 'created' : merge && groups.has(k) ? 'merged' : 'replaced'
+    const change: AppliedEntry['change'] = !n ? 'removed' : !prior ? 'created' : merge && p.groups.has(k) ? 'merged' : 'replaced'
     const entry: AppliedEntry = { name, type, change, prior, written }
-    if (merge && groups.has(k)) {
-      entry.added = addedByKey.get(k) ?? []
-      const spf = spfByKey.get(k)
+    if (merge && p.groups.has(k)) {
+      entry.added = p.targets.addedByKey.get(k) ?? []
+      const spf = p.targets.spfByKey.get(k)
       if (spf) entry.spf = spf
     }
     entries.push(entry)
   }
-  entries.sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type))
-  return { changes, entries, updated }
+  return entries.sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type))
 }
 
 /**
@@ -339,6 +375,14 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
     if (sameSet(curState, want)) continue // already as it was
     const put = (state: RRsetState | null) =>
       out.changes.push({ name: e.name, type: e.type, ttl: state?.ttl ?? e.written.ttl, values: state?.values ?? [], ...(state?.native ? { native: state.native } : {}) })
+    if (e.not_restored && (!cur || sameSet(curState, e.written))) {
+      // Left changed by a write of Portico's the host refused midway: put back now, and nothing is
+      // said to be removed that Portico never wrote.
+      put(want)
+      note(out.removed, e, (cur?.values ?? []).filter((v) => !want?.values.includes(v)), 'added by Portico; removed')
+      note(out.restored, e, want?.values ?? [], 'put back: a write of Portico\'s the provider refused midway had left it removed')
+      continue
+    }
     if (sameSet(curState, e.written)) {
       put(want)
       const ours = e.written.values.filter((v) => !want?.values.includes(v))
@@ -370,6 +414,10 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
     // Changed (or removed) at the provider since: left as it is, and named with the values it had before
     // connecting, so nothing Portico replaced goes unsaid.
     const prior_values = e.prior?.values ?? []
+    if (e.not_restored) {
+      for (const value of cur?.values ?? ['']) out.left_in_place.push({ type: e.type, name: e.name, value, note: 'a write of Portico\'s the provider refused midway left this set changed, and it was changed again since; left as it is', prior_values })
+      continue
+    }
     if (cur?.values.length) for (const value of cur.values) out.left_in_place.push({ type: e.type, name: e.name, value, note: 'changed at the provider after Portico wrote it; left as it is', prior_values })
     else out.left_in_place.push({ type: e.type, name: e.name, value: '', note: 'removed at the provider after Portico wrote it; left as it is', prior_values })
   }
@@ -378,7 +426,8 @@ export function planRevert(current: RRset[], entries: AppliedEntry[]): RevertPla
   return out
 }
 
-/** Removals go first, so a CNAME and the sets it replaces never stand side by side mid-change. */
+/** Removals first in the change set (an adapter that writes in several calls orders them itself so the
+ * least is missing in between: src/adapters/dns-providers/coexist.ts). */
 function deletionsFirst(changes: RRsetChange[]): void {
   changes.sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
 }

@@ -7,17 +7,34 @@ import { named } from './named.ts'
 import type { StoredRecord } from '../db/connections.ts'
 import { absoluteHost, normalizeHostname, type ParsedDomain } from './hostnames.ts'
 
-export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'CAA', 'MX', 'NS', 'TXT', 'SPFM', 'REDIR301'] as const
+export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'ALIAS', 'ANAME', 'CAA', 'MX', 'NS', 'TXT', 'SPFM', 'REDIR301'] as const
+
+/** Record types that point the zone apex at a hostname: a host's ALIAS or ANAME, or a CNAME at `@` the
+ * host flattens (issue 46). The apex answers A queries with the target's addresses. */
+export const isApexPointer = (r: { type: string; host: string }) => (r.type === 'ALIAS' || r.type === 'ANAME' || r.type === 'CNAME') && (r.host === '@' || r.host === '')
 export type RecordType = (typeof RECORD_TYPES)[number]
+
+/** Every `purpose` Portico gives a record it plans (issue 46: each one declared in the OpenAPI document). */
+export const RECORD_PURPOSES = {
+  routing: 'points the hostname at the application (a CNAME below the apex; A records at an apex whose host has no apex record)',
+  routing_alias: 'points the zone apex at the application with the DNS host\'s ALIAS record',
+  routing_aname: 'points the zone apex at the application with the DNS host\'s ANAME record',
+  routing_flattening: 'points the zone apex at the application with a CNAME at `@` that the DNS host flattens',
+  ownership: 'proves the domain is the customer\'s (TXT)',
+  dcv_delegation: 'delegates certificate validation to Portico (the `_acme-challenge` CNAME)',
+  www_redirect: 'points www at the application, which redirects it to the domain',
+} as const
+export type RecordPurpose = keyof typeof RECORD_PURPOSES
+const PURPOSE_DESCRIPTION = 'Why the record is there. Portico\'s own: ' + Object.entries(RECORD_PURPOSES).map(([k, v]) => `\`${k}\` ${v}`).join('; ') + '. A record an integrator authored keeps the purpose it was given.'
 
 export const DnsRecordSchema = named('DnsRecord', Type.Object(
   {
-    type: Type.Union(RECORD_TYPES.map((t) => Type.Literal(t)), { description: 'SPFM merges into an existing SPF TXT record; REDIR301 is an HTTP redirect served by the edge' }),
+    type: Type.Union(RECORD_TYPES.map((t) => Type.Literal(t)), { description: 'SPFM merges into an existing SPF TXT record; REDIR301 is an HTTP redirect served by the edge; ALIAS and ANAME point the zone apex (`@` only) at a hostname where the DNS host offers that record (a CNAME at `@` is the record of a host that flattens one, as Cloudflare does)' }),
     host: Type.String({ minLength: 1, maxLength: 253, description: 'Relative to the zone apex; `@` is the apex' }),
     value: Type.String({ minLength: 1, maxLength: 2048 }),
     ttl: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400 })),
     priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
-    purpose: Type.Optional(Type.String({ maxLength: 100 })),
+    purpose: Type.Optional(Type.String({ maxLength: 100, description: PURPOSE_DESCRIPTION })),
   },
   { additionalProperties: false },
 ))
@@ -58,7 +75,9 @@ export function planRecords(parsed: ParsedDomain, target: ConnectTarget, apex: A
     for (const ip of target.apex_ipv4) out.push({ type: 'A', host: '@', value: ip, ttl: DEFAULT_TTL, purpose: 'routing' })
     out.push({ type: 'TXT', host: OWNERSHIP_LABEL, value: `portico-verify=${token}`, ttl: DEFAULT_TTL, purpose: 'ownership' })
   } else if (strategy !== 'unsupported') {
-    out.push({ type: 'CNAME', host: '@', value: target.cname_target, ttl: DEFAULT_TTL, purpose: `routing_${strategy}` })
+    // The record the host really offers at the apex, by its own name (issue 46): the manual rail shows
+    // it as it is to be created there; the API rails write it as the host's convention says.
+    out.push({ type: strategy === 'alias' ? 'ALIAS' : strategy === 'aname' ? 'ANAME' : 'CNAME', host: '@', value: target.cname_target, ttl: DEFAULT_TTL, purpose: `routing_${strategy}` })
   }
   if (wwwRedirect && parsed.isApex && strategy !== 'unsupported') {
     out.push({ type: 'CNAME', host: 'www', value: target.cname_target, ttl: DEFAULT_TTL, purpose: 'www_redirect' })
@@ -76,6 +95,10 @@ function valueProblem(r: DnsRecord): string | null {
       return isIPv6(r.value) ? null : 'must be an IPv6 address'
     case 'CNAME':
     case 'NS':
+      return normalizeHostname(r.value) ? null : 'must be a hostname'
+    case 'ALIAS':
+    case 'ANAME':
+      if (r.host !== '@') return `${r.type} points the zone apex (host @) at a hostname; below it use a CNAME`
       return normalizeHostname(r.value) ? null : 'must be a hostname'
     case 'MX':
       if (r.priority === undefined) return 'MX records need a priority'
@@ -118,6 +141,11 @@ export function recordSetProblems(records: DnsRecord[], parsed: ParsedDomain): {
   for (const [host, types] of byHost) {
     if (types.has('CNAME') && [...types].some((t) => t !== 'CNAME' && t !== 'REDIR301')) {
       problems.push({ field: 'records', message: `${host}: a CNAME cannot stand beside other records` })
+    }
+    // An apex record answers for the apex's addresses: an A or AAAA beside it, or the other kind, clashes.
+    const pointers = [...types].filter((t) => t === 'ALIAS' || t === 'ANAME')
+    if (pointers.length && (pointers.length > 1 || types.has('A') || types.has('AAAA'))) {
+      problems.push({ field: 'records', message: `${host}: an ${pointers[0]} answers for the apex's addresses; it cannot stand beside ${[...types].filter((t) => t !== pointers[0] && (t === 'A' || t === 'AAAA' || t === 'ALIAS' || t === 'ANAME')).join(', ')}` })
     }
   }
   return problems

@@ -5,7 +5,7 @@
 import { observeDnsChecks } from '../metrics.ts'
 import type { Dns, Lookup, LookupType } from '../adapters/dns.ts'
 import { absoluteHost } from './hostnames.ts'
-import type { DnsRecord } from './records.ts'
+import { isApexPointer, type DnsRecord } from './records.ts'
 import { isTestDomain, testRecordsResolve } from './test-mode.ts'
 
 export interface RecordCheck {
@@ -44,7 +44,7 @@ function spfIncludes(txts: string[], wanted: string): boolean {
 function questionsOf(apex: string, r: DnsRecord): { name: string; type: LookupType }[] {
   if (r.type === 'REDIR301') return []
   const name = absoluteHost(r.host, apex)
-  if (r.type === 'CNAME' && r.host === '@') return [{ name, type: 'A' }, { name: r.value, type: 'A' }]
+  if (isApexPointer(r)) return [{ name, type: 'A' }, { name: r.value, type: 'A' }]
   return [{ name, type: r.type === 'SPFM' ? 'TXT' : (r.type as LookupType) }]
 }
 
@@ -54,7 +54,7 @@ function judge(r: DnsRecord, answers: Lookup[]): { check: RecordCheck; error?: s
   if (r.type === 'REDIR301') return { check: { ...base, propagated: true, observed: [], skipped: true } }
   const err = answers.find((l) => l.status === 'error') as Extract<Lookup, { status: 'error' }> | undefined
   if (err) return { check: { ...base, propagated: false, observed: [] }, error: err.error }
-  if (r.type === 'CNAME' && r.host === '@') {
+  if (isApexPointer(r)) {
     // An apex cannot hold a CNAME: the provider flattens it (ALIAS/ANAME/flattening), so the apex
     // answers A queries with the target's addresses.
     const [mine, theirs] = answers as [Lookup, Lookup]

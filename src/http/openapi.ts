@@ -63,7 +63,25 @@ const ERROR_SCHEMA = {
         {
           type: 'object',
           description: 'What stands in the way',
-          properties: { reason: { type: 'string', description: 'A catalogue code (ERROR_REASONS in src/errors.ts)' } },
+          properties: {
+            reason: { type: 'string', description: 'A catalogue code (ERROR_REASONS in src/errors.ts)' },
+            restored: {
+              type: 'array',
+              description: 'A DNS write the provider refused midway: the record sets it had changed that Portico put back as they were',
+              items: { type: 'object', required: ['name', 'type'], properties: { name: { type: 'string' }, type: { type: 'string' } } },
+            },
+            not_restored: {
+              type: 'array',
+              description:
+                'A DNS write the provider refused midway: the record sets it had changed that could not be put back, each with what it held ' +
+                'before the write (`values` empty and `ttl` null: there was no set). The connection keeps them: a disconnect puts them back',
+              items: {
+                type: 'object',
+                required: ['name', 'type', 'ttl', 'values'],
+                properties: { name: { type: 'string' }, type: { type: 'string' }, ttl: { type: ['integer', 'null'] }, values: { type: 'array', items: { type: 'string' } } },
+              },
+            },
+          },
           additionalProperties: true,
         },
       ],

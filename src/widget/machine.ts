@@ -376,7 +376,8 @@ function reasonOf(f: Failure): Reason {
   if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   const details = (f.envelope.details ?? {}) as Record<string, unknown>
   if (f.envelope.code === 'ProviderAuthenticationError') return { code: 'key' }
-  if (details.reason === 'provider_unreachable' || f.status === 502 || f.status === 504 || f.sdkCode === 'NetworkError') return { code: 'unreachable' }
+  // The host did not answer, or answered with its own server error (a 5xx: try again later).
+  if (details.reason === 'provider_unreachable' || details.reason === 'provider_server_error' || f.status === 502 || f.status === 504 || f.sdkCode === 'NetworkError') return { code: 'unreachable' }
   if (f.envelope.code === 'service_unavailable' || f.status === 503) return { code: 'dns' }
   return { code: 'generic' }
 }

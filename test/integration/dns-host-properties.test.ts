@@ -13,7 +13,7 @@ import { HOSTED, makeHosted, ProviderError, type DnsProvider, type RRset } from 
 import { applyChanges, planApply, planRevert } from '../../src/domain/record-plan.ts'
 import { PROVIDERS } from '../../src/domain/providers.ts'
 import { parseDomain } from '../../src/domain/hostnames.ts'
-import { planRecords, type DnsRecord } from '../../src/domain/records.ts'
+import { isApexPointer, planRecords, type DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
@@ -88,7 +88,7 @@ async function connectionHarms(f: Fake<any>, provider: DnsProvider, zoneName: st
   const after = await provider.readRecords(zone)
   const apexType = provider.conventions.apex
   if (host === '@') {
-    const pointed = apexType && desired.some((r) => r.type === 'CNAME')
+    const pointed = apexType && desired.some((r) => isApexPointer(r))
     if (apexType !== 'CNAME' && apexSet(after, zoneName, 'CNAME')) harms.push(`a CNAME stands at the zone apex beside ${after.filter((s) => s.name === zoneName && s.type !== 'CNAME').map((s) => s.type).join(', ')}`)
     const pointer = apexSet(after, zoneName, pointed ? apexType : 'A')
     const expected = pointed ? TARGET.cname_target : TARGET.apex_ipv4[0]

@@ -231,6 +231,8 @@ describe('through the API: an apex domain at a host with ALIAS (Gandi)', () => {
       const ws = await provision(p)
       const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: zone } })).body
       expect(c.provider).toBe('gandi')
+      // The records shown for the manual rail name Gandi's own apex record, as GET /v1/providers does (issue 46).
+      expect(c.records).toEqual([expect.objectContaining({ type: 'ALIAS', host: '@', value: 'edge.portico.test', purpose: 'routing_alias' })])
       const r = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: gandi.credential } })
       expect(r.status).toBe(200)
       const apex = gandi.zones.find((z) => z.name === zone)!.records.filter((s) => s.rrset_name === '@')

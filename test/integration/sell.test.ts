@@ -95,7 +95,7 @@ describe('checkout and fulfil', () => {
     const c = await p.api('GET', `/v1/connections/${first.body.connection_id}`, { token: ws.apiKey })
     expect(c.status).toBe(200)
     expect(c.body).toMatchObject({ domain, application_id: ws.appId })
-    expect(c.body.records[0]).toMatchObject({ type: 'CNAME', host: '@', value: 'edge.portico.test' })
+    expect(c.body.records[0]).toMatchObject({ type: 'ALIAS', host: '@', value: 'edge.portico.test', purpose: 'routing_alias' })
     expect((await eventsOf(s.order_id)).map((e) => e.type)).toEqual(['domain.purchased'])
     expect((await order(s.order_id)).status).toBe('completed')
   })

@@ -31,6 +31,16 @@ describe('provider catalog', () => {
     expect(providerById('namecom')?.capabilities.apex).toBe('aname')
   })
 
+  test('every provider advertises sign-in exactly where it is built, and an API rail only where the host has an API (issue 46: Gandi said oauth with none built)', () => {
+    for (const p of PROVIDERS) {
+      expect({ id: p.id, oauth: p.capabilities.oauth }).toEqual({ id: p.id, oauth: p.built.oauth })
+      if (p.built.api_credential) expect({ id: p.id, api_apply: p.capabilities.api_apply }).toEqual({ id: p.id, api_apply: true })
+    }
+    expect(providerById('gandi')).toMatchObject({ capabilities: { oauth: false }, built: { oauth: false } })
+    expect(providerById('ovh')).toMatchObject({ capabilities: { oauth: false }, built: { oauth: false } })
+    expect(providerById('digitalocean')).toMatchObject({ capabilities: { oauth: true }, built: { oauth: true } })
+  })
+
   test('NS1 and Netlify, which share NS1\'s nameserver fleet, are told apart by shard', () => {
     // Netlify DNS is served from NS1's fleet on any shard: nameservers tell the fleet, the credential tells which.
     expect(detectProvider(['dns1.p03.nsone.net', 'dns2.p03.nsone.net', 'dns3.p03.nsone.net', 'dns4.p03.nsone.net'])?.id).toBe('ns1')

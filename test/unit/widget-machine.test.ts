@@ -229,6 +229,9 @@ describe('the transition function: every state, every event', () => {
     const refused = transition(submitted, { type: 'failed', id: pendingId(submitted), failure: new ApiFailure('ProviderError', { code: 'ProviderAuthenticationError', title: 'no', details: null }, 422) }, SETTINGS)
     expect([refused.state.step, refused.state.data.reason, refused.state.data.typed.credential]).toEqual(['LOGIN', { code: 'key' }, 'k'])
     expect(refused.notices.some((n) => n.kind === 'error')).toBe(true)
+    // The host's own server error (503 provider_server_error) is "could not reach the provider, try again later", not a DNS look-up failure.
+    const serverError = transition(submitted, { type: 'failed', id: pendingId(submitted), failure: new ApiFailure('ProviderError', { code: 'service_unavailable', title: 'The DNS provider answered with a server error; try again after Retry-After', details: { provider: 'digitalocean', reason: 'provider_server_error' } }, 503) }, SETTINGS)
+    expect(serverError.state.data.reason).toEqual({ code: 'unreachable' })
     // A domain that does not exist is said on the domain field, which keeps what was typed.
     const analysing = FIXTURES.DOMAIN_ANALYSIS()
     const nx = transition(analysing, { type: 'analysed', id: pendingId(analysing), check: check({ blocked_reason: 'not_registered', registered: false }) }, SETTINGS).state

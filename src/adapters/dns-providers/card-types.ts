@@ -1,7 +1,7 @@
 // The reference card of a DNS provider: how its API really behaves, written from the provider's own
 // documentation, its published machine-readable description where one exists, and at least one
 // production client that encodes the same behaviour (lego, libdns, octodns, dnscontrol, lexicon, or
-// the provider's SDK; read, never copied). Stand-ins (test/harness/provider-fakes/) answer as the
+// the provider's SDK; read, never copied). Stand-ins (each provider folder's stand-in.ts) answer as the
 // card says (rate limits, errors, credentials, TTL floor, paging), the contract and do-no-harm tests
 // read it, and docs/providers/README.md is rendered from every card
 // (`bun scripts/provider-cards-doc.ts`). Every section names its sources by key; the card's

@@ -148,7 +148,8 @@ export function retryAfterOf(headers: Headers, now = Date.now()): number | undef
 /**
  * A failed exchange as a typed ProviderError, by HTTP status: 401 a refused credential, 403 a missing
  * permission, 404 an unknown zone, 409 a conflicting record, 429 a rate limit (with Retry-After),
- * 5xx unreachable, anything else a refusal. `kind` lets an adapter name the reason from the provider's
+ * 5xx the host's own failure, temporary (with its Retry-After when it sends one: answered 503 with a
+ * retry hint, never as a refusal of the change, issue 46), anything else a refusal. `kind` lets an adapter name the reason from the provider's
  * own error code first (GoDaddy's ACCESS_DENIED, Cloudflare's 403 for a bad token).
  */
 export function failureOf(provider: string, r: HttpResult, msg: string, kind?: ProviderErrorKind): ProviderError {
@@ -165,9 +166,10 @@ export function failureOf(provider: string, r: HttpResult, msg: string, kind?: P
             : r.status === 429
               ? 'rate_limited'
               : r.status >= 500
-                ? 'unreachable'
+                ? 'temporary'
                 : 'write_failed')
   const what =
     k === 'auth' ? `${provider} refused the credential` : k === 'permission' ? `${provider}: the credential lacks a permission` : k === 'rate_limited' ? `${provider} rate limit` : k === 'plan_restricted' ? `${provider} refuses API access for this account` : provider
-  return new ProviderError(k, `${what} (${msg.slice(0, 500)})`, r.status, k === 'rate_limited' ? retryAfterOf(r.headers) : undefined)
+  const what2 = k === 'temporary' && !kind ? `${provider} answered with a server error (HTTP ${r.status})` : what
+  return new ProviderError(k, `${what2} (${msg.slice(0, 500)})`, r.status, k === 'rate_limited' || k === 'temporary' ? retryAfterOf(r.headers) : undefined)
 }

@@ -53,3 +53,29 @@ export async function paginate<T>(opts: PaginateOptions, page: (a: PageArgs<T>) 
   }
   throw new ProviderError('too_many_pages', `${opts.provider}: the listing of ${opts.what} did not end within ${max} pages`)
 }
+
+/**
+ * The address of the next page a host named (`links.pages.next`, `nextLink`, a `Link: rel="next"`
+ * header), on the API base Portico was configured with (issue 46). A host writes its own published
+ * origin into the link (https://api.digitalocean.com/v2/domains?page=2) even when DNS_PROVIDER_API_BASES
+ * points Portico elsewhere (an egress proxy, a stand-in), so a link under the configured base or under
+ * the host's published one has its path and query rebased onto the configured base; a relative link is
+ * read against the configured base. A link outside both is never followed (nothing goes wherever a
+ * response points) and never ends the listing as if it were complete: it is refused.
+ */
+export function nextPageUrl(link: string | null | undefined, base: string, published: string, provider: string): string | null {
+  if (!link) return null
+  const configured = base.replace(/\/+$/, '')
+  let u: URL
+  try {
+    u = new URL(link, configured + '/')
+  } catch {
+    throw new ProviderError('write_failed', `${provider} named its next page as ${JSON.stringify(link.slice(0, 200))}, which is not an address; the listing is incomplete, so nothing was written`)
+  }
+  for (const b of [configured, published.replace(/\/+$/, '')]) {
+    const at = new URL(b)
+    const prefix = at.pathname.replace(/\/+$/, '')
+    if (u.origin === at.origin && (u.pathname === prefix || u.pathname.startsWith(prefix + '/'))) return configured + u.pathname.slice(prefix.length) + u.search
+  }
+  throw new ProviderError('write_failed', `${provider} named its next page at ${u.origin}${u.pathname}, outside its API; the listing is incomplete, so nothing was written`)
+}

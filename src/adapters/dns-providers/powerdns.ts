@@ -68,7 +68,7 @@ export class PowerDnsProvider implements DnsProvider {
     if (r.status === 401 || r.status === 403) throw new ProviderError('auth', 'PowerDNS refused the API key', r.status)
     if (r.status === 429) throw new ProviderError('rate_limited', 'PowerDNS rate limit', r.status)
     if (r.status === 404) throw new ProviderError('zone_not_found', reasonOf(r, (b) => b?.error), r.status)
-    if (r.status >= 300) throw new ProviderError(r.status >= 500 ? 'unreachable' : 'write_failed', reasonOf(r, (b) => b?.error), r.status)
+    if (r.status >= 300) throw new ProviderError(r.status >= 500 ? 'temporary' : 'write_failed', reasonOf(r, (b) => b?.error), r.status)
     return r.body
   }
 

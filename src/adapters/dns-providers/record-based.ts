@@ -1,7 +1,10 @@
 // Providers whose APIs work per record, not per record set (Cloudflare, DigitalOcean, Hetzner): a set
 // is read by grouping records of one name and type, and written by deleting the records that are not
-// in the new set and creating the missing ones. Deletions go first so a CNAME and the records it
-// replaces never stand side by side.
+// in the new set and creating the missing ones. What may stand beside the records it replaces is
+// created first, and a deletion goes first only where the new record cannot stand beside the old one (a
+// CNAME, an apex pointer, the same value again): coexist.ts. A call refused midway is put back by
+// restore.ts.
+import { coexistOrder } from './coexist.ts'
 import { canonicalName, ProviderError, type DnsProvider, type HostConventions, type RRset, type RRsetChange, type Zone } from './types.ts'
 
 export interface ProviderRecord {
@@ -77,10 +80,13 @@ export abstract class RecordBasedProvider implements DnsProvider {
     return { deletes, creates }
   }
 
-  /** One call per record, deletions first; a provider with a batch endpoint overrides this. */
+  /** One call per record, creations first where the host lets them stand beside what they replace; a
+   * provider with a batch endpoint overrides this. */
   protected async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
-    for (const d of deletes) await this.deleteItem(zone, d)
-    for (const c of creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
+    for (const s of coexistOrder(deletes, creates)) {
+      if ('del' in s) await this.deleteItem(zone, s.del)
+      else await this.createItem(zone, s.put.name, s.put.type, s.put.ttl, s.put.value, s.put.native)
+    }
   }
 }
 

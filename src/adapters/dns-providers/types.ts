@@ -70,7 +70,26 @@ export type ProviderErrorKind =
   | 'unrepresentable'
   | 'too_many_pages'
 
+/** A record set a failed write had changed and that could not be put back: what it held before the write
+ * (`values` empty: there was no set; `ttl` null then). */
+export interface UnrestoredSet {
+  name: string
+  type: string
+  ttl: number | null
+  values: string[]
+}
+
+/** What a write refused midway left behind, once Portico tried to put the zone back as it was. */
+export interface WriteRollback {
+  /** The sets the write had changed that were put back as they were. */
+  restored: { name: string; type: string }[]
+  /** The sets that were not, with what they held before the write. */
+  not_restored: UnrestoredSet[]
+}
+
 export class ProviderError extends Error {
+  /** Set on a write refused after some of its calls went through (src/adapters/dns-providers/restore.ts). */
+  rollback?: WriteRollback
   constructor(
     readonly kind: ProviderErrorKind,
     message: string,

@@ -53,7 +53,9 @@ const cents = (usd: number) => Math.round(usd * 100)
 
 export class NamecomRegistrar implements Registrar {
   readonly name = 'namecom'
-  readonly dns = { nameservers: ['ns1.name.com', 'ns2.name.com', 'ns3.name.com', 'ns4.name.com'], apex: 'alias' as const }
+  // Name.com's apex record is its ANAME (the catalogue's and the DNS adapter's, src/adapters/dns-providers/namecom/adapter.ts): a
+  // purchased apex is shown and planned with the record Name.com really offers (issue 46).
+  readonly dns = { nameservers: ['ns1.name.com', 'ns2.name.com', 'ns3.name.com', 'ns4.name.com'], apex: 'aname' as const }
   private readonly auth: string
 
   constructor(

@@ -5,7 +5,7 @@
 // every desired record. A group that would write anything else (an `ip2` group for a one-address
 // application, a `www` group without www_redirect) is left out of `groupId`.
 import type { ConnectionRow } from '../../db/connections.ts'
-import type { DnsRecord } from '../records.ts'
+import { isApexPointer, type DnsRecord } from '../records.ts'
 import { applyTemplate, type DesiredRecord } from './apply.ts'
 import { templateVariables, type Template } from './template.ts'
 
@@ -21,7 +21,7 @@ export interface ConnectionPlan {
 
 export type PlanResult = { ok: true; plan: ConnectionPlan } | { ok: false; error: string }
 
-const HOST_VALUED = new Set(['CNAME', 'NS', 'MX', 'SRV', 'APEXCNAME'])
+const HOST_VALUED = new Set(['CNAME', 'ALIAS', 'ANAME', 'NS', 'MX', 'SRV', 'APEXCNAME'])
 
 export function connectionParams(c: Pick<ConnectionRow, 'planned_target' | 'verification_token' | 'desired_records'>): Record<string, string> {
   const params: Record<string, string> = { target: c.planned_target.cname_target, token: c.verification_token }
@@ -34,7 +34,7 @@ function desiredKey(r: DnsRecord, apex: string): string {
   const name = atApex ? apex : `${r.host}.${apex}`.toLowerCase()
   const value = HOST_VALUED.has(r.type) ? r.value.toLowerCase().replace(/\.$/, '') : r.value
   // A "CNAME" at the apex is planned only for providers with an ALIAS-style record: Domain Connect's APEXCNAME.
-  const type = r.type === 'CNAME' && atApex ? 'APEXCNAME' : r.type
+  const type = isApexPointer(r) ? 'APEXCNAME' : r.type
   return `${type} ${name} ${value}`
 }
 

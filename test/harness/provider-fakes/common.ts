@@ -31,6 +31,14 @@ export interface Fake<R> {
   deepest: { zones: number; records: number }
   /** The Retry-After (seconds) the fake's rate-limit response carries, if the provider sends one. */
   retryAfter?: number
+  /**
+   * Failure injection (issue 46): the next `times` requests of `method` whose path matches `path` get
+   * `answer` instead of being carried out, as a host refuses one call of a write after the calls before it
+   * went through. Each stand-in exports the answers its host really gives (with their source).
+   */
+  refuseNext(method: string, path: RegExp, answer: () => Response, times?: number): void
+  /** The request `at` requests from now (1: the next one) gets `answer` instead of being carried out. */
+  refuseAt(at: number, answer: () => Response): void
   stop(): void
 }
 
@@ -68,6 +76,8 @@ export function startFake<R>(opts: {
 }): Fake<R> {
   let throttle = 0
   let throttleWait: number | undefined
+  const refusals: { method: string; path: RegExp; answer: () => Response; times: number }[] = []
+  const refusedAt = new Map<number, () => Response>()
   const fake: Fake<R> = {
     url: '',
     credential: opts.credential,
@@ -85,6 +95,12 @@ export function startFake<R>(opts: {
       throttle = times
       throttleWait = wait
     },
+    refuseNext(method, path, answer, times = 1) {
+      refusals.push({ method, path, answer, times })
+    },
+    refuseAt(at, answer) {
+      refusedAt.set(fake.requests.length + at, answer)
+    },
     stop: () => server.stop(true),
   }
   const server = Bun.serve({
@@ -95,7 +111,15 @@ export function startFake<R>(opts: {
       fake.requests.push(`${req.method} ${url.pathname}${url.search}`)
       const requestBody = req.body ? await req.clone().text() : ''
       let res: Response
-      if (throttle > 0) {
+      const refusal = refusals.find((r) => r.times > 0 && r.method === req.method && r.path.test(url.pathname))
+      const atThis = refusedAt.get(fake.requests.length)
+      if (atThis) {
+        refusedAt.delete(fake.requests.length)
+        res = atThis()
+      } else if (refusal) {
+        refusal.times--
+        res = refusal.answer()
+      } else if (throttle > 0) {
         throttle--
         res = opts.throttled(throttleWait)
       } else {

@@ -2328,13 +2328,14 @@ export type components = {
       monitoring: "stopped";
     };
     DnsRecord: {
-      /** @description SPFM merges into an existing SPF TXT record; REDIR301 is an HTTP redirect served by the edge */
-      type: "A" | "AAAA" | "CNAME" | "CAA" | "MX" | "NS" | "TXT" | "SPFM" | "REDIR301";
+      /** @description SPFM merges into an existing SPF TXT record; REDIR301 is an HTTP redirect served by the edge; ALIAS and ANAME point the zone apex (`@` only) at a hostname where the DNS host offers that record (a CNAME at `@` is the record of a host that flattens one, as Cloudflare does) */
+      type: "A" | "AAAA" | "CNAME" | "ALIAS" | "ANAME" | "CAA" | "MX" | "NS" | "TXT" | "SPFM" | "REDIR301";
       /** @description Relative to the zone apex; `@` is the apex */
       host: string;
       value: string;
       ttl?: number;
       priority?: number;
+      /** @description Why the record is there. Portico's own: `routing` points the hostname at the application (a CNAME below the apex; A records at an apex whose host has no apex record); `routing_alias` points the zone apex at the application with the DNS host's ALIAS record; `routing_aname` points the zone apex at the application with the DNS host's ANAME record; `routing_flattening` points the zone apex at the application with a CNAME at `@` that the DNS host flattens; `ownership` proves the domain is the customer's (TXT); `dcv_delegation` delegates certificate validation to Portico (the `_acme-challenge` CNAME); `www_redirect` points www at the application, which redirects it to the domain. A record an integrator authored keeps the purpose it was given. */
       purpose?: string;
     };
     /** @description Domain check result (CONTRACT.md section 2) */
@@ -2682,11 +2683,23 @@ export type components = {
           field?: string;
           /** @description What is wrong with it */
           message: string;
-        }[] | {
+        }[] | ({
         /** @description A catalogue code (ERROR_REASONS in src/errors.ts) */
         reason?: string;
+        /** @description A DNS write the provider refused midway: the record sets it had changed that Portico put back as they were */
+        restored?: {
+            name: string;
+            type: string;
+          }[];
+        /** @description A DNS write the provider refused midway: the record sets it had changed that could not be put back, each with what it held before the write (`values` empty and `ttl` null: there was no set). The connection keeps them: a disconnect puts them back */
+        not_restored?: ({
+            name: string;
+            type: string;
+            ttl: number | null;
+            values: string[];
+          })[];
         [key: string]: unknown;
-      };
+      });
     };
     /**
      * @description Stable machine-readable code: `invalid_request` (400) the request is malformed or invalid; `confirmation_required` (400) a person must confirm this first; `unauthorized` (401) missing or invalid credential; `quota_exceeded` (402) the plan quota for this month is used up; `billing_required` (402) billing must be set up before adding this domain; `forbidden` (403) this credential may not perform this action; `insufficient_scope` (403) the token lacks a scope this action needs; `not_found` (404) not found; `method_not_allowed` (405) method not allowed on this path; `conflict` (409) the request conflicts with the current state; `idempotency_key_in_use` (409) a request with this idempotency-key is still being processed; retry after retry-after; `idempotency_key_reused` (422) this idempotency-key was used with a different request; `payload_too_large` (413) the body is larger than 1 mib; `unsupported_media_type` (415) the body must be json (content-type: application/json); `confirmation_mismatch` (409) the confirmation names a different domain; `reauthorization_required` (409) removing the records needs the dns provider to be re-authorized; `account_expired` (409) this one-time provider account has expired; `platform_subdomain` (422) subdomains of hosting platforms cannot be connected; `InvalidNameservers` (422) the domain has no usable nameserver delegation; `ProviderAuthenticationError` (422) the dns provider rejected the credential; `apex_not_supported` (422) the dns provider cannot point the apex of this domain at a hostname; `dns_write_failed` (422) the dns provider refused the change; `domain_unresolved` (422) the domain is not registered or not delegated; `certificate_failed` (422) the certificate authority did not issue the certificate; `rate_limited` (429) too many requests; `internal_error` (500) internal error; `service_unavailable` (503) this feature is not available on this deployment; `push_not_configured` (503) push notifications are not configured

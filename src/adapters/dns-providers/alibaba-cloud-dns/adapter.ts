@@ -14,12 +14,13 @@
 // and type is changed in place with UpdateDomainRecord; the rest is DeleteDomainRecord and AddDomainRecord.
 // The signing page marks this scheme ("V2") discontinued in favour of ACS3-HMAC-SHA256; only `call`
 // and `rpcSignature` would change to move.
-// Do no harm (test/harness/provider-cards/alidns.ts): the free edition's TTL floor is 600 (QuotaExceeded.TTL
+// Do no harm (src/adapters/dns-providers/alibaba-cloud-dns/card.ts): the free edition's TTL floor is 600 (QuotaExceeded.TTL
 // below it), so the planner writes at least that. Throttling.User / Throttling (HTTP 400, no wait
 // given) is called again after 1, 2, 4, 8 s. A set holding a record Portico could not write back as
 // it is (one answering on an ISP line other than `default`, a weighted one, a paused one, one locked
 // at Alibaba) is read as locked, so the planner never changes it; REDIRECT_URL and FORWARD_URL records
 // are read and written back as they are, and a record's Remark is restored with it.
+import { coexistOrder } from '../coexist.ts'
 import { credentialParts } from '../credentials.ts'
 import { paginate } from '../paging.ts'
 import { createHmac, randomUUID } from 'node:crypto'
@@ -72,11 +73,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "Throttling.User retried after 1, 2, 4, 8 s",
   sources: {
     apex: "dnscontrol providers/alidns (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot",
-    names: "the reference card (test/harness/provider-cards/alidns.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/alidns.ts)",
-    txt: "the reference card (test/harness/provider-cards/alidns.ts)",
-    ttl: "the reference card (test/harness/provider-cards/alidns.ts)",
-    temporary: "the reference card (test/harness/provider-cards/alidns.ts)",
+    names: "the reference card (src/adapters/dns-providers/alibaba-cloud-dns/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/alibaba-cloud-dns/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/alibaba-cloud-dns/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/alibaba-cloud-dns/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/alibaba-cloud-dns/card.ts)",
   },
 }
 
@@ -167,9 +168,12 @@ export class AlidnsProvider extends RecordBasedProvider {
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const plan = pairUpdates(deletes, creates)
-    for (const d of plan.deletes) await this.deleteItem(zone, d)
     for (const u of plan.updates) await this.call('UpdateDomainRecord', { RecordId: u.item.id, ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value) })
-    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
+    // What may stand beside the records it replaces is created before they go (coexist.ts).
+    for (const s of coexistOrder(plan.deletes, plan.creates)) {
+      if ('del' in s) await this.deleteItem(zone, s.del)
+      else await this.createItem(zone, s.put.name, s.put.type, s.put.ttl, s.put.value, s.put.native)
+    }
   }
 
   protected async deleteItem(_zone: Zone, item: ProviderRecord): Promise<void> {

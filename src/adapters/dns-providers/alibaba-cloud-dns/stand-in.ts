@@ -10,7 +10,7 @@
 // lists page by PageNumber/PageSize with TotalCount, a page as long as asked up to 100 (domains) or
 // 500 (records). Records keep the provider's own attributes: Line (ISP lines), Weight, Status, Locked,
 // Remark (set by UpdateDomainRecordRemark). Everything answers as the card says
-// (test/harness/provider-cards/alidns.ts).
+// (src/adapters/dns-providers/alibaba-cloud-dns/card.ts).
 import { createHmac } from 'node:crypto'
 import { alidns as card } from './card.ts'
 import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'

@@ -9,12 +9,12 @@
 // Names are relative (`@` the apex). Errors are `{error: {code, message}}`: 401
 // InvalidAuthenticationToken, 403 AuthorizationFailed, 404 ResourceNotFound, 409, 412, 429
 // (Retry-After). Alias record sets (targetResource) and types Portico does not write are read as
-// locked; a set's metadata is sent again with every PUT of it (test/harness/provider-cards/azure.ts). Through the OAuth rail the credential is instead a person's access token for Resource
+// locked; a set's metadata is sent again with every PUT of it (src/adapters/dns-providers/azure/card.ts). Through the OAuth rail the credential is instead a person's access token for Resource
 // Manager (not JSON): the zones are those of every subscription the person can see (GET /subscriptions,
 // paged by `nextLink`).
 import { credentialParts } from '../credentials.ts'
 import { exchange, failureOf } from '../http.ts'
-import { paginate } from '../paging.ts'
+import { nextPageUrl, paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
 import { RRsetBasedProvider } from '../rrset-based.ts'
@@ -72,7 +72,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/azure/)",
     txt: "Azure OpenAPI (TxtRecord.value: array)",
     ttl: "Azure OpenAPI",
-    temporary: "the reference card (test/harness/provider-cards/azure.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/azure/card.ts)",
   },
 }
 
@@ -127,8 +127,8 @@ export class AzureDnsProvider extends RRsetBasedProvider {
     return paginate<any>({ provider: 'Azure DNS', what: path }, async () => {
       if (!next) return { items: [] }
       const r = await api.call('GET', next)
-      // Follow only links on the same API base (never wherever a response points).
-      next = typeof r.nextLink === 'string' && r.nextLink.startsWith(this.base) ? r.nextLink : null
+      // Azure names management.azure.com in nextLink, whatever base Portico is configured with (paging.ts).
+      next = nextPageUrl(typeof r.nextLink === 'string' ? r.nextLink : null, this.base, AZURE_API, 'Azure DNS')
       return { items: r.value ?? [], more: next !== null }
     })
   }

@@ -56,6 +56,7 @@ export const azure = defineCard({
   ],
   errorsCite: ['armErrors', 'recordSets', 'openapi'],
   quirks: [
+    { text: '`nextLink` names https://management.azure.com whatever address was asked: Portico rebases its path and query onto the configured base (DNS_PROVIDER_API_BASES).', cite: ['recordSets'] },
     { text: 'PUT replaces the whole record set, metadata included: Portico sends a set\'s metadata back whenever it writes the set, and keeps it to restore a set it removed.', cite: ['recordSets', 'recordSetModel'] },
     { text: 'An alias record set has targetResource and no records; a plain PUT at its name and type would turn it into a static set, so it is read as locked.', cite: ['alias', 'octodns'] },
     { text: 'The service principal\'s token comes from login.microsoftonline.com for the tenant; a person\'s grant reaches every subscription they can see, and a subscription that refuses is passed over.', cite: ['sp'] },

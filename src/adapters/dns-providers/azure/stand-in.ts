@@ -4,7 +4,9 @@
 // POST /{tenant}/oauth2/v2.0/token with the client-credentials grant answers `{access_token,
 // expires_in, token_type}` or 401 `{error: "invalid_client"}`; ARM errors are `{error: {code,
 // message}}` (401 InvalidAuthenticationToken, 404 ResourceNotFound / ParentResourceNotFound, 400
-// BadRequest, 429 TooManyRequests with Retry-After); lists `{value, nextLink}`. Record sets `{id, name,
+// BadRequest, 429 TooManyRequests with Retry-After); lists `{value, nextLink}`, the nextLink on
+// https://management.azure.com whatever address was asked (Azure Resource Manager's own origin, as its
+// REST reference's examples give it). Record sets `{id, name,
 // type: "Microsoft.Network/dnszones/<T>", etag, properties: {TTL, fqdn, ARecords | MXRecords | …}}`.
 import { azure as card } from './card.ts'
 import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
@@ -58,7 +60,7 @@ export function startAzureFake(): Fake<AzRRset> & { oauth: ProviderOAuthFake } {
       const list = (kind: 'zones' | 'records', rows: unknown[]) => {
         const page = Number(url.searchParams.get('$skiptoken') ?? 1)
         const s = servePage(f, kind, rows, page, 100)
-        return json(200, { value: s.items, ...(page < s.last ? { nextLink: `${f.url}${url.pathname}?api-version=2018-05-01&$skiptoken=${page + 1}` } : {}) })
+        return json(200, { value: s.items, ...(page < s.last ? { nextLink: `https://management.azure.com${url.pathname}?api-version=2018-05-01&$skiptoken=${page + 1}` } : {}) })
       }
       if (req.method === 'GET' && url.pathname === `/subscriptions/${sp.subscription_id}/providers/Microsoft.Network/dnszones`) {
         return list('zones', f.zones.map((z) => ({ id: z.id, name: z.name, type: 'Microsoft.Network/dnszones', location: 'global', properties: { nameServers: ['ns1-01.azure-dns.com.'] } })))

@@ -5,7 +5,7 @@
 // `Type` is a number (0 A, 1 AAAA, 2 CNAME, 3 TXT, 4 MX, 9 CAA, 12 NS; others are bunny's own kinds).
 // Names are relative (`` the apex); MX priority and CAA flags/tag are their own fields. Errors are
 // `{ErrorKey, Field, Message}`: 401, 404 `dnszone.not_found`, 400 `validation_error`, 429. Do no harm
-// (card: test/harness/provider-cards/bunny.ts): bunny.net's own kinds (Redirect, Flatten, Pull Zone,
+// (card: src/adapters/dns-providers/bunny/card.ts): bunny.net's own kinds (Redirect, Flatten, Pull Zone,
 // Script) and the records with fields apart (SRV, SVCB, HTTPS, TLSA, PTR) are read as locked sets, as
 // is a set holding a switched-off record; an A, AAAA or CNAME beside a Redirect, Flatten, Pull Zone
 // or Script record is refused before anything is written; a record's own settings (weight,
@@ -39,11 +39,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 waited out when signalled",
   sources: {
     apex: "dnscontrol providers/bunnydns/records.go (StackExchange/dnscontrol@7a079bc): ALIAS sent as CNAME (\"Bunny flattens CNAME records into A/AAAA records dynamically\")",
-    names: "the reference card (test/harness/provider-cards/bunny.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/bunny.ts)",
-    txt: "the reference card (test/harness/provider-cards/bunny.ts)",
-    ttl: "the reference card (test/harness/provider-cards/bunny.ts)",
-    temporary: "the reference card (test/harness/provider-cards/bunny.ts)",
+    names: "the reference card (src/adapters/dns-providers/bunny/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/bunny/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/bunny/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/bunny/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/bunny/card.ts)",
   },
 }
 

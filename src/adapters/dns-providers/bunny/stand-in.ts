@@ -1,7 +1,7 @@
 // bunny.net DNS API, the parts the adapter uses (https://docs.bunny.net/reference/dnszonepublic_index,
 // …/dnszonepublic_addrecord, …/dnszonepublic_deleterecord): `AccessKey` header; errors `{ErrorKey,
 // Field, Message}` (401, 404 `dnszone.not_found` / `dnsrecord.not_found`, 400 `validation_error`,
-// 429 as the card says: test/harness/provider-cards/bunny.ts). GET /dnszone pages `{Items,
+// 429 as the card says: src/adapters/dns-providers/bunny/card.ts). GET /dnszone pages `{Items,
 // CurrentPage, TotalItems, HasMoreItems}`; a zone's records come inside the zone, unpaged. Record
 // `Type` is numeric; a record keeps the settings it was added with (Weight, MonitorType, Comment…).
 import { bunny as card } from './card.ts'

@@ -13,7 +13,7 @@
 // attributes (proxy status, comment, tags) are kept as its `native` part, so a record Portico removed
 // (a proxied `www` A under the CNAME it writes) comes back proxied, with its comment and tags; records
 // whose content is structured `data` Portico does not model (SRV, HTTPS, SVCB, LOC, URI, …) are read as
-// locked sets (test/harness/provider-cards/cloudflare.ts).
+// locked sets (src/adapters/dns-providers/cloudflare/card.ts).
 import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from '../record-based.ts'

@@ -8,7 +8,7 @@
 // must be one of ClouDNS's values, so a planned TTL is written as the next one up. Failures come with
 // HTTP 200 as `{status: "Failed", statusDescription}`: a bad auth-id or password, a domain not in the
 // account, and the rate limit (20 a second per IP, no wait given), which is called again after 1, 2,
-// 4, 8 s. Do no harm (test/harness/provider-cards/cloudns.ts): GeoDNS, failover, dynamic-DNS and
+// 4, 8 s. Do no harm (src/adapters/dns-providers/cloudns/card.ts): GeoDNS, failover, dynamic-DNS and
 // switched-off records are read as locked; web redirects (WR) are restored with their frame settings;
 // ALIAS is written back as it is.
 import { credentialParts } from '../credentials.ts'
@@ -58,8 +58,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudns/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudns/) (record `docs.example.com`)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/cloudns/)",
-    ttl: "cloudns.net/wiki/article/58 (TTL values); the reference card (test/harness/provider-cards/cloudns.ts)",
-    temporary: "the reference card (test/harness/provider-cards/cloudns.ts)",
+    ttl: "cloudns.net/wiki/article/58 (TTL values); the reference card (src/adapters/dns-providers/cloudns/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/cloudns/card.ts)",
   },
 }
 

@@ -1,5 +1,5 @@
 // ClouDNS API, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/cloudns.ts; https://www.cloudns.net/wiki/article/41/, 42, 58):
+// (src/adapters/dns-providers/cloudns/card.ts; https://www.cloudns.net/wiki/article/41/, 42, 58):
 // `auth-id` or `sub-auth-id` with `auth-password`; every answer HTTP 200, failures as `{status:
 // "Failed", statusDescription}` ("Invalid authentication, incorrect auth-id or auth-password.",
 // "Missing domain-name", the rate limit's own text). list-zones pages by `page`/`rows-per-page` (10,

@@ -9,7 +9,7 @@
 // ANAME and TXT, `{hostname}` for CNAME and NS, `{server, priority}` for MX, `{flag, tag, data}` for
 // CAA); HTTP redirection's value is one object. POST …/records creates one, PUT …/records/{id}
 // replaces it whole, DELETE removes it. Rate limits: 429 with X-RateLimit-Reset (seconds).
-// Do no harm (test/harness/provider-cards/constellix.ts): a record in failover, pools or round-robin
+// Do no harm (src/adapters/dns-providers/constellix/card.ts): a record in failover, pools or round-robin
 // failover mode, in a GTD region other than the default, behind an IP filter or geo proximity, or
 // switched off (or with a value switched off) is read as locked: the planner never changes it. HTTP
 // redirection is kept and written back whole; a record's notes and contact lists go back with every
@@ -79,10 +79,10 @@ export const CONVENTIONS: HostConventions = {
   sources: {
     apex: "api.dns.constellix.com/v4/docs (ANAME records)",
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/constellix/)",
-    hostnames: "the reference card (test/harness/provider-cards/constellix.ts)",
-    txt: "the reference card (test/harness/provider-cards/constellix.ts)",
-    ttl: "the reference card (test/harness/provider-cards/constellix.ts)",
-    temporary: "the reference card (test/harness/provider-cards/constellix.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/constellix/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/constellix/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/constellix/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/constellix/card.ts)",
   },
 }
 

@@ -1,5 +1,5 @@
 // Constellix DNS API v4, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/constellix.ts; https://api.dns.constellix.com/v4/docs, the provider's
+// (src/adapters/dns-providers/constellix/card.ts; https://api.dns.constellix.com/v4/docs, the provider's
 // SDK digicert/dnstrust-constellix-php-sdk): `Authorization: Bearer <apiKey>:<hmac>:<timestamp>`, the
 // hmac recomputed here as base64 HMAC-SHA1 of the timestamp under the secret, and a timestamp more than
 // five minutes off refused (401); lists paged by `page`/`perPage` as asked, with `meta.pagination`; a

@@ -8,8 +8,8 @@
 // set leaves the zone as it was. Records are zone-file text (TXT quoted, hostnames with the trailing
 // dot); the TTL may not go below the domain's `minimum_ttl`, 3600 by default. Errors are `{detail}`
 // (a 400 names each refused field, per set for a bulk write): 401 "Invalid token.", 404 "Not found.",
-// 429 with Retry-After (card: test/harness/provider-cards/desec.ts).
-import { paginate } from '../paging.ts'
+// 429 with Retry-After (card: src/adapters/dns-providers/desec/card.ts).
+import { nextPageUrl, paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
 import { exchange, failureOf } from '../http.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
@@ -42,7 +42,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "desec.readthedocs.io dns/rrsets",
     txt: "desec.readthedocs.io dns/rrsets",
     ttl: "desec.readthedocs.io dns/domains (minimum_ttl)",
-    temporary: "the reference card (test/harness/provider-cards/desec.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/desec/card.ts)",
   },
 }
 
@@ -67,7 +67,8 @@ export class DesecProvider implements DnsProvider {
       if (!url) return { items: [] }
       const r = await exchange('GET', url, this.api.opts.headers, undefined)
       if (r.status >= 300) throw failureOf('deSEC', r, r.body?.detail || `HTTP ${r.status}`)
-      url = nextLink(r.headers.get('link'))
+      // deSEC names desec.io in the Link header, whatever base Portico is configured with (paging.ts).
+      url = nextPageUrl(nextLink(r.headers.get('link')), this.base, DESEC_API, 'deSEC')
       return { items: Array.isArray(r.body) ? r.body : [], more: url !== null }
     })
   }

@@ -45,6 +45,7 @@ export const desec = defineCard({
   ],
   errorsCite: ['rrsets', 'auth', 'limits'],
   quirks: [
+    { text: 'The `Link` header names https://desec.io/api/v1/… whatever address was asked: Portico rebases the next page\'s path and query onto the configured base (DNS_PROVIDER_API_BASES), never follows it elsewhere.', cite: ['rrsets'] },
     { text: 'A bulk PATCH is all or nothing and one request against the per-domain write limit: Portico sends every change of a write in one.', cite: ['rrsets', 'limits'] },
     { text: 'A list longer than a page must be asked with `cursor`: without it deSEC answers 400.', cite: ['rrsets'] },
   ],

@@ -1,5 +1,5 @@
 // deSEC DNS API v1, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/desec.ts): `Authorization: Token …`; errors `{detail}` (401 "Invalid
+// (src/adapters/dns-providers/desec/card.ts): `Authorization: Token …`; errors `{detail}` (401 "Invalid
 // token.", 404 "Not found.", 400 with per-field lists, 429 with Retry-After and the wait in its
 // detail). Lists page by cursor: `?cursor=` is the first page, a `Link` header carries `rel="next"`; a
 // long list asked without the parameter is a 400. RRsets `{subname, type, ttl, records}`; PUT on
@@ -52,7 +52,8 @@ export function startDesecFake(token = nextId('desec').padEnd(28, 'd')): Fake<De
         if (cursor === null && rows.length > 3) return json(400, { detail: 'Pagination required. You can query up to 3 items at a time.' })
         const page = Number(cursor || 1)
         const s = servePage(f, kind, rows, page)
-        const link = page < s.last ? `<${f.url}${url.pathname}?cursor=${page + 1}>; rel="next"` : ''
+        // deSEC names its own origin (desec.readthedocs.io, "Pagination": `Link: <https://desec.io/api/v1/domains/{name}/rrsets/?cursor=:next_cursor>; rel="next"`).
+        const link = page < s.last ? `<https://desec.io${url.pathname}?cursor=${page + 1}>; rel="next"` : ''
         return json(200, s.items, link ? { link } : {})
       }
       if (req.method === 'GET' && url.pathname === '/api/v1/domains/') return list('zones', f.zones.map((z) => ({ name: z.name, minimum_ttl: card.ttl.min, created: '2026-01-01T00:00:00Z', published: '2026-01-01T00:00:00Z', touched: '2026-01-01T00:00:00Z' })))

@@ -6,8 +6,8 @@
 // its priority apart; CAA is `data` with `flags` and `tag` apart. Errors are `{id, message}`: 401
 // `unauthorized`, 404 `not_found`, 429 `too_many_requests` (ratelimit-reset, a Unix time, is waited out
 // when short), 422 `unprocessable_entity`. SRV keeps priority, weight and port in fields of their own,
-// written back with the target (test/harness/provider-cards/digitalocean.ts is the card).
-import { paginate } from '../paging.ts'
+// written back with the target (src/adapters/dns-providers/digitalocean/card.ts is the card).
+import { nextPageUrl, paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, RecordBasedProvider, relativeName, type ProviderRecord } from '../record-based.ts'
 import { canonicalName, canonicalValue, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
@@ -26,14 +26,14 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "written with the trailing dot, answered without it (`@` the zone): read as absolute",
   txt: "bare text",
   ttl: "at least 30; default 1800",
-  temporary: "429 too_many_requests with ratelimit-reset waited out when short",
+  temporary: "429 too_many_requests with ratelimit-reset waited out when short; 500 server_error temporary (503 with Retry-After), and what a refused write had done put back",
   sources: {
     apex: "dnscontrol providers/digitalocean (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (\"Digital Ocean documents that this is not supported\")",
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/digitalocean/)",
     hostnames: "test/fixtures/provider-recordings/digitalocean.json (lexicon: POST data `docs.example.com.` answered `docs.example.com`)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/digitalocean/) (TXT data `challengetoken`)",
     ttl: "DigitalOcean OpenAPI (test/fixtures/provider-openapi/digitalocean.json): ttl minimum 30",
-    temporary: "the reference card (test/harness/provider-cards/digitalocean.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/digitalocean/card.ts); DigitalOcean OpenAPI (test/fixtures/provider-openapi/digitalocean.json): 500 server_error",
   },
 }
 
@@ -62,9 +62,8 @@ export class DigitalOceanProvider extends RecordBasedProvider {
     return paginate<any>({ provider: 'DigitalOcean', what: path, pageSize: 200 }, async () => {
       if (!next) return { items: [] }
       const r = await this.call('GET', next)
-      const link = r.links?.pages?.next as string | undefined
-      // Follow only links on the same API base (never wherever a response points).
-      next = link && link.startsWith(this.base) ? link : null
+      // The host names its own origin in the link, whatever base Portico is configured with (paging.ts).
+      next = nextPageUrl(r.links?.pages?.next as string | undefined, this.base, DIGITALOCEAN_API, 'DigitalOcean')
       return { items: r[key] ?? [], more: next !== null }
     })
   }

@@ -7,6 +7,7 @@ export const digitalocean = defineCard({
     recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/digitalocean/IntegrationTests', fixture: 'provider-recordings/digitalocean.json', note: "hostnames written with the trailing dot are answered without it; TXT bare; TTL 1800 when none given" },
     records: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/api-reference/#tag/Domain-Records', note: 'domain_record {id, type, name, data, priority, port, ttl, weight, flags, tag}; ttl minimum 30; CAA flags and tag apart; SRV priority, port and weight apart' },
     paging: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/api-reference/#section/Introduction/Links-and-Pagination', note: 'page and per_page (default 20, most 200); links.pages.next; meta.total' },
+    dnsRecords: { kind: 'docs', url: 'https://docs.digitalocean.com/products/networking/dns/how-to/manage-records/', note: 'a CNAME cannot share its name with another record' },
     rate: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/api-reference/#section/Introduction/Rate-Limit', note: '5,000 requests an hour and 250 a minute; ratelimit-limit, ratelimit-remaining, ratelimit-reset (Unix epoch seconds); 429 too_many_requests' },
     tokens: { kind: 'docs', url: 'https://docs.digitalocean.com/reference/api/create-personal-access-token/', note: 'a personal access token (`dop_v1_…`), shown once; custom scopes domain:read, domain:create, domain:update, domain:delete' },
     openapi: { kind: 'description', url: 'https://github.com/digitalocean/openapi/blob/7c1300c479fed9c353cda9fc21cd968619552304/specification/DigitalOcean-public.v2.yaml', fixture: 'provider-openapi/digitalocean.json' },
@@ -48,10 +49,13 @@ export const digitalocean = defineCard({
     { when: 'a token without the domain scopes', status: 403, body: { id: 'forbidden', message: 'You are not authorized to perform this operation' }, reason: 'permission' },
     { when: 'a domain not in the account', status: 404, body: { id: 'not_found', message: 'The resource you were accessing could not be found.' }, reason: 'zone_not_found' },
     { when: 'a record DigitalOcean refuses (a TTL under 30, an SRV without its port)', status: 422, body: { id: 'unprocessable_entity', message: 'TTL must be at least 30 seconds' }, reason: 'write_failed' },
+    { when: 'a CNAME where another record of the name stands, or a record beside a CNAME', status: 422, body: { id: 'unprocessable_entity', message: 'CNAME records cannot share a name with other records.' }, reason: 'write_failed' },
+    { when: 'DigitalOcean\'s own failure (any call, a POST after a DELETE went through among them)', status: 500, body: { id: 'server_error', message: 'Unexpected server-side error' }, reason: 'temporary' },
   ],
-  errorsCite: ['records', 'openapi', 'lego'],
+  errorsCite: ['records', 'openapi', 'lego', 'dnsRecords'],
   quirks: [
-    { text: 'A record is written by creating and deleting rows (no set-level write); deletions go first so a CNAME never stands beside the rows it replaces.', cite: ['records', 'lego'] },
+    { text: 'A record is written by creating and deleting rows (no set-level write, no batch): a new row is created before the row it replaces where both may stand (a new address), a row is deleted first only where the new one cannot stand beside it (a CNAME); a call refused after others went through (422, 500, 429) has what went through put back by Portico, and what cannot be is named with its old values.', cite: ['records', 'lego', 'openapi'] },
+    { text: '`links.pages.next` names DigitalOcean\'s own origin (https://api.digitalocean.com/v2/…?page=2) whatever address was asked: Portico rebases its path and query onto the configured base (DNS_PROVIDER_API_BASES).', cite: ['openapi', 'paging'] },
     { text: 'The apex NS rows (ns1–3.digitalocean.com) are listed with the records; Portico never writes them.', cite: ['records'] },
   ],
   seeds: (zone) => [

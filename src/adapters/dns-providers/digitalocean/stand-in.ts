@@ -25,13 +25,28 @@ export interface DoRecord {
 
 const err = (status: number, id: string, message: string, headers: Record<string, string> = {}) => json(status, { id, message }, headers)
 
+/**
+ * DigitalOcean's own refusals of one call, for `refuseNext` (issue 46), as its published OpenAPI gives
+ * them (test/fixtures/provider-openapi/digitalocean.json, components `responses`): 422
+ * `unprocessable_entity`, 500 `{id: "server_error", message: "Unexpected server-side error"}`, 429
+ * `{id: "too_many_requests", message: "API rate limit exceeded."}` with its ratelimit headers (a reset an
+ * hour away, as when the hourly budget of 5000 is spent, so no client waits it out).
+ */
+export const DO_REFUSALS = {
+  unprocessable: () => err(422, 'unprocessable_entity', 'Data needs to be a valid value'),
+  serverError: () => err(500, 'server_error', 'Unexpected server-side error'),
+  rateLimited: () => err(429, 'too_many_requests', 'API rate limit exceeded.', { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600) }),
+}
+
 /** As many as asked (`per_page`, default 20, most 200), as DigitalOcean's reference says. */
 function paged<T>(f: Fake<any>, list: 'zones' | 'records', key: string, items: T[], url: URL) {
   const p = Number(url.searchParams.get('page') ?? 1)
   const size = Math.min(Number(url.searchParams.get('per_page') ?? 20), 200)
   const page = askedPage(f, list, items, (p - 1) * size, size, 200)
   const last = Math.max(1, Math.ceil(items.length / size))
-  const link = (n: number) => `${f.url}${url.pathname}?page=${n}&per_page=${size}`
+  // DigitalOcean names its own origin in the links whatever address it was reached at (its OpenAPI:
+  // `links.pages.next` example "https://api.digitalocean.com/v2/images?page=2").
+  const link = (n: number) => `https://api.digitalocean.com${url.pathname}?page=${n}&per_page=${size}`
   return { [key]: page, links: p < last ? { pages: { last: link(last), next: link(p + 1) } } : {}, meta: { total: items.length } }
 }
 
@@ -81,6 +96,11 @@ export function startDigitalOceanFake(token = 'dop_v1_' + nextId()): Fake<DoReco
         // DigitalOcean takes a hostname with the trailing dot and answers it without (lexicon's recording:
         // `docs.example.com.` in, `docs.example.com` out); `@` stays `@`.
         const data = ['CNAME', 'MX', 'NS', 'SRV'].includes(b.type) && b.data.endsWith('.') && b.data !== '.' ? b.data.slice(0, -1) : b.data
+        // A CNAME shares its name with nothing (DigitalOcean's DNS docs, "Manage DNS records", CNAME: not
+        // where another record of the name exists; RFC 1034 §3.6.2): refused 422, as a client that
+        // created the new record before deleting the old one would be.
+        const clash = zone.records.some((r) => r.name === b.name && (r.type === 'CNAME' || b.type === 'CNAME'))
+        if (clash) return err(422, 'unprocessable_entity', 'CNAME records cannot share a name with other records.')
         const rec: DoRecord = { id: ++seq, type: b.type, name: b.name, data, priority: b.priority ?? null, port: b.port ?? null, ttl: b.ttl ?? 1800, weight: b.weight ?? null, flags: b.flags ?? null, tag: b.tag ?? null }
         zone.records.push(rec)
         return json(201, { domain_record: rec })

@@ -6,7 +6,7 @@
 // that cannot be written. Errors are `{message, errors?}`: 401 "Authentication failed", 402 a feature
 // the account's plan does not include, 404 "Zone `x` not found", 429 (X-RateLimit-Reset), 400. A user
 // token (GET /whoami has no account) reaches each account GET /accounts lists. Do no harm (card:
-// test/harness/provider-cards/dnsimple.ts): ALIAS, URL and POOL records are written back as they
+// src/adapters/dns-providers/dnsimple/card.ts): ALIAS, URL and POOL records are written back as they
 // are; SRV (priority apart) and regional records (`regions` other than global) are read as locked
 // sets; an A, AAAA or CNAME beside an ALIAS is refused before anything is written.
 import { paginate } from '../paging.ts'
@@ -35,7 +35,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsimple/) (NS content `ns1.dnsimple.com`)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsimple/)",
     ttl: "DNSimple OpenAPI",
-    temporary: "the reference card (test/harness/provider-cards/dnsimple.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/dnsimple/card.ts)",
   },
 }
 

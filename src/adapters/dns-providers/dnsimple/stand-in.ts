@@ -5,7 +5,7 @@
 // per_page, total_entries, total_pages}}`. Records `{id, zone_id, parent_id, name, content, ttl,
 // priority, type, regions, system_record, created_at, updated_at}`; names relative, `` the apex.
 // Held to DNSimple's OpenAPI document by the contract test (test/fixtures/provider-openapi/dnsimple.json);
-// rate limit and errors as the card says (test/harness/provider-cards/dnsimple.ts). With `userToken`,
+// rate limit and errors as the card says (src/adapters/dns-providers/dnsimple/card.ts). With `userToken`,
 // the token is a user's: /whoami names no account and GET /accounts lists the one it reaches.
 import { dnsimple as card } from './card.ts'
 import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'

@@ -7,7 +7,7 @@
 // are quoted. Errors are `{error: [messages]}`: 403 for a bad key or signature, 404, 400 (and 400
 // "Rate limit exceeded" with x-dnsme-requestsRemaining 0, DNS Made Easy's rate limit: no wait is given
 // and the window is a rolling five minutes, so it is reported at once).
-// Do no harm (test/harness/provider-cards/dnsmadeeasy.ts): a Global Traffic Director record (a
+// Do no harm (src/adapters/dns-providers/dnsmadeeasy/card.ts): a Global Traffic Director record (a
 // gtdLocation other than DEFAULT), a failover- or monitor-watched record and a dynamic-DNS record are
 // read as locked: the planner never changes them. ANAME is written back as it is; HTTPRED is restored
 // with its redirect type, title, keywords, description and hard link.
@@ -44,10 +44,10 @@ export const CONVENTIONS: HostConventions = {
   sources: {
     apex: "dnscontrol providers/dnsmadeeasy/dnsMadeEasyProvider.go (StackExchange/dnscontrol@7a079bc) (\"ALIAS is called ANAME on DNS Made Easy\")",
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dnsmadeeasy/)",
-    hostnames: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
-    txt: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
-    ttl: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
-    temporary: "the reference card (test/harness/provider-cards/dnsmadeeasy.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/dnsmadeeasy/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/dnsmadeeasy/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/dnsmadeeasy/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/dnsmadeeasy/card.ts)",
   },
 }
 

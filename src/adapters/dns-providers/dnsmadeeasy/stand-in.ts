@@ -5,7 +5,7 @@
 // totalRecords}`. Records `{id, name, type, value, ttl, gtdLocation, mxLevel?, caaType?,
 // issuerCritical?, HTTPRED's redirectType, title, keywords, description, hardLink}`; TXT and CAA values
 // quoted. The rate limit is a 400 with x-dnsme-requestsRemaining 0, as the card says
-// (test/harness/provider-cards/dnsmadeeasy.ts).
+// (src/adapters/dns-providers/dnsmadeeasy/card.ts).
 import { createHmac } from 'node:crypto'
 import { dnsmadeeasy as card } from './card.ts'
 import { cardThrottle, json, servePage } from '../../../../test/harness/provider-fakes/common.ts'

@@ -12,12 +12,13 @@
 // dot; MX priority is its own field. A record replaced by one of the same name and type is changed in
 // place with ModifyRecord; the rest of a change is DeleteRecord and CreateRecord. The international endpoint is dnspod.intl.tencentcloudapi.com (set it with
 // DNS_PROVIDER_API_BASES); the default is the mainland one.
-// Do no harm (test/harness/provider-cards/dnspod.ts): the free plan's TTL floor is 600
+// Do no harm (src/adapters/dns-providers/dnspod/card.ts): the free plan's TTL floor is 600
 // (LimitExceeded.RecordTtlLimit below it), so the planner writes at least that. RequestLimitExceeded
 // (HTTP 200, no wait given) is called again after 1, 2, 4, 8 s. A set holding a record on a line
 // other than the default one (默认) or a weighted one is read as locked, so the planner never changes
 // it; URL forwards (显性URL, 隐性URL) are written back as they are, and a record's Status and Remark
 // are restored with it (CreateRecord takes both).
+import { coexistOrder } from '../coexist.ts'
 import { credentialParts } from '../credentials.ts'
 import { paginate } from '../paging.ts'
 import { createHash, createHmac } from 'node:crypto'
@@ -81,11 +82,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "RequestLimitExceeded retried after 1, 2, 4, 8 s",
   sources: {
     apex: "catalogue: no apex record offered",
-    names: "the reference card (test/harness/provider-cards/dnspod.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/dnspod.ts)",
-    txt: "the reference card (test/harness/provider-cards/dnspod.ts)",
-    ttl: "the reference card (test/harness/provider-cards/dnspod.ts)",
-    temporary: "the reference card (test/harness/provider-cards/dnspod.ts)",
+    names: "the reference card (src/adapters/dns-providers/dnspod/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/dnspod/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/dnspod/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/dnspod/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/dnspod/card.ts)",
   },
 }
 
@@ -174,9 +175,12 @@ export class DnspodProvider extends RecordBasedProvider {
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const plan = pairUpdates(deletes, creates)
-    for (const d of plan.deletes) await this.deleteItem(zone, d)
     for (const u of plan.updates) await this.call('ModifyRecord', { ...this.fields(zone, u.to.name, u.to.type, u.to.ttl, u.to.value), ...(u.to.native as object | undefined), RecordId: Number(u.item.id) })
-    for (const c of plan.creates) await this.createItem(zone, c.name, c.type, c.ttl, c.value, c.native)
+    // What may stand beside the records it replaces is created before they go (coexist.ts).
+    for (const s of coexistOrder(plan.deletes, plan.creates)) {
+      if ('del' in s) await this.deleteItem(zone, s.del)
+      else await this.createItem(zone, s.put.name, s.put.type, s.put.ttl, s.put.value, s.put.native)
+    }
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {

@@ -9,7 +9,7 @@
 // InvalidParameter.DomainRecordExist for a record already there. Both lists page by Offset/Limit, a
 // page as long as asked (at most 3000). Records are RecordListItems with their own attributes (Line,
 // LineId, Weight, Status, Remark, DefaultNS); CreateRecord and ModifyRecord take RecordLine, Weight,
-// Status and Remark. Everything answers as the card says (test/harness/provider-cards/dnspod.ts).
+// Status and Remark. Everything answers as the card says (src/adapters/dns-providers/dnspod/card.ts).
 import { createHash, createHmac } from 'node:crypto'
 import { dnspod as card } from './card.ts'
 import { askedPage, cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'

@@ -5,7 +5,7 @@
 // apex); hostnames in `data` are absolute without the trailing dot; MX priority and CAA flags/tag are
 // their own fields. Errors are `{help, code, message}`: 401, 403, 404 `domain:notFound`, 400
 // `record:collision` (a clashing record), 429.
-// Do no harm (test/harness/provider-cards/domeneshop.ts): the fields SRV (weight, port), TLSA (usage,
+// Do no harm (src/adapters/dns-providers/domeneshop/card.ts): the fields SRV (weight, port), TLSA (usage,
 // selector, dtype) and DS (tag, alg, digest) keep beside `data` go back with a restored record; ANAME
 // is written back as it is. HTTP forwards (GET /v0/domains/{id}/forwards) are read as locked sets of
 // type FORWARD at their host, so a plan that would put a record where a forward answers is refused
@@ -34,11 +34,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 waited out when signalled",
   sources: {
     apex: "catalogue: no apex record offered (ANAME read and written back as it is)",
-    names: "the reference card (test/harness/provider-cards/domeneshop.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/domeneshop.ts)",
-    txt: "the reference card (test/harness/provider-cards/domeneshop.ts)",
-    ttl: "the reference card (test/harness/provider-cards/domeneshop.ts)",
-    temporary: "the reference card (test/harness/provider-cards/domeneshop.ts)",
+    names: "the reference card (src/adapters/dns-providers/domeneshop/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/domeneshop/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/domeneshop/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/domeneshop/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/domeneshop/card.ts)",
   },
 }
 

@@ -4,7 +4,7 @@
 // whole. Records `{id, host, ttl, type, data, priority?, flags?, tag?}` plus SRV `weight`, `port`, TLSA
 // `usage`, `selector`, `dtype`, DS `tag`, `alg`, `digest`; `host` relative, `@` the apex. HTTP forwards
 // `{host, frame, url}` are the zone's settings (`settings.forwards`), listed at GET …/forwards. Answers
-// as the card says (test/harness/provider-cards/domeneshop.ts).
+// as the card says (src/adapters/dns-providers/domeneshop/card.ts).
 import { domeneshop as card } from './card.ts'
 import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
 import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'

@@ -60,9 +60,9 @@ export const CONVENTIONS: HostConventions = {
   temporary: "\"problem with connection to main server\" (and \"… busy\", \"… offline\"): temporary, answered 503 with Retry-After 120; 429 waited out",
   sources: {
     apex: "catalogue: no apex record offered (forwards are read as locked)",
-    names: "the reference card (test/harness/provider-cards/dynadot.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/dynadot.ts)",
-    txt: "the reference card (test/harness/provider-cards/dynadot.ts)",
+    names: "the reference card (src/adapters/dns-providers/dynadot/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/dynadot/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/dynadot/card.ts)",
     ttl: "dynadot.com/domain/api3 (set_dns2 ttl)",
     temporary: "acme.sh dnsapi/dns_dynadot.sh (the answer recorded, and Dynadot support: \"Just try again in a few minutes\")",
   },

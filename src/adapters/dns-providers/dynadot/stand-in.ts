@@ -5,7 +5,7 @@
 // the apex records (`MainDomains`) and the ones below it (`SubDomains`, `Subhost`) with one zone `TTL`;
 // set_dns2 replaces them all (at most 20 apex records and 100 below) and puts the domain on Dynadot
 // DNS (`NameServerSettings.Type`, kept in the zone's settings). Answers as the card says
-// (test/harness/provider-cards/dynadot.ts): forward, stealth and email rows carry their extra field.
+// (src/adapters/dns-providers/dynadot/card.ts): forward, stealth and email rows carry their extra field.
 // `answerNext` serves a recorded answer as it came (test/fixtures/provider-recordings/dynadot.json: the
 // temporary "problem with connection to main server" refusal acme.sh recorded).
 import { dynadot as card } from './card.ts'

@@ -6,7 +6,7 @@
 // apex). Errors are `{statusCode, type, message}`: 401 "Authentication Exception", 404, 400, 429; the
 // body's statusCode is the outcome (lego reads it, not the HTTP status), so a 200 carrying an error
 // statusCode is a failure too.
-// Do no harm (test/harness/provider-cards/dynu.ts): records of a type this adapter does not write (SRV,
+// Do no harm (src/adapters/dns-providers/dynu/card.ts): records of a type this adapter does not write (SRV,
 // SPF, LOC, …) are read as locked sets instead of being left out, so the planner sees them and never
 // writes over them; a switched-off record (state false) is restored switched off. Web redirects (GET
 // /v2/dns/{id}/webredirect) are read as locked sets of type WEBREDIRECT at their node, so a plan that
@@ -71,8 +71,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dynu/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/dynu/) (host `test.example.com`)",
     txt: "test/fixtures/provider-recordings/dynu.json (lexicon: textData `challengetoken`, content `… IN TXT \"challengetoken\"`)",
-    ttl: "the reference card (test/harness/provider-cards/dynu.ts)",
-    temporary: "the reference card (test/harness/provider-cards/dynu.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/dynu/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/dynu/card.ts)",
   },
 }
 

@@ -4,7 +4,7 @@
 // Records `{id, domainId, nodeName, recordType, ttl, state, content, …type fields}`; a record of each
 // type needs its own fields (A ipv4Address, CNAME host, MX host+priority, TXT textData, CAA flags+tag+value).
 // Web redirects `{id, nodeName, redirectType, url}` are the domain's settings (`settings.webRedirects`),
-// listed at GET …/webredirect. Answers as the card says (test/harness/provider-cards/dynu.ts).
+// listed at GET …/webredirect. Answers as the card says (src/adapters/dns-providers/dynu/card.ts).
 import { dynu as card } from './card.ts'
 import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
 import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'

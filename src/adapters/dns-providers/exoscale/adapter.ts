@@ -6,7 +6,7 @@
 // /dns-domain/{id}/record `{name, type, content, ttl, priority?}`, DELETE …/record/{record-id}; writes
 // answer with an operation. Names are relative (`` the apex); hostnames in `content` absolute without
 // the trailing dot. Errors are `{message}`: 403 for a bad key or signature, 404, 400, 429.
-// Do no harm (test/harness/provider-cards/exoscale.ts): ALIAS, URL and POOL records are written back
+// Do no harm (src/adapters/dns-providers/exoscale/card.ts): ALIAS, URL and POOL records are written back
 // with their content as it is; a priority Exoscale keeps beside the content of a type other than MX
 // (SRV) goes back with a restored record.
 import { credentialParts } from '../credentials.ts'
@@ -32,7 +32,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/exoscale/) (content `docs.example.com`)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/exoscale/)",
     ttl: "Exoscale OpenAPI",
-    temporary: "the reference card (test/harness/provider-cards/exoscale.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/exoscale/card.ts)",
   },
 }
 

@@ -4,7 +4,7 @@
 // `{message}` (404 "DNS domain not found", 400, 429 with Retry-After); both lists are whole. Records
 // `{id, name, type, content, ttl, priority, system-record}`; writes answer `{id, state, reference}`.
 // The contract test holds both sides to Exoscale's OpenAPI document
-// (test/fixtures/provider-openapi/exoscale.json); answers as the card says (test/harness/provider-cards/exoscale.ts).
+// (test/fixtures/provider-openapi/exoscale.json); answers as the card says (src/adapters/dns-providers/exoscale/card.ts).
 import { createHmac } from 'node:crypto'
 import { exoscale as card } from './card.ts'
 import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'

@@ -1,4 +1,4 @@
-// Gandi LiveDNS API v5 (https://api.gandi.net/docs/livedns/; card: test/harness/provider-cards/gandi.ts):
+// Gandi LiveDNS API v5 (https://api.gandi.net/docs/livedns/; card: src/adapters/dns-providers/gandi/card.ts):
 // `Authorization: Bearer <personal access token>` (or `Apikey <key>`, deprecated). Zones: GET
 // /livedns/domains (a bare array, paged by `page`/`per_page`, `Total-Count` the whole count); record
 // sets: GET /livedns/domains/{fqdn}/records (paged the same way), each
@@ -14,7 +14,7 @@ import { exchange, failureOf, reasonOf } from '../http.ts'
 import { refuseBesideFlattened } from '../flattened.ts'
 import { RestClient } from '../rest.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
-import { RRsetBasedProvider } from '../rrset-based.ts'
+import { RRsetBasedProvider, writeSets } from '../rrset-based.ts'
 import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
 import { canonicalName, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
@@ -31,14 +31,14 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "zone-file text: with the trailing dot absolute, without it relative to the zone",
   txt: "quoted zone-file strings (Gandi answers a bare value quoted)",
   ttl: "300 to 2592000",
-  temporary: "429 waited out when signalled",
+  temporary: "429 waited out when signalled; a 5xx temporary (503 with Retry-After), and what a refused write had done put back",
   sources: {
     apex: "dnscontrol providers/gandiv5 (StackExchange/dnscontrol@7a079bc): CanUseAlias Can (\"Only on the bare domain\")",
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/gandi/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/gandi/) (REST-IntegrationTests: `docs.example.com` kept as sent, a relative target)",
     txt: "test/fixtures/provider-recordings/gandi.json (lexicon: TXT written `challengetoken`, listed `\"challengetoken\"`)",
     ttl: "api.gandi.net/docs/livedns: rrset_ttl 300–2592000",
-    temporary: "the reference card (test/harness/provider-cards/gandi.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/gandi/card.ts)",
   },
 }
 
@@ -93,12 +93,7 @@ export class GandiProvider extends RRsetBasedProvider {
     if (changes.length === 0) return
     const sets = await this.readRecords(zone)
     refuseBesideFlattened('Gandi', sets, changes, FLATTENED)
-    const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
-    for (const c of ordered) {
-      const cur = sets.find((s) => s.name === c.name && s.type === c.type)
-      if (c.values.length > 0) await this.putSet(zone, c, cur)
-      else if (cur) await this.deleteSet(zone, cur)
-    }
+    await writeSets(sets, changes, (c, cur) => this.putSet(zone, c, cur), (cur) => this.deleteSet(zone, cur))
   }
 
   protected async putSet(zone: Zone, c: RRsetChange, cur?: RRset): Promise<void> {

@@ -50,10 +50,11 @@ export const gandi = defineCard({
     { when: 'a domain not on LiveDNS in the organization', status: 404, body: { code: 404, message: 'Domain not found', object: 'HTTPNotFound', cause: 'Not Found' }, reason: 'zone_not_found' },
     { when: 'a record Gandi refuses (a TTL out of range)', status: 400, body: { code: 400, message: 'Bad Request', object: 'HTTPBadRequest', cause: 'Bad Request', errors: [{ location: 'body', name: 'rrset_ttl', description: 'must be between 300 and 2592000' }] }, reason: 'write_failed' },
     { when: 'a CNAME beside other records', status: 409, body: { code: 409, message: 'A CNAME record cannot coexist with other records', object: 'HTTPConflict', cause: 'Conflict' }, reason: 'conflict' },
+    { when: 'an apex ALIAS that clashes with what stands there (refused after the apex A set was removed)', status: 409, body: { code: 409, message: 'A record of this name and type conflicts with another record', object: 'HTTPConflict', cause: 'Conflict' }, reason: 'conflict' },
   ],
   errorsCite: ['livedns', 'octodns'],
   quirks: [
-    { text: 'A record set is written whole by name and type (PUT …/records/{name}/{type}); a value Portico does not change is sent back as Gandi holds it.', cite: ['livedns', 'lego'] },
+    { text: 'A record set is written whole by name and type (PUT …/records/{name}/{type}); a value Portico does not change is sent back as Gandi holds it. A change of several sets is several calls: sets that may stand beside the ones removed go first, the apex A set is removed right before the ALIAS that replaces it, and a call refused after others went through (the ALIAS answered 409) has what went through put back by Portico.', cite: ['livedns', 'lego'] },
     { text: 'An ALIAS stands only at the apex, where Portico writes its A: Portico refuses that write rather than set an A beside it.', cite: ['dnscontrol', 'livedns'] },
   ],
   seeds: (zone) => [

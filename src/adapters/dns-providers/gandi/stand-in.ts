@@ -1,5 +1,5 @@
 // Gandi LiveDNS v5, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/gandi.ts): `Bearer` personal access token (or the deprecated `Apikey`);
+// (src/adapters/dns-providers/gandi/card.ts): `Bearer` personal access token (or the deprecated `Apikey`);
 // errors `{code, message, object, cause}` (401 Unauthorized, 404 "Domain not found" / "Record not
 // found", 400 with `errors` [{location, name, description}], 409), 429 as the card's rate limit. Lists
 // are bare arrays paged by `page`/`per_page` as asked (a page past the last is empty) with
@@ -21,6 +21,16 @@ export interface GandiRRset {
 
 const err = (code: number, message: string, cause: string, headers: Record<string, string> = {}) => json(code, { code, message, object: 'HTTP' + cause.replace(/ /g, ''), cause }, headers)
 const invalid = (name: string, description: string) => json(400, { code: 400, message: 'Bad Request', object: 'HTTPBadRequest', cause: 'Bad Request', errors: [{ location: 'body', name, description }] })
+
+/**
+ * Gandi's own refusals of one call, for `refuseNext` (issue 46), in its error shape `{code, message,
+ * object, cause}` (api.gandi.net/docs/reference, "Errors"; the card): the 409 an apex ALIAS write gets
+ * when it clashes with what stands there, and its 500.
+ */
+export const GANDI_REFUSALS = {
+  conflict: () => err(409, 'A record of this name and type conflicts with another record', 'Conflict'),
+  serverError: () => err(500, 'Internal Server Error', 'Internal Server Error'),
+}
 
 export function startGandiFake(token = 'pat_' + nextId().padEnd(36, '0')): Fake<GandiRRset> {
   return startFake<GandiRRset>({

@@ -5,7 +5,7 @@
 // replaced with PUT and removed with DELETE on the same path. Names are absolute; rdata fields as NS1
 // takes them (MX `[10, "mx."]`, CAA `[0, "issue", "ca"]`, TXT `[text]`). Errors are `{error}`: 401,
 // 403, 404 "zone not found", 409 "rrset already exists", 429. Do no harm (card:
-// test/harness/provider-cards/gcore.ts): a set with Gcore's own routing (its `filters` pickers, set
+// src/adapters/dns-providers/gcore/card.ts): a set with Gcore's own routing (its `filters` pickers, set
 // `meta` such as failover health checks, a record's `meta` such as geo or ASN targeting) or a record
 // switched off (`enabled: false`) is read as a locked set: a rewrite would drop that routing.
 import { paginate } from '../paging.ts'
@@ -27,11 +27,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 waited out when signalled",
   sources: {
     apex: "dnscontrol commit 5dfc8ca (\"Gcore auto uses ALIAS for apex zone CNAME records, just like CloudFlare\")",
-    names: "the reference card (test/harness/provider-cards/gcore.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/gcore.ts)",
-    txt: "the reference card (test/harness/provider-cards/gcore.ts)",
-    ttl: "the reference card (test/harness/provider-cards/gcore.ts)",
-    temporary: "the reference card (test/harness/provider-cards/gcore.ts)",
+    names: "the reference card (src/adapters/dns-providers/gcore/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/gcore/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/gcore/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/gcore/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/gcore/card.ts)",
   },
 }
 

@@ -2,7 +2,7 @@
 // authorization; errors `{error}` (401 "invalid token", 404 "zone not found" / "rrset not found",
 // 409 "rrset already exists", 400, 429 with Retry-After); lists paged by `limit`/`offset` with
 // `total_amount`. Record sets `{name, type, ttl, filters?, meta?, resource_records: [{content,
-// enabled, id, meta?}]}`; rate limit as the card says (test/harness/provider-cards/gcore.ts).
+// enabled, id, meta?}]}`; rate limit as the card says (src/adapters/dns-providers/gcore/card.ts).
 import { gcore as card } from './card.ts'
 import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
 import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'

@@ -11,7 +11,8 @@
 // an edit GoDaddy answers 409 to the next one on the same domain: that is temporary and retried with
 // a growing wait; only a 409 that outlasts the retries is reported (as a rate limit: try again). The
 // key and secret are accepted as `key:secret`, `sso-key key:secret`, JSON or NAME=value lines
-// (test/harness/provider-cards/godaddy.ts is the card).
+// (src/adapters/dns-providers/godaddy/card.ts is the card).
+import { coexistOrder } from '../coexist.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { credentialParts } from '../credentials.ts'
 import { paginate } from '../paging.ts'
@@ -62,11 +63,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "the 409 in the seconds after an edit and 429 retryAfterSec waited out",
   sources: {
     apex: "developer.godaddy.com/doc/endpoint/domains: no ALIAS type",
-    names: "the reference card (test/harness/provider-cards/godaddy.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/godaddy.ts)",
-    txt: "the reference card (test/harness/provider-cards/godaddy.ts)",
+    names: "the reference card (src/adapters/dns-providers/godaddy/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/godaddy/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/godaddy/card.ts)",
     ttl: "GoDaddy OpenAPI: ttl minimum 600",
-    temporary: "providers-reality check (409 after an edit); the reference card (test/harness/provider-cards/godaddy.ts)",
+    temporary: "providers-reality check (409 after an edit); the reference card (src/adapters/dns-providers/godaddy/card.ts)",
   },
 }
 
@@ -128,8 +129,9 @@ export class GoDaddyProvider implements DnsProvider {
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
-    const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
-    for (const c of ordered) {
+    // Sets that may stand beside those removed go first; a removal first only where they cannot (coexist.ts).
+    const steps = coexistOrder(changes.filter((c) => c.values.length === 0), changes.filter((c) => c.values.length > 0))
+    for (const c of steps.map((s) => ('del' in s ? s.del : s.put))) {
       const path = `/v1/domains/${encodeURIComponent(zone.id)}/records/${c.type}/${encodeURIComponent(relativeName(c.name, zone.name))}`
       if (c.values.length === 0) {
         await this.call('DELETE', path)

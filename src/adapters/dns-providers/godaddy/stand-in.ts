@@ -1,5 +1,5 @@
 // GoDaddy Domains API v1, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/godaddy.ts): `Authorization: sso-key KEY:SECRET`; errors `{code,
+// (src/adapters/dns-providers/godaddy/card.ts): `Authorization: sso-key KEY:SECRET`; errors `{code,
 // message}`: 401 UNABLE_TO_AUTHENTICATE, 404 UNKNOWN_DOMAIN, 429 TOO_MANY_REQUESTS with `retryAfterSec`,
 // 422 INVALID_BODY with `fields` (a TTL under 600 among them). Records: GET …/records (offset, limit);
 // PUT …/records/{type}/{name} replaces every record of that type and name; DELETE …/records/{type}/{name}

@@ -10,7 +10,7 @@
 // text. Errors are `{error: {code, message, status}}`: 401 UNAUTHENTICATED, 403 PERMISSION_DENIED,
 // 404 NOT_FOUND, 409 ALREADY_EXISTS, 412 conditionNotMet, 429 RESOURCE_EXHAUSTED (no wait given: backed off
 // 1, 2, 4 s). A record set with a routing policy (geo, weighted round robin, failover) has no plain
-// rrdatas: it is read as locked and never rewritten (test/harness/provider-cards/google-cloud-dns.ts).
+// rrdatas: it is read as locked and never rewritten (src/adapters/dns-providers/google-cloud-dns/card.ts).
 // Through the OAuth rail the credential is instead a person's access token (not JSON): the zones are
 // those of every project the person can see (Cloud Resource Manager `GET /v1/projects`, paged), and a
 // zone's id is `project/zone`.
@@ -62,7 +62,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "Cloud DNS discovery document (test/fixtures/provider-openapi/google-cloud-dns.json)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/googleclouddns/)",
     ttl: "Cloud DNS reference",
-    temporary: "the reference card (test/harness/provider-cards/google-cloud-dns.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/google-cloud-dns/card.ts)",
   },
 }
 

@@ -9,7 +9,7 @@
 // unauthorized, 403 forbidden (a read-only token), 404 not_found, 409 uniqueness_error, 429
 // rate_limit_exceeded (RateLimit-Reset, a Unix time, waited out when short), 422 invalid_input. A
 // record's comment is written back with it; a set under change protection is read as locked
-// (test/harness/provider-cards/hetzner.ts is the card).
+// (src/adapters/dns-providers/hetzner/card.ts is the card).
 import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from '../record-based.ts'

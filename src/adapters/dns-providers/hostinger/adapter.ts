@@ -5,7 +5,7 @@
 // /api/dns/v1/zones/{domain} `{filters: [{name, type}]}`. Names are relative (`@` the apex); content is
 // zone-file text (hostnames with the trailing dot, TXT quoted). Errors are `{message, correlation_id,
 // errors?}`: 401 "Unauthenticated", 403, 404, 422 (validation), 429 (Retry-After). A set holding a
-// record switched off (`is_disabled`) is read as locked (test/harness/provider-cards/hostinger.ts).
+// record switched off (`is_disabled`) is read as locked (src/adapters/dns-providers/hostinger/card.ts).
 import { RestClient } from '../rest.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
 import { RRsetBasedProvider } from '../rrset-based.ts'
@@ -29,7 +29,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "Hostinger OpenAPI",
     txt: "Hostinger OpenAPI",
     ttl: "Hostinger OpenAPI",
-    temporary: "the reference card (test/harness/provider-cards/hostinger.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/hostinger/card.ts)",
   },
 }
 

@@ -6,7 +6,7 @@
 // its priority inside `target` (`10 mx.example.com`); TXT targets are sent as zone-file strings
 // so a text that itself starts with a quote reads back unchanged. Errors are `{result: "error",
 // error: {code, description}}` with 401, 403, 404, 422 and 429 (Retry-After). Do no harm (card:
-// test/harness/provider-cards/infomaniak.ts): a record kept up to date by Infomaniak's dynamic DNS
+// src/adapters/dns-providers/infomaniak/card.ts): a record kept up to date by Infomaniak's dynamic DNS
 // (`dyndns_id`) is read as a locked set; a rewrite would cut it loose from the updater.
 import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
@@ -29,8 +29,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/infomaniak/) (source `docs`)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/infomaniak/) (target `docs.example.com`)",
     txt: "test/fixtures/provider-recordings/infomaniak.json (lexicon: target `challengetoken` in and out)",
-    ttl: "the reference card (test/harness/provider-cards/infomaniak.ts)",
-    temporary: "the reference card (test/harness/provider-cards/infomaniak.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/infomaniak/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/infomaniak/card.ts)",
   },
 }
 

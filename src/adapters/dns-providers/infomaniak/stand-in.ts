@@ -4,7 +4,7 @@
 // validation_failed, 429 too_many_request with Retry-After). The product list is paged (`page`,
 // `per_page`, answer `pages`, `total`); a domain's records come as one list. Records `{id, source,
 // type, ttl, target, dyndns_id?}` with relative `source` (`.` the apex), MX priority inside `target`.
-// Rate limit as the card says (test/harness/provider-cards/infomaniak.ts).
+// Rate limit as the card says (src/adapters/dns-providers/infomaniak/card.ts).
 import { infomaniak as card } from './card.ts'
 import { cardThrottle, json, nextId, servePage } from '../../../../test/harness/provider-fakes/common.ts'
 import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'

@@ -4,7 +4,7 @@
 // removed with DELETE /dns/v1/zones/{id}/records/{recordId}. Names are absolute; MX priority is its
 // own field (`prio`); TXT content is the text itself. Errors are a list `[{code, message}]`: 401
 // UNAUTHORIZED, 403, 404 ZONE_NOT_FOUND / RECORD_NOT_FOUND, 400 INVALID_RECORD, 429. Do no harm (card:
-// test/harness/provider-cards/ionos.ts): a record switched off (`disabled`) is not served, so the
+// src/adapters/dns-providers/ionos/card.ts): a record switched off (`disabled`) is not served, so the
 // planner never sees it and no write touches it (a CNAME beside one is refused before writing); SRV (priority apart) and the other types with
 // fields apart are read as locked sets.
 import { RestClient } from '../rest.ts'
@@ -30,8 +30,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ionos/) (POST name `docs.example.com`)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ionos/) (content `docs.example.com`)",
     txt: "test/fixtures/provider-recordings/ionos.json (lexicon: TXT `challengetoken` written, `\"challengetoken\"` answered)",
-    ttl: "the reference card (test/harness/provider-cards/ionos.ts)",
-    temporary: "the reference card (test/harness/provider-cards/ionos.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/ionos/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/ionos/card.ts)",
   },
 }
 

@@ -4,7 +4,7 @@
 // zone's records are whole lists (GET /zones/{id} embeds `records`); POST …/records takes a list.
 // Records `{id, name, rootName, type, content, ttl, prio, disabled, changeDate}` with absolute names;
 // a bare TXT content is stored quoted (test/fixtures/provider-recordings/ionos.json).
-// Rate limit and errors as the card says (test/harness/provider-cards/ionos.ts).
+// Rate limit and errors as the card says (src/adapters/dns-providers/ionos/card.ts).
 import { ionos as card } from './card.ts'
 import { cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
 import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'

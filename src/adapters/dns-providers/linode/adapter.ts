@@ -6,7 +6,7 @@
 // always 0). Linode stores only its allowed TTLs and rounds any other up (600 → 3600), so the planner
 // writes an allowed one (`allowedTtls`) and a re-apply finds it unchanged. Errors are `{errors: [{reason,
 // field?}]}`: 401 "Invalid Token", 403 a token without the domains scope, 404 "Not found", 429
-// (Retry-After). SRV rows are read as locked (test/harness/provider-cards/linode.ts is the card).
+// (Retry-After). SRV rows are read as locked (src/adapters/dns-providers/linode/card.ts is the card).
 import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
@@ -33,7 +33,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "test/fixtures/provider-recordings/linode.json (lexicon: target `docs.example.com` in and out)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/linode4/)",
     ttl: "Linode OpenAPI ttl_sec (test/fixtures/provider-openapi/linode.json: \"rounded up to the nearest valid value\" on the domain, \"nearest\" on the record; the issue's Terraform reading: up) — Portico writes only allowed values, so either reading stores what it wrote",
-    temporary: "the reference card (test/harness/provider-cards/linode.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/linode/card.ts)",
   },
 }
 

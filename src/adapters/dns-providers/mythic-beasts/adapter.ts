@@ -6,7 +6,7 @@
 // dot and TXT as the text itself; MX priority is its own field. Errors are `{error}`: 401, 403 "Key
 // not authorised for zone" (which is also the answer for a zone the account does not have, so it is
 // read as a zone the credential does not reach), 400, 429.
-// Do no harm (test/harness/provider-cards/mythic-beasts.ts): ANAME, SSHFP, TLSA and SRV data are kept
+// Do no harm (src/adapters/dns-providers/mythic-beasts/card.ts): ANAME, SSHFP, TLSA and SRV data are kept
 // as they are, and any field a record carries beside host, ttl, type, data and mx_priority goes back
 // with it when its set is restored. An ANAME answers addresses itself, so a plan that would write an A
 // or AAAA beside one is refused before anything is written.
@@ -32,11 +32,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 waited out when signalled",
   sources: {
     apex: "dnscontrol providers/mythicbeasts (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot (ANAME kept as it is)",
-    names: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
-    txt: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
-    ttl: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
-    temporary: "the reference card (test/harness/provider-cards/mythic-beasts.ts)",
+    names: "the reference card (src/adapters/dns-providers/mythic-beasts/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/mythic-beasts/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/mythic-beasts/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/mythic-beasts/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/mythic-beasts/card.ts)",
   },
 }
 

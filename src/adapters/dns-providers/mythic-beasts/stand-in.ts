@@ -3,7 +3,7 @@
 // authorised for zone", 400, 429 with Retry-After); zone and record lists are whole. Records `{host,
 // ttl, type, data, mx_priority?}`; PUT on host/type replaces those records (`{records_added,
 // records_removed}`), DELETE removes them. An A or AAAA beside an ANAME is refused (the ANAME answers
-// addresses itself). Answers as the card says (test/harness/provider-cards/mythic-beasts.ts).
+// addresses itself). Answers as the card says (src/adapters/dns-providers/mythic-beasts/card.ts).
 import { mythicBeasts as card } from './card.ts'
 import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
 import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'

@@ -13,7 +13,7 @@
 // than custom MX (that would switch the customer's mail) and are refused too. Names are relative
 // (`@`); hostnames in Address carry the trailing dot. Errors come with HTTP 200 as `<ApiResponse
 // Status="ERROR"><Errors><Error Number>`: 1011102 a bad key, 1011150 a client address not whitelisted
-// (a permission), 2019166/2016166 a domain not in the account (test/harness/provider-cards/namecheap.ts).
+// (a permission), 2019166/2016166 a domain not in the account (src/adapters/dns-providers/namecheap/card.ts).
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { credentialParts } from '../credentials.ts'
 import { paginate } from '../paging.ts'
@@ -57,8 +57,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecheap/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecheap/)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecheap/)",
-    ttl: "the reference card (test/harness/provider-cards/namecheap.ts)",
-    temporary: "the reference card (test/harness/provider-cards/namecheap.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/namecheap/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/namecheap/card.ts)",
   },
 }
 

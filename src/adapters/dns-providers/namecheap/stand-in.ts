@@ -5,7 +5,7 @@
 // by Page/PageSize with `<Paging>`; getHosts answers the whole zone; setHosts replaces every host
 // (HostNameN, RecordTypeN, AddressN, MXPrefN, TTLN) and sets the zone's mail setting to the EmailType
 // sent (none sent: NONE, so a client that drops it switches the customer's mail off); MX hosts need
-// EmailType=MX. getHosts answers the zone's EmailType on its result (test/harness/provider-cards/namecheap.ts).
+// EmailType=MX. getHosts answers the zone's EmailType on its result (src/adapters/dns-providers/namecheap/card.ts).
 import { nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
 import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 

@@ -4,7 +4,7 @@
 // priority?}`, DELETE …/records/{id}. `host` is relative (`` the apex); `answer` holds hostnames
 // without the trailing dot; MX priority is its own field; TTL at least 300. Errors are `{message,
 // details?}`: 401 "Unauthenticated", 403 "Permission Denied", 404 "Not Found", 429. Do no harm (card:
-// test/harness/provider-cards/namecom.ts): SRV (priority apart from its answer) is read as a locked
+// src/adapters/dns-providers/namecom/card.ts): SRV (priority apart from its answer) is read as a locked
 // set; an A, AAAA or CNAME beside an ANAME is refused before anything is written.
 import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
@@ -31,8 +31,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecom/)",
     hostnames: "test/fixtures/provider-recordings/namecom.json (lexicon: answer `docs.example.com` in and out)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namecom/)",
-    ttl: "the reference card (test/harness/provider-cards/namecom.ts)",
-    temporary: "the reference card (test/harness/provider-cards/namecom.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/namecom/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/namecom/card.ts)",
   },
 }
 

@@ -1,7 +1,7 @@
 // Name.com API v4 DNS, the parts the adapter uses (https://docs.name.com/docs/api-reference/dns,
 // …/domains/list-domains): HTTP Basic `username:token`; errors `{message, details?}` (401
 // "Unauthenticated", 404 "Not Found", 400 "Invalid Argument", 429 as the card says
-// (test/harness/provider-cards/namecom.ts)); lists `{domains|records, nextPage?, lastPage?}`. Records
+// (src/adapters/dns-providers/namecom/card.ts)); lists `{domains|records, nextPage?, lastPage?}`. Records
 // `{id, domainName, host, fqdn, type, answer, ttl, priority?}` of the card's types; TTL at least 300.
 import { namecom as card } from './card.ts'
 import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'

@@ -7,7 +7,7 @@
 // Every answer is HTTP 200 with `reply.code`: 300 success; 110 an invalid key; 111/112/113 a key that
 // may not do this (a sub-account, an address not allowed); 200 a domain not in the account; 280 a
 // refused record; 115/201 NameSilo's own trouble (unreachable); HTTP 429 when rate limited. Do no
-// harm (card: test/harness/provider-cards/namesilo.ts): SRV (its priority in `distance`) and the types
+// harm (card: src/adapters/dns-providers/namesilo/card.ts): SRV (its priority in `distance`) and the types
 // Portico does not write are read as locked sets instead of being hidden from the planner.
 import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
@@ -18,7 +18,7 @@ import type { HostedProvider } from '../hosted.ts'
 export const NAMESILO_API = 'https://www.namesilo.com/api'
 
 const TYPES = new Set(['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'CAA'])
-const KINDS: Record<number, ProviderErrorKind> = { 109: 'auth', 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 115: 'unreachable', 200: 'zone_not_found', 201: 'unreachable', 280: 'write_failed' }
+const KINDS: Record<number, ProviderErrorKind> = { 109: 'auth', 110: 'auth', 111: 'permission', 112: 'permission', 113: 'permission', 115: 'temporary', 200: 'zone_not_found', 201: 'temporary', 280: 'write_failed' }
 
 /** A list from XML-shaped JSON: absent, one item, or many. */
 const many = <T>(v: T | T[] | undefined | null): T[] => (v == null ? [] : Array.isArray(v) ? v : [v])
@@ -36,8 +36,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namesilo/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namesilo/)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/namesilo/)",
-    ttl: "the reference card (test/harness/provider-cards/namesilo.ts)",
-    temporary: "the reference card (test/harness/provider-cards/namesilo.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/namesilo/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/namesilo/card.ts)",
   },
 }
 

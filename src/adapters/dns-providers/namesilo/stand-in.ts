@@ -5,7 +5,7 @@
 // HTTP 429 when rate limited. The JSON is converted from XML, so a list of one is the item itself.
 // listDomains pages by page/pageSize with `pager`; dnsListRecords answers the whole zone with fully
 // qualified hosts; the lowest TTL is 3600; rate limit as the card says
-// (test/harness/provider-cards/namesilo.ts).
+// (src/adapters/dns-providers/namesilo/card.ts).
 import { namesilo as card } from './card.ts'
 import { cardThrottle, json, nextId, servePage, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
 import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'

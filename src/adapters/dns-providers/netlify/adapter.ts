@@ -1,7 +1,7 @@
 // Netlify API, DNS zones (https://open-api.netlify.com/#tag/dnsZone): `Authorization: Bearer <personal
 // access token or OAuth token>`. Zones: GET /dns_zones; records: GET /dns_zones/{id}/dns_records: each
 // one request answering the whole list (the published API document has no paging parameters on
-// either, and the API ignores `page`, so the adapter never pages: test/harness/provider-cards/netlify.ts); POST
+// either, and the API ignores `page`, so the adapter never pages: src/adapters/dns-providers/netlify/card.ts); POST
 // …/dns_records `{type, hostname, value, ttl, priority?, flag?, tag?}` (201), DELETE
 // …/dns_records/{id} (204). Hostnames are absolute; MX priority and CAA flag/tag are their own
 // fields. Errors are `{code, message}`: 401 "Access Denied", 404 "Not Found", 422, 429 (X-RateLimit-Reset).

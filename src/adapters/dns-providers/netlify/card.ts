@@ -43,7 +43,7 @@ export const netlify = defineCard({
   ],
   errorsCite: ['swagger', 'docs'],
   quirks: [
-    { text: 'Netlify DNS is served from NS1\'s fleet on any shard (`dnsN.pNN.nsone.net`), so nameservers cannot tell Netlify from NS1: the domain check names both and NS1\'s rail takes a Netlify token (test/harness/provider-cards/ns1.ts).', cite: ['docs'] },
+    { text: 'Netlify DNS is served from NS1\'s fleet on any shard (`dnsN.pNN.nsone.net`), so nameservers cannot tell Netlify from NS1: the domain check names both and NS1\'s rail takes a Netlify token (src/adapters/dns-providers/ns1/card.ts).', cite: ['docs'] },
     { text: 'The API ignores `page` and `per_page`: a client that pages until an empty page never sees one.', cite: ['swagger', 'lego'] },
   ],
   seeds: (zone) => [

@@ -1,5 +1,5 @@
 // Netlify API DNS zones, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/netlify.ts; https://open-api.netlify.com/#tag/dnsZone: getDnsZones,
+// (src/adapters/dns-providers/netlify/card.ts; https://open-api.netlify.com/#tag/dnsZone: getDnsZones,
 // getDnsRecords, createDnsRecord, deleteDnsRecord): Bearer token; errors `{code, message}` (401
 // "Access Denied: Invalid token", 404 "Not Found", 422, 429 "Rate limit exceeded" with
 // X-RateLimit-Reset); lists are bare arrays of the whole list: `page` and `per_page` are ignored, as

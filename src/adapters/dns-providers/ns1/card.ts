@@ -53,6 +53,7 @@ export const ns1 = defineCard({
   ],
   errorsCite: ['sdk', 'sdkClient', 'docs'],
   quirks: [
+    { text: 'A `Link: rel="next"` names https://api.nsone.net/v1/… whatever address was asked: Portico rebases its path and query onto the configured base (DNS_PROVIDER_API_BASES).', cite: ['docs'] },
     { text: 'Netlify DNS is served from the same fleet (any dnsN.pNN.nsone.net shard), so nameservers cannot tell Netlify from NS1: the domain check names both ("IBM NS1 Connect or Netlify DNS"), the credential help names both, and the rail takes either credential (an `nfp_` token goes to Netlify; a key NS1 refuses is tried at Netlify).', cite: ['netlifyFleet', 'docs'] },
     { text: 'A zone lists its sets with short answers only; the full answers, and the filters and metadata that steer them, come from each record.', cite: ['docs', 'sdkRecord'] },
     { text: 'A POST on a record changes the fields it carries and leaves the rest (filters, metadata): sending plain answers to a steered record would break its steering, so those records are never written.', cite: ['docs', 'lego'] },

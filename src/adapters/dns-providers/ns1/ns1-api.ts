@@ -1,5 +1,5 @@
 // IBM NS1 Connect API v1 (https://developer.ibm.com/apis/catalog/ns1--ibm-ns1-connect-api/;
-// test/harness/provider-cards/ns1.ts is the card): header `X-NSONE-Key: <API key>`. Zones: GET
+// src/adapters/dns-providers/ns1/card.ts is the card): header `X-NSONE-Key: <API key>`. Zones: GET
 // /v1/zones; a zone's record sets: GET /v1/zones/{zone} → `records: [{domain, type, ttl,
 // short_answers, link, tier}]`. Both lists follow a `Link: <…>; rel="next"` header when NS1 sends one
 // (NS1's Go SDK follows it), through the bounded pager and only on NS1's own base. A set's full rdata
@@ -13,7 +13,7 @@
 // bucket in X-Ratelimit-Limit / -Remaining / -Period: a refill of one token takes Period / Limit
 // seconds, which is waited out.
 import { exchange, failureOf, type HttpResult } from '../http.ts'
-import { paginate } from '../paging.ts'
+import { nextPageUrl, paginate } from '../paging.ts'
 import { RRsetBasedProvider } from '../rrset-based.ts'
 import { canonicalName, canonicalValue, ProviderError, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 
@@ -93,11 +93,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429: a token refill (Period / Limit) waited out",
   sources: {
     apex: "dnscontrol providers/ns1 (StackExchange/dnscontrol@7a079bc): CanUseAlias Can",
-    names: "the reference card (test/harness/provider-cards/ns1.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/ns1.ts)",
-    txt: "the reference card (test/harness/provider-cards/ns1.ts)",
-    ttl: "the reference card (test/harness/provider-cards/ns1.ts)",
-    temporary: "the reference card (test/harness/provider-cards/ns1.ts)",
+    names: "the reference card (src/adapters/dns-providers/ns1/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/ns1/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/ns1/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/ns1/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/ns1/card.ts)",
   },
 }
 
@@ -128,7 +128,8 @@ export class Ns1Provider extends RRsetBasedProvider {
       const r = await this.send('GET', next)
       first ??= r.body
       const link = nextLink(r.headers.get('link'))
-      next = link && (link.startsWith(this.base + '/') || link.startsWith('/')) ? (link.startsWith('/') ? new URL(link, this.base).toString() : link) : undefined
+      // NS1 names api.nsone.net in the Link header, whatever base Portico is configured with (paging.ts).
+      next = nextPageUrl(link, this.base, NS1_API, 'NS1') ?? undefined
       return { items: items(r.body), more: next !== undefined }
     })
     return { first, items: all }

@@ -1,5 +1,5 @@
 // IBM NS1 Connect API v1, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/ns1.ts): `X-NSONE-Key`; errors `{message}` (401 "Unauthorized", 404
+// (src/adapters/dns-providers/ns1/card.ts): `X-NSONE-Key`; errors `{message}` (401 "Unauthorized", 404
 // "zone not found" / "record not found", 400 "record already exists" on PUT of an existing set, 429
 // with the token bucket in X-Ratelimit-Limit / -Remaining / -Period). GET /v1/zones and GET
 // /v1/zones/{zone} answer whole lists unless `pageSize` is set, when they page with a `Link: <…>;
@@ -31,7 +31,8 @@ export function startNs1Fake(key = 'ns1key' + nextId()): Ns1Fake {
     f.deepest[list] = Math.max(f.deepest[list], page)
     const items = rows.slice((page - 1) * f.pageSize, page * f.pageSize)
     const more = page * f.pageSize < rows.length
-    return json(200, wrap(items), more ? { link: `<${f.url}${url.pathname}?page=${page + 1}>; rel="next"` } : {})
+    // NS1 names its own origin in the Link header (its base, https://api.nsone.net/v1, as the card cites it).
+    return json(200, wrap(items), more ? { link: `<https://api.nsone.net${url.pathname}?page=${page + 1}>; rel="next"` } : {})
   }
   const fake = startFake<Ns1Record>({
     credential: key,

@@ -12,7 +12,7 @@
 // change to one (merging SPF terms, taking them out again) updates that record in place with PUT, so
 // the zone never holds a second SPF policy beside OVH's. Errors are `{message, errorCode?}`: 401/403
 // INVALID_CREDENTIAL / invalid signature, 403 NOT_GRANTED_CALL, 404 "This service does not exist",
-// 409, 429 (test/harness/provider-cards/ovh.ts).
+// 409, 429 (src/adapters/dns-providers/ovh/card.ts).
 import { createHash } from 'node:crypto'
 import { exchange, failureOf } from '../http.ts'
 import { credentialParts } from '../credentials.ts'
@@ -51,8 +51,8 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ovh/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ovh/)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/ovh/)",
-    ttl: "the reference card (test/harness/provider-cards/ovh.ts)",
-    temporary: "the reference card (test/harness/provider-cards/ovh.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/ovh/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/ovh/card.ts)",
   },
 }
 

@@ -5,7 +5,7 @@
 // exist", 400 "Invalid parameter", 429 "Too many requests" with Retry-After). Zone and record lists are
 // whole lists (of names and of ids); a record is changed in place with PUT …/record/{id}; SPF, DKIM and
 // DMARC are record types of their own; changes stay staged until POST /domain/zone/{zone}/refresh
-// (test/harness/provider-cards/ovh.ts).
+// (src/adapters/dns-providers/ovh/card.ts).
 import { createHash } from 'node:crypto'
 import { ovh as card } from './card.ts'
 import { cardThrottle, json, nextId, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'

@@ -10,7 +10,7 @@
 // zone the account does not hold. Porkbun's rate limit (about one request a second per key) is an
 // HTTP 503 page from its front end with no wait signalled: it is waited out with 1, 2, 4 s and then
 // reported as a rate limit, never as an unreachable API. Do no harm (card:
-// test/harness/provider-cards/porkbun.ts): a record's `notes` go back with it when it is restored;
+// src/adapters/dns-providers/porkbun/card.ts): a record's `notes` go back with it when it is restored;
 // SRV, TLSA, HTTPS and SVCB rows and the records Porkbun keeps for URL forwarding and parking
 // (targets under porkbun.com) are read as locked sets; an A, AAAA or CNAME beside an ALIAS is
 // refused before anything is written.
@@ -49,7 +49,7 @@ export const CONVENTIONS: HostConventions = {
     names: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/porkbun/)",
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/porkbun/)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/porkbun/)",
-    ttl: "the reference card (test/harness/provider-cards/porkbun.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/porkbun/card.ts)",
     temporary: "providers-reality check (503 rate limit)",
   },
 }

@@ -2,7 +2,7 @@
 // JSON with `apikey` and `secretapikey`; answers `{status: "SUCCESS", …}` or HTTP 400 with `{status:
 // "ERROR", message}` ("Invalid API key. (002)", "Invalid domain.", "Domain is not opted in to API
 // access."), and past the rate limit the card's HTML 503 with no wait
-// (test/harness/provider-cards/porkbun.ts). /domain/listAll pages by `start` (up to 1000 a call; this
+// (src/adapters/dns-providers/porkbun/card.ts). /domain/listAll pages by `start` (up to 1000 a call; this
 // stand-in serves fewer); /dns/retrieve answers the whole zone with fully qualified names, numbers as
 // strings and each record's `notes`; /dns/create takes `notes`; the lowest TTL is 600.
 import { porkbun as card } from './card.ts'

@@ -8,7 +8,7 @@
 // text (TXT quoted, hostnames with the trailing dot). Errors are `<ErrorResponse><Error><Code>`: 403
 // InvalidClientTokenId / SignatureDoesNotMatch / AccessDenied, 400 Throttling ("Rate exceeded"), 404
 // NoSuchHostedZone, 400 InvalidChangeBatch; Throttling and PriorRequestNotComplete are retried with
-// a growing wait (test/harness/provider-cards/route53.ts is the card). Alias record sets (AliasTarget) and record sets with a
+// a growing wait (src/adapters/dns-providers/route53/card.ts is the card). Alias record sets (AliasTarget) and record sets with a
 // routing policy (weighted, latency, failover…: several sets under one name and type, each with a
 // `SetIdentifier`) are read as locked sets: the planner never changes or removes them (it refuses
 // before writing), and a direct change to a routing-policy name and type is refused as a conflict
@@ -86,7 +86,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "AWS service model (test/fixtures/provider-openapi/route53.json)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/route53/) (TXT `\"challengetoken\"`)",
     ttl: "AWS API reference",
-    temporary: "the reference card (test/harness/provider-cards/route53.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/route53/card.ts)",
   },
 }
 

@@ -7,7 +7,7 @@
 // (`` the apex); data is zone-file text (hostnames with the trailing dot, TXT quoted); MX priority is
 // its own field. Errors are `{message, type}`: 401 `denied_authentication`, 403
 // `permissions_denied`, 404 `not_found`, 409 `conflict`, 429 `quotas_exceeded`/too many requests.
-// Do no harm (card: test/harness/provider-cards/scaleway.ts): a record's comment, and its data as
+// Do no harm (card: src/adapters/dns-providers/scaleway/card.ts): a record's comment, and its data as
 // Scaleway holds it, go back with it when its set is rewritten or restored; dynamic records
 // (geo-IP, HTTP health-checked, weighted, view) are read as locked sets; an A, AAAA or CNAME beside
 // an ALIAS is refused before anything is written.
@@ -38,7 +38,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "Scaleway OpenAPI",
     txt: "Scaleway OpenAPI",
     ttl: "Scaleway OpenAPI",
-    temporary: "the reference card (test/harness/provider-cards/scaleway.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/scaleway/card.ts)",
   },
 }
 

@@ -1,5 +1,5 @@
 // Scaleway Domains and DNS v2beta1, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/scaleway.ts) and held to Scaleway's OpenAPI document by the contract test
+// (src/adapters/dns-providers/scaleway/card.ts) and held to Scaleway's OpenAPI document by the contract test
 // (test/fixtures/provider-openapi/scaleway.json): `X-Auth-Token`; errors `{message, type}` (401
 // denied_authentication, 404 not_found with `resource`, 400 invalid_arguments, 409 conflict, 429 as the
 // card's rate limit); lists `{dns_zones|records, total_count}` paged by `page`/`page_size` as asked,

@@ -5,7 +5,7 @@
 // …/dns/records/{record_id}. Names are relative (`@` the apex); hostnames in `data` are absolute
 // without the trailing dot; MX priority is its own field. Errors are `{error}` (lego's fixtures; an
 // older form `{status, message}` is read too): 401, 403, 404, 400, 429.
-// Do no harm (test/harness/provider-cards/simply.ts): a priority kept beside the data of a type other
+// Do no harm (src/adapters/dns-providers/simply-com/card.ts): a priority kept beside the data of a type other
 // than MX (SRV) goes back with a restored record.
 import { RestClient } from '../rest.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
@@ -24,11 +24,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 waited out when signalled",
   sources: {
     apex: "catalogue: no apex record offered",
-    names: "the reference card (test/harness/provider-cards/simply.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/simply.ts)",
-    txt: "the reference card (test/harness/provider-cards/simply.ts)",
-    ttl: "the reference card (test/harness/provider-cards/simply.ts)",
-    temporary: "the reference card (test/harness/provider-cards/simply.ts)",
+    names: "the reference card (src/adapters/dns-providers/simply-com/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/simply-com/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/simply-com/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/simply-com/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/simply-com/card.ts)",
   },
 }
 

@@ -1,5 +1,5 @@
 // Simply.com API v2, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/simply.ts; https://www.simply.com/en/docs/api/, lego's fixtures): HTTP
+// (src/adapters/dns-providers/simply-com/card.ts; https://www.simply.com/en/docs/api/, lego's fixtures): HTTP
 // Basic `account:api_key`; errors `{error}` (401 "Invalid account authorization", 404 "Unknown or
 // invalid product reference", 400 "Invalid record", 429 with Retry-After); both lists are whole.
 // Records `{record_id, name, ttl, data, type, priority}` with relative names (`@` the apex); SRV keeps

@@ -6,11 +6,12 @@
 // its type's fields: A/AAAA `address`, CNAME `cname`, NS `nameserver`, MX `exchange` and `preference`,
 // TXT `value`, CAA `flag`, `tag`, `value`. Names are relative (`@` the apex). Errors are `{detail,
 // data?}`: 401, 403, 404, 422, 429 (Retry-After).
-// Do no harm (test/harness/provider-cards/spaceship.ts): a record of a type Portico does not model
+// Do no harm (src/adapters/dns-providers/spaceship/card.ts): a record of a type Portico does not model
 // (ALIAS `aliasName`, HTTPS and SVCB `svcPriority`/`targetName`/`svcParams`, SRV, PTR, TLSA) is kept as
 // Spaceship gave it: deleted with exactly its own fields, and restored whole. A record in a group other
 // than `custom` (one a Spaceship product manages) is read as locked. PUT goes without `force`, so
 // Spaceship refuses a conflict rather than overwriting what Portico did not plan to touch.
+import { coexistOrder } from '../coexist.ts'
 import { credentialParts } from '../credentials.ts'
 import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
@@ -83,11 +84,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 with Retry-After waited out when short",
   sources: {
     apex: "catalogue: no apex record offered (ALIAS kept as Spaceship gives it)",
-    names: "the reference card (test/harness/provider-cards/spaceship.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/spaceship.ts)",
-    txt: "the reference card (test/harness/provider-cards/spaceship.ts)",
-    ttl: "the reference card (test/harness/provider-cards/spaceship.ts)",
-    temporary: "the reference card (test/harness/provider-cards/spaceship.ts)",
+    names: "the reference card (src/adapters/dns-providers/spaceship/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/spaceship/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/spaceship/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/spaceship/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/spaceship/card.ts)",
   },
 }
 
@@ -130,9 +131,18 @@ export class SpaceshipProvider extends RecordBasedProvider {
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {
     const path = `/api/v1/dns/records/${encodeURIComponent(zone.id)}`
-    if (deletes.length) await this.api.call('DELETE', path, deletes.map((d) => JSON.parse(d.id)))
-    // A kept record goes back with its own fields; Portico's own with the fields of its type.
-    if (creates.length) await this.api.call('PUT', path, { items: creates.map((c) => (c.native ? { ...(c.native as object), ttl: c.ttl } : item(zone, c))) })
+    // What may stand beside the records it replaces goes first (coexist.ts), each run of one kind in one call.
+    const runs: ({ del: ProviderRecord[] } | { put: NewRecord[] })[] = []
+    for (const s of coexistOrder(deletes, creates)) {
+      const last = runs[runs.length - 1]
+      if ('del' in s) last && 'del' in last ? last.del.push(s.del) : runs.push({ del: [s.del] })
+      else last && 'put' in last ? last.put.push(s.put) : runs.push({ put: [s.put] })
+    }
+    for (const r of runs) {
+      if ('del' in r) await this.api.call('DELETE', path, r.del.map((d) => JSON.parse(d.id)))
+      // A kept record goes back with its own fields; Portico's own with the fields of its type.
+      else await this.api.call('PUT', path, { items: r.put.map((c) => (c.native ? { ...(c.native as object), ttl: c.ttl } : item(zone, c))) })
+    }
   }
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string, native?: unknown): Promise<void> {

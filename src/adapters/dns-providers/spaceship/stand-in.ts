@@ -1,5 +1,5 @@
 // Spaceship API v1, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/spaceship.ts; https://docs.spaceship.dev/#tag/DNS-records, #tag/Domains):
+// (src/adapters/dns-providers/spaceship/card.ts; https://docs.spaceship.dev/#tag/DNS-records, #tag/Domains):
 // `X-API-Key` and `X-API-Secret`; errors `{detail, data?}` (401 "Unauthorized", 404 "Domain not found",
 // 422 with `data: [{field, details}]`, 429 with Retry-After); lists `{items, total}` paged by
 // `take`/`skip`, a page as long as asked (domains at most 100, records 500). Records have no ids: PUT

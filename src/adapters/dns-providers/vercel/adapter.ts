@@ -32,7 +32,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "test/fixtures/provider-recordings/vercel.json (lexicon: CNAME value `docs.example.com`)",
     txt: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/vercel/) (TXT value `challengetoken`)",
     ttl: "dnscontrol providers/vercel/vercelProvider.go (StackExchange/dnscontrol@7a079bc) (\"Vercel enforces a minimum TTL of 60 seconds\")",
-    temporary: "the reference card (test/harness/provider-cards/vercel.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/vercel/card.ts)",
   },
 }
 

@@ -5,7 +5,7 @@
 // field; hostnames are absolute without the trailing dot; TXT data is one quoted string (written so,
 // answered so); CAA data is `flags tag "value"`. Errors are `{error, status}`: 401 a bad key (or a key whose
 // access-control list refuses Portico's address), 404 unknown domain, 429 rate limited (no wait given:
-// backed off). SRV keeps its priority apart (test/harness/provider-cards/vultr.ts is the card).
+// backed off). SRV keeps its priority apart (src/adapters/dns-providers/vultr/card.ts is the card).
 import { retryAfterOf, type HttpResult } from '../http.ts'
 import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
@@ -37,7 +37,7 @@ export const CONVENTIONS: HostConventions = {
     hostnames: "lexicon cassettes (AnalogJ/lexicon@9c5eba2d tests/fixtures/cassettes/vultr/) (CNAME data `docs.example.com`)",
     txt: "test/fixtures/provider-recordings/vultr.json (lexicon: POST data `\"challengetoken\"` answered the same); dnscontrol providers/vultr/vultrProvider.go (StackExchange/dnscontrol@7a079bc) (\"TXT records from Vultr are always surrounded by quotes\")",
     ttl: "Vultr OpenAPI",
-    temporary: "the reference card (test/harness/provider-cards/vultr.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/vultr/card.ts)",
   },
 }
 

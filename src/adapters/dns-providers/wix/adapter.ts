@@ -1,5 +1,5 @@
 // Wix Domain DNS API (https://dev.wix.com/docs/rest/account-level/domains/domain-dns/introduction;
-// test/harness/provider-cards/wix.ts is the card). Account-level only: an API key created at
+// src/adapters/dns-providers/wix/card.ts is the card). Account-level only: an API key created at
 // manage.wix.com/account/api-keys with "Manage Domains", sent as `Authorization: <key>` (no scheme),
 // and the account's id in `wix-account-id`; the credential is given as `account_id:api_key` (either
 // order: the account id is a UUID), JSON, or NAME=value lines. Zones: the account's connected domains
@@ -87,11 +87,11 @@ export const CONVENTIONS: HostConventions = {
   temporary: "429 without a wait backed off 1, 2, 4 s, then reported",
   sources: {
     apex: "catalogue: no apex record offered",
-    names: "the reference card (test/harness/provider-cards/wix.ts)",
-    hostnames: "the reference card (test/harness/provider-cards/wix.ts)",
-    txt: "the reference card (test/harness/provider-cards/wix.ts)",
-    ttl: "the reference card (test/harness/provider-cards/wix.ts)",
-    temporary: "the reference card (test/harness/provider-cards/wix.ts)",
+    names: "the reference card (src/adapters/dns-providers/wix/card.ts)",
+    hostnames: "the reference card (src/adapters/dns-providers/wix/card.ts)",
+    txt: "the reference card (src/adapters/dns-providers/wix/card.ts)",
+    ttl: "the reference card (src/adapters/dns-providers/wix/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/wix/card.ts)",
   },
 }
 

@@ -1,5 +1,5 @@
 // Wix Domain DNS API, the parts the adapter uses, answering as the card says
-// (test/harness/provider-cards/wix.ts): an account-level API key in `Authorization` (no scheme) and the
+// (src/adapters/dns-providers/wix/card.ts): an account-level API key in `Authorization` (no scheme) and the
 // account id in `wix-account-id` (a wrong key: 401; a wrong account id: 404 TARGET_ACCOUNT_NOT_FOUND);
 // errors in Wix's standard form `{message, details: {applicationError: {code, description}}}`. The
 // account's domains: GET /domains/v1/connected-domains (connection type NAMESERVERS or POINTING) and
