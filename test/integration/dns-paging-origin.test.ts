@@ -60,7 +60,10 @@ describe('the class: every adapter that follows an address a host names for its 
   test('no adapter follows a next link, nextLink or Link header without it', () => {
     const dir = 'src/adapters/dns-providers'
     const followers: string[] = []
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'paging.ts')) {
+    // Every adapter file in the provider folders (src/adapters/dns-providers/<id>/), the stand-ins aside.
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'paging.ts' && !f.endsWith('stand-in.ts') && !f.endsWith('card.ts'))
+    expect(files.length).toBeGreaterThan(39)
+    for (const file of files) {
       const src = readFileSync(`${dir}/${file}`, 'utf8')
       // A host-named address: links.pages.next, nextLink, a Link header's rel="next".
       if (/pages\?\.next|\.nextLink\b|headers\.get\('link'\)/.test(src)) {
@@ -71,6 +74,6 @@ describe('the class: every adapter that follows an address a host names for its 
     // Cursors and page numbers (Vultr's meta.links.next, Vercel's pagination.next, Google's
     // nextPageToken, Linode, DNSimple, Cloudflare, Gandi, bunny.net) are sent back as parameters on
     // the configured base, never as addresses.
-    expect(followers.sort()).toEqual(['azure.ts', 'desec.ts', 'digitalocean.ts', 'ns1.ts'])
+    expect(followers.sort()).toEqual(['azure/adapter.ts', 'desec/adapter.ts', 'digitalocean/adapter.ts', 'ns1/ns1-api.ts'])
   })
 })
