@@ -1,31 +1,27 @@
-// The consent page's words in every locale the widget speaks (one table a locale in oauth/locales/,
-// English the source; test/unit/consent-strings.test.ts checks the set, the keys and the placeholders).
-// The page is in the first of the person's browser languages (`Accept-Language`) found here, else
-// English, by the widget's own rule (src/widget/locale.ts), and in that language's direction. Text from
-// outside (client names, hosts, workspace names, addresses) fills placeholders escaped, and isolated in
-// a right-to-left page (`<bdi>`), so it neither flips nor reads as Portico's words.
+// The consent page's words in every locale the widget speaks: each locale's file in src/widget/locales/
+// holds them (its `consent`, English the source) beside the widget's and the share page's, listed by
+// `npm run generate` (test/unit/consent-strings.test.ts checks the keys and the placeholders). In
+// English, what the person confirms and what each agent scope allows are the catalogue's own words,
+// added here. The page is in the first of the person's browser languages (`Accept-Language`) found here,
+// else English, by the widget's own rule (src/widget/locale.ts), and in that language's direction. Text
+// from outside (client names, hosts, workspace names, addresses) fills placeholders escaped, and isolated
+// in a right-to-left page (`<bdi>`), so it neither flips nor reads as Portico's words.
 import { acceptedLanguages, directionOf, resolveLocale } from '../src/widget/locale.ts'
-import { ar } from './locales/ar.ts'
-import { da } from './locales/da.ts'
-import { de } from './locales/de.ts'
-import { en, type ConsentStrings } from './locales/en.ts'
-import { es } from './locales/es.ts'
-import { fi } from './locales/fi.ts'
-import { fr } from './locales/fr.ts'
-import { he } from './locales/he.ts'
-import { it } from './locales/it.ts'
-import { ja } from './locales/ja.ts'
-import { ko } from './locales/ko.ts'
-import { nl } from './locales/nl.ts'
-import { pl } from './locales/pl.ts'
-import { pt } from './locales/pt.ts'
-import { sv } from './locales/sv.ts'
-import { tr } from './locales/tr.ts'
-import { zh } from './locales/zh.ts'
+import { CONSENT } from '../src/widget/locales/index.ts'
+import type { ConsentStrings } from '../src/widget/locales/en.ts'
+import { AGENT_SCOPES } from '../src/domain/rbac.ts'
+import { PERSON_CONFIRMS } from '../src/domain/person-confirm.ts'
 
 export type { ConsentStrings }
 
-export const CONSENT_LOCALES: Record<string, ConsentStrings> = { en, fr, de, es, pt, it, nl, pl, sv, da, fi, tr, ja, ko, zh, ar, he }
+/** English: its file's words, with what the person confirms and each agent scope's description from the catalogue. */
+const en: ConsentStrings = {
+  ...CONSENT.en,
+  personConfirms: PERSON_CONFIRMS,
+  scopes: Object.fromEntries(AGENT_SCOPES.map((s) => [s.id, s.description])),
+}
+
+export const CONSENT_LOCALES: Record<string, ConsentStrings> = { ...CONSENT, en }
 
 /** The language a page is shown in: its tag (`lang`), direction (`dir`) and words. */
 export interface Speech {

@@ -8,6 +8,8 @@
 // - the provider registries, from the provider folders (scripts/provider-registry.ts: `npm run generate`
 //   writes them first, in a process of its own, so what follows reads the registry as written);
 // - docs/authority-matrix.md, docs/events.md, docs/providers/README.md;
+// - test/snapshots/event-types.json, the published event types (scripts/event-types.ts): it only grows,
+//   and generate refuses, naming them, to drop a type already published;
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
 // - src/widget/locales/tags.ts and index.ts, the locale lists, from the locale files (scripts/locales.ts);
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
@@ -25,6 +27,8 @@ import { eventsMarkdown } from '../src/ops/events-doc.ts'
 import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.ts'
 import { HOSTED } from '../src/adapters/dns-providers/index.ts'
 import { localeFiles, localeTagsOnDisk } from './locales.ts'
+import { eventTypesFile, parsePublished, PUBLISHED_EVENT_TYPES } from './event-types.ts'
+import { EVENT_TYPES } from '../src/domain/events.ts'
 import { directionOf } from '../src/widget/locale.ts'
 import { SCENARIOS } from '../src/domain/test-mode.ts'
 import { buildTools } from '../mcp/tools.ts'
@@ -151,6 +155,7 @@ export async function derivedFiles(): Promise<Record<string, string>> {
   for (const [file, value] of Object.entries(snapshots())) out[file] = snapshotText(value)
   out['docs/authority-matrix.md'] = authorityMarkdown(OPERATIONS)
   out['docs/events.md'] = eventsMarkdown()
+  out[PUBLISHED_EVENT_TYPES] = eventTypesFile(parsePublished(read(PUBLISHED_EVENT_TYPES)), EVENT_TYPES)
   out['docs/providers/README.md'] = renderProviderDocs()
   for (const [name, text] of Object.entries(await clientFiles(await servedDocument()))) out[`packages/client/src/generated/${name}`] = text
   out['packages/react/src/widget-types.ts'] = widgetTypes()

@@ -1,8 +1,11 @@
 // The locale lists, written by `npm run generate` from src/widget/locales/: one file a locale (`<tag>.ts`,
-// holding the widget's words and the share page's), so adding a locale is adding its file. Written:
+// holding the widget's words, the share page's and the consent page's), so adding a locale is adding its
+// file. Written:
 // - src/widget/locales/tags.ts, `LOCALE_TAGS` (English first, then by tag): what the widget speaks, the
-//   share page's languages and the playground's picker, and the documents' counts and lists;
-// - src/widget/locales/index.ts, every locale's tables (`TABLES` the widget's, `SHARE` the share page's).
+//   share page's and the consent page's languages, the playground's picker, and the documents' counts
+//   and lists;
+// - src/widget/locales/index.ts, every locale's tables (`TABLES` the widget's, `SHARE` the share page's,
+//   `CONSENT` the consent page's).
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -30,11 +33,13 @@ export function localeFiles(tags: readonly string[], dir = LOCALES_DIR): Record<
   const indexFile =
     HEADER +
     '// Every locale\'s tables, for the server side (build.ts serves each widget table as JSON beside the\n' +
-    '// bundle; the share page speaks from `SHARE`) and tests. The bundle itself imports only English (en.ts).\n' +
+    '// bundle; the share page speaks from `SHARE`, the consent page from `CONSENT`, through oauth/strings.ts)\n' +
+    '// and tests. The bundle itself imports only English\'s widget words (en.ts).\n' +
     "import type { Messages } from './en.ts'\n" +
     tags.map((t) => `import * as ${id(t)} from './${t}.ts'\n`).join('') +
     '\n' +
     `export const TABLES: Record<string, Messages> = { ${tags.map((t) => `${key(t)}: ${id(t)}.widget${t === 'en' ? ' as Messages' : ''}`).join(', ')} }\n` +
-    `export const SHARE = { ${tags.map((t) => `${key(t)}: ${id(t)}.share`).join(', ')} }\n`
+    `export const SHARE = { ${tags.map((t) => `${key(t)}: ${id(t)}.share`).join(', ')} }\n` +
+    `export const CONSENT = { ${tags.map((t) => `${key(t)}: ${id(t)}.consent`).join(', ')} }\n`
   return { [`${dir}/tags.ts`]: tagsFile, [`${dir}/index.ts`]: indexFile }
 }

@@ -1,23 +1,41 @@
-// The event registry is the contract's catalogue (CONTRACT.md section 6, the complete set; the list
-// below is copied from it), each type with a named envelope and payload; one field has one shape
-// across events; events stored before the shapes were settled read back in today's shape.
+// The event registry is the contract's catalogue, each type with a named envelope and payload; one
+// field has one shape across events; events stored before the shapes were settled read back in today's
+// shape. The published list (test/snapshots/event-types.json, CONTRACT.md section 6 and Portico's own
+// beside it) is written from the registry by `npm run generate` and only grows: a type removed or renamed
+// in the registry fails here, and generate refuses to drop it (scripts/event-types.ts).
 import { describe, test, expect } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { currentShape, EVENT_SCHEMAS, EVENT_TYPES, EVENTS, exampleEnvelope, assertEventValid } from '../../src/domain/events.ts'
 import { nameOf } from '../../src/domain/named.ts'
+import { eventTypesFile, parsePublished, PUBLISHED_EVENT_TYPES, withdrawnTypes } from '../../scripts/event-types.ts'
 
-// CONTRACT.md section 6, "Webhook events", in its order.
-const CONTRACT_CATALOGUE = [
-  'connection.created', 'connection.applied', 'connection.live', 'connection.failed', 'connection.records.updated',
-  'connection.reapply.failed', 'connection.disconnected', 'connection.records_outdated',
-  // Portico's own beside the contract's: pre-validation's stage changes (issue 50).
-  'connection.validation_stage', 'domain.record_missing',
-  'domain.record_restored', 'domain.purchased', 'purchase.error', 'purchase.confirmation.expired', 'secure_status', 'power_status',
-]
+const PUBLISHED = parsePublished(readFileSync(join(import.meta.dir, '../..', PUBLISHED_EVENT_TYPES), 'utf8'))!
 
 describe('the event registry', () => {
-  test('is the contract\'s catalogue, each type with a named envelope and payload', () => {
-    expect(EVENT_TYPES).toEqual(CONTRACT_CATALOGUE as never)
+  test('declares every published type: none removed or renamed, and a new one published (npm run generate)', () => {
+    // A type in the list and not in the registry was taken back from receivers; one in the registry and
+    // not in the list has not been generated and committed yet.
+    expect({ withdrawn: withdrawnTypes(PUBLISHED, EVENT_TYPES), unpublished: withdrawnTypes(EVENT_TYPES, PUBLISHED) }).toEqual({ withdrawn: [], unpublished: [] })
+    expect(EVENT_TYPES).toEqual(PUBLISHED as never)
+    // CONTRACT.md section 6's own types are there, in its order (Portico's own may stand between them).
+    const contract = [
+      'connection.created', 'connection.applied', 'connection.live', 'connection.failed', 'connection.records.updated',
+      'connection.reapply.failed', 'connection.disconnected', 'connection.records_outdated',
+    ]
+    expect(PUBLISHED.filter((t) => contract.includes(t))).toEqual(contract)
+  })
+
+  test('the published list only grows: generate refuses to drop a type, naming it, and writes a new one', () => {
+    const renamed = EVENT_TYPES.map((t) => (t === 'connection.live' ? 'connection.is_live' : t))
+    expect(() => eventTypesFile(PUBLISHED, renamed)).toThrow('published event types no longer declared in src/domain/events.ts: connection.live.')
+    expect(() => eventTypesFile(PUBLISHED, EVENT_TYPES.filter((t) => t !== 'power_status'))).toThrow(': power_status.')
+    expect(parsePublished(eventTypesFile(PUBLISHED, [...EVENT_TYPES, 'connection.newly_declared']))).toEqual([...PUBLISHED, 'connection.newly_declared'])
+    expect(eventTypesFile(PUBLISHED, EVENT_TYPES)).toBe(readFileSync(join(import.meta.dir, '../..', PUBLISHED_EVENT_TYPES), 'utf8'))
+  })
+
+  test('each type has a named envelope and payload', () => {
     for (const t of EVENT_TYPES) {
       expect(nameOf(EVENT_SCHEMAS[t])).toMatch(/Event$/)
       expect(nameOf(EVENTS[t].data)).toMatch(/Data$/)

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Det er udløbet eller har aldrig været gyldigt. Bed den, der sendte det, om et nyt link.',
   poweredBy: 'Drevet af Portico',
   otherLanguages: 'Andre sprog',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Godkend {client}?',
+  titleAsk: '{client} vil have adgang til dit Portico-arbejdsområde',
+  titleSignedIn: 'Giv {client} adgang til {workspace}?',
+  sentTo: 'Når du har svaret, sendes du til',
+  publishedBy: 'Denne klient udgives af {host} (dens metadatadokument ligger der).',
+  verifiedDomain: 'Bekræftet: denne klients domæne tilhører {name}.',
+  verifiedRedirects: 'Bekræftet: hver omdirigering for denne klient er en webadresse hos {name}.',
+  localWarning: 'Denne klient omdirigerer kun til denne computer (en loopback-adresse). Ethvert program på denne maskine kan have registreret den: godkend kun, hvis du selv lige har startet den.',
+  imitation: 'Denne klient kalder sig {brand}, men omdirigerer ikke til {brand}. Den kan ikke godkendes.',
+  workspace: 'Arbejdsområde: {workspace}, logget ind som {email} ({role}).',
+  roleCannot: '(din rolle {role} kan ikke give dette)',
+  scopesLegend: 'Den må følgende, medmindre du fjerner markeringen:',
+  asksTo: 'Den beder om at',
+  approve: 'Godkend',
+  deny: 'Afvis',
+  personConfirms: 'Du bekræfter selv hver afbrydelse og hver skrivning, der ville erstatte poster, som allerede findes i en kundes zone: agenten får et link til dig, du åbner det, logger ind som dig selv, ser, hvad der ville ændre sig, og bekræfter der. Intet, som agenten eller dens app svarer for dig, tæller som dit ja.',
+  sent: 'Hvis {email} tilhører et medlem af et Portico-arbejdsområde, er et login-link på vej. Det virker én gang, i 15 minutter, og bringer dig tilbage hertil for at svare.',
+  emailLabel: 'Log ind som dig selv: din e-mailadresse i arbejdsområdet',
+  emailMe: 'Send mig et login-link',
+  goneTitle: 'Anmodningen blev ikke fundet',
+  goneHeading: 'Denne anmodning er ukendt, udløbet eller allerede besvaret',
+  goneBody: 'Start forfra fra din agent.',
+  account: 'Konto',
+  yourAgents: 'Dine agenter',
+  signOut: 'Log {email} ud',
+  footer: 'Portico spørger på vegne af dit arbejdsområde. Hvis du godkender, må appen kun handle inden for de tilladelser, du lader være markeret; du kan til enhver tid tilbagekalde det under {agents}.',
+  errTooLarge: 'Formularen er for stor.',
+  errApiKey: 'API-nøgler accepteres ikke her: log ind som dig selv med din e-mailadresse.',
+  errImitating: 'En klient, der efterligner {brand}, kan ikke godkendes.',
+  errEmail: 'Indtast din e-mailadresse.',
+  errTooMany: 'Der er bedt om for mange login-links. Vent et par minutter, og prøv så igen.',
+  errChoose: 'Vælg godkend eller afvis.',
+  errSignIn: 'Log ind først: dit login er udløbet eller blev aldrig foretaget.',
+  errOutOfDate: 'Denne formular er forældet: svar igen.',
+  errNoScope: 'Anmodningen beder ikke om nogen tilladelse, som Portico kender.',
+  errLeaveOne: 'Lad mindst én tilladelse være markeret, eller afvis.',
+  errRole: 'Rollen {role} kan ikke give: {scopes}.',
+  scopes: {
+    'domains:read': 'Se dine domæneforbindelser, deres DNS-poster og status samt dine apps',
+    'domains:write': 'Tilføje domæner og kontrollere, anvende eller genkontrollere deres DNS-opsætning',
+    'domains:disconnect': 'Afbryde domæner (du bekræfter hvert enkelt, før det afbrydes)',
+    'domains:records': 'Skrive DNS-poster efter eget valg på dine domæner, ikke kun dem, din app planlægger: det kan være mailposter (MX), der bestemmer, hvor din e-mail sendes hen, og navneserverposter (NS), der overdrager domænet til en anden DNS-udbyder',
+  },
 }

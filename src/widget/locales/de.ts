@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Er ist abgelaufen oder war nie gültig. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen Link.',
   poweredBy: 'Bereitgestellt von Portico',
   otherLanguages: 'Andere Sprachen',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '{client} zulassen?',
+  titleAsk: '{client} möchte auf Ihren Portico-Arbeitsbereich zugreifen',
+  titleSignedIn: '{client} Zugriff auf {workspace} erlauben?',
+  sentTo: 'Nach Ihrer Antwort werden Sie weitergeleitet zu',
+  publishedBy: 'Dieser Client wird von {host} veröffentlicht (sein Metadatendokument wird dort bereitgestellt).',
+  verifiedDomain: 'Geprüft: Die Domain dieses Clients gehört zu {name}.',
+  verifiedRedirects: 'Geprüft: Jede Weiterleitung dieses Clients ist eine Webadresse von {name}.',
+  localWarning: 'Dieser Client leitet nur auf diesen Computer weiter (eine Loopback-Adresse). Jedes Programm auf diesem Rechner könnte ihn registriert haben: Lassen Sie ihn nur zu, wenn Sie ihn gerade selbst gestartet haben.',
+  imitation: 'Dieser Client nennt sich nach {brand}, leitet aber nicht zu {brand} weiter. Er kann nicht zugelassen werden.',
+  workspace: 'Arbeitsbereich: {workspace}, angemeldet als {email} ({role}).',
+  roleCannot: '(Ihre Rolle {role} kann dies nicht gewähren)',
+  scopesLegend: 'Er darf Folgendes, sofern Sie es nicht abwählen:',
+  asksTo: 'Er bittet um Folgendes:',
+  approve: 'Zulassen',
+  deny: 'Ablehnen',
+  personConfirms: 'Jede Trennung und jeden Schreibvorgang, der bereits vorhandene Einträge in der Zone eines Kunden ersetzen würde, bestätigen Sie selbst: Der Agent erhält einen Link für Sie, Sie öffnen ihn, melden sich selbst an, sehen, was sich ändern würde, und bestätigen dort. Nichts, was der Agent oder seine App für Sie antwortet, zählt als Ihr Ja.',
+  sent: 'Wenn {email} zu einem Mitglied eines Portico-Arbeitsbereichs gehört, ist ein Anmeldelink unterwegs. Er funktioniert einmal, 15 Minuten lang, und bringt Sie zum Antworten hierher zurück.',
+  emailLabel: 'Melden Sie sich selbst an: Ihre E-Mail-Adresse im Arbeitsbereich',
+  emailMe: 'Anmeldelink per E-Mail senden',
+  goneTitle: 'Anfrage nicht gefunden',
+  goneHeading: 'Diese Anfrage ist unbekannt, abgelaufen oder bereits beantwortet',
+  goneBody: 'Beginnen Sie erneut bei Ihrem Agenten.',
+  account: 'Konto',
+  yourAgents: 'Ihre Agenten',
+  signOut: '{email} abmelden',
+  footer: 'Portico fragt im Namen Ihres Arbeitsbereichs. Mit der Zustimmung darf die Anwendung nur im Rahmen der angehakten Berechtigungen handeln; Sie können sie jederzeit unter {agents} widerrufen.',
+  errTooLarge: 'Das Formular ist zu groß.',
+  errApiKey: 'API-Schlüssel werden hier nicht akzeptiert: Melden Sie sich selbst mit Ihrer E-Mail-Adresse an.',
+  errImitating: 'Ein Client, der {brand} nachahmt, kann nicht zugelassen werden.',
+  errEmail: 'Geben Sie Ihre E-Mail-Adresse ein.',
+  errTooMany: 'Es wurden zu viele Anmeldelinks angefordert. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
+  errChoose: 'Wählen Sie Zulassen oder Ablehnen.',
+  errSignIn: 'Melden Sie sich zuerst an: Ihre Anmeldung ist abgelaufen oder wurde nie vorgenommen.',
+  errOutOfDate: 'Dieses Formular ist veraltet: Antworten Sie erneut.',
+  errNoScope: 'Die Anfrage verlangt keine Berechtigung, die Portico kennt.',
+  errLeaveOne: 'Lassen Sie mindestens eine Berechtigung angehakt oder lehnen Sie ab.',
+  errRole: 'Die Rolle {role} kann Folgendes nicht gewähren: {scopes}.',
+  scopes: {
+    'domains:read': 'Ihre Domainverbindungen, deren DNS-Einträge und Status sowie Ihre Anwendungen sehen',
+    'domains:write': 'Domains hinzufügen und ihre DNS-Einrichtung prüfen, anwenden oder erneut prüfen',
+    'domains:disconnect': 'Domains trennen (Sie bestätigen jede einzeln, bevor sie getrennt wird)',
+    'domains:records': 'DNS-Einträge nach eigener Wahl in Ihren Domains schreiben, nicht nur die von Ihrer Anwendung geplanten: Dazu können E-Mail-Einträge (MX) gehören, die bestimmen, wohin Ihre E-Mails gehen, und Nameserver-Einträge (NS), die die Domain einem anderen DNS-Anbieter übergeben',
+  },
 }

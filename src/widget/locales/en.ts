@@ -1,9 +1,10 @@
 // English, the source every other locale translates. One locale is one file in this folder (its tag,
-// `<tag>.ts`): the widget's words (`widget`) and the share page's (`share`); `npm run generate` lists
-// the folder into tags.ts (the locales the widget speaks) and index.ts (every table), and from those
-// come the share page's languages, the playground's picker and the counts in the documents.
+// `<tag>.ts`): the widget's words (`widget`), the share page's (`share`) and the consent page's
+// (`consent`); `npm run generate` lists the folder into tags.ts (the locales the widget speaks) and
+// index.ts (every table), and from those come the share page's and the consent page's languages, the
+// playground's picker and the counts in the documents.
 // The widget's English table is the only one in the bundle; the others are served as JSON beside it
-// and fetched when shown.
+// and fetched when shown, and the share page's and the consent page's words never reach it.
 // `{name}` placeholders are filled when said; an object is a plural message, its forms chosen by
 // Intl.PluralRules (`one`, `other`, and `zero`, `two`, `few`, `many` where a language has them), by
 // `{count}`; a sentence about part of a whole ("2 of 5 records found") agrees with the whole, so `count`
@@ -200,3 +201,50 @@ export const share = {
 
 export type ShareStrings = typeof share
 export type ShareKey = keyof ShareStrings
+
+// The consent page's English words (oauth/pages.ts, oauth/strings.ts): the source every locale's `consent`
+// follows. Two entries are not here: in English, what the person confirms and what each agent scope
+// allows are the catalogue's own words (src/domain/person-confirm.ts, src/domain/rbac.ts), which
+// oauth/strings.ts adds, since browser code here imports nothing outside src/widget/. The bundle never
+// carries these words (nothing it imports uses them).
+export const consent = {
+  pageTitle: 'Approve {client}?',
+  titleAsk: '{client} wants access to your Portico workspace',
+  titleSignedIn: 'Allow {client} to access {workspace}?',
+  sentTo: 'After you answer you will be sent to',
+  publishedBy: 'This client is published by {host} (its metadata document is served there).',
+  verifiedDomain: "Verified: this client's domain belongs to {name}.",
+  verifiedRedirects: 'Verified: every redirect of this client is a web address of {name}.',
+  localWarning: 'This client only redirects to this computer (a loopback address). Any program on this machine could have registered it: approve only if you just started it yourself.',
+  imitation: 'This client calls itself by the name of {brand}, but it does not redirect to {brand}. It cannot be approved.',
+  workspace: 'Workspace: {workspace}, signed in as {email} ({role}).',
+  roleCannot: '(your {role} role cannot grant this)',
+  scopesLegend: 'It may, unless you uncheck it:',
+  asksTo: 'It asks to',
+  approve: 'Approve',
+  deny: 'Deny',
+  sent: 'If {email} belongs to a member of a Portico workspace, a sign-in link is on its way. It works once, for 15 minutes, and brings you back here to answer.',
+  emailLabel: 'Sign in as yourself: your email address in the workspace',
+  emailMe: 'Email me a sign-in link',
+  goneTitle: 'Request not found',
+  goneHeading: 'This request is unknown, expired or already answered',
+  goneBody: 'Start again from your agent.',
+  account: 'Account',
+  yourAgents: 'Your agents',
+  signOut: 'Sign out {email}',
+  footer: 'Portico asks on behalf of your workspace. Approving lets the application act only within the scopes you leave checked; you can revoke it at any time on {agents}.',
+  errTooLarge: 'The form is too large.',
+  errApiKey: 'API keys are not accepted here: sign in as yourself with your email address.',
+  errImitating: 'A client imitating {brand} cannot be approved.',
+  errEmail: 'Enter your email address.',
+  errTooMany: 'Too many sign-in links were asked for. Wait a few minutes, then try again.',
+  errChoose: 'Choose approve or deny.',
+  errSignIn: 'Sign in first: your sign-in ended or was never made.',
+  errOutOfDate: 'This form is out of date: answer again.',
+  errNoScope: 'The request asks for no scope Portico knows.',
+  errLeaveOne: 'Leave at least one scope checked, or deny.',
+  errRole: 'The {role} role cannot grant: {scopes}.',
+}
+
+/** A locale's consent-page words: English's keys, what the person confirms and what each agent scope allows, by scope id. */
+export type ConsentStrings = typeof consent & { personConfirms: string; scopes: Record<string, string> }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Ha caducado o nunca fue válido. Pide un enlace nuevo a quien te lo envió.',
   poweredBy: 'Con la tecnología de Portico',
   otherLanguages: 'Otros idiomas',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '¿Aprobar {client}?',
+  titleAsk: '{client} quiere acceder a tu espacio de trabajo de Portico',
+  titleSignedIn: '¿Permitir que {client} acceda a {workspace}?',
+  sentTo: 'Cuando respondas, irás a',
+  publishedBy: 'Este cliente lo publica {host} (allí se sirve su documento de metadatos).',
+  verifiedDomain: 'Verificado: el dominio de este cliente pertenece a {name}.',
+  verifiedRedirects: 'Verificado: cada redirección de este cliente es una dirección web de {name}.',
+  localWarning: 'Este cliente solo redirige a este ordenador (una dirección de loopback). Cualquier programa de esta máquina podría haberlo registrado: apruébalo solo si acabas de iniciarlo tú.',
+  imitation: 'Este cliente se presenta con el nombre de {brand}, pero no redirige a {brand}. No se puede aprobar.',
+  workspace: 'Espacio de trabajo: {workspace}, con sesión iniciada como {email} ({role}).',
+  roleCannot: '(tu rol {role} no puede conceder esto)',
+  scopesLegend: 'Podrá hacer lo siguiente, salvo que lo desmarques:',
+  asksTo: 'Pide permiso para',
+  approve: 'Aprobar',
+  deny: 'Denegar',
+  personConfirms: 'Confirmas tú cada desconexión, y cada escritura que reemplazaría registros que ya están en la zona de un cliente: el agente recibe un enlace para ti, lo abres, inicias sesión como tú, ves lo que cambiaría y confirmas allí. Nada de lo que el agente o su aplicación respondan por ti cuenta como tu sí.',
+  sent: 'Si {email} pertenece a un miembro de un espacio de trabajo de Portico, hay un enlace de inicio de sesión en camino. Funciona una vez, durante 15 minutos, y te trae de vuelta aquí para responder.',
+  emailLabel: 'Inicia sesión como tú: tu dirección de correo en el espacio de trabajo',
+  emailMe: 'Enviarme un enlace de inicio de sesión',
+  goneTitle: 'Solicitud no encontrada',
+  goneHeading: 'Esta solicitud es desconocida, ha caducado o ya se respondió',
+  goneBody: 'Vuelve a empezar desde tu agente.',
+  account: 'Cuenta',
+  yourAgents: 'Tus agentes',
+  signOut: 'Cerrar la sesión de {email}',
+  footer: 'Portico pregunta en nombre de tu espacio de trabajo. Si apruebas, la aplicación solo podrá actuar dentro de los permisos que dejes marcados; puedes revocarlo cuando quieras en {agents}.',
+  errTooLarge: 'El formulario es demasiado grande.',
+  errApiKey: 'Aquí no se aceptan claves de API: inicia sesión como tú con tu dirección de correo.',
+  errImitating: 'Un cliente que imita a {brand} no se puede aprobar.',
+  errEmail: 'Escribe tu dirección de correo.',
+  errTooMany: 'Se han pedido demasiados enlaces de inicio de sesión. Espera unos minutos y vuelve a intentarlo.',
+  errChoose: 'Elige aprobar o denegar.',
+  errSignIn: 'Inicia sesión primero: tu sesión terminó o nunca se inició.',
+  errOutOfDate: 'Este formulario está desactualizado: responde de nuevo.',
+  errNoScope: 'La solicitud no pide ningún permiso que Portico conozca.',
+  errLeaveOne: 'Deja al menos un permiso marcado, o deniega.',
+  errRole: 'El rol {role} no puede conceder: {scopes}.',
+  scopes: {
+    'domains:read': 'Ver tus conexiones de dominio, sus registros DNS y su estado, y tus aplicaciones',
+    'domains:write': 'Añadir dominios y comprobar, aplicar o volver a comprobar su configuración DNS',
+    'domains:disconnect': 'Desconectar dominios (confirmas cada uno antes de que se desconecte)',
+    'domains:records': 'Escribir en tus dominios los registros DNS que elija, no solo los que planifica tu aplicación: pueden incluir registros de correo (MX), que deciden adónde va tu correo, y registros de servidores de nombres (NS), que entregan el dominio a otro proveedor de DNS',
+  },
 }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Se on vanhentunut tai ei ole koskaan ollut voimassa. Pyydä uusi linkki sen lähettäjältä.',
   poweredBy: 'Palvelun tarjoaa Portico',
   otherLanguages: 'Muut kielet',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Hyväksytäänkö {client}?',
+  titleAsk: '{client} pyytää pääsyä Portico-työtilaasi',
+  titleSignedIn: 'Sallitaanko asiakasohjelmalle {client} pääsy työtilaan {workspace}?',
+  sentTo: 'Vastattuasi sinut ohjataan osoitteeseen',
+  publishedBy: 'Tämän asiakasohjelman julkaisee {host} (sen metatietoasiakirja on siellä).',
+  verifiedDomain: 'Vahvistettu: tämän asiakasohjelman verkkotunnus kuuluu kohteelle {name}.',
+  verifiedRedirects: 'Vahvistettu: tämän asiakasohjelman jokainen uudelleenohjaus on kohteen {name} verkko-osoite.',
+  localWarning: 'Tämä asiakasohjelma ohjaa vain tälle tietokoneelle (loopback-osoite). Mikä tahansa tämän koneen ohjelma on voinut rekisteröidä sen: hyväksy vain, jos käynnistit sen juuri itse.',
+  imitation: 'Tämä asiakasohjelma käyttää nimeä {brand}, mutta se ei ohjaa kohteeseen {brand}. Sitä ei voi hyväksyä.',
+  workspace: 'Työtila: {workspace}, kirjautuneena käyttäjänä {email} ({role}).',
+  roleCannot: '(roolisi {role} ei voi myöntää tätä)',
+  scopesLegend: 'Se saa tehdä seuraavaa, ellet poista valintaa:',
+  asksTo: 'Se pyytää lupaa seuraavaan:',
+  approve: 'Hyväksy',
+  deny: 'Hylkää',
+  personConfirms: 'Vahvistat itse jokaisen irrotuksen ja jokaisen kirjoituksen, joka korvaisi asiakkaan vyöhykkeessä jo olevia tietueita: agentti saa sinulle linkin, avaat sen, kirjaudut omana itsenäsi, näet, mikä muuttuisi, ja vahvistat siellä. Mikään, mitä agentti tai sen sovellus vastaa puolestasi, ei ole sinun kyllä-vastauksesi.',
+  sent: 'Jos {email} kuuluu jonkin Portico-työtilan jäsenelle, kirjautumislinkki on matkalla. Se toimii kerran, 15 minuutin ajan, ja tuo sinut takaisin tänne vastaamaan.',
+  emailLabel: 'Kirjaudu omana itsenäsi: sähköpostiosoitteesi työtilassa',
+  emailMe: 'Lähetä minulle kirjautumislinkki',
+  goneTitle: 'Pyyntöä ei löytynyt',
+  goneHeading: 'Tämä pyyntö on tuntematon, vanhentunut tai siihen on jo vastattu',
+  goneBody: 'Aloita alusta agentistasi.',
+  account: 'Tili',
+  yourAgents: 'Agenttisi',
+  signOut: 'Kirjaa ulos {email}',
+  footer: 'Portico kysyy työtilasi puolesta. Hyväksyminen antaa sovelluksen toimia vain niiden oikeuksien rajoissa, jotka jätät valituiksi; voit perua sen milloin tahansa sivulla {agents}.',
+  errTooLarge: 'Lomake on liian suuri.',
+  errApiKey: 'API-avaimia ei hyväksytä täällä: kirjaudu omana itsenäsi sähköpostiosoitteellasi.',
+  errImitating: 'Asiakasohjelmaa, joka jäljittelee kohdetta {brand}, ei voi hyväksyä.',
+  errEmail: 'Kirjoita sähköpostiosoitteesi.',
+  errTooMany: 'Kirjautumislinkkejä on pyydetty liian monta. Odota muutama minuutti ja yritä sitten uudelleen.',
+  errChoose: 'Valitse hyväksy tai hylkää.',
+  errSignIn: 'Kirjaudu ensin: kirjautumisesi on päättynyt tai sitä ei ole tehty.',
+  errOutOfDate: 'Tämä lomake on vanhentunut: vastaa uudelleen.',
+  errNoScope: 'Pyyntö ei koske mitään Porticon tuntemaa oikeutta.',
+  errLeaveOne: 'Jätä vähintään yksi oikeus valituksi tai hylkää.',
+  errRole: 'Rooli {role} ei voi myöntää: {scopes}.',
+  scopes: {
+    'domains:read': 'Nähdä verkkotunnusyhteytesi, niiden DNS-tietueet ja tilan sekä sovelluksesi',
+    'domains:write': 'Lisätä verkkotunnuksia sekä tarkistaa, ottaa käyttöön tai tarkistaa uudelleen niiden DNS-asetukset',
+    'domains:disconnect': 'Irrottaa verkkotunnuksia (vahvistat jokaisen ennen kuin se irrotetaan)',
+    'domains:records': 'Kirjoittaa verkkotunnuksiisi itse valitsemiaan DNS-tietueita eikä vain sovelluksesi suunnittelemia: niihin voi kuulua sähköpostitietueita (MX), jotka ratkaisevat, minne sähköpostisi menee, ja nimipalvelintietueita (NS), jotka luovuttavat verkkotunnuksen toiselle DNS-palvelulle',
+  },
 }

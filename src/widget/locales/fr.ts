@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Il a expiré ou n’a jamais été valide. Demandez un nouveau lien à la personne qui vous l’a envoyé.',
   poweredBy: 'Fourni par Portico',
   otherLanguages: 'Autres langues',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Approuver {client} ?',
+  titleAsk: '{client} demande l’accès à votre espace de travail Portico',
+  titleSignedIn: 'Autoriser {client} à accéder à {workspace} ?',
+  sentTo: 'Une fois votre réponse donnée, vous serez redirigé vers',
+  publishedBy: 'Ce client est publié par {host} (son document de métadonnées y est servi).',
+  verifiedDomain: 'Vérifié : le domaine de ce client appartient à {name}.',
+  verifiedRedirects: 'Vérifié : chaque redirection de ce client est une adresse web de {name}.',
+  localWarning: 'Ce client ne redirige que vers cet ordinateur (une adresse de bouclage). N’importe quel programme de cette machine a pu l’enregistrer : n’approuvez que si vous venez de le lancer vous-même.',
+  imitation: 'Ce client porte le nom de {brand}, mais il ne redirige pas vers {brand}. Il ne peut pas être approuvé.',
+  workspace: 'Espace de travail : {workspace}, connecté en tant que {email} ({role}).',
+  roleCannot: '(votre rôle {role} ne peut pas accorder ceci)',
+  scopesLegend: 'Il pourra, sauf si vous décochez :',
+  asksTo: 'Il demande à',
+  approve: 'Approuver',
+  deny: 'Refuser',
+  personConfirms: 'Vous confirmez vous-même chaque déconnexion, et chaque écriture qui remplacerait des enregistrements déjà présents dans la zone d’un client : l’agent reçoit un lien pour vous, vous l’ouvrez, vous vous connectez en votre nom, vous voyez ce qui changerait et vous confirmez là. Rien de ce que l’agent ou son application répond à votre place ne compte comme votre oui.',
+  sent: 'Si {email} appartient à un membre d’un espace de travail Portico, un lien de connexion est en route. Il fonctionne une seule fois, pendant 15 minutes, et vous ramène ici pour répondre.',
+  emailLabel: 'Connectez-vous en votre nom : votre adresse e-mail dans l’espace de travail',
+  emailMe: 'M’envoyer un lien de connexion',
+  goneTitle: 'Demande introuvable',
+  goneHeading: 'Cette demande est inconnue, a expiré ou a déjà reçu une réponse',
+  goneBody: 'Recommencez depuis votre agent.',
+  account: 'Compte',
+  yourAgents: 'Vos agents',
+  signOut: 'Déconnecter {email}',
+  footer: 'Portico demande au nom de votre espace de travail. Approuver permet à l’application d’agir uniquement dans les limites que vous laissez cochées ; vous pouvez révoquer cet accès à tout moment sur {agents}.',
+  errTooLarge: 'Le formulaire est trop volumineux.',
+  errApiKey: 'Les clés d’API ne sont pas acceptées ici : connectez-vous en votre nom avec votre adresse e-mail.',
+  errImitating: 'Un client qui imite {brand} ne peut pas être approuvé.',
+  errEmail: 'Saisissez votre adresse e-mail.',
+  errTooMany: 'Trop de liens de connexion ont été demandés. Attendez quelques minutes, puis réessayez.',
+  errChoose: 'Choisissez d’approuver ou de refuser.',
+  errSignIn: 'Connectez-vous d’abord : votre session a pris fin ou n’a jamais été ouverte.',
+  errOutOfDate: 'Ce formulaire n’est plus à jour : répondez de nouveau.',
+  errNoScope: 'La demande ne porte sur aucune autorisation connue de Portico.',
+  errLeaveOne: 'Laissez au moins une autorisation cochée, ou refusez.',
+  errRole: 'Le rôle {role} ne peut pas accorder : {scopes}.',
+  scopes: {
+    'domains:read': 'Voir vos connexions de domaine, leurs enregistrements DNS et leur état, ainsi que vos applications',
+    'domains:write': 'Ajouter des domaines et vérifier, appliquer ou revérifier leur configuration DNS',
+    'domains:disconnect': 'Déconnecter des domaines (vous confirmez chacun avant qu’il ne parte)',
+    'domains:records': 'Écrire dans vos domaines des enregistrements DNS de son choix, au lieu des seuls que prévoit votre application : ils peuvent inclure des enregistrements de messagerie (MX), qui décident où va votre courrier, et des enregistrements de serveurs de noms (NS), qui confient le domaine à un autre hébergeur DNS',
+  },
 }

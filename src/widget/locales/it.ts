@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'È scaduto o non è mai stato valido. Chiedi un nuovo link a chi te l’ha inviato.',
   poweredBy: 'Realizzato con Portico',
   otherLanguages: 'Altre lingue',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Approvare {client}?',
+  titleAsk: '{client} chiede di accedere alla tua area di lavoro Portico',
+  titleSignedIn: 'Consentire a {client} di accedere a {workspace}?',
+  sentTo: 'Dopo la risposta verrai reindirizzato a',
+  publishedBy: 'Questo client è pubblicato da {host} (il suo documento di metadati è servito lì).',
+  verifiedDomain: 'Verificato: il dominio di questo client appartiene a {name}.',
+  verifiedRedirects: 'Verificato: ogni reindirizzamento di questo client è un indirizzo web di {name}.',
+  localWarning: 'Questo client reindirizza solo a questo computer (un indirizzo di loopback). Qualsiasi programma su questa macchina potrebbe averlo registrato: approva solo se lo hai appena avviato tu.',
+  imitation: 'Questo client usa il nome di {brand}, ma non reindirizza a {brand}. Non può essere approvato.',
+  workspace: 'Area di lavoro: {workspace}, accesso eseguito come {email} ({role}).',
+  roleCannot: '(il tuo ruolo {role} non può concedere questa autorizzazione)',
+  scopesLegend: 'Potrà, a meno che tu non tolga la spunta:',
+  asksTo: 'Chiede di',
+  approve: 'Approva',
+  deny: 'Rifiuta',
+  personConfirms: 'Confermi tu ogni disconnessione, e ogni scrittura che sostituirebbe record già presenti nella zona di un cliente: l’agente riceve un link per te, lo apri, accedi con la tua identità, vedi cosa cambierebbe e confermi lì. Nulla di ciò che l’agente o la sua app risponde al posto tuo conta come il tuo sì.',
+  sent: 'Se {email} appartiene a un membro di un’area di lavoro Portico, è in arrivo un link di accesso. Funziona una sola volta, per 15 minuti, e ti riporta qui per rispondere.',
+  emailLabel: 'Accedi con la tua identità: il tuo indirizzo email nell’area di lavoro',
+  emailMe: 'Inviami un link di accesso',
+  goneTitle: 'Richiesta non trovata',
+  goneHeading: 'Questa richiesta è sconosciuta, scaduta o ha già ricevuto risposta',
+  goneBody: 'Ricomincia dal tuo agente.',
+  account: 'Account',
+  yourAgents: 'I tuoi agenti',
+  signOut: 'Esci da {email}',
+  footer: 'Portico chiede per conto della tua area di lavoro. Approvando, l’applicazione può agire solo entro le autorizzazioni che lasci spuntate; puoi revocarla in qualsiasi momento in {agents}.',
+  errTooLarge: 'Il modulo è troppo grande.',
+  errApiKey: 'Le chiavi API non sono accettate qui: accedi con la tua identità usando il tuo indirizzo email.',
+  errImitating: 'Un client che imita {brand} non può essere approvato.',
+  errEmail: 'Inserisci il tuo indirizzo email.',
+  errTooMany: 'Sono stati richiesti troppi link di accesso. Attendi qualche minuto, poi riprova.',
+  errChoose: 'Scegli se approvare o rifiutare.',
+  errSignIn: 'Accedi prima: il tuo accesso è terminato o non è mai stato eseguito.',
+  errOutOfDate: 'Questo modulo non è più aggiornato: rispondi di nuovo.',
+  errNoScope: 'La richiesta non chiede alcuna autorizzazione nota a Portico.',
+  errLeaveOne: 'Lascia spuntata almeno un’autorizzazione, oppure rifiuta.',
+  errRole: 'Il ruolo {role} non può concedere: {scopes}.',
+  scopes: {
+    'domains:read': 'Vedere le connessioni dei tuoi domini, i loro record DNS e il loro stato, e le tue applicazioni',
+    'domains:write': 'Aggiungere domini e verificare, applicare o verificare di nuovo la loro configurazione DNS',
+    'domains:disconnect': 'Disconnettere domini (confermi ciascuno prima che venga disconnesso)',
+    'domains:records': 'Scrivere nei tuoi domini record DNS scelti da lui, non solo quelli previsti dalla tua applicazione: possono includere record di posta (MX), che decidono dove va la tua email, e record dei server dei nomi (NS), che affidano il dominio a un altro provider DNS',
+  },
 }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: '有効期限が切れたか、無効なリンクです。送ってくれた人に新しいリンクを依頼してください。',
   poweredBy: 'Powered by Portico',
   otherLanguages: 'ほかの言語',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '{client} を承認しますか？',
+  titleAsk: '{client} が Portico のワークスペースへのアクセスを求めています',
+  titleSignedIn: '{client} に {workspace} へのアクセスを許可しますか？',
+  sentTo: '回答すると、次の場所に移動します',
+  publishedBy: 'このクライアントは {host} が公開しています（メタデータ文書はそこで提供されています）。',
+  verifiedDomain: '確認済み：このクライアントのドメインは {name} のものです。',
+  verifiedRedirects: '確認済み：このクライアントのリダイレクト先はすべて {name} のウェブアドレスです。',
+  localWarning: 'このクライアントはこのコンピューター（ループバックアドレス）にしかリダイレクトしません。このマシン上のどのプログラムでも登録できたはずです。自分で起動した直後の場合にのみ承認してください。',
+  imitation: 'このクライアントは {brand} の名前を名乗っていますが、{brand} にリダイレクトしません。承認できません。',
+  workspace: 'ワークスペース：{workspace}、{email} としてサインイン中（{role}）。',
+  roleCannot: '（あなたの {role} ロールではこれを許可できません）',
+  scopesLegend: 'チェックを外さない限り、次のことができます：',
+  asksTo: '次の許可を求めています',
+  approve: '承認',
+  deny: '拒否',
+  personConfirms: '接続の解除と、顧客のゾーンにすでにあるレコードを置き換える書き込みは、どれもあなた自身が確認します。エージェントはあなた宛てのリンクを受け取り、あなたがそれを開いて本人としてサインインし、何が変わるかを見てからそこで確認します。エージェントやそのアプリがあなたに代わって答えたものは、あなたの承認とは見なされません。',
+  sent: '{email} が Portico ワークスペースのメンバーのものであれば、サインイン用のリンクを送信しました。リンクは 1 回だけ、15 分間有効で、ここに戻って回答できます。',
+  emailLabel: 'ご本人としてサインイン：ワークスペースで使っているメールアドレス',
+  emailMe: 'サインイン用のリンクをメールで受け取る',
+  goneTitle: 'リクエストが見つかりません',
+  goneHeading: 'このリクエストは不明か、期限切れか、すでに回答済みです',
+  goneBody: 'エージェントからもう一度始めてください。',
+  account: 'アカウント',
+  yourAgents: 'あなたのエージェント',
+  signOut: '{email} からサインアウト',
+  footer: 'Portico はあなたのワークスペースに代わって確認しています。承認すると、アプリケーションはチェックを残した範囲内でのみ動作できます。{agents} でいつでも取り消せます。',
+  errTooLarge: 'フォームが大きすぎます。',
+  errApiKey: 'ここでは API キーは使えません。ご本人のメールアドレスでサインインしてください。',
+  errImitating: '{brand} になりすますクライアントは承認できません。',
+  errEmail: 'メールアドレスを入力してください。',
+  errTooMany: 'サインイン用のリンクの依頼が多すぎます。数分待ってから、もう一度お試しください。',
+  errChoose: '承認か拒否を選んでください。',
+  errSignIn: '先にサインインしてください。サインインが終了したか、まだ行われていません。',
+  errOutOfDate: 'このフォームは古くなっています。もう一度回答してください。',
+  errNoScope: 'このリクエストには Portico が知っている権限が含まれていません。',
+  errLeaveOne: '少なくとも 1 つの権限にチェックを残すか、拒否してください。',
+  errRole: '{role} ロールでは次を許可できません：{scopes}。',
+  scopes: {
+    'domains:read': 'ドメイン接続とその DNS レコードや状態、アプリケーションを見る',
+    'domains:write': 'ドメインを追加し、その DNS 設定を確認、適用、再確認する',
+    'domains:disconnect': 'ドメインの接続を解除する（解除の前に 1 つずつあなたが確認します）',
+    'domains:records': 'アプリケーションが計画したものだけでなく、自ら選んだ DNS レコードをドメインに書き込む：メールの届け先を決めるメール（MX）レコードや、ドメインを別の DNS ホストに引き渡すネームサーバー（NS）レコードも含まれることがあります',
+  },
 }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: '만료되었거나 처음부터 유효하지 않은 링크입니다. 링크를 보낸 사람에게 새 링크를 요청하세요.',
   poweredBy: 'Powered by Portico',
   otherLanguages: '다른 언어',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '{client}을(를) 승인하시겠습니까?',
+  titleAsk: '{client}에서 Portico 워크스페이스에 대한 액세스를 요청합니다',
+  titleSignedIn: '{client}이(가) {workspace}에 액세스하도록 허용하시겠습니까?',
+  sentTo: '응답하면 다음 주소로 이동합니다',
+  publishedBy: '이 클라이언트는 {host}에서 게시합니다(메타데이터 문서가 그곳에서 제공됨).',
+  verifiedDomain: '확인됨: 이 클라이언트의 도메인은 {name}의 것입니다.',
+  verifiedRedirects: '확인됨: 이 클라이언트의 모든 리디렉션은 {name}의 웹 주소입니다.',
+  localWarning: '이 클라이언트는 이 컴퓨터(루프백 주소)로만 리디렉션합니다. 이 컴퓨터의 어떤 프로그램이든 이 클라이언트를 등록했을 수 있으니, 방금 직접 실행한 경우에만 승인하세요.',
+  imitation: '이 클라이언트는 {brand}의 이름을 사용하지만 {brand}(으)로 리디렉션하지 않습니다. 승인할 수 없습니다.',
+  workspace: '워크스페이스: {workspace}, {email}(으)로 로그인함({role}).',
+  roleCannot: '({role} 역할로는 이 권한을 부여할 수 없음)',
+  scopesLegend: '선택을 해제하지 않으면 다음을 할 수 있습니다:',
+  asksTo: '다음 권한을 요청합니다',
+  approve: '승인',
+  deny: '거부',
+  personConfirms: '연결 해제와 고객의 DNS 영역에 이미 있는 레코드를 바꾸게 되는 쓰기는 모두 직접 확인합니다. 에이전트가 사용자용 링크를 받으면, 사용자가 그 링크를 열고 본인으로 로그인해 무엇이 바뀌는지 확인한 뒤 그곳에서 승인합니다. 에이전트나 그 앱이 사용자 대신 한 응답은 사용자의 승인으로 인정되지 않습니다.',
+  sent: '{email}이(가) Portico 워크스페이스 구성원의 주소라면 로그인 링크가 전송 중입니다. 링크는 15분 동안 한 번만 사용할 수 있으며, 이곳으로 돌아와 응답할 수 있게 해 줍니다.',
+  emailLabel: '본인으로 로그인: 워크스페이스에서 사용하는 이메일 주소',
+  emailMe: '로그인 링크 이메일로 받기',
+  goneTitle: '요청을 찾을 수 없음',
+  goneHeading: '이 요청은 알 수 없거나, 만료되었거나, 이미 응답되었습니다',
+  goneBody: '에이전트에서 다시 시작하세요.',
+  account: '계정',
+  yourAgents: '내 에이전트',
+  signOut: '{email} 로그아웃',
+  footer: 'Portico가 워크스페이스를 대신해 묻고 있습니다. 승인하면 애플리케이션은 선택된 상태로 둔 권한 안에서만 작동할 수 있으며, 언제든지 {agents}에서 취소할 수 있습니다.',
+  errTooLarge: '양식이 너무 큽니다.',
+  errApiKey: '여기서는 API 키를 사용할 수 없습니다. 본인의 이메일 주소로 로그인하세요.',
+  errImitating: '{brand}을(를) 모방하는 클라이언트는 승인할 수 없습니다.',
+  errEmail: '이메일 주소를 입력하세요.',
+  errTooMany: '로그인 링크 요청이 너무 많습니다. 몇 분 기다린 다음 다시 시도하세요.',
+  errChoose: '승인 또는 거부를 선택하세요.',
+  errSignIn: '먼저 로그인하세요. 로그인이 만료되었거나 로그인한 적이 없습니다.',
+  errOutOfDate: '이 양식은 오래되었습니다. 다시 응답하세요.',
+  errNoScope: '이 요청에는 Portico가 아는 권한이 없습니다.',
+  errLeaveOne: '권한을 하나 이상 선택된 상태로 두거나 거부하세요.',
+  errRole: '{role} 역할로는 다음을 부여할 수 없습니다: {scopes}.',
+  scopes: {
+    'domains:read': '도메인 연결, 해당 DNS 레코드와 상태, 애플리케이션 보기',
+    'domains:write': '도메인을 추가하고 DNS 설정을 확인, 적용 또는 다시 확인하기',
+    'domains:disconnect': '도메인 연결 해제(해제 전에 하나씩 직접 확인)',
+    'domains:records': '애플리케이션이 계획한 레코드만이 아니라 직접 선택한 DNS 레코드를 도메인에 쓰기: 이메일이 어디로 갈지 정하는 메일(MX) 레코드와 도메인을 다른 DNS 호스트에 넘기는 네임서버(NS) 레코드가 포함될 수 있음',
+  },
 }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'De link is verlopen of was nooit geldig. Vraag degene die hem stuurde om een nieuwe link.',
   poweredBy: 'Mogelijk gemaakt door Portico',
   otherLanguages: 'Andere talen',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '{client} goedkeuren?',
+  titleAsk: '{client} wil toegang tot je Portico-werkruimte',
+  titleSignedIn: '{client} toegang geven tot {workspace}?',
+  sentTo: 'Na je antwoord word je doorgestuurd naar',
+  publishedBy: 'Deze client wordt gepubliceerd door {host} (het metadatadocument wordt daar aangeboden).',
+  verifiedDomain: 'Geverifieerd: het domein van deze client is van {name}.',
+  verifiedRedirects: 'Geverifieerd: elke doorverwijzing van deze client is een webadres van {name}.',
+  localWarning: 'Deze client verwijst alleen door naar deze computer (een loopbackadres). Elk programma op deze machine kan hem hebben geregistreerd: keur hem alleen goed als je hem zelf net hebt gestart.',
+  imitation: 'Deze client noemt zich naar {brand}, maar verwijst niet door naar {brand}. Hij kan niet worden goedgekeurd.',
+  workspace: 'Werkruimte: {workspace}, ingelogd als {email} ({role}).',
+  roleCannot: '(je rol {role} kan dit niet toekennen)',
+  scopesLegend: 'Hij mag het volgende, tenzij je het uitvinkt:',
+  asksTo: 'Hij vraagt toestemming voor het volgende:',
+  approve: 'Goedkeuren',
+  deny: 'Weigeren',
+  personConfirms: 'Je bevestigt zelf elke ontkoppeling, en elke schrijfactie die records zou vervangen die al in de zone van een klant staan: de agent krijgt een link voor je, jij opent die, logt in als jezelf, ziet wat er zou veranderen en bevestigt daar. Niets wat de agent of zijn app voor je antwoordt, telt als jouw ja.',
+  sent: 'Als {email} van een lid van een Portico-werkruimte is, is er een inloglink onderweg. Die werkt één keer, 15 minuten lang, en brengt je hier terug om te antwoorden.',
+  emailLabel: 'Log in als jezelf: je e-mailadres in de werkruimte',
+  emailMe: 'Stuur me een inloglink',
+  goneTitle: 'Verzoek niet gevonden',
+  goneHeading: 'Dit verzoek is onbekend, verlopen of al beantwoord',
+  goneBody: 'Begin opnieuw vanuit je agent.',
+  account: 'Account',
+  yourAgents: 'Je agents',
+  signOut: '{email} uitloggen',
+  footer: 'Portico vraagt dit namens je werkruimte. Na goedkeuring mag de applicatie alleen handelen binnen de rechten die aangevinkt blijven; je kunt dit altijd intrekken op {agents}.',
+  errTooLarge: 'Het formulier is te groot.',
+  errApiKey: 'API-sleutels worden hier niet geaccepteerd: log in als jezelf met je e-mailadres.',
+  errImitating: 'Een client die {brand} nabootst, kan niet worden goedgekeurd.',
+  errEmail: 'Vul je e-mailadres in.',
+  errTooMany: 'Er zijn te veel inloglinks aangevraagd. Wacht een paar minuten en probeer het dan opnieuw.',
+  errChoose: 'Kies goedkeuren of weigeren.',
+  errSignIn: 'Log eerst in: je sessie is afgelopen of nooit gestart.',
+  errOutOfDate: 'Dit formulier is verouderd: antwoord opnieuw.',
+  errNoScope: 'Het verzoek vraagt geen enkel recht dat Portico kent.',
+  errLeaveOne: 'Laat minstens één recht aangevinkt, of weiger.',
+  errRole: 'De rol {role} kan dit niet toekennen: {scopes}.',
+  scopes: {
+    'domains:read': 'Je domeinkoppelingen, hun DNS-records en status en je applicaties bekijken',
+    'domains:write': 'Domeinen toevoegen en hun DNS-instellingen controleren, toepassen of opnieuw controleren',
+    'domains:disconnect': 'Domeinen ontkoppelen (je bevestigt elk domein voordat het wordt ontkoppeld)',
+    'domains:records': 'Zelfgekozen DNS-records op je domeinen schrijven, niet alleen die je applicatie plant: daaronder kunnen mailrecords (MX) vallen, die bepalen waar je e-mail heen gaat, en nameserverrecords (NS), die het domein aan een andere DNS-provider overdragen',
+  },
 }

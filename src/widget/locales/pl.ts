@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Wygasł lub nigdy nie był ważny. Poproś osobę, która go wysłała, o nowy link.',
   poweredBy: 'Działa dzięki Portico',
   otherLanguages: 'Inne języki',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Zatwierdzić {client}?',
+  titleAsk: '{client} chce uzyskać dostęp do Twojego obszaru roboczego Portico',
+  titleSignedIn: 'Zezwolić {client} na dostęp do {workspace}?',
+  sentTo: 'Po udzieleniu odpowiedzi przejdziesz do',
+  publishedBy: 'Tego klienta publikuje {host} (tam jest udostępniany jego dokument metadanych).',
+  verifiedDomain: 'Zweryfikowano: domena tego klienta należy do {name}.',
+  verifiedRedirects: 'Zweryfikowano: każde przekierowanie tego klienta to adres internetowy {name}.',
+  localWarning: 'Ten klient przekierowuje tylko na ten komputer (adres pętli zwrotnej). Mógł go zarejestrować dowolny program na tym urządzeniu: zatwierdź tylko wtedy, gdy właśnie sam go uruchomiłeś.',
+  imitation: 'Ten klient nazywa się jak {brand}, ale nie przekierowuje do {brand}. Nie można go zatwierdzić.',
+  workspace: 'Obszar roboczy: {workspace}, zalogowano jako {email} ({role}).',
+  roleCannot: '(Twoja rola {role} nie może tego przyznać)',
+  scopesLegend: 'Będzie mógł, chyba że odznaczysz:',
+  asksTo: 'Prosi o zgodę na:',
+  approve: 'Zatwierdź',
+  deny: 'Odmów',
+  personConfirms: 'Każde odłączenie i każdy zapis, który zastąpiłby rekordy już obecne w strefie klienta, potwierdzasz sam: agent dostaje dla Ciebie link, otwierasz go, logujesz się jako Ty, widzisz, co by się zmieniło, i tam potwierdzasz. Nic, co agent lub jego aplikacja odpowie za Ciebie, nie liczy się jako Twoje „tak”.',
+  sent: 'Jeśli {email} należy do członka obszaru roboczego Portico, link do logowania jest w drodze. Działa raz, przez 15 minut, i przenosi Cię z powrotem tutaj, aby odpowiedzieć.',
+  emailLabel: 'Zaloguj się jako Ty: Twój adres e-mail w obszarze roboczym',
+  emailMe: 'Wyślij mi link do logowania',
+  goneTitle: 'Nie znaleziono prośby',
+  goneHeading: 'Ta prośba jest nieznana, wygasła lub już na nią odpowiedziano',
+  goneBody: 'Zacznij od nowa u swojego agenta.',
+  account: 'Konto',
+  yourAgents: 'Twoi agenci',
+  signOut: 'Wyloguj {email}',
+  footer: 'Portico pyta w imieniu Twojego obszaru roboczego. Po zatwierdzeniu aplikacja może działać tylko w zakresie uprawnień, które zostawisz zaznaczone; możesz to w każdej chwili odwołać na stronie {agents}.',
+  errTooLarge: 'Formularz jest za duży.',
+  errApiKey: 'Klucze API nie są tu akceptowane: zaloguj się jako Ty, podając swój adres e-mail.',
+  errImitating: 'Klienta podszywającego się pod {brand} nie można zatwierdzić.',
+  errEmail: 'Wpisz swój adres e-mail.',
+  errTooMany: 'Poproszono o zbyt wiele linków do logowania. Odczekaj kilka minut i spróbuj ponownie.',
+  errChoose: 'Wybierz: zatwierdź lub odmów.',
+  errSignIn: 'Najpierw się zaloguj: Twoje logowanie wygasło albo nigdy nie nastąpiło.',
+  errOutOfDate: 'Ten formularz jest nieaktualny: odpowiedz ponownie.',
+  errNoScope: 'Prośba nie dotyczy żadnego uprawnienia znanego Portico.',
+  errLeaveOne: 'Zostaw zaznaczone co najmniej jedno uprawnienie albo odmów.',
+  errRole: 'Rola {role} nie może przyznać: {scopes}.',
+  scopes: {
+    'domains:read': 'Wyświetlanie połączeń Twoich domen, ich rekordów DNS i stanu oraz Twoich aplikacji',
+    'domains:write': 'Dodawanie domen oraz sprawdzanie, stosowanie lub ponowne sprawdzanie ich konfiguracji DNS',
+    'domains:disconnect': 'Odłączanie domen (potwierdzasz każdą z nich przed odłączeniem)',
+    'domains:records': 'Zapisywanie w Twoich domenach wybranych przez siebie rekordów DNS, a nie tylko tych zaplanowanych przez Twoją aplikację: mogą to być rekordy poczty (MX), które decydują, dokąd trafia Twoja poczta, i rekordy serwerów nazw (NS), które przekazują domenę innemu dostawcy DNS',
+  },
 }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Ele expirou ou nunca foi válido. Peça um novo link a quem o enviou.',
   poweredBy: 'Com tecnologia Portico',
   otherLanguages: 'Outros idiomas',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Aprovar {client}?',
+  titleAsk: '{client} quer acessar seu espaço de trabalho do Portico',
+  titleSignedIn: 'Permitir que {client} acesse {workspace}?',
+  sentTo: 'Depois de responder, você será enviado para',
+  publishedBy: 'Este cliente é publicado por {host} (o documento de metadados dele é servido lá).',
+  verifiedDomain: 'Verificado: o domínio deste cliente pertence a {name}.',
+  verifiedRedirects: 'Verificado: cada redirecionamento deste cliente é um endereço web de {name}.',
+  localWarning: 'Este cliente só redireciona para este computador (um endereço de loopback). Qualquer programa nesta máquina pode tê-lo registrado: aprove somente se você acabou de iniciá-lo.',
+  imitation: 'Este cliente usa o nome de {brand}, mas não redireciona para {brand}. Ele não pode ser aprovado.',
+  workspace: 'Espaço de trabalho: {workspace}, conectado como {email} ({role}).',
+  roleCannot: '(sua função {role} não pode conceder isto)',
+  scopesLegend: 'Ele poderá, a menos que você desmarque:',
+  asksTo: 'Ele pede para',
+  approve: 'Aprovar',
+  deny: 'Negar',
+  personConfirms: 'Você mesmo confirma cada desconexão, e cada gravação que substituiria registros que já estão na zona de um cliente: o agente recebe um link para você, você o abre, entra como você mesmo, vê o que mudaria e confirma lá. Nada que o agente ou o aplicativo dele responda por você conta como o seu sim.',
+  sent: 'Se {email} pertencer a um membro de um espaço de trabalho do Portico, um link de acesso está a caminho. Ele funciona uma vez, por 15 minutos, e traz você de volta aqui para responder.',
+  emailLabel: 'Entre como você mesmo: seu endereço de e-mail no espaço de trabalho',
+  emailMe: 'Enviar um link de acesso por e-mail',
+  goneTitle: 'Solicitação não encontrada',
+  goneHeading: 'Esta solicitação é desconhecida, expirou ou já foi respondida',
+  goneBody: 'Comece de novo pelo seu agente.',
+  account: 'Conta',
+  yourAgents: 'Seus agentes',
+  signOut: 'Sair de {email}',
+  footer: 'O Portico pergunta em nome do seu espaço de trabalho. Ao aprovar, o aplicativo só pode agir dentro das permissões que você deixar marcadas; você pode revogar a qualquer momento em {agents}.',
+  errTooLarge: 'O formulário é grande demais.',
+  errApiKey: 'Chaves de API não são aceitas aqui: entre como você mesmo com seu endereço de e-mail.',
+  errImitating: 'Um cliente que imita {brand} não pode ser aprovado.',
+  errEmail: 'Digite seu endereço de e-mail.',
+  errTooMany: 'Foram pedidos links de acesso demais. Aguarde alguns minutos e tente de novo.',
+  errChoose: 'Escolha aprovar ou negar.',
+  errSignIn: 'Entre primeiro: seu acesso terminou ou nunca foi feito.',
+  errOutOfDate: 'Este formulário está desatualizado: responda de novo.',
+  errNoScope: 'A solicitação não pede nenhuma permissão que o Portico conheça.',
+  errLeaveOne: 'Deixe pelo menos uma permissão marcada ou negue.',
+  errRole: 'A função {role} não pode conceder: {scopes}.',
+  scopes: {
+    'domains:read': 'Ver suas conexões de domínio, os registros DNS e o status delas, e seus aplicativos',
+    'domains:write': 'Adicionar domínios e verificar, aplicar ou verificar de novo a configuração DNS deles',
+    'domains:disconnect': 'Desconectar domínios (você confirma cada um antes que ele saia)',
+    'domains:records': 'Gravar nos seus domínios registros DNS escolhidos por ele, e não só os que o seu aplicativo planeja: eles podem incluir registros de e-mail (MX), que decidem para onde vai o seu e-mail, e registros de servidor de nomes (NS), que entregam o domínio a outro provedor de DNS',
+  },
 }

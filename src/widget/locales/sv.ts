@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Den har gått ut eller var aldrig giltig. Be den som skickade den om en ny länk.',
   poweredBy: 'Drivs av Portico',
   otherLanguages: 'Andra språk',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: 'Godkänna {client}?',
+  titleAsk: '{client} vill komma åt din Portico-arbetsyta',
+  titleSignedIn: 'Ge {client} åtkomst till {workspace}?',
+  sentTo: 'När du har svarat skickas du till',
+  publishedBy: 'Den här klienten publiceras av {host} (dess metadatadokument finns där).',
+  verifiedDomain: 'Verifierad: den här klientens domän tillhör {name}.',
+  verifiedRedirects: 'Verifierad: varje omdirigering för den här klienten är en webbadress hos {name}.',
+  localWarning: 'Den här klienten omdirigerar bara till den här datorn (en loopback-adress). Vilket program som helst på den här datorn kan ha registrerat den: godkänn bara om du själv nyss startade den.',
+  imitation: 'Den här klienten kallar sig {brand}, men omdirigerar inte till {brand}. Den kan inte godkännas.',
+  workspace: 'Arbetsyta: {workspace}, inloggad som {email} ({role}).',
+  roleCannot: '(din roll {role} kan inte bevilja detta)',
+  scopesLegend: 'Den får, om du inte avmarkerar det:',
+  asksTo: 'Den ber om att få',
+  approve: 'Godkänn',
+  deny: 'Neka',
+  personConfirms: 'Du bekräftar själv varje frånkoppling, och varje skrivning som skulle ersätta poster som redan finns i en kunds zon: agenten får en länk åt dig, du öppnar den, loggar in som dig själv, ser vad som skulle ändras och bekräftar där. Inget som agenten eller dess app svarar åt dig räknas som ditt ja.',
+  sent: 'Om {email} tillhör en medlem i en Portico-arbetsyta är en inloggningslänk på väg. Den fungerar en gång, i 15 minuter, och tar dig tillbaka hit för att svara.',
+  emailLabel: 'Logga in som dig själv: din e-postadress i arbetsytan',
+  emailMe: 'Skicka en inloggningslänk till mig',
+  goneTitle: 'Begäran hittades inte',
+  goneHeading: 'Den här begäran är okänd, har gått ut eller är redan besvarad',
+  goneBody: 'Börja om från din agent.',
+  account: 'Konto',
+  yourAgents: 'Dina agenter',
+  signOut: 'Logga ut {email}',
+  footer: 'Portico frågar för din arbetsytas räkning. Om du godkänner får appen bara agera inom de behörigheter du låter vara markerade; du kan återkalla det när som helst under {agents}.',
+  errTooLarge: 'Formuläret är för stort.',
+  errApiKey: 'API-nycklar godtas inte här: logga in som dig själv med din e-postadress.',
+  errImitating: 'En klient som imiterar {brand} kan inte godkännas.',
+  errEmail: 'Ange din e-postadress.',
+  errTooMany: 'För många inloggningslänkar har begärts. Vänta några minuter och försök sedan igen.',
+  errChoose: 'Välj godkänn eller neka.',
+  errSignIn: 'Logga in först: din inloggning har upphört eller gjordes aldrig.',
+  errOutOfDate: 'Formuläret är inaktuellt: svara igen.',
+  errNoScope: 'Begäran gäller ingen behörighet som Portico känner till.',
+  errLeaveOne: 'Låt minst en behörighet vara markerad, eller neka.',
+  errRole: 'Rollen {role} kan inte bevilja: {scopes}.',
+  scopes: {
+    'domains:read': 'Se dina domänanslutningar, deras DNS-poster och status samt dina appar',
+    'domains:write': 'Lägga till domäner och kontrollera, tillämpa eller kontrollera om deras DNS-inställningar',
+    'domains:disconnect': 'Koppla från domäner (du bekräftar var och en innan den kopplas från)',
+    'domains:records': 'Skriva egna valda DNS-poster på dina domäner, inte bara de som din app planerar: det kan vara e-postposter (MX), som avgör vart din e-post går, och namnserverposter (NS), som lämnar över domänen till en annan DNS-leverantör',
+  },
 }

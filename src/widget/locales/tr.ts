@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: 'Süresi dolmuş ya da hiç geçerli olmamış. Size gönderen kişiden yeni bir bağlantı isteyin.',
   poweredBy: 'Portico altyapısıyla',
   otherLanguages: 'Diğer diller',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '{client} onaylansın mı?',
+  titleAsk: '{client}, Portico çalışma alanınıza erişmek istiyor',
+  titleSignedIn: '{client} istemcisinin {workspace} çalışma alanına erişmesine izin verilsin mi?',
+  sentTo: 'Yanıtladıktan sonra şuraya yönlendirileceksiniz:',
+  publishedBy: 'Bu istemciyi {host} yayımlıyor (meta veri belgesi orada sunuluyor).',
+  verifiedDomain: 'Doğrulandı: bu istemcinin alan adı {name} kuruluşuna ait.',
+  verifiedRedirects: 'Doğrulandı: bu istemcinin her yönlendirmesi {name} kuruluşunun bir web adresi.',
+  localWarning: 'Bu istemci yalnızca bu bilgisayara (bir geri döngü adresine) yönlendiriyor. Bu makinedeki herhangi bir program onu kaydetmiş olabilir: yalnızca az önce kendiniz başlattıysanız onaylayın.',
+  imitation: 'Bu istemci kendini {brand} olarak adlandırıyor, ancak {brand} adresine yönlendirmiyor. Onaylanamaz.',
+  workspace: 'Çalışma alanı: {workspace}, {email} olarak oturum açıldı ({role}).',
+  roleCannot: '({role} rolünüz bunu veremez)',
+  scopesLegend: 'İşaretini kaldırmadığınız sürece şunları yapabilir:',
+  asksTo: 'Şunlar için izin istiyor:',
+  approve: 'Onayla',
+  deny: 'Reddet',
+  personConfirms: 'Her bağlantı kesmeyi ve bir müşterinin bölgesinde zaten bulunan kayıtların yerine geçecek her yazmayı kendiniz onaylarsınız: ajan sizin için bir bağlantı alır, siz onu açar, kendi adınıza oturum açar, neyin değişeceğini görür ve orada onaylarsınız. Ajanın ya da uygulamasının sizin yerinize verdiği hiçbir yanıt sizin evetiniz sayılmaz.',
+  sent: '{email} bir Portico çalışma alanının üyesine aitse bir oturum açma bağlantısı yolda. Bağlantı bir kez, 15 dakika boyunca çalışır ve yanıtlamanız için sizi buraya geri getirir.',
+  emailLabel: 'Kendi adınıza oturum açın: çalışma alanındaki e-posta adresiniz',
+  emailMe: 'Bana oturum açma bağlantısı gönder',
+  goneTitle: 'İstek bulunamadı',
+  goneHeading: 'Bu istek bilinmiyor, süresi dolmuş ya da zaten yanıtlanmış',
+  goneBody: 'Ajanınızdan yeniden başlayın.',
+  account: 'Hesap',
+  yourAgents: 'Ajanlarınız',
+  signOut: '{email} oturumunu kapat',
+  footer: 'Portico, çalışma alanınız adına soruyor. Onaylarsanız uygulama yalnızca işaretli bıraktığınız izinler dahilinde işlem yapabilir; bunu istediğiniz zaman {agents} sayfasından iptal edebilirsiniz.',
+  errTooLarge: 'Form çok büyük.',
+  errApiKey: 'API anahtarları burada kabul edilmez: e-posta adresinizle kendi adınıza oturum açın.',
+  errImitating: '{brand} taklidi yapan bir istemci onaylanamaz.',
+  errEmail: 'E-posta adresinizi girin.',
+  errTooMany: 'Çok fazla oturum açma bağlantısı istendi. Birkaç dakika bekleyip yeniden deneyin.',
+  errChoose: 'Onaylamayı ya da reddetmeyi seçin.',
+  errSignIn: 'Önce oturum açın: oturumunuz sona erdi ya da hiç açılmadı.',
+  errOutOfDate: 'Bu form güncel değil: yeniden yanıtlayın.',
+  errNoScope: 'İstek, Portico’nun bildiği hiçbir izni istemiyor.',
+  errLeaveOne: 'En az bir izni işaretli bırakın ya da reddedin.',
+  errRole: '{role} rolü şunları veremez: {scopes}.',
+  scopes: {
+    'domains:read': 'Alan adı bağlantılarınızı, bunların DNS kayıtlarını ve durumunu ve uygulamalarınızı görmek',
+    'domains:write': 'Alan adı eklemek ve DNS kurulumlarını denetlemek, uygulamak ya da yeniden denetlemek',
+    'domains:disconnect': 'Alan adlarının bağlantısını kesmek (her birini gitmeden önce siz onaylarsınız)',
+    'domains:records': 'Alan adlarınıza yalnızca uygulamanızın planladıklarını değil, kendi seçtiği DNS kayıtlarını yazmak: bunlar e-postanızın nereye gideceğini belirleyen posta (MX) kayıtlarını ve alan adını başka bir DNS sağlayıcısına devreden ad sunucusu (NS) kayıtlarını içerebilir',
+  },
 }

@@ -1,4 +1,4 @@
-import type { Messages, ShareStrings } from './en.ts'
+import type { ConsentStrings, Messages, ShareStrings } from './en.ts'
 
 // The widget's words.
 export const widget: Messages = {
@@ -182,4 +182,51 @@ export const share: ShareStrings = {
   notFoundBody: '链接已过期或从未有效。请向发送链接的人索取新链接。',
   poweredBy: '由 Portico 提供支持',
   otherLanguages: '其他语言',
+}
+
+// The consent page's words (oauth/pages.ts), with what each agent scope allows, by scope id.
+export const consent: ConsentStrings = {
+  pageTitle: '批准 {client}？',
+  titleAsk: '{client} 请求访问你的 Portico 工作区',
+  titleSignedIn: '允许 {client} 访问 {workspace}？',
+  sentTo: '回答后，你将被转到',
+  publishedBy: '此客户端由 {host} 发布（其元数据文档在那里提供）。',
+  verifiedDomain: '已验证：此客户端的域名属于 {name}。',
+  verifiedRedirects: '已验证：此客户端的每个重定向地址都是 {name} 的网址。',
+  localWarning: '此客户端只会重定向到这台计算机（环回地址）。这台机器上的任何程序都可能注册了它：只有在你刚刚亲自启动它时才批准。',
+  imitation: '此客户端自称 {brand}，但并不重定向到 {brand}。无法批准。',
+  workspace: '工作区：{workspace}，以 {email} 身份登录（{role}）。',
+  roleCannot: '（你的 {role} 角色无法授予此权限）',
+  scopesLegend: '除非你取消勾选，它将可以：',
+  asksTo: '它请求',
+  approve: '批准',
+  deny: '拒绝',
+  personConfirms: '每次断开连接，以及每次会替换客户 DNS 区域中已有记录的写入，都由你亲自确认：代理会为你拿到一个链接，你打开它，以本人身份登录，查看将发生的变化，然后在那里确认。代理或其应用替你作出的任何回答都不算你的同意。',
+  sent: '如果 {email} 属于某个 Portico 工作区的成员，登录链接已在发送途中。该链接只能使用一次，有效期 15 分钟，会带你回到这里作答。',
+  emailLabel: '以你本人身份登录：你在工作区中的电子邮件地址',
+  emailMe: '通过电子邮件发送登录链接',
+  goneTitle: '未找到请求',
+  goneHeading: '此请求未知、已过期或已得到答复',
+  goneBody: '请从你的代理重新开始。',
+  account: '账户',
+  yourAgents: '你的代理',
+  signOut: '退出 {email}',
+  footer: 'Portico 代表你的工作区提出询问。批准后，该应用只能在你保留勾选的权限范围内操作；你可以随时在 {agents} 中撤销。',
+  errTooLarge: '表单过大。',
+  errApiKey: '此处不接受 API 密钥：请用你的电子邮件地址以本人身份登录。',
+  errImitating: '冒充 {brand} 的客户端无法获得批准。',
+  errEmail: '请输入你的电子邮件地址。',
+  errTooMany: '请求的登录链接过多。请等几分钟再试。',
+  errChoose: '请选择批准或拒绝。',
+  errSignIn: '请先登录：你的登录已结束或从未进行。',
+  errOutOfDate: '此表单已过时：请重新作答。',
+  errNoScope: '此请求未要求任何 Portico 已知的权限。',
+  errLeaveOne: '请至少保留勾选一项权限，或选择拒绝。',
+  errRole: '{role} 角色无法授予：{scopes}。',
+  scopes: {
+    'domains:read': '查看你的域名连接、其 DNS 记录和状态，以及你的应用',
+    'domains:write': '添加域名，并检查、应用或重新检查其 DNS 设置',
+    'domains:disconnect': '断开域名（每个域名断开前都由你确认）',
+    'domains:records': '在你的域名中写入它自行选择的 DNS 记录，而不仅是你的应用计划的记录：其中可能包括决定邮件去向的邮件（MX）记录，以及把域名交给另一个 DNS 服务商的域名服务器（NS）记录',
+  },
 }
