@@ -214,6 +214,25 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
   }
 }
 
+/**
+ * The revert of a connection whose zone the host no longer has (deleted there, the account gone, or the
+ * zone moved where this credential does not reach): nothing can be written, so every set Portico wrote
+ * or removed is left as it is and named with the values it held before connecting, and the removal
+ * plan's steps say what to do by hand wherever the zone lives now. The disconnect still finishes.
+ */
+export function unreachedRevert(c: RailConnection, now: Date): RevertPlan {
+  const applied = c.applied!
+  const name = providerById(applied.provider)?.name ?? applied.provider
+  const why = `The zone ${applied.zone.name} (${applied.zone.id}) is no longer reachable at ${name} (deleted there, or the credential reaches another account); nothing was changed there. If the zone lives on elsewhere, do these by hand:`
+  const left: RevertNote[] = applied.entries.flatMap((e) => {
+    const prior_values = e.prior?.values ?? []
+    if (e.change === 'removed') return [{ type: e.type, name: e.name, value: '', note: 'removed by Portico; the zone could not be reached to put it back', prior_values }]
+    const ours = e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
+    return ours.map((value) => ({ type: e.type, name: e.name, value, note: 'written by Portico; the zone could not be reached to take it out', prior_values }))
+  })
+  return { changes: [], removed: [], restored: [], left_in_place: left, unreached: { manual_steps: [why, ...removalPlan(c, now, why).manual_steps] } }
+}
+
 /** Marks a connection disconnected after its records were reverted through the rail. */
 export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, plan: RevertPlan, via: string) {
   const outcome = {
@@ -222,13 +241,13 @@ export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, 
     disconnected: true as const,
     records: {
       choice: 'remove' as const,
-      outcome: 'removed' as const,
+      outcome: plan.unreached ? ('manual' as const) : ('removed' as const),
       via,
       removed: plan.removed,
       restored: plan.restored,
       left_in_place: plan.left_in_place,
       failed: [] as RevertNote[],
-      manual_steps: [...new Map(plan.left_in_place.map((r) => [`${r.name}|${r.type}`, r])).values()].map(
+      manual_steps: plan.unreached?.manual_steps ?? [...new Map(plan.left_in_place.map((r) => [`${r.name}|${r.type}`, r])).values()].map(
         (r) => `${r.name} ${r.type} was changed at the provider after Portico wrote it; check it by hand (${r.prior_values?.length ? `before connecting it held ${r.prior_values.join(', ')}` : 'it did not exist before connecting'})`,
       ),
     },

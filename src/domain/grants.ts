@@ -20,7 +20,7 @@ import { clearReauthorize, flagReauthorize, openRailConnection } from '../db/con
 import { accountById, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
 import { logCause } from '../logger.ts'
 import { ApiError, type ErrorReason } from '../errors.ts'
-import { releaseLease, removalPlan, revertThroughRail, takeLease, writeThroughRail, type AppliedState, type RailConnection } from './apply.ts'
+import { releaseLease, removalPlan, revertThroughRail, takeLease, unreachedRevert, writeThroughRail, type AppliedState, type RailConnection } from './apply.ts'
 import { connectionFor, type ConnectionAccess } from './connections.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { domainConnectGrantOf } from './domain-connect/async-api.ts'
@@ -228,6 +228,9 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
       await releaseLease(deps, c.id)
     }
   } catch (err) {
+    // The zone is gone at the host (or the account with it): no credential will ever reach it again, so
+    // the teardown finishes and everything Portico wrote or removed is named, with its prior values.
+    if (err instanceof ApiError && refusalDetails(err).reason === 'zone_not_reached') return { plan: unreachedRevert(c, now), via: c.rail }
     if (!(await onRefusal(deps, err, 'removal', { provider: c.applied.provider, account }))) throw err
     throw removalRefused(removalPlan(c, now, credential ? 'The provider refused the credential given' : 'The provider refused the stored grant; it was revoked or expired'), err as ApiError)
   }

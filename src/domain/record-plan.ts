@@ -319,6 +319,9 @@ export interface RevertPlan {
   removed: RevertNote[]
   restored: RevertNote[]
   left_in_place: RevertNote[]
+  /** Set when the zone could not be written at all (gone at the host): what a person must do by hand,
+   * the first step saying why. The teardown still finishes (src/domain/grants.ts `removeThroughGrant`). */
+  unreached?: { manual_steps: string[] }
 }
 
 /**

@@ -165,6 +165,26 @@ describe('apply with a one-time credential', () => {
     expect((await pdns.listRecords('test')).some((r) => r.name === `shop.${zone}.`)).toBe(false)
   })
 
+  test('a zone gone at the host: disconnect with the credential still finishes, naming every set left with its prior values', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`shop.${zone}`, 'CNAME', ['old.host.example.'], 600)
+    const c = await connect(`shop.${zone}`)
+    expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })).status).toBe(200)
+    await pdns.deleteZone(zone) // deleted at the host: no credential will ever reach it again
+    const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
+    expect(out.status).toBe(200)
+    expect(out.body).toMatchObject({ disconnected: true, serving: 'stopped', certificate: 'removed', monitoring: 'stopped' })
+    expect(out.body.records).toMatchObject({ outcome: 'manual', via: 'api', removed: [], restored: [], failed: [] })
+    expect(out.body.records.left_in_place).toContainEqual({ type: 'CNAME', name: `shop.${zone}`, value: EDGE, note: expect.any(String), prior_values: ['old.host.example'] })
+    expect(out.body.records.manual_steps[0]).toContain(`The zone ${zone}`)
+    expect(out.body.records.manual_steps.join('\n')).toContain(`set the CNAME record shop.${zone} back to old.host.example`)
+    expect((await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).status).toBe(404) // closed: no serving, no monitoring
+    expect((await events(c.id)).at(-1)!.type).toBe('connection.disconnected')
+    // The same call again answers the same outcome.
+    expect((await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })).body).toEqual(out.body)
+  })
+
   test('the PowerDNS API URL goes through the SSRF guard', async () => {
     const zone = fresh()
     await pdns.createZone(zone)
