@@ -47,6 +47,9 @@ export interface RailWrite {
   zone: Zone
   /** The desired records actually created or changed (`updated_objects`). */
   updated: EventData<'connection.applied'>['updated_objects']
+  /** Values in the zone the write took away that Portico had not written (the customer's own, including
+   * ones set since an earlier write: those are now the priors a disconnect restores). */
+  replaced: ReplacedSet[]
 }
 
 export interface RailOptions {
@@ -101,6 +104,7 @@ export async function releaseLease(deps: ApplyDeps, id: string): Promise<void> {
 async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
   let plan: ApplyPlan
   let zone: Zone
+  let replaced: ReplacedSet[]
   try {
     // A test domain's writes go to the test provider, which reaches no one (src/domain/test-mode.ts).
     const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
@@ -108,7 +112,8 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
     plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)
-    if (opts.beforeWrite) await opts.beforeWrite(replacedRecords(current, plan, previous))
+    replaced = replacedRecords(current, plan, previous)
+    if (opts.beforeWrite) await opts.beforeWrite(replaced)
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     // The priors, committed before the provider is written to (with the operation's audit row).
     await deps.db.begin((tx) => setApplied(tx, c, state))
@@ -132,7 +137,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     }
     return fresh
   })
-  return { row, changed, zone, updated }
+  return { row, changed, zone, updated, replaced }
 }
 
 /** Takes a connection's records out through a provider; throws the provider failure as an ApiError. */

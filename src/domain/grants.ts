@@ -34,7 +34,7 @@ import { markNeedsReconnect, type Credential, type ProviderSettings } from './pr
 import type { AccountRow } from '../db/provider-accounts.ts'
 import { usableCredential, type OAuthSettings } from './provider-oauth.ts'
 import { providerById } from './providers.ts'
-import type { RevertPlan } from './record-plan.ts'
+import type { ReplacedSet, RevertPlan } from './record-plan.ts'
 
 export interface GrantDeps {
   db: Sql
@@ -60,6 +60,8 @@ export interface GrantWrite {
   changed: boolean
   zone: string
   updated: WrittenObject[]
+  /** The customer's own values the write replaced (RailWrite.replaced); none through Domain Connect, which says nothing of them. */
+  replaced: ReplacedSet[]
 }
 
 /** A connection as the rails read it, through the one guard (src/domain/connections.ts `connectionFor`). */
@@ -172,7 +174,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
       throw err
     }
     const row = await deps.db.begin((tx) => clearReauthorize<AppliedState>(tx, c, now()))
-    return { row, changed: true, zone: grant.grant.apex, updated: templateObjects(c) }
+    return { row, changed: true, zone: grant.grant.apex, updated: templateObjects(c), replaced: [] }
   }
   const a = grant.account
   const cred = await accountCredential(deps, a, 'managed', c)
@@ -180,7 +182,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
   try {
     const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed: true, rail: a.kind === 'oauth' ? 'oauth' : 'api', event: null })
     await deps.db.begin((tx) => markAccountUsed(tx, a, now()))
-    return { row: w.row, changed: w.changed, zone: w.zone.name, updated: w.updated }
+    return { row: w.row, changed: w.changed, zone: w.zone.name, updated: w.updated, replaced: w.replaced }
   } catch (err) {
     await onRefusal(deps, err, 'managed', { provider: grant.provider, account: a, connection: c })
     throw err
@@ -252,7 +254,9 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
         const w = await writeThroughGrant(deps, c, grant)
         if (grant.kind === 'domain_connect') return { fixed: true, detail: `Re-applied ${grant.grant.service_ids.join(', ')} through the ${grant.provider} Domain Connect grant` }
         const what = w.updated.map((u) => `${u.type} ${u.name}`).join(', ')
-        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant` }
+        const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
+        const said = over ? `, replacing what was set at the provider since (${over}; disconnect restores it)` : ''
+        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant${said}` }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         logCause(err, { job: 'monitor repair', connection_id: c.id, code: err.code })

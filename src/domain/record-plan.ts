@@ -229,15 +229,27 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   deletionsFirst(changes)
   refuseLocked(before, changes)
 
+  // A name where someone set a value of their own since Portico wrote (a set Portico replaced, created
+  // or removed that now holds something else): that is the customer's latest word for the name, so it
+  // becomes the prior of every set there (disconnect restores it, not what stood before connecting), and
+  // replacedRecords names it. Merged sets (TXT, CAA) keep their own record of Portico's values.
+  const customerNames = new Set<string>()
+  for (const e of previous) {
+    if (stale.includes(e) || e.change === 'merged') continue
+    const cur = before.get(keyOf(e.name, e.type))
+    if (cur?.values.length && !sameSet({ ttl: cur.ttl, values: cur.values }, e.written)) customerNames.add(canonicalName(e.name))
+  }
+
   // Entries: every set the records target or that was removed for them, with the earliest prior.
   const entries: AppliedEntry[] = []
   const entryKeys = new Set([...groups.keys(), ...removedKeys, ...previous.filter((e) => !stale.includes(e)).map((e) => keyOf(e.name, e.type))])
   for (const k of entryKeys) {
     const prev = prevByKey.get(k)
     const cur = before.get(k)
-    const prior: RRsetState | null = prev && !stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
-    const n = next.get(k)
     const [name, type] = k.split('|') as [string, string]
+    const keepPrior = prev && !stale.includes(prev) && !(customerNames.has(name) && prev.change !== 'merged')
+    const prior: RRsetState | null = keepPrior ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
+    const n = next.get(k)
     const written: RRsetState = n ? { ttl: n.ttl, values: n.values } : { ttl: prior?.ttl ?? DEFAULT_TTL, values: [] }
     if (!n && !prior) continue
     const merge = type === 'TXT' || type === 'CAA'

@@ -28,6 +28,11 @@ export const ApplyResult = named('ApplyResult', Out({
   changed: Type.Boolean({ description: 'false when the zone already held every record: nothing was written' }),
   zone: Type.String(),
   updated_objects: Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' }),
+  replaced: Type.Array(Out({ name: Type.String(), type: Type.String(), values: Type.Array(Type.String()) }), {
+    description:
+      'Values the write took out of the zone that Portico had not written: the customer\'s own records, including any set at the provider since Portico last wrote ' +
+      '(a re-apply over them). Each is recorded as the set\'s prior, so disconnect restores it. Empty when the write only added',
+  }),
   account: Nullable(AccountSchema),
 }))
 
@@ -64,7 +69,9 @@ export const applyOp = defineOp({
     'SPF value, and every record set replaced is recorded (`prior`, `prior_source: provider`) so disconnect can restore it. Give either ' +
     '`credential` (used once and not kept unless `save` is true, which saves it as a continuous provider account and makes the ' +
     'connection managed) or `provider_account_id`. PowerDNS also needs `api_url`. Re-sending the same records answers 200 with ' +
-    '`changed: false` and writes nothing. A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
+    '`changed: false` and writes nothing. Applying again over a value set at the provider since Portico wrote (a name repointed by hand) ' +
+    'writes the records again, names that value in `replaced`, and records it as the set\'s prior: disconnect restores the customer\'s latest, ' +
+    'not what stood before connecting (the same for `:reapply` and the monitor\'s repair). A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
     'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis). ' +
     'A delegated agent token whose write would replace records already in the zone (values the write takes away) gets 400 ' +
     '`confirmation_required` with `details.confirm_url` and writes nothing until its person confirms exactly those records there.',
@@ -133,6 +140,7 @@ export const applyOp = defineOp({
       changed: w.changed,
       zone: w.zone.name,
       updated_objects: w.updated,
+      replaced: w.replaced,
       account: account ? await accountOut(ctx.db, ctx.principal, await getAccount(ctx.db, p.tenantId, account.id)) : null,
     }
   },
