@@ -5,7 +5,8 @@ import type { Sql } from '../db/sql.ts'
 import { isOpenConnection, markWritten, releaseRailLease, setApplied, setRailError, takeRailLease } from '../db/rail-writes.ts'
 import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
-import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
+import { chooseZone, ProviderError, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { ApiError } from '../errors.ts'
 import type { ConnectionRow, RailRow } from '../db/connections.ts'
 import { emitForConnection, type EventData } from './events.ts'
@@ -33,10 +34,18 @@ export interface ApplyDeps extends RailDeps {
   clock: Clock
 }
 
-/** The zone of `domain` among those the credential reaches: at or below the registrable domain, never a public suffix above it. */
-export async function findZone(provider: DnsProvider, domain: string, apex: string): Promise<Zone> {
+/**
+ * The zone of `domain` among those the credential reaches: at or below the registrable domain, never a
+ * public suffix above it; of several with that name, the one the delegation points at (`chooseZone`).
+ */
+export async function findZone(provider: DnsProvider, domain: string, apex: string, dns?: Dns): Promise<Zone> {
   const zones = (await provider.listZones()).filter((z) => z.name === apex || z.name.endsWith('.' + apex))
-  const zone = zoneFor(zones, domain)
+  const delegation = async (zoneName: string) => {
+    if (!dns) return null
+    const ns = await dns.lookup(zoneName, 'NS')
+    return ns.status === 'ok' ? ns.values : null
+  }
+  const zone = await chooseZone(provider, zones, domain, delegation)
   if (!zone) throw new ProviderError('zone_not_found', `no zone for ${domain} is reachable with this credential`)
   return zone
 }
@@ -108,7 +117,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   try {
     // A test domain's writes go to the test provider, which reaches no one (src/domain/test-mode.ts).
     const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
-    zone = await findZone(provider, c.domain, c.apex_domain)
+    zone = await findZone(provider, c.domain, c.apex_domain, isTestDomain(c.domain) ? undefined : deps.dns)
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
     plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)

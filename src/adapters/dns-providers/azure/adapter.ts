@@ -136,7 +136,15 @@ export class AzureDnsProvider extends RRsetBasedProvider {
   async listZones(): Promise<Zone[]> {
     if (!this.sp && !this.token) await this.client()
     const subscriptions = this.sp ? [this.sp.subscription_id] : ((await this.paged('/subscriptions', SUBSCRIPTIONS_VERSION)) as { subscriptionId: string }[]).map((s) => s.subscriptionId)
-    return acrossScopes(subscriptions.map((sub) => async () => (await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))))
+    // A zone of one name may stand in several resource groups: its assigned name servers tell which the
+    // delegation points at (src/adapters/dns-providers/types.ts `chooseZone`); a Private zone is a VNet's view.
+    return acrossScopes(
+      subscriptions.map((sub) => async () =>
+        (await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`))
+          .filter((z) => z.properties?.zoneType !== 'Private')
+          .map((z) => ({ id: z.id, name: canonicalName(z.name), ...(Array.isArray(z.properties?.nameServers) ? { nameServers: z.properties.nameServers.map(String) } : {}) })),
+      ),
+    )
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {

@@ -93,7 +93,14 @@ export class CloudflareProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/zones', 50)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+    // Its status and assigned name servers tell copies of one name apart (another account's, a `moved`
+    // or `pending` one): src/adapters/dns-providers/types.ts `chooseZone`.
+    return (await this.paged('/zones', 50)).map((z) => ({
+      id: z.id,
+      name: canonicalName(z.name),
+      ...(typeof z.status === 'string' ? { status: z.status } : {}),
+      ...(Array.isArray(z.name_servers) ? { nameServers: [...z.name_servers, ...(Array.isArray(z.vanity_name_servers) ? z.vanity_name_servers : [])].map(String) } : {}),
+    }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {

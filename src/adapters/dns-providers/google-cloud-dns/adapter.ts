@@ -145,7 +145,7 @@ export class GoogleCloudDnsProvider implements DnsProvider {
   private async zonesOf(project: string, prefix: string): Promise<Zone[]> {
     return (await this.paged(`/dns/v1/projects/${encodeURIComponent(project)}/managedZones`, 'managedZones'))
       .filter((z) => z.visibility !== 'private')
-      .map((z) => ({ id: prefix + z.name, name: canonicalName(z.dnsName) }))
+      .map((z) => ({ id: prefix + z.name, name: canonicalName(z.dnsName), ...(Array.isArray(z.nameServers) ? { nameServers: z.nameServers.map(String) } : {}) }))
   }
 
   async listZones(): Promise<Zone[]> {

@@ -131,6 +131,16 @@ export class Route53Provider implements DnsProvider {
     return out
   }
 
+  /**
+   * A hosted zone's delegation set (GetHostedZone: GET /2013-04-01/hostedzone/{Id}, `DelegationSet/NameServers`):
+   * the listing does not carry it, and two public hosted zones of one name each get their own four
+   * name servers, which is how the one the registrar delegates to is told from a stale copy (lego #192).
+   */
+  async zoneNameServers(zone: Zone): Promise<string[]> {
+    const xml = await this.call('GET', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}`)
+    return blocks(xml, 'NameServer').map((n) => canonicalName(decode(n)))
+  }
+
   async readRecords(zone: Zone): Promise<RRset[]> {
     return (await this.readAll(zone)).sets
   }
