@@ -8,6 +8,9 @@ import { describe, test, expect, afterAll } from 'bun:test'
 import { makeHosted, type DnsProvider } from '../../src/adapters/dns-providers/index.ts'
 import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import { startCloudflareFake, type CfRecord } from '../../src/adapters/dns-providers/cloudflare/stand-in.ts'
+import { startRoute53Fake, type R53Set } from '../../src/adapters/dns-providers/route53/stand-in.ts'
+import { startDesecFake, type DesecRRset } from '../../src/adapters/dns-providers/desec/stand-in.ts'
+import type { Fake } from '../harness/provider-fakes/common.ts'
 
 const cf = startCloudflareFake()
 afterAll(() => cf.stop())
@@ -52,3 +55,70 @@ describe('cloudflare: a record keeps its comment and tags', () => {
     expect(z.records[0]!.comment).toBeUndefined()
   })
 })
+
+// A TXT value held as several strings (people and tools split long SPF values where they like:
+// `"v=spf1 include:_spf.google.com " "include:mailgun.org -all"`; RFC 7208 §3.3 joins them without a
+// space) is one value to Portico, and goes back to the host as the same strings: restored byte-identical,
+// kept as it was when Portico adds a value beside it, and named exactly in a Route 53 DELETE
+// (https://docs.aws.amazon.com/Route53/latest/APIReference/API_ChangeResourceRecordSets.html: a DELETE
+// must match the set). deSEC keeps the strings as sent (https://desec.readthedocs.io/en/latest/dns/rrsets.html).
+
+const SPLIT_SPF = '"v=spf1 include:_spf.google.com " "include:mailgun.org -all"'
+const SPLIT_DKIM = '"v=DKIM1; k=rsa; p=MIIBIjANBgkqh" "kiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"'
+const desired = [
+  { type: 'SPFM' as const, host: '@', value: 'include:_spf.portico.test' },
+  { type: 'TXT' as const, host: '@', value: 'portico-verify=1' },
+]
+
+const hosts: { id: string; start: () => Fake<any>; base: (f: Fake<any>) => string; seed: (f: Fake<any>, zone: string) => void; txt: (f: Fake<any>, zone: string) => string[] }[] = [
+  {
+    id: 'route53',
+    start: () => startRoute53Fake(),
+    base: (f) => f.url,
+    seed: (f, zone) => f.addZone(zone).records.push({ name: `${zone}.`, type: 'TXT', ttl: 300, values: [SPLIT_SPF, SPLIT_DKIM] } as R53Set),
+    txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as R53Set[]).filter((s) => s.type === 'TXT').flatMap((s) => s.values).sort(),
+  },
+  {
+    id: 'desec',
+    start: () => startDesecFake(),
+    base: (f) => f.url + '/api/v1',
+    seed: (f, zone) => f.addZone(zone).records.push({ subname: '', type: 'TXT', ttl: 3600, records: [SPLIT_SPF, SPLIT_DKIM] } as DesecRRset),
+    txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as DesecRRset[]).filter((s) => s.type === 'TXT').flatMap((s) => s.records).sort(),
+  },
+  {
+    id: 'cloudflare',
+    start: () => startCloudflareFake(),
+    base: (f) => f.url + '/client/v4',
+    seed: (f, zone) => {
+      const z = f.addZone(zone)
+      for (const content of [SPLIT_SPF, SPLIT_DKIM]) z.records.push({ id: `txt${z.records.length}`.padEnd(32, '0'), zone_id: z.id, zone_name: zone, type: 'TXT', name: zone, content, ttl: 3600, proxied: false })
+    },
+    txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as CfRecord[]).filter((r) => r.type === 'TXT').map((r) => r.content).sort(),
+  },
+]
+
+for (const h of hosts) {
+  describe(`${h.id}: a TXT value held as several strings`, () => {
+    test('is kept as it was beside Portico\'s values, and restored byte-identical', async () => {
+      const f = h.start()
+      try {
+        const zone = `split${++n}-${h.id}.example`
+        h.seed(f, zone)
+        const before = h.txt(f, zone)
+        const p = makeHosted(h.id, f.credential, { [h.id]: h.base(f) }) as DnsProvider
+        const z = (await p.listZones()).find((x) => x.name === zone)!
+        const current = await p.readRecords(z)
+        expect(current.find((s) => s.type === 'TXT')!.values.sort()).toEqual(['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA', 'v=spf1 include:_spf.google.com include:mailgun.org -all'])
+        const plan = planApply(current, desired, zone, [], p)
+        await p.writeChanges(z, plan.changes)
+        const applied = h.txt(f, zone)
+        expect(applied).toContain(SPLIT_DKIM) // untouched: the same strings
+        expect(applied.some((v) => v.includes('include:_spf.portico.test'))).toBe(true)
+        await p.writeChanges(z, planRevert(await p.readRecords(z), plan.entries).changes)
+        expect(h.txt(f, zone)).toEqual(before)
+      } finally {
+        f.stop()
+      }
+    })
+  })
+}

@@ -165,6 +165,22 @@ describe('apply with a one-time credential', () => {
     expect((await pdns.listRecords('test')).some((r) => r.name === `shop.${zone}.`)).toBe(false)
   })
 
+  test('a TXT value held as several strings stays those strings beside Portico\'s values and is restored byte-identical', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(zone, 'TXT', ['"v=spf1 include:_spf.google.com " "include:mailgun.org -all"', '"v=DKIM1; k=rsa; p=MIIBIjANBgkqh" "kiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"'], 3600)
+    const before = await snapshot(zone)
+    const c = await connect(zone)
+    const records = [...c.records, { type: 'SPFM', host: '@', value: 'include:_spf.portico.test' }, { type: 'TXT', host: '@', value: 'portico-verify=1' }]
+    expect((await p.api('PUT', `/v1/connections/${c.id}/records`, { token: ws.apiKey, body: { records } })).status).toBe(200)
+    expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })).status).toBe(200)
+    expect(await rrset(zone, 'TXT')).toContain('"v=DKIM1; k=rsa; p=MIIBIjANBgkqh" "kiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"')
+    expect(await rrset(zone, 'TXT')).toContain('"v=spf1 include:_spf.google.com include:mailgun.org include:_spf.portico.test -all"')
+    const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
+    expect(out.status).toBe(200)
+    expect(await snapshot(zone)).toEqual(before)
+  })
+
   test('re-apply over a value the customer set since: recorded as the new prior, named in the answer, restored on disconnect', async () => {
     const zone = fresh()
     await pdns.createZone(zone)

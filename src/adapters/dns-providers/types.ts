@@ -273,6 +273,32 @@ export function quoteTxt(text: string): string {
   return pieces.map((p) => `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(' ')
 }
 
+/**
+ * A TXT value as a host gave it in zone-file strings. The canonical value joins the strings; when the
+ * host held them split elsewhere than `quoteTxt` would split them (`"v=spf1 include:_spf.google.com "
+ * "include:mailgun.org -all"`, as people and tools write long SPF values), the strings are kept as
+ * `txt` in the value's native entry, so writing the value back (a restore, a set Portico adds a value
+ * to, a Route 53 DELETE that must name the set exactly) sends them byte for byte.
+ */
+export function readTxt(wire: string): { value: string; native?: { txt: string } } {
+  const w = wire.trim()
+  const value = unquoteTxt(w)
+  return w.startsWith('"') && /"\s+"/.test(w) && quoteTxt(value) !== w ? { value, native: { txt: w } } : { value }
+}
+
+/** The zone-file strings to write `value` as: the host's own (readTxt) when the set's native map holds them, else `quoteTxt`. */
+export function writeTxt(value: string, native?: Record<string, unknown> | unknown): string {
+  const own = (native as Record<string, { txt?: unknown } | undefined> | undefined)?.[value]?.txt ?? (native as { txt?: unknown } | undefined)?.txt
+  return typeof own === 'string' && unquoteTxt(own) === value ? own : quoteTxt(value)
+}
+
+/** TXT wire strings of one set as canonical values, with the native map `readTxt` asks for (none when every value is plain). */
+export function readTxtSet(wires: string[]): { values: string[]; native?: Record<string, unknown> } {
+  const read = wires.map(readTxt)
+  const native = Object.fromEntries(read.filter((r) => r.native).map((r) => [r.value, r.native]))
+  return { values: read.map((r) => r.value), ...(Object.keys(native).length ? { native } : {}) }
+}
+
 /** The text of zone-file TXT content: one or more quoted strings joined; unquoted content as is.
  * `\DDD` is one byte (decimal); the bytes of all strings are decoded together as UTF-8. */
 export function unquoteTxt(content: string): string {
