@@ -234,15 +234,18 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
  * or removed is left as it is and named with the values it held before connecting, and the removal
  * plan's steps say what to do by hand wherever the zone lives now. The disconnect still finishes.
  */
-export function unreachedRevert(c: RailConnection, now: Date): RevertPlan {
+export function unreachedRevert(c: RailConnection, now: Date, asked = false): RevertPlan {
   const applied = c.applied!
   const name = providerById(applied.provider)?.name ?? applied.provider
-  const why = `The zone ${applied.zone.name} (${applied.zone.id}) is no longer reachable at ${name} (deleted there, or the credential reaches another account); nothing was changed there. If the zone lives on elsewhere, do these by hand:`
+  const why = asked
+    ? `Disconnected with leave_records: nothing was changed in the zone ${applied.zone.name} at ${name}. Do these by hand:`
+    : `The zone ${applied.zone.name} (${applied.zone.id}) is no longer reachable at ${name} (deleted there, or the credential reaches another account); nothing was changed there. If the zone lives on elsewhere, do these by hand:`
+  const cause = asked ? 'left as asked (leave_records)' : 'the zone could not be reached'
   const left: RevertNote[] = applied.entries.flatMap((e) => {
     const prior_values = e.prior?.values ?? []
-    if (e.change === 'removed') return [{ type: e.type, name: e.name, value: '', note: 'removed by Portico; the zone could not be reached to put it back', prior_values }]
+    if (e.change === 'removed') return [{ type: e.type, name: e.name, value: '', note: `removed by Portico; ${cause}, so it was not put back`, prior_values }]
     const ours = e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
-    return ours.map((value) => ({ type: e.type, name: e.name, value, note: 'written by Portico; the zone could not be reached to take it out', prior_values }))
+    return ours.map((value) => ({ type: e.type, name: e.name, value, note: `written by Portico; ${cause}, so it was not taken out`, prior_values }))
   })
   return { changes: [], removed: [], restored: [], left_in_place: left, unreached: { manual_steps: [why, ...removalPlan(c, now, why).manual_steps] } }
 }

@@ -201,9 +201,12 @@ function removalRefused(plan: unknown, err?: ApiError): ApiError {
  * disconnected). When no grant can remove them, `reauthorization_required` (409: the connection's
  * state, not the request, stands in the way) carries the full removal plan and nothing is removed.
  */
-export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, credential?: string): Promise<{ plan: RevertPlan; via: string } | null> {
+export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, credential?: string, leaveRecords = false): Promise<{ plan: RevertPlan; via: string } | null> {
   if (c.disconnected_at) return null
   const now = deps.clock.now()
+  // Asked to leave the records (no grant will ever work again: the credential revoked, the account at the
+  // host or in Portico removed): nothing is sent to the provider; every set is named with its prior values.
+  if (leaveRecords && c.applied && managedThrough(c) !== 'domain_connect') return { plan: unreachedRevert(c, now, true), via: c.rail }
   const grant = await grantOf(deps.db, c)
   if (managedThrough(c) === 'domain_connect') {
     if (grant?.kind !== 'domain_connect') throw removalRefused(grantRemovalPlan(c, now, 'Portico holds no Domain Connect grant for this connection any more', 'the DNS provider'))

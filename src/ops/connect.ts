@@ -742,7 +742,8 @@ const DISCONNECT_NOTE =
   'one-time `credential`: Portico\'s own records are removed and what they replaced is restored (`restored`); a set changed at the ' +
   'provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer ' +
   'is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well ' +
-  'formed and the connection\'s state (no usable grant) is what stands in the way; resend with `credential` or follow the plan. ' +
+  'formed and the connection\'s state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend ' +
+  '`:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. ' +
   'When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be ' +
   'written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` ' +
   'with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now.'
@@ -785,7 +786,16 @@ export const disconnectOp = defineOp({
   scope: 'domains:disconnect',
   params: IdParam,
   query: Input({ confirm: Type.Optional(Type.String({ maxLength: 300, description: 'Agent tokens: the domain being disconnected, checked when given; never enough on its own (the person confirms)' })) }),
-  body: Input({ credential: Type.Optional(Secret) }),
+  body: Input({
+    credential: Type.Optional(Secret),
+    leave_records: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: finish the disconnect without writing to the DNS provider (no grant works any more: the credential revoked, the account removed). ' +
+          'Records a provider rail wrote stay as they are, each listed in `left_in_place` with `prior_values`, and `manual_steps` say how to put the zone back (`outcome: manual`)',
+      }),
+    ),
+  }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
@@ -796,7 +806,7 @@ export const disconnectOp = defineOp({
     // An agent's person confirms first: nothing is taken out at the provider before their yes.
     const c = await railConnectionFor(ctx.db, ctx.principal, input.id, { removal: true })
     const confirmed = await agentDisconnectConfirmed(ctx, c, input.confirm)
-    const reverted = await removeThroughGrant({ ...ctx, dns: ctx.services.dns }, c, input.credential)
+    const reverted = await removeThroughGrant({ ...ctx, dns: ctx.services.dns }, c, input.credential, input.leave_records === true)
     return { confirmed, reverted }
   },
   handler: (ctx, input, pre) => disconnect(ctx, input.id, pre.confirmed, pre.reverted),

@@ -384,6 +384,26 @@ describe('provider accounts', () => {
     expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual([])
   })
 
+  test('a key revoked for good: leave_records finishes the disconnect without the provider, naming every record left with its prior values', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`shop.${zone}`, 'CNAME', ['old.host.example.'], 600)
+    const a = await account()
+    const r = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`shop.${zone}`] } })
+    const id = r.body.results[0].connection_id
+    const { seal } = await import('../../src/domain/provider-accounts.ts')
+    await p.db`update provider_accounts set credential_sealed = ${seal(p.config, 'revoked-key')} where id = ${a.id}`
+    expect((await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey })).status).toBe(409) // as documented: a chance to re-authorize
+    const out = await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey, body: { leave_records: true } })
+    expect(out.status).toBe(200)
+    expect(out.body).toMatchObject({ disconnected: true, serving: 'stopped', monitoring: 'stopped' })
+    expect(out.body.records).toMatchObject({ outcome: 'manual', removed: [], restored: [] })
+    expect(out.body.records.left_in_place).toContainEqual({ type: 'CNAME', name: `shop.${zone}`, value: EDGE, note: expect.any(String), prior_values: ['old.host.example'] })
+    expect(out.body.records.manual_steps.join('\n')).toContain(`set the CNAME record shop.${zone} back to old.host.example`)
+    expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual([`${EDGE}.`]) // nothing sent to the provider
+    expect((await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).status).toBe(404)
+  })
+
   test('a refusal does the same wherever it is met (src/domain/grants.ts): the table, site by site', async () => {
     const zone = fresh()
     await pdns.createZone(zone)
