@@ -291,6 +291,8 @@ describe('provider accounts', () => {
     const r = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: w.apiKey, body: { application_id: w.appId, domains: [`shop.${good}`, `shop.${gone}`] } })
     expect(r.status).toBe(200)
     expect(r.body.results[0]).toMatchObject({ domain: `shop.${good}`, status: 'connected' })
+    // The customer's records the CNAME took the place of are named.
+    expect(r.body.results[0].message).toContain(`replacing CAA shop.${good} → 0 issue "pki.goog"; TXT shop.${good} → keep-me`)
     expect(r.body.results[1]).toMatchObject({ domain: `shop.${gone}`, status: 'failed', error_code: 'zone_not_reached', connection_id: pre.id })
     expect(r.body.account).toMatchObject({ domains: [`shop.${good}`], credential_held: true })
     const id = r.body.results[0].connection_id
