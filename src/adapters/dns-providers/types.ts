@@ -211,7 +211,9 @@ export async function chooseZone(
   if (match.length === 1) return match[0]!
   const ids = same.map((z) => z.id)
   const described = withNs.map((x) => `${x.z.id}${x.z.status ? ` (${x.z.status})` : ''}: ${x.ns?.join(', ') ?? 'name servers not given'}`).join('; ')
-  if (match.length > 1 || (!want && same.length > 1)) {
+  // Several served by the delegation, no delegation to go by, or a copy whose name servers the host does
+  // not say (DNSimple's accounts, NS1): which one is served cannot be told.
+  if (match.length > 1 || (!want && same.length > 1) || (match.length === 0 && withNs.some((x) => x.ns === null))) {
     throw new ZoneChoiceError('zone_ambiguous', `${same.length} zones named ${best.name} are reachable with this credential and ${want ? 'more than one is served by the delegated name servers' : 'the delegation could not be looked up to tell them apart'} (${described}); nothing was written`, ids)
   }
   throw new ZoneChoiceError('zone_not_delegated', `no zone named ${best.name} reachable with this credential is the one the domain is delegated to (${delegated?.join(', ')}): ${described}; nothing was written`, ids)
