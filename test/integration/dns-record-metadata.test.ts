@@ -11,6 +11,8 @@ import { startCloudflareFake, type CfRecord } from '../../src/adapters/dns-provi
 import { startRoute53Fake, type R53Set } from '../../src/adapters/dns-providers/route53/stand-in.ts'
 import { startDesecFake, type DesecRRset } from '../../src/adapters/dns-providers/desec/stand-in.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
+import { fakeCase as azure, type AzRRset } from '../../src/adapters/dns-providers/azure/stand-in.ts'
+import { fakeCase as google, type GRRset } from '../../src/adapters/dns-providers/google-cloud-dns/stand-in.ts'
 
 const cf = startCloudflareFake()
 afterAll(() => cf.stop())
@@ -84,6 +86,25 @@ const hosts: { id: string; start: () => Fake<any>; base: (f: Fake<any>) => strin
     base: (f) => f.url + '/api/v1',
     seed: (f, zone) => f.addZone(zone).records.push({ subname: '', type: 'TXT', ttl: 3600, records: [SPLIT_SPF, SPLIT_DKIM] } as DesecRRset),
     txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as DesecRRset[]).filter((s) => s.type === 'TXT').flatMap((s) => s.records).sort(),
+  },
+  {
+    // Azure carries a TXT value as its strings (`TXTRecords[].value: string[]`,
+    // https://learn.microsoft.com/rest/api/dns/record-sets/create-or-update#txtrecord).
+    id: 'azure',
+    start: () => azure.start(),
+    base: (f) => azure.base(f),
+    seed: (f, zone) => f.addZone(zone).records.push({ name: '@', type: 'TXT', properties: { TTL: 3600, TXTRecords: [{ value: ['v=spf1 include:_spf.google.com ', 'include:mailgun.org -all'] }, { value: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqh', 'kiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'] }] } } as AzRRset),
+    txt: (f, zone) =>
+      (f.zones.find((z) => z.name === zone)!.records as AzRRset[]).filter((s) => s.type === 'TXT').flatMap((s) => (s.properties.TXTRecords as { value: string[] }[]).map((r) => r.value.map((x) => `"${x}"`).join(' '))).sort(),
+  },
+  {
+    // Google keeps rrdatas as zone-file text; a change's deletion must match the set exactly
+    // (https://cloud.google.com/dns/docs/reference/rest/v1/changes/create).
+    id: 'google-cloud-dns',
+    start: () => google.start(),
+    base: (f) => google.base(f),
+    seed: (f, zone) => f.addZone(zone).records.push({ kind: 'dns#resourceRecordSet', name: `${zone}.`, type: 'TXT', ttl: 300, rrdatas: [SPLIT_SPF, SPLIT_DKIM] } as GRRset),
+    txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as GRRset[]).filter((s) => s.type === 'TXT').flatMap((s) => s.rrdatas ?? []).sort(),
   },
   {
     id: 'cloudflare',
