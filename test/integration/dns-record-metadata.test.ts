@@ -13,6 +13,7 @@ import { startDesecFake, type DesecRRset } from '../../src/adapters/dns-provider
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { fakeCase as azure, type AzRRset } from '../../src/adapters/dns-providers/azure/stand-in.ts'
 import { fakeCase as google, type GRRset } from '../../src/adapters/dns-providers/google-cloud-dns/stand-in.ts'
+import { fakeCase as hetzner, type HzRRset } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
 
 const cf = startCloudflareFake()
 afterAll(() => cf.stop())
@@ -105,6 +106,14 @@ const hosts: { id: string; start: () => Fake<any>; base: (f: Fake<any>) => strin
     base: (f) => google.base(f),
     seed: (f, zone) => f.addZone(zone).records.push({ kind: 'dns#resourceRecordSet', name: `${zone}.`, type: 'TXT', ttl: 300, rrdatas: [SPLIT_SPF, SPLIT_DKIM] } as GRRset),
     txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as GRRset[]).filter((s) => s.type === 'TXT').flatMap((s) => s.rrdatas ?? []).sort(),
+  },
+  {
+    // Hetzner's records carry zone-file text values (https://docs.hetzner.cloud/reference/cloud#zone-rrsets).
+    id: 'hetzner',
+    start: () => hetzner.start(),
+    base: (f) => hetzner.base(f),
+    seed: (f, zone) => f.addZone(zone).records.push({ id: '@/TXT', name: '@', type: 'TXT', ttl: 3600, records: [{ value: SPLIT_SPF }, { value: SPLIT_DKIM }] } as HzRRset),
+    txt: (f, zone) => (f.zones.find((z) => z.name === zone)!.records as HzRRset[]).filter((s) => s.type === 'TXT').flatMap((s) => s.records.map((r) => r.value)).sort(),
   },
   {
     id: 'cloudflare',
