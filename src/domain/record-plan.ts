@@ -223,7 +223,8 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
     const b = next.get(k)
     if (sameSet(a, b)) continue
     const ref = (b ?? a)!
-    changes.push({ name: ref.name, type: ref.type, ttl: b?.ttl ?? a!.ttl, values: b?.values ?? [] })
+    // The host's own attributes of the values a changed set keeps (a TXT's strings, a record's comment) go with them.
+    changes.push({ name: ref.name, type: ref.type, ttl: b?.ttl ?? a!.ttl, values: b?.values ?? [], ...(a?.native && b?.values.length ? { native: a.native } : {}) })
     if (b && groups.has(k)) for (const v of b.values) if (!a?.values.includes(v)) updated.push({ type: b.type, name: b.name, value: v })
   }
   deletionsFirst(changes)

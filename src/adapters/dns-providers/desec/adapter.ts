@@ -88,12 +88,14 @@ export class DesecProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    // Values a set keeps (Portico adds one beside them) go back as deSEC held them: the current sets' strings.
-    const held = changes.some((c) => c.type === 'TXT' && c.values.length) ? await this.readRecords(zone) : []
-    const body = changes.map((c) => {
-      const native = { ...held.find((s) => s.name === c.name && s.type === c.type)?.native, ...c.native }
-      return { subname: c.name === zone.name ? '' : relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records: c.values.map((v) => (c.type === 'TXT' ? writeTxt(v, native) : toZoneFile(c.type, v))) }
-    })
+    // Values a set keeps (Portico adds one beside them) go back as deSEC held them: their strings come
+    // with the change (the planner passes the set's native map on; a restore its prior's).
+    const body = changes.map((c) => ({
+      subname: c.name === zone.name ? '' : relativeName(c.name, zone.name),
+      type: c.type,
+      ttl: c.ttl,
+      records: c.values.map((v) => (c.type === 'TXT' ? writeTxt(v, c.native) : toZoneFile(c.type, v))),
+    }))
     await this.api.call('PATCH', `/domains/${encodeURIComponent(zone.id)}/rrsets/`, body)
   }
 }
