@@ -73,6 +73,9 @@ export const applyOp = defineOp({
     'writes the records again, names that value in `replaced`, and records it as the set\'s prior: disconnect restores the customer\'s latest, ' +
     'not what stood before connecting (the same for `:reapply` and the monitor\'s repair). A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
     'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis). ' +
+    'Several zones of the domain\'s name in the credential\'s reach (another account, a stale, staging or pending copy) are told apart by the ' +
+    'delegation: the copy on the delegated name servers is written; when none or several are, 422 `dns_write_failed` with `details.reason` ' +
+    '`zone_not_delegated` or `zone_ambiguous` and `details.zone_ids`, before anything is written (diagnosis `zone_not_reached`). ' +
     'A delegated agent token whose write would replace records already in the zone (values the write takes away) gets 400 ' +
     '`confirmation_required` with `details.confirm_url` and writes nothing until its person confirms exactly those records there.',
   tag: TAG,
