@@ -238,7 +238,8 @@ export function planApply(current: RRset[], desired: DnsRecord[], apex: string, 
   for (const e of previous) {
     if (stale.includes(e) || e.change === 'merged') continue
     const cur = before.get(keyOf(e.name, e.type))
-    if (cur?.values.length && !sameSet({ ttl: cur.ttl, values: cur.values }, e.written)) customerNames.add(canonicalName(e.name))
+    // Values of their own: a TTL changed on Portico's values (a host's zone-wide TTL) is not a customer's value.
+    if (cur?.values.length && !sameValues(cur.values, e.written.values)) customerNames.add(canonicalName(e.name))
   }
 
   // Entries: every set the records target or that was removed for them, with the earliest prior.
