@@ -144,6 +144,8 @@ export const ERROR_REASONS = {
   unrepresentable_records: 'The zone holds records Portico cannot write back exactly as they are (provider-only kinds or attributes at the names it would change); nothing was written',
   listing_too_long: 'The DNS provider\'s listing did not end within the page limit; nothing was written',
   zone_not_reached: 'The credential does not reach the zone of the domain',
+  zone_ambiguous: 'Several zones of the domain\'s name are reachable with the credential (another account, a stale or staging copy) and the delegation does not single one out; `zone_ids` names them, nothing was written (the connection\'s diagnosis is zone_not_reached)',
+  zone_not_delegated: 'No zone of the domain\'s name reachable with the credential is the one the domain is delegated to (its name servers differ, or the host says it does not serve it); `zone_ids` names them, nothing was written (diagnosis zone_not_reached)',
   credential_refused: 'The DNS provider refused the credential or the stored grant itself (wrong, revoked or expired)',
   test_domain_required: 'A test-environment application connects reserved test domains only (docs/test-mode.md)',
   test_mode_api_rail_only: 'A test domain plays the API-credential rail only (docs/test-mode.md)',

@@ -5,9 +5,10 @@ import type { Sql } from '../db/sql.ts'
 import { isOpenConnection, markWritten, releaseRailLease, setApplied, setRailError, takeRailLease } from '../db/rail-writes.ts'
 import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
-import { ProviderError, zoneFor, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
+import { chooseZone, ProviderError, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { writeOrRestore } from '../adapters/dns-providers/restore.ts'
 import type { WriteRollback } from '../adapters/dns-providers/types.ts'
+import type { Dns } from '../adapters/dns.ts'
 import { DEFAULT_TTL } from './records.ts'
 import { ApiError } from '../errors.ts'
 import { lockStatus, type ConnectionRow, type RailRow } from '../db/connections.ts'
@@ -37,10 +38,18 @@ export interface ApplyDeps extends RailDeps {
   clock: Clock
 }
 
-/** The zone of `domain` among those the credential reaches: at or below the registrable domain, never a public suffix above it. */
-export async function findZone(provider: DnsProvider, domain: string, apex: string): Promise<Zone> {
+/**
+ * The zone of `domain` among those the credential reaches: at or below the registrable domain, never a
+ * public suffix above it; of several with that name, the one the delegation points at (`chooseZone`).
+ */
+export async function findZone(provider: DnsProvider, domain: string, apex: string, dns?: Dns): Promise<Zone> {
   const zones = (await provider.listZones()).filter((z) => z.name === apex || z.name.endsWith('.' + apex))
-  const zone = zoneFor(zones, domain)
+  const delegation = async (zoneName: string) => {
+    if (!dns) return null
+    const ns = await dns.lookup(zoneName, 'NS')
+    return ns.status === 'ok' ? ns.values : null
+  }
+  const zone = await chooseZone(provider, zones, domain, delegation)
   if (!zone) throw new ProviderError('zone_not_found', `no zone for ${domain} is reachable with this credential`)
   return zone
 }
@@ -51,6 +60,9 @@ export interface RailWrite {
   zone: Zone
   /** The desired records actually created or changed (`updated_objects`). */
   updated: EventData<'connection.applied'>['updated_objects']
+  /** Values in the zone the write took away that Portico had not written (the customer's own, including
+   * ones set since an earlier write: those are now the priors a disconnect restores). */
+  replaced: ReplacedSet[]
 }
 
 export interface RailOptions {
@@ -105,14 +117,16 @@ export async function releaseLease(deps: ApplyDeps, id: string): Promise<void> {
 async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential, opts: RailOptions): Promise<RailWrite> {
   let plan: ApplyPlan | undefined
   let zone: Zone | undefined
+  let replaced: ReplacedSet[]
   try {
     // A test domain's writes go to the test provider, which reaches no one (src/domain/test-mode.ts).
     const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
-    zone = await findZone(provider, c.domain, c.apex_domain)
+    zone = await findZone(provider, c.domain, c.apex_domain, isTestDomain(c.domain) ? undefined : deps.dns)
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
     plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)
-    if (opts.beforeWrite) await opts.beforeWrite(replacedRecords(current, plan, previous))
+    replaced = replacedRecords(current, plan, previous)
+    if (opts.beforeWrite) await opts.beforeWrite(replaced)
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     // The priors, committed before the provider is written to (with the operation's audit row).
     await deps.db.begin((tx) => setApplied(tx, c, state))
@@ -143,7 +157,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     if (!fresh || fresh === c) throw new ApiError('not_found', 'Connection not found')
     return fresh
   })
-  return { row, changed, zone, updated }
+  return { row, changed, zone, updated, replaced }
 }
 
 /** Takes a connection's records out through a provider; throws the provider failure as an ApiError. */
@@ -245,6 +259,28 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
   }
 }
 
+/**
+ * The revert of a connection whose zone the host no longer has (deleted there, the account gone, or the
+ * zone moved where this credential does not reach): nothing can be written, so every set Portico wrote
+ * or removed is left as it is and named with the values it held before connecting, and the removal
+ * plan's steps say what to do by hand wherever the zone lives now. The disconnect still finishes.
+ */
+export function unreachedRevert(c: RailConnection, now: Date, asked = false): RevertPlan {
+  const applied = c.applied!
+  const name = providerById(applied.provider)?.name ?? applied.provider
+  const why = asked
+    ? `Disconnected with leave_records: nothing was changed in the zone ${applied.zone.name} at ${name}. Do these by hand:`
+    : `The zone ${applied.zone.name} (${applied.zone.id}) is no longer reachable at ${name} (deleted there, or the credential reaches another account); nothing was changed there. If the zone lives on elsewhere, do these by hand:`
+  const cause = asked ? 'left as asked (leave_records)' : 'the zone could not be reached'
+  const left: RevertNote[] = applied.entries.flatMap((e) => {
+    const prior_values = e.prior?.values ?? []
+    if (e.change === 'removed') return [{ type: e.type, name: e.name, value: '', note: `removed by Portico; ${cause}, so it was not put back`, prior_values }]
+    const ours = e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
+    return ours.map((value) => ({ type: e.type, name: e.name, value, note: `written by Portico; ${cause}, so it was not taken out`, prior_values }))
+  })
+  return { changes: [], removed: [], restored: [], left_in_place: left, unreached: { manual_steps: [why, ...removalPlan(c, now, why).manual_steps] } }
+}
+
 /** Marks a connection disconnected after its records were reverted through the rail. */
 export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, plan: RevertPlan, via: string) {
   const outcome = {
@@ -253,13 +289,13 @@ export async function disconnectReverted(sql: Sql, c: ConnectionRow, now: Date, 
     disconnected: true as const,
     records: {
       choice: 'remove' as const,
-      outcome: 'removed' as const,
+      outcome: plan.unreached ? ('manual' as const) : ('removed' as const),
       via,
       removed: plan.removed,
       restored: plan.restored,
       left_in_place: plan.left_in_place,
       failed: [] as RevertNote[],
-      manual_steps: [...new Map(plan.left_in_place.map((r) => [`${r.name}|${r.type}`, r])).values()].map(
+      manual_steps: plan.unreached?.manual_steps ?? [...new Map(plan.left_in_place.map((r) => [`${r.name}|${r.type}`, r])).values()].map(
         (r) => `${r.name} ${r.type} was changed at the provider after Portico wrote it; check it by hand (${r.prior_values?.length ? `before connecting it held ${r.prior_values.join(', ')}` : 'it did not exist before connecting'})`,
       ),
     },

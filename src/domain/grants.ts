@@ -20,7 +20,7 @@ import { clearReauthorize, flagReauthorize, openRailConnection } from '../db/con
 import { accountById, markAccountUsed, markOneTimeUsed } from '../db/provider-accounts.ts'
 import { logCause } from '../logger.ts'
 import { ApiError, type ErrorReason } from '../errors.ts'
-import { releaseLease, removalPlan, revertThroughRail, takeLease, writeThroughRail, type AppliedState, type RailConnection } from './apply.ts'
+import { releaseLease, removalPlan, revertThroughRail, takeLease, unreachedRevert, writeThroughRail, type AppliedState, type RailConnection } from './apply.ts'
 import { connectionFor, type ConnectionAccess } from './connections.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { domainConnectGrantOf } from './domain-connect/async-api.ts'
@@ -34,7 +34,7 @@ import { markNeedsReconnect, type Credential, type ProviderSettings } from './pr
 import type { AccountRow } from '../db/provider-accounts.ts'
 import { usableCredential, type OAuthSettings } from './provider-oauth.ts'
 import { providerById } from './providers.ts'
-import type { RevertPlan } from './record-plan.ts'
+import type { ReplacedSet, RevertPlan } from './record-plan.ts'
 
 export interface GrantDeps {
   db: Sql
@@ -60,6 +60,8 @@ export interface GrantWrite {
   changed: boolean
   zone: string
   updated: WrittenObject[]
+  /** The customer's own values the write replaced (RailWrite.replaced); none through Domain Connect, which says nothing of them. */
+  replaced: ReplacedSet[]
 }
 
 /** A connection as the rails read it, through the one guard (src/domain/connections.ts `connectionFor`). */
@@ -172,7 +174,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
       throw err
     }
     const row = await deps.db.begin((tx) => clearReauthorize<AppliedState>(tx, c, now()))
-    return { row, changed: true, zone: grant.grant.apex, updated: templateObjects(c) }
+    return { row, changed: true, zone: grant.grant.apex, updated: templateObjects(c), replaced: [] }
   }
   const a = grant.account
   const cred = await accountCredential(deps, a, 'managed', c)
@@ -180,7 +182,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
   try {
     const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed: true, rail: a.kind === 'oauth' ? 'oauth' : 'api', event: null })
     await deps.db.begin((tx) => markAccountUsed(tx, a, now()))
-    return { row: w.row, changed: w.changed, zone: w.zone.name, updated: w.updated }
+    return { row: w.row, changed: w.changed, zone: w.zone.name, updated: w.updated, replaced: w.replaced }
   } catch (err) {
     await onRefusal(deps, err, 'managed', { provider: grant.provider, account: a, connection: c })
     throw err
@@ -199,9 +201,12 @@ function removalRefused(plan: unknown, err?: ApiError): ApiError {
  * disconnected). When no grant can remove them, `reauthorization_required` (409: the connection's
  * state, not the request, stands in the way) carries the full removal plan and nothing is removed.
  */
-export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, credential?: string): Promise<{ plan: RevertPlan; via: string } | null> {
+export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, credential?: string, leaveRecords = false): Promise<{ plan: RevertPlan; via: string } | null> {
   if (c.disconnected_at) return null
   const now = deps.clock.now()
+  // Asked to leave the records (no grant will ever work again: the credential revoked, the account at the
+  // host or in Portico removed): nothing is sent to the provider; every set is named with its prior values.
+  if (leaveRecords && c.applied && managedThrough(c) !== 'domain_connect') return { plan: unreachedRevert(c, now, true), via: c.rail }
   const grant = await grantOf(deps.db, c)
   if (managedThrough(c) === 'domain_connect') {
     if (grant?.kind !== 'domain_connect') throw removalRefused(grantRemovalPlan(c, now, 'Portico holds no Domain Connect grant for this connection any more', 'the DNS provider'))
@@ -228,6 +233,9 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
       await releaseLease(deps, c.id)
     }
   } catch (err) {
+    // The zone is gone at the host (or the account with it): no credential will ever reach it again, so
+    // the teardown finishes and everything Portico wrote or removed is named, with its prior values.
+    if (err instanceof ApiError && refusalDetails(err).reason === 'zone_not_reached') return { plan: unreachedRevert(c, now), via: c.rail }
     if (!(await onRefusal(deps, err, 'removal', { provider: c.applied.provider, account }))) throw err
     throw removalRefused(removalPlan(c, now, credential ? 'The provider refused the credential given' : 'The provider refused the stored grant; it was revoked or expired'), err as ApiError)
   }
@@ -249,7 +257,9 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
         const w = await writeThroughGrant(deps, c, grant)
         if (grant.kind === 'domain_connect') return { fixed: true, detail: `Re-applied ${grant.grant.service_ids.join(', ')} through the ${grant.provider} Domain Connect grant` }
         const what = w.updated.map((u) => `${u.type} ${u.name}`).join(', ')
-        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant` }
+        const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
+        const said = over ? `, replacing what was set at the provider since (${over}; disconnect restores it)` : ''
+        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant${said}` }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         logCause(err, { job: 'monitor repair', connection_id: c.id, code: err.code })

@@ -10,7 +10,7 @@
 // is pinned to the checked address.
 import type { Sql } from '../db/sql.ts'
 import { accountInTenant, connectionsOfAccount, insertAccount, setNeedsReconnect, type AccountRow } from '../db/provider-accounts.ts'
-import { makeHosted, makePowerDns, ProviderError, type DnsProvider } from '../adapters/dns-providers/index.ts'
+import { makeHosted, makePowerDns, ProviderError, ZoneChoiceError, type DnsProvider } from '../adapters/dns-providers/index.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
@@ -92,6 +92,16 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
       return new ApiError('ProviderAuthenticationError', undefined, { provider, reason: 'credential_refused', provider_message: err.message })
     case 'zone_not_found':
       return new ApiError('dns_write_failed', `The credential does not reach the zone of ${domain ?? 'this domain'}`, { provider, reason: 'zone_not_reached', ...(domain ? { domain } : {}) })
+    case 'zone_ambiguous':
+    case 'zone_not_delegated': {
+      // Several zones of the domain's name (another account, a stale or staging copy) and the delegation
+      // does not single one out: refused before anything is written, naming them.
+      const zone_ids = err instanceof ZoneChoiceError ? err.zoneIds : []
+      const title = err.kind === 'zone_ambiguous'
+        ? `Several zones of ${domain ?? 'this domain'} are reachable with this credential and the delegation does not tell which one is served; nothing was written`
+        : `No zone of ${domain ?? 'this domain'} reachable with this credential is the one the domain is delegated to; nothing was written`
+      return new ApiError('dns_write_failed', title, { provider, reason: err.kind === 'zone_ambiguous' ? 'zone_ambiguous' : 'zone_not_delegated', zone_ids, provider_message: err.message, ...(domain ? { domain } : {}) })
+    }
     case 'rate_limited':
       return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(err.retryAfter ?? 60) } })
     case 'temporary':
@@ -118,7 +128,8 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
 /** The diagnosis code a connection records for a provider failure (CONTRACT.md section 2). */
 export function diagnosisOf(e: ApiError): string | null {
   if (e.code === 'ProviderAuthenticationError') return 'ProviderAuthenticationError'
-  if ((e.details as { reason?: string } | undefined)?.reason === 'zone_not_reached') return 'zone_not_reached'
+  const reason = (e.details as { reason?: string } | undefined)?.reason
+  if (reason === 'zone_not_reached' || reason === 'zone_ambiguous' || reason === 'zone_not_delegated') return 'zone_not_reached'
   if ((e.details as { reason?: string } | undefined)?.reason === 'access_denied') return 'access_denied'
   if (e.code === 'dns_write_failed') return 'dns_write_failed'
   return null

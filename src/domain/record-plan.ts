@@ -259,22 +259,42 @@ function changeSet(before: ZoneSets, next: ZoneSets, groups: Map<string, Group>)
     const b = next.get(k)
     if (sameSet(a, b)) continue
     const ref = (b ?? a)!
-    changes.push({ name: ref.name, type: ref.type, ttl: b?.ttl ?? a!.ttl, values: b?.values ?? [] })
+    // The host's own attributes of the values a changed set keeps (a TXT's strings, a record's comment) go with them.
+    changes.push({ name: ref.name, type: ref.type, ttl: b?.ttl ?? a!.ttl, values: b?.values ?? [], ...(a?.native && b?.values.length ? { native: a.native } : {}) })
     if (b && groups.has(k)) for (const v of b.values) if (!a?.values.includes(v)) updated.push({ type: b.type, name: b.name, value: v })
   }
   deletionsFirst(changes)
   return { changes, updated }
 }
 
+/**
+ * Names where someone set a value of their own since Portico wrote (a set Portico replaced, created or
+ * removed that now holds something else): that is the customer's latest word for the name, so it
+ * becomes the prior of every set there (disconnect restores it, not what stood before connecting), and
+ * replacedRecords names it. Merged sets (TXT, CAA) keep their own record of Portico's values.
+ */
+function customerNamesOf(previous: Iterable<AppliedEntry>, before: ZoneSets, stale: AppliedEntry[]): Set<string> {
+  const names = new Set<string>()
+  for (const e of previous) {
+    if (stale.includes(e) || e.change === 'merged') continue
+    const cur = before.get(keyOf(e.name, e.type))
+    // Values of their own: a TTL changed on Portico's values (a host's zone-wide TTL) is not a customer's value.
+    if (cur?.values.length && !sameValues(cur.values, e.written.values)) names.add(canonicalName(e.name))
+  }
+  return names
+}
+
 /** Entries: every set the records target or that was removed for them, with the earliest prior. */
 function entriesOf(keys: Set<string>, p: { before: ZoneSets; next: ZoneSets; groups: Map<string, Group>; prevByKey: Map<string, AppliedEntry>; stale: AppliedEntry[]; targets: Targets }): AppliedEntry[] {
+  const customerNames = customerNamesOf(p.prevByKey.values(), p.before, p.stale)
   const entries: AppliedEntry[] = []
   for (const k of keys) {
     const prev = p.prevByKey.get(k)
     const cur = p.before.get(k)
-    const prior: RRsetState | null = prev && !p.stale.includes(prev) ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
-    const n = p.next.get(k)
     const [name, type] = k.split('|') as [string, string]
+    const keepPrior = prev && !p.stale.includes(prev) && !(customerNames.has(name) && prev.change !== 'merged')
+    const prior: RRsetState | null = keepPrior ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
+    const n = p.next.get(k)
     const written: RRsetState = n ? { ttl: n.ttl, values: n.values } : { ttl: prior?.ttl ?? DEFAULT_TTL, values: [] }
     if (!n && !prior) continue
     const merge = type === 'TXT' || type === 'CAA'
@@ -355,6 +375,9 @@ export interface RevertPlan {
   removed: RevertNote[]
   restored: RevertNote[]
   left_in_place: RevertNote[]
+  /** Set when the zone could not be written at all (gone at the host): what a person must do by hand,
+   * the first step saying why. The teardown still finishes (src/domain/grants.ts `removeThroughGrant`). */
+  unreached?: { manual_steps: string[] }
 }
 
 /**

@@ -10,7 +10,7 @@ import { SIGNING_NOTE } from '../ops/webhooks.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs.ts'
 import type { Credential } from '../domain/principal.ts'
-import { ERROR_STATUS, ERROR_TITLES, type ErrorCode } from '../errors.ts'
+import { ERROR_REASONS, ERROR_STATUS, ERROR_TITLES, type ErrorCode } from '../errors.ts'
 import { examplesFor } from '../ops/examples.ts'
 import { API_BASE } from './app.ts'
 
@@ -64,7 +64,7 @@ const ERROR_SCHEMA = {
           type: 'object',
           description: 'What stands in the way',
           properties: {
-            reason: { type: 'string', description: 'A catalogue code (ERROR_REASONS in src/errors.ts)' },
+            reason: { $ref: '#/components/schemas/ErrorReason' },
             restored: {
               type: 'array',
               description: 'A DNS write the provider refused midway: the record sets it had changed that Portico put back as they were',
@@ -87,6 +87,13 @@ const ERROR_SCHEMA = {
       ],
     },
   },
+}
+
+/** Every `details.reason` Portico can answer, each with what it means (ERROR_REASONS in src/errors.ts). */
+const ERROR_REASON_SCHEMA = {
+  type: 'string',
+  enum: Object.keys(ERROR_REASONS),
+  description: 'A catalogue code clients can switch on: ' + Object.entries(ERROR_REASONS).map(([r, meaning]) => `\`${r}\` ${meaning.charAt(0).toLowerCase()}${meaning.slice(1)}`).join('; '),
 }
 
 const ERROR_CODE_SCHEMA = {
@@ -423,7 +430,7 @@ export const EXTRA_PATHS: ExtraPath[] = [
 ]
 
 export function buildOpenApi(ops: AnyOp[], opts: { publicUrl: string; version: string }, extraPaths: readonly ExtraPath[] = EXTRA_PATHS) {
-  const components: Record<string, unknown> = { Error: ERROR_SCHEMA, ErrorCode: ERROR_CODE_SCHEMA }
+  const components: Record<string, unknown> = { Error: ERROR_SCHEMA, ErrorCode: ERROR_CODE_SCHEMA, ErrorReason: ERROR_REASON_SCHEMA }
   const paths: Record<string, Record<string, unknown>> = {}
   for (const extra of extraPaths) (paths[extra.path] ??= {})[extra.method] = extraNamed(extra.operation as Record<string, any>, components)
   for (const op of ops) {

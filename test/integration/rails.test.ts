@@ -167,6 +167,62 @@ describe('apply with a one-time credential', () => {
     expect((await pdns.listRecords('test')).some((r) => r.name === `shop.${zone}.`)).toBe(false)
   })
 
+  test('a TXT value held as several strings stays those strings beside Portico\'s values and is restored byte-identical', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(zone, 'TXT', ['"v=spf1 include:_spf.google.com " "include:mailgun.org -all"', '"v=DKIM1; k=rsa; p=MIIBIjANBgkqh" "kiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"'], 3600)
+    const before = await snapshot(zone)
+    const c = await connect(zone)
+    const records = [...c.records, { type: 'SPFM', host: '@', value: 'include:_spf.portico.test' }, { type: 'TXT', host: '@', value: 'portico-verify=1' }]
+    expect((await p.api('PUT', `/v1/connections/${c.id}/records`, { token: ws.apiKey, body: { records } })).status).toBe(200)
+    expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })).status).toBe(200)
+    expect(await rrset(zone, 'TXT')).toContain('"v=DKIM1; k=rsa; p=MIIBIjANBgkqh" "kiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"')
+    expect(await rrset(zone, 'TXT')).toContain('"v=spf1 include:_spf.google.com include:mailgun.org include:_spf.portico.test -all"')
+    const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
+    expect(out.status).toBe(200)
+    expect(await snapshot(zone)).toEqual(before)
+  })
+
+  test('re-apply over a value the customer set since: recorded as the new prior, named in the answer, restored on disconnect', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`app5.${zone}`, 'CNAME', ['old.host.example.'], 600)
+    const c = await connect(`app5.${zone}`)
+    const first = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })
+    expect(first.body.replaced).toEqual([{ name: `app5.${zone}`, type: 'CNAME', values: ['old.host.example'] }])
+    await pdns.setRecords(`app5.${zone}`, 'CNAME', ['new.host.example.'], 600) // the customer's own change
+    const again = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })
+    expect(again.status).toBe(200)
+    expect(again.body).toMatchObject({ changed: true, replaced: [{ name: `app5.${zone}`, type: 'CNAME', values: ['new.host.example'] }] })
+    expect(await rrset(`app5.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    // A third apply with nothing changed replaces nothing and keeps that prior.
+    expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })).body).toMatchObject({ changed: false, replaced: [] })
+    const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
+    expect(out.status).toBe(200)
+    expect(out.body.records.restored).toEqual([{ type: 'CNAME', name: `app5.${zone}`, value: 'new.host.example', note: expect.any(String) }])
+    expect(await rrset(`app5.${zone}`, 'CNAME')).toEqual(['new.host.example.'])
+  })
+
+  test('a zone gone at the host: disconnect with the credential still finishes, naming every set left with its prior values', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`shop.${zone}`, 'CNAME', ['old.host.example.'], 600)
+    const c = await connect(`shop.${zone}`)
+    expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: pdnsCred() })).status).toBe(200)
+    await pdns.deleteZone(zone) // deleted at the host: no credential will ever reach it again
+    const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
+    expect(out.status).toBe(200)
+    expect(out.body).toMatchObject({ disconnected: true, serving: 'stopped', certificate: 'removed', monitoring: 'stopped' })
+    expect(out.body.records).toMatchObject({ outcome: 'manual', via: 'api', removed: [], restored: [], failed: [] })
+    expect(out.body.records.left_in_place).toContainEqual({ type: 'CNAME', name: `shop.${zone}`, value: EDGE, note: expect.any(String), prior_values: ['old.host.example'] })
+    expect(out.body.records.manual_steps[0]).toContain(`The zone ${zone}`)
+    expect(out.body.records.manual_steps.join('\n')).toContain(`set the CNAME record shop.${zone} back to old.host.example`)
+    expect((await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).status).toBe(404) // closed: no serving, no monitoring
+    expect((await events(c.id)).at(-1)!.type).toBe('connection.disconnected')
+    // The same call again answers the same outcome.
+    expect((await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })).body).toEqual(out.body)
+  })
+
   test('the PowerDNS API URL goes through the SSRF guard', async () => {
     const zone = fresh()
     await pdns.createZone(zone)
@@ -237,6 +293,8 @@ describe('provider accounts', () => {
     const r = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: w.apiKey, body: { application_id: w.appId, domains: [`shop.${good}`, `shop.${gone}`] } })
     expect(r.status).toBe(200)
     expect(r.body.results[0]).toMatchObject({ domain: `shop.${good}`, status: 'connected' })
+    // The customer's records the CNAME took the place of are named.
+    expect(r.body.results[0].message).toContain(`replacing CAA shop.${good} → 0 issue "pki.goog"; TXT shop.${good} → keep-me`)
     expect(r.body.results[1]).toMatchObject({ domain: `shop.${gone}`, status: 'failed', error_code: 'zone_not_reached', connection_id: pre.id })
     expect(r.body.account).toMatchObject({ domains: [`shop.${good}`], credential_held: true })
     const id = r.body.results[0].connection_id
@@ -245,22 +303,28 @@ describe('provider accounts', () => {
     const conn = await p.api('GET', `/v1/connections/${id}`, { token: w.apiKey })
     expect(conn.body).toMatchObject({ managed: true, rail: 'api' })
 
-    // Someone repoints the CNAME; :reapply puts it back and re-verifies.
+    // Someone repoints the CNAME; :reapply puts it back, re-verifies, and names the value it replaced,
+    // which becomes the prior: the customer's latest word for the name, not what stood before connecting.
     await pdns.setRecords(`shop.${good}`, 'CNAME', ['elsewhere.example.net.'])
     const re = await p.api('POST', `/v1/connections/${id}:reapply`, { token: w.apiKey })
     expect(re.status).toBe(200)
     expect(re.body).toMatchObject({ changed: true, updated_objects: [{ type: 'CNAME', host: 'shop', name: `shop.${good}`, value: EDGE }] })
+    expect(re.body.replaced).toEqual([{ name: `shop.${good}`, type: 'CNAME', values: ['elsewhere.example.net'] }])
     expect(re.body.connection.status).toBe('live')
     const ev = await events(id)
     const updated = ev.find((e) => e.type === 'connection.records.updated')!
     expect(updated.payload.data.updated_objects).toEqual([{ type: 'CNAME', host: 'shop', name: `shop.${good}`, value: EDGE }])
     expect(updated.payload.data.records_propagated).toEqual([{ type: 'CNAME', host: 'shop', value: EDGE }])
 
-    // Managed: DELETE reverts through the grant, and the zone is as it was.
+    // Managed: DELETE reverts through the grant to the customer's latest: their CNAME, and the TXT and
+    // CAA they had given up for it stay gone (a CNAME cannot stand beside them).
     const del = await p.api('DELETE', `/v1/connections/${id}`, { token: w.apiKey })
     expect(del.status).toBe(200)
-    expect(del.body.records).toMatchObject({ outcome: 'removed', via: 'api' })
-    expect(await snapshot(good)).toEqual(before)
+    expect(del.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [] })
+    expect(del.body.records.restored).toContainEqual({ type: 'CNAME', name: `shop.${good}`, value: 'elsewhere.example.net', note: expect.any(String) })
+    expect(await rrset(`shop.${good}`, 'CNAME')).toEqual(['elsewhere.example.net.'])
+    expect((await snapshot(good)).filter((r) => !r.startsWith(`shop.${good}.`))).toEqual(before.filter((r) => !r.startsWith(`shop.${good}.`)))
+    expect((await snapshot(good)).filter((r) => r.startsWith(`shop.${good}.`))).toEqual([`shop.${good}. CNAME 300 elsewhere.example.net.`])
     expect((await events(id)).at(-1)!.type).toBe('connection.disconnected')
   })
 
@@ -322,6 +386,26 @@ describe('provider accounts', () => {
     const ok = await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey, body: { credential: pdns.apiKey } })
     expect(ok.status).toBe(200)
     expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual([])
+  })
+
+  test('a key revoked for good: leave_records finishes the disconnect without the provider, naming every record left with its prior values', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    await pdns.setRecords(`shop.${zone}`, 'CNAME', ['old.host.example.'], 600)
+    const a = await account()
+    const r = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`shop.${zone}`] } })
+    const id = r.body.results[0].connection_id
+    const { seal } = await import('../../src/domain/provider-accounts.ts')
+    await p.db`update provider_accounts set credential_sealed = ${seal(p.config, 'revoked-key')} where id = ${a.id}`
+    expect((await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey })).status).toBe(409) // as documented: a chance to re-authorize
+    const out = await p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey, body: { leave_records: true } })
+    expect(out.status).toBe(200)
+    expect(out.body).toMatchObject({ disconnected: true, serving: 'stopped', monitoring: 'stopped' })
+    expect(out.body.records).toMatchObject({ outcome: 'manual', removed: [], restored: [] })
+    expect(out.body.records.left_in_place).toContainEqual({ type: 'CNAME', name: `shop.${zone}`, value: EDGE, note: expect.any(String), prior_values: ['old.host.example'] })
+    expect(out.body.records.manual_steps.join('\n')).toContain(`set the CNAME record shop.${zone} back to old.host.example`)
+    expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual([`${EDGE}.`]) // nothing sent to the provider
+    expect((await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).status).toBe(404)
   })
 
   test('a refusal does the same wherever it is met (src/domain/grants.ts): the table, site by site', async () => {
@@ -401,5 +485,27 @@ describe('monitor repair through the grant', () => {
     expect(m).toMatchObject({ result: 'ok', attention: null, repair: { automatic: true, via: 'managed_dns' } })
     expect(m.action).toMatchObject({ kind: 'auto_fixed' })
     expect(m.history.map((h: { kind: string }) => h.kind)).toContain('auto_fixed')
+  })
+
+  test('a repair over a value the customer set since names it, and disconnect restores that value', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    const w = await provision(p)
+    const a = (await p.api('POST', '/v1/provider-accounts', { token: w.apiKey, body: { provider: 'powerdns', ...pdnsCred() } })).body
+    const r = await p.api('POST', `/v1/provider-accounts/${a.id}/connect`, { token: w.apiKey, body: { application_id: w.appId, domains: [`shop.${zone}`] } })
+    const id = r.body.results[0].connection_id
+    expect((await p.api('POST', `/v1/connections/${id}:recheck`, { token: w.apiKey })).body.status).toBe('live')
+    const deps = { db: p.db, dns: p.services.dns, clock: p.clock, alerts: false, repair: p.services.monitorRepair }
+    await sweepMonitor(deps)
+    await pdns.setRecords(`shop.${zone}`, 'CNAME', ['new.host.example.'], 600)
+    p.clock.advance(HOUR + MIN_GAP_MS)
+    await sweepMonitor(deps)
+    expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual([`${EDGE}.`])
+    const m = (await p.api('GET', `/v1/connections/${id}/monitor`, { token: w.apiKey })).body
+    expect(m.action).toMatchObject({ kind: 'auto_fixed' })
+    expect(JSON.stringify(m)).toContain(`CNAME shop.${zone} → new.host.example`)
+    const del = await p.api('DELETE', `/v1/connections/${id}`, { token: w.apiKey })
+    expect(del.status).toBe(200)
+    expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual(['new.host.example.'])
   })
 })

@@ -5,6 +5,8 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ERROR_REASONS } from '../../src/errors.ts'
+import { buildOpenApi } from '../../src/http/openapi.ts'
+import { OPERATIONS } from '../../src/ops/index.ts'
 
 const ROOT = join(import.meta.dir, '../..')
 
@@ -38,5 +40,16 @@ describe('details.reason catalogue', () => {
 
   test('every catalogued reason says what it means', () => {
     for (const [id, meaning] of Object.entries(ERROR_REASONS)) expect({ id, described: meaning.length > 10 }).toEqual({ id, described: true })
+  })
+
+  test('every catalogued reason is declared in the OpenAPI document, with its meaning, where details.reason is', () => {
+    // A client generated from /v1/openapi.json must know every reason an answer can carry
+    // (provider_unreachable, insufficient_permission, credential_refused were answered but undeclared).
+    const doc = buildOpenApi(OPERATIONS, { publicUrl: 'http://portico.test', version: 'test' }) as any
+    const declared = doc.components.schemas.ErrorReason
+    expect(declared.enum.sort()).toEqual(Object.keys(ERROR_REASONS).sort())
+    for (const [r, meaning] of Object.entries(ERROR_REASONS)) expect({ r, said: declared.description.includes(`\`${r}\` ${meaning.charAt(0).toLowerCase()}${meaning.slice(1)}`) }).toEqual({ r, said: true })
+    const objectDetails = doc.components.schemas.Error.properties.details.anyOf.find((s: any) => s.type === 'object')
+    expect(objectDetails.properties.reason).toEqual({ $ref: '#/components/schemas/ErrorReason' })
   })
 })

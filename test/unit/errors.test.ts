@@ -22,6 +22,8 @@ const KINDS: Record<ProviderErrorKind, true> = {
   unreachable: true,
   unrepresentable: true,
   too_many_pages: true,
+  zone_ambiguous: true,
+  zone_not_delegated: true,
 }
 
 describe('a provider failure as the contract error', () => {

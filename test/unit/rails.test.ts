@@ -2,8 +2,8 @@
 // TXT quoting, and the planner's record-set rules.
 import { describe, test, expect } from 'bun:test'
 import { signV4 } from '../../src/adapters/dns-providers/sigv4.ts'
-import { quoteTxt, unquoteTxt, zoneFor } from '../../src/adapters/dns-providers/types.ts'
-import { applyChanges, mergeSpf, planApply, planRevert, storedTtl, unmergeSpf } from '../../src/domain/record-plan.ts'
+import { chooseZone, quoteTxt, unquoteTxt, zoneFor, type RRset } from '../../src/adapters/dns-providers/types.ts'
+import { applyChanges, mergeSpf, planApply, planRevert, replacedRecords, storedTtl, unmergeSpf } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 
 describe('SigV4', () => {
@@ -148,5 +148,26 @@ describe('planner', () => {
     const zones = [{ id: '1', name: 'test' }, { id: '2', name: 'ex.test' }, { id: '3', name: 'a.ex.test' }]
     expect(zoneFor(zones, 'b.a.ex.test')?.id).toBe('3')
     expect(zoneFor(zones, 'www.ex.test')?.id).toBe('2')
+  })
+  test('a re-apply over a value set since makes it the prior; over Portico\'s own value with another TTL it keeps the first prior', () => {
+    const before: RRset[] = [{ name: 'shop.ex.test', type: 'CNAME', ttl: 600, values: ['old.host.example'] }]
+    const desired: DnsRecord[] = [{ type: 'CNAME', host: 'shop', value: 'edge.portico.test', ttl: 300 }]
+    const first = planApply(before, desired, 'ex.test')
+    const theirs: RRset[] = [{ name: 'shop.ex.test', type: 'CNAME', ttl: 600, values: ['new.host.example'] }]
+    const over = planApply(theirs, desired, 'ex.test', first.entries)
+    expect(over.entries[0]!.prior).toEqual({ ttl: 600, values: ['new.host.example'] })
+    expect(replacedRecords(theirs, over, first.entries)).toEqual([{ name: 'shop.ex.test', type: 'CNAME', values: ['new.host.example'] }])
+    const retimed: RRset[] = [{ name: 'shop.ex.test', type: 'CNAME', ttl: 3600, values: ['edge.portico.test'] }]
+    expect(planApply(retimed, desired, 'ex.test', first.entries).entries[0]!.prior).toEqual({ ttl: 600, values: ['old.host.example'] })
+  })
+  test('two copies of a zone whose host does not say their name servers cannot be told apart: zone_ambiguous, never the first listed', async () => {
+    const copies = [{ id: 'acct1/ex.test', name: 'ex.test' }, { id: 'acct2/ex.test', name: 'ex.test' }]
+    const delegated = async () => ['ns1.dnsimple.com', 'ns2.dnsimple-edge.net']
+    await expect(chooseZone({}, copies, 'www.ex.test', delegated)).rejects.toMatchObject({ kind: 'zone_ambiguous', zoneIds: ['acct1/ex.test', 'acct2/ex.test'] })
+    // Told by their name servers, the delegated one is taken; a lone copy needs no lookup at all.
+    const told = [{ ...copies[0]!, nameServers: ['ns1.other.example'] }, { ...copies[1]!, nameServers: ['ns2.dnsimple-edge.net.', 'NS1.dnsimple.com'] }]
+    expect((await chooseZone({}, told, 'www.ex.test', delegated))?.id).toBe('acct2/ex.test')
+    expect((await chooseZone({}, [copies[0]!], 'www.ex.test', async () => { throw new Error('not asked') }))?.id).toBe('acct1/ex.test')
+    expect(await chooseZone({}, copies, 'www.other.test', delegated)).toBeNull()
   })
 })

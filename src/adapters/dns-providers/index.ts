@@ -34,4 +34,4 @@ export function makePowerDns(apiUrl: string, apiKey: string, pin: string): DnsPr
   return metered(new PowerDnsProvider(apiUrl, apiKey, { pin }))
 }
 
-export { ProviderError, zoneFor, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'
+export { chooseZone, ProviderError, ZoneChoiceError, zoneFor, type DnsProvider, type RRset, type RRsetChange, type Zone } from './types.ts'

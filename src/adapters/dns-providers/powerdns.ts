@@ -6,7 +6,7 @@
 // The API URL comes from the integrator, so the caller checks it through the SSRF guard and hands the
 // checked address in as `pin` (src/domain/provider-accounts.ts `openProvider`).
 import { exchange, reasonOf, type ProviderHttp } from './http.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, readTxtSet, unquoteTxt, writeTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from './types.ts'
 
 const fq = (name: string) => `${canonicalName(name)}.`
 
@@ -81,16 +81,24 @@ export class PowerDnsProvider implements DnsProvider {
   async readRecords(zone: Zone): Promise<RRset[]> {
     const z = (await this.call('GET', `/zones/${encodeURIComponent(zone.id)}`)) as { rrsets: { name: string; type: string; ttl: number; records: { content: string; disabled?: boolean }[] }[] }
     return z.rrsets
-      .map((s) => ({ name: canonicalName(s.name), type: s.type, ttl: s.ttl, values: s.records.filter((r) => !r.disabled).map((r) => fromContent(s.type, r.content)) }))
+      .map((s) => {
+        const contents = s.records.filter((r) => !r.disabled).map((r) => r.content)
+        // A TXT value held as several strings keeps them (readTxtSet): restored byte-identical.
+        return { name: canonicalName(s.name), type: s.type, ttl: s.ttl, ...(s.type === 'TXT' || s.type === 'SPF' ? readTxtSet(contents) : { values: contents.map((c) => fromContent(s.type, c)) }) }
+      })
       .filter((s) => s.values.length > 0)
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
+    // Values a set keeps go back as PowerDNS held them (a TXT of several strings): the current sets' strings.
+    const held = changes.some((c) => (c.type === 'TXT' || c.type === 'SPF') && c.values.length) ? await this.readRecords(zone) : []
+    const content = (c: RRsetChange, v: string) =>
+      c.type === 'TXT' || c.type === 'SPF' ? writeTxt(v, { ...held.find((s) => s.name === canonicalName(c.name) && s.type === c.type)?.native, ...c.native }) : toContent(c.type, v)
     const rrsets = changes.map((c) =>
       c.values.length === 0
         ? { name: fq(c.name), type: c.type, changetype: 'DELETE' }
-        : { name: fq(c.name), type: c.type, ttl: c.ttl, changetype: 'REPLACE', records: c.values.map((v) => ({ content: toContent(c.type, v), disabled: false })) },
+        : { name: fq(c.name), type: c.type, ttl: c.ttl, changetype: 'REPLACE', records: c.values.map((v) => ({ content: content(c, v), disabled: false })) },
     )
     await this.call('PATCH', `/zones/${encodeURIComponent(zone.id)}`, { rrsets })
   }

@@ -32,6 +32,8 @@ export interface NewRecord {
   native?: unknown
 }
 
+const isSpf = (v: string) => /^v=spf1(\s|$)/i.test(v)
+
 export abstract class RecordBasedProvider implements DnsProvider {
   abstract readonly id: string
   abstract readonly conventions: HostConventions
@@ -70,9 +72,15 @@ export abstract class RecordBasedProvider implements DnsProvider {
       // stays untouched, whatever its own TTL: adding a TXT value never rewrites the others.
       const setTtl = existing[0]?.ttl
       const keep = existing.filter((i) => c.values.includes(i.value) && (i.ttl === c.ttl || c.ttl === setTtl))
-      deletes.push(...existing.filter((i) => !keep.includes(i)))
+      const gone = existing.filter((i) => !keep.includes(i))
+      deletes.push(...gone)
       for (const v of c.values) {
-        if (!keep.some((k) => k.value === v)) creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v, ...(c.native?.[v] !== undefined ? { native: c.native[v] } : {}) })
+        if (keep.some((k) => k.value === v)) continue
+        // The record's own attributes (Cloudflare's comment, tags and proxy status; a Porkbun note) go
+        // with the value they belong to: a restore brings its prior's; a value written again (a TTL
+        // change) or the SPF value Portico merged terms into keeps what its record carried.
+        const native = c.native?.[v] ?? gone.find((i) => i.value === v && i.native !== undefined)?.native ?? (isSpf(v) ? gone.find((i) => isSpf(i.value) && i.native !== undefined)?.native : undefined)
+        creates.push({ name: c.name, type: c.type, ttl: c.ttl, value: v, ...(native !== undefined ? { native } : {}) })
       }
     }
     const fixed = deletes.find((d) => d.fixed)

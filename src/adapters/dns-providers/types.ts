@@ -55,6 +55,10 @@ export interface Zone {
   id: string
   /** The zone apex, canonical. */
   name: string
+  /** The name servers the host assigned the zone, where its listing says (Cloudflare, Google, Azure). */
+  nameServers?: string[]
+  /** The host's own status of the zone, where it has one (Cloudflare: `active`, `pending`, `moved`…). */
+  status?: string
 }
 
 export type ProviderErrorKind =
@@ -69,6 +73,8 @@ export type ProviderErrorKind =
   | 'unreachable'
   | 'unrepresentable'
   | 'too_many_pages'
+  | 'zone_ambiguous'
+  | 'zone_not_delegated'
 
 /** A record set a failed write had changed and that could not be put back: what it held before the write
  * (`values` empty: there was no set; `ttl` null then). */
@@ -144,6 +150,9 @@ export interface DnsProvider {
   readonly uniformTtl?: boolean
   /** Every zone the credential reaches. */
   listZones(): Promise<Zone[]>
+  /** A zone's assigned name servers, for a host whose listing does not carry them (Route 53's
+   * GetHostedZone); asked only when several zones share the domain's zone name. */
+  zoneNameServers?(zone: Zone): Promise<string[]>
   /** Every record set of a zone (SOA included; apply rules never touch it). */
   readRecords(zone: Zone): Promise<RRset[]>
   /** Applies the changes; each replaces the whole record set of its name and type. */
@@ -175,6 +184,58 @@ export async function acrossScopes(scopes: (() => Promise<Zone[]>)[]): Promise<Z
   }
   if (out.length === 0 && refused) throw refused
   return out
+}
+
+/** Two or more zones of one name, or one that is not the delegated copy: refused before anything is written. */
+export class ZoneChoiceError extends ProviderError {
+  constructor(
+    kind: 'zone_ambiguous' | 'zone_not_delegated',
+    message: string,
+    /** The host's ids of the zones of that name the credential reaches. */
+    readonly zoneIds: string[],
+  ) {
+    super(kind, message)
+  }
+}
+
+const nsSet = (ns: string[]) => [...new Set(ns.map(canonicalName))].sort().join(' ')
+/** A host's status that serves the zone: none given, or `active` (Cloudflare's pending, moved, initializing do not). */
+const serving = (z: Zone) => z.status === undefined || z.status === 'active'
+
+/**
+ * The zone of `domain` Portico may write: the longest zone name at or above it. Several zones of that
+ * name (two accounts one token reaches, a stale or staging copy, a zone in two resource groups: Route 53,
+ * Cloudflare, Google Cloud DNS and Azure all allow it) are told apart by the delegation the domain's
+ * parent publishes (`delegation`, looked up only then): the one copy whose assigned name servers are
+ * those and whose status serves is chosen; none or several is `zone_not_delegated` / `zone_ambiguous`,
+ * naming the zone ids, before anything is written. A single zone the host says does not serve (a
+ * Cloudflare `pending` or `moved` copy) and whose name servers are not the delegated ones is refused too.
+ */
+export async function chooseZone(
+  provider: Pick<DnsProvider, 'zoneNameServers'>,
+  zones: Zone[],
+  domain: string,
+  delegation: (zoneName: string) => Promise<string[] | null>,
+): Promise<Zone | null> {
+  const best = zoneFor(zones, domain)
+  if (!best) return null
+  const same = zones.filter((z) => z.name === best.name)
+  if (same.length === 1 && serving(best)) return best
+  const delegated = await delegation(best.name)
+  const want = delegated?.length ? nsSet(delegated) : null
+  const withNs = await Promise.all(same.map(async (z) => ({ z, ns: z.nameServers ?? (provider.zoneNameServers ? await provider.zoneNameServers(z) : null) })))
+  // A single copy whose name servers the host does not say is taken as it is (nothing to tell it by).
+  if (same.length === 1 && (withNs[0]!.ns === null || !want || nsSet(withNs[0]!.ns) === want)) return best
+  const match = want ? withNs.filter((x) => x.ns !== null && nsSet(x.ns) === want && serving(x.z)).map((x) => x.z) : []
+  if (match.length === 1) return match[0]!
+  const ids = same.map((z) => z.id)
+  const described = withNs.map((x) => `${x.z.id}${x.z.status ? ` (${x.z.status})` : ''}: ${x.ns?.join(', ') ?? 'name servers not given'}`).join('; ')
+  // Several served by the delegation, no delegation to go by, or a copy whose name servers the host does
+  // not say (DNSimple's accounts, NS1): which one is served cannot be told.
+  if (match.length > 1 || (!want && same.length > 1) || (match.length === 0 && withNs.some((x) => x.ns === null))) {
+    throw new ZoneChoiceError('zone_ambiguous', `${same.length} zones named ${best.name} are reachable with this credential and ${want ? 'more than one is served by the delegated name servers' : 'the delegation could not be looked up to tell them apart'} (${described}); nothing was written`, ids)
+  }
+  throw new ZoneChoiceError('zone_not_delegated', `no zone named ${best.name} reachable with this credential is the one the domain is delegated to (${delegated?.join(', ')}): ${described}; nothing was written`, ids)
 }
 
 /** The zone that holds `domain`: the longest zone name that is `domain` or a suffix of it. */
@@ -231,6 +292,32 @@ export function quoteTxt(text: string): string {
   }
   pieces.push(piece)
   return pieces.map((p) => `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(' ')
+}
+
+/**
+ * A TXT value as a host gave it in zone-file strings. The canonical value joins the strings; when the
+ * host held them split elsewhere than `quoteTxt` would split them (`"v=spf1 include:_spf.google.com "
+ * "include:mailgun.org -all"`, as people and tools write long SPF values), the strings are kept as
+ * `txt` in the value's native entry, so writing the value back (a restore, a set Portico adds a value
+ * to, a Route 53 DELETE that must name the set exactly) sends them byte for byte.
+ */
+export function readTxt(wire: string): { value: string; native?: { txt: string } } {
+  const w = wire.trim()
+  const value = unquoteTxt(w)
+  return w.startsWith('"') && /"\s+"/.test(w) && quoteTxt(value) !== w ? { value, native: { txt: w } } : { value }
+}
+
+/** The zone-file strings to write `value` as: the host's own (readTxt) when the set's native map holds them, else `quoteTxt`. */
+export function writeTxt(value: string, native?: Record<string, unknown> | unknown): string {
+  const own = (native as Record<string, { txt?: unknown } | undefined> | undefined)?.[value]?.txt ?? (native as { txt?: unknown } | undefined)?.txt
+  return typeof own === 'string' && unquoteTxt(own) === value ? own : quoteTxt(value)
+}
+
+/** TXT wire strings of one set as canonical values, with the native map `readTxt` asks for (none when every value is plain). */
+export function readTxtSet(wires: string[]): { values: string[]; native?: Record<string, unknown> } {
+  const read = wires.map(readTxt)
+  const native = Object.fromEntries(read.filter((r) => r.native).map((r) => [r.value, r.native]))
+  return { values: read.map((r) => r.value), ...(Object.keys(native).length ? { native } : {}) }
 }
 
 /** The text of zone-file TXT content: one or more quoted strings joined; unquoted content as is.

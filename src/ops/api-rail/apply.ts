@@ -48,8 +48,13 @@ export const applyOp = defineOp({
     'SPF value, and every record set replaced is recorded (`prior`, `prior_source: provider`) so disconnect can restore it. Give either ' +
     '`credential` (used once and not kept unless `save` is true, which saves it as a continuous provider account and makes the ' +
     'connection managed) or `provider_account_id`. PowerDNS also needs `api_url`. Re-sending the same records answers 200 with ' +
-    '`changed: false` and writes nothing. A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
+    '`changed: false` and writes nothing. Applying again over a value set at the provider since Portico wrote (a name repointed by hand) ' +
+    'writes the records again, names that value in `replaced`, and records it as the set\'s prior: disconnect restores the customer\'s latest, ' +
+    'not what stood before connecting (the same for `:reapply` and the monitor\'s repair). A refused credential is 422 `ProviderAuthenticationError`; a zone the credential does not ' +
     'reach is 422 `dns_write_failed` with `details.reason: zone_not_reached` (also recorded as the connection\'s diagnosis). ' +
+    'Several zones of the domain\'s name in the credential\'s reach (another account, a stale, staging or pending copy) are told apart by the ' +
+    'delegation: the copy on the delegated name servers is written; when none or several are, 422 `dns_write_failed` with `details.reason` ' +
+    '`zone_not_delegated` or `zone_ambiguous` and `details.zone_ids`, before anything is written (diagnosis `zone_not_reached`). ' +
     'A delegated agent token whose write would replace records already in the zone (values the write takes away) gets 400 ' +
     '`confirmation_required` with `details.confirm_url` and writes nothing until its person confirms exactly those records there.',
   tag: TAG,
@@ -124,6 +129,7 @@ export const applyOp = defineOp({
       changed: w.changed,
       zone: w.zone.name,
       updated_objects: w.updated,
+      replaced: w.replaced,
       account: account ? await accountOut(ctx.db, ctx.principal, await getAccount(ctx.db, p.tenantId, account.id)) : null,
     }
   },

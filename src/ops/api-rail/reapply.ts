@@ -54,6 +54,6 @@ export const reapplyOp = defineOp({
     })
     ctx.audit.details = grant.kind === 'domain_connect' ? { provider: grant.provider, via: 'domain_connect' } : { changed: w.changed, provider: grant.provider }
     const account = grant.kind === 'account' ? await accountOut(ctx.db, ctx.principal, await getAccount(ctx.db, c.tenant_id, grant.account.id)) : null
-    return { connection: connectionOut(await railConnection(ctx.db, c)), changed: w.changed, zone: w.zone, updated_objects: w.updated, account }
+    return { connection: connectionOut(await railConnection(ctx.db, c)), changed: w.changed, zone: w.zone, updated_objects: w.updated, replaced: w.replaced, account }
   },
 })

@@ -16,5 +16,10 @@ export const ApplyResult = named('ApplyResult', Out({
   changed: Type.Boolean({ description: 'false when the zone already held every record: nothing was written' }),
   zone: Type.String(),
   updated_objects: Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' }),
+  replaced: Type.Array(Out({ name: Type.String(), type: Type.String(), values: Type.Array(Type.String()) }), {
+    description:
+      'Values the write took out of the zone that Portico had not written: the customer\'s own records, including any set at the provider since Portico last wrote ' +
+      '(a re-apply over them). Each is recorded as the set\'s prior, so disconnect restores it. Empty when the write only added',
+  }),
   account: Nullable(AccountSchema),
 }))

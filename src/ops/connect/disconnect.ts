@@ -44,7 +44,16 @@ export const disconnectOp = defineOp({
   scope: 'domains:disconnect',
   params: IdParam,
   query: Input({ confirm: Type.Optional(Type.String({ maxLength: 300, description: 'Agent tokens: the domain being disconnected, checked when given; never enough on its own (the person confirms)' })) }),
-  body: Input({ credential: Type.Optional(Secret) }),
+  body: Input({
+    credential: Type.Optional(Secret),
+    leave_records: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: finish the disconnect without writing to the DNS provider (no grant works any more: the credential revoked, the account removed). ' +
+          'Records a provider rail wrote stay as they are, each listed in `left_in_place` with `prior_values`, and `manual_steps` say how to put the zone back (`outcome: manual`)',
+      }),
+    ),
+  }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
   errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
@@ -62,7 +71,7 @@ export const disconnectOp = defineOp({
     // An agent's person confirms first: nothing is taken out at the provider before their yes.
     const c = await railConnectionFor(ctx.db, ctx.principal, input.id, { removal: true })
     const confirmed = await agentDisconnectConfirmed(ctx, c, input.confirm)
-    const reverted = await removeThroughGrant({ ...ctx, dns: ctx.services.dns }, c, input.credential)
+    const reverted = await removeThroughGrant({ ...ctx, dns: ctx.services.dns }, c, input.credential, input.leave_records === true)
     return { confirmed, reverted }
   },
   handler: (ctx, input, pre) => disconnect(ctx, input.id, pre.confirmed, pre.reverted),

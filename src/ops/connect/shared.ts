@@ -217,7 +217,11 @@ export const DISCONNECT_NOTE =
   'one-time `credential`: Portico\'s own records are removed and what they replaced is restored (`restored`); a set changed at the ' +
   'provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer ' +
   'is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well ' +
-  'formed and the connection\'s state (no usable grant) is what stands in the way; resend with `credential` or follow the plan.'
+  'formed and the connection\'s state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend ' +
+  '`:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. ' +
+  'When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be ' +
+  'written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` ' +
+  'with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now.'
 
 export const TargetResponse = named('ConnectTarget', Out({
   application_id: Type.String(),

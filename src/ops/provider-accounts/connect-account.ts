@@ -89,12 +89,15 @@ export const connectAccountOp = defineOp({
           throw new ApiError('invalid_request', `${parsed.domain} is hosted at ${providerById(c.provider_id)?.name ?? c.provider_id}, not ${providerById(a.provider)?.name ?? a.provider}`, { reason: 'zone_not_reached' })
         }
         const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed, rail: 'api', event: 'connection.applied' })
-        results.push({ domain, connection_id: c.id, status: w.changed ? 'connected' : 'already', message: w.changed ? `Records written in zone ${w.zone.name}` : 'The records were already in place' })
+        // The customer's own values the write replaced are named (they are the priors a disconnect restores).
+        const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
+        results.push({ domain, connection_id: c.id, status: w.changed ? 'connected' : 'already', message: w.changed ? `Records written in zone ${w.zone.name}${over ? `, replacing ${over} (restored on disconnect)` : ''}` : 'The records were already in place' })
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         logCause(err, { request_id: ctx.requestId, op: 'provider_accounts.connect', domain, code: err.code })
         const reason = (err.details as { reason?: string } | undefined)?.reason
-        const code = reason === 'zone_not_reached' ? 'zone_not_reached' : err.code
+        // Several copies of the zone, none or more than one delegated: the domain's zone is not reached.
+        const code = reason === 'zone_not_reached' || reason === 'zone_ambiguous' || reason === 'zone_not_delegated' ? 'zone_not_reached' : err.code
         await onRefusal(ctx, err, 'use', { provider: a.provider, account: a })
         results.push({ domain, connection_id: connectionId, status: 'failed', message: err.title, error_code: code })
       }

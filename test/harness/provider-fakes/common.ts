@@ -13,6 +13,10 @@ export interface FakeZone<R> {
   records: R[]
   /** Zone-level settings the provider keeps beside the records (Namecheap's EmailType). */
   settings?: Record<string, unknown>
+  /** The name servers the host assigned this zone, where its stand-in reports them (its own default otherwise). */
+  nameServers?: string[]
+  /** The host's status of the zone, where it has one (Cloudflare: `active` by default, `pending`, `moved`). */
+  status?: string
 }
 
 export interface Fake<R> {

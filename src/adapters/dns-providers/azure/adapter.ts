@@ -136,7 +136,15 @@ export class AzureDnsProvider extends RRsetBasedProvider {
   async listZones(): Promise<Zone[]> {
     if (!this.sp && !this.token) await this.client()
     const subscriptions = this.sp ? [this.sp.subscription_id] : ((await this.paged('/subscriptions', SUBSCRIPTIONS_VERSION)) as { subscriptionId: string }[]).map((s) => s.subscriptionId)
-    return acrossScopes(subscriptions.map((sub) => async () => (await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))))
+    // A zone of one name may stand in several resource groups: its assigned name servers tell which the
+    // delegation points at (src/adapters/dns-providers/types.ts `chooseZone`); a Private zone is a VNet's view.
+    return acrossScopes(
+      subscriptions.map((sub) => async () =>
+        (await this.paged(`/subscriptions/${encodeURIComponent(sub)}/providers/Microsoft.Network/dnszones`))
+          .filter((z) => z.properties?.zoneType !== 'Private')
+          .map((z) => ({ id: z.id, name: canonicalName(z.name), ...(Array.isArray(z.properties?.nameServers) ? { nameServers: z.properties.nameServers.map(String) } : {}) })),
+      ),
+    )
   }
 
   async readRecords(zone: Zone): Promise<RRset[]> {
@@ -162,7 +170,16 @@ export class AzureDnsProvider extends RRsetBasedProvider {
       if (values.length === 0) continue
       // A set's metadata (its tags) goes back with it whenever Portico writes the set.
       const meta = p.metadata && Object.keys(p.metadata).length > 0 ? p.metadata : undefined
-      out.push({ name, type, ttl: p.TTL, values, ...(meta ? { native: Object.fromEntries(values.map((v) => [v, { metadata: meta }])) } : {}) })
+      const native: Record<string, Record<string, unknown>> = {}
+      if (meta) for (const v of values) native[v] = { metadata: meta }
+      // A TXT value held as strings split elsewhere than 255 bytes keeps them: it goes back byte-identical.
+      if (type === 'TXT') {
+        for (const x of (p.TXTRecords ?? []) as { value: string[] }[]) {
+          const v = x.value.join('')
+          if (x.value.join('\u0000') !== chunks(v).join('\u0000')) native[v] = { ...native[v], strings: x.value }
+        }
+      }
+      out.push({ name, type, ttl: p.TTL, values, ...(Object.keys(native).length ? { native } : {}) })
     }
     return out
   }
@@ -178,7 +195,11 @@ export class AzureDnsProvider extends RRsetBasedProvider {
     const metadata = [...Object.values(c.native ?? {}), ...Object.values(cur?.native ?? {})].map((n) => (n as { metadata?: unknown })?.metadata).find((m) => m !== undefined)
     if (metadata) properties.metadata = metadata
     if (c.type === 'CNAME') properties.CNAMERecord = { cname: c.values[0] }
-    else if (f) properties[f.key] = c.values.map(f.to)
+    else if (c.type === 'TXT') {
+      // A value Azure held as its own strings (and still the same text) goes back as those strings.
+      const own = (v: string) => ((c.native?.[v] ?? cur?.native?.[v]) as { strings?: string[] } | undefined)?.strings
+      properties.TXTRecords = c.values.map((v) => (own(v)?.join('') === v ? { value: own(v) } : f!.to(v)))
+    } else if (f) properties[f.key] = c.values.map(f.to)
     else throw new ProviderError('write_failed', `Azure DNS: Portico does not write ${c.type} records`)
     await (await this.client()).call('PUT', this.path(zone, c.name, c.type), { properties })
   }

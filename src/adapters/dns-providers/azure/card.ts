@@ -6,6 +6,7 @@ export const azure = defineCard({
   id: 'azure',
   name: 'Azure DNS',
   sources: {
+    zonesList: { kind: 'docs', url: 'https://learn.microsoft.com/rest/api/dns/zones/list', note: 'a zone is a resource of a resource group: the same name may stand in several groups and subscriptions, each with its own properties.nameServers (ns1-0x.azure-dns.com …); zoneType Private for a VNet\'s view' },
     recordSets: { kind: 'docs', url: 'https://learn.microsoft.com/rest/api/dns/record-sets', note: 'api-version 2018-05-01: List All By Dns Zone ({value, nextLink}), Create Or Update (PUT replaces the set; If-Match / If-None-Match), Delete' },
     recordSetModel: { kind: 'docs', url: 'https://learn.microsoft.com/rest/api/dns/record-sets/get?view=rest-dns-2018-05-01#recordset', note: 'properties: TTL, metadata, targetResource (alias), ARecords … caaRecords, fqdn, provisioningState' },
     alias: { kind: 'docs', url: 'https://learn.microsoft.com/azure/dns/dns-alias', note: 'alias record sets point A, AAAA or CNAME at an Azure resource (public IP, Traffic Manager, Front Door, CDN) and hold no records of their own' },
@@ -57,6 +58,7 @@ export const azure = defineCard({
   errorsCite: ['armErrors', 'recordSets', 'openapi'],
   quirks: [
     { text: '`nextLink` names https://management.azure.com whatever address was asked: Portico rebases its path and query onto the configured base (DNS_PROVIDER_API_BASES).', cite: ['recordSets'] },
+    { text: 'The same zone name may stand in several resource groups (and subscriptions), each copy with its own name servers. Portico writes the copy the domain is delegated to, else refuses naming the zone ids; Private zones are passed over.', cite: ['zonesList'] },
     { text: 'PUT replaces the whole record set, metadata included: Portico sends a set\'s metadata back whenever it writes the set, and keeps it to restore a set it removed.', cite: ['recordSets', 'recordSetModel'] },
     { text: 'An alias record set has targetResource and no records; a plain PUT at its name and type would turn it into a static set, so it is read as locked.', cite: ['alias', 'octodns'] },
     { text: 'The service principal\'s token comes from login.microsoftonline.com for the tenant; a person\'s grant reaches every subscription they can see, and a subscription that refuses is passed over.', cite: ['sp'] },

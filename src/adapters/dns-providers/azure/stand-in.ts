@@ -63,7 +63,7 @@ export function startAzureFake(): Fake<AzRRset> & { oauth: ProviderOAuthFake } {
         return json(200, { value: s.items, ...(page < s.last ? { nextLink: `https://management.azure.com${url.pathname}?api-version=2018-05-01&$skiptoken=${page + 1}` } : {}) })
       }
       if (req.method === 'GET' && url.pathname === `/subscriptions/${sp.subscription_id}/providers/Microsoft.Network/dnszones`) {
-        return list('zones', f.zones.map((z) => ({ id: z.id, name: z.name, type: 'Microsoft.Network/dnszones', location: 'global', properties: { nameServers: ['ns1-01.azure-dns.com.'] } })))
+        return list('zones', f.zones.map((z) => ({ id: z.id, name: z.name, type: 'Microsoft.Network/dnszones', location: 'global', properties: { nameServers: z.nameServers ?? ['ns1-01.azure-dns.com.'], zoneType: 'Public' } })))
       }
       const m = /^(\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Network\/dnszones\/[^/]+)\/(?:(all)|([A-Za-z]+)\/([^/]+))$/.exec(url.pathname)
       const zone = m && f.zones.find((z) => z.id === m[1])

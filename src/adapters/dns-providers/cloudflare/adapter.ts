@@ -17,7 +17,7 @@
 import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from '../record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, canonicalValue, ProviderError, readTxt, unquoteTxt, writeTxt, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4'
@@ -93,7 +93,14 @@ export class CloudflareProvider extends RecordBasedProvider {
   }
 
   async listZones(): Promise<Zone[]> {
-    return (await this.paged('/zones', 50)).map((z) => ({ id: z.id, name: canonicalName(z.name) }))
+    // Its status and assigned name servers tell copies of one name apart (another account's, a `moved`
+    // or `pending` one): src/adapters/dns-providers/types.ts `chooseZone`.
+    return (await this.paged('/zones', 50)).map((z) => ({
+      id: z.id,
+      name: canonicalName(z.name),
+      ...(typeof z.status === 'string' ? { status: z.status } : {}),
+      ...(Array.isArray(z.name_servers) ? { nameServers: [...z.name_servers, ...(Array.isArray(z.vanity_name_servers) ? z.vanity_name_servers : [])].map(String) } : {}),
+    }))
   }
 
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
@@ -106,6 +113,8 @@ export class CloudflareProvider extends RecordBasedProvider {
       else if (type === 'CAA' && r.data) value = `${r.data.flags} ${r.data.tag} "${r.data.value}"`
       else value = canonicalValue(type, r.content)
       const native: Record<string, unknown> = {}
+      // A TXT held as several strings keeps them (readTxt): restored byte-identical.
+      if (type === 'TXT' && typeof r.content === 'string') Object.assign(native, readTxt(r.content).native)
       if (r.proxied) native.proxied = true
       if (r.comment) native.comment = r.comment
       if (Array.isArray(r.tags) && r.tags.length) native.tags = r.tags
@@ -133,7 +142,7 @@ export class CloudflareProvider extends RecordBasedProvider {
     } else if (type === 'CAA') {
       const m = /^(\d+)\s+(\S+)\s+"(.*)"$/.exec(value)
       Object.assign(body, { data: { flags: Number(m?.[1] ?? 0), tag: m?.[2] ?? 'issue', value: m?.[3] ?? '' } })
-    } else body.content = type === 'TXT' ? quoteTxt(value) : value
+    } else body.content = type === 'TXT' ? writeTxt(value, r.native) : value
     if (type === 'A' || type === 'AAAA' || type === 'CNAME') body.proxied = native.proxied ?? false
     if (native.comment) body.comment = native.comment
     if (native.tags) body.tags = native.tags

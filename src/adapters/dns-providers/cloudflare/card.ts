@@ -4,6 +4,7 @@ export const cloudflare = defineCard({
   id: 'cloudflare',
   name: 'Cloudflare',
   sources: {
+    zoneList: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/zones/methods/list/', note: 'each zone with its status (initializing, pending, active, moved) and its assigned name_servers (vanity_name_servers on plans that have them); a token reaching several accounts lists each account\'s copy of a name (cloudflare-go TestZoneIDByNameWithNonUniqueZones: "ambiguous zone name")' },
     recording: { kind: 'recording', url: 'https://github.com/dns-lexicon/dns-lexicon/tree/9c5eba2dc00a0b5e2d09bc1cbb5005b17167ddea/tests/fixtures/cassettes/cloudflare/IntegrationTests', fixture: 'provider-recordings/cloudflare.json', note: 'names absolute; a bare TXT taken and answered as written; records carry zone_id and zone_name; listings filtered by name and type' },
     records: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/', note: 'list (page, per_page up to 5,000,000; result_info.total_pages), batch, record fields proxied, comment, tags, settings, data' },
     batch: { kind: 'docs', url: 'https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/', note: 'deletes, patches, puts, posts in that order, all or nothing' },
@@ -47,6 +48,7 @@ export const cloudflare = defineCard({
   ],
   errorsCite: ['records', 'limits'],
   quirks: [
+    { text: 'A token reaching several accounts lists every copy of a name, and a copy may be pending (name servers not yet changed) or moved (the domain went elsewhere). Portico writes the active copy on the delegated name servers; none or several is refused naming the zone ids, and a lone pending or moved copy off the delegated name servers too.', cite: ['zoneList'] },
     { text: 'TTL 1 is "automatic".', cite: ['records'] },
     { text: 'A batch applies deletes before posts, all or nothing.', cite: ['batch'] },
   ],

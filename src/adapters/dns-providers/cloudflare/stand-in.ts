@@ -78,7 +78,7 @@ export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfReco
       const path = url.pathname.replace(/^\/client\/v4/, '')
       if (req.method === 'GET' && path === '/zones') {
         const named = url.searchParams.get('name')
-        const pg = page(fake, 'zones', fake.zones.filter((z) => !named || z.name === named).map((z) => ({ id: z.id, name: z.name, status: 'active', name_servers: ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'] })), url, 50)
+        const pg = page(fake, 'zones', fake.zones.filter((z) => !named || z.name === named).map((z) => ({ id: z.id, name: z.name, status: z.status ?? 'active', name_servers: z.nameServers ?? ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'] })), url, 50)
         if (!pg) return fail(400, 1004, 'per_page must be between 5 and 50')
         return json(200, envelope(pg.slice, pg.info))
       }

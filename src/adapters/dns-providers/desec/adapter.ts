@@ -14,7 +14,7 @@ import { RestClient } from '../rest.ts'
 import { exchange, failureOf } from '../http.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
 import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, readTxtSet, writeTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const DESEC_API = 'https://desec.io/api/v1'
@@ -82,13 +82,21 @@ export class DesecProvider implements DnsProvider {
       name: absoluteName(s.subname || '@', zone.name),
       type: s.type,
       ttl: s.ttl,
-      values: (s.records as string[]).map((v) => fromZoneFile(s.type, v, zone.name)),
+      // A TXT value held as several strings keeps them (readTxtSet): restored byte-identical.
+      ...(s.type === 'TXT' ? readTxtSet(s.records as string[]) : { values: (s.records as string[]).map((v) => fromZoneFile(s.type, v, zone.name)) }),
     }))
   }
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    const body = changes.map((c) => ({ subname: c.name === zone.name ? '' : relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records: c.values.map((v) => toZoneFile(c.type, v)) }))
+    // Values a set keeps (Portico adds one beside them) go back as deSEC held them: their strings come
+    // with the change (the planner passes the set's native map on; a restore its prior's).
+    const body = changes.map((c) => ({
+      subname: c.name === zone.name ? '' : relativeName(c.name, zone.name),
+      type: c.type,
+      ttl: c.ttl,
+      records: c.values.map((v) => (c.type === 'TXT' ? writeTxt(v, c.native) : toZoneFile(c.type, v))),
+    }))
     await this.api.call('PATCH', `/domains/${encodeURIComponent(zone.id)}/rrsets/`, body)
   }
 }

@@ -19,7 +19,7 @@ import { exchange, failureOf, retryAfterOf, type HttpResult } from '../http.ts'
 import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
 import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
-import { acrossScopes, canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { acrossScopes, canonicalName, ProviderError, readTxtSet, writeTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
@@ -145,7 +145,7 @@ export class GoogleCloudDnsProvider implements DnsProvider {
   private async zonesOf(project: string, prefix: string): Promise<Zone[]> {
     return (await this.paged(`/dns/v1/projects/${encodeURIComponent(project)}/managedZones`, 'managedZones'))
       .filter((z) => z.visibility !== 'private')
-      .map((z) => ({ id: prefix + z.name, name: canonicalName(z.dnsName) }))
+      .map((z) => ({ id: prefix + z.name, name: canonicalName(z.dnsName), ...(Array.isArray(z.nameServers) ? { nameServers: z.nameServers.map(String) } : {}) }))
   }
 
   async listZones(): Promise<Zone[]> {
@@ -170,6 +170,8 @@ export class GoogleCloudDnsProvider implements DnsProvider {
       const kind = Object.keys((s.routingPolicy as object) ?? {})[0] ?? 'routing'
       return { name, type: s.type, ttl: s.ttl, values: [`${kind} routing policy`], locked: `a Google Cloud DNS ${kind} routing policy` }
     }
+    // A TXT value held as several strings keeps them (readTxtSet): it goes back byte-identical.
+    if (s.type === 'TXT') return { name, type: s.type, ttl: s.ttl, ...readTxtSet(s.rrdatas) }
     return { name, type: s.type, ttl: s.ttl, values: s.rrdatas.map((v) => fromZoneFile(s.type, v, zone.name)) }
   }
 
@@ -185,7 +187,10 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     if (locked) throw new ProviderError('unrepresentable', `${locked.name} ${locked.type} holds ${locked.locked}, which Portico cannot write back exactly as it is; nothing was written`)
     // A deletion must match the set as it stands: the sets are sent back exactly as Google gave them.
     const deletions = touched.map((s) => ({ name: s.name, type: s.type, ttl: s.ttl, rrdatas: s.rrdatas, ...(s.signatureRrdatas ? { signatureRrdatas: s.signatureRrdatas } : {}) }))
-    const additions = changes.filter((c) => c.values.length > 0).map((c) => ({ name: `${c.name}.`, type: c.type, ttl: c.ttl, rrdatas: c.values.map((v) => toZoneFile(c.type, v)) }))
+    const held = (c: RRsetChange) => ({ ...touched.map((s) => this.toSet(s, zone)).find((s) => s.name === c.name && s.type === c.type)?.native, ...c.native })
+    const additions = changes
+      .filter((c) => c.values.length > 0)
+      .map((c) => ({ name: `${c.name}.`, type: c.type, ttl: c.ttl, rrdatas: c.values.map((v) => (c.type === 'TXT' ? writeTxt(v, held(c)) : toZoneFile(c.type, v))) }))
     await (await this.client()).call('POST', `${this.zonePath(zone)}/changes`, { additions, deletions })
   }
 }

@@ -6,6 +6,7 @@ export const googleCloudDns = defineCard({
   id: 'google-cloud-dns',
   name: 'Google Cloud DNS',
   sources: {
+    managedZones: { kind: 'docs', url: 'https://cloud.google.com/dns/docs/reference/rest/v1/managedZones', note: 'managed zones are named by the project; several may have one dnsName (staging and prod), each with its own nameServers; visibility private for a VPC\'s view' },
     rrsets: { kind: 'docs', url: 'https://cloud.google.com/dns/docs/reference/rest/v1/resourceRecordSets', note: 'ResourceRecordSet {name, type, ttl, rrdatas, signatureRrdatas, routingPolicy}; list with maxResults (the server decides how many) and pageToken' },
     changes: { kind: 'docs', url: 'https://cloud.google.com/dns/docs/reference/rest/v1/changes/create', note: 'one Change {additions, deletions}, applied whole; a deletion must match the set exactly' },
     routing: { kind: 'docs', url: 'https://cloud.google.com/dns/docs/zones/manage-routing-policies', note: 'geo, weighted round robin and failover (primaryBackup) policies: items carry their own rrdatas and health-checked targets' },
@@ -56,6 +57,7 @@ export const googleCloudDns = defineCard({
   ],
   errorsCite: ['errors', 'changes', 'discovery'],
   quirks: [
+    { text: 'Several public managed zones may serve one dnsName (a staging and a prod zone, in one project or across the projects a grant reaches); each has its own nameServers. Portico writes the one the domain is delegated to, else refuses naming the zone ids.', cite: ['managedZones'] },
     { text: 'A deletion is matched against the set exactly, so the sets Portico replaces are sent back as Google gave them (rrdatas and signatures), never re-serialised.', cite: ['changes', 'lego'] },
     { text: 'A set with a routing policy carries `routingPolicy` and no `rrdatas`; a plain addition at its name and type would fail (alreadyExists) or drop the policy, so it is read as locked.', cite: ['routing', 'rrsets'] },
   ],

@@ -85,7 +85,7 @@ export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<G
       }
       if (url.pathname.startsWith(`/dns/v1/projects/${project}-nodns/`)) return err(403, 'PERMISSION_DENIED', `Cloud DNS API has not been used in project ${project}-nodns before or it is disabled.`, 'accessNotConfigured')
       if (req.method === 'GET' && url.pathname === `/dns/v1/projects/${project}-empty/managedZones`) return json(200, { kind: 'dns#managedZonesListResponse', managedZones: [] })
-      if (req.method === 'GET' && url.pathname === `${prefix}/managedZones`) return list('zones', 'managedZones', f.zones.map((z) => ({ kind: 'dns#managedZone', name: z.id, dnsName: `${z.name}.`, visibility: 'public', nameServers: ['ns-cloud-a1.googledomains.com.'] })))
+      if (req.method === 'GET' && url.pathname === `${prefix}/managedZones`) return list('zones', 'managedZones', f.zones.map((z) => ({ kind: 'dns#managedZone', name: z.id, dnsName: `${z.name}.`, visibility: 'public', nameServers: z.nameServers ?? ['ns-cloud-a1.googledomains.com.'] })))
       const m = new RegExp(`^${prefix}/managedZones/([^/]+)/(rrsets|changes)$`).exec(url.pathname)
       const zone = m && f.zones.find((z) => z.id === m[1])
       if (!m || !zone) return err(404, 'NOT_FOUND', `The 'parameters.managedZone' resource named '${m?.[1] ?? ''}' does not exist.`, 'notFound')

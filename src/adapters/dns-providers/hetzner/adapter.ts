@@ -14,7 +14,7 @@ import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from '../record-based.ts'
 import { RRsetBasedProvider } from '../rrset-based.ts'
-import { canonicalName, canonicalValue, quoteTxt, unquoteTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, canonicalValue, quoteTxt, readTxt, unquoteTxt, writeTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1'
@@ -97,7 +97,11 @@ export class HetznerProvider extends RRsetBasedProvider {
       const records = s.records as { value: string; comment?: string | null }[]
       const values = records.map((r) => fromZoneFile(s.type, r.value, zone.name))
       // A record's comment goes back with it whenever Portico writes its set.
-      const comments = records.flatMap((r, i) => (r.comment ? [[values[i]!, { comment: r.comment }] as const] : []))
+      // A TXT value held as several strings keeps them (readTxt): it goes back byte-identical.
+      const comments = records.flatMap((r, i) => {
+        const own = s.type === 'TXT' ? readTxt(r.value).native : undefined
+        return r.comment || own ? [[values[i]!, { ...(r.comment ? { comment: r.comment } : {}), ...own }] as const] : []
+      })
       return {
         name: absoluteName(s.name, zone.name),
         type: s.type,
@@ -115,7 +119,7 @@ export class HetznerProvider extends RRsetBasedProvider {
 
   protected async putSet(zone: Zone, c: RRsetChange, cur: RRset | undefined): Promise<void> {
     const comment = (v: string) => ((c.native?.[v] ?? cur?.native?.[v]) as { comment?: string } | undefined)?.comment
-    const records = c.values.map((v) => ({ value: toZoneFile(c.type, v), ...(comment(v) ? { comment: comment(v) } : {}) }))
+    const records = c.values.map((v) => ({ value: c.type === 'TXT' ? writeTxt(v, { ...cur?.native, ...c.native }) : toZoneFile(c.type, v), ...(comment(v) ? { comment: comment(v) } : {}) }))
     if (!cur) {
       await this.call('POST', `/zones/${encodeURIComponent(zone.id)}/rrsets`, { name: relativeName(c.name, zone.name), type: c.type, ttl: c.ttl, records })
       return

@@ -17,7 +17,7 @@ import { credentialParts } from '../credentials.ts'
 import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { signV4 } from '../sigv4.ts'
-import { canonicalName, canonicalValue, ProviderError, quoteTxt, unquoteTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, canonicalValue, ProviderError, readTxtSet, writeTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const ROUTE53_API = 'https://route53.amazonaws.com'
@@ -62,13 +62,13 @@ export function route53Temporary(r: HttpResult, attempt: number): number | undef
   return undefined
 }
 
-function toValue(type: string, v: string): string {
+function toValue(type: string, v: string, native?: Record<string, unknown>): string {
   if (type === 'CNAME' || type === 'NS') return `${v}.`
   if (type === 'MX') {
     const [p, h] = v.split(' ')
     return `${p} ${h}.`
   }
-  if (type === 'TXT' || type === 'SPF') return quoteTxt(v)
+  if (type === 'TXT' || type === 'SPF') return writeTxt(v, native)
   return v
 }
 
@@ -131,6 +131,16 @@ export class Route53Provider implements DnsProvider {
     return out
   }
 
+  /**
+   * A hosted zone's delegation set (GetHostedZone: GET /2013-04-01/hostedzone/{Id}, `DelegationSet/NameServers`):
+   * the listing does not carry it, and two public hosted zones of one name each get their own four
+   * name servers, which is how the one the registrar delegates to is told from a stale copy (lego #192).
+   */
+  async zoneNameServers(zone: Zone): Promise<string[]> {
+    const xml = await this.call('GET', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}`)
+    return blocks(xml, 'NameServer').map((n) => canonicalName(decode(n)))
+  }
+
   async readRecords(zone: Zone): Promise<RRset[]> {
     return (await this.readAll(zone)).sets
   }
@@ -165,7 +175,9 @@ export class Route53Provider implements DnsProvider {
         continue
       }
       const values = blocks(s, 'ResourceRecord').map((r) => tag(r, 'Value')!)
-      sets.push({ name, type, ttl, values: values.map((v) => (type === 'TXT' || type === 'SPF' ? unquoteTxt(v) : canonicalValue(type, v))) })
+      // TXT as Route 53 holds it: a value stored as several strings keeps them (readTxtSet), so a DELETE names it exactly and a restore is byte-identical.
+      if (type === 'TXT' || type === 'SPF') sets.push({ name, type, ttl, ...readTxtSet(values) })
+      else sets.push({ name, type, ttl, values: values.map((v) => canonicalValue(type, v)) })
     }
     return { sets: [...sets, ...special.values()], routed }
   }
@@ -177,16 +189,19 @@ export class Route53Provider implements DnsProvider {
     if (clash) throw new ProviderError('conflict', `Route 53: ${clash.name} ${clash.type} has routing-policy record sets (SetIdentifier); Portico leaves those to you`)
     const alias = changes.find((c) => current.some((s) => s.locked && s.name === c.name && s.type === c.type))
     if (alias) throw new ProviderError('unrepresentable', `Route 53: ${alias.name} ${alias.type} is an alias record, which Portico cannot write back exactly as it is; nothing was written`)
-    const set = (name: string, type: string, ttl: number, values: string[]) =>
+    const set = (name: string, type: string, ttl: number, values: string[], native?: Record<string, unknown>) =>
       `<ResourceRecordSet><Name>${encode(name)}.</Name><Type>${type}</Type><TTL>${ttl}</TTL><ResourceRecords>${values
-        .map((v) => `<ResourceRecord><Value>${encode(toValue(type, v))}</Value></ResourceRecord>`)
+        .map((v) => `<ResourceRecord><Value>${encode(toValue(type, v, native))}</Value></ResourceRecord>`)
         .join('')}</ResourceRecords></ResourceRecordSet>`
     const parts: string[] = []
     for (const c of changes.filter((c) => c.values.length === 0)) {
       const cur = current.find((s) => s.name === c.name && s.type === c.type)
-      if (cur) parts.push(`<Change><Action>DELETE</Action>${set(cur.name, cur.type, cur.ttl, cur.values)}</Change>`)
+      if (cur) parts.push(`<Change><Action>DELETE</Action>${set(cur.name, cur.type, cur.ttl, cur.values, cur.native)}</Change>`)
     }
-    for (const c of changes.filter((c) => c.values.length > 0)) parts.push(`<Change><Action>UPSERT</Action>${set(c.name, c.type, c.ttl, c.values)}</Change>`)
+    for (const c of changes.filter((c) => c.values.length > 0)) {
+      const cur = current.find((s) => s.name === c.name && s.type === c.type)
+      parts.push(`<Change><Action>UPSERT</Action>${set(c.name, c.type, c.ttl, c.values, { ...cur?.native, ...c.native })}</Change>`)
+    }
     if (parts.length === 0) return
     const body = `<?xml version="1.0" encoding="UTF-8"?>\n<ChangeResourceRecordSetsRequest xmlns="${NS}"><ChangeBatch><Comment>Portico</Comment><Changes>${parts.join('')}</Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`
     await this.call('POST', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset/`, body)

@@ -6,6 +6,7 @@ export const route53 = defineCard({
   id: 'route53',
   name: 'Amazon Route 53',
   sources: {
+    getZone: { kind: 'docs', url: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_GetHostedZone.html', note: 'GET /2013-04-01/hostedzone/{Id}: the zone and its DelegationSet/NameServers; several public hosted zones may share a name, each with its own four name servers (lego issue #192 / PR #201 wrote into the first listed; octodns-route53 #146 refuses such zones)' },
     listRrsets: { kind: 'docs', url: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListResourceRecordSets.html', note: 'name/type/identifier paging, maxitems up to 300, IsTruncated, NextRecordName/Type/Identifier' },
     listZones: { kind: 'docs', url: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ListHostedZones.html', note: 'marker / NextMarker, maxitems up to 100' },
     change: { kind: 'docs', url: 'https://docs.aws.amazon.com/Route53/latest/APIReference/API_ChangeResourceRecordSets.html', note: 'one ChangeBatch applied whole or not at all; DELETE must match the set exactly; errors InvalidChangeBatch, NoSuchHostedZone, PriorRequestNotComplete (retry at increasing intervals), Throttling' },
@@ -60,6 +61,7 @@ export const route53 = defineCard({
   ],
   errorsCite: ['change', 'commonErrors', 'botocore'],
   quirks: [
+    { text: 'Several public hosted zones may share one name (a stale copy, another team\'s); each has its own delegation set, which only GetHostedZone answers. Portico asks it only then and writes into the copy the domain is delegated to, else refuses naming the zone ids (zone_ambiguous, zone_not_delegated).', cite: ['getZone', 'listZones'] },
     { text: 'A DELETE must name the set exactly as it stands (TTL and every value), so the current sets are read before each batch.', cite: ['change', 'lego'] },
     { text: 'Routing-policy sets share a name and type; a plain set cannot be created beside them (InvalidChangeBatch), so a change there is refused before writing.', cite: ['rrsetModel', 'change'] },
     { text: 'Amazon Lightsail DNS zones are served from the same awsdns nameservers through Lightsail\'s own API; a Route 53 key does not reach them, so the domain check names both and offers the Route 53 rail only for Route 53\'s zones.', cite: ['listZones'] },

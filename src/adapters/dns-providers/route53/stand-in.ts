@@ -76,6 +76,14 @@ export function startRoute53Fake(accessKeyId = 'AKIA' + nextId().toUpperCase().p
         // Marker is required: the marker asked with, empty on the first page.
         return xml(200, `<ListHostedZonesResponse xmlns="${NS}"><HostedZones>${zones.join('')}</HostedZones><Marker>${esc(marker ?? '')}</Marker>${tail}<MaxItems>${p.size}</MaxItems></ListHostedZonesResponse>`)
       }
+      // GetHostedZone: the zone and its delegation set (four awsdns name servers of its own).
+      const gm = req.method === 'GET' ? /^\/2013-04-01\/hostedzone\/([^/]+)$/.exec(url.pathname) : null
+      if (gm) {
+        const z = f.zones.find((x) => x.id === gm[1])
+        if (!z) return error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${gm[1]}`)
+        const ns = z.nameServers ?? ['ns-2048.awsdns-64.com', 'ns-2049.awsdns-65.net', 'ns-2050.awsdns-66.org', 'ns-2051.awsdns-67.co.uk']
+        return xml(200, `<GetHostedZoneResponse xmlns="${NS}"><HostedZone><Id>/hostedzone/${z.id}</Id><Name>${z.name}.</Name><CallerReference>${z.id}</CallerReference><Config><PrivateZone>false</PrivateZone></Config><ResourceRecordSetCount>${z.records.length}</ResourceRecordSetCount></HostedZone><DelegationSet><NameServers>${ns.map((n) => `<NameServer>${n}</NameServer>`).join('')}</NameServers></DelegationSet></GetHostedZoneResponse>`)
+      }
       const zm = /^\/2013-04-01\/hostedzone\/([^/]+)\/rrset\/?$/.exec(url.pathname)
       const zone = zm && f.zones.find((z) => z.id === zm[1])
       if (!zm || !zone) return error(404, 'NoSuchHostedZone', `No hosted zone found with ID: ${zm?.[1] ?? ''}`)
