@@ -8,6 +8,26 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null'
 }
 
+const isoSeen = new Map<number, string>()
+
+/**
+ * A timestamp as the ISO string JSON carries (what `JSON.stringify` writes for a Date), remembered for
+ * the instants seen lately: an answer's timestamps are mostly the same few rows' (an application's
+ * created_at), and formatting one costs about as much as the rest of a cached read's serialising.
+ * Answers carry strings, not Dates, since one Date sends JSON.stringify down its slow path for the
+ * whole answer. Bounded: emptied when full.
+ */
+export function isoTime(d: Date): string {
+  const ms = d.getTime()
+  let s = isoSeen.get(ms)
+  if (s === undefined) {
+    s = d.toJSON()
+    if (isoSeen.size >= 10_000) isoSeen.clear()
+    isoSeen.set(ms, s)
+  }
+  return s
+}
+
 /** How deep JSON may nest anywhere Portico parses it (request bodies, agent registration, MCP). */
 export const MAX_JSON_DEPTH = 64
 
