@@ -8,6 +8,27 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null'
 }
 
+const texts = new WeakMap<object, string>()
+
+/**
+ * Marks `value` as serialising to `text` (exactly what JSON.stringify writes for it), so an answer made
+ * of parts already serialised is not serialised again (a list page of cached connection views). The
+ * value must not change afterwards; anyone else reading it sees the plain value.
+ */
+export function withJsonText<T extends object>(value: T, text: string): T {
+  texts.set(value, text)
+  return value
+}
+
+/** JSON.stringify(value), or the text `withJsonText` gave it. */
+export function jsonText(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null) {
+    const known = texts.get(value)
+    if (known !== undefined) return known
+  }
+  return JSON.stringify(value)
+}
+
 const isoSeen = new Map<number, string>()
 
 /**

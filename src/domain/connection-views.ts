@@ -13,6 +13,7 @@
 import type { Sql } from '../db/sql.ts'
 import { connectionVersionsPage, openConnectionsByIds } from '../db/connections.ts'
 import { connectionOut } from './connections.ts'
+import { jsonText, withJsonText } from '../json.ts'
 
 type Out = ReturnType<typeof connectionOut>
 /** A connection as the answer carries it: connectionOut with its timestamps as ISO strings. */
@@ -20,10 +21,23 @@ export type ConnectionView = { [K in keyof Out]: Out[K] extends Date ? string : 
 
 const TTL_MS = 10 * 60_000
 
+/** The view of a row, with its JSON text (a list page is written from the texts: src/json.ts). */
 function viewOf(out: Out): ConnectionView {
   const v: Record<string, unknown> = {}
   for (const [k, x] of Object.entries(out)) v[k] = x instanceof Date ? x.toJSON() : x // what JSON.stringify writes for it
-  return v as ConnectionView
+  return withJsonText(v, JSON.stringify(v)) as ConnectionView
+}
+
+/**
+ * A list page's answer, its JSON text written from its views' texts: serialising fifty views again
+ * cost a third of a list page's CPU.
+ */
+export function pageAnswer(page: ConnectionView[], nextCursor: string | undefined): { connections: ConnectionView[]; count: number; next_cursor?: string } {
+  const body = { connections: page, count: page.length, ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}) }
+  let text = '{"connections":['
+  for (let i = 0; i < page.length; i++) text += (i ? ',' : '') + jsonText(page[i])
+  text += `],"count":${page.length}${nextCursor !== undefined ? `,"next_cursor":${JSON.stringify(nextCursor)}` : ''}}`
+  return withJsonText(body, text)
 }
 
 export class ConnectionViews {

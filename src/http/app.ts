@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
+import { jsonText, MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
 import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunCtx, type RunHooks } from '../ops/run.ts'
@@ -57,7 +57,7 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   if (withLimits && x.limits) Object.assign(headers, x.limits)
   if (extra) Object.assign(headers, extra)
   if (closing) headers.connection = 'close'
-  return new Response(status === 204 ? null : JSON.stringify(x.forAgent ? showHiddenDeep(body) : body), { status, headers })
+  return new Response(status === 204 ? null : jsonText(x.forAgent ? showHiddenDeep(body) : body), { status, headers })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })

@@ -10,7 +10,7 @@ import { disconnectManual, inspectDomain, markPropagating, openConnection, recor
 import { stepsOf } from '../domain/prevalidation.ts'
 import { setHeldRecords } from '../db/prevalidation.ts'
 import { checkDomain } from '../domain/domain-check.ts'
-import { connectionsPageViews } from '../domain/connection-views.ts'
+import { connectionsPageViews, pageAnswer } from '../domain/connection-views.ts'
 import { applicationFace } from '../domain/connection-status.ts'
 import { DomainCheckSchema } from './widget-schemas.ts'
 import { errorFields, log, logCause } from '../logger.ts'
@@ -393,11 +393,7 @@ export const listConnectionsOp = defineOp({
     const after = input.cursor ? idFromCursor(input.cursor, 'con') : ''
     const domain = input.domain === undefined ? undefined : (parseDomain(input.domain)?.domain ?? input.domain.toLowerCase())
     const { page, window } = await connectionsPageViews(ctx.sql, ctx.services.connectionViews, p, { ...input, domain }, after, limit)
-    return {
-      connections: page,
-      count: page.length,
-      ...(window.length > limit ? { next_cursor: cursorOf(window[limit - 1]!.id) } : {}),
-    }
+    return pageAnswer(page, window.length > limit ? cursorOf(window[limit - 1]!.id) : undefined)
   },
 })
 
