@@ -49,6 +49,13 @@ export function isoTime(d: Date): string {
   return s
 }
 
+/** A timestamp for an answer: a Date as its ISO string (isoTime); null, or a string already, as it is. */
+export function timeOut(d: Date): string
+export function timeOut(d: Date | null): string | null
+export function timeOut(d: Date | string | null): string | null {
+  return d instanceof Date ? isoTime(d) : d
+}
+
 /** How deep JSON may nest anywhere Portico parses it (request bodies, agent registration, MCP). */
 export const MAX_JSON_DEPTH = 64
 

@@ -8,8 +8,9 @@
 // invalidate. A view is a pure function of its row (connectionOut reads nothing else). Each entry
 // also expires after TTL_MS: `xmin` is a 32-bit transaction id that comes round after four billion
 // transactions, and an entry never lives that long. Timestamps are kept as the ISO strings the
-// answer carries (serialising a Date costs several times a string's). Bounded: the least recently
-// used view goes first. Per process; nothing is shared or written.
+// answer carries (serialising a Date costs several times a string's). Bounded: the oldest view goes
+// first unless it was read since it was last passed over (second chance: a read only sets a flag).
+// Per process; nothing is shared or written.
 import type { Sql } from '../db/sql.ts'
 import { connectionVersionsPage, openConnectionsByIds } from '../db/connections.ts'
 import { connectionOut } from './connections.ts'
@@ -41,23 +42,30 @@ export function pageAnswer(page: ConnectionView[], nextCursor: string | undefine
 }
 
 export class ConnectionViews {
-  private readonly entries = new Map<string, { v: string; view: ConnectionView; until: number }>()
+  private readonly entries = new Map<string, { v: string; view: ConnectionView; until: number; used: boolean }>()
 
   constructor(private readonly max = 20_000) {}
 
   get(id: string, version: string, nowMs: number): ConnectionView | undefined {
     const e = this.entries.get(id)
     if (!e || e.v !== version || e.until <= nowMs) return undefined
-    // Most recently used last.
-    this.entries.delete(id)
-    this.entries.set(id, e)
+    // Marked, not moved: a page of fifty hits costs fifty flags (second-chance eviction in `set`).
+    e.used = true
     return e.view
   }
 
   set(id: string, version: string, view: ConnectionView, nowMs: number): void {
     this.entries.delete(id)
-    this.entries.set(id, { v: version, view, until: nowMs + TTL_MS })
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!)
+    this.entries.set(id, { v: version, view, until: nowMs + TTL_MS, used: false })
+    // The oldest view not used since it was last passed over goes; a used one is given another round.
+    while (this.entries.size > this.max) {
+      const [oldest, e] = this.entries.entries().next().value!
+      this.entries.delete(oldest)
+      if (e.used) {
+        e.used = false
+        this.entries.set(oldest, e)
+      }
+    }
   }
 
   get size(): number {

@@ -2,7 +2,7 @@
 // byte for byte what JSON.stringify writes for their value.
 import { expect, test } from 'bun:test'
 import { isoTime, jsonText, withJsonText } from '../../src/json.ts'
-import { pageAnswer, type ConnectionView } from '../../src/domain/connection-views.ts'
+import { ConnectionViews, pageAnswer, type ConnectionView } from '../../src/domain/connection-views.ts'
 
 const view = (i: number, over: Record<string, unknown> = {}) => ({ id: `con_${i}`, domain: `shop${i}.example.com`, metadata: { note: 'a "quoted" \\ note\n', emoji: '😀', lone: '\ud800' }, records: [{ type: 'CNAME' }], live_at: null, ...over }) as unknown as ConnectionView
 
@@ -26,4 +26,17 @@ test('a value without a text of its own is serialised as JSON.stringify does; is
   const d = new Date('2026-12-06T22:53:21.399Z')
   expect(isoTime(d)).toBe(JSON.parse(JSON.stringify(d)))
   expect(isoTime(new Date(d.getTime()))).toBe('2026-12-06T22:53:21.399Z')
+})
+
+test('the view cache keeps what is read: when full, the oldest view not read since goes first', () => {
+  const views = new ConnectionViews(2)
+  views.set('a', '1', view(1), 0)
+  views.set('b', '1', view(2), 0)
+  expect(views.get('a', '1', 0)).toBeDefined()
+  views.set('c', '1', view(3), 0)
+  expect(views.get('b', '1', 0)).toBeUndefined()
+  expect(views.get('a', '1', 0)).toBeDefined()
+  expect(views.get('c', '1', 0)).toBeDefined()
+  expect(views.get('a', '2', 0)).toBeUndefined() // another row version is not this view
+  expect(views.size).toBe(2)
 })
