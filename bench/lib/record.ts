@@ -71,10 +71,13 @@ export function machine(): string {
   return `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`
 }
 
-/** The commit the run measured, `+` when the work tree had changes (a run of uncommitted code). */
+/**
+ * The commit the run measured, `+` when the work tree had changes (a run of uncommitted code). What the
+ * benches themselves write (the record, this page, scale's curve) is not a change of the code.
+ */
 export function currentCommit(): string {
   const head = spawnSync(['git', 'rev-parse', '--short=10', 'HEAD'], { cwd: ROOT }).stdout.toString().trim() || 'unknown'
-  const dirty = spawnSync(['git', 'status', '--porcelain', '--untracked-files=no', '--', ':!bench/record.jsonl', ':!docs/benchmarks.md'], { cwd: ROOT }).stdout.toString().trim()
+  const dirty = spawnSync(['git', 'status', '--porcelain', '--untracked-files=no', '--', ':!bench/record.jsonl', ':!docs/benchmarks.md', ':!bench/scale.svg'], { cwd: ROOT }).stdout.toString().trim()
   return dirty ? `${head}+` : head
 }
 
