@@ -13,7 +13,9 @@ const db = await benchDatabaseUrl()
 const env = { DATABASE_URL: db, POOL_SIZE: '10' }
 
 const baseline = await startChild([process.execPath, 'bench/lib/baseline-select1.ts'], env, '/')
-const portico = await startChild([process.execPath, 'src/main.ts'], {
+// BENCH_SLOWDOWN (bench/lib/slowdown.ts) slows the Portico side on purpose: the test of bench:check.
+const slowdown = process.env.BENCH_SLOWDOWN ? ['--preload', './bench/lib/slowdown.ts'] : []
+const portico = await startChild([process.execPath, ...slowdown, 'src/main.ts'], {
   ...env,
   HOST: '127.0.0.1',
   APP_ENV: 'development',

@@ -8,6 +8,54 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null'
 }
 
+const texts = new WeakMap<object, string>()
+
+/**
+ * Marks `value` as serialising to `text` (exactly what JSON.stringify writes for it), so an answer made
+ * of parts already serialised is not serialised again (a list page of cached connection views). The
+ * value must not change afterwards; anyone else reading it sees the plain value.
+ */
+export function withJsonText<T extends object>(value: T, text: string): T {
+  texts.set(value, text)
+  return value
+}
+
+/** JSON.stringify(value), or the text `withJsonText` gave it. */
+export function jsonText(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null) {
+    const known = texts.get(value)
+    if (known !== undefined) return known
+  }
+  return JSON.stringify(value)
+}
+
+const isoSeen = new Map<number, string>()
+
+/**
+ * A timestamp as the ISO string JSON carries (what `JSON.stringify` writes for a Date), remembered for
+ * the instants seen lately: an answer's timestamps are mostly the same few rows' (an application's
+ * created_at), and formatting one costs about as much as the rest of a cached read's serialising.
+ * Answers carry strings, not Dates, since one Date sends JSON.stringify down its slow path for the
+ * whole answer. Bounded: emptied when full.
+ */
+export function isoTime(d: Date): string {
+  const ms = d.getTime()
+  let s = isoSeen.get(ms)
+  if (s === undefined) {
+    s = d.toJSON()
+    if (isoSeen.size >= 10_000) isoSeen.clear()
+    isoSeen.set(ms, s)
+  }
+  return s
+}
+
+/** A timestamp for an answer: a Date as its ISO string (isoTime); null, or a string already, as it is. */
+export function timeOut(d: Date): string
+export function timeOut(d: Date | null): string | null
+export function timeOut(d: Date | string | null): string | null {
+  return d instanceof Date ? isoTime(d) : d
+}
+
 /** How deep JSON may nest anywhere Portico parses it (request bodies, agent registration, MCP). */
 export const MAX_JSON_DEPTH = 64
 

@@ -66,8 +66,16 @@ export function logRequest(method: string, path: string, op: string | undefined,
   if (RANK.info < threshold) return
   emit(
     'info',
-    `{"level":"info","time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)}${op === undefined ? '' : `,"op":${JSON.stringify(op)}`},"status":${status},"duration_ms":${durationMs},"request_id":${JSON.stringify(requestId)}}\n`,
+    `{"level":"info","time":"${isoNow()}","msg":"request","method":${quoted(method)},"path":${quoted(path)}${op === undefined ? '' : `,"op":${quoted(op)}`},"status":${status},"duration_ms":${durationMs},"request_id":${quoted(requestId)}}\n`,
   )
+}
+
+/** Printable ASCII without a quote or a backslash: written as it is between quotes by JSON.stringify too. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/** A string as JSON: quoted as it is when nothing in it needs escaping (nearly every method, path, id), else by JSON.stringify. */
+function quoted(s: string): string {
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s)
 }
 
 export const log = {

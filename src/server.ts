@@ -57,7 +57,7 @@ import { AcmeIssuer } from './adapters/acme.ts'
 import { DcvZone } from './adapters/dcv.ts'
 import { challengeAnswer } from './db/acme.ts'
 import { edgeSweep, issueSweep, watchEdge, type EdgeSweepDeps } from './jobs/edge-sweep.ts'
-import type { Mount } from './http/app.ts'
+import type { AppDeps, Mount } from './http/app.ts'
 import { deleteExpiredKeys } from './db/idempotency.ts'
 import { purgeWidgetTokens, revokedWidgetTokenIds } from './db/widget-tokens.ts'
 import { FailureThrottle } from './domain/throttle.ts'
@@ -113,10 +113,45 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   const clock = opts.clock ?? new MovableClock()
   logMigrations(await migrate(db))
   const lifecycle = opts.lifecycle ?? new Lifecycle()
-  const stopping = () => lifecycle.stopping
+  const { throttle, widgetTokens, revocations } = await credentialState(config, db, clock, opts.databaseUrl)
+  const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
+  const services = buildServices({ config, db, clock, resolver, lifecycle, databaseUrl: opts.databaseUrl, throttle, widgetTokens, keyCache: config.apiKeyCache ? revocations : undefined })
+  // The watch's probe connection is opened now, while the server has room for it.
+  await services.database?.state()
+  services.jobs = await startJobs(opts.databaseUrl, sweepsOf({ config, db, clock, services, resolver, stopping: () => lifecycle.stopping }), { work: config.role !== 'api', now: () => clock.now().getTime() })
+  // A worker watches the edge: a node coming back wakes the certificate orders that waited for it.
+  const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer, dcv: services.dcv }, services.jobs.kick) : null
+  const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
+  const { mounts, handler } = await facesOf(deps)
+  return {
+    config,
+    db,
+    clock,
+    services,
+    app: createApp(deps, mounts),
+    handle: (req, ip = '127.0.0.1') => handler(req, ip),
+    async close(graceMs?: number) {
+      lifecycle.stop()
+      edgeWatch?.stop()
+      await services.jobs?.stop(graceMs)
+      // Sign-in mail asked for before the stop still goes out (it is sent after its answer: oauth/people.ts).
+      await signInMailSettled()
+      await services.database?.stop()
+      await resolver.close()
+      await revocations.close()
+      await db.close()
+    },
+  }
+}
+
+/**
+ * What credentials are checked against in memory: the failure throttle with every credential valid now
+ * (keys, client secrets, invitations, sign-in links), the widget tokens with their revocations, and
+ * the revocation notifications that keep both (and the API-key cache) current.
+ */
+async function credentialState(config: Config, db: Sql, clock: Clock, databaseUrl: string) {
   const throttle = new FailureThrottle(config.authFailureBudget, () => clock.now().getTime())
-  // Every credential valid now is known from the start (keys, client secrets, invitations, sign-in links): a restart, or a
-  // credential minted on another process before this one started, is not left to its neighbours' budget.
+  // A restart, or a credential minted on another process before this one started, is not left to its neighbours' budget.
   for (const hex of await validCredentialHashes(db, clock.now(), 50_000)) throttle.vouch(hex)
   const widgetTokens = new WidgetTokens(config.secretsKey, config.publicUrl)
   // Revoked widget tokens: read now, and again whenever the revocation notifications (re)start.
@@ -131,9 +166,24 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   // The revocation notifications are heard even with API_KEY_CACHE=0 (widget tokens, the known-valid set);
   // only the lookups are then not cached.
   const revocations = new KeyCache<KeyPrincipal>(undefined, undefined, onRevoked, () => void readRevoked())
-  await revocations.start(opts.databaseUrl)
-  const keyCache = config.apiKeyCache ? revocations : undefined
-  const resolver = new Resolver({ servers: config.dnsResolvers, timeoutMs: config.dnsTimeoutMs })
+  await revocations.start(databaseUrl)
+  return { throttle, widgetTokens, revocations }
+}
+
+interface ServiceParts {
+  config: Config
+  db: Sql
+  clock: Clock
+  resolver: Resolver
+  lifecycle: Lifecycle
+  databaseUrl: string
+  throttle: FailureThrottle
+  widgetTokens: WidgetTokens
+  keyCache: KeyCache<KeyPrincipal> | undefined
+}
+
+/** The services operations and jobs are handed, with the products this configuration offers. */
+function buildServices({ config, db, clock, resolver, lifecycle, databaseUrl, throttle, widgetTokens, keyCache }: ServiceParts): Services {
   const services: Services = {
     widgetTokens,
     keyCache,
@@ -145,7 +195,7 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     registrar: config.namecom ? new NamecomRegistrar(config.namecom) : new SandboxRegistrar(),
     throttle,
     rateLimits: new RateLimits(config.rateLimits, () => clock.now().getTime()),
-    database: new DatabaseWatch(opts.databaseUrl),
+    database: new DatabaseWatch(databaseUrl),
     lifecycle,
     connectionViews: new ConnectionViews(),
     dnsHealth: new DnsHealth(config.dnsResolvers, config.dnsResolversFrom, config.dnsTimeoutMs),
@@ -172,7 +222,12 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   services.templates = TemplateCatalog.load(config.domainConnect.templatesDir)
   const dcDeps = { dns: resolver, allowLoopback: config.webhookAllowLoopback, asyncClients: config.domainConnect.asyncClients, timeoutMs: 3000 }
   services.connectAdapters.domainConnect = (apex, host) => discover(dcDeps, resolver, apex, host)
-  const sweeps: Sweep[] = [
+  return services
+}
+
+/** The background work: each sweep's queue, schedule and drain. */
+function sweepsOf({ config, db, clock, services, resolver, stopping }: { config: Config; db: Sql; clock: Clock; services: Services; resolver: Resolver; stopping: () => boolean }): Sweep[] {
+  return [
     // Checks run when due: each worker sleeps until the earliest next_check_at; the cron is a safety net.
     { queue: VERIFY_QUEUE, cron: '* * * * *', drain: () => sweepDue({ db, dns: services.verifyDns, clock, stopping }), nextDue: () => nextVerifyDue(db) },
     // Retries run when due: the worker sleeps until the earliest next attempt (the documented schedule);
@@ -194,13 +249,11 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
     eventRetentionSweep({ db, clock, days: config.eventRetentionDays }),
     ...(services.edge ? edgeSweeps({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer, dcv: services.dcv }) : []),
   ]
-  // The watch's probe connection is opened now, while the server has room for it.
-  await services.database?.state()
-  services.jobs = await startJobs(opts.databaseUrl, sweeps, { work: config.role !== 'api', now: () => clock.now().getTime() })
-  // A worker watches the edge: a node coming back wakes the certificate orders that waited for it.
-  const edgeWatch = services.edge && config.role !== 'api' ? watchEdge({ db, clock, config, dns: resolver, edge: services.edge, issuer: services.issuer, dcv: services.dcv }, services.jobs.kick) : null
-  const deps = { config, db, clock, services, ops: withOpenApi(OPERATIONS) }
-  // Agents: the OAuth authorization server, its consent page and registration, and the MCP server.
+}
+
+/** Agents' OAuth server, its consent page and registration, the MCP server and the other faces mounted beside the REST one, and the REST handler. */
+async function facesOf(deps: AppDeps) {
+  const { config, db, clock, services } = deps
   const auth = await createAuthServer({ config, db, clock, dns: services.dns })
   services.verifyAgentToken = auth.verifyForApi
   services.agentTokenSigned = auth.accessTokenSigned
@@ -214,23 +267,5 @@ export async function createPortico(config: Config, opts: { clock?: Clock; datab
   // The API reference everywhere; the widget playground in development only (elsewhere: 404).
   mounts.push(docsMount())
   if (config.appEnv === 'development') mounts.push(playgroundMount({ widgetTokens: services.widgetTokens, clock, handle: (req, ip) => handler(req, ip), addressOf }))
-  return {
-    config,
-    db,
-    clock,
-    services,
-    app: createApp(deps, mounts),
-    handle: (req, ip = '127.0.0.1') => handler(req, ip),
-    async close(graceMs?: number) {
-      lifecycle.stop()
-      edgeWatch?.stop()
-      await services.jobs?.stop(graceMs)
-      // Sign-in mail asked for before the stop still goes out (it is sent after its answer: oauth/people.ts).
-      await signInMailSettled()
-      await services.database?.stop()
-      await resolver.close()
-      await revocations.close()
-      await db.close()
-    },
-  }
+  return { mounts, handler }
 }

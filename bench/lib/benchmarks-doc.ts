@@ -41,6 +41,11 @@ names it when it is more than 10 % worse than the best recorded on the same mach
 settings; it exits 1 when any is named. Run it before a change that touches a hot path (the request
 path, sweeps, delivery) is submitted, and say what it printed. On a noisy machine a named figure is
 rerun before it is chased: the best recorded is the quietest run's.
+
+\`test/integration/bench-check.test.ts\` runs the check for real against a deliberate slowdown: the
+authenticated-read bench twice into a record of its own (\`BENCH_RECORD_PATH\`, which leaves this page
+alone), the second time with the Portico process kept busy (\`BENCH_SLOWDOWN=0.9\`,
+\`bench/lib/slowdown.ts\`), and expects that figure named against the first and the exit code 1.
 `
 
 const MAINTAINER = `## What a maintainer needs to know

@@ -178,17 +178,21 @@ type PageFilter = Filter & { domain?: string; end_user_ref?: string }
  * workspace's every connection for each page (bench/scale.ts: 43 ms a page for a workspace of 10,000
  * connections, against 0.3 ms along connections_tenant). Two columns, not the row: what a page costs
  * PostgreSQL and Portico is mostly writing and reading the rows' columns, and the rows a process has
- * seen at this version it has already (src/domain/connection-views.ts).
+ * seen at this version it has already (src/domain/connection-views.ts). The cursor is a condition on
+ * the (tenant_id, id) pair, as connections_tenant is ordered: with `id > $2` alone PostgreSQL walked
+ * the primary key from the cursor on and filtered out the other workspaces' rows (a 10 % workspace of
+ * 10,000: 527 rows and 114 buffers for a page of 51, 0.1-0.2 ms; along connections_tenant, 51 rows
+ * and 53 buffers, 0.05 ms).
  */
 export async function connectionVersionsPage(sql: Sql, p: { tenantId: string }, input: PageFilter, after: string, limit: number): Promise<{ id: string; v: string }[]> {
   return (await sql`
       select id, xmin::text as v from connections
-      where tenant_id = ${p.tenantId} and disconnected_at is null and id > ${after}
+      where tenant_id = ${p.tenantId} and (tenant_id, id) > (${p.tenantId}, ${after}) and disconnected_at is null
         ${input.app_id ? sql`and application_id = ${input.app_id}` : sql``}
         ${input.status ? sql`and status = ${input.status}` : sql``}
         ${input.domain ? sql`and domain = ${input.domain}` : sql``}
         ${input.end_user_ref ? sql`and end_user_ref = ${input.end_user_ref}` : sql``}
-      order by id limit ${limit + 1}`) as { id: string; v: string }[]
+      order by tenant_id, id limit ${limit + 1}`) as { id: string; v: string }[]
 }
 
 /** A tenant's open connections by id, each with its row version (`xmin`). */

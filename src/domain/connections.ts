@@ -7,6 +7,7 @@ import type { Principal } from './principal.ts'
 import type { ApplicationRow } from '../db/applications.ts'
 import { connectionInTenant, type ConnectionRow } from '../db/connections.ts'
 import type { ConnectTarget } from './records.ts'
+import { timeOut } from '../json.ts'
 
 export interface EdgeTarget {
   cname_target: string
@@ -19,6 +20,7 @@ export function effectiveTarget(app: Pick<ApplicationRow, 'cname_target' | 'apex
   return { cname_target: edge.cname_target, apex_ipv4: app.apex_ipv4.length > 0 ? app.apex_ipv4 : edge.apex_ipv4 }
 }
 
+/** A connection as answers show it; timestamps as ISO strings (a Date sends JSON.stringify down its slow path). */
 export function connectionOut(c: ConnectionRow) {
   const sub = c.domain === c.apex_domain ? '' : c.domain.slice(0, -(c.apex_domain.length + 1))
   return {
@@ -41,19 +43,19 @@ export function connectionOut(c: ConnectionRow) {
     error_message: c.error_message,
     propagation: c.last_result ?? { records_propagated: [], records_non_propagated: [] },
     check_count: c.check_count,
-    last_checked_at: c.last_checked_at,
-    next_check_at: c.next_check_at,
-    propagating_since: c.propagating_since,
-    live_at: c.live_at,
+    last_checked_at: timeOut(c.last_checked_at),
+    next_check_at: timeOut(c.next_check_at),
+    propagating_since: timeOut(c.propagating_since),
+    live_at: timeOut(c.live_at),
     certificate_status: c.certificate_status ?? null,
     secure: c.status === 'live' && c.certificate_status === 'issued' && (c.certificate_served_at ?? null) !== null,
     validation: c.validation ?? 'http',
     validation_stage: c.validation_stage ?? null,
     validation_detail: c.validation_detail ?? null,
-    failed_at: c.failed_at,
-    retried_at: c.retried_at,
-    created_at: c.created_at,
-    updated_at: c.updated_at,
+    failed_at: timeOut(c.failed_at),
+    retried_at: timeOut(c.retried_at),
+    created_at: timeOut(c.created_at),
+    updated_at: timeOut(c.updated_at),
   }
 }
 

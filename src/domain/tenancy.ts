@@ -7,19 +7,22 @@ import { insertTenant, tenantById, type TenantRow } from '../db/tenants.ts'
 import type { MemberRole } from './rbac.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
+import { isoTime } from '../json.ts'
 import { brandingOut } from './branding.ts'
 import { newApiKey, newClientSecret } from './secrets.ts'
 
 export const tenantOut = (t: TenantRow) => ({ id: t.id, name: t.name, plan_id: t.plan_id, created_at: t.created_at, updated_at: t.updated_at })
 
+// Timestamps leave as the ISO strings the answer carries: a Date in an answer makes JSON.stringify take
+// its slow path for the whole answer (several microseconds on a cached read).
 export const applicationOut = (a: ApplicationRow) => ({
   id: a.id,
   tenant_id: a.tenant_id,
   name: a.name,
   environment: a.environment,
   branding: brandingOut(a.branding),
-  created_at: a.created_at,
-  updated_at: a.updated_at,
+  created_at: isoTime(a.created_at),
+  updated_at: isoTime(a.updated_at),
 })
 
 export const keyOut = (k: KeyRow) => ({

@@ -329,103 +329,134 @@ const lastTaken = new Map<string, number>()
  * timeout). Answers how many sends were completed.
  */
 export async function deliverAll(deps: DeliveryDeps, budgetMs = 55_000, opts: { concurrency?: number; perEndpoint?: number; perFailing?: number; burst?: number } = {}): Promise<number> {
-  const concurrency = opts.concurrency ?? DELIVERY_CONCURRENCY
-  const perEndpoint = opts.perEndpoint ?? ENDPOINT_CONCURRENCY
-  const perFailing = opts.perFailing ?? FAILING_ENDPOINT_CONCURRENCY
-  const burst = opts.burst ?? ENDPOINT_BURST
-  const until = performance.now() + budgetMs
-  const memo = new Memo()
-  let outcomes: Outcome[] = []
-  let inFlight = 0
-  let ended = 0
-  let recorded = 0
+  const run = new DeliveryRun(deps, performance.now() + budgetMs, {
+    concurrency: opts.concurrency ?? DELIVERY_CONCURRENCY,
+    perEndpoint: opts.perEndpoint ?? ENDPOINT_CONCURRENCY,
+    perFailing: opts.perFailing ?? FAILING_ENDPOINT_CONCURRENCY,
+    burst: opts.burst ?? ENDPOINT_BURST,
+  })
+  const drain = await holdForDrain(deps.db)
+  try {
+    await run.loop(drain.conn)
+  } finally {
+    await run.finish(drain)
+  }
+  if (run.failure) throw run.failure
+  return run.recorded
+}
+
+/** One drain of the delivery sweep (`deliverAll`): its sends in flight, their answers not yet recorded, and its round trips. */
+class DeliveryRun {
+  readonly memo = new Memo()
+  outcomes: Outcome[] = []
+  inFlight = 0
+  ended = 0
+  recorded = 0
   /** The last claim found nothing and no send has ended since it began. */
-  let idle = false
-  let wake: (() => void) | null = null
-  let failure: unknown = null
+  idle = false
+  wake: (() => void) | null = null
+  failure: unknown = null
+
+  constructor(
+    readonly deps: DeliveryDeps,
+    readonly until: number,
+    readonly limits: { concurrency: number; perEndpoint: number; perFailing: number; burst: number },
+  ) {}
+
+  /** Round trips until nothing is due and nothing is out (or the budget, a stop or a failure ends them). */
+  async loop(conn: Sql): Promise<void> {
+    for (;;) {
+      const open = !this.failure && performance.now() < this.until && !this.deps.stopping?.()
+      const free = this.limits.concurrency - this.inFlight
+      const claiming = open && !this.idle && free > 0
+      if (!claiming && this.outcomes.length === 0) {
+        if (this.failure) throw this.failure
+        if (this.inFlight === 0 && (this.idle || !open)) return
+        await this.nextEvent(this.idle && open)
+        continue
+      }
+      await this.roundTrip(conn, claiming, free)
+    }
+  }
+
+  /** Waits for a send to end, or 250 ms at most when `timed` (new events and due retries are then looked for). */
+  private async nextEvent(timed: boolean): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = timed ? setTimeout(() => ((this.idle = false), resolve()), 250) : undefined
+      this.wake = () => {
+        clearTimeout(t)
+        resolve()
+      }
+    })
+    this.wake = null
+  }
+
+  /** Records the answers in hand and, when `claiming`, claims up to `free` more and sends them. */
+  private async roundTrip(conn: Sql, claiming: boolean, free: number): Promise<void> {
+    const batch = this.outcomes
+    this.outcomes = []
+    const endedBefore = this.ended
+    const recent = performance.now() - BURST_WINDOW_MS
+    const bursting: string[] = []
+    for (const [id, at] of lastTaken) {
+      if (at <= recent) lastTaken.delete(id)
+      else if (claiming) bursting.push(id)
+    }
+    const { perEndpoint, perFailing, burst } = this.limits
+    const rows = await step(this.deps, conn, batch, claiming ? { free, perEndpoint, perFailing, bursting, burst, open: sendsOut } : null)
+    this.recorded += batch.length
+    this.sendAll(rows)
+    // A connection's delivery that left the queue released the next one of its connection, which the
+    // claim in the same statement could not see yet: the next round trip looks.
+    const released = batch.some((o) => o.ordered && o.status !== 'pending')
+    if (claiming) this.idle = rows.length === 0 && this.ended === endedBefore && !released
+  }
 
   // A claimed send starts on the next turn of the event loop, so the next round trip is on its way to
   // the database before this worker spends its time signing and opening requests (measured: a round
   // trip of 50 sends took 6 ms started after them, 4.5 ms before).
-  const sendAll = (rows: DueRow[]): void => {
+  private sendAll(rows: DueRow[]): void {
     for (const d of rows) {
-      inFlight++
+      this.inFlight++
       sendsOut.set(d.endpoint_id, (sendsOut.get(d.endpoint_id) ?? 0) + 1)
     }
-    if (rows.length) setImmediate(() => rows.forEach(send))
+    if (rows.length) setImmediate(() => rows.forEach((d) => this.send(d)))
   }
-  const send = (d: DueRow): void => {
-    void sendOne(deps, d, d.max_attempts, memo.fresh())
+
+  private send(d: DueRow): void {
+    void sendOne(this.deps, d, d.max_attempts, this.memo.fresh())
       .then((o) => {
         if (o.attempt.delivered) lastTaken.set(o.attempt.endpoint_id, performance.now())
-        outcomes.push(o)
+        this.outcomes.push(o)
       })
-      .catch((err: unknown) => (failure ??= err))
+      .catch((err: unknown) => (this.failure ??= err))
       .finally(() => {
-        inFlight--
+        this.inFlight--
         const n = sendsOut.get(d.endpoint_id)! - 1
         if (n > 0) sendsOut.set(d.endpoint_id, n)
         else sendsOut.delete(d.endpoint_id)
-        ended++
-        idle = false
-        wake?.()
+        this.ended++
+        this.idle = false
+        this.wake?.()
       })
   }
 
-  const drain = await holdForDrain(deps.db)
-  try {
-    for (;;) {
-      const open = !failure && performance.now() < until && !deps.stopping?.()
-      const free = concurrency - inFlight
-      const claiming = open && !idle && free > 0
-      if (!claiming && outcomes.length === 0) {
-        if (failure) throw failure
-        if (inFlight === 0 && (idle || !open)) break
-        await new Promise<void>((resolve) => {
-          const t = idle && open ? setTimeout(() => ((idle = false), resolve()), 250) : undefined
-          wake = () => {
-            clearTimeout(t)
-            resolve()
-          }
-        })
-        wake = null
-        continue
-      }
-      const batch = outcomes
-      outcomes = []
-      const endedBefore = ended
-      const recent = performance.now() - BURST_WINDOW_MS
-      const bursting: string[] = []
-      for (const [id, at] of lastTaken) {
-        if (at <= recent) lastTaken.delete(id)
-        else if (claiming) bursting.push(id)
-      }
-      const rows = await step(deps, drain.conn, batch, claiming ? { free, perEndpoint, perFailing, bursting, burst, open: sendsOut } : null)
-      recorded += batch.length
-      sendAll(rows)
-      // A connection's delivery that left the queue released the next one of its connection, which the
-      // claim in the same statement could not see yet: the next round trip looks.
-      const released = batch.some((o) => o.ordered && o.status !== 'pending')
-      if (claiming) idle = rows.length === 0 && ended === endedBefore && !released
-    }
-  } finally {
-    // Whatever happened, the sends out are awaited and their answers recorded where possible.
-    while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve))
-    if (outcomes.length) {
+  /** Whatever happened, the sends out are awaited and their answers recorded where possible. */
+  async finish(drain: { conn: Sql; release(): Promise<void> }): Promise<void> {
+    while (this.inFlight > 0) await new Promise<void>((resolve) => (this.wake = resolve))
+    if (this.outcomes.length) {
       // The last answers; a delivery they release is sent by the next drain (this one notifies the workers).
-      const rest = outcomes
-      outcomes = []
-      await step(deps, drain.conn, rest, null).then(
-        () => (recorded += rest.length),
-        (err: unknown) => (failure ??= err),
+      const rest = this.outcomes
+      this.outcomes = []
+      await step(this.deps, drain.conn, rest, null).then(
+        () => (this.recorded += rest.length),
+        (err: unknown) => (this.failure ??= err),
       )
     }
     // Held deliveries whose predecessor left while they were being written (see `releaseStranded`).
-    if (!failure) await releaseStranded(drain.conn).catch((err: unknown) => (failure ??= err))
+    if (!this.failure) await releaseStranded(drain.conn).catch((err: unknown) => (this.failure ??= err))
     await drain.release()
   }
-  if (failure) throw failure
-  return recorded
 }
 
 /**

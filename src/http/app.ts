@@ -7,21 +7,21 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
+import { jsonText, MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
 import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
-import { runOp, type OpResult, type RunHooks } from '../ops/run.ts'
+import { runOp, type OpResult, type RunCtx, type RunHooks } from '../ops/run.ts'
 import { showHiddenDeep } from '../domain/outside-text.ts'
 import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from './idempotency.ts'
 import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
-import { clientAddress, trustedProxies } from '../client-address.ts'
+import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
 import { encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
 import { authenticate } from './auth.ts'
 import { ApiError } from '../errors.ts'
 import { undeclared } from '../ops/declared.ts'
-import { Router } from './router.ts'
+import { Router, type Match } from './router.ts'
 import { observeRequest } from '../metrics.ts'
 import { Deadline, databaseRefusal } from '../ops/deadline.ts'
 import { againOnEndedSession, databaseFailure } from '../db/unavailable.ts'
@@ -48,12 +48,16 @@ const PROBES = new Set(['health.get', 'readiness.get'])
 const CLIENT_CLOSED = 499
 const MAX_BODY_BYTES = 1 << 20
 
-/** A JSON answer with the security headers, the request id and the operation's own headers, in one headers object. */
-function json(status: number, body: unknown, secured: Record<string, string>, requestId: string, extra?: Record<string, string>, limits?: Record<string, string>): Response {
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...secured, 'x-request-id': requestId }
-  if (limits) Object.assign(headers, limits)
+/**
+ * A JSON answer: the JSON and security headers, the request id, the credential's RateLimit fields
+ * (unless `withLimits` is false) and the operation's own headers, in one headers object.
+ */
+function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra: Record<string, string> | undefined, closing: boolean, withLimits = true): Response {
+  const headers: Record<string, string> = { ...s.base, 'x-request-id': x.requestId }
+  if (withLimits && x.limits) Object.assign(headers, x.limits)
   if (extra) Object.assign(headers, extra)
-  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers })
+  if (closing) headers.connection = 'close'
+  return new Response(status === 204 ? null : jsonText(x.forAgent ? showHiddenDeep(body) : body), { status, headers })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -126,15 +130,7 @@ export function splitUrl(raw: string): { path: string; query: Record<string, str
 const ID_PREFIX = `req_${randomToken(6)}`
 let idCounter = 0
 const nextRequestId = () => `${ID_PREFIX}${(++idCounter).toString(36)}`
-
-function headerObject(op: AnyOp, headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of Object.keys(op.headers?.properties ?? {})) {
-    const v = headers.get(name)
-    if (v !== null) out[name] = v
-  }
-  return out
-}
+const REQUEST_ID = /^[\w.-]{1,64}$/
 
 export function buildRouter(ops: AnyOp[]): Router<AnyOp> {
   const router = new Router<AnyOp>()
@@ -142,95 +138,173 @@ export function buildRouter(ops: AnyOp[]): Router<AnyOp> {
   return router
 }
 
-export function createHandler(deps: AppDeps) {
-  const router = buildRouter(deps.ops)
+/** What each operation's requests need that does not change between requests: worked out once, at start. */
+interface OpPlan {
+  deadlineMs: number
+  /** The operation's declared headers, read into its input. */
+  headerNames: string[]
+  idempotent: boolean
+}
 
-  // The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for.
-  const trusted = trustedProxies(deps.config.trustProxy, deps.config.trustProxyHeader)
-  const secured = securityHeaders(deps.config)
-
-  return async function handle(req: Request, peer: string | null): Promise<Response> {
-    const ip = clientAddress(req.headers, peer, trusted)
-    const started = performance.now()
-    const url = splitUrl(req.url)
-    const incoming = req.headers.get('x-request-id')
-    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : nextRequestId()
-    let status = 500
-    let opId: string | undefined
-    let matched: AnyOp | undefined
-    // An agent's answers show hidden characters escaped, as its MCP tools do (src/domain/outside-text.ts).
-    let forAgent = false
-    const shown = <T>(body: T): T => (forAgent ? showHiddenDeep(body) : body)
-    // The credential's RateLimit fields, once counted: on the answer whatever it is (src/domain/rate-limits.ts).
-    let limits: Record<string, string> | undefined
-    // The credential once verified: an answer refused before its operation ran (413, 415, 422) is counted too.
-    let verified: Principal | undefined
-    try {
-      const m = router.match(req.method, url.path)
-      if (m === null) throw new ApiError('not_found', 'No such route')
-      if (m === 'method') {
-        throw new ApiError('method_not_allowed', `Use ${router.allowed(url.path).join(', ')} on this path`, undefined, {
-          headers: { allow: router.allowed(url.path).join(', ') },
-        })
-      }
-      const op = m.value
-      opId = op.id
-      matched = op
-      // The database was found unreachable or silent moments ago and is being probed: answer at once.
-      const database = deps.services.database
-      if (database && !database.reachable && !PROBES.has(op.id)) throw databaseRefusal(database.downBecause ?? 'unreachable')
-      // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
-      const deadline = new Deadline(op.deadline === 'bulk' ? deps.config.deadlines.bulkMs : deps.config.deadlines.requestMs, undefined, database)
-      const result: OpResult = await deadline.race(
-        (async () => {
-          const principal = await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, ip))
-          verified = principal
-          forAgent = principal.kind === 'AGENT'
-          const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
-          if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
-            throw new ApiError('invalid_request', 'This operation takes no body')
-          }
-          const raw = { params: m.params, query: url.query, body, headers: headerObject(op, req.headers) }
-          const onLimits = (h: Record<string, string>) => (limits = h)
-          const run = (hooks?: RunHooks) => runOp(op, { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId, ip, deadline, onLimits }, raw, hooks)
-          const idemKey = acceptsIdempotencyKey(op) ? req.headers.get(IDEMPOTENCY_HEADER) : null
-          const exec = () => (idemKey === null ? run() : withIdempotencyKey(deps, op, principal, idemKey, raw, run))
-          return op.guessable ? guarded(deps.services.throttle, ip, exec, guessedSecret(m.params, body), secretValueHashes(m.params, body)) : exec()
-        })(),
-      )
-      status = result.status
-      if (database && matched.kind !== 'read' && status < 300) database.wrote()
-      // A stopping process closes each connection after its answer, so the client's next request opens
-      // one to a process that stays.
-      const closing = deps.services.lifecycle?.stopping ? CLOSE : undefined
-      if (op.cache && result.status === 200 && req.method === 'GET') {
-        const r = respond(req, encodeCached(JSON.stringify(result.body)), { ...JSON_HEADERS, ...secured, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': requestId, ...result.headers, ...closing })
-        status = r.status
-        return r
-      }
-      return json(result.status, shown(result.body), secured, requestId, closing ? { ...result.headers, ...closing } : result.headers, limits)
-    } catch (err) {
-      // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
-      if (req.signal.aborted && !(err instanceof ApiError)) {
-        status = CLIENT_CLOSED
-        return json(CLIENT_CLOSED, { code: 'invalid_request', title: 'The client closed the connection' }, secured, requestId)
-      }
-      const failure = databaseFailure(err)
-      if (failure === 'unreachable') deps.services.database?.failed(err)
-      else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
-      // Refused after the credential verified but before the operation counted it (a body too large or of the
-      // wrong type, an idempotency key reused): counted now, so the answer says where the credential stands.
-      if (limits === undefined && verified !== undefined) limits = deps.services.rateLimits?.take(verified)?.headers
-      const e = undeclared(matched, toApiError(err, requestId, opId), deps.config.appEnv === 'test')
-      status = e.status
-      const closingErr = deps.services.lifecycle?.stopping ? CLOSE : undefined
-      return json(e.status, shown(e.body()), secured, requestId, closingErr ? { ...e.headers, ...closingErr } : e.headers, limits)
-    } finally {
-      const ms = performance.now() - started
-      observeRequest(opId ?? 'none', status, ms / 1000)
-      logRequest(req.method, url.path, opId, status, Math.round(ms * 100) / 100, requestId)
-    }
+function planOf(op: AnyOp, config: Config): OpPlan {
+  return {
+    deadlineMs: op.deadline === 'bulk' ? config.deadlines.bulkMs : config.deadlines.requestMs,
+    headerNames: Object.keys(op.headers?.properties ?? {}),
+    idempotent: acceptsIdempotencyKey(op),
   }
+}
+
+function headerObject(names: string[], headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of names) {
+    const v = headers.get(name)
+    if (v !== null) out[name] = v
+  }
+  return out
+}
+
+/** What one handler holds for all its requests. */
+interface HandlerState {
+  deps: AppDeps
+  router: Router<AnyOp>
+  plans: Map<AnyOp, OpPlan>
+  /** The client's address: the socket peer, or behind TRUST_PROXY the address the proxies forwarded for. */
+  trusted: TrustProxy
+  secured: Record<string, string>
+  /** The JSON headers with the security headers: what every answer starts from. */
+  base: Record<string, string>
+}
+
+/** One request's state as it goes: what the log, the metrics and the answer's headers need. */
+interface Exchange {
+  req: Request
+  ip: string | null
+  requestId: string
+  path: string
+  status: number
+  op: AnyOp | undefined
+  /** An agent's answers show hidden characters escaped, as its MCP tools do (src/domain/outside-text.ts). */
+  forAgent: boolean
+  /** The credential's RateLimit fields, once counted: on the answer whatever it is (src/domain/rate-limits.ts). */
+  limits: Record<string, string> | undefined
+  /** The credential once verified: an answer refused before its operation ran (413, 415, 422) is counted too. */
+  verified: Principal | undefined
+}
+
+/** A route already matched (the server's fast path matches before choosing the handler). */
+export type Matched = Match<AnyOp> | 'method' | null
+
+export type Handle = ((req: Request, peer: string | null, matched?: Matched) => Promise<Response>) & {
+  /** The operation route of a request, when one is: the server answers those without Elysia. */
+  match(req: Request): Matched
+}
+
+export function createHandler(deps: AppDeps): Handle {
+  const secured = securityHeaders(deps.config)
+  const s: HandlerState = {
+    deps,
+    router: buildRouter(deps.ops),
+    plans: new Map(deps.ops.map((op) => [op, planOf(op, deps.config)])),
+    trusted: trustedProxies(deps.config.trustProxy, deps.config.trustProxyHeader),
+    secured,
+    base: { ...JSON_HEADERS, ...secured },
+  }
+  const handle = (req: Request, peer: string | null, matched?: Matched) => handleRequest(s, req, peer, matched)
+  return Object.assign(handle, { match: (req: Request) => s.router.match(req.method, splitUrl(req.url).path) })
+}
+
+async function handleRequest(s: HandlerState, req: Request, peer: string | null, matched?: Matched): Promise<Response> {
+  const started = performance.now()
+  const url = splitUrl(req.url)
+  const incoming = req.headers.get('x-request-id')
+  const x: Exchange = {
+    req,
+    ip: clientAddress(req.headers, peer, s.trusted),
+    requestId: incoming !== null && REQUEST_ID.test(incoming) ? incoming : nextRequestId(),
+    path: url.path,
+    status: 500,
+    op: undefined,
+    forAgent: false,
+    limits: undefined,
+    verified: undefined,
+  }
+  try {
+    return await answer(s, x, matched === undefined ? s.router.match(req.method, url.path) : matched, url.query)
+  } catch (err) {
+    return failed(s, x, err)
+  } finally {
+    const ms = performance.now() - started
+    observeRequest(x.op?.id ?? 'none', x.status, ms / 1000)
+    logRequest(req.method, url.path, x.op?.id, x.status, Math.round(ms * 100) / 100, x.requestId)
+  }
+}
+
+/** The operation's answer, or a throw for `failed` to answer. */
+async function answer(s: HandlerState, x: Exchange, m: Matched, query: Record<string, string>): Promise<Response> {
+  if (m === null) throw new ApiError('not_found', 'No such route')
+  if (m === 'method') {
+    const allow = s.router.allowed(x.path).join(', ')
+    throw new ApiError('method_not_allowed', `Use ${allow} on this path`, undefined, { headers: { allow } })
+  }
+  const op = m.value
+  x.op = op
+  const deps = s.deps
+  // The database was found unreachable or silent moments ago and is being probed: answer at once.
+  const database = deps.services.database
+  if (database && !database.reachable && !PROBES.has(op.id)) throw databaseRefusal(database.downBecause ?? 'unreachable')
+  // The deadline covers the credential lookup too: a database that does not answer is a 503, not a hang.
+  const plan = s.plans.get(op)!
+  const deadline = new Deadline(plan.deadlineMs, undefined, database)
+  const result = await deadline.race(run(s, x, op, plan, m.params, query, deadline))
+  x.status = result.status
+  if (database && op.kind !== 'read' && result.status < 300) database.wrote()
+  // A stopping process closes each connection after its answer, so the client's next request opens
+  // one to a process that stays.
+  const closing = deps.services.lifecycle?.stopping === true
+  if (op.cache && result.status === 200 && x.req.method === 'GET') {
+    const r = respond(x.req, encodeCached(JSON.stringify(result.body)), { ...s.base, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': x.requestId, ...result.headers, ...(closing ? CLOSE : undefined) })
+    x.status = r.status
+    return r
+  }
+  return json(s, x, result.status, result.body, result.headers, closing)
+}
+
+/** The credential, the body and the operation itself (with its Idempotency-Key and guess throttle), under the request's deadline. */
+async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params: Record<string, string>, query: Record<string, string>, deadline: Deadline): Promise<OpResult> {
+  const { deps } = s
+  const req = x.req
+  const principal = await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, x.ip))
+  x.verified = principal
+  x.forAgent = principal.kind === 'AGENT'
+  const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
+  if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+    throw new ApiError('invalid_request', 'This operation takes no body')
+  }
+  const raw = { params, query, body, headers: plan.headerNames.length ? headerObject(plan.headerNames, req.headers) : {} }
+  const ctx: RunCtx = { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: x.requestId, ip: x.ip, deadline, onLimits: (h) => (x.limits = h) }
+  const idemKey = plan.idempotent ? req.headers.get(IDEMPOTENCY_HEADER) : null
+  const exec = () => (idemKey === null ? runOp(op, ctx, raw) : withIdempotencyKey(deps, op, principal, idemKey, raw, (hooks?: RunHooks) => runOp(op, ctx, raw, hooks)))
+  return op.guessable ? guarded(deps.services.throttle, x.ip, exec, guessedSecret(params, body), secretValueHashes(params, body)) : exec()
+}
+
+/** The error envelope of anything thrown while answering. */
+function failed(s: HandlerState, x: Exchange, err: unknown): Response {
+  const { deps } = s
+  // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
+  if (x.req.signal.aborted && !(err instanceof ApiError)) {
+    x.status = CLIENT_CLOSED
+    x.forAgent = false
+    return json(s, x, CLIENT_CLOSED, { code: 'invalid_request', title: 'The client closed the connection' }, undefined, false, false)
+  }
+  const failure = databaseFailure(err)
+  if (failure === 'unreachable') deps.services.database?.failed(err)
+  else if (failure === 'read_only' || failure === 'full') deps.services.database?.refused(failure)
+  // Refused after the credential verified but before the operation counted it (a body too large or of the
+  // wrong type, an idempotency key reused): counted now, so the answer says where the credential stands.
+  if (x.limits === undefined && x.verified !== undefined) x.limits = deps.services.rateLimits?.take(x.verified)?.headers
+  const e = undeclared(x.op, toApiError(err, x.requestId, x.op?.id), deps.config.appEnv === 'test')
+  x.status = e.status
+  return json(s, x, e.status, e.body(), e.headers, deps.services.lifecycle?.stopping === true)
 }
 
 /**
@@ -256,12 +330,26 @@ export type Mount = (app: Elysia) => Elysia
 
 export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const handle = createHandler(deps)
-  const route = ({ request, server }: { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }) =>
-    handle(request, server?.requestIP(request)?.address ?? null)
+  const peerOf = (request: Request, server: PeerServer | null) => server?.requestIP(request)?.address ?? null
+  const route = ({ request, server }: { request: Request; server: PeerServer | null }) => handle(request, peerOf(request, server))
+  // An operation's request is answered without Elysia's pipeline (its hooks add nothing to an operation's
+  // answer, which carries the security headers already): a browser's (Origin, preflight) still goes
+  // through it for CORS (src/widget/route.ts), and so does any path no operation has.
+  const fast = (request: Request, server: PeerServer) => {
+    if (request.method !== 'OPTIONS' && !request.headers.has('origin')) {
+      const m = handle.match(request)
+      if (m !== null && m !== 'method') return handle(request, peerOf(request, server), m)
+    }
+    return app.fetch(request)
+  }
   const secured = securityHeaders(deps.config)
   // Every face's answers (pages, OAuth, MCP, the widget bundle) carry the security headers too.
-  let app = new Elysia()
+  let app = new Elysia({ serve: { routes: { '/v1/*': fast } } as never })
   app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
   for (const mount of mounts) app = mount(app)
   return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('/readyz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
+}
+
+interface PeerServer {
+  requestIP(r: Request): { address: string } | null
 }

@@ -35,6 +35,8 @@ function parse(template: string): Seg[] {
     })
 }
 
+const SEEN_MAX = 10_000
+
 export class Router<T> {
   private readonly exact = new Map<string, T>()
   private readonly bySize = new Map<number, Route<T>[]>()
@@ -46,6 +48,11 @@ export class Router<T> {
    */
   private readonly bySecond = new Map<string, Route<T>[]>()
   private readonly paths = new Set<string>()
+  /**
+   * The parameter routes' matches of the paths asked for lately, by `${method} ${path}`: a client reads
+   * the same few paths again and again. Bounded: emptied when full. A hit's params are a copy.
+   */
+  private readonly seen = new Map<string, Match<T>>()
 
   add(method: string, template: string, value: T): void {
     const segs = parse(template)
@@ -80,14 +87,21 @@ export class Router<T> {
 
   /** Returns the match, or `'method'` when the path exists under another method, or null. */
   match(method: string, path: string): Match<T> | 'method' | null {
-    const exact = this.exact.get(`${method} ${path}`)
+    const key = `${method} ${path}`
+    const exact = this.exact.get(key)
     if (exact !== undefined) return { value: exact, params: {} }
+    const hit = this.seen.get(key)
+    if (hit !== undefined) return { value: hit.value, params: { ...hit.params } }
     const parts = path.split('/').slice(1)
     let otherMethod = false
     for (const r of this.candidates(parts)) {
       const params = matchSegs(r.segs, parts)
       if (!params) continue
-      if (r.method === method) return { value: r.value, params }
+      if (r.method === method) {
+        if (this.seen.size >= SEEN_MAX) this.seen.clear()
+        this.seen.set(key, { value: r.value, params: { ...params } })
+        return { value: r.value, params }
+      }
       otherMethod = true
     }
     if (otherMethod) return 'method'

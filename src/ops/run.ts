@@ -17,6 +17,7 @@ import { guardWrites } from '../db/write-guard.ts'
 import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
 import { costOf } from '../domain/rate-limits.ts'
+import { jsonText } from '../json.ts'
 
 export interface RawInput {
   params?: Record<string, unknown>
@@ -162,9 +163,12 @@ function auditedTransaction<T>(base: PrepareCtx, op: AnyOp, input: Record<string
 
 /**
  * In tests every real output is checked against the declared response schema, after the same JSON
- * serialisation the wire applies, so the OpenAPI document cannot promise what the handler does not send.
+ * serialisation the wire applies, so the OpenAPI document cannot promise what the handler does not send;
+ * and an answer's JSON text given beforehand (src/json.ts) must be what its value serialises to.
  */
 function checkOutput(op: AnyOp, result: OpResult): void {
+  // An answer written from parts already serialised (src/json.ts) says what its value says.
+  if (jsonText(result.body) !== JSON.stringify(result.body)) throw new Error(`operation ${op.id} answered a JSON text that differs from its value`)
   const wire = result.body === undefined ? undefined : JSON.parse(JSON.stringify(result.body))
   if (!Value.Check(op.response, wire)) {
     const first = [...Value.Errors(op.response, wire)].slice(0, 3).map((e) => `${e.path} ${e.message}`)

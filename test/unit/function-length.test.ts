@@ -1,27 +1,12 @@
 // No function over 80 lines outside tests and generated files (issue 49). Every TypeScript file git
 // tracks is measured (test/harness/function-length.ts): declarations, expressions, arrows, methods,
 // accessors and constructors, nested ones included. A long function is split into named ones that
-// each do one thing; it is never waved through here, except for the ALLOWLIST below while the split
-// is under way.
+// each do one thing; it is never waved through here.
 import { describe, expect, test } from 'bun:test'
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isMeasured, longFunctions, MAX_LINES, type LongFunction } from '../harness/function-length.ts'
-
-/**
- * Functions still over the limit whose split is being done on other branches of issue 49. This list
- * must be empty once those land: each name here is `path:name`, and one that is no longer too long
- * fails the test, so the list cannot go stale.
- */
-const ALLOWLIST = new Set([
-  'src/server.ts:createPortico',
-  'src/http/app.ts:createHandler',
-  'src/http/app.ts:handle',
-  'src/domain/webhook-delivery.ts:deliverAll',
-])
-/** Folders whose functions are being split on other branches: anything long there is allowed for now. Must end empty too. */
-const ALLOWED_FOLDERS: string[] = []
+import { isMeasured, longFunctions, MAX_LINES } from '../harness/function-length.ts'
 
 const ROOT = join(import.meta.dir, '../..')
 
@@ -30,8 +15,6 @@ function measuredFiles(): string[] {
   const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', '*.ts', '*.tsx'], { cwd: ROOT, encoding: 'utf8' })
   return [...new Set(listed.split('\n'))].filter((path) => isMeasured(path) && existsSync(join(ROOT, path)))
 }
-
-const allowed = (f: LongFunction) => ALLOWLIST.has(`${f.path}:${f.name}`) || ALLOWED_FOLDERS.some((dir) => f.path.startsWith(dir))
 
 /** An exported function of `lines` lines, first to last. */
 function planted(lines: number): string {
@@ -45,13 +28,8 @@ describe('function length', () => {
 
   test(`no function over ${MAX_LINES} lines outside tests and generated files`, () => {
     expect(files.length).toBeGreaterThan(300)
-    const offenders = long.filter((f) => !allowed(f)).map((f) => `${f.path}:${f.line} ${f.name} (${f.lines} lines)`)
+    const offenders = long.map((f) => `${f.path}:${f.line} ${f.name} (${f.lines} lines)`)
     expect(offenders).toEqual([])
-  })
-
-  test('every allowlisted name is still over the limit (the list shrinks as splits land, and must end empty)', () => {
-    const stillLong = new Set(long.map((f) => `${f.path}:${f.name}`))
-    expect([...ALLOWLIST].filter((name) => !stillLong.has(name))).toEqual([])
   })
 
   test('a planted function of 81 lines is caught, one of 80 is not', () => {

@@ -27,6 +27,16 @@ describe('router', () => {
     expect(r.allowed('/v1/connections/x:recheck')).toEqual(['POST'])
   })
 
+  test('a path matched again answers the same, and a caller changing its params changes no later match', () => {
+    for (let i = 0; i < 3; i++) {
+      const m = r.match('GET', '/v1/connections/con_7')
+      expect(m).toEqual({ value: 'get', params: { id: 'con_7' } })
+      ;(m as { params: Record<string, string> }).params.id = 'changed'
+    }
+    expect(r.match('POST', '/v1/connections/con_7')).toBe('method')
+    expect(r.match('GET', '/v1/connections/con_7')).toEqual({ value: 'get', params: { id: 'con_7' } })
+  })
+
   test('duplicate routes are refused', () => {
     expect(() => r.add('GET', '/v1/connections/{id}', 'again')).toThrow()
   })

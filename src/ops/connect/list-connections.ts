@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { getApplicationInTenant } from '../../domain/tenancy.ts'
 import { parseDomain } from '../../domain/hostnames.ts'
-import { connectionsPageViews } from '../../domain/connection-views.ts'
+import { connectionsPageViews, pageAnswer } from '../../domain/connection-views.ts'
 import { defineOp } from '../registry.ts'
 import { Id, Input, Out } from '../schemas.ts'
 import { cursorOf, idFromCursor } from '../cursors.ts'
@@ -46,10 +46,6 @@ export const listConnectionsOp = defineOp({
     const after = input.cursor ? idFromCursor(input.cursor, 'con') : ''
     const domain = input.domain === undefined ? undefined : (parseDomain(input.domain)?.domain ?? input.domain.toLowerCase())
     const { page, window } = await connectionsPageViews(ctx.sql, ctx.services.connectionViews, p, { ...input, domain }, after, limit)
-    return {
-      connections: page,
-      count: page.length,
-      ...(window.length > limit ? { next_cursor: cursorOf(window[limit - 1]!.id) } : {}),
-    }
+    return pageAnswer(page, window.length > limit ? cursorOf(window[limit - 1]!.id) : undefined)
   },
 })
