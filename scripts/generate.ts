@@ -115,6 +115,27 @@ function scenarioEvents(): Record<string, string> {
   return out
 }
 
+/** The provider recordings (test/fixtures/provider-recordings/): each file's provider and the repository that recorded it. */
+export function providerRecordings(): { provider: string; name: string; by: string }[] {
+  const dir = join(ROOT, 'test/fixtures/provider-recordings')
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { provider: string; origin: { repository: string } }
+      const by = r.origin.repository.split(' ')[0]!.split('/').pop()!
+      return { provider: r.provider, name: PROVIDERS.find((p) => p.id === r.provider)?.name ?? r.provider, by }
+    })
+}
+
+/** docs/providers.md's list of the recorded providers, by the client that recorded them. */
+function recordedProviders(): string {
+  const list = (xs: string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(xs)
+  const byClient = new Map<string, string[]>()
+  for (const r of providerRecordings()) byClient.set(r.by, [...(byClient.get(r.by) ?? []), r.name])
+  return [...byClient].map(([by, names]) => `${by}'s for ${list(names)}`).join('; ')
+}
+
 /** The generated regions' text, by name: one source each, wherever the documents repeat it. */
 export function regions(): Record<string, string> {
   // The locale files on disk, not the list imported: a locale just added counts before its list is written.
@@ -131,6 +152,8 @@ export function regions(): Record<string, string> {
     'automatic-count': capital(inWords(automatic)),
     'providers-by-rail': providersByRail(),
     'toolset-sizes': toolsetSizes(),
+    'recording-count': inWords(providerRecordings().length),
+    'recorded-providers': recordedProviders(),
     ...scenarioEvents(),
   }
 }

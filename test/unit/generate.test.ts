@@ -2,9 +2,10 @@
 // write is what is committed, its generated regions in hand-written documents say what the code says,
 // and a region it does not know is refused rather than left stale.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { derivedFiles, fillRegions, inWords, regions } from '../../scripts/generate.ts'
+import { derivedFiles, fillRegions, inWords, providerRecordings, regions } from '../../scripts/generate.ts'
+import { PROVIDERS } from '../../src/domain/providers.ts'
 import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 
 const ROOT = join(import.meta.dir, '../..')
@@ -26,5 +27,14 @@ describe('npm run generate', () => {
     expect(regions()['locale-count']).toBe(String(LOCALE_TAGS.length))
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`<!-- generated: locale-count -->${LOCALE_TAGS.length}<!-- /generated --> locales`)
     expect([inWords(7), inWords(19), inWords(39), inWords(40)]).toEqual(['seven', 'nineteen', 'thirty-nine', 'forty'])
+  })
+  test('the recorded providers are counted and named from the fixtures, each a catalogue provider', () => {
+    const files = readdirSync(join(ROOT, 'test/fixtures/provider-recordings')).filter((f) => f.endsWith('.json'))
+    const recs = providerRecordings()
+    expect(recs.length).toBe(files.length)
+    expect(recs.filter((r) => !PROVIDERS.some((p) => p.id === r.provider)).map((r) => r.provider)).toEqual([])
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`<!-- generated: recording-count -->${inWords(files.length)}<!-- /generated -->`)
+    const doc = readFileSync(join(ROOT, 'docs/providers.md'), 'utf8')
+    for (const r of recs) expect(doc).toContain(r.name)
   })
 })

@@ -88,7 +88,7 @@ export const connectAccountOp = defineOp({
         if (c.provider_id && c.provider_id !== a.provider) {
           throw new ApiError('invalid_request', `${parsed.domain} is hosted at ${providerById(c.provider_id)?.name ?? c.provider_id}, not ${providerById(a.provider)?.name ?? a.provider}`, { reason: 'zone_not_reached' })
         }
-        const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed, rail: 'api', event: 'connection.applied' })
+        const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed, rail: 'api', announce: true })
         // The customer's own values the write replaced are named (they are the priors a disconnect restores).
         const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
         results.push({ domain, connection_id: c.id, status: w.changed ? 'connected' : 'already', message: w.changed ? `Records written in zone ${w.zone.name}${over ? `, replacing ${over} (restored on disconnect)` : ''}` : 'The records were already in place' })
