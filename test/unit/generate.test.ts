@@ -53,7 +53,7 @@ describe('npm run generate', () => {
     const yes = (b: boolean | undefined) => (b ? 'yes' : 'no')
     const served = buildTools(OPERATIONS).map((t) => {
       const a = t.descriptor.annotations!
-      return [t.name, [yes(a.readOnlyHint), yes(a.destructiveHint), yes(a.idempotentHint), yes(a.openWorldHint)]] as const
+      return [t.name, [yes(a.readOnlyHint), yes(a.destructiveHint), yes(a.idempotentHint), yes(a.openWorldHint)]] as [string, string[]]
     })
     expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(served))
   })
