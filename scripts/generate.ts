@@ -13,7 +13,8 @@
 // - packages/client/src/generated/ (types from the OpenAPI document), packages/react/src/widget-types.ts;
 // - src/widget/locales/tags.ts and index.ts, the locale lists, from the locale files (scripts/locales.ts);
 // - the generated regions of hand-written documents (`<!-- generated: NAME -->…<!-- /generated -->`):
-//   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes,
+//   counts and lists of locales, adapters and providers, the providers-by-rail table, toolset sizes and
+//   each tool's annotations, the provider recordings,
 //   each test-mode scenario's events (from the transition table).
 // Prints the files it changed; with `--check`, changes nothing and exits 1 naming the stale files.
 // .ci/run runs it and fails when the committed files are not what it writes.
@@ -22,6 +23,7 @@ import { join } from 'node:path'
 import '../src/quiet-warnings.ts'
 import { OPERATIONS } from '../src/ops/index.ts'
 import { buildOpenApi, withOpenApi } from '../src/http/openapi.ts'
+import type { AnyOp } from '../src/ops/registry.ts'
 import { authorityMarkdown } from '../src/ops/authority.ts'
 import { eventsMarkdown } from '../src/ops/events-doc.ts'
 import { parityCensus, PROVIDERS, type Provider } from '../src/domain/providers.ts'
@@ -104,6 +106,29 @@ function toolsetSizes(): string {
   return lines.join('\n')
 }
 
+/** What the person confirms before a tool acts: from the errors it declares and what it does to the zone. */
+function confirms(op: AnyOp): string {
+  if (!op.errors.includes('confirmation_required')) return ''
+  return op.zone === 'removes' ? 'always' : 'when the write would replace records already in the zone'
+}
+
+/**
+ * docs/agents.md's table of each tool's annotations (mcp/annotations.ts, as tools/list serves them):
+ * tools with the same hints and the same confirmation share a row, rows in the registry's order.
+ */
+export function toolAnnotationsTable(): string {
+  const yes = (b: boolean | undefined) => (b ? 'yes' : 'no')
+  const rows = new Map<string, string[]>()
+  for (const tool of buildTools(SERVED)) {
+    const a = tool.descriptor.annotations!
+    const key = `${yes(a.readOnlyHint)} | ${yes(a.destructiveHint)} | ${yes(a.idempotentHint)} | ${yes(a.openWorldHint)} | ${confirms(tool.op)}`
+    rows.set(key, [...(rows.get(key) ?? []), `\`${tool.name}\``])
+  }
+  const lines = ['| tool | readOnly | destructive | idempotent | openWorld | the person confirms |', '| --- | --- | --- | --- | --- | --- |']
+  for (const [key, names] of rows) lines.push(`| ${names.join(', ')} | ${key} |`.replace(/ {2}\|$/, ' |'))
+  return lines.join('\n')
+}
+
 /** docs/test-mode.md's events per scenario, from the scenarios (their paths through the transition table). */
 function scenarioEvents(): Record<string, string> {
   const list = (events: readonly string[]) => (events.length ? events.map((e) => `\`${e}\``).join(', ') : 'none')
@@ -113,6 +138,27 @@ function scenarioEvents(): Record<string, string> {
     if (sc.eventsByRecheck) out[`scenario-events-by-recheck-${name}`] = list(sc.eventsByRecheck)
   }
   return out
+}
+
+/** The provider recordings (test/fixtures/provider-recordings/): each file's provider and the repository that recorded it. */
+export function providerRecordings(): { provider: string; name: string; by: string }[] {
+  const dir = join(ROOT, 'test/fixtures/provider-recordings')
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { provider: string; origin: { repository: string } }
+      const by = r.origin.repository.split(' ')[0]!.split('/').pop()!
+      return { provider: r.provider, name: PROVIDERS.find((p) => p.id === r.provider)?.name ?? r.provider, by }
+    })
+}
+
+/** docs/providers.md's list of the recorded providers, by the client that recorded them. */
+function recordedProviders(): string {
+  const list = (xs: string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(xs)
+  const byClient = new Map<string, string[]>()
+  for (const r of providerRecordings()) byClient.set(r.by, [...(byClient.get(r.by) ?? []), r.name])
+  return [...byClient].map(([by, names]) => `${by}'s for ${list(names)}`).join('; ')
 }
 
 /** The generated regions' text, by name: one source each, wherever the documents repeat it. */
@@ -131,6 +177,9 @@ export function regions(): Record<string, string> {
     'automatic-count': capital(inWords(automatic)),
     'providers-by-rail': providersByRail(),
     'toolset-sizes': toolsetSizes(),
+    'tool-annotations': toolAnnotationsTable(),
+    'recording-count': inWords(providerRecordings().length),
+    'recorded-providers': recordedProviders(),
     ...scenarioEvents(),
   }
 }

@@ -1,6 +1,6 @@
 // Prints the size of tools/list per toolset, in tokens estimated as characters / 4 of the JSON an MCP
-// client receives (the `tools` array). The default toolset must stay at or under TOKEN_BUDGET; the
-// table in docs/agents.md comes from this script. Usage: bun scripts/mcp-tool-tokens.ts
+// client receives (the `tools` array). The default toolset must stay at or under TOKEN_BUDGET; `npm run generate`
+// (scripts/generate.ts) writes docs/agents.md's table of toolset sizes from `toolsetTokens`. Usage: bun scripts/mcp-tool-tokens.ts
 import { OPERATIONS } from '../src/ops/index.ts'
 import { buildTools } from '../mcp/tools.ts'
 import { DEFAULT_TOOLSETS, TOOLSETS, type Toolset } from '../mcp/toolsets.ts'

@@ -5,7 +5,7 @@ import { countsOfTenant } from './status-counts.ts'
 import type { ApplicationRow } from './applications.ts'
 import type { Sql } from './sql.ts'
 
-/** Where a connection is in its lifecycle (src/domain/lifecycle.ts moves it). */
+/** Where a connection is in its lifecycle (src/domain/transitions.ts decides every change). */
 export type ConnectionStatus = 'pending' | 'propagating' | 'live' | 'failed'
 
 /** A record as stored in `desired_records` (src/domain/records.ts validates and plans them; its DnsRecord is this shape). */

@@ -1,5 +1,5 @@
-// Queries of Domain Connect consent sessions (the asynchronous rail's callback). Statements moved from
-// src/ops/domain-connect.ts verbatim; the grant kept afterwards is src/domain/domain-connect/async-api.ts.
+// Queries of Domain Connect consent sessions (the asynchronous rail's callback; the operations are in
+// src/ops/domain-connect/); the grant kept afterwards is src/domain/domain-connect/async-api.ts.
 import type { ConnectionRow } from './connections.ts'
 import { sha256 } from '../crypto.ts'
 import type { Sql } from './sql.ts'

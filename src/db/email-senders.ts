@@ -1,4 +1,4 @@
-// Queries of applications' SMTP senders. Statements moved from src/ops/console.ts verbatim.
+// Queries of applications' SMTP senders (the operations: src/ops/console/*-email-sender.ts).
 import type { Sql } from './sql.ts'
 
 export interface SenderRow {

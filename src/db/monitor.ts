@@ -1,6 +1,6 @@
 // Queries of the monitor's read side: the per-tenant summary, the attention-first page and one
-// connection's entry and history. Statements moved from src/ops/monitor.ts verbatim; the sweep's
-// queries are in monitor-sweep.ts.
+// connection's entry and history (the operations are in src/ops/monitor/); the sweep's queries are in
+// monitor-sweep.ts.
 import type { ConnectionRow } from './connections.ts'
 import type { Sql } from './sql.ts'
 

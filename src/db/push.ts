@@ -1,5 +1,5 @@
-// Queries of browsers' push subscriptions and the per-person test counter. Statements moved from
-// src/ops/console.ts verbatim.
+// Queries of browsers' push subscriptions and the per-person test counter (the operations:
+// src/ops/console/*-push-subscription.ts and push-test.ts).
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
 

@@ -2,7 +2,7 @@
 // batch of results (src/domain/connect.ts decides each row's next state, src/jobs/verify-sweep.ts runs
 // the batches).
 import { pack, packJson } from './columns.ts'
-import type { ConnectionRow } from './connections.ts'
+import type { ConnectionRow, ConnectionStatus } from './connections.ts'
 import type { Sql } from './sql.ts'
 
 /** What verification and its events read of a connection; the sweep selects no more than this. */
@@ -114,12 +114,13 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
 /**
  * The connections among `ids`, read by primary key only, with whether each is still due judged in the
  * select list: with `disconnected_at is null` in the where clause, a planner with stale statistics
- * scans a partial index of every open connection per batch.
+ * scans a partial index of every open connection per batch. `verifying` is the statuses verification
+ * may still move (the transition table's, src/domain/transitions.ts `statusesFrom`).
  */
-export async function toVerify(db: Sql, ids: string[], now: Date) {
+export async function toVerify(db: Sql, ids: string[], now: Date, verifying: readonly ConnectionStatus[]) {
   return (await db`
     select ${db.unsafe(VERIFY_COLUMNS)},
-      disconnected_at is null and status in ('pending', 'propagating') and next_check_at <= ${now} as due
+      disconnected_at is null and status = any(${verifying as string[]}::text[]) and next_check_at <= ${now} as due
     from connections where id = any(unpack_column(${pack(ids)}))`) as (ConnectionRow & { version: string; tid: string; due: boolean })[]
 }
 
@@ -132,12 +133,12 @@ export async function sweepTransaction(tx: Sql): Promise<void> {
   await tx`select set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('portico.sweep', 'on', true)`
 }
 
-/** Queue entries whose connection went live, failed or was disconnected by another path. */
-export async function dropFinished(db: Sql, ids: string[]): Promise<void> {
+/** Queue entries whose connection went live, failed or was disconnected by another path (left `verifying`, as `toVerify`). */
+export async function dropFinished(db: Sql, ids: string[], verifying: readonly ConnectionStatus[]): Promise<void> {
   await db`
     delete from verify_queue q where q.connection_id = any(unpack_column(${pack(ids)})) and not exists (
       select 1 from connections c
-      where c.id = q.connection_id and c.disconnected_at is null and c.status in ('pending', 'propagating') and c.next_check_at is not null)`
+      where c.id = q.connection_id and c.disconnected_at is null and c.status = any(${verifying as string[]}::text[]) and c.next_check_at is not null)`
 }
 
 /** When the earliest scheduled check comes due (the workers' due timer sleeps until then). */

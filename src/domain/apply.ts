@@ -69,8 +69,12 @@ export interface RailOptions {
   accountId: string | null
   managed: boolean
   rail: 'api' | 'oauth'
-  /** The event a change emits: `connection.applied` (apply rails) or none here (re-apply emits its own). */
-  event: 'connection.applied' | null
+  /**
+   * Whether this write announces itself: true for the apply rails (a write that changes something, or
+   * the first, is `records_written`, whose event the transition table names), false for a write again
+   * through a kept grant (`records_rewritten`; re-apply announces its own once re-verified).
+   */
+  announce: boolean
   via?: 'automatic' | 'async'
   /**
    * Called with the plan before anything is written (or recorded); it may refuse by throwing. An
@@ -150,7 +154,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   const now = deps.clock.now()
   // Announced (`records_written`) when the rail announces its writes and this one changed something or
   // was the first; otherwise `records_rewritten` (src/domain/transitions.ts decides what each does).
-  const cause = opts.event && (changed || c.applied_at === null) ? 'records_written' : 'records_rewritten'
+  const cause = opts.announce && (changed || c.applied_at === null) ? 'records_written' : 'records_rewritten'
   const row = await deps.db.begin(async (tx) => {
     const from = await lockStatus(tx, c)
     const fresh = from && (await changeStatus(tx, c, cause, now, (s) => markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, s, now), { updated_objects: updated, via: opts.via }, from))

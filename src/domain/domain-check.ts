@@ -220,6 +220,7 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
       provider_name: c.name,
       dashboard_url: c.dashboard_url,
       token_url: c.token_url,
+      token_scopes: c.token_scopes,
       api_credential: provider !== null && adapters.apiKey.has(provider.id) && (c.id === provider.id || c.built.api_credential),
     })),
     setup_type: recommended === null ? null : recommended === 'manual' ? 'manual' : 'automatic',

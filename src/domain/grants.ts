@@ -180,7 +180,7 @@ export async function writeThroughGrant(deps: GrantDeps, c: RailConnection, gran
   const cred = await accountCredential(deps, a, 'managed', c)
   if (!cred) throw new ApiError('conflict', 'This connection is not managed: Portico holds no grant to change its records', { managed: false })
   try {
-    const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed: true, rail: a.kind === 'oauth' ? 'oauth' : 'api', event: null })
+    const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed: true, rail: a.kind === 'oauth' ? 'oauth' : 'api', announce: false })
     await deps.db.begin((tx) => markAccountUsed(tx, a, now()))
     return { row: w.row, changed: w.changed, zone: w.zone.name, updated: w.updated, replaced: w.replaced }
   } catch (err) {

@@ -7,8 +7,9 @@
 // adapter for it, per rail (an API credential the person pastes, or an OAuth sign-in, offered only on
 // deployments that configure the provider's OAuth client). `oauth` is what is built
 // (src/domain/provider-oauth-endpoints.ts), never more: test/unit/providers.test.ts walks every provider. `spf_override` says an existing SPF TXT
-// record can be edited in place through an automated rail. `caa` and `subdomain_delegation` say the
-// provider's zone editor accepts CAA records and NS records below the apex. `logo` is a Simple Icons
+// record can be edited in place through an automated rail. `caa`, `mx` and `subdomain_delegation` say the
+// provider's zone editor accepts CAA records, MX records and NS records below the apex (an adapter's
+// shared contract and do-no-harm tests write CAA and MX only where these say the host holds them). `logo` is a Simple Icons
 // slug (https://simpleicons.org) where one exists; `token_url` is the page where a person creates the
 // API credential the widget asks for, with the `token_scopes` it needs: for a provider with an adapter
 // both come from its folder (src/adapters/dns-providers/<id>/adapter.ts, `provider`), and `api_apply`
@@ -32,6 +33,8 @@ export interface Capabilities {
   apex: 'alias' | 'aname' | 'flattening' | null
   wildcard: boolean
   caa: boolean
+  /** The host holds MX records (a web-only or forwarding host may not). */
+  mx: boolean
   spf_override: boolean
   subdomain_delegation: boolean
 }
@@ -66,6 +69,7 @@ const caps = (c: Partial<Capabilities>): Capabilities => ({
   apex: null,
   wildcard: true,
   caa: true,
+  mx: true,
   spf_override: false,
   subdomain_delegation: true,
   ...c,
@@ -264,6 +268,7 @@ export function parityCensus() {
       apex_flattening: count((c) => c.apex === 'flattening'),
       wildcard: count((c) => c.wildcard),
       caa: count((c) => c.caa),
+      mx: count((c) => c.mx),
       spf_override: count((c) => c.spf_override),
       subdomain_delegation: count((c) => c.subdomain_delegation),
     },

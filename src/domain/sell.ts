@@ -237,7 +237,7 @@ function registrarDns(r: Registrar): Provider {
     built: { api_credential: false, oauth: false },
     audience: 'integrator',
     shares_nameservers_with: null,
-    capabilities: { api_apply: false, oauth: false, domain_connect: { sync: false, async: false }, apex: r.dns.apex, wildcard: true, caa: true, spf_override: false, subdomain_delegation: true },
+    capabilities: { api_apply: false, oauth: false, domain_connect: { sync: false, async: false }, apex: r.dns.apex, wildcard: true, caa: true, mx: true, spf_override: false, subdomain_delegation: true },
     manual_steps: [],
   }
 }

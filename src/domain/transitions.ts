@@ -122,6 +122,15 @@ export function decide(cause: Cause, from: Place): Decision | null {
   return { rule, from, to: rule.to === 'same' ? from : rule.to, event: rule.event, has: (e) => rule.effects.includes(e) }
 }
 
+/**
+ * The statuses `cause` changes (its rows' `from`, open statuses only): what a query that selects the
+ * connections a cause may still move is given, so no query repeats the table's sets as literals.
+ */
+export function statusesFrom(cause: Cause): ConnectionStatus[] {
+  const places = (TRANSITIONS as readonly Rule[]).filter((r) => r.cause === cause).flatMap((r) => r.from)
+  return [...new Set(places)].filter((p): p is ConnectionStatus => p !== 'new' && p !== 'closed')
+}
+
 /** `decide` for a connection known to be open, with its status as the store writes it. */
 export function decideOpen(cause: Cause, from: ConnectionStatus): (Decision & { status: ConnectionStatus }) | null {
   const d = decide(cause, from)

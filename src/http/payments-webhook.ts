@@ -1,5 +1,5 @@
-// The payment processor's webhook, a route of the REST face beside the registry (src/ops/sell.ts and
-// src/ops/billing.ts hold the operations; src/domain/sell.ts and billing.ts the rules it drives).
+// The payment processor's webhook, a route of the REST face beside the registry (src/ops/sell/ and
+// src/ops/billing/ hold the operations; src/domain/sell.ts and billing.ts the rules it drives).
 import type { Elysia } from 'elysia'
 import { ApiError } from '../errors.ts'
 import { onPaymentEvent } from '../domain/sell.ts'

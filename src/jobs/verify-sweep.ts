@@ -14,6 +14,7 @@ import { dropFinished, dueVerifyIds, sweepTransaction, toVerify } from '../db/ve
 import { alone } from '../db/locks.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { verifyConnections } from '../domain/verify.ts'
+import { statusesFrom } from '../domain/transitions.ts'
 import { drainInRounds } from './lanes.ts'
 
 export interface SweepDeps {
@@ -26,6 +27,9 @@ export interface SweepDeps {
 
 const SWEEP_LOCK = 0x76657269 // "veri"
 
+/** The statuses a check may still move: those the records resolving takes to `live`. */
+const VERIFYING = statusesFrom('records_resolved')
+
 /**
  * Verifies the connections among `ids` that are still due; returns how many results landed.
  * `seen.live` turns true when a check found every record of one (it is going live).
@@ -34,10 +38,10 @@ export async function verifyIds(deps: SweepDeps, ids: string[], seen: { live: bo
   // Read by primary key only, whether each row is still due judged in the select list: with
   // `disconnected_at is null` in the where clause, a planner with stale statistics scans a partial
   // index of every open connection per batch.
-  const due = (await toVerify(deps.db, ids, deps.clock.now())).filter((c) => c.due)
+  const due = (await toVerify(deps.db, ids, deps.clock.now(), VERIFYING)).filter((c) => c.due)
   if (due.length < ids.length) {
     const seen = new Set(due.map((r) => r.id))
-    await dropFinished(deps.db, ids.filter((id) => !seen.has(id)))
+    await dropFinished(deps.db, ids.filter((id) => !seen.has(id)), VERIFYING)
   }
   if (due.length === 0) return 0
   // Every lookup of the batch is asked at once; the resolver keeps a bounded number on the wire.

@@ -7,9 +7,10 @@ import { ApiError, type ErrorCode, type ErrorDetails, type ErrorReason } from '.
 export interface Refusal<F> {
   when: (facts: F) => boolean
   code: ErrorCode
-  /** `details.reason`; a refusal without one answers `details` (or none). */
+  /** `details.reason`, after the fields of `details` when it has both. */
   reason?: ErrorReason
   title: string | ((facts: F) => string)
+  /** `details` (field errors, or fields beside `reason`). */
   details?: (facts: F) => ErrorDetails
 }
 
@@ -18,5 +19,6 @@ export function refuseFirst<F>(table: readonly Refusal<F>[], facts: F): void {
   const hit = table.find((r) => r.when(facts))
   if (!hit) return
   const title = typeof hit.title === 'function' ? hit.title(facts) : hit.title
-  throw new ApiError(hit.code, title, hit.reason ? { reason: hit.reason } : hit.details?.(facts))
+  const details = hit.details?.(facts)
+  throw new ApiError(hit.code, title, hit.reason ? { ...(details as Record<string, unknown> | undefined), reason: hit.reason } : details)
 }

@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { provision, startPortico, widgetToken, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { PROVIDERS } from '../../src/domain/providers.ts'
 
 const ARTIFACTS = 'test-artifacts'
 const SCREENS = `${ARTIFACTS}/screens`
@@ -454,8 +455,10 @@ async function analysisSays(page: Page, change: (check: any) => void): Promise<v
 }
 
 const asCloudflare = (rail: 'domainConnect' | 'apiKey') => (c: any) => {
+  const cf = PROVIDERS.find((x) => x.id === 'cloudflare')!
   c.provider = 'cloudflare'
   c.provider_name = 'Cloudflare'
+  c.provider_candidates = [{ provider: cf.id, provider_name: cf.name, dashboard_url: cf.dashboard_url, token_url: cf.token_url, token_scopes: cf.token_scopes, api_credential: true }]
   c.supports_automatic = true
   c.recommended_rail = rail
   c.rails[rail] = { available: true }
@@ -589,9 +592,29 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
     await page.close()
   }, BROWSER_TIMEOUT)
 
+  test('the key screen of any provider with an adapter names what its credential must allow and where to create it, as its folder declares', async () => {
+    // Neither had an entry in the widget's old hand list: what they show comes from the domain check.
+    for (const [id, nameservers, scope, url] of [
+      ['desec', ['ns1.desec.io.', 'ns2.desec.org.'], 'Token with write permission for the domain', 'https://desec.io/tokens'],
+      ['vultr', ['ns1.vultr.com.', 'ns2.vultr.com.'], 'API key (access control list allowing Portico)', 'https://my.vultr.com/settings/#settingsapi'],
+    ] as const) {
+      const apex = `${id}${++seq}${Date.now().toString(36)}.test`
+      await pdns.createZone(apex, { nameservers: [...nameservers] })
+      const page = await hostPage()
+      await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `shop.${apex}` })
+      await page.locator('#je-credential').waitFor()
+      const name = PROVIDERS.find((x) => x.id === id)!.name
+      expect(await page.locator('#je-login-intro').innerText()).toContain(`Create a token at ${name}`)
+      expect(await page.locator('[data-portico] > li').allInnerTexts()).toEqual([scope])
+      expect(await page.locator('#je-token-link').getAttribute('href')).toBe(url)
+      expect(await page.locator('#je-token-link').innerText()).toBe(`Create it at ${name}`)
+      await page.close()
+    }
+  }, BROWSER_TIMEOUT)
+
   test('provider key refused: the key screen again with the reason and the key as typed; provider unreachable: the records with the reason and a way back', async () => {
     for (const [name, status, body, words, screenAfter] of [
-      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone → DNS → Edit and Zone → Zone → Read. Then paste it again, or set up manually instead.', 'LOGIN'],
+      ['13-key-refused', 422, { code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 'Cloudflare refused this key. Check that it has these permissions: Zone:Read and DNS:Edit. Then paste it again, or set up manually instead.', 'LOGIN'],
       ['14-provider-unreachable', 502, { code: 'dns_write_failed', title: 'The DNS provider refused the change', details: { provider: 'cloudflare', reason: 'provider_unreachable' } }, 'We could not reach Cloudflare just now. You can add the records yourself, or go back and try again later.', 'MANUAL_CONFIGURATION'],
     ] as const) {
       const domain = `key${++seq}.${zone}`
@@ -600,8 +623,8 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await refuse(page, '**/apply', status, body)
       await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
       await page.locator('#je-credential').waitFor()
-      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a token at Cloudflare (API token) with these permissions')
-      expect(await page.locator('[data-portico] > li').allInnerTexts()).toContain('Zone → DNS → Edit')
+      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a token at Cloudflare (API credential) with these permissions')
+      expect(await page.locator('[data-portico] > li').allInnerTexts()).toContain('DNS:Edit')
       expect(await page.locator('#je-token-link').getAttribute('href')).toBe('https://dash.cloudflare.com/profile/api-tokens')
       expect(await page.locator('#je-manual-instead').count()).toBe(1)
       if (name === '13-key-refused') await screen(page, '13-api-key')

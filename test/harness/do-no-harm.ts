@@ -12,6 +12,7 @@ import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake, FakeZone } from './provider-fakes/common.ts'
 import type { ProviderCard } from '../../src/adapters/dns-providers/card-types.ts'
+import { heldBy, unheldTypes } from './host-holds.ts'
 
 export const DESIRED: DnsRecord[] = [
   { type: 'A', host: '@', value: '203.0.113.10', ttl: 300 },
@@ -102,7 +103,7 @@ async function prepare(h: HarmCase, zoneName: string, blocking: boolean): Promis
   if (!zone) throw new Error(`${zoneName} is not listed`)
   const seeds = h.card?.seeds(zoneName) ?? []
   const ttl = Math.max(3600, h.provider.minTtl ?? 0)
-  await h.provider.writeChanges(zone, baseline(zoneName, ttl, h.card?.baselineWithout))
+  await h.provider.writeChanges(zone, baseline(zoneName, ttl, [...(h.card?.baselineWithout ?? []), ...unheldTypes(h.provider.id)]))
   for (const s of seeds) if (blocking || !s.blocks) (h.seedRow ?? ((z, row) => z.records.push(row)))(store, JSON.parse(JSON.stringify(s.row)))
   if (h.card?.settings) store.settings = { ...store.settings, ...JSON.parse(JSON.stringify(h.card.settings)) }
   return { zone, store }
@@ -116,7 +117,7 @@ export async function doNoHarm(h: HarmCase, zoneName: string): Promise<string[]>
   const settings0 = settingsOf(store)
   let plan
   try {
-    plan = planApply(current, DESIRED, zoneName, [], h.provider)
+    plan = planApply(current, heldBy(h.provider.id, DESIRED), zoneName, [], h.provider)
     await h.provider.writeChanges(zone, plan.changes)
   } catch (e) {
     return [`the apply failed on a zone it can write: ${(e as Error).message}`]
@@ -125,7 +126,7 @@ export async function doNoHarm(h: HarmCase, zoneName: string): Promise<string[]>
   for (const r of missing(rows0, rowsOf(h, store), applied)) v.push(`apply changed or dropped a record outside its plan: ${r}`)
   if (settingsOf(store) !== settings0) v.push(`apply changed the zone's settings: ${settings0} → ${settingsOf(store)}`)
   const after = await h.provider.readRecords(zone)
-  const again = planApply(after, DESIRED, zoneName, plan.entries, h.provider).changes
+  const again = planApply(after, heldBy(h.provider.id, DESIRED), zoneName, plan.entries, h.provider).changes
   if (again.length) v.push(`re-apply plans changes: ${JSON.stringify(again)}`)
   const revert = planRevert(after, plan.entries)
   try {
@@ -154,7 +155,7 @@ export async function refusesBlocked(h: HarmCase, zoneName: string): Promise<str
   const settings0 = settingsOf(store)
   let refused: unknown = null
   try {
-    const plan = planApply(current, DESIRED, zoneName, [], h.provider)
+    const plan = planApply(current, heldBy(h.provider.id, DESIRED), zoneName, [], h.provider)
     await h.provider.writeChanges(zone, plan.changes)
   } catch (e) {
     refused = e

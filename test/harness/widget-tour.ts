@@ -7,6 +7,9 @@
 // way), Domain Connect with the provider's name and without it, an API key and its refusal, the
 // provider picker, an expired session. `at(name)` is called on each screen.
 import type { Page } from 'playwright-core'
+import { PROVIDERS } from '../../src/domain/providers.ts'
+
+const CLOUDFLARE = PROVIDERS.find((p) => p.id === 'cloudflare')!
 
 export const TOUR_SCREENS = [
   '01-enter-domain',
@@ -43,6 +46,8 @@ function check(domain: string, over: Record<string, unknown> = {}) {
     is_apex: false,
     provider: 'cloudflare',
     provider_name: 'Cloudflare',
+    // As the API serves it: where to create Cloudflare's credential and what it must allow (its folder's).
+    provider_candidates: [{ provider: CLOUDFLARE.id, provider_name: CLOUDFLARE.name, dashboard_url: CLOUDFLARE.dashboard_url, token_url: CLOUDFLARE.token_url, token_scopes: CLOUDFLARE.token_scopes, api_credential: true }],
     setup_type: 'manual',
     supports_automatic: true,
     oauth_available: false,

@@ -21,6 +21,7 @@ import { canonicalZone } from '../property/arbitraries.ts'
 import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
 import { CARDS } from '../harness/provider-cards/index.ts'
 import { sharedPortico } from '../harness/portico.ts'
+import { heldBy } from '../harness/host-holds.ts'
 
 const fakes = new Map<string, Fake<any>>()
 beforeAll(() => FAKE_CASES.forEach((c) => fakes.set(c.id, c.start())))
@@ -54,27 +55,28 @@ for (const c of FAKE_CASES) {
       else expect(f.deepest.zones).toBe(0)
       const long = 'k=' + 'é'.repeat(200) // 402 bytes of UTF-8: two character strings at the wire
       const low = Math.max(600, provider.minTtl ?? 0) // deSEC and Namesilo refuse TTLs under 3600
-      await provider.writeChanges(zone, [
+      // MX and CAA only where the host holds them (its catalogue row's `mx` and `caa`).
+      await provider.writeChanges(zone, heldBy(c.id, [
         { name: zoneName, type: 'A', ttl: low, values: ['198.51.100.1'] },
         { name: zoneName, type: 'MX', ttl: 3600, values: [`10 mx.${zoneName}`, `20 mx2.${zoneName}`] },
         { name: zoneName, type: 'TXT', ttl: 3600, values: ['v=spf1 include:_spf.google.com ~all', 'say "hi"', long] },
         { name: zoneName, type: 'CAA', ttl: 3600, values: ['0 issue "letsencrypt.org"'] },
         { name: `www.${zoneName}`, type: 'A', ttl: low, values: ['198.51.100.2'] },
         { name: `old.${zoneName}`, type: 'CNAME', ttl: low, values: ['legacy.example.net'] },
-      ])
+      ]))
       const before = await provider.readRecords(zone)
       if (paged('records')) expect(f.deepest.records).toBeGreaterThanOrEqual(2)
       else expect(f.deepest.records).toBe(0)
       const txt = before.find((s) => s.name === zoneName && s.type === 'TXT')!.values.sort()
       expect(txt).toEqual([long, 'say "hi"', 'v=spf1 include:_spf.google.com ~all'].sort())
 
-      const desired: DnsRecord[] = [
+      const desired: DnsRecord[] = heldBy(c.id, [
         { type: 'A', host: '@', value: '203.0.113.10', ttl: 300 },
         { type: 'CNAME', host: 'www', value: 'edge.portico.test', ttl: 300 },
         { type: 'SPFM', host: '@', value: 'include:_spf.portico.test' },
         { type: 'TXT', host: '_portico-challenge', value: 'portico-verify=tok' },
         { type: 'CAA', host: '@', value: '0 issue "pki.goog"' },
-      ]
+      ])
       const plan = planApply(before, desired, zoneName, [], provider)
       await provider.writeChanges(zone, plan.changes)
       const after = await provider.readRecords(zone)

@@ -17,6 +17,7 @@ import { isApexPointer, planRecords, type DnsRecord } from '../../src/domain/rec
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
+import { heldBy } from '../harness/host-holds.ts'
 
 const TARGET = { cname_target: 'edge.portico.test', apex_ipv4: ['203.0.113.10'] }
 const OLD_APEX = '198.51.100.1'
@@ -67,12 +68,12 @@ async function connectionHarms(f: Fake<any>, provider: DnsProvider, zoneName: st
   const ttl = Math.max(3600, provider.minTtl ?? 0)
   const shop = `shop.${zoneName}`
   try {
-    await provider.writeChanges(zone, [
+    await provider.writeChanges(zone, heldBy(provider.id, [
       { name: zoneName, type: 'A', ttl, values: [OLD_APEX] },
       { name: zoneName, type: 'MX', ttl, values: [`10 mx1.${zoneName}`, `20 mx2.${zoneName}`] },
       { name: zoneName, type: 'TXT', ttl, values: ['v=spf1 include:_spf.mail.example ~all', 'site-verification=abc123'] },
       { name: shop, type: 'CNAME', ttl, values: ['old-host.example.net'] },
-    ])
+    ]))
   } catch (e) {
     return [failed('writing the customer\'s records', e)]
   }

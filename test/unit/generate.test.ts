@@ -2,9 +2,12 @@
 // write is what is committed, its generated regions in hand-written documents say what the code says,
 // and a region it does not know is refused rather than left stale.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { derivedFiles, fillRegions, inWords, regions } from '../../scripts/generate.ts'
+import { derivedFiles, fillRegions, inWords, providerRecordings, regions } from '../../scripts/generate.ts'
+import { PROVIDERS } from '../../src/domain/providers.ts'
+import { buildTools } from '../../mcp/tools.ts'
+import { OPERATIONS } from '../../src/ops/index.ts'
 import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 
 const ROOT = join(import.meta.dir, '../..')
@@ -26,5 +29,32 @@ describe('npm run generate', () => {
     expect(regions()['locale-count']).toBe(String(LOCALE_TAGS.length))
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`<!-- generated: locale-count -->${LOCALE_TAGS.length}<!-- /generated --> locales`)
     expect([inWords(7), inWords(19), inWords(39), inWords(40)]).toEqual(['seven', 'nineteen', 'thirty-nine', 'forty'])
+  })
+  test('the recorded providers are counted and named from the fixtures, each a catalogue provider', () => {
+    const files = readdirSync(join(ROOT, 'test/fixtures/provider-recordings')).filter((f) => f.endsWith('.json'))
+    const recs = providerRecordings()
+    expect(recs.length).toBe(files.length)
+    expect(recs.filter((r) => !PROVIDERS.some((p) => p.id === r.provider)).map((r) => r.provider)).toEqual([])
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`<!-- generated: recording-count -->${inWords(files.length)}<!-- /generated -->`)
+    const doc = readFileSync(join(ROOT, 'docs/providers.md'), 'utf8')
+    for (const r of recs) expect(doc).toContain(r.name)
+  })
+  test('docs/agents.md lists every agent tool once, with the annotations tools/list serves', () => {
+    const doc = readFileSync(join(ROOT, 'docs/agents.md'), 'utf8')
+    const table = /<!-- generated: tool-annotations -->\n([\s\S]*?)\n<!-- \/generated -->/.exec(doc)![1]!
+    const listed = new Map<string, string[]>()
+    for (const line of table.split('\n').slice(2)) {
+      const [tools, ...cells] = line.split('|').slice(1, -1).map((c) => c.trim())
+      for (const m of tools!.matchAll(/`([a-z_]+)`/g)) {
+        expect(listed.has(m[1]!)).toBe(false)
+        listed.set(m[1]!, cells.slice(0, 4))
+      }
+    }
+    const yes = (b: boolean | undefined) => (b ? 'yes' : 'no')
+    const served = buildTools(OPERATIONS).map((t) => {
+      const a = t.descriptor.annotations!
+      return [t.name, [yes(a.readOnlyHint), yes(a.destructiveHint), yes(a.idempotentHint), yes(a.openWorldHint)]] as [string, string[]]
+    })
+    expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(served))
   })
 })

@@ -137,17 +137,6 @@ export const RULES: Rule[] = [
 ]
 
 /**
- * Re-export shims left at old paths so branches written before the move still compile. Importing one
- * is allowed from anywhere while it is listed; the lead empties this list after merging (and deletes
- * the files), and every import of an old path then fails here with the rule it breaks.
- */
-export const MERGE_SHIMS: string[] = [
-  // The operations moved into src/ops/<area>/ folders; the REST face's document still reads these two.
-  'src/ops/webhooks.ts',
-  'src/ops/catalogs.ts',
-]
-
-/**
  * Test support kept beside what it stands in for: a hosted provider's stand-in
  * (src/adapters/dns-providers/<id>/stand-in.ts) lives in the provider's folder, as lego keeps
  * provider_test.go beside its provider. The service never loads one: only the test harness (test/, not
@@ -217,13 +206,12 @@ export function readGraph(): Graph {
 const matches = (target: string, prefix: string) => (prefix.endsWith('/') || prefix.endsWith('.ts') ? target.startsWith(prefix) : target === prefix)
 
 /** Imports that break a rule, as `file -> target (why)`. */
-export function violations(graph: Graph, rules: Rule[] = RULES, shims: string[] = MERGE_SHIMS): string[] {
+export function violations(graph: Graph, rules: Rule[] = RULES): string[] {
   const out: string[] = []
   for (const [file, targets] of graph) {
     for (const rule of rules) {
       if (!file.startsWith(rule.files) || rule.except?.includes(file)) continue
       for (const t of targets) {
-        if (shims.includes(t)) continue
         const bad = rule.onlyWithin ? (!t.startsWith(rule.files) && !rule.packages?.includes(t) && !rule.types?.includes(t)) || !!rule.except?.includes(t) : rule.forbid.some((p) => matches(t, p))
         if (bad) out.push(`${file} -> ${t} (${rule.why})`)
       }
@@ -275,17 +263,6 @@ export function idleRules(graph: Graph, rules: Rule[] = RULES): string[] {
 /** Files listed as still holding SQL that hold none (the listing outlived the move). */
 export function staleSqlListings(read: (f: string) => string, listed: string[] = SQL_NOT_YET_MOVED): string[] {
   return listed.filter((f) => sqlStatements(read(f)).length === 0)
-}
-
-/** Lines of listed shims that do more than re-export. */
-export function shimsDoingMore(read: (f: string) => string, shims: string[] = MERGE_SHIMS): string[] {
-  return shims.flatMap((shim) =>
-    stripComments(read(shim))
-      .trim()
-      .split('\n')
-      .filter((l) => l.trim() && !/^export (\*|\{[^}]*\}|type \{[^}]*\}) from '[^']+'$/.test(l.trim()))
-      .map((l) => `${shim}: ${l.trim()}`),
-  )
 }
 
 const readRepo = (f: string) => readFileSync(join(ROOT, f), 'utf8')
@@ -383,10 +360,6 @@ describe('layers', () => {
   test('the files still holding SQL are listed only while they do', () => {
     expect(staleSqlListings(readRepo)).toEqual([])
   })
-
-  test('merge shims only re-export', () => {
-    expect(shimsDoingMore(readRepo)).toEqual([])
-  })
 })
 
 // The test of the test: the same checks on synthetic trees must fail where they should.
@@ -414,12 +387,6 @@ describe('the layer checks catch what they are for', () => {
       'src/ops/a.ts -> src/http/app.ts (operations do not know which face serves them)',
       'src/widget/flow.ts -> src/domain/share.ts (browser code talks HTTP only (it is bundled alone; build.ts and route.ts are its server side))',
     ])
-  })
-
-  test('a listed shim is allowed, the same import without the listing is not', () => {
-    const g: Graph = new Map([['src/ops/a.ts', importsOf('src/ops/a.ts', "import { invalid } from '../http/errors.ts'")]])
-    expect(violations(g, RULES, ['src/http/errors.ts'])).toEqual([])
-    expect(violations(g, RULES, [])).toEqual(['src/ops/a.ts -> src/http/errors.ts (operations do not know which face serves them)'])
   })
 
   test('a stand-in imported by the service, or the harness imported by anything but a stand-in, is found', () => {
@@ -551,15 +518,13 @@ describe('the layer checks catch what they are for', () => {
     expect(idleRules(g, [...RULES, { files: 'src/services/', forbid: ['src/http/'], why: 'a renamed floor' }])).toEqual(['src/services/'])
   })
 
-  test('a listing of a file without SQL is stale; a shim with code of its own is more than a shim', () => {
+  test('a listing of a file without SQL is stale', () => {
     const files: Record<string, string> = {
       'src/ops/moved.ts': 'export const op = defineOp({ handler: (ctx) => moved(ctx.sql) })',
       'src/ops/still.ts': 'await ctx.sql`select 1`',
-      'src/ops/old-path.ts': "export { a } from './new-path.ts'\nexport const b = 1",
     }
     const read = (f: string) => files[f]!
     expect(staleSqlListings(read, ['src/ops/moved.ts', 'src/ops/still.ts'])).toEqual(['src/ops/moved.ts'])
-    expect(shimsDoingMore(read, ['src/ops/old-path.ts'])).toEqual(['src/ops/old-path.ts: export const b = 1'])
   })
 
   test('the database clock is found in SQL, and a clock method or a Date is not', () => {

@@ -6,7 +6,7 @@ import { describe, test, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EVENTS, EVENT_TYPES } from '../../src/domain/events.ts'
-import { decide, decideOpen, eventsAlong, eventsWith, KNOWS, TRANSITIONS, transitionsMarkdown, type Rule } from '../../src/domain/transitions.ts'
+import { decide, decideOpen, eventsAlong, eventsWith, KNOWS, TRANSITIONS, transitionsMarkdown, statusesFrom, type Rule } from '../../src/domain/transitions.ts'
 import { eventData, statusWrite } from '../../src/domain/status-changes.ts'
 import { afterVerification } from '../../src/domain/lifecycle.ts'
 
@@ -37,6 +37,12 @@ describe('the transition table', () => {
       for (const field of ((d.data as { required?: string[] }).required ?? [])) if (!KNOWS[r.cause].includes(field)) missing.push(`${r.cause} → ${r.event}: data.${field}`)
     }
     expect(missing).toEqual([])
+  })
+
+  test('the statuses a cause moves are read from its rows (the verification sweep selects by them), never a place outside the store', () => {
+    expect(statusesFrom('records_resolved')).toEqual(['pending', 'propagating'])
+    expect(statusesFrom('timed_out')).toEqual(['propagating'])
+    expect(statusesFrom('created')).toEqual([])
   })
 
   test('a cause does nothing where it has no rule; a rule that keeps its place keeps it', () => {

@@ -164,11 +164,12 @@ describe('locales', () => {
   })
 
   test('one locale rule: canonical BCP 47 lookup, the first wanted that is served, else English', () => {
+    expect(LOCALE_TAGS as readonly string[]).not.toContain('qaa') // ISO 639-2's reserved-for-local-use code: never a locale file
     expect(resolveLocale('fr-CA', LOCALE_TAGS)).toBe('fr')
     expect(resolveLocale('FR_ca', LOCALE_TAGS)).toBe('fr')
     expect(resolveLocale('zh-Hans-CN', LOCALE_TAGS)).toBe('zh')
     expect(resolveLocale('pt-BR-u-nu-latn', LOCALE_TAGS)).toBe('pt')
-    expect(resolveLocale(['xx', 'de-AT', 'fr'], LOCALE_TAGS)).toBe('de')
+    expect(resolveLocale(['qaa', 'de-AT', 'fr'], LOCALE_TAGS)).toBe('de')
     expect(resolveLocale('not a tag', LOCALE_TAGS)).toBe('en')
     expect(resolveLocale(undefined, LOCALE_TAGS)).toBe('en')
   })

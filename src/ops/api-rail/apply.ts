@@ -120,7 +120,7 @@ export const applyOp = defineOp({
     }
     const managed = account !== null && account.access === 'continuous'
     const beforeWrite = p.kind === 'AGENT' ? agentReplacementGuard(ctx, c) : undefined
-    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', event: 'connection.applied', beforeWrite }).catch((err) => refusedInUse(ctx, account, err))
+    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, cred, { accountId: managed ? account!.id : null, managed, rail: 'api', announce: true, beforeWrite }).catch((err) => refusedInUse(ctx, account, err))
     if (account) await accountUsed(ctx, account)
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { changed: w.changed, provider: cred.provider, managed, account_id: account?.id ?? null }

@@ -1,18 +1,19 @@
 import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../domain/principal.ts'
 import { CUSTOM_RECORDS_SCOPE } from '../../domain/rbac.ts'
-import { ApiError, invalid } from '../../errors.ts'
+import { ApiError } from '../../errors.ts'
 import { MetadataSchema } from '../../domain/resource-schemas.ts'
 import { DnsRecordSchema } from '../../domain/records.ts'
 import type { ParsedDomain } from '../../domain/hostnames.ts'
 import { inspectDomain, type Inspection, openConnection } from '../../domain/connect.ts'
 import { assertHostAllowed, connectionOut, effectiveTarget } from '../../domain/connections.ts'
 import { assertFitsEnvironment } from '../../domain/test-mode.ts'
-import { findOpen } from '../../db/connections.ts'
+import { findOpen, type ConnectionRow } from '../../db/connections.ts'
 import { assertCanConnect } from '../../domain/billing.ts'
 import { Id, Input } from '../schemas.ts'
 import { type Ctx, defineOp, type PrepareCtx, reply } from '../registry.ts'
 import { END_USER } from '../authority.ts'
+import { refuseFirst, type Refusal } from '../checks.ts'
 import { APP_HINT, APPLICATION_ID } from '../agent-text.ts'
 import { applicationOf, checkRecordSet, ConnectionSchema, edge, LIFECYCLE_NOTE, parseOrThrow, TAG, ValidationSchema, WILDCARD_NEEDS_DNS_01 } from './shared.ts'
 
@@ -38,13 +39,56 @@ interface CreatePrepared {
   inspection: Inspection | null
 }
 
+/** What a request is judged on before anything is read: the hostname and the validation asked for. */
+interface AskedFacts {
+  wildcard: boolean
+  validation: 'http' | 'before_cutover' | undefined
+  dcv: boolean
+}
+
+/** Refusals of what was asked, before the domain is looked at (src/ops/checks.ts). */
+export const ASKED_REFUSALS: readonly Refusal<AskedFacts>[] = [
+  // A wildcard's certificate can only be validated by DNS-01: through the delegation, before cutover.
+  { when: ({ wildcard, validation }) => wildcard && validation === 'http', code: 'invalid_request', title: WILDCARD_NEEDS_DNS_01, details: () => [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }] },
+  {
+    when: ({ wildcard, validation, dcv }) => (validation === 'before_cutover' || wildcard) && !dcv,
+    code: 'invalid_request',
+    reason: 'dcv_not_configured',
+    title: ({ wildcard }) => `${wildcard ? 'A wildcard hostname' : 'Validation before cutover'} needs delegated DCV, which this deployment does not have`,
+  },
+]
+
+/** What an open connection already there is judged on: who and which validation it was made for, against what was sent. */
+interface OpenFacts {
+  row: ConnectionRow
+  created: boolean
+  endUserRef: string | undefined
+  validation: 'http' | 'before_cutover' | undefined
+}
+
+/** Refusals of an open connection the request found instead of creating one (src/ops/checks.ts). */
+export const FOUND_REFUSALS: readonly Refusal<OpenFacts>[] = [
+  // Connected under this application for someone else: say so rather than hand over their connection.
+  {
+    when: ({ created, endUserRef, row }) => !created && endUserRef !== undefined && row.end_user_ref !== endUserRef,
+    code: 'conflict',
+    reason: 'end_user_mismatch',
+    title: ({ row }) => `${row.domain} is already connected under this application for another end user`,
+    details: ({ row }) => ({ connection_id: row.id }),
+  },
+  // Asked for with another validation than it was made with: say so rather than answer the other mode.
+  {
+    when: ({ created, validation, row }) => !created && validation !== undefined && row.validation !== validation,
+    code: 'conflict',
+    reason: 'validation_mismatch',
+    title: ({ row, validation }) => `${row.domain} is already connected under this application with validation ${row.validation}; disconnect it to connect it with validation ${validation}`,
+    details: ({ row }) => ({ connection_id: row.id }),
+  },
+]
+
 async function prepareCreate(ctx: PrepareCtx, domain: string, applicationId: string | undefined, validation?: 'http' | 'before_cutover'): Promise<CreatePrepared> {
   const parsed = parseOrThrow(domain)
-  // A wildcard's certificate can only be validated by DNS-01: through the delegation, before cutover.
-  if (parsed.wildcard && validation === 'http') throw invalid(WILDCARD_NEEDS_DNS_01, [{ in: 'body', field: 'validation', message: 'wildcard_needs_dns_01' }])
-  if ((validation === 'before_cutover' || parsed.wildcard) && !ctx.services.dcv) {
-    throw new ApiError('invalid_request', `${parsed.wildcard ? 'A wildcard hostname' : 'Validation before cutover'} needs delegated DCV, which this deployment does not have`, { reason: 'dcv_not_configured' })
-  }
+  refuseFirst(ASKED_REFUSALS, { wildcard: !!parsed.wildcard, validation, dcv: !!ctx.services.dcv })
   assertHostAllowed(ctx.principal, parsed.domain)
   const app = await applicationOf({ ...ctx, sql: ctx.db } as Ctx, applicationId)
   assertFitsEnvironment(app.environment, parsed)
@@ -113,15 +157,8 @@ export const createConnectionOp = defineOp({
       validation: pre.parsed.wildcard ? 'before_cutover' : input.validation,
       dcvZone: ctx.services.dcv ? ctx.config.dcv!.zone : null,
     })
-    // The domain is connected under this application for someone else: say so rather than hand over their connection.
-    if (outcome !== 'created' && input.end_user_ref !== undefined && row.end_user_ref !== input.end_user_ref) {
-      throw new ApiError('conflict', `${row.domain} is already connected under this application for another end user`, { connection_id: row.id, reason: 'end_user_mismatch' })
-    }
-    // Asked for with another validation than it was made with: say so rather than answer the other mode.
     const validation = pre.parsed.wildcard ? 'before_cutover' : input.validation
-    if (outcome !== 'created' && validation !== undefined && row.validation !== validation) {
-      throw new ApiError('conflict', `${row.domain} is already connected under this application with validation ${row.validation}; disconnect it to connect it with validation ${validation}`, { connection_id: row.id, reason: 'validation_mismatch' })
-    }
+    refuseFirst(FOUND_REFUSALS, { row, created: outcome === 'created', endUserRef: input.end_user_ref, validation })
     if (outcome === 'created') ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     ctx.audit.details = { outcome }
     return outcome === 'created' ? connectionOut(row) : reply(200, connectionOut(row))

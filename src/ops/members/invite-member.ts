@@ -1,11 +1,25 @@
 import { Type } from '@sinclair/typebox'
-import { ApiError } from '../../errors.ts'
 import { randomToken } from '../../ids.ts'
-import { insertInvitation, lockMemberByEmail, reinvite } from '../../db/members.ts'
+import { insertInvitation, lockMemberByEmail, reinvite, type MemberRow } from '../../db/members.ts'
+import { refuseFirst, type Refusal } from '../checks.ts'
 import { defineOp, reply } from '../registry.ts'
 import { Email, Input, Member, RoleSchema } from '../schemas.ts'
 import { publishValid } from '../tenancy/shared.ts'
 import { keyPrincipal, memberOut } from './shared.ts'
+
+/** What an invitation is judged on: the role asked for, the inviter's, and the member already holding the email. */
+interface InviteFacts {
+  role: string
+  inviter: string
+  existing: MemberRow | undefined
+}
+
+/** Every refusal of an invitation, answered in order (src/ops/checks.ts). */
+export const INVITE_REFUSALS: readonly Refusal<InviteFacts>[] = [
+  { when: ({ role, inviter }) => role === 'owner' && inviter !== 'owner', code: 'forbidden', title: 'Only an owner can invite an owner' },
+  { when: ({ existing }) => existing?.status === 'active', code: 'conflict', title: 'This person is already a member' },
+  { when: ({ existing, inviter }) => existing?.role === 'owner' && inviter !== 'owner', code: 'forbidden', title: 'Only an owner can change an owner invitation' },
+]
 
 export const inviteMemberOp = defineOp({
   id: 'members.invite',
@@ -28,13 +42,11 @@ export const inviteMemberOp = defineOp({
   async handler(ctx, input) {
     const p = keyPrincipal(ctx)
     const role = input.role ?? 'member'
-    if (role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner')
+    const existing = await lockMemberByEmail(ctx.sql, p, input)
+    refuseFirst(INVITE_REFUSALS, { role, inviter: p.role, existing })
     const token = `inv_${randomToken(24)}`
     const now = ctx.clock.now()
-    const existing = await lockMemberByEmail(ctx.sql, p, input)
     if (existing) {
-      if (existing.status === 'active') throw new ApiError('conflict', 'This person is already a member')
-      if (existing.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can change an owner invitation')
       const m = await reinvite(ctx.sql, existing, { token, role, p, now })
       await publishValid(ctx, token)
       ctx.audit.targetId = existing.id

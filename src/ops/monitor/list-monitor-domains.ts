@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import { invalid } from '../../errors.ts'
 import { named } from '../../domain/named.ts'
 import { getApplicationInTenant } from '../../domain/tenancy.ts'
 import { monitorPage, monitorSummary } from '../../db/monitor.ts'
 import { EVERY } from '../../domain/monitor.ts'
 import { Id, Input, Out } from '../schemas.ts'
 import { defineOp } from '../registry.ts'
+import { refuseFirst, type Refusal } from '../checks.ts'
 import { entryOut, EntrySchema, TAG } from './shared.ts'
 
 const DEFAULT_LIMIT = 200
@@ -26,7 +26,21 @@ interface Cursor {
   a: string | null
 }
 
-const badCursor = () => invalid('cursor is not valid', [{ in: 'query', field: 'cursor', message: 'use next_cursor from the previous page, or start again without it' }])
+const cursorField = (message: string) => () => [{ in: 'query' as const, field: 'cursor', message }]
+
+/** What a cursor sent back is judged on: whether it parsed into a cursor's shape, and it against the listing and the time. */
+interface CursorFacts {
+  c: Cursor | null
+  appId: string | null
+  now: Date
+}
+
+/** Refusals of a cursor, in order (src/ops/checks.ts). */
+export const CURSOR_REFUSALS: readonly Refusal<CursorFacts>[] = [
+  { when: ({ c }) => !c, code: 'invalid_request', title: 'cursor is not valid', details: cursorField('use next_cursor from the previous page, or start again without it') },
+  { when: ({ c, appId }) => c!.a !== appId, code: 'invalid_request', title: 'cursor belongs to another listing', details: cursorField('keep the same app_id across pages') },
+  { when: ({ c, now }) => now.getTime() - c!.t > CURSOR_TTL_MS, code: 'invalid_request', title: 'cursor has expired', details: cursorField('start again without a cursor') },
+]
 
 function snapshotValid(s: string): boolean {
   const m = /^(\d{1,20}):(\d{1,20}):((?:\d{1,20}(?:,\d{1,20})*)?)$/.exec(s)
@@ -37,20 +51,24 @@ function snapshotValid(s: string): boolean {
   return xmin <= xmax && xip.every((x) => x >= xmin && x < xmax)
 }
 
-function decodeCursor(raw: string, appId: string | null, now: Date): Cursor {
+/** The cursor `raw` decodes to when it has a cursor's shape, else null. */
+function parseCursor(raw: string): Cursor | null {
   let c: Cursor
   try {
     c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor
   } catch {
-    throw badCursor()
+    return null
   }
   const shaped =
     typeof c?.s === 'string' && snapshotValid(c.s) && Number.isInteger(c.t) && Number.isInteger(c.r) && c.r >= 0 && c.r <= 3 &&
     typeof c.i === 'string' && /^con_[0-9a-z]+$/.test(c.i) && (c.a === null || typeof c.a === 'string')
-  if (!shaped) throw badCursor()
-  if (c.a !== appId) throw invalid('cursor belongs to another listing', [{ in: 'query', field: 'cursor', message: 'keep the same app_id across pages' }])
-  if (now.getTime() - c.t > CURSOR_TTL_MS) throw invalid('cursor has expired', [{ in: 'query', field: 'cursor', message: 'start again without a cursor' }])
-  return c
+  return shaped ? c : null
+}
+
+function decodeCursor(raw: string, appId: string | null, now: Date): Cursor {
+  const c = parseCursor(raw)
+  refuseFirst(CURSOR_REFUSALS, { c, appId, now })
+  return c!
 }
 
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url')

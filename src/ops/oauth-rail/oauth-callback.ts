@@ -47,7 +47,7 @@ export const oauthCallbackOp = defineOp({
     }
     const tokens = await exchangeCode(ctx.config, s.provider, input.code, s.code_verifier, now)
     const account = await ctx.tx((tx) => createAccount(tx, ctx.config, now, s.tenant_id, { kind: 'oauth', provider: s.provider, secret: JSON.stringify(tokens), apiUrl: null, label: null, access: 'continuous', createdBy: null }))
-    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, { provider: s.provider, secret: tokens.access_token }, { accountId: account.id, managed: true, rail: 'oauth', event: 'connection.applied', via: 'automatic' })
+    const w = await writeThroughRail({ ...ctx, dns: ctx.services.dns }, c, { provider: s.provider, secret: tokens.access_token }, { accountId: account.id, managed: true, rail: 'oauth', announce: true, via: 'automatic' })
     ctx.afterCommit(() => ctx.services.jobs?.verifySoon())
     const body = { connection_id: c.id, domain: c.domain, status: w.row.status, changed: w.changed, account_id: account.id }
     if (s.return_url) {

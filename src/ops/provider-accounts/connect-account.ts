@@ -14,6 +14,10 @@ import { providerById } from '../../domain/providers.ts'
 import { logCause } from '../../logger.ts'
 import { Id, IdParam, Input, Nullable, Out } from '../schemas.ts'
 import { defineOp } from '../registry.ts'
+import { refuseFirst, type Refusal } from '../checks.ts'
+import type { Principal } from '../../domain/principal.ts'
+import type { AccountRow } from '../../db/provider-accounts.ts'
+import type { ApplicationRow } from '../../db/applications.ts'
 import { ACCOUNTS, AccountSchema, refusedInUse } from './shared.ts'
 
 const ConnectResultItem = Out({
@@ -23,6 +27,29 @@ const ConnectResultItem = Out({
   message: Type.String(),
   error_code: Type.Optional(Type.String({ description: 'For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, …' })),
 })
+
+/** What connecting with an account is judged on: who asks, the account, and the application once it is read. */
+interface AccountFacts {
+  principal: Principal
+  account: AccountRow
+  app: ApplicationRow | null
+}
+
+/**
+ * Refusals of a connect through an account, in order (src/ops/checks.ts): judged once the account is
+ * read and again once the application is (a row about the application holds only then). Between the
+ * two, an account that can no longer be used is refused as every use of it is (`assertUsable`).
+ */
+export const ACCOUNT_REFUSALS: readonly Refusal<AccountFacts>[] = [
+  { when: ({ principal, account }) => !canManage(principal, account), code: 'forbidden', title: 'Only an owner, an admin or the member who saved this account can connect with it' },
+  // A test application's connections never reach a DNS host, not even to list an account's zones.
+  {
+    when: ({ app }) => app?.environment === 'test',
+    code: 'invalid_request',
+    reason: 'test_domain_required',
+    title: 'A test application connects reserved test domains only, through POST /connections and /apply (docs/test-mode.md)',
+  },
+]
 
 export const connectAccountOp = defineOp({
   id: 'provider_accounts.connect',
@@ -51,13 +78,10 @@ export const connectAccountOp = defineOp({
   async handler(ctx, input) {
     const p = ctx.principal
     const a = await getAccount(ctx.db, p.tenantId, input.id)
-    if (!canManage(ctx.principal, a)) throw new ApiError('forbidden', 'Only an owner, an admin or the member who saved this account can connect with it')
+    refuseFirst(ACCOUNT_REFUSALS, { principal: p, account: a, app: null })
     assertUsable(a, ctx.clock.now())
     const app = await getApplicationInTenant(ctx.db, p.tenantId, input.application_id)
-    // A test application's connections never reach a DNS host, not even to list an account's zones.
-    if (app.environment === 'test') {
-      throw new ApiError('invalid_request', 'A test application connects reserved test domains only, through POST /connections and /apply (docs/test-mode.md)', { reason: 'test_domain_required' })
-    }
+    refuseFirst(ACCOUNT_REFUSALS, { principal: p, account: a, app })
     const cred = (await accountCredential({ ...ctx, dns: ctx.services.dns }, a, 'use'))!
     const deps = { ...ctx, dns: ctx.services.dns }
     // The key itself first: a refused key fails the whole call and flags the account.
@@ -88,7 +112,7 @@ export const connectAccountOp = defineOp({
         if (c.provider_id && c.provider_id !== a.provider) {
           throw new ApiError('invalid_request', `${parsed.domain} is hosted at ${providerById(c.provider_id)?.name ?? c.provider_id}, not ${providerById(a.provider)?.name ?? a.provider}`, { reason: 'zone_not_reached' })
         }
-        const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed, rail: 'api', event: 'connection.applied' })
+        const w = await writeThroughRail(deps, c, cred, { accountId: a.id, managed, rail: 'api', announce: true })
         // The customer's own values the write replaced are named (they are the priors a disconnect restores).
         const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
         results.push({ domain, connection_id: c.id, status: w.changed ? 'connected' : 'already', message: w.changed ? `Records written in zone ${w.zone.name}${over ? `, replacing ${over} (restored on disconnect)` : ''}` : 'The records were already in place' })

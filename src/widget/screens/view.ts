@@ -3,7 +3,7 @@
 // (reasons, problems, record states) into the person's words and never looks at words itself.
 import type { Translator } from '../i18n.ts'
 import type { Conflict } from '../check.ts'
-import { logoSvg, TOKEN_HELP } from '../providers.ts'
+import { logoSvg } from '../providers.ts'
 import { h, recordsTable, type Child } from '../ui.ts'
 import { certificateConflicts, conflictsNow, routingConflicts, type Event, type Problem, type Reason, type Settings, type State } from '../machine.ts'
 import type { DnsRecordIn, HostEvents } from '../types.ts'
@@ -144,7 +144,29 @@ export function oneClickName(v: View): string | null {
 
 export const scopesOf = (v: View): string[] => tokenHelp(v)?.scopes ?? []
 
-export const tokenHelp = (v: View) => TOKEN_HELP[v.state.data.chosen?.id ?? v.state.data.check?.provider ?? '']
+/** Where to create a credential and what it must allow (the link names the provider when several share the rail). */
+export interface TokenHelp {
+  scopes: string[]
+  links: { at: string | null; url: string }[]
+}
+
+/**
+ * The credential the API rail takes, as the domain check tells it: each provider the nameservers may
+ * belong to whose credential the rail takes, with where to create it and what it must allow (from the
+ * provider's folder). When several take it (NS1's fleet also serves Netlify DNS), each scope and link
+ * names its provider, the chosen or detected one first.
+ */
+export function tokenHelp(v: View): TokenHelp | null {
+  const id = v.state.data.chosen?.id ?? v.state.data.check?.provider
+  const takes = (v.state.data.check?.provider_candidates ?? []).filter((c) => c.api_credential && c.token_url)
+  takes.sort((a, b) => Number(b.provider === id) - Number(a.provider === id))
+  if (!takes.length) return null
+  const many = takes.length > 1
+  return {
+    scopes: takes.flatMap((c) => c.token_scopes.map((s) => (many ? `${c.provider_name}: ${s}` : s))),
+    links: takes.map((c) => ({ at: many ? c.provider_name : null, url: c.token_url! })),
+  }
+}
 
 export function table(v: View, records: readonly DnsRecordIn[], opts: Parameters<typeof recordsTable>[2] = {}): HTMLElement {
   return recordsTable(records, v.tr, { announce: (s) => v.announce(s), ...opts })

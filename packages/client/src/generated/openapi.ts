@@ -2361,6 +2361,8 @@ export type components = {
           provider_name: string;
           dashboard_url: string | null;
           token_url: string | null;
+          /** @description What that credential must be allowed to do, in the provider's words (empty when no adapter says) */
+          token_scopes: string[];
           /** @description Whether the API-credential rail takes this provider's credential */
           api_credential: boolean;
         })[];

@@ -1,1 +1,0 @@
-export { CATALOGS_TAG } from './catalogs/shared.ts'

@@ -1,1 +1,0 @@
-export { SIGNING_NOTE } from './webhooks/shared.ts'
