@@ -221,6 +221,7 @@ export async function checkDomain(dns: Dns, parsed: ParsedDomain, target: Connec
       dashboard_url: c.dashboard_url,
       token_url: c.token_url,
       token_scopes: c.token_scopes,
+      credential: c.credential,
       api_credential: provider !== null && adapters.apiKey.has(provider.id) && (c.id === provider.id || c.built.api_credential),
     })),
     setup_type: recommended === null ? null : recommended === 'manual' ? 'manual' : 'automatic',

@@ -52,6 +52,8 @@ export interface Provider {
   /** Where a person creates the API credential, and what it must be allowed to do. */
   token_url: string | null
   token_scopes: string[]
+  /** That credential as the person knows it, with the form to paste where it has parts. */
+  credential: string | null
   capabilities: Capabilities
   /** Which automatic rails Portico has a working adapter for. */
   built: { api_credential: boolean; oauth: boolean }
@@ -83,12 +85,13 @@ export function builtRails(id: string): { api: boolean; oauth: boolean } {
 }
 
 /** A catalogue row as written below (PROVIDERS completes it). */
-export type Row = Omit<Provider, 'rank' | 'built' | 'logo' | 'token_url' | 'token_scopes' | 'manual_steps' | 'audience' | 'shares_nameservers_with'> & {
+export type Row = Omit<Provider, 'rank' | 'built' | 'logo' | 'token_url' | 'token_scopes' | 'credential' | 'manual_steps' | 'audience' | 'shares_nameservers_with'> & {
   audience?: Provider['audience']
   shares_nameservers_with?: string
   logo?: string | null
   token_url?: string
   token_scopes?: string[]
+  credential?: string
   manual_steps?: string[]
   /** Where the manual steps start, when they are the generic ones. */
   where?: string
@@ -184,10 +187,10 @@ export const ROWS: Row[] = [
   { id: 'noip', name: 'No-IP', logo: null, nameserver_patterns: ['ns*.no-ip.com'], dashboard_url: 'https://my.noip.com/dns/records', capabilities: caps({}), where: 'No-IP → Dynamic DNS → Records' },
   { id: 'lightsail', name: 'Amazon Lightsail DNS', logo: 'amazonaws', nameserver_patterns: [], shares_nameservers_with: 'route53', dashboard_url: 'https://lightsail.aws.amazon.com/ls/webapp/home/domains', capabilities: caps({ api_apply: true, apex: 'alias' }), where: 'the Lightsail console → Domains & DNS' },
   { id: 'hetzner-robot', name: 'Hetzner Robot / konsoleH DNS', logo: 'hetzner', nameserver_patterns: ['ns1.your-server.de', '*.second-ns.com', '*.second-ns.de'], dashboard_url: 'https://robot.hetzner.com/dns/index', capabilities: caps({}), where: 'Hetzner Robot → DNS (or konsoleH → DNS)' },
-  { id: 'powerdns', audience: 'integrator', name: 'PowerDNS (self-hosted, HTTP API)', logo: 'powerdns', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', token_url: 'https://doc.powerdns.com/authoritative/settings.html#api-key', token_scopes: ['api-key of the server', 'the API URL'], capabilities: caps({ api_apply: true, spf_override: true }), where: 'your PowerDNS zone editor' },
+  { id: 'powerdns', audience: 'integrator', name: 'PowerDNS (self-hosted, HTTP API)', logo: 'powerdns', nameserver_patterns: ['*.portico-test.test'], dashboard_url: 'https://doc.powerdns.com/authoritative/http-api/', token_url: 'https://doc.powerdns.com/authoritative/settings.html#api-key', token_scopes: ['api-key of the server', 'the API URL'], credential: 'API key (X-API-Key)', capabilities: caps({ api_apply: true, spf_override: true }), where: 'your PowerDNS zone editor' },
 ]
 
-export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_scopes, manual_steps, audience, shares_nameservers_with, ...p }, i) => {
+export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_scopes, credential, manual_steps, audience, shares_nameservers_with, ...p }, i) => {
   const b = builtRails(p.id)
   // A provider with an adapter takes the rail's facts from its folder (src/adapters/dns-providers/<id>/adapter.ts).
   const hosted = HOSTED[p.id]
@@ -200,6 +203,7 @@ export const PROVIDERS: Provider[] = ROWS.map(({ where, logo, token_url, token_s
     logo: logo ?? null,
     token_url: hosted?.token_url ?? token_url ?? null,
     token_scopes: hosted?.token_scopes ?? token_scopes ?? [],
+    credential: hosted?.credential ?? credential ?? null,
     // PowerDNS is written through the API with the integrator's own URL (provider accounts).
     built: { api_credential: b.api || p.id === 'powerdns', oauth: b.oauth },
     manual_steps: manual_steps ?? steps(where ?? p.name),

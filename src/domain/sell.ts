@@ -234,6 +234,7 @@ function registrarDns(r: Registrar): Provider {
     logo: null,
     token_url: null,
     token_scopes: [],
+    credential: null,
     built: { api_credential: false, oauth: false },
     audience: 'integrator',
     shares_nameservers_with: null,

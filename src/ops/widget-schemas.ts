@@ -90,6 +90,7 @@ export const DomainCheckSchema = named('DomainCheck', Closed(
         dashboard_url: Nullable(Type.String()),
         token_url: Nullable(Type.String({ description: 'Where a person creates the API credential this provider\'s rail takes' })),
         token_scopes: Type.Array(Type.String(), { description: 'What that credential must be allowed to do, in the provider\'s words (empty when no adapter says)' }),
+        credential: Nullable(Type.String({ description: 'That credential as the person knows it, with the form to paste where it has parts, e.g. `API key and secret (key:secret)`' })),
         api_credential: Type.Boolean({ description: 'Whether the API-credential rail takes this provider\'s credential' }),
       }),
       { description: 'Every provider the nameservers may belong to (NS1\'s fleet also serves Netlify DNS; Route 53\'s also serves Amazon Lightsail); one entry when the nameservers tell' },

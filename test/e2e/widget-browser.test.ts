@@ -458,7 +458,7 @@ const asCloudflare = (rail: 'domainConnect' | 'apiKey') => (c: any) => {
   const cf = PROVIDERS.find((x) => x.id === 'cloudflare')!
   c.provider = 'cloudflare'
   c.provider_name = 'Cloudflare'
-  c.provider_candidates = [{ provider: cf.id, provider_name: cf.name, dashboard_url: cf.dashboard_url, token_url: cf.token_url, token_scopes: cf.token_scopes, api_credential: true }]
+  c.provider_candidates = [{ provider: cf.id, provider_name: cf.name, dashboard_url: cf.dashboard_url, token_url: cf.token_url, token_scopes: cf.token_scopes, credential: cf.credential, api_credential: true }]
   c.supports_automatic = true
   c.recommended_rail = rail
   c.rails[rail] = { available: true }
@@ -603,8 +603,9 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       const page = await hostPage()
       await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `shop.${apex}` })
       await page.locator('#je-credential').waitFor()
-      const name = PROVIDERS.find((x) => x.id === id)!.name
-      expect(await page.locator('#je-login-intro').innerText()).toContain(`Create a token at ${name}`)
+      const { name, credential } = PROVIDERS.find((x) => x.id === id)!
+      // The credential as the person knows it (deSEC's API token, Vultr's personal API key), from the folder too.
+      expect(await page.locator('#je-login-intro').innerText()).toContain(`Create a token at ${name} (${credential})`)
       expect(await page.locator('[data-portico] > li').allInnerTexts()).toEqual([scope])
       expect(await page.locator('#je-token-link').getAttribute('href')).toBe(url)
       expect(await page.locator('#je-token-link').innerText()).toBe(`Create it at ${name}`)
@@ -623,7 +624,7 @@ describe('every screen at 1280 and 375 px, with axe-core', () => {
       await refuse(page, '**/apply', status, body)
       await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws), domain })
       await page.locator('#je-credential').waitFor()
-      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a token at Cloudflare (API credential) with these permissions')
+      expect(await page.locator('#je-login-intro').innerText()).toContain('Create a token at Cloudflare (API token) with these permissions')
       expect(await page.locator('[data-portico] > li').allInnerTexts()).toContain('DNS:Edit')
       expect(await page.locator('#je-token-link').getAttribute('href')).toBe('https://dash.cloudflare.com/profile/api-tokens')
       expect(await page.locator('#je-manual-instead').count()).toBe(1)

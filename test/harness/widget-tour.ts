@@ -47,7 +47,7 @@ function check(domain: string, over: Record<string, unknown> = {}) {
     provider: 'cloudflare',
     provider_name: 'Cloudflare',
     // As the API serves it: where to create Cloudflare's credential and what it must allow (its folder's).
-    provider_candidates: [{ provider: CLOUDFLARE.id, provider_name: CLOUDFLARE.name, dashboard_url: CLOUDFLARE.dashboard_url, token_url: CLOUDFLARE.token_url, token_scopes: CLOUDFLARE.token_scopes, api_credential: true }],
+    provider_candidates: [{ provider: CLOUDFLARE.id, provider_name: CLOUDFLARE.name, dashboard_url: CLOUDFLARE.dashboard_url, token_url: CLOUDFLARE.token_url, token_scopes: CLOUDFLARE.token_scopes, credential: CLOUDFLARE.credential, api_credential: true }],
     setup_type: 'manual',
     supports_automatic: true,
     oauth_available: false,

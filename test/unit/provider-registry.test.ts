@@ -29,22 +29,24 @@ describe('provider folders', () => {
     expect(FAKE_CASES.map((c) => c.id).sort()).toEqual(folders)
   })
 
-  test('every folder is a provider of the catalogue, which takes its credential page and scopes from the folder', () => {
+  test('every folder is a provider of the catalogue, which takes its credential, its page and its scopes from the folder', () => {
     for (const id of folders) {
       const row = ROWS.find((r) => r.id === id)
       const p = PROVIDERS.find((x) => x.id === id)
       expect({ id, catalogued: !!p }).toEqual({ id, catalogued: true })
       // One source: a row of a provider with an adapter names neither.
-      expect({ id, token_url: row?.token_url, token_scopes: row?.token_scopes }).toEqual({ id, token_url: undefined, token_scopes: undefined })
-      expect({ id, token_url: p!.token_url, token_scopes: p!.token_scopes, api_apply: p!.capabilities.api_apply, built: p!.built.api_credential }).toEqual({
+      expect({ id, token_url: row?.token_url, token_scopes: row?.token_scopes, credential: row?.credential }).toEqual({ id, token_url: undefined, token_scopes: undefined, credential: undefined })
+      expect({ id, token_url: p!.token_url, token_scopes: p!.token_scopes, credential: p!.credential, api_apply: p!.capabilities.api_apply, built: p!.built.api_credential }).toEqual({
         id,
         token_url: HOSTED[id]!.token_url,
         token_scopes: HOSTED[id]!.token_scopes,
+        credential: HOSTED[id]!.credential,
         api_apply: true,
         built: true,
       })
       expect(HOSTED[id]!.token_url).toMatch(/^https:\/\//)
       expect(HOSTED[id]!.token_scopes.length).toBeGreaterThan(0)
+      expect(HOSTED[id]!.credential.length).toBeGreaterThan(2)
     }
   })
 

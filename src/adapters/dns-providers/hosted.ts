@@ -34,4 +34,6 @@ export interface HostedProvider {
   token_url: string
   /** What that credential must be allowed to do (the catalogue's `token_scopes`). */
   token_scopes: string[]
+  /** The credential as the person knows it, with the form to paste where it has parts ("API key and secret (key:secret)"). */
+  credential: string
 }

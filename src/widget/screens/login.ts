@@ -28,7 +28,7 @@ export function login(v: View): Screen {
     },
     detected(v),
     reasonLine(v),
-    h('p', { id: 'je-login-intro' }, t('loginIntro', { provider, kind: t('loginLabel') })),
+    h('p', { id: 'je-login-intro' }, t('loginIntro', { provider, kind: help?.kind ?? t('loginLabel') })),
     help?.scopes.length ? h('ul', { class: 'je-scopes' }, ...help.scopes.map((s) => h('li', {}, s))) : null,
     ...(help?.links ?? []).map((l, i) => h('p', {}, h('a', { href: l.url, target: '_blank', rel: 'noopener', id: i ? 'je-token-link-also' : 'je-token-link' }, t('loginCreate', { provider: l.at ?? provider })))),
     h('label', { for: 'je-credential' }, t('loginLabel')),

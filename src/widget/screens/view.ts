@@ -146,6 +146,8 @@ export const scopesOf = (v: View): string[] => tokenHelp(v)?.scopes ?? []
 
 /** Where to create a credential and what it must allow (the link names the provider when several share the rail). */
 export interface TokenHelp {
+  /** The credential as the person knows it (the chosen or detected provider's). */
+  kind: string | null
   scopes: string[]
   links: { at: string | null; url: string }[]
 }
@@ -163,6 +165,7 @@ export function tokenHelp(v: View): TokenHelp | null {
   if (!takes.length) return null
   const many = takes.length > 1
   return {
+    kind: takes[0]!.credential ?? null,
     scopes: takes.flatMap((c) => c.token_scopes.map((s) => (many ? `${c.provider_name}: ${s}` : s))),
     links: takes.map((c) => ({ at: many ? c.provider_name : null, url: c.token_url! })),
   }

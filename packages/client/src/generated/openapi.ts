@@ -2363,6 +2363,7 @@ export type components = {
           token_url: string | null;
           /** @description What that credential must be allowed to do, in the provider's words (empty when no adapter says) */
           token_scopes: string[];
+          credential: string | null;
           /** @description Whether the API-credential rail takes this provider's credential */
           api_credential: boolean;
         })[];

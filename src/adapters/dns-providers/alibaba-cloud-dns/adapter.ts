@@ -188,4 +188,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new AlidnsProvider(s, o.base),
   token_url: 'https://ram.console.aliyun.com/manage/ak',
   token_scopes: ['AliyunDNSFullAccess'],
+  credential: 'AccessKey pair (AccessKeyId:AccessKeySecret)',
 }

@@ -216,4 +216,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new AzureDnsProvider(s, o.base),
   token_url: 'https://portal.azure.com/#view/Microsoft_AAD_RegisteredApps/ApplicationsListBlade',
   token_scopes: ['DNS Zone Contributor'],
+  credential: 'Service principal (tenant_id, client_id, client_secret, subscription_id)',
 }

@@ -104,4 +104,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new BunnyProvider(s, o.base),
   token_url: 'https://dash.bunny.net/account/api-key',
   token_scopes: ['Account API key'],
+  credential: 'API key',
 }

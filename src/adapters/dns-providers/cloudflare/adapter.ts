@@ -171,4 +171,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new CloudflareProvider(s, o.base),
   token_url: 'https://dash.cloudflare.com/profile/api-tokens',
   token_scopes: ['Zone:Read', 'DNS:Edit'],
+  credential: 'API token',
 }

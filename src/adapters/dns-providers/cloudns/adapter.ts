@@ -142,4 +142,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new CloudnsProvider(s, o.base),
   token_url: 'https://www.cloudns.net/api-settings/',
   token_scopes: ['API user (auth-id and password)'],
+  credential: 'API user and password (auth_id:auth_password)',
 }

@@ -198,4 +198,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new ConstellixProvider(s, o.base),
   token_url: 'https://dns.constellix.com/settings/security',
   token_scopes: ['API key and secret'],
+  credential: 'API key and secret key (api_key:secret_key)',
 }

@@ -108,4 +108,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DesecProvider(s, o.base),
   token_url: 'https://desec.io/tokens',
   token_scopes: ['Token with write permission for the domain'],
+  credential: 'API token',
 }

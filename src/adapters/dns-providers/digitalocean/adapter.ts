@@ -122,4 +122,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DigitalOceanProvider(s, o.base),
   token_url: 'https://cloud.digitalocean.com/account/api/tokens',
   token_scopes: ['domain:read', 'domain:create', 'domain:update', 'domain:delete'],
+  credential: 'Personal access token',
 }

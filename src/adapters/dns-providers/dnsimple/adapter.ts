@@ -121,4 +121,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DnsimpleProvider(s, o.base),
   token_url: 'https://dnsimple.com/user',
   token_scopes: ['Account access token'],
+  credential: 'Access token',
 }

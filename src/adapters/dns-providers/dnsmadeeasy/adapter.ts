@@ -135,4 +135,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DnsMadeEasyProvider(s, o.base),
   token_url: 'https://cp.dnsmadeeasy.com/account/info',
   token_scopes: ['API key and secret'],
+  credential: 'API key and secret key (api_key:secret_key)',
 }

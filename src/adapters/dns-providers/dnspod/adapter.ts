@@ -195,4 +195,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DnspodProvider(s, o.base),
   token_url: 'https://console.cloud.tencent.com/cam/capi',
   token_scopes: ['QcloudDNSPodFullAccess'],
+  credential: 'API key pair (SecretId:SecretKey)',
 }

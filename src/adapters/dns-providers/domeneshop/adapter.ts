@@ -116,4 +116,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DomeneshopProvider(s, o.base),
   token_url: 'https://domene.shop/admin?view=api',
   token_scopes: ['API token and secret'],
+  credential: 'API token and secret (token:secret)',
 }

@@ -199,4 +199,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DynadotProvider(s, o.base),
   token_url: 'https://www.dynadot.com/account/domain/setting/api.html',
   token_scopes: ['API key'],
+  credential: 'API key',
 }

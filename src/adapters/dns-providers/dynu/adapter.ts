@@ -153,4 +153,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new DynuProvider(s, o.base),
   token_url: 'https://www.dynu.com/ControlPanel/APICredentials',
   token_scopes: ['API key'],
+  credential: 'API key',
 }

@@ -95,4 +95,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new ExoscaleProvider(s, o.base),
   token_url: 'https://portal.exoscale.com/iam/keys',
   token_scopes: ['dns service'],
+  credential: 'IAM API key and secret (api_key:api_secret)',
 }

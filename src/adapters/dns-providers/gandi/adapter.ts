@@ -113,4 +113,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new GandiProvider(s, o.base),
   token_url: 'https://admin.gandi.net/organizations/account/pat',
   token_scopes: ['Manage domain name technical configurations'],
+  credential: 'Personal access token',
 }

@@ -88,4 +88,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new GcoreProvider(s, o.base),
   token_url: 'https://accounts.gcore.com/profile/api-tokens',
   token_scopes: ['Permanent API token with DNS read and write'],
+  credential: 'Permanent API token',
 }

@@ -159,4 +159,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new GoDaddyProvider(s, o.base),
   token_url: 'https://developer.godaddy.com/keys',
   token_scopes: ['Production key and secret (accounts with 10+ domains or a Discount Domain Club plan)'],
+  credential: 'API key and secret (key:secret)',
 }

@@ -202,4 +202,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new GoogleCloudDnsProvider(s, o.base),
   token_url: 'https://console.cloud.google.com/iam-admin/serviceaccounts',
   token_scopes: ['roles/dns.admin'],
+  credential: 'Service account key (the JSON file as downloaded)',
 }

@@ -140,4 +140,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new HetznerProvider(s, o.base),
   token_url: 'https://console.hetzner.cloud/projects',
   token_scopes: ['Read & Write (project API token)'],
+  credential: 'Project API token',
 }

@@ -76,4 +76,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new HostingerProvider(s, o.base),
   token_url: 'https://hpanel.hostinger.com/profile/api',
   token_scopes: ['DNS zone read and write'],
+  credential: 'API token',
 }

@@ -85,4 +85,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new InfomaniakProvider(s, o.base),
   token_url: 'https://manager.infomaniak.com/v3/infomaniak-api',
   token_scopes: ['domain:read', 'dns:write'],
+  credential: 'API token',
 }

@@ -91,4 +91,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new IonosProvider(s, o.base),
   token_url: 'https://developer.hosting.ionos.com/keys',
   token_scopes: ['DNS API key (prefix.secret)'],
+  credential: 'API key (prefix.secret)',
 }

@@ -93,4 +93,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new LinodeProvider(s, o.base),
   token_url: 'https://cloud.linode.com/profile/tokens',
   token_scopes: ['domains:read_write'],
+  credential: 'Personal access token',
 }

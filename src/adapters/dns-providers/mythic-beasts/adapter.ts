@@ -106,4 +106,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new MythicBeastsProvider(s, o.base),
   token_url: 'https://www.mythic-beasts.com/customer/api-users',
   token_scopes: ['API key with DNS access to the zone'],
+  credential: 'API key (key_id:secret)',
 }

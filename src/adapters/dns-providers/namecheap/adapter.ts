@@ -213,4 +213,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new NamecheapProvider(s, o.base, o.settings?.namecheapClientIp),
   token_url: 'https://ap.www.namecheap.com/settings/tools/apiaccess/',
   token_scopes: ['API access enabled', 'Portico\'s egress address whitelisted'],
+  credential: 'API key (user:key)',
 }

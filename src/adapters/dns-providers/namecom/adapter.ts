@@ -94,4 +94,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new NamecomProvider(s, o.base),
   token_url: 'https://www.name.com/account/settings/api',
   token_scopes: ['Production API token (username:token)'],
+  credential: 'API token (username:token)',
 }

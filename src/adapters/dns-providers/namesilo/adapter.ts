@@ -112,4 +112,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new NamesiloProvider(s, o.base),
   token_url: 'https://www.namesilo.com/account/api-manager',
   token_scopes: ['API key'],
+  credential: 'API key',
 }

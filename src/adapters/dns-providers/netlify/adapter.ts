@@ -88,4 +88,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new NetlifyProvider(s, o.base),
   token_url: 'https://app.netlify.com/user/applications#personal-access-tokens',
   token_scopes: ['Personal access token'],
+  credential: 'Personal access token',
 }

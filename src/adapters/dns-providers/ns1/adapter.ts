@@ -73,4 +73,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new Ns1FleetProvider(s, o.base, (o.bases?.netlify ?? NETLIFY_API).replace(/\/+$/, '')),
   token_url: 'https://my.nsone.net/#/account/settings',
   token_scopes: ['DNS: view zones', 'DNS: manage zones'],
+  credential: 'NS1 API key, or a Netlify personal access token if your DNS is at Netlify',
 }

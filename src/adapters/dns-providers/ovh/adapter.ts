@@ -161,4 +161,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new OvhProvider(s, o.base),
   token_url: 'https://api.ovh.com/createToken/',
   token_scopes: ['GET /domain/zone/*', 'POST /domain/zone/*', 'DELETE /domain/zone/*'],
+  credential: 'Application key, secret and consumer key (ak:as:ck)',
 }

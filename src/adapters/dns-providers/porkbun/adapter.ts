@@ -125,4 +125,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new PorkbunProvider(s, o.base),
   token_url: 'https://porkbun.com/account/api',
   token_scopes: ['API key and secret', 'API access switched on for the domain'],
+  credential: 'API key and secret (key:secret)',
 }

@@ -215,4 +215,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new Route53Provider(s, o.base),
   token_url: 'https://console.aws.amazon.com/iam/home#/security_credentials',
   token_scopes: ['route53:ListHostedZones', 'route53:ListResourceRecordSets', 'route53:ChangeResourceRecordSets'],
+  credential: 'IAM access key (access_key_id:secret_access_key)',
 }

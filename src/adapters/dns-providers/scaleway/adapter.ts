@@ -117,4 +117,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new ScalewayProvider(s, o.base),
   token_url: 'https://console.scaleway.com/iam/api-keys',
   token_scopes: ['DomainsDNSFullAccess'],
+  credential: 'API secret key',
 }

@@ -78,4 +78,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new SimplyProvider(s, o.base),
   token_url: 'https://www.simply.com/controlpanel/account/',
   token_scopes: ['Account number and API key'],
+  credential: 'Account name and API key (account:api_key)',
 }

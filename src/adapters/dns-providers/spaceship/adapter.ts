@@ -161,4 +161,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new SpaceshipProvider(s, o.base),
   token_url: 'https://www.spaceship.com/application/api-manager/',
   token_scopes: ['dnsrecords:read', 'dnsrecords:write', 'domains:read'],
+  credential: 'API key and secret (api_key:api_secret)',
 }

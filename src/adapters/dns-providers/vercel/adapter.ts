@@ -125,4 +125,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new VercelProvider(s, o.base),
   token_url: 'https://vercel.com/account/tokens',
   token_scopes: ['Full account or team token'],
+  credential: 'Access token',
 }

@@ -92,4 +92,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new VultrProvider(s, o.base),
   token_url: 'https://my.vultr.com/settings/#settingsapi',
   token_scopes: ['API key (access control list allowing Portico)'],
+  credential: 'Personal API key',
 }

@@ -182,4 +182,5 @@ export const provider: HostedProvider = {
   make: (s, o) => new WixProvider(s, o.base),
   token_url: 'https://manage.wix.com/account/api-keys',
   token_scopes: ['Account API key with All account permissions → Manage Domains', 'The account ID shown beside your API keys'],
+  credential: 'Account ID and API key (account_id:api_key)',
 }
