@@ -7,7 +7,7 @@ import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { chooseZone, ProviderError, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { writeOrRestore } from '../adapters/dns-providers/restore.ts'
-import type { WriteRollback } from '../adapters/dns-providers/types.ts'
+import { canonicalName, type WriteRollback } from '../adapters/dns-providers/types.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { DEFAULT_TTL } from './records.ts'
 import { ApiError } from '../errors.ts'
@@ -160,16 +160,36 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   return { row, changed, zone, updated, replaced }
 }
 
-/** Takes a connection's records out through a provider; throws the provider failure as an ApiError. */
-export async function revertThroughRail(deps: RailDeps, applied: AppliedState, cred: Credential, domain: string): Promise<RevertPlan> {
+/**
+ * Takes a connection's records out through a provider; throws the provider failure as an ApiError. A
+ * revert the host refused midway that left sets changed is kept on the connection as a refused apply's
+ * is (appliedAfterRefusal), so the disconnect sent again writes the customer's values back, and the
+ * answer names what the revert was putting back there (the customer's values), not Portico's.
+ */
+export async function revertThroughRail(deps: ApplyDeps, c: RailConnection, cred: Credential): Promise<RevertPlan> {
+  const applied = c.applied!
+  let plan: RevertPlan | undefined
   try {
-    const provider = isTestDomain(domain) ? testDnsProvider(domain) : await openProvider(deps, cred)
+    const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
     const current = await provider.readRecords(applied.zone)
-    const plan = planRevert(current, applied.entries)
+    plan = planRevert(current, applied.entries)
     await writeOrRestore(provider, applied.zone, plan.changes, current)
     return plan
   } catch (err) {
-    throw providerFailure(err, cred.provider, domain)
+    const rb = err instanceof ProviderError ? err.rollback : undefined
+    if (!rb?.not_restored.length || !plan) throw providerFailure(err, cred.provider, c.domain)
+    const kept = appliedAfterRefusal(c, applied, rb)
+    const names = new Set(rb.not_restored.map((u) => keyOf(u.name, '')))
+    // At every name left changed: each set the revert was writing there, with what it was to hold.
+    const missing = plan.changes
+      .filter((ch) => names.has(keyOf(ch.name, '')))
+      .map((ch) => ({ name: canonicalName(ch.name), type: ch.type, ttl: ch.values.length ? ch.ttl : null, values: [...ch.values].sort() }))
+    const e = providerFailure(Object.assign(err as ProviderError, { rollback: { restored: rb.restored, not_restored: missing } }), cred.provider, c.domain, 'disconnect')
+    await deps.db.begin(async (tx) => {
+      await setApplied(tx, c, kept)
+      await setRailError(tx, c, 'dns_write_failed', e.title, deps.clock.now())
+    })
+    throw e
   }
 }
 

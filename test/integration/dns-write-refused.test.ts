@@ -259,7 +259,44 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
       expect(records.removed).toEqual([])
       expect(records.restored).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: OLD })])
       expect(JSON.stringify(out.body)).not.toContain('removed at the provider')
+      expect(records.via).toBe('api')
       expect(await oldCname()).toEqual([OLD])
+    } finally {
+      await p.close()
+    }
+  })
+
+  test('a disconnect refused midway (Portico\'s CNAME deleted, the customer\'s POST and the roll-back POST answered 500): the answer names the customer\'s value, and the disconnect sent again puts it back', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dd${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: dof.credential } })).status).toBe(200)
+      expect(await cname()).toEqual([EDGE])
+
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const r1 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: dof.credential } })
+      expect(r1.status).toBe(503)
+      expect(r1.body).toMatchObject({ code: 'service_unavailable', details: { reason: 'provider_server_error', not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }] } })
+      expect(r1.body.title).toContain(`www.${zoneName} CNAME (before connecting: ${OLD})`)
+      expect(JSON.stringify(r1.body)).not.toContain(EDGE)
+      expect(await cname()).toEqual([])
+      const conn = (await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
+      expect(conn.error_code).toBe('dns_write_failed')
+
+      const r2 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: dof.credential } })
+      expect(r2.status).toBe(200)
+      expect(r2.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [], removed: [] })
+      expect(r2.body.records.restored).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: OLD })])
+      expect(await cname()).toEqual([OLD])
     } finally {
       await p.close()
     }
