@@ -180,10 +180,11 @@ export async function revertThroughRail(deps: ApplyDeps, c: RailConnection, cred
     if (!rb?.not_restored.length || !plan) throw providerFailure(err, cred.provider, c.domain)
     const kept = appliedAfterRefusal(c, applied, rb)
     const names = new Set(rb.not_restored.map((u) => keyOf(u.name, '')))
-    // At every name left changed: each set the revert was writing there, with what it was to hold.
-    const missing = plan.changes
-      .filter((ch) => names.has(keyOf(ch.name, '')))
-      .map((ch) => ({ name: canonicalName(ch.name), type: ch.type, ttl: ch.values.length ? ch.ttl : null, values: [...ch.values].sort() }))
+    // At every name left changed: each set the revert was putting the customer's values back into (with
+    // them), or, where the customer had none there, each set it was writing.
+    const at = plan.changes.filter((ch) => names.has(keyOf(ch.name, '')))
+    const theirs = at.filter((ch) => ch.values.length > 0)
+    const missing = (theirs.length ? theirs : at).map((ch) => ({ name: canonicalName(ch.name), type: ch.type, ttl: ch.values.length ? ch.ttl : null, values: [...ch.values].sort() }))
     const e = providerFailure(Object.assign(err as ProviderError, { rollback: { restored: rb.restored, not_restored: missing } }), cred.provider, c.domain, 'disconnect')
     await deps.db.begin(async (tx) => {
       await setApplied(tx, c, kept)

@@ -16,7 +16,7 @@ function closedPort(): number {
   return port
 }
 
-let resetter: ReturnType<typeof Bun.listen>
+let resetter: { port: number; stop(closeActive?: boolean): void }
 beforeAll(() => {
   // Accepts the connection and closes it before any answer.
   resetter = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open(sk) { sk.terminate() }, data() {} } })

@@ -302,3 +302,39 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
     }
   })
 })
+
+describe('through Portico\'s API: Gandi refuses the disconnect at the apex midway', () => {
+  test('the apex ALIAS deleted, the customer\'s A answered 409 and the roll-back ALIAS 500: the answer names the customer\'s A, and the disconnect sent again puts it back', async () => {
+    const pdns = await startPdns()
+    const zoneName = `ga${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns-1.gandi.net.', 'ns-2.gandi.net.'] })
+    gf.addZone(zoneName)
+    const p0 = makeHosted('gandi', gf.credential, { gandi: gf.url + '/v5' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: zoneName, type: 'A', ttl: 1800, values: ['192.0.2.10'] }])
+    const apex = async () => (await p0.readRecords(zone)).filter((s) => s.name === zoneName && (s.type === 'A' || s.type === 'ALIAS')).map((s) => `${s.type} ${s.values.join(',')}`)
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `gandi=${gf.url}/v5`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: zoneName } })).body
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: gf.credential } })).status).toBe(200)
+      expect(await apex()).toEqual([`ALIAS ${EDGE}`])
+
+      gf.refuseNext('PUT', /\/records\/(%40|@)\/A$/, GANDI_REFUSALS.conflict)
+      gf.refuseNext('PUT', /\/records\/(%40|@)\/ALIAS$/, GANDI_REFUSALS.serverError)
+      const r1 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: gf.credential } })
+      expect(r1.status).toBe(422)
+      expect(r1.body.details.not_restored).toEqual([{ name: zoneName, type: 'A', ttl: 1800, values: ['192.0.2.10'] }])
+      expect(r1.body.title).toContain(`${zoneName} A (before connecting: 192.0.2.10)`)
+      expect(await apex()).toEqual([])
+
+      const r2 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: gf.credential } })
+      expect(r2.status).toBe(200)
+      expect(r2.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [] })
+      expect(r2.body.records.restored).toEqual([expect.objectContaining({ type: 'A', name: zoneName, value: '192.0.2.10' })])
+      expect(await apex()).toEqual(['A 192.0.2.10'])
+    } finally {
+      await p.close()
+    }
+  })
+})
