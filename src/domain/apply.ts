@@ -296,6 +296,8 @@ export function unreachedRevert(c: RailConnection, now: Date, asked = false): Re
   const left: RevertNote[] = applied.entries.flatMap((e) => {
     const prior_values = e.prior?.values ?? []
     if (e.change === 'removed') return [{ type: e.type, name: e.name, value: '', note: `removed by Portico; ${cause}, so it was not put back`, prior_values }]
+    // A write the host refused midway left the set without Portico's values and without the customer's.
+    if (e.not_restored) return [{ type: e.type, name: e.name, value: '', note: `a write of Portico's the provider refused midway left this set changed: it holds neither Portico's values nor what it held before connecting; ${cause}`, prior_values }]
     const ours = e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
     return ours.map((value) => ({ type: e.type, name: e.name, value, note: `written by Portico; ${cause}, so it was not taken out`, prior_values }))
   })

@@ -266,6 +266,30 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
     }
   })
 
+  test('after an apply refused midway whose restore failed, a disconnect with leave_records says what is really there (neither Portico\'s value nor the customer\'s)', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dl${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: dof.credential } })).status).toBe(503)
+      const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { leave_records: true } })
+      expect(out.status).toBe(200)
+      expect(out.body.records.left_in_place).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: '', prior_values: [OLD] })])
+      expect(out.body.records.left_in_place[0].note).toContain('refused midway')
+      expect(JSON.stringify(out.body.records.left_in_place)).not.toContain(EDGE)
+    } finally {
+      await p.close()
+    }
+  })
+
   test('a disconnect refused midway (Portico\'s CNAME deleted, the customer\'s POST and the roll-back POST answered 500): the answer names the customer\'s value, and the disconnect sent again puts it back', async () => {
     const pdns = await startPdns()
     const zoneName = `dd${Date.now().toString(36)}.test`
