@@ -66,6 +66,10 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   push_not_configured: 'Push notifications are not configured',
 }
 
+/** The title of a DNS provider's own server error (503 service_unavailable, reason provider_server_error);
+ * also the 503 example of every operation that writes through a DNS provider. */
+export const PROVIDER_SERVER_ERROR_TITLE = 'The DNS provider answered with a server error; try again after Retry-After'
+
 /** One field a request got wrong (`invalid_request`). */
 export interface FieldError {
   in: string

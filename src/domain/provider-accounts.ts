@@ -12,7 +12,7 @@ import type { Sql } from '../db/sql.ts'
 import { accountInTenant, connectionsOfAccount, insertAccount, setNeedsReconnect, type AccountRow } from '../db/provider-accounts.ts'
 import { makeHosted, makePowerDns, ProviderError, ZoneChoiceError, type DnsProvider } from '../adapters/dns-providers/index.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { ApiError, invalid, notFound } from '../errors.ts'
+import { ApiError, invalid, notFound, PROVIDER_SERVER_ERROR_TITLE } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Principal } from './principal.ts'
 import type { Dns } from '../adapters/dns.ts'
@@ -116,7 +116,7 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
       return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 60)) } })
     case 'temporary':
       // The host's own server error (HTTP 5xx): temporary, retryable, with the host's wait or 30 s.
-      if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', 'The DNS provider answered with a server error; try again after Retry-After', { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
+      if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', PROVIDER_SERVER_ERROR_TITLE, { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
       // The host itself calls the refusal temporary (Dynadot's "problem with connection to main server"):
       // nothing was written; the same request later is expected to go through.
       return new ApiError('service_unavailable', 'The DNS provider is temporarily unable to take the change; retry after Retry-After', { provider, reason: 'provider_temporary', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
