@@ -362,3 +362,41 @@ describe('through Portico\'s API: Gandi refuses the disconnect at the apex midwa
     }
   })
 })
+
+describe('through Portico\'s API: every per-record host refusing a disconnect midway (Linode, Name.com, Vultr, DNSimple)', () => {
+  const serverError = () => new Response(JSON.stringify({ errors: [{ reason: 'Internal Server Error' }], message: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } })
+  const NS: Record<string, string[]> = { linode: ['ns1.linode.com.', 'ns2.linode.com.'], namecom: ['ns1.name.com.', 'ns2.name.com.'], vultr: ['ns1.vultr.com.', 'ns2.vultr.com.'], dnsimple: ['ns1.dnsimple.com.', 'ns2.dnsimple-edge.net.'] }
+  for (const id of Object.keys(NS)) {
+    test(`${id}: the customer's CNAME put back by the disconnect sent again`, async () => {
+      const c = FAKE_CASES.find((x) => x.id === id)!
+      const f = c.start()
+      const pdns = await startPdns()
+      const zoneName = `dx${id.replace(/[^a-z]/g, '')}${Date.now().toString(36)}.test`
+      await pdns.createZone(zoneName, { nameservers: NS[id]! })
+      f.addZone(zoneName)
+      c.seedZone?.(zoneName, f)
+      const p0 = makeHosted(id, f.credential, { [id]: c.base(f) })!
+      const zone = await zoneOf(p0, zoneName)
+      await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 3600, values: [OLD] }])
+      const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+      const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `${id}=${c.base(f)}`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+      try {
+        const ws = await provision(p)
+        const conn = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+        expect((await p.api('POST', `/v1/connections/${conn.id}/apply`, { token: ws.apiKey, body: { credential: f.credential } })).status).toBe(200)
+        expect(await cname()).toEqual([EDGE])
+        f.refuseNext('POST', /\/records$/, serverError, 2)
+        const r1 = await p.api('POST', `/v1/connections/${conn.id}:disconnect`, { token: ws.apiKey, body: { credential: f.credential } })
+        expect({ status: r1.status, not_restored: r1.body.details?.not_restored }).toEqual({ status: 503, not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 3600, values: [OLD] }] })
+        expect(await cname()).toEqual([])
+        const r2 = await p.api('POST', `/v1/connections/${conn.id}:disconnect`, { token: ws.apiKey, body: { credential: f.credential } })
+        expect(r2.status).toBe(200)
+        expect(r2.body.records.left_in_place).toEqual([])
+        expect(await cname()).toEqual([OLD])
+      } finally {
+        await p.close()
+        f.stop()
+      }
+    })
+  }
+})
