@@ -400,3 +400,39 @@ describe('through Portico\'s API: every per-record host refusing a disconnect mi
     })
   }
 })
+
+describe('through Portico\'s API: deleting a managed connection the host refuses midway', () => {
+  test('DELETE through the saved account, refused after Portico\'s CNAME was deleted: the customer\'s CNAME is named, kept on the connection, and put back by the DELETE sent again', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dm${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      expect(a.status).toBe(201)
+      const r = await p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      expect(r.body.results[0]).toMatchObject({ status: 'connected' })
+      const id = r.body.results[0].connection_id
+      expect(await cname()).toEqual([EDGE])
+
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const d1 = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+      expect(d1.status).toBe(503)
+      expect(d1.body.details.not_restored).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+      expect(await cname()).toEqual([])
+
+      const d2 = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+      expect(d2.status).toBe(200)
+      expect(d2.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [] })
+      expect(await cname()).toEqual([OLD])
+    } finally {
+      await p.close()
+    }
+  })
+})
