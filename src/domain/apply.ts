@@ -225,7 +225,9 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
   const applied = c.applied!
   const provider = providerById(applied.provider)
   const records = applied.entries.flatMap((e) => {
-    const values = e.change === 'removed' ? (e.prior?.values ?? []) : e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
+    // A set a refused write left without Portico's values or the customer's: only the customer's go back.
+    const back = e.change === 'removed' || !!e.not_restored
+    const values = back ? (e.prior?.values ?? []) : e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
     return values.map((v) => {
       const { value, priority } = splitMx(e.type, v)
       return {
@@ -236,17 +238,19 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
         ttl: e.written.ttl,
         priority,
         change: e.change,
-        action: e.change === 'removed' ? 'restore' : 'delete',
+        action: back ? 'restore' : 'delete',
         prior: (e.prior?.values ?? []).map((pv) => ({ type: e.type, ...splitMx(e.type, pv), ttl: e.prior!.ttl })),
         prior_source: 'provider',
         note:
-          e.change === 'removed'
-            ? 'removed by Portico because it stood in the way; put it back'
-            : e.change === 'merged'
-              ? 'added by Portico beside existing values; remove only this value'
-              : e.prior
-                ? 'replaced by Portico; set it back to the prior values'
-                : 'created by Portico; delete it',
+          e.not_restored
+            ? 'a write of Portico\'s the provider refused midway left it removed; put it back'
+            : e.change === 'removed'
+              ? 'removed by Portico because it stood in the way; put it back'
+              : e.change === 'merged'
+                ? 'added by Portico beside existing values; remove only this value'
+                : e.prior
+                  ? 'replaced by Portico; set it back to the prior values'
+                  : 'created by Portico; delete it',
       }
     })
   })

@@ -285,6 +285,7 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
       expect(out.body.records.left_in_place).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: '', prior_values: [OLD] })])
       expect(out.body.records.left_in_place[0].note).toContain('refused midway')
       expect(JSON.stringify(out.body.records.left_in_place)).not.toContain(EDGE)
+      expect(out.body.records.manual_steps).toContain(`At DigitalOcean, add back the CNAME record www.${zoneName} → ${OLD}`)
     } finally {
       await p.close()
     }
