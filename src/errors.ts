@@ -66,6 +66,10 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   push_not_configured: 'Push notifications are not configured',
 }
 
+/** The title of a DNS provider's own server error (503 service_unavailable, reason provider_server_error);
+ * also the 503 example of every operation that writes through a DNS provider. */
+export const PROVIDER_SERVER_ERROR_TITLE = 'The DNS provider answered with a server error; try again after Retry-After'
+
 /** One field a request got wrong (`invalid_request`). */
 export interface FieldError {
   in: string
@@ -137,10 +141,10 @@ export const ERROR_REASONS = {
   unknown_provider: 'The DNS provider of the domain is not known',
   provider_unsupported: 'Portico cannot write to this DNS provider through the rail asked for',
   provider_error: 'The DNS provider could not be reached (unexpected failure)',
-  provider_unreachable: 'The DNS provider did not answer',
+  provider_unreachable: 'The DNS provider could not be reached (connection refused or reset, a TLS failure, a timeout): nothing was refused; temporary, retry after Retry-After (503 service_unavailable). What a write had changed before the connection failed was put back where the provider could be reached again; `details.not_restored` names any record set that could not be',
   provider_refused: 'The DNS provider refused the change',
   provider_temporary: 'The DNS provider says its refusal is temporary (503 service_unavailable with Retry-After); nothing was written, the same request later is expected to go through',
-  provider_server_error: 'The DNS provider answered with a server error of its own (HTTP 5xx): temporary, retry after Retry-After (503 service_unavailable). What the write had changed was put back; `details.not_restored` names any record set that could not be, with the values it held before',
+  provider_server_error: 'The DNS provider answered with a server error of its own (HTTP 5xx): temporary, retry after Retry-After (503 service_unavailable). Portico tried to put back what the write had changed before the refusal: `details.restored` names the record sets that were, `details.not_restored` those that could not be (with the values they held before), so a non-empty `not_restored` means the zone was left changed',
   unrepresentable_records: 'The zone holds records Portico cannot write back exactly as they are (provider-only kinds or attributes at the names it would change); nothing was written',
   listing_too_long: 'The DNS provider\'s listing did not end within the page limit; nothing was written',
   zone_not_reached: 'The credential does not reach the zone of the domain',

@@ -7,7 +7,7 @@ import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { chooseZone, ProviderError, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { writeOrRestore } from '../adapters/dns-providers/restore.ts'
-import type { WriteRollback } from '../adapters/dns-providers/types.ts'
+import { canonicalName, type WriteRollback } from '../adapters/dns-providers/types.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { DEFAULT_TTL } from './records.ts'
 import { ApiError } from '../errors.ts'
@@ -164,16 +164,37 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   return { row, changed, zone, updated, replaced }
 }
 
-/** Takes a connection's records out through a provider; throws the provider failure as an ApiError. */
-export async function revertThroughRail(deps: RailDeps, applied: AppliedState, cred: Credential, domain: string): Promise<RevertPlan> {
+/**
+ * Takes a connection's records out through a provider; throws the provider failure as an ApiError. A
+ * revert the host refused midway that left sets changed is kept on the connection as a refused apply's
+ * is (appliedAfterRefusal), so the disconnect sent again writes the customer's values back, and the
+ * answer names what the revert was putting back there (the customer's values), not Portico's.
+ */
+export async function revertThroughRail(deps: ApplyDeps, c: RailConnection, cred: Credential): Promise<RevertPlan> {
+  const applied = c.applied!
+  let plan: RevertPlan | undefined
   try {
-    const provider = isTestDomain(domain) ? testDnsProvider(domain) : await openProvider(deps, cred)
+    const provider = isTestDomain(c.domain) ? testDnsProvider(c.domain) : await openProvider(deps, cred)
     const current = await provider.readRecords(applied.zone)
-    const plan = planRevert(current, applied.entries)
+    plan = planRevert(current, applied.entries)
     await writeOrRestore(provider, applied.zone, plan.changes, current)
     return plan
   } catch (err) {
-    throw providerFailure(err, cred.provider, domain)
+    const rb = err instanceof ProviderError ? err.rollback : undefined
+    if (!rb?.not_restored.length || !plan) throw providerFailure(err, cred.provider, c.domain)
+    const kept = appliedAfterRefusal(c, applied, rb)
+    const names = new Set(rb.not_restored.map((u) => keyOf(u.name, '')))
+    // At every name left changed: each set the revert was putting the customer's values back into (with
+    // them), or, where the customer had none there, each set it was writing.
+    const at = plan.changes.filter((ch) => names.has(keyOf(ch.name, '')))
+    const theirs = at.filter((ch) => ch.values.length > 0)
+    const missing = (theirs.length ? theirs : at).map((ch) => ({ name: canonicalName(ch.name), type: ch.type, ttl: ch.values.length ? ch.ttl : null, values: [...ch.values].sort() }))
+    const e = providerFailure(Object.assign(err as ProviderError, { rollback: { restored: rb.restored, not_restored: missing } }), cred.provider, c.domain, 'disconnect')
+    await deps.db.begin(async (tx) => {
+      await setApplied(tx, c, kept)
+      await setRailError(tx, c, 'dns_write_failed', e.title, deps.clock.now())
+    })
+    throw e
   }
 }
 
@@ -208,7 +229,9 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
   const applied = c.applied!
   const provider = providerById(applied.provider)
   const records = applied.entries.flatMap((e) => {
-    const values = e.change === 'removed' ? (e.prior?.values ?? []) : e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
+    // A set a refused write left without Portico's values or the customer's: only the customer's go back.
+    const back = e.change === 'removed' || !!e.not_restored
+    const values = back ? (e.prior?.values ?? []) : e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
     return values.map((v) => {
       const { value, priority } = splitMx(e.type, v)
       return {
@@ -219,17 +242,19 @@ export function removalPlan(c: RailConnection, now: Date, why: string) {
         ttl: e.written.ttl,
         priority,
         change: e.change,
-        action: e.change === 'removed' ? 'restore' : 'delete',
+        action: back ? 'restore' : 'delete',
         prior: (e.prior?.values ?? []).map((pv) => ({ type: e.type, ...splitMx(e.type, pv), ttl: e.prior!.ttl })),
         prior_source: 'provider',
         note:
-          e.change === 'removed'
-            ? 'removed by Portico because it stood in the way; put it back'
-            : e.change === 'merged'
-              ? 'added by Portico beside existing values; remove only this value'
-              : e.prior
-                ? 'replaced by Portico; set it back to the prior values'
-                : 'created by Portico; delete it',
+          e.not_restored
+            ? 'a write of Portico\'s the provider refused midway left it removed; put it back'
+            : e.change === 'removed'
+              ? 'removed by Portico because it stood in the way; put it back'
+              : e.change === 'merged'
+                ? 'added by Portico beside existing values; remove only this value'
+                : e.prior
+                  ? 'replaced by Portico; set it back to the prior values'
+                  : 'created by Portico; delete it',
       }
     })
   })
@@ -279,6 +304,8 @@ export function unreachedRevert(c: RailConnection, now: Date, asked = false): Re
   const left: RevertNote[] = applied.entries.flatMap((e) => {
     const prior_values = e.prior?.values ?? []
     if (e.change === 'removed') return [{ type: e.type, name: e.name, value: '', note: `removed by Portico; ${cause}, so it was not put back`, prior_values }]
+    // A write the host refused midway left the set without Portico's values and without the customer's.
+    if (e.not_restored) return [{ type: e.type, name: e.name, value: '', note: `a write of Portico's the provider refused midway left this set changed: it holds neither Portico's values nor what it held before connecting; ${cause}`, prior_values }]
     const ours = e.change === 'merged' ? [...(e.added ?? []), ...(e.spf ? [e.spf.written_value] : [])] : e.written.values
     return ours.map((value) => ({ type: e.type, name: e.name, value, note: `written by Portico; ${cause}, so it was not taken out`, prior_values }))
   })

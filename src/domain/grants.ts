@@ -228,7 +228,9 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
     if (!cred) throw removalRefused(removalPlan(c, now, 'Portico holds no grant for this provider any more; give a credential once, or remove the records by hand'))
     const leased = await takeLease(deps, c)
     try {
-      return { plan: await revertThroughRail(deps, leased.applied ?? c.applied, cred, c.domain), via: c.rail }
+      // Written through the API whatever the rail says (a connection whose only write was refused midway is still `manual`).
+      const via = c.rail === 'oauth' || c.rail === 'api' ? c.rail : !credential && account?.kind === 'oauth' ? 'oauth' : 'api'
+      return { plan: await revertThroughRail(deps, { ...leased, applied: leased.applied ?? c.applied }, cred), via }
     } finally {
       await releaseLease(deps, c.id)
     }

@@ -12,7 +12,7 @@ import type { Sql } from '../db/sql.ts'
 import { accountInTenant, connectionsOfAccount, insertAccount, setNeedsReconnect, type AccountRow } from '../db/provider-accounts.ts'
 import { makeHosted, makePowerDns, ProviderError, ZoneChoiceError, type DnsProvider } from '../adapters/dns-providers/index.ts'
 import { guardUrl, isUrlSyntacticallyAllowed } from '../adapters/ssrf.ts'
-import { ApiError, invalid, notFound } from '../errors.ts'
+import { ApiError, invalid, notFound, PROVIDER_SERVER_ERROR_TITLE } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Principal } from './principal.ts'
 import type { Dns } from '../adapters/dns.ts'
@@ -71,10 +71,16 @@ export async function openProvider(deps: RailDeps, cred: Credential): Promise<Dn
  * A provider failure as the contract's error (section 7), decided in this one function: `details.reason`
  * is a catalogue code, the provider's own words go in `details.provider_message`, never the credential.
  */
-export function providerFailure(err: unknown, provider: string, domain?: string): ApiError {
+export function providerFailure(err: unknown, provider: string, domain?: string, what: 'write' | 'disconnect' = 'write'): ApiError {
   const e = providerFailureOf(err, provider, domain)
   const rb = err instanceof ProviderError ? err.rollback : undefined
   if (!rb || (rb.restored.length === 0 && rb.not_restored.length === 0)) return e
+  if (what === 'disconnect' && rb.not_restored.length) {
+    // A disconnect refused midway: `not_restored` names what the disconnect was putting back (the
+    // customer's values before connecting); the connection keeps them, so sending it again does.
+    const title = `${e.title}. The disconnect was refused midway and ${rb.not_restored.length} record set(s) hold neither Portico's values nor what they held before connecting: ${rb.not_restored.map((s) => `${s.name} ${s.type} (before connecting: ${s.values.length ? s.values.join(', ') : 'none'})`).join('; ')}. Send the disconnect again to put them back`
+    return new ApiError(e.code, title, { ...(e.details as Record<string, unknown> | undefined), restored: rb.restored, not_restored: rb.not_restored }, { headers: e.headers })
+  }
   // A write refused midway (issue 46): what it had changed was put back, and what could not be is
   // named with the values it held before, so nobody reads the customer's record as still there.
   const title = rb.not_restored.length
@@ -83,6 +89,10 @@ export function providerFailure(err: unknown, provider: string, domain?: string)
   const details = { ...(e.details as Record<string, unknown> | undefined), restored: rb.restored, not_restored: rb.not_restored }
   return new ApiError(e.code, title, details, { headers: e.headers })
 }
+
+/** The shortest Retry-After Portico passes on: a host's 0 or an HTTP date already past is no wait at all. */
+export const RETRY_AFTER_FLOOR_S = 2
+const retryAfterFloor = (s: number) => Math.max(RETRY_AFTER_FLOOR_S, Math.ceil(s))
 
 function providerFailureOf(err: unknown, provider: string, domain?: string): ApiError {
   if (err instanceof ApiError) return err
@@ -103,13 +113,17 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
       return new ApiError('dns_write_failed', title, { provider, reason: err.kind === 'zone_ambiguous' ? 'zone_ambiguous' : 'zone_not_delegated', zone_ids, provider_message: err.message, ...(domain ? { domain } : {}) })
     }
     case 'rate_limited':
-      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(err.retryAfter ?? 60) } })
+      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 60)) } })
     case 'temporary':
       // The host's own server error (HTTP 5xx): temporary, retryable, with the host's wait or 30 s.
-      if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', 'The DNS provider answered with a server error; try again after Retry-After', { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(err.retryAfter ?? 30) } })
+      if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', PROVIDER_SERVER_ERROR_TITLE, { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
       // The host itself calls the refusal temporary (Dynadot's "problem with connection to main server"):
       // nothing was written; the same request later is expected to go through.
-      return new ApiError('service_unavailable', 'The DNS provider is temporarily unable to take the change; retry after Retry-After', { provider, reason: 'provider_temporary', provider_message: err.message }, { headers: { 'retry-after': String(err.retryAfter ?? 30) } })
+      return new ApiError('service_unavailable', 'The DNS provider is temporarily unable to take the change; retry after Retry-After', { provider, reason: 'provider_temporary', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
+    case 'unreachable':
+      // No answer at all (connection refused or reset, a TLS failure, a timeout): nothing was refused,
+      // so it is temporary like the host's own server error.
+      return new ApiError('service_unavailable', 'The DNS provider could not be reached; try again after Retry-After', { provider, reason: 'provider_unreachable', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
     case 'permission':
     case 'plan_restricted':
     case 'conflict':
@@ -121,7 +135,7 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
     case 'too_many_pages':
       return new ApiError('dns_write_failed', undefined, { provider, reason: 'listing_too_long', provider_message: err.message })
     default:
-      return new ApiError('dns_write_failed', undefined, { provider, reason: err.kind === 'unreachable' ? 'provider_unreachable' : 'provider_refused', provider_message: err.message })
+      return new ApiError('dns_write_failed', undefined, { provider, reason: 'provider_refused', provider_message: err.message })
   }
 }
 

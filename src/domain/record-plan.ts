@@ -188,11 +188,14 @@ interface Targets {
   removedKeys: Set<string>
   addedByKey: Map<string, string[]>
   spfByKey: Map<string, { terms: string[]; prior_value: string | null; written_value: string }>
+  /** Merged sets someone edited since Portico's last write: the set as it is now without Portico's own
+   * values (SPF terms taken out of the SPF value), the customer's latest word and so the new prior. */
+  editedPriorByKey: Map<string, RRsetState | null>
 }
 
 /** Puts each group's target set into `next` (the zone being planned), removing what stands in its way. */
 function planTargets(next: ZoneSets, groups: Map<string, Group>, apex: string, prevByKey: Map<string, AppliedEntry>, ttlOf: (g: Group) => number): Targets {
-  const out: Targets = { removedKeys: new Set(), addedByKey: new Map(), spfByKey: new Map() }
+  const out: Targets = { removedKeys: new Set(), addedByKey: new Map(), spfByKey: new Map(), editedPriorByKey: new Map() }
   const removeAt = (name: string, types: (t: string) => boolean) => {
     for (const [k, s] of next) {
       if (s.name === name && types(s.type) && s.type !== 'SOA' && !groups.has(k)) {
@@ -244,9 +247,20 @@ function mergeInto(existing: RRset | undefined, g: Group, ttl: number, prev: App
     const terms = [...new Set([...(prevSpf?.terms ?? []).filter((t) => priorValue && spfTermsOf(priorValue).includes(t)), ...merged.added])]
     if (at === -1) values.push(merged.value)
     else values[at] = merged.value
-    out.spfByKey.set(k, { terms, prior_value: prevSpf ? prevSpf.prior_value : priorValue, written_value: merged.value })
+    // An SPF value someone edited since Portico wrote it: their value without Portico's terms is the prior.
+    const edited = prevSpf && priorValue !== prevSpf.written_value
+    const stripped = priorValue ? unmergeSpf(priorValue, terms) : null
+    const priorSpf = !prevSpf ? priorValue : !edited ? prevSpf.prior_value : stripped && !(prevSpf.prior_value === null && /^v=spf1 ~all$/i.test(stripped)) ? stripped : null
+    out.spfByKey.set(k, { terms, prior_value: priorSpf, written_value: merged.value })
   }
   out.addedByKey.set(k, [...added])
+  // The set edited since Portico's last write (a value added or changed beside Portico's): what it holds
+  // now without Portico's own values becomes the prior, so a disconnect keeps the customer's edit.
+  if (prev && existing && !sameValues(existing.values, prev.written.values)) {
+    const spf = out.spfByKey.get(k)
+    const kept = (existing.values ?? []).flatMap((v) => (added.has(v) ? [] : isSpf(v) && spf ? (spf.prior_value ? [spf.prior_value] : []) : [v]))
+    out.editedPriorByKey.set(k, kept.length ? { ttl: existing.ttl, values: kept, ...(existing.native ? { native: existing.native } : {}) } : null)
+  }
   return { name: g.name, type: g.type, ttl: existing?.ttl ?? ttl, values }
 }
 
@@ -293,7 +307,8 @@ function entriesOf(keys: Set<string>, p: { before: ZoneSets; next: ZoneSets; gro
     const cur = p.before.get(k)
     const [name, type] = k.split('|') as [string, string]
     const keepPrior = prev && !p.stale.includes(prev) && !(customerNames.has(name) && prev.change !== 'merged')
-    const prior: RRsetState | null = keepPrior ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
+    const edited = p.targets.editedPriorByKey.has(k) ? { prior: p.targets.editedPriorByKey.get(k)! } : null
+    const prior: RRsetState | null = edited ? edited.prior : keepPrior ? prev.prior : cur ? { ttl: cur.ttl, values: cur.values, ...(cur.native ? { native: cur.native } : {}) } : null
     const n = p.next.get(k)
     const written: RRsetState = n ? { ttl: n.ttl, values: n.values } : { ttl: prior?.ttl ?? DEFAULT_TTL, values: [] }
     if (!n && !prior) continue

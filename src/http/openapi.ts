@@ -10,7 +10,7 @@ import { SIGNING_NOTE } from '../ops/webhooks/shared.ts'
 import { defineOp, type AnyOp } from '../ops/registry.ts'
 import { CATALOGS_TAG } from '../ops/catalogs/shared.ts'
 import type { Credential } from '../domain/principal.ts'
-import { ERROR_REASONS, ERROR_STATUS, ERROR_TITLES, type ErrorCode } from '../errors.ts'
+import { ERROR_REASONS, ERROR_STATUS, ERROR_TITLES, PROVIDER_SERVER_ERROR_TITLE, type ErrorCode } from '../errors.ts'
 import { examplesFor } from '../ops/examples.ts'
 import { API_BASE } from './app.ts'
 
@@ -269,6 +269,17 @@ function extraNamed(operation: Record<string, any>, components: Record<string, u
   return out
 }
 
+/**
+ * An error answer's example: the first code with its title; a 503 of an operation that writes through a
+ * DNS provider (it declares dns_write_failed or ProviderAuthenticationError) shows the provider's server error, its most common 503.
+ */
+function errorExample(op: AnyOp, status: number, list: ErrorCode[]) {
+  if (status === 503 && list.includes('service_unavailable') && (op.errors.includes('dns_write_failed') || op.errors.includes('ProviderAuthenticationError'))) {
+    return { code: 'service_unavailable', title: PROVIDER_SERVER_ERROR_TITLE, details: { provider: 'digitalocean', reason: 'provider_server_error', provider_message: 'DigitalOcean answered with a server error (HTTP 500)', restored: [], not_restored: [] } }
+  }
+  return { code: list[0], title: ERROR_TITLES[list[0]!] }
+}
+
 function responses(op: AnyOp, components: Record<string, unknown>) {
   const out: Record<string, unknown> = {}
   const ok = op.status ?? 200
@@ -285,7 +296,7 @@ function responses(op: AnyOp, components: Record<string, unknown>) {
       content: {
         'application/json': {
           schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { code: { type: 'string', enum: list } } }] },
-          example: { code: list[0], title: ERROR_TITLES[list[0]!] },
+          example: errorExample(op, status, list),
         },
       },
     }

@@ -14,6 +14,7 @@ import { startOvhFake } from '../../src/adapters/dns-providers/ovh/stand-in.ts'
 import { startNetlifyFake } from '../../src/adapters/dns-providers/netlify/stand-in.ts'
 import { startNs1Fake } from '../../src/adapters/dns-providers/ns1/stand-in.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
+import { FAKE_CASES } from '../harness/provider-fakes/index.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico } from '../harness/portico.ts'
 
@@ -234,4 +235,34 @@ describe('through Portico\'s API, as a new user', () => {
       await p.close()
     }
   })
+})
+
+describe('every adapter: a customer\'s edit inside a merged SPF/TXT set survives a re-apply and the disconnect', () => {
+  const fakes = new Map<string, Fake<any>>()
+  beforeAll(() => FAKE_CASES.forEach((c) => fakes.set(c.id, c.start())))
+  afterAll(() => fakes.forEach((f) => f.stop()))
+  let k = 0
+  for (const c of FAKE_CASES) {
+    test(c.id, async () => {
+      const f = fakes.get(c.id)!
+      const p = makeHosted(c.id, f.credential, { [c.id]: c.base(f) })!
+      const name = `spf${++k}-${c.id}.example`
+      f.addZone(name)
+      c.seedZone?.(name, f)
+      const zone = (await p.listZones()).find((z) => z.name === name)!
+      const ttl = Math.max(3600, p.minTtl ?? 0)
+      await p.writeChanges(zone, [{ name, type: 'TXT', ttl, values: ['v=spf1 mx -all', 'google-site-verification=abc'] }])
+      const desired: DnsRecord[] = [{ type: 'SPFM', host: '@', value: 'include:spf.portico.example' }]
+      const txt = async () => [...((await p.readRecords(zone)).find((s) => s.name === name && s.type === 'TXT')?.values ?? [])].sort()
+      const first = planApply(await p.readRecords(zone), desired, name, [], p)
+      await p.writeChanges(zone, first.changes)
+      expect(await txt()).toEqual(['google-site-verification=abc', 'v=spf1 mx include:spf.portico.example -all'])
+      // The customer adds an include of their own and a TXT value at the host; Portico re-applies.
+      await p.writeChanges(zone, [{ name, type: 'TXT', ttl, values: ['v=spf1 mx include:spf.portico.example include:new.example -all', 'google-site-verification=abc', 'other-verification=xyz'] }])
+      const again = planApply(await p.readRecords(zone), desired, name, first.entries, p)
+      expect(again.changes).toEqual([])
+      await p.writeChanges(zone, planRevert(await p.readRecords(zone), again.entries).changes)
+      expect({ id: c.id, txt: await txt() }).toEqual({ id: c.id, txt: ['google-site-verification=abc', 'other-verification=xyz', 'v=spf1 mx include:new.example -all'] })
+    })
+  }
 })

@@ -119,6 +119,31 @@ describe('DNSimple', () => {
   })
 })
 
+describe('DNSimple: a user token reaching two accounts that both hold a zone of one name', () => {
+  test('the zone ids tell the copies apart (account and zone), and each write goes to the account of the zone written', async () => {
+    const second = startDnsimpleFake(undefined, 5151)
+    const f = startDnsimpleFake(second.credential, 4242, true, { url: second.url, account: 5151 })
+    try {
+      const name = 'two-accounts-dnsimple.example'
+      f.addZone(name)
+      second.addZone(name)
+      const p = makeHosted('dnsimple', f.credential, { dnsimple: f.url + '/v2' })!
+      const zones = await p.listZones()
+      expect(zones).toEqual([{ id: `4242/${name}`, name }, { id: `5151/${name}`, name }])
+      await p.writeChanges(zones[0]!, [{ name, type: 'TXT', ttl: 3600, values: ['first'] }])
+      await p.writeChanges(zones[1]!, [{ name, type: 'TXT', ttl: 3600, values: ['second'] }])
+      expect((await p.readRecords(zones[0]!)).find((s) => s.type === 'TXT')?.values).toEqual(['first'])
+      expect((await p.readRecords(zones[1]!)).find((s) => s.type === 'TXT')?.values).toEqual(['second'])
+      // A zone id stored by an earlier release (the name alone) still reaches its zone.
+      const one = makeHosted('dnsimple', second.credential, { dnsimple: second.url + '/v2' })!
+      expect((await one.readRecords({ id: name, name })).find((s) => s.type === 'TXT')?.values).toEqual(['second'])
+    } finally {
+      f.stop()
+      second.stop()
+    }
+  })
+})
+
 describe('deSEC', () => {
   test('a write is one atomic bulk request: one refused set leaves the whole zone as it was', async () => {
     const { f, p } = provider('desec')

@@ -259,7 +259,179 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
       expect(records.removed).toEqual([])
       expect(records.restored).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: OLD })])
       expect(JSON.stringify(out.body)).not.toContain('removed at the provider')
+      expect(records.via).toBe('api')
       expect(await oldCname()).toEqual([OLD])
+    } finally {
+      await p.close()
+    }
+  })
+
+  test('after an apply refused midway whose restore failed, a disconnect with leave_records says what is really there (neither Portico\'s value nor the customer\'s)', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dl${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: dof.credential } })).status).toBe(503)
+      const out = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { leave_records: true } })
+      expect(out.status).toBe(200)
+      expect(out.body.records.left_in_place).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: '', prior_values: [OLD] })])
+      expect(out.body.records.left_in_place[0].note).toContain('refused midway')
+      expect(JSON.stringify(out.body.records.left_in_place)).not.toContain(EDGE)
+      expect(out.body.records.manual_steps).toContain(`At DigitalOcean, add back the CNAME record www.${zoneName} → ${OLD}`)
+    } finally {
+      await p.close()
+    }
+  })
+
+  test('a disconnect refused midway (Portico\'s CNAME deleted, the customer\'s POST and the roll-back POST answered 500): the answer names the customer\'s value, and the disconnect sent again puts it back', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dd${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: dof.credential } })).status).toBe(200)
+      expect(await cname()).toEqual([EDGE])
+
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const r1 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: dof.credential } })
+      expect(r1.status).toBe(503)
+      expect(r1.body).toMatchObject({ code: 'service_unavailable', details: { reason: 'provider_server_error', not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }] } })
+      expect(r1.body.title).toContain(`www.${zoneName} CNAME (before connecting: ${OLD})`)
+      expect(JSON.stringify(r1.body)).not.toContain(EDGE)
+      expect(await cname()).toEqual([])
+      const conn = (await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).body
+      expect(conn.error_code).toBe('dns_write_failed')
+
+      const r2 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: dof.credential } })
+      expect(r2.status).toBe(200)
+      expect(r2.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [], removed: [] })
+      expect(r2.body.records.restored).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: OLD })])
+      expect(await cname()).toEqual([OLD])
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+describe('through Portico\'s API: Gandi refuses the disconnect at the apex midway', () => {
+  test('the apex ALIAS deleted, the customer\'s A answered 409 and the roll-back ALIAS 500: the answer names the customer\'s A, and the disconnect sent again puts it back', async () => {
+    const pdns = await startPdns()
+    const zoneName = `ga${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns-1.gandi.net.', 'ns-2.gandi.net.'] })
+    gf.addZone(zoneName)
+    const p0 = makeHosted('gandi', gf.credential, { gandi: gf.url + '/v5' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: zoneName, type: 'A', ttl: 1800, values: ['192.0.2.10'] }])
+    const apex = async () => (await p0.readRecords(zone)).filter((s) => s.name === zoneName && (s.type === 'A' || s.type === 'ALIAS')).map((s) => `${s.type} ${s.values.join(',')}`)
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `gandi=${gf.url}/v5`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: zoneName } })).body
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: gf.credential } })).status).toBe(200)
+      expect(await apex()).toEqual([`ALIAS ${EDGE}`])
+
+      gf.refuseNext('PUT', /\/records\/(%40|@)\/A$/, GANDI_REFUSALS.conflict)
+      gf.refuseNext('PUT', /\/records\/(%40|@)\/ALIAS$/, GANDI_REFUSALS.serverError)
+      const r1 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: gf.credential } })
+      expect(r1.status).toBe(422)
+      expect(r1.body.details.not_restored).toEqual([{ name: zoneName, type: 'A', ttl: 1800, values: ['192.0.2.10'] }])
+      expect(r1.body.title).toContain(`${zoneName} A (before connecting: 192.0.2.10)`)
+      expect(await apex()).toEqual([])
+
+      const r2 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: gf.credential } })
+      expect(r2.status).toBe(200)
+      expect(r2.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [] })
+      expect(r2.body.records.restored).toEqual([expect.objectContaining({ type: 'A', name: zoneName, value: '192.0.2.10' })])
+      expect(await apex()).toEqual(['A 192.0.2.10'])
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+describe('through Portico\'s API: every per-record host refusing a disconnect midway (Linode, Name.com, Vultr, DNSimple)', () => {
+  const serverError = () => new Response(JSON.stringify({ errors: [{ reason: 'Internal Server Error' }], message: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } })
+  const NS: Record<string, string[]> = { linode: ['ns1.linode.com.', 'ns2.linode.com.'], namecom: ['ns1.name.com.', 'ns2.name.com.'], vultr: ['ns1.vultr.com.', 'ns2.vultr.com.'], dnsimple: ['ns1.dnsimple.com.', 'ns2.dnsimple-edge.net.'] }
+  for (const id of Object.keys(NS)) {
+    test(`${id}: the customer's CNAME put back by the disconnect sent again`, async () => {
+      const c = FAKE_CASES.find((x) => x.id === id)!
+      const f = c.start()
+      const pdns = await startPdns()
+      const zoneName = `dx${id.replace(/[^a-z]/g, '')}${Date.now().toString(36)}.test`
+      await pdns.createZone(zoneName, { nameservers: NS[id]! })
+      f.addZone(zoneName)
+      c.seedZone?.(zoneName, f)
+      const p0 = makeHosted(id, f.credential, { [id]: c.base(f) })!
+      const zone = await zoneOf(p0, zoneName)
+      await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 3600, values: [OLD] }])
+      const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+      const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `${id}=${c.base(f)}`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+      try {
+        const ws = await provision(p)
+        const conn = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+        expect((await p.api('POST', `/v1/connections/${conn.id}/apply`, { token: ws.apiKey, body: { credential: f.credential } })).status).toBe(200)
+        expect(await cname()).toEqual([EDGE])
+        f.refuseNext('POST', /\/records$/, serverError, 2)
+        const r1 = await p.api('POST', `/v1/connections/${conn.id}:disconnect`, { token: ws.apiKey, body: { credential: f.credential } })
+        expect({ status: r1.status, not_restored: r1.body.details?.not_restored }).toEqual({ status: 503, not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 3600, values: [OLD] }] })
+        expect(await cname()).toEqual([])
+        const r2 = await p.api('POST', `/v1/connections/${conn.id}:disconnect`, { token: ws.apiKey, body: { credential: f.credential } })
+        expect(r2.status).toBe(200)
+        expect(r2.body.records.left_in_place).toEqual([])
+        expect(await cname()).toEqual([OLD])
+      } finally {
+        await p.close()
+        f.stop()
+      }
+    })
+  }
+})
+
+describe('through Portico\'s API: deleting a managed connection the host refuses midway', () => {
+  test('DELETE through the saved account, refused after Portico\'s CNAME was deleted: the customer\'s CNAME is named, kept on the connection, and put back by the DELETE sent again', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dm${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      expect(a.status).toBe(201)
+      const r = await p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      expect(r.body.results[0]).toMatchObject({ status: 'connected' })
+      const id = r.body.results[0].connection_id
+      expect(await cname()).toEqual([EDGE])
+
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const d1 = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+      expect(d1.status).toBe(503)
+      expect(d1.body.details.not_restored).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+      expect(await cname()).toEqual([])
+
+      const d2 = await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })
+      expect(d2.status).toBe(200)
+      expect(d2.body.records).toMatchObject({ outcome: 'removed', via: 'api', left_in_place: [] })
+      expect(await cname()).toEqual([OLD])
     } finally {
       await p.close()
     }

@@ -52,4 +52,19 @@ describe('details.reason catalogue', () => {
     const objectDetails = doc.components.schemas.Error.properties.details.anyOf.find((s: any) => s.type === 'object')
     expect(objectDetails.properties.reason).toEqual({ $ref: '#/components/schemas/ErrorReason' })
   })
+  test('a 503 of an operation that writes through a DNS provider shows the provider\'s server error, not "not available on this deployment"', () => {
+    const doc = buildOpenApi(OPERATIONS, { publicUrl: 'http://portico.test', version: 'test' }) as any
+    const examples: { op: string; title: string }[] = []
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const r = op?.responses?.['503']
+        const codes: string[] = Object.values(op?.responses ?? {}).flatMap((x: any) => x?.content?.['application/json']?.schema?.allOf?.[1]?.properties?.code?.enum ?? [])
+        if (r && codes.includes('dns_write_failed')) examples.push({ op: `${method} ${path}`, title: r.content['application/json'].example.title })
+      }
+    }
+    expect(examples.length).toBeGreaterThan(2)
+    for (const e of examples) expect(e).toEqual({ op: e.op, title: expect.stringContaining('The DNS provider') })
+    // provider_server_error does not promise everything was put back: not_restored may name what was not.
+    expect(ERROR_REASONS.provider_server_error).not.toContain('What the write had changed was put back')
+  })
 })

@@ -45,6 +45,20 @@ describe('a provider failure as the contract error', () => {
     expect(e.body()).toMatchObject({ code: 'service_unavailable', details: { provider: 'dynadot', reason: 'provider_temporary' } })
   })
 
+  test('a host\'s Retry-After of 0 (or an HTTP date already past) is passed on as a wait of a few seconds, never 0', () => {
+    for (const [kind, status] of [['temporary', 500], ['temporary', 200], ['rate_limited', 429]] as const) {
+      const e = providerFailure(new ProviderError(kind, 'try again', status, 0), 'digitalocean')
+      expect({ kind, status, wait: Number(e.headers['retry-after']) >= 1 }).toEqual({ kind, status, wait: true })
+    }
+  })
+
+  test('a host that cannot be reached is temporary (503 with Retry-After), not a refusal', () => {
+    const e = providerFailure(new ProviderError('unreachable', 'the provider API could not be reached (connection refused)'), 'digitalocean')
+    expect(e.status).toBe(503)
+    expect(Number(e.headers['retry-after'])).toBeGreaterThan(0)
+    expect(e.body()).toMatchObject({ code: 'service_unavailable', title: expect.stringContaining('could not be reached'), details: { reason: 'provider_unreachable' } })
+  })
+
   test('a refused key says credential_refused and carries the provider\'s sentence apart', () => {
     const e = providerFailure(new ProviderError('auth', 'Invalid API Token'), 'cloudflare')
     expect(e.body()).toEqual({ code: 'ProviderAuthenticationError', title: 'The DNS provider rejected the credential', details: { provider: 'cloudflare', reason: 'credential_refused', provider_message: 'Invalid API Token' } })

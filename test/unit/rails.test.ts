@@ -160,6 +160,36 @@ describe('planner', () => {
     const retimed: RRset[] = [{ name: 'shop.ex.test', type: 'CNAME', ttl: 3600, values: ['edge.portico.test'] }]
     expect(planApply(retimed, desired, 'ex.test', first.entries).entries[0]!.prior).toEqual({ ttl: 600, values: ['old.host.example'] })
   })
+  test('a merged set (SPF, TXT, CAA) the customer edited since, then re-applied: the disconnect takes only Portico\'s values out and keeps the edit', () => {
+    const apex = 'ex.test'
+    const before: RRset[] = [
+      { name: apex, type: 'TXT', ttl: 1800, values: ['v=spf1 mx -all', 'google-site-verification=abc'] },
+      { name: apex, type: 'CAA', ttl: 1800, values: ['0 issue "letsencrypt.org"'] },
+    ]
+    const desired: DnsRecord[] = [
+      { type: 'SPFM', host: '@', value: 'include:spf.portico.example' },
+      { type: 'TXT', host: '@', value: 'portico-verify=1' },
+      { type: 'CAA', host: '@', value: '0 issue "pki.goog"' },
+    ]
+    const first = planApply(before, desired, apex)
+    const written = applyChanges(before, first.changes)
+    // The customer adds an SPF include, a TXT value and a CAA value of their own.
+    const edited = written.map((s) =>
+      s.type === 'TXT'
+        ? { ...s, values: [...s.values.map((v) => v.replace(' -all', ' include:new.example -all')), 'other-verification=xyz'] }
+        : s.type === 'CAA' ? { ...s, values: [...s.values, '0 issue "sectigo.com"'] } : s,
+    )
+    const want = (z: RRset[]) => z.filter((s) => s.type !== 'SOA').map((s) => ({ type: s.type, values: [...s.values].sort() })).sort((a, b) => a.type.localeCompare(b.type))
+    const kept = [
+      { type: 'CAA', values: ['0 issue "letsencrypt.org"', '0 issue "sectigo.com"'] },
+      { type: 'TXT', values: ['google-site-verification=abc', 'other-verification=xyz', 'v=spf1 mx include:new.example -all'] },
+    ]
+    // Disconnected straight away, and after a re-apply (which finds nothing to write).
+    expect(want(applyChanges(edited, planRevert(edited, first.entries).changes))).toEqual(kept)
+    const again = planApply(edited, desired, apex, first.entries)
+    expect(again.changes).toEqual([])
+    expect(want(applyChanges(edited, planRevert(edited, again.entries).changes))).toEqual(kept)
+  })
   test('two copies of a zone whose host does not say their name servers cannot be told apart: zone_ambiguous, never the first listed', async () => {
     const copies = [{ id: 'acct1/ex.test', name: 'ex.test' }, { id: 'acct2/ex.test', name: 'ex.test' }]
     const delegated = async () => ['ns1.dnsimple.com', 'ns2.dnsimple-edge.net']

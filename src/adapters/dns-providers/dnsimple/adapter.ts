@@ -67,27 +67,37 @@ export class DnsimpleProvider extends RecordBasedProvider {
     })
   }
 
+  /** A zone's id is `<account id>/<zone name>`: a user token may reach two accounts holding a zone of
+   * one name, and the id tells the copies apart (an id without an account, stored by an earlier
+   * release, is the zone name: its account is looked up). */
   async listZones(): Promise<Zone[]> {
     const out: Zone[] = []
     for (const account of await this.accountIds()) {
       for (const z of await this.paged(account, '/zones')) {
         const name = canonicalName(z.name)
         this.accountOf.set(name, account)
-        out.push({ id: name, name })
+        out.push({ id: `${account}/${name}`, name })
       }
     }
     return out
   }
 
   private async prefix(zone: Zone): Promise<string> {
+    const at = zone.id.indexOf('/')
+    if (at !== -1) return `/${encodeURIComponent(zone.id.slice(0, at))}`
     const ids = await this.accountIds()
     if (!this.accountOf.has(zone.id) && ids.length > 1) await this.listZones()
     return `/${encodeURIComponent(this.accountOf.get(zone.id) ?? ids[0] ?? '')}`
   }
 
+  /** The zone's name as DNSimple's paths take it. */
+  private zonePath(zone: Zone): string {
+    return `/zones/${encodeURIComponent(zone.id.slice(zone.id.indexOf('/') + 1))}`
+  }
+
   protected async listItems(zone: Zone): Promise<ProviderRecord[]> {
     const account = (await this.prefix(zone)).slice(1)
-    return (await this.paged(decodeURIComponent(account), `/zones/${encodeURIComponent(zone.id)}/records`))
+    return (await this.paged(decodeURIComponent(account), `${this.zonePath(zone)}/records`))
       .filter((r) => !r.system_record)
       .map((r) => {
         const regions = Array.isArray(r.regions) ? (r.regions as string[]) : ['global']
@@ -106,11 +116,11 @@ export class DnsimpleProvider extends RecordBasedProvider {
 
   protected async createItem(zone: Zone, name: string, type: string, ttl: number, value: string): Promise<void> {
     const f = toFields(type, value)
-    await this.api.call('POST', `${await this.prefix(zone)}/zones/${encodeURIComponent(zone.id)}/records`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
+    await this.api.call('POST', `${await this.prefix(zone)}${this.zonePath(zone)}/records`, { name: name === zone.name ? '' : relativeName(name, zone.name), type, content: f.data, ttl, ...(f.priority !== undefined ? { priority: f.priority } : {}) })
   }
 
   protected async deleteItem(zone: Zone, item: ProviderRecord): Promise<void> {
-    await this.api.call('DELETE', `${await this.prefix(zone)}/zones/${encodeURIComponent(zone.id)}/records/${encodeURIComponent(item.id)}`)
+    await this.api.call('DELETE', `${await this.prefix(zone)}${this.zonePath(zone)}/records/${encodeURIComponent(item.id)}`)
   }
 }
 

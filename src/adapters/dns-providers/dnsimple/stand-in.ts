@@ -6,7 +6,8 @@
 // priority, type, regions, system_record, created_at, updated_at}`; names relative, `` the apex.
 // Held to DNSimple's OpenAPI document by the contract test (test/fixtures/provider-openapi/dnsimple.json);
 // rate limit and errors as the card says (src/adapters/dns-providers/dnsimple/card.ts). With `userToken`,
-// the token is a user's: /whoami names no account and GET /accounts lists the one it reaches.
+// the token is a user's: /whoami names no account and GET /accounts lists the one it reaches (and a
+// `linked` stand-in's account with it).
 import { dnsimple as card } from './card.ts'
 import { askedPage, cardThrottle, json, nextId } from '../../../../test/harness/provider-fakes/common.ts'
 import { startRowFake } from '../../../../test/harness/provider-fakes/rest.ts'
@@ -29,14 +30,21 @@ export interface DnsimpleRecord {
 
 const STAMP = '2026-01-15T10:20:53Z'
 
-export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z'), account = 1385, userToken = false) {
+export function startDnsimpleFake(token = 'dnsimple_a_' + nextId().padEnd(32, 'z'), account = 1385, userToken = false, linked?: { url: string; account: number }) {
   let ids = 60000
   const err = (status: number, message: string) => json(status, { message })
   const fake = startRowFake<DnsimpleRecord>({
+    // A user token reaching a second account (`linked`, another stand-in with the same token): that
+    // account's calls are answered by it, so each account holds its own zones, of the same names too.
+    preempt: async (req, url) =>
+      linked && url.pathname.startsWith(`/v2/${linked.account}/`)
+        ? fetch(linked.url + url.pathname + url.search, { method: req.method, headers: req.headers, body: req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.text() })
+        : null,
     extra: (req, url) => {
-      const acct = { id: account, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly', created_at: STAMP, updated_at: STAMP }
+      const row = (id: number) => ({ id, email: 'pat@example.com', plan_identifier: 'teams-v1-monthly', created_at: STAMP, updated_at: STAMP })
+      const acct = row(account)
       if (req.method === 'GET' && url.pathname === '/v2/whoami') return json(200, { data: userToken ? { user: { id: 7, email: 'pat@example.com', created_at: STAMP, updated_at: STAMP }, account: null } : { user: null, account: acct } })
-      if (req.method === 'GET' && url.pathname === '/v2/accounts') return json(200, { data: [acct] })
+      if (req.method === 'GET' && url.pathname === '/v2/accounts') return json(200, { data: linked ? [acct, row(linked.account)] : [acct] })
       return null
     },
     credential: token,
