@@ -1,10 +1,12 @@
 // The request log line is written field by field (src/logger.ts): whatever a path or request id holds,
 // each line is one JSON object with the fields as sent.
 import { expect, test } from 'bun:test'
-import { flushLogs, logRequest } from '../../src/logger.ts'
+import { flushLogs, logRequest, setLogLevel } from '../../src/logger.ts'
 
+/** What `fn` writes to the log at level info (a Portico started earlier in this process may have set it to silent, as the test harness does). */
 function captured(fn: () => void): string[] {
   flushLogs()
+  setLogLevel('info')
   const out: string[] = []
   const write = process.stdout.write
   process.stdout.write = ((chunk: string) => (out.push(String(chunk)), true)) as typeof process.stdout.write
@@ -13,6 +15,7 @@ function captured(fn: () => void): string[] {
     flushLogs()
   } finally {
     process.stdout.write = write
+    setLogLevel('silent')
   }
   return out.join('').split('\n').filter((l) => l !== '')
 }
