@@ -126,7 +126,7 @@ const us = (s: number) => ((s / (2 * N)) * 1e6).toFixed(0)
 const cpuLine = `CPU a delivery: portico ${us(cpu.portico)} + postgres ${us(cpu.pg)} + receiver ${us(cpu.rx)} µs; a script POST ${us(cpu.script)} + receiver ${us(cpu.scriptRx)} µs`
 console.log(`  ${cpuLine}`)
 console.log(`  ratio: ${(avg(portico) / avg(script)).toFixed(2)} (goal >= 0.50)`)
-await record('webhooks', { ratio: avg(portico) / avg(script) }, `${(avg(portico) / avg(script)).toFixed(2)}: ${fmt(avg(portico))} deliveries/s vs ${fmt(avg(script))} POSTs/s (rounds ${portico.map((x, i) => (x / script[i]!).toFixed(2)).join(', ')}); ${cpuLine}`, { events: N, idle_endpoints: IDLE })
+await record('webhooks', { ratio: avg(portico) / avg(script) }, `${(avg(portico) / avg(script)).toFixed(2)}: ${fmt(avg(portico))} deliveries/s vs ${fmt(avg(script))} POSTs/s (rounds ${portico.map((x, i) => (x / script[i]!).toFixed(2)).join(', ')}); ${cpuLine}`, { events: N, idle_endpoints: IDLE, path: UNORDERED ? 'unordered' : 'in-order' })
 await dns.close()
 await db.close()
 await dropBenchDatabase()

@@ -3,7 +3,8 @@
 // that shape the figures (seconds, rounds, sizes) and the line it printed. docs/benchmarks.md is
 // rewritten from the record after each append (bench/lib/benchmarks-doc.ts), so the doc says only
 // what some run measured; `npm run bench:check` (bench/check.ts) reruns benches and names every figure
-// that fell more than 10 % below the best one recorded on the same machine with the same settings.
+// whose median over the fresh runs fell more than 10 % below the best per-commit median recorded on the
+// same machine with the same settings (load tool included).
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -120,27 +121,51 @@ export async function record(bench: string, figures: Record<string, number>, det
 export interface Verdict {
   bench: string
   figure: string
+  /** The fresh figure: the median of this check's runs. */
   value: number
-  /** The best earlier figure on this machine with these settings; absent for a first run. */
-  best?: Entry & { value: number }
+  /** This check's runs of the figure, in the order they ran. */
+  runs: number[]
+  /** The best earlier commit's median on this machine with these settings; absent for a first run. */
+  best?: Entry & { value: number; runs: number }
   regressed: boolean
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const v = [...values].sort((a, b) => a - b)
+  const mid = v.length >> 1
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2
+}
+
 /**
- * Each figure of `fresh` against the best earlier one of the same bench, figure, machine and settings:
- * regressed when more than `tolerance` worse (below for a ratio, above for a growth factor).
+ * Each figure of the `fresh` runs (one check's runs of one bench) against the earlier record: the
+ * median of the fresh runs against the best per-commit median of earlier runs of the same bench,
+ * figure, machine and settings (the settings name the load tool, so a fetch-loop run is never compared
+ * with a wrk run). Regressed when more than `tolerance` worse (below for a ratio, above for a growth
+ * factor). A freak run moves its commit's median, not the bar, once that commit ran more than twice.
  */
-export function judge(earlier: Entry[], fresh: Entry, tolerance = 0.1): Verdict[] {
-  return Object.entries(fresh.figures).map(([figure, value]) => {
-    const lower = specOf(fresh.bench, figure)?.lower ?? false
-    let best: (Entry & { value: number }) | undefined
+export function judge(earlier: Entry[], fresh: Entry | Entry[], tolerance = 0.1): Verdict[] {
+  const runs = Array.isArray(fresh) ? fresh : [fresh]
+  const first = runs[0]!
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r.figures)))]
+  return names.map((figure) => {
+    const lower = specOf(first.bench, figure)?.lower ?? false
+    const mine = runs.map((r) => r.figures[figure]).filter((v): v is number => v !== undefined)
+    const value = round3(median(mine))
+    const byCommit = new Map<string, Entry[]>()
     for (const e of earlier) {
-      if (e.bench !== fresh.bench || e.machine !== fresh.machine || e.settings !== fresh.settings) continue
-      const v = e.figures[figure]
-      if (v === undefined) continue
-      if (!best || (lower ? v < best.value : v > best.value)) best = { ...e, value: v }
+      if (e.bench !== first.bench || e.machine !== first.machine || e.settings !== first.settings || e.figures[figure] === undefined) continue
+      const list = byCommit.get(e.commit) ?? byCommit.set(e.commit, []).get(e.commit)!
+      list.push(e)
+    }
+    let best: Verdict['best']
+    for (const list of byCommit.values()) {
+      const v = round3(median(list.map((e) => e.figures[figure]!)))
+      if (!best || (lower ? v < best.value : v > best.value)) best = { ...list.at(-1)!, value: v, runs: list.length }
     }
     const regressed = best !== undefined && (lower ? value > best.value * (1 + tolerance) : value < best.value * (1 - tolerance))
-    return { bench: fresh.bench, figure, value, best, regressed }
+    return { bench: first.bench, figure, value, runs: mine, best, regressed }
   })
 }
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000

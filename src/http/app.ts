@@ -53,10 +53,13 @@ const MAX_BODY_BYTES = 1 << 20
  * (unless `withLimits` is false) and the operation's own headers, in one headers object.
  */
 function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra: Record<string, string> | undefined, closing: boolean, withLimits = true): Response {
-  const headers: Record<string, string> = { ...s.base, 'x-request-id': x.requestId }
-  if (withLimits && x.limits) Object.assign(headers, x.limits)
-  if (extra) Object.assign(headers, extra)
-  if (closing) headers.connection = 'close'
+  // A copy of the prebuilt Headers with the few per-request fields set: cheaper than spreading an
+  // object of ten entries that the Response then converts (about 1 µs a request).
+  const headers = new Headers(s.baseHeaders)
+  headers.set('x-request-id', x.requestId)
+  if (withLimits && x.limits) for (const k in x.limits) headers.set(k, x.limits[k]!)
+  if (extra) for (const k in extra) headers.set(k, extra[k]!)
+  if (closing) headers.set('connection', 'close')
   return new Response(status === 204 ? null : jsonText(x.forAgent ? showHiddenDeep(body) : body), { status, headers })
 }
 
@@ -173,6 +176,8 @@ interface HandlerState {
   secured: Record<string, string>
   /** The JSON headers with the security headers: what every answer starts from. */
   base: Record<string, string>
+  /** `base` as a Headers, copied for each JSON answer. */
+  baseHeaders: Headers
 }
 
 /** One request's state as it goes: what the log, the metrics and the answer's headers need. */
@@ -208,6 +213,7 @@ export function createHandler(deps: AppDeps): Handle {
     trusted: trustedProxies(deps.config.trustProxy, deps.config.trustProxyHeader),
     secured,
     base: { ...JSON_HEADERS, ...secured },
+    baseHeaders: new Headers({ ...JSON_HEADERS, ...secured }),
   }
   const handle = (req: Request, peer: string | null, matched?: Matched) => handleRequest(s, req, peer, matched)
   return Object.assign(handle, { match: (req: Request) => s.router.match(req.method, splitUrl(req.url).path) })

@@ -28,13 +28,21 @@ const ALGORITHMS = DPOP_ALGORITHMS
 /** How an agent token arrived: its scheme, and what a proof must match. */
 /** `Authorization: Bearer <t>` or `DPoP <t>`, with what a proof must match; null for any other form. */
 export function presentation(req: { headers: Headers; method: string; url: string }, publicUrl: string): { token: string; presented: Presentation } | null {
-  const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
+  const header = req.headers.get('authorization')
+  if (header === null) return null
+  // The usual form, `Bearer <token>` with one space and nothing else around it, without the pattern below.
+  if (header.startsWith('Bearer ') && header.length > 7 && !SPACE.test(header.slice(7))) {
+    return { token: header.slice(7), presented: { scheme: 'bearer', method: req.method, url: '', proof: null } }
+  }
+  const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(header)
   if (!m) return null
   if (m[1]!.toLowerCase() !== 'dpop') return { token: m[2]!, presented: { scheme: 'bearer', method: req.method, url: '', proof: null } }
   // Only a proof is checked against the URL, so only the DPoP scheme pays for parsing it.
   const path = new URL(req.url, publicUrl).pathname
   return { token: m[2]!, presented: { scheme: 'dpop', method: req.method, url: publicUrl + path, proof: req.headers.get('dpop') } }
 }
+
+const SPACE = /\s/
 
 const sha256url = (s: string) => createHash('sha256').update(s).digest('base64url')
 

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 async function check(extra: Record<string, string>): Promise<{ code: number; out: string }> {
   const proc = Bun.spawn([process.execPath, 'bench/check.ts', 'auth-read'], {
     cwd: join(import.meta.dir, '..', '..'),
-    env: { ...process.env, BENCH_RECORD_PATH: recordPath, BENCH_SECONDS: '2', BENCH_ROUNDS: '1', ...extra },
+    env: { ...process.env, BENCH_RECORD_PATH: recordPath, BENCH_SECONDS: '2', BENCH_ROUNDS: '1', BENCH_CHECK_RUNS: '1', ...extra },
     stdout: 'pipe',
     stderr: 'pipe',
   })

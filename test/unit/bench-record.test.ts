@@ -44,6 +44,29 @@ describe('the benchmark record', () => {
     expect(v).toMatchObject({ regressed: false, best: undefined })
   })
 
+  test('a freak run does not set the bar: the best is the best commit median, and the fresh figure is the median of its runs', () => {
+    // Webhooks once recorded 0.60, 1.10 (a quiet minute) and 0.70 on one commit: its median is 0.70, not 1.10.
+    const earlier = [
+      run({ figures: { ratio: 0.6 }, commit: 'freak00000' }),
+      run({ figures: { ratio: 1.104 }, commit: 'freak00000' }),
+      run({ figures: { ratio: 0.7 }, commit: 'freak00000' }),
+      run({ figures: { ratio: 0.5 }, commit: 'other00000' }),
+    ]
+    const [v] = judge(earlier, [run({ figures: { ratio: 0.66 } }), run({ figures: { ratio: 0.3 } }), run({ figures: { ratio: 0.68 } })])
+    expect(v).toMatchObject({ value: 0.66, runs: [0.66, 0.3, 0.68], regressed: false, best: expect.objectContaining({ value: 0.7, runs: 3, commit: 'freak00000' }) })
+    // Against the freak itself, all three fresh runs would have been named.
+    expect(judge([run({ figures: { ratio: 1.104 } })], run({ figures: { ratio: 0.68 } }))[0]!.regressed).toBe(true)
+    // A fresh median below the bar is named, whatever one good run among them says.
+    const [slow] = judge(earlier, [run({ figures: { ratio: 0.9 } }), run({ figures: { ratio: 0.55 } }), run({ figures: { ratio: 0.6 } })])
+    expect(slow).toMatchObject({ value: 0.6, regressed: true, best: expect.objectContaining({ value: 0.7 }) })
+  })
+
+  test('a fetch-loop run is never compared with a wrk run', () => {
+    const wrk = [run({ figures: { ratio: 0.9 }, settings: 'tool=wrk -t1 seconds=8 rounds=2' })]
+    const [v] = judge(wrk, run({ figures: { ratio: 0.5 }, settings: 'tool=fetch loop seconds=8 rounds=2' }))
+    expect(v).toMatchObject({ regressed: false, best: undefined })
+  })
+
   test('a growth factor regresses upwards', () => {
     const earlier = [run({ bench: 'scale', figures: { 'worst p99 growth': 1.1 } })]
     expect(judge(earlier, run({ bench: 'scale', figures: { 'worst p99 growth': 1.3 } }))[0]!.regressed).toBe(true)
