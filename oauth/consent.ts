@@ -1,4 +1,4 @@
-// The consent step of the agent OAuth flow (CONTRACT.md section 5 rule 6: a registered client can do
+// The consent step of the agent OAuth flow (the API contract, section 5 rule 6: a registered client can do
 // nothing until a person approves a grant). The consent request is the authorization server's pending
 // interaction; its unguessable id is the capability to read it. The page shows who asks (name,
 // redirect host, brand verdict, loopback warning) and each scope in plain words. The person signs in

@@ -1,4 +1,4 @@
-// Agent client registration, RFC 7591 (CONTRACT.md section 4, Agents; section 8, Limits). Public
+// Agent client registration, RFC 7591 (the API contract, section 4, Agents; section 8, Limits). Public
 // clients only: no secret, PKCE at the authorization server. It speaks RFC 7591's envelope
 // (`{error, error_description}`), so it is a raw route rather than a registry operation. Invariants:
 // - redirect URIs are required; plain http only to loopback (RFC 8252 section 7.3), never to a

@@ -41,6 +41,8 @@ import { registryFiles, writeRegistries } from './provider-registry.ts'
 import { operationsFile, writeOperations } from './operations-registry.ts'
 import { generate as clientFiles, servedDocument } from '../packages/client/scripts/generate.ts'
 import { widgetTypes } from '../packages/react/scripts/generate.ts'
+import { readRecord } from '../bench/lib/record.ts'
+import { renderDoc as benchmarksMarkdown } from '../bench/lib/benchmarks-doc.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -204,6 +206,7 @@ export async function derivedFiles(): Promise<Record<string, string>> {
   for (const [file, value] of Object.entries(snapshots())) out[file] = snapshotText(value)
   out['docs/authority-matrix.md'] = authorityMarkdown(OPERATIONS)
   out['docs/events.md'] = eventsMarkdown()
+  out['docs/benchmarks.md'] = benchmarksMarkdown(readRecord())
   out[PUBLISHED_EVENT_TYPES] = eventTypesFile(parsePublished(read(PUBLISHED_EVENT_TYPES)), EVENT_TYPES)
   out['docs/providers/README.md'] = renderProviderDocs()
   for (const [name, text] of Object.entries(await clientFiles(await servedDocument()))) out[`packages/client/src/generated/${name}`] = text

@@ -1,4 +1,4 @@
-// One error vocabulary (CONTRACT.md section 7). Handlers throw ApiError with a stable code; each face
+// One error vocabulary (the API contract, section 7). Handlers throw ApiError with a stable code; each face
 // (REST, MCP) has exactly one mapper to its wire form. Causes are logged, never returned. This file
 // holds no transport: rules, operations and adapters all throw from it.
 

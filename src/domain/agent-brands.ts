@@ -1,4 +1,4 @@
-// Brand-imitation check for agent registration (CONTRACT.md section 4, Agents): a client name that
+// Brand-imitation check for agent registration (the API contract, section 4, Agents): a client name that
 // claims a well-known brand is refused unless every redirect goes to that brand (its domains or its
 // own app scheme) or to loopback. Names are compared by their confusable skeletons (Unicode UTS #39
 // section 4, with the data of Unicode's confusables.txt as the `unhomoglyph` package ships it), after

@@ -224,7 +224,7 @@ function splitMx(type: string, v: string): { value: string; priority: number | n
   return { value: h ?? v, priority: Number(p) }
 }
 
-/** The removal plan (CONTRACT.md section 2) of a connection whose records a rail wrote. */
+/** The removal plan (the API contract, section 2) of a connection whose records a rail wrote. */
 export function removalPlan(c: RailConnection, now: Date, why: string) {
   const applied = c.applied!
   const provider = providerById(applied.provider)

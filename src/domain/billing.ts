@@ -1,4 +1,4 @@
-// Billing rules (CONTRACT.md sections 2 "Billing standing", 4 "Billing", 7, 8): metered usage, the
+// Billing rules (the API contract, sections 2 "Billing standing", 4 "Billing", 7, 8): metered usage, the
 // standing a tenant is in, the gate on new connections, and the card-setup request rules. Invariants:
 // - usage is metered from the connections themselves: distinct domains a tenant connected in the UTC
 //   calendar month (disconnecting does not give a domain back); the first domain a tenant ever

@@ -1,4 +1,4 @@
-// Secure (CONTRACT.md sections 1, 2 and 6): one certificate per served connection, issued through
+// Secure (the API contract, sections 1, 2 and 6): one certificate per served connection, issued through
 // ACME and renewed before `renew_after` (two thirds into its validity), or imported by the customer.
 // Every status change writes a `secure_status` event; the certificate goes to the edge once issued
 // and leaves it on deprovision or disconnect.

@@ -1,4 +1,4 @@
-// Disconnect confirmation for agents (CONTRACT.md section 7): `confirm` must name the domain being
+// Disconnect confirmation for agents (the API contract, section 7): `confirm` must name the domain being
 // removed. Matching ignores case, a scheme, a path or query, a port and a trailing dot, so an agent
 // may pass the domain as it saw it ("https://Shop.Example.com/").
 import { normalizeHostname } from './hostnames.ts'

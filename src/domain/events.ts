@@ -1,4 +1,4 @@
-// The event registry and the outbox (CONTRACT.md section 6). Every event type is declared here once:
+// The event registry and the outbox (the API contract, section 6). Every event type is declared here once:
 // when it fires, its payload (`data`) schema, the envelope fields it adds, and an example. From this
 // one table come the OpenAPI document's `webhooks` section, the events API's schemas, docs/events.md
 // (scripts/events-doc.ts) and the test events an endpoint can be sent; in tests every envelope built
@@ -104,7 +104,7 @@ const EXAMPLE_RECORD = { type: 'CNAME', host: 'shop', value: 'edge.portico.examp
 const EXAMPLE_ORDER = { order_id: 'ord_01jtd7q7f2s4d6f8g1h3j5k7l9', amount_cents: 1299, currency: 'usd', years: 1 }
 const EXAMPLE_AT = '2026-05-04T09:30:00.000Z'
 
-/** The catalogue (CONTRACT.md section 6, the complete set), in the contract's order. */
+/** The catalogue (the API contract, section 6, the complete set), in the contract's order. */
 export const EVENTS = {
   'connection.created': {
     subject: 'connection',

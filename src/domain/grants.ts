@@ -1,4 +1,4 @@
-// Managed grants (CONTRACT.md section 4): what Portico keeps to change a connection's records after its
+// Managed grants (the API contract, section 4): what Portico keeps to change a connection's records after its
 // person has left, and every use of it. Four decisions live here and nowhere else:
 // - which grant a connection has (`grantOf`): the Domain Connect grant of a connection the asynchronous
 //   rail set up, else the continuous provider account (API key or OAuth grant) it was written with,

@@ -1,4 +1,4 @@
-// The connection lifecycle (CONTRACT.md section 3), as a pure function from a connection, a
+// The connection lifecycle (the API contract, section 3), as a pure function from a connection, a
 // verification and the time to what changes: when to check next, and which transition of the table
 // (src/domain/transitions.ts: `records_resolved`, `timed_out`) a result is, with its event and effects.
 // Portico's choices where the contract is silent:

@@ -1,4 +1,4 @@
-// Monitor (CONTRACT.md sections 2, 4 and 6): a live connection's desired records are its baseline,
+// Monitor (the API contract, sections 2, 4 and 6): a live connection's desired records are its baseline,
 // compared against live DNS record set by record set. The verdicts:
 // - `record_missing`: the name has none of the values at that type, or only some of the expected ones;
 // - `record_changed`: the name answers at that type, but none of its values is ours (repointed);
@@ -38,7 +38,7 @@ export interface Comparison {
   error?: string
 }
 
-/** How often each watched domain is checked (CONTRACT.md section 8: the monitor sweep is hourly). */
+/** How often each watched domain is checked (the API contract, section 8: the monitor sweep is hourly). */
 export const EVERY_MS = 3_600_000
 export const EVERY = '1h'
 
@@ -172,7 +172,7 @@ export function rankOf(s: Pick<MonitorState, 'result' | 'attention'>): number {
   return 3
 }
 
-/** Missing and repointed records are alerted (CONTRACT.md section 6); a split is shown, not alerted. */
+/** Missing and repointed records are alerted (the API contract, section 6); a split is shown, not alerted. */
 const alerted = (d: DriftItem) => d.verdict === 'record_missing' || d.verdict === 'record_changed'
 const itemKey = (d: DriftItem) => `${d.subdomain}\u0000${d.type}`
 

@@ -1,4 +1,4 @@
-// A person's yes before an agent does what needs one (CONTRACT.md section 7, confirmation_required):
+// A person's yes before an agent does what needs one (the API contract, section 7, confirmation_required):
 // disconnecting a domain, and a write that would replace records already in the customer's zone. The
 // model's arguments never stand in for it, and neither does anything a client sends in-band (a form
 // answer, an accept to a URL question: mcp/confirm.ts). The yes comes from the person, on a

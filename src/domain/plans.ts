@@ -1,5 +1,5 @@
 // The plan catalog (GET /plans). Quotas are monthly new connected domains; only the free plan is
-// hard-capped, and only where BILLING_ENFORCE_QUOTA is on (CONTRACT.md sections 7 and 8).
+// hard-capped, and only where BILLING_ENFORCE_QUOTA is on (the API contract, sections 7 and 8).
 export interface Plan {
   id: string
   name: string

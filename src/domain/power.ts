@@ -1,4 +1,4 @@
-// Power (CONTRACT.md sections 1 and 6): the edge serves a connection by reverse-proxying it to the
+// Power (the API contract, sections 1 and 6): the edge serves a connection by reverse-proxying it to the
 // integrator's origin, optionally redirecting the apex to www and serving the origin from a root
 // path. Settings are kept per connection; the route goes to the edge once the connection is live
 // (`power_status`: pending → active), and leaves it on removal or disconnect (`removed`).

@@ -1,5 +1,5 @@
 // Who is calling: the credential kinds an operation may accept and the principal each resolves to
-// (CONTRACT.md section 5). The faces (REST, MCP, OAuth) resolve a credential into a principal; rules
+// (the API contract, section 5). The faces (REST, MCP, OAuth) resolve a credential into a principal; rules
 // and operations only read it, so it lives on the floor that knows no transport.
 import type { MemberRole } from './rbac.ts'
 

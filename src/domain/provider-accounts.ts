@@ -1,9 +1,9 @@
-// Provider accounts (CONTRACT.md section 2, "Provider account"): a DNS-provider credential saved for a
+// Provider accounts (the API contract, section 2, "Provider account"): a DNS-provider credential saved for a
 // tenant, sealed with SECRETS_KEY (src/domain/secrets.ts), never returned and never logged.
 // - `continuous`: the credential stays, so Portico can re-apply and revert the connections it wrote
 //   (they are `managed`).
 // - `one_time`: the credential is deleted once its domains are connected, and the account answers 409
-//   an hour after creation (CONTRACT.md section 8).
+//   an hour after creation (the API contract, section 8).
 // - `needs_reconnect`: the provider refused the credential itself; a new one must be saved.
 // This module also opens a provider from a credential: PowerDNS API URLs come from integrators, so
 // they go through the SSRF guard (loopback only under the explicit test setting) and the connection
@@ -139,7 +139,7 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
   }
 }
 
-/** The diagnosis code a connection records for a provider failure (CONTRACT.md section 2). */
+/** The diagnosis code a connection records for a provider failure (the API contract, section 2). */
 export function diagnosisOf(e: ApiError): string | null {
   if (e.code === 'ProviderAuthenticationError') return 'ProviderAuthenticationError'
   const reason = (e.details as { reason?: string } | undefined)?.reason

@@ -1,4 +1,4 @@
-// Provider OAuth (the first rail, CONTRACT.md sections 1 and 4): the end user signs in at their DNS
+// Provider OAuth (the first rail, the API contract, sections 1 and 4): the end user signs in at their DNS
 // provider and grants Portico access; Portico then writes the records with that grant and keeps it
 // (sealed with SECRETS_KEY) to re-apply and revert later.
 // - `state` is `<id>.<HMAC-SHA256(id)>` under a key derived from SECRETS_KEY: a forged one fails the

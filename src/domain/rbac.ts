@@ -1,4 +1,4 @@
-// The role/permission matrix (CONTRACT.md section 5 rule 4). `GET /rbac` publishes this table and the
+// The role/permission matrix (the API contract, section 5 rule 4). `GET /rbac` publishes this table and the
 // server enforces from the same table, so the published matrix cannot drift from what is enforced.
 
 import type { MemberRole as StoredRole } from '../db/members.ts'
@@ -47,7 +47,7 @@ export function roleRank(role: MemberRole): number {
   return 3 - ROLES.indexOf(role)
 }
 
-// The scopes a person can grant an agent (CONTRACT.md section 5, "Delegated agent token"). Each scope
+// The scopes a person can grant an agent (the API contract, section 5, "Delegated agent token"). Each scope
 // says in plain words what it lets an agent do, for the consent page, and names the role permission
 // that covers it: a person may grant a scope only when their own key's role holds that permission, so
 // approving an agent never hands out more than the approver has. Published by GET /rbac.

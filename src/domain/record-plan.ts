@@ -1,6 +1,6 @@
 // The record planner: what to write into a provider zone for a connection's desired records, and how
 // to take them out again (issue 6,
-// CONTRACT.md sections 2 and 4: "keeping existing CAA and TXT values and recording what was replaced").
+// the API contract, sections 2 and 4: "keeping existing CAA and TXT values and recording what was replaced").
 // The rules, per record set (name and type) the desired records touch:
 // - CNAME below the apex: a CNAME cannot share its name (RFC 1034 §3.6.2), so every other set at that
 //   name is removed (and recorded); the CNAME set becomes the desired target. At the apex the target

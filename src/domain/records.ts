@@ -1,4 +1,4 @@
-// Desired records (CONTRACT.md section 2, DNS record): what must be published for a connection to
+// Desired records (the API contract, section 2, DNS record): what must be published for a connection to
 // work, planned from the application's connect target, or authored by the integrator. `host` is
 // relative to the zone apex (`@` is the apex itself), as people type it into DNS dashboards.
 import { isIPv4, isIPv6 } from 'node:net'

@@ -1,4 +1,4 @@
-// Sell (CONTRACT.md sections 3 "Purchase order", 4 "Registrar", 6): quotes, checkout, and fulfilment
+// Sell (the API contract, sections 3 "Purchase order", 4 "Registrar", 6): quotes, checkout, and fulfilment
 // that registers before it captures. The order row is the state machine (migrations/0007); every move
 // is one guarded update, so concurrent requests and webhooks race safely. Each write is a transaction
 // of its own (`deps.db.begin`): called from an operation, it commits with the operation's audit row.

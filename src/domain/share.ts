@@ -1,4 +1,4 @@
-// Share links (CONTRACT.md section 8: a share link expires after 30 days): a person hands the manual
+// Share links (the API contract, section 8: a share link expires after 30 days): a person hands the manual
 // setup of one connection to whoever controls its DNS. Invariants:
 // - the token is the capability; only its SHA-256 is stored, so a database read cannot replay a link;
 // - a link answers only while unexpired (by the service clock) and while its connection is not

@@ -1,4 +1,4 @@
-// Webhook delivery (CONTRACT.md section 6): at least once, signed by the Standard Webhooks scheme,
+// Webhook delivery (the API contract, section 6): at least once, signed by the Standard Webhooks scheme,
 // at most three automatic attempts with exponential backoff. Deliveries are fanned out from the outbox
 // by a trigger (migrations/0003_webhooks.sql). Invariants:
 // - Every send is in the attempt log: a delivery is claimed (a lease on the row) and its attempt row

@@ -1,4 +1,4 @@
-// Widget tokens (CONTRACT.md section 5): short-lived JWTs minted by POST /tokens for one application,
+// Widget tokens (the API contract, section 5): short-lived JWTs minted by POST /tokens for one application,
 // optionally bound to one hostname. HS256 with a key derived from SECRETS_KEY, so every process of a
 // deployment verifies without a database read.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose'

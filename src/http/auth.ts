@@ -1,4 +1,4 @@
-// Credential resolution (CONTRACT.md section 5). The bearer's form says what it claims to be (an API
+// Credential resolution (the API contract, section 5). The bearer's form says what it claims to be (an API
 // key prefix, a JWT, or an opaque operator secret); it is then verified only as a credential the
 // operation accepts. Anything else is 401 with the same answer, so a caller learns nothing about why.
 // An agent token may also come as `Authorization: DPoP` with its proof (dpop.ts).

@@ -1,4 +1,4 @@
-// The monitor sweep (CONTRACT.md sections 6 and 8: hourly, drift events only with
+// The monitor sweep (the API contract, sections 6 and 8: hourly, drift events only with
 // MONITOR_ALERTS_ENABLED=1). Every live connection is watched; each is checked once an hour at its own
 // offset within the hour (slot_ms, src/domain/monitor.ts `slotOffsetMs`), so the load is spread
 // evenly and the cron only wakes every minute to take the slots that came round since the last sweep.

@@ -1,4 +1,4 @@
-// The sell expiry sweep (CONTRACT.md section 8: an unpaid purchase quote expires after one day). It
+// The sell expiry sweep (the API contract, section 8: an unpaid purchase quote expires after one day). It
 // runs every few minutes; expireUnpaid takes due orders under SKIP LOCKED, so sweeps side by side
 // never expire an order twice or emit its event twice.
 import type { Clock } from '../clock.ts'

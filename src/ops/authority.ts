@@ -11,7 +11,7 @@ import type { AnyOp } from './registry.ts'
 export const END_USER: readonly WidgetClass[] = ['app', 'connect', 'domain']
 /** Only the application-scoped token, minted for the integrator's own pages: application-level resources. */
 export const APP_ONLY: readonly WidgetClass[] = ['app']
-/** Only a token bound to the connection's hostname (removing a domain, CONTRACT.md section 4). */
+/** Only a token bound to the connection's hostname (removing a domain, the API contract, section 4). */
 export const BOUND_ONLY: readonly WidgetClass[] = ['domain']
 
 /** One column of the matrix: a credential kind as a caller holds it. */
@@ -69,7 +69,7 @@ export function authorityMatrix(ops: readonly AnyOp[]): MatrixRow[] {
 
 export const CELL_MARK: Record<Cell, string> = { yes: '✓', own: 'own', no: '—' }
 
-/** The matrix as the markdown document docs/authority-matrix.md (generated: `bun scripts/authority-matrix.ts`). */
+/** The matrix as the markdown document docs/authority-matrix.md (generated: `npm run generate`). */
 export function authorityMarkdown(ops: readonly AnyOp[]): string {
   const head = ['Operation', 'Route', ...COLUMNS.map((c) => c.id)]
   const lines = [

@@ -15,7 +15,7 @@
 // - `invalid_request` (400): any input can be wrong (an MCP tool's unknown arguments too); a method
 //   with a body: `unsupported_media_type` (415) and `payload_too_large` (413);
 // - an id in the input (a path parameter, or a field `id` / `…_id` in the query or body): `not_found`
-//   (404: unknown or another tenant's id; CONTRACT.md section 7);
+//   (404: unknown or another tenant's id; the API contract, section 7);
 // - `Idempotency-Key` accepted: `idempotency_key_in_use` (409), `idempotency_key_reused` (422) and
 //   `invalid_request` (a malformed key).
 import type { TObject } from '@sinclair/typebox'

@@ -62,7 +62,7 @@ function introduction(): string[] {
     'same registry gives the OpenAPI document\'s `webhooks` section (`/v1/openapi.json`, one entry per type with its named schema) and',
     'the schemas of the events API. `test/unit/events-doc.test.ts` fails while this file is not current.',
     '',
-    'The catalogue below is the complete set Portico emits (CONTRACT.md section 6). An endpoint registered with `POST /v1/webhooks`',
+    'The catalogue below is the complete set Portico emits. An endpoint registered with `POST /v1/webhooks`',
     'receives the types it subscribes to (`events` empty or `["*"]`: all); an unknown name is accepted and never delivered.',
     '',
   ]

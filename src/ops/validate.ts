@@ -1,5 +1,5 @@
 // Input validation for every face: TypeBox schemas compiled once per operation part. Unknown fields
-// are refused (CONTRACT.md section 7: "unknown body fields are rejected") because every object schema
+// are refused (the API contract, section 7: "unknown body fields are rejected") because every object schema
 // of an operation is closed with additionalProperties: false.
 import type { TObject } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'

@@ -1,5 +1,5 @@
 // The two answers the browser widget reads, as closed schemas: the domain check (`POST
-// /domains:check`, CONTRACT.md section 2) and a connection's status as the widget follows it (`GET
+// /domains:check`, the API contract, section 2) and a connection's status as the widget follows it (`GET
 // /connections/{id}/status`). Closed (`additionalProperties: false`) so the server cannot send what the
 // schema does not name; the widget takes its types from here (type-only imports, erased from the
 // bundle), so renaming a field breaks the widget's typecheck instead of a person's screen.
@@ -143,7 +143,7 @@ export const DomainCheckSchema = named('DomainCheck', Closed(
     ),
     application: Type.Optional(ApplicationFaceSchema),
   },
-  'Domain check result (CONTRACT.md section 2)',
+  'Domain check result',
 ))
 export type DomainCheck = Static<typeof DomainCheckSchema>
 export type Conflict = Static<typeof ConflictSchema>

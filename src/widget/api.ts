@@ -1,4 +1,4 @@
-// The widget's HTTP client: bearer-token calls to Portico's browser-facing endpoints (CONTRACT.md
+// The widget's HTTP client: bearer-token calls to Portico's browser-facing endpoints (the API contract
 // section 5 rule 1) and the mapping of failures onto the SDK's error codes (section 6). Every failure
 // becomes an `ApiFailure` carrying both the API envelope (for step events) and the SDK code (for onError).
 import type { DnsRecordIn, ErrorCode, StepError } from './types.ts'

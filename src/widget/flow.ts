@@ -1,5 +1,5 @@
 // The widget on a page: the machine's runner (runner.ts), the dialog it renders into (ui.ts), one render
-// function per screen (screens/), the locale shown (i18n.ts) and the host events (CONTRACT.md section 6).
+// function per screen (screens/), the locale shown (i18n.ts) and the host events (the API contract, section 6).
 // A screen is rendered afresh when it is visited, in place when the state changes under it (and every
 // few seconds while waiting, so "last checked" stays true); every change a sighted person sees is
 // announced, the connection going live first; the application's branding (from the server's answers)

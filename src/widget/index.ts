@@ -1,4 +1,4 @@
-// The browser widget SDK's entry point: `window.Portico` with the seven methods of CONTRACT.md
+// The browser widget SDK's entry point: `window.Portico` with the seven methods of the API contract
 // section 6. `open`, `purchaseDomain` and `loadSharedFlow` each return `{close}`; one widget is shown at
 // a time (opening another closes the first). The API base defaults to the origin this script was served
 // from, so a host page needs only the script tag and a widget token minted by its server.

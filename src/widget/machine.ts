@@ -1,4 +1,4 @@
-// The connect flow as a state machine (CONTRACT.md section 6). Pure: `transition(state, event, settings)`
+// The connect flow as a state machine (the API contract, section 6). Pure: `transition(state, event, settings)`
 // answers the next state and the notices for the host (step, fallback, success, error, shared events);
 // `effectsOf(state)` answers the work the state needs done (API calls, following the connection, a
 // timer), each under a key. The runner (flow.ts) starts an effect when its key appears and cancels it

@@ -1,5 +1,5 @@
 // The widget's look: one stylesheet whose every colour, size and font reads a `--je-<token>` CSS custom
-// property (CONTRACT.md section 6: design tokens are emitted as `--je-<token>`). White-label settings
+// property (the API contract, section 6: design tokens are emitted as `--je-<token>`). White-label settings
 // become declarations on the widget's host element (`:host`, in its shadow root), so they override the
 // defaults without touching the host page, and the page cannot override them.
 import { css, mix, over, ratio, readable, readColour, type Rgba } from './colour.ts'

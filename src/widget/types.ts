@@ -1,4 +1,4 @@
-// Types shared by the widget SDK's modules: the `open()` configuration (CONTRACT.md section 6), the
+// Types shared by the widget SDK's modules: the `open()` configuration (the API contract, section 6), the
 // 15 widget statuses (section 3) and the error codes `onError` receives. Browser-only code.
 
 /** The 15 widget statuses, exactly as the contract names them. */
@@ -182,7 +182,7 @@ export interface WidgetHandle {
   close(): void
 }
 
-/** `window.Portico`: the seven methods of CONTRACT.md section 6. */
+/** `window.Portico`: the seven methods of the API contract, section 6. */
 export interface PorticoApi {
   open(config: OpenConfig): WidgetHandle
   purchaseDomain(config: OpenConfig): WidgetHandle

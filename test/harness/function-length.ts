@@ -10,7 +10,7 @@ export const MAX_LINES = 80
 
 /** Not measured: tests (a provider folder's stand-in.ts is test support the service never loads: test/unit/layers.test.ts), type declarations and files a generator writes. */
 export const isMeasured = (path: string) =>
-  /\.tsx?$/.test(path) && !path.endsWith('.d.ts') && !path.startsWith('test/') && !path.includes('/test/') && !path.endsWith('/stand-in.ts') && !path.includes('/generated/') && !path.includes('__toolsnaps__') && path !== 'packages/react/src/widget-types.ts'
+  /\.(tsx?|m?js)$/.test(path) && !path.endsWith('.d.ts') && !path.startsWith('test/') && !path.includes('/test/') && !path.endsWith('/stand-in.ts') && !path.includes('/generated/') && !path.includes('__toolsnaps__') && path !== 'packages/react/src/widget-types.ts'
 
 export interface LongFunction {
   path: string

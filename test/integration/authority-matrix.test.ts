@@ -2,7 +2,7 @@
 // - docs/authority-matrix.md is the reviewed table; it must be the registry's matrix exactly, with a
 //   row for every operation (a new or widened operation changes the file, visibly, in review;
 //   UPDATE_AUTHORITY_MATRIX=1 rewrites it);
-// - the contract's floor (CONTRACT.md sections 4 and 5), written here independently of the registry:
+// - the contract's floor (the API contract, sections 4 and 5), written here independently of the registry:
 //   who may ever hold the operator secrets' routes, which operations an end user's widget token may
 //   reach at all, what a domain-bound token may touch;
 // - the server itself: every operation is called with every credential kind and must answer as the
@@ -27,7 +27,7 @@ const DOC = join(import.meta.dir, '../../docs/authority-matrix.md')
 // ---------------------------------------------------------------------------------------------
 // The contract's floor, independent of the registry's declarations.
 
-/** The only operations the provision secret may call: the console-server routes (CONTRACT.md section 5). */
+/** The only operations the provision secret may call: the console-server routes (the API contract, section 5). */
 const PROV_ROUTES = new Set(['tenants.provision', 'tenants.default_key', 'members.email_changed', 'notifications.test', 'push.subscriptions.create', 'push.subscriptions.delete'])
 /** The management key: operator provisioning and cross-tenant reads. */
 const MGMT_ROUTES = new Set(['tenants.create', 'tenants.get', 'applications.create', 'applications.list', 'applications.get', 'audit.list'])

@@ -1,4 +1,4 @@
-// Members and roles (CONTRACT.md section 5 rule 4): invitations, acceptance and the owner rules.
+// Members and roles (the API contract, section 5 rule 4): invitations, acceptance and the owner rules.
 import { describe, test, expect, beforeAll } from 'bun:test'
 import { provision, sharedPortico, type TestPortico, type Workspace } from '../harness/portico.ts'
 

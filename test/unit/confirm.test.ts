@@ -1,4 +1,4 @@
-// The agent disconnect confirmation (CONTRACT.md section 7: matching ignores case, scheme, path and a
+// The agent disconnect confirmation (the API contract, section 7: matching ignores case, scheme, path and a
 // trailing dot).
 import { describe, test, expect } from 'bun:test'
 import fc from 'fast-check'

@@ -1,6 +1,6 @@
 // The event registry is the contract's catalogue, each type with a named envelope and payload; one
 // field has one shape across events; events stored before the shapes were settled read back in today's
-// shape. The published list (test/snapshots/event-types.json, CONTRACT.md section 6 and Portico's own
+// shape. The published list (test/snapshots/event-types.json, the API contract, section 6 and Portico's own
 // beside it) is written from the registry by `npm run generate` and only grows: a type removed or renamed
 // in the registry fails here, and generate refuses to drop it (scripts/event-types.ts).
 import { describe, test, expect } from 'bun:test'
@@ -19,7 +19,7 @@ describe('the event registry', () => {
     // not in the list has not been generated and committed yet.
     expect({ withdrawn: withdrawnTypes(PUBLISHED, EVENT_TYPES), unpublished: withdrawnTypes(EVENT_TYPES, PUBLISHED) }).toEqual({ withdrawn: [], unpublished: [] })
     expect(EVENT_TYPES).toEqual(PUBLISHED as never)
-    // CONTRACT.md section 6's own types are there, in its order (Portico's own may stand between them).
+    // the API contract, section 6's own types are there, in its order (Portico's own may stand between them).
     const contract = [
       'connection.created', 'connection.applied', 'connection.live', 'connection.failed', 'connection.records.updated',
       'connection.reapply.failed', 'connection.disconnected', 'connection.records_outdated',

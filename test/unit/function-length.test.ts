@@ -1,4 +1,4 @@
-// No function over 80 lines outside tests and generated files (issue 49). Every TypeScript file git
+// No function over 80 lines outside tests and generated files (issue 49). Every TypeScript and JavaScript file git
 // tracks is measured (test/harness/function-length.ts): declarations, expressions, arrows, methods,
 // accessors and constructors, nested ones included. A long function is split into named ones that
 // each do one thing; it is never waved through here.
@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dir, '../..')
 
 /** Tracked files and new ones not ignored, as they are in the work tree. */
 function measuredFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', '*.ts', '*.tsx'], { cwd: ROOT, encoding: 'utf8' })
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', '*.ts', '*.tsx', '*.js', '*.mjs'], { cwd: ROOT, encoding: 'utf8' })
   return [...new Set(listed.split('\n'))].filter((path) => isMeasured(path) && existsSync(join(ROOT, path)))
 }
 
@@ -35,6 +35,9 @@ describe('function length', () => {
   test('a planted function of 81 lines is caught, one of 80 is not', () => {
     expect(longFunctions('src/planted.ts', planted(81))).toEqual([{ path: 'src/planted.ts', name: 'planted', line: 1, lines: 81 }])
     expect(longFunctions('src/planted.ts', planted(80))).toEqual([])
+    // The browser scripts served as they are (the docs page, the playground) are measured too.
+    expect(files.some((f) => f.endsWith('.js'))).toBe(true)
+    expect(longFunctions('src/http/planted.js', planted(81).replace('(): number', '()')).map((f) => f.lines)).toEqual([81])
   })
 
   test('every kind of function is measured and named: arrows, expressions, methods, accessors, constructors, nested ones', () => {

@@ -19,7 +19,7 @@ describe('every agent operation declares what it can do to a customer\'s zone', 
     expect(op.zone).toBeDefined()
     // A read never changes a zone.
     if (op.kind === 'read') expect(['none', 'looks']).toContain(op.zone!)
-    // An act the person must confirm (CONTRACT.md confirmation_required) replaces or removes records.
+    // An act the person must confirm (the API contract confirmation_required) replaces or removes records.
     if (op.errors.includes('confirmation_required')) expect(['replaces', 'removes']).toContain(op.zone!)
     // An operation that can fail a DNS write writes DNS.
     if (op.errors.includes('dns_write_failed')) expect(CHANGES_ZONE).toContain(op.zone!)

@@ -199,7 +199,7 @@ describe('locales', () => {
 })
 
 describe('statuses and routing', () => {
-  // CONTRACT.md section 3, "Widget statuses (15 fixed values)", in its order.
+  // the API contract, section 3, "Widget statuses (15 fixed values)", in its order.
   const CONTRACT_STATUSES =
     '`INITIAL`, `ENTER_DOMAIN`, `DOMAIN_ANALYSIS`, `DOMAIN_SETUP`, `IN_PROGRESS`, `EXISTING_RECORDS`, `LOGIN`, `LOGIN_2FA`, `MANUAL_CONFIGURATION`, `PROVIDER_MANUAL_SELECTION`, `EXIT_WITH_ERROR`, `DKIM_SETUP`, `FINISHED_SUCCESSFULLY`, `FINISHED_SUCCESSFULLY_MANUAL`, `FINISHED_SUCCESSFULLY_LINK_SHARED`.'
   test("the 15 widget statuses are exactly the contract's", () => {

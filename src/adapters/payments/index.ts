@@ -1,5 +1,5 @@
 // The payment-processor port. Sell authorizes a card with manual capture and captures only after the
-// registrar settles (CONTRACT.md section 3, Purchase order); billing saves a card without charging,
+// registrar settles (the API contract, section 3, Purchase order); billing saves a card without charging,
 // sells plans and links to a billing portal. Two implementations: `sandbox.ts` (local, deterministic,
 // used by development and tests) and `stripe.ts`. Invariants every implementation keeps:
 // - `capture` moves an authorization to captured at most once; a second capture of the same payment

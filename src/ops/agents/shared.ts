@@ -1,4 +1,4 @@
-// Agents (CONTRACT.md section 4): the consent request a consent screen reads. The registration
+// Agents (the API contract, section 4): the consent request a consent screen reads. The registration
 // endpoint speaks RFC 7591 and lives in oauth/register.ts; the consent page in oauth/consent.ts.
 // Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'

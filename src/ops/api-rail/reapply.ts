@@ -1,4 +1,4 @@
-// Re-applying a managed connection (CONTRACT.md section 4): its records written again through the
+// Re-applying a managed connection (the API contract, section 4): its records written again through the
 // grant Portico keeps for it. Which grant that is, the write and what a refusal does are decided in
 // src/domain/grants.ts; this handler re-verifies and announces the records.
 import { grantOf, railConnectionFor, writeThroughGrant } from '../../domain/grants.ts'

@@ -1,4 +1,4 @@
-// The API-key rail (CONTRACT.md section 4): apply a connection's records with a DNS-provider API
+// The API-key rail (the API contract, section 4): apply a connection's records with a DNS-provider API
 // credential, given once or saved as a provider account. The record rules live in
 // src/domain/record-plan.ts (written through the provider by src/domain/apply.ts). Provider calls happen
 // outside any transaction (`transaction: false`): a slow provider never holds a database connection, and

@@ -1,4 +1,4 @@
-// Billing (CONTRACT.md section 4, "Billing"; section 2, "Billing standing"): the standing a tenant is
+// Billing (the API contract, section 4, "Billing"; section 2, "Billing standing"): the standing a tenant is
 // in, card setup with its ui_mode rules, plan checkout, billing status and the portal link. The rules
 // live in src/domain/billing.ts; the processor behind them is PAYMENTS (sandbox or Stripe).
 // Here: what the area's operations share; each operation is a file of its own beside this one.

@@ -1,4 +1,4 @@
-// Discovery and catalogs (CONTRACT.md section 4): health, configuration, the RBAC matrix and the plan
+// Discovery and catalogs (the API contract, section 4): health, configuration, the RBAC matrix and the plan
 // catalog. All of them need no credential. The OpenAPI document is the REST face's (src/http/openapi.ts).
 // Here: what the area's operations share; each operation is a file of its own beside this one.
 

@@ -1,4 +1,4 @@
-// Connect (CONTRACT.md section 4, "Domains and connections"): the domain check, connections, their
+// Connect (the API contract, section 4, "Domains and connections"): the domain check, connections, their
 // desired records, re-check, count, bulk, disconnect, the provider catalog and the connect target.
 // Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'

@@ -1,4 +1,4 @@
-// Console support (CONTRACT.md sections 2 and 4): an application's email sender, browser push for the
+// Console support (the API contract, sections 2 and 4): an application's email sender, browser push for the
 // people of the console, and the member email change. Push and email-change are console-server
 // routes (provision secret); the email sender belongs to the integrator (API key).
 // Here: what the area's operations share; each operation is a file of its own beside this one.

@@ -1,4 +1,4 @@
-// Domain Connect (CONTRACT.md section 4, "Templates" and "Domains and connections"): the template
+// Domain Connect (the API contract, section 4, "Templates" and "Domains and connections"): the template
 // catalog (GET /templates), signed synchronous apply URLs (POST /templates/{serviceId}/apply-url),
 // the one-click rail of a connection (POST /connections/{id}/domainconnect:start) and the return of
 // the asynchronous (OAuth) rail (GET /connect/domainconnect/callback).

@@ -1,4 +1,4 @@
-// The events API (CONTRACT.md section 6 names the events; this is how an integrator catches up with
+// The events API (the API contract, section 6 names the events; this is how an integrator catches up with
 // them): list a workspace's events and read one with its payload, kept EVENT_RETENTION_DAYS (at least
 // 30); replay an endpoint's failed deliveries since a time; send an endpoint a test event of any type.
 // The envelopes are the event registry's (src/domain/events.ts), exactly as they were delivered.

@@ -1,4 +1,4 @@
-// Tokens and members (CONTRACT.md section 4): widget tokens minted server-side with an application's
+// Tokens and members (the API contract, section 4): widget tokens minted server-side with an application's
 // client secret, member invitations, role changes with the owner rules, and acceptance.
 // Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'

@@ -1,4 +1,4 @@
-// Monitor operations (CONTRACT.md section 4, "Templates, Secure, Monitor"; section 2, "Monitor domain
+// Monitor operations (the API contract, section 4, "Templates, Secure, Monitor"; section 2, "Monitor domain
 // entry"): the attention-first listing with summary counters, one connection's monitor detail, and
 // the widget's read-only check of a supplied baseline against live DNS.
 //

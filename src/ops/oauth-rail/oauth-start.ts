@@ -1,4 +1,4 @@
-// The OAuth rail (CONTRACT.md sections 1 and 4): the end user signs in at the DNS provider, Portico
+// The OAuth rail (the API contract, sections 1 and 4): the end user signs in at the DNS provider, Portico
 // keeps the grant (src/domain/provider-oauth.ts) and writes the records with it.
 import { Type } from '@sinclair/typebox'
 import { connectionFor } from '../../domain/connections.ts'

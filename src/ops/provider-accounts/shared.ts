@@ -1,4 +1,4 @@
-// Provider accounts (CONTRACT.md section 2, "Provider account"): saved DNS-provider credentials, their
+// Provider accounts (the API contract, section 2, "Provider account"): saved DNS-provider credentials, their
 // CRUD, and connecting domains with one. The credential rules live in src/domain/provider-accounts.ts;
 // what a refused credential does is decided in src/domain/grants.ts. Provider calls happen outside any
 // transaction (`transaction: false`): a slow provider never holds a database connection.

@@ -1,4 +1,4 @@
-// Secure (CONTRACT.md section 4 "Templates, Secure, Monitor"): certificates of connected domains.
+// Secure (the API contract, section 4 "Templates, Secure, Monitor"): certificates of connected domains.
 // `GET /ssl` and `GET /connections/{id}/ssl` are the contract's; issue, renew, import and deprovision
 // are Portico's design (the contract names them only by group):
 //   POST   /connections/{id}/ssl:issue   issue now through ACME (normally the edge sweep does it once the connection is live)

@@ -1,4 +1,4 @@
-// Sell (CONTRACT.md section 4, "Registrar (Sell)"): search, quote, checkout, fulfil, one-call purchase
+// Sell (the API contract, section 4, "Registrar (Sell)"): search, quote, checkout, fulfil, one-call purchase
 // with an Idempotency-Key, and the order list (the payment-processor webhook is src/http/payments-webhook.ts). Without
 // SELL_PURCHASE_ENABLED every route that creates or moves an order answers 503 service_unavailable;
 // search stays open. The rules live in src/domain/sell.ts.

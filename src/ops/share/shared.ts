@@ -1,4 +1,4 @@
-// Sharing (CONTRACT.md sections 1 and 8): share links hand a connection's manual setup to whoever
+// Sharing (the API contract, sections 1 and 8): share links hand a connection's manual setup to whoever
 // controls the DNS. `POST /connections/{id}/share` mints a link (WIDGET or KEY; a domain-bound widget
 // token only for its hostname); `GET /share/{token}` and `POST /share/{token}:recheck` need no
 // credential: the unguessable token is the capability, and an expired (30 days) or unknown one is 404.

@@ -1,4 +1,4 @@
-// Tenancy and keys (CONTRACT.md section 4): tenants, one-call provisioning, the workspace default key,
+// Tenancy and keys (the API contract, section 4): tenants, one-call provisioning, the workspace default key,
 // applications and their API keys.
 // Here: what the area's operations share; each operation is a file of its own beside this one.
 import { sha256Hex } from '../../crypto.ts'

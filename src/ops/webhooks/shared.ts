@@ -1,4 +1,4 @@
-// Webhooks (CONTRACT.md sections 4 and 6): endpoints, the delivery log and manual replay. Secrets are
+// Webhooks (the API contract, sections 4 and 6): endpoints, the delivery log and manual replay. Secrets are
 // `whsec_…`, shown at creation and stored sealed with SECRETS_KEY (signing needs the secret itself).
 // Here: what the area's operations share; each operation is a file of its own beside this one.
 import { Type } from '@sinclair/typebox'

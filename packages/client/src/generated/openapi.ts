@@ -2346,7 +2346,7 @@ export type components = {
       /** @description Why the record is there. Portico's own: `routing` points the hostname at the application (a CNAME below the apex; A records at an apex whose host has no apex record); `routing_alias` points the zone apex at the application with the DNS host's ALIAS record; `routing_aname` points the zone apex at the application with the DNS host's ANAME record; `routing_flattening` points the zone apex at the application with a CNAME at `@` that the DNS host flattens; `ownership` proves the domain is the customer's (TXT); `dcv_delegation` delegates certificate validation to Portico (the `_acme-challenge` CNAME); `www_redirect` points www at the application, which redirects it to the domain. A record an integrator authored keeps the purpose it was given. */
       purpose?: string;
     };
-    /** @description Domain check result (CONTRACT.md section 2) */
+    /** @description Domain check result */
     DomainCheck: {
       domain: string;
       apex_domain: string;
