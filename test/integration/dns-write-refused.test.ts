@@ -16,6 +16,7 @@ import type { Fake } from '../harness/provider-fakes/common.ts'
 import { DO_REFUSALS, startDigitalOceanFake } from '../../src/adapters/dns-providers/digitalocean/stand-in.ts'
 import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers/gandi/stand-in.ts'
 import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
+import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
 import { startPdns } from '../harness/pdns.ts'
@@ -32,12 +33,14 @@ const managed = (z: RRset[]) => canonicalZone(z.filter((s) => s.type !== 'SOA' &
 let dof: ReturnType<typeof startDigitalOceanFake>
 let gf: Fake<any>
 let hz: HetznerFake
+let exo: ExoscaleFake
 beforeAll(() => {
   dof = startDigitalOceanFake()
   gf = startGandiFake()
   hz = startHetznerFake()
+  exo = startExoscaleFake()
 })
-afterAll(() => [dof, gf, hz].forEach((f) => f.stop()))
+afterAll(() => [dof, gf, hz, exo].forEach((f) => f.stop()))
 
 let n = 0
 /** A DigitalOcean zone holding the customer's `www` CNAME to their old host. */
@@ -184,6 +187,39 @@ describe('Hetzner: a write accepted with a running action that then ends in erro
     expect(e?.kind).toBe('temporary')
     expect(e?.retryAfter).toBeGreaterThan(0)
   }, 60_000)
+})
+
+// Exoscale v2 answers every record write with an Operation `pending`; GET /operation/{id} ends it
+// `success` or `failure` with a reason (https://openapi-v2.exoscale.com, operation; egoscale v3 Client.Wait).
+describe('Exoscale: a record write accepted as a pending operation that then fails', () => {
+  test('the new CNAME\'s operation fails after the customer\'s CNAME was deleted: a refusal, and the customer\'s CNAME is put back', async () => {
+    const name = `w${++n}-exo.example`
+    exo.addZone(name)
+    const p = makeHosted('exoscale', exo.credential, { exoscale: exo.url + '/v2' })!
+    const zone = await zoneOf(p, name)
+    await p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const before = await p.readRecords(zone)
+    const plan = planApply(before, www(name), name, [], p)
+    exo.failNextOperation(/^POST .*\/record$/)
+    const polls = exo.polls
+    const e = await errorOf(writeOrRestore(p, zone, plan.changes, before))
+    expect(e?.kind).toBe('write_failed')
+    expect(e?.message).toContain('failure (fault')
+    expect(e?.rollback).toEqual({ restored: [{ name: `www.${name}`, type: 'CNAME' }], not_restored: [] })
+    expect(exo.polls).toBeGreaterThan(polls)
+    expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [OLD] })
+  })
+
+  test('an operation failing `busy` is temporary, with a retry hint', async () => {
+    const name = `w${++n}-exo.example`
+    exo.addZone(name)
+    const p = makeHosted('exoscale', exo.credential, { exoscale: exo.url + '/v2' })!
+    const zone = await zoneOf(p, name)
+    exo.failNextOperation(/^POST .*\/record$/, 1, 'busy')
+    const e = await errorOf(p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }]))
+    expect(e?.kind).toBe('temporary')
+    expect(e?.retryAfter).toBeGreaterThan(0)
+  })
 })
 
 describe('through Portico\'s API: Hetzner accepts Portico\'s writes and its actions end in error', () => {

@@ -17,6 +17,7 @@
 // is written back with it; a set under change protection is read as locked
 // (src/adapters/dns-providers/hetzner/card.ts is the card).
 import { paginate } from '../paging.ts'
+import { waitForOperation } from '../async-writes.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from '../record-based.ts'
 import { RRsetBasedProvider } from '../rrset-based.ts'
@@ -33,9 +34,12 @@ export const LOCKED_WAIT = 2
 const failure = (r: HttpResult) =>
   r.status < 300 ? null : failureOf('Hetzner', r, r.body?.error ? `${r.body.error.code}: ${r.body.error.message}` : `HTTP ${r.status}`, isLocked(r) ? 'temporary' : undefined)
 
-/** How long one write's action is waited for, polling from 0.25 s up to 2 s apart (hcloud-go WaitFor polls with backoff). */
-export const ACTION_WAIT = { budgetMs: 30_000, firstMs: 250, maxMs: 2_000 }
-const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms))
+interface HzAction {
+  id: number
+  command?: string
+  status: 'running' | 'success' | 'error'
+  error?: { code: string; message: string } | null
+}
 
 /** Canonical value as Hetzner writes it in a zone file. */
 export function toZoneFile(type: string, v: string): string {
@@ -98,21 +102,21 @@ export class HetznerProvider extends RRsetBasedProvider {
 
   /**
    * Waits for a write's action to finish (GET /actions/{id}, rate limits waited out by `exchange`):
-   * `error` is Hetzner refusing the write after accepting it; still running after ACTION_WAIT is
-   * temporary (the caller reads the zone again, restore.ts, and answers with a retry hint).
+   * `error` is Hetzner refusing the write after accepting it (src/adapters/dns-providers/async-writes.ts).
    */
-  private async waitFor(first: { id: number; command?: string; status: string; error?: { code: string; message: string } | null }): Promise<void> {
-    let a = first
-    const until = Date.now() + ACTION_WAIT.budgetMs
-    for (let delay = ACTION_WAIT.firstMs; a.status === 'running'; delay = Math.min(delay * 2, ACTION_WAIT.maxMs)) {
-      if (Date.now() + delay > until) throw new ProviderError('temporary', `Hetzner has not finished action ${a.id} (${a.command ?? 'write'}) yet`, undefined, 5)
-      await sleep(delay)
-      a = (await this.call('GET', `/actions/${a.id}`)).action
-    }
-    if (a.status === 'error') {
-      const code = a.error?.code ?? 'action_failed'
-      throw new ProviderError(code === 'locked' ? 'temporary' : 'write_failed', `Hetzner: action ${a.command ?? a.id} ended in error (${code}: ${a.error?.message ?? 'no message'})`, undefined, code === 'locked' ? LOCKED_WAIT * 2 : undefined)
-    }
+  private async waitFor(first: HzAction): Promise<void> {
+    await waitForOperation(
+      `Hetzner action ${first.id} (${first.command ?? 'write'})`,
+      first,
+      (a) => {
+        if (a.status === 'running') return 'running'
+        if (a.status !== 'error') return 'done'
+        const code = a.error?.code ?? 'action_failed'
+        const locked = code === 'locked'
+        return new ProviderError(locked ? 'temporary' : 'write_failed', `Hetzner: action ${a.command ?? a.id} ended in error (${code}: ${a.error?.message ?? 'no message'})`, undefined, locked ? LOCKED_WAIT * 2 : undefined)
+      },
+      async (a) => (await this.call('GET', `/actions/${a.id}`)).action,
+    )
   }
 
   private async paged(path: string, key: string): Promise<any[]> {
