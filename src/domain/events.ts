@@ -66,6 +66,22 @@ const Via = Type.Union([Type.Literal('automatic'), Type.Literal('async')], {
 })
 const UpdatedObjects = Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' })
 
+export const ReplacedSetSchema = named(
+  'ReplacedSet',
+  Closed({
+    name: Type.String({ description: 'The set\'s full name, without a trailing dot' }),
+    type: Type.String(),
+    values: Type.Array(Type.String(), { description: 'The values the write took out of the zone (the set\'s other values stayed)' }),
+  }),
+)
+const Replaced = Type.Optional(
+  Type.Array(ReplacedSetSchema, {
+    description:
+      'Present when the write took out values Portico had not written: the customer\'s own records, including any set at the provider since Portico last wrote ' +
+      '(and any a write refused midway had taken out and could not put back, named on the write sent again that completes it). Each is the set\'s prior: disconnect restores it',
+  }),
+)
+
 /** Why an event reports a refusal or a failure: a catalogue reason (the `details.reason` codes of errors). */
 const EventReasonSchema = named(
   'EventReason',
@@ -117,8 +133,8 @@ export const EVENTS = {
     subject: 'connection',
     when: 'Records were written through a rail: `data.via` is `automatic` for OAuth, `async` for one-click setup, absent for an API-credential apply.',
     propagation: 'pending',
-    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via) }),
-    example: { data: { updated_objects: [{ ...EXAMPLE_RECORD, name: 'shop.example.com' }], via: 'automatic' } },
+    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via), replaced: Replaced }),
+    example: { data: { updated_objects: [{ ...EXAMPLE_RECORD, name: 'shop.example.com' }], via: 'automatic', replaced: [{ name: 'shop.example.com', type: 'CNAME', values: ['old-host.example.net'] }] } },
   },
   'connection.live': {
     subject: 'connection',
@@ -138,7 +154,7 @@ export const EVENTS = {
     subject: 'connection',
     when: 'A managed connection was re-applied through `:reapply` and re-verified.',
     propagation: 'success',
-    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via), ...Propagation }),
+    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via), replaced: Replaced, ...Propagation }),
     example: { data: { updated_objects: [{ ...EXAMPLE_RECORD, name: 'shop.example.com' }], records_propagated: [EXAMPLE_RECORD], records_non_propagated: [] } },
   },
   'connection.reapply.failed': {

@@ -261,7 +261,7 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
         const what = w.updated.map((u) => `${u.type} ${u.name}`).join(', ')
         const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
         const said = over ? `, replacing what was set at the provider since (${over}; disconnect restores it)` : ''
-        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant${said}` }
+        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant${said}`, ...(w.replaced.length ? { replaced: w.replaced } : {}) }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         logCause(err, { job: 'monitor repair', connection_id: c.id, code: err.code })

@@ -150,6 +150,8 @@ export async function compareBaseline(dns: Dns, apex: string, baseline: Baseline
 export interface RepairOutcome {
   fixed: boolean
   detail: string
+  /** Values the repair took out that Portico had not written (the customer's since), as `:reapply` names them. */
+  replaced?: { name: string; type: string; values: string[] }[]
 }
 
 /**
@@ -189,7 +191,7 @@ export interface Transition {
  */
 export function afterCheck(prev: MonitorState, cmp: Comparison, now: Date, managed: boolean, railWired: boolean, repair: RepairOutcome | null): Transition {
   const history: Transition['history'] = []
-  if (repair?.fixed) history.push({ kind: 'auto_fixed', detail: { description: repair.detail } })
+  if (repair?.fixed) history.push({ kind: 'auto_fixed', detail: { description: repair.detail, ...(repair.replaced?.length ? { replaced: repair.replaced } : {}) } })
   else if (repair) history.push({ kind: 'repair_failed', detail: { description: repair.detail } })
   const action: MonitorAction | null = repair?.fixed ? { kind: 'auto_fixed', at: now.toISOString(), description: repair.detail } : prev.action
   if (cmp.result === 'inconclusive') {

@@ -592,6 +592,43 @@ describe('every operation that takes the rail lease declares the 409 it answers 
   })
 })
 
+describe('through Portico\'s API: a re-apply over the customer\'s later value refused midway, then sent again', () => {
+  test('the write that completes names the value the refused one took out, in the answer and in connection.records.updated', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dr${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    const LATER = 'later-host.example.net'
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const r = await p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      const id = r.body.results[0].connection_id
+      // The customer points www elsewhere at the provider.
+      await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const r1 = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+      expect(r1.status).toBe(503)
+      expect(r1.body.details.not_restored).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+
+      const r2 = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+      expect(r2.status).toBe(200)
+      expect(r2.body.replaced).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', values: [LATER] }])
+      const ev = (await p.db`select type, payload from events where connection_id = ${id} order by id`) as { type: string; payload: any }[]
+      expect(ev.filter((e) => e.type === 'connection.records.updated').map((e) => e.payload.data.replaced)).toEqual([[{ name: `www.${zoneName}`, type: 'CNAME', values: [LATER] }]])
+      // And the disconnect puts the customer's later value back.
+      expect((await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })).status).toBe(200)
+      expect((await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}`)).toMatchObject({ type: 'CNAME', values: [LATER] })
+    } finally {
+      await p.close()
+    }
+  })
+})
+
 describe('through Portico\'s API: deleting a managed connection the host refuses midway', () => {
   test('DELETE through the saved account, refused after Portico\'s CNAME was deleted: the customer\'s CNAME is named, kept on the connection, and put back by the DELETE sent again', async () => {
     const pdns = await startPdns()

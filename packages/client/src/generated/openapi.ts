@@ -1664,6 +1664,8 @@ export type components = {
       updated_objects: components["schemas"]["UpdatedRecord"][];
       /** @description `automatic`: written after the person signed in at the provider (OAuth); `async`: the managed one-click rail (Domain Connect). Absent for an API-credential apply. */
       via?: "automatic" | "async";
+      /** @description Present when the write took out values Portico had not written: the customer's own records, including any set at the provider since Portico last wrote (and any a write refused midway had taken out and could not put back, named on the write sent again that completes it). Each is the set's prior: disconnect restores it */
+      replaced?: components["schemas"]["ReplacedSet"][];
     };
     /** @description Records were written through a rail: `data.via` is `automatic` for OAuth, `async` for one-click setup, absent for an API-credential apply. */
     ConnectionAppliedEvent: {
@@ -2006,6 +2008,8 @@ export type components = {
       updated_objects: components["schemas"]["UpdatedRecord"][];
       /** @description `automatic`: written after the person signed in at the provider (OAuth); `async`: the managed one-click rail (Domain Connect). Absent for an API-credential apply. */
       via?: "automatic" | "async";
+      /** @description Present when the write took out values Portico had not written: the customer's own records, including any set at the provider since Portico last wrote (and any a write refused midway had taken out and could not put back, named on the write sent again that completes it). Each is the set's prior: disconnect restores it */
+      replaced?: components["schemas"]["ReplacedSet"][];
       /** @description Desired records that resolve */
       records_propagated: components["schemas"]["EventRecord"][];
       /** @description Desired records that do not resolve (yet) */
@@ -3378,6 +3382,13 @@ export type components = {
       price_cents: number | null;
       currency: string;
       suggestions: components["schemas"]["DomainOffer"][];
+    };
+    ReplacedSet: {
+      /** @description The set's full name, without a trailing dot */
+      name: string;
+      type: string;
+      /** @description The values the write took out of the zone (the set's other values stayed) */
+      values: string[];
     };
     ReplayResult: {
       endpoint_id: string;
@@ -19561,7 +19572,16 @@ export type operations = {
          *         "name": "shop.example.com"
          *       }
          *     ],
-         *     "via": "automatic"
+         *     "via": "automatic",
+         *     "replaced": [
+         *       {
+         *         "name": "shop.example.com",
+         *         "type": "CNAME",
+         *         "values": [
+         *           "old-host.example.net"
+         *         ]
+         *       }
+         *     ]
          *   },
          *   "created_at": "2026-05-04T09:30:00.000Z"
          * }
