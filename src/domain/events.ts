@@ -85,8 +85,8 @@ const Replaced = Type.Optional(
 /** Why an event reports a refusal or a failure: a catalogue reason (the `details.reason` codes of errors). */
 const EventReasonSchema = named(
   'EventReason',
-  Type.Union(['reauthorization_required', 'payment_failed', 'registration_failed', 'authorization_voided', 'authorization_expiring'].map((r) => Type.Literal(r)), {
-    description: 'A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` on connection.reapply.failed; the others on purchase.error',
+  Type.Union(['reauthorization_required', 'dns_write_failed', 'payment_failed', 'registration_failed', 'authorization_voided', 'authorization_expiring'].map((r) => Type.Literal(r)), {
+    description: 'A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` and `dns_write_failed` on connection.reapply.failed; the others on purchase.error',
   }),
 )
 
@@ -159,10 +159,19 @@ export const EVENTS = {
   },
   'connection.reapply.failed': {
     subject: 'connection',
-    when: 'A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.',
+    when:
+      'A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor\'s ' +
+      'repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).',
     data: Closed({
       reason: EventReasonSchema,
-      provider: Type.String({ description: 'The DNS provider that refused the grant' }),
+      provider: Type.String({ description: 'The DNS provider that refused the grant or the write' }),
+      not_restored: Type.Optional(
+        Type.Array(
+          Closed({ name: Type.String(), type: Type.String(), ttl: Type.Union([Type.Integer(), Type.Null()]), values: Type.Array(Type.String(), { description: 'What the set held before the repair: the zone now holds neither these nor Portico\'s' }) }),
+          { description: 'dns_write_failed: the sets the refused write left changed and could not put back' },
+        ),
+      ),
+      retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'dns_write_failed: seconds until the repair is tried again, as the host asked; absent when it said nothing (the next hourly check)' })),
     }),
     example: { data: { reason: 'reauthorization_required', provider: 'cloudflare' } },
   },

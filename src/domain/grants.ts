@@ -266,7 +266,15 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
         if (!(err instanceof ApiError)) throw err
         logCause(err, { job: 'monitor repair', connection_id: c.id, code: err.code })
         if (isRefusal(err)) return { fixed: false, detail: 'The DNS provider refused the stored grant; re-authorize the connection.' }
-        return { fixed: false, detail: `The repair failed: ${err.title}` }
+        // Refused midway (issue 46): what is missing is named, and the repair is tried again when the host said.
+        const notRestored = ((err.details as { not_restored?: { name: string; type: string; ttl: number | null; values: string[] }[] } | undefined)?.not_restored ?? []).map((u) => ({ name: u.name, type: u.type, ttl: u.ttl, values: u.values }))
+        const wait = Number(err.headers['retry-after'])
+        const retryAfter = err.status === 503 || err.status === 429 ? (Number.isFinite(wait) && wait > 0 ? Math.ceil(wait) : undefined) : undefined
+        if (notRestored.length) {
+          const now = deps.clock.now()
+          await deps.db.begin((tx) => emitForConnection(tx, c, 'connection.reapply.failed', now, { reason: 'dns_write_failed', provider: grant.provider, not_restored: notRestored, ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) }))
+        }
+        return { fixed: false, detail: `The repair failed: ${err.title}`, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(notRestored.length ? { not_restored: notRestored } : {}) }
       }
     },
   }

@@ -21,6 +21,9 @@ import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico } from '../harness/portico.ts'
+import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
+import { MIN_GAP_MS } from '../../src/domain/monitor.ts'
+import { HOUR } from '../../src/clock.ts'
 
 const OLD = 'old-host.example.net'
 const EDGE = 'edge.portico.test'
@@ -623,6 +626,59 @@ describe('through Portico\'s API: a re-apply over the customer\'s later value re
       // And the disconnect puts the customer's later value back.
       expect((await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })).status).toBe(200)
       expect((await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}`)).toMatchObject({ type: 'CNAME', values: [LATER] })
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+// The monitor's repair refused midway: DigitalOcean deletes the customer's later CNAME, then answers the
+// POST of Portico's and the POST putting theirs back 503 with Retry-After (RFC 9110 §10.2.3). The name
+// holds nothing: an event names what is missing, and the repair is tried again when the host said, not
+// at the domain's next hourly slot.
+describe('monitor repair refused midway through the grant', () => {
+  test('connection.reapply.failed names the record not put back; the repair runs again after the host\'s Retry-After and puts Portico\'s record back', async () => {
+    const pdns = await startPdns()
+    const zoneName = `mr${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    const LATER = 'later-host.example.net'
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const r = await p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      const id = r.body.results[0].connection_id
+      // The authoritative servers (played by PowerDNS) serve what DigitalOcean holds.
+      await pdns.setRecords(`www.${zoneName}`, 'CNAME', [`${EDGE}.`])
+      expect((await p.api('POST', `/v1/connections/${id}:recheck`, { token: ws.apiKey })).body.status).toBe('live')
+      const deps = { db: p.db, dns: p.services.dns, clock: p.clock, alerts: false, repair: p.services.monitorRepair }
+      await sweepMonitor(deps)
+
+      await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+      await pdns.setRecords(`www.${zoneName}`, 'CNAME', [`${LATER}.`])
+      const busy = () => new Response(JSON.stringify({ id: 'service_unavailable', message: 'Service is temporarily unavailable' }), { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '30' } })
+      dof.refuseNext('POST', /\/records$/, busy, 2)
+      p.clock.advance(HOUR + MIN_GAP_MS)
+      await sweepMonitor(deps)
+      expect(await cname()).toEqual([])
+
+      const ev = (await p.db`select type, payload from events where connection_id = ${id} order by id`) as { type: string; payload: any }[]
+      const failed = ev.filter((e) => e.type === 'connection.reapply.failed')
+      expect(failed.map((e) => e.payload.data)).toEqual([{ reason: 'dns_write_failed', provider: 'digitalocean', not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }], retry_after: 30 }])
+      const m = (await p.api('GET', `/v1/connections/${id}/monitor`, { token: ws.apiKey })).body
+      const wait = new Date(m.next_check_at).getTime() - p.clock.now().getTime()
+      expect(wait).toBeGreaterThan(25_000)
+      expect(wait).toBeLessThanOrEqual(30_000)
+      expect(m.history.find((h: any) => h.kind === 'repair_failed').detail.not_restored).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+
+      // Thirty seconds on, the sweep tries the repair again: Portico's CNAME is back at the host.
+      p.clock.advance(31_000)
+      await sweepMonitor(deps)
+      expect(await cname()).toEqual([EDGE])
     } finally {
       await p.close()
     }

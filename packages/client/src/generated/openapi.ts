@@ -1187,8 +1187,8 @@ export type webhooks = {
   };
   "connection.reapply.failed": {
     /**
-     * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
-     * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
+     * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
+     * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
      *
      * Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret's bytes over `{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is success; otherwise up to 3 attempts in total, 10 s then 60 s apart (a 429 or 503 with Retry-After waits as asked, up to an hour), each with a 10 s timeout; redirects are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure) while retries keep their schedule.
      */
@@ -1893,10 +1893,20 @@ export type components = {
     };
     ConnectionReapplyFailedData: {
       reason: components["schemas"]["EventReason"];
-      /** @description The DNS provider that refused the grant */
+      /** @description The DNS provider that refused the grant or the write */
       provider: string;
+      /** @description dns_write_failed: the sets the refused write left changed and could not put back */
+      not_restored?: ({
+          name: string;
+          type: string;
+          ttl: number | null;
+          /** @description What the set held before the repair: the zone now holds neither these nor Portico's */
+          values: string[];
+        })[];
+      /** @description dns_write_failed: seconds until the repair is tried again, as the host asked; absent when it said nothing (the next hourly check) */
+      retry_after?: number;
     };
-    /** @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent. */
+    /** @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so). */
     ConnectionReapplyFailedEvent: {
       /** @description The event id (`evt_…`): deduplicate on it. Ids are time-ordered. */
       id: string;
@@ -2734,8 +2744,8 @@ export type components = {
       /** @description How long events are kept from their `created_at` */
       retention_days: number;
     };
-    /** @description A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` on connection.reapply.failed; the others on purchase.error */
-    EventReason: "reauthorization_required" | "payment_failed" | "registration_failed" | "authorization_voided" | "authorization_expiring";
+    /** @description A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` and `dns_write_failed` on connection.reapply.failed; the others on purchase.error */
+    EventReason: "reauthorization_required" | "dns_write_failed" | "payment_failed" | "registration_failed" | "authorization_voided" | "authorization_expiring";
     EventRecord: {
       /** @description Record type: A, AAAA, CNAME, CAA, MX, NS, TXT, SPFM or REDIR301 */
       type: string;
@@ -19813,8 +19823,8 @@ export type operations = {
     };
   };
   /**
-   * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
-   * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
+   * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
+   * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
    *
    * Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret's bytes over `{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is success; otherwise up to 3 attempts in total, 10 s then 60 s apart (a 429 or 503 with Retry-After waits as asked, up to an hour), each with a 10 s timeout; redirects are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure) while retries keep their schedule.
    */
