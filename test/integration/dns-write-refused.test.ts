@@ -588,7 +588,7 @@ describe('every operation that takes the rail lease declares the 409 it answers 
         const res = await call()
         expect({ name, status: res.status, code: res.body.code, reason: res.body.details?.reason, retry: res.headers.get('retry-after') }).toEqual({ name, status: 409, code: 'conflict', reason: 'write_in_progress', retry: '5' })
       }
-      expect((await connect()).body.results[0]).toMatchObject({ status: 'failed', error_code: 'conflict' })
+      expect((await connect()).body.results[0]).toMatchObject({ status: 'failed', error_code: 'conflict', reason: 'write_in_progress', retry_after: 5 })
     } finally {
       await p.close()
     }
@@ -679,6 +679,38 @@ describe('monitor repair refused midway through the grant', () => {
       p.clock.advance(31_000)
       await sweepMonitor(deps)
       expect(await cname()).toEqual([EDGE])
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+describe('through Portico\'s API: connecting with a provider account, DigitalOcean refuses a domain midway', () => {
+  test('the domain\'s result names what was not put back, with its old value, and when to try again, as a single apply does', async () => {
+    const pdns = await startPdns()
+    const zoneName = `db${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const connect = () => p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const r1 = (await connect()).body.results[0]
+      expect(r1).toMatchObject({ status: 'failed', error_code: 'service_unavailable', reason: 'provider_server_error', not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }] })
+      expect(r1.retry_after).toBeGreaterThan(0)
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError)
+      const r2 = (await connect()).body.results[0]
+      // Nothing of the customer's was there to take out this time: nothing to name.
+      expect(r2).toMatchObject({ status: 'failed', reason: 'provider_server_error', retry_after: expect.any(Number) })
+      expect(r2.not_restored ?? []).toEqual([])
+      const r3 = (await connect()).body.results[0]
+      // The write that completes names the customer's value the first one took out.
+      expect(r3).toMatchObject({ status: 'connected', message: expect.stringContaining(`replacing CNAME www.${zoneName} → ${OLD}`) })
     } finally {
       await p.close()
     }

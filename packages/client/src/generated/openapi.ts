@@ -3132,8 +3132,24 @@ export type components = {
           /** @description `connected`, `already` (records already in place through this account) or `failed` */
           status: string;
           message: string;
-          /** @description For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, … */
+          /** @description For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, `conflict`, … */
           error_code?: string;
+          /** @description For `failed`: the error's `details.reason` where it has one (`provider_server_error`, `provider_refused`, `write_in_progress`, …) */
+          reason?: string;
+          /** @description For `failed` for now (a host's server error or rate limit, another write in progress): seconds after which connecting this domain again may succeed, as the Retry-After of a single apply */
+          retry_after?: number;
+          /** @description For a write the host refused midway: the sets it had changed that were put back */
+          restored?: {
+              name: string;
+              type: string;
+            }[];
+          /** @description For a write the host refused midway: the sets it left changed and could not put back, with the values they held (kept on the connection; a disconnect puts them back) */
+          not_restored?: ({
+              name: string;
+              type: string;
+              ttl: number | null;
+              values: string[];
+            })[];
         })[];
       account: components["schemas"]["ProviderAccount"];
     };
