@@ -206,7 +206,9 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
   const now = deps.clock.now()
   // Asked to leave the records (no grant will ever work again: the credential revoked, the account at the
   // host or in Portico removed): nothing is sent to the provider; every set is named with its prior values.
-  if (leaveRecords && c.applied && managedThrough(c) !== 'domain_connect') return { plan: unreachedRevert(c, now, true), via: c.rail }
+  // Written through a provider's API whatever the rail says (a connection whose only write was refused midway is still `manual`).
+  const apiVia = c.rail === 'oauth' || c.rail === 'api' ? c.rail : 'api'
+  if (leaveRecords && c.applied && managedThrough(c) !== 'domain_connect') return { plan: unreachedRevert(c, now, true), via: apiVia }
   const grant = await grantOf(deps.db, c)
   if (managedThrough(c) === 'domain_connect') {
     if (grant?.kind !== 'domain_connect') throw removalRefused(grantRemovalPlan(c, now, 'Portico holds no Domain Connect grant for this connection any more', 'the DNS provider'))
@@ -237,7 +239,7 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
   } catch (err) {
     // The zone is gone at the host (or the account with it): no credential will ever reach it again, so
     // the teardown finishes and everything Portico wrote or removed is named, with its prior values.
-    if (err instanceof ApiError && refusalDetails(err).reason === 'zone_not_reached') return { plan: unreachedRevert(c, now), via: c.rail }
+    if (err instanceof ApiError && refusalDetails(err).reason === 'zone_not_reached') return { plan: unreachedRevert(c, now), via: apiVia }
     if (!(await onRefusal(deps, err, 'removal', { provider: c.applied.provider, account }))) throw err
     throw removalRefused(removalPlan(c, now, credential ? 'The provider refused the credential given' : 'The provider refused the stored grant; it was revoked or expired'), err as ApiError)
   }

@@ -425,6 +425,8 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
       expect(out.body.records.left_in_place[0].note).toContain('refused midway')
       expect(JSON.stringify(out.body.records.left_in_place)).not.toContain(EDGE)
       expect(out.body.records.manual_steps).toContain(`At DigitalOcean, add back the CNAME record www.${zoneName} → ${OLD}`)
+      // The records were written through DigitalOcean's API, as every other disconnect of such a connection says.
+      expect(out.body.records.via).toBe('api')
     } finally {
       await p.close()
     }
