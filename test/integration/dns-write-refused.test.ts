@@ -176,11 +176,12 @@ describe('Hetzner: a write accepted with a running action that then ends in erro
     expect((await p.readRecords(zone)).filter((s) => s.name === `www.${name}`)).toEqual([expect.objectContaining({ type: 'A', values: ['192.0.2.10'] })])
   })
 
-  test('a 423 locked (another action running) is waited out and the write sent again; locked throughout, it is temporary with a retry hint, never a refusal', async () => {
+  test('a 423 locked (another action running) and a 409 conflict (changed during the request) are waited out and the write sent again; locked throughout, it is temporary with a retry hint, never a refusal', async () => {
     const { name, p, zone } = await hzZone((z) => [{ name: `www.${z}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
     const before = await p.readRecords(zone)
     const plan = planApply(before, www(name), name, [], p)
     hz.refuseNext('POST', /set_records$/, HZ_REFUSALS.locked)
+    hz.refuseNext('POST', /set_records$/, HZ_REFUSALS.conflict)
     await writeOrRestore(p, zone, plan.changes, before)
     expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
 

@@ -8,7 +8,8 @@
 // with the trailing dot, TXT as quoted strings). Errors are `{"error": {"code", "message"}}`: 401
 // unauthorized, 403 forbidden (a read-only token), 404 not_found, 409 uniqueness_error, 429
 // rate_limit_exceeded (RateLimit-Reset, a Unix time, waited out when short), 422 invalid_input, 423
-// locked (another action on the zone is running: temporary, waited out then answered as temporary)
+// locked (another action on the zone is running) and 409 conflict (changed during the request): both
+// temporary, waited out then answered as temporary
 // and 423 protected (change protection: a refusal). Every write answers 201 with an Action
 // `{id, status: running|success|error, error {code, message}}` (#zone-rrset-actions, #actions): the
 // write is done only when GET /actions/{id} says `success`, and an action ending `error` is a
@@ -26,8 +27,12 @@ import type { HostedProvider } from '../hosted.ts'
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1'
 
-/** 423 `locked`: another action on the zone is still running (#errors: "The item you are trying to access is locked (there is already an Action running)"). */
-const isLocked = (r: HttpResult) => r.status === 423 && r.body?.error?.code === 'locked'
+/**
+ * Hetzner's "busy" answers (#errors): 423 `locked`, another action on the zone still running ("The item
+ * you are trying to access is locked (there is already an Action running)"), and 409 `conflict`, "The
+ * resource has changed during the request, please retry". Both temporary; 409 `uniqueness_error` is not.
+ */
+const isLocked = (r: HttpResult) => (r.status === 423 && r.body?.error?.code === 'locked') || (r.status === 409 && r.body?.error?.code === 'conflict')
 /** Seconds to wait before sending a write refused as `locked` again: Hetzner sends no hint; its actions take seconds. */
 export const LOCKED_WAIT = 2
 

@@ -28,6 +28,8 @@ let actions = 0
 export const HZ_REFUSALS = {
   /** "The item you are trying to access is locked (there is already an Action running)". */
   locked: () => error(423, 'locked', 'the item you are trying to access is locked (there is already an action running)'),
+  /** "The resource has changed during the request, please retry". */
+  conflict: () => error(409, 'conflict', 'the resource has changed during the request, please retry'),
 }
 
 export interface HetznerFake extends Fake<HzRRset> {
