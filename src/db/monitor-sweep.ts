@@ -6,9 +6,9 @@ import type { MonitorState } from './monitor.ts'
 import type { Sql } from './sql.ts'
 
 /** A domain's monitor row as the sweep reads it. */
-export type SweepStateRow = MonitorState & { connection_id: string; slot_ms: number; checked: number; last_checked_at: Date | null }
+export type SweepStateRow = MonitorState & { connection_id: string; slot_ms: number; checked: number; last_checked_at: Date | null; retry_at: Date | null }
 
-const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at'
+const STATE_COLUMNS = 'connection_id, slot_ms, result, drift, drift_since, attention, action, repair_detail, error, checked, last_checked_at, retry_at'
 
 const CONNECTION_COLUMNS =
   'id, tenant_id, application_id, domain, apex_domain, end_user_ref, www_redirect, status, rail, managed, provider_id, ' +
@@ -56,15 +56,15 @@ export async function watch(db: Sql, ids: string[], slots: number[], now: Date):
 }
 
 /** The checked states of a batch, in one statement (with each domain's rank for the attention-first page). */
-export async function writeStates(tx: Sql, plans: (MonitorState & { connection_id: string; checked: number; rank: number })[], now: Date): Promise<void> {
+export async function writeStates(tx: Sql, plans: (MonitorState & { connection_id: string; checked: number; rank: number; retry_at: Date | null })[], now: Date): Promise<void> {
   await tx`
     with v as (
       select * from json_to_recordset(${plans}::json) as v(connection_id text, result text, drift jsonb, drift_since timestamptz,
-        attention text, action jsonb, repair_detail text, error text, checked integer, rank smallint)
+        attention text, action jsonb, repair_detail text, error text, checked integer, rank smallint, retry_at timestamptz)
     )
     update monitor_state m set
       result = v.result, drift = v.drift, drift_since = v.drift_since, attention = v.attention, action = v.action,
-      repair_detail = v.repair_detail, error = v.error, checked = v.checked, last_checked_at = ${now}, updated_at = ${now},
+      repair_detail = v.repair_detail, error = v.error, checked = v.checked, last_checked_at = ${now}, updated_at = ${now}, retry_at = v.retry_at,
       rank_log = monitor_rank_log(m.rank_log, m.rank, v.rank),
       rank = v.rank
     from v where m.connection_id = v.connection_id`
@@ -125,4 +125,9 @@ export function statesInSlots(db: Sql, lo: number, hi: number, after: SweepState
           where slot_ms > ${lo} and slot_ms <= ${hi}
             and (slot_ms, connection_id) > (${after?.slot_ms ?? -1}, ${after?.connection_id ?? ''})
           order by slot_ms, connection_id limit ${limit}` as Promise<SweepStateRow[]>
+}
+
+/** Domains whose repair the host asked to be tried again by now (`retry_at`, a Retry-After), earliest first. */
+export function retriesDue(db: Sql, now: Date, limit: number): Promise<SweepStateRow[]> {
+  return db`select ${db.unsafe(STATE_COLUMNS)} from monitor_state where retry_at <= ${now} order by retry_at limit ${limit}` as Promise<SweepStateRow[]>
 }

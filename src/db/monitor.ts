@@ -33,12 +33,12 @@ export interface MonitorState {
 
 
 export type MonitorRow = Pick<ConnectionRow, 'id' | 'application_id' | 'domain' | 'apex_domain' | 'status' | 'managed' | 'desired_records'> &
-  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; slot_ms: number | null; swept_to: Date | null }
+  Partial<MonitorState> & { checked: number | null; last_checked_at: Date | null; enrolled_at: Date | null; slot_ms: number | null; swept_to: Date | null; retry_at?: Date | null }
 
 const ROW_COLUMNS =
   'c.id, c.application_id, c.domain, c.apex_domain, c.status, c.managed, c.desired_records, m.result, m.drift, m.drift_since, ' +
   // A connection gone live is due at once, from the moment it went live: the next sweep enrols it.
-  "m.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, coalesce(m.enrolled_at, case when c.status = 'live' then c.live_at end) as enrolled_at, m.slot_ms, " +
+  "m.attention, m.action, m.repair_detail, m.error, m.checked, m.last_checked_at, m.retry_at, coalesce(m.enrolled_at, case when c.status = 'live' then c.live_at end) as enrolled_at, m.slot_ms, " +
   '(select swept_to from monitor_sweep) as swept_to'
 
 /** Where the previous page ended: the first page's snapshot, the last rank and id. */

@@ -7,7 +7,7 @@ import { relativeHost } from './hostnames.ts'
 import type { Clock } from '../clock.ts'
 import { chooseZone, ProviderError, type DnsProvider, type Zone } from '../adapters/dns-providers/index.ts'
 import { writeOrRestore } from '../adapters/dns-providers/restore.ts'
-import { canonicalName, type WriteRollback } from '../adapters/dns-providers/types.ts'
+import { canonicalName, type RRset, type WriteRollback } from '../adapters/dns-providers/types.ts'
 import type { Dns } from '../adapters/dns.ts'
 import { DEFAULT_TTL } from './records.ts'
 import { ApiError } from '../errors.ts'
@@ -129,7 +129,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
     const current = await provider.readRecords(zone)
     const previous = c.applied && c.applied.zone.name === zone.name && c.applied.provider === cred.provider ? c.applied.entries : []
     plan = planApply(current, c.desired_records, c.apex_domain, previous, provider)
-    replaced = replacedRecords(current, plan, previous)
+    replaced = withLost(replacedRecords(current, plan, previous), previous, plan, current)
     if (opts.beforeWrite) await opts.beforeWrite(replaced)
     const state: AppliedState = { provider: cred.provider, zone, api_url: cred.apiUrl ?? null, entries: plan.entries }
     // The priors, committed before the provider is written to (with the operation's audit row).
@@ -157,7 +157,7 @@ async function writeLeased(deps: ApplyDeps, c: RailConnection, cred: Credential,
   const cause = opts.announce && (changed || c.applied_at === null) ? 'records_written' : 'records_rewritten'
   const row = await deps.db.begin(async (tx) => {
     const from = await lockStatus(tx, c)
-    const fresh = from && (await changeStatus(tx, c, cause, now, (s) => markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, s, now), { updated_objects: updated, via: opts.via }, from))
+    const fresh = from && (await changeStatus(tx, c, cause, now, (s) => markWritten<AppliedState>(tx, c, { rail: opts.rail, managed: opts.managed, accountId: opts.accountId, changed }, s, now), { updated_objects: updated, via: opts.via, ...(replaced.length ? { replaced } : {}) }, from))
     if (!fresh || fresh === c) throw new ApiError('not_found', 'Connection not found')
     return fresh
   })
@@ -196,6 +196,29 @@ export async function revertThroughRail(deps: ApplyDeps, c: RailConnection, cred
     })
     throw e
   }
+}
+
+/**
+ * The customer's values an earlier write refused midway took out and could not put back (its entries
+ * kept `not_restored`, their `prior` what the zone held): the write that now completes takes their
+ * place, so it names them among `replaced` as the first would have (issue 46), beside what
+ * `replacedRecords` finds in the zone as it stands.
+ */
+function withLost(replaced: ReplacedSet[], previous: AppliedEntry[], plan: ApplyPlan, current: RRset[]): ReplacedSet[] {
+  const out = new Map(replaced.map((r) => [keyOf(r.name, r.type), { ...r, values: [...r.values] }]))
+  for (const e of previous) {
+    if (!e.not_restored || !e.prior?.values.length) continue
+    const k = keyOf(e.name, e.type)
+    const change = plan.changes.find((c) => keyOf(c.name, c.type) === k)
+    if (!change) continue
+    const now = current.find((s) => keyOf(s.name, s.type) === k)?.values ?? []
+    const gone = e.prior.values.filter((v) => !change.values.includes(v) && !now.includes(v))
+    if (!gone.length) continue
+    const r = out.get(k) ?? { name: canonicalName(e.name), type: e.type, values: [] }
+    r.values = [...new Set([...r.values, ...gone])].sort()
+    out.set(k, r)
+  }
+  return [...out.values()].sort((a, b) => (a.name + a.type).localeCompare(b.name + b.type))
 }
 
 /**

@@ -66,11 +66,27 @@ const Via = Type.Union([Type.Literal('automatic'), Type.Literal('async')], {
 })
 const UpdatedObjects = Type.Array(UpdatedRecordSchema, { description: 'The desired records actually created or changed at the provider' })
 
+export const ReplacedSetSchema = named(
+  'ReplacedSet',
+  Closed({
+    name: Type.String({ description: 'The set\'s full name, without a trailing dot' }),
+    type: Type.String(),
+    values: Type.Array(Type.String(), { description: 'The values the write took out of the zone (the set\'s other values stayed)' }),
+  }),
+)
+const Replaced = Type.Optional(
+  Type.Array(ReplacedSetSchema, {
+    description:
+      'Present when the write took out values Portico had not written: the customer\'s own records, including any set at the provider since Portico last wrote ' +
+      '(and any a write refused midway had taken out and could not put back, named on the write sent again that completes it). Each is the set\'s prior: disconnect restores it',
+  }),
+)
+
 /** Why an event reports a refusal or a failure: a catalogue reason (the `details.reason` codes of errors). */
 const EventReasonSchema = named(
   'EventReason',
-  Type.Union(['reauthorization_required', 'payment_failed', 'registration_failed', 'authorization_voided', 'authorization_expiring'].map((r) => Type.Literal(r)), {
-    description: 'A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` on connection.reapply.failed; the others on purchase.error',
+  Type.Union(['reauthorization_required', 'dns_write_failed', 'payment_failed', 'registration_failed', 'authorization_voided', 'authorization_expiring'].map((r) => Type.Literal(r)), {
+    description: 'A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` and `dns_write_failed` on connection.reapply.failed; the others on purchase.error',
   }),
 )
 
@@ -117,8 +133,8 @@ export const EVENTS = {
     subject: 'connection',
     when: 'Records were written through a rail: `data.via` is `automatic` for OAuth, `async` for one-click setup, absent for an API-credential apply.',
     propagation: 'pending',
-    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via) }),
-    example: { data: { updated_objects: [{ ...EXAMPLE_RECORD, name: 'shop.example.com' }], via: 'automatic' } },
+    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via), replaced: Replaced }),
+    example: { data: { updated_objects: [{ ...EXAMPLE_RECORD, name: 'shop.example.com' }], via: 'automatic', replaced: [{ name: 'shop.example.com', type: 'CNAME', values: ['old-host.example.net'] }] } },
   },
   'connection.live': {
     subject: 'connection',
@@ -138,15 +154,24 @@ export const EVENTS = {
     subject: 'connection',
     when: 'A managed connection was re-applied through `:reapply` and re-verified.',
     propagation: 'success',
-    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via), ...Propagation }),
+    data: Closed({ updated_objects: UpdatedObjects, via: Type.Optional(Via), replaced: Replaced, ...Propagation }),
     example: { data: { updated_objects: [{ ...EXAMPLE_RECORD, name: 'shop.example.com' }], records_propagated: [EXAMPLE_RECORD], records_non_propagated: [] } },
   },
   'connection.reapply.failed': {
     subject: 'connection',
-    when: 'A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.',
+    when:
+      'A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor\'s ' +
+      'repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).',
     data: Closed({
       reason: EventReasonSchema,
-      provider: Type.String({ description: 'The DNS provider that refused the grant' }),
+      provider: Type.String({ description: 'The DNS provider that refused the grant or the write' }),
+      not_restored: Type.Optional(
+        Type.Array(
+          Closed({ name: Type.String(), type: Type.String(), ttl: Type.Union([Type.Integer(), Type.Null()]), values: Type.Array(Type.String(), { description: 'What the set held before the repair: the zone now holds neither these nor Portico\'s' }) }),
+          { description: 'dns_write_failed: the sets the refused write left changed and could not put back' },
+        ),
+      ),
+      retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'dns_write_failed: seconds until the repair is tried again, as the host asked; absent when it said nothing (the next hourly check)' })),
     }),
     example: { data: { reason: 'reauthorization_required', provider: 'cloudflare' } },
   },

@@ -206,7 +206,9 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
   const now = deps.clock.now()
   // Asked to leave the records (no grant will ever work again: the credential revoked, the account at the
   // host or in Portico removed): nothing is sent to the provider; every set is named with its prior values.
-  if (leaveRecords && c.applied && managedThrough(c) !== 'domain_connect') return { plan: unreachedRevert(c, now, true), via: c.rail }
+  // Written through a provider's API whatever the rail says (a connection whose only write was refused midway is still `manual`).
+  const apiVia = c.rail === 'oauth' || c.rail === 'api' ? c.rail : 'api'
+  if (leaveRecords && c.applied && managedThrough(c) !== 'domain_connect') return { plan: unreachedRevert(c, now, true), via: apiVia }
   const grant = await grantOf(deps.db, c)
   if (managedThrough(c) === 'domain_connect') {
     if (grant?.kind !== 'domain_connect') throw removalRefused(grantRemovalPlan(c, now, 'Portico holds no Domain Connect grant for this connection any more', 'the DNS provider'))
@@ -237,7 +239,7 @@ export async function removeThroughGrant(deps: GrantDeps, c: RailConnection, cre
   } catch (err) {
     // The zone is gone at the host (or the account with it): no credential will ever reach it again, so
     // the teardown finishes and everything Portico wrote or removed is named, with its prior values.
-    if (err instanceof ApiError && refusalDetails(err).reason === 'zone_not_reached') return { plan: unreachedRevert(c, now), via: c.rail }
+    if (err instanceof ApiError && refusalDetails(err).reason === 'zone_not_reached') return { plan: unreachedRevert(c, now), via: apiVia }
     if (!(await onRefusal(deps, err, 'removal', { provider: c.applied.provider, account }))) throw err
     throw removalRefused(removalPlan(c, now, credential ? 'The provider refused the credential given' : 'The provider refused the stored grant; it was revoked or expired'), err as ApiError)
   }
@@ -261,12 +263,20 @@ export function managedRepairRail(deps: GrantDeps): RepairRail {
         const what = w.updated.map((u) => `${u.type} ${u.name}`).join(', ')
         const over = w.replaced.map((r) => `${r.type} ${r.name} → ${r.values.join(', ')}`).join('; ')
         const said = over ? `, replacing what was set at the provider since (${over}; disconnect restores it)` : ''
-        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant${said}` }
+        return { fixed: true, detail: `Re-applied ${what || 'the records'} through the ${providerById(grant.provider)?.name ?? grant.provider} grant${said}`, ...(w.replaced.length ? { replaced: w.replaced } : {}) }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
         logCause(err, { job: 'monitor repair', connection_id: c.id, code: err.code })
         if (isRefusal(err)) return { fixed: false, detail: 'The DNS provider refused the stored grant; re-authorize the connection.' }
-        return { fixed: false, detail: `The repair failed: ${err.title}` }
+        // Refused midway (issue 46): what is missing is named, and the repair is tried again when the host said.
+        const notRestored = ((err.details as { not_restored?: { name: string; type: string; ttl: number | null; values: string[] }[] } | undefined)?.not_restored ?? []).map((u) => ({ name: u.name, type: u.type, ttl: u.ttl, values: u.values }))
+        const wait = Number(err.headers['retry-after'])
+        const retryAfter = err.status === 503 || err.status === 429 ? (Number.isFinite(wait) && wait > 0 ? Math.ceil(wait) : undefined) : undefined
+        if (notRestored.length) {
+          const now = deps.clock.now()
+          await deps.db.begin((tx) => emitForConnection(tx, c, 'connection.reapply.failed', now, { reason: 'dns_write_failed', provider: grant.provider, not_restored: notRestored, ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) }))
+        }
+        return { fixed: false, detail: `The repair failed: ${err.title}`, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(notRestored.length ? { not_restored: notRestored } : {}) }
       }
     },
   }

@@ -150,6 +150,12 @@ export async function compareBaseline(dns: Dns, apex: string, baseline: Baseline
 export interface RepairOutcome {
   fixed: boolean
   detail: string
+  /** Values the repair took out that Portico had not written (the customer's since), as `:reapply` names them. */
+  replaced?: { name: string; type: string; values: string[] }[]
+  /** A refusal the host called temporary: seconds until the repair may be tried again (its Retry-After). */
+  retryAfter?: number
+  /** A repair refused midway: the sets it left changed and could not put back, with the values they held. */
+  not_restored?: { name: string; type: string; ttl: number | null; values: string[] }[]
 }
 
 /**
@@ -181,6 +187,8 @@ export interface Transition {
   missing: DriftItem[]
   restored: DriftItem[]
   history: { kind: 'drift' | 'restored' | 'auto_fixed' | 'repair_failed'; detail: Record<string, unknown> }[]
+  /** When the repair is tried again: the host's Retry-After after a temporary refusal; null otherwise. */
+  retryAt: Date | null
 }
 
 /**
@@ -189,11 +197,13 @@ export interface Transition {
  */
 export function afterCheck(prev: MonitorState, cmp: Comparison, now: Date, managed: boolean, railWired: boolean, repair: RepairOutcome | null): Transition {
   const history: Transition['history'] = []
-  if (repair?.fixed) history.push({ kind: 'auto_fixed', detail: { description: repair.detail } })
-  else if (repair) history.push({ kind: 'repair_failed', detail: { description: repair.detail } })
+  if (repair?.fixed) history.push({ kind: 'auto_fixed', detail: { description: repair.detail, ...(repair.replaced?.length ? { replaced: repair.replaced } : {}) } })
+  else if (repair) history.push({ kind: 'repair_failed', detail: { description: repair.detail, ...(repair.not_restored?.length ? { not_restored: repair.not_restored } : {}) } })
+  // The host said when to try again: the next check is then, not at the domain's next hourly slot.
+  const retryAt = repair && !repair.fixed && repair.retryAfter !== undefined ? new Date(now.getTime() + Math.max(repair.retryAfter, 1) * 1000) : null
   const action: MonitorAction | null = repair?.fixed ? { kind: 'auto_fixed', at: now.toISOString(), description: repair.detail } : prev.action
   if (cmp.result === 'inconclusive') {
-    return { state: { ...prev, result: 'inconclusive', action, error: cmp.error ?? 'resolver failure' }, missing: [], restored: [], history }
+    return { state: { ...prev, result: 'inconclusive', action, error: cmp.error ?? 'resolver failure' }, missing: [], restored: [], history, retryAt }
   }
   const before = new Map(prev.drift.filter(alerted).map((d) => [itemKey(d), d]))
   const after = new Map(cmp.drift.filter(alerted).map((d) => [itemKey(d), d]))
@@ -202,7 +212,7 @@ export function afterCheck(prev: MonitorState, cmp: Comparison, now: Date, manag
   if (missing.length) history.push({ kind: 'drift', detail: { records: missing } })
   if (restored.length) history.push({ kind: 'restored', detail: { records: restored } })
   if (cmp.result === 'ok') {
-    return { state: { result: 'ok', drift: [], drift_since: null, attention: null, action, repair_detail: null, error: null }, missing, restored, history }
+    return { state: { result: 'ok', drift: [], drift_since: null, attention: null, action, repair_detail: null, error: null }, missing, restored, history, retryAt }
   }
   const detail = repair && !repair.fixed ? repair.detail : managed && !railWired ? NO_RAIL_DETAIL : managed ? null : MANUAL_DETAIL
   return {
@@ -210,6 +220,7 @@ export function afterCheck(prev: MonitorState, cmp: Comparison, now: Date, manag
     missing,
     restored,
     history,
+    retryAt,
   }
 }
 

@@ -18,6 +18,7 @@ import {
   insertHistory,
   liveNotWatched,
   neverChecked,
+  retriesDue,
   setSweptTo,
   statesInSlots,
   sweepWatermark,
@@ -144,7 +145,7 @@ async function record(tx: Sql, deps: MonitorDeps, due: DueRow[], transitions: Tr
   const rows = due.map((d) => d.c)
   const plans = due.map(({ c, s: row }, i) => {
     const s = transitions[i]!.state
-    return { ...s, connection_id: c.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s) }
+    return { ...s, connection_id: c.id, checked: row.checked + unwrittenChecks(row, pass) + 1, rank: rankOf(s), retry_at: transitions[i]!.retryAt }
   })
   await writeStates(tx, plans, now)
   const history = rows.flatMap((row, i) =>
@@ -178,6 +179,8 @@ const driftRecords = (items: DriftItem[]) => items.flatMap((d) => d.expected.map
 function isDue(row: StateRow, pass: Pass): boolean {
   if (!row.last_checked_at) return true
   const now = pass.now.getTime()
+  // A repair the host asked to be tried again by now (its Retry-After) is due whatever the slot.
+  if (row.retry_at && row.retry_at.getTime() <= now) return true
   const slot = pass.catchUp ? now : slotAtOrBefore(row.slot_ms, now)
   return slot > row.last_checked_at.getTime() + MIN_GAP_MS
 }
@@ -186,6 +189,7 @@ function isDue(row: StateRow, pass: Pass): boolean {
 function mustWrite(row: StateRow, t: Transition, pass: Pass): boolean {
   if (pass.catchUp || !row.last_checked_at) return true
   if (t.history.length || t.missing.length || t.restored.length) return true
+  if ((row.retry_at?.getTime() ?? null) !== (t.retryAt?.getTime() ?? null)) return true
   const a = stateOf(row)
   const b = t.state
   if (a.result !== b.result || a.attention !== b.attention || a.repair_detail !== b.repair_detail || a.error !== b.error) return true
@@ -244,6 +248,10 @@ async function sweepLocked(deps: MonitorDeps, budgetMs: number): Promise<number>
   )
   let total = first.handled
   if (first.outOfTime) return total
+  // Repairs the host asked to be tried again by now (Retry-After), before their next hourly slot.
+  const retries = await drainRounds((_, limit) => retriesDue(deps.db, now, limit), check, lanes)
+  total += retries.handled
+  if (retries.outOfTime) return total
   let sweptTo = now
   if (from) {
     for (const [lo, hi] of pass.catchUp ? ([[-1, EVERY_MS - 1]] as [number, number][]) : slotRanges(from, now)) {

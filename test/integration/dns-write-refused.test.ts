@@ -9,15 +9,21 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeHosted, ProviderError, type DnsProvider, type RRset, type Zone } from '../../src/adapters/dns-providers/index.ts'
 import { writeOrRestore } from '../../src/adapters/dns-providers/restore.ts'
+import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
 import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
 import type { Fake } from '../harness/provider-fakes/common.ts'
 import { DO_REFUSALS, startDigitalOceanFake } from '../../src/adapters/dns-providers/digitalocean/stand-in.ts'
 import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers/gandi/stand-in.ts'
+import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
+import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { provision, startPortico } from '../harness/portico.ts'
+import { sweepMonitor } from '../../src/jobs/monitor-sweep.ts'
+import { MIN_GAP_MS } from '../../src/domain/monitor.ts'
+import { HOUR } from '../../src/clock.ts'
 
 const OLD = 'old-host.example.net'
 const EDGE = 'edge.portico.test'
@@ -29,11 +35,15 @@ const managed = (z: RRset[]) => canonicalZone(z.filter((s) => s.type !== 'SOA' &
 
 let dof: ReturnType<typeof startDigitalOceanFake>
 let gf: Fake<any>
+let hz: HetznerFake
+let exo: ExoscaleFake
 beforeAll(() => {
   dof = startDigitalOceanFake()
   gf = startGandiFake()
+  hz = startHetznerFake()
+  exo = startExoscaleFake()
 })
-afterAll(() => [dof, gf].forEach((f) => f.stop()))
+afterAll(() => [dof, gf, hz, exo].forEach((f) => f.stop()))
 
 let n = 0
 /** A DigitalOcean zone holding the customer's `www` CNAME to their old host. */
@@ -123,6 +133,136 @@ describe('Gandi: the apex ALIAS refused 409 after the apex A set was removed', (
     expect(writes.slice(0, 3).map((r) => r.replace(/\/v5\/livedns\/domains\/[^/]+\/records\//, ' '))).toEqual(['PUT  %40/TXT', 'DELETE  %40/A', 'PUT  %40/ALIAS'])
     expect(e?.rollback?.not_restored).toEqual([])
     expect(managed(await p.readRecords(zone))).toEqual(managed(before))
+  })
+})
+
+// Hetzner's Cloud API answers every write 201 with an Action still `running`; the write is done only
+// when GET /actions/{id} says `success`, and an action may end `error` (https://docs.hetzner.cloud/
+// reference/cloud#zone-rrset-actions and #actions; hcloud-go's Action WaitFor). 423 `locked` answers a
+// write while another action on the zone runs (#errors): temporary, not a refusal.
+describe('Hetzner: a write accepted with a running action that then ends in error', () => {
+  async function hzZone(seed: (z: string) => { name: string; type: string; ttl: number; values: string[] }[]) {
+    const name = `w${++n}-hz.example`
+    hz.addZone(name)
+    const p = makeHosted('hetzner', hz.credential, { hetzner: hz.url + '/v1' })!
+    const zone = await zoneOf(p, name)
+    await p.writeChanges(zone, seed(name))
+    return { name, p, zone }
+  }
+
+  test('set_records over the customer\'s CNAME ends in error: the write is a refusal and the CNAME is still the customer\'s', async () => {
+    const { name, p, zone } = await hzZone((z) => [{ name: `www.${z}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const before = await p.readRecords(zone)
+    const plan = planApply(before, www(name), name, [], p)
+    hz.failNextAction(/set_records$/)
+    const polls = hz.polls
+    const e = await errorOf(writeOrRestore(p, zone, plan.changes, before))
+    expect(e?.kind).toBe('write_failed')
+    expect(e?.message).toContain('action_failed')
+    expect(e?.rollback).toEqual({ restored: [], not_restored: [] })
+    expect(hz.polls).toBeGreaterThan(polls)
+    expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [OLD] })
+  })
+
+  test('the CNAME\'s create ends in error after the customer\'s A set was deleted: the A set is put back', async () => {
+    const { name, p, zone } = await hzZone((z) => [{ name: `www.${z}`, type: 'A', ttl: 1800, values: ['192.0.2.10'] }])
+    const before = await p.readRecords(zone)
+    const plan = planApply(before, www(name), name, [], p)
+    hz.failNextAction(/^POST .*\/rrsets$/)
+    const e = await errorOf(writeOrRestore(p, zone, plan.changes, before))
+    expect(e?.kind).toBe('write_failed')
+    expect(e?.rollback?.not_restored).toEqual([])
+    expect(e?.rollback?.restored).toContainEqual({ name: `www.${name}`, type: 'A' })
+    expect((await p.readRecords(zone)).filter((s) => s.name === `www.${name}`)).toEqual([expect.objectContaining({ type: 'A', values: ['192.0.2.10'] })])
+  })
+
+  test('a 423 locked (another action running) and a 409 conflict (changed during the request) are waited out and the write sent again; locked throughout, it is temporary with a retry hint, never a refusal', async () => {
+    const { name, p, zone } = await hzZone((z) => [{ name: `www.${z}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const before = await p.readRecords(zone)
+    const plan = planApply(before, www(name), name, [], p)
+    hz.refuseNext('POST', /set_records$/, HZ_REFUSALS.locked)
+    hz.refuseNext('POST', /set_records$/, HZ_REFUSALS.conflict)
+    await writeOrRestore(p, zone, plan.changes, before)
+    expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
+
+    const back = planRevert(await p.readRecords(zone), plan.entries)
+    hz.refuseNext('POST', /set_records$/, HZ_REFUSALS.locked, RETRY_LIMITS.attempts)
+    const e = await errorOf(p.writeChanges(zone, back.changes))
+    expect(e?.kind).toBe('temporary')
+    expect(e?.retryAfter).toBeGreaterThan(0)
+  }, 60_000)
+})
+
+// Exoscale v2 answers every record write with an Operation `pending`; GET /operation/{id} ends it
+// `success` or `failure` with a reason (https://openapi-v2.exoscale.com, operation; egoscale v3 Client.Wait).
+describe('Exoscale: a record write accepted as a pending operation that then fails', () => {
+  test('the new CNAME\'s operation fails after the customer\'s CNAME was deleted: a refusal, and the customer\'s CNAME is put back', async () => {
+    const name = `w${++n}-exo.example`
+    exo.addZone(name)
+    const p = makeHosted('exoscale', exo.credential, { exoscale: exo.url + '/v2' })!
+    const zone = await zoneOf(p, name)
+    await p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const before = await p.readRecords(zone)
+    const plan = planApply(before, www(name), name, [], p)
+    exo.failNextOperation(/^POST .*\/record$/)
+    const polls = exo.polls
+    const e = await errorOf(writeOrRestore(p, zone, plan.changes, before))
+    expect(e?.kind).toBe('write_failed')
+    expect(e?.message).toContain('failure (fault')
+    expect(e?.rollback).toEqual({ restored: [{ name: `www.${name}`, type: 'CNAME' }], not_restored: [] })
+    expect(exo.polls).toBeGreaterThan(polls)
+    expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [OLD] })
+  })
+
+  test('an operation failing `busy` is temporary, with a retry hint', async () => {
+    const name = `w${++n}-exo.example`
+    exo.addZone(name)
+    const p = makeHosted('exoscale', exo.credential, { exoscale: exo.url + '/v2' })!
+    const zone = await zoneOf(p, name)
+    exo.failNextOperation(/^POST .*\/record$/, 1, 'busy')
+    const e = await errorOf(p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }]))
+    expect(e?.kind).toBe('temporary')
+    expect(e?.retryAfter).toBeGreaterThan(0)
+  })
+})
+
+describe('through Portico\'s API: Hetzner accepts Portico\'s writes and its actions end in error', () => {
+  test('apply: a refusal, not `changed: true`; disconnect: a refusal naming what is still there, not `removed`, and the connection stays open', async () => {
+    const pdns = await startPdns()
+    const zoneName = `hz${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['hydrogen.ns.hetzner.com.', 'oxygen.ns.hetzner.com.', 'helium.ns.hetzner.de.'] })
+    hz.addZone(zoneName)
+    const p0 = makeHosted('hetzner', hz.credential, { hetzner: hz.url + '/v1' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `hetzner=${hz.url}/v1`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const c = (await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `www.${zoneName}` } })).body
+      hz.failNextAction(/set_records$/)
+      const r1 = await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: hz.credential } })
+      expect(r1.status).toBe(422)
+      expect(r1.body).toMatchObject({ code: 'dns_write_failed', details: { provider: 'hetzner', reason: 'provider_refused', provider_message: expect.stringContaining('action_failed') } })
+      expect(await cname()).toEqual([OLD])
+
+      expect((await p.api('POST', `/v1/connections/${c.id}/apply`, { token: ws.apiKey, body: { credential: hz.credential } })).status).toBe(200)
+      expect(await cname()).toEqual([EDGE])
+
+      hz.failNextAction(/set_records$/)
+      const r2 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: hz.credential } })
+      expect(r2.status).toBe(422)
+      expect(r2.body.code).toBe('dns_write_failed')
+      expect(await cname()).toEqual([EDGE])
+      expect((await p.api('GET', `/v1/connections/${c.id}`, { token: ws.apiKey })).status).toBe(200)
+
+      const r3 = await p.api('POST', `/v1/connections/${c.id}:disconnect`, { token: ws.apiKey, body: { credential: hz.credential } })
+      expect(r3.status).toBe(200)
+      expect(r3.body.records.restored).toEqual([expect.objectContaining({ type: 'CNAME', name: `www.${zoneName}`, value: OLD })])
+      expect(await cname()).toEqual([OLD])
+    } finally {
+      await p.close()
+    }
   })
 })
 
@@ -286,6 +426,8 @@ describe('through Portico\'s API: DigitalOcean refuses the new CNAME midway', ()
       expect(out.body.records.left_in_place[0].note).toContain('refused midway')
       expect(JSON.stringify(out.body.records.left_in_place)).not.toContain(EDGE)
       expect(out.body.records.manual_steps).toContain(`At DigitalOcean, add back the CNAME record www.${zoneName} → ${OLD}`)
+      // The records were written through DigitalOcean's API, as every other disconnect of such a connection says.
+      expect(out.body.records.via).toBe('api')
     } finally {
       await p.close()
     }
@@ -400,6 +542,182 @@ describe('through Portico\'s API: every per-record host refusing a disconnect mi
       }
     })
   }
+})
+
+// Every operation that takes the connection's rail lease (one provider write at a time per connection,
+// src/domain/apply.ts takeLease) answers 409 `conflict` (write_in_progress, Retry-After) while another
+// holds it, and so must declare it: in tests an undeclared code is a 500 naming it (src/ops/declared.ts).
+describe('every operation that takes the rail lease declares the 409 it answers while another write holds it', () => {
+  const LEASE_TAKERS = /\b(writeThroughRail|writeThroughGrant|removeThroughGrant|revertThroughRail|takeLease)\(/
+  /** Bulk operations report each domain's refusal in their result instead of answering it. */
+  const PER_DOMAIN = new Set(['provider_accounts.connect'])
+
+  test('walking src/ops: each operation whose module writes through the rail declares conflict', async () => {
+    const { Glob } = await import('bun')
+    const { OPERATIONS } = await import('../../src/ops/index.ts')
+    const { declaredErrors } = await import('../../src/ops/declared.ts')
+    const takers: string[] = []
+    for await (const file of new Glob('src/ops/**/*.ts').scan('.')) {
+      const text = await Bun.file(file).text()
+      if (!LEASE_TAKERS.test(text)) continue
+      for (const m of text.matchAll(/defineOp\(\{\s*id: '([^']+)'/g)) takers.push(m[1]!)
+    }
+    expect(takers).toEqual(expect.arrayContaining(['connections.apply', 'connections.reapply', 'connections.disconnect', 'connections.delete', 'provider_accounts.connect']))
+    const undeclared = takers.filter((id) => !PER_DOMAIN.has(id) && !declaredErrors(OPERATIONS.find((o) => o.id === id)!).has('conflict'))
+    expect(undeclared).toEqual([])
+  })
+
+  test('through the API, with the lease held: apply, reapply, disconnect and DELETE each answer 409 write_in_progress with Retry-After; connect names it per domain', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dk${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const connect = () => p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      const r = await connect()
+      expect(r.body.results[0]).toMatchObject({ status: 'connected' })
+      const id = r.body.results[0].connection_id
+      await p.db`update connections set rail_lease_until = now() + interval '10 minutes' where id = ${id}`
+      const calls = {
+        apply: () => p.api('POST', `/v1/connections/${id}/apply`, { token: ws.apiKey, body: { credential: dof.credential } }),
+        reapply: () => p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey }),
+        disconnect: () => p.api('POST', `/v1/connections/${id}:disconnect`, { token: ws.apiKey, body: { credential: dof.credential } }),
+        delete: () => p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey }),
+      }
+      for (const [name, call] of Object.entries(calls)) {
+        const res = await call()
+        expect({ name, status: res.status, code: res.body.code, reason: res.body.details?.reason, retry: res.headers.get('retry-after') }).toEqual({ name, status: 409, code: 'conflict', reason: 'write_in_progress', retry: '5' })
+      }
+      expect((await connect()).body.results[0]).toMatchObject({ status: 'failed', error_code: 'conflict', reason: 'write_in_progress', retry_after: 5 })
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+describe('through Portico\'s API: a re-apply over the customer\'s later value refused midway, then sent again', () => {
+  test('the write that completes names the value the refused one took out, in the answer and in connection.records.updated', async () => {
+    const pdns = await startPdns()
+    const zoneName = `dr${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    const LATER = 'later-host.example.net'
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const r = await p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      const id = r.body.results[0].connection_id
+      // The customer points www elsewhere at the provider.
+      await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const r1 = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+      expect(r1.status).toBe(503)
+      expect(r1.body.details.not_restored).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+
+      const r2 = await p.api('POST', `/v1/connections/${id}:reapply`, { token: ws.apiKey })
+      expect(r2.status).toBe(200)
+      expect(r2.body.replaced).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', values: [LATER] }])
+      const ev = (await p.db`select type, payload from events where connection_id = ${id} order by id`) as { type: string; payload: any }[]
+      expect(ev.filter((e) => e.type === 'connection.records.updated').map((e) => e.payload.data.replaced)).toEqual([[{ name: `www.${zoneName}`, type: 'CNAME', values: [LATER] }]])
+      // And the disconnect puts the customer's later value back.
+      expect((await p.api('DELETE', `/v1/connections/${id}`, { token: ws.apiKey })).status).toBe(200)
+      expect((await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}`)).toMatchObject({ type: 'CNAME', values: [LATER] })
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+// The monitor's repair refused midway: DigitalOcean deletes the customer's later CNAME, then answers the
+// POST of Portico's and the POST putting theirs back 503 with Retry-After (RFC 9110 §10.2.3). The name
+// holds nothing: an event names what is missing, and the repair is tried again when the host said, not
+// at the domain's next hourly slot.
+describe('monitor repair refused midway through the grant', () => {
+  test('connection.reapply.failed names the record not put back; the repair runs again after the host\'s Retry-After and puts Portico\'s record back', async () => {
+    const pdns = await startPdns()
+    const zoneName = `mr${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    const LATER = 'later-host.example.net'
+    const cname = async () => (await p0.readRecords(zone)).find((s) => s.name === `www.${zoneName}` && s.type === 'CNAME')?.values ?? []
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const r = await p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      const id = r.body.results[0].connection_id
+      // The authoritative servers (played by PowerDNS) serve what DigitalOcean holds.
+      await pdns.setRecords(`www.${zoneName}`, 'CNAME', [`${EDGE}.`])
+      expect((await p.api('POST', `/v1/connections/${id}:recheck`, { token: ws.apiKey })).body.status).toBe('live')
+      const deps = { db: p.db, dns: p.services.dns, clock: p.clock, alerts: false, repair: p.services.monitorRepair }
+      await sweepMonitor(deps)
+
+      await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+      await pdns.setRecords(`www.${zoneName}`, 'CNAME', [`${LATER}.`])
+      const busy = () => new Response(JSON.stringify({ id: 'service_unavailable', message: 'Service is temporarily unavailable' }), { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '30' } })
+      dof.refuseNext('POST', /\/records$/, busy, 2)
+      p.clock.advance(HOUR + MIN_GAP_MS)
+      await sweepMonitor(deps)
+      expect(await cname()).toEqual([])
+
+      const ev = (await p.db`select type, payload from events where connection_id = ${id} order by id`) as { type: string; payload: any }[]
+      const failed = ev.filter((e) => e.type === 'connection.reapply.failed')
+      expect(failed.map((e) => e.payload.data)).toEqual([{ reason: 'dns_write_failed', provider: 'digitalocean', not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }], retry_after: 30 }])
+      const m = (await p.api('GET', `/v1/connections/${id}/monitor`, { token: ws.apiKey })).body
+      const wait = new Date(m.next_check_at).getTime() - p.clock.now().getTime()
+      expect(wait).toBeGreaterThan(25_000)
+      expect(wait).toBeLessThanOrEqual(30_000)
+      expect(m.history.find((h: any) => h.kind === 'repair_failed').detail.not_restored).toEqual([{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [LATER] }])
+
+      // Thirty seconds on, the sweep tries the repair again: Portico's CNAME is back at the host.
+      p.clock.advance(31_000)
+      await sweepMonitor(deps)
+      expect(await cname()).toEqual([EDGE])
+    } finally {
+      await p.close()
+    }
+  })
+})
+
+describe('through Portico\'s API: connecting with a provider account, DigitalOcean refuses a domain midway', () => {
+  test('the domain\'s result names what was not put back, with its old value, and when to try again, as a single apply does', async () => {
+    const pdns = await startPdns()
+    const zoneName = `db${Date.now().toString(36)}.test`
+    await pdns.createZone(zoneName, { nameservers: ['ns1.digitalocean.com.', 'ns2.digitalocean.com.', 'ns3.digitalocean.com.'] })
+    dof.addZone(zoneName)
+    const p0 = makeHosted('digitalocean', dof.credential, { digitalocean: dof.url + '/v2' })!
+    const zone = await zoneOf(p0, zoneName)
+    await p0.writeChanges(zone, [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+    const p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: EDGE, DNS_PROVIDER_API_BASES: `digitalocean=${dof.url}/v2`, WEBHOOK_ALLOW_LOOPBACK: '1' })
+    try {
+      const ws = await provision(p)
+      const a = await p.api('POST', '/v1/provider-accounts', { token: ws.apiKey, body: { provider: 'digitalocean', credential: dof.credential, access: 'continuous' } })
+      const connect = () => p.api('POST', `/v1/provider-accounts/${a.body.id}/connect`, { token: ws.apiKey, body: { application_id: ws.appId, domains: [`www.${zoneName}`] } })
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError, 2)
+      const r1 = (await connect()).body.results[0]
+      expect(r1).toMatchObject({ status: 'failed', error_code: 'service_unavailable', reason: 'provider_server_error', not_restored: [{ name: `www.${zoneName}`, type: 'CNAME', ttl: 1800, values: [OLD] }] })
+      expect(r1.retry_after).toBeGreaterThan(0)
+      dof.refuseNext('POST', /\/records$/, DO_REFUSALS.serverError)
+      const r2 = (await connect()).body.results[0]
+      // Nothing of the customer's was there to take out this time: nothing to name.
+      expect(r2).toMatchObject({ status: 'failed', reason: 'provider_server_error', retry_after: expect.any(Number) })
+      expect(r2.not_restored ?? []).toEqual([])
+      const r3 = (await connect()).body.results[0]
+      // The write that completes names the customer's value the first one took out.
+      expect(r3).toMatchObject({ status: 'connected', message: expect.stringContaining(`replacing CNAME www.${zoneName} → ${OLD}`) })
+    } finally {
+      await p.close()
+    }
+  })
 })
 
 describe('through Portico\'s API: deleting a managed connection the host refuses midway', () => {

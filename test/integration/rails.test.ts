@@ -314,6 +314,13 @@ describe('provider accounts', () => {
     const ev = await events(id)
     const updated = ev.find((e) => e.type === 'connection.records.updated')!
     expect(updated.payload.data.updated_objects).toEqual([{ type: 'CNAME', host: 'shop', name: `shop.${good}`, value: EDGE }])
+    // The value the re-apply replaced is in the event as in the answer (issue 46), and the connect's
+    // connection.applied names the customer's records it took the place of.
+    expect(updated.payload.data.replaced).toEqual([{ name: `shop.${good}`, type: 'CNAME', values: ['elsewhere.example.net'] }])
+    expect(ev.find((e) => e.type === 'connection.applied')!.payload.data.replaced).toEqual([
+      { name: `shop.${good}`, type: 'CAA', values: ['0 issue "pki.goog"'] },
+      { name: `shop.${good}`, type: 'TXT', values: ['keep-me'] },
+    ])
     expect(updated.payload.data.records_propagated).toEqual([{ type: 'CNAME', host: 'shop', value: EDGE }])
 
     // Managed: DELETE reverts through the grant to the customer's latest: their CNAME, and the TXT and
@@ -504,6 +511,8 @@ describe('monitor repair through the grant', () => {
     const m = (await p.api('GET', `/v1/connections/${id}/monitor`, { token: w.apiKey })).body
     expect(m.action).toMatchObject({ kind: 'auto_fixed' })
     expect(JSON.stringify(m)).toContain(`CNAME shop.${zone} → new.host.example`)
+    // The repair record names it as structured data too, as :reapply's answer and event do (issue 46).
+    expect(m.history.find((h: any) => h.kind === 'auto_fixed').detail.replaced).toEqual([{ name: `shop.${zone}`, type: 'CNAME', values: ['new.host.example'] }])
     const del = await p.api('DELETE', `/v1/connections/${id}`, { token: w.apiKey })
     expect(del.status).toBe(200)
     expect(await rrset(`shop.${zone}`, 'CNAME')).toEqual(['new.host.example.'])

@@ -49,6 +49,7 @@ export const reapplyOp = defineOp({
       await emitForConnection(tx, fresh, 'connection.records.updated', now, {
         updated_objects: w.updated,
         ...(grant.kind === 'domain_connect' ? { via: 'async' } : {}),
+        ...(w.replaced.length ? { replaced: w.replaced } : {}),
         ...summary(verification),
       })
     })

@@ -16,7 +16,7 @@ export const deleteConnectionOp = defineOp({
   permission: 'connections:disconnect',
   params: IdParam,
   response: DisconnectOutcomeSchema,
-  errors: ['unauthorized', 'forbidden', 'not_found', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
+  errors: ['unauthorized', 'forbidden', 'not_found', 'conflict', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
   kind: 'destroy',
   idempotent: true,
   prepare: async (ctx, input) => removeThroughGrant({ ...ctx, dns: ctx.services.dns }, await railConnectionFor(ctx.db, ctx.principal, input.id, { removal: true })),

@@ -56,7 +56,7 @@ export const disconnectOp = defineOp({
   }),
   bodyOptional: true,
   response: DisconnectOutcomeSchema,
-  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
+  errors: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'confirmation_required', 'confirmation_mismatch', 'reauthorization_required', 'dns_write_failed', 'service_unavailable'],
   kind: 'destroy',
   zone: 'removes',
   idempotent: true,

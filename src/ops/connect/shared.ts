@@ -221,7 +221,9 @@ export const DISCONNECT_NOTE =
   '`:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. ' +
   'When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be ' +
   'written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` ' +
-  'with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now.'
+  'with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. ' +
+  'While another write to the same records is in progress (an apply, a reapply, a repair) the answer is 409 `conflict` with ' +
+  '`details.reason: write_in_progress` and Retry-After; nothing was removed, send it again then.'
 
 export const TargetResponse = named('ConnectTarget', Out({
   application_id: Type.String(),

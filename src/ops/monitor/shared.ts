@@ -45,7 +45,7 @@ export const EntrySchema = named('MonitorDomain', Out({
   active: Type.Boolean({ description: 'Checks are running for it (watched and not paused)' }),
   every: Type.String(),
   last_checked_at: Nullable(Timestamp('The last check: its domain\'s slot in the hour for a check that found nothing new, the time of the check otherwise; null before the first')),
-  next_check_at: Nullable(Timestamp('The next check: the domain\'s slot in the coming hour, at least 10 minutes after the last check')),
+  next_check_at: Nullable(Timestamp('The next check: the domain\'s slot in the coming hour, at least 10 minutes after the last check; sooner when the DNS host refused a repair for now and said when to try again (Retry-After)')),
   result: Nullable(Type.Union([Type.Literal('ok'), Type.Literal('drift'), Type.Literal('inconclusive')], { description: 'null: not checked yet' })),
   drift_since: Nullable(Timestamp()),
   drift: Type.Array(DriftItemSchema),
@@ -78,7 +78,8 @@ export function entryOut(ctx: Ctx, r: Row) {
     active: watched,
     every: EVERY,
     last_checked_at: schedule?.last_checked_at ?? null,
-    next_check_at: watched ? (schedule?.next_check_at ?? null) : null,
+    // A repair the host asked to be tried again sooner (its Retry-After) is checked then.
+    next_check_at: watched ? (r.retry_at && schedule?.next_check_at && r.retry_at < schedule.next_check_at ? r.retry_at : (schedule?.next_check_at ?? null)) : null,
     result: r.result ?? null,
     drift_since: r.drift_since ?? null,
     drift: r.drift ?? [],

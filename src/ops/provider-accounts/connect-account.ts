@@ -25,7 +25,15 @@ const ConnectResultItem = Out({
   connection_id: Nullable(Type.String()),
   status: Type.String({ description: '`connected`, `already` (records already in place through this account) or `failed`' }),
   message: Type.String(),
-  error_code: Type.Optional(Type.String({ description: 'For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, …' })),
+  error_code: Type.Optional(Type.String({ description: 'For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, `conflict`, …' })),
+  reason: Type.Optional(Type.String({ description: 'For `failed`: the error\'s `details.reason` where it has one (`provider_server_error`, `provider_refused`, `write_in_progress`, …)' })),
+  retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'For `failed` for now (a host\'s server error or rate limit, another write in progress): seconds after which connecting this domain again may succeed, as the Retry-After of a single apply' })),
+  restored: Type.Optional(Type.Array(Out({ name: Type.String(), type: Type.String() }), { description: 'For a write the host refused midway: the sets it had changed that were put back' })),
+  not_restored: Type.Optional(
+    Type.Array(Out({ name: Type.String(), type: Type.String(), ttl: Nullable(Type.Integer()), values: Type.Array(Type.String()) }), {
+      description: 'For a write the host refused midway: the sets it left changed and could not put back, with the values they held (kept on the connection; a disconnect puts them back)',
+    }),
+  ),
 })
 
 /** What connecting with an account is judged on: who asks, the account, and the application once it is read. */
@@ -123,7 +131,20 @@ export const connectAccountOp = defineOp({
         // Several copies of the zone, none or more than one delegated: the domain's zone is not reached.
         const code = reason === 'zone_not_reached' || reason === 'zone_ambiguous' || reason === 'zone_not_delegated' ? 'zone_not_reached' : err.code
         await onRefusal(ctx, err, 'use', { provider: a.provider, account: a })
-        results.push({ domain, connection_id: connectionId, status: 'failed', message: err.title, error_code: code })
+        // As a single apply answers it: the retry hint, and what a write refused midway put back or left (issue 46).
+        const d = (err.details ?? {}) as { restored?: { name: string; type: string }[]; not_restored?: { name: string; type: string; ttl: number | null; values: string[] }[] }
+        const wait = Number(err.headers['retry-after'])
+        results.push({
+          domain,
+          connection_id: connectionId,
+          status: 'failed',
+          message: err.title,
+          error_code: code,
+          ...(reason ? { reason } : {}),
+          ...(Number.isFinite(wait) && wait >= 0 && err.headers['retry-after'] ? { retry_after: Math.ceil(wait) } : {}),
+          ...(d.restored ? { restored: d.restored.map((u) => ({ name: u.name, type: u.type })) } : {}),
+          ...(d.not_restored ? { not_restored: d.not_restored.map((u) => ({ name: u.name, type: u.type, ttl: u.ttl, values: u.values })) } : {}),
+        })
       }
     }
     if (results.some((r) => r.status !== 'failed')) await accountUsed(ctx, a)

@@ -153,6 +153,7 @@ export type RegistrarPurchaseResponse = components['schemas']['RegistrarPurchase
 export type RegistrarQuoteRequest = components['schemas']['RegistrarQuoteRequest']
 export type RegistrarSearchRequest = components['schemas']['RegistrarSearchRequest']
 export type RegistrarSearchResponse = components['schemas']['RegistrarSearchResponse']
+export type ReplacedSet = components['schemas']['ReplacedSet']
 export type ReplayResult = components['schemas']['ReplayResult']
 export type SecureStatusData = components['schemas']['SecureStatusData']
 export type SecureStatusEvent = components['schemas']['SecureStatusEvent']

@@ -473,7 +473,7 @@ export type paths = {
     get: operations["connections.get"];
     /**
      * Remove a domain
-     * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now.
+     * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. While another write to the same records is in progress (an apply, a reapply, a repair) the answer is 409 `conflict` with `details.reason: write_in_progress` and Retry-After; nothing was removed, send it again then.
      *
      * Credentials: WIDGET, KEY.
      * API keys need the `connections:disconnect` permission (see GET /rbac).
@@ -529,7 +529,7 @@ export type paths = {
   "/connections/{id}:disconnect": {
     /**
      * Disconnect a domain
-     * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. A delegated agent token needs the `domains:disconnect` scope and its person's yes: without one the answer is 400 `confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person opens, signed in as themselves (the member who approved the agent, whose role may disconnect), and confirms; the agent's retry then goes through. The `confirm` query parameter alone never disconnects; naming another domain there is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. `credential` is a DNS-provider API key used once for this removal and never stored.
+     * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. While another write to the same records is in progress (an apply, a reapply, a repair) the answer is 409 `conflict` with `details.reason: write_in_progress` and Retry-After; nothing was removed, send it again then. A delegated agent token needs the `domains:disconnect` scope and its person's yes: without one the answer is 400 `confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person opens, signed in as themselves (the member who approved the agent, whose role may disconnect), and confirms; the agent's retry then goes through. The `confirm` query parameter alone never disconnects; naming another domain there is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. `credential` is a DNS-provider API key used once for this removal and never stored.
      *
      * Credentials: WIDGET, KEY, AGENT.
      * API keys need the `connections:disconnect` permission (see GET /rbac).
@@ -1187,8 +1187,8 @@ export type webhooks = {
   };
   "connection.reapply.failed": {
     /**
-     * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
-     * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
+     * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
+     * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
      *
      * Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret's bytes over `{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is success; otherwise up to 3 attempts in total, 10 s then 60 s apart (a 429 or 503 with Retry-After waits as asked, up to an hour), each with a 10 s timeout; redirects are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure) while retries keep their schedule.
      */
@@ -1664,6 +1664,8 @@ export type components = {
       updated_objects: components["schemas"]["UpdatedRecord"][];
       /** @description `automatic`: written after the person signed in at the provider (OAuth); `async`: the managed one-click rail (Domain Connect). Absent for an API-credential apply. */
       via?: "automatic" | "async";
+      /** @description Present when the write took out values Portico had not written: the customer's own records, including any set at the provider since Portico last wrote (and any a write refused midway had taken out and could not put back, named on the write sent again that completes it). Each is the set's prior: disconnect restores it */
+      replaced?: components["schemas"]["ReplacedSet"][];
     };
     /** @description Records were written through a rail: `data.via` is `automatic` for OAuth, `async` for one-click setup, absent for an API-credential apply. */
     ConnectionAppliedEvent: {
@@ -1891,10 +1893,20 @@ export type components = {
     };
     ConnectionReapplyFailedData: {
       reason: components["schemas"]["EventReason"];
-      /** @description The DNS provider that refused the grant */
+      /** @description The DNS provider that refused the grant or the write */
       provider: string;
+      /** @description dns_write_failed: the sets the refused write left changed and could not put back */
+      not_restored?: ({
+          name: string;
+          type: string;
+          ttl: number | null;
+          /** @description What the set held before the repair: the zone now holds neither these nor Portico's */
+          values: string[];
+        })[];
+      /** @description dns_write_failed: seconds until the repair is tried again, as the host asked; absent when it said nothing (the next hourly check) */
+      retry_after?: number;
     };
-    /** @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent. */
+    /** @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so). */
     ConnectionReapplyFailedEvent: {
       /** @description The event id (`evt_…`): deduplicate on it. Ids are time-ordered. */
       id: string;
@@ -2006,6 +2018,8 @@ export type components = {
       updated_objects: components["schemas"]["UpdatedRecord"][];
       /** @description `automatic`: written after the person signed in at the provider (OAuth); `async`: the managed one-click rail (Domain Connect). Absent for an API-credential apply. */
       via?: "automatic" | "async";
+      /** @description Present when the write took out values Portico had not written: the customer's own records, including any set at the provider since Portico last wrote (and any a write refused midway had taken out and could not put back, named on the write sent again that completes it). Each is the set's prior: disconnect restores it */
+      replaced?: components["schemas"]["ReplacedSet"][];
       /** @description Desired records that resolve */
       records_propagated: components["schemas"]["EventRecord"][];
       /** @description Desired records that do not resolve (yet) */
@@ -2730,8 +2744,8 @@ export type components = {
       /** @description How long events are kept from their `created_at` */
       retention_days: number;
     };
-    /** @description A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` on connection.reapply.failed; the others on purchase.error */
-    EventReason: "reauthorization_required" | "payment_failed" | "registration_failed" | "authorization_voided" | "authorization_expiring";
+    /** @description A catalogue reason (the `details.reason` codes of errors): `reauthorization_required` and `dns_write_failed` on connection.reapply.failed; the others on purchase.error */
+    EventReason: "reauthorization_required" | "dns_write_failed" | "payment_failed" | "registration_failed" | "authorization_voided" | "authorization_expiring";
     EventRecord: {
       /** @description Record type: A, AAAA, CNAME, CAA, MX, NS, TXT, SPFM or REDIR301 */
       type: string;
@@ -3118,8 +3132,24 @@ export type components = {
           /** @description `connected`, `already` (records already in place through this account) or `failed` */
           status: string;
           message: string;
-          /** @description For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, … */
+          /** @description For `failed`: `zone_not_reached`, `ProviderAuthenticationError`, `dns_write_failed`, `InvalidNameservers`, `conflict`, … */
           error_code?: string;
+          /** @description For `failed`: the error's `details.reason` where it has one (`provider_server_error`, `provider_refused`, `write_in_progress`, …) */
+          reason?: string;
+          /** @description For `failed` for now (a host's server error or rate limit, another write in progress): seconds after which connecting this domain again may succeed, as the Retry-After of a single apply */
+          retry_after?: number;
+          /** @description For a write the host refused midway: the sets it had changed that were put back */
+          restored?: {
+              name: string;
+              type: string;
+            }[];
+          /** @description For a write the host refused midway: the sets it left changed and could not put back, with the values they held (kept on the connection; a disconnect puts them back) */
+          not_restored?: ({
+              name: string;
+              type: string;
+              ttl: number | null;
+              values: string[];
+            })[];
         })[];
       account: components["schemas"]["ProviderAccount"];
     };
@@ -3378,6 +3408,13 @@ export type components = {
       price_cents: number | null;
       currency: string;
       suggestions: components["schemas"]["DomainOffer"][];
+    };
+    ReplacedSet: {
+      /** @description The set's full name, without a trailing dot */
+      name: string;
+      type: string;
+      /** @description The values the write took out of the zone (the set's other values stayed) */
+      values: string[];
     };
     ReplayResult: {
       endpoint_id: string;
@@ -9935,7 +9972,7 @@ export type operations = {
   };
   /**
    * Remove a domain
-   * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now.
+   * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. While another write to the same records is in progress (an apply, a reapply, a repair) the answer is 409 `conflict` with `details.reason: write_in_progress` and Retry-After; nothing was removed, send it again then.
    *
    * Credentials: WIDGET, KEY.
    * API keys need the `connections:disconnect` permission (see GET /rbac).
@@ -10015,7 +10052,7 @@ export type operations = {
           };
         };
       };
-      /** @description Error: `reauthorization_required` */
+      /** @description Error: `conflict`, `reauthorization_required` */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
@@ -10024,10 +10061,10 @@ export type operations = {
           RateLimit: components["headers"]["RateLimit"];
         };
         content: {
-          "application/json": components["schemas"]["Error"] & {
+          "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
-            code?: "reauthorization_required";
-          };
+            code?: "conflict" | "reauthorization_required";
+          });
         };
       };
       /** @description Error: `payload_too_large` */
@@ -10753,7 +10790,7 @@ export type operations = {
   };
   /**
    * Disconnect a domain
-   * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. A delegated agent token needs the `domains:disconnect` scope and its person's yes: without one the answer is 400 `confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person opens, signed in as themselves (the member who approved the agent, whose role may disconnect), and confirms; the agent's retry then goes through. The `confirm` query parameter alone never disconnects; naming another domain there is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. `credential` is a DNS-provider API key used once for this removal and never stored.
+   * @description Stops serving, removes the certificate and stops monitoring. For records set up by hand the outcome lists them under `left_in_place` with `manual_steps`. Repeating the call answers the same outcome. A widget token must be bound to the domain. Records an automatic rail wrote are reverted first, through the kept grant (a continuous provider account, an OAuth grant or a Domain Connect grant) or a one-time `credential`: Portico's own records are removed and what they replaced is restored (`restored`); a set changed at the provider since is left alone (`left_in_place`). When no grant can remove them (none kept, or the provider refuses it) the answer is 409 `reauthorization_required` with `plan`, the full removal plan, and nothing is removed: 409 because the request is well formed and the connection's state (no usable grant) is what stands in the way; resend with `credential`, or follow the plan and resend `:disconnect` with `leave_records: true`, which finishes without the provider and lists every record left with its prior values. When the zone itself is gone at the host (deleted there, or no longer reachable with a credential the host accepts), nothing can be written there ever again: the disconnect finishes with `outcome: manual`, every set Portico wrote or removed listed in `left_in_place` with `prior_values` (what it held before connecting), and `manual_steps` saying what to do wherever the zone lives now. While another write to the same records is in progress (an apply, a reapply, a repair) the answer is 409 `conflict` with `details.reason: write_in_progress` and Retry-After; nothing was removed, send it again then. A delegated agent token needs the `domains:disconnect` scope and its person's yes: without one the answer is 400 `confirmation_required` with `details.confirm_url`, a one-time link (ten minutes, bound to the agent and the connection) the person opens, signed in as themselves (the member who approved the agent, whose role may disconnect), and confirms; the agent's retry then goes through. The `confirm` query parameter alone never disconnects; naming another domain there is 409 `confirmation_mismatch` (case, scheme, path and a trailing dot ignored). Nothing is removed before the yes. `credential` is a DNS-provider API key used once for this removal and never stored.
    *
    * Credentials: WIDGET, KEY, AGENT.
    * API keys need the `connections:disconnect` permission (see GET /rbac).
@@ -10851,7 +10888,7 @@ export type operations = {
           };
         };
       };
-      /** @description Error: `confirmation_mismatch`, `idempotency_key_in_use`, `reauthorization_required` */
+      /** @description Error: `confirmation_mismatch`, `conflict`, `idempotency_key_in_use`, `reauthorization_required` */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
@@ -10862,7 +10899,7 @@ export type operations = {
         content: {
           "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
-            code?: "confirmation_mismatch" | "idempotency_key_in_use" | "reauthorization_required";
+            code?: "confirmation_mismatch" | "conflict" | "idempotency_key_in_use" | "reauthorization_required";
           });
         };
       };
@@ -19561,7 +19598,16 @@ export type operations = {
          *         "name": "shop.example.com"
          *       }
          *     ],
-         *     "via": "automatic"
+         *     "via": "automatic",
+         *     "replaced": [
+         *       {
+         *         "name": "shop.example.com",
+         *         "type": "CNAME",
+         *         "values": [
+         *           "old-host.example.net"
+         *         ]
+         *       }
+         *     ]
          *   },
          *   "created_at": "2026-05-04T09:30:00.000Z"
          * }
@@ -19793,8 +19839,8 @@ export type operations = {
     };
   };
   /**
-   * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
-   * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent.
+   * A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
+   * @description A managed re-apply failed: the stored grant was refused, and the connection is flagged for re-consent (`reason: reauthorization_required`); or the monitor's repair was refused by the host midway and left records it could not put back (`reason: dns_write_failed`, `not_restored` names them; the repair is tried again after `retry_after` seconds when the host said so).
    *
    * Deliveries are JSON POSTs signed by the Standard Webhooks scheme: headers `webhook-id` (the event id, `evt_…`; deduplicate on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret's bytes over `{webhook-id}.{webhook-timestamp}.{body}`). Reject timestamps more than 5 minutes from now (the replay window). Any 2xx is success; otherwise up to 3 attempts in total, 10 s then 60 s apart (a 429 or 503 with Retry-After waits as asked, up to an hour), each with a 10 s timeout; redirects are not followed; a 410 Gone disables the endpoint. The same event can arrive more than once. Every send is in the delivery log from the moment it goes out (`error: "in flight"` until its answer is recorded; `interrupted` when Portico stopped during it and sent it again, which does not count against the three). Each worker process has at most 64 sends in flight to one endpoint (16 once its sends fail), so a slow receiver delays only its own events; an endpoint that keeps failing is paused for new events (5 s doubling to 5 minutes after its last failure) while retries keep their schedule.
    */

@@ -57,6 +57,7 @@ export const azure = defineCard({
   ],
   errorsCite: ['armErrors', 'recordSets', 'openapi'],
   quirks: [
+    { text: 'A record set is written with one PUT answered 200 or 201 when done: record sets are not long-running operations in the published document (no Azure-AsyncOperation to follow), so there is nothing to wait for after the answer (issue 46).', cite: ['openapi'] },
     { text: '`nextLink` names https://management.azure.com whatever address was asked: Portico rebases its path and query onto the configured base (DNS_PROVIDER_API_BASES).', cite: ['recordSets'] },
     { text: 'The same zone name may stand in several resource groups (and subscriptions), each copy with its own name servers. Portico writes the copy the domain is delegated to, else refuses naming the zone ids; Private zones are passed over.', cite: ['zonesList'] },
     { text: 'PUT replaces the whole record set, metadata included: Portico sends a set\'s metadata back whenever it writes the set, and keeps it to restore a set it removed.', cite: ['recordSets', 'recordSetModel'] },

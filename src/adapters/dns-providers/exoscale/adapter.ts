@@ -4,7 +4,9 @@
 // of "METHOD path\nbody\n\n\nexpires">` (no query arguments or headers signed). Zones: GET /dns-domain
 // (one list); records: GET /dns-domain/{id}/record (one list, `system-record` for SOA/NS), POST
 // /dns-domain/{id}/record `{name, type, content, ttl, priority?}`, DELETE …/record/{record-id}; writes
-// answer with an operation. Names are relative (`` the apex); hostnames in `content` absolute without
+// answer with an operation `{id, state: pending|success|failure|timeout, reason}`, done only when GET
+// /operation/{id} says `success` (egoscale v3 Client.Wait polls it; issue 46: a write accepted and then
+// failed was taken as done): `failure` or `timeout` is a refusal, `busy`/`unavailable` temporary. Names are relative (`` the apex); hostnames in `content` absolute without
 // the trailing dot. Errors are `{message}`: 403 for a bad key or signature, 404, 400, 429.
 // Do no harm (src/adapters/dns-providers/exoscale/card.ts): ALIAS, URL and POOL records are written back
 // with their content as it is; a priority Exoscale keeps beside the content of a type other than MX
@@ -13,7 +15,15 @@ import { credentialParts } from '../credentials.ts'
 import { createHmac } from 'node:crypto'
 import { exchange, failureOf } from '../http.ts'
 import { absoluteName, fromFields, RecordBasedProvider, relativeName, toFields, type ProviderRecord } from '../record-based.ts'
-import { canonicalName, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, ProviderError, unquoteTxt, type Zone, type HostConventions } from '../types.ts'
+import { waitForOperation } from '../async-writes.ts'
+
+interface ExoOperation {
+  id: string
+  state: 'pending' | 'success' | 'failure' | 'timeout'
+  reason?: string
+  message?: string
+}
 import type { HostedProvider } from '../hosted.ts'
 
 export const EXOSCALE_API = 'https://api-ch-gva-2.exoscale.com/v2'
@@ -56,7 +66,23 @@ export class ExoscaleProvider extends RecordBasedProvider {
     const signature = createHmac('sha256', this.secret).update(`${method} ${url.pathname}\n${payload}\n\n\n${expires}`).digest('base64')
     const r = await exchange(method, url.toString(), { authorization: `EXO2-HMAC-SHA256 credential=${this.key},expires=${expires},signature=${signature}` }, payload || undefined)
     if (r.status >= 300) throw failureOf('Exoscale', r, r.body?.message ?? `HTTP ${r.status}`, r.status === 403 && /signature|credential|api key/i.test(r.body?.message ?? '') ? 'auth' : undefined)
+    if (method !== 'GET' && typeof r.body?.state === 'string') await this.waitFor(r.body)
     return r.body
+  }
+
+  /** Waits for a write's operation (src/adapters/dns-providers/async-writes.ts). */
+  private async waitFor(first: ExoOperation): Promise<void> {
+    await waitForOperation(
+      `Exoscale operation ${first.id}`,
+      first,
+      (o) => {
+        if (o.state === 'pending') return 'running'
+        if (o.state === 'success') return 'done'
+        const temporary = o.state === 'timeout' || o.reason === 'busy' || o.reason === 'unavailable' || o.reason === 'interrupted'
+        return new ProviderError(temporary ? 'temporary' : 'write_failed', `Exoscale: the operation ended ${o.state} (${o.reason ?? 'no reason'}${o.message ? `: ${o.message}` : ''})`, undefined, temporary ? 5 : undefined)
+      },
+      async (o) => this.call('GET', `/operation/${encodeURIComponent(o.id)}`),
+    )
   }
 
   async listZones(): Promise<Zone[]> {

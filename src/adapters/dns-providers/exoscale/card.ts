@@ -53,7 +53,7 @@ export const exoscale = defineCard({
   ],
   errorsCite: ['signature', 'openapi'],
   quirks: [
-    { text: 'Writes answer with an operation `{id, state, reference: {id}}`, not the record.', cite: ['openapi'] },
+    { text: 'Writes answer with an operation `{id, state, reference: {id}}`, not the record: `pending` until GET /operation/{id} says `success`, or `failure`/`timeout` with a `reason` (the write not carried out). Portico waits for each operation (up to 30 s) and treats a failure as a refusal, putting back what the calls before it changed; `busy`, `unavailable`, `interrupted` and `timeout` are temporary.', cite: ['openapi'] },
     { text: 'SOA and the apex NS come back among the records; they are Exoscale\'s and never written.', cite: ['records'] },
   ],
   seeds: (zone) => [

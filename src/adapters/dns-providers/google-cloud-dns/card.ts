@@ -57,6 +57,7 @@ export const googleCloudDns = defineCard({
   ],
   errorsCite: ['errors', 'changes', 'discovery'],
   quirks: [
+    { text: 'changes.create answers a Change with status `pending`, later `done`: that is the change reaching Google\'s name servers, not an outcome still to come; a Change has no failed state (it is taken whole or refused in the answer), so Portico does not wait for `done` (issue 46).', cite: ['changes', 'discovery'] },
     { text: 'Several public managed zones may serve one dnsName (a staging and a prod zone, in one project or across the projects a grant reaches); each has its own nameServers. Portico writes the one the domain is delegated to, else refuses naming the zone ids.', cite: ['managedZones'] },
     { text: 'A deletion is matched against the set exactly, so the sets Portico replaces are sent back as Google gave them (rrdatas and signatures), never re-serialised.', cite: ['changes', 'lego'] },
     { text: 'A set with a routing policy carries `routingPolicy` and no `rrdatas`; a plain addition at its name and type would fail (alreadyExists) or drop the policy, so it is read as locked.', cite: ['routing', 'rrsets'] },

@@ -7,19 +7,44 @@
 // …/rrsets/{name}/{type}. Names are relative (`@` the apex); values are zone-file text (hostnames
 // with the trailing dot, TXT as quoted strings). Errors are `{"error": {"code", "message"}}`: 401
 // unauthorized, 403 forbidden (a read-only token), 404 not_found, 409 uniqueness_error, 429
-// rate_limit_exceeded (RateLimit-Reset, a Unix time, waited out when short), 422 invalid_input. A
-// record's comment is written back with it; a set under change protection is read as locked
+// rate_limit_exceeded (RateLimit-Reset, a Unix time, waited out when short), 422 invalid_input, 423
+// locked (another action on the zone is running) and 409 conflict (changed during the request): both
+// temporary, waited out then answered as temporary
+// and 423 protected (change protection: a refusal). Every write answers 201 with an Action
+// `{id, status: running|success|error, error {code, message}}` (#zone-rrset-actions, #actions): the
+// write is done only when GET /actions/{id} says `success`, and an action ending `error` is a
+// refusal like any other, so the adapter waits for each one as hcloud-go's Action WaitFor does
+// (issue 46: before, an accepted write that then failed was reported as applied). A record's comment
+// is written back with it; a set under change protection is read as locked
 // (src/adapters/dns-providers/hetzner/card.ts is the card).
 import { paginate } from '../paging.ts'
+import { waitForOperation } from '../async-writes.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, HOSTNAME_TYPES, hostValue, relativeName } from '../record-based.ts'
 import { RRsetBasedProvider } from '../rrset-based.ts'
-import { canonicalName, canonicalValue, quoteTxt, readTxt, unquoteTxt, writeTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, canonicalValue, ProviderError, quoteTxt, readTxt, unquoteTxt, writeTxt, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1'
 
-const failure = (r: HttpResult) => (r.status < 300 ? null : failureOf('Hetzner', r, r.body?.error ? `${r.body.error.code}: ${r.body.error.message}` : `HTTP ${r.status}`))
+/**
+ * Hetzner's "busy" answers (#errors): 423 `locked`, another action on the zone still running ("The item
+ * you are trying to access is locked (there is already an Action running)"), and 409 `conflict`, "The
+ * resource has changed during the request, please retry". Both temporary; 409 `uniqueness_error` is not.
+ */
+const isLocked = (r: HttpResult) => (r.status === 423 && r.body?.error?.code === 'locked') || (r.status === 409 && r.body?.error?.code === 'conflict')
+/** Seconds to wait before sending a write refused as `locked` again: Hetzner sends no hint; its actions take seconds. */
+export const LOCKED_WAIT = 2
+
+const failure = (r: HttpResult) =>
+  r.status < 300 ? null : failureOf('Hetzner', r, r.body?.error ? `${r.body.error.code}: ${r.body.error.message}` : `HTTP ${r.status}`, isLocked(r) ? 'temporary' : undefined)
+
+interface HzAction {
+  id: number
+  command?: string
+  status: 'running' | 'success' | 'error'
+  error?: { code: string; message: string } | null
+}
 
 /** Canonical value as Hetzner writes it in a zone file. */
 export function toZoneFile(type: string, v: string): string {
@@ -47,14 +72,14 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "zone-file text with the trailing dot; a relative one is read under the zone",
   txt: "quoted zone-file strings",
   ttl: "null is the zone default",
-  temporary: "429 with RateLimit-Reset waited out when short",
+  temporary: "429 with RateLimit-Reset waited out when short; 423 locked (an action already running) waited out, then temporary; a write is done when its action ends success",
   sources: {
     apex: "dnscontrol providers/hetznerv2 (StackExchange/dnscontrol@7a079bc): CanUseAlias Cannot",
     names: "Hetzner Cloud OpenAPI (test/fixtures/provider-openapi/hetzner.json)",
     hostnames: "Hetzner Cloud OpenAPI rrsets",
     txt: "Hetzner Cloud OpenAPI rrsets",
     ttl: "Hetzner Cloud OpenAPI rrsets",
-    temporary: "providers-reality check (RateLimit-Reset)",
+    temporary: "providers-reality check (RateLimit-Reset); docs.hetzner.cloud #errors (locked), #actions, hcloud-go Action WaitFor",
   },
 }
 
@@ -69,10 +94,34 @@ export class HetznerProvider extends RRsetBasedProvider {
   }
 
   private async call(method: string, path: string, body?: unknown) {
-    const r = await exchange(method, this.base + path, { authorization: `Bearer ${this.token}` }, body)
+    const r = await exchange(method, this.base + path, { authorization: `Bearer ${this.token}` }, body, { temporary: (x) => (isLocked(x) ? LOCKED_WAIT : undefined) })
     const f = failure(r)
-    if (f) throw f
+    if (f) {
+      // Still locked after the waits: temporary, with a hint (503 provider_temporary, never a refusal).
+      if (isLocked(r)) throw new ProviderError('temporary', f.message, r.status, LOCKED_WAIT * 2)
+      throw f
+    }
+    if (method !== 'GET' && r.body?.action) await this.waitFor(r.body.action)
     return r.body
+  }
+
+  /**
+   * Waits for a write's action to finish (GET /actions/{id}, rate limits waited out by `exchange`):
+   * `error` is Hetzner refusing the write after accepting it (src/adapters/dns-providers/async-writes.ts).
+   */
+  private async waitFor(first: HzAction): Promise<void> {
+    await waitForOperation(
+      `Hetzner action ${first.id} (${first.command ?? 'write'})`,
+      first,
+      (a) => {
+        if (a.status === 'running') return 'running'
+        if (a.status !== 'error') return 'done'
+        const code = a.error?.code ?? 'action_failed'
+        const locked = code === 'locked'
+        return new ProviderError(locked ? 'temporary' : 'write_failed', `Hetzner: action ${a.command ?? a.id} ended in error (${code}: ${a.error?.message ?? 'no message'})`, undefined, locked ? LOCKED_WAIT * 2 : undefined)
+      },
+      async (a) => (await this.call('GET', `/actions/${a.id}`)).action,
+    )
   }
 
   private async paged(path: string, key: string): Promise<any[]> {

@@ -61,6 +61,7 @@ export const route53 = defineCard({
   ],
   errorsCite: ['change', 'commonErrors', 'botocore'],
   quirks: [
+    { text: 'ChangeResourceRecordSets answers ChangeInfo `PENDING`, which GetChange later turns `INSYNC`: that is the change reaching Route 53\'s name servers, not an outcome still to come (the batch is checked and taken whole, or refused in the answer), so Portico does not wait for INSYNC (issue 46).', cite: ['change', 'botocore'] },
     { text: 'Several public hosted zones may share one name (a stale copy, another team\'s); each has its own delegation set, which only GetHostedZone answers. Portico asks it only then and writes into the copy the domain is delegated to, else refuses naming the zone ids (zone_ambiguous, zone_not_delegated).', cite: ['getZone', 'listZones'] },
     { text: 'A DELETE must name the set exactly as it stands (TTL and every value), so the current sets are read before each batch.', cite: ['change', 'lego'] },
     { text: 'Routing-policy sets share a name and type; a plain set cannot be created beside them (InvalidChangeBatch), so a change there is refused before writing.', cite: ['rrsetModel', 'change'] },
