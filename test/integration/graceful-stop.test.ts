@@ -3,8 +3,8 @@
 //   at once with the current state, a bulk create in flight finishes, npm exits 0, and nothing is left
 //   behind (not Portico, not its embedded PostgreSQL, which stops last). The stop's log says each step.
 // - A rolling restart of two `api` processes and a worker, one at a time, under load with long polls
-//   open: the client (retrying a refused connection on the next process, as a load balancer does)
-//   never sees a reset, and every answer is a 2xx.
+//   open: the client (taking a process out of rotation once its /readyz fails, and retrying a refused
+//   connection on the next process, as a load balancer does) never sees a reset, and every answer is a 2xx.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
@@ -124,7 +124,11 @@ describe('a rolling restart under load', () => {
     const [second, worker] = await Promise.all([startProcess('api-2', { ...env, PORTICO_ROLE: 'api' }), startProcess('worker', { ...env, PORTICO_ROLE: 'worker' })])
     procs.push(first, second, worker)
     const api = [first, second]
-    const ports = () => api.map((p) => p.port)
+    // As a load balancer does: a process whose /readyz fails (it is draining) gets no new requests;
+    // those it has finish there. Without this, a connection made in the instant the listener closes
+    // sits in the kernel's accept queue and is reset, which no server can answer.
+    const drained = new Set<number>()
+    const ports = () => api.map((p) => p.port).filter((port) => !drained.has(port))
     const { api_key } = await provision(first.port)
     const followed = await connection(first.port, api_key, `widget.${zone}`)
 
@@ -157,11 +161,16 @@ describe('a rolling restart under load', () => {
     const restart = async (p: Proc, role: string): Promise<Proc> => {
       const t0 = performance.now()
       p.proc.kill('SIGTERM')
+      if (role === 'api') {
+        for (let i = 0; i < 100 && (await fetch(`http://127.0.0.1:${p.port}/readyz`).then((r) => r.status === 200, () => false)); i++) await Bun.sleep(10)
+        drained.add(p.port)
+      }
       const code = await p.exited
       exits.push({ name: p.name, code, ms: Math.round(performance.now() - t0) })
       expect(stopErrors(p)).toEqual([])
       const next = await startProcess(`${p.name}'`, { ...env, PORTICO_ROLE: role }, { port: p.port })
       procs.push(next)
+      drained.delete(p.port)
       return next
     }
     // A bulk create in flight on the first process when it is told to stop.
