@@ -113,7 +113,8 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
       return new ApiError('dns_write_failed', title, { provider, reason: err.kind === 'zone_ambiguous' ? 'zone_ambiguous' : 'zone_not_delegated', zone_ids, provider_message: err.message, ...(domain ? { domain } : {}) })
     }
     case 'rate_limited':
-      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 60)) } })
+      // The host's own rate limit (issue 46): named like every other refusal, its words apart.
+      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider, reason: 'provider_rate_limited', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 60)) } })
     case 'temporary':
       // The host's own server error (HTTP 5xx): temporary, retryable, with the host's wait or 30 s.
       if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', PROVIDER_SERVER_ERROR_TITLE, { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
