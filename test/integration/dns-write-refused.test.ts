@@ -16,6 +16,8 @@ import type { Fake } from '../harness/provider-fakes/common.ts'
 import { DO_REFUSALS, startDigitalOceanFake } from '../../src/adapters/dns-providers/digitalocean/stand-in.ts'
 import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers/gandi/stand-in.ts'
 import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
+import { SCW_REFUSALS, startScalewayFake } from '../../src/adapters/dns-providers/scaleway/stand-in.ts'
+import { providerFailure } from '../../src/domain/provider-accounts.ts'
 import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
@@ -190,6 +192,37 @@ describe('Hetzner: a write accepted with a running action that then ends in erro
     const e = await errorOf(p.writeChanges(zone, back.changes))
     expect(e?.kind).toBe('temporary')
     expect(e?.retryAfter).toBeGreaterThan(0)
+  }, 60_000)
+})
+
+// Scaleway answers a write on a zone still applying an earlier change 409 type transient_state
+// (scaleway-sdk-go scw/errors.go TransientStateError): temporary, not a clashing record (issue 46).
+describe('Scaleway: a write on a zone still applying an earlier change', () => {
+  test('409 transient_state is waited out and the write sent again; transient throughout, it is temporary (503 provider_temporary with Retry-After), never record_conflict', async () => {
+    const scw = startScalewayFake()
+    try {
+      const name = `w${++n}-scw.example`
+      scw.addZone(name)
+      const p = makeHosted('scaleway', scw.credential, { scaleway: scw.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+      const before = await p.readRecords(zone)
+      const plan = planApply(before, www(name), name, [], p)
+      scw.refuseNext('PATCH', /\/records$/, SCW_REFUSALS.transient(name))
+      await writeOrRestore(p, zone, plan.changes, before)
+      expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
+
+      const back = planRevert(await p.readRecords(zone), plan.entries)
+      scw.refuseNext('PATCH', /\/records$/, SCW_REFUSALS.transient(name), RETRY_LIMITS.attempts)
+      const e = await errorOf(p.writeChanges(zone, back.changes))
+      expect(e?.kind).toBe('temporary')
+      const api = providerFailure(e!, 'scaleway', name)
+      expect(api.status).toBe(503)
+      expect(Number(api.headers['retry-after'])).toBeGreaterThan(0)
+      expect(api.body()).toMatchObject({ code: 'service_unavailable', details: { provider: 'scaleway', reason: 'provider_temporary' } })
+    } finally {
+      scw.stop()
+    }
   }, 60_000)
 })
 

@@ -18,6 +18,17 @@ import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
 import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import { refuseBesideFlattened } from '../flattened.ts'
 import type { HostedProvider } from '../hosted.ts'
+import type { HttpResult } from '../http.ts'
+
+/**
+ * Scaleway's "busy" answer (issue 46): a write on a zone still applying an earlier change is 409
+ * `{"type": "transient_state", "resource": "dns_zone", "current_state": "pending", …}`, which
+ * scaleway-sdk-go (scw/errors.go) types as its own TransientStateError, apart from 409 `conflict`.
+ * Nothing was written; the same write goes through once the zone is `active` again.
+ */
+const isTransient = (r: HttpResult) => r.status === 409 && r.body?.type === 'transient_state'
+/** Seconds to wait before sending a write refused as transient again: Scaleway sends no hint; a zone's change applies in seconds. */
+export const TRANSIENT_WAIT = 2
 
 /** A record answered by one of Scaleway's dynamic configurations, which a plain write would drop. */
 const DYNAMIC = ['geo_ip_config', 'http_service_config', 'weighted_config', 'view_config']
@@ -31,14 +42,14 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "zone-file text with the trailing dot",
   txt: "quoted zone-file strings",
   ttl: "any",
-  temporary: "429 waited out when signalled",
+  temporary: "429 waited out when signalled; 409 transient_state (the zone still applying an earlier change) waited out, then temporary",
   sources: {
     apex: "catalogue: no apex record offered",
     names: "Scaleway OpenAPI (test/fixtures/provider-openapi/scaleway.json)",
     hostnames: "Scaleway OpenAPI",
     txt: "Scaleway OpenAPI",
     ttl: "Scaleway OpenAPI",
-    temporary: "the reference card (src/adapters/dns-providers/scaleway/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/scaleway/card.ts); scaleway-sdk-go scw/errors.go (TransientStateError)",
   },
 }
 
@@ -47,7 +58,12 @@ export class ScalewayProvider implements DnsProvider {
   readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(secretKey: string, base = SCALEWAY_API) {
-    this.api = new RestClient({ name: 'Scaleway', base, headers: { 'x-auth-token': secretKey }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}` : undefined) })
+    this.api = new RestClient({ name: 'Scaleway', base, headers: { 'x-auth-token': secretKey }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}${b.current_state ? ` (${b.resource ?? 'resource'} ${b.current_state})` : ''}` : undefined),
+      // The zone still applying an earlier change: waited out within the retry budget, then temporary
+      // (503 provider_temporary with Retry-After), never a clashing record.
+      http: { temporary: (r) => (isTransient(r) ? TRANSIENT_WAIT : undefined) },
+      kind: (r) => (isTransient(r) ? 'temporary' : undefined),
+    })
   }
 
   /** `filter` is the list's name filter, sent empty (every item) as Scaleway's SDKs send it. */
