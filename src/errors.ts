@@ -160,6 +160,7 @@ export const ERROR_REASONS = {
   insufficient_permission: 'The credential works but may not change these records (its scope or role at the provider)',
   plan_restricted: 'The provider account\'s plan does not allow this change',
   record_conflict: 'A record at the provider clashes with the change',
+  zone_changed: 'The DNS provider refused an all-or-nothing change because the zone changed between Portico\'s read and its write, again after one fresh read (409 conflict with Retry-After); nothing was written, the same request later is expected to go through',
   // An agent's action that its person must confirm first (confirmation_required).
   person_confirmation: 'A person of the workspace must confirm this first, through the agent\'s client or at `details.confirm_url`',
   write_in_progress: 'Another write to the same records is in progress; retry after Retry-After',

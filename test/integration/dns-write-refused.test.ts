@@ -17,6 +17,7 @@ import { DO_REFUSALS, startDigitalOceanFake } from '../../src/adapters/dns-provi
 import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers/gandi/stand-in.ts'
 import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
 import { SCW_REFUSALS, startScalewayFake } from '../../src/adapters/dns-providers/scaleway/stand-in.ts'
+import { GCD_REFUSALS, startGoogleDnsFake } from '../../src/adapters/dns-providers/google-cloud-dns/stand-in.ts'
 import { providerFailure } from '../../src/domain/provider-accounts.ts'
 import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
@@ -222,6 +223,42 @@ describe('Scaleway: a write on a zone still applying an earlier change', () => {
       expect(api.body()).toMatchObject({ code: 'service_unavailable', details: { provider: 'scaleway', reason: 'provider_temporary' } })
     } finally {
       scw.stop()
+    }
+  }, 60_000)
+})
+
+// Google Cloud DNS applies a change all or nothing and refuses it 412 conditionNotMet when a deletion no
+// longer matches the set (https://cloud.google.com/dns/docs/reference/rest/v1/changes/create): a
+// change to the zone between Portico's read and its write (issue 46) is read again and sent once more.
+describe('Google Cloud DNS: the zone changed between Portico\'s read and its change', () => {
+  test('a 412 conditionNotMet is answered by reading the zone again and sending the change once more; changed again, 409 conflict (zone_changed) with Retry-After, nothing written', async () => {
+    const g = startGoogleDnsFake()
+    try {
+      const name = `w${++n}-gcd.example`
+      const z = g.addZone(name)
+      const p = makeHosted('google-cloud-dns', g.credential, { 'google-cloud-dns': g.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+      const before = await p.readRecords(zone)
+      const plan = planApply(before, www(name), name, [], p)
+      // The customer's TTL edit lands between the adapter's read and its POST.
+      const edit = (ttl: number) => () => z.records.forEach((r) => r.name === `www.${name}.` && r.type === 'CNAME' && (r.ttl = ttl))
+      g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(600), `www.${name}.][CNAME`))
+      await writeOrRestore(p, zone, plan.changes, before)
+      expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
+
+      const back = planRevert(await p.readRecords(zone), plan.entries)
+      g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(900), `www.${name}.][CNAME`))
+      g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(1200), `www.${name}.][CNAME`))
+      const e = await errorOf(p.writeChanges(zone, back.changes))
+      expect(e?.kind).toBe('zone_changed')
+      const api = providerFailure(e!, 'google-cloud-dns', name)
+      expect(api.status).toBe(409)
+      expect(Number(api.headers['retry-after'])).toBeGreaterThan(0)
+      expect(api.body()).toMatchObject({ code: 'conflict', details: { provider: 'google-cloud-dns', reason: 'zone_changed' } })
+      expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', ttl: 1200, values: [EDGE] })
+    } finally {
+      g.stop()
     }
   }, 60_000)
 })

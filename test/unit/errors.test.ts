@@ -24,6 +24,7 @@ const KINDS: Record<ProviderErrorKind, true> = {
   too_many_pages: true,
   zone_ambiguous: true,
   zone_not_delegated: true,
+  zone_changed: true,
 }
 
 describe('a provider failure as the contract error', () => {
