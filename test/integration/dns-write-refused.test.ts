@@ -18,6 +18,7 @@ import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers
 import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
 import { SCW_REFUSALS, startScalewayFake } from '../../src/adapters/dns-providers/scaleway/stand-in.ts'
 import { GCD_REFUSALS, startGoogleDnsFake } from '../../src/adapters/dns-providers/google-cloud-dns/stand-in.ts'
+import { R53_REFUSALS, startRoute53Fake } from '../../src/adapters/dns-providers/route53/stand-in.ts'
 import { providerFailure } from '../../src/domain/provider-accounts.ts'
 import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
@@ -259,6 +260,33 @@ describe('Google Cloud DNS: the zone changed between Portico\'s read and its cha
       expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', ttl: 1200, values: [EDGE] })
     } finally {
       g.stop()
+    }
+  }, 60_000)
+})
+
+// Route 53 applies a ChangeBatch all or nothing; a DELETE must name the set exactly as it stands, else
+// 400 InvalidChangeBatch "…values provided do not match the current values" (issue 46: same as Google's 412).
+describe('Route 53: the set changed between Portico\'s read and its ChangeBatch', () => {
+  test('a stale DELETE is answered by reading the zone again and sending the batch once more; changed again, 409 conflict (zone_changed), nothing written', async () => {
+    const r = startRoute53Fake()
+    try {
+      const name = `w${++n}-r53.example`
+      const z = r.addZone(name)
+      const p = makeHosted('route53', r.credential, { route53: r.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: ['one'] }, { name: `gone.${name}`, type: 'TXT', ttl: 300, values: ['one'] }])
+      const edit = (v: string) => () => z.records.forEach((s) => s.type === 'TXT' && s.name.startsWith('old.') && (s.values = [`"${v}"`]))
+      r.refuseNext('POST', /\/rrset\/?$/, R53_REFUSALS.changedMeanwhile(edit('two'), `old.${name}`, 'TXT'))
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: [] }])
+      expect((await p.readRecords(zone)).find((s) => s.name === `old.${name}`)).toBeUndefined()
+
+      r.refuseNext('POST', /\/rrset\/?$/, R53_REFUSALS.changedMeanwhile(() => {}, `gone.${name}`, 'TXT'), 2)
+      const e = await errorOf(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]))
+      expect(e?.kind).toBe('zone_changed')
+      expect(providerFailure(e!, 'route53', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'route53', reason: 'zone_changed' } })
+      expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
+    } finally {
+      r.stop()
     }
   }, 60_000)
 })
