@@ -19,6 +19,7 @@ import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapt
 import { SCW_REFUSALS, startScalewayFake } from '../../src/adapters/dns-providers/scaleway/stand-in.ts'
 import { GCD_REFUSALS, startGoogleDnsFake } from '../../src/adapters/dns-providers/google-cloud-dns/stand-in.ts'
 import { R53_REFUSALS, startRoute53Fake } from '../../src/adapters/dns-providers/route53/stand-in.ts'
+import { CF_REFUSALS, startCloudflareFake } from '../../src/adapters/dns-providers/cloudflare/stand-in.ts'
 import { providerFailure } from '../../src/domain/provider-accounts.ts'
 import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
@@ -287,6 +288,33 @@ describe('Route 53: the set changed between Portico\'s read and its ChangeBatch'
       expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
     } finally {
       r.stop()
+    }
+  }, 60_000)
+})
+
+// Cloudflare's batch deletes records by id, all or nothing: a record rewritten under a new id between
+// Portico's read and its batch is 404 81044 "Record does not exist." (issue 46, the same class).
+describe('Cloudflare: a record rewritten between Portico\'s read and its batch', () => {
+  test('the batch refused 81044 is read again and sent once more; changed again, 409 conflict (zone_changed), nothing written', async () => {
+    const cf = startCloudflareFake()
+    try {
+      const name = `w${++n}-cf.example`
+      const z = cf.addZone(name)
+      const p = makeHosted('cloudflare', cf.credential, { cloudflare: cf.url + '/client/v4' })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: ['one'] }, { name: `gone.${name}`, type: 'TXT', ttl: 300, values: ['one'] }])
+      const rewrite = (host: string) => () => z.records.forEach((r) => r.name.startsWith(`${host}.`) && (r.id = crypto.randomUUID().replace(/-/g, '')))
+      cf.refuseNext('POST', /\/batch$/, CF_REFUSALS.changedMeanwhile(rewrite('old')))
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: [] }])
+      expect((await p.readRecords(zone)).find((s) => s.name === `old.${name}`)).toBeUndefined()
+
+      cf.refuseNext('POST', /\/batch$/, CF_REFUSALS.changedMeanwhile(rewrite('gone')), 2)
+      const e = await errorOf(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]))
+      expect(e?.kind).toBe('zone_changed')
+      expect(providerFailure(e!, 'cloudflare', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'cloudflare', reason: 'zone_changed' } })
+      expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
+    } finally {
+      cf.stop()
     }
   }, 60_000)
 })
