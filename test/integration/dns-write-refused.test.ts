@@ -12,7 +12,7 @@ import { writeOrRestore } from '../../src/adapters/dns-providers/restore.ts'
 import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
 import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
-import type { Fake } from '../harness/provider-fakes/common.ts'
+import { json, type Fake } from '../harness/provider-fakes/common.ts'
 import { DO_REFUSALS, startDigitalOceanFake } from '../../src/adapters/dns-providers/digitalocean/stand-in.ts'
 import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers/gandi/stand-in.ts'
 import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
@@ -315,6 +315,39 @@ describe('Cloudflare: a record rewritten between Portico\'s read and its batch',
       expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
     } finally {
       cf.stop()
+    }
+  }, 60_000)
+})
+
+// Scaleway's PATCH deletes sets by id_fields, all or nothing: a set removed between Portico's read and
+// its PATCH is 404 not_found resource dns_record, which is not the zone out of reach (issue 46).
+describe('Scaleway: a set removed between Portico\'s read and its PATCH', () => {
+  test('read again and sent once more (the set already gone is not deleted); removed and re-added again, 409 conflict (zone_changed), never zone_not_reached', async () => {
+    const scw = startScalewayFake()
+    try {
+      const name = `w${++n}-scw.example`
+      const z = scw.addZone(name)
+      const p = makeHosted('scaleway', scw.credential, { scaleway: scw.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: ['one'] }, { name: `new.${name}`, type: 'TXT', ttl: 300, values: ['one'] }])
+      const gone = (host: string) => () => {
+        z.records = z.records.filter((r) => r.name !== host)
+        return json(404, { message: 'resource is not found', type: 'not_found', resource: 'dns_record', resource_id: '' })
+      }
+      scw.refuseNext('PATCH', /\/records$/, gone('old'))
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: [] }, { name: `www.${name}`, type: 'CNAME', ttl: 300, values: [EDGE] }])
+      expect((await p.readRecords(zone)).filter((s) => s.name === `old.${name}` || s.name === `www.${name}`)).toEqual([expect.objectContaining({ type: 'CNAME', values: [EDGE] })])
+
+      const readd = () => () => {
+        z.records.push({ id: crypto.randomUUID(), data: '"two"', name: 'new', priority: 0, ttl: 300, type: 'TXT', comment: null })
+        return json(404, { message: 'resource is not found', type: 'not_found', resource: 'dns_record', resource_id: '' })
+      }
+      scw.refuseNext('PATCH', /\/records$/, readd(), 2)
+      const e = await errorOf(p.writeChanges(zone, [{ name: `new.${name}`, type: 'TXT', ttl: 300, values: [] }]))
+      expect(e?.kind).toBe('zone_changed')
+      expect(providerFailure(e!, 'scaleway', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'scaleway', reason: 'zone_changed' } })
+    } finally {
+      scw.stop()
     }
   }, 60_000)
 })

@@ -44,6 +44,7 @@ export const scaleway = defineCard({
     { when: 'a secret key Scaleway does not know', status: 401, body: { message: 'authentication is denied', type: 'denied_authentication', method: 'api_key', reason: 'invalid_argument' }, reason: 'auth' },
     { when: 'a key whose IAM policy lacks DNS permissions', status: 403, body: { message: 'insufficient permissions', type: 'permissions_denied', details: [{ resource: 'dns_zone', action: 'write' }] }, reason: 'permission' },
     { when: 'a zone the key\'s project does not hold', status: 404, body: { message: 'resource is not found', type: 'not_found', resource: 'dns_zone', resource_id: 'not-mine.example' }, reason: 'zone_not_found' },
+    { when: 'a PATCH deleting a set by id_fields that was removed between Portico\'s read and its PATCH (all or none, nothing written): read again and sent once more, then 409 conflict zone_changed', status: 404, body: { message: 'resource is not found', type: 'not_found', resource: 'dns_record' }, reason: 'zone_changed' },
     { when: 'a CNAME beside other records', status: 409, body: { message: 'CNAME record conflicts with other records', type: 'conflict' }, reason: 'conflict' },
     { when: 'a record Scaleway refuses', status: 400, body: { message: 'invalid argument(s)', type: 'invalid_arguments', details: [{ argument_name: 'changes', reason: 'constraint', help_message: 'TXT data must be quoted' }] }, reason: 'write_failed' },
   ],
