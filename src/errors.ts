@@ -143,6 +143,7 @@ export const ERROR_REASONS = {
   provider_error: 'The DNS provider could not be reached (unexpected failure)',
   provider_unreachable: 'The DNS provider could not be reached (connection refused or reset, a TLS failure, a timeout): nothing was refused; temporary, retry after Retry-After (503 service_unavailable). What a write had changed before the connection failed was put back where the provider could be reached again; `details.not_restored` names any record set that could not be',
   provider_refused: 'The DNS provider refused the change',
+  provider_rate_limited: 'The DNS provider is rate limiting the credential (429 rate_limited with Retry-After, the host\'s wait or 60 s); nothing more was sent, the same request after Retry-After is expected to go through',
   dns_write_failed: 'A write the DNS provider refused midway (the monitor\'s repair on connection.reapply.failed): `not_restored` names the customer\'s record sets that are missing, with their values, and `retry_after` when the provider gave one; Portico tries again then',
   provider_temporary: 'The DNS provider says its refusal is temporary (503 service_unavailable with Retry-After); nothing was written, the same request later is expected to go through',
   provider_server_error: 'The DNS provider answered with a server error of its own (HTTP 5xx): temporary, retry after Retry-After (503 service_unavailable). Portico tried to put back what the write had changed before the refusal: `details.restored` names the record sets that were, `details.not_restored` those that could not be (with the values they held before), so a non-empty `not_restored` means the zone was left changed',
@@ -159,6 +160,7 @@ export const ERROR_REASONS = {
   insufficient_permission: 'The credential works but may not change these records (its scope or role at the provider)',
   plan_restricted: 'The provider account\'s plan does not allow this change',
   record_conflict: 'A record at the provider clashes with the change',
+  zone_changed: 'The DNS provider refused an all-or-nothing change because the zone changed between Portico\'s read and its write, again after one fresh read (409 conflict with Retry-After); nothing was written, the same request later is expected to go through',
   // An agent's action that its person must confirm first (confirmation_required).
   person_confirmation: 'A person of the workspace must confirm this first, through the agent\'s client or at `details.confirm_url`',
   write_in_progress: 'Another write to the same records is in progress; retry after Retry-After',

@@ -100,7 +100,7 @@ const providerCalls = new Counter({
 })
 const providerErrors = new Counter({
   name: 'portico_provider_errors_total',
-  help: 'DNS-provider API operations that failed, by provider, operation and reason (auth, permission, rate_limited, zone_not_found, conflict, write_failed, unreachable, plan_restricted, error)',
+  help: 'DNS-provider API operations that failed, by provider, operation and reason (auth, permission, rate_limited, zone_not_found, conflict, zone_changed, write_failed, unreachable, plan_restricted, error)',
   labelNames: ['provider', 'operation', 'reason'],
   registers: [registry],
 })

@@ -113,13 +113,18 @@ function providerFailureOf(err: unknown, provider: string, domain?: string): Api
       return new ApiError('dns_write_failed', title, { provider, reason: err.kind === 'zone_ambiguous' ? 'zone_ambiguous' : 'zone_not_delegated', zone_ids, provider_message: err.message, ...(domain ? { domain } : {}) })
     }
     case 'rate_limited':
-      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 60)) } })
+      // The host's own rate limit (issue 46): named like every other refusal, its words apart.
+      return new ApiError('rate_limited', 'The DNS provider is rate limiting; try again shortly', { provider, reason: 'provider_rate_limited', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 60)) } })
     case 'temporary':
       // The host's own server error (HTTP 5xx): temporary, retryable, with the host's wait or 30 s.
       if ((err.status ?? 0) >= 500) return new ApiError('service_unavailable', PROVIDER_SERVER_ERROR_TITLE, { provider, reason: 'provider_server_error', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
       // The host itself calls the refusal temporary (Dynadot's "problem with connection to main server"):
       // nothing was written; the same request later is expected to go through.
       return new ApiError('service_unavailable', 'The DNS provider is temporarily unable to take the change; retry after Retry-After', { provider, reason: 'provider_temporary', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 30)) } })
+    case 'zone_changed':
+      // The host refused an all-or-nothing change because the zone changed meanwhile, twice (issue 46):
+      // nothing was written; the same request, planned from the zone as it then is, is expected to go through.
+      return new ApiError('conflict', 'The zone changed at the DNS provider while Portico was writing to it; nothing was written, retry after Retry-After', { provider, reason: 'zone_changed', provider_message: err.message }, { headers: { 'retry-after': String(retryAfterFloor(err.retryAfter ?? 5)) } })
     case 'unreachable':
       // No answer at all (connection refused or reset, a TLS failure, a timeout): nothing was refused,
       // so it is temporary like the host's own server error.

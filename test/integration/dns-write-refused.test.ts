@@ -12,10 +12,15 @@ import { writeOrRestore } from '../../src/adapters/dns-providers/restore.ts'
 import { RETRY_LIMITS } from '../../src/adapters/dns-providers/http.ts'
 import { planApply, planRevert } from '../../src/domain/record-plan.ts'
 import type { DnsRecord } from '../../src/domain/records.ts'
-import type { Fake } from '../harness/provider-fakes/common.ts'
+import { json, type Fake } from '../harness/provider-fakes/common.ts'
 import { DO_REFUSALS, startDigitalOceanFake } from '../../src/adapters/dns-providers/digitalocean/stand-in.ts'
 import { GANDI_REFUSALS, startGandiFake } from '../../src/adapters/dns-providers/gandi/stand-in.ts'
 import { HZ_REFUSALS, startHetznerFake, type HetznerFake } from '../../src/adapters/dns-providers/hetzner/stand-in.ts'
+import { SCW_REFUSALS, startScalewayFake } from '../../src/adapters/dns-providers/scaleway/stand-in.ts'
+import { GCD_REFUSALS, startGoogleDnsFake } from '../../src/adapters/dns-providers/google-cloud-dns/stand-in.ts'
+import { R53_REFUSALS, startRoute53Fake } from '../../src/adapters/dns-providers/route53/stand-in.ts'
+import { CF_REFUSALS, startCloudflareFake } from '../../src/adapters/dns-providers/cloudflare/stand-in.ts'
+import { providerFailure } from '../../src/domain/provider-accounts.ts'
 import { startExoscaleFake, type ExoscaleFake } from '../../src/adapters/dns-providers/exoscale/stand-in.ts'
 import { FAKE_CASES, type FakeCase } from '../harness/provider-fakes/index.ts'
 import { canonicalZone } from '../property/arbitraries.ts'
@@ -190,6 +195,160 @@ describe('Hetzner: a write accepted with a running action that then ends in erro
     const e = await errorOf(p.writeChanges(zone, back.changes))
     expect(e?.kind).toBe('temporary')
     expect(e?.retryAfter).toBeGreaterThan(0)
+  }, 60_000)
+})
+
+// Scaleway answers a write on a zone still applying an earlier change 409 type transient_state
+// (scaleway-sdk-go scw/errors.go TransientStateError): temporary, not a clashing record (issue 46).
+describe('Scaleway: a write on a zone still applying an earlier change', () => {
+  test('409 transient_state is waited out and the write sent again; transient throughout, it is temporary (503 provider_temporary with Retry-After), never record_conflict', async () => {
+    const scw = startScalewayFake()
+    try {
+      const name = `w${++n}-scw.example`
+      scw.addZone(name)
+      const p = makeHosted('scaleway', scw.credential, { scaleway: scw.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+      const before = await p.readRecords(zone)
+      const plan = planApply(before, www(name), name, [], p)
+      scw.refuseNext('PATCH', /\/records$/, SCW_REFUSALS.transient(name))
+      await writeOrRestore(p, zone, plan.changes, before)
+      expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
+
+      const back = planRevert(await p.readRecords(zone), plan.entries)
+      scw.refuseNext('PATCH', /\/records$/, SCW_REFUSALS.transient(name), RETRY_LIMITS.attempts)
+      const e = await errorOf(p.writeChanges(zone, back.changes))
+      expect(e?.kind).toBe('temporary')
+      const api = providerFailure(e!, 'scaleway', name)
+      expect(api.status).toBe(503)
+      expect(Number(api.headers['retry-after'])).toBeGreaterThan(0)
+      expect(api.body()).toMatchObject({ code: 'service_unavailable', details: { provider: 'scaleway', reason: 'provider_temporary' } })
+    } finally {
+      scw.stop()
+    }
+  }, 60_000)
+})
+
+// Google Cloud DNS applies a change all or nothing and refuses it 412 conditionNotMet when a deletion no
+// longer matches the set (https://cloud.google.com/dns/docs/reference/rest/v1/changes/create): a
+// change to the zone between Portico's read and its write (issue 46) is read again and sent once more.
+describe('Google Cloud DNS: the zone changed between Portico\'s read and its change', () => {
+  test('a 412 conditionNotMet is answered by reading the zone again and sending the change once more; changed again, 409 conflict (zone_changed) with Retry-After, nothing written', async () => {
+    const g = startGoogleDnsFake()
+    try {
+      const name = `w${++n}-gcd.example`
+      const z = g.addZone(name)
+      const p = makeHosted('google-cloud-dns', g.credential, { 'google-cloud-dns': g.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `www.${name}`, type: 'CNAME', ttl: 1800, values: [OLD] }])
+      const before = await p.readRecords(zone)
+      const plan = planApply(before, www(name), name, [], p)
+      // The customer's TTL edit lands between the adapter's read and its POST.
+      const edit = (ttl: number) => () => z.records.forEach((r) => r.name === `www.${name}.` && r.type === 'CNAME' && (r.ttl = ttl))
+      g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(600), `www.${name}.][CNAME`))
+      await writeOrRestore(p, zone, plan.changes, before)
+      expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', values: [EDGE] })
+
+      const back = planRevert(await p.readRecords(zone), plan.entries)
+      g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(900), `www.${name}.][CNAME`))
+      g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(1200), `www.${name}.][CNAME`))
+      const e = await errorOf(p.writeChanges(zone, back.changes))
+      expect(e?.kind).toBe('zone_changed')
+      const api = providerFailure(e!, 'google-cloud-dns', name)
+      expect(api.status).toBe(409)
+      expect(Number(api.headers['retry-after'])).toBeGreaterThan(0)
+      expect(api.body()).toMatchObject({ code: 'conflict', details: { provider: 'google-cloud-dns', reason: 'zone_changed' } })
+      expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', ttl: 1200, values: [EDGE] })
+    } finally {
+      g.stop()
+    }
+  }, 60_000)
+})
+
+// Route 53 applies a ChangeBatch all or nothing; a DELETE must name the set exactly as it stands, else
+// 400 InvalidChangeBatch "…values provided do not match the current values" (issue 46: same as Google's 412).
+describe('Route 53: the set changed between Portico\'s read and its ChangeBatch', () => {
+  test('a stale DELETE is answered by reading the zone again and sending the batch once more; changed again, 409 conflict (zone_changed), nothing written', async () => {
+    const r = startRoute53Fake()
+    try {
+      const name = `w${++n}-r53.example`
+      const z = r.addZone(name)
+      const p = makeHosted('route53', r.credential, { route53: r.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: ['one'] }, { name: `gone.${name}`, type: 'TXT', ttl: 300, values: ['one'] }])
+      const edit = (v: string) => () => z.records.forEach((s) => s.type === 'TXT' && s.name.startsWith('old.') && (s.values = [`"${v}"`]))
+      r.refuseNext('POST', /\/rrset\/?$/, R53_REFUSALS.changedMeanwhile(edit('two'), `old.${name}`, 'TXT'))
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: [] }])
+      expect((await p.readRecords(zone)).find((s) => s.name === `old.${name}`)).toBeUndefined()
+
+      r.refuseNext('POST', /\/rrset\/?$/, R53_REFUSALS.changedMeanwhile(() => {}, `gone.${name}`, 'TXT'), 2)
+      const e = await errorOf(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]))
+      expect(e?.kind).toBe('zone_changed')
+      expect(providerFailure(e!, 'route53', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'route53', reason: 'zone_changed' } })
+      expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
+    } finally {
+      r.stop()
+    }
+  }, 60_000)
+})
+
+// Cloudflare's batch deletes records by id, all or nothing: a record rewritten under a new id between
+// Portico's read and its batch is 404 81044 "Record does not exist." (issue 46, the same class).
+describe('Cloudflare: a record rewritten between Portico\'s read and its batch', () => {
+  test('the batch refused 81044 is read again and sent once more; changed again, 409 conflict (zone_changed), nothing written', async () => {
+    const cf = startCloudflareFake()
+    try {
+      const name = `w${++n}-cf.example`
+      const z = cf.addZone(name)
+      const p = makeHosted('cloudflare', cf.credential, { cloudflare: cf.url + '/client/v4' })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: ['one'] }, { name: `gone.${name}`, type: 'TXT', ttl: 300, values: ['one'] }])
+      const rewrite = (host: string) => () => z.records.forEach((r) => r.name.startsWith(`${host}.`) && (r.id = crypto.randomUUID().replace(/-/g, '')))
+      cf.refuseNext('POST', /\/batch$/, CF_REFUSALS.changedMeanwhile(rewrite('old')))
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: [] }])
+      expect((await p.readRecords(zone)).find((s) => s.name === `old.${name}`)).toBeUndefined()
+
+      cf.refuseNext('POST', /\/batch$/, CF_REFUSALS.changedMeanwhile(rewrite('gone')), 2)
+      const e = await errorOf(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]))
+      expect(e?.kind).toBe('zone_changed')
+      expect(providerFailure(e!, 'cloudflare', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'cloudflare', reason: 'zone_changed' } })
+      expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
+    } finally {
+      cf.stop()
+    }
+  }, 60_000)
+})
+
+// Scaleway's PATCH deletes sets by id_fields, all or nothing: a set removed between Portico's read and
+// its PATCH is 404 not_found resource dns_record, which is not the zone out of reach (issue 46).
+describe('Scaleway: a set removed between Portico\'s read and its PATCH', () => {
+  test('read again and sent once more (the set already gone is not deleted); removed and re-added again, 409 conflict (zone_changed), never zone_not_reached', async () => {
+    const scw = startScalewayFake()
+    try {
+      const name = `w${++n}-scw.example`
+      const z = scw.addZone(name)
+      const p = makeHosted('scaleway', scw.credential, { scaleway: scw.url })!
+      const zone = await zoneOf(p, name)
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: ['one'] }, { name: `new.${name}`, type: 'TXT', ttl: 300, values: ['one'] }])
+      const gone = (host: string) => () => {
+        z.records = z.records.filter((r) => r.name !== host)
+        return json(404, { message: 'resource is not found', type: 'not_found', resource: 'dns_record', resource_id: '' })
+      }
+      scw.refuseNext('PATCH', /\/records$/, gone('old'))
+      await p.writeChanges(zone, [{ name: `old.${name}`, type: 'TXT', ttl: 300, values: [] }, { name: `www.${name}`, type: 'CNAME', ttl: 300, values: [EDGE] }])
+      expect((await p.readRecords(zone)).filter((s) => s.name === `old.${name}` || s.name === `www.${name}`)).toEqual([expect.objectContaining({ type: 'CNAME', values: [EDGE] })])
+
+      const readd = () => () => {
+        z.records.push({ id: crypto.randomUUID(), data: '"two"', name: 'new', priority: 0, ttl: 300, type: 'TXT', comment: null })
+        return json(404, { message: 'resource is not found', type: 'not_found', resource: 'dns_record', resource_id: '' })
+      }
+      scw.refuseNext('PATCH', /\/records$/, readd(), 2)
+      const e = await errorOf(p.writeChanges(zone, [{ name: `new.${name}`, type: 'TXT', ttl: 300, values: [] }]))
+      expect(e?.kind).toBe('zone_changed')
+      expect(providerFailure(e!, 'scaleway', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'scaleway', reason: 'zone_changed' } })
+    } finally {
+      scw.stop()
+    }
   }, 60_000)
 })
 

@@ -24,6 +24,7 @@ const KINDS: Record<ProviderErrorKind, true> = {
   too_many_pages: true,
   zone_ambiguous: true,
   zone_not_delegated: true,
+  zone_changed: true,
 }
 
 describe('a provider failure as the contract error', () => {
@@ -33,7 +34,7 @@ describe('a provider failure as the contract error', () => {
       const e = providerFailure(new ProviderError(kind, words, 400, 5), 'cloudflare', 'shop.example.com')
       const d = e.details as { reason?: string; provider_message?: string }
       if (kind === 'rate_limited') expect(e.code).toBe('rate_limited')
-      else expect(Object.keys(ERROR_REASONS)).toContain(d.reason!)
+      expect(Object.keys(ERROR_REASONS)).toContain(d.reason!)
       if (d.provider_message !== undefined) expect(d.provider_message).toBe(words)
     })
   }
@@ -43,6 +44,13 @@ describe('a provider failure as the contract error', () => {
     expect(e.status).toBe(503)
     expect(e.headers['retry-after']).toBe('120')
     expect(e.body()).toMatchObject({ code: 'service_unavailable', details: { provider: 'dynadot', reason: 'provider_temporary' } })
+  })
+
+  test('a host\'s rate limit names its reason like every other refusal (issue 46: Vercel, bunny, GoDaddy answered none)', () => {
+    const e = providerFailure(new ProviderError('rate_limited', 'Vercel rate limit (Rate limit exceeded)', 429, 30), 'vercel')
+    expect(e.status).toBe(429)
+    expect(e.headers['retry-after']).toBe('30')
+    expect(e.body()).toMatchObject({ code: 'rate_limited', details: { provider: 'vercel', reason: 'provider_rate_limited', provider_message: 'Vercel rate limit (Rate limit exceeded)' } })
   })
 
   test('a host\'s Retry-After of 0 (or an HTTP date already past) is passed on as a wait of a few seconds, never 0', () => {

@@ -75,6 +75,9 @@ export type ProviderErrorKind =
   | 'too_many_pages'
   | 'zone_ambiguous'
   | 'zone_not_delegated'
+  /** An all-or-nothing write refused because the zone changed between the read it was built from and
+   * the write (Google Cloud DNS 412 conditionNotMet), again after one fresh read: nothing was written. */
+  | 'zone_changed'
 
 /** A record set a failed write had changed and that could not be put back: what it held before the write
  * (`values` empty: there was no set; `ttl` null then). */

@@ -17,7 +17,7 @@
 import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from '../record-based.ts'
-import { canonicalName, canonicalValue, ProviderError, readTxt, unquoteTxt, writeTxt, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, canonicalValue, ProviderError, readTxt, unquoteTxt, writeTxt, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4'
@@ -52,6 +52,9 @@ export const CONVENTIONS: HostConventions = {
     temporary: "cloudflare/terraform-provider-cloudflare#913, #1533 (10000 to a token lacking DNS:Edit); cloudflare/cloudflare-go#118 (7003/7000)",
   },
 }
+
+/** Cloudflare's 81044 "Record does not exist." on a batch deleting a record by id: it was removed meanwhile. */
+const isStaleDelete = (e: unknown) => e instanceof ProviderError && e.status === 404 && /\b81044:/.test(e.message)
 
 export class CloudflareProvider extends RecordBasedProvider {
   readonly id = 'cloudflare'
@@ -148,6 +151,23 @@ export class CloudflareProvider extends RecordBasedProvider {
     if (native.tags) body.tags = native.tags
     if (native.settings) body.settings = native.settings
     return body
+  }
+
+  override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
+    try {
+      await super.writeChanges(zone, changes)
+    } catch (e) {
+      if (!isStaleDelete(e)) throw e
+      // A record the batch deletes by id was removed between this read and the batch (issue 46): the
+      // batch is all or nothing, so nothing was written. Read the zone again and send it once more;
+      // changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+      try {
+        await super.writeChanges(zone, changes)
+      } catch (e2) {
+        if (!isStaleDelete(e2)) throw e2
+        throw new ProviderError('zone_changed', `Cloudflare: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 404, 5)
+      }
+    }
   }
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {

@@ -45,6 +45,7 @@ export const cloudflare = defineCard({
     { when: 'a zone id the token does not reach', status: 404, body: { success: false, errors: [{ code: 7003, message: 'Could not route to /zones/…, perhaps your object identifier is invalid?' }] }, reason: 'zone_not_found' },
     { when: 'a record that already exists', status: 400, body: { success: false, errors: [{ code: 81057, message: 'Record already exists.' }] }, reason: 'conflict' },
     { when: 'a CNAME beside other records', status: 400, body: { success: false, errors: [{ code: 81053, message: 'An A, AAAA, or CNAME record with that host already exists.' }] }, reason: 'conflict' },
+    { when: 'a batch deleting a record by an id that no longer exists (removed or rewritten between Portico\'s read and its batch; the batch is all or nothing, nothing written): read again and sent once more, then 409 conflict zone_changed', status: 404, body: { success: false, errors: [{ code: 81044, message: 'Record does not exist.' }] }, reason: 'zone_changed' },
   ],
   errorsCite: ['records', 'limits'],
   quirks: [

@@ -67,6 +67,19 @@ function create(zone: Zone, records: CfRecord[], b: Partial<CfRecord>): CfRecord
   return rec
 }
 
+/**
+ * Answers a test injects with `refuseNext`: `changedMeanwhile`, someone's change landing between
+ * Portico's read and its batch (`edit` applies it: a record rewritten under a new id), so the batch's
+ * delete by the old id is refused, all or nothing: 404 81044 "Record does not exist."
+ * (https://developers.cloudflare.com/api/resources/dns/subresources/records/methods/batch/).
+ */
+export const CF_REFUSALS = {
+  changedMeanwhile: (edit: () => void) => () => {
+    edit()
+    return fail(404, 81044, 'Record does not exist.')
+  },
+}
+
 export function startCloudflareFake(token = 'cf-token-' + nextId()): Fake<CfRecord> {
   return startFake<CfRecord>({
     credential: token,

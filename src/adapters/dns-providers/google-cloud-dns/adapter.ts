@@ -181,6 +181,24 @@ export class GoogleCloudDnsProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
+    try {
+      await this.sendChange(zone, changes)
+    } catch (e) {
+      if (!isConditionNotMet(e)) throw e
+      // The set changed between this read and the POST (issue 46): the change is all or nothing, so
+      // nothing was written. Read the zone again and send the change once more, its deletions as the
+      // sets now stand; changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+      try {
+        await this.sendChange(zone, changes)
+      } catch (e2) {
+        if (!isConditionNotMet(e2)) throw e2
+        throw new ProviderError('zone_changed', `Google Cloud DNS: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 412, 5)
+      }
+    }
+  }
+
+  /** One change built from the zone as it stands now: its deletions are the touched sets exactly as Google holds them. */
+  private async sendChange(zone: Zone, changes: RRsetChange[]): Promise<void> {
     const current = await this.rrsets(zone)
     const touched = changes.flatMap((c) => current.filter((s) => canonicalName(s.name) === c.name && s.type === c.type))
     const locked = touched.map((s) => this.toSet(s, zone)).find((s) => s.locked)
@@ -194,6 +212,9 @@ export class GoogleCloudDnsProvider implements DnsProvider {
     await (await this.client()).call('POST', `${this.zonePath(zone)}/changes`, { additions, deletions })
   }
 }
+
+/** Google's 412 on a change whose deletions no longer match the zone (FAILED_PRECONDITION, reason conditionNotMet). */
+const isConditionNotMet = (e: unknown) => e instanceof ProviderError && e.status === 412
 
 /** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
 export const provider: HostedProvider = {

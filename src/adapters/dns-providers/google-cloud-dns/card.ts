@@ -53,7 +53,7 @@ export const googleCloudDns = defineCard({
     { when: 'the Cloud DNS API off in the project, or a role without dns.changes.create', status: 403, body: gError(403, 'PERMISSION_DENIED', 'Cloud DNS API has not been used in project p before or it is disabled.', 'accessNotConfigured'), reason: 'permission' },
     { when: 'a managed zone the project does not have', status: 404, body: gError(404, 'NOT_FOUND', "The 'parameters.managedZone' resource named 'z' does not exist.", 'notFound'), reason: 'zone_not_found' },
     { when: 'an addition of a set that exists', status: 409, body: gError(409, 'ALREADY_EXISTS', "The resource 'entity.change.additions[a.example.][A]' already exists", 'alreadyExists'), reason: 'conflict' },
-    { when: 'a deletion that no longer matches the set', status: 412, body: gError(412, 'FAILED_PRECONDITION', "The resource 'entity.change.deletions[a.example.][A]' does not match the current state", 'conditionNotMet'), reason: 'write_failed' },
+    { when: 'a deletion that no longer matches the set (the zone changed between Portico\'s read and its change; nothing written): read again and sent once more, then 409 conflict zone_changed', status: 412, body: gError(412, 'FAILED_PRECONDITION', "The resource 'entity.change.deletions[a.example.][A]' does not match the current state", 'conditionNotMet'), reason: 'zone_changed' },
   ],
   errorsCite: ['errors', 'changes', 'discovery'],
   quirks: [

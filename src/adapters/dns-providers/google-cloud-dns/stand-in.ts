@@ -29,6 +29,19 @@ export interface GRRset {
  * with access_type=offline, a refresh token (not rotated); Cloud Resource Manager GET /v1/projects
  * (https://cloud.google.com/resource-manager/reference/rest/v1/projects/list) lists the person's projects.
  */
+/**
+ * Answers a test injects with `refuseNext`: `changedMeanwhile`, someone's change to the zone landing
+ * between Portico's read and its POST …/changes (`edit` applies it), so Google refuses the change as
+ * it refuses a deletion that no longer matches: 412 FAILED_PRECONDITION, reason conditionNotMet,
+ * nothing written (https://cloud.google.com/dns/docs/reference/rest/v1/changes/create).
+ */
+export const GCD_REFUSALS = {
+  changedMeanwhile: (edit: () => void, set: string) => () => {
+    edit()
+    return json(412, { error: { code: 412, message: `Precondition not met for 'entity.change.deletions[${set}]'`, status: 'FAILED_PRECONDITION', errors: [{ message: `Precondition not met for 'entity.change.deletions[${set}]'`, domain: 'global', reason: 'conditionNotMet' }] } })
+  },
+}
+
 export function startGoogleDnsFake(project = 'portico-test-' + nextId()): Fake<GRRset> & { wrongKey: string; oauth: ProviderOAuthFake; project: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const email = `dns-writer@${project}.iam.gserviceaccount.com`

@@ -184,6 +184,24 @@ export class Route53Provider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
+    try {
+      await this.sendBatch(zone, changes)
+    } catch (e) {
+      if (!isStaleDelete(e)) throw e
+      // A set changed between this read and the POST (issue 46): the batch is all or nothing, so
+      // nothing was written. Read the zone again and send the batch once more, its DELETEs as the sets
+      // now stand; changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+      try {
+        await this.sendBatch(zone, changes)
+      } catch (e2) {
+        if (!isStaleDelete(e2)) throw e2
+        throw new ProviderError('zone_changed', `Route 53: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 400, 5)
+      }
+    }
+  }
+
+  /** One ChangeBatch built from the zone as it stands now: a DELETE names the set exactly as Route 53 holds it. */
+  private async sendBatch(zone: Zone, changes: RRsetChange[]): Promise<void> {
     const { sets: current, routed } = await this.readAll(zone)
     const clash = changes.find((c) => routed.has(`${c.name}|${c.type}`))
     if (clash) throw new ProviderError('conflict', `Route 53: ${clash.name} ${clash.type} has routing-policy record sets (SetIdentifier); Portico leaves those to you`)
@@ -207,6 +225,10 @@ export class Route53Provider implements DnsProvider {
     await this.call('POST', `/2013-04-01/hostedzone/${encodeURIComponent(zone.id)}/rrset/`, body)
   }
 }
+
+/** Route 53's 400 InvalidChangeBatch on a DELETE that no longer matches the set ("…but the values
+ * provided do not match the current values", "…but it was not found"): the zone changed meanwhile. */
+const isStaleDelete = (e: unknown) => e instanceof ProviderError && e.status === 400 && /Tried to delete resource record set .*(values provided do not match|it was not found)/.test(e.message)
 
 /** This folder's entry in the provider registry (registry.generated.ts, written by `npm run generate`). */
 export const provider: HostedProvider = {

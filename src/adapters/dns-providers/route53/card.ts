@@ -57,7 +57,8 @@ export const route53 = defineCard({
     { when: 'a secret that does not match the key', status: 403, body: xmlError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'), reason: 'auth' },
     { when: 'a key whose policy does not allow route53:ChangeResourceRecordSets', status: 403, body: xmlError('AccessDenied', 'User is not authorized to perform: route53:ChangeResourceRecordSets'), reason: 'permission' },
     { when: 'a hosted zone the account does not have', status: 404, body: xmlError('NoSuchHostedZone', 'No hosted zone found with ID: Z000'), reason: 'zone_not_found' },
-    { when: 'a batch Route 53 refuses (a DELETE that does not match, a CNAME beside other data)', status: 400, body: xmlError('InvalidChangeBatch', '[Tried to delete resource record set but it was not found]'), reason: 'write_failed' },
+    { when: 'a batch Route 53 refuses (a CNAME beside other data)', status: 400, body: xmlError('InvalidChangeBatch', '[RRSet of type CNAME with DNS name www.example.com. is not permitted as it conflicts with other records with the same DNS name in zone example.com.]'), reason: 'write_failed' },
+    { when: 'a DELETE that no longer matches the set (it changed between Portico\'s read and its batch; nothing written): read again and sent once more, then 409 conflict zone_changed', status: 400, body: xmlError('InvalidChangeBatch', "[Tried to delete resource record set [name='www.example.com.', type='CNAME'] but the values provided do not match the current values]"), reason: 'zone_changed' },
   ],
   errorsCite: ['change', 'commonErrors', 'botocore'],
   quirks: [

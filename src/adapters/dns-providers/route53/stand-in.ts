@@ -39,6 +39,19 @@ const error = (status: number, code: string, message: string) =>
 const all = (s: string, t: string) => [...s.matchAll(new RegExp(`<${t}>([\\s\\S]*?)</${t}>`, 'g'))].map((m) => m[1]!)
 const one = (s: string, t: string) => all(s, t)[0]
 
+/**
+ * Answers a test injects with `refuseNext`: `changedMeanwhile`, someone's change to the set landing
+ * between Portico's read and its ChangeBatch (`edit` applies it), so Route 53 refuses the batch's DELETE
+ * as it does, all or nothing: 400 InvalidChangeBatch "…but the values provided do not match the
+ * current values" (https://docs.aws.amazon.com/Route53/latest/APIReference/API_ChangeResourceRecordSets.html).
+ */
+export const R53_REFUSALS = {
+  changedMeanwhile: (edit: () => void, name: string, type: string) => () => {
+    edit()
+    return xml(400, `<InvalidChangeBatch xmlns="${NS}"><Messages><Message>[Tried to delete resource record set [name='${esc(name)}.', type='${type}'] but the values provided do not match the current values]</Message></Messages><RequestId>${nextId('req-')}</RequestId></InvalidChangeBatch>`)
+  },
+}
+
 export type R53Fake = Fake<R53Set> & {
   /** A test's knob: serve at most this many a page whatever maxitems says (to reach paging inside a set of routing-policy records without hundreds of them). */
   pageCap: number | null

@@ -15,9 +15,22 @@ import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
 import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
-import { canonicalName, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
 import { refuseBesideFlattened } from '../flattened.ts'
 import type { HostedProvider } from '../hosted.ts'
+import type { HttpResult } from '../http.ts'
+
+/**
+ * Scaleway's "busy" answer (issue 46): a write on a zone still applying an earlier change is 409
+ * `{"type": "transient_state", "resource": "dns_zone", "current_state": "pending", …}`, which
+ * scaleway-sdk-go (scw/errors.go) types as its own TransientStateError, apart from 409 `conflict`.
+ * Nothing was written; the same write goes through once the zone is `active` again.
+ */
+/** Scaleway's 404 `not_found` of resource `dns_record` on a PATCH deleting a set by id_fields: the set was removed meanwhile. */
+const isStaleDelete = (e: unknown) => e instanceof ProviderError && e.status === 404 && /not_found: .*\(dns_record/.test(e.message)
+const isTransient = (r: HttpResult) => r.status === 409 && r.body?.type === 'transient_state'
+/** Seconds to wait before sending a write refused as transient again: Scaleway sends no hint; a zone's change applies in seconds. */
+export const TRANSIENT_WAIT = 2
 
 /** A record answered by one of Scaleway's dynamic configurations, which a plain write would drop. */
 const DYNAMIC = ['geo_ip_config', 'http_service_config', 'weighted_config', 'view_config']
@@ -31,14 +44,14 @@ export const CONVENTIONS: HostConventions = {
   hostnames: "zone-file text with the trailing dot",
   txt: "quoted zone-file strings",
   ttl: "any",
-  temporary: "429 waited out when signalled",
+  temporary: "429 waited out when signalled; 409 transient_state (the zone still applying an earlier change) waited out, then temporary",
   sources: {
     apex: "catalogue: no apex record offered",
     names: "Scaleway OpenAPI (test/fixtures/provider-openapi/scaleway.json)",
     hostnames: "Scaleway OpenAPI",
     txt: "Scaleway OpenAPI",
     ttl: "Scaleway OpenAPI",
-    temporary: "the reference card (src/adapters/dns-providers/scaleway/card.ts)",
+    temporary: "the reference card (src/adapters/dns-providers/scaleway/card.ts); scaleway-sdk-go scw/errors.go (TransientStateError)",
   },
 }
 
@@ -47,7 +60,12 @@ export class ScalewayProvider implements DnsProvider {
   readonly conventions = CONVENTIONS
   private readonly api: RestClient
   constructor(secretKey: string, base = SCALEWAY_API) {
-    this.api = new RestClient({ name: 'Scaleway', base, headers: { 'x-auth-token': secretKey }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}` : undefined) })
+    this.api = new RestClient({ name: 'Scaleway', base, headers: { 'x-auth-token': secretKey }, message: (b) => (b?.message ? `${b.type ?? ''}: ${b.message}${b.resource ? ` (${b.resource}${b.current_state ? ` ${b.current_state}` : ''})` : ''}` : undefined),
+      // The zone still applying an earlier change: waited out within the retry budget, then temporary
+      // (503 provider_temporary with Retry-After), never a clashing record.
+      http: { temporary: (r) => (isTransient(r) ? TRANSIENT_WAIT : undefined) },
+      kind: (r) => (isTransient(r) ? 'temporary' : undefined),
+    })
   }
 
   /** `filter` is the list's name filter, sent empty (every item) as Scaleway's SDKs send it. */
@@ -88,10 +106,30 @@ export class ScalewayProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
+    try {
+      await this.sendChanges(zone, changes)
+    } catch (e) {
+      if (!isStaleDelete(e)) throw e
+      // A set the PATCH deletes was removed between this read and the PATCH (issue 46): all or nothing,
+      // so nothing was written. Read the zone again and send it once more (a set already gone is not
+      // deleted); changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+      try {
+        await this.sendChanges(zone, changes)
+      } catch (e2) {
+        if (!isStaleDelete(e2)) throw e2
+        throw new ProviderError('zone_changed', `Scaleway: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 404, 5)
+      }
+    }
+  }
+
+  private async sendChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     const current = await this.readRecords(zone)
     refuseBesideFlattened('Scaleway', current, changes, ['ALIAS'])
     const rel = (n: string) => (n === zone.name ? '' : relativeName(n, zone.name))
-    const ordered = [...changes].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
+    // A deletion of a set that is not there is nothing to do (Scaleway answers it 404 dns_record).
+    const live = changes.filter((c) => c.values.length > 0 || current.some((s) => s.name === c.name && s.type === c.type))
+    if (live.length === 0) return
+    const ordered = [...live].sort((a, b) => Number(a.values.length > 0) - Number(b.values.length > 0))
     const body = ordered.map((c) => {
       const id_fields = { name: rel(c.name), type: c.type }
       if (c.values.length === 0) return { delete: { id_fields } }

@@ -8,6 +8,7 @@ export const scaleway = defineCard({
     keys: { kind: 'docs', url: 'https://www.scaleway.com/en/docs/iam/how-to/create-api-keys/', note: 'an API key is an access key (`SCW…`) and a secret key (a UUID) shown once; the secret goes in X-Auth-Token' },
     errors: { kind: 'docs', url: 'https://www.scaleway.com/en/developers/api/#errors', note: 'errors `{message, type, …}`: denied_authentication, permissions_denied, not_found, invalid_arguments, conflict, quotas_exceeded' },
     openapi: { kind: 'description', url: 'https://github.com/Qovery/scaleway-api-rs/blob/74473ed3fb5433fa61c510f76499e37beee692f9/.generation/scaleway.domain.v2beta1.Api.yml', fixture: 'provider-openapi/scaleway.json', note: 'a copy of Scaleway\'s published domain v2beta1 OpenAPI document, carried trimmed to the three operations used' },
+    sdk: { kind: 'client', url: 'https://github.com/scaleway/scaleway-sdk-go/blob/master/scw/errors.go', note: 'a 409 of `type` transient_state (`resource`, `resource_id`, `current_state`) is its own TransientStateError, apart from conflict: the resource is still applying an earlier change' },
     lego: { kind: 'client', url: 'https://github.com/go-acme/lego/blob/a0e15c2daf87956943f176fd54cc6f291f221e2d/providers/dns/scaleway/scaleway.go', note: 'the Scaleway Go SDK\'s UpdateDNSZoneRecords with `set`/`delete` by id_fields; minTTL 60; secret key as the token' },
   },
   base: { url: 'https://api.scaleway.com/domain/v2beta1', versions: 'v2beta1', cite: ['docs', 'openapi'] },
@@ -36,10 +37,14 @@ export const scaleway = defineCard({
     limits: 'not published as a figure',
     cite: ['errors'],
   },
+  temporary: [
+    { when: 'a write on a zone still applying an earlier change', status: 409, body: { message: 'resource is in a transient state', resource: 'dns_zone', resource_id: 'example.com', current_state: 'pending', type: 'transient_state' }, retry: 'waited out every 2 s within the retry budget; still there after that, temporary (503 provider_temporary with Retry-After)', cite: ['sdk', 'errors'] },
+  ],
   errors: [
     { when: 'a secret key Scaleway does not know', status: 401, body: { message: 'authentication is denied', type: 'denied_authentication', method: 'api_key', reason: 'invalid_argument' }, reason: 'auth' },
     { when: 'a key whose IAM policy lacks DNS permissions', status: 403, body: { message: 'insufficient permissions', type: 'permissions_denied', details: [{ resource: 'dns_zone', action: 'write' }] }, reason: 'permission' },
     { when: 'a zone the key\'s project does not hold', status: 404, body: { message: 'resource is not found', type: 'not_found', resource: 'dns_zone', resource_id: 'not-mine.example' }, reason: 'zone_not_found' },
+    { when: 'a PATCH deleting a set by id_fields that was removed between Portico\'s read and its PATCH (all or none, nothing written): read again and sent once more, then 409 conflict zone_changed', status: 404, body: { message: 'resource is not found', type: 'not_found', resource: 'dns_record' }, reason: 'zone_changed' },
     { when: 'a CNAME beside other records', status: 409, body: { message: 'CNAME record conflicts with other records', type: 'conflict' }, reason: 'conflict' },
     { when: 'a record Scaleway refuses', status: 400, body: { message: 'invalid argument(s)', type: 'invalid_arguments', details: [{ argument_name: 'changes', reason: 'constraint', help_message: 'TXT data must be quoted' }] }, reason: 'write_failed' },
   ],

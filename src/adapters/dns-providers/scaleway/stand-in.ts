@@ -11,6 +11,14 @@ import { scaleway as card } from './card.ts'
 import { askedPage, cardThrottle, json, startFake, type Fake } from '../../../../test/harness/provider-fakes/common.ts'
 import type { FakeCase } from '../../../../test/harness/provider-fakes/common.ts'
 
+/**
+ * Answers a test injects with `refuseNext`: `transient`, a write on a zone still applying an earlier
+ * change (409 type transient_state, which scaleway-sdk-go scw/errors.go types as TransientStateError).
+ */
+export const SCW_REFUSALS = {
+  transient: (zone: string) => () => json(409, { message: 'resource is in a transient state', resource: 'dns_zone', resource_id: zone, current_state: 'pending', type: 'transient_state' }),
+}
+
 export interface ScwRecord {
   id: string
   data: string
