@@ -50,7 +50,7 @@ touches a hot path (the request path, sweeps, delivery) is submitted, and say wh
 
 \`test/integration/bench-check.test.ts\` runs the check for real against a deliberate slowdown: the
 authenticated-read bench twice, one run per check (\`BENCH_CHECK_RUNS=1\`), into a record of its own (\`BENCH_RECORD_PATH\`, which leaves this page
-alone), the second time with the Portico process kept busy (\`BENCH_SLOWDOWN=0.9\`,
+alone), the second time with every answer of the Portico process costing 60 µs more CPU (\`BENCH_SLOWDOWN=60\`,
 \`bench/lib/slowdown.ts\`), and expects that figure named against the first and the exit code 1.
 `
 
