@@ -35,6 +35,15 @@ const EDGE = 'edge.portico.test'
 const www = (_zone: string): DnsRecord[] => [{ type: 'CNAME', host: 'www', value: EDGE, ttl: 300 }]
 const errorOf = (p: Promise<unknown>) => p.then(() => null, (e) => (e instanceof ProviderError ? e : Promise.reject(e)))
 const zoneOf = async (p: DnsProvider, name: string): Promise<Zone> => (await p.listZones()).find((z) => z.name === name)!
+/** A write refused twice because the zone changed meanwhile: 409 conflict `zone_changed`, with Retry-After, as the API answers it. */
+async function expectZoneChanged(write: Promise<unknown>, provider: string, name: string): Promise<void> {
+  const e = await errorOf(write)
+  expect(e?.kind).toBe('zone_changed')
+  const api = providerFailure(e!, provider, name)
+  expect(api.status).toBe(409)
+  expect(Number(api.headers['retry-after'])).toBeGreaterThan(0)
+  expect(api.body()).toMatchObject({ code: 'conflict', details: { provider, reason: 'zone_changed' } })
+}
 /** The zone as Portico manages it: SOA and the apex NS (the host's own) left out. */
 const managed = (z: RRset[]) => canonicalZone(z.filter((s) => s.type !== 'SOA' && !(s.type === 'NS' && s.name === z.find((x) => x.type === 'SOA')?.name)))
 
@@ -252,12 +261,7 @@ describe('Google Cloud DNS: the zone changed between Portico\'s read and its cha
       const back = planRevert(await p.readRecords(zone), plan.entries)
       g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(900), `www.${name}.][CNAME`))
       g.refuseNext('POST', /\/changes$/, GCD_REFUSALS.changedMeanwhile(edit(1200), `www.${name}.][CNAME`))
-      const e = await errorOf(p.writeChanges(zone, back.changes))
-      expect(e?.kind).toBe('zone_changed')
-      const api = providerFailure(e!, 'google-cloud-dns', name)
-      expect(api.status).toBe(409)
-      expect(Number(api.headers['retry-after'])).toBeGreaterThan(0)
-      expect(api.body()).toMatchObject({ code: 'conflict', details: { provider: 'google-cloud-dns', reason: 'zone_changed' } })
+      await expectZoneChanged(p.writeChanges(zone, back.changes), 'google-cloud-dns', name)
       expect((await p.readRecords(zone)).find((s) => s.name === `www.${name}`)).toMatchObject({ type: 'CNAME', ttl: 1200, values: [EDGE] })
     } finally {
       g.stop()
@@ -282,9 +286,7 @@ describe('Route 53: the set changed between Portico\'s read and its ChangeBatch'
       expect((await p.readRecords(zone)).find((s) => s.name === `old.${name}`)).toBeUndefined()
 
       r.refuseNext('POST', /\/rrset\/?$/, R53_REFUSALS.changedMeanwhile(() => {}, `gone.${name}`, 'TXT'), 2)
-      const e = await errorOf(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]))
-      expect(e?.kind).toBe('zone_changed')
-      expect(providerFailure(e!, 'route53', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'route53', reason: 'zone_changed' } })
+      await expectZoneChanged(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]), 'route53', name)
       expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
     } finally {
       r.stop()
@@ -309,9 +311,7 @@ describe('Cloudflare: a record rewritten between Portico\'s read and its batch',
       expect((await p.readRecords(zone)).find((s) => s.name === `old.${name}`)).toBeUndefined()
 
       cf.refuseNext('POST', /\/batch$/, CF_REFUSALS.changedMeanwhile(rewrite('gone')), 2)
-      const e = await errorOf(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]))
-      expect(e?.kind).toBe('zone_changed')
-      expect(providerFailure(e!, 'cloudflare', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'cloudflare', reason: 'zone_changed' } })
+      await expectZoneChanged(p.writeChanges(zone, [{ name: `gone.${name}`, type: 'TXT', ttl: 300, values: [] }]), 'cloudflare', name)
       expect((await p.readRecords(zone)).find((s) => s.name === `gone.${name}`)).toMatchObject({ values: ['one'] })
     } finally {
       cf.stop()
@@ -343,9 +343,7 @@ describe('Scaleway: a set removed between Portico\'s read and its PATCH', () => 
         return json(404, { message: 'resource is not found', type: 'not_found', resource: 'dns_record', resource_id: '' })
       }
       scw.refuseNext('PATCH', /\/records$/, readd(), 2)
-      const e = await errorOf(p.writeChanges(zone, [{ name: `new.${name}`, type: 'TXT', ttl: 300, values: [] }]))
-      expect(e?.kind).toBe('zone_changed')
-      expect(providerFailure(e!, 'scaleway', name).body()).toMatchObject({ code: 'conflict', details: { provider: 'scaleway', reason: 'zone_changed' } })
+      await expectZoneChanged(p.writeChanges(zone, [{ name: `new.${name}`, type: 'TXT', ttl: 300, values: [] }]), 'scaleway', name)
     } finally {
       scw.stop()
     }
