@@ -61,12 +61,16 @@ const MAINTAINER = `## What a maintainer needs to know
   address seen; the failure throttle looks nothing up while no failure was counted; one deadline race
   per request; the request histogram and the request log line are built without a label set or a copy
   of the fields per request.
-- **List pages** read two columns a row (id and the row's \`xmin\` version) along the \`(tenant_id, id)\`
-  index, and show the rows the process already holds at that version as it made them; only rows not
+- **List pages** read two columns a row (id and the row's \`xmin\` version) along
+  \`connections_tenant_page\`, from the cursor on (51 index entries however deep the page: its id is
+  compared bytewise, an order no other index holds, so no plan walks the primary key or the pages before
+  the cursor), and show the rows the process already holds at that version as it made them; only rows not
   seen at their version are read whole (\`src/domain/connection-views.ts\`). Writing, reading and
   serialising every column of fifty rows is what made a page cost eight reads. Only the filters given
   are in the statement, so prepared statements get plans that walk the index; counts come from a
-  cached table kept by triggers (\`status_counts\`); \`/metrics\` reads the same counts.
+  cached table kept by triggers (\`status_counts\`); \`/metrics\` reads the same counts. A page is over
+  16 KB, which Bun 1.4.5 writes after an \`await\` without corking the socket: its status line and
+  headers leave in a dozen \`send()\` calls, about half of what a page costs beyond a get, on both sides.
 - **Webhook delivery**: a lease and an attempt's answer write no index entry (HOT: the lease keeps
   the due time, half-free pages), a drain holds one connection with one plan, each worker counts its
   own sends per endpoint, and a claimed send starts after the next round trip is on its way. The claim
