@@ -9,6 +9,16 @@
 // IPv6: what one customer of an ISP or one host usually holds).
 import ipaddr from 'ipaddr.js'
 
+/**
+ * A client's address, or how to find it: the REST face passes a function, so a request that never
+ * needs its address (a read by a valid credential, with no failure anywhere to weigh it against) costs
+ * no getpeername system call.
+ */
+export type AddressSource = string | null | (() => string | null)
+
+/** The address a source names, found now when it is a function. */
+export const addressOf = (source: AddressSource | undefined): string | null => (typeof source === 'function' ? source() : (source ?? null))
+
 /** The header trusted proxies set for the address they forwarded for (TRUST_PROXY_HEADER). */
 export type ProxyHeader = 'x-forwarded-for' | 'forwarded'
 

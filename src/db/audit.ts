@@ -1,4 +1,5 @@
 // Queries of the audit log. Statements moved from src/ops verbatim.
+import { addressOf, type AddressSource } from '../client-address.ts'
 import { newId } from '../ids.ts'
 import type { Sql } from './sql.ts'
 
@@ -33,7 +34,7 @@ export async function insertAuditRow(
     actorId: string | null
     op: { id: string; method: string; path: string }
     targetId: string | null | undefined
-    ctx: { ip: string | null; requestId: string }
+    ctx: { ip: AddressSource; requestId: string }
     details: Record<string, unknown>
   },
 ): Promise<void> {
@@ -41,5 +42,5 @@ export async function insertAuditRow(
   await sql`
     insert into audit_log (id, tenant_id, actor_kind, actor_id, action, target_id, method, path, ip, request_id, details, created_at)
     values (${newId('aud', now.getTime())}, ${tenantId}, ${p.kind}, ${v.actorId}, ${op.id}, ${targetId ?? null},
-            ${op.method}, ${op.path}, ${ctx.ip}, ${ctx.requestId}, ${details}::jsonb, ${now})`
+            ${op.method}, ${op.path}, ${addressOf(ctx.ip)}, ${ctx.requestId}, ${details}::jsonb, ${now})`
 }

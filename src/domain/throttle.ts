@@ -121,6 +121,11 @@ export class FailureThrottle {
     return this.wait(address)?.seconds ?? 0
   }
 
+  /** No failure anywhere lately (every bucket full): no address needs weighing. */
+  get quiet(): boolean {
+    return this.buckets.size === 0
+  }
+
   /** Whether this address must wait, how long, and whose failures emptied the bucket; null when it may try now. */
   wait(address: string | null): Wait | null {
     // No failure anywhere lately (every bucket full): nothing to look up.

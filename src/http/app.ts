@@ -18,7 +18,7 @@ import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
 import { encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
-import { authenticate } from './auth.ts'
+import { authenticate, cachedApiKey } from './auth.ts'
 import { ApiError } from '../errors.ts'
 import { undeclared } from '../ops/declared.ts'
 import { Router, type Match } from './router.ts'
@@ -183,7 +183,8 @@ interface HandlerState {
 /** One request's state as it goes: what the log, the metrics and the answer's headers need. */
 interface Exchange {
   req: Request
-  ip: string | null
+  /** The client's address, found on first use (`ipOf`): the socket peer's costs a system call. */
+  ip: (() => string | null) & { found?: string | null }
   requestId: string
   path: string
   status: number
@@ -196,10 +197,15 @@ interface Exchange {
   verified: Principal | undefined
 }
 
-/** A route already matched (the server's fast path matches before choosing the handler). */
-export type Matched = Match<AnyOp> | 'method' | null
+/** A route already matched (the server's fast path matches before choosing the handler), with the URL it split to do so. */
+export type Matched = (Match<AnyOp> & { url?: SplitUrl }) | 'method' | null
 
-export type Handle = ((req: Request, peer: string | null, matched?: Matched) => Promise<Response>) & {
+type SplitUrl = ReturnType<typeof splitUrl>
+
+/** The socket peer's address, or a function that asks the server for it when first needed. */
+export type Peer = string | null | (() => string | null)
+
+export type Handle = ((req: Request, peer: Peer, matched?: Matched) => Promise<Response>) & {
   /** The operation route of a request, when one is: the server answers those without Elysia. */
   match(req: Request): Matched
 }
@@ -215,17 +221,31 @@ export function createHandler(deps: AppDeps): Handle {
     base: { ...JSON_HEADERS, ...secured },
     baseHeaders: new Headers({ ...JSON_HEADERS, ...secured }),
   }
-  const handle = (req: Request, peer: string | null, matched?: Matched) => handleRequest(s, req, peer, matched)
-  return Object.assign(handle, { match: (req: Request) => s.router.match(req.method, splitUrl(req.url).path) })
+  const handle = (req: Request, peer: Peer, matched?: Matched) => handleRequest(s, req, peer, matched)
+  const match = (req: Request): Matched => {
+    const url = splitUrl(req.url)
+    const m = s.router.match(req.method, url.path)
+    return m === null || m === 'method' ? m : { value: m.value, params: m.params, url }
+  }
+  return Object.assign(handle, { match })
 }
 
-async function handleRequest(s: HandlerState, req: Request, peer: string | null, matched?: Matched): Promise<Response> {
+/** The client's address, worked out once: the peer (a system call when it must be asked for), then the trusted proxies' header. */
+function lazyAddress(s: HandlerState, req: Request, peer: Peer): Exchange['ip'] {
+  const ip: Exchange['ip'] = () => {
+    if (!('found' in ip)) ip.found = clientAddress(req.headers, typeof peer === 'function' ? peer() : peer, s.trusted)
+    return ip.found!
+  }
+  return ip
+}
+
+async function handleRequest(s: HandlerState, req: Request, peer: Peer, matched?: Matched): Promise<Response> {
   const started = performance.now()
-  const url = splitUrl(req.url)
+  const url = (matched && matched !== 'method' && matched.url) || splitUrl(req.url)
   const incoming = req.headers.get('x-request-id')
   const x: Exchange = {
     req,
-    ip: clientAddress(req.headers, peer, s.trusted),
+    ip: lazyAddress(s, req, peer),
     requestId: incoming !== null && REQUEST_ID.test(incoming) ? incoming : nextRequestId(),
     path: url.path,
     status: 500,
@@ -279,7 +299,7 @@ async function answer(s: HandlerState, x: Exchange, m: Matched, query: Record<st
 async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params: Record<string, string>, query: Record<string, string>, deadline: Deadline): Promise<OpResult> {
   const { deps } = s
   const req = x.req
-  const principal = await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, x.ip))
+  const principal = cachedApiKey(deps, req.headers, op.auth, x.ip) ?? (await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, x.ip)))
   x.verified = principal
   x.forAgent = principal.kind === 'AGENT'
   const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
@@ -290,7 +310,7 @@ async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params
   const ctx: RunCtx = { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: x.requestId, ip: x.ip, deadline, onLimits: (h) => (x.limits = h) }
   const idemKey = plan.idempotent ? req.headers.get(IDEMPOTENCY_HEADER) : null
   const exec = () => (idemKey === null ? runOp(op, ctx, raw) : withIdempotencyKey(deps, op, principal, idemKey, raw, (hooks?: RunHooks) => runOp(op, ctx, raw, hooks)))
-  return op.guessable ? guarded(deps.services.throttle, x.ip, exec, guessedSecret(params, body), secretValueHashes(params, body)) : exec()
+  return op.guessable ? guarded(deps.services.throttle, x.ip(), exec, guessedSecret(params, body), secretValueHashes(params, body)) : exec()
 }
 
 /** The error envelope of anything thrown while answering. */
@@ -337,14 +357,14 @@ export type Mount = (app: Elysia) => Elysia
 export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const handle = createHandler(deps)
   const peerOf = (request: Request, server: PeerServer | null) => server?.requestIP(request)?.address ?? null
-  const route = ({ request, server }: { request: Request; server: PeerServer | null }) => handle(request, peerOf(request, server))
+  const route = ({ request, server }: { request: Request; server: PeerServer | null }) => handle(request, () => peerOf(request, server))
   // An operation's request is answered without Elysia's pipeline (its hooks add nothing to an operation's
   // answer, which carries the security headers already): a browser's (Origin, preflight) still goes
   // through it for CORS (src/widget/route.ts), and so does any path no operation has.
   const fast = (request: Request, server: PeerServer) => {
     if (request.method !== 'OPTIONS' && !request.headers.has('origin')) {
       const m = handle.match(request)
-      if (m !== null && m !== 'method') return handle(request, peerOf(request, server), m)
+      if (m !== null && m !== 'method') return handle(request, () => peerOf(request, server), m)
     }
     return app.fetch(request)
   }

@@ -3,6 +3,7 @@
 // operation accepts. Anything else is 401 with the same answer, so a caller learns nothing about why.
 // An agent token may also come as `Authorization: DPoP` with its proof (dpop.ts).
 import type { Config } from '../config.ts'
+import { addressOf, type AddressSource } from '../client-address.ts'
 import type { Sql } from '../db/sql.ts'
 import { liveKeyByHash, markKeyUsed } from '../db/api-keys.ts'
 import { looksLikeApiKey, wellFormedApiKey } from '../domain/secrets.ts'
@@ -68,6 +69,28 @@ async function apiKeyPrincipal(deps: AuthDeps, token: string, hex: string): Prom
   return p
 }
 
+/**
+ * The usual request answered from memory, without the asynchronous path below: `Authorization: Bearer`
+ * with a well-formed API key the key cache holds, on an operation that takes keys, with no edge or
+ * provision header beside it and no failure anywhere for the throttle to weigh. Anything else (null)
+ * goes through `authenticate`, which would find the same principal.
+ */
+export function cachedApiKey(deps: AuthDeps, headers: Headers, accepted: readonly Credential[], ip?: AddressSource): Principal | null {
+  if (!accepted.includes('KEY') || !deps.services.keyCache) return null
+  const header = headers.get('authorization')
+  if (header === null || !header.startsWith('Bearer ')) return null
+  const token = header.slice(7)
+  if (!wellFormedApiKey(token) || headers.get('x-provision-secret') !== null) return null
+  if (accepted.includes('EDGE') && headers.get('x-edge-auth') !== null) return null
+  const throttle = ip === undefined ? undefined : deps.services.throttle
+  if (throttle && !throttle.quiet) return null
+  const hex = sha256Hex(token)
+  const p = deps.services.keyCache.get(hex, Date.now())
+  if (!p) return null
+  throttle?.vouch(hex)
+  return p
+}
+
 /** What a bearer claims to be, by its form alone. */
 function bearerKind(token: string): 'KEY' | 'AGENT' | 'WIDGET' | 'OPAQUE' {
   if (looksLikeApiKey(token)) return 'KEY'
@@ -123,7 +146,7 @@ export async function authenticate(
   accepted: readonly Credential[],
   /** The request's method and URL, which a DPoP proof must name; absent, a DPoP-bound token is refused. */
   request: { method: string; url: string } = { method: '', url: '/' },
-  ip?: string | null,
+  ip?: AddressSource,
 ): Promise<Principal> {
   if (accepted.length === 1 && accepted[0] === 'NONE') return { kind: 'NONE' }
   const throttle = ip === undefined ? undefined : deps.services.throttle
@@ -134,9 +157,10 @@ export async function authenticate(
   // The one secret this request stakes its claim on, by hash: what `known` remembers (and an API key's lookup key).
   const secret = edge ?? provHeader ?? token
   const hex = secret !== null ? sha256Hex(secret) : null
-  if (throttle && hex !== null) {
+  // With no failure anywhere lately the address is not needed (nor asked for: src/client-address.ts).
+  if (throttle && hex !== null && !throttle.quiet) {
     try {
-      throttle.check(ip ?? null, hex)
+      throttle.check(addressOf(ip), hex)
     } catch (err) {
       // A signed token (widget, agent) is checked by its signature alone, with no database query: one of ours
       // was minted by Portico (not guessed) and goes on to be verified whatever the neighbours spent.
@@ -175,7 +199,7 @@ export async function authenticate(
     // A credential that verified before and fails now (revoked) is no longer known.
     throttle.known.forget(hex!)
     if (token !== null && secret !== token) throttle.known.forget(sha256Hex(token))
-    throttle.fail(ip ?? null)
+    throttle.fail(addressOf(ip))
   }
   throw new ApiError('unauthorized', sent ? 'The credential is not valid' : 'Missing credential', undefined, { headers: { 'www-authenticate': bearerChallenge(!!token) } })
 }

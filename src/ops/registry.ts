@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import type { Permission } from '../domain/rbac.ts'
+import type { AddressSource } from '../client-address.ts'
 import type { Credential, PrincipalOf, TenantCredential, WidgetClass } from '../domain/principal.ts'
 import type { ErrorCode } from '../errors.ts'
 import type { Services } from '../services.ts'
@@ -44,7 +45,8 @@ export interface Ctx<out A extends Credential = Credential> {
   config: Config
   services: Services
   requestId: string
-  ip: string | null
+  /** The client's address (src/client-address.ts `addressOf`): the REST face finds it only when asked. */
+  ip: AddressSource
   audit: AuditNote
   /** Runs `fn` once the operation's transaction has committed (at once for reads). */
   afterCommit: (fn: () => void) => void

@@ -12,7 +12,7 @@ import { ApiError, notFound } from '../errors.ts'
 import { unroutable } from '../domain/text.ts'
 import { isReply, type AnyOp, type AuditNote, type Ctx, type PrepareCtx } from './registry.ts'
 import { Deadline } from './deadline.ts'
-import { againOnEndedSession } from '../db/unavailable.ts'
+import { ENDED_SESSION_TRIES, sessionEnded } from '../db/unavailable.ts'
 import { guardWrites } from '../db/write-guard.ts'
 import { type Principal, widgetClass } from '../domain/principal.ts'
 import { validatePart, type Part } from './validate.ts'
@@ -93,31 +93,47 @@ function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
 
 export async function runOp(op: AnyOp, run: RunCtx, raw: RawInput, hooks: RunHooks = {}): Promise<OpResult> {
   const deadline = run.deadline ?? new Deadline(op.deadline === 'bulk' ? run.config.deadlines.bulkMs : run.config.deadlines.requestMs, undefined, run.services.database)
-  const base: PrepareCtx = { ...run, deadline }
   // Counted per credential before anything else it could be refused for (src/domain/rate-limits.ts).
   const maxItems = op.countsItems ? (op.body as { properties?: Record<string, { maxItems?: number }> } | undefined)?.properties?.[op.countsItems]?.maxItems : undefined
-  const limited = run.services.rateLimits?.take(base.principal, costOf(op.countsItems, raw.body, maxItems))
+  const limited = run.services.rateLimits?.take(run.principal, costOf(op.countsItems, raw.body, maxItems))
   if (limited) run.onLimits?.(limited.headers)
   if (limited?.refused) throw limited.refused
-  authorize(op, base.principal)
+  authorize(op, run.principal)
   const input = validateAll(op, raw)
+  const work = op.kind === 'read' ? executeRead(op, run, deadline, input) : execute(op, { ...run, deadline }, input, hooks)
   // A face that started the deadline races it around everything it does (src/http/app.ts); one race is enough.
-  return run.deadline ? execute(op, base, input, hooks) : deadline.race(execute(op, base, input, hooks))
+  return run.deadline ? work : deadline.race(work)
+}
+
+/** The result of a handler's output: its status, body and headers (checked against the declared schema in tests). */
+function resultOf(op: AnyOp, ctx: PrepareCtx, out: unknown): OpResult {
+  const result = isReply(out) ? { status: out.status, body: out.body, headers: out.headers } : { status: op.status ?? 200, body: out }
+  if (ctx.config.appEnv === 'test') checkOutput(op, result)
+  return result
+}
+
+const runNow = (fn: () => void) => fn()
+
+/**
+ * A read: the handler on the pool, no transaction of the operation's own and no audit row; begun again
+ * when it met a session the server had ended (safe for a read). The context is built in one step: this
+ * is every cached read's path.
+ */
+async function executeRead(op: AnyOp, run: RunCtx, deadline: Deadline, input: Record<string, unknown>): Promise<OpResult> {
+  const ctx: Ctx = { ...run, deadline, sql: run.db, audit: {}, afterCommit: runNow, tx: (fn) => deadline.transaction(run.db, (tx) => fn(tx, {})) }
+  const prepared = op.prepare ? await op.prepare(ctx, input as never) : undefined
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return resultOf(op, ctx, await op.handler(ctx, input as never, prepared))
+    } catch (err) {
+      if (attempt >= ENDED_SESSION_TRIES || !sessionEnded(err)) throw err
+    }
+  }
 }
 
 async function execute(op: AnyOp, base: PrepareCtx, input: Record<string, unknown>, hooks: RunHooks): Promise<OpResult> {
   const prepared = op.prepare ? await op.prepare(base, input as never) : undefined
-  const call = async (ctx: Ctx) => {
-    const out = await op.handler(ctx, input as never, prepared)
-    const result = isReply(out) ? { status: out.status, body: out.body, headers: out.headers } : { status: op.status ?? 200, body: out }
-    if (ctx.config.appEnv === 'test') checkOutput(op, result)
-    return result
-  }
-  const now = (fn: () => void) => fn()
-  if (op.kind === 'read') {
-    // A read is safe to begin again when its session had been ended by the server.
-    return againOnEndedSession(() => call({ ...base, sql: base.db, audit: {}, afterCommit: now, tx: (fn) => base.deadline.transaction(base.db, (tx) => fn(tx, {})) }))
-  }
+  const call = async (ctx: Ctx) => resultOf(op, ctx, await op.handler(ctx, input as never, prepared))
   if (op.transactions === 'steps') return steps(op, base, input, call, hooks)
   const pending: (() => void)[] = []
   const result = await base.deadline.transaction(base.db, async (tx) => {
