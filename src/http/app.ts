@@ -16,7 +16,7 @@ import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from '.
 import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
-import { encodeCached, respond } from './encoded.ts'
+import { COMPRESS_FROM, compressed, encodeCached, respond } from './encoded.ts'
 import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -60,7 +60,15 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   if (withLimits && x.limits) for (const k in x.limits) headers.set(k, x.limits[k]!)
   if (extra) for (const k in extra) headers.set(k, extra[k]!)
   if (closing) headers.set('connection', 'close')
-  return new Response(status === 204 ? null : jsonText(x.forAgent ? showHiddenDeep(body) : body), { status, headers })
+  if (status === 204) return new Response(null, { status, headers })
+  const text = jsonText(x.forAgent ? showHiddenDeep(body) : body)!
+  if (text.length < COMPRESS_FROM) return new Response(text, { status, headers })
+  // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts).
+  headers.set('vary', 'accept-encoding')
+  const coded = compressed(text, x.req.headers.get('accept-encoding'))
+  if (coded === null) return new Response(text, { status, headers })
+  headers.set('content-encoding', coded.coding)
+  return new Response(coded.body, { status, headers })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
