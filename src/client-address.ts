@@ -14,10 +14,14 @@ import ipaddr from 'ipaddr.js'
  * needs its address (a read by a valid credential, with no failure anywhere to weigh it against) costs
  * no getpeername system call.
  */
-export type AddressSource = string | null | (() => string | null)
+export type AddressSource = string | null | (() => string | null) | { address(): string | null }
 
-/** The address a source names, found now when it is a function. */
-export const addressOf = (source: AddressSource | undefined): string | null => (typeof source === 'function' ? source() : (source ?? null))
+/** The address a source names, found now when it must be asked for. */
+export function addressOf(source: AddressSource | undefined): string | null {
+  if (typeof source === 'function') return source()
+  if (typeof source === 'object' && source !== null) return source.address()
+  return source ?? null
+}
 
 /** The header trusted proxies set for the address they forwarded for (TRUST_PROXY_HEADER). */
 export type ProxyHeader = 'x-forwarded-for' | 'forwarded'

@@ -71,7 +71,20 @@ export class RateLimits {
     }
   }
 
+  /** Each principal's policies, for the principals the key cache hands out again and again. */
+  private readonly known = new WeakMap<Principal, Policy[]>()
+
   private policies(p: Principal): Policy[] | null {
+    let list = this.known.get(p)
+    if (list === undefined) {
+      const made = this.policiesOf(p)
+      if (made === null) return null
+      this.known.set(p, (list = made))
+    }
+    return list
+  }
+
+  private policiesOf(p: Principal): Policy[] | null {
     switch (p.kind) {
       case 'KEY':
         return [{ name: 'api_key', key: p.keyId, quota: this.limits.apiKey }]

@@ -191,8 +191,8 @@ interface HandlerState {
 /** One request's state as it goes: what the log, the metrics and the answer's headers need. */
 interface Exchange {
   req: Request
-  /** The client's address, found on first use (`ipOf`): the socket peer's costs a system call. */
-  ip: (() => string | null) & { found?: string | null }
+  /** The client's address, found on first use: the socket peer's costs a system call. */
+  ip: ClientAddress
   requestId: string
   path: string
   status: number
@@ -210,8 +210,8 @@ export type Matched = (Match<AnyOp> & { url?: SplitUrl }) | 'method' | null
 
 type SplitUrl = ReturnType<typeof splitUrl>
 
-/** The socket peer's address, or a function that asks the server for it when first needed. */
-export type Peer = string | null | (() => string | null)
+/** The socket peer's address, or the server to ask for it when first needed (`server.requestIP`). */
+export type Peer = string | null | PeerServer
 
 export type Handle = ((req: Request, peer: Peer, matched?: Matched) => Promise<Response>) & {
   /** The operation route of a request, when one is: the server answers those without Elysia. */
@@ -238,13 +238,22 @@ export function createHandler(deps: AppDeps): Handle {
   return Object.assign(handle, { match })
 }
 
-/** The client's address, worked out once: the peer (a system call when it must be asked for), then the trusted proxies' header. */
-function lazyAddress(s: HandlerState, req: Request, peer: Peer): Exchange['ip'] {
-  const ip: Exchange['ip'] = () => {
-    if (!('found' in ip)) ip.found = clientAddress(req.headers, typeof peer === 'function' ? peer() : peer, s.trusted)
-    return ip.found!
+/** A request's client address, worked out once when first asked: the peer (a system call when the server must be asked), then the trusted proxies' header. */
+class ClientAddress {
+  private found: string | null | undefined
+  constructor(
+    private readonly req: Request,
+    private readonly peer: Peer,
+    private readonly trusted: TrustProxy,
+  ) {}
+
+  address(): string | null {
+    if (this.found === undefined) {
+      const peer = this.peer
+      this.found = clientAddress(this.req.headers, typeof peer === 'object' && peer !== null ? (peer.requestIP(this.req)?.address ?? null) : peer, this.trusted)
+    }
+    return this.found
   }
-  return ip
 }
 
 async function handleRequest(s: HandlerState, req: Request, peer: Peer, matched?: Matched): Promise<Response> {
@@ -253,7 +262,7 @@ async function handleRequest(s: HandlerState, req: Request, peer: Peer, matched?
   const incoming = req.headers.get('x-request-id')
   const x: Exchange = {
     req,
-    ip: lazyAddress(s, req, peer),
+    ip: new ClientAddress(req, peer, s.trusted),
     requestId: incoming !== null && REQUEST_ID.test(incoming) ? incoming : nextRequestId(),
     path: url.path,
     status: 500,
@@ -282,6 +291,9 @@ async function answer(s: HandlerState, x: Exchange, m: Matched, query: Record<st
   }
   const op = m.value
   x.op = op
+  // A write's audit row and a guessable operation's throttle need the address: asked for now, while the
+  // client is surely connected (the peer of a socket that has closed is unknown), not when the row is written.
+  if (op.kind !== 'read' || op.guessable) x.ip.address()
   const deps = s.deps
   // The database was found unreachable or silent moments ago and is being probed: answer at once.
   const database = deps.services.database
@@ -317,8 +329,9 @@ async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params
   const raw = { params, query, body, headers: plan.headerNames.length ? headerObject(plan.headerNames, req.headers) : {} }
   const ctx: RunCtx = { principal, db: deps.db, clock: deps.clock, config: deps.config, services: deps.services, requestId: x.requestId, ip: x.ip, deadline, onLimits: (h) => (x.limits = h) }
   const idemKey = plan.idempotent ? req.headers.get(IDEMPOTENCY_HEADER) : null
+  if (idemKey === null && !op.guessable) return runOp(op, ctx, raw)
   const exec = () => (idemKey === null ? runOp(op, ctx, raw) : withIdempotencyKey(deps, op, principal, idemKey, raw, (hooks?: RunHooks) => runOp(op, ctx, raw, hooks)))
-  return op.guessable ? guarded(deps.services.throttle, x.ip(), exec, guessedSecret(params, body), secretValueHashes(params, body)) : exec()
+  return op.guessable ? guarded(deps.services.throttle, x.ip.address(), exec, guessedSecret(params, body), secretValueHashes(params, body)) : exec()
 }
 
 /** The error envelope of anything thrown while answering. */
@@ -364,15 +377,14 @@ export type Mount = (app: Elysia) => Elysia
 
 export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const handle = createHandler(deps)
-  const peerOf = (request: Request, server: PeerServer | null) => server?.requestIP(request)?.address ?? null
-  const route = ({ request, server }: { request: Request; server: PeerServer | null }) => handle(request, () => peerOf(request, server))
+  const route = ({ request, server }: { request: Request; server: PeerServer | null }) => handle(request, server)
   // An operation's request is answered without Elysia's pipeline (its hooks add nothing to an operation's
   // answer, which carries the security headers already): a browser's (Origin, preflight) still goes
   // through it for CORS (src/widget/route.ts), and so does any path no operation has.
   const fast = (request: Request, server: PeerServer) => {
     if (request.method !== 'OPTIONS' && !request.headers.has('origin')) {
       const m = handle.match(request)
-      if (m !== null && m !== 'method') return handle(request, () => peerOf(request, server), m)
+      if (m !== null && m !== 'method') return handle(request, server, m)
     }
     return app.fetch(request)
   }

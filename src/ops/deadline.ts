@@ -47,7 +47,7 @@ export class Deadline {
   constructor(
     readonly ms: number,
     private readonly graceMs = 5000,
-    private readonly patience?: Patience,
+    readonly patience?: Patience,
   ) {
     this.at = performance.now() + ms
   }
@@ -105,45 +105,72 @@ export class Deadline {
    * roll back from then on (every later `check()` throws).
    */
   race<T>(work: Promise<T>): Promise<T> {
-    work.catch(() => {}) // an outcome nobody waits for any more is not an unhandled rejection
-    return new Promise<T>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      let settled = false
-      const expire = () => {
-        this.passed = true
-        if (this.commits > 0) {
-          timer = setTimeout(() => reject(deadlineExceeded()), this.graceMs)
-          return
-        }
-        reject(deadlineExceeded())
-      }
-      // One timer at a time: at each PATIENCE_MS the database is asked whether it answers (a probe
-      // shared by every request asking), and the last stretch runs to the deadline.
-      const arm = () => {
-        const left = this.at - performance.now()
-        timer = this.patience && left > PATIENCE_MS ? setTimeout(ask, PATIENCE_MS) : setTimeout(expire, Math.max(0, left))
-      }
-      const ask = () => {
-        void this.patience!.answering().then((ok) => {
-          if (settled) return
-          if (ok) return arm()
-          this.passed = true
-          reject(databaseRefusal('not_answering'))
-        })
-      }
-      arm()
-      work.then(
-        (v) => {
-          settled = true
-          clearTimeout(timer)
-          resolve(v)
-        },
-        (e) => {
-          settled = true
-          clearTimeout(timer)
-          reject(e)
-        },
-      )
-    })
+    const { promise, resolve, reject } = Promise.withResolvers<T>()
+    const r: Race = { deadline: this, reject: reject as (err: unknown) => void, timer: undefined, settled: false }
+    arm(r)
+    // Either outcome of `work` is handled here, so one that comes after the 503 is not an unhandled rejection.
+    work.then(
+      (v) => {
+        settle(r)
+        resolve(v)
+      },
+      (e) => {
+        settle(r)
+        reject(e)
+      },
+    )
+    return promise
   }
+
+  /** Counts as passed from now on: every later `check()` throws. */
+  pass(): void {
+    this.passed = true
+  }
+
+  /** The deadline has passed: the 503, unless a commit is in flight (then it is waited for up to `graceMs`). */
+  expire(r: Race): void {
+    this.passed = true
+    if (this.commits > 0) r.timer = setTimeout(refuse, this.graceMs, r, deadlineExceeded)
+    else r.reject(deadlineExceeded())
+  }
+}
+
+/**
+ * One race's state, handed to its timer callbacks as an argument: a request costs two closures (its
+ * outcome's), not one per step. One timer at a time: at each PATIENCE_MS the database is asked whether
+ * it answers (a probe shared by every request asking), and the last stretch runs to the deadline.
+ */
+interface Race {
+  deadline: Deadline
+  reject: (err: unknown) => void
+  timer: ReturnType<typeof setTimeout> | undefined
+  settled: boolean
+}
+
+function arm(r: Race): void {
+  const d = r.deadline
+  const left = d.at - performance.now()
+  r.timer = d.patience && left > PATIENCE_MS ? setTimeout(ask, PATIENCE_MS, r) : setTimeout(expireRace, Math.max(0, left), r)
+}
+
+function expireRace(r: Race): void {
+  r.deadline.expire(r)
+}
+
+function ask(r: Race): void {
+  void r.deadline.patience!.answering().then((ok) => {
+    if (r.settled) return
+    if (ok) return arm(r)
+    r.deadline.pass()
+    r.reject(databaseRefusal('not_answering'))
+  })
+}
+
+function refuse(r: Race, err: () => ApiError): void {
+  r.reject(err())
+}
+
+function settle(r: Race): void {
+  r.settled = true
+  clearTimeout(r.timer)
 }

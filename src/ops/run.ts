@@ -2,7 +2,6 @@
 // raw input parts; it checks authority, validates, runs the handler (every write of a mutation in a
 // transaction with its audit row, see `transactions` in registry.ts) under the request's deadline, and
 // returns the result or throws an ApiError.
-import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import './formats.ts'
 import { insertAuditRow } from '../db/audit.ts'
@@ -15,7 +14,7 @@ import { Deadline } from './deadline.ts'
 import { ENDED_SESSION_TRIES, sessionEnded } from '../db/unavailable.ts'
 import { guardWrites } from '../db/write-guard.ts'
 import { type Principal, widgetClass } from '../domain/principal.ts'
-import { validatePart, type Part } from './validate.ts'
+import { validatePart } from './validate.ts'
 import { costOf } from '../domain/rate-limits.ts'
 import { jsonText } from '../json.ts'
 
@@ -69,24 +68,22 @@ export function authorize(op: AnyOp, p: Principal): void {
   }
 }
 
+/** The parts the operation declares, validated in order (path, query, headers, body) into one input. */
 function validateAll(op: AnyOp, raw: RawInput): Record<string, unknown> {
+  const params = raw.params ?? {}
   // An id no Portico object can have names nothing: 404, as an unknown id does, before any lookup.
-  for (const v of Object.values(raw.params ?? {})) if (unroutable(v)) throw notFound()
-  const parts: [TObject | undefined, unknown, Part][] = [
-    [op.params, raw.params ?? {}, 'path'],
-    [op.query, raw.query ?? {}, 'query'],
-    [op.headers, raw.headers ?? {}, 'header'],
-    [op.body, raw.body, 'body'],
-  ]
+  for (const k in params) if (unroutable(params[k])) throw notFound()
   const input: Record<string, unknown> = {}
-  for (const [schema, value, part] of parts) {
-    if (!schema) continue
-    let v = value
-    if (part === 'body' && (v === undefined || v === null)) {
+  if (op.params) Object.assign(input, validatePart(op.params, params, 'path'))
+  if (op.query) Object.assign(input, validatePart(op.query, raw.query ?? {}, 'query'))
+  if (op.headers) Object.assign(input, validatePart(op.headers, raw.headers ?? {}, 'header'))
+  if (op.body) {
+    let body = raw.body
+    if (body === undefined || body === null) {
       if (!op.bodyOptional) throw new ApiError('invalid_request', 'A JSON body is required')
-      v = {}
+      body = {}
     }
-    Object.assign(input, validatePart(schema, v, part))
+    Object.assign(input, validatePart(op.body, body, 'body'))
   }
   return input
 }

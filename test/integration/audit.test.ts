@@ -57,3 +57,25 @@ describe('audit log', () => {
     expect(second.body.entries[0].id < first.body.entries[0].id).toBe(true)
   })
 })
+
+describe('the address in the audit log', () => {
+  // The socket's peer is asked for once, at the start of a write: a client that hangs up while its
+  // write runs (the server then knows no peer) is still recorded with the address it came from.
+  test('a client that hangs up while its write runs is recorded with its address', async () => {
+    const ws = await provision(p)
+    let connected = true
+    const server = { requestIP: () => (connected ? { address: '192.0.2.77' } : null) }
+    const req = new Request('http://portico.test/v1/applications', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.apiKey}`, 'content-type': 'application/json', 'x-request-id': 'req_hangs_up' },
+      body: JSON.stringify({ name: 'Hung up' }),
+    })
+    const answer = p.handle(req, server as never)
+    connected = false
+    expect((await answer).status).toBe(201)
+    const log = await p.api('GET', '/v1/audit-log?limit=50', { token: ws.apiKey })
+    const rows = log.body.entries.filter((e: { request_id: string }) => e.request_id === 'req_hangs_up')
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows.map((e: { ip: string }) => e.ip)).toEqual(rows.map(() => '192.0.2.77'))
+  })
+})
