@@ -360,7 +360,8 @@ export class Resolver implements Dns {
   }
 
   async lookup(name: string, type: LookupType): Promise<Lookup> {
-    const n = name.toLowerCase().replace(/\.$/, '')
+    const lower = name.toLowerCase()
+    const n = lower.endsWith('.') ? lower.slice(0, -1) : lower
     const code = TYPE_CODE[type]
     let last = failure('no attempt')
     for (let attempt = 0; attempt < this.tries && !this.closed; attempt++) {
@@ -417,28 +418,32 @@ export class Resolver implements Dns {
     )
   }
 
-  private send<T>(socket: UdpSocket, server: Server, ask: Ask<T>, deadline?: number): Promise<T> {
-    if (this.closed) return Promise.resolve(ask.finish('resolver closed', ask))
+  private send<T>(socket: UdpSocket, server: Server, ask: Ask<T>): Promise<T> {
+    return new Promise<T>((resolve) => this.start(socket, server, ask, performance.now() + this.timeoutMs, resolve))
+  }
+
+  /**
+   * Puts a query on the wire, or in line for a slot (the wait counted against its deadline); `resolve`
+   * takes its outcome. A query that waits keeps the one promise its caller holds: a sweep's batch asks
+   * thousands at once, and most of them wait.
+   */
+  private start<T>(socket: UdpSocket, server: Server, ask: Ask<T>, deadline: number, resolve: (v: T) => void): void {
+    if (this.closed) return resolve(ask.finish('resolver closed', ask))
     if (this.pending.size >= this.maxInFlight) {
-      const by = deadline ?? performance.now() + this.timeoutMs
-      return new Promise<T>((resolve) =>
-        this.waiting.push(() => resolve(performance.now() >= by ? ask.finish(this.timedOut(server), ask) : this.send(socket, server, ask, by))),
-      )
+      this.waiting.push(() => (performance.now() >= deadline ? resolve(ask.finish(this.timedOut(server), ask)) : this.start(socket, server, ask, deadline, resolve)))
+      return
     }
     const id = this.allocId()
     let packet: Buffer
     try {
       packet = encodeQuery(id, ask.name, ask.code, ask.recursion)
     } catch (err) {
-      return Promise.resolve(ask.finish((err as Error).message, ask))
+      return resolve(ask.finish((err as Error).message, ask))
     }
-    return new Promise<T>((resolve) => {
-      const now = performance.now()
-      const resendAt = now + this.rto(server)
-      this.pending.set(id, { ask, server, socket, packet, sentAt: now, resent: false, resendAt, deadline: deadline ?? now + this.timeoutMs, resolve: resolve as (v: unknown) => void })
-      this.sweep ??= setInterval(() => this.tick(), Math.max(5, Math.min(20, this.timeoutMs / 4)))
-      this.transmit(socket, packet, server)
-    })
+    const now = performance.now()
+    this.pending.set(id, { ask, server, socket, packet, sentAt: now, resent: false, resendAt: now + this.rto(server), deadline, resolve: resolve as (v: unknown) => void })
+    this.sweep ??= setInterval(() => this.tick(), Math.max(5, Math.min(20, this.timeoutMs / 4)))
+    this.transmit(socket, packet, server)
   }
 
   private rto(server: Server): number {
@@ -513,7 +518,7 @@ export class Resolver implements Dns {
     if (msg.length < 12) return
     const id = msg.readUInt16BE(0)
     const p = this.pending.get(id)
-    if (!p || p.server.port !== port || p.server.host !== address.replace(/^::ffff:/, '')) return
+    if (!p || p.server.port !== port || p.server.host !== (address.startsWith('::ffff:') ? address.slice(7) : address)) return
     // The question comes back as sent (RFC 1035 §4.1.2); when its bytes match, it need not be decoded.
     // A server that changed its case is still matched, by the decoded name.
     const end = p.packet.length - OPT_LENGTH

@@ -65,7 +65,7 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
         unpack_column(${packJson(col((l) => l.last_result))})::json[],
         unpack_column(${pack(col((l) => l.event))}),
         unpack_column(${pack(col((l) => l.event_id))}),
-        unpack_column(${packJson(col((l) => l.payload))})::json[],
+        unpack_column(${packJson(col((l) => l.payload))}),
         unpack_column(${pack(col((l) => l.stamp_live))})::boolean[],
         unpack_column(${pack(col((l) => l.stamp_failed))})::boolean[],
         unpack_column(${pack(col((l) => l.rebaseline))})::boolean[],
@@ -98,7 +98,9 @@ export async function landVerifications(sql: Sql, items: Landing[], pinned: bool
       from u where s.connection_id = u.id and u.rebaseline
     ), e as (
       insert into events (id, tenant_id, application_id, connection_id, type, payload, created_at, sequence)
-      select u.event_id, u.tenant_id, u.application_id, u.id, u.event, event_payload(u.payload, u.event_seq), ${now}, u.event_seq
+      -- The payload arrives as JSON text and is parsed once, here, with its sequence spliced in front
+      -- (event_payload's splice, on text: cast to json first, each payload was parsed twice).
+      select u.event_id, u.tenant_id, u.application_id, u.id, u.event, ('{"sequence":' || u.event_seq || ',' || substr(u.payload, 2))::json, ${now}, u.event_seq
       from u where u.event is not null
     )
     -- A transition that says so wakes certificate orders (one notification, on commit). The sweep

@@ -190,9 +190,11 @@ export async function recordVerifications(sql: Sql, items: Verified[], now: Date
   if (items.length === 0) return 0
   const plans = items.map(({ row, verification }) => {
     const t = afterVerification(row, verification, now, { ...LIMITS, ...playedWaits(row.domain) })
-    const last_result = lastResult(verification)
+    // One summary serves the row's last result and the event's data (both are serialised as they are).
+    const seen = summary(verification)
+    const last_result = lastResult(verification, seen)
     const event = t.event as ConnectionEventType | null
-    const env = event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, event, now, eventData(event, summary(verification)) as never) : null
+    const env = event ? connectionEnvelope({ ...row, status: t.status, error_code: t.error_code, error_message: t.error_message }, event, now, eventData(event, seen) as never) : null
     return { row, t, last_result, env }
   })
   const pinned = items.every(({ row }) => row.version && row.tid)

@@ -151,9 +151,9 @@ export const summary = (v: Verification) => ({
   records_non_propagated: v.records.filter((c) => !c.propagated).map(({ type, host, value }) => ({ type, host, value })),
 })
 
-/** What a connection shows of its last check: the summary, which view answered, and for an inconclusive check why (which server said what). */
-export const lastResult = (v: Verification) => ({
-  ...summary(v),
+/** What a connection shows of its last check: the summary (`s`, when the caller made it already), which view answered, and for an inconclusive check why (which server said what). */
+export const lastResult = (v: Verification, s: ReturnType<typeof summary> = summary(v)) => ({
+  ...s,
   ...(v.via ? { checked_via: v.via } : {}),
   ...(v.outcome === 'inconclusive' && v.error ? { inconclusive: v.error } : {}),
 })

@@ -144,6 +144,10 @@ describe('connections', () => {
       const failedEv = ev.find((e) => e.type === 'connection.failed')
       expect(failedEv).toMatchObject({ propagation_status: 'timeout', error_code: 'propagation_timeout' })
       expect(failedEv.data.records_non_propagated).toHaveLength(1)
+      // The sweep's event carries its connection's sequence first, as every outbox payload does (src/db/verification.ts).
+      const [row] = await p.db`select sequence::int as seq, payload::text as text from events where connection_id = ${c.body.id} and type = 'connection.failed'`
+      expect(row.text).toStartWith(`{"sequence":${row.seq},"id":"${failedEv.id}","type":"connection.failed",`)
+      expect(failedEv.sequence).toBe(ev.length)
 
       const revived = await p.api('POST', `/v1/connections/${c.body.id}:recheck`, { token: ws.apiKey })
       expect(revived.body.status).toBe('propagating')

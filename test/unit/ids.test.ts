@@ -2,7 +2,7 @@
 // back by less than a second) they still sort in minting order; a clock set back further starts over
 // from its own time, so an id keeps saying when it was minted.
 import { describe, test, expect } from 'bun:test'
-import { idFloor, monotonicId, newId } from '../../src/ids.ts'
+import { b32next, idFloor, monotonicId, newId } from '../../src/ids.ts'
 
 describe('monotonic ids', () => {
   test('ids minted in one millisecond sort in the order they were minted (newId does not promise it)', () => {
@@ -25,5 +25,12 @@ describe('monotonic ids', () => {
     expect(monotonicId('tsb', ms - 60_000) > c).toBe(true)
     // Another prefix has its own order.
     expect(monotonicId('tsc', ms - 120_000) < idFloor('tsc', ms)).toBe(true)
+  })
+
+  test('the next random part carries like a base32 number; past the largest, the next millisecond', () => {
+    expect(b32next('000000000000000z')).toBe('0000000000000010')
+    expect(b32next('00000000000y0zzz')).toBe('00000000000y1000')
+    expect(b32next('zzzzzzzzzzzzzzzy')).toBe('zzzzzzzzzzzzzzzz')
+    expect(b32next('zzzzzzzzzzzzzzzz')).toBeNull()
   })
 })
