@@ -97,12 +97,6 @@ export interface NextClaim {
 const DRAIN_SETTINGS: [string, string][] = [
   ['enable_seqscan', 'off'], ['enable_bitmapscan', 'off'], ['enable_hashjoin', 'off'], ['enable_mergejoin', 'off'],
   ['plan_cache_mode', 'force_generic_plan'], ['jit', 'off'],
-  // A claim's commit waits for the WAL flush even where the server's default is off: the log must hold
-  // a send before it goes out. It also keeps the due index clean: a row deleted by a commit not yet
-  // flushed cannot be hinted dead, so its index entry is not marked dead as scans pass it; with
-  // asynchronous commits every claim walked the deliveries completed in the last few hundred
-  // milliseconds (measured: about 100 index entries and heap visits a delivery, 18 with this).
-  ['synchronous_commit', 'on'],
   // A delivery this drain completes releases the next one of its connection (migration 0120); the drain
   // claims it on its next round trip, so the release need not notify.
   ['portico.draining', 'on'],
@@ -114,12 +108,8 @@ const DRAIN_SETTINGS: [string, string][] = [
  * stays on index paths with one plan for the drain: the delivery queue's statistics lag its bursts
  * (10,000 deliveries fanned out since the last analyze), and planned from them a claim was seen
  * scanning the whole attempt log and bitmap-ANDing the due index, where every part of it is a few rows
- * by key; planning it each time cost about a millisecond a round trip. Those settings fix the scans,
- * not the order of a join: planned while the queue's statistics said it was empty, a claim was seen
- * walking the whole queue once for each delivery it leased (1 ms a delivery). So each join of
- * `claimNext` on a row's key also gives that key as an array (`= any(...)`): whichever side the
- * plan puts first, it reads the rows named and no others. `release` resets those settings and
- * returns the connection to the pool.
+ * by key; planning it each time cost about a millisecond a round trip. `release` resets those
+ * settings and returns the connection to the pool.
  */
 export async function holdForDrain(db: Sql): Promise<{ conn: Sql; release: () => Promise<void> }> {
   const conn = (await db.reserve()) as Sql & { release(): void }
@@ -165,16 +155,16 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
                        where o.id = w.id), 0) as busy
       -- The endpoints that have deliveries queued, one index descent each (a skip scan), so a claim
       -- never reads the endpoints with nothing queued, however many there are.
-      from webhooks w
-      where w.id = any(array(
+      from (
         with recursive queued(id) as (
           (select endpoint_id from webhook_deliveries order by endpoint_id limit 1)
           union all
           select (select s.endpoint_id from webhook_deliveries s where s.endpoint_id > q.id order by s.endpoint_id limit 1)
           from queued q where q.id is not null
         )
-        select id from queued where id is not null))
-      and exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
+        select id from queued where id is not null
+      ) q join webhooks w on w.id = q.id
+      where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
     ), cand as (
       -- Each endpoint's due deliveries in its index's order, so the scan stops at its free slots. Rows
       -- another claim holds are passed over as the scan meets them (so claims running side by side
@@ -192,7 +182,7 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
       select id, lapsed from cand order by rn, next_attempt_at limit ${q.limit}
     ), d as (
       update webhook_deliveries x set sending_until = ${q.lease}
-      from pick l where x.id = l.id and x.id = any(array(select id from pick)) returning x.*, l.lapsed
+      from pick l where x.id = l.id returning x.*, l.lapsed
     ), interrupted as (
       update webhook_attempts set error = ${q.interrupted}
       where delivery_id = any(array(select id from d where lapsed)) and error = ${q.inFlight} and status_code is null
@@ -200,8 +190,7 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
       -- The attempt's id: the prefix and time part given, then 64 bits drawn from the delivery and
       -- the attempt's number, which no other attempt shares.
       select ${tx.unsafe(DUE_COLUMNS)}, n.attempt_no, ${q.idPrefix}::text || substr(md5(d.id || ':' || n.attempt_no), 1, 16) as attempt_id
-      from d join webhooks w on w.id = d.endpoint_id and w.id = any(array(select endpoint_id from d))
-      join events e on e.id = d.event_id and e.id = any(array(select event_id from d))
+      from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
       -- (offset 0: looked up once a delivery, where pulled up into both columns it was twice)
       cross join lateral (select coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no offset 0) n
     ), opened as (
@@ -222,12 +211,12 @@ function completion(tx: Sql, c: Completion) {
       from unnest(unpack_column(${pack(c.attempts.map((a) => a.id))}), unpack_column(${pack(c.attempts.map((a) => a.status_code))})::int[],
                   unpack_column(${pack(c.attempts.map((a) => a.delivered))})::boolean[], unpack_column(${pack(c.attempts.map((a) => a.error))}),
                   unpack_column(${pack(c.attempts.map((a) => a.duration_ms))})::int[]) as a(id, status_code, delivered, error, duration_ms)
-      where t.id = a.id and t.id = any(unpack_column(${pack(c.attempts.map((a) => a.id))}))
+      where t.id = a.id
     ), r as (
       update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = u.next_attempt_at, sending_until = null, updated_at = u.at
       from unnest(unpack_column(${pack(c.retries.map((r) => r.id))}), unpack_column(${pack(c.retries.map((r) => r.next_attempt_at))})::timestamptz[],
                   unpack_column(${pack(c.retries.map((r) => r.at))})::timestamptz[]) as u(id, next_attempt_at, at)
-      where d.id = u.id and d.id = any(unpack_column(${pack(c.retries.map((r) => r.id))}))
+      where d.id = u.id
     ), x as (
       delete from webhook_deliveries where id = any(unpack_column(${pack(c.done)}))
     ), e as (
@@ -241,7 +230,7 @@ function completion(tx: Sql, c: Completion) {
       from unnest(unpack_column(${pack(endpoints)}), unpack_column(${pack(endpoints.map((id) => c.gone.includes(id)))})::boolean[],
                   unpack_column(${pack(endpoints.map((id) => c.ok.includes(id)))})::boolean[],
                   unpack_column(${pack(endpoints.map((id) => c.failed.includes(id)))})::boolean[]) as e(id, gone, ok, failed)
-      where w.id = e.id and w.id = any(unpack_column(${pack(endpoints)})) and ((e.gone and w.disabled_at is null) or (e.ok and w.failures > 0) or e.failed)
+      where w.id = e.id and ((e.gone and w.disabled_at is null) or (e.ok and w.failures > 0) or e.failed)
     ), notified as (
       select pg_notify(${WORK_CHANNEL}, 'schedule:webhook-deliver') where ${c.retries.length > 0}::boolean
     ),`
