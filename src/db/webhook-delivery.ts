@@ -191,7 +191,8 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
       -- the attempt's number, which no other attempt shares.
       select ${tx.unsafe(DUE_COLUMNS)}, n.attempt_no, ${q.idPrefix}::text || substr(md5(d.id || ':' || n.attempt_no), 1, 16) as attempt_id
       from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
-      cross join lateral (select coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no) n
+      -- (offset 0: looked up once a delivery, where pulled up into both columns it was twice)
+      cross join lateral (select coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no offset 0) n
     ), opened as (
       insert into webhook_attempts (id, delivery_id, tenant_id, application_id, endpoint_id, url, event_id, event_type, domain,
         attempt, status_code, delivered, error, duration_ms, created_at)

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { closePinnedConnections, parseRetryAfter, postPinned } from '../../src/adapters/http-post.ts'
+import { closePinnedConnections, parseRetryAfter, postPinned, sharedDeadline } from '../../src/adapters/http-post.ts'
 import { newWebhookSecret, webhookHeaders } from '../../src/adapters/webhook-signing.ts'
 
 interface Seen {
@@ -140,6 +140,20 @@ describe('pinned POST over plain http', () => {
     const t = performance.now()
     expect(await post('/slow', { timeoutMs: 300 })).toEqual({ error: 'timeout' })
     expect(performance.now() - t).toBeLessThan(1500)
+  })
+
+  test('slow receivers called together each hit the timeout, one deadline shared, none cut short by more than 0.5 %', async () => {
+    // Four sends started in one instant share a deadline; one started a slot later gets its own.
+    const t = performance.now()
+    const together = await Promise.all(Array.from({ length: 4 }, () => post('/slow', { timeoutMs: 400 }).then((r) => ({ r, ms: performance.now() - t }))))
+    for (const { r, ms } of together) {
+      expect(r).toEqual({ error: 'timeout' })
+      expect(ms).toBeGreaterThanOrEqual(398)
+      expect(ms).toBeLessThan(1500)
+    }
+    expect(sharedDeadline(400, 1000)).toBe(sharedDeadline(400, 1001.9))
+    expect(sharedDeadline(400, 1002)).not.toBe(sharedDeadline(400, 1001.9))
+    expect(sharedDeadline(10_000, 1000)).not.toBe(sharedDeadline(400, 1000))
   })
 
   test('an endless response body is cut short, not waited for', async () => {
