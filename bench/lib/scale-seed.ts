@@ -93,7 +93,7 @@ async function seedConnectionRows(lock: Sql, now: Date): Promise<void> {
       desired_records, records_source, planned_target, verification_token, last_result, check_count, last_checked_at, next_check_at,
       propagating_since, live_at, failed_at, error_code, error_message, created_at, updated_at, disconnected_at, disconnect_outcome)
     select id, tenant_id, application_id, domain, apex, case when i % 4 = 0 then 'user-' || i end, status,
-      case when i % 5 = 0 then 'api_key' else 'manual' end, 'cloudflare',
+      case when i % 5 = 0 then 'api' else 'manual' end, 'cloudflare',
       jsonb_build_array(jsonb_build_object('type', 'CNAME', 'host', 'shop', 'value', '${EDGE}', 'ttl', 300, 'purpose', 'routing')),
       'planned', jsonb_build_object('cname_target', '${EDGE}', 'apex_ipv4', '[]'::jsonb), md5(i::text || 'token'),
       case when status = 'live'

@@ -11,7 +11,7 @@ import { connect, type Sql } from '../../src/db/sql.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { connectionVersionsPage } from '../../src/db/connections.ts'
 import { seedConnections, seedWorkspaces, settle, tenantId } from '../../bench/lib/scale-seed.ts'
-import { testDatabaseUrl } from '../harness/db.ts'
+import { separateDatabaseUrl } from '../harness/db.ts'
 
 const CONNECTIONS = 20_000
 const LARGEST = { tenantId: tenantId(1) }
@@ -19,7 +19,8 @@ const LARGEST = { tenantId: tenantId(1) }
 let db: Sql
 let ids: string[]
 beforeAll(async () => {
-  db = connect(await testDatabaseUrl(), 2)
+  // A database of its own: the seeded workspaces must not reach other files' sweeps and lists.
+  db = connect(await separateDatabaseUrl(), 2)
   await migrate(db)
   const now = new Date()
   await seedWorkspaces(db, now)
