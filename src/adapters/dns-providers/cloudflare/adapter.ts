@@ -18,6 +18,7 @@ import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { absoluteName, RecordBasedProvider, type NewRecord, type ProviderRecord } from '../record-based.ts'
 import { canonicalName, canonicalValue, ProviderError, readTxt, unquoteTxt, writeTxt, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { onceMoreIfZoneChanged } from '../zone-changed.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4'
@@ -154,20 +155,10 @@ export class CloudflareProvider extends RecordBasedProvider {
   }
 
   override async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
-    try {
-      await super.writeChanges(zone, changes)
-    } catch (e) {
-      if (!isStaleDelete(e)) throw e
-      // A record the batch deletes by id was removed between this read and the batch (issue 46): the
-      // batch is all or nothing, so nothing was written. Read the zone again and send it once more;
-      // changed again, the zone is busy: 409 conflict (zone_changed), retry later.
-      try {
-        await super.writeChanges(zone, changes)
-      } catch (e2) {
-        if (!isStaleDelete(e2)) throw e2
-        throw new ProviderError('zone_changed', `Cloudflare: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 404, 5)
-      }
-    }
+    // A record the batch deletes by id was removed between this read and the batch (issue 46): the
+    // batch is all or nothing, so nothing was written. Read the zone again and send it once more;
+    // changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+    await onceMoreIfZoneChanged('Cloudflare', 404, isStaleDelete, () => super.writeChanges(zone, changes))
   }
 
   protected override async applyDiff(zone: Zone, deletes: ProviderRecord[], creates: NewRecord[]): Promise<void> {

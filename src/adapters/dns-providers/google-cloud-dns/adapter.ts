@@ -20,6 +20,7 @@ import { paginate } from '../paging.ts'
 import { RestClient } from '../rest.ts'
 import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
 import { acrossScopes, canonicalName, ProviderError, readTxtSet, writeTxt, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { onceMoreIfZoneChanged } from '../zone-changed.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const GOOGLE_DNS_API = 'https://dns.googleapis.com'
@@ -181,20 +182,10 @@ export class GoogleCloudDnsProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    try {
-      await this.sendChange(zone, changes)
-    } catch (e) {
-      if (!isConditionNotMet(e)) throw e
-      // The set changed between this read and the POST (issue 46): the change is all or nothing, so
-      // nothing was written. Read the zone again and send the change once more, its deletions as the
-      // sets now stand; changed again, the zone is busy: 409 conflict (zone_changed), retry later.
-      try {
-        await this.sendChange(zone, changes)
-      } catch (e2) {
-        if (!isConditionNotMet(e2)) throw e2
-        throw new ProviderError('zone_changed', `Google Cloud DNS: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 412, 5)
-      }
-    }
+    // The set changed between this read and the POST (issue 46): the change is all or nothing, so
+    // nothing was written. Read the zone again and send the change once more, its deletions as the
+    // sets now stand; changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+    await onceMoreIfZoneChanged('Google Cloud DNS', 412, isConditionNotMet, () => this.sendChange(zone, changes))
   }
 
   /** One change built from the zone as it stands now: its deletions are the touched sets exactly as Google holds them. */

@@ -18,6 +18,7 @@ import { paginate } from '../paging.ts'
 import { exchange, failureOf, type HttpResult } from '../http.ts'
 import { signV4 } from '../sigv4.ts'
 import { canonicalName, canonicalValue, ProviderError, readTxtSet, writeTxt, type DnsProvider, type ProviderErrorKind, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { onceMoreIfZoneChanged } from '../zone-changed.ts'
 import type { HostedProvider } from '../hosted.ts'
 
 export const ROUTE53_API = 'https://route53.amazonaws.com'
@@ -184,20 +185,10 @@ export class Route53Provider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    try {
-      await this.sendBatch(zone, changes)
-    } catch (e) {
-      if (!isStaleDelete(e)) throw e
-      // A set changed between this read and the POST (issue 46): the batch is all or nothing, so
-      // nothing was written. Read the zone again and send the batch once more, its DELETEs as the sets
-      // now stand; changed again, the zone is busy: 409 conflict (zone_changed), retry later.
-      try {
-        await this.sendBatch(zone, changes)
-      } catch (e2) {
-        if (!isStaleDelete(e2)) throw e2
-        throw new ProviderError('zone_changed', `Route 53: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 400, 5)
-      }
-    }
+    // A set changed between this read and the POST (issue 46): the batch is all or nothing, so
+    // nothing was written. Read the zone again and send the batch once more, its DELETEs as the sets
+    // now stand; changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+    await onceMoreIfZoneChanged('Route 53', 400, isStaleDelete, () => this.sendBatch(zone, changes))
   }
 
   /** One ChangeBatch built from the zone as it stands now: a DELETE names the set exactly as Route 53 holds it. */

@@ -16,6 +16,7 @@ import { RestClient } from '../rest.ts'
 import { absoluteName, relativeName } from '../record-based.ts'
 import { fromZoneFile, toZoneFile } from '../hetzner/adapter.ts'
 import { canonicalName, ProviderError, type DnsProvider, type RRset, type RRsetChange, type Zone, type HostConventions } from '../types.ts'
+import { onceMoreIfZoneChanged } from '../zone-changed.ts'
 import { refuseBesideFlattened } from '../flattened.ts'
 import type { HostedProvider } from '../hosted.ts'
 import type { HttpResult } from '../http.ts'
@@ -106,20 +107,10 @@ export class ScalewayProvider implements DnsProvider {
 
   async writeChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
     if (changes.length === 0) return
-    try {
-      await this.sendChanges(zone, changes)
-    } catch (e) {
-      if (!isStaleDelete(e)) throw e
-      // A set the PATCH deletes was removed between this read and the PATCH (issue 46): all or nothing,
-      // so nothing was written. Read the zone again and send it once more (a set already gone is not
-      // deleted); changed again, the zone is busy: 409 conflict (zone_changed), retry later.
-      try {
-        await this.sendChanges(zone, changes)
-      } catch (e2) {
-        if (!isStaleDelete(e2)) throw e2
-        throw new ProviderError('zone_changed', `Scaleway: the zone changed twice while writing (${(e2 as ProviderError).message}); nothing was written`, 404, 5)
-      }
-    }
+    // A set the PATCH deletes was removed between this read and the PATCH (issue 46): all or nothing,
+    // so nothing was written. Read the zone again and send it once more (a set already gone is not
+    // deleted); changed again, the zone is busy: 409 conflict (zone_changed), retry later.
+    await onceMoreIfZoneChanged('Scaleway', 404, isStaleDelete, () => this.sendChanges(zone, changes))
   }
 
   private async sendChanges(zone: Zone, changes: RRsetChange[]): Promise<void> {
