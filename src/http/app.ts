@@ -307,7 +307,7 @@ async function answer(s: HandlerState, x: Exchange, m: Matched, query: Record<st
   // A stopping process closes each connection after its answer, so the client's next request opens
   // one to a process that stays.
   const closing = deps.services.lifecycle?.stopping === true
-  if (op.cache && result.status === 200 && x.req.method === 'GET') {
+  if (op.cache && result.status === 200 && op.method === 'GET') {
     const r = respond(x.req, encodeCached(JSON.stringify(result.body)), { ...s.base, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': x.requestId, ...result.headers, ...(closing ? CLOSE : undefined) })
     x.status = r.status
     return r
@@ -322,7 +322,7 @@ async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params
   const principal = cachedApiKey(deps, req.headers, op.auth, x.ip) ?? (await againOnEndedSession(() => authenticate(deps, req.headers, op.auth, req, x.ip)))
   x.verified = principal
   x.forAgent = principal.kind === 'AGENT'
-  const body = op.body || req.method !== 'GET' ? await readBody(req) : undefined
+  const body = op.body || op.method !== 'GET' ? await readBody(req) : undefined
   if (!op.body && body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
     throw new ApiError('invalid_request', 'This operation takes no body')
   }

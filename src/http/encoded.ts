@@ -1,26 +1,34 @@
-// Responses that are the same for everyone (the widget bundle and its locale tables, the provider
-// catalog): served compressed as the client accepts (brotli, else gzip, else identity), with an ETag
-// and `304 Not Modified` for a client that already holds them. Encodings are computed once per content.
+// Responses that are the same for everyone (the widget bundle and its locale tables, the share page's
+// assets, the provider catalog): served compressed as the client accepts (brotli, zstd or gzip, else
+// identity), each representation with its own ETag, and `304 Not Modified` for a client that already
+// holds the one it would be sent. Encodings are computed once per content. Large JSON answers that
+// differ per request are compressed on the way out (`compressed`). Both read Accept-Encoding by one
+// rule (`chooseCoding`).
 import { createHash } from 'node:crypto'
 import { brotliCompressSync, constants } from 'node:zlib'
 
-/** One content in its three encodings. */
+export type Coding = 'br' | 'zstd' | 'gzip'
+
+/** One content in its encodings; `etag` is the identity representation's, the others' are derived from it. */
 export interface Encoded {
   body: Uint8Array
-  gzip: Uint8Array
   br: Uint8Array
+  zstd: Uint8Array
+  gzip: Uint8Array
   etag: string
 }
 
 const hashOf = (b: Uint8Array) => createHash('sha256').update(b).digest('base64url').slice(0, 16)
 
-export function encode(content: Uint8Array | string): Encoded {
+/** `content` in every coding at its smallest; `etag` defaults to a hash of the content. */
+export function encode(content: Uint8Array | string, etag?: string): Encoded {
   const body = typeof content === 'string' ? new TextEncoder().encode(content) : content
   return {
     body,
-    gzip: Bun.gzipSync(body as Uint8Array<ArrayBuffer>, { level: 9 }),
     br: new Uint8Array(brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })),
-    etag: `"${hashOf(body)}"`,
+    zstd: Bun.zstdCompressSync(body as Uint8Array<ArrayBuffer>, { level: 19 }),
+    gzip: Bun.gzipSync(body as Uint8Array<ArrayBuffer>, { level: 9 }),
+    etag: etag ?? `"${hashOf(body)}"`,
   }
 }
 
@@ -37,26 +45,75 @@ export function encodeCached(text: string): Encoded {
   return e
 }
 
-/** The encodings the client accepts (RFC 9110 section 12.5.3), `q=0` meaning not at all. */
-export function accepted(header: string | null): Set<string> {
-  const out = new Set<string>()
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';')
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-    if (name && !(q && Number(q.slice(2)) === 0)) out.add(name)
+const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
+
+/**
+ * The coding of `offered` (in the server's order of preference) to answer in, or null for none
+ * (identity), read from Accept-Encoding by its grammar (RFC 9110 sections 12.5.3 and 12.4.2): codings
+ * are case-insensitive tokens with optional whitespace around `;`, `x-gzip` is gzip (section 8.4.1.3),
+ * `*` weighs every coding not named, `q=0` refuses, a weight is 0 to 1 with at most three decimals and
+ * an element with a malformed one counts as not sent. The highest weight wins and equal weights go to
+ * the server's order; identity wins only when named with a weight above every offered coding's. No
+ * header means identity: a client that does not say it decodes is not sent a coding.
+ */
+export function chooseCoding(header: string | null, offered: readonly Coding[]): Coding | null {
+  if (!header) return null
+  const weights = new Map<string, number>()
+  for (const element of header.split(',')) {
+    const [first, ...params] = element.split(';')
+    let name = first!.trim().toLowerCase()
+    if (!TOKEN.test(name)) continue
+    if (name === 'x-gzip') name = 'gzip'
+    let q: number | null = 1
+    for (const p of params) {
+      const eq = p.indexOf('=')
+      const key = (eq < 0 ? p : p.slice(0, eq)).trim().toLowerCase()
+      if (key !== 'q') continue
+      const value = eq < 0 ? '' : p.slice(eq + 1).trim()
+      q = QVALUE.test(value) ? Number(value) : null
+      break
+    }
+    if (q !== null && !weights.has(name)) weights.set(name, q)
   }
-  return out
+  const star = weights.get('*')
+  let best: Coding | null = null
+  let bestQ = 0
+  for (const c of offered) {
+    const q = weights.get(c) ?? star ?? 0
+    if (q > bestQ) {
+      best = c
+      bestQ = q
+    }
+  }
+  return best !== null && (weights.get('identity') ?? 0) > bestQ ? null : best
 }
 
-/** `304` when the client holds this content, else the content in the best encoding it accepts. */
+const STATIC: readonly Coding[] = ['br', 'zstd', 'gzip']
+
+/** The ETag of `e` in `coding`: the identity one with the coding's name inside its quotes. */
+export const etagOf = (e: Encoded, coding: Coding | null) => (coding === null ? e.etag : `${e.etag.slice(0, -1)}-${coding}"`)
+
+/**
+ * Whether If-None-Match names `etag` (RFC 9110 section 13.1.2): `*` names any current representation,
+ * else a list of entity tags compared weakly (a `W/` prefix ignored on either side).
+ */
+export function heldAlready(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false
+  if (ifNoneMatch.trim() === '*') return true
+  const want = etag.replace(/^W\//, '')
+  for (const m of ifNoneMatch.matchAll(/(?:W\/)?("[^"]*")/g)) if (m[1] === want) return true
+  return false
+}
+
+/** `304` when the client holds the representation it would be sent, else that representation. */
 export function respond(req: Request, e: Encoded, headers: Record<string, string>): Response {
-  const h: Record<string, string> = { ...headers, etag: e.etag, vary: 'accept-encoding' }
-  const held = req.headers.get('if-none-match')
-  if (held && held.split(',').some((t) => t.trim().replace(/^W\//, '') === e.etag)) return new Response(null, { status: 304, headers: h })
-  const ok = accepted(req.headers.get('accept-encoding'))
-  if (ok.has('br')) return new Response(e.br as Uint8Array<ArrayBuffer>, { headers: { ...h, 'content-encoding': 'br' } })
-  if (ok.has('gzip')) return new Response(e.gzip as Uint8Array<ArrayBuffer>, { headers: { ...h, 'content-encoding': 'gzip' } })
-  return new Response(e.body as Uint8Array<ArrayBuffer>, { headers: h })
+  const coding = chooseCoding(req.headers.get('accept-encoding'), STATIC)
+  const h: Record<string, string> = { ...headers, etag: etagOf(e, coding), vary: 'accept-encoding' }
+  if (heldAlready(req.headers.get('if-none-match'), h.etag!)) return new Response(null, { status: 304, headers: h })
+  if (coding === null) return new Response(e.body as Uint8Array<ArrayBuffer>, { headers: h })
+  h['content-encoding'] = coding
+  return new Response(e[coding] as Uint8Array<ArrayBuffer>, { headers: h })
 }
 
 /**
@@ -71,14 +128,12 @@ export function respond(req: Request, e: Encoded, headers: Record<string, string
  */
 export const COMPRESS_FROM = 8192
 
-const DYNAMIC = ['zstd', 'gzip'] as const
+const DYNAMIC: readonly Coding[] = ['zstd', 'gzip']
 
-/** `text` compressed in the first of zstd and gzip the client accepts; null when it accepts neither. */
-export function compressed(text: string, acceptEncoding: string | null): { coding: (typeof DYNAMIC)[number]; body: Uint8Array<ArrayBuffer> } | null {
-  if (acceptEncoding === null) return null
-  const ok = accepted(acceptEncoding)
-  const coding = DYNAMIC.find((c) => ok.has(c))
-  if (coding === undefined) return null
+/** `text` compressed in zstd or gzip as the client accepts (`chooseCoding`); null when it accepts neither. */
+export function compressed(text: string, acceptEncoding: string | null): { coding: Coding; body: Uint8Array<ArrayBuffer> } | null {
+  const coding = chooseCoding(acceptEncoding, DYNAMIC)
+  if (coding === null) return null
   const bytes = new TextEncoder().encode(text)
   const body = coding === 'zstd' ? Bun.zstdCompressSync(bytes, { level: 1 }) : Bun.gzipSync(bytes, { level: 1 })
   return { coding, body: body as Uint8Array<ArrayBuffer> }

@@ -158,7 +158,7 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
   },
   {
     name: 'ETag',
-    description: 'The answer\'s entity tag: send it as If-None-Match to get 304 while it is unchanged',
+    description: 'The entity tag of this representation (each Content-Encoding has its own): send it as If-None-Match to get 304 while it is unchanged',
     schema: { type: 'string' },
     on: (op, status) => Boolean(op.cache) && (status === 200 || status === 304),
   },

@@ -85,8 +85,12 @@ export class Router<T> {
     return list
   }
 
-  /** Returns the match, or `'method'` when the path exists under another method, or null. */
+  /**
+   * Returns the match, or `'method'` when the path exists under another method, or null. HEAD is
+   * answered wherever GET is (RFC 9110 section 9.3.2): by the GET route, the server leaving out the body.
+   */
   match(method: string, path: string): Match<T> | 'method' | null {
+    if (method === 'HEAD') method = 'GET'
     const key = `${method} ${path}`
     const exact = this.exact.get(key)
     if (exact !== undefined) return { value: exact, params: {} }
@@ -109,8 +113,9 @@ export class Router<T> {
     return null
   }
 
+  /** The methods the path answers to, for `Allow`: HEAD beside GET. */
   allowed(path: string): string[] {
-    return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => {
+    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => {
       const r = this.match(m, path)
       return r !== null && r !== 'method'
     })

@@ -21,6 +21,7 @@ import { fromElsewhere } from '../http/forms.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
+import { encode, respond, type Encoded } from '../http/encoded.ts'
 
 export interface SharePageDeps {
   /** The API's own handler (the page reads `GET /v1/share/{token}` like any client), given the visitor's address. */
@@ -227,10 +228,8 @@ export function renderNotFound(locale: Locale, assets: ShareAssets): string {
 // ---------------------------------------------------------------- assets
 
 export interface ShareAssets {
-  js: string
-  jsGzip: Uint8Array
-  css: string
-  cssGzip: Uint8Array
+  js: Encoded
+  css: Encoded
   jsPath: string
   cssPath: string
 }
@@ -244,8 +243,7 @@ async function build(): Promise<ShareAssets> {
   const js = await artifact.text()
   const css = await Bun.file(new URL('./share.css', import.meta.url).pathname).text()
   const hash = createHash('sha256').update(js).update(css).digest('hex').slice(0, 12)
-  const enc = (x: string) => Bun.gzipSync(new TextEncoder().encode(x))
-  return { js, css, jsGzip: enc(js), cssGzip: enc(css), jsPath: `${ASSET_PREFIX}/${hash}/share.js`, cssPath: `${ASSET_PREFIX}/${hash}/share.css` }
+  return { js: encode(js), css: encode(css), jsPath: `${ASSET_PREFIX}/${hash}/share.js`, cssPath: `${ASSET_PREFIX}/${hash}/share.css` }
 }
 
 export function shareAssets(): Promise<ShareAssets> {
@@ -273,12 +271,7 @@ function htmlResponse(status: number, html: string, nonce: string): Response {
   })
 }
 
-function asset(req: Request, body: string, gzip: Uint8Array, type: string, hash: string): Response {
-  const headers: Record<string, string> = { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable', etag: `"${hash}"`, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' }
-  if (req.headers.get('if-none-match') === `"${hash}"`) return new Response(null, { status: 304, headers })
-  if (/\bgzip\b/.test(req.headers.get('accept-encoding') ?? '')) return new Response(gzip as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': 'gzip' } })
-  return new Response(body, { headers })
-}
+const asset = (req: Request, e: Encoded, type: string) => respond(req, e, { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' })
 
 const TOKEN = /^[A-Za-z0-9_-]{10,100}$/
 
@@ -335,8 +328,8 @@ export function sharePageMount(deps: SharePageDeps): Mount {
         const a = await shareAssets()
         const hash = a.jsPath.split('/')[2]!
         if (params.hash !== hash) return new Response('Not found', { status: 404, headers: { 'cache-control': 'no-store' } })
-        if (params.file === 'share.js') return asset(request, a.js, a.jsGzip, 'text/javascript; charset=utf-8', hash)
-        if (params.file === 'share.css') return asset(request, a.css, a.cssGzip, 'text/css; charset=utf-8', hash)
+        if (params.file === 'share.js') return asset(request, a.js, 'text/javascript; charset=utf-8')
+        if (params.file === 'share.css') return asset(request, a.css, 'text/css; charset=utf-8')
         return new Response('Not found', { status: 404, headers: { 'cache-control': 'no-store' } })
       })
     return app

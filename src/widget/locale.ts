@@ -40,14 +40,19 @@ export function resolveLocale(wanted: string | readonly string[] | undefined, av
   return fallback
 }
 
-/** The language ranges of an `Accept-Language` header, best first (RFC 9110 section 12.5.4; q=0 and `*` left out). */
+/**
+ * The language ranges of an `Accept-Language` header, best first (RFC 9110 section 12.5.4; q=0 and `*`
+ * left out): a weight is 0 to 1 with at most three decimals, and a range with a malformed one counts as
+ * not sent (as in Accept-Encoding, src/http/encoded.ts).
+ */
 export function acceptedLanguages(header: string | null | undefined): string[] {
   return (header ?? '')
     .split(',')
     .map((part, i) => {
       const [tag, ...params] = part.trim().split(';')
-      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean)
-      return { tag: tag?.trim() ?? '', q: q === undefined ? 1 : Number(q), i }
+      const weight = params.find((p) => /^\s*q\s*=/i.test(p))
+      const q = weight === undefined ? 1 : /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(weight) ? Number(weight.split('=')[1]) : 0
+      return { tag: tag?.trim() ?? '', q, i }
     })
     .filter((x) => x.tag && x.tag !== '*' && x.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i)

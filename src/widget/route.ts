@@ -1,6 +1,6 @@
 // The widget's HTTP face, mounted into the app (src/server.ts `mounts`): the SDK bundle at
 // /widget/v<version>/portico.js and its locale tables at /widget/locales/<hash>/<tag>.json (immutable,
-// brotli or gzip as accepted, ETag and 304), /widget.js redirecting to the current bundle, the return
+// brotli, zstd or gzip as accepted, an ETag each and 304), /widget.js redirecting to the current bundle, the return
 // page /widget/return that closes a provider's window when it comes back (its words in the browser's
 // language), and CORS for the browser-facing API (the share-link page is src/share/page.ts). CORS is
 // granted only to operations a browser may call (those accepting a widget token or no credential);
@@ -12,7 +12,7 @@ import { buildRouter, splitUrl } from '../http/app.ts'
 import { randomToken } from '../ids.ts'
 import { respond } from '../http/encoded.ts'
 import { bundlePath, widgetBundle } from './build.ts'
-import { resolveLocale } from './locale.ts'
+import { acceptedLanguages, resolveLocale } from './locale.ts'
 import { LOCALE_TAGS } from './i18n.ts'
 import { TABLES } from './locales/index.ts'
 
@@ -40,8 +40,7 @@ async function serveLocale(version: string, file: string, req: Request): Promise
 
 /** Where a provider's window lands when it is done: it closes itself, or says it may be closed. */
 function returnPage(req: Request): Response {
-  const wanted = (req.headers.get('accept-language') ?? '').split(',').map((x) => x.split(';')[0]!.trim()).filter(Boolean)
-  const lang = resolveLocale(wanted, LOCALE_TAGS)
+  const lang = resolveLocale(acceptedLanguages(req.headers.get('accept-language')), LOCALE_TAGS)
   const words = (TABLES[lang] ?? TABLES.en!).returnDone
   const nonce = randomToken(16)
   const esc = (x: string) => x.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)

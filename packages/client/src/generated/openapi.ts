@@ -3768,7 +3768,7 @@ export type components = {
     WWWAuthenticate: string;
     /** @description `true` when this answer is the replay of an earlier request with the same Idempotency-Key */
     IdempotentReplayed: "true";
-    /** @description The answer's entity tag: send it as If-None-Match to get 304 while it is unchanged */
+    /** @description The entity tag of this representation (each Content-Encoding has its own): send it as If-None-Match to get 304 while it is unchanged */
     ETag: string;
     /** @description `public, max-age=N`: the same answer for everyone, cacheable for N seconds */
     CacheControl: string;

@@ -1,0 +1,124 @@
+// HEAD and the representations of one resource, from a client's side over a real socket: every GET
+// operation answers HEAD with the status and headers its GET has and no body; every content Portico
+// serves compressed (the provider catalog, the widget bundle and its locale tables, the share page's
+// assets) names each encoding with its own ETag, so a cache holding one representation never gets a
+// 304 for another, and `If-None-Match: *` is a 304 for any of them.
+import { test, expect, beforeAll, afterAll } from 'bun:test'
+import { startPdns } from '../harness/pdns.ts'
+import { startPortico, provision, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { OPERATIONS } from '../../src/ops/operations.ts'
+import { fullPath } from '../../src/http/app.ts'
+import { widgetBundle } from '../../src/widget/build.ts'
+
+let p: TestPortico
+let ws: Workspace
+let base: string
+let server: { stop(force?: boolean): Promise<void> }
+let zone: string
+beforeAll(async () => {
+  const pdns = await startPdns()
+  zone = `grammar${Date.now().toString(36)}.test`
+  await pdns.createZone(zone)
+  p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test' })
+  ws = await provision(p)
+  const app = p.app.listen({ port: 0, hostname: '127.0.0.1' }) as unknown as { server: { port: number; stop(force?: boolean): Promise<void> } }
+  server = app.server
+  base = `http://127.0.0.1:${app.server.port}`
+}, 60_000)
+afterAll(async () => {
+  await server?.stop(true)
+  await p?.close()
+})
+
+const SAME = ['content-type', 'content-length', 'content-encoding', 'etag', 'vary', 'cache-control', 'allow', 'content-language']
+
+test('every GET operation answers HEAD as it answers GET, without a body', async () => {
+  const gets = OPERATIONS.filter((op) => op.method === 'GET')
+  expect(gets.length).toBeGreaterThan(20)
+  for (const op of gets) {
+    const path = fullPath(op).replace(/\{(\w+)\}/g, (_, name: string) => (name === 'id' && op.path.startsWith('/applications') ? ws.appId : `x_${name}`))
+    const headers = { authorization: `Bearer ${ws.apiKey}`, 'accept-encoding': 'gzip, deflate, br, zstd' }
+    const get = await fetch(base + path, { headers, decompress: false } as RequestInit)
+    const getBytes = (await get.arrayBuffer()).byteLength
+    const head = await fetch(base + path, { method: 'HEAD', headers, decompress: false } as RequestInit)
+    const what = `${op.id} ${path}`
+    expect([what, head.status]).toEqual([what, get.status])
+    expect([what, head.status]).not.toEqual([what, 405])
+    for (const h of SAME) expect([what, h, head.headers.get(h)]).toEqual([what, h, get.headers.get(h)])
+    if (get.headers.get('content-length') !== null) expect(Number(get.headers.get('content-length'))).toBe(getBytes)
+    expect((await head.arrayBuffer()).byteLength).toBe(0)
+  }
+}, 120_000)
+
+test('a path that has no GET says so, and lists HEAD beside GET where it has one', async () => {
+  const r = await fetch(`${base}/v1/connections`, { method: 'PUT', headers: { authorization: `Bearer ${ws.apiKey}` } })
+  expect(r.status).toBe(405)
+  expect(r.headers.get('allow')).toBe('GET, HEAD, POST')
+  expect((await r.json()).code).toBe('method_not_allowed')
+})
+
+async function everyContent(): Promise<string[]> {
+  const b = await widgetBundle()
+  const page = await (await fetch(`${base}/v1/openapi.json`)).text()
+  expect(page.length).toBeGreaterThan(0)
+  const share = await fetch(`${base}/share/not-a-real-token-0000`)
+  const assets = [...(await share.text()).matchAll(/(?:src|href)="(\/share\/assets\/[^"]+)"/g)].map((m) => m[1]!)
+  return ['/v1/providers', `/widget/v${b.version}/portico.js`, `/widget/locales/${b.localesVersion}/fr.json`, ...assets]
+}
+
+test('each encoding of a content has its own ETag; a tag held for one is no 304 for another; * is', async () => {
+  const paths = await everyContent()
+  for (const path of paths) {
+    const tags = new Map<string, string>()
+    for (const coding of ['identity', 'br', 'zstd', 'gzip']) {
+      const r = await fetch(base + path, { headers: { 'accept-encoding': coding }, decompress: false } as RequestInit)
+      expect([path, coding, r.status]).toEqual([path, coding, 200])
+      expect([path, r.headers.get('content-encoding') ?? 'identity']).toEqual([path, coding])
+      expect(r.headers.get('vary')).toBe('accept-encoding')
+      tags.set(coding, r.headers.get('etag')!)
+      await r.arrayBuffer()
+    }
+    expect([path, new Set(tags.values()).size]).toEqual([path, 4])
+    for (const [held, tag] of tags) {
+      for (const [now, own] of tags) {
+        const r = await fetch(base + path, { headers: { 'accept-encoding': now, 'if-none-match': tag }, decompress: false } as RequestInit)
+        expect([path, held, now, r.status]).toEqual([path, held, now, held === now ? 304 : 200])
+        if (r.status === 304) expect(r.headers.get('etag')).toBe(own)
+        await r.arrayBuffer()
+      }
+      const weak = await fetch(base + path, { headers: { 'accept-encoding': held, 'if-none-match': `"other", W/${tag}` } })
+      expect([path, held, weak.status]).toEqual([path, held, 304])
+    }
+    const star = await fetch(base + path, { headers: { 'accept-encoding': 'gzip', 'if-none-match': '*' } })
+    expect([path, star.status]).toEqual([path, 304])
+  }
+}, 60_000)
+
+test('the catalog and a list page read the same Accept-Encoding alike', async () => {
+  const cases: [string, string | null][] = [
+    ['gzip ;q=1', 'gzip'],
+    ['zstd ; q=0.5', 'zstd'],
+    ['x-gzip', 'gzip'],
+    ['*', null], // the catalog's first choice is br, a list page's zstd
+    ['gzip;q=1.5', 'identity'],
+    ['gzip;q=0.0001', 'identity'],
+    ['identity;q=1, gzip;q=0.5', 'identity'],
+  ]
+  const bulk = await p.api('POST', '/v1/connections:bulk', { token: ws.apiKey, body: { domains: Array.from({ length: 40 }, (_, i) => `shop${i}.${zone}`) } })
+  expect(bulk.status).toBeLessThan(300)
+  for (const [header, coding] of cases) {
+    const catalog = await fetch(`${base}/v1/providers`, { headers: { 'accept-encoding': header }, decompress: false } as RequestInit)
+    const list = await fetch(`${base}/v1/connections?limit=40`, { headers: { 'accept-encoding': header, authorization: `Bearer ${ws.apiKey}` }, decompress: false } as RequestInit)
+    const got = [catalog.headers.get('content-encoding') ?? 'identity', list.headers.get('content-encoding') ?? 'identity']
+    expect([header, ...got]).toEqual(coding === null ? [header, 'br', 'zstd'] : [header, coding, coding])
+    await catalog.arrayBuffer()
+    await list.arrayBuffer()
+  }
+})
+
+test('the return page reads Accept-Language by its weights: q=0 is a refusal', async () => {
+  const lang = async (header: string) => (await (await fetch(`${base}/widget/return`, { headers: { 'accept-language': header } })).text()).match(/<html lang="([\w-]+)"/)?.[1]
+  expect(await lang('fr;q=0, de')).toBe('de')
+  expect(await lang('de;q=0.2, fr;q=0.9')).toBe('fr')
+  expect(await lang('fr-CA')).toBe('fr')
+})
