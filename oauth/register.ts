@@ -28,6 +28,7 @@ import { purgeRefreshOutcomes } from './refresh.ts'
 import { purgeSignIns } from './people.ts'
 import { judgeClient, nameProblem } from '../src/domain/agent-brands.ts'
 import { addressPrefix, clientAddress, type TrustProxy } from '../src/client-address.ts'
+import { IDENTITY_ONLY, jsonDeclared, undecodedCoding } from '../src/http/request-headers.ts'
 
 export const REGISTER_PATH = '/v1/oauth/agent/register'
 
@@ -237,6 +238,12 @@ function maybeCleanup(deps: RegistrationDeps): void {
 export async function handleRegistration(deps: RegistrationDeps, req: Request, peer: string | null): Promise<Response> {
   const ip = clientAddress(req.headers, peer, deps.trustProxy ?? (() => false))
   try {
+    // RFC 7591 section 3: client metadata is sent as application/json. A body declared as anything else
+    // (or as nothing: a browser sends text/plain or no type without asking first) is refused, so no page
+    // can register clients from its visitors' browsers without CORS's preflight.
+    const type = req.headers.get('content-type')
+    if (type === null || !jsonDeclared(type)) throw new RegistrationError('invalid_client_metadata', 'Send the client metadata as JSON with Content-Type: application/json', 415)
+    if (undecodedCoding(req.headers) !== null) throw new RegistrationError('invalid_client_metadata', 'Send the client metadata without Content-Encoding', 415, IDENTITY_ONLY)
     const text = await req.text()
     if (text.length > MAX_BODY_BYTES) throw new RegistrationError('invalid_client_metadata', 'The body is too large')
     if (nestsDeeperThan(text)) throw new RegistrationError('invalid_client_metadata', `The body nests deeper than ${MAX_JSON_DEPTH} levels`)

@@ -6,7 +6,7 @@
 // else English, by the widget's own rule (src/widget/locale.ts), and in that language's direction. Text
 // from outside (client names, hosts, workspace names, addresses) fills placeholders escaped, and isolated
 // in a right-to-left page (`<bdi>`), so it neither flips nor reads as Portico's words.
-import { acceptedLanguages, directionOf, resolveLocale } from '../src/widget/locale.ts'
+import { directionOf, localeForRequest } from '../src/widget/locale.ts'
 import { CONSENT } from '../src/widget/locales/index.ts'
 import type { ConsentStrings } from '../src/widget/locales/en.ts'
 import { AGENT_SCOPES } from '../src/domain/rbac.ts'
@@ -31,7 +31,7 @@ export interface Speech {
 }
 
 export function speechOf(req: Request | null): Speech {
-  const lang = resolveLocale(acceptedLanguages(req?.headers.get('accept-language')), Object.keys(CONSENT_LOCALES))
+  const lang = localeForRequest(req?.headers.get('accept-language'), Object.keys(CONSENT_LOCALES))
   return { lang, dir: directionOf(lang), s: CONSENT_LOCALES[lang]! }
 }
 

@@ -17,6 +17,7 @@ import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
 import { COMPRESS_FROM, compressed, encodeCached, respond } from './encoded.ts'
+import { hostAcceptable, IDENTITY_ONLY, jsonDeclared, undecodedCoding } from './request-headers.ts'
 import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -73,8 +74,6 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-/** A media type a JSON body may be declared as: `application/json` or any `+json`, or none at all. */
-const jsonDeclared = (type: string | null) => !type || /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type.trim())
 
 const tooLarge = () => new ApiError('payload_too_large', 'The body is too large (1 MiB at most)')
 
@@ -106,6 +105,8 @@ async function bodyBytes(req: Request): Promise<Uint8Array> {
 async function readBody(req: Request): Promise<unknown> {
   const bytes = await bodyBytes(req)
   if (bytes.byteLength === 0) return undefined
+  const coding = undecodedCoding(req.headers)
+  if (coding !== null) throw new ApiError('unsupported_media_type', `The body is declared as ${coding}-encoded; send it without Content-Encoding`, undefined, { headers: IDENTITY_ONLY })
   const type = req.headers.get('content-type')
   if (!jsonDeclared(type)) throw new ApiError('unsupported_media_type', `The body is declared as ${type!.split(';')[0]!.trim()}; send JSON with Content-Type: application/json`)
   let text: string
@@ -125,7 +126,8 @@ async function readBody(req: Request): Promise<unknown> {
 
 /** Path and query of a request URL without building a URL object (this runs on every request). */
 export function splitUrl(raw: string): { path: string; query: Record<string, string> } {
-  const start = raw.indexOf('/', raw.indexOf('//') + 2)
+  // A request without a Host (HTTP/1.0) comes with its path alone.
+  const start = raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2)
   if (start < 0) return { path: '/', query: {} }
   const q = raw.indexOf('?', start)
   const hash = raw.indexOf('#', start)
@@ -186,6 +188,20 @@ interface HandlerState {
   base: Record<string, string>
   /** `base` as a Headers, copied for each JSON answer. */
   baseHeaders: Headers
+  /** The methods the other faces' routes (`mounts`) answer on a path, for a 405's Allow: set once they are mounted. */
+  mounted: (path: string) => string[]
+}
+
+/** The methods Elysia routes answer on a path, from its route table (`:param` one segment, `*` the rest); HEAD beside GET. */
+export function mountedMethods(routes: readonly { method: string; path: string }[]): (path: string) => string[] {
+  const table = routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({ method: r.method, re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+').replace(/\*/g, '.*')}$`) }))
+  return (path) => {
+    const methods = new Set(table.filter((r) => r.re.test(path)).map((r) => r.method))
+    if (methods.has('GET')) methods.add('HEAD')
+    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => methods.has(m))
+  }
 }
 
 /** One request's state as it goes: what the log, the metrics and the answer's headers need. */
@@ -216,6 +232,8 @@ export type Peer = string | null | PeerServer
 export type Handle = ((req: Request, peer: Peer, matched?: Matched) => Promise<Response>) & {
   /** The operation route of a request, when one is: the server answers those without Elysia. */
   match(req: Request): Matched
+  /** Told the other faces' routes once they are mounted (createApp): a path of theirs asked with another method is a 405. */
+  mounted(routes: readonly { method: string; path: string }[]): void
 }
 
 export function createHandler(deps: AppDeps): Handle {
@@ -228,6 +246,7 @@ export function createHandler(deps: AppDeps): Handle {
     secured,
     base: { ...JSON_HEADERS, ...secured },
     baseHeaders: new Headers({ ...JSON_HEADERS, ...secured }),
+    mounted: () => [],
   }
   const handle = (req: Request, peer: Peer, matched?: Matched) => handleRequest(s, req, peer, matched)
   const match = (req: Request): Matched => {
@@ -235,7 +254,10 @@ export function createHandler(deps: AppDeps): Handle {
     const m = s.router.match(req.method, url.path)
     return m === null || m === 'method' ? m : { value: m.value, params: m.params, url }
   }
-  return Object.assign(handle, { match })
+  const mounted = (routes: readonly { method: string; path: string }[]) => {
+    s.mounted = mountedMethods(routes)
+  }
+  return Object.assign(handle, { match, mounted })
 }
 
 /** A request's client address, worked out once when first asked: the peer (a system call when the server must be asked), then the trusted proxies' header. */
@@ -284,7 +306,12 @@ async function handleRequest(s: HandlerState, req: Request, peer: Peer, matched?
 
 /** The operation's answer, or a throw for `failed` to answer. */
 async function answer(s: HandlerState, x: Exchange, m: Matched, query: Record<string, string>): Promise<Response> {
-  if (m === null) throw new ApiError('not_found', 'No such route')
+  if (!hostAcceptable(x.req.headers)) throw hostRefused()
+  if (m === null) {
+    const allow = s.mounted(x.path).join(', ')
+    if (allow) throw new ApiError('method_not_allowed', `Use ${allow} on this path`, undefined, { headers: { allow } })
+    throw new ApiError('not_found', 'No such route')
+  }
   if (m === 'method') {
     const allow = s.router.allowed(x.path).join(', ')
     throw new ApiError('method_not_allowed', `Use ${allow} on this path`, undefined, { headers: { allow } })
@@ -372,6 +399,9 @@ export function toApiError(err: unknown, requestId: string, opId?: string): ApiE
   return new ApiError('internal_error')
 }
 
+/** RFC 9112 section 3.2: a request with a malformed Host, or several, is answered 400 (request-headers.ts). */
+const hostRefused = () => new ApiError('invalid_request', 'The Host header is not one host (RFC 9112 section 3.2)')
+
 /** Other faces (MCP, the OAuth server, the widget bundle) add their own routes through `mounts`. */
 export type Mount = (app: Elysia) => Elysia
 
@@ -391,8 +421,11 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const secured = securityHeaders(deps.config)
   // Every face's answers (pages, OAuth, MCP, the widget bundle) carry the security headers too.
   let app = new Elysia({ serve: { routes: { '/v1/*': fast } } as never })
+  // The other faces' routes refuse a malformed Host as the operations do (`answer`).
+  app.onRequest(({ request }) => (hostAcceptable(request.headers) ? undefined : Response.json(hostRefused().body(), { status: 400, headers: secured })))
   app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
   for (const mount of mounts) app = mount(app)
+  handle.mounted(app.routes)
   return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('/readyz', route, { parse: 'none' }).all('*', route, { parse: 'none' })
 }
 

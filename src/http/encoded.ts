@@ -6,6 +6,7 @@
 // rule (`chooseCoding`).
 import { createHash } from 'node:crypto'
 import { brotliCompressSync, constants } from 'node:zlib'
+import { weightOf } from '../widget/weight.ts'
 
 export type Coding = 'br' | 'zstd' | 'gzip'
 
@@ -46,16 +47,14 @@ export function encodeCached(text: string): Encoded {
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
-
 /**
  * The coding of `offered` (in the server's order of preference) to answer in, or null for none
  * (identity), read from Accept-Encoding by its grammar (RFC 9110 sections 12.5.3 and 12.4.2): codings
  * are case-insensitive tokens with optional whitespace around `;`, `x-gzip` is gzip (section 8.4.1.3),
- * `*` weighs every coding not named, `q=0` refuses, a weight is 0 to 1 with at most three decimals and
- * an element with a malformed one counts as not sent. The highest weight wins and equal weights go to
- * the server's order; identity wins only when named with a weight above every offered coding's. No
- * header means identity: a client that does not say it decodes is not sent a coding.
+ * `*` weighs every coding not named, `q=0` refuses, and an element whose weight is malformed (`weightOf`)
+ * counts as not sent. The highest weight wins and equal weights go to the server's order; identity
+ * wins only when named with a weight above every offered coding's. No header means identity: a
+ * client that does not say it decodes is not sent a coding.
  */
 export function chooseCoding(header: string | null, offered: readonly Coding[]): Coding | null {
   if (!header) return null
@@ -65,15 +64,7 @@ export function chooseCoding(header: string | null, offered: readonly Coding[]):
     let name = first!.trim().toLowerCase()
     if (!TOKEN.test(name)) continue
     if (name === 'x-gzip') name = 'gzip'
-    let q: number | null = 1
-    for (const p of params) {
-      const eq = p.indexOf('=')
-      const key = (eq < 0 ? p : p.slice(0, eq)).trim().toLowerCase()
-      if (key !== 'q') continue
-      const value = eq < 0 ? '' : p.slice(eq + 1).trim()
-      q = QVALUE.test(value) ? Number(value) : null
-      break
-    }
+    const q = weightOf(params)
     if (q !== null && !weights.has(name)) weights.set(name, q)
   }
   const star = weights.get('*')
@@ -94,16 +85,37 @@ const STATIC: readonly Coding[] = ['br', 'zstd', 'gzip']
 /** The ETag of `e` in `coding`: the identity one with the coding's name inside its quotes. */
 export const etagOf = (e: Encoded, coding: Coding | null) => (coding === null ? e.etag : `${e.etag.slice(0, -1)}-${coding}"`)
 
+/** One entity tag of a list and what follows it: `W/` exactly, a quoted opaque tag, then a comma or the end. */
+const LISTED_TAG = /[ \t]*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")[ \t]*(?:,|$)/y
+
 /**
- * Whether If-None-Match names `etag` (RFC 9110 section 13.1.2): `*` names any current representation,
- * else a list of entity tags compared weakly (a `W/` prefix ignored on either side).
+ * Whether If-None-Match names `etag` (RFC 9110 sections 13.1.2 and 8.8.3): `*` names any current
+ * representation, else a comma-separated list of entity tags, compared weakly (a `W/` prefix ignored
+ * on either side). A field that is not such a list (`w/"x"`, `W/ "x"`, `"x"y`, an unclosed quote)
+ * names nothing: the client is sent the representation.
  */
 export function heldAlready(ifNoneMatch: string | null, etag: string): boolean {
   if (ifNoneMatch === null) return false
-  if (ifNoneMatch.trim() === '*') return true
+  const field = ifNoneMatch.trim()
+  if (field === '*') return true
   const want = etag.replace(/^W\//, '')
-  for (const m of ifNoneMatch.matchAll(/(?:W\/)?("[^"]*")/g)) if (m[1] === want) return true
-  return false
+  let held = false
+  let at = 0
+  while (at < field.length) {
+    // Empty elements (`, ,`) are allowed by the list rule (RFC 9110 section 5.6.1).
+    const empty = /[ \t]*,/y
+    empty.lastIndex = at
+    if (empty.test(field)) {
+      at = empty.lastIndex
+      continue
+    }
+    LISTED_TAG.lastIndex = at
+    const m = LISTED_TAG.exec(field)
+    if (!m) return false
+    if (m[2] === want) held = true
+    at = LISTED_TAG.lastIndex
+  }
+  return held
 }
 
 /** `304` when the client holds the representation it would be sent, else that representation. */

@@ -415,6 +415,10 @@ export const EXTRA_PATHS: ExtraPath[] = [
           },
         },
         '400': { description: 'Error: `invalid_redirect_uri`, `invalid_client_metadata` (RFC 7591 envelope)', content: { 'application/json': { schema: RFC7591_ERROR } } },
+        '415': {
+          description: 'Error: `invalid_client_metadata`: the body is not declared as `application/json`, or is sent with a Content-Encoding (then `Accept-Encoding: identity`)',
+          content: { 'application/json': { schema: RFC7591_ERROR } },
+        },
         '429': { description: 'Error: `too_many_requests` (registration budget spent; see Retry-After)', content: { 'application/json': { schema: RFC7591_ERROR } } },
       },
     },

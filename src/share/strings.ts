@@ -7,7 +7,7 @@
 // (Cloudflare's "DNS → Records") are English in the catalog, so only English pages show the catalog's
 // own steps; other languages show the same steps in general words.
 import { SHARE } from '../widget/locales/index.ts'
-import { acceptedLanguages, resolveLocale } from '../widget/locale.ts'
+import { localeForRequest } from '../widget/locale.ts'
 
 export type { ShareKey as Key, ShareStrings as Strings } from '../widget/locales/en.ts'
 
@@ -15,9 +15,9 @@ export const LOCALES = SHARE
 export type Locale = keyof typeof LOCALES
 export const LOCALE_CODES = Object.keys(LOCALES) as Locale[]
 
-/** The page's language: `?lang=` when known, else the browser's first known language, else English. */
+/** The page's language: `?lang=` when known, else the browser's best known language, else English (`localeForRequest`). */
 export function pickLocale(query: string | null, acceptLanguage: string | null): Locale {
-  return resolveLocale([...(query ? [query] : []), ...acceptedLanguages(acceptLanguage)], LOCALE_CODES) as Locale
+  return localeForRequest(acceptLanguage, LOCALE_CODES, query) as Locale
 }
 
 /** `text` with `{name}` placeholders filled. */

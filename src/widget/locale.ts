@@ -4,7 +4,8 @@
 // English. The tag it answers is the `lang` of the dialog and the locale of every Intl formatter, so
 // what is said, how it is written and how it is announced always agree. The pages served to people
 // (the share page, the consent page) pick theirs by the same rule from `Accept-Language`
-// (`acceptedLanguages`), and take their direction from `directionOf`.
+// (`localeForRequest`), and take their direction from `directionOf`.
+import { weightOf } from './weight.ts'
 
 /** BCP 47 "Lookup" (RFC 4647 section 3.4) of one canonical tag against the available ones. */
 function lookup(tag: string, available: readonly string[]): string | null {
@@ -40,23 +41,52 @@ export function resolveLocale(wanted: string | readonly string[] | undefined, av
   return fallback
 }
 
+interface Range {
+  tag: string
+  q: number
+}
+
+/** The ranges of an `Accept-Language` header with their weights; a range with a malformed weight counts as not sent. */
+function languageRanges(header: string | null | undefined): Range[] {
+  const out: Range[] = []
+  for (const part of (header ?? '').split(',')) {
+    const [tag, ...params] = part.split(';')
+    const q = weightOf(params)
+    const t = tag!.trim()
+    if (t && q !== null) out.push({ tag: t, q })
+  }
+  return out
+}
+
 /**
- * The language ranges of an `Accept-Language` header, best first (RFC 9110 section 12.5.4; q=0 and `*`
- * left out): a weight is 0 to 1 with at most three decimals, and a range with a malformed one counts as
- * not sent (as in Accept-Encoding, src/http/encoded.ts).
+ * The language ranges of an `Accept-Language` header the person accepts, best first (RFC 9110 section
+ * 12.5.4; equal weights in the order sent; q=0, `*` and malformed weights left out).
  */
 export function acceptedLanguages(header: string | null | undefined): string[] {
-  return (header ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';')
-      const weight = params.find((p) => /^\s*q\s*=/i.test(p))
-      const q = weight === undefined ? 1 : /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(weight) ? Number(weight.split('=')[1]) : 0
-      return { tag: tag?.trim() ?? '', q, i }
-    })
-    .filter((x) => x.tag && x.tag !== '*' && x.q > 0)
+  return languageRanges(header)
+    .map((r, i) => ({ ...r, i }))
+    .filter((r) => r.tag !== '*' && r.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i)
-    .map((x) => x.tag)
+    .map((r) => r.tag)
+}
+
+/**
+ * The locale of a page served to a person (the share page, the consent page, the widget's return page):
+ * `query` (`?lang=`) when one of `available` serves it, else the best range of Accept-Language one of
+ * them serves and the header does not refuse (q=0); else English, unless refused (`*, en;q=0`), then
+ * the first available that is not.
+ */
+export function localeForRequest(header: string | null | undefined, available: readonly string[], query?: string | null): string {
+  const ranges = languageRanges(header)
+  const refused = new Set(ranges.filter((r) => r.q === 0 && r.tag !== '*').map((r) => (canonical(r.tag) ?? r.tag).toLowerCase()))
+  const allowed = (tag: string) => !refused.has(tag.toLowerCase())
+  const asked = query ? resolveLocale(query, available, '') : ''
+  if (asked) return asked
+  for (const w of acceptedLanguages(header)) {
+    const hit = resolveLocale(w, available, '')
+    if (hit && allowed(hit)) return hit
+  }
+  return allowed('en') ? 'en' : (available.find(allowed) ?? 'en')
 }
 
 /** What the browser says its person reads, best first. */

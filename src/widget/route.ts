@@ -12,7 +12,7 @@ import { buildRouter, splitUrl } from '../http/app.ts'
 import { randomToken } from '../ids.ts'
 import { respond } from '../http/encoded.ts'
 import { bundlePath, widgetBundle } from './build.ts'
-import { acceptedLanguages, resolveLocale } from './locale.ts'
+import { directionOf, localeForRequest } from './locale.ts'
 import { LOCALE_TAGS } from './i18n.ts'
 import { TABLES } from './locales/index.ts'
 
@@ -40,14 +40,16 @@ async function serveLocale(version: string, file: string, req: Request): Promise
 
 /** Where a provider's window lands when it is done: it closes itself, or says it may be closed. */
 function returnPage(req: Request): Response {
-  const lang = resolveLocale(acceptedLanguages(req.headers.get('accept-language')), LOCALE_TAGS)
+  const lang = localeForRequest(req.headers.get('accept-language'), LOCALE_TAGS)
   const words = (TABLES[lang] ?? TABLES.en!).returnDone
   const nonce = randomToken(16)
   const esc = (x: string) => x.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)
-  const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(words)}</title></head><body><main><p style="font:16px system-ui,sans-serif;margin:2em">${esc(words)}</p></main><script nonce="${nonce}">window.close()</script></body></html>`
+  const html = `<!doctype html><html lang="${lang}" dir="${directionOf(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(words)}</title></head><body><main><p style="font:16px system-ui,sans-serif;margin:2em">${esc(words)}</p></main><script nonce="${nonce}">window.close()</script></body></html>`
   return new Response(html, {
     headers: {
       'content-type': 'text/html; charset=utf-8',
+      'content-language': lang,
+      vary: 'accept-language',
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
       'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'`,

@@ -103,7 +103,7 @@ function registrar(limits: Partial<RegistrationLimits>, trustProxy: string[] = [
   return async (peer: string, headers: Record<string, string> = {}) => {
     const deps = { db: p.db, clock, auth: await auth, trustProxy: trustedProxies(trustProxy, header), limits: { ...REGISTRATION_LIMITS, ...limits } }
     const body = JSON.stringify({ client_name: 'Burst', redirect_uris: [LOOPBACK] })
-    return handleRegistration(deps, new Request(`${p.url}/v1/oauth/agent/register`, { method: 'POST', headers, body }), peer)
+    return handleRegistration(deps, new Request(`${p.url}/v1/oauth/agent/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }), peer)
   }
 }
 

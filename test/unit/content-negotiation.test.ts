@@ -4,7 +4,7 @@
 import { describe, test, expect } from 'bun:test'
 import { chooseCoding, heldAlready, type Coding } from '../../src/http/encoded.ts'
 import { Router } from '../../src/http/router.ts'
-import { acceptedLanguages } from '../../src/widget/locale.ts'
+import { acceptedLanguages, localeForRequest } from '../../src/widget/locale.ts'
 
 const STATIC: Coding[] = ['br', 'zstd', 'gzip']
 const DYNAMIC: Coding[] = ['zstd', 'gzip']
@@ -52,6 +52,12 @@ describe('Accept-Encoding', () => {
     ['g zip, zstd', 'zstd', 'zstd'],
     [',,, gzip ,', 'gzip', 'gzip'],
     ['"gzip"', null, null],
+    // No whitespace around a weight's `=` (RFC 9110 section 5.6.6), and one weight an element.
+    ['gzip;q= 0.5', null, null],
+    ['gzip;q =0.5', null, null],
+    ['gzip;q=0.5;q=0.9', null, null],
+    ['br;q=1;q=0, gzip;q=0.5', 'gzip', 'gzip'],
+    ['gzip;level=9', 'gzip', 'gzip'], // a parameter that is not a weight is no reason to refuse
   ]
   for (const [header, forStatic, forDynamic] of cases) {
     test(`${JSON.stringify(header)} → ${forStatic ?? 'identity'} (static), ${forDynamic ?? 'identity'} (per request)`, () => {
@@ -77,6 +83,14 @@ describe('If-None-Match', () => {
     ['abc-gzip', false], // not an entity tag without its quotes
     ['"abc-gzip', false],
     ['"x, "abc-gzip"', false],
+    [', ,"abc-gzip",', true], // empty list elements are allowed
+    ['w/"abc-gzip"', false], // the weak marker is `W/`, case-sensitive
+    ['W/ "abc-gzip"', false],
+    ['W/W/"abc-gzip"', false],
+    ['"abc-gzip"x', false],
+    ['"abc-gzip" "x"', false],
+    ['"abc-gzip";"x"', false],
+    ['"x" "abc-gzip"', false],
   ]
   for (const [header, held] of cases) test(`${JSON.stringify(header)} ${held ? 'names' : 'does not name'} ${tag}`, () => expect(heldAlready(header, tag)).toBe(held))
 })
@@ -109,6 +123,27 @@ describe('Accept-Language', () => {
     ['fr;q=abc, de;q=0.1', ['de']], // a malformed weight is not a yes
     ['fr;q=1.5, de;q=0.1', ['de']],
     ['fr;q=0.0001, de;q=0.1', ['de']],
+    ['fr;q= 0.9, de;q=0.1', ['de']],
+    ['fr;q=0.9;q=0.1, de;q=0.1', ['de']],
   ]
   for (const [header, ranges] of cases) test(`${JSON.stringify(header)} → ${JSON.stringify(ranges)}`, () => expect(acceptedLanguages(header)).toEqual(ranges))
+})
+
+describe('the language of a page served to a person', () => {
+  const available = ['en', 'fr', 'de', 'ar']
+  const cases: [header: string | null, query: string | null, locale: string][] = [
+    [null, null, 'en'],
+    ['de;q=0.2, fr;q=0.9', null, 'fr'],
+    ['fr;q=0, de', null, 'de'],
+    ['fr-CA', null, 'fr'],
+    ['*, en;q=0', null, 'fr'], // English refused and anything else welcome: not English
+    ['*;q=0.5, en;q=0', null, 'fr'],
+    ['ja, en;q=0', null, 'fr'], // nothing asked for is served and English is refused
+    ['ja', null, 'en'],
+    ['fr;q= 0.9, de;q=0.5', null, 'de'], // a malformed weight is not a yes
+    ['fr;q=0.9;q=0.1, de;q=0.5', null, 'de'],
+    ['fr;q=0', 'fr', 'fr'], // `?lang=` is the person's own choice on the page
+    ['de', 'xx', 'de'],
+  ]
+  for (const [header, query, locale] of cases) test(`${JSON.stringify(header)}${query ? ` ?lang=${query}` : ''} → ${locale}`, () => expect(localeForRequest(header, available, query)).toBe(locale))
 })

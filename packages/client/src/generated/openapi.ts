@@ -3810,6 +3810,15 @@ export type operations = {
           };
         };
       };
+      /** @description Error: `invalid_client_metadata`: the body is not declared as `application/json`, or is sent with a Content-Encoding (then `Accept-Encoding: identity`) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
       /** @description Error: `too_many_requests` (registration budget spent; see Retry-After) */
       429: {
         content: {

@@ -1,9 +1,12 @@
-// HEAD and the representations of one resource, from a client's side over a real socket: every GET
-// operation answers HEAD with the status and headers its GET has and no body; every content Portico
+// The request read by its grammar, from a client's side over a real socket (RFC 9110, RFC 9112): every
+// GET operation answers HEAD with the status and headers its GET has and no body; every content Portico
 // serves compressed (the provider catalog, the widget bundle and its locale tables, the share page's
 // assets) names each encoding with its own ETag, so a cache holding one representation never gets a
-// 304 for another, and `If-None-Match: *` is a 304 for any of them.
+// 304 for another, and `If-None-Match: *` is a 304 for any of them; every face says 405 with Allow for
+// a method its path does not take; Host is checked on every face; a body in a coding Portico does not
+// read is refused, not read as plain; pages in the person's language say so.
 import { test, expect, beforeAll, afterAll } from 'bun:test'
+import { connect } from 'node:net'
 import { startPdns } from '../harness/pdns.ts'
 import { startPortico, provision, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { OPERATIONS } from '../../src/ops/operations.ts'
@@ -121,4 +124,77 @@ test('the return page reads Accept-Language by its weights: q=0 is a refusal', a
   expect(await lang('fr;q=0, de')).toBe('de')
   expect(await lang('de;q=0.2, fr;q=0.9')).toBe('fr')
   expect(await lang('fr-CA')).toBe('fr')
+})
+
+/** What the server wrote back to `raw` sent as is on one connection, until it closed it. */
+async function rawExchange(raw: string): Promise<string> {
+  const port = Number(new URL(base).port)
+  return await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const c = connect(port, '127.0.0.1', () => c.write(raw))
+    c.on("data", (d: Buffer) => chunks.push(d))
+    c.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
+    c.on('error', reject)
+  })
+}
+const statusOf = (answer: string) => Number(answer.slice(9, 12))
+
+test('Host: none over HTTP/1.0 is served; a malformed one, or two, is a 400 on every face', async () => {
+  for (const path of ['/healthz', '/v1/providers', '/widget/return']) {
+    expect([path, statusOf(await rawExchange(`GET ${path} HTTP/1.0\r\n\r\n`))]).toEqual([path, 200])
+    expect([path, statusOf(await rawExchange(`GET ${path} HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n`))]).toEqual([path, 200])
+    for (const host of ['Host: a b', 'Host: a\r\nHost: b', 'Host: a/b', 'Host: [::1']) {
+      const answer = await rawExchange(`GET ${path} HTTP/1.1\r\n${host}\r\nConnection: close\r\n\r\n`)
+      expect([path, host, statusOf(answer)]).toEqual([path, host, 400])
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).code).toBe('invalid_request')
+    }
+  }
+})
+
+test("every face answers a method its path does not take with 405 and the path's methods", async () => {
+  const cases: [string, string, string][] = [
+    ['POST', '/metrics', 'GET, HEAD'],
+    ['DELETE', '/widget/return', 'GET, HEAD'],
+    ['POST', '/.well-known/oauth-authorization-server', 'GET, HEAD'],
+    ['GET', '/v1/oauth/agent/register', 'POST, OPTIONS'],
+    ['PUT', '/healthz', 'GET, HEAD'],
+  ]
+  for (const [method, path, allow] of cases) {
+    const r = await fetch(base + path, { method })
+    expect([method, path, r.status, r.headers.get('allow')]).toEqual([method, path, 405, allow])
+    expect((await r.json()).code).toBe('method_not_allowed')
+  }
+  expect((await fetch(`${base}/no-such-page`, { method: 'POST' })).status).toBe(404)
+})
+
+test('a body in a coding Portico does not read is refused with 415 and Accept-Encoding: identity, not read as plain', async () => {
+  const body = JSON.stringify({ domain: `shop.${zone}` })
+  for (const coding of ['br', 'gzip', 'identity, gzip']) {
+    const r = await fetch(`${base}/v1/domains:check`, { method: 'POST', headers: { authorization: `Bearer ${ws.apiKey}`, 'content-type': 'application/json', 'content-encoding': coding }, body })
+    expect([coding, r.status, r.headers.get('accept-encoding')]).toEqual([coding, 415, 'identity'])
+    expect((await r.json()).code).toBe('unsupported_media_type')
+  }
+  const plain = await fetch(`${base}/v1/domains:check`, { method: 'POST', headers: { authorization: `Bearer ${ws.apiKey}`, 'content-type': 'application/json', 'content-encoding': 'identity' }, body })
+  expect(plain.status).toBe(200)
+})
+
+test('agent registration takes JSON declared as JSON only: a page cannot register clients without a preflight', async () => {
+  const metadata = JSON.stringify({ client_name: 'Grammar test', redirect_uris: ['http://127.0.0.1:9/cb'] })
+  const sent = (headers: Record<string, string>) => fetch(`${base}/v1/oauth/agent/register`, { method: 'POST', headers, body: new Blob([metadata]) })
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+    const r = await sent({ 'content-type': type })
+    expect([type, r.status]).toEqual([type, 415])
+    expect((await r.json()).error).toBe('invalid_client_metadata')
+  }
+  expect((await sent({})).status).toBe(415)
+  expect((await sent({ 'content-type': 'application/json', 'content-encoding': 'gzip' })).status).toBe(415)
+  expect((await sent({ 'content-type': 'application/json; charset=utf-8' })).status).toBe(201)
+})
+
+test('the return page says which language it chose, that it chose by Accept-Language, and which way it reads', async () => {
+  const ar = await fetch(`${base}/widget/return`, { headers: { 'accept-language': 'ar' } })
+  expect([ar.headers.get('content-language'), ar.headers.get('vary')]).toEqual(['ar', 'accept-language'])
+  expect(await ar.text()).toContain('<html lang="ar" dir="rtl">')
+  const notEnglish = await fetch(`${base}/widget/return`, { headers: { 'accept-language': '*, en;q=0' } })
+  expect(notEnglish.headers.get('content-language')).not.toBe('en')
 })
