@@ -41,7 +41,11 @@ export function fullPath(op: AnyOp): string {
   return op.root ? op.path : API_BASE + op.path
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
+/**
+ * Every JSON answer but the cacheable catalogs (`op.cache`): not to be stored by any cache, a browser's
+ * or a shared one (a share link's read carries its token in the URL and no credential).
+ */
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 const CLOSE = { connection: 'close' }
 /** Health and readiness answer for themselves when the database is down. */
 const PROBES = new Set(['health.get', 'readiness.get'])

@@ -122,6 +122,12 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
     on: () => true,
   },
   {
+    name: 'Cache-Control',
+    description: '`no-store` on every answer, except a cacheable catalog\'s 200 and 304 (`public, max-age=<seconds>`, with an ETag per Content-Encoding)',
+    schema: { type: 'string' },
+    on: () => true,
+  },
+  {
     name: 'Retry-After',
     description: 'Seconds to wait before trying again (on a 409, when the conflict is passing: another write in progress, a request with the same Idempotency-Key still running)',
     schema: { type: 'integer', minimum: 0 },

@@ -132,7 +132,7 @@ async function rawExchange(raw: string): Promise<string> {
   return await new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = []
     const c = connect(port, '127.0.0.1', () => c.write(raw))
-    c.on("data", (d: Buffer) => chunks.push(d))
+    c.on('data', (d: Buffer) => chunks.push(d))
     c.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
     c.on('error', reject)
   })
@@ -197,4 +197,17 @@ test('the return page says which language it chose, that it chose by Accept-Lang
   expect(await ar.text()).toContain('<html lang="ar" dir="rtl">')
   const notEnglish = await fetch(`${base}/widget/return`, { headers: { 'accept-language': '*, en;q=0' } })
   expect(notEnglish.headers.get('content-language')).not.toBe('en')
+})
+
+test('no cache stores an API answer but the catalogs: no-store on reads, writes, errors and unauthenticated reads alike', async () => {
+  const auth = { authorization: `Bearer ${ws.apiKey}` }
+  const answers = [
+    await fetch(`${base}/v1/connections`, { headers: auth }),
+    await fetch(`${base}/v1/applications/${ws.appId}`, { headers: auth }),
+    await fetch(`${base}/v1/share/not-a-real-token-0000`),
+    await fetch(`${base}/v1/connections/con_nope`, { headers: auth }),
+    await fetch(`${base}/v1/domains:check`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ domain: `shop.${zone}` }) }),
+  ]
+  for (const r of answers) expect([r.url, r.status, r.headers.get('cache-control')]).toEqual([r.url, r.status, 'no-store'])
+  expect((await fetch(`${base}/v1/providers`)).headers.get('cache-control')).toBe('public, max-age=3600')
 })

@@ -3758,6 +3758,8 @@ export type components = {
   headers: {
     /** @description This request's id (the caller's own `X-Request-Id` when it sent a valid one): quote it when asking about a request; the log line of the request carries it */
     XRequestId: string;
+    /** @description `public, max-age=N`: the same answer for everyone, cacheable for N seconds */
+    CacheControl: string;
     /** @description Seconds to wait before trying again (on a 409, when the conflict is passing: another write in progress, a request with the same Idempotency-Key still running) */
     RetryAfter: number;
     /** @description The limits this request's credential is counted against (IETF draft-ietf-httpapi-ratelimit-headers): `"api_key";q=1200;w=60` for an API key; `"application";q=2400;w=60, "end_user";q=120;w=60` for a widget token; `"agent_grant";q=300;w=60` for an agent. `q` requests per `w` seconds; a bulk call counts each item. Sent on every answer to a request whose credential was valid (not on a 401); the quotas are the deployment's RATE_LIMITS */
@@ -3770,8 +3772,6 @@ export type components = {
     IdempotentReplayed: "true";
     /** @description The entity tag of this representation (each Content-Encoding has its own): send it as If-None-Match to get 304 while it is unchanged */
     ETag: string;
-    /** @description `public, max-age=N`: the same answer for everyone, cacheable for N seconds */
-    CacheControl: string;
   };
   pathItems: never;
 };
@@ -3869,6 +3869,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["HealthGetResponse"];
@@ -3878,6 +3879,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -3890,6 +3892,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -3902,6 +3905,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -3925,6 +3929,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ReadinessGetResponse"];
@@ -3934,6 +3939,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -3946,6 +3952,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -3958,6 +3965,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -3981,6 +3989,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ConfigGetResponse"];
@@ -3990,6 +3999,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4002,6 +4012,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4014,6 +4025,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4037,6 +4049,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["OpenapiGetResponse"];
@@ -4046,6 +4059,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4058,6 +4072,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4070,6 +4085,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4093,6 +4109,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["RbacGetResponse"];
@@ -4102,6 +4119,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4114,6 +4132,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4126,6 +4145,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4149,6 +4169,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["PlansListResponse"];
@@ -4158,6 +4179,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4170,6 +4192,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4182,6 +4205,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4223,6 +4247,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -4233,6 +4258,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4245,6 +4271,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -4258,6 +4285,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4270,6 +4298,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4283,6 +4312,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4295,6 +4325,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4307,6 +4338,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4319,6 +4351,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4332,6 +4365,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4344,6 +4378,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4373,6 +4408,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Tenant"];
@@ -4382,6 +4418,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4394,6 +4431,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -4407,6 +4445,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4419,6 +4458,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4431,6 +4471,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4444,6 +4485,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4456,6 +4498,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4498,6 +4541,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -4508,6 +4552,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4520,6 +4565,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -4533,6 +4579,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4545,6 +4592,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4558,6 +4606,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4570,6 +4619,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4582,6 +4632,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4594,6 +4645,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4607,6 +4659,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4619,6 +4672,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4654,6 +4708,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -4664,6 +4719,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -4674,6 +4730,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4686,6 +4743,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -4699,6 +4757,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4711,6 +4770,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4723,6 +4783,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4736,6 +4797,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4748,6 +4810,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4760,6 +4823,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4772,6 +4836,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4785,6 +4850,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -4797,6 +4863,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -4828,6 +4895,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -4839,6 +4907,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -4853,6 +4922,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -4866,6 +4936,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -4880,6 +4951,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -4894,6 +4966,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -4909,6 +4982,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -4923,6 +4997,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -4967,6 +5042,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4979,6 +5055,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -4993,6 +5070,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5006,6 +5084,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5020,6 +5099,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5034,6 +5114,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5049,6 +5130,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5063,6 +5145,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5077,6 +5160,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5091,6 +5175,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5106,6 +5191,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5120,6 +5206,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5154,6 +5241,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5165,6 +5253,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5179,6 +5268,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5192,6 +5282,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5206,6 +5297,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5220,6 +5312,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5235,6 +5328,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5249,6 +5343,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5287,6 +5382,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5298,6 +5394,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5312,6 +5409,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5325,6 +5423,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5339,6 +5438,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5353,6 +5453,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5367,6 +5468,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5381,6 +5483,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5396,6 +5499,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5410,6 +5514,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5442,6 +5547,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5453,6 +5559,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5467,6 +5574,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5480,6 +5588,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5494,6 +5603,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5508,6 +5618,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5523,6 +5634,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5537,6 +5649,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5585,6 +5698,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5597,6 +5711,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5611,6 +5726,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5624,6 +5740,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5638,6 +5755,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5652,6 +5770,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5667,6 +5786,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5681,6 +5801,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5695,6 +5816,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5709,6 +5831,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5724,6 +5847,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5738,6 +5862,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5770,6 +5895,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5781,6 +5907,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5795,6 +5922,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5808,6 +5936,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5822,6 +5951,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5836,6 +5966,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5850,6 +5981,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5864,6 +5996,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5879,6 +6012,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5893,6 +6027,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -5937,6 +6072,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5949,6 +6085,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5963,6 +6100,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -5976,6 +6114,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -5990,6 +6129,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6004,6 +6144,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6019,6 +6160,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6033,6 +6175,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6047,6 +6190,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6061,6 +6205,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6076,6 +6221,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6090,6 +6236,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6127,6 +6274,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["TokensCreateResponse"];
@@ -6136,6 +6284,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -6148,6 +6297,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -6161,6 +6311,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -6173,6 +6324,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -6185,6 +6337,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -6197,6 +6350,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -6210,6 +6364,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -6222,6 +6377,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -6252,6 +6408,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6263,6 +6420,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6277,6 +6435,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -6290,6 +6449,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6304,6 +6464,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6318,6 +6479,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6333,6 +6495,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6347,6 +6510,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6379,6 +6543,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6390,6 +6555,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6404,6 +6570,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -6417,6 +6584,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6431,6 +6599,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6445,6 +6614,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6459,6 +6629,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6473,6 +6644,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6488,6 +6660,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6502,6 +6675,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6528,6 +6702,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6539,6 +6714,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6553,6 +6729,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -6566,6 +6743,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6580,6 +6758,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6595,6 +6774,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6609,6 +6789,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6654,6 +6835,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6666,6 +6848,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6678,6 +6861,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6692,6 +6876,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -6705,6 +6890,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6719,6 +6905,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6734,6 +6921,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6748,6 +6936,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6762,6 +6951,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6776,6 +6966,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6791,6 +6982,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6805,6 +6997,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6837,6 +7030,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6848,6 +7042,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6862,6 +7057,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -6875,6 +7071,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6889,6 +7086,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6903,6 +7101,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6918,6 +7117,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6932,6 +7132,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6946,6 +7147,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -6961,6 +7163,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -6975,6 +7178,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7017,6 +7221,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7028,6 +7233,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7042,6 +7248,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -7055,6 +7262,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7069,6 +7277,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7083,6 +7292,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7097,6 +7307,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7111,6 +7322,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7126,6 +7338,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7140,6 +7353,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7175,6 +7389,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Member"];
@@ -7184,6 +7399,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7196,6 +7412,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7208,6 +7425,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7220,6 +7438,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7232,6 +7451,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -7245,6 +7465,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7257,6 +7478,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -7292,6 +7514,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7303,6 +7526,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7317,6 +7541,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -7330,6 +7555,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7344,6 +7570,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7358,6 +7585,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7373,6 +7601,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7387,6 +7616,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7419,6 +7649,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7430,6 +7661,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7444,6 +7676,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -7457,6 +7690,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7471,6 +7705,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7485,6 +7720,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7500,6 +7736,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7514,6 +7751,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7552,6 +7790,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7563,6 +7802,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7577,6 +7817,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -7590,6 +7831,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7604,6 +7846,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7618,6 +7861,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7632,6 +7876,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7646,6 +7891,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7661,6 +7907,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7675,6 +7922,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7719,6 +7967,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7731,6 +7980,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7745,6 +7995,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -7758,6 +8009,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7772,6 +8024,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7786,6 +8039,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7801,6 +8055,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7815,6 +8070,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7829,6 +8085,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7843,6 +8100,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7858,6 +8116,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -7872,6 +8131,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -7922,6 +8182,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -7932,6 +8193,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -7942,6 +8204,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7954,6 +8217,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -7967,6 +8231,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7979,6 +8244,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -7991,6 +8257,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8004,6 +8271,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8016,6 +8284,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8028,6 +8297,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8040,6 +8310,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8053,6 +8324,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8065,6 +8337,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8094,6 +8367,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["PushSubscriptionsDeleteResponse"];
@@ -8103,6 +8377,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8115,6 +8390,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -8128,6 +8404,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8140,6 +8417,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8152,6 +8430,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8164,6 +8443,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8176,6 +8456,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8189,6 +8470,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8201,6 +8483,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8242,6 +8525,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -8252,6 +8536,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8264,6 +8549,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -8277,6 +8563,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8289,6 +8576,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8301,6 +8589,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8314,6 +8603,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8326,6 +8616,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8338,6 +8629,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8350,6 +8642,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8363,6 +8656,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8375,6 +8669,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8417,6 +8712,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -8427,6 +8723,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8439,6 +8736,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -8452,6 +8750,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8464,6 +8763,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8477,6 +8777,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8489,6 +8790,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8501,6 +8803,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8513,6 +8816,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8526,6 +8830,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8538,6 +8843,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8567,8 +8873,8 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
-          ETag: components["headers"]["ETag"];
           "Cache-Control": components["headers"]["CacheControl"];
+          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["ProvidersListResponse"];
@@ -8578,6 +8884,7 @@ export type operations = {
       304: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           ETag: components["headers"]["ETag"];
         };
         content: never;
@@ -8586,6 +8893,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8598,6 +8906,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8610,6 +8919,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8639,8 +8949,8 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
-          ETag: components["headers"]["ETag"];
           "Cache-Control": components["headers"]["CacheControl"];
+          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["ProvidersGetResponse"];
@@ -8650,6 +8960,7 @@ export type operations = {
       304: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           ETag: components["headers"]["ETag"];
         };
         content: never;
@@ -8658,6 +8969,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8670,6 +8982,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8682,6 +8995,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -8694,6 +9008,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -8725,6 +9040,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8736,6 +9052,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8750,6 +9067,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -8763,6 +9081,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8777,6 +9096,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8791,6 +9111,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -8806,6 +9127,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8820,6 +9142,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -8862,6 +9185,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8873,6 +9197,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8887,6 +9212,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -8900,6 +9226,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8914,6 +9241,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8928,6 +9256,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8942,6 +9271,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8956,6 +9286,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -8971,6 +9302,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -8985,6 +9317,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9023,6 +9356,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9034,6 +9368,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9048,6 +9383,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -9061,6 +9397,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9075,6 +9412,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9089,6 +9427,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9103,6 +9442,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9117,6 +9457,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9132,6 +9473,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9146,6 +9488,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9186,6 +9529,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9197,6 +9541,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9211,6 +9556,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -9224,6 +9570,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9238,6 +9585,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9252,6 +9600,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9267,6 +9616,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9281,6 +9631,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9328,6 +9679,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9340,6 +9692,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9352,6 +9705,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9366,6 +9720,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -9379,6 +9734,7 @@ export type operations = {
       402: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9393,6 +9749,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9407,6 +9764,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9421,6 +9779,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9436,6 +9795,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9450,6 +9810,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9464,6 +9825,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9478,6 +9840,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9493,6 +9856,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9507,6 +9871,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9540,6 +9905,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9551,6 +9917,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9565,6 +9932,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -9578,6 +9946,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9592,6 +9961,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9606,6 +9976,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9621,6 +9992,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9635,6 +10007,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9684,6 +10057,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9696,6 +10070,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9710,6 +10085,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -9723,6 +10099,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9737,6 +10114,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9751,6 +10129,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9766,6 +10145,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9780,6 +10160,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9794,6 +10175,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9808,6 +10190,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9823,6 +10206,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9837,6 +10221,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9871,6 +10256,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9882,6 +10268,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9896,6 +10283,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -9909,6 +10297,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9923,6 +10312,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9937,6 +10327,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9952,6 +10343,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -9966,6 +10358,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -9999,6 +10392,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10010,6 +10404,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10024,6 +10419,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -10037,6 +10433,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10051,6 +10448,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10065,6 +10463,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10080,6 +10479,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10094,6 +10494,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10108,6 +10509,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10122,6 +10524,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10137,6 +10540,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10151,6 +10555,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10190,6 +10595,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10201,6 +10607,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10215,6 +10622,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -10228,6 +10636,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10242,6 +10651,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10256,6 +10666,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10271,6 +10682,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10285,6 +10697,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10319,6 +10732,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10330,6 +10744,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10344,6 +10759,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -10357,6 +10773,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10371,6 +10788,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10385,6 +10803,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10400,6 +10819,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10414,6 +10834,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10462,6 +10883,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10473,6 +10895,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10487,6 +10910,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -10500,6 +10924,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10514,6 +10939,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10528,6 +10954,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10542,6 +10969,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10556,6 +10984,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10571,6 +11000,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10585,6 +11015,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10631,6 +11062,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10643,6 +11075,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10657,6 +11090,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -10670,6 +11104,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10684,6 +11119,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10698,6 +11134,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10713,6 +11150,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10727,6 +11165,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10741,6 +11180,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10755,6 +11195,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10770,6 +11211,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10784,6 +11226,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10834,6 +11277,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10846,6 +11290,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10860,6 +11305,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -10873,6 +11319,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10887,6 +11334,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10901,6 +11349,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10916,6 +11365,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10930,6 +11380,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10944,6 +11395,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10958,6 +11410,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -10973,6 +11426,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -10987,6 +11441,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11020,6 +11475,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11031,6 +11487,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11045,6 +11502,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -11058,6 +11516,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11072,6 +11531,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11086,6 +11546,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11101,6 +11562,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11115,6 +11577,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11161,6 +11624,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11173,6 +11637,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11187,6 +11652,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -11200,6 +11666,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11214,6 +11681,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11228,6 +11696,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11243,6 +11712,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11257,6 +11727,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11271,6 +11742,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11285,6 +11757,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11300,6 +11773,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11314,6 +11788,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11358,6 +11833,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11370,6 +11846,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11384,6 +11861,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -11397,6 +11875,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11411,6 +11890,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11425,6 +11905,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11440,6 +11921,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11454,6 +11936,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11468,6 +11951,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11482,6 +11966,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11497,6 +11982,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11511,6 +11997,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11544,6 +12031,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11555,6 +12043,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11569,6 +12058,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -11582,6 +12072,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11596,6 +12087,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11610,6 +12102,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11624,6 +12117,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11638,6 +12132,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11653,6 +12148,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11667,6 +12163,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11703,6 +12200,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11714,6 +12212,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11728,6 +12227,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -11741,6 +12241,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11755,6 +12256,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11769,6 +12271,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11784,6 +12287,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11798,6 +12302,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11843,6 +12348,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11855,6 +12361,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11869,6 +12376,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -11882,6 +12390,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11896,6 +12405,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11910,6 +12420,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11925,6 +12436,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11939,6 +12451,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11953,6 +12466,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11967,6 +12481,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -11982,6 +12497,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -11996,6 +12512,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12042,6 +12559,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12053,6 +12571,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12067,6 +12586,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -12080,6 +12600,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12094,6 +12615,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12108,6 +12630,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12123,6 +12646,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12137,6 +12661,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12170,6 +12695,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12181,6 +12707,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12195,6 +12722,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -12208,6 +12736,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12222,6 +12751,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12236,6 +12766,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12251,6 +12782,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12265,6 +12797,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12314,6 +12847,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12326,6 +12860,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12340,6 +12875,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -12353,6 +12889,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12367,6 +12904,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12381,6 +12919,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12396,6 +12935,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12410,6 +12950,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12424,6 +12965,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12438,6 +12980,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12453,6 +12996,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12467,6 +13011,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12516,6 +13061,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12528,6 +13074,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12542,6 +13089,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -12555,6 +13103,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12569,6 +13118,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12583,6 +13133,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12598,6 +13149,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12612,6 +13164,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12626,6 +13179,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12640,6 +13194,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12655,6 +13210,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12669,6 +13225,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12699,6 +13256,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ConsentRequest"];
@@ -12708,6 +13266,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -12720,6 +13279,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -12732,6 +13292,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -12745,6 +13306,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -12757,6 +13319,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -12781,6 +13344,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12792,6 +13356,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12806,6 +13371,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -12819,6 +13385,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12833,6 +13400,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12848,6 +13416,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12862,6 +13431,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -12893,6 +13463,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12904,6 +13475,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12918,6 +13490,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -12931,6 +13504,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12945,6 +13519,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12959,6 +13534,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12973,6 +13549,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -12987,6 +13564,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13002,6 +13580,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13016,6 +13595,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13053,6 +13633,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13064,6 +13645,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13078,6 +13660,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -13091,6 +13674,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13105,6 +13689,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13119,6 +13704,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13133,6 +13719,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13148,6 +13735,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13162,6 +13750,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13207,6 +13796,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13219,6 +13809,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13233,6 +13824,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -13246,6 +13838,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13260,6 +13853,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13274,6 +13868,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13289,6 +13884,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13303,6 +13899,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13317,6 +13914,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13331,6 +13929,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13346,6 +13945,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13360,6 +13960,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13408,6 +14009,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13420,6 +14022,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13434,6 +14037,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -13447,6 +14051,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13461,6 +14066,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13476,6 +14082,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13490,6 +14097,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13504,6 +14112,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13518,6 +14127,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13533,6 +14143,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13547,6 +14158,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13591,6 +14203,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13603,6 +14216,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13615,6 +14229,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13629,6 +14244,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -13642,6 +14258,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13656,6 +14273,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13670,6 +14288,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13685,6 +14304,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13699,6 +14319,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13713,6 +14334,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13727,6 +14349,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13742,6 +14365,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13756,6 +14380,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13802,6 +14427,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13813,6 +14439,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13827,6 +14454,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -13840,6 +14468,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13854,6 +14483,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13869,6 +14499,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13883,6 +14514,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13897,6 +14529,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13911,6 +14544,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13926,6 +14560,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13940,6 +14575,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -13974,6 +14610,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13985,6 +14622,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -13999,6 +14637,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14012,6 +14651,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14026,6 +14666,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14040,6 +14681,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14055,6 +14697,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14069,6 +14712,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14097,6 +14741,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14108,6 +14753,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14122,6 +14768,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14135,6 +14782,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14149,6 +14797,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14164,6 +14813,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14178,6 +14828,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14218,6 +14869,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14230,6 +14882,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14244,6 +14897,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14257,6 +14911,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14271,6 +14926,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14286,6 +14942,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14300,6 +14957,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14314,6 +14972,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14328,6 +14987,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14343,6 +15003,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14357,6 +15018,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14403,6 +15065,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14415,6 +15078,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14429,6 +15093,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14442,6 +15107,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14456,6 +15122,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14470,6 +15137,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14485,6 +15153,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14499,6 +15168,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14513,6 +15183,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14527,6 +15198,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14542,6 +15214,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14556,6 +15229,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14582,6 +15256,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14593,6 +15268,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14607,6 +15283,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14620,6 +15297,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14634,6 +15312,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14649,6 +15328,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14663,6 +15343,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14707,6 +15388,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14719,6 +15401,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14733,6 +15416,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14746,6 +15430,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14760,6 +15445,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14775,6 +15461,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14789,6 +15476,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14803,6 +15491,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14817,6 +15506,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14832,6 +15522,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14846,6 +15537,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14889,6 +15581,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14900,6 +15593,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14914,6 +15608,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -14927,6 +15622,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14941,6 +15637,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14955,6 +15652,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14969,6 +15667,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -14984,6 +15683,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -14998,6 +15698,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15034,6 +15735,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15045,6 +15747,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15059,6 +15762,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -15072,6 +15776,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15086,6 +15791,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15100,6 +15806,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15115,6 +15822,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15129,6 +15837,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15162,6 +15871,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15173,6 +15883,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15187,6 +15898,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -15200,6 +15912,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15214,6 +15927,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15228,6 +15942,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15243,6 +15958,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15257,6 +15973,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15303,6 +16020,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15315,6 +16033,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15329,6 +16048,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -15342,6 +16062,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15356,6 +16077,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15370,6 +16092,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15385,6 +16108,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15399,6 +16123,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15413,6 +16138,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15427,6 +16153,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15442,6 +16169,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15456,6 +16184,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15488,6 +16217,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15499,6 +16229,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15513,6 +16244,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -15526,6 +16258,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15540,6 +16273,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15554,6 +16288,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15569,6 +16304,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15583,6 +16319,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15615,6 +16352,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15626,6 +16364,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15640,6 +16379,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -15653,6 +16393,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15667,6 +16408,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15681,6 +16423,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15695,6 +16438,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15709,6 +16453,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15724,6 +16469,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -15738,6 +16484,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -15768,6 +16515,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["SharedFlow"];
@@ -15777,6 +16525,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15789,6 +16538,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15801,6 +16551,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -15814,6 +16565,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15826,6 +16578,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -15860,6 +16613,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["SharedFlow"];
@@ -15869,6 +16623,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15881,6 +16636,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15893,6 +16649,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15905,6 +16662,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15917,6 +16675,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -15930,6 +16689,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -15942,6 +16702,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -15986,6 +16747,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15998,6 +16760,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16012,6 +16775,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -16025,6 +16789,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16039,6 +16804,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16053,6 +16819,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16068,6 +16835,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16082,6 +16850,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16096,6 +16865,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16110,6 +16880,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16125,6 +16896,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16139,6 +16911,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16183,6 +16956,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16195,6 +16969,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16209,6 +16984,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -16222,6 +16998,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16236,6 +17013,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16250,6 +17028,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16265,6 +17044,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16279,6 +17059,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16293,6 +17074,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16307,6 +17089,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16322,6 +17105,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16336,6 +17120,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16363,6 +17148,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16374,6 +17160,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16388,6 +17175,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -16401,6 +17189,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16415,6 +17204,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16430,6 +17220,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16444,6 +17235,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16489,6 +17281,7 @@ export type operations = {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16501,6 +17294,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16515,6 +17309,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -16528,6 +17323,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16542,6 +17338,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16557,6 +17354,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16571,6 +17369,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16585,6 +17384,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16599,6 +17399,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16614,6 +17415,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16628,6 +17430,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16660,6 +17463,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16671,6 +17475,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16685,6 +17490,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -16698,6 +17504,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16712,6 +17519,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16726,6 +17534,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16741,6 +17550,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16755,6 +17565,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16787,6 +17598,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16798,6 +17610,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16812,6 +17625,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -16825,6 +17639,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16839,6 +17654,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16853,6 +17669,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16867,6 +17684,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16881,6 +17699,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16896,6 +17715,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16910,6 +17730,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -16961,6 +17782,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16973,6 +17795,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -16987,6 +17810,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -17000,6 +17824,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17014,6 +17839,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17028,6 +17854,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17043,6 +17870,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17057,6 +17885,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17071,6 +17900,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17085,6 +17915,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17100,6 +17931,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17114,6 +17946,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17160,6 +17993,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17172,6 +18006,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17186,6 +18021,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -17199,6 +18035,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17213,6 +18050,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17227,6 +18065,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17242,6 +18081,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17256,6 +18096,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17270,6 +18111,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17284,6 +18126,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17299,6 +18142,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17313,6 +18157,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17347,6 +18192,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ConnectOauthCallbackResponse"];
@@ -17356,6 +18202,7 @@ export type operations = {
       302: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ConnectOauthCallbackResponse"];
@@ -17365,6 +18212,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17377,6 +18225,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17389,6 +18238,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -17402,6 +18252,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & ({
@@ -17414,6 +18265,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17426,6 +18278,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -17449,6 +18302,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["TemplatesListResponse"];
@@ -17458,6 +18312,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17470,6 +18325,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17482,6 +18338,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -17523,6 +18380,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17534,6 +18392,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17548,6 +18407,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -17561,6 +18421,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17575,6 +18436,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17589,6 +18451,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17603,6 +18466,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17617,6 +18481,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17632,6 +18497,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17646,6 +18512,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17691,6 +18558,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17703,6 +18571,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17717,6 +18586,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -17730,6 +18600,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17744,6 +18615,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17758,6 +18630,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17773,6 +18646,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17787,6 +18661,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17801,6 +18676,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17815,6 +18691,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17830,6 +18707,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17844,6 +18722,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -17877,6 +18756,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ConnectDomainconnectCallbackResponse"];
@@ -17886,6 +18766,7 @@ export type operations = {
       302: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["ConnectDomainconnectCallbackResponse"];
@@ -17895,6 +18776,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17907,6 +18789,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17919,6 +18802,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -17932,6 +18816,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17944,6 +18829,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -17956,6 +18842,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -17981,6 +18868,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -17992,6 +18880,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18006,6 +18895,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18019,6 +18909,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18033,6 +18924,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18048,6 +18940,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18062,6 +18955,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18096,6 +18990,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18107,6 +19002,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18121,6 +19017,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18134,6 +19031,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18148,6 +19046,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18162,6 +19061,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18177,6 +19077,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18191,6 +19092,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18234,6 +19136,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18245,6 +19148,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18259,6 +19163,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18272,6 +19177,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18286,6 +19192,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18300,6 +19207,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18314,6 +19222,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18328,6 +19237,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18343,6 +19253,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18357,6 +19268,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18389,6 +19301,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18400,6 +19313,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18414,6 +19328,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18427,6 +19342,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18441,6 +19357,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18455,6 +19372,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18469,6 +19387,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18483,6 +19402,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18498,6 +19418,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18512,6 +19433,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18556,6 +19478,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18568,6 +19491,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18582,6 +19506,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18595,6 +19520,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18609,6 +19535,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18623,6 +19550,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18638,6 +19566,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18652,6 +19581,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18666,6 +19596,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18680,6 +19611,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18695,6 +19627,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18709,6 +19642,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18753,6 +19687,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18765,6 +19700,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18779,6 +19715,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18792,6 +19729,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18806,6 +19744,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18820,6 +19759,7 @@ export type operations = {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18835,6 +19775,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18849,6 +19790,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18863,6 +19805,7 @@ export type operations = {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18877,6 +19820,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18892,6 +19836,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18906,6 +19851,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -18939,6 +19885,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18950,6 +19897,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18964,6 +19912,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -18977,6 +19926,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -18991,6 +19941,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19005,6 +19956,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -19020,6 +19972,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19034,6 +19987,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -19078,6 +20032,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19089,6 +20044,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19103,6 +20059,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -19116,6 +20073,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19130,6 +20088,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19144,6 +20103,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19158,6 +20118,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19172,6 +20133,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -19187,6 +20149,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19201,6 +20164,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -19233,6 +20197,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19244,6 +20209,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19258,6 +20224,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -19271,6 +20238,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19285,6 +20253,7 @@ export type operations = {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19299,6 +20268,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19313,6 +20283,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19327,6 +20298,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -19342,6 +20314,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
         };
@@ -19356,6 +20329,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           RateLimit: components["headers"]["RateLimit"];
@@ -19392,6 +20366,7 @@ export type operations = {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["InternalAskResponse"];
@@ -19401,6 +20376,7 @@ export type operations = {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -19413,6 +20389,7 @@ export type operations = {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
         };
         content: {
@@ -19426,6 +20403,7 @@ export type operations = {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -19438,6 +20416,7 @@ export type operations = {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -19450,6 +20429,7 @@ export type operations = {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -19462,6 +20442,7 @@ export type operations = {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
@@ -19475,6 +20456,7 @@ export type operations = {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -19487,6 +20469,7 @@ export type operations = {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           "Retry-After": components["headers"]["RetryAfter"];
         };
         content: {
