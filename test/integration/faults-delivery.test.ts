@@ -43,10 +43,17 @@ function receiver(answer: (n: number) => Promise<Response> | Response): Receiver
       got.push({ at: performance.now(), id: req.headers.get('webhook-id') ?? '' })
       open++
       maxOpen = Math.max(maxOpen, open)
+      // A send Portico gave up on (its timeout) is no longer open, though a hanging answer never settles.
+      let closed = false
+      const close = () => {
+        if (!closed) open--
+        closed = true
+      }
+      req.signal.addEventListener('abort', close)
       try {
         return await answer(got.length)
       } finally {
-        open--
+        close()
       }
     },
   })
@@ -115,7 +122,9 @@ describe('one hanging endpoint does not delay anyone else', () => {
         const bulk = await p.api('POST', '/v1/connections:bulk', { token: a.apiKey, body: { domains: Array.from({ length: 150 }, (_, i) => `turn${part}x${i}.${zone}`) } })
         expect(bulk.status).toBe(200)
       }
-      expect(await within(5000, async () => turns.open() > ENDPOINT_CONCURRENCY, 20)).toBeLessThan(5000)
+      // More than an endpoint's share went to it once it hung: its burst, or (on a loaded machine, where the
+      // sends trickle out past the burst window) sends after the first ones timed out.
+      expect(await within(15_000, async () => turns.got.length - 40 > ENDPOINT_CONCURRENCY, 20)).toBeLessThan(15_000)
       const created = performance.now()
       expect((await p.api('POST', '/v1/connections', { token: b.apiKey, body: { domain: `other2.${zone}` } })).status).toBe(201)
       expect(await within(10_000, async () => fine.got.length >= 1, 20)).toBeLessThan(3000)
@@ -126,7 +135,7 @@ describe('one hanging endpoint does not delay anyone else', () => {
       turns.stop()
       fine.stop()
     }
-  }, 30_000)
+  }, 45_000)
 })
 
 describe('the documented retry schedule', () => {
