@@ -118,6 +118,9 @@ export function heldAlready(ifNoneMatch: string | null, etag: string): boolean {
   return held
 }
 
+/** The headers of a 404 beside shared content: typed (a HEAD gets the type its GET has), never stored. */
+export const PLAIN_NOT_FOUND = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
+
 /** `304` when the client holds the representation it would be sent, else that representation. */
 export function respond(req: Request, e: Encoded, headers: Record<string, string>): Response {
   const coding = chooseCoding(req.headers.get('accept-encoding'), STATIC)

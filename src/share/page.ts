@@ -21,7 +21,7 @@ import { fromElsewhere } from '../http/forms.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
-import { encode, respond, type Encoded } from '../http/encoded.ts'
+import { encode, PLAIN_NOT_FOUND, respond, type Encoded } from '../http/encoded.ts'
 
 export interface SharePageDeps {
   /** The API's own handler (the page reads `GET /v1/share/{token}` like any client), given the visitor's address. */
@@ -327,10 +327,10 @@ export function sharePageMount(deps: SharePageDeps): Mount {
       .get(`${ASSET_PREFIX}/:hash/:file`, async ({ params, request }) => {
         const a = await shareAssets()
         const hash = a.jsPath.split('/')[2]!
-        if (params.hash !== hash) return new Response('Not found', { status: 404, headers: { 'cache-control': 'no-store' } })
+        if (params.hash !== hash) return new Response('Not found', { status: 404, headers: PLAIN_NOT_FOUND })
         if (params.file === 'share.js') return asset(request, a.js, 'text/javascript; charset=utf-8')
         if (params.file === 'share.css') return asset(request, a.css, 'text/css; charset=utf-8')
-        return new Response('Not found', { status: 404, headers: { 'cache-control': 'no-store' } })
+        return new Response('Not found', { status: 404, headers: PLAIN_NOT_FOUND })
       })
     return app
   }

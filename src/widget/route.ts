@@ -10,7 +10,7 @@ import type { Elysia } from 'elysia'
 import type { AppDeps, Mount } from '../http/app.ts'
 import { buildRouter, splitUrl } from '../http/app.ts'
 import { randomToken } from '../ids.ts'
-import { respond } from '../http/encoded.ts'
+import { PLAIN_NOT_FOUND, respond } from '../http/encoded.ts'
 import { bundlePath, widgetBundle } from './build.ts'
 import { directionOf, localeForRequest } from './locale.ts'
 import { LOCALE_TAGS } from './i18n.ts'
@@ -27,14 +27,14 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 async function serveBundle(version: string, req: Request): Promise<Response> {
   const b = await widgetBundle()
-  if (version !== `v${b.version}`) return new Response('Unknown widget version', { status: 404, headers: { 'cache-control': 'no-store' } })
+  if (version !== `v${b.version}`) return new Response('Unknown widget version', { status: 404, headers: PLAIN_NOT_FOUND })
   return respond(req, b, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': IMMUTABLE, ...CORS })
 }
 
 async function serveLocale(version: string, file: string, req: Request): Promise<Response> {
   const b = await widgetBundle()
   const table = b.locales.get(file.replace(/\.json$/, ''))
-  if (version !== b.localesVersion || !table || !file.endsWith('.json')) return new Response('Unknown locale', { status: 404, headers: { 'cache-control': 'no-store', ...CORS } })
+  if (version !== b.localesVersion || !table || !file.endsWith('.json')) return new Response('Unknown locale', { status: 404, headers: { ...PLAIN_NOT_FOUND, ...CORS } })
   return respond(req, table, { 'content-type': 'application/json; charset=utf-8', 'cache-control': IMMUTABLE, ...CORS })
 }
 

@@ -211,3 +211,13 @@ test('no cache stores an API answer but the catalogs: no-store on reads, writes,
   for (const r of answers) expect([r.url, r.status, r.headers.get('cache-control')]).toEqual([r.url, r.status, 'no-store'])
   expect((await fetch(`${base}/v1/providers`)).headers.get('cache-control')).toBe('public, max-age=3600')
 })
+
+test('a HEAD beside shared content that is not there has the type and the caching its GET has', async () => {
+  for (const path of ['/widget/v0.nope/portico.js', '/widget/locales/nope/fr.json', '/share-page/nope/share.js']) {
+    const get = await fetch(base + path)
+    const head = await fetch(base + path, { method: 'HEAD' })
+    expect([path, get.status, head.status]).toEqual([path, 404, 404])
+    for (const h of ['content-type', 'cache-control']) expect([path, h, head.headers.get(h)]).toEqual([path, h, get.headers.get(h)])
+    expect(head.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+  }
+})
