@@ -4,6 +4,7 @@
 // the default set. The choice only hides tools: scopes still decide what a token may call. The toolsets
 // and each operation's are declared with the operations (src/ops/agent-text.ts).
 import { TOOLSETS, type Toolset } from '../src/ops/agent-text.ts'
+import { splitUrl } from '../src/http/app.ts'
 
 export { TOOLSETS, type Toolset }
 
@@ -22,5 +23,5 @@ export function parseToolsets(raw: string | null): ToolsetChoice {
 }
 
 export function selectToolsets(req: Request): ToolsetChoice {
-  return parseToolsets(req.headers.get('x-mcp-toolsets') ?? new URL(req.url).searchParams.get('toolsets'))
+  return parseToolsets(req.headers.get('x-mcp-toolsets') ?? splitUrl(req.url).query.toolsets ?? null)
 }

@@ -110,7 +110,7 @@ async function readBody(req: Request): Promise<unknown> {
   const bytes = await bodyBytes(req)
   if (bytes.byteLength === 0) return undefined
   const coding = undecodedCoding(req.headers)
-  if (coding !== null) throw new ApiError('unsupported_media_type', `The body is declared as ${coding}-encoded; send it without Content-Encoding`, undefined, { headers: IDENTITY_ONLY })
+  if (coding !== null) throw codingRefused(coding)
   const type = req.headers.get('content-type')
   if (!jsonDeclared(type)) throw new ApiError('unsupported_media_type', `The body is declared as ${type!.split(';')[0]!.trim()}; send JSON with Content-Type: application/json`)
   let text: string
@@ -339,7 +339,9 @@ async function answer(s: HandlerState, x: Exchange, m: Matched, query: Record<st
   // one to a process that stays.
   const closing = deps.services.lifecycle?.stopping === true
   if (op.cache && result.status === 200 && op.method === 'GET') {
-    const r = respond(x.req, encodeCached(JSON.stringify(result.body)), { ...s.base, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'x-request-id': x.requestId, ...result.headers, ...(closing ? CLOSE : undefined) })
+    // Public and cacheable by shared caches: the CORS grant goes on every copy, not only on those a
+    // browser asked for, or a cache that stored a server's copy would serve browsers one without it.
+    const r = respond(x.req, encodeCached(JSON.stringify(result.body)), { ...s.base, 'cache-control': `public, max-age=${op.cache.maxAge}`, 'access-control-allow-origin': '*', 'x-request-id': x.requestId, ...result.headers, ...(closing ? CLOSE : undefined) })
     x.status = r.status
     return r
   }
@@ -403,6 +405,17 @@ export function toApiError(err: unknown, requestId: string, opId?: string): ApiE
   return new ApiError('internal_error')
 }
 
+/** A body declared in a content coding Portico does not decode: 415, saying only identity is read (request-headers.ts). */
+const codingRefused = (coding: string) => new ApiError('unsupported_media_type', `The body is declared as ${coding}-encoded; send it without Content-Encoding`, undefined, { headers: IDENTITY_ONLY })
+
+/** What refuses a request to the other faces before any of them reads it: a malformed Host, a body in a coding not read. */
+function refusedAtTheDoor(req: Request): ApiError | null {
+  if (!hostAcceptable(req.headers)) return hostRefused()
+  const withBody = Number(req.headers.get('content-length') ?? 0) > 0 || req.headers.has('transfer-encoding')
+  const coding = withBody ? undecodedCoding(req.headers) : null
+  return coding === null ? null : codingRefused(coding)
+}
+
 /** RFC 9112 section 3.2: a request with a malformed Host, or several, is answered 400 (request-headers.ts). */
 const hostRefused = () => new ApiError('invalid_request', 'The Host header is not one host (RFC 9112 section 3.2)')
 
@@ -425,8 +438,12 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const secured = securityHeaders(deps.config)
   // Every face's answers (pages, OAuth, MCP, the widget bundle) carry the security headers too.
   let app = new Elysia({ serve: { routes: { '/v1/*': fast } } as never })
-  // The other faces' routes refuse a malformed Host as the operations do (`answer`).
-  app.onRequest(({ request }) => (hostAcceptable(request.headers) ? undefined : Response.json(hostRefused().body(), { status: 400, headers: secured })))
+  // The other faces' routes refuse a malformed Host, and a body in a coding Portico does not read, as the
+  // operations do (`answer`, `readBody`).
+  app.onRequest(({ request }) => {
+    const refused = refusedAtTheDoor(request)
+    return refused === null ? undefined : Response.json(refused.body(), { status: refused.status, headers: { ...secured, ...refused.headers, 'cache-control': 'no-store' } })
+  })
   app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
   for (const mount of mounts) app = mount(app)
   handle.mounted(app.routes)

@@ -12,5 +12,6 @@ export function fromElsewhere(req: Request, publicUrl: string): boolean {
   if (site !== null) return site !== 'same-origin' && site !== 'none'
   const origin = req.headers.get('origin')
   if (origin === null) return false
-  return origin !== new URL(publicUrl).origin && origin !== new URL(req.url).origin
+  // A request whose Host no URL parser takes came to no address of Portico's own (request-headers.ts).
+  return origin !== new URL(publicUrl).origin && !(URL.canParse(req.url) && origin === new URL(req.url).origin)
 }

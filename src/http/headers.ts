@@ -21,10 +21,15 @@ export function securityHeaders(config: Pick<Config, 'publicUrl'>): Record<strin
   }
 }
 
-/** Adds the security headers to a response (a copy when its headers are immutable, as fetch() responses' are). */
+/**
+ * Adds the security headers to a response (a copy when its headers are immutable, as fetch() responses'
+ * are); a JSON answer that says nothing of caching (OAuth's, MCP's) is `no-store`, as the API's are.
+ */
 export function withSecurityHeaders(res: Response, headers: Record<string, string>): Response {
-  const html = (res.headers.get('content-type') ?? '').startsWith('text/html') && !res.headers.has('content-security-policy')
-  const missing = Object.entries(headers).filter(([k]) => !res.headers.has(k))
+  const type = res.headers.get('content-type') ?? ''
+  const html = type.startsWith('text/html') && !res.headers.has('content-security-policy')
+  const uncached: [string, string][] = /json/i.test(type) && !res.headers.has('cache-control') ? [['cache-control', 'no-store']] : []
+  const missing = [...Object.entries(headers).filter(([k]) => !res.headers.has(k)), ...uncached]
   if (missing.length === 0 && !html) return res
   try {
     for (const [k, v] of missing) res.headers.set(k, v)

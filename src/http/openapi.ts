@@ -123,7 +123,9 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
   },
   {
     name: 'Cache-Control',
-    description: '`no-store` on every answer, except a cacheable catalog\'s 200 and 304 (`public, max-age=<seconds>`, with an ETag per Content-Encoding)',
+    description:
+      '`no-store` on every answer, except a cacheable catalog\'s 200 and 304: `public, max-age=N`, the same answer for everyone, cacheable for N seconds ' +
+      '(with an ETag per Content-Encoding, and `Access-Control-Allow-Origin: *` on every copy)',
     schema: { type: 'string' },
     on: () => true,
   },
@@ -167,12 +169,6 @@ export const RESPONSE_HEADERS: ResponseHeader[] = [
     description: 'The entity tag of this representation (each Content-Encoding has its own): send it as If-None-Match to get 304 while it is unchanged',
     schema: { type: 'string' },
     on: (op, status) => Boolean(op.cache) && (status === 200 || status === 304),
-  },
-  {
-    name: 'Cache-Control',
-    description: '`public, max-age=N`: the same answer for everyone, cacheable for N seconds',
-    schema: { type: 'string' },
-    on: (op, status) => Boolean(op.cache) && status === 200,
   },
 ]
 

@@ -2,6 +2,19 @@
 // what a body is declared as (Content-Type, Content-Encoding) and where the request was sent (Host).
 // Accept-Encoding and If-None-Match are read in encoded.ts, Accept-Language in src/widget/locale.ts.
 
+/**
+ * The request with PUBLIC_URL's origin when its own URL does not parse: a request without Host
+ * (HTTP/1.0) comes with its path alone, and a Host no URL parser takes (`256.256.256.256`, a port past
+ * 65535) is still one host by RFC 3986's grammar. The faces that parse the URL (OAuth, the pages) get
+ * one; Portico never builds a link from Host, so nothing is lost.
+ */
+export function parseableUrl(req: Request, publicUrl: string): Request {
+  if (URL.canParse(req.url)) return req
+  const raw = req.url
+  const start = raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2)
+  return new Request(new URL(publicUrl).origin + (start < 0 ? '/' : raw.slice(start)), req)
+}
+
 /** A media type a JSON body may be declared as: `application/json` or any `+json`, any case, with parameters. */
 export const jsonDeclared = (type: string | null) => !type || /^application\/([\w.-]+\+)?json[ \t]*(;|$)/i.test(type.trim())
 
@@ -23,7 +36,7 @@ export const IDENTITY_ONLY = { 'accept-encoding': 'identity' }
 // uri-host [ ":" port ] (RFC 9112 section 3.2, RFC 3986 section 3.2.2): an IP literal in brackets, or a
 // reg-name / IPv4 address of unreserved characters, sub-delims but the comma (no DNS name has one, and
 // it is what joins several Host lines) and percent-escapes; empty is allowed (a target without an authority).
-const HOST = /^(?:\[[0-9A-Fa-f:.vV]+\]|(?:[A-Za-z0-9\-._~!$&'()*+;=]|%[0-9A-Fa-f]{2})*)(?::\d*)?$/
+const HOST = /^(?:\[(?:[0-9A-Fa-f:.]+|[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)\]|(?:[A-Za-z0-9\-._~!$&'()*+;=]|%[0-9A-Fa-f]{2})*)(?::\d*)?$/
 
 /**
  * Whether the Host field is one a server may act on (RFC 9112 section 3.2): absent (HTTP/1.0; an

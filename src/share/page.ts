@@ -14,7 +14,7 @@
 // - the token is in the path: the page sends no Referer anywhere (`referrer-policy: no-referrer`).
 import type { Elysia } from 'elysia'
 import { createHash } from 'node:crypto'
-import type { Mount } from '../http/app.ts'
+import { splitUrl, type Mount } from '../http/app.ts'
 import { SHARE_PAGE_PREFIX } from '../domain/share.ts'
 import type { Peer } from '../client-address.ts'
 import { fromElsewhere } from '../http/forms.ts'
@@ -300,7 +300,7 @@ export function sharePageMount(deps: SharePageDeps): Mount {
     const assets = await shareAssets()
     const nonce = randomToken(16)
     if (!TOKEN.test(token)) return htmlResponse(404, renderNotFound(locale, assets), nonce)
-    const r = await read(request.url, token, 'GET', ip)
+    const r = await read(deps.publicUrl, token, 'GET', ip)
     if (r.status === 404 || r.status === 400) return htmlResponse(404, renderNotFound(locale, assets), nonce)
     // This visitor's own address (or network) guessed too often: it waits, as the API says.
     if (r.status === 429) return withHeader(htmlResponse(429, renderNotFound(locale, assets), nonce), 'retry-after', r.retryAfter ?? '60')
@@ -309,7 +309,7 @@ export function sharePageMount(deps: SharePageDeps): Mount {
   }
   return (app: Elysia) => {
     app
-      .get(`${SHARE_PAGE_PREFIX}:token`, ({ params, request, server }) => show(request, params.token, new URL(request.url).searchParams.get('lang'), deps.addressOf(request, server)))
+      .get(`${SHARE_PAGE_PREFIX}:token`, ({ params, request, server }) => show(request, params.token, splitUrl(request.url).query.lang ?? null, deps.addressOf(request, server)))
       // "I have added them" without the script: re-check, then show the page again (post/redirect/get).
       .post(
         `${SHARE_PAGE_PREFIX}:token`,
@@ -318,7 +318,7 @@ export function sharePageMount(deps: SharePageDeps): Mount {
           if (fromElsewhere(request, deps.publicUrl)) return htmlResponse(403, renderCrossSite(), randomToken(16))
           const form = new URLSearchParams((await request.text()).slice(0, 1000))
           const lang = form.get('lang')
-          if (TOKEN.test(params.token)) await read(request.url, params.token, 'POST', deps.addressOf(request, server))
+          if (TOKEN.test(params.token)) await read(deps.publicUrl, params.token, 'POST', deps.addressOf(request, server))
           const to = `${SHARE_PAGE_PREFIX}${encodeURIComponent(params.token)}${lang && (LOCALE_CODES as string[]).includes(lang) ? `?lang=${lang}` : ''}`
           return new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } })
         },

@@ -73,8 +73,8 @@ export function widgetMount(deps: Pick<AppDeps, 'ops'>): Mount {
         if (methods) return new Response(null, { status: 204, headers: { ...PREFLIGHT, 'access-control-allow-methods': methods.join(', ') } })
       })
       .onAfterHandle({ as: 'global' }, ({ request, response }) => {
-        if (response instanceof Response && request.headers.get('origin') && corsFor(request) && !response.headers.has('access-control-allow-origin')) {
-          for (const [k, v] of Object.entries(CORS)) response.headers.set(k, v)
+        if (response instanceof Response && request.headers.get('origin') && corsFor(request)) {
+          for (const [k, v] of Object.entries(CORS)) if (!response.headers.has(k)) response.headers.set(k, v)
         }
       })
       .get('/widget.js', async () => {

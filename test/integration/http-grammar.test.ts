@@ -221,3 +221,30 @@ test('a HEAD beside shared content that is not there has the type and the cachin
     expect(head.headers.get('content-type')).toBe('text/plain; charset=utf-8')
   }
 })
+
+test('no face answers 500 to a Host it may not parse: none over HTTP/1.0, one no URL parser takes, an IP literal of the future', async () => {
+  const hosts = ['', 'Host: 256.256.256.256\r\n', 'Host: localhost:65536\r\n', 'Host: [v1.fe80::a+en1]\r\n']
+  for (const path of ['/oauth/jwks', '/share/shr_aaaaaaaaaaaaaaaa', '/mcp', '/healthz', '/v1/providers']) {
+    for (const host of hosts) {
+      const answer = await rawExchange(`GET ${path} HTTP/${host ? '1.1' : '1.0'}\r\n${host}Connection: close\r\n\r\n`)
+      expect([path, host, statusOf(answer) < 500]).toEqual([path, host, true])
+    }
+  }
+  expect(statusOf(await rawExchange('GET /oauth/jwks HTTP/1.0\r\n\r\n'))).toBe(200)
+})
+
+test('every face refuses a body in a coding it does not read, before reading it', async () => {
+  const form = { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }
+  for (const path of ['/oauth/token', '/oauth/token/revocation', '/share/shr_aaaaaaaaaaaaaaaa', '/v1/payments/webhook']) {
+    const r = await fetch(base + path, { method: 'POST', headers: form, body: 'grant_type=refresh_token&refresh_token=x&client_id=y' })
+    expect([path, r.status, r.headers.get('accept-encoding')]).toEqual([path, 415, 'identity'])
+    expect((await r.json()).code).toBe('unsupported_media_type')
+  }
+})
+
+test('the public catalogs grant CORS on every copy a shared cache may keep; OAuth JSON is not stored', async () => {
+  const catalog = await fetch(`${base}/v1/providers`)
+  expect([catalog.headers.get('access-control-allow-origin'), catalog.headers.get('cache-control')]).toEqual(['*', 'public, max-age=3600'])
+  const jwks = await fetch(`${base}/oauth/jwks`)
+  expect([jwks.status, jwks.headers.get('cache-control')]).toEqual([200, 'no-store'])
+})

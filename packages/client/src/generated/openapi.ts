@@ -3758,7 +3758,7 @@ export type components = {
   headers: {
     /** @description This request's id (the caller's own `X-Request-Id` when it sent a valid one): quote it when asking about a request; the log line of the request carries it */
     XRequestId: string;
-    /** @description `public, max-age=N`: the same answer for everyone, cacheable for N seconds */
+    /** @description `no-store` on every answer, except a cacheable catalog's 200 and 304: `public, max-age=N`, the same answer for everyone, cacheable for N seconds (with an ETag per Content-Encoding, and `Access-Control-Allow-Origin: *` on every copy) */
     CacheControl: string;
     /** @description Seconds to wait before trying again (on a 409, when the conflict is passing: another write in progress, a request with the same Idempotency-Key still running) */
     RetryAfter: number;
