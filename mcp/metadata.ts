@@ -53,10 +53,23 @@ const JSON_CORS = {
 
 const jsonDoc = (doc: unknown) => new Response(JSON.stringify(doc), { headers: JSON_CORS })
 
+/** A browser's preflight for a discovery document (an MCP client in a page sends MCP-Protocol-Version): any origin, any header, GET. */
+const preflight = ({ request }: { request: Request }) =>
+  new Response(null, {
+    status: 204,
+    headers: {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, HEAD',
+      'access-control-allow-headers': request.headers.get('access-control-request-headers') ?? '',
+      'access-control-max-age': '600',
+    },
+  })
+
 export function metadataMount(auth: AuthServer): Mount {
   const prm = () => jsonDoc(protectedResourceMetadata(auth))
   const asm = async () => jsonDoc(await auth.metadata())
   return (app: Elysia) => {
+    for (const path of [PRM_PATH, `${PRM_PATH}/mcp`, '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) app.options(path, preflight)
     app
       .get(PRM_PATH, prm)
       .get(`${PRM_PATH}/mcp`, prm)

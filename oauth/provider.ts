@@ -15,7 +15,7 @@ import { exportJWK, generateKeyPair, createLocalJWKSet, jwtVerify, type JWK } fr
 import { toReqRes, toFetchResponse } from 'fetch-to-node'
 import type { Socket } from 'node:net'
 import type { Elysia } from 'elysia'
-import type { Mount } from '../src/http/app.ts'
+import { mountedMethods, splitUrl, type Mount } from '../src/http/app.ts'
 import type { Clock } from '../src/clock.ts'
 import type { Config } from '../src/config.ts'
 import type { Sql } from '../src/db/sql.ts'
@@ -391,11 +391,50 @@ function revocationEndpoint({ db, clock }: AuthServerDeps, tokenGrant: TokenGran
   }
 }
 
+/**
+ * The authorization server's routes as configured here (oidc-provider's defaults; POST to the
+ * authorization and logout endpoints is off, as its `enableHttpPostMethods` is): a method none of them
+ * takes is a 405 naming those it does, as on every face. test/integration/http-grammar.test.ts asks
+ * each with its methods, so a change of the provider's routes is seen.
+ */
+export const PROVIDER_ROUTES: readonly (readonly [RegExp, readonly string[]])[] = [
+  [/^\/oauth\/auth(\/[^/]+)?$/, ['GET']],
+  [/^\/oauth\/token$/, ['POST']],
+  [/^\/oauth\/token\/revocation$/, ['POST']],
+  [/^\/oauth\/jwks$/, ['GET']],
+  [/^\/oauth\/request$/, ['POST']],
+  [/^\/oauth\/session\/end$/, ['GET']],
+  [/^\/oauth\/session\/end\/confirm$/, ['POST']],
+  [/^\/oauth\/session\/end\/success$/, ['GET']],
+]
+
 /** Every /oauth route goes to the authorization server (the consent page routes are mounted first). */
 export function oauthMount(auth: AuthServer): Mount {
   // Elysia registers routes on the instance itself; the instance is handed back with its plain type.
   return (app: Elysia) => {
-    app.all(`${OAUTH_MOUNT}/*`, ({ request, server }) => auth.handle(request, server?.requestIP(request)?.address ?? null), { parse: 'none' })
+    // Portico's own pages under /oauth (consent, sign-in, agents) asked with another method land here too.
+    let pages: ((path: string) => string[]) | null = null
+    app.all(
+      `${OAUTH_MOUNT}/*`,
+      ({ request, server }) => {
+        pages ??= mountedMethods(app.routes)
+        const refused = wrongMethod(request, pages)
+        return refused ?? auth.handle(request, server?.requestIP(request)?.address ?? null)
+      },
+      { parse: 'none' },
+    )
     return app
   }
+}
+
+/** The 405 of a path under /oauth asked with a method none of its routes takes (OPTIONS goes on: the provider answers CORS). */
+function wrongMethod(req: Request, pages: (path: string) => string[]): Response | null {
+  if (req.method === 'OPTIONS') return null
+  const path = splitUrl(req.url).path
+  const allowed = new Set(pages(path))
+  for (const [route, methods] of PROVIDER_ROUTES) if (route.test(path)) for (const m of methods) allowed.add(m)
+  if (allowed.has('GET')) allowed.add('HEAD')
+  if (allowed.size === 0 || allowed.has(req.method)) return null
+  const allow = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => allowed.has(m)).join(', ')
+  return Response.json(new ApiError('method_not_allowed', `Use ${allow} on this path`).body(), { status: 405, headers: { allow, 'cache-control': 'no-store' } })
 }

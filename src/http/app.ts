@@ -433,11 +433,13 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
       const m = handle.match(request)
       if (m !== null && m !== 'method') return handle(request, server, m)
     }
-    return app.fetch(request)
+    return app.fetch(routable(request, server))
   }
+  const routable = elysiaRoutable(deps.config.publicUrl)
+  const others = (request: Request, server: PeerServer) => app.fetch(routable(request, server))
   const secured = securityHeaders(deps.config)
   // Every face's answers (pages, OAuth, MCP, the widget bundle) carry the security headers too.
-  let app = new Elysia({ serve: { routes: { '/v1/*': fast } } as never })
+  let app = new Elysia({ serve: { routes: { '/v1/*': fast, '/*': others } } as never })
   // The other faces' routes refuse a malformed Host, and a body in a coding Portico does not read, as the
   // operations do (`answer`, `readBody`).
   app.onRequest(({ request }) => {
@@ -452,4 +454,30 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
 
 interface PeerServer {
   requestIP(r: Request): { address: string } | null
+}
+
+/**
+ * Elysia finds a request's path at the first `/` from the URL's twelfth character (`http://` and a
+ * host of four): a request whose Host is shorter (`api`, as a proxy may name its upstream) or absent
+ * (HTTP/1.0) would be routed by a piece of its path, and /oauth and /mcp answered 404. Such a request
+ * is handed to Elysia with PUBLIC_URL's origin (Portico builds no link from Host); its client address
+ * stays its socket's, which the server is taught to answer for the copy.
+ */
+function elysiaRoutable(publicUrl: string): (req: Request, server: PeerServer) => Request {
+  const origin = new URL(publicUrl).origin
+  const peers = new WeakMap<Request, { address: string } | null>()
+  const taught = new WeakSet<PeerServer>()
+  return (req, server) => {
+    const raw = req.url
+    const start = raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2)
+    if (start >= 11) return req
+    const copy = new Request(origin + (start < 0 ? '/' : raw.slice(start)), req)
+    peers.set(copy, server.requestIP(req))
+    if (!taught.has(server)) {
+      const own = server.requestIP.bind(server)
+      server.requestIP = (r) => (peers.has(r) ? peers.get(r)! : own(r))
+      taught.add(server)
+    }
+    return copy
+  }
 }

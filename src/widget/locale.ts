@@ -73,8 +73,9 @@ export function acceptedLanguages(header: string | null | undefined): string[] {
 /**
  * The locale of a page served to a person (the share page, the consent page, the widget's return page):
  * `query` (`?lang=`) when one of `available` serves it, else the best range of Accept-Language one of
- * them serves and the header does not refuse (q=0); else English, unless refused (`*, en;q=0`), then
- * the first available that is not.
+ * them serves and the header does not refuse (q=0), `*` standing for the first one not refused; else
+ * English, the header disregarded as RFC 9110 section 12.5.4 allows (a person who refuses English and
+ * names nothing Portico has is better served by English than by a language picked for them).
  */
 export function localeForRequest(header: string | null | undefined, available: readonly string[], query?: string | null): string {
   const ranges = languageRanges(header)
@@ -86,7 +87,9 @@ export function localeForRequest(header: string | null | undefined, available: r
     const hit = resolveLocale(w, available, '')
     if (hit && allowed(hit)) return hit
   }
-  return allowed('en') ? 'en' : (available.find(allowed) ?? 'en')
+  const star = ranges.find((r) => r.tag === '*')
+  if (star && star.q > 0) return allowed('en') ? 'en' : (available.find(allowed) ?? 'en')
+  return 'en'
 }
 
 /** What the browser says its person reads, best first. */

@@ -155,7 +155,7 @@ test("every face answers a method its path does not take with 405 and the path's
   const cases: [string, string, string][] = [
     ['POST', '/metrics', 'GET, HEAD'],
     ['DELETE', '/widget/return', 'GET, HEAD'],
-    ['POST', '/.well-known/oauth-authorization-server', 'GET, HEAD'],
+    ['POST', '/.well-known/oauth-authorization-server', 'GET, HEAD, OPTIONS'],
     ['GET', '/v1/oauth/agent/register', 'POST, OPTIONS'],
     ['PUT', '/healthz', 'GET, HEAD'],
   ]
@@ -247,4 +247,60 @@ test('the public catalogs grant CORS on every copy a shared cache may keep; OAut
   expect([catalog.headers.get('access-control-allow-origin'), catalog.headers.get('cache-control')]).toEqual(['*', 'public, max-age=3600'])
   const jwks = await fetch(`${base}/oauth/jwks`)
   expect([jwks.status, jwks.headers.get('cache-control')]).toEqual([200, 'no-store'])
+})
+
+test('a proxy that names Portico by a short Host (`api`) reaches every face, and the client is still known by its address', async () => {
+  for (const [method, path, expected] of [
+    ['GET', '/oauth/jwks', 200],
+    ['GET', '/widget/return', 200],
+    ['GET', '/metrics', 200],
+    ['POST', '/mcp', 401],
+  ] as const) {
+    const answer = await rawExchange(`${method} ${path} HTTP/1.1\r\nHost: api\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+    expect([method, path, statusOf(answer)]).toEqual([method, path, expected])
+  }
+  // A write from a browser (Origin) goes through the faces' router: its audit row has the socket's address.
+  const body = JSON.stringify({ domain: `short-host.${zone}` })
+  const answer = await rawExchange(
+    `POST /v1/connections HTTP/1.1\r\nHost: api\r\nOrigin: https://shop.example\r\nAuthorization: Bearer ${ws.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  )
+  expect(statusOf(answer)).toBe(201)
+  const id = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).id
+  const log = await p.api('GET', '/v1/audit-log?limit=50', { token: ws.apiKey })
+  const row = log.body.entries.find((e: { target_id: string }) => e.target_id === id)
+  expect(row?.ip).toMatch(/127\.0\.0\.1$/)
+})
+
+test('a browser MCP client may ask for the discovery documents with its own headers (CORS preflight)', async () => {
+  for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
+    const r = await fetch(base + path, { method: 'OPTIONS', headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' } })
+    expect([path, r.status, r.headers.get('access-control-allow-origin'), r.headers.get('access-control-allow-headers')]).toEqual([path, 204, '*', 'mcp-protocol-version'])
+  }
+})
+
+test("the OAuth face's routes answer their methods, and any other with 405 naming them", async () => {
+  const paths: [string, string][] = [
+    ['/oauth/auth', 'GET, HEAD'],
+    ['/oauth/auth/abc', 'GET, HEAD'],
+    ['/oauth/token', 'POST'],
+    ['/oauth/token/revocation', 'POST'],
+    ['/oauth/jwks', 'GET, HEAD'],
+    ['/oauth/request', 'POST'],
+    ['/oauth/session/end', 'GET, HEAD'],
+    ['/oauth/session/end/confirm', 'POST'],
+    ['/oauth/session/end/success', 'GET, HEAD'],
+    ['/oauth/agents', 'GET, HEAD, POST'],
+  ]
+  for (const [path, allow] of paths) {
+    for (const method of allow.split(', ')) {
+      const r = await fetch(base + path, { method, ...(method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' } : {}) })
+      expect([path, method, r.status === 404 || r.status === 405]).toEqual([path, method, false])
+    }
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE'].filter((m) => !allow.split(', ').includes(m))) {
+      const r = await fetch(base + path, { method })
+      expect([path, method, r.status, r.headers.get('allow')]).toEqual([path, method, 405, allow])
+      expect((await r.json()).code).toBe('method_not_allowed')
+    }
+  }
+  expect((await fetch(`${base}/oauth/no-such-endpoint`)).status).toBe(404)
 })

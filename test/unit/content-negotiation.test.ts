@@ -138,7 +138,9 @@ describe('the language of a page served to a person', () => {
     ['fr-CA', null, 'fr'],
     ['*, en;q=0', null, 'fr'], // English refused and anything else welcome: not English
     ['*;q=0.5, en;q=0', null, 'fr'],
-    ['ja, en;q=0', null, 'fr'], // nothing asked for is served and English is refused
+    ['ja, en;q=0', null, 'en'], // nothing asked for is served: the header is disregarded
+    ['en;q=0', null, 'en'],
+    ['en;q=0, *;q=0', null, 'en'],
     ['ja', null, 'en'],
     ['fr;q= 0.9, de;q=0.5', null, 'de'], // a malformed weight is not a yes
     ['fr;q=0.9;q=0.1, de;q=0.5', null, 'de'],
