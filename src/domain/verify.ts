@@ -97,13 +97,28 @@ function conclude(judged: { check: RecordCheck; error?: string }[], answers: Loo
 }
 
 /**
- * Verifies many record sets at once: every lookup of every set is asked together (the resolver
- * bounds how many are on the wire), then each set is judged. A sweep's batch waits once, not once
- * per connection and record.
+ * Asks each distinct question once: connections of a batch that ask the same one (flattened apexes
+ * asking for their common target's addresses, one domain connected in two applications) share its
+ * answer, which asking again at the same moment would only repeat. Names are compared as written.
+ */
+function askOnce(dns: Dns): (q: { name: string; type: LookupType }) => Promise<Lookup> {
+  const asked = new Map<string, Promise<Lookup>>()
+  return ({ name, type }) => {
+    const key = `${type} ${name}`
+    let answer = asked.get(key)
+    if (!answer) asked.set(key, (answer = dns.lookup(name, type)))
+    return answer
+  }
+}
+
+/**
+ * Verifies many record sets at once: every distinct lookup of every set is asked together (the
+ * resolver bounds how many are on the wire), then each set is judged. A sweep's batch waits once, not
+ * once per connection and record.
  */
 export async function verifyMany(dns: Dns, sets: { apex: string; records: DnsRecord[] }[]): Promise<Verification[]> {
   const questions = sets.map(({ apex, records }) => records.map((r) => questionsOf(apex, r)))
-  const answers = await Promise.all(questions.flat(2).map((q) => dns.lookup(q.name, q.type)))
+  const answers = await Promise.all(questions.flat(2).map(askOnce(dns)))
   let next = 0
   const out = sets.map(({ records }, i) => {
     const first = next

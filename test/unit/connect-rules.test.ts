@@ -113,6 +113,23 @@ describe('verification', () => {
     expect(batch).toEqual(await Promise.all(sets.map((s) => verifyRecords(dns, s.apex, s.records))))
   })
 
+  test('a question several sets of a batch ask is asked once, and each set is judged as if it had asked', async () => {
+    const table: Record<string, Lookup> = {
+      'example.com A': { status: 'ok', values: ['203.0.114.10'] },
+      'example.org A': { status: 'ok', values: ['198.51.100.7'] },
+      'edge.portico.test A': { status: 'ok', values: ['203.0.114.10'] },
+    }
+    const asked: string[] = []
+    const dns: Dns = { lookup: async (name, type) => (asked.push(`${name} ${type}`), table[`${name} ${type}`] ?? { status: 'nxdomain' }) }
+    const apex = (domain: string) => ({ apex: domain, records: [{ type: 'CNAME', host: '@', value: 'edge.portico.test' }] as DnsRecord[] })
+    // Two flattened apexes share their target's addresses; one domain checked twice (two applications).
+    const sets = [apex('example.com'), apex('example.org'), apex('example.com')]
+    const batch = await verifyMany(dns, sets)
+    expect(asked.sort()).toEqual(['edge.portico.test A', 'example.com A', 'example.org A'])
+    expect(batch.map((v) => v.outcome)).toEqual(['all', 'none', 'all'])
+    expect(batch).toEqual(await Promise.all(sets.map((s) => verifyRecords(fakeDns(table), s.apex, s.records))))
+  })
+
   test('SPF merge is satisfied by an SPF record that includes the mechanisms', async () => {
     const dns = fakeDns({ 'example.com TXT': { status: 'ok', values: ['hello', 'v=spf1 include:_spf.google.com include:mail.example ~all'] } })
     const v = await verifyRecords(dns, 'example.com', [{ type: 'SPFM', host: '@', value: 'include:mail.example' }])
