@@ -154,17 +154,17 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
              coalesce((select o.n from unnest(unpack_column(${pack([...q.open.keys()])}), unpack_column(${pack([...q.open.values()])})::int[]) as o(id, n)
                        where o.id = w.id), 0) as busy
       -- The endpoints that have deliveries queued, one index descent each (a skip scan), so a claim
-      -- never reads the endpoints with nothing queued, however many there are.
-      from (
+      -- never reads the endpoints with nothing queued, however many there are. (One with none due
+      -- finds nothing in cand: one index descent, as testing it for a due delivery cost.)
+      from webhooks w
+      where w.id = any(array(
         with recursive queued(id) as (
           (select endpoint_id from webhook_deliveries order by endpoint_id limit 1)
           union all
           select (select s.endpoint_id from webhook_deliveries s where s.endpoint_id > q.id order by s.endpoint_id limit 1)
           from queued q where q.id is not null
         )
-        select id from queued where id is not null
-      ) q join webhooks w on w.id = q.id
-      where exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.next_attempt_at <= ${now})
+        select id from queued where id is not null))
     ), cand as (
       -- Each endpoint's due deliveries in its index's order, so the scan stops at its free slots. Rows
       -- another claim holds are passed over as the scan meets them (so claims running side by side
@@ -181,16 +181,20 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
     ), pick as (
       select id, lapsed from cand order by rn, next_attempt_at limit ${q.limit}
     ), d as (
+      -- Every row picked is locked above, so each is leased here.
       update webhook_deliveries x set sending_until = ${q.lease}
-      from pick l where x.id = l.id returning x.*, l.lapsed
+      where x.id = any(array(select id from pick)) returning x.*
     ), interrupted as (
       update webhook_attempts set error = ${q.interrupted}
-      where delivery_id = any(array(select id from d where lapsed)) and error = ${q.inFlight} and status_code is null
+      where delivery_id = any(array(select id from pick where lapsed)) and error = ${q.inFlight} and status_code is null
     ), due as (
       -- The attempt's id: the prefix and time part given, then 64 bits drawn from the delivery and
       -- the attempt's number, which no other attempt shares.
       select ${tx.unsafe(DUE_COLUMNS)}, n.attempt_no, ${q.idPrefix}::text || substr(md5(d.id || ':' || n.attempt_no), 1, 16) as attempt_id
-      from d join webhooks w on w.id = d.endpoint_id join events e on e.id = d.event_id
+      -- Its endpoint and event, each looked up by key from the delivery (offset 0: not a join the
+      -- planner may turn around, walking a table once for each delivery).
+      from d cross join lateral (select * from webhooks w where w.id = d.endpoint_id offset 0) w
+      cross join lateral (select e.payload from events e where e.id = d.event_id offset 0) e
       -- (offset 0: looked up once a delivery, where pulled up into both columns it was twice)
       cross join lateral (select coalesce((select max(a.attempt) from webhook_attempts a where a.delivery_id = d.id), 0) + 1 as attempt_no offset 0) n
     ), opened as (
@@ -202,35 +206,39 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
     select * from due ${done ? tx`where (select count(*) from notified) >= 0` : tx.unsafe('')} order by id`) as ClaimedSend[]
 }
 
-/** The CTEs of `claimNext` that complete sends (each followed by a comma). */
+/**
+ * The CTEs of `claimNext` that complete sends (each followed by a comma). Each updates the rows named
+ * by key (`= any`), taking their new values from a JSON object keyed by id: an update joined to the
+ * list of rows could be planned the other way round, the table walked once for each entry.
+ */
 function completion(tx: Sql, c: Completion) {
   const endpoints = [...new Set([...c.gone, ...c.ok, ...c.failed])]
+  const answers = Object.fromEntries(c.attempts.map((a) => [a.id, [a.status_code, a.delivered, a.error, a.duration_ms]]))
+  const retries = Object.fromEntries(c.retries.map((r) => [r.id, [r.next_attempt_at, r.at]]))
   return tx`
     a as (
-      update webhook_attempts t set status_code = a.status_code, delivered = a.delivered, error = a.error, duration_ms = a.duration_ms
-      from unnest(unpack_column(${pack(c.attempts.map((a) => a.id))}), unpack_column(${pack(c.attempts.map((a) => a.status_code))})::int[],
-                  unpack_column(${pack(c.attempts.map((a) => a.delivered))})::boolean[], unpack_column(${pack(c.attempts.map((a) => a.error))}),
-                  unpack_column(${pack(c.attempts.map((a) => a.duration_ms))})::int[]) as a(id, status_code, delivered, error, duration_ms)
-      where t.id = a.id
+      update webhook_attempts t set status_code = (a.v -> t.id ->> 0)::int, delivered = (a.v -> t.id ->> 1)::boolean,
+        error = a.v -> t.id ->> 2, duration_ms = (a.v -> t.id ->> 3)::int
+      from (select ${answers}::jsonb as v) a
+      where t.id = any(unpack_column(${pack(c.attempts.map((a) => a.id))}))
     ), r as (
-      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = u.next_attempt_at, sending_until = null, updated_at = u.at
-      from unnest(unpack_column(${pack(c.retries.map((r) => r.id))}), unpack_column(${pack(c.retries.map((r) => r.next_attempt_at))})::timestamptz[],
-                  unpack_column(${pack(c.retries.map((r) => r.at))})::timestamptz[]) as u(id, next_attempt_at, at)
-      where d.id = u.id
+      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = (u.v -> d.id ->> 0)::timestamptz, sending_until = null,
+        updated_at = (u.v -> d.id ->> 1)::timestamptz
+      from (select ${retries}::jsonb as v) u
+      where d.id = any(unpack_column(${pack(c.retries.map((r) => r.id))}))
     ), x as (
       delete from webhook_deliveries where id = any(unpack_column(${pack(c.done)}))
     ), e as (
       update webhooks w set
-        disabled_at = case when e.gone and w.disabled_at is null then ${c.goneAt}::timestamptz else w.disabled_at end,
-        disabled_reason = case when e.gone and w.disabled_at is null then 'the receiver answered 410 Gone' else w.disabled_reason end,
-        failures = case when e.ok then 0 when e.failed then w.failures + 1 else w.failures end,
-        paused_until = case when e.ok then null
-                            when e.failed then ${c.failedAt}::timestamptz + make_interval(secs => least(5 * power(2, w.failures), 300))
+        disabled_at = case when w.id = any(e.gone) and w.disabled_at is null then ${c.goneAt}::timestamptz else w.disabled_at end,
+        disabled_reason = case when w.id = any(e.gone) and w.disabled_at is null then 'the receiver answered 410 Gone' else w.disabled_reason end,
+        failures = case when w.id = any(e.ok) then 0 when w.id = any(e.failed) then w.failures + 1 else w.failures end,
+        paused_until = case when w.id = any(e.ok) then null
+                            when w.id = any(e.failed) then ${c.failedAt}::timestamptz + make_interval(secs => least(5 * power(2, w.failures), 300))
                             else w.paused_until end
-      from unnest(unpack_column(${pack(endpoints)}), unpack_column(${pack(endpoints.map((id) => c.gone.includes(id)))})::boolean[],
-                  unpack_column(${pack(endpoints.map((id) => c.ok.includes(id)))})::boolean[],
-                  unpack_column(${pack(endpoints.map((id) => c.failed.includes(id)))})::boolean[]) as e(id, gone, ok, failed)
-      where w.id = e.id and ((e.gone and w.disabled_at is null) or (e.ok and w.failures > 0) or e.failed)
+      from (select unpack_column(${pack(c.gone)}) as gone, unpack_column(${pack(c.ok)}) as ok, unpack_column(${pack(c.failed)}) as failed) e
+      where w.id = any(unpack_column(${pack(endpoints)}))
+        and ((w.id = any(e.gone) and w.disabled_at is null) or (w.id = any(e.ok) and w.failures > 0) or w.id = any(e.failed))
     ), notified as (
       select pg_notify(${WORK_CHANNEL}, 'schedule:webhook-deliver') where ${c.retries.length > 0}::boolean
     ),`
