@@ -318,23 +318,33 @@ export async function lengthenFailureRuns(tx: Sql, ids: string[], at: Date): Pro
  * commits, and the later of the two is followed by the end of a drain (the fan-out's notification
  * starts one; the delete is a drain's own), which calls this. Wakes the workers when it released
  * something; answers how many.
+ *
+ * A connection's queued deliveries are held but for its earliest (a new one is held while any is
+ * queued, and a release frees the earliest), so "all held" is "the earliest is held": one descent of
+ * webhook_deliveries_order a connection with held deliveries. Planned without sorts, so that no plan
+ * made from statistics that say the queue is empty reads the endpoint's whole queue by its due index
+ * for each held delivery instead (measured with 4,000 held: 2.5 s a call; now 6-8 ms).
  */
 export async function releaseStranded(db: Sql): Promise<number> {
-  const rows = await db`
-    with stranded as (
-      select distinct on (h.endpoint_id, h.connection_id) h.id
-      from webhook_deliveries h
-      where h.next_attempt_at = 'infinity'
-        and not exists (select 1 from webhook_deliveries p
-                        where p.endpoint_id = h.endpoint_id and p.connection_id = h.connection_id and p.next_attempt_at < 'infinity')
-      order by h.endpoint_id, h.connection_id, h.sequence
-    ), released as (
-      update webhook_deliveries d set next_attempt_at = d.created_at
-      from stranded s where d.id = s.id and d.next_attempt_at = 'infinity'
-      returning d.id
-    )
-    select count(*)::int as n from released`
-  const n = (rows as { n: number }[])[0]?.n ?? 0
+  const n = await db.begin(async (tx) => {
+    await tx`set local enable_sort = off`
+    const rows = await tx`
+      with released as (
+        update webhook_deliveries d set next_attempt_at = d.created_at
+        where d.id = any(array(
+            select f.id
+            from (select distinct h.endpoint_id, h.connection_id from webhook_deliveries h where h.next_attempt_at = 'infinity') h
+            cross join lateral (select n.id, n.next_attempt_at from webhook_deliveries n
+                                where n.endpoint_id = h.endpoint_id and n.connection_id = h.connection_id
+                                order by n.sequence limit 1) f
+            where f.next_attempt_at = 'infinity'))
+          -- (held, tested where no index answers it: not a walk of every held delivery by the due index)
+          and not isfinite(d.next_attempt_at)
+        returning d.id
+      )
+      select count(*)::int as n from released`
+    return (rows as { n: number }[])[0]?.n ?? 0
+  })
   if (n > 0) await notify(db, WORK_CHANNEL, 'webhook-deliver')
   return n
 }
