@@ -208,23 +208,26 @@ export async function claimNext(tx: Sql, done: Completion | null, q: NextClaim):
 
 /**
  * The CTEs of `claimNext` that complete sends (each followed by a comma). Each updates the rows named
- * by key (`= any`), taking their new values from a JSON object keyed by id: an update joined to the
- * list of rows could be planned the other way round, the table walked once for each entry.
+ * by key (`= any`), taking their new values from a JSON object keyed by id (`byId`, parsed once): an
+ * update joined to the list of rows could be planned the other way round, the table walked once for
+ * each entry.
  */
 function completion(tx: Sql, c: Completion) {
   const endpoints = [...new Set([...c.gone, ...c.ok, ...c.failed])]
-  const answers = Object.fromEntries(c.attempts.map((a) => [a.id, [a.status_code, a.delivered, a.error, a.duration_ms]]))
-  const retries = Object.fromEntries(c.retries.map((r) => [r.id, [r.next_attempt_at, r.at]]))
   return tx`
-    a as (
+    answers as materialized (
+      select ${byId(c.attempts, (a) => [a.status_code, a.delivered, a.error, a.duration_ms])}::text::jsonb as v
+    ), a as (
       update webhook_attempts t set status_code = (a.v -> t.id ->> 0)::int, delivered = (a.v -> t.id ->> 1)::boolean,
         error = a.v -> t.id ->> 2, duration_ms = (a.v -> t.id ->> 3)::int
-      from (select ${answers}::jsonb as v) a
+      from answers a
       where t.id = any(unpack_column(${pack(c.attempts.map((a) => a.id))}))
+    ), retried as materialized (
+      select ${byId(c.retries, (r) => [r.next_attempt_at, r.at])}::text::jsonb as v
     ), r as (
       update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = (u.v -> d.id ->> 0)::timestamptz, sending_until = null,
         updated_at = (u.v -> d.id ->> 1)::timestamptz
-      from (select ${retries}::jsonb as v) u
+      from retried u
       where d.id = any(unpack_column(${pack(c.retries.map((r) => r.id))}))
     ), x as (
       delete from webhook_deliveries where id = any(unpack_column(${pack(c.done)}))
@@ -242,6 +245,16 @@ function completion(tx: Sql, c: Completion) {
     ), notified as (
       select pg_notify(${WORK_CHANNEL}, 'schedule:webhook-deliver') where ${c.retries.length > 0}::boolean
     ),`
+}
+
+/**
+ * JSON text of an object of `rows`' values by id. Written as text: an object built with a new set of
+ * keys each round trip (Object.fromEntries) cost this process about three times as much.
+ */
+function byId<T extends { id: string }>(rows: T[], values: (r: T) => unknown[]): string {
+  let out = ''
+  for (const r of rows) out += `${out ? ',' : ''}${JSON.stringify(r.id)}:${JSON.stringify(values(r))}`
+  return `{${out}}`
 }
 
 /** An earlier send of these deliveries that never got its answer recorded is marked `interrupted`. */
