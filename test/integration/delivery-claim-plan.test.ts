@@ -1,9 +1,10 @@
 // A delivery drain reads each queued delivery by key, whatever the queue's statistics say
-// (src/db/webhook-delivery.ts `claimNext`, and the release of held deliveries, migration 0260). The
-// drain plans its round trip once (a generic plan); planned while the statistics said the queue was
-// empty (a vacuum after a drain: pages left, no rows), the claim's lease walked the whole queue once
-// for each delivery it leased, the completion walked it again for the retries, none as they were, and
-// releasing a connection's next delivery looked through every held one for each connection. Here the
+// (src/db/webhook-delivery.ts `claimNext` and `releaseStranded`, and the release of held deliveries,
+// migration 0260). The drain plans its round trip once (a generic plan); planned while the statistics
+// said the queue was empty (a vacuum after a drain: pages left, no rows), the claim's lease walked the
+// whole queue once for each delivery it leased, the completion walked it again for the retries, none
+// as they were, releasing a connection's next delivery looked through every held one for each
+// connection, and the drain's end looked through the endpoint's queue for each held delivery. Here the
 // queue is left in that state and a burst is drained; PostgreSQL's own counters say how many queue
 // rows were fetched for each delivery.
 import { test, expect, beforeAll, afterAll } from 'bun:test'
