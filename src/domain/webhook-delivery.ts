@@ -23,21 +23,17 @@
 // - Retries run when due: the sweep's due timer sleeps until the earliest next attempt.
 import { observeWebhookAttempts } from '../metrics.ts'
 import type { Clock } from '../clock.ts'
-import { notify, WORK_CHANNEL } from '../db/channels.ts'
 import { asyncCommit, type Sql } from '../db/sql.ts'
 import {
   claimNext,
   stopDraining,
   completeSends,
   deliveryDueAt,
-  disableGoneEndpoints,
-  endFailureRuns,
   finishedSend,
   holdForDrain,
   insertOpenAttempts,
   lastAttemptNumbers,
   leaseForRetry,
-  lengthenFailureRuns,
   markInterrupted,
   queuedSend,
   releaseStranded,
@@ -230,16 +226,11 @@ async function openAttempts(tx: Sql, rows: Omit<DueRow, 'attempt_id' | 'attempt_
   return out
 }
 
-/** Completes sends in several statements (a replay by hand, and a drain's last answers). */
+/** Completes sends in one statement (a replay by hand, and a drain's last answers). */
 async function record(tx: Sql, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
-  const c = completionOf(outcomes)
-  await completeSends(tx, c.attempts, c.retries, c.done)
+  await completeSends(tx, completionOf(outcomes))
   observeWebhookAttempts(outcomes.map((o) => o.status))
-  if (c.gone.length) await disableGoneEndpoints(tx, c.gone, c.goneAt!)
-  if (c.ok.length) await endFailureRuns(tx, c.ok)
-  if (c.failed.length) await lengthenFailureRuns(tx, c.failed, new Date(c.failedAt!))
-  if (c.retries.length) await notify(tx, WORK_CHANNEL, 'schedule:webhook-deliver')
 }
 
 /**
