@@ -292,7 +292,8 @@ describe('the widget in Chromium', () => {
     // The return page says it is done, in the browser's language, and closes itself.
     const ret = await fetch(`${base}/widget/return`, { headers: { 'accept-language': 'fr-CH, en;q=0.5' } })
     const html = await ret.text()
-    expect(html).toContain('<html lang="fr">')
+    expect(html).toContain('<html lang="fr" dir="ltr">')
+    expect([ret.headers.get('content-language'), ret.headers.get('vary')]).toEqual(['fr', 'accept-language'])
     expect(html).toContain('window.close()')
     expect(ret.headers.get('content-security-policy')).toContain("script-src 'nonce-")
     await page.close()

@@ -47,13 +47,13 @@ test('refusals keep their envelope and headers: 401 with its challenge, 404, 405
   expect(await missing.json()).toMatchObject({ code: 'not_found' })
   const wrong = await fetch(`${base}/v1/applications/${ws.appId}`, { method: 'PUT', headers: { authorization: `Bearer ${ws.apiKey}` } })
   expect(wrong.status).toBe(405)
-  expect(wrong.headers.get('allow')).toBe('GET')
+  expect(wrong.headers.get('allow')).toBe('GET, HEAD')
 })
 
 test('a browser request still gets CORS: the preflight answers, and an answer with Origin exposes the headers', async () => {
   const pre = await fetch(`${base}/v1/applications/${ws.appId}`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } })
   expect(pre.status).toBe(204)
-  expect(pre.headers.get('access-control-allow-methods')).toBe('GET')
+  expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD')
   const r = await fetch(`${base}/v1/applications/${ws.appId}`, { headers: { authorization: `Bearer ${ws.apiKey}`, origin: 'https://shop.example' } })
   expect(r.status).toBe(200)
   expect(r.headers.get('access-control-allow-origin')).toBe('*')
