@@ -16,6 +16,7 @@ import { toReqRes, toFetchResponse } from 'fetch-to-node'
 import type { Socket } from 'node:net'
 import type { Elysia } from 'elysia'
 import { mountedMethods, splitUrl, type Mount } from '../src/http/app.ts'
+import { METHOD_ORDER } from '../src/http/router.ts'
 import type { Clock } from '../src/clock.ts'
 import type { Config } from '../src/config.ts'
 import type { Sql } from '../src/db/sql.ts'
@@ -435,6 +436,6 @@ function wrongMethod(req: Request, pages: (path: string) => string[]): Response 
   for (const [route, methods] of PROVIDER_ROUTES) if (route.test(path)) for (const m of methods) allowed.add(m)
   if (allowed.has('GET')) allowed.add('HEAD')
   if (allowed.size === 0 || allowed.has(req.method)) return null
-  const allow = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => allowed.has(m)).join(', ')
+  const allow = METHOD_ORDER.filter((m) => allowed.has(m)).join(', ')
   return Response.json(new ApiError('method_not_allowed', `Use ${allow} on this path`).body(), { status: 405, headers: { allow, 'cache-control': 'no-store' } })
 }

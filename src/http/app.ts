@@ -22,7 +22,7 @@ import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
 import { ApiError } from '../errors.ts'
 import { undeclared } from '../ops/declared.ts'
-import { Router, type Match } from './router.ts'
+import { METHOD_ORDER, Router, type Match } from './router.ts'
 import { observeRequest } from '../metrics.ts'
 import { Deadline, databaseRefusal } from '../ops/deadline.ts'
 import { againOnEndedSession, databaseFailure } from '../db/unavailable.ts'
@@ -204,7 +204,7 @@ export function mountedMethods(routes: readonly { method: string; path: string }
   return (path) => {
     const methods = new Set(table.filter((r) => r.re.test(path)).map((r) => r.method))
     if (methods.has('GET')) methods.add('HEAD')
-    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => methods.has(m))
+    return METHOD_ORDER.filter((m) => methods.has(m))
   }
 }
 

@@ -37,6 +37,9 @@ function parse(template: string): Seg[] {
 
 const SEEN_MAX = 10_000
 
+/** The order `Allow` lists methods in, on every face. */
+export const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
 export class Router<T> {
   private readonly exact = new Map<string, T>()
   private readonly bySize = new Map<number, Route<T>[]>()
@@ -115,7 +118,7 @@ export class Router<T> {
 
   /** The methods the path answers to, for `Allow`: HEAD beside GET. */
   allowed(path: string): string[] {
-    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => {
+    return METHOD_ORDER.filter((m) => {
       const r = this.match(m, path)
       return r !== null && r !== 'method'
     })
