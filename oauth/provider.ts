@@ -34,7 +34,6 @@ import { GRANT_TTL_S, liveGrant, revokeGrant, REVOKE_REASONS, takeStepUp, touchG
 import { clientMetadataDocuments } from './client-metadata.ts'
 import type { Dns } from '../src/adapters/dns.ts'
 import { AGENT_SCOPE_IDS, DEFAULT_AGENT_SCOPE_IDS, parseScopes } from '../src/domain/rbac.ts'
-import { parseableUrl } from '../src/http/request-headers.ts'
 
 export const OAUTH_MOUNT = '/oauth'
 export const ACCESS_TOKEN_TTL_S = 600
@@ -244,8 +243,7 @@ function providerBridge(provider: Provider, secure: boolean): CallProvider {
 function oauthHandler(deps: AuthServerDeps, tokenGrant: TokenGrant, callProvider: CallProvider): AuthServer['handle'] {
   const revocation = revocationEndpoint(deps, tokenGrant)
   const token = tokenEndpoint(deps, tokenGrant, callProvider)
-  return async (request, ip) => {
-    const req = parseableUrl(request, deps.config.publicUrl)
+  return async (req, ip) => {
     if (req.method === 'POST') {
       const path = new URL(req.url).pathname
       if (path === REVOCATION_PATH) return revocation(req)

@@ -17,7 +17,7 @@ import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
 import { COMPRESS_FROM, compressed, encodeCached, respond } from './encoded.ts'
-import { hostAcceptable, IDENTITY_ONLY, jsonDeclared, undecodedCoding } from './request-headers.ts'
+import { hostAcceptable, IDENTITY_ONLY, jsonDeclared, pathStart, undecodedCoding } from './request-headers.ts'
 import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
 import { ApiError } from '../errors.ts'
@@ -130,8 +130,7 @@ async function readBody(req: Request): Promise<unknown> {
 
 /** Path and query of a request URL without building a URL object (this runs on every request). */
 export function splitUrl(raw: string): { path: string; query: Record<string, string> } {
-  // A request without a Host (HTTP/1.0) comes with its path alone.
-  const start = raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2)
+  const start = pathStart(raw)
   if (start < 0) return { path: '/', query: {} }
   const q = raw.indexOf('?', start)
   const hash = raw.indexOf('#', start)
@@ -459,9 +458,11 @@ interface PeerServer {
 /**
  * Elysia finds a request's path at the first `/` from the URL's twelfth character (`http://` and a
  * host of four): a request whose Host is shorter (`api`, as a proxy may name its upstream) or absent
- * (HTTP/1.0) would be routed by a piece of its path, and /oauth and /mcp answered 404. Such a request
- * is handed to Elysia with PUBLIC_URL's origin (Portico builds no link from Host); its client address
- * stays its socket's, which the server is taught to answer for the copy.
+ * (HTTP/1.0) would be routed by a piece of its path, and /oauth and /mcp answered 404; and a Host no URL
+ * parser takes (`256.256.256.256`, a port past 65535) is still one host by RFC 3986's grammar, while
+ * the faces behind Elysia (OAuth, the pages) parse the URL. Such a request is handed to Elysia with
+ * PUBLIC_URL's origin (Portico builds no link from Host); its client address stays its socket's, which
+ * the server is taught to answer for the copy.
  */
 function elysiaRoutable(publicUrl: string): (req: Request, server: PeerServer) => Request {
   const origin = new URL(publicUrl).origin
@@ -469,8 +470,8 @@ function elysiaRoutable(publicUrl: string): (req: Request, server: PeerServer) =
   const taught = new WeakSet<PeerServer>()
   return (req, server) => {
     const raw = req.url
-    const start = raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2)
-    if (start >= 11) return req
+    const start = pathStart(raw)
+    if (start >= 11 && URL.canParse(raw)) return req
     const copy = new Request(origin + (start < 0 ? '/' : raw.slice(start)), req)
     peers.set(copy, server.requestIP(req))
     if (!taught.has(server)) {

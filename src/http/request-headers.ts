@@ -3,17 +3,10 @@
 // Accept-Encoding and If-None-Match are read in encoded.ts, Accept-Language in src/widget/locale.ts.
 
 /**
- * The request with PUBLIC_URL's origin when its own URL does not parse: a request without Host
- * (HTTP/1.0) comes with its path alone, and a Host no URL parser takes (`256.256.256.256`, a port past
- * 65535) is still one host by RFC 3986's grammar. The faces that parse the URL (OAuth, the pages) get
- * one; Portico never builds a link from Host, so nothing is lost.
+ * Where the path of a request's URL starts: a request without Host (HTTP/1.0) comes with its path alone;
+ * -1 when the URL has no path at all.
  */
-export function parseableUrl(req: Request, publicUrl: string): Request {
-  if (URL.canParse(req.url)) return req
-  const raw = req.url
-  const start = raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2)
-  return new Request(new URL(publicUrl).origin + (start < 0 ? '/' : raw.slice(start)), req)
-}
+export const pathStart = (raw: string) => (raw.charCodeAt(0) === 47 /* / */ ? 0 : raw.indexOf('/', raw.indexOf('//') + 2))
 
 /** A media type a JSON body may be declared as: `application/json` or any `+json`, any case, with parameters. */
 export const jsonDeclared = (type: string | null) => !type || /^application\/([\w.-]+\+)?json[ \t]*(;|$)/i.test(type.trim())
