@@ -57,7 +57,7 @@ const MAX_BODY_BYTES = 1 << 20
  * A JSON answer: the JSON and security headers, the request id, the credential's RateLimit fields
  * (unless `withLimits` is false) and the operation's own headers, in one headers object.
  */
-function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra: Record<string, string> | undefined, closing: boolean, withLimits = true): Response {
+function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra: Record<string, string> | undefined, closing: boolean, withLimits = true): Response | Promise<Response> {
   // A copy of the prebuilt Headers with the few per-request fields set: cheaper than spreading an
   // object of ten entries that the Response then converts (about 1 µs a request).
   const headers = new Headers(s.baseHeaders)
@@ -70,10 +70,11 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   if (text.length < COMPRESS_FROM) return new Response(text, { status, headers })
   // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts).
   headers.set('vary', 'accept-encoding')
-  const coded = compressed(text, x.req.headers.get('accept-encoding'))
-  if (coded === null) return new Response(text, { status, headers })
-  headers.set('content-encoding', coded.coding)
-  return new Response(coded.body, { status, headers })
+  return compressed(text, x.req.headers.get('accept-encoding')).then((coded) => {
+    if (coded === null) return new Response(text, { status, headers })
+    headers.set('content-encoding', coded.coding)
+    return new Response(coded.body, { status, headers })
+  })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -367,7 +368,7 @@ async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params
 }
 
 /** The error envelope of anything thrown while answering. */
-function failed(s: HandlerState, x: Exchange, err: unknown): Response {
+function failed(s: HandlerState, x: Exchange, err: unknown): Response | Promise<Response> {
   const { deps } = s
   // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
   if (x.req.signal.aborted && !(err instanceof ApiError)) {
