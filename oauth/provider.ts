@@ -212,7 +212,7 @@ export async function createAuthServer(deps: AuthServerDeps): Promise<AuthServer
   const provider = new Provider(issuer, providerConfig(deps, keys, resource))
   provider.on('server_error', (_ctx: unknown, err: unknown) => log.error('oauth server error', errorFields(err)))
   const tokens = accessTokens(deps, keys, issuer, resource)
-  const callProvider = providerBridge(provider, issuer.startsWith('https:'))
+  const callProvider = providerBridge(provider, issuer)
   const handle = oauthHandler(deps, tokens.tokenGrant, callProvider)
   const metadata = discoveryMetadata(deps, issuer, handle)
   const { checkAccessToken, verifyAccessToken, verifyForApi, accessTokenSigned } = tokens
@@ -224,12 +224,18 @@ type TokenGrant = (token: string) => Promise<{ grantId: string; clientId: string
 
 /**
  * oidc-provider is a Koa app for node:http; fetch-to-node turns the Request into a node request and
- * the node response back into a Response. Koa reads `socket.encrypted` for the scheme.
+ * the node response back into a Response. Koa reads `socket.encrypted` for the scheme, and builds the
+ * request's URL from Host: it is told the issuer's host, whatever Host was sent (Portico builds no link
+ * from Host, and a Host no URL parser takes, `256.256.256.256` or a port past 65535, is still one host
+ * by RFC 3986 that Koa's URL would throw on).
  */
-function providerBridge(provider: Provider, secure: boolean): CallProvider {
+function providerBridge(provider: Provider, issuer: string): CallProvider {
   const callback = provider.callback()
+  const secure = issuer.startsWith('https:')
+  const host = new URL(issuer).host
   return async (req, ip) => {
     const { req: nodeReq, res } = toReqRes(withAgentScopes(req))
+    nodeReq.headers.host = host
     const path = nodeReq.url ?? '/'
     ;(nodeReq as typeof nodeReq & { originalUrl: string }).originalUrl = path
     nodeReq.url = path.startsWith(OAUTH_MOUNT) ? path.slice(OAUTH_MOUNT.length) || '/' : path
@@ -249,7 +255,10 @@ function oauthHandler(deps: AuthServerDeps, tokenGrant: TokenGrant, callProvider
       if (path === REVOCATION_PATH) return revocation(req)
       if (path === TOKEN_PATH) return token(req, ip)
     }
-    return callProvider(req, ip)
+    const res = await callProvider(req, ip)
+    // A path the provider has no route for is Koa's plain "Not Found": answered in the envelope every other face's 404 is.
+    if (res.status === 404 && res.headers.get('content-type')?.startsWith('text/plain')) return Response.json({ code: 'not_found', title: 'No such route' }, { status: 404 })
+    return res
   }
 }
 

@@ -148,6 +148,11 @@ const ID_PREFIX = `req_${randomToken(6)}`
 let idCounter = 0
 const nextRequestId = () => `${ID_PREFIX}${(++idCounter).toString(36)}`
 const REQUEST_ID = /^[\w.-]{1,64}$/
+/** The request's id: the client's X-Request-Id when well-formed, else a new one. */
+function requestIdOf(req: Request): string {
+  const incoming = req.headers.get('x-request-id')
+  return incoming !== null && REQUEST_ID.test(incoming) ? incoming : nextRequestId()
+}
 
 export function buildRouter(ops: AnyOp[]): Router<AnyOp> {
   const router = new Router<AnyOp>()
@@ -285,11 +290,10 @@ class ClientAddress {
 async function handleRequest(s: HandlerState, req: Request, peer: Peer, matched?: Matched): Promise<Response> {
   const started = performance.now()
   const url = (matched && matched !== 'method' && matched.url) || splitUrl(req.url)
-  const incoming = req.headers.get('x-request-id')
   const x: Exchange = {
     req,
     ip: new ClientAddress(req, peer, s.trusted),
-    requestId: incoming !== null && REQUEST_ID.test(incoming) ? incoming : nextRequestId(),
+    requestId: requestIdOf(req),
     path: url.path,
     status: 500,
     op: undefined,
@@ -444,9 +448,13 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   // operations do (`answer`, `readBody`).
   app.onRequest(({ request }) => {
     const refused = refusedAtTheDoor(request)
-    return refused === null ? undefined : Response.json(refused.body(), { status: refused.status, headers: { ...secured, ...refused.headers, 'cache-control': 'no-store' } })
+    return refused === null ? undefined : Response.json(refused.body(), { status: refused.status, headers: { ...secured, ...refused.headers, 'cache-control': 'no-store', 'x-request-id': requestIdOf(request) } })
   })
-  app.onAfterHandle({ as: 'global' }, ({ response }) => (response instanceof Response ? withSecurityHeaders(response, secured) : undefined))
+  // Their answers carry a request id too, the client's own when it sent a well-formed one (as `handleRequest`).
+  app.onAfterHandle({ as: 'global' }, ({ request, response }) => {
+    if (!(response instanceof Response)) return undefined
+    return withSecurityHeaders(response, response.headers.has('x-request-id') ? secured : { ...secured, 'x-request-id': requestIdOf(request) })
+  })
   for (const mount of mounts) app = mount(app)
   handle.mounted(app.routes)
   return app.all('/v1/*', route, { parse: 'none' }).all('/healthz', route, { parse: 'none' }).all('/readyz', route, { parse: 'none' }).all('*', route, { parse: 'none' })

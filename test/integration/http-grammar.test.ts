@@ -12,6 +12,7 @@ import { startPortico, provision, type TestPortico, type Workspace } from '../ha
 import { OPERATIONS } from '../../src/ops/operations.ts'
 import { fullPath } from '../../src/http/app.ts'
 import { widgetBundle } from '../../src/widget/build.ts'
+import { pkce, registerClient } from '../harness/agents.ts'
 
 let p: TestPortico
 let ws: Workspace
@@ -233,6 +234,17 @@ test('no face answers 500 to a Host it may not parse: none over HTTP/1.0, one no
   expect(statusOf(await rawExchange('GET /oauth/jwks HTTP/1.0\r\n\r\n'))).toBe(200)
 })
 
+test('an authorization request and a sign-out are answered alike under any Host RFC 3986 takes (the provider is told the issuer\'s host)', async () => {
+  const reg = await registerClient(base, { client_name: 'Host agent', redirect_uris: ['http://127.0.0.1:9/cb'] })
+  const query = new URLSearchParams({ client_id: reg.body.client_id, redirect_uri: 'http://127.0.0.1:9/cb', response_type: 'code', code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'domains:read', state: 's1' })
+  for (const host of ['Host: 127.0.0.1\r\n', 'Host: 256.256.256.256\r\n', 'Host: localhost:65536\r\n', 'Host: [v1.fe80::a+en1]\r\n', 'Host: a\r\n']) {
+    const auth = await rawExchange(`GET /oauth/auth?${query} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
+    expect([host, statusOf(auth), /\r\nlocation: \/oauth\/consent\//i.test(auth)]).toEqual([host, 303, true])
+    const end = await rawExchange(`GET /oauth/session/end HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
+    expect([host, statusOf(end)]).toEqual([host, 200])
+  }
+})
+
 test('every face refuses a body in a coding it does not read, before reading it', async () => {
   const form = { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }
   for (const path of ['/oauth/token', '/oauth/token/revocation', '/share/shr_aaaaaaaaaaaaaaaa', '/v1/payments/webhook']) {
@@ -304,3 +316,34 @@ test("the OAuth face's routes answer their methods, and any other with 405 namin
   }
   expect((await fetch(`${base}/oauth/no-such-endpoint`)).status).toBe(404)
 })
+
+test('every face answers with a request id, the client\'s own when well-formed; an unknown OAuth path is a 404 in the envelope', async () => {
+  for (const [method, path] of [
+    ['GET', '/v1/docs'],
+    ['GET', '/metrics'],
+    ['GET', '/.well-known/oauth-authorization-server'],
+    ['GET', '/oauth/jwks'],
+    ['GET', '/oauth/session/end'],
+    ['GET', '/oauth/nope'],
+    ['POST', '/mcp'],
+    ['GET', '/widget.js'],
+    ['GET', '/widget/return'],
+    ['GET', '/share/abc'],
+  ] as const) {
+    const r = await fetch(base + path, { method, redirect: 'manual' })
+    expect([method, path, /^[\w.-]{1,64}$/.test(r.headers.get('x-request-id') ?? '')]).toEqual([method, path, true])
+    const own = await fetch(base + path, { method, redirect: 'manual', headers: { 'x-request-id': 'trace-7.a_b' } })
+    expect([method, path, own.headers.get('x-request-id')]).toEqual([method, path, 'trace-7.a_b'])
+  }
+  const refused = statusAndHeaders(await rawExchange('GET /oauth/jwks HTTP/1.1\r\nHost: a b\r\nX-Request-Id: at-the-door\r\nConnection: close\r\n\r\n'))
+  expect([refused.status, refused.headers['x-request-id']]).toEqual([400, 'at-the-door'])
+  const unknown = await fetch(`${base}/oauth/nope`)
+  expect([unknown.status, await unknown.json()]).toEqual([404, { code: 'not_found', title: 'No such route' }])
+})
+
+function statusAndHeaders(raw: string): { status: number; headers: Record<string, string> } {
+  const head = raw.slice(0, raw.indexOf('\r\n\r\n')).split('\r\n')
+  const headers: Record<string, string> = {}
+  for (const line of head.slice(1)) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim()
+  return { status: Number(head[0]!.split(' ')[1]), headers }
+}
