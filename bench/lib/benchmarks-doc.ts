@@ -22,7 +22,7 @@ this page cannot quote a figure no run measured.
 
 | script | measures | baseline | goal |
 | --- | --- | --- | --- |
-| \`bun bench/auth-read.ts\` | authenticated \`GET /v1/applications/{id}\` (wrk, 50 connections, request log on) | bare \`Bun.serve\` doing one \`SELECT 1\` on the same database | 0.8 |
+| \`bun bench/auth-read.ts\` | authenticated \`GET /v1/applications/{id}\` (wrk, 50 connections, request log on) | bare \`Bun.serve\` doing one \`SELECT 1\` on the same database; beside it, a bare \`Bun.serve\` reading the same application row with the same statement (its rate against \`SELECT 1\` is the most any server reading the row reaches; Portico against it is \`ratio to the same read\`) | 0.8 |
 | \`bun bench/webhooks.ts\` | 10,000 events delivered to a loopback receiver, each its connection's first (the in-order path; \`BENCH_UNORDERED=1\` sends them as events of no connection): fair claims (each send leased and its \`in flight\` attempt row committed before it goes out), SSRF check, signing, pinned POSTs, answers recorded (both sides warmed up first). \`BENCH_IDLE_ENDPOINTS=5000\` adds endpoints with nothing queued | plain signed POSTs from a script to the same receiver, 128 in flight | 0.5 |
 | \`bun bench/verify.ts\` | verification sweep over 10,000 propagating connections against PowerDNS on loopback; every one goes live and writes its event; median of five rounds after a warm-up, each from freshly loaded tables | the same 10,000 DNS questions sent raw over UDP by a script, 64 in flight | 0.5 |
 | \`bun bench/monitor.ts\` | monitor over 20,000 live domains (1% drifted, drift events on): an hour of sweeps, the clock moving five minutes per sweep, every domain checked once | the same DNS questions sent raw by a script | 0.5 |
