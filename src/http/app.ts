@@ -70,8 +70,9 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   if (text.length < COMPRESS_FROM) return new Response(text, { status, headers })
   // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts).
   headers.set('vary', 'accept-encoding')
-  return compressed(text, x.req.headers.get('accept-encoding')).then((coded) => {
-    if (coded === null) return new Response(text, { status, headers })
+  const coding = compressed(text, x.req.headers.get('accept-encoding'))
+  if (coding === null) return new Response(text, { status, headers })
+  return coding.then((coded) => {
     headers.set('content-encoding', coded.coding)
     return new Response(coded.body, { status, headers })
   })

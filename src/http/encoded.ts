@@ -6,6 +6,7 @@
 // rule (`chooseCoding`).
 import { createHash } from 'node:crypto'
 import { brotliCompressSync, constants, gzip } from 'node:zlib'
+import { promisify } from 'node:util'
 import { weightOf } from '../widget/weight.ts'
 
 export type Coding = 'br' | 'zstd' | 'gzip'
@@ -146,17 +147,16 @@ export const COMPRESS_FROM = 8192
 const DYNAMIC: readonly Coding[] = ['zstd', 'gzip']
 
 /**
- * `text` compressed in zstd or gzip as the client accepts (`chooseCoding`); null when it accepts neither.
- * The compression runs on the runtime's thread pool: a page of 50 connections (about 50 KB) takes some
- * 20 µs to compress, which on the request thread would cost every other request waiting behind it.
+ * `text` compressed in zstd or gzip as the client accepts (`chooseCoding`); null, at once, when it accepts
+ * neither. The compression runs on the runtime's thread pool: a page of 50 connections (about 50 KB)
+ * takes some 20 µs to compress, which on the request thread would cost every other request waiting behind it.
  */
-export async function compressed(text: string, acceptEncoding: string | null): Promise<{ coding: Coding; body: Uint8Array<ArrayBuffer> } | null> {
+export function compressed(text: string, acceptEncoding: string | null): Promise<{ coding: Coding; body: Uint8Array<ArrayBuffer> }> | null {
   const coding = chooseCoding(acceptEncoding, DYNAMIC)
   if (coding === null) return null
   const bytes = Buffer.from(text)
-  const body = coding === 'zstd' ? await Bun.zstdCompress(bytes, { level: 1 }) : await gzipped(bytes)
-  return { coding, body: body as Uint8Array<ArrayBuffer> }
+  const body = coding === 'zstd' ? Bun.zstdCompress(bytes, { level: 1 }) : gzipped(bytes, { level: 1 })
+  return body.then((b) => ({ coding, body: b as Uint8Array<ArrayBuffer> }))
 }
 
-const gzipped = (bytes: Uint8Array) =>
-  new Promise<Uint8Array>((resolve, reject) => gzip(bytes, { level: 1 }, (err, out) => (err ? reject(err) : resolve(out))))
+const gzipped = promisify(gzip)

@@ -139,6 +139,8 @@ async function rawExchange(raw: string): Promise<string> {
   })
 }
 const statusOf = (answer: string) => Number(answer.slice(9, 12))
+/** A header field's value in a raw answer, or null. */
+const headerOf = (answer: string, name: string) => new RegExp(`\\r\\n${name}:[ \\t]*([^\\r]*)`, 'i').exec(answer.slice(0, answer.indexOf('\r\n\r\n')))?.[1] ?? null
 
 test('Host: none over HTTP/1.0 is served; a malformed one, or two, is a 400 on every face', async () => {
   for (const path of ['/healthz', '/v1/providers', '/widget/return']) {
@@ -239,7 +241,7 @@ test('an authorization request and a sign-out are answered alike under any Host 
   const query = new URLSearchParams({ client_id: reg.body.client_id, redirect_uri: 'http://127.0.0.1:9/cb', response_type: 'code', code_challenge: pkce().challenge, code_challenge_method: 'S256', scope: 'domains:read', state: 's1' })
   for (const host of ['Host: 127.0.0.1\r\n', 'Host: 256.256.256.256\r\n', 'Host: localhost:65536\r\n', 'Host: [v1.fe80::a+en1]\r\n', 'Host: a\r\n']) {
     const auth = await rawExchange(`GET /oauth/auth?${query} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
-    expect([host, statusOf(auth), /\r\nlocation: \/oauth\/consent\//i.test(auth)]).toEqual([host, 303, true])
+    expect([host, statusOf(auth), headerOf(auth, 'location')?.startsWith('/oauth/consent/')]).toEqual([host, 303, true])
     const end = await rawExchange(`GET /oauth/session/end HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
     expect([host, statusOf(end)]).toEqual([host, 200])
   }
@@ -335,15 +337,8 @@ test('every face answers with a request id, the client\'s own when well-formed; 
     const own = await fetch(base + path, { method, redirect: 'manual', headers: { 'x-request-id': 'trace-7.a_b' } })
     expect([method, path, own.headers.get('x-request-id')]).toEqual([method, path, 'trace-7.a_b'])
   }
-  const refused = statusAndHeaders(await rawExchange('GET /oauth/jwks HTTP/1.1\r\nHost: a b\r\nX-Request-Id: at-the-door\r\nConnection: close\r\n\r\n'))
-  expect([refused.status, refused.headers['x-request-id']]).toEqual([400, 'at-the-door'])
+  const refused = await rawExchange('GET /oauth/jwks HTTP/1.1\r\nHost: a b\r\nX-Request-Id: at-the-door\r\nConnection: close\r\n\r\n')
+  expect([statusOf(refused), headerOf(refused, 'x-request-id')]).toEqual([400, 'at-the-door'])
   const unknown = await fetch(`${base}/oauth/nope`)
   expect([unknown.status, await unknown.json()]).toEqual([404, { code: 'not_found', title: 'No such route' }])
 })
-
-function statusAndHeaders(raw: string): { status: number; headers: Record<string, string> } {
-  const head = raw.slice(0, raw.indexOf('\r\n\r\n')).split('\r\n')
-  const headers: Record<string, string> = {}
-  for (const line of head.slice(1)) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim()
-  return { status: Number(head[0]!.split(' ')[1]), headers }
-}
