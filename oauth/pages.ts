@@ -4,6 +4,7 @@
 // in another language than English says so (`lang`, `dir`, `Content-Language`; oauth/strings.ts); the
 // layout is written in logical directions, so a right-to-left page mirrors.
 import { fromElsewhere } from '../src/http/forms.ts'
+import { lateBody } from '../src/http/encoded.ts'
 import type { BrandingView } from '../src/domain/branding.ts'
 import { directionOf } from '../src/widget/locale.ts'
 import type { Peer } from '../src/client-address.ts'
@@ -76,7 +77,8 @@ export function page(status: number, title: string, main: string, opts: PageOpti
 <main>${main}</main>
 <footer><p>${opts.footer ?? DEFAULT_FOOTER}</p></footer></body></html>`
   const language: Record<string, string> = opts.lang ? { 'content-language': lang, vary: 'accept-language' } : {}
-  return new Response(html, { status, headers: { ...PAGE_HEADERS, ...language, ...opts.headers } })
+  // Made after the database was read, as most pages are: sent in one write (`lateBody`).
+  return new Response(lateBody(html), { status, headers: { ...PAGE_HEADERS, ...language, ...opts.headers } })
 }
 
 export const seeOther = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store', ...headers } })

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (npm test). Installs the Debian daemons the integration tests run against when
-# they are missing (PowerDNS, Caddy, Pebble, Prometheus, Chromium and a CJK font; needs root and apt), then runs bun test.
+# they are missing (PowerDNS, Caddy, Pebble, Prometheus, Chromium, a CJK font and strace; needs root and apt), then runs bun test.
 # Without DATABASE_URL the tests start an embedded PostgreSQL under .test-data/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,8 @@ command -v pebble >/dev/null || need+=(pebble)
 command -v openssl >/dev/null || need+=(openssl)
 command -v chromium >/dev/null || need+=(chromium)
 command -v prometheus >/dev/null || need+=(prometheus)
+# The server's own system calls on an answer's socket (test/integration/answer-writes.test.ts).
+command -v strace >/dev/null || need+=(strace)
 # Japanese and Chinese glyphs for the widget's screenshot checks (no string overflows in every locale).
 fc-list 2>/dev/null | grep -qi 'IPAGothic' || need+=(fonts-ipafont-gothic)
 if [ ${#need[@]} -gt 0 ]; then

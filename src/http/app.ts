@@ -16,7 +16,7 @@ import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from '.
 import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
-import { COMPRESS_FROM, compressed, encodeCached, respond } from './encoded.ts'
+import { COMPRESS_FROM, compressed, encodeCached, lateBody, respond } from './encoded.ts'
 import { hostAcceptable, IDENTITY_ONLY, jsonDeclared, pathStart, undecodedCoding } from './request-headers.ts'
 import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
@@ -68,13 +68,14 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   if (status === 204) return new Response(null, { status, headers })
   const text = jsonText(x.forAgent ? showHiddenDeep(body) : body)!
   if (text.length < COMPRESS_FROM) return new Response(text, { status, headers })
-  // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts).
+  // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts), and
+  // to one that does not in a body Bun sends in one write (`lateBody`).
   headers.set('vary', 'accept-encoding')
   const coding = compressed(text, x.req.headers.get('accept-encoding'))
-  if (coding === null) return new Response(text, { status, headers })
+  if (coding === null) return new Response(lateBody(text), { status, headers })
   return coding.then((coded) => {
     headers.set('content-encoding', coded.coding)
-    return new Response(coded.body, { status, headers })
+    return new Response(lateBody(coded.body), { status, headers })
   })
 }
 

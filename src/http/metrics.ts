@@ -13,6 +13,7 @@ import { errorFields, log } from '../logger.ts'
 import { dbGauges, registry } from '../metrics.ts'
 import { ApiError } from '../errors.ts'
 import type { Mount } from './app.ts'
+import { lateBody } from './encoded.ts'
 
 const FRESH_MS = 1000
 /** How long a scrape waits for the database gauges before it answers with the ones it last read. */
@@ -70,7 +71,7 @@ export function metricsMount(deps: { config: Config; db: Sql; clock: Clock }): M
         await Promise.race([inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, SCRAPE_WAIT_MS)))])
         clearTimeout(timer)
       }
-      return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } })
+      return new Response(lateBody(await registry.metrics()), { headers: { 'content-type': registry.contentType } })
     })
     return app
   }

@@ -21,7 +21,7 @@ import { fromElsewhere } from '../http/forms.ts'
 import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
-import { encode, PLAIN_NOT_FOUND, respond, type Encoded } from '../http/encoded.ts'
+import { encode, lateBody, PLAIN_NOT_FOUND, respond, type Encoded } from '../http/encoded.ts'
 
 export interface SharePageDeps {
   /** The API's own handler (the page reads `GET /v1/share/{token}` like any client), given the visitor's address. */
@@ -257,7 +257,7 @@ export function shareAssets(): Promise<ShareAssets> {
 // ---------------------------------------------------------------- HTTP
 
 function htmlResponse(status: number, html: string, nonce: string): Response {
-  return new Response(html, {
+  return new Response(lateBody(html), {
     status,
     headers: {
       'content-type': 'text/html; charset=utf-8',
