@@ -1,7 +1,7 @@
 // bench/scale: the cost curve. Seeds 10,000, then 100,000, then 1,000,000 connections across 1,000
 // workspaces (bench/lib/scale-seed.ts: Zipf-sized workspaces, with audit rows, outbox events, delivery
 // attempts, monitor rows and certificates in proportion), and at each size measures:
-// - p50 / p99 and req/s of the authenticated get, list (first page and a deep page), count and domain
+// - p50 / p99 and req/s of the authenticated get, list (first page, compressed and not, and a deep page), count and domain
 //   check, each under load (50 connections) from the largest workspace (about a tenth of everything:
 //   the worst case), next to bench/auth-read's baseline (a bare Bun.serve doing one SELECT 1 on the
 //   same database) measured in the same round; the ratio is requests per second against it;
@@ -127,7 +127,7 @@ interface Row {
   gaugesMs: number
 }
 const rows: Row[] = []
-const OPS = ['get', 'list first', 'list deep', 'count', 'domain check'] as const
+const OPS = ['get', 'list first', 'list first, identity', 'list deep', 'count', 'domain check'] as const
 let metricsSample = ''
 
 let seeded = 0
@@ -166,6 +166,8 @@ for (const size of SIZES) {
   const targets: Record<(typeof OPS)[number], (n: number) => [string, RequestInit]> = {
     get: (n) => [`${api}/connections/${sample[n % sample.length]}`, { headers: auth }],
     'list first': () => [`${api}/connections?limit=50`, { headers: auth }],
+    // The same page to a client that takes no content coding (curl without --compressed, wrk, many SDKs).
+    'list first, identity': () => [`${api}/connections?limit=50`, { headers: { ...auth, 'accept-encoding': 'identity' } }],
     'list deep': (n) => [`${api}/connections?limit=50&cursor=${deepCursors[n % deepCursors.length]}`, { headers: auth }],
     count: () => [`${api}/connections:count`, { headers: auth }],
     'domain check': () => [`${api}/domains:check`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ domain: `shop.${zone}` }) }],
@@ -296,6 +298,7 @@ for (const r of rows) {
   const at = ` @ ${fmt(r.size)}`
   recorded[`list first / get${at}`] = r.ops['list first']!.rps / r.ops.get!.rps
   recorded[`list deep / get${at}`] = r.ops['list deep']!.rps / r.ops.get!.rps
+  recorded[`list first, identity / get${at}`] = r.ops['list first, identity']!.rps / r.ops.get!.rps
   recorded[`get / baseline${at}`] = r.ops.get!.ratio
 }
 if (rows.length > 1) recorded['worst p99 growth'] = worst

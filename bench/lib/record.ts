@@ -42,6 +42,7 @@ export const FIGURES: Record<string, Record<string, FigureSpec>> = {
   },
   scale: {
     'list first / get': { what: 'first list page of 50 against a get, req/s under the same load, largest workspace', goal: 0.5 },
+    'list first, identity / get': { what: 'the same first page to a client that takes no content coding, against a get', goal: 0.5 },
     'list deep / get': { what: 'a deep list page of 50 against a get, req/s under the same load, largest workspace', goal: 0.5 },
     'get / baseline': { what: 'a get against the SELECT 1 baseline, req/s', goal: 0.5 },
     'worst p99 growth': { what: 'the largest size p99 over the smallest size p99, worst operation', goal: 1.5, lower: true },
