@@ -27,6 +27,7 @@ import type { Principal } from '../src/domain/principal.ts'
 import type { AgentIdentity, AuthServer } from '../oauth/provider.ts'
 import { AGENT_SCOPE_IDS, CUSTOM_RECORDS_SCOPE, DEFAULT_AGENT_SCOPE_IDS } from '../src/domain/rbac.ts'
 import { dpopChallenge, presentation } from '../src/http/dpop.ts'
+import { inOneWrite } from '../src/http/encoded.ts'
 import { noteStepUp } from '../src/domain/agent-grants.ts'
 import { wwwAuthenticate } from './metadata.ts'
 import { buildTools, callTool, type AgentTool } from './tools.ts'
@@ -185,7 +186,7 @@ export function createMcpHandler(deps: McpDeps) {
     const res = isLegacy ? await legacy(req, body, authInfo) : await modern.fetch(req, { parsedBody: body, authInfo })
     const method = Array.isArray(body) ? 'batch' : (body as { method?: string })?.method
     log.info('mcp', { method, status: res.status, client_id: identity.clientId, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
-    return res
+    return inOneWrite(res)
   }
 }
 

@@ -161,6 +161,19 @@ export function lateBody(body: string | Uint8Array<ArrayBuffer>): string | Uint8
 }
 
 /**
+ * An answer made by a library after an await (the MCP SDK's JSON), given a body Bun sends in one write
+ * (`lateBody`); a stream of events is left as it is.
+ */
+export async function inOneWrite(res: Response): Promise<Response> {
+  if (res.body === null || res.headers.get('content-type')?.startsWith('text/event-stream')) return res
+  const body = lateBody(new Uint8Array(await res.arrayBuffer()))
+  if (!(body instanceof ReadableStream)) return new Response(body, res)
+  const headers = new Headers(res.headers)
+  headers.delete('content-length')
+  return new Response(body, { status: res.status, statusText: res.statusText, headers })
+}
+
+/**
  * JSON answers from this many characters on (a list page) go compressed to a client that accepts zstd
  * or gzip, at the fastest level: a page of 50 connections (about 33 KB) takes 20-25 µs to compress to
  * 2-3 KB, which also leaves in one write (`ONE_WRITE`). Brotli is not used here (three times slower at its fastest); an answer that

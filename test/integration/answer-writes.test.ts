@@ -10,35 +10,40 @@ import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPdns } from '../harness/pdns.ts'
-import { startPortico, provision, type TestPortico, type Workspace } from '../harness/portico.ts'
+import { provision, type Workspace } from '../harness/portico.ts'
+import { agentToken, livePortico, type LivePortico } from '../harness/agents.ts'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 
-let p: TestPortico
+let p: LivePortico
 let ws: Workspace
 let port: number
-let server: { stop(force?: boolean): Promise<void> }
+let agent: string
 beforeAll(async () => {
   const pdns = await startPdns()
-  p = await startPortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test' })
+  p = await livePortico({ DNS_RESOLVERS: pdns.dnsAddress, EDGE_CNAME_TARGET: 'edge.portico.test' })
+  port = Number(new URL(p.url).port)
   ws = await provision(p)
   const zone = `writes${Date.now().toString(36)}.test`
   await pdns.createZone(zone)
   const bulk = await p.api('POST', '/v1/connections:bulk', { token: ws.apiKey, body: { domains: Array.from({ length: 50 }, (_, i) => `shop${i}.${zone}`) } })
   expect(bulk.status).toBeLessThan(300)
-  const app = p.app.listen({ port: 0, hostname: '127.0.0.1' }) as unknown as { server: { port: number; stop(force?: boolean): Promise<void> } }
-  server = app.server
-  port = app.server.port
+  agent = (await agentToken(p.url, ws.apiKey, 'domains:read domains:write', 'Listing agent')).tokens.access_token
 }, 60_000)
-afterAll(async () => {
-  await server?.stop(true)
-  await p?.close()
-})
+afterAll(() => p?.stop())
 
-/** The whole answer to `GET path` on a connection of its own (closed after it). */
-function exchange(path: string, headers: Record<string, string>): Promise<string> {
-  const head = Object.entries({ host: 'portico.test', connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+interface Ask {
+  path: string
+  headers: Record<string, string>
+  body?: string
+}
+
+/** The whole answer to `ask` on a connection of its own (closed after it). */
+function exchange({ path, headers, body }: Ask): Promise<string> {
+  const all = { host: new URL(p.url).host, connection: 'close', ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) }
+  const head = Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('')
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
-    const c = connect(port, '127.0.0.1', () => c.write(`GET ${path} HTTP/1.1\r\n${head}\r\n`))
+    const c = connect(port, '127.0.0.1', () => c.write(`${body === undefined ? 'GET' : 'POST'} ${path} HTTP/1.1\r\n${head}\r\n${body ?? ''}`))
     c.on('data', (d: Buffer) => chunks.push(d))
     c.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
     c.on('error', reject)
@@ -49,7 +54,7 @@ function exchange(path: string, headers: Record<string, string>): Promise<string
  * For each request, in order: the answer, and how many send calls this process made on the socket it
  * answered on (from the call that began with the status line to that socket's close).
  */
-async function tracedWrites(requests: [string, Record<string, string>][]): Promise<{ answer: string; writes: number }[]> {
+async function tracedWrites(requests: Ask[]): Promise<{ answer: string; writes: number }[]> {
   const file = join(tmpdir(), `portico-writes-${process.pid}-${Date.now()}.txt`)
   const strace = Bun.spawn(['strace', '-f', '-e', 'trace=sendto,sendmsg,writev,write,close', '-s', '12', '-o', file, '-p', String(process.pid)], { stdout: 'ignore', stderr: 'pipe' })
   try {
@@ -63,7 +68,7 @@ async function tracedWrites(requests: [string, Record<string, string>][]): Promi
     }
     await Bun.sleep(300)
     const answers: string[] = []
-    for (const [path, headers] of requests) answers.push(await exchange(path, headers))
+    for (const ask of requests) answers.push(await exchange(ask))
     await Bun.sleep(200)
     strace.kill('SIGINT')
     await strace.exited
@@ -101,26 +106,27 @@ const unchunked = (body: string) => {
   }
 }
 
-test('a list page, the provider catalog and a small read each leave in at most two writes, with or without compression', async () => {
+test('a list page, the provider catalog, the tool list an agent reads, /metrics and a small read each leave in at most two writes', async () => {
   const auth = { authorization: `Bearer ${ws.apiKey}` }
+  const mcp = { authorization: `Bearer ${agent}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }
   const got = await tracedWrites([
-    ['/v1/connections?limit=50', auth],
-    ['/v1/connections?limit=50', { ...auth, 'accept-encoding': 'zstd' }],
-    ['/v1/connections?limit=50', { ...auth, 'accept-encoding': 'gzip' }],
-    ['/v1/providers', {}],
-    [`/v1/applications/${ws.appId}`, auth],
+    { path: '/v1/connections?limit=50', headers: auth },
+    { path: '/v1/connections?limit=50', headers: { ...auth, 'accept-encoding': 'zstd' } },
+    { path: '/v1/connections?limit=50', headers: { ...auth, 'accept-encoding': 'gzip' } },
+    { path: '/v1/providers', headers: {} },
+    { path: '/mcp', headers: mcp, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
+    { path: '/metrics', headers: {} },
+    { path: `/v1/applications/${ws.appId}`, headers: auth },
   ])
-  expect(got.map((g) => [Number(g.answer.slice(9, 12)), g.writes <= 2])).toEqual([
-    [200, true],
-    [200, true],
-    [200, true],
-    [200, true],
-    [200, true],
-  ])
+  // Each is large enough to have been written piece by piece, but the last.
+  expect(got.map((g) => bodyOf(g.answer).length > 15_500)).toEqual([true, false, false, true, true, true, false])
+  expect(got.map((g) => [Number(g.answer.slice(9, 12)), g.writes <= 2])).toEqual(Array(7).fill([200, true]))
   // What the client reads is the whole page: the large answer to a client that takes no coding is chunked.
   const page = JSON.parse(Buffer.from(unchunked(bodyOf(got[0]!.answer)), 'latin1').toString('utf8'))
   expect(page.connections).toHaveLength(50)
   expect(got[0]!.answer).toMatch(/\r\ntransfer-encoding: chunked\r\n/i)
   // A small answer keeps its Content-Length.
-  expect(got[4]!.answer).toMatch(/\r\ncontent-length: \d+\r\n/i)
+  expect(got[6]!.answer).toMatch(/\r\ncontent-length: \d+\r\n/i)
+  // The tool list reads as the agent's client reads it.
+  expect(JSON.parse(unchunked(bodyOf(got[4]!.answer))).result.tools.length).toBeGreaterThan(10)
 }, 60_000)
