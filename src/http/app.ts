@@ -16,7 +16,7 @@ import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from '.
 import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
-import { COMPRESS_FROM, compressed, encodeCached, lateBody, respond } from './encoded.ts'
+import { COMPRESS_FROM, compressed, encodeCached, headAnswer, lateBody, respond } from './encoded.ts'
 import { hostAcceptable, IDENTITY_ONLY, jsonDeclared, pathStart, undecodedCoding } from './request-headers.ts'
 import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
@@ -437,9 +437,9 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
   const fast = (request: Request, server: PeerServer) => {
     if (request.method !== 'OPTIONS' && !request.headers.has('origin')) {
       const m = handle.match(request)
-      if (m !== null && m !== 'method') return handle(request, server, m)
+      if (m !== null && m !== 'method') return request.method === 'HEAD' ? headAnswer(handle(request, server, m)) : handle(request, server, m)
     }
-    return app.fetch(routable(request, server))
+    return others(request, server)
   }
   const routable = elysiaRoutable(deps.config.publicUrl)
   const others = (request: Request, server: PeerServer) => app.fetch(routable(request, server))
@@ -453,9 +453,12 @@ export function createApp(deps: AppDeps, mounts: Mount[] = []) {
     return refused === null ? undefined : Response.json(refused.body(), { status: refused.status, headers: { ...secured, ...refused.headers, 'cache-control': 'no-store', 'x-request-id': requestIdOf(request) } })
   })
   // Their answers carry a request id too, the client's own when it sent a well-formed one (as `handleRequest`).
+  // A HEAD is told its length where its GET is chunked (`headAnswer`): the runtime answers HEAD on these
+  // routes itself, with what their GET handler made.
   app.onAfterHandle({ as: 'global' }, ({ request, response }) => {
     if (!(response instanceof Response)) return undefined
-    return withSecurityHeaders(response, response.headers.has('x-request-id') ? secured : { ...secured, 'x-request-id': requestIdOf(request) })
+    const res = withSecurityHeaders(response, response.headers.has('x-request-id') ? secured : { ...secured, 'x-request-id': requestIdOf(request) })
+    return request.method === 'HEAD' ? headAnswer(res) : res
   })
   for (const mount of mounts) app = mount(app)
   handle.mounted(app.routes)

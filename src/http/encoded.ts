@@ -139,7 +139,8 @@ export function respond(req: Request, e: Encoded, headers: Record<string, string
  * machine that is some 200 µs of system time for a page of 50 KB, five times what its JSON cost. A
  * body past `ONE_WRITE` is therefore handed over as a stream of one chunk, which leaves with the
  * headers in one send() and the end of chunks in a second: such an answer is chunked rather than
- * framed by Content-Length (every HTTP/1.1 client reads both).
+ * framed by Content-Length (every HTTP/1.1 client reads both; an HTTP/1.0 client is sent it up to the
+ * connection's close, and a HEAD is told its length: `headAnswer`).
  */
 const ONE_WRITE = 12 * 1024
 
@@ -152,12 +153,28 @@ export function lateBody(body: string | Uint8Array<ArrayBuffer>): string | Uint8
   if (body.length < ONE_WRITE / (typeof body === 'string' ? 3 : 1)) return body
   const bytes = typeof body === 'string' ? UTF8.encode(body) : body
   if (bytes.byteLength < ONE_WRITE) return bytes
-  return new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array>({
     start(c) {
       c.enqueue(bytes)
       c.close()
     },
   })
+  LATE.add(stream)
+  return stream
+}
+
+/** The bodies `lateBody` made a stream of. */
+const LATE = new WeakSet<ReadableStream>()
+
+/**
+ * The answer to a HEAD request: one whose GET is chunked by `lateBody` says its length instead (RFC
+ * 9110 section 8.6 allows a HEAD answer the Content-Length its GET's content has). Bun 1.4.5 would say
+ * `Transfer-Encoding: chunked`, even to an HTTP/1.0 client, which RFC 9112 section 6.1 forbids.
+ */
+export async function headAnswer(answer: Response | Promise<Response>): Promise<Response> {
+  const res = await answer
+  const body = res.body
+  return body !== null && LATE.has(body) ? new Response(await res.arrayBuffer(), res) : res
 }
 
 /**
