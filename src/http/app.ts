@@ -57,7 +57,7 @@ const MAX_BODY_BYTES = 1 << 20
  * A JSON answer: the JSON and security headers, the request id, the credential's RateLimit fields
  * (unless `withLimits` is false) and the operation's own headers, in one headers object.
  */
-function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra: Record<string, string> | undefined, closing: boolean, withLimits = true): Response | Promise<Response> {
+function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra: Record<string, string> | undefined, closing: boolean, withLimits = true): Response {
   // A copy of the prebuilt Headers with the few per-request fields set: cheaper than spreading an
   // object of ten entries that the Response then converts (about 1 µs a request).
   const headers = new Headers(s.baseHeaders)
@@ -71,12 +71,10 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts), and
   // to one that does not in a body Bun sends in one write (`lateBody`).
   headers.set('vary', 'accept-encoding')
-  const coding = compressed(text, x.req.headers.get('accept-encoding'))
-  if (coding === null) return new Response(lateBody(text), { status, headers })
-  return coding.then((coded) => {
-    headers.set('content-encoding', coded.coding)
-    return new Response(lateBody(coded.body), { status, headers })
-  })
+  const coded = compressed(text, x.req.headers.get('accept-encoding'))
+  if (coded === null) return new Response(lateBody(text), { status, headers })
+  headers.set('content-encoding', coded.coding)
+  return new Response(lateBody(coded.body), { status, headers })
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -374,7 +372,7 @@ async function run(s: HandlerState, x: Exchange, op: AnyOp, plan: OpPlan, params
 }
 
 /** The error envelope of anything thrown while answering. */
-function failed(s: HandlerState, x: Exchange, err: unknown): Response | Promise<Response> {
+function failed(s: HandlerState, x: Exchange, err: unknown): Response {
   const { deps } = s
   // A client that went away before its request was read is not an error of ours (logged 499, as nginx does).
   if (x.req.signal.aborted && !(err instanceof ApiError)) {

@@ -5,8 +5,7 @@
 // differ per request are compressed on the way out (`compressed`). Both read Accept-Encoding by one
 // rule (`chooseCoding`).
 import { createHash } from 'node:crypto'
-import { brotliCompressSync, constants, gzip } from 'node:zlib'
-import { promisify } from 'node:util'
+import { brotliCompressSync, constants } from 'node:zlib'
 import { weightOf } from '../widget/weight.ts'
 
 export type Coding = 'br' | 'zstd' | 'gzip'
@@ -147,7 +146,7 @@ const ONE_WRITE = 12 * 1024
 /** A page's text is built piece by piece (a rope): TextEncoder encodes it some five times faster than Buffer.from (9 against 45 µs for 50 KB). */
 const UTF8 = new TextEncoder()
 
-/** The body of an answer made after an await (a database read, compression on the thread pool): see ONE_WRITE. */
+/** The body of an answer made after an await (a database read, say): see ONE_WRITE. */
 export function lateBody(body: string | Uint8Array<ArrayBuffer>): string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> {
   // A string's UTF-8 is at most three bytes a character and at least one.
   if (body.length < ONE_WRITE / (typeof body === 'string' ? 3 : 1)) return body
@@ -202,16 +201,16 @@ export const COMPRESS_FROM = 8192
 const DYNAMIC: readonly Coding[] = ['zstd', 'gzip']
 
 /**
- * `text` compressed in zstd or gzip as the client accepts (`chooseCoding`); null, at once, when it accepts
- * neither. The compression runs on the runtime's thread pool: a page of 50 connections (about 50 KB)
- * takes some 20 µs to compress, which on the request thread would cost every other request waiting behind it.
+ * `text` compressed in zstd or gzip as the client accepts (`chooseCoding`), or null when it accepts
+ * neither. On the request thread: handed to the runtime's thread pool, a page of 50 connections (about
+ * 50 KB, 20-40 µs to compress) went out no sooner on a machine of two cores, where the pool has no core
+ * of its own, and the hop back cost the event loop a wake-up; bench/scale's first page against a get
+ * measured 0.50-0.55 here against 0.45-0.46 with the pool (two alternating runs each, AMD EPYC).
  */
-export function compressed(text: string, acceptEncoding: string | null): Promise<{ coding: Coding; body: Uint8Array<ArrayBuffer> }> | null {
+export function compressed(text: string, acceptEncoding: string | null): { coding: Coding; body: Uint8Array<ArrayBuffer> } | null {
   const coding = chooseCoding(acceptEncoding, DYNAMIC)
   if (coding === null) return null
   const bytes = UTF8.encode(text)
-  const body = coding === 'zstd' ? Bun.zstdCompress(bytes, { level: 1 }) : gzipped(bytes, { level: 1 })
-  return body.then((b) => ({ coding, body: b as Uint8Array<ArrayBuffer> }))
+  const body = coding === 'zstd' ? Bun.zstdCompressSync(bytes, { level: 1 }) : Bun.gzipSync(bytes, { level: 1 })
+  return { coding, body: body as Uint8Array<ArrayBuffer> }
 }
-
-const gzipped = promisify(gzip)
