@@ -70,12 +70,21 @@ const WINDOW_MS = 15 * 60_000
 type ThrottleKind = 'email' | 'ip' | 'network' | 'failure'
 /** Asks from one network (/24, /64) together: this many times one address's. */
 const NETWORK_ASKS = 4
-const hits = new Map<string, number[]>()
+/**
+ * The windows of one Portico (its configuration): one per process in a deployment, but two servers made
+ * in one process (the test suite's) must not spend each other's budgets.
+ */
+const windows = new WeakMap<Config, Map<string, number[]>>()
+const hitsOf = (config: Config) => {
+  let hits = windows.get(config)
+  if (!hits) windows.set(config, (hits = new Map()))
+  return hits
+}
 
 /** Seconds until a client address that spent its failed sign-ins may try again; 0 when it may now. Checked
  * before the database is asked, so a guesser past the budget costs no query. */
 export function signInFailuresWait(config: Config, ip: string | null, now = Date.now()): number {
-  const recent = (hits.get(`failure:${ip ?? 'unknown'}`) ?? []).filter((t) => t > now - WINDOW_MS)
+  const recent = (hitsOf(config).get(`failure:${ip ?? 'unknown'}`) ?? []).filter((t) => t > now - WINDOW_MS)
   if (recent.length < config.signInBudget.failures) return 0
   // The window frees a try when the oldest of the last `failures` attempts leaves it.
   const freeing = recent[recent.length - config.signInBudget.failures]!
@@ -103,6 +112,7 @@ export function throttleSignIn(config: Config, kind: ThrottleKind, key: string, 
   const b = config.signInBudget
   const limit = kind === 'email' ? b.perEmail : kind === 'ip' ? b.perClient : kind === 'network' ? b.perClient * NETWORK_ASKS : b.failures
   const k = `${kind}:${key}`
+  const hits = hitsOf(config)
   const recent = (hits.get(k) ?? []).filter((t) => t > now - WINDOW_MS)
   if (recent.length >= limit) {
     hits.set(k, recent)
