@@ -6,7 +6,8 @@
 // the page's own scripts (innerText) read of the dialog; dark
 // branding with a primary colour in rgb() and a logo that 404s; a widget token that expires while the
 // person waits (getToken brings a new one and the flow ends on live; without getToken the page says
-// the session ended); the network lost and back; a reload after "I have added them" and after live; the
+// the session ended), and one that had expired when the person clicked (the click's re-check is refused:
+// getToken's new token carries it, else the page says the session expired and offers Close); the network lost and back; a reload after "I have added them" and after live; the
 // widget opened a second time while open (the page stays inert, focus returns to the first opener). Screenshots go to
 // test-artifacts/ (the Arabic records screen at 375 px: widget-ar-records-375.png; dark branding:
 // widget-dark-records.png).
@@ -287,7 +288,12 @@ describe('the widget on hostile host pages', () => {
         },
         [ws.appId, await widgetToken(p, ws), domain, withGetToken] as const,
       )
+      // The click's re-check answered first: the token expires while the person waits, not under the
+      // click (that case is the next test's). On a loaded machine the progress screen is up before
+      // the re-check reaches Portico, and a clock moved then refused the click itself.
+      const rechecked = pg.waitForResponse((r) => r.url().endsWith(':recheck') && r.request().method() === 'POST')
       await pg.locator('#je-added').click()
+      expect((await rechecked).status()).toBe(200)
       await pg.locator('#je-status').waitFor()
       // Two hours later on Portico's clock: the token the widget holds has expired.
       p.clock.advance(2 * 3600_000)
@@ -311,6 +317,48 @@ describe('the widget on hostile host pages', () => {
           expect(await pg.getByRole('button', { name: 'Close' }).count()).toBeGreaterThan(0)
           expect((await log(pg)).some(([k, e]) => k === 'onError' && e.code === 'SessionError')).toBe(true)
           await shot(pg, 'widget-session-ended')
+        }
+      } finally {
+        p.clock.reset()
+        await pg.context().close()
+      }
+    }
+  }, TIMEOUT)
+
+  test('a token that has expired when the person clicks "I have added them": getToken brings a new one and the re-check goes through; without getToken the page says the session expired and offers Close, not a retry', async () => {
+    for (const withGetToken of [true, false]) {
+      const pg = await page('plain')
+      let asked = 0
+      await pg.exposeFunction('mintToken', async () => {
+        asked++
+        return widgetToken(p, ws)
+      })
+      const domain = `shop${++seq}.${zone}`
+      await pg.evaluate(
+        ([app, token, d, give]) => {
+          const w = window as any
+          w.handle = w.Portico.open({ applicationId: app, token, domain: d, ...(give ? { getToken: () => w.mintToken() } : {}), ...w.callbacks })
+        },
+        [ws.appId, await widgetToken(p, ws), domain, withGetToken] as const,
+      )
+      await pg.locator('#je-added').waitFor()
+      // The person read the records for two hours (on Portico's clock) before clicking.
+      p.clock.advance(2 * 3600_000)
+      try {
+        if (withGetToken) {
+          const rechecked = pg.waitForResponse((r) => r.url().endsWith(':recheck') && r.request().method() === 'POST' && r.status() !== 401)
+          await pg.locator('#je-added').click()
+          expect((await rechecked).status()).toBe(200)
+          expect(asked).toBeGreaterThan(0)
+          await pg.locator('#je-status').waitFor()
+          expect((await log(pg)).filter(([k, e]) => k === 'onError' && e.code === 'SessionError')).toEqual([])
+        } else {
+          await pg.locator('#je-added').click()
+          await pg.locator('#je-error').waitFor()
+          expect(await pg.locator('#je-error').innerText()).toContain('session has expired')
+          expect(await pg.locator('#je-retry').count()).toBe(0)
+          expect(await pg.getByRole('button', { name: 'Close' }).count()).toBeGreaterThan(0)
+          expect((await log(pg)).some(([k, e]) => k === 'onError' && e.code === 'SessionError')).toBe(true)
         }
       } finally {
         p.clock.reset()

@@ -26,7 +26,7 @@ test('bench:check names the authenticated read slowed on purpose, against the ru
   const first = await check({})
   expect(first.out).toContain('first run with these settings on this machine')
   expect(first.code).toBe(0)
-  const slowed = await check({ BENCH_SLOWDOWN: '60' })
+  const slowed = await check({ BENCH_SLOWDOWN: '400' })
   const entries = readFileSync(recordPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { figures: Record<string, number>; commit: string })
   expect(entries).toHaveLength(2)
   const [before, after] = entries as [(typeof entries)[0], (typeof entries)[0]]
