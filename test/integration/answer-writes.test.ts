@@ -5,11 +5,11 @@
 // connections cost five times its JSON that way. Counted here from the operator's side: the server's
 // own system calls on the answer's socket, traced with strace while a client asks over a real socket.
 import { test, expect, beforeAll, afterAll } from 'bun:test'
-import { connect } from 'node:net'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPdns } from '../harness/pdns.ts'
+import { rawExchange } from '../harness/raw-http.ts'
 import { provision, type Workspace } from '../harness/portico.ts'
 import { agentToken, livePortico, type LivePortico } from '../harness/agents.ts'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
@@ -41,13 +41,7 @@ interface Ask {
 function exchange({ path, headers, body }: Ask): Promise<string> {
   const all = { host: new URL(p.url).host, connection: 'close', ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) }
   const head = Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('')
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    const c = connect(port, '127.0.0.1', () => c.write(`${body === undefined ? 'GET' : 'POST'} ${path} HTTP/1.1\r\n${head}\r\n${body ?? ''}`))
-    c.on('data', (d: Buffer) => chunks.push(d))
-    c.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
-    c.on('error', reject)
-  })
+  return rawExchange(port, `${body === undefined ? 'GET' : 'POST'} ${path} HTTP/1.1\r\n${head}\r\n${body ?? ''}`)
 }
 
 /**

@@ -6,7 +6,7 @@
 // a method its path does not take; Host is checked on every face; a body in a coding Portico does not
 // read is refused, not read as plain; pages in the person's language say so.
 import { test, expect, beforeAll, afterAll } from 'bun:test'
-import { connect } from 'node:net'
+import { headerOf, rawExchange as rawAt, statusOf } from '../harness/raw-http.ts'
 import { startPdns } from '../harness/pdns.ts'
 import { startPortico, provision, type TestPortico, type Workspace } from '../harness/portico.ts'
 import { OPERATIONS } from '../../src/ops/operations.ts'
@@ -146,19 +146,7 @@ test('the return page reads Accept-Language by its weights: q=0 is a refusal', a
 })
 
 /** What the server wrote back to `raw` sent as is on one connection, until it closed it. */
-async function rawExchange(raw: string): Promise<string> {
-  const port = Number(new URL(base).port)
-  return await new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    const c = connect(port, '127.0.0.1', () => c.write(raw))
-    c.on('data', (d: Buffer) => chunks.push(d))
-    c.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
-    c.on('error', reject)
-  })
-}
-const statusOf = (answer: string) => Number(answer.slice(9, 12))
-/** A header field's value in a raw answer, or null. */
-const headerOf = (answer: string, name: string) => new RegExp(`\\r\\n${name}:[ \\t]*([^\\r]*)`, 'i').exec(answer.slice(0, answer.indexOf('\r\n\r\n')))?.[1] ?? null
+const rawExchange = (raw: string) => rawAt(Number(new URL(base).port), raw)
 
 test('Host: none over HTTP/1.0 is served; a malformed one, or two, is a 400 on every face', async () => {
   for (const path of ['/healthz', '/v1/providers', '/widget/return']) {
