@@ -99,6 +99,22 @@ export interface EdgeNodeSettings {
   bindHost: string | null
 }
 
+/** Pauses before each further try of an admin call whose connection was reset or refused. */
+export const ADMIN_RETRY_MS = [50, 200, 500]
+
+/** `send`, tried again after each pause of ADMIN_RETRY_MS while its connection is reset or refused. */
+async function withRetries(send: () => Promise<Response>): Promise<Response> {
+  for (let i = 0; ; i++) {
+    try {
+      return await send()
+    } catch (err) {
+      const code = (err as { code?: string } | null)?.code
+      if (i >= ADMIN_RETRY_MS.length || (code !== 'ECONNRESET' && code !== 'ECONNREFUSED')) throw err
+      await Bun.sleep(ADMIN_RETRY_MS[i]!)
+    }
+  }
+}
+
 export class CaddyEdge implements Edge {
   constructor(
     private readonly settings: EdgeSettings,
@@ -107,8 +123,10 @@ export class CaddyEdge implements Edge {
   ) {}
 
   private async call(method: string, path: string, body?: unknown, okMissing = false): Promise<unknown> {
-    // Caddy replaces its admin server on every configuration change, closing idle connections: a
-    // fresh connection per call (no keep-alive), and one more try when the connection is reset.
+    // Caddy replaces its admin server on every configuration change (its own, or another client's):
+    // the old listener closes the connections it holds, and the new one is not yet listening. So a
+    // fresh connection per call (no keep-alive), and when it is reset or refused a few more tries,
+    // spaced out past the replacement (an immediate second try met the same closing listener).
     const send = () =>
       fetch(`${this.settings.adminUrl}${path}`, {
         method,
@@ -119,7 +137,7 @@ export class CaddyEdge implements Edge {
       })
     let res: Response
     try {
-      res = await send().catch((err: { code?: string }) => (err?.code === 'ECONNRESET' ? send() : Promise.reject(err)))
+      res = await withRetries(send)
     } catch (err) {
       throw new EdgeError(`edge admin API unreachable: ${(err as Error).message}`)
     }
