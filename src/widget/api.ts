@@ -28,15 +28,17 @@ export interface Client {
 /** An aborted call: its answer is no longer wanted (the state that asked was left). */
 export const isAbort = (err: unknown) => (err as { name?: unknown } | null)?.name === 'AbortError'
 
-/** Renew a token this long before it expires. */
+/** Renew a token this long before it expires, or half its lifetime when that is shorter. */
 export const RENEW_BEFORE_MS = 60_000
+/** A token with more than this left still carries a request while its renewal is under way. */
+export const STILL_GOOD_MS = 15_000
 
-/** When a widget token (a JWT) expires, in ms since the epoch; null when it does not say. */
-export function expiryOf(token: string): number | null {
+/** When a widget token (a JWT) expires and was issued, in ms since the epoch; null when it does not say. */
+export function timesOf(token: string): { exp: number; iat: number | null } | null {
   try {
     const part = token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')
-    const exp = JSON.parse(atob(part + '='.repeat((4 - (part.length % 4)) % 4))).exp
-    return typeof exp === 'number' ? exp * 1000 : null
+    const { exp, iat } = JSON.parse(atob(part + '='.repeat((4 - (part.length % 4)) % 4)))
+    return typeof exp === 'number' ? { exp: exp * 1000, iat: typeof iat === 'number' ? iat * 1000 : null } : null
   } catch {
     return null
   }
@@ -44,9 +46,12 @@ export function expiryOf(token: string): number | null {
 
 /**
  * The widget's credential: the token it was opened with and, when the integrator gave `getToken`, new
- * ones from it: before the one held expires (RENEW_BEFORE_MS ahead, by its `exp`) and after a 401.
- * One renewal at a time, whoever asks; a `getToken` that throws or answers nothing gives no token (the
- * call then fails as a SessionError) and is not asked ahead of expiry again for 2 s, doubling up to 30 s.
+ * ones from it: before the one held expires (RENEW_BEFORE_MS ahead by its `exp`, or half-way through a
+ * shorter life) and after a 401.
+ * A renewal ahead of expiry does not hold requests up: they go with the token held while it has more
+ * than STILL_GOOD_MS left. One renewal at a time, whoever asks; a `getToken` that throws (at once or
+ * later) or answers nothing gives no token (the call then fails as a SessionError) and is not asked
+ * ahead of expiry again for 2 s, doubling up to 30 s.
  */
 export class Session {
   private renewing: Promise<string | null> | null = null
@@ -61,32 +66,40 @@ export class Session {
 
   /** The token to send now. */
   async current(): Promise<string | undefined> {
-    const exp = this.token ? expiryOf(this.token) : null
-    if (this.getToken && this.now() >= this.until && (!this.token || (exp !== null && exp - this.now() < RENEW_BEFORE_MS))) return (await this.renew(this.token)) ?? this.token
-    return this.token
+    if (!this.getToken || this.now() < this.until) return this.token
+    if (!this.token) return (await this.renew(undefined)) ?? undefined
+    const times = timesOf(this.token)
+    const left = times ? times.exp - this.now() : Infinity
+    // A short-lived token (a minute) is renewed half-way, not before every call.
+    const ahead = times?.iat != null ? Math.min(RENEW_BEFORE_MS, (times.exp - times.iat) / 2) : RENEW_BEFORE_MS
+    if (left >= ahead) return this.token
+    const renewal = this.renew(this.token)
+    return left > STILL_GOOD_MS ? this.token : ((await renewal) ?? this.token)
   }
 
   /** A new token after `rejected` was refused, or null when there is none to get. */
   renew(rejected: string | undefined): Promise<string | null> {
     if (!this.getToken) return Promise.resolve(null)
     if (this.token !== rejected && this.token) return Promise.resolve(this.token)
-    this.renewing ??= (async () => {
-      let t: unknown
-      try {
-        t = await this.getToken!()
-      } catch {
-        // as no token
-      }
-      this.renewing = null
-      if (typeof t === 'string' && t) {
-        this.wait = 0
-        return (this.token = t)
-      }
-      this.wait = Math.min(30_000, this.wait * 2 || 2000)
-      this.until = this.now() + this.wait
-      return null
-    })()
+    // Cleared once settled, never before it is set (a getToken that throws at once settles at once).
+    this.renewing ??= this.ask().finally(() => (this.renewing = null))
     return this.renewing
+  }
+
+  private async ask(): Promise<string | null> {
+    let t: unknown
+    try {
+      t = await this.getToken!()
+    } catch {
+      // as no token
+    }
+    if (typeof t === 'string' && t) {
+      this.wait = 0
+      return (this.token = t)
+    }
+    this.wait = Math.min(30_000, this.wait * 2 || 2000)
+    this.until = this.now() + this.wait
+    return null
   }
 }
 
@@ -145,6 +158,17 @@ function misconfigured(apiBase: string, what: string): ApiFailure {
   const message = `apiBase ${JSON.stringify(apiBase)} is not Portico's API (${what}): it must be the API's base URL, ending in /v1, such as https://portico.example.com/v1`
   if (typeof console !== 'undefined') console.error(`[portico widget] ${message}`)
   return new ApiFailure('ConfigurationError', { code: 'configuration_error', title: message, details: null }, 0)
+}
+
+/**
+ * A call naming the widget's `applicationId` answered 404: that application is not the widget token's
+ * (or does not exist), so the integrator's setup is wrong, not Portico and not the person's network.
+ */
+export function notTheTokensApplication(err: unknown, applicationId: string): unknown {
+  if (!(err instanceof ApiFailure) || err.status !== 404) return err
+  const message = `applicationId ${JSON.stringify(applicationId)} is not the application of the widget token (${err.envelope.title}): mint the token for that application, or open the widget with the application the token was minted for`
+  if (typeof console !== 'undefined') console.error(`[portico widget] ${message}`)
+  return new ApiFailure('ConfigurationError', { code: 'configuration_error', title: message, details: err.envelope }, 404)
 }
 
 /** Whether the API's host answers at all (an opaque request: no CORS needed, nothing readable). */

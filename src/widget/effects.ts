@@ -2,7 +2,7 @@
 // Each runs under an AbortSignal the runner aborts when the state no longer wants it; an aborted
 // effect says nothing more. Nothing here touches the page except the provider window the person
 // opened with their click (`env.popup`). Time comes from `env.timers`, so tests move it.
-import { ApiFailure, isAbort, type Client } from './api.ts'
+import { ApiFailure, isAbort, notTheTokensApplication, type Client } from './api.ts'
 import { connFromConnection, connFromStatus, type Command, type Conn, type Data, type Effect, type Event, type ManualHelp } from './machine.ts'
 import type { ConnectionStatus } from './check.ts'
 import type { OpenConfig } from './types.ts'
@@ -158,12 +158,14 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
     if (conn) return conn
     const domain = data.domain!
     const records = env.dnsRecords ? (Array.isArray(env.dnsRecords) ? env.dnsRecords : env.dnsRecords[domain]) : undefined
-    const created = await env.api.call(
-      'POST',
-      '/connections',
-      { domain, application_id: env.applicationId, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}), ...(env.validation ? { validation: env.validation } : {}) },
-      signal,
-    )
+    const created = await env.api
+      .call(
+        'POST',
+        '/connections',
+        { domain, application_id: env.applicationId, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}), ...(env.validation ? { validation: env.validation } : {}) },
+        signal,
+      )
+      .catch((err: unknown) => Promise.reject(notTheTokensApplication(err, env.applicationId)))
     conn = connFromConnection(created)
     send({ type: 'committed', conn })
     return conn
@@ -171,7 +173,9 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
   try {
     switch (cmd.kind) {
       case 'analyse': {
-        const check = await env.api.call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId, ...(env.validation ? { validation: env.validation } : {}) }, signal)
+        const check = await env.api
+          .call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId, ...(env.validation ? { validation: env.validation } : {}) }, signal)
+          .catch((err: unknown) => Promise.reject(notTheTokensApplication(err, env.applicationId)))
         return send({ type: 'analysed', id, check })
       }
       case 'commit':

@@ -572,9 +572,13 @@ function replied(o: Out, s: Settings, pending: { id: number; cmd: Command }, eve
   }
 }
 
+/** Actions that ask Portico something: none once the session has ended (no token can be had). */
+const ASKING = new Set<Action['type']>(['submitDomain', 'startOneClick', 'submitKey', 'added', 'checkNow', 'share', 'retry'])
+
 function acted(o: Out, s: Settings, event: Action): Out {
   const state = o.state
   const d = state.data
+  if (d.sessionEnded && ASKING.has(event.type)) return o
   switch (event.type) {
     case 'submitDomain': {
       if (state.step !== 'ENTER_DOMAIN') return o

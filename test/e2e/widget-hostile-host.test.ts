@@ -317,6 +317,13 @@ describe('the widget on hostile host pages', () => {
           expect(await pg.getByRole('button', { name: 'Close' }).count()).toBeGreaterThan(0)
           expect((await log(pg)).some(([k, e]) => k === 'onError' && e.code === 'SessionError')).toBe(true)
           await shot(pg, 'widget-session-ended')
+          // Back to the steps: the records to copy and the same notice, Close, nothing that would ask Portico.
+          const asked = (await log(pg)).length
+          await pg.locator('#je-back-steps').click()
+          await pg.locator('#je-records').waitFor()
+          expect(await pg.locator('#je-reach[data-reach="session"]').count()).toBe(1)
+          expect([await pg.locator('#je-added').count(), await pg.locator('#je-share').count(), await pg.locator('#je-close').count()]).toEqual([0, 0, 1])
+          expect((await log(pg)).slice(asked).filter(([k]) => k === 'onError')).toEqual([])
         }
       } finally {
         p.clock.reset()
@@ -364,6 +371,23 @@ describe('the widget on hostile host pages', () => {
         p.clock.reset()
         await pg.context().close()
       }
+    }
+  }, TIMEOUT)
+
+  test("a token minted for another application (the integrator's mix-up): a ConfigurationError, words that say the website's setup is wrong, Close and no Try again", async () => {
+    const other = await provision(p)
+    const pg = await page('plain')
+    try {
+      await open(pg, { applicationId: ws.appId, token: await widgetToken(p, other), domain: `shop${++seq}.${zone}` })
+      await pg.locator('#je-error').waitFor()
+      expect(await pg.locator('#je-error').innerText()).toContain("website's setup")
+      expect(await pg.locator('#je-retry').count()).toBe(0)
+      expect(await pg.getByRole('button', { name: 'Close' }).count()).toBeGreaterThan(0)
+      const errors = (await log(pg)).filter(([k]) => k === 'onError').map(([, e]) => e)
+      expect(errors.map((e) => e.code)).toEqual(['ConfigurationError'])
+      expect(errors[0].message).toContain(`applicationId "${ws.appId}" is not the application of the widget token`)
+    } finally {
+      await pg.context().close()
     }
   }, TIMEOUT)
 

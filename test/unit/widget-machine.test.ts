@@ -239,6 +239,20 @@ describe('the transition function: every state, every event', () => {
     expect(transition(FIXTURES.MANUAL_CONFIGURATION(), { type: 'back' }, SETTINGS).state.step).toBe('ENTER_DOMAIN')
   })
 
+  test('the session ended while waiting: Back still shows the records, but nothing asks Portico again (no re-check, share, "Check now" or analysis) and no loop follows', () => {
+    const ended = transition(FIXTURES.IN_PROGRESS(), { type: 'sessionEnded' }, SETTINGS).state
+    expect(ended.data.sessionEnded).toBe(true)
+    expect(effectsOf(ended).filter((e) => e.kind === 'follow')).toEqual([])
+    const records = transition(ended, { type: 'back' }, SETTINGS).state
+    expect(records.step).toBe('MANUAL_CONFIGURATION')
+    for (const from of [ended, records]) {
+      for (const type of ['added', 'checkNow', 'share', 'submitDomain', 'submitKey', 'startOneClick', 'retry'] as const) {
+        const out = transition(from, { type } as Event, SETTINGS)
+        expect([type, out.state.step, out.state.pending, out.notices]).toEqual([type, from.step, null, []])
+      }
+    }
+  })
+
   test('a connection answer saying live leaves HTTPS unknown until the status says: the connection stays followed', () => {
     const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', secure: 'not_served' }) }, SETTINGS).state
     const live = transition(waiting, { type: 'status', conn: conn({ status: 'live', secure: null, conflicts: null }) }, SETTINGS).state

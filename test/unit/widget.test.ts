@@ -300,6 +300,57 @@ describe('getToken: the widget token renewed', () => {
     }
   })
 
+  test('a getToken that throws at once (not a rejected promise) is asked again after 2 s like any failure, and its next token is used', async () => {
+    const { Session } = await import('../../src/widget/api.ts')
+    let now = 1_000_000
+    const asked: number[] = []
+    const s = new Session(jwt(now / 1000 + 50), () => {
+      asked.push(now)
+      if (asked.length === 1) throw new Error('blip')
+      return jwt(now / 1000 + 3600)
+    }, () => now)
+    const start = now
+    for (let t = 0; t < 3000; t += 500, now += 500) await s.current()
+    expect(asked.map((a) => a - start)).toEqual([0, 2000])
+    expect(await s.current()).toBe(jwt((start + 2000) / 1000 + 3600))
+  })
+
+  test('a renewal ahead of expiry does not hold a request up while the token held has more than 15 s left; after that the request waits for it', async () => {
+    const { Session } = await import('../../src/widget/api.ts')
+    let now = 1_000_000
+    let give: (t: string) => void = () => {}
+    let asked = 0
+    const held = jwt(now / 1000 + 30)
+    const s = new Session(held, () => {
+      asked++
+      return new Promise<string>((r) => (give = r))
+    }, () => now)
+    const settled = async (p: Promise<unknown>) => Promise.race([p.then(() => true), Bun.sleep(50).then(() => false)])
+    // 30 s left: sent with the token held, at once, the renewal under way.
+    expect(await s.current()).toBe(held)
+    expect(asked).toBe(1)
+    // 10 s left: the request waits for the renewal (the same one), and goes with its token.
+    now += 20_000
+    const waiting = s.current()
+    expect(await settled(waiting)).toBe(false)
+    give(jwt(now / 1000 + 3600))
+    expect(await waiting).toBe(jwt(now / 1000 + 3600))
+    expect(asked).toBe(1)
+  })
+
+  test('a one-minute token is renewed half-way through its life, not before every call', async () => {
+    const { Session } = await import('../../src/widget/api.ts')
+    let now = 1_000_000
+    const short = (at: number) => `h.${btoa(JSON.stringify({ iat: at / 1000, exp: at / 1000 + 60 })).replace(/=+$/, '')}.s`
+    const asked: number[] = []
+    const s = new Session(short(now), async () => (asked.push(now), short(now)), () => now)
+    const start = now
+    // A call every second for two minutes.
+    for (let t = 0; t < 120_000; t += 1000, now += 1000) await s.current()
+    // Each at the first call with less than 30 s left: three tokens, not 120.
+    expect(asked.map((a) => a - start)).toEqual([31_000, 62_000, 93_000])
+  })
+
   test('a getToken that keeps failing is asked again after 2 s, then 4, 8, 16 and 30 s, not at every call; a token it gives ends the back-off', async () => {
     const { Session } = await import('../../src/widget/api.ts')
     let now = 1_000_000

@@ -7,8 +7,8 @@ export function error(v: View): Screen {
   const { t } = v.tr
   const s = v.state
   const words = s.problem ? problemText(v, s.problem) : t('errorGeneric', { app: v.app ?? t('someApp') })
-  // An ended session cannot be retried from here (the integrator gave no way to a new token): Close.
-  const canRetry = !(s.data.shared && !s.data.conn) && s.problem?.code !== 'session'
+  // An ended session, or a setup the integrator got wrong, cannot be retried from here: Close.
+  const canRetry = !(s.data.shared && !s.data.conn) && s.problem?.code !== 'session' && s.problem?.code !== 'misconfigured'
   return {
     title: t('errorTitle'),
     content: [

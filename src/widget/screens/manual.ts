@@ -3,6 +3,7 @@
 // steps, the records with copy buttons, "I have added them", sharing, Back.
 import { h } from '../ui.ts'
 import { conflictsNow, plannedRecords, routingConflicts } from '../machine.ts'
+import { reachLine } from './progress.ts'
 import { appOr, backButton, button, certificateNotes, conflictsTable, detected, reasonLine, row, spinner, table, type Screen, type View } from './view.ts'
 
 /** Steps in the person's language: the catalog's (English) words in English, else translated ones naming the provider. */
@@ -30,6 +31,7 @@ export function manual(v: View): Screen {
   return {
     title: t('manualTitle'),
     content: [
+      d.sessionEnded ? reachLine(v) : null,
       d.shared && v.app ? h('p', { id: 'je-asker' }, t('shareBy', { app: appOr(v), domain })) : null,
       detected(v),
       reasonLine(v),
@@ -42,11 +44,15 @@ export function manual(v: View): Screen {
       d.conn?.stage === 'awaiting_records' || d.conn?.stage === 'awaiting_routing' ? h('p', { id: 'je-stage' }, t(d.conn.stage === 'awaiting_records' ? 'stepProve' : 'stepRoute', { domain })) : null,
       h('ol', { class: 'je-steps' }, ...steps(v, domain).map((x) => h('li', {}, x))),
       waiting ? spinner(t('loading')) : table(v, records, { id: 'je-records' }),
-      row(
-        button('je-added', t('added'), () => v.send({ type: 'added' }), { disabled: waiting || busy }),
-        d.shared ? null : button('je-share', t('share'), () => v.send({ type: 'share' }), { alt: true, disabled: waiting || busy }),
-        d.back && !d.shared ? backButton(v) : null,
-      ),
+      // The session ended while the person waited, and they came back to read the records: they can
+      // still copy them, but nothing more can be asked of Portico (the connection goes on without the page).
+      d.sessionEnded
+        ? row(button('je-close', t('close'), () => v.dismiss()))
+        : row(
+            button('je-added', t('added'), () => v.send({ type: 'added' }), { disabled: waiting || busy }),
+            d.shared ? null : button('je-share', t('share'), () => v.send({ type: 'share' }), { alt: true, disabled: waiting || busy }),
+            d.back && !d.shared ? backButton(v) : null,
+          ),
       dashboard || docs
         ? h(
             'p',
