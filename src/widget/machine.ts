@@ -409,8 +409,10 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
       return exit(o, f)
     }
     case 'recheck':
+      // The session ended under "Check now": the waiting screen says so, as when the follow loop finds it.
+      if (f.status === 401) return sessionEnded(o)
       // "Check now" failed: the connection is still followed; the waiting screen says so.
-      if (f.status === 401 || f.envelope.code === 'forbidden') return exit(o, f)
+      if (f.envelope.code === 'forbidden') return exit(o, f)
       return o.data({ reason: { code: 'checkFailed' } })
     case 'apply':
       if (f.status === 401) return exit(o, f)
@@ -526,11 +528,16 @@ export function transition(state: State, event: Event, s: Settings): Output {
     case 'reach':
       return d.unreachable === !event.ok ? o : o.data({ unreachable: !event.ok })
     case 'sessionEnded':
-      if (d.sessionEnded) return o
-      return o.data({ sessionEnded: true, unreachable: false }).say({ kind: 'error', detail: { code: 'SessionError', message: 'The widget token has expired and no new one could be had' } })
+      return sessionEnded(o)
     default:
       return acted(o, s, event)
   }
+}
+
+/** No token can be had any more: the page says so where it is (once), and nothing more is asked of Portico. */
+function sessionEnded(o: Out): Out {
+  if (o.state.data.sessionEnded) return o
+  return o.data({ sessionEnded: true, unreachable: false }).say({ kind: 'error', detail: { code: 'SessionError', message: 'The widget token has expired and no new one could be had' } })
 }
 
 function replied(o: Out, s: Settings, pending: { id: number; cmd: Command }, event: Reply): Out {

@@ -329,6 +329,8 @@ describe('the widget on hostile host pages', () => {
           await pg.locator('#je-records').waitFor()
           expect(await pg.locator('#je-reach[data-reach="session"]').count()).toBe(1)
           expect([await pg.locator('#je-added').count(), await pg.locator('#je-share').count(), await pg.locator('#je-close').count()]).toEqual([0, 0, 1])
+          // ...nor a step that sends the person to a button that is gone.
+          expect(await pg.locator('.je-steps').innerText()).not.toContain('I have added them')
           expect((await log(pg)).slice(before).filter(([k]) => k === 'onError')).toEqual([])
         }
       } finally {

@@ -26,6 +26,16 @@ describe('the locale files', () => {
     for (const tag of LOCALE_TAGS) expect({ tag, named: typeof SHARE[tag].languageName }).toEqual({ tag, named: 'string' })
   })
 
+  test('in every locale, only the last of the steps names the "I have added them" button, in its own words (the records screen drops it once the session has ended)', () => {
+    for (const tag of LOCALE_TAGS) {
+      const words = TABLES[tag]! as unknown as Record<string, string>
+      for (const key of ['stepsGeneric', 'stepsProvider']) {
+        const steps = words[key]!.split('|')
+        expect({ tag, key, naming: steps.map((x) => x.includes(words.added!)) }).toEqual({ tag, key, naming: steps.map((_, i) => i === steps.length - 1) })
+      }
+    }
+  })
+
   test('a file added to the folder is listed: tags, widget tables, share tables and consent tables', () => {
     const dir = mkdtempSync(join(tmpdir(), 'locales-'))
     try {

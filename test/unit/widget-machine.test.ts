@@ -253,6 +253,14 @@ describe('the transition function: every state, every event', () => {
     }
   })
 
+  test('"Check now" refused for an ended session (before the follow loop noticed): the waiting screen says the session ended, one SessionError, and the loop\'s own 401 after it says nothing more', () => {
+    const checking = transition(FIXTURES.IN_PROGRESS(), { type: 'checkNow' }, SETTINGS).state
+    const refused = transition(checking, { type: 'failed', id: pendingId(checking), failure: new ApiFailure('SessionError', { code: 'unauthorized', title: 'The credential is not valid', details: null }, 401) }, SETTINGS)
+    expect([refused.state.step, refused.state.data.sessionEnded, refused.state.pending]).toEqual(['IN_PROGRESS', true, null])
+    expect(refused.notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)).toEqual(['SessionError'])
+    expect(transition(refused.state, { type: 'sessionEnded' }, SETTINGS).notices).toEqual([])
+  })
+
   test('a connection answer saying live leaves HTTPS unknown until the status says: the connection stays followed', () => {
     const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', secure: 'not_served' }) }, SETTINGS).state
     const live = transition(waiting, { type: 'status', conn: conn({ status: 'live', secure: null, conflicts: null }) }, SETTINGS).state

@@ -10,9 +10,9 @@ import { appOr, backButton, button, certificateNotes, conflictsTable, detected, 
 function steps(v: View, domain: string): string[] {
   const d = v.state.data
   const provider = d.chosen?.name ?? d.check?.provider_name ?? null
-  if (d.help?.steps && v.tr.locale === 'en') return d.help.steps
-  if (provider) return v.tr.t('stepsProvider', { provider, domain }).split('|')
-  return v.tr.t('stepsGeneric', { domain }).split('|')
+  const all = d.help?.steps && v.tr.locale === 'en' ? d.help.steps : provider ? v.tr.t('stepsProvider', { provider, domain }).split('|') : v.tr.t('stepsGeneric', { domain }).split('|')
+  // Once the session has ended there is no "I have added them" to come back to.
+  return d.sessionEnded ? all.filter((x) => !x.includes(v.tr.t('added'))) : all
 }
 
 export function manual(v: View): Screen {
