@@ -193,8 +193,9 @@ export async function inOneWrite(res: Response): Promise<Response> {
  * JSON answers from this many characters on (a list page) go compressed to a client that accepts zstd
  * or gzip, at the fastest level: a page of 50 connections (about 52 KB) takes 20-40 µs to compress to
  * 2-3 KB, which also leaves in one write (`ONE_WRITE`). Brotli is not used here (three times slower
- * at its fastest); an answer that differs per request is never compressed with a secret beside input a third party chose, and API
- * credentials are never ambient (no cookies), so a compression side channel (BREACH) has no victim.
+ * at its fastest); an answer that differs per request is never compressed with a secret beside input a
+ * third party chose, and API credentials are never ambient (no cookies), so a compression side channel
+ * (BREACH) has no victim.
  */
 export const COMPRESS_FROM = 8192
 
@@ -203,7 +204,7 @@ const DYNAMIC: readonly Coding[] = ['zstd', 'gzip']
 /**
  * `text` compressed in zstd or gzip as the client accepts (`chooseCoding`), or null when it accepts
  * neither. On the request thread: handed to the runtime's thread pool, a page of 50 connections (about
- * 50 KB, 20-40 µs to compress) went out no sooner on a machine of two cores, where the pool has no core
+ * 52 KB, 20-40 µs to compress) went out no sooner on a machine of two cores, where the pool has no core
  * of its own, and the hop back cost the event loop a wake-up; bench/scale's first page against a get
  * measured 0.50-0.55 here against 0.45-0.46 with the pool (two alternating runs each, AMD EPYC).
  */

@@ -151,6 +151,15 @@ async function help(connectionId: string | null, providerId: string | null, env:
   return { steps: null, dashboardUrl: null }
 }
 
+/**
+ * A POST naming the widget's application (and its validation): a 404 means the token is another
+ * application's, the integrator's setup, said as a ConfigurationError (`notTheTokensApplication`).
+ */
+function forApplication(env: Env, path: string, body: Record<string, unknown>, signal: AbortSignal): Promise<any> {
+  const full = { ...body, application_id: env.applicationId, ...(env.validation ? { validation: env.validation } : {}) }
+  return env.api.call('POST', path, full, signal).catch((err: unknown) => Promise.reject(notTheTokensApplication(err, env.applicationId)))
+}
+
 async function command(id: number, cmd: Command, data: Data, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
   let conn = data.conn
   /** The connection, created now if the person had none yet (idempotent for an open one). */
@@ -158,14 +167,7 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
     if (conn) return conn
     const domain = data.domain!
     const records = env.dnsRecords ? (Array.isArray(env.dnsRecords) ? env.dnsRecords : env.dnsRecords[domain]) : undefined
-    const created = await env.api
-      .call(
-        'POST',
-        '/connections',
-        { domain, application_id: env.applicationId, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}), ...(env.validation ? { validation: env.validation } : {}) },
-        signal,
-      )
-      .catch((err: unknown) => Promise.reject(notTheTokensApplication(err, env.applicationId)))
+    const created = await forApplication(env, '/connections', { domain, ...(env.userId ? { end_user_ref: env.userId } : {}), ...(records ? { records } : {}) }, signal)
     conn = connFromConnection(created)
     send({ type: 'committed', conn })
     return conn
@@ -173,9 +175,7 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
   try {
     switch (cmd.kind) {
       case 'analyse': {
-        const check = await env.api
-          .call('POST', '/domains:check', { domain: cmd.domain, application_id: env.applicationId, ...(env.validation ? { validation: env.validation } : {}) }, signal)
-          .catch((err: unknown) => Promise.reject(notTheTokensApplication(err, env.applicationId)))
+        const check = await forApplication(env, '/domains:check', { domain: cmd.domain }, signal)
         return send({ type: 'analysed', id, check })
       }
       case 'commit':

@@ -269,7 +269,8 @@ describe('checkRecords', () => {
 })
 
 describe('getToken: the widget token renewed', () => {
-  const jwt = (exp: number) => `h.${btoa(JSON.stringify({ exp })).replace(/=+$/, '')}.s`
+  /** A token expiring at `exp` (seconds), issued at `iat` when given. */
+  const jwt = (exp: number, iat?: number) => `h.${btoa(JSON.stringify({ exp, ...(iat === undefined ? {} : { iat }) })).replace(/=+$/, '')}.s`
 
   test('a minute before it expires, one renewal however many calls ask; a 401 asks once more, then the call is retried with the new token', async () => {
     const { Session, client } = await import('../../src/widget/api.ts')
@@ -341,7 +342,7 @@ describe('getToken: the widget token renewed', () => {
   test('a one-minute token is renewed half-way through its life, not before every call', async () => {
     const { Session } = await import('../../src/widget/api.ts')
     let now = 1_000_000
-    const short = (at: number) => `h.${btoa(JSON.stringify({ iat: at / 1000, exp: at / 1000 + 60 })).replace(/=+$/, '')}.s`
+    const short = (at: number) => jwt(at / 1000 + 60, at / 1000)
     const asked: number[] = []
     const s = new Session(short(now), async () => (asked.push(now), short(now)), () => now)
     const start = now
