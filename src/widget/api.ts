@@ -166,9 +166,21 @@ function misconfigured(apiBase: string, what: string): ApiFailure {
  */
 export function notTheTokensApplication(err: unknown, applicationId: string): unknown {
   if (!(err instanceof ApiFailure) || err.status !== 404) return err
-  const message = `applicationId ${JSON.stringify(applicationId)} is not the application of the widget token (${err.envelope.title}): mint the token for that application, or open the widget with the application the token was minted for`
+  return setupError(err, `applicationId ${JSON.stringify(applicationId)} is not the application of the widget token (${err.envelope.title}): mint the token for that application, or open the widget with the application the token was minted for`)
+}
+
+/**
+ * Following a connection answered 404: the token held now (getToken's latest) does not reach it. The
+ * token is for another application or another domain, or the connection was disconnected meanwhile;
+ * either way the integrator's doing, and nothing the person can retry.
+ */
+export function notTheTokensConnection(err: ApiFailure, connectionId: string, applicationId: string): ApiFailure {
+  return setupError(err, `connection ${JSON.stringify(connectionId)} is not reachable with the widget token (${err.envelope.title}): it was disconnected, or getToken returned a token for another application than ${JSON.stringify(applicationId)} or for another domain`)
+}
+
+function setupError(err: ApiFailure, message: string): ApiFailure {
   if (typeof console !== 'undefined') console.error(`[portico widget] ${message}`)
-  return new ApiFailure('ConfigurationError', { code: 'configuration_error', title: message, details: err.envelope }, 404)
+  return new ApiFailure('ConfigurationError', { code: 'configuration_error', title: message, details: err.envelope }, err.status)
 }
 
 /** Whether the API's host answers at all (an opaque request: no CORS needed, nothing readable). */

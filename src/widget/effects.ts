@@ -2,7 +2,7 @@
 // Each runs under an AbortSignal the runner aborts when the state no longer wants it; an aborted
 // effect says nothing more. Nothing here touches the page except the provider window the person
 // opened with their click (`env.popup`). Time comes from `env.timers`, so tests move it.
-import { ApiFailure, isAbort, notTheTokensApplication, type Client } from './api.ts'
+import { ApiFailure, isAbort, notTheTokensApplication, notTheTokensConnection, type Client } from './api.ts'
 import { connFromConnection, connFromStatus, type Command, type Conn, type Data, type Effect, type Event, type ManualHelp } from './machine.ts'
 import type { ConnectionStatus } from './check.ts'
 import type { OpenConfig } from './types.ts'
@@ -279,7 +279,10 @@ async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event
         const f = failureOf(err)
         // The token ended and no new one could be had: nothing can be followed; the screen says so.
         if (f.status === 401) return send({ type: 'sessionEnded' })
-        if (f.status === 403) return
+        // The token held no longer reaches the connection (another application's or domain's, or the
+        // connection was disconnected): following cannot go on, and the page says so rather than go stale.
+        if (f.status === 404) return send({ type: 'lost', failure: notTheTokensConnection(f, id, env.applicationId) })
+        if (f.status === 403) return send({ type: 'lost', failure: f })
         if (unreachable(f)) reach(false)
         failures++
         await sleep(env.timers, Math.min(RETRY_MAX_MS, 1000 * 2 ** Math.min(failures, 5)), signal, env.wake)
@@ -304,7 +307,10 @@ async function followShare(env: Env, signal: AbortSignal, send: (e: Event) => vo
         send({ type: 'status', conn: last })
       } catch (err) {
         if (isAbort(err) || signal.aborted) return
-        if (unreachable(failureOf(err))) reach(false)
+        const f = failureOf(err)
+        // The link expired, or its connection was disconnected, while the page was open: it says so.
+        if (f.status === 404) return send({ type: 'lost', failure: f })
+        if (unreachable(f)) reach(false)
       }
     }
   } catch {

@@ -64,7 +64,7 @@ export type Reason =
   | { code: 'failed'; detail: string | null }
 
 /** What stands between the person and the next step, as a code. */
-export type Problem = { code: 'invalid' | 'subdomainRequired' | 'subdomainRefused' | BlockedReason } | { code: 'session' | 'forbidden' | 'network' | 'misconfigured' | 'rateLimited' | 'unavailable' | 'generic' }
+export type Problem = { code: 'invalid' | 'subdomainRequired' | 'subdomainRefused' | BlockedReason } | { code: 'session' | 'forbidden' | 'network' | 'misconfigured' | 'linkGone' | 'rateLimited' | 'unavailable' | 'generic' }
 
 export type Command =
   | { kind: 'analyse'; domain: string }
@@ -102,6 +102,8 @@ export interface Data {
   unreachable: boolean
   /** The widget token ended and no new one could be had: nothing more can be asked of Portico. */
   sessionEnded: boolean
+  /** The token held no longer reaches the connection followed (404 or 403): following stops until the person retries. */
+  lost: boolean
 }
 
 export interface State {
@@ -145,6 +147,8 @@ export type Event =
   | { type: 'close' }
   | { type: 'reach'; ok: boolean }
   | { type: 'sessionEnded' }
+  /** The follow loop's token no longer reaches the connection (404, 403): said on the error screen, once. */
+  | { type: 'lost'; failure: Failure }
   | { type: 'resumed'; id: number; conn: Conn }
 
 export type Notice =
@@ -237,6 +241,7 @@ export function initialState(): State {
       typed: { domain: '', credential: '' },
       unreachable: false,
       sessionEnded: false,
+      lost: false,
     },
     problem: null,
     error: null,
@@ -529,6 +534,13 @@ export function transition(state: State, event: Event, s: Settings): Output {
       return d.unreachable === !event.ok ? o : o.data({ unreachable: !event.ok })
     case 'sessionEnded':
       return sessionEnded(o)
+    case 'lost': {
+      if (d.lost || d.sessionEnded) return o
+      o.data({ lost: true })
+      // A share link that stopped answering: expired, or its connection was disconnected.
+      if (d.shared && event.failure.status === 404) return o.idle().say(errorInfo(event.failure)).go('EXIT_WITH_ERROR', { problem: { code: 'linkGone' }, error: event.failure.envelope })
+      return exit(o, event.failure)
+    }
     default:
       return acted(o, s, event)
   }
@@ -633,7 +645,7 @@ function acted(o: Out, s: Settings, event: Action): Out {
     case 'back':
       return back(o, s)
     case 'retry':
-      if (state.step !== 'EXIT_WITH_ERROR') return o
+      if (state.step !== 'EXIT_WITH_ERROR' || !canRetry(state)) return o
       return retry(o, s)
     case 'waitedLong':
       if (state.step !== 'IN_PROGRESS') return o
@@ -641,9 +653,18 @@ function acted(o: Out, s: Settings, event: Action): Out {
   }
 }
 
+/** Problems nobody can retry from the error screen: an ended session, the integrator's setup, a share link gone. */
+const FINAL = new Set<Problem['code']>(['session', 'misconfigured', 'linkGone'])
+
+/** Whether the error screen offers a way back (a share page before its connection loaded has none). */
+export function canRetry(state: State): boolean {
+  return !(state.data.shared && !state.data.conn) && !(state.problem && FINAL.has(state.problem.code))
+}
+
 /** From the error screen: back to the records once a connection exists, else the analysis again or the domain field. */
 function retry(o: Out, s: Settings): Out {
   const d = o.state.data
+  o.data({ lost: false })
   if (d.conn) return enterManual(o, s)
   if (s.domain && d.domain) return startAnalysis(o, d.domain)
   return o.go('ENTER_DOMAIN')
@@ -683,7 +704,7 @@ export function effectsOf(state: State): Effect[] {
   const d = state.data
   const out: Effect[] = []
   if (state.pending) out.push({ key: `command:${state.pending.id}`, kind: 'command', id: state.pending.id, cmd: state.pending.cmd, data: d })
-  if (d.conn && following(d) && !d.sessionEnded) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared })
+  if (d.conn && following(d) && !d.sessionEnded && !d.lost) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared })
   if (state.step === 'IN_PROGRESS') out.push({ key: `timer:almost:${state.visit}`, kind: 'timer', ms: ALMOST_MS, event: { type: 'waitedLong' } })
   if (state.step === 'MANUAL_CONFIGURATION' && !d.help && !d.shared) {
     const providerId = d.chosen?.id ?? d.check?.provider ?? null

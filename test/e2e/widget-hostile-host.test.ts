@@ -7,7 +7,8 @@
 // branding with a primary colour in rgb() and a logo that 404s; a widget token that expires while the
 // person waits (getToken brings a new one and the flow ends on live; without getToken the page says
 // the session ended), and one that had expired when the person clicked (the click's re-check is refused:
-// getToken's new token carries it, else the page says the session expired and offers Close); the network lost and back; a reload after "I have added them" and after live; the
+// getToken's new token carries it, else the page says the session expired and offers Close), and a
+// getToken that hands out another application's token mid-flow (said, not a stale page); the network lost and back; a reload after "I have added them" and after live; the
 // widget opened a second time while open (the page stays inert, focus returns to the first opener). Screenshots go to
 // test-artifacts/ (the Arabic records screen at 375 px: widget-ar-records-375.png; dark branding:
 // widget-dark-records.png).
@@ -115,12 +116,12 @@ async function toRecords(pg: Page, extra: Record<string, unknown> = {}): Promise
 }
 
 /** The widget opened for a fresh domain with a token and, when `withGetToken`, a getToken that mints new ones (counted). */
-async function openWithToken(withGetToken: boolean): Promise<{ pg: Page; domain: string; asked: () => number }> {
+async function openWithToken(withGetToken: boolean, mint = () => widgetToken(p, ws)): Promise<{ pg: Page; domain: string; asked: () => number }> {
   const pg = await page('plain')
   let asked = 0
   await pg.exposeFunction('mintToken', async () => {
     asked++
-    return widgetToken(p, ws)
+    return mint()
   })
   const domain = `shop${++seq}.${zone}`
   await pg.evaluate(
@@ -382,6 +383,29 @@ describe('the widget on hostile host pages', () => {
       expect(errors.map((e) => e.code)).toEqual(['ConfigurationError'])
       expect(errors[0].message).toContain(`applicationId "${ws.appId}" is not the application of the widget token`)
     } finally {
+      await pg.context().close()
+    }
+  }, TIMEOUT)
+
+  test("getToken hands out another application's token while the person waits: the page says the website's setup is wrong, once, rather than stay silently stale", async () => {
+    const other = await provision(p)
+    // The widget opens with this application's token; every token getToken hands out after it is the other's.
+    const { pg } = await openWithToken(true, () => widgetToken(p, other))
+    try {
+      const rechecked = pg.waitForResponse((r) => r.url().endsWith(':recheck') && r.request().method() === 'POST')
+      await pg.locator('#je-added').click()
+      expect((await rechecked).status()).toBe(200)
+      await pg.locator('#je-status').waitFor()
+      // The token held expires; the follow loop's next call is refused and getToken's new token is another application's.
+      p.clock.advance(2 * 3600_000)
+      await pg.locator('#je-error').waitFor({ timeout: 75_000 })
+      expect(await pg.locator('#je-error').innerText()).toContain("website's setup")
+      expect(await pg.locator('#je-retry').count()).toBe(0)
+      const errors = (await log(pg)).filter(([k]) => k === 'onError').map(([, e]) => e)
+      expect(errors.map((e) => e.code)).toEqual(['ConfigurationError'])
+      expect(errors[0].message).toContain(`getToken returned a token for another application than "${ws.appId}"`)
+    } finally {
+      p.clock.reset()
       await pg.context().close()
     }
   }, TIMEOUT)

@@ -450,6 +450,75 @@ describe('the runner: one effect per key', () => {
     expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual(['follow:con_1'])
   })
 
+  test('the token held stops reaching the connection while the person waits (getToken now hands out another application\'s or domain\'s token, or the connection was disconnected): the error screen says the setup is wrong, one ConfigurationError naming the connection and applicationId, and nothing more is asked', async () => {
+    const t = runner()
+    const { r, server, timers, notices } = t
+    await toWaiting(t)
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
+    await settle()
+    server
+      .take((c) => c.path.startsWith('/connections/con_1/status?after=v1'))
+      .reject(new ApiFailure('GenericError', { code: 'not_found', title: 'Connection not found', details: null }, 404))
+    await settle()
+    expect([r.state.step, r.state.problem]).toEqual(['EXIT_WITH_ERROR', { code: 'misconfigured' }])
+    const errors = notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail)
+    expect(errors.map((e) => e.code)).toEqual(['ConfigurationError'])
+    expect(errors[0]!.message).toContain('"con_1"')
+    expect(errors[0]!.message).toContain('"app_1"')
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual([])
+    const asked = server.log.length
+    await timers.advance(120_000)
+    expect(server.log.length).toBe(asked)
+    // Nothing for the person to retry: the screen's way out is Close (tested in widget.test.ts).
+    expect(transition(r.state, { type: 'retry' }, SETTINGS).state.step).toBe('EXIT_WITH_ERROR')
+  })
+
+  test('a 403 while following is the error screen once, and "Back to the steps" follows the connection again', async () => {
+    const t = runner()
+    const { r, server, notices } = t
+    await toWaiting(t)
+    server.take((c) => c.path === '/connections/con_1/status').reject(new ApiFailure('AccessDeniedError', { code: 'forbidden', title: 'Forbidden', details: null }, 403))
+    await settle()
+    expect([r.state.step, r.state.problem]).toEqual(['EXIT_WITH_ERROR', { code: 'forbidden' }])
+    expect(notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)).toEqual(['AccessDeniedError'])
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual([])
+    r.dispatch({ type: 'retry' })
+    await settle()
+    expect(r.state.step).toBe('MANUAL_CONFIGURATION')
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual(['follow:con_1'])
+    expect(server.open.filter((c) => c.path === '/connections/con_1/status')).toHaveLength(1)
+  })
+
+  test('a share page whose link stops answering (expired, or its connection disconnected) says the link no longer works, with nothing to retry', () => {
+    const shared = { ...FIXTURES.MANUAL_CONFIGURATION(), data: { ...FIXTURES.MANUAL_CONFIGURATION().data, shared: true, conn: conn() } }
+    const gone = transition(shared, { type: 'lost', failure: new ApiFailure('GenericError', { code: 'not_found', title: 'Not found', details: null }, 404) }, SETTINGS)
+    expect([gone.state.step, gone.state.problem]).toEqual(['EXIT_WITH_ERROR', { code: 'linkGone' }])
+    expect(gone.notices.filter((n) => n.kind === 'error')).toHaveLength(1)
+    expect(effectsOf(gone.state).filter((e) => e.kind === 'follow')).toEqual([])
+    expect(transition(gone.state, { type: 'lost', failure: new ApiFailure('GenericError', { code: 'not_found', title: 'Not found', details: null }, 404) }, SETTINGS).notices).toEqual([])
+  })
+
+  test('a shared setup (loadSharedFlow) whose link stops answering while it is open: the link no longer works, said once, and the page stops asking', async () => {
+    const timers = new FakeTimers()
+    const server = fakeApi()
+    const notices: Notice[] = []
+    const env: Env = { api: server.api, timers, applicationId: '', returnUrl: null, popup: { current: null }, wake: new EventTarget(), shareToken: 'tok' }
+    const r = new Runner(SETTINGS, env, (n) => notices.push(n), () => undefined)
+    r.dispatch({ type: 'startShared' })
+    await settle()
+    server.take((c) => c.path === '/share/tok').resolve({ ...connectionAnswer(), connection_id: 'con_1', manual_steps: [], dashboard_url: null, application_name: 'Acme' })
+    await settle()
+    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual(['follow:con_1'])
+    await timers.advance(60_000)
+    server.take((c) => c.path === '/share/tok').reject(new ApiFailure('GenericError', { code: 'not_found', title: 'Not found', details: null }, 404))
+    await settle()
+    expect([r.state.step, r.state.problem]).toEqual(['EXIT_WITH_ERROR', { code: 'linkGone' }])
+    expect(notices.filter((n) => n.kind === 'error')).toHaveLength(1)
+    const asked = server.log.length
+    await timers.advance(120_000)
+    expect(server.log.length).toBe(asked)
+  })
+
   test('after more than ten minutes of waiting, the widget shows live as soon as the connection goes live', async () => {
     const t = runner()
     const { r, server, timers, notices } = t

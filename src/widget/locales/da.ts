@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Vi kunne ikke fortsætte',
   errorSession: 'Denne opsætningssession er udløbet. Gå tilbage til {app}, og åbn den igen.',
+  errorLinkGone: 'Dette link virker ikke længere: det er udløbet, eller opsætningen er fjernet. Bed den, der sendte det, om et nyt link.',
   errorForbidden: 'Denne opsætning blev startet for et andet domæne. Gå tilbage til {app}, og start forfra for {domain}.',
   errorNetwork: 'Vi kan ikke nå forbindelsestjenesten. Tjek din internetforbindelse, og prøv så igen.',
   errorMisconfigured: 'Hjemmesidens opsætning af forbindelsestjenesten er forkert, så vi kan ikke fortsætte. Din internetforbindelse er i orden: hjemmesidens ejer skal rette opsætningen.',

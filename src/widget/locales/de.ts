@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Es geht gerade nicht weiter',
   errorSession: 'Diese Einrichtungssitzung ist abgelaufen. Kehren Sie zu {app} zurück und öffnen Sie sie erneut.',
+  errorLinkGone: 'Dieser Link funktioniert nicht mehr: Er ist abgelaufen, oder die Einrichtung wurde entfernt. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen Link.',
   errorForbidden: 'Diese Einrichtung wurde für eine andere Domain gestartet. Kehren Sie zu {app} zurück und beginnen Sie neu für {domain}.',
   errorNetwork: 'Der Verbindungsdienst ist nicht erreichbar. Prüfen Sie Ihre Internetverbindung und versuchen Sie es dann erneut.',
   errorMisconfigured: 'Die Einrichtung des Verbindungsdienstes auf dieser Website ist fehlerhaft, daher können wir nicht fortfahren. Ihre Internetverbindung ist in Ordnung: Der Betreiber der Website muss die Einrichtung korrigieren.',

@@ -131,6 +131,7 @@ export const widget = {
 
   errorTitle: 'We could not continue',
   errorSession: 'This setup session has expired. Go back to {app} and open it again.',
+  errorLinkGone: 'This link no longer works: it has expired, or the setup was removed. Ask whoever sent it to you for a new link.',
   errorForbidden: 'This setup was started for a different domain. Go back to {app} and start again for {domain}.',
   errorNetwork: 'We could not reach the connection service. Check your internet connection, then try again.',
   errorMisconfigured: 'This website\'s setup of the connection service is not right, so we cannot go on. Your internet connection is fine: the website\'s owner needs to fix the setup.',

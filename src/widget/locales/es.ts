@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'No hemos podido continuar',
   errorSession: 'Esta sesión de configuración ha caducado. Vuelve a {app} y ábrela de nuevo.',
+  errorLinkGone: 'Este enlace ya no funciona: ha caducado o se eliminó la configuración. Pide un enlace nuevo a quien te lo envió.',
   errorForbidden: 'Esta configuración se inició para otro dominio. Vuelve a {app} y empieza de nuevo para {domain}.',
   errorNetwork: 'No podemos contactar con el servicio de conexión. Comprueba tu conexión a Internet y vuelve a intentarlo.',
   errorMisconfigured: 'La configuración del servicio de conexión en este sitio web no es correcta, así que no podemos continuar. Tu conexión a Internet funciona: el propietario del sitio debe corregir la configuración.',

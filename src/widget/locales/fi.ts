@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Emme voineet jatkaa',
   errorSession: 'Tämä käyttöönottoistunto on vanhentunut. Palaa palveluun {app} ja avaa se uudelleen.',
+  errorLinkGone: 'Tämä linkki ei enää toimi: se on vanhentunut tai käyttöönotto on poistettu. Pyydä uusi linkki sen lähettäjältä.',
   errorForbidden: 'Tämä käyttöönotto aloitettiin toiselle verkkotunnukselle. Palaa palveluun {app} ja aloita uudelleen verkkotunnukselle {domain}.',
   errorNetwork: 'Yhteyspalveluun ei saatu yhteyttä. Tarkista internetyhteytesi ja yritä sitten uudelleen.',
   errorMisconfigured: 'Tämän verkkosivuston yhteyspalvelun asetukset ovat virheelliset, joten emme voi jatkaa. Internetyhteytesi toimii: sivuston omistajan on korjattava asetukset.',

@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Impossible de continuer',
   errorSession: 'Cette session de configuration a expiré. Revenez sur {app} et ouvrez-la de nouveau.',
+  errorLinkGone: 'Ce lien ne fonctionne plus : il a expiré ou la configuration a été supprimée. Demandez un nouveau lien à la personne qui vous l’a envoyé.',
   errorForbidden: 'Cette configuration a été ouverte pour un autre domaine. Revenez sur {app} et recommencez pour {domain}.',
   errorNetwork: 'Le service de connexion est injoignable. Vérifiez votre connexion Internet, puis réessayez.',
   errorMisconfigured: 'La configuration du service de connexion sur ce site est incorrecte : impossible de continuer. Votre connexion Internet fonctionne ; le propriétaire du site doit corriger la configuration.',

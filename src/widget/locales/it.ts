@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Non è stato possibile continuare',
   errorSession: 'Questa sessione di configurazione è scaduta. Torna su {app} e aprila di nuovo.',
+  errorLinkGone: 'Questo link non funziona più: è scaduto o la configurazione è stata rimossa. Chiedi un nuovo link a chi te l’ha inviato.',
   errorForbidden: 'Questa configurazione è stata avviata per un altro dominio. Torna su {app} e ricomincia per {domain}.',
   errorNetwork: 'Non riusciamo a raggiungere il servizio di collegamento. Controlla la connessione a Internet, poi riprova.',
   errorMisconfigured: 'La configurazione del servizio di collegamento su questo sito non è corretta, quindi non possiamo continuare. La tua connessione a Internet funziona: il proprietario del sito deve correggere la configurazione.',

@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'We konden niet verder',
   errorSession: 'Deze instelsessie is verlopen. Ga terug naar {app} en open hem opnieuw.',
+  errorLinkGone: 'Deze link werkt niet meer: hij is verlopen of de instelling is verwijderd. Vraag degene die hem stuurde om een nieuwe link.',
   errorForbidden: 'Deze instelling is gestart voor een ander domein. Ga terug naar {app} en begin opnieuw voor {domain}.',
   errorNetwork: 'We kunnen de koppeldienst niet bereiken. Controleer je internetverbinding en probeer het opnieuw.',
   errorMisconfigured: 'De instelling van de koppeldienst op deze website klopt niet, dus we kunnen niet verder. Je internetverbinding werkt: de eigenaar van de website moet de instelling herstellen.',

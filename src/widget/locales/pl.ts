@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Nie udało się kontynuować',
   errorSession: 'Ta sesja konfiguracji wygasła. Wróć do {app} i otwórz ją ponownie.',
+  errorLinkGone: 'Ten link już nie działa: wygasł albo konfigurację usunięto. Poproś osobę, która go wysłała, o nowy link.',
   errorForbidden: 'Tę konfigurację rozpoczęto dla innej domeny. Wróć do {app} i zacznij od nowa dla {domain}.',
   errorNetwork: 'Nie możemy połączyć się z usługą. Sprawdź połączenie z internetem i spróbuj ponownie.',
   errorMisconfigured: 'Konfiguracja usługi połączeń na tej stronie jest błędna, więc nie możemy kontynuować. Twoje połączenie z internetem działa: właściciel strony musi poprawić konfigurację.',

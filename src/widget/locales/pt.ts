@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Não foi possível continuar',
   errorSession: 'Esta sessão de configuração expirou. Volte para {app} e abra-a de novo.',
+  errorLinkGone: 'Este link não funciona mais: ele expirou ou a configuração foi removida. Peça um novo link a quem o enviou.',
   errorForbidden: 'Esta configuração foi iniciada para outro domínio. Volte para {app} e comece de novo para {domain}.',
   errorNetwork: 'Não conseguimos falar com o serviço de conexão. Verifique sua internet e tente de novo.',
   errorMisconfigured: 'A configuração do serviço de conexão neste site está errada, então não podemos continuar. Sua internet está funcionando: o dono do site precisa corrigir a configuração.',

@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Vi kunde inte fortsätta',
   errorSession: 'Den här inställningssessionen har gått ut. Gå tillbaka till {app} och öppna den igen.',
+  errorLinkGone: 'Den här länken fungerar inte längre: den har gått ut eller så har inställningen tagits bort. Be den som skickade den om en ny länk.',
   errorForbidden: 'Den här inställningen startades för en annan domän. Gå tillbaka till {app} och börja om för {domain}.',
   errorNetwork: 'Vi når inte anslutningstjänsten. Kontrollera din internetanslutning och försök sedan igen.',
   errorMisconfigured: 'Webbplatsens inställning av anslutningstjänsten är fel, så vi kan inte fortsätta. Din internetanslutning fungerar: webbplatsens ägare behöver rätta inställningen.',

@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: 'Devam edemedik',
   errorSession: 'Bu kurulum oturumunun süresi doldu. {app} sitesine dönüp yeniden açın.',
+  errorLinkGone: 'Bu bağlantı artık çalışmıyor: süresi dolmuş ya da kurulum kaldırılmış. Size gönderen kişiden yeni bir bağlantı isteyin.',
   errorForbidden: 'Bu kurulum başka bir alan adı için başlatıldı. {app} sitesine dönüp {domain} için yeniden başlayın.',
   errorNetwork: 'Bağlantı hizmetine ulaşılamıyor. İnternet bağlantınızı kontrol edip tekrar deneyin.',
   errorMisconfigured: 'Bu web sitesindeki bağlantı hizmeti ayarı hatalı, bu yüzden devam edemiyoruz. İnternet bağlantınız sorunsuz: site sahibinin ayarı düzeltmesi gerekiyor.',

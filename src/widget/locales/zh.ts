@@ -122,6 +122,7 @@ export const widget: Messages = {
 
   errorTitle: '无法继续',
   errorSession: '此设置会话已过期。请返回 {app} 并重新打开。',
+  errorLinkGone: '此链接已失效：它已过期，或设置已被移除。请向发送链接的人索取新链接。',
   errorForbidden: '此设置是为另一个域名发起的。请返回 {app}，为 {domain} 重新开始。',
   errorNetwork: '无法连接到连接服务。请检查您的网络连接，然后重试。',
   errorMisconfigured: '此网站的连接服务设置有误，因此无法继续。您的网络连接正常：需要由网站所有者修正设置。',

@@ -125,6 +125,8 @@ export function problemText(v: View, p: Problem): string {
       return tt('errorNetwork')
     case 'misconfigured':
       return tt('errorMisconfigured')
+    case 'linkGone':
+      return tt('errorLinkGone')
     case 'rateLimited':
       return tt('errorRateLimited')
     case 'unavailable':
