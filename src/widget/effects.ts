@@ -110,7 +110,7 @@ export async function runEffect(effect: Effect, env: Env, signal: AbortSignal, s
     case 'command':
       return command(effect.id, effect.cmd, effect.data, env, signal, send)
     case 'follow':
-      return effect.shared ? followShare(env, signal, send) : follow(effect.connectionId, env, signal, send)
+      return effect.shared ? followShare(env, signal, send) : follow(effect.connectionId, effect.since, env, signal, send)
     case 'timer':
       try {
         await sleep(env.timers, effect.ms, signal)
@@ -216,7 +216,7 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
       }
       case 'resume': {
         const r = (await env.api.call('GET', `/connections/${encodeURIComponent(cmd.connectionId)}/status`, undefined, signal)) as ConnectionStatus
-        return send({ type: 'resumed', id, conn: connFromStatus(r) })
+        return send({ type: 'resumed', id, conn: connFromStatus(r), app: r.application })
       }
       case 'loadShare': {
         const r = await env.api.call('GET', sharePath(env), undefined, signal)
@@ -235,8 +235,9 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
  * (each answer comes when something changed), and when that is not answered, plain polls of the
  * connection at the server's next check. Failures are retried with back-off; one loop per connection.
  */
-async function follow(id: string, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
-  let version: string | null = null
+async function follow(id: string, since: string | null, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
+  // After the version already shown (a resume read the status): the first call waits for a change.
+  let version: string | null = since
   let failures = 0
   let last: Conn | null = null
   let polled = false

@@ -45,6 +45,8 @@ export interface Conn {
   nextCheckAt: string | null
   /** Pre-validation's stage (`validation: before_cutover`); null on the usual path. */
   stage?: string | null
+  /** The status answer's `version` this was read from (absent when read from another answer): following starts after it. */
+  version?: string
 }
 
 export interface ManualHelp {
@@ -149,7 +151,7 @@ export type Event =
   | { type: 'sessionEnded' }
   /** The follow loop's token no longer reaches the connection (404, 403): said on the error screen, once. */
   | { type: 'lost'; failure: Failure }
-  | { type: 'resumed'; id: number; conn: Conn }
+  | { type: 'resumed'; id: number; conn: Conn; app?: ApplicationFace }
 
 export type Notice =
   | { kind: 'step'; detail: StepDetail }
@@ -183,7 +185,7 @@ export interface Settings {
 
 export type Effect =
   | { key: string; kind: 'command'; id: number; cmd: Command; data: Data }
-  | { key: string; kind: 'follow'; connectionId: string; shared: boolean }
+  | { key: string; kind: 'follow'; connectionId: string; shared: boolean; since: string | null }
   | { key: string; kind: 'timer'; ms: number; event: Event }
   | { key: string; kind: 'help'; connectionId: string | null; providerId: string | null }
   | { key: string; kind: 'providers' }
@@ -583,7 +585,7 @@ function replied(o: Out, s: Settings, pending: { id: number; cmd: Command }, eve
       return o.idle().data({ link: { url: event.url, expiresAt: event.expiresAt } }).say({ kind: 'shared', detail }).go('FINISHED_SUCCESSFULLY_LINK_SHARED')
     }
     case 'resumed': {
-      o.idle().data({ conn: event.conn })
+      o.idle().data({ conn: event.conn, app: event.app ?? d.app })
       if (event.conn.status === 'live') return succeed(o, s, event.conn)
       if (event.conn.status === 'failed') return failedAgain(o, s, event.conn)
       return o
@@ -704,7 +706,7 @@ export function effectsOf(state: State): Effect[] {
   const d = state.data
   const out: Effect[] = []
   if (state.pending) out.push({ key: `command:${state.pending.id}`, kind: 'command', id: state.pending.id, cmd: state.pending.cmd, data: d })
-  if (d.conn && following(d) && !d.sessionEnded && !d.lost) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared })
+  if (d.conn && following(d) && !d.sessionEnded && !d.lost) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared, since: d.conn.version ?? null })
   if (state.step === 'IN_PROGRESS') out.push({ key: `timer:almost:${state.visit}`, kind: 'timer', ms: ALMOST_MS, event: { type: 'waitedLong' } })
   if (state.step === 'MANUAL_CONFIGURATION' && !d.help && !d.shared) {
     const providerId = d.chosen?.id ?? d.check?.provider ?? null
@@ -778,5 +780,6 @@ export function connFromStatus(s: ConnectionStatus): Conn {
     lastCheckedAt: s.last_checked_at,
     nextCheckAt: s.next_check_at,
     stage: s.validation_stage,
+    version: s.version,
   }
 }

@@ -519,6 +519,23 @@ describe('the runner: one effect per key', () => {
     expect(server.log.length).toBe(asked)
   })
 
+  test('a reload resumes with one status read: the loop then waits after the version it read (no second identical request), and the application\'s name comes with the resume', async () => {
+    const timers = new FakeTimers()
+    const server = fakeApi()
+    const env: Env = { api: server.api, timers, applicationId: 'app_1', returnUrl: null, popup: { current: null }, wake: new EventTarget() }
+    const r = new Runner({ ...SETTINGS, resume: () => ({ connectionId: 'con_1', rail: 'manual' }) }, env, () => undefined, () => undefined)
+    r.dispatch({ type: 'start' })
+    r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
+    r.dispatch({ type: 'submitDomain' })
+    await settle()
+    server.take((c) => c.path === '/domains:check').resolve(check())
+    await settle()
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v7' }))
+    await settle()
+    expect([r.state.step, r.state.data.app?.name]).toEqual(['IN_PROGRESS', 'Acme'])
+    expect(server.log.filter((l) => l.startsWith('GET /connections/con_1/status'))).toEqual(['GET /connections/con_1/status', 'GET /connections/con_1/status?after=v7&wait=8'])
+  })
+
   test('after more than ten minutes of waiting, the widget shows live as soon as the connection goes live', async () => {
     const t = runner()
     const { r, server, timers, notices } = t
