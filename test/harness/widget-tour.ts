@@ -5,7 +5,8 @@
 // a domain that does not exist, records in the way, the manual records, a share link, the waiting
 // screen, "almost there" (the page's clock moved on), securing, secured, not secure (a CAA record in the
 // way), Domain Connect with the provider's name and without it, an API key and its refusal, the
-// provider picker, an expired session. `at(name)` is called on each screen.
+// provider picker, an expired session, a connection the token no longer reaches while the person waits.
+// `at(name)` is called on each screen.
 import type { Page } from 'playwright-core'
 import { PROVIDERS } from '../../src/domain/providers.ts'
 
@@ -29,6 +30,7 @@ export const TOUR_SCREENS = [
   '15-api-key-refused',
   '16-provider-picker',
   '17-session-expired',
+  '18-connection-out-of-reach',
 ] as const
 export type TourScreen = (typeof TOUR_SCREENS)[number]
 
@@ -99,6 +101,8 @@ export async function tour(o: TourOptions): Promise<void> {
   let world: World = { status: 'pending', secure: 'securing', secureError: null, conflicts: [], version: 1 }
   let domain = 'shop.example.com'
   let sessionExpired = false
+  /** The status of the connection answers 404 (getToken's token is another application's, or it was disconnected). */
+  let outOfReach = false
   const change = (w: Partial<World>) => (world = { ...world, ...w, version: world.version + 1 })
   const connection = () => ({
     id: 'con_tour',
@@ -157,6 +161,7 @@ export async function tour(o: TourOptions): Promise<void> {
     if (path.endsWith('/records')) return json({ records: connection().records, manual_steps: [], dashboard_url: 'https://dash.cloudflare.com/' })
     if (path.endsWith('/share')) return json({ url: 'https://portico.example/share/shr_7YbK2mQ9xD4wZ1', token: 'shr_7YbK2mQ9xD4wZ1', expires_at: '2026-04-11T09:30:00Z' })
     if (path.endsWith('/apply')) return json({ code: 'ProviderAuthenticationError', title: 'Authentication error', details: { provider: 'cloudflare' } }, 422)
+    if (path.includes('/status') && outOfReach) return json({ code: 'not_found', title: 'Connection not found', details: null }, 404)
     if (path.includes('/status')) {
       // A long poll answered at once: the page's clock (installed) paces the widget's next look.
       return json(status())
@@ -275,5 +280,15 @@ export async function tour(o: TourOptions): Promise<void> {
   await waitFor('#je-error')
   sessionExpired = false
   await o.at('17-session-expired')
+
+  // The connection went out of the token's reach while the person waited.
+  await open({ domain: 'gone.example.com' })
+  await waitFor('#je-added')
+  await page.locator('#je-added').click()
+  await waitFor('#je-status')
+  outOfReach = true
+  await until('#je-error')
+  outOfReach = false
+  await o.at('18-connection-out-of-reach')
   await page.evaluate(() => (window as any).handle?.close())
 }
