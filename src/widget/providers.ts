@@ -1,31 +1,16 @@
 // What the widget shows about a DNS provider beyond the server's catalog: its logo, keyed by the
-// catalog's provider id. Logos are simple-icons (CC0, npm `simple-icons`); only the icons imported here
-// end up in the bundle. Which credential to create, with which permissions and where, is the domain
-// check's (`provider_candidates`: each provider folder's `token_url` and `token_scopes`), read by
-// screens/view.ts `tokenHelp`.
-import { siCloudflare, siDigitalocean, siGandi, siGodaddy, siGooglecloud, siHetzner, siIonos, siNamecheap, siNetlify, siOvh, siPorkbun, siSquarespace, siVercel, siWix } from 'simple-icons'
+// catalog's provider id. Logos are simple-icons (CC0, npm `simple-icons`), their paths and colours
+// inlined at bundle time (logos.ts, a macro). Which credential to create, with which permissions and
+// where, is the domain check's (`provider_candidates`: each provider folder's `token_url` and
+// `token_scopes`), read by screens/view.ts `tokenHelp`.
+import { logos } from './logos.ts' with { type: 'macro' }
 
 interface Icon {
   path: string
   hex: string
 }
 
-const LOGOS: Record<string, Icon> = {
-  cloudflare: siCloudflare,
-  godaddy: siGodaddy,
-  namecheap: siNamecheap,
-  'google-cloud-dns': siGooglecloud,
-  squarespace: siSquarespace,
-  ionos: siIonos,
-  ovh: siOvh,
-  digitalocean: siDigitalocean,
-  hetzner: siHetzner,
-  porkbun: siPorkbun,
-  gandi: siGandi,
-  vercel: siVercel,
-  netlify: siNetlify,
-  wix: siWix,
-}
+const LOGOS: Record<string, Icon> = logos()
 
 /** An inline SVG logo for a provider (decorative: the provider's name is always written next to it). */
 export function logoSvg(providerId: string | null): SVGElement | null {
