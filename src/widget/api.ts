@@ -175,7 +175,7 @@ export function notTheTokensApplication(err: unknown, applicationId: string): un
  * either way the integrator's doing, and nothing the person can retry.
  */
 export function notTheTokensConnection(err: ApiFailure, connectionId: string, applicationId: string): ApiFailure {
-  return setupError(err, `connection ${JSON.stringify(connectionId)} is not reachable with the widget token (${err.envelope.title}): it was disconnected, or getToken returned a token for another application than ${JSON.stringify(applicationId)} or for another domain`)
+  return setupError(err, `connection ${JSON.stringify(connectionId)}: ${err.envelope.title}; disconnected, or the token is not for application ${JSON.stringify(applicationId)} and this domain`)
 }
 
 function setupError(err: ApiFailure, message: string): ApiFailure {

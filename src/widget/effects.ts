@@ -226,7 +226,10 @@ async function command(id: number, cmd: Command, data: Data, env: Env, signal: A
     send({ type: 'done', id })
   } catch (err) {
     if (isAbort(err) || signal.aborted) return
-    send({ type: 'failed', id, failure: failureOf(err) })
+    const f = failureOf(err)
+    // A call about the connection answered 404: the token no longer reaches it, as when following it.
+    const lost = conn && !data.shared && cmd.kind !== 'resume' && f.status === 404 && f.sdkCode !== 'ConfigurationError'
+    send({ type: 'failed', id, failure: lost ? notTheTokensConnection(f, conn!.id, env.applicationId) : f })
   }
 }
 

@@ -61,15 +61,25 @@ function open(config: OpenConfig): { close: () => void } {
   return handle
 }
 
-/** The shared manual setup behind a share link (`…/share/{token}`); no credential is needed. */
-function loadSharedFlow(url: string, config: Partial<OpenConfig> = {}): { close: () => void } {
-  const u = new URL(url, location.href)
-  const token = u.pathname.split('/').filter(Boolean).pop() ?? ''
-  const cfg = { applicationId: '', ...config, apiBase: config.apiBase ?? `${u.origin}/v1` } as OpenConfig
-  const f = new Flow(cfg, client(cfg.apiBase!), { localesBase: localesBase({ widgetBase: config.widgetBase ?? u.origin }), returnUrl: null, shareToken: token })
+/**
+ * The shared manual setup behind a share link, given as its url (`https://portico.example/share/{token}`:
+ * Portico is that origin) or as its token (Portico is found as for `open`: `apiBase`, else `widgetBase`
+ * or the script's origin). No credential is needed.
+ */
+function loadSharedFlow(link: string, config: Partial<OpenConfig> = {}): { close: () => void } {
+  const { token, origin } = shareLink(String(link ?? ''))
+  const base = { widgetBase: config.widgetBase ?? origin }
+  const cfg = { applicationId: '', ...config, apiBase: apiBaseOf({ apiBase: config.apiBase, ...base }) } as OpenConfig
+  const f = new Flow(cfg, client(cfg.apiBase!), { localesBase: localesBase(base), returnUrl: null, shareToken: token })
   const handle = show(f)
   f.startShared()
   return handle
+}
+
+/** A share link's token, and the origin it names when it is an absolute url (undefined for a bare token). */
+function shareLink(link: string): { token: string; origin: string | undefined } {
+  const url = /^https?:\/\//i.test(link.trim()) ? new URL(link.trim()) : null
+  return { token: (url?.pathname ?? link.trim()).split('/').filter(Boolean).pop() ?? '', origin: url?.origin }
 }
 
 /** Sell: the buyer's domain and email, then the payment page of `POST /registrar/checkout`. */

@@ -401,6 +401,18 @@ function problemOf(f: Failure): Problem {
 
 const errorInfo = (f: Failure, code: ErrorCode = f.sdkCode): Notice => ({ kind: 'error', detail: { code, message: f.envelope.title, details: f.envelope } })
 
+/**
+ * The connection (or the share link) is out of reach: the token held no longer reaches it (404, 403),
+ * or the link expired. Said once, whether a command or the follow loop found it first; following stops.
+ */
+function lose(o: Out, f: Failure): Out {
+  const d = o.state.data
+  if (d.lost || d.sessionEnded) return o.idle()
+  o.data({ lost: true })
+  if (d.shared && f.status === 404) return o.idle().say(errorInfo(f)).go('EXIT_WITH_ERROR', { problem: { code: 'linkGone' }, error: f.envelope })
+  return exit(o, f)
+}
+
 /** A failure that cannot be worked around here: the error screen, with a way back. */
 function exit(o: Out, f: Failure): Out {
   return o.idle().say(errorInfo(f)).go('EXIT_WITH_ERROR', { problem: problemOf(f), error: f.envelope })
@@ -409,6 +421,8 @@ function exit(o: Out, f: Failure): Out {
 function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
   const d = o.state.data
   o.idle()
+  // A call about the connection that no longer reaches it, or a share link gone (a resume's 404 only forgets it).
+  if (cmd.kind !== 'resume' && f.status === 404 && (f.sdkCode === 'ConfigurationError' || d.shared)) return lose(o, f)
   switch (cmd.kind) {
     case 'analyse': {
       // A name the API refuses as a domain: said on the field, with what was typed.
@@ -536,13 +550,8 @@ export function transition(state: State, event: Event, s: Settings): Output {
       return d.unreachable === !event.ok ? o : o.data({ unreachable: !event.ok })
     case 'sessionEnded':
       return sessionEnded(o)
-    case 'lost': {
-      if (d.lost || d.sessionEnded) return o
-      o.data({ lost: true })
-      // A share link that stopped answering: expired, or its connection was disconnected.
-      if (d.shared && event.failure.status === 404) return o.idle().say(errorInfo(event.failure)).go('EXIT_WITH_ERROR', { problem: { code: 'linkGone' }, error: event.failure.envelope })
-      return exit(o, event.failure)
-    }
+    case 'lost':
+      return lose(o, event.failure)
     default:
       return acted(o, s, event)
   }
@@ -655,8 +664,11 @@ function acted(o: Out, s: Settings, event: Action): Out {
   }
 }
 
-/** Problems nobody can retry from the error screen: an ended session, the integrator's setup, a share link gone. */
-const FINAL = new Set<Problem['code']>(['session', 'misconfigured', 'linkGone'])
+/**
+ * Problems nobody can retry from the error screen: an ended session, the integrator's setup, a share
+ * link gone, a setup started for another domain (its words send the person back to the site).
+ */
+const FINAL = new Set<Problem['code']>(['session', 'misconfigured', 'linkGone', 'forbidden'])
 
 /** Whether the error screen offers a way back (a share page before its connection loaded has none). */
 export function canRetry(state: State): boolean {

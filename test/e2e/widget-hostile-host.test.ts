@@ -8,7 +8,8 @@
 // person waits (getToken brings a new one and the flow ends on live; without getToken the page says
 // the session ended), and one that had expired when the person clicked (the click's re-check is refused:
 // getToken's new token carries it, else the page says the session expired and offers Close), and a
-// getToken that hands out another application's token mid-flow (said, not a stale page); the network lost and back; a reload after "I have added them" and after live; the
+// getToken that hands out another application's token mid-flow (said, not a stale page); a shared setup
+// opened by token or url, in Arabic, whose link goes while it is open; the network lost and back; a reload after "I have added them" and after live; the
 // widget opened a second time while open (the page stays inert, focus returns to the first opener). Screenshots go to
 // test-artifacts/ (the Arabic records screen at 375 px: widget-ar-records-375.png; dark branding:
 // widget-dark-records.png).
@@ -403,10 +404,38 @@ describe('the widget on hostile host pages', () => {
       expect(await pg.locator('#je-retry').count()).toBe(0)
       const errors = (await log(pg)).filter(([k]) => k === 'onError').map(([, e]) => e)
       expect(errors.map((e) => e.code)).toEqual(['ConfigurationError'])
-      expect(errors[0].message).toContain(`getToken returned a token for another application than "${ws.appId}"`)
+      expect(errors[0].message).toContain(`the token is not for application "${ws.appId}" and this domain`)
     } finally {
       p.clock.reset()
       await pg.context().close()
+    }
+  }, TIMEOUT)
+
+  test('loadSharedFlow from a host page that loads widget.js from Portico: by token or by url, Portico is found with no apiBase, the browser\'s Arabic is right-to-left, and a link whose connection is disconnected meanwhile says it no longer works, once', async () => {
+    for (const form of ['token', 'url'] as const) {
+      const domain = `shared${++seq}.${zone}`
+      const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain } })
+      expect(c.status).toBe(201)
+      const share = await p.api('POST', `/v1/connections/${c.body.id}/share`, { token: ws.apiKey })
+      expect(share.status).toBe(201)
+      const pg = await page('plain', { width: 375, height: 667, locale: 'ar' })
+      try {
+        await pg.evaluate((link) => {
+          const w = window as any
+          w.handle = w.Portico.loadSharedFlow(link, w.callbacks)
+        }, form === 'token' ? share.body.token : share.body.url)
+        await pg.locator('#je-records').waitFor()
+        expect(await pg.locator('[data-portico][lang]').evaluate((e) => [e.getAttribute('lang'), e.getAttribute('dir')])).toEqual(['ar', 'rtl'])
+        expect((await log(pg)).filter(([k]) => k === 'onError')).toEqual([])
+        expect((await p.api('POST', `/v1/connections/${c.body.id}:disconnect`, { token: ws.apiKey, body: {} })).status).toBe(200)
+        await pg.locator('#je-error').waitFor({ timeout: 60_000 })
+        expect(await pg.locator('#je-error').innerText()).toContain('لم يعد هذا الرابط يعمل')
+        expect(await pg.locator('#je-retry').count()).toBe(0)
+        if (form === 'token') await shot(pg, 'widget-shared-link-gone-ar-375')
+        expect((await log(pg)).filter(([k]) => k === 'onError')).toHaveLength(1)
+      } finally {
+        await pg.context().close()
+      }
     }
   }, TIMEOUT)
 

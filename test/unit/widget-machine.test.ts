@@ -473,9 +473,9 @@ describe('the runner: one effect per key', () => {
     expect(transition(r.state, { type: 'retry' }, SETTINGS).state.step).toBe('EXIT_WITH_ERROR')
   })
 
-  test('a 403 while following is the error screen once, and "Back to the steps" follows the connection again', async () => {
+  test('a 403 while following is the error screen once, whose words send the person back to the site: no way back from it, and nothing more is asked', async () => {
     const t = runner()
-    const { r, server, notices } = t
+    const { r, server, timers, notices } = t
     await toWaiting(t)
     server.take((c) => c.path === '/connections/con_1/status').reject(new ApiFailure('AccessDeniedError', { code: 'forbidden', title: 'Forbidden', details: null }, 403))
     await settle()
@@ -484,18 +484,36 @@ describe('the runner: one effect per key', () => {
     expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual([])
     r.dispatch({ type: 'retry' })
     await settle()
-    expect(r.state.step).toBe('MANUAL_CONFIGURATION')
-    expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual(['follow:con_1'])
-    expect(server.open.filter((c) => c.path === '/connections/con_1/status')).toHaveLength(1)
+    const asked = server.log.length
+    await timers.advance(120_000)
+    expect([r.state.step, server.log.length]).toEqual(['EXIT_WITH_ERROR', asked])
   })
 
-  test('a share page whose link stops answering (expired, or its connection disconnected) says the link no longer works, with nothing to retry', () => {
-    const shared = { ...FIXTURES.MANUAL_CONFIGURATION(), data: { ...FIXTURES.MANUAL_CONFIGURATION().data, shared: true, conn: conn() } }
-    const gone = transition(shared, { type: 'lost', failure: new ApiFailure('GenericError', { code: 'not_found', title: 'Not found', details: null }, 404) }, SETTINGS)
-    expect([gone.state.step, gone.state.problem]).toEqual(['EXIT_WITH_ERROR', { code: 'linkGone' }])
-    expect(gone.notices.filter((n) => n.kind === 'error')).toHaveLength(1)
-    expect(effectsOf(gone.state).filter((e) => e.kind === 'follow')).toEqual([])
-    expect(transition(gone.state, { type: 'lost', failure: new ApiFailure('GenericError', { code: 'not_found', title: 'Not found', details: null }, 404) }, SETTINGS).notices).toEqual([])
+  test('disconnected right after "I have added them" (the re-check answers 404, and so does the follow loop): one ConfigurationError, whichever comes first', async () => {
+    for (const first of ['recheck', 'follow'] as const) {
+      const t = runner()
+      const { r, server, notices } = t
+      r.dispatch({ type: 'start' })
+      r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
+      r.dispatch({ type: 'submitDomain' })
+      await settle()
+      server.take((c) => c.path === '/domains:check').resolve(check())
+      await settle()
+      server.take((c) => c.path.startsWith('/providers/')).resolve({ provider: { manual_steps: ['a'], dashboard_url: null } })
+      r.dispatch({ type: 'added' })
+      await settle()
+      server.take((c) => c.method === 'POST' && c.path === '/connections').resolve(connectionAnswer('pending'))
+      await settle()
+      const gone = () => new ApiFailure('GenericError', { code: 'not_found', title: 'Connection not found', details: null }, 404)
+      const order = first === 'recheck' ? [':recheck', '/status'] : ['/status', ':recheck']
+      for (const end of order) {
+        server.open.find((c) => c.path.endsWith(end))?.reject(gone())
+        await settle()
+      }
+      expect([first, r.state.step, r.state.problem]).toEqual([first, 'EXIT_WITH_ERROR', { code: 'misconfigured' }])
+      expect(notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)).toEqual(['ConfigurationError'])
+      expect(r.effects.filter((k) => k.startsWith('follow:'))).toEqual([])
+    }
   })
 
   test('a shared setup (loadSharedFlow) whose link stops answering while it is open: the link no longer works, said once, and the page stops asking', async () => {

@@ -187,8 +187,12 @@ export interface WidgetHandle {
 export interface PorticoApi {
   open(config: OpenConfig): WidgetHandle
   purchaseDomain(config: OpenConfig): WidgetHandle
-  /** The shared manual setup behind a share link (`…/share/{token}`); no credential is needed. */
-  loadSharedFlow(url: string, config?: Partial<OpenConfig>): WidgetHandle
+  /**
+   * The shared manual setup behind a share link: its `url` (`https://…/share/{token}`, whose origin is
+   * Portico's) or its `token` (Portico then is `apiBase`, else `widgetBase` or the script's origin, as
+   * for `open`); no credential is needed.
+   */
+  loadSharedFlow(link: string, config?: Partial<OpenConfig>): WidgetHandle
   checkDomain(domain: string, options: { token?: string; getToken?: GetToken; apiBase?: string }): Promise<Record<string, unknown>>
   checkRecords(domain: string, options: { token?: string; getToken?: GetToken; dnsRecords: DnsRecordIn[]; apiBase?: string }): Promise<{ inSync: boolean; records: unknown[] }>
   /** Prepares the widget (its stylesheet) ahead of `open()`. */
