@@ -8,6 +8,8 @@ export class ApiFailure extends Error {
     readonly sdkCode: ErrorCode,
     readonly envelope: StepError,
     readonly status: number,
+    /** A 401 whose token has not expired yet while getToken may still give one (it failed this time): worth asking again. */
+    readonly renewable = false,
   ) {
     super(envelope.title)
   }
@@ -77,6 +79,15 @@ export class Session {
     return left > STILL_GOOD_MS ? this.token : ((await renewal) ?? this.token)
   }
 
+  /**
+   * Whether a token refused (revoked, say) may still be replaced: getToken is there and the token has
+   * not expired by its `exp`. Until then a failing getToken is asked again, not taken as the end.
+   */
+  hopeful(rejected: string | undefined): boolean {
+    const exp = rejected ? timesOf(rejected)?.exp : undefined
+    return !!this.getToken && exp !== undefined && exp > this.now()
+  }
+
   /** A new token after `rejected` was refused, or null when there is none to get. */
   renew(rejected: string | undefined): Promise<string | null> {
     if (!this.getToken) return Promise.resolve(null)
@@ -143,7 +154,7 @@ export function client(apiBase: string, auth?: Session | string): Client {
       }
       if (!res.ok) {
         const env: StepError = { code: data?.code ?? 'http_' + res.status, title: data?.title ?? res.statusText, details: data?.details ?? null }
-        throw new ApiFailure(sdkCodeFor(res.status, env.code), env, res.status)
+        throw new ApiFailure(sdkCodeFor(res.status, env.code), env, res.status, res.status === 401 && !!session?.hopeful(token))
       }
       return data
     },

@@ -281,8 +281,9 @@ async function follow(id: string, since: string | null, env: Env, signal: AbortS
       } catch (err) {
         if (isAbort(err) || signal.aborted) return
         const f = failureOf(err)
-        // The token ended and no new one could be had: nothing can be followed; the screen says so.
-        if (f.status === 401) return send({ type: 'sessionEnded' })
+        // The token ended and no new one could be had: nothing can be followed; the screen says so. A
+        // token refused before its expiry (revoked) while getToken failed this once is asked again.
+        if (f.status === 401 && !f.renewable) return send({ type: 'sessionEnded' })
         // The token held no longer reaches the connection (another application's or domain's, or the
         // connection was disconnected): following cannot go on, and the page says so rather than go stale.
         if (f.status === 404) return send({ type: 'lost', failure: notTheTokensConnection(f, id, env.applicationId) })

@@ -23,6 +23,8 @@ export interface Failure {
   sdkCode: ErrorCode
   envelope: StepError
   status: number
+  /** A 401 before the token's expiry while getToken may still give one: not the session's end. */
+  renewable?: boolean
 }
 
 export interface ConnRecord extends DnsRecordIn {
@@ -430,8 +432,9 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
       return exit(o, f)
     }
     case 'recheck':
-      // The session ended under "Check now": the waiting screen says so, as when the follow loop finds it.
-      if (f.status === 401) return sessionEnded(o)
+      // The session ended under "Check now": the waiting screen says so, as when the follow loop finds it
+      // (a token refused before its expiry while getToken failed once is a check that failed, to try again).
+      if (f.status === 401 && !f.renewable) return sessionEnded(o)
       // "Check now" failed: the connection is still followed; the waiting screen says so.
       if (f.envelope.code === 'forbidden') return exit(o, f)
       return o.data({ reason: { code: 'checkFailed' } })

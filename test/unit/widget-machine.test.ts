@@ -516,6 +516,24 @@ describe('the runner: one effect per key', () => {
     }
   })
 
+  test('a 401 the token could still recover from (revoked before its expiry, getToken failing this once) is retried with back-off, not the session\'s end; a final 401 ends it once', async () => {
+    const t = runner()
+    const { r, server, timers, notices } = t
+    await toWaiting(t)
+    const refused = (renewable: boolean) => new ApiFailure('SessionError', { code: 'unauthorized', title: 'The credential is not valid', details: null }, 401, renewable)
+    server.take((c) => c.path === '/connections/con_1/status').reject(refused(true))
+    await settle()
+    expect([r.state.step, r.state.data.sessionEnded, notices.filter((n) => n.kind === 'error')]).toEqual(['IN_PROGRESS', false, []])
+    await timers.advance(2_000)
+    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v2' }))
+    await settle()
+    expect(r.state.data.sessionEnded).toBe(false)
+    server.take((c) => c.path.startsWith('/connections/con_1/status?after=v2')).reject(refused(false))
+    await settle()
+    expect(r.state.data.sessionEnded).toBe(true)
+    expect(notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)).toEqual(['SessionError'])
+  })
+
   test('a shared setup (loadSharedFlow) whose link stops answering while it is open: the link no longer works, said once, and the page stops asking', async () => {
     const timers = new FakeTimers()
     const server = fakeApi()

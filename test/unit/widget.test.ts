@@ -301,6 +301,29 @@ describe('getToken: the widget token renewed', () => {
     }
   })
 
+  test('a token refused before its expiry (revoked) while getToken fails this once is a renewable 401, asked again; an expired one, or one without getToken, is the end', async () => {
+    const { Session, client } = await import('../../src/widget/api.ts')
+    const live = jwt(Date.now() / 1000 + 3600)
+    const expired = jwt(Date.now() / 1000 - 10)
+    let asks = 0
+    const stand = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => (req.headers.get('authorization') === 'Bearer fresh' ? Response.json({ ok: true }) : Response.json({ code: 'unauthorized', title: 'revoked' }, { status: 401 })) })
+    try {
+      const api = (s: InstanceType<typeof Session>) => client(`http://127.0.0.1:${stand.port}/v1`, s)
+      const flaky = new Session(live, async () => (++asks === 1 ? Promise.reject(new Error('integrator 500')) : 'fresh'))
+      const first = await api(flaky).call('GET', '/x').catch((e) => e)
+      expect([first.status, first.sdkCode, first.renewable]).toEqual([401, 'SessionError', true])
+      // The next call asks getToken again (a 401 always asks once), and its token carries it.
+      expect(await api(flaky).call('GET', '/x')).toEqual({ ok: true })
+      expect(asks).toBe(2)
+      for (const s of [new Session(expired, async () => ''), new Session(live)]) {
+        const err = await api(s).call('GET', '/x').catch((e) => e)
+        expect([err.status, err.renewable]).toEqual([401, false])
+      }
+    } finally {
+      stand.stop(true)
+    }
+  })
+
   test('a getToken that throws at once (not a rejected promise) is asked again after 2 s like any failure, and its next token is used', async () => {
     const { Session } = await import('../../src/widget/api.ts')
     let now = 1_000_000
