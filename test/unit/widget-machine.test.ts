@@ -400,8 +400,8 @@ function runner() {
   return { r, timers, server, notices, wake }
 }
 
-/** From the domain field to the waiting screen, answering each call as the server would. */
-async function toWaiting(t: ReturnType<typeof runner>) {
+/** From the domain field to "I have added them" with the connection created, its re-check still out. */
+async function toCreated(t: Pick<ReturnType<typeof runner>, 'r' | 'server'>) {
   const { r, server } = t
   r.dispatch({ type: 'start' })
   r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
@@ -414,7 +414,12 @@ async function toWaiting(t: ReturnType<typeof runner>) {
   await settle()
   server.take((c) => c.method === 'POST' && c.path === '/connections').resolve(connectionAnswer('pending'))
   await settle()
-  server.take((c) => c.path.endsWith(':recheck')).resolve(connectionAnswer())
+}
+
+/** From the domain field to the waiting screen, answering each call as the server would. */
+async function toWaiting(t: ReturnType<typeof runner>) {
+  await toCreated(t)
+  t.server.take((c) => c.path.endsWith(':recheck')).resolve(connectionAnswer())
   await settle()
 }
 
@@ -493,17 +498,7 @@ describe('the runner: one effect per key', () => {
     for (const first of ['recheck', 'follow'] as const) {
       const t = runner()
       const { r, server, notices } = t
-      r.dispatch({ type: 'start' })
-      r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
-      r.dispatch({ type: 'submitDomain' })
-      await settle()
-      server.take((c) => c.path === '/domains:check').resolve(check())
-      await settle()
-      server.take((c) => c.path.startsWith('/providers/')).resolve({ provider: { manual_steps: ['a'], dashboard_url: null } })
-      r.dispatch({ type: 'added' })
-      await settle()
-      server.take((c) => c.method === 'POST' && c.path === '/connections').resolve(connectionAnswer('pending'))
-      await settle()
+      await toCreated(t)
       const gone = () => new ApiFailure('GenericError', { code: 'not_found', title: 'Connection not found', details: null }, 404)
       const order = first === 'recheck' ? [':recheck', '/status'] : ['/status', ':recheck']
       for (const end of order) {
