@@ -114,6 +114,9 @@ export class Session {
   }
 }
 
+/** A proxy's or load balancer's answers while Portico is out of reach. */
+const GATEWAY = new Set([502, 503, 504])
+
 export function client(apiBase: string, auth?: Session | string): Client {
   const base = apiBase.replace(/\/+$/, '')
   const session = typeof auth === 'string' ? new Session(auth) : auth
@@ -147,8 +150,10 @@ export function client(apiBase: string, auth?: Session | string): Client {
       } catch {
         data = null
       }
-      // Every answer of Portico's API is JSON, and every refusal is its `{code, title}` envelope.
+      // Every answer of Portico's API is JSON, and every refusal is its `{code, title}` envelope; a
+      // gateway's own 502, 503 or 504 page (HTML, say) is Portico out of reach, not a wrong apiBase.
       const envelope = data !== null && typeof data === 'object' && typeof data.code === 'string'
+      if (!envelope && GATEWAY.has(res.status)) throw new ApiFailure('GenericError', { code: 'service_unavailable', title: `${method} ${path} answered ${res.status} from a gateway`, details: null }, res.status)
       if ((text && data === null) || (!res.ok && !envelope) || (res.status === 404 && data?.title === 'No such route')) {
         throw misconfigured(apiBase, `${method} ${path} answered ${res.status} ${text && data === null ? 'with something other than JSON' : 'with no Portico route'}`)
       }

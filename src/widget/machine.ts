@@ -423,8 +423,9 @@ function exit(o: Out, f: Failure): Out {
 function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
   const d = o.state.data
   o.idle()
-  // A call about the connection that no longer reaches it, or a share link gone (a resume's 404 only forgets it).
-  if (cmd.kind !== 'resume' && f.status === 404 && (f.sdkCode === 'ConfigurationError' || d.shared)) return lose(o, f)
+  // A call about the connection that no longer reaches it (a 404, or a 403 once there is one), or a
+  // share link gone: said once, as when the follow loop meets it (a resume's 404 only forgets it).
+  if (cmd.kind !== 'resume' && ((f.status === 404 && (f.sdkCode === 'ConfigurationError' || d.shared)) || (f.status === 403 && d.conn && !d.shared))) return lose(o, f)
   switch (cmd.kind) {
     case 'analyse': {
       // A name the API refuses as a domain: said on the field, with what was typed.
@@ -436,7 +437,7 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
       // (a token refused before its expiry while getToken failed once is a check that failed, to try again).
       if (f.status === 401 && !f.renewable) return sessionEnded(o)
       // "Check now" failed: the connection is still followed; the waiting screen says so.
-      if (f.envelope.code === 'forbidden') return exit(o, f)
+      if (f.envelope.code === 'forbidden') return lose(o, f)
       return o.data({ reason: { code: 'checkFailed' } })
     case 'apply':
       if (f.status === 401) return exit(o, f)
@@ -673,15 +674,17 @@ function acted(o: Out, s: Settings, event: Action): Out {
  */
 const FINAL = new Set<Problem['code']>(['session', 'misconfigured', 'linkGone', 'forbidden'])
 
-/** Whether the error screen offers a way back (a share page before its connection loaded has none). */
+/** Whether the error screen offers a way back. */
 export function canRetry(state: State): boolean {
-  return !(state.data.shared && !state.data.conn) && !(state.problem && FINAL.has(state.problem.code))
+  return !(state.problem && FINAL.has(state.problem.code))
 }
 
 /** From the error screen: back to the records once a connection exists, else the analysis again or the domain field. */
 function retry(o: Out, s: Settings): Out {
   const d = o.state.data
   o.data({ lost: false })
+  // A shared setup that could not load (offline, say) loads again.
+  if (d.shared && !d.conn) return o.go('MANUAL_CONFIGURATION').run({ kind: 'loadShare' })
   if (d.conn) return enterManual(o, s)
   if (s.domain && d.domain) return startAnalysis(o, d.domain)
   return o.go('ENTER_DOMAIN')

@@ -168,7 +168,7 @@ export const STYLESHEET = `
 .je-btn.je-alt{background:none;color:${v('color-link')}}
 .je-root a{color:${v('color-link')}}
 .je-link{font:inherit;background:none;border:0;padding:0;color:${v('color-link')};text-decoration:underline;cursor:pointer;min-height:44px}
-.je-btn:disabled{opacity:.6;cursor:not-allowed}
+.je-btn:disabled,.je-btn[aria-disabled="true"]{opacity:.6;cursor:not-allowed}
 .je-root :focus-visible{outline:2px solid ${v('color-focus')};outline-offset:2px}
 .je-row{display:flex;gap:${v('space-2')};flex-wrap:wrap;margin-top:${v('space-4')}}
 .je-root label{display:block;font-weight:600;margin-bottom:${v('space-1')}}

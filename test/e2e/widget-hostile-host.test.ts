@@ -439,6 +439,28 @@ describe('the widget on hostile host pages', () => {
     }
   }, TIMEOUT)
 
+  test('"Check now" pressed from the keyboard keeps the focus on it while it checks and after, inside the dialog (a disabled button dropped it to the page\'s body)', async () => {
+    const { pg } = await openWithToken(false)
+    try {
+      await pg.locator('#je-added').click()
+      await pg.locator('#je-check-now').waitFor()
+      const focused = () => pg.evaluate(() => {
+        let a: Element | null = document.activeElement
+        while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement
+        return a?.id || a?.tagName
+      })
+      await pg.locator('#je-check-now').focus()
+      const rechecked = pg.waitForResponse((r) => r.url().endsWith(':recheck') && r.request().method() === 'POST')
+      await pg.keyboard.press('Enter')
+      expect(await focused()).toBe('je-check-now')
+      expect((await rechecked).status()).toBe(200)
+      await pg.locator('#je-check-now:not([aria-disabled])').waitFor()
+      expect(await focused()).toBe('je-check-now')
+    } finally {
+      await pg.context().close()
+    }
+  }, TIMEOUT)
+
   test('a transform on body and a header at the highest z-index: the dialog is in the viewport and in front', async () => {
     const pg = await page('transform', { width: 375, height: 667 })
     try {

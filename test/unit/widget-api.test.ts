@@ -1,7 +1,7 @@
 // The widget tells a misconfigured apiBase from a network failure: a base that answers, but not as
 // Portico's API (an HTML page, Portico's own "No such route" because `/v1` is missing), is a
 // ConfigurationError whose message says what apiBase must be; a host that does not answer at all is a
-// NetworkError. (In a browser a base without Portico's CORS headers fails like a network error; the
+// NetworkError; a gateway's own 502/503/504 page is Portico out of reach. (In a browser a base without Portico's CORS headers fails like a network error; the
 // widget then asks the host with a request that needs no CORS, which answers: ConfigurationError.)
 import { describe, test, expect, afterAll, spyOn } from 'bun:test'
 import { ApiFailure, client } from '../../src/widget/api.ts'
@@ -11,6 +11,9 @@ const site = Bun.serve({
   hostname: '127.0.0.1',
   fetch(req) {
     const path = new URL(req.url).pathname
+    // A proxy in front of Portico while Portico is down: its own HTML page with a gateway status.
+    const gateway = /^\/gw(50[234])\//.exec(path)
+    if (gateway) return new Response('<html><body><h1>Bad Gateway</h1></body></html>', { status: Number(gateway[1]), headers: { 'content-type': 'text/html' } })
     if (path.startsWith('/v1/')) return Response.json({ code: 'not_found', title: 'Not found' }, { status: 404 })
     if (path === '/domains:check') return Response.json({ code: 'not_found', title: 'No such route' }, { status: 404 })
     return new Response('<!doctype html><title>Acme</title>', { status: 200, headers: { 'content-type': 'text/html' } })
@@ -46,6 +49,19 @@ describe('the widget\'s apiBase', () => {
   test('Portico\'s own refusal stays what it is (a 404 envelope is GenericError, not a configuration problem)', async () => {
     const f = await failure(`${origin}/v1`)
     expect([f.sdkCode, f.envelope.code, f.status]).toEqual(['GenericError', 'not_found', 404])
+  })
+
+  test('a gateway\'s own 502, 503 or 504 page (HTML, not JSON) is Portico out of reach, with its status, not a wrong apiBase', async () => {
+    for (const status of [502, 503, 504]) {
+      const said = spyOn(console, 'error').mockImplementation(() => {})
+      try {
+        const f = await client(`${origin}/gw${status}/v1`, 'tok').call('GET', '/connections/con_1/status').catch((e) => e as ApiFailure)
+        expect([f.sdkCode, f.status]).toEqual(['GenericError', status])
+        expect(said).not.toHaveBeenCalled()
+      } finally {
+        said.mockRestore()
+      }
+    }
   })
 
   test('a host that does not answer at all: a NetworkError', async () => {

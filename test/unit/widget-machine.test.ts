@@ -529,6 +529,31 @@ describe('the runner: one effect per key', () => {
     expect(notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)).toEqual(['SessionError'])
   })
 
+  test('a 403 met by "Check now" and by the follow loop is one AccessDeniedError, whichever comes first', async () => {
+    for (const first of [':recheck', '/status'] as const) {
+      const t = runner()
+      const { r, server, notices } = t
+      await toWaiting(t)
+      r.dispatch({ type: 'checkNow' })
+      await settle()
+      const refused = () => new ApiFailure('AccessDeniedError', { code: 'forbidden', title: 'Forbidden', details: null }, 403)
+      for (const end of first === ':recheck' ? [':recheck', '/status'] : ['/status', ':recheck']) {
+        server.open.find((c) => c.path.endsWith(end))?.reject(refused())
+        await settle()
+      }
+      expect([first, r.state.step, r.state.problem]).toEqual([first, 'EXIT_WITH_ERROR', { code: 'forbidden' }])
+      expect(notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)).toEqual(['AccessDeniedError'])
+    }
+  })
+
+  test('a shared setup that could not load (offline) offers Try again, which loads it again', () => {
+    const loading = transition(initialState(), { type: 'startShared' }, SETTINGS).state
+    const offline = transition(loading, { type: 'failed', id: pendingId(loading), failure: new ApiFailure('NetworkError', { code: 'network_error', title: 'Failed to fetch', details: null }, 0) }, SETTINGS).state
+    expect([offline.step, offline.problem]).toEqual(['EXIT_WITH_ERROR', { code: 'network' }])
+    const again = transition(offline, { type: 'retry' }, SETTINGS).state
+    expect([again.step, again.pending?.cmd]).toEqual(['MANUAL_CONFIGURATION', { kind: 'loadShare' }])
+  })
+
   test('a shared setup (loadSharedFlow) whose link stops answering while it is open: the link no longer works, said once, and the page stops asking', async () => {
     const timers = new FakeTimers()
     const server = fakeApi()

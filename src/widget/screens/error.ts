@@ -1,5 +1,6 @@
-// EXIT_WITH_ERROR: what went wrong in the person's words, what to do next, and a way back (to the
-// records once a connection exists, else to the domain field with what was typed, or the analysis again).
+// EXIT_WITH_ERROR: what went wrong in the person's words, what to do next, Close, and a way back (to
+// the records once a connection exists, else to the domain field with what was typed, the analysis
+// again, or a shared setup loaded again) unless nothing can be retried from here.
 import { h } from '../ui.ts'
 import { canRetry } from '../machine.ts'
 import { button, problemText, row, type Screen, type View } from './view.ts'
@@ -16,7 +17,7 @@ export function error(v: View): Screen {
       h('p', { class: 'je-err', id: 'je-error' }, words),
       row(
         retry ? button('je-retry', s.data.conn ? t('back') : t('retry'), () => v.send({ type: 'retry' })) : null,
-        s.data.shared ? null : button('je-close', t('close'), () => v.dismiss(), { alt: retry }),
+        button('je-close', t('close'), () => v.dismiss(), { alt: retry }),
       ),
     ],
   }

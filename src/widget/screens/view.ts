@@ -37,8 +37,13 @@ export type Render = (v: View) => Screen
 /** `{app}` in a sentence: the application's name, else "the site that sent you here". */
 export const appOr = (v: View) => v.app ?? v.tr.t('someApp')
 
+/**
+ * A button. A busy one is `aria-disabled` and ignores clicks, but stays focusable: a focused button
+ * made `disabled` ("Check now" while it checks) dropped the focus out of the dialog to the page's body.
+ */
 export function button(id: string, label: string, onclick: () => void, opts: { alt?: boolean; disabled?: boolean; type?: 'button' | 'submit' } = {}): HTMLElement {
-  return h('button', { type: opts.type ?? 'button', class: opts.alt ? 'je-btn je-alt' : 'je-btn', id, disabled: opts.disabled, onclick }, label)
+  const click = (e: globalThis.Event): void => (opts.disabled ? e.preventDefault() : onclick())
+  return h('button', { type: opts.type ?? 'button', class: opts.alt ? 'je-btn je-alt' : 'je-btn', id, 'aria-disabled': opts.disabled ? 'true' : undefined, onclick: click }, label)
 }
 
 export const row = (...children: Child[]) => h('div', { class: 'je-row' }, ...children)
