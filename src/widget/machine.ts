@@ -64,7 +64,7 @@ export interface ProviderChoice {
 
 /** Why the person is on a screen they did not pick, as a code the screen puts into words. */
 export type Reason =
-  | { code: 'dns' | 'oneClick' | 'key' | 'unreachable' | 'popup' | 'conflict' | 'generic' | 'checkFailed' | 'network' | 'misconfigured' | 'unavailable' }
+  | { code: 'dns' | 'oneClick' | 'key' | 'unreachable' | 'popup' | 'conflict' | 'generic' | 'checkFailed' | 'network' | 'misconfigured' | 'unavailable' | 'rateLimited' }
   | { code: 'failed'; detail: string | null }
 
 /** What stands between the person and the next step, as a code. */
@@ -376,8 +376,15 @@ function startAnalysis(o: Out, domain: string): Out {
 function serviceReason(f: Failure): Reason {
   if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   if (f.sdkCode === 'NetworkError') return { code: 'network' }
+  if (f.status === 429) return { code: 'rateLimited' }
   if (f.status === 503 || f.status === 502 || f.status === 504) return { code: 'unavailable' }
   return { code: 'generic' }
+}
+
+/** Portico itself (throttled, busy, behind a failing gateway), not the provider nor DNS: a 429, or a 502-504 naming neither. */
+function porticoBusy(f: Failure): boolean {
+  const details = (f.envelope.details ?? {}) as Record<string, unknown>
+  return f.status === 429 || ([502, 503, 504].includes(f.status) && !details.provider && !details.resolvers)
 }
 
 /** The words for a failure of a provider-facing call (a key, a one-click start), as a reason code. */
@@ -386,8 +393,12 @@ function reasonOf(f: Failure): Reason {
   const details = (f.envelope.details ?? {}) as Record<string, unknown>
   if (f.envelope.code === 'ProviderAuthenticationError') return { code: 'key' }
   // The host did not answer, or answered with its own server error (a 5xx: try again later).
-  if (details.reason === 'provider_unreachable' || details.reason === 'provider_server_error' || f.status === 502 || f.status === 504 || f.sdkCode === 'NetworkError') return { code: 'unreachable' }
-  if (f.envelope.code === 'service_unavailable' || f.status === 503) return { code: 'dns' }
+  if (details.reason === 'provider_unreachable' || details.reason === 'provider_server_error') return { code: 'unreachable' }
+  // Portico's DNS lookups failed (the 503 names the resolvers).
+  if (details.resolvers) return { code: 'dns' }
+  // The person's network, or Portico itself throttled or busy: said as such, not blamed on the provider.
+  if (f.sdkCode === 'NetworkError' || porticoBusy(f)) return serviceReason(f)
+  if (f.status === 502 || f.status === 504 || f.status === 503) return { code: 'unreachable' }
   return { code: 'generic' }
 }
 
@@ -441,15 +452,17 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
       return o.data({ reason: { code: 'checkFailed' } })
     case 'apply':
       if (f.status === 401) return exit(o, f)
-      o.say(errorInfo(f, 'ProviderError'))
+      // Portico busy or throttled is said as what it is, with its own code; the rest is the provider's.
+      o.say(errorInfo(f, porticoBusy(f) || f.sdkCode === 'NetworkError' ? f.sdkCode : 'ProviderError'))
       // A refused key: the key screen again, with the key as typed, to correct or replace it.
       if (f.envelope.code === 'ProviderAuthenticationError') return o.data({ rail: null, reason: { code: 'key' } }).go('LOGIN')
       return toManual(o.data({ rail: null }), s, reasonOf(f), 'provider_unsupported', f.envelope.code)
     case 'oneClick': {
       if (f.status === 401) return exit(o, f)
-      o.say(errorInfo(f, cmd.rail === 'oauth' ? 'ProviderError' : 'DomainConnectError'))
+      const busy = porticoBusy(f) || f.sdkCode === 'NetworkError'
+      o.say(errorInfo(f, busy ? f.sdkCode : cmd.rail === 'oauth' ? 'ProviderError' : 'DomainConnectError'))
       const r = reasonOf(f)
-      return toManual(o.data({ rail: null }), s, r.code === 'unreachable' ? r : { code: 'oneClick' }, 'provider_unsupported', f.envelope.code)
+      return toManual(o.data({ rail: null }), s, r.code === 'unreachable' || busy ? r : { code: 'oneClick' }, 'provider_unsupported', f.envelope.code)
     }
     case 'loadShare':
       return exit(o, f)
@@ -679,7 +692,7 @@ export function canRetry(state: State): boolean {
   return !(state.problem && FINAL.has(state.problem.code))
 }
 
-/** From the error screen: back to the records once a connection exists, else the analysis again or the domain field. */
+/** From the error screen: a shared setup loaded again, the records once a connection exists, else the analysis again or the domain field. */
 function retry(o: Out, s: Settings): Out {
   const d = o.state.data
   o.data({ lost: false })

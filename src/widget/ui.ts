@@ -276,6 +276,13 @@ export class Dialog {
     const first = items[0]!
     const last = items[items.length - 1]!
     const active = activeElement()
+    // From the heading (a new screen's focus, not in the tab order), on to the screen's first control,
+    // or back to ×: the browser's own next stop may be outside the dialog (a screen with no controls).
+    if (active === this.title) {
+      e.preventDefault()
+      const controls = items.filter((el) => el !== this.close)
+      return (e.shiftKey ? (this.close ?? last) : (controls[0] ?? first)).focus()
+    }
     if (e.shiftKey && (active === first || !this.inside(active))) {
       e.preventDefault()
       last.focus()

@@ -461,6 +461,30 @@ describe('the widget on hostile host pages', () => {
     }
   }, TIMEOUT)
 
+  test('Tab from the heading of a screen with no control of its own ("Checking…" while the analysis is out) stays in the dialog, both ways', async () => {
+    const pg = await page('plain')
+    try {
+      let release = () => {}
+      const held = new Promise<void>((r) => (release = r))
+      await pg.route('**/v1/domains:check', async (route) => {
+        await held
+        await route.continue()
+      })
+      await open(pg, { applicationId: ws.appId, token: await widgetToken(p, ws), domain: `held${++seq}.${zone}` })
+      await pg.locator('.je-spin').waitFor()
+      const inDialog = () => pg.evaluate(() => document.activeElement?.hasAttribute('data-portico') === true)
+      for (const key of ['Tab', 'Shift+Tab']) {
+        await pg.locator('h2[slot="title"]').focus()
+        await pg.keyboard.press(key)
+        expect([key, await inDialog()]).toEqual([key, true])
+      }
+      release()
+      await pg.locator('#je-records').waitFor()
+    } finally {
+      await pg.context().close()
+    }
+  }, TIMEOUT)
+
   test('a transform on body and a header at the highest z-index: the dialog is in the viewport and in front', async () => {
     const pg = await page('transform', { width: 375, height: 667 })
     try {

@@ -239,6 +239,29 @@ describe('the transition function: every state, every event', () => {
     expect(transition(FIXTURES.MANUAL_CONFIGURATION(), { type: 'back' }, SETTINGS).state.step).toBe('ENTER_DOMAIN')
   })
 
+  test('Portico throttled or busy is said as itself, not as the provider\'s or DNS\'s fault: a 429 on "I have added them", a plain 503 on the key, a gateway on one click; a DNS lookup failure and a provider\'s own 5xx keep their words', () => {
+    const said = (out: { notices: Notice[] }) => out.notices.filter((n) => n.kind === 'error').map((n) => (n as Extract<Notice, { kind: 'error' }>).detail.code)
+    const fail = (st: State, status: number, details: unknown = null, code = status === 429 ? 'rate_limited' : 'service_unavailable') =>
+      transition(st, { type: 'failed', id: pendingId(st), failure: new ApiFailure(status === 429 ? 'RateLimitError' : 'GenericError', { code, title: 't', details }, status) }, SETTINGS)
+    const adding = transition(FIXTURES.MANUAL_CONFIGURATION(), { type: 'added' }, SETTINGS).state
+    const throttled = fail(adding, 429)
+    expect([throttled.state.step, throttled.state.data.reason, said(throttled)]).toEqual(['MANUAL_CONFIGURATION', { code: 'rateLimited' }, ['RateLimitError']])
+    const applying = transition(FIXTURES.LOGIN(), { type: 'submitKey' }, SETTINGS).state
+    const cases: [number, unknown, string, string][] = [
+      [503, null, 'unavailable', 'GenericError'],
+      [429, null, 'rateLimited', 'RateLimitError'],
+      [503, { resolvers: ['127.0.0.1:53'], setting: 'DNS_RESOLVERS' }, 'dns', 'ProviderError'],
+      [503, { provider: 'cloudflare', reason: 'provider_server_error' }, 'unreachable', 'ProviderError'],
+    ]
+    for (const [status, details, reason, code] of cases) {
+      const out = fail(applying, status, details)
+      expect([status, details, out.state.data.reason, said(out)]).toEqual([status, details, { code: reason }, [code]])
+    }
+    const starting = transition(FIXTURES.DOMAIN_SETUP(), { type: 'startOneClick' }, SETTINGS).state
+    const gateway = fail(starting, 502)
+    expect([gateway.state.data.reason, said(gateway)]).toEqual([{ code: 'unavailable' }, ['GenericError']])
+  })
+
   test('the session ended while waiting: Back still shows the records, but nothing asks Portico again (no re-check, share, "Check now" or analysis) and no loop follows', () => {
     const ended = transition(FIXTURES.IN_PROGRESS(), { type: 'sessionEnded' }, SETTINGS).state
     expect(ended.data.sessionEnded).toBe(true)

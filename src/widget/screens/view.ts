@@ -92,6 +92,8 @@ export function reasonText(v: View, r: Reason): string {
       return tt('errorMisconfigured')
     case 'unavailable':
       return tt('errorUnavailable')
+    case 'rateLimited':
+      return tt('errorRateLimited')
     case 'generic':
       return tt('reasonGeneric')
   }
