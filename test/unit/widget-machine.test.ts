@@ -446,6 +446,13 @@ async function toWaiting(t: ReturnType<typeof runner>) {
   await settle()
 }
 
+/** On the waiting screen with the first status read answered (version v1): the loop now long-polls after it. */
+async function toFollowing(t: ReturnType<typeof runner>) {
+  await toWaiting(t)
+  t.server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
+  await settle()
+}
+
 describe('the runner: one effect per key', () => {
   test('the double-polling race: "Check now" during a poll, and going back and forth, never start a second loop', async () => {
     const t = runner()
@@ -481,9 +488,7 @@ describe('the runner: one effect per key', () => {
   test('the token held stops reaching the connection while the person waits (getToken now hands out another application\'s or domain\'s token, or the connection was disconnected): the error screen says the setup is wrong, one ConfigurationError naming the connection and applicationId, and nothing more is asked', async () => {
     const t = runner()
     const { r, server, timers, notices } = t
-    await toWaiting(t)
-    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
-    await settle()
+    await toFollowing(t)
     server
       .take((c) => c.path.startsWith('/connections/con_1/status?after=v1'))
       .reject(new ApiFailure('GenericError', { code: 'not_found', title: 'Connection not found', details: null }, 404))
@@ -618,9 +623,7 @@ describe('the runner: one effect per key', () => {
   test('after more than ten minutes of waiting, the widget shows live as soon as the connection goes live', async () => {
     const t = runner()
     const { r, server, timers, notices } = t
-    await toWaiting(t)
-    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
-    await settle()
+    await toFollowing(t)
     // Eleven minutes of long polls that come back with nothing new (each after its 8 s wait).
     for (let elapsed = 0; elapsed < 11 * 60_000; elapsed += 8_000) {
       await timers.advance(8_000)
@@ -691,9 +694,7 @@ describe('the runner: one effect per key', () => {
   test('the browser offline and back while a long poll is out: the poll\'s answer ends "cannot reach"', async () => {
     const t = runner()
     const { server, r } = t
-    await toWaiting(t)
-    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
-    await settle()
+    await toFollowing(t)
     // The long poll is out; the browser says it is offline (the page's listener), then online again.
     r.dispatch({ type: 'reach', ok: false })
     expect(r.state.data.unreachable).toBe(true)
@@ -706,9 +707,7 @@ describe('the runner: one effect per key', () => {
   test('an answer that raced the outage while the browser is still offline does not say "connected again"; the next one after online does', async () => {
     const t = runner()
     const { server, r, wake, timers } = t
-    await toWaiting(t)
-    server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v1' }))
-    await settle()
+    await toFollowing(t)
     const nav = Object.getOwnPropertyDescriptor(globalThis, 'navigator')
     Object.defineProperty(globalThis, 'navigator', { value: { onLine: false }, configurable: true })
     try {
