@@ -423,15 +423,20 @@ function runner() {
   return { r, timers, server, notices, wake }
 }
 
-/** From the domain field to "I have added them" with the connection created, its re-check still out. */
-async function toCreated(t: Pick<ReturnType<typeof runner>, 'r' | 'server'>) {
-  const { r, server } = t
+/** From the domain field through its analysis (shop.example.com, answered as the manual path). */
+async function toAnalysed({ r, server }: Pick<ReturnType<typeof runner>, 'r' | 'server'>) {
   r.dispatch({ type: 'start' })
   r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
   r.dispatch({ type: 'submitDomain' })
   await settle()
   server.take((c) => c.path === '/domains:check').resolve(check())
   await settle()
+}
+
+/** From the domain field to "I have added them" with the connection created, its re-check still out. */
+async function toCreated(t: Pick<ReturnType<typeof runner>, 'r' | 'server'>) {
+  const { r, server } = t
+  await toAnalysed(t)
   server.take((c) => c.path.startsWith('/providers/')).resolve({ provider: { manual_steps: ['a'], dashboard_url: null } })
   r.dispatch({ type: 'added' })
   await settle()
@@ -608,12 +613,7 @@ describe('the runner: one effect per key', () => {
     const server = fakeApi()
     const env: Env = { api: server.api, timers, applicationId: 'app_1', returnUrl: null, popup: { current: null }, wake: new EventTarget() }
     const r = new Runner({ ...SETTINGS, resume: () => ({ connectionId: 'con_1', rail: 'manual' }) }, env, () => undefined, () => undefined)
-    r.dispatch({ type: 'start' })
-    r.dispatch({ type: 'edit', field: 'domain', value: 'shop.example.com' })
-    r.dispatch({ type: 'submitDomain' })
-    await settle()
-    server.take((c) => c.path === '/domains:check').resolve(check())
-    await settle()
+    await toAnalysed({ r, server })
     server.take((c) => c.path === '/connections/con_1/status').resolve(statusOf({ version: 'v7' }))
     await settle()
     expect([r.state.step, r.state.data.app?.name]).toEqual(['IN_PROGRESS', 'Acme'])
