@@ -387,6 +387,9 @@ function porticoBusy(f: Failure): boolean {
   return f.status === 429 || ([502, 503, 504].includes(f.status) && !details.provider && !details.resolvers)
 }
 
+/** The failure is Portico's or the person's (busy, throttled, its DNS lookups, the network), not the provider's: onError gets its own code. */
+const notTheProvider = (f: Failure) => porticoBusy(f) || f.sdkCode === 'NetworkError' || !!(f.envelope.details as { resolvers?: unknown } | null)?.resolvers
+
 /** The words for a failure of a provider-facing call (a key, a one-click start), as a reason code. */
 function reasonOf(f: Failure): Reason {
   if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
@@ -453,16 +456,16 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
     case 'apply':
       if (f.status === 401) return exit(o, f)
       // Portico busy or throttled is said as what it is, with its own code; the rest is the provider's.
-      o.say(errorInfo(f, porticoBusy(f) || f.sdkCode === 'NetworkError' ? f.sdkCode : 'ProviderError'))
+      o.say(errorInfo(f, notTheProvider(f) ? f.sdkCode : 'ProviderError'))
       // A refused key: the key screen again, with the key as typed, to correct or replace it.
       if (f.envelope.code === 'ProviderAuthenticationError') return o.data({ rail: null, reason: { code: 'key' } }).go('LOGIN')
       return toManual(o.data({ rail: null }), s, reasonOf(f), 'provider_unsupported', f.envelope.code)
     case 'oneClick': {
       if (f.status === 401) return exit(o, f)
-      const busy = porticoBusy(f) || f.sdkCode === 'NetworkError'
-      o.say(errorInfo(f, busy ? f.sdkCode : cmd.rail === 'oauth' ? 'ProviderError' : 'DomainConnectError'))
+      const own = notTheProvider(f)
+      o.say(errorInfo(f, own ? f.sdkCode : cmd.rail === 'oauth' ? 'ProviderError' : 'DomainConnectError'))
       const r = reasonOf(f)
-      return toManual(o.data({ rail: null }), s, r.code === 'unreachable' || busy ? r : { code: 'oneClick' }, 'provider_unsupported', f.envelope.code)
+      return toManual(o.data({ rail: null }), s, r.code === 'unreachable' || own ? r : { code: 'oneClick' }, 'provider_unsupported', f.envelope.code)
     }
     case 'loadShare':
       return exit(o, f)

@@ -250,7 +250,7 @@ describe('the transition function: every state, every event', () => {
     const cases: [number, unknown, string, string][] = [
       [503, null, 'unavailable', 'GenericError'],
       [429, null, 'rateLimited', 'RateLimitError'],
-      [503, { resolvers: ['127.0.0.1:53'], setting: 'DNS_RESOLVERS' }, 'dns', 'ProviderError'],
+      [503, { resolvers: ['127.0.0.1:53'], setting: 'DNS_RESOLVERS' }, 'dns', 'GenericError'],
       [503, { provider: 'cloudflare', reason: 'provider_server_error' }, 'unreachable', 'ProviderError'],
     ]
     for (const [status, details, reason, code] of cases) {
