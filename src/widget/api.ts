@@ -2,6 +2,7 @@
 // section 5 rule 1) and the mapping of failures onto the SDK's error codes (section 6). Every failure
 // becomes an `ApiFailure` carrying both the API envelope (for step events) and the SDK code (for onError).
 import type { DnsRecordIn, ErrorCode, StepError } from './types.ts'
+import { atGateway } from './machine.ts'
 
 export class ApiFailure extends Error {
   constructor(
@@ -114,9 +115,6 @@ export class Session {
   }
 }
 
-/** A proxy's or load balancer's answers while Portico is out of reach. */
-const GATEWAY = new Set([502, 503, 504])
-
 export function client(apiBase: string, auth?: Session | string): Client {
   const base = apiBase.replace(/\/+$/, '')
   const session = typeof auth === 'string' ? new Session(auth) : auth
@@ -136,12 +134,12 @@ export function client(apiBase: string, auth?: Session | string): Client {
   }
   return {
     async call(method, path, body, signal) {
-      const token = await session?.current()
+      let token = await session?.current()
       let res = await send(method, path, body, signal, token)
       // Refused: once more with a new token, when the integrator can give one.
       if (res.status === 401 && session) {
         const fresh = await session.renew(token)
-        if (fresh && fresh !== token) res = await send(method, path, body, signal, fresh)
+        if (fresh && fresh !== token) res = await send(method, path, body, signal, (token = fresh))
       }
       const text = await res.text()
       let data: any = null
@@ -153,7 +151,7 @@ export function client(apiBase: string, auth?: Session | string): Client {
       // Every answer of Portico's API is JSON, and every refusal is its `{code, title}` envelope; a
       // gateway's own 502, 503 or 504 page (HTML, say) is Portico out of reach, not a wrong apiBase.
       const envelope = data !== null && typeof data === 'object' && typeof data.code === 'string'
-      if (!envelope && GATEWAY.has(res.status)) throw new ApiFailure('GenericError', { code: 'service_unavailable', title: `${method} ${path} answered ${res.status} from a gateway`, details: null }, res.status)
+      if (!envelope && atGateway(res.status)) throw new ApiFailure('GenericError', { code: 'service_unavailable', title: `${method} ${path} answered ${res.status} from a gateway`, details: null }, res.status)
       if ((text && data === null) || (!res.ok && !envelope) || (res.status === 404 && data?.title === 'No such route')) {
         throw misconfigured(apiBase, `${method} ${path} answered ${res.status} ${text && data === null ? 'with something other than JSON' : 'with no Portico route'}`)
       }

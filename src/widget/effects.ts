@@ -3,7 +3,7 @@
 // effect says nothing more. Nothing here touches the page except the provider window the person
 // opened with their click (`env.popup`). Time comes from `env.timers`, so tests move it.
 import { ApiFailure, isAbort, notTheTokensApplication, notTheTokensConnection, type Client } from './api.ts'
-import { connFromConnection, connFromStatus, type Command, type Conn, type Data, type Effect, type Event, type ManualHelp } from './machine.ts'
+import { atGateway, connFromConnection, connFromStatus, type Command, type Conn, type Data, type Effect, type Event, type ManualHelp } from './machine.ts'
 import type { ConnectionStatus } from './check.ts'
 import type { OpenConfig } from './types.ts'
 
@@ -66,7 +66,7 @@ export function sleep(timers: Timers, ms: number, signal: AbortSignal, wake?: Ev
 }
 
 /** Portico's API did not answer at all (the network, or a gateway in front of it). */
-const unreachable = (f: ApiFailure) => f.sdkCode === 'NetworkError' || f.status === 502 || f.status === 503 || f.status === 504
+const unreachable = (f: ApiFailure) => f.sdkCode === 'NetworkError' || atGateway(f.status)
 
 /**
  * Tells the machine when Portico stops answering (once until it answers again) and each time it

@@ -18,6 +18,9 @@ import type { DnsRecordIn, FallbackDetail, FallbackReason, Rail, SharedDetail, S
 /** After this long on the waiting screen the person is told they may leave (FINISHED_SUCCESSFULLY_MANUAL). */
 export const ALMOST_MS = 2 * 60 * 1000
 
+/** A proxy's or load balancer's statuses while Portico is out of reach (502, 503, 504). */
+export const atGateway = (status: number) => status === 502 || status === 503 || status === 504
+
 /** A failed API call, as the machine sees it: codes only. */
 export interface Failure {
   sdkCode: ErrorCode
@@ -377,18 +380,12 @@ function serviceReason(f: Failure): Reason {
   if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   if (f.sdkCode === 'NetworkError') return { code: 'network' }
   if (f.status === 429) return { code: 'rateLimited' }
-  if (f.status === 503 || f.status === 502 || f.status === 504) return { code: 'unavailable' }
+  if (atGateway(f.status)) return { code: 'unavailable' }
   return { code: 'generic' }
 }
 
-/** Portico itself (throttled, busy, behind a failing gateway), not the provider nor DNS: a 429, or a 502-504 naming neither. */
-function porticoBusy(f: Failure): boolean {
-  const details = (f.envelope.details ?? {}) as Record<string, unknown>
-  return f.status === 429 || ([502, 503, 504].includes(f.status) && !details.provider && !details.resolvers)
-}
-
-/** The failure is Portico's or the person's (busy, throttled, its DNS lookups, the network), not the provider's: onError gets its own code. */
-const notTheProvider = (f: Failure) => porticoBusy(f) || f.sdkCode === 'NetworkError' || !!(f.envelope.details as { resolvers?: unknown } | null)?.resolvers
+/** Reasons that are Portico's or the person's (its setup, its DNS lookups, busy, throttled, the network), not the provider's: onError gets the failure's own code. */
+const NOT_THE_PROVIDER = new Set<Reason['code']>(['misconfigured', 'dns', 'network', 'rateLimited', 'unavailable'])
 
 /** The words for a failure of a provider-facing call (a key, a one-click start), as a reason code. */
 function reasonOf(f: Failure): Reason {
@@ -399,9 +396,10 @@ function reasonOf(f: Failure): Reason {
   if (details.reason === 'provider_unreachable' || details.reason === 'provider_server_error') return { code: 'unreachable' }
   // Portico's DNS lookups failed (the 503 names the resolvers).
   if (details.resolvers) return { code: 'dns' }
-  // The person's network, or Portico itself throttled or busy: said as such, not blamed on the provider.
-  if (f.sdkCode === 'NetworkError' || porticoBusy(f)) return serviceReason(f)
-  if (f.status === 502 || f.status === 504 || f.status === 503) return { code: 'unreachable' }
+  // The person's network, or Portico itself throttled or busy (a 429, a 502-504 naming no provider):
+  // said as such, not blamed on the provider.
+  if (f.sdkCode === 'NetworkError' || f.status === 429 || (atGateway(f.status) && !details.provider)) return serviceReason(f)
+  if (atGateway(f.status)) return { code: 'unreachable' }
   return { code: 'generic' }
 }
 
@@ -456,15 +454,15 @@ function failed(o: Out, s: Settings, cmd: Command, f: Failure): Out {
     case 'apply':
       if (f.status === 401) return exit(o, f)
       // Portico busy or throttled is said as what it is, with its own code; the rest is the provider's.
-      o.say(errorInfo(f, notTheProvider(f) ? f.sdkCode : 'ProviderError'))
+      o.say(errorInfo(f, NOT_THE_PROVIDER.has(reasonOf(f).code) ? f.sdkCode : 'ProviderError'))
       // A refused key: the key screen again, with the key as typed, to correct or replace it.
       if (f.envelope.code === 'ProviderAuthenticationError') return o.data({ rail: null, reason: { code: 'key' } }).go('LOGIN')
       return toManual(o.data({ rail: null }), s, reasonOf(f), 'provider_unsupported', f.envelope.code)
     case 'oneClick': {
       if (f.status === 401) return exit(o, f)
-      const own = notTheProvider(f)
-      o.say(errorInfo(f, own ? f.sdkCode : cmd.rail === 'oauth' ? 'ProviderError' : 'DomainConnectError'))
       const r = reasonOf(f)
+      const own = NOT_THE_PROVIDER.has(r.code)
+      o.say(errorInfo(f, own ? f.sdkCode : cmd.rail === 'oauth' ? 'ProviderError' : 'DomainConnectError'))
       return toManual(o.data({ rail: null }), s, r.code === 'unreachable' || own ? r : { code: 'oneClick' }, 'provider_unsupported', f.envelope.code)
     }
     case 'loadShare':

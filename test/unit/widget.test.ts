@@ -315,7 +315,8 @@ describe('getToken: the widget token renewed', () => {
       // The next call asks getToken again (a 401 always asks once), and its token carries it.
       expect(await api(flaky).call('GET', '/x')).toEqual({ ok: true })
       expect(asks).toBe(2)
-      for (const s of [new Session(expired, async () => ''), new Session(live)]) {
+      // Judged by the token last sent: a renewal that hands out an expired token refused again is the end.
+      for (const s of [new Session(expired, async () => ''), new Session(live), new Session(live, async () => expired)]) {
         const err = await api(s).call('GET', '/x').catch((e) => e)
         expect([err.status, err.renewable]).toEqual([401, false])
       }
