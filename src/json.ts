@@ -79,3 +79,26 @@ export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
   }
   return false
 }
+
+/**
+ * The bytes of an answer served again exactly as it is (a list page whose rows have not changed:
+ * src/domain/connection-views.ts), each made the first time a client asks for it: the UTF-8 of its
+ * text and its zstd and gzip forms (src/http/encoded.ts). Compressing a page of 50 connections and
+ * encoding it as UTF-8 were half of a list page's CPU (bun --cpu-prof under bench/scale's load).
+ */
+export interface Representations {
+  bytes?: Uint8Array<ArrayBuffer>
+  zstd?: Uint8Array<ArrayBuffer>
+  gzip?: Uint8Array<ArrayBuffer>
+}
+
+const representations = new WeakMap<object, Representations>()
+
+/** Marks `value` (an answer with its text: `withJsonText`) as one whose bytes are kept with it; it must not change afterwards. */
+export function keepRepresentations<T extends object>(value: T): T {
+  representations.set(value, {})
+  return value
+}
+
+/** The kept representations of an answer, when `keepRepresentations` marked it. */
+export const representationsOf = (value: unknown): Representations | undefined => (typeof value === 'object' && value !== null ? representations.get(value) : undefined)

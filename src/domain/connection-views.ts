@@ -10,11 +10,13 @@
 // transactions, and an entry never lives that long. Timestamps are kept as the ISO strings the
 // answer carries (serialising a Date costs several times a string's). Bounded: the oldest view goes
 // first unless it was read since it was last passed over (second chance: a read only sets a flag).
-// Per process; nothing is shared or written.
+// A list page's answer is remembered too, by its rows' ids and versions (`pageKey`), so a page asked
+// again while its rows are unchanged costs its window and nothing else. Per process; nothing is shared
+// or written.
 import type { Sql } from '../db/sql.ts'
 import { connectionVersionsPage, openConnectionsByIds } from '../db/connections.ts'
 import { connectionOut } from './connections.ts'
-import { jsonText, withJsonText } from '../json.ts'
+import { jsonText, keepRepresentations, withJsonText } from '../json.ts'
 
 type Out = ReturnType<typeof connectionOut>
 /** A connection as the answer carries it: connectionOut with its timestamps as ISO strings. */
@@ -41,30 +43,39 @@ export function pageAnswer(page: ConnectionView[], nextCursor: string | undefine
   return withJsonText(body, text)
 }
 
-export class ConnectionViews {
-  private readonly entries = new Map<string, { v: string; view: ConnectionView; until: number; used: boolean }>()
+/**
+ * A bounded map whose entries expire after TTL_MS. Over its budget (the sum of its entries' costs), the
+ * oldest entry not read since it was last passed over goes first; a read one is given another round
+ * (second chance: a read only sets a flag, so a page of fifty hits costs fifty flags).
+ */
+class SecondChance<V> {
+  private readonly entries = new Map<string, { value: V; cost: number; until: number; used: boolean }>()
+  private spent = 0
 
-  constructor(private readonly max = 20_000) {}
+  constructor(private readonly budget: number) {}
 
-  get(id: string, version: string, nowMs: number): ConnectionView | undefined {
-    const e = this.entries.get(id)
-    if (!e || e.v !== version || e.until <= nowMs) return undefined
-    // Marked, not moved: a page of fifty hits costs fifty flags (second-chance eviction in `set`).
+  get(key: string, nowMs: number): V | undefined {
+    const e = this.entries.get(key)
+    if (!e || e.until <= nowMs) return undefined
     e.used = true
-    return e.view
+    return e.value
   }
 
-  set(id: string, version: string, view: ConnectionView, nowMs: number): void {
-    this.entries.delete(id)
-    this.entries.set(id, { v: version, view, until: nowMs + TTL_MS, used: false })
-    // The oldest view not used since it was last passed over goes; a used one is given another round.
-    while (this.entries.size > this.max) {
+  set(key: string, value: V, cost: number, nowMs: number): void {
+    const old = this.entries.get(key)
+    if (old) {
+      this.entries.delete(key)
+      this.spent -= old.cost
+    }
+    this.entries.set(key, { value, cost, until: nowMs + TTL_MS, used: false })
+    this.spent += cost
+    while (this.spent > this.budget) {
       const [oldest, e] = this.entries.entries().next().value!
       this.entries.delete(oldest)
       if (e.used) {
         e.used = false
         this.entries.set(oldest, e)
-      }
+      } else this.spent -= e.cost
     }
   }
 
@@ -73,42 +84,102 @@ export class ConnectionViews {
   }
 }
 
+export type PageAnswer = ReturnType<typeof pageAnswer>
+
+export class ConnectionViews {
+  private readonly views: SecondChance<{ v: string; view: ConnectionView }>
+  /**
+   * Answers of list pages by their rows' ids and versions and their next cursor, which is all an
+   * answer is made of: a page asked again while its rows are unchanged (an integrator polling its
+   * first page, a dashboard) is the same answer, its text, UTF-8 and compressed forms made once
+   * (src/json.ts `keepRepresentations`). The budget counts each answer's text twice (its UTF-8 beside it).
+   */
+  private readonly pages: SecondChance<PageAnswer>
+
+  constructor(max = 20_000, pageBudget = 16 * 1024 * 1024) {
+    this.views = new SecondChance(max)
+    this.pages = new SecondChance(pageBudget)
+  }
+
+  get(id: string, version: string, nowMs: number): ConnectionView | undefined {
+    const e = this.views.get(id, nowMs)
+    return e && e.v === version ? e.view : undefined
+  }
+
+  set(id: string, version: string, view: ConnectionView, nowMs: number): void {
+    this.views.set(id, { v: version, view }, 1, nowMs)
+  }
+
+  /** The answer remembered under `key` (`pageKey`), if any. */
+  knownPage(key: string, nowMs: number): PageAnswer | undefined {
+    return this.pages.get(key, nowMs)
+  }
+
+  /** Remembers a page's answer under `key`, with its representations kept (src/json.ts). */
+  rememberPage(key: string, answer: PageAnswer, nowMs: number): PageAnswer {
+    keepRepresentations(answer)
+    this.pages.set(key, answer, key.length + 2 * jsonText(answer)!.length, nowMs)
+    return answer
+  }
+
+  get size(): number {
+    return this.views.size
+  }
+}
+
+/** What a page's answer is made of: its rows' ids at their versions, and the last id of a page that has a next one. */
+function pageKey(rows: { id: string; v: string }[], nextAfter: string | undefined): string {
+  let key = nextAfter ?? ''
+  for (const r of rows) key += `|${r.id}:${r.v}`
+  return key
+}
+
 /**
- * One page of a tenant's open connections, as the answer shows them: the window (ids and versions)
- * in one round trip, and the rows this process has not seen at their version in a second. A row that
- * changed between the two is shown as it is now; one closed between them is left out (the window still
- * ends where it ended, so the next page misses nothing). `rows` is the window, one longer than `limit`
- * when a next page exists.
+ * One page of a tenant's open connections, as the answer shows it: the window (ids and versions) in
+ * one round trip; the answer already made for those very rows when there is one (the page's text and
+ * bytes made once: nothing else is read or written); else the rows this process has not seen at their
+ * version in a second round trip. A row that changed between the two is shown as it is now; one closed
+ * between them is left out (the window still ends where it ended, so the next page misses nothing).
+ * `cursorAfter` makes the next page's cursor from the page's last id.
  */
-export async function connectionsPageViews(
+export async function connectionsPage(
   sql: Sql,
   views: ConnectionViews,
   p: { tenantId: string },
   filter: { app_id?: string; status?: string; domain?: string; end_user_ref?: string },
   after: string,
   limit: number,
-): Promise<{ page: ConnectionView[]; window: { id: string }[] }> {
+  cursorAfter: (id: string) => string,
+): Promise<PageAnswer> {
   const window = await connectionVersionsPage(sql, p, filter, after, limit)
-  const shown = window.slice(0, limit)
+  const shown = window.length > limit ? window.slice(0, limit) : window
+  const nextAfter = window.length > limit ? shown[limit - 1]!.id : undefined
   const now = Date.now()
-  const found = new Map<string, ConnectionView>()
+  const known = views.knownPage(pageKey(shown, nextAfter), now)
+  if (known) return known
+  const found = new Map<string, { view: ConnectionView; v: string }>()
   const missing: string[] = []
   for (const r of shown) {
     const view = views.get(r.id, r.v, now)
-    if (view) found.set(r.id, view)
+    if (view) found.set(r.id, { view, v: r.v })
     else missing.push(r.id)
   }
   if (missing.length > 0) {
     for (const row of await openConnectionsByIds(sql, p.tenantId, missing)) {
       const view = viewOf(connectionOut(row))
       views.set(row.id, row.v, view, now)
-      found.set(row.id, view)
+      found.set(row.id, { view, v: row.v })
     }
   }
   const page: ConnectionView[] = []
+  const rows: { id: string; v: string }[] = []
   for (const r of shown) {
-    const view = found.get(r.id)
-    if (view) page.push(view)
+    const f = found.get(r.id)
+    if (f) {
+      page.push(f.view)
+      rows.push({ id: r.id, v: f.v })
+    }
   }
-  return { page, window }
+  // Remembered under the versions shown, which are the window's unless a row changed in between.
+  return views.rememberPage(pageKey(rows, nextAfter), pageAnswer(page, nextAfter === undefined ? undefined : cursorAfter(nextAfter)), now)
 }

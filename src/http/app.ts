@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import type { Sql } from '../db/sql.ts'
 import { randomToken } from '../ids.ts'
-import { jsonText, MAX_JSON_DEPTH, nestsDeeperThan } from '../json.ts'
+import { jsonText, MAX_JSON_DEPTH, nestsDeeperThan, representationsOf } from '../json.ts'
 import { errorFields, log, logCause, logRequest } from '../logger.ts'
 import type { AnyOp } from '../ops/registry.ts'
 import { runOp, type OpResult, type RunCtx, type RunHooks } from '../ops/run.ts'
@@ -16,7 +16,7 @@ import { acceptsIdempotencyKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from '.
 import { guarded, guessedSecret, secretValueHashes } from '../domain/throttle.ts'
 import { securityHeaders, withSecurityHeaders } from './headers.ts'
 import { clientAddress, trustedProxies, type TrustProxy } from '../client-address.ts'
-import { COMPRESS_FROM, compressed, encodeCached, headAnswer, lateBody, respond } from './encoded.ts'
+import { COMPRESS_FROM, compressed, encodeCached, headAnswer, lateBody, respond, utf8Of } from './encoded.ts'
 import { hostAcceptable, IDENTITY_ONLY, jsonDeclared, pathStart, undecodedCoding } from './request-headers.ts'
 import type { Services } from '../services.ts'
 import { authenticate, cachedApiKey } from './auth.ts'
@@ -66,13 +66,16 @@ function json(s: HandlerState, x: Exchange, status: number, body: unknown, extra
   if (extra) for (const k in extra) headers.set(k, extra[k]!)
   if (closing) headers.set('connection', 'close')
   if (status === 204) return new Response(null, { status, headers })
-  const text = jsonText(x.forAgent ? showHiddenDeep(body) : body)!
+  const shown = x.forAgent ? showHiddenDeep(body) : body
+  const text = jsonText(shown)!
   if (text.length < COMPRESS_FROM) return new Response(text, { status, headers })
   // A large answer (a list page) goes compressed to a client that accepts it (src/http/encoded.ts), and
-  // to one that does not in a body Bun sends in one write (`lateBody`).
+  // to one that does not in a body Bun sends in one write (`lateBody`); an answer served again as it
+  // is (an unchanged page) is encoded once.
   headers.set('vary', 'accept-encoding')
-  const coded = compressed(text, x.req.headers.get('accept-encoding'))
-  if (coded === null) return new Response(lateBody(text), { status, headers })
+  const kept = representationsOf(shown)
+  const coded = compressed(text, x.req.headers.get('accept-encoding'), kept)
+  if (coded === null) return new Response(lateBody(kept ? utf8Of(text, kept) : text), { status, headers })
   headers.set('content-encoding', coded.coding)
   return new Response(lateBody(coded.body), { status, headers })
 }

@@ -55,3 +55,38 @@ test('a small answer is never compressed, whatever the client accepts', async ()
   expect(r.headers.get('vary')).toBeNull()
   expect((await r.json()).id).toBe(ws.appId)
 })
+
+const decoded = async (r: Response) => {
+  const bytes = new Uint8Array(await r.arrayBuffer())
+  const coding = r.headers.get('content-encoding')
+  return new TextDecoder().decode(coding === 'zstd' ? Bun.zstdDecompressSync(bytes) : coding === 'gzip' ? gunzipSync(bytes) : bytes)
+}
+
+test('a page asked again while its rows are unchanged is the same answer; a row changed or closed since shows at once, in every coding', async () => {
+  const codings = ['zstd', 'gzip', undefined]
+  const before = await Promise.all(codings.map(async (c) => decoded(await page(c))))
+  const again = await Promise.all(codings.map(async (c) => decoded(await page(c))))
+  expect(new Set([...before, ...again]).size).toBe(1)
+  const first = JSON.parse(before[0]!)
+  expect(first.count).toBe(50)
+
+  // One row's records replaced: a new version of a row on the page, the page's rows the same.
+  const [changed, closed] = first.connections as { id: string; subdomain: string }[]
+  const records = [{ type: 'TXT', host: changed!.subdomain, value: 'page-cache-check' }]
+  expect((await p.api('PUT', `/v1/connections/${changed!.id}/records`, { token: ws.apiKey, body: { records } })).status).toBe(200)
+  for (const c of codings) {
+    const after = JSON.parse(await decoded(await page(c)))
+    expect(after.count).toBe(50)
+    const shown = after.connections.find((x: { id: string }) => x.id === changed!.id)
+    expect(shown.records_source).toBe('custom')
+    expect(shown.records).toEqual([expect.objectContaining({ type: 'TXT', value: 'page-cache-check' })])
+  }
+
+  // Another disconnected: it leaves the page.
+  expect((await p.api('POST', `/v1/connections/${closed!.id}:disconnect`, { token: ws.apiKey })).status).toBeLessThan(300)
+  for (const c of codings) {
+    const after = JSON.parse(await decoded(await page(c)))
+    expect(after.count).toBe(49)
+    expect(after.connections.map((x: { id: string }) => x.id)).not.toContain(closed!.id)
+  }
+})

@@ -65,6 +65,17 @@ describe('Accept-Encoding', () => {
       expect(chooseCoding(header, DYNAMIC)).toBe(forDynamic)
     })
   }
+  test('asked again (answers are remembered per header and per list offered), in another order and past what is remembered, every header gets its own answer', () => {
+    // 300 more distinct headers: more than the answers remembered, so some are read again.
+    const more = Array.from({ length: 300 }, (_, i) => [`gzip;q=0.${String(i + 1).padStart(3, '0')}, zstd;q=0.5`, 'zstd'] as const)
+    for (let round = 0; round < 3; round++) {
+      for (const [header, forStatic, forDynamic] of round === 1 ? [...cases].reverse() : cases) {
+        expect(chooseCoding(header, DYNAMIC)).toBe(forDynamic)
+        expect(chooseCoding(header, STATIC)).toBe(forStatic)
+      }
+      for (const [header, want] of more) expect(chooseCoding(header, DYNAMIC)).toBe(want)
+    }
+  })
 })
 
 describe('If-None-Match', () => {

@@ -40,3 +40,21 @@ test('the view cache keeps what is read: when full, the oldest view not read sin
   expect(views.get('a', '2', 0)).toBeUndefined() // another row version is not this view
   expect(views.size).toBe(2)
 })
+
+test('page answers are remembered within their budget: when over it, the oldest answer not asked for since goes first', () => {
+  const answer = (i: number) => pageAnswer([view(i)], undefined)
+  const cost = (key: string, a: object) => key.length + 2 * jsonText(a)!.length
+  const a = answer(1)
+  const views = new ConnectionViews(10, cost('a', a) * 2)
+  expect(views.rememberPage('a', a, 0)).toBe(a)
+  views.rememberPage('b', answer(2), 0)
+  expect(views.knownPage('a', 0)).toBe(a) // asked for: given another round
+  views.rememberPage('c', answer(3), 0)
+  expect(views.knownPage('b', 0)).toBeUndefined()
+  expect(views.knownPage('a', 0)).toBe(a)
+  expect(views.knownPage('c', 0)?.connections[0]?.id).toBe('con_3')
+  expect(views.knownPage('a', 11 * 60_000)).toBeUndefined() // expired, as views do (row versions come round)
+  // One answer larger than the whole budget is not kept.
+  views.rememberPage('big', pageAnswer(Array.from({ length: 20 }, (_, i) => view(i)), undefined), 0)
+  expect(views.knownPage('big', 0)).toBeUndefined()
+})

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { getApplicationInTenant } from '../../domain/tenancy.ts'
 import { parseDomain } from '../../domain/hostnames.ts'
-import { connectionsPageViews, pageAnswer } from '../../domain/connection-views.ts'
+import { connectionsPage } from '../../domain/connection-views.ts'
 import { defineOp } from '../registry.ts'
 import { Id, Input, Out } from '../schemas.ts'
 import { cursorOf, idFromCursor } from '../cursors.ts'
@@ -45,7 +45,6 @@ export const listConnectionsOp = defineOp({
     const limit = input.limit ?? 50
     const after = input.cursor ? idFromCursor(input.cursor, 'con') : ''
     const domain = input.domain === undefined ? undefined : (parseDomain(input.domain)?.domain ?? input.domain.toLowerCase())
-    const { page, window } = await connectionsPageViews(ctx.sql, ctx.services.connectionViews, p, { ...input, domain }, after, limit)
-    return pageAnswer(page, window.length > limit ? cursorOf(window[limit - 1]!.id) : undefined)
+    return connectionsPage(ctx.sql, ctx.services.connectionViews, p, { ...input, domain }, after, limit, cursorOf)
   },
 })
