@@ -64,6 +64,6 @@ export interface Services {
   database?: DatabaseWatch
   /** Whether this process is stopping (readiness fails, long polls answer at once): src/lifecycle.ts. */
   lifecycle?: Lifecycle
-  /** Connections as list pages show them, per row version (src/domain/connection-views.ts). */
+  /** Connections as reads and list pages show them, per row version (src/domain/connection-views.ts). */
   connectionViews: ConnectionViews
 }

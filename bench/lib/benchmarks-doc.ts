@@ -70,7 +70,9 @@ const MAINTAINER = `## What a maintainer needs to know
   seen at their version are read whole (\`src/domain/connection-views.ts\`). Writing, reading and
   serialising every column of fifty rows is what made a page cost eight reads. A page asked again while
   its rows are unchanged (the same ids at the same versions) is the same answer, its UTF-8 and its zstd
-  and gzip forms made once: compressing and encoding 52 KB were half of a cached page's CPU. Only the filters given
+  and gzip forms made once: compressing and encoding 52 KB were half of a cached page's CPU. A read of
+  one connection asks for its version (and who may see it) first, and reads the row whole only for a
+  version this process has not rendered. Only the filters given
   are in the statement, so prepared statements get plans that walk the index; counts come from a
   cached table kept by triggers (\`status_counts\`); \`/metrics\` reads the same counts. A page is over
   16 KB, which Bun 1.4.5 writes after an \`await\` without corking the socket: its status line and

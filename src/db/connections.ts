@@ -89,6 +89,12 @@ export async function connectionInTenant(sql: Sql, id: string, tenantId: string,
   return rows[0] as ConnectionRow | undefined
 }
 
+/** An open connection's version (`xmin`) and what decides who may see it: what a read asks before its view (src/domain/connection-views.ts). */
+export async function connectionHead(sql: Sql, id: string, tenantId: string): Promise<{ v: string; application_id: string; domain: string } | undefined> {
+  const [row] = await sql`select xmin::text as v, application_id, domain from connections where id = ${id} and tenant_id = ${tenantId} and disconnected_at is null`
+  return row as { v: string; application_id: string; domain: string } | undefined
+}
+
 /** The person declined the consent or the sign-in at the provider. */
 export async function markAccessDenied(sql: Sql, c: { id: string }, description: string, now: Date): Promise<void> {
   await sql`update connections set error_code = 'access_denied', error_message = ${description}, updated_at = ${now} where id = ${c.id}`

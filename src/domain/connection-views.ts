@@ -1,28 +1,23 @@
-// Connections as the API shows them (connectionOut), remembered per row version, so a list page
-// reads two columns per row (id and version) instead of the whole row: a page of fifty costs
-// PostgreSQL and Portico about what a single read costs, where writing, reading and serialising every
-// column of fifty rows cost eight reads (bench/scale.ts).
-//
-// The version is the row's `xmin`, which PostgreSQL gives every new version of a row (any UPDATE,
-// HOT or not), so a view is found only for the very row version it was made from: there is nothing to
-// invalidate. A view is a pure function of its row (connectionOut reads nothing else). Each entry
-// also expires after TTL_MS: `xmin` is a 32-bit transaction id that comes round after four billion
-// transactions, and an entry never lives that long. Timestamps are kept as the ISO strings the
-// answer carries (serialising a Date costs several times a string's). Bounded: the oldest view goes
-// first unless it was read since it was last passed over (second chance: a read only sets a flag).
-// A list page's answer is remembered too, by its rows' ids and versions (`pageKey`), so a page asked
-// again while its rows are unchanged costs its window and nothing else. Per process; nothing is shared
-// or written.
+// Connections as the API shows them (connectionOut), remembered per row version (src/domain/row-views.ts):
+// a read of one connection asks for its version and makes the view only for a version this process has
+// not seen; a list page reads two columns per row (id and version) instead of the whole row, so a page
+// of fifty costs PostgreSQL and Portico about what a single read costs, where writing, reading and
+// serialising every column of fifty rows cost eight reads (bench/scale.ts). A view is a pure function
+// of its row (connectionOut reads nothing else); its timestamps are kept as the ISO strings the answer
+// carries (serialising a Date costs several times a string's). A list page's answer is remembered too,
+// by its rows' ids and versions (`pageKey`), so a page asked again while its rows are unchanged costs
+// its window and nothing else.
 import type { Sql } from '../db/sql.ts'
-import { connectionVersionsPage, openConnectionsByIds } from '../db/connections.ts'
-import { connectionOut } from './connections.ts'
+import { connectionHead, connectionVersionsPage, openConnectionsByIds } from '../db/connections.ts'
+import { checkSeen, connectionOut } from './connections.ts'
+import { notFound } from '../errors.ts'
+import type { Principal } from './principal.ts'
 import { jsonText, keepRepresentations, withJsonText } from '../json.ts'
+import { RowViews, SecondChance } from './row-views.ts'
 
 type Out = ReturnType<typeof connectionOut>
 /** A connection as the answer carries it: connectionOut with its timestamps as ISO strings. */
 export type ConnectionView = { [K in keyof Out]: Out[K] extends Date ? string : Out[K] extends Date | null ? string | null : Out[K] }
-
-const TTL_MS = 10 * 60_000
 
 /** The view of a row, with its JSON text (a list page is written from the texts: src/json.ts). */
 function viewOf(out: Out): ConnectionView {
@@ -43,51 +38,9 @@ export function pageAnswer(page: ConnectionView[], nextCursor: string | undefine
   return withJsonText(body, text)
 }
 
-/**
- * A bounded map whose entries expire after TTL_MS. Over its budget (the sum of its entries' costs), the
- * oldest entry not read since it was last passed over goes first; a read one is given another round
- * (second chance: a read only sets a flag, so a page of fifty hits costs fifty flags).
- */
-class SecondChance<V> {
-  private readonly entries = new Map<string, { value: V; cost: number; until: number; used: boolean }>()
-  private spent = 0
-
-  constructor(private readonly budget: number) {}
-
-  get(key: string, nowMs: number): V | undefined {
-    const e = this.entries.get(key)
-    if (!e || e.until <= nowMs) return undefined
-    e.used = true
-    return e.value
-  }
-
-  set(key: string, value: V, cost: number, nowMs: number): void {
-    const old = this.entries.get(key)
-    if (old) {
-      this.entries.delete(key)
-      this.spent -= old.cost
-    }
-    this.entries.set(key, { value, cost, until: nowMs + TTL_MS, used: false })
-    this.spent += cost
-    while (this.spent > this.budget) {
-      const [oldest, e] = this.entries.entries().next().value!
-      this.entries.delete(oldest)
-      if (e.used) {
-        e.used = false
-        this.entries.set(oldest, e)
-      } else this.spent -= e.cost
-    }
-  }
-
-  get size(): number {
-    return this.entries.size
-  }
-}
-
 export type PageAnswer = ReturnType<typeof pageAnswer>
 
-export class ConnectionViews {
-  private readonly views: SecondChance<{ v: string; view: ConnectionView }>
+export class ConnectionViews extends RowViews<ConnectionView> {
   /**
    * Answers of list pages by their rows' ids and versions and their next cursor, which is all an
    * answer is made of: a page asked again while its rows are unchanged (an integrator polling its
@@ -97,17 +50,8 @@ export class ConnectionViews {
   private readonly pages: SecondChance<PageAnswer>
 
   constructor(max = 20_000, pageBudget = 16 * 1024 * 1024) {
-    this.views = new SecondChance(max)
+    super(max)
     this.pages = new SecondChance(pageBudget)
-  }
-
-  get(id: string, version: string, nowMs: number): ConnectionView | undefined {
-    const e = this.views.get(id, nowMs)
-    return e && e.v === version ? e.view : undefined
-  }
-
-  set(id: string, version: string, view: ConnectionView, nowMs: number): void {
-    this.views.set(id, { v: version, view }, 1, nowMs)
   }
 
   /** The answer remembered under `key` (`pageKey`), if any. */
@@ -120,10 +64,6 @@ export class ConnectionViews {
     keepRepresentations(answer)
     this.pages.set(key, answer, key.length + 2 * jsonText(answer)!.length, nowMs)
     return answer
-  }
-
-  get size(): number {
-    return this.views.size
   }
 }
 
@@ -182,4 +122,23 @@ export async function connectionsPage(
   }
   // Remembered under the versions shown, which are the window's unless a row changed in between.
   return views.rememberPage(pageKey(rows, nextAfter), pageAnswer(page, nextAfter === undefined ? undefined : cursorAfter(nextAfter)), now)
+}
+
+/**
+ * One connection as the answer shows it, for a caller `connectionFor` would give it to (else 404): its
+ * version read, and the view this process made of that version when it has one, else the row read whole.
+ */
+export async function connectionView(sql: Sql, views: ConnectionViews, p: Principal, id: string): Promise<ConnectionView> {
+  if (!('tenantId' in p)) throw notFound('Connection not found')
+  const head = await connectionHead(sql, id, p.tenantId)
+  checkSeen(p, head)
+  const now = Date.now()
+  const known = views.get(id, head.v, now)
+  if (known) return known
+  const [row] = await openConnectionsByIds(sql, p.tenantId, [id])
+  // Closed in between: as it would have been a moment later.
+  if (!row) throw notFound('Connection not found')
+  const view = viewOf(connectionOut(row))
+  views.set(id, row.v, view, now)
+  return view
 }

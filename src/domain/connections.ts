@@ -87,9 +87,18 @@ export async function connectionFor(sql: Sql, p: Principal, id: string, opts: Co
   if (!('tenantId' in p)) throw notFound('Connection not found')
   const closedToo = !!opts.removal
   const c = await connectionInTenant(sql, id, p.tenantId, { closedToo, lock: !!opts.lock })
+  checkSeen(p, c, opts)
+  return c
+}
+
+/**
+ * `connectionFor`'s checks of a connection found in the caller's tenant (undefined: none): a widget
+ * token sees its own application's only, and a bound one only its hostname's (404, as an unknown id);
+ * a removal by a widget token needs a bound one (403).
+ */
+export function checkSeen<C extends { application_id: string; domain: string }>(p: Principal, c: C | undefined, opts: ConnectionAccess = {}): asserts c is C {
   if (!c || (p.kind === 'WIDGET' && p.applicationId !== c.application_id)) throw notFound('Connection not found')
   if (opts.removal && p.kind === 'WIDGET' && !p.boundHost) throw new ApiError('forbidden', 'Removing a domain with a widget token needs a token bound to that domain')
   // Another hostname's connection is not a bound token's to see: 404, as an unknown id.
   if (p.kind === 'WIDGET' && p.boundHost && p.boundHost !== c.domain) throw notFound('Connection not found')
-  return c
 }

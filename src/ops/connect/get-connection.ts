@@ -1,4 +1,4 @@
-import { connectionFor, connectionOut } from '../../domain/connections.ts'
+import { connectionView } from '../../domain/connection-views.ts'
 import { defineOp } from '../registry.ts'
 import { END_USER } from '../authority.ts'
 import { IdParam } from '../schemas.ts'
@@ -27,5 +27,5 @@ export const getConnectionOp = defineOp({
     toolset: 'read',
     output: ['id', 'domain', 'status', 'rail', 'error_code', 'error_message', 'last_checked_at', 'live_at'],
   },
-  handler: async (ctx, input) => connectionOut(await connectionFor(ctx.sql, ctx.principal, input.id)),
+  handler: (ctx, input) => connectionView(ctx.sql, ctx.services.connectionViews, ctx.principal, input.id),
 })
