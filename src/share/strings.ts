@@ -8,6 +8,7 @@
 // own steps; other languages show the same steps in general words.
 import { SHARE } from '../widget/locales/index.ts'
 import { localeForRequest } from '../widget/locale.ts'
+import { fillIn } from '../widget/fill.ts'
 
 export type { ShareKey as Key, ShareStrings as Strings } from '../widget/locales/en.ts'
 
@@ -22,5 +23,5 @@ export function pickLocale(query: string | null, acceptLanguage: string | null):
 
 /** `text` with `{name}` placeholders filled. */
 export function fill(text: string, vars: Record<string, string | number> = {}): string {
-  return text.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m))
+  return fillIn(text, vars)
 }

@@ -5,6 +5,7 @@
 import { widget as en, type Key, type Messages, type Plural } from './locales/en.ts'
 import { LOCALE_TAGS } from './locales/tags.ts'
 import { directionOf, resolveLocale } from './locale.ts'
+import { fillIn } from './fill.ts'
 
 export type { Key, Messages }
 
@@ -22,19 +23,12 @@ export interface Translator {
   list(items: string[]): string
 }
 
-/**
- * Fills `{name}` placeholders. In a right-to-left sentence a name or domain (left-to-right) is set
- * apart with first-strong isolates (U+2068 … U+2069, Unicode bidi algorithm), so it neither flips nor
- * pulls its neighbours along.
- */
-function filler(rtl: boolean) {
-  return (s: string, vars: Record<string, string | number>) =>
-    s.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? (rtl && typeof vars[name] === 'string' ? `\u2068${vars[name]}\u2069` : String(vars[name])) : m))
-}
-
 export function translator(locale: string, table: Messages = en as Messages): Translator {
   const plural = new Intl.PluralRules(locale)
-  const fill = filler(directionOf(locale) === 'rtl')
+  // In a right-to-left sentence a name or domain (left-to-right) is set apart with first-strong
+  // isolates, so it neither flips nor pulls its neighbours along (Unicode bidi algorithm).
+  const isolate = directionOf(locale) === 'rtl'
+  const fill = (m: string, vars: Record<string, string | number>) => fillIn(m, vars, { isolate })
   return {
     locale,
     t(key, vars = {}) {

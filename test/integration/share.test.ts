@@ -136,3 +136,19 @@ describe('share links', () => {
     expect((await p.api('DELETE', `/v1/connections/${id}/share-links/${b.body.id}`, { token: other.apiKey })).status).toBe(404)
   })
 })
+
+test('a name in Japanese script meets a Japanese sentence without a space on the share page; a Latin name keeps it', async () => {
+  const other = await provision(p)
+  expect((await p.api('PUT', `/v1/applications/${other.appId}/branding`, { token: other.apiKey, body: { display_name: '日本の店' } })).status).toBe(200)
+  const { id } = await connection(other.apiKey)
+  const token = tokenOf((await share(id, other.apiKey)).body.url)
+  const page = (lang: string) => p.app.handle(new Request(`http://portico.test/share/${token}?lang=${lang}`)).then((r) => r.text())
+  const visible = (html: string) => html.replace(/<[^>]*>/g, '')
+  expect(visible(await page('ja'))).toContain('日本の店がこれらのレコードを依頼しています。')
+  expect(visible(await page('zh'))).toContain('日本の店请求添加这些记录。')
+  expect(visible(await page('en'))).toContain('日本の店 asked for these records.')
+  // A Latin name in a Japanese sentence keeps its space.
+  const { id: latin } = await connection()
+  const latinPage = await p.app.handle(new Request(`http://portico.test/share/${tokenOf((await share(latin)).body.url)}?lang=ja`)).then((r) => r.text())
+  expect(visible(latinPage)).toMatch(/\S がこれらのレコードを依頼しています。/)
+})

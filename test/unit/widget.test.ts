@@ -189,6 +189,18 @@ describe('locales', () => {
     expect([fallback.locale, fallback.t('added')]).toEqual(['en', 'I have added them'])
   })
 
+  test('Japanese and Chinese put no space between a name in their own script and the sentence; a Latin name keeps its spaces', () => {
+    const ja = translator('ja', TABLES.ja)
+    expect(ja.t('shareBy', { app: ja.t('someApp'), domain: 'shop.example.com' })).toBe('このページを開いたサイトから、shop.example.com に次の DNS レコードを追加するよう依頼されています。')
+    expect(ja.t('shareBy', { app: 'Acme', domain: 'shop.example.com' })).toBe('Acme から、shop.example.com に次の DNS レコードを追加するよう依頼されています。')
+    const zh = translator('zh', TABLES.zh)
+    expect(zh.t('titleApp', { app: zh.t('someApp') })).toBe('将您的域名连接到将您引导至此的网站')
+    expect(zh.t('titleApp', { app: 'Acme' })).toBe('将您的域名连接到 Acme')
+    // Other languages keep every space, and a right-to-left one still isolates the name.
+    expect(translator('en').t('titleApp', { app: '日本の店' })).toEndWith(' 日本の店')
+    expect(translator('ar', TABLES.ar).t('titleApp', { app: 'Acme' })).toContain('\u2068Acme\u2069')
+  })
+
   test('dates, relative times and lists are said by Intl in the locale shown', () => {
     const ja = translator('ja', TABLES.ja)
     expect(ja.ago('2026-01-01T00:00:00Z', Date.parse('2026-01-01T00:02:00Z'))).toBe('2 分前')
