@@ -110,7 +110,7 @@ export async function runEffect(effect: Effect, env: Env, signal: AbortSignal, s
     case 'command':
       return command(effect.id, effect.cmd, effect.data, env, signal, send)
     case 'follow':
-      return effect.shared ? followShare(env, signal, send) : follow(effect.connectionId, effect.since, env, signal, send)
+      return effect.shared ? followShare(effect.shown, env, signal, send) : follow(effect.connectionId, effect.since, env, signal, send)
     case 'timer':
       try {
         await sleep(env.timers, effect.ms, signal)
@@ -299,13 +299,17 @@ async function follow(id: string, since: string | null, env: Env, signal: AbortS
   }
 }
 
-/** A share page follows its link: plain polls (the link carries no long poll), every few seconds. */
-async function followShare(env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
-  let last: Conn | null = null
+/**
+ * A share page follows its link: plain polls (the link carries no long poll), each at the server's
+ * next check within bounds (`pollDelay`), the first counted from what the load showed (`shown`), not a
+ * second read of what was just read.
+ */
+async function followShare(shown: Conn, env: Env, signal: AbortSignal, send: (e: Event) => void): Promise<void> {
+  let last = shown
   const reach = reachability(send)
   try {
     for (;;) {
-      await sleep(env.timers, last ? pollDelay(last, env.timers.now()) : POLL_MIN_MS, signal, env.wake)
+      await sleep(env.timers, pollDelay(last, env.timers.now()), signal, env.wake)
       try {
         last = connFromShare(await env.api.call('GET', sharePath(env), undefined, signal))
         reach(true)

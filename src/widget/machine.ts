@@ -190,7 +190,7 @@ export interface Settings {
 
 export type Effect =
   | { key: string; kind: 'command'; id: number; cmd: Command; data: Data }
-  | { key: string; kind: 'follow'; connectionId: string; shared: boolean; since: string | null }
+  | { key: string; kind: 'follow'; connectionId: string; shared: boolean; since: string | null; shown: Conn }
   | { key: string; kind: 'timer'; ms: number; event: Event }
   | { key: string; kind: 'help'; connectionId: string | null; providerId: string | null }
   | { key: string; kind: 'providers' }
@@ -738,7 +738,7 @@ export function effectsOf(state: State): Effect[] {
   const d = state.data
   const out: Effect[] = []
   if (state.pending) out.push({ key: `command:${state.pending.id}`, kind: 'command', id: state.pending.id, cmd: state.pending.cmd, data: d })
-  if (d.conn && following(d) && !d.sessionEnded && !d.lost) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared, since: d.conn.version ?? null })
+  if (d.conn && following(d) && !d.sessionEnded && !d.lost) out.push({ key: `follow:${d.conn.id}`, kind: 'follow', connectionId: d.conn.id, shared: d.shared, since: d.conn.version ?? null, shown: d.conn })
   if (state.step === 'IN_PROGRESS') out.push({ key: `timer:almost:${state.visit}`, kind: 'timer', ms: ALMOST_MS, event: { type: 'waitedLong' } })
   if (state.step === 'MANUAL_CONFIGURATION' && !d.help && !d.shared) {
     const providerId = d.chosen?.id ?? d.check?.provider ?? null

@@ -608,6 +608,24 @@ describe('the runner: one effect per key', () => {
     expect(server.log.length).toBe(asked)
   })
 
+  test('a shared setup asks for its link once on load; the page then polls at the connection\'s next check, not two seconds later', async () => {
+    const timers = new FakeTimers()
+    const server = fakeApi()
+    const env: Env = { api: server.api, timers, applicationId: '', returnUrl: null, popup: { current: null }, wake: new EventTarget(), shareToken: 'tok' }
+    const r = new Runner(SETTINGS, env, () => undefined, () => undefined)
+    r.dispatch({ type: 'startShared' })
+    await settle()
+    const nextCheck = new Date(timers.now() + 30_000).toISOString()
+    server.take((c) => c.path === '/share/tok').resolve({ ...connectionAnswer(), connection_id: 'con_1', next_check_at: nextCheck, manual_steps: [], dashboard_url: null, application_name: 'Acme' })
+    await settle()
+    const reads = () => server.log.filter((l) => l === 'GET /share/tok').length
+    expect(reads()).toBe(1)
+    await timers.advance(20_000)
+    expect(reads()).toBe(1)
+    await timers.advance(11_000)
+    expect(reads()).toBe(2)
+  })
+
   test('a reload resumes with one status read: the loop then waits after the version it read (no second identical request), and the application\'s name comes with the resume', async () => {
     const timers = new FakeTimers()
     const server = fakeApi()
