@@ -9,6 +9,7 @@ import { startPdns, type Pdns } from '../harness/pdns.ts'
 import { livePortico, agentToken, ownerEmail, personAnswers, registerClient, authorize, pkce, type LivePortico } from '../harness/agents.ts'
 import { provision, widgetToken, type Workspace } from '../harness/portico.ts'
 import honest from '../fixtures/honest-app-names.json'
+import { COMPRESS_FROM } from '../../src/http/encoded.ts'
 
 const EDGE = 'edge.portico-test.test'
 const EDGE_IPS = ['203.0.114.10', '203.0.114.11']
@@ -252,6 +253,37 @@ describe('text from outside Portico reaches the model escaped and marked as data
     expect(result._meta?.['dev.portico/outside-data']).toContainEqual({ path: 'metadata.plan', source: 'end_user' })
     const block = result.content.find((c) => c.text.startsWith('Data from outside Portico'))!
     expect(block.text).toContain(`metadata.plan (the integrator's reference or metadata for its end user): ${JSON.stringify(plan)}`)
+  })
+
+  test('a connection read and listed by an API key first (its view and page remembered) reaches an agent on /v1 escaped, and the key still reads it as written', async () => {
+    const zone = fresh()
+    await pdns.createZone(zone)
+    const c = await p.api('POST', '/v1/connections', { token: ws.apiKey, body: { domain: `views.${zone}`, metadata: { note: HOSTILE } } })
+    expect(c.status).toBe(201)
+    // Enough rows that the page is compressed for a client that takes it (its bytes remembered too).
+    const bulk = await p.api('POST', '/v1/connections:bulk', { token: ws.apiKey, body: { domains: Array.from({ length: 12 }, (_, i) => `more${i}.${zone}`) } })
+    expect(bulk.status).toBeLessThan(300)
+    const one = `/v1/connections/${c.body.id}`
+    const page = `/v1/connections?limit=200`
+    const byKey = async () => {
+      expect((await p.api('GET', one, { token: ws.apiKey })).body.metadata.note).toBe(HOSTILE)
+      const listed = (await p.api('GET', page, { token: ws.apiKey })).body.connections.find((x: { id: string }) => x.id === c.body.id)
+      expect(listed.metadata.note).toBe(HOSTILE)
+    }
+    await byKey()
+    const { tokens } = await agentToken(p.url, ws.apiKey, 'domains:read', 'View reader')
+    for (const path of [one, page]) {
+      for (const coding of ['identity', 'gzip', 'zstd']) {
+        const r = await fetch(`${p.url}${path}`, { headers: { authorization: `Bearer ${tokens.access_token}`, 'accept-encoding': coding } })
+        expect(r.status).toBe(200)
+        const text = await r.text()
+        expect(text).toContain('views.')
+        if (path === page) expect([text.length > COMPRESS_FROM, r.headers.get('content-encoding') ?? 'identity']).toEqual([true, coding])
+        expect(RAW_HIDDEN.test(text)).toBe(false)
+        expect(text).toContain('\\u{E0064}')
+      }
+    }
+    await byKey()
   })
 
   test('the person\'s question quotes DNS text and never lets it read as Portico\'s words', async () => {
