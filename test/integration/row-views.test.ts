@@ -79,3 +79,25 @@ test('an application read through another process shows its new branding at once
   expect(foreign.status).toBe(404)
   expect(foreign.body.code).toBe('not_found')
 })
+
+test('a page whose rows are unchanged gains a next cursor when a row follows it, and loses it when that row goes, through either process', async () => {
+  const own = await provision(writer)
+  const make = async (name: string) => {
+    const c = await writer.api('POST', '/v1/connections', { token: own.apiKey, body: { domain: `${name}.${zone}` } })
+    expect(c.status).toBe(201)
+    return c.body.id as string
+  }
+  const first = [await make('p1'), await make('p2'), await make('p3')]
+  const page = async () => (await reader.api('GET', '/v1/connections?limit=3', { token: own.apiKey })).body
+  const before = await page()
+  expect([before.connections.map((c: { id: string }) => c.id), before.next_cursor]).toEqual([first, undefined])
+  expect((await page()).next_cursor).toBeUndefined()
+  const fourth = await make('p4')
+  const gained = await page()
+  expect(gained.connections.map((c: { id: string }) => c.id)).toEqual(first)
+  expect(gained.next_cursor).toBeString()
+  const rest = (await reader.api('GET', `/v1/connections?limit=3&cursor=${gained.next_cursor}`, { token: own.apiKey })).body
+  expect(rest.connections.map((c: { id: string }) => c.id)).toEqual([fourth])
+  expect((await writer.api('DELETE', `/v1/connections/${fourth}`, { token: own.apiKey })).status).toBeLessThan(300)
+  expect((await page()).next_cursor).toBeUndefined()
+})
