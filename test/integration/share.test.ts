@@ -127,6 +127,10 @@ describe('share links', () => {
     expect(ended.status).toBe(200)
     expect(ended.body).toEqual({ id: a.body.id, revoked: true })
     expect((await p.api('GET', `/v1/share/${a.body.token}`)).status).toBe(404)
+    // The page of an ended link says it may have been withdrawn, not only that it expired or never was valid.
+    const page = await p.app.handle(new Request(`http://portico.test/share/${a.body.token}?lang=en`))
+    expect(page.status).toBe(404)
+    expect(await page.text()).toContain('It has expired, was withdrawn, or was never valid.')
     expect((await p.api('GET', `/v1/share/${b.body.token}`)).status).toBe(200)
     expect((await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })).status).toBe(200)
     expect((await p.api('DELETE', `/v1/connections/${id}/share-links/${a.body.id}`, { token: ws.apiKey })).status).toBe(404)

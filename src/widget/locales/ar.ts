@@ -194,7 +194,7 @@ export const share: ShareStrings = {
   closedHint: 'يمكنك الآن إغلاق علامة التبويب هذه.',
   lastChecked: 'آخر تحقق: {time}.',
   notFoundTitle: 'هذا الرابط لا يعمل',
-  notFoundBody: 'انتهت صلاحيته أو لم يكن صالحًا قط. اطلب رابطًا جديدًا ممن أرسله إليك.',
+  notFoundBody: 'انتهت صلاحيته أو سُحب أو لم يكن صالحًا قط. اطلب رابطًا جديدًا ممن أرسله إليك.',
   poweredBy: 'مدعوم من Portico',
   otherLanguages: 'لغات أخرى',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Du kan nu lukke denne fane.',
   lastChecked: 'Senest kontrolleret {time}.',
   notFoundTitle: 'Dette link virker ikke',
-  notFoundBody: 'Det er udløbet eller har aldrig været gyldigt. Bed den, der sendte det, om et nyt link.',
+  notFoundBody: 'Det er udløbet, trukket tilbage eller har aldrig været gyldigt. Bed den, der sendte det, om et nyt link.',
   poweredBy: 'Drevet af Portico',
   otherLanguages: 'Andre sprog',
 }

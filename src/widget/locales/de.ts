@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Sie können diesen Tab jetzt schließen.',
   lastChecked: 'Zuletzt geprüft: {time}.',
   notFoundTitle: 'Dieser Link funktioniert nicht',
-  notFoundBody: 'Er ist abgelaufen oder war nie gültig. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen Link.',
+  notFoundBody: 'Er ist abgelaufen, wurde zurückgezogen oder war nie gültig. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen Link.',
   poweredBy: 'Bereitgestellt von Portico',
   otherLanguages: 'Andere Sprachen',
 }

@@ -195,7 +195,7 @@ export const share = {
   closedHint: 'You can now close this tab.',
   lastChecked: 'Last checked {time}.',
   notFoundTitle: 'This link does not work',
-  notFoundBody: 'It has expired or was never valid. Ask whoever sent it to you for a new link.',
+  notFoundBody: 'It has expired, was withdrawn, or was never valid. Ask whoever sent it to you for a new link.',
   poweredBy: 'Powered by Portico',
   otherLanguages: 'Other languages',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Ya puedes cerrar esta pestaña.',
   lastChecked: 'Última comprobación: {time}.',
   notFoundTitle: 'Este enlace no funciona',
-  notFoundBody: 'Ha caducado o nunca fue válido. Pide un enlace nuevo a quien te lo envió.',
+  notFoundBody: 'Ha caducado, se ha retirado o nunca fue válido. Pide un enlace nuevo a quien te lo envió.',
   poweredBy: 'Con la tecnología de Portico',
   otherLanguages: 'Otros idiomas',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Voit nyt sulkea tämän välilehden.',
   lastChecked: 'Tarkistettu viimeksi {time}.',
   notFoundTitle: 'Tämä linkki ei toimi',
-  notFoundBody: 'Se on vanhentunut tai ei ole koskaan ollut voimassa. Pyydä uusi linkki sen lähettäjältä.',
+  notFoundBody: 'Se on vanhentunut, peruttu tai ei ole koskaan ollut voimassa. Pyydä uusi linkki sen lähettäjältä.',
   poweredBy: 'Palvelun tarjoaa Portico',
   otherLanguages: 'Muut kielet',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Vous pouvez maintenant fermer cet onglet.',
   lastChecked: 'Dernière vérification : {time}.',
   notFoundTitle: 'Ce lien ne fonctionne pas',
-  notFoundBody: 'Il a expiré ou n’a jamais été valide. Demandez un nouveau lien à la personne qui vous l’a envoyé.',
+  notFoundBody: 'Il a expiré, a été retiré ou n’a jamais été valide. Demandez un nouveau lien à la personne qui vous l’a envoyé.',
   poweredBy: 'Fourni par Portico',
   otherLanguages: 'Autres langues',
 }

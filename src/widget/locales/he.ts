@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'אפשר לסגור עכשיו את הכרטיסייה הזו.',
   lastChecked: 'נבדק לאחרונה: {time}.',
   notFoundTitle: 'הקישור הזה לא עובד',
-  notFoundBody: 'תוקפו פג או שהוא מעולם לא היה תקף. כדאי לבקש קישור חדש ממי ששלח אותו.',
+  notFoundBody: 'תוקפו פג, הוא בוטל או שמעולם לא היה תקף. כדאי לבקש קישור חדש ממי ששלח אותו.',
   poweredBy: 'מופעל על ידי Portico',
   otherLanguages: 'שפות אחרות',
 }

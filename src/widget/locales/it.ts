@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Ora puoi chiudere questa scheda.',
   lastChecked: 'Ultima verifica: {time}.',
   notFoundTitle: 'Questo link non funziona',
-  notFoundBody: 'È scaduto o non è mai stato valido. Chiedi un nuovo link a chi te l’ha inviato.',
+  notFoundBody: 'È scaduto, è stato revocato o non è mai stato valido. Chiedi un nuovo link a chi te l’ha inviato.',
   poweredBy: 'Realizzato con Portico',
   otherLanguages: 'Altre lingue',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'このタブを閉じてかまいません。',
   lastChecked: '最終確認：{time}',
   notFoundTitle: 'このリンクは使えません',
-  notFoundBody: '有効期限が切れたか、無効なリンクです。送ってくれた人に新しいリンクを依頼してください。',
+  notFoundBody: '有効期限が切れたか、取り消されたか、無効なリンクです。送ってくれた人に新しいリンクを依頼してください。',
   poweredBy: 'Powered by Portico',
   otherLanguages: 'ほかの言語',
 }

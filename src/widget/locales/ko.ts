@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: '이제 이 탭을 닫아도 됩니다.',
   lastChecked: '마지막 확인: {time}',
   notFoundTitle: '이 링크는 작동하지 않습니다',
-  notFoundBody: '만료되었거나 처음부터 유효하지 않은 링크입니다. 링크를 보낸 사람에게 새 링크를 요청하세요.',
+  notFoundBody: '만료되었거나 취소되었거나 처음부터 유효하지 않은 링크입니다. 링크를 보낸 사람에게 새 링크를 요청하세요.',
   poweredBy: 'Powered by Portico',
   otherLanguages: '다른 언어',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Je kunt dit tabblad nu sluiten.',
   lastChecked: 'Laatst gecontroleerd: {time}.',
   notFoundTitle: 'Deze link werkt niet',
-  notFoundBody: 'De link is verlopen of was nooit geldig. Vraag degene die hem stuurde om een nieuwe link.',
+  notFoundBody: 'De link is verlopen, ingetrokken of was nooit geldig. Vraag degene die hem stuurde om een nieuwe link.',
   poweredBy: 'Mogelijk gemaakt door Portico',
   otherLanguages: 'Andere talen',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Możesz teraz zamknąć tę kartę.',
   lastChecked: 'Ostatnie sprawdzenie: {time}.',
   notFoundTitle: 'Ten link nie działa',
-  notFoundBody: 'Wygasł lub nigdy nie był ważny. Poproś osobę, która go wysłała, o nowy link.',
+  notFoundBody: 'Wygasł, został wycofany lub nigdy nie był ważny. Poproś osobę, która go wysłała, o nowy link.',
   poweredBy: 'Działa dzięki Portico',
   otherLanguages: 'Inne języki',
 }

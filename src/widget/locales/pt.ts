@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Agora você pode fechar esta aba.',
   lastChecked: 'Última verificação: {time}.',
   notFoundTitle: 'Este link não funciona',
-  notFoundBody: 'Ele expirou ou nunca foi válido. Peça um novo link a quem o enviou.',
+  notFoundBody: 'Ele expirou, foi revogado ou nunca foi válido. Peça um novo link a quem o enviou.',
   poweredBy: 'Com tecnologia Portico',
   otherLanguages: 'Outros idiomas',
 }

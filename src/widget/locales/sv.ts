@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Du kan stänga den här fliken nu.',
   lastChecked: 'Senast kontrollerad {time}.',
   notFoundTitle: 'Den här länken fungerar inte',
-  notFoundBody: 'Den har gått ut eller var aldrig giltig. Be den som skickade den om en ny länk.',
+  notFoundBody: 'Den har gått ut, dragits tillbaka eller var aldrig giltig. Be den som skickade den om en ny länk.',
   poweredBy: 'Drivs av Portico',
   otherLanguages: 'Andra språk',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: 'Artık bu sekmeyi kapatabilirsiniz.',
   lastChecked: 'Son denetim: {time}.',
   notFoundTitle: 'Bu bağlantı çalışmıyor',
-  notFoundBody: 'Süresi dolmuş ya da hiç geçerli olmamış. Size gönderen kişiden yeni bir bağlantı isteyin.',
+  notFoundBody: 'Süresi dolmuş, geri alınmış ya da hiç geçerli olmamış. Size gönderen kişiden yeni bir bağlantı isteyin.',
   poweredBy: 'Portico altyapısıyla',
   otherLanguages: 'Diğer diller',
 }

@@ -180,7 +180,7 @@ export const share: ShareStrings = {
   closedHint: '您现在可以关闭此标签页。',
   lastChecked: '上次检查：{time}',
   notFoundTitle: '此链接无法使用',
-  notFoundBody: '链接已过期或从未有效。请向发送链接的人索取新链接。',
+  notFoundBody: '链接已过期、已被撤销或从未有效。请向发送链接的人索取新链接。',
   poweredBy: '由 Portico 提供支持',
   otherLanguages: '其他语言',
 }
