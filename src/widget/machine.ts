@@ -505,7 +505,9 @@ function statusUpdate(o: Out, s: Settings, conn: Conn, app?: ApplicationFace): O
   if (conn.stage === 'awaiting_routing' && prev.stage !== conn.stage && o.state.step === 'IN_PROGRESS') return enterManual(o, s)
   // After a failed connection the manual screen shows the records and the reason.
   if (conn.status === 'failed' && prev?.status !== 'failed' && (o.state.step === 'IN_PROGRESS' || o.state.step === 'FINISHED_SUCCESSFULLY_MANUAL')) return failedAgain(o, s, conn)
-  if (o.state.data.reason?.code === 'checkFailed') o.data({ reason: null })
+  // "Check now" failed: said until a newer check's result arrives (the loop's answer about anything
+  // else, or the same check again, would hide that the person's click did not go through).
+  if (o.state.data.reason?.code === 'checkFailed' && conn.lastCheckedAt !== prev.lastCheckedAt) o.data({ reason: null })
   return o
 }
 

@@ -284,6 +284,21 @@ describe('the transition function: every state, every event', () => {
     expect(transition(refused.state, { type: 'sessionEnded' }, SETTINGS).notices).toEqual([])
   })
 
+  test('"Check now" that met a gateway\'s page is said until a newer check arrives: the loop\'s answer about the same check leaves it', () => {
+    const at = '2026-03-01T10:00:00Z'
+    const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', lastCheckedAt: at }) }, SETTINGS).state
+    const checking = transition(waiting, { type: 'checkNow' }, SETTINGS).state
+    const gateway = new ApiFailure('GenericError', { code: 'bad_gateway', title: 'Bad Gateway', details: null }, 502)
+    const refused = transition(checking, { type: 'failed', id: pendingId(checking), failure: gateway }, SETTINGS).state
+    expect(refused.data.reason).toEqual({ code: 'checkFailed' })
+    // The loop gets through with the same check's result (a record found in the way meanwhile): still said.
+    const same = transition(refused, { type: 'status', conn: conn({ status: 'propagating', lastCheckedAt: at, conflicts: [] }) }, SETTINGS).state
+    expect(same.data.reason).toEqual({ code: 'checkFailed' })
+    // A newer check's result: the line goes, the result is what is shown.
+    const newer = transition(same, { type: 'status', conn: conn({ status: 'propagating', lastCheckedAt: '2026-03-01T10:01:00Z' }) }, SETTINGS).state
+    expect(newer.data.reason).toBeNull()
+  })
+
   test('a connection answer saying live leaves HTTPS unknown until the status says: the connection stays followed', () => {
     const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', secure: 'not_served' }) }, SETTINGS).state
     const live = transition(waiting, { type: 'status', conn: conn({ status: 'live', secure: null, conflicts: null }) }, SETTINGS).state
