@@ -409,7 +409,9 @@ function problemOf(f: Failure): Problem {
   if (f.status === 429) return { code: 'rateLimited' }
   if (f.sdkCode === 'ConfigurationError') return { code: 'misconfigured' }
   if (f.sdkCode === 'NetworkError') return { code: 'network' }
-  if (f.status === 503) return { code: 'unavailable' }
+  // Portico busy or out of reach behind its gateway (a JSON 503, or a proxy's own 502-504 page) is
+  // said alike; a gateway status naming a provider is that provider's.
+  if (atGateway(f.status) && !(f.envelope.details as Record<string, unknown> | null)?.provider) return { code: 'unavailable' }
   return { code: 'generic' }
 }
 

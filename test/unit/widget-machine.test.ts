@@ -284,6 +284,18 @@ describe('the transition function: every state, every event', () => {
     expect(transition(refused.state, { type: 'sessionEnded' }, SETTINGS).notices).toEqual([])
   })
 
+  test('the first analysis meeting Portico busy or out of reach says so alike: a JSON 503, a proxy\'s 502 or 504 page; a 500 is something on our side', () => {
+    const analysing = FIXTURES.DOMAIN_ANALYSIS()
+    const outcome = (f: ApiFailure) => {
+      const next = transition(analysing, { type: 'failed', id: pendingId(analysing), failure: f }, SETTINGS).state
+      return [next.step, next.problem]
+    }
+    expect(outcome(new ApiFailure('GenericError', { code: 'service_unavailable', title: 'Busy', details: null }, 503))).toEqual(['EXIT_WITH_ERROR', { code: 'unavailable' }])
+    expect(outcome(new ApiFailure('GenericError', { code: 'bad_gateway', title: 'Bad Gateway', details: null }, 502))).toEqual(['EXIT_WITH_ERROR', { code: 'unavailable' }])
+    expect(outcome(new ApiFailure('GenericError', { code: 'gateway_timeout', title: 'Gateway Timeout', details: null }, 504))).toEqual(['EXIT_WITH_ERROR', { code: 'unavailable' }])
+    expect(outcome(new ApiFailure('GenericError', { code: 'internal_error', title: 'Internal', details: null }, 500))).toEqual(['EXIT_WITH_ERROR', { code: 'generic' }])
+  })
+
   test('"Check now" that met a gateway\'s page is said until a newer check arrives: the loop\'s answer about the same check leaves it', () => {
     const at = '2026-03-01T10:00:00Z'
     const waiting = transition(FIXTURES.IN_PROGRESS(), { type: 'status', conn: conn({ status: 'propagating', lastCheckedAt: at }) }, SETTINGS).state
