@@ -265,6 +265,27 @@ describe('the widget in Chromium', () => {
     await page.close()
   }, BROWSER_TIMEOUT)
 
+  test('"Check now" on "Almost there" that meets a proxy\'s own 502 page says the check failed, there as on the waiting screen', async () => {
+    const domain = `almost${++seq}.${zone}`
+    const page = await hostPage()
+    await page.clock.install()
+    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, applicationName: 'Acme Sites' })
+    await page.locator('#je-added').click()
+    await page.locator('#je-status').waitFor()
+    await page.clock.runFor(3 * 60_000)
+    await page.getByRole('heading', { name: 'Almost there' }).waitFor()
+    await page.route('**/v1/connections/*:recheck', (route) =>
+      route.request().method() === 'OPTIONS'
+        ? route.continue()
+        : route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'access-control-allow-origin': '*' } }),
+    )
+    await page.getByRole('button', { name: 'Check now' }).click()
+    await page.locator('#je-reason').waitFor()
+    expect(await page.locator('#je-reason').innerText()).toBe('We could not check just now. We keep trying by ourselves.')
+    expect(await page.getByRole('heading', { name: 'Almost there' }).count()).toBe(1)
+    await page.close()
+  }, BROWSER_TIMEOUT)
+
   test('Domain Connect: the provider named from its settings, the return address sent, and the return page closes the provider\'s window', async () => {
     const domain = `dcr${++seq}.${zone}`
     const page = await hostPage()

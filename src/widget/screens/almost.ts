@@ -1,7 +1,7 @@
 // FINISHED_SUCCESSFULLY_MANUAL: the person has waited a while; they may leave. The connection is still
 // followed, and this screen turns into the success screen when it goes live.
 import { h } from '../ui.ts'
-import { button, row, type Screen, type View } from './view.ts'
+import { button, reasonLine, row, type Screen, type View } from './view.ts'
 import { checkedLine, reachLine, statusTable } from './progress.ts'
 
 export function almost(v: View): Screen {
@@ -12,6 +12,8 @@ export function almost(v: View): Screen {
     content: [
       reachLine(v),
       h('p', {}, t('almostIntro', { domain: d.conn?.domain ?? d.domain ?? '' })),
+      // "Check now" that failed is said here too, as on the waiting screen.
+      reasonLine(v),
       statusTable(v),
       checkedLine(v),
       row(
