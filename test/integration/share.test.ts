@@ -51,6 +51,10 @@ describe('share links', () => {
     expect(r.body).toMatchObject({ connection_id: id, domain, status: 'pending', provider: 'powerdns', error_code: null })
     expect(r.body.records).toEqual([{ type: 'CNAME', host: domain.split('.')[0], value: EDGE, ttl: 300, purpose: 'routing' }])
     expect(r.body.tenant_id).toBeUndefined()
+    // When Portico checks next, as on the connection: what a page following the link waits for.
+    const own = await p.api('GET', `/v1/connections/${id}`, { token: ws.apiKey })
+    expect(r.body.next_check_at).toBe(own.body.next_check_at)
+    expect(r.body.next_check_at).toBeString()
 
     p.clock.advance(30 * DAY - HOUR)
     expect((await p.api('GET', `/v1/share/${s.body.token}`)).status).toBe(200)

@@ -41,6 +41,7 @@ export const SharedFlow = named('SharedFlow', Out({
   ),
   branding: Nullable(Branding),
   last_checked_at: Nullable(Timestamp()),
+  next_check_at: Nullable(Timestamp('When Portico checks the records next, as on the connection: a page following the link asks again then (null: no check is scheduled)')),
   validation_stage: Nullable(ValidationStageSchema),
   secure: Type.Boolean({ description: 'Live, and its HTTPS certificate is issued and served (as on the connection)' }),
 }))
@@ -49,6 +50,7 @@ export async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Da
   const provider = providerById(c.provider_id)
   const app = await applicationFace(sql, c.application_id)
   const branding = brandingOut(app?.branding)
+  const shown = connectionOut(c)
   return {
     connection_id: c.id,
     domain: c.domain,
@@ -66,7 +68,8 @@ export async function sharedOut(sql: Ctx['sql'], c: ConnectionRow, expiresAt: Da
     application_name: branding?.display_name ?? app?.workspace ?? null,
     branding,
     last_checked_at: c.last_checked_at,
+    next_check_at: shown.next_check_at,
     validation_stage: c.validation_stage ?? null,
-    secure: connectionOut(c).secure,
+    secure: shown.secure,
   }
 }

@@ -3518,6 +3518,7 @@ export type components = {
       application_name: string | null;
       branding: components["schemas"]["Branding"] | null;
       last_checked_at: string | null;
+      next_check_at: string | null;
       validation_stage: components["schemas"]["ValidationStage"] | null;
       /** @description Live, and its HTTPS certificate is issued and served (as on the connection) */
       secure: boolean;
