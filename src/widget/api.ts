@@ -115,6 +115,9 @@ export class Session {
   }
 }
 
+/** The API bases that have answered as Portico's API (with its CORS headers) on this page. */
+const answered = new Set<string>()
+
 export function client(apiBase: string, auth?: Session | string): Client {
   const base = apiBase.replace(/\/+$/, '')
   const session = typeof auth === 'string' ? new Session(auth) : auth
@@ -123,12 +126,20 @@ export function client(apiBase: string, auth?: Session | string): Client {
     if (token) headers.authorization = `Bearer ${token}`
     if (body !== undefined) headers['content-type'] = 'application/json'
     try {
-      return await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+      const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+      answered.add(base)
+      return res
     } catch (err) {
       if (isAbort(err)) throw err
       // A browser says the same for no network and for a host that answered without Portico's CORS
       // headers (an apiBase that is not Portico's API): a request that needs no CORS tells them apart.
-      if (await reachable(base)) throw misconfigured(apiBase, 'its host answers, but not as Portico\'s API')
+      // A base that has answered as Portico's API before, on this page, is not misconfigured now: what
+      // answers without CORS is a gateway's own error page (nginx adds headers to its error pages only
+      // with `always`), Portico out of reach for now.
+      if (await reachable(base)) {
+        if (answered.has(base)) throw new ApiFailure('GenericError', { code: 'service_unavailable', title: `${method} ${path}: its host answered without Portico's CORS headers, as a gateway's own error page does`, details: null }, 503)
+        throw misconfigured(apiBase, 'its host answers, but not as Portico\'s API')
+      }
       throw new ApiFailure('NetworkError', { code: 'network_error', title: String((err as Error).message || err), details: null }, 0)
     }
   }

@@ -2,7 +2,8 @@
 // Portico's API (an HTML page, Portico's own "No such route" because `/v1` is missing), is a
 // ConfigurationError whose message says what apiBase must be; a host that does not answer at all is a
 // NetworkError; a gateway's own 502/503/504 page is Portico out of reach. (In a browser a base without Portico's CORS headers fails like a network error; the
-// widget then asks the host with a request that needs no CORS, which answers: ConfigurationError.)
+// widget then asks the host with a request that needs no CORS, which answers: ConfigurationError, unless
+// the base has answered as Portico's API on the page before: a gateway's own page, Portico out of reach.)
 import { describe, test, expect, afterAll, spyOn } from 'bun:test'
 import { ApiFailure, client } from '../../src/widget/api.ts'
 
@@ -61,6 +62,32 @@ describe('the widget\'s apiBase', () => {
       } finally {
         said.mockRestore()
       }
+    }
+  })
+
+  test('a host that answers without CORS headers: the integrator\'s setup on the first call; Portico out of reach (a gateway\'s own page) once the base has answered as Portico\'s API', async () => {
+    // A browser's view: a request that needs CORS fails like a network error when the answer lacks
+    // Portico's headers; a no-cors request to the same host gets an opaque answer.
+    let cors = false
+    const real = globalThis.fetch
+    const browser = spyOn(globalThis, 'fetch').mockImplementation((async (input: string | URL | Request, init?: RequestInit) => {
+      if (init?.mode === 'no-cors') return new Response(null, { status: 200 })
+      if (!cors) throw new TypeError('Failed to fetch')
+      return real(input, init)
+    }) as typeof fetch)
+    const said = spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const fresh = await client('https://fresh.example/v1', 'tok').call('GET', '/connections/con_1/status').catch((e) => e as ApiFailure)
+      expect(fresh.sdkCode).toBe('ConfigurationError')
+      cors = true
+      const base = `${origin}/v1`
+      await client(base, 'tok').call('GET', '/whatever').catch(() => undefined) // Portico's 404 envelope: it answered
+      cors = false
+      const later = await client(base, 'tok').call('GET', '/connections/con_1/status').catch((e) => e as ApiFailure)
+      expect([later.sdkCode, later.status]).toEqual(['GenericError', 503])
+    } finally {
+      browser.mockRestore()
+      said.mockRestore()
     }
   })
 
