@@ -241,16 +241,21 @@ describe('the widget in Chromium', () => {
     await page.close()
   }, BROWSER_TIMEOUT)
 
-  test('the widget keeps watching: after more than ten minutes on the waiting screen it shows live as soon as the connection goes live, and the close event says so', async () => {
-    const domain = `late${++seq}.${zone}`
+  /** The widget opened for `domain`, the records said added, and the page's clock (the widget's) moved on `minutes` while the person waits: "Almost there". */
+  async function almostThere(domain: string, minutes: number) {
     const page = await hostPage()
-    // The page's clock is the widget's: moved on by eleven minutes while the person waits.
     await page.clock.install()
     await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, applicationName: 'Acme Sites' })
     await page.locator('#je-added').click()
     await page.locator('#je-status').waitFor()
-    await page.clock.runFor(11 * 60_000)
+    await page.clock.runFor(minutes * 60_000)
     await page.getByRole('heading', { name: 'Almost there' }).waitFor()
+    return page
+  }
+
+  test('the widget keeps watching: after more than ten minutes on the waiting screen it shows live as soon as the connection goes live, and the close event says so', async () => {
+    const domain = `late${++seq}.${zone}`
+    const page = await almostThere(domain, 11)
     // The records appear eleven minutes in; the server verifies them (here: someone else's re-check).
     await pdns.setRecords(domain, 'CNAME', [`${EDGE}.`])
     const [c] = await p.db`select id from connections where domain = ${domain}`
@@ -266,14 +271,7 @@ describe('the widget in Chromium', () => {
   }, BROWSER_TIMEOUT)
 
   test('"Check now" on "Almost there" that meets a proxy\'s own 502 page says the check failed, there as on the waiting screen', async () => {
-    const domain = `almost${++seq}.${zone}`
-    const page = await hostPage()
-    await page.clock.install()
-    await open(page, { applicationId: ws.appId, token: await widgetToken(p, ws, { domain }), domain, applicationName: 'Acme Sites' })
-    await page.locator('#je-added').click()
-    await page.locator('#je-status').waitFor()
-    await page.clock.runFor(3 * 60_000)
-    await page.getByRole('heading', { name: 'Almost there' }).waitFor()
+    const page = await almostThere(`almost${++seq}.${zone}`, 3)
     await page.route('**/v1/connections/*:recheck', (route) =>
       route.request().method() === 'OPTIONS'
         ? route.continue()
