@@ -5,8 +5,11 @@
 // added here. The page is in the first of the person's browser languages (`Accept-Language`) found here,
 // else English, by the widget's own rule (src/widget/locale.ts), and in that language's direction. Text
 // from outside (client names, hosts, workspace names, addresses) fills placeholders escaped, and isolated
-// in a right-to-left page (`<bdi>`), so it neither flips nor reads as Portico's words.
+// in a right-to-left page (`<bdi>`), so it neither flips nor reads as Portico's words; placeholders are
+// filled by the widget's and the share page's one rule (src/widget/fill.ts: in Japanese and Chinese no
+// space where a name in their script meets the sentence).
 import { directionOf, localeForRequest } from '../src/widget/locale.ts'
+import { fillIn, textOfHtml } from '../src/widget/fill.ts'
 import { CONSENT } from '../src/widget/locales/index.ts'
 import type { ConsentStrings } from '../src/widget/locales/en.ts'
 import { AGENT_SCOPES } from '../src/domain/rbac.ts'
@@ -41,7 +44,7 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 
 /** `text` escaped, its `{name}` placeholders filled with the HTML given (escape what came from outside first). */
 export function sayHtml(text: string, html: Record<string, string> = {}): string {
-  return escape(text).replace(/\{(\w+)\}/g, (m, k: string) => html[k] ?? m)
+  return fillIn(escape(text), html, { shown: textOfHtml })
 }
 
 /** `text` with `{name}` placeholders filled with plain values, all escaped; each value isolated (`<bdi>`). */
@@ -51,5 +54,5 @@ export function say(text: string, values: Record<string, string> = {}): string {
 
 /** `text` with `{name}` placeholders filled, as plain text (a page title, an error passed on). */
 export function sayPlain(text: string, values: Record<string, string> = {}): string {
-  return text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m)
+  return fillIn(text, values)
 }

@@ -3,7 +3,7 @@
 // long as the page is open (every 5 s for two minutes, then every 15 s, then every minute after ten
 // minutes; at once when the tab comes back into view), so a record added an hour later still turns
 // the page to done. Only the status line is a live region, and it changes only when the state does.
-import { fillIn } from '../widget/fill.ts'
+import { fillIn as fill } from '../widget/fill.ts'
 
 interface Data {
   token: string
@@ -24,7 +24,6 @@ interface Shared {
 const $ = (id: string) => document.getElementById(id)
 const data = JSON.parse($('share-data')!.textContent!) as Data
 const s = data.strings
-const fill = (text: string, vars: Record<string, string | number>) => fillIn(text, vars)
 const started = Date.now()
 let state = data.status
 let timer: ReturnType<typeof setTimeout> | undefined

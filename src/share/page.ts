@@ -22,7 +22,7 @@ import { randomToken } from '../ids.ts'
 import { fill, LOCALE_CODES, LOCALES, pickLocale, type Locale, type Strings } from './strings.ts'
 import { directionOf } from '../widget/locale.ts'
 import { encode, lateBody, PLAIN_NOT_FOUND, respond, type Encoded } from '../http/encoded.ts'
-import { fillIn } from '../widget/fill.ts'
+import { fillIn, textOfHtml } from '../widget/fill.ts'
 
 export interface SharePageDeps {
   /** The API's own handler (the page reads `GET /v1/share/{token}` like any client), given the visitor's address. */
@@ -65,7 +65,7 @@ const em = (v: string) => `<strong class="name" dir="auto">${breakable(v)}</stro
 const breakable = (v: string) => esc(v).replace(/\./g, '<wbr>.')
 /** A name or domain inside a sentence, isolated so a right-to-left sentence neither flips it nor is pulled along. */
 const iso = (v: string) => `<bdi>${esc(v)}</bdi>`
-const fillHtml = (text: string, vars: Record<string, string>) => fillIn(esc(text), vars, { shown: (html) => html.replace(/<[^>]*>/g, '') })
+const fillHtml = (text: string, vars: Record<string, string>) => fillIn(esc(text), vars, { shown: textOfHtml })
 
 const keyOf = (r: { type: string; host: string }) => `${r.type} ${r.host}`
 

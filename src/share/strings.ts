@@ -21,7 +21,5 @@ export function pickLocale(query: string | null, acceptLanguage: string | null):
   return localeForRequest(acceptLanguage, LOCALE_CODES, query) as Locale
 }
 
-/** `text` with `{name}` placeholders filled. */
-export function fill(text: string, vars: Record<string, string | number> = {}): string {
-  return fillIn(text, vars)
-}
+/** `text` with `{name}` placeholders filled (src/widget/fill.ts). */
+export const fill = fillIn

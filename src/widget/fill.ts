@@ -1,5 +1,6 @@
-// Filling `{name}` placeholders in a sentence, one rule for the widget (src/widget/i18n.ts) and the
-// share page (src/share: the server's page and its script), so a name reads the same in both.
+// Filling `{name}` placeholders in a sentence, one rule for the widget (src/widget/i18n.ts), the share
+// page (src/share: the server's page and its script) and the consent page (oauth/strings.ts), so a name
+// reads the same in each.
 // Japanese and Chinese put no space between two words of their own script: the space a sentence keeps
 // around a placeholder for a Latin name ("Acme から") is dropped where the value and the sentence meet
 // in Han, kana or full-width forms ("このページを開いたサイトから"). A sentence in any other language
@@ -15,8 +16,11 @@ export interface FillOptions {
   shown?: (value: string) => string
 }
 
+/** What markup shows of itself at its edges: the text without its tags. */
+export const textOfHtml = (html: string) => html.replace(/<[^>]*>/g, '')
+
 /** `text` with its `{name}` placeholders filled from `vars`; a placeholder without a value is left as it is. */
-export function fillIn(text: string, vars: Record<string, string | number>, o: FillOptions = {}): string {
+export function fillIn(text: string, vars: Record<string, string | number> = {}, o: FillOptions = {}): string {
   return text.replace(/( ?)\{(\w+)\}( ?)/g, (m, before: string, name: string, after: string, at: number) => {
     if (!(name in vars)) return m
     const value = String(vars[name])

@@ -1,7 +1,7 @@
 // The consent page's words: every locale the widget speaks, each with every English key and the same
 // placeholders, a translation for every agent scope, and the page's language chosen from the browser's.
 import { describe, test, expect } from 'bun:test'
-import { CONSENT_LOCALES, say, speechOf } from '../../oauth/strings.ts'
+import { CONSENT_LOCALES, say, sayPlain, speechOf } from '../../oauth/strings.ts'
 import { LOCALE_TAGS } from '../../src/widget/i18n.ts'
 import { AGENT_SCOPES } from '../../src/domain/rbac.ts'
 import { PERSON_CONFIRMS } from '../../src/domain/person-confirm.ts'
@@ -60,4 +60,12 @@ describe('consent page strings', () => {
   test('text from outside is escaped and isolated', () => {
     expect(say('Allow {client}?', { client: '<b>Evil</b> ‮' })).toBe('Allow <bdi>&#60;b&#62;Evil&#60;/b&#62; ‮</bdi>?')
   })
+})
+
+test('Japanese and Chinese: a workspace named in their own script meets the sentence without a space, a Latin client name keeps its space, and every value stays escaped and isolated', () => {
+  const ja = CONSENT_LOCALES.ja!
+  expect(say(ja.titleSignedIn, { client: 'Acme', workspace: '日本の店' })).toBe('<bdi>Acme</bdi> に<bdi>日本の店</bdi>へのアクセスを許可しますか？')
+  expect(sayPlain(ja.pageTitle, { client: '日本の店' })).toBe('日本の店を承認しますか？')
+  expect(say(ja.pageTitle, { client: '<b>x</b>' })).toBe('<bdi>&#60;b&#62;x&#60;/b&#62;</bdi> を承認しますか？')
+  expect(say(CONSENT_LOCALES.en!.titleSignedIn, { client: 'Acme', workspace: '日本の店' })).toContain(' <bdi>日本の店</bdi>')
 })
